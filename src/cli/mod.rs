@@ -1,0 +1,160 @@
+//! The command line: one file per subcommand.
+
+mod gen_vapid;
+mod migrate;
+mod not_yet;
+mod serve;
+
+use std::error::Error;
+use std::fs::DirBuilder;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::config::{self, Loaded, Overrides, Settings};
+use crate::db::{self, migrations};
+use crate::version::VERSION;
+
+pub type CliResult = Result<ExitCode, Box<dyn Error>>;
+
+#[derive(Parser)]
+#[command(
+    name = "pillbox",
+    version = VERSION,
+    about = "Pillbox: a self-hosted medication tracker with reminders",
+    long_about = "Pillbox: a self-hosted medication tracker with reminders.\n\n\
+        Every flag has an environment twin (shown in each command's --help); every config key \
+        has one too: PILLBOX_ plus the key path in capitals, e.g. PILLBOX_SMTP_HOST. \
+        Precedence: flags > environment > config file > defaults.",
+    propagate_version = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the web app, the JSON API and the reminder engine
+    Serve(serve::ServeArgs),
+    /// Apply pending database migrations, or list them with --status
+    Migrate(migrate::MigrateArgs),
+    /// Create an account from the command line (verified at once)
+    CreateUser(not_yet::CreateUserArgs),
+    /// Write one user's data as a JSON export file
+    Export(not_yet::ExportArgs),
+    /// Generate a VAPID key pair for Web Push
+    GenVapid(gen_vapid::GenVapidArgs),
+    /// Send a test reminder to a user and report each channel's result
+    SendTest(not_yet::SendTestArgs),
+}
+
+/// Flags shared by every subcommand that touches the instance's data.
+#[derive(Args, Debug, Clone)]
+pub struct DataArgs {
+    /// Data directory: database, keys and backups [default: ~/.local/share/pillbox]
+    #[arg(long, env = "PILLBOX_DATA_DIR", value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+    /// Configuration file (TOML); see examples/config.toml
+    #[arg(long, env = "PILLBOX_CONFIG", value_name = "FILE")]
+    pub config: Option<PathBuf>,
+}
+
+impl DataArgs {
+    fn overrides(&self) -> Overrides {
+        Overrides {
+            config_file: self.config.clone(),
+            data_dir: self.data_dir.clone(),
+            bind: None,
+        }
+    }
+}
+
+pub fn run(cli: Cli) -> CliResult {
+    match cli.command {
+        Command::Serve(args) => serve::run(args),
+        Command::Migrate(args) => migrate::run(args),
+        Command::GenVapid(args) => gen_vapid::run(args),
+        Command::CreateUser(args) => not_yet::create_user(args),
+        Command::Export(args) => not_yet::export(args),
+        Command::SendTest(args) => not_yet::send_test(args),
+    }
+}
+
+/// Loads the settings and starts logging (warnings about the environment need the logger).
+fn load_settings(overrides: &Overrides) -> Result<Settings, Box<dyn Error>> {
+    let Loaded { settings, warnings } = Settings::load(overrides)?;
+    crate::logging::init(&settings.log);
+    for warning in warnings {
+        tracing::warn!("{warning}");
+    }
+    Ok(settings)
+}
+
+/// The instance's directories and files.
+pub struct Paths {
+    pub data_dir: PathBuf,
+    pub database: PathBuf,
+    pub backups: PathBuf,
+}
+
+impl Paths {
+    fn new(settings: &Settings) -> Result<Paths, Box<dyn Error>> {
+        let data_dir = settings.resolved_data_dir()?;
+        Ok(Paths {
+            database: data_dir.join(db::DATABASE_FILE),
+            backups: data_dir.join("backups"),
+            data_dir,
+        })
+    }
+
+    /// Creates the data directory (mode 0700) if needed.
+    fn ensure_data_dir(&self) -> Result<(), Box<dyn Error>> {
+        if self.data_dir.exists() && !self.data_dir.is_dir() {
+            return Err(format!("data directory {} is not a directory", self.data_dir.display()).into());
+        }
+        DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&self.data_dir)
+            .map_err(|e| {
+                format!(
+                    "cannot create the data directory {}: {e}",
+                    config::display_path(&self.data_dir)
+                )
+            })?;
+        Ok(())
+    }
+}
+
+/// Opens the database, creating it if asked, and applies pending migrations.
+fn open_and_migrate(paths: &Paths) -> Result<rusqlite::Connection, Box<dyn Error>> {
+    if !paths.database.exists() {
+        tracing::info!(
+            "creating a new database at {}",
+            config::display_path(&paths.database)
+        );
+        // Health data: owner only. SQLite gives the -wal and -shm files the same mode.
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&paths.database)
+            .map_err(|e| format!("cannot create the database {}: {e}", paths.database.display()))?;
+    }
+    let mut conn = db::open_connection(&paths.database, true)
+        .map_err(|e| format!("cannot open the database {}: {e}", paths.database.display()))?;
+    let applied = migrations::migrate(&mut conn, &paths.backups)?;
+    if let Some(snapshot) = &applied.snapshot {
+        tracing::info!(
+            "saved a copy of the database before migrating: {}",
+            snapshot.display()
+        );
+    }
+    for name in &applied.names {
+        tracing::info!("applied migration {name}");
+    }
+    Ok(conn)
+}

@@ -1,0 +1,55 @@
+//! Subcommands whose features are not in this build yet. They refuse clearly, change
+//! nothing and exit non-zero, rather than pretending to work.
+
+use clap::Args;
+
+use super::{CliResult, DataArgs};
+
+#[derive(Args)]
+pub struct CreateUserArgs {
+    #[command(flatten)]
+    data: DataArgs,
+    /// E-mail address of the new account
+    #[arg(long)]
+    email: String,
+    /// Read the password from standard input instead of prompting
+    #[arg(long)]
+    password_stdin: bool,
+}
+
+#[derive(Args)]
+pub struct ExportArgs {
+    #[command(flatten)]
+    data: DataArgs,
+    /// E-mail address of the account to export
+    #[arg(long)]
+    email: String,
+}
+
+#[derive(Args)]
+pub struct SendTestArgs {
+    #[command(flatten)]
+    data: DataArgs,
+    /// E-mail address of the account to remind
+    #[arg(long)]
+    email: String,
+    /// Only this channel (default: the user's delivery methods)
+    #[arg(long, value_parser = ["push", "email"])]
+    method: Option<String>,
+}
+
+fn unavailable(command: &str, feature: &str) -> CliResult {
+    Err(format!("`pillbox {command}` is not available in this build yet: it arrives with {feature}. Nothing was changed").into())
+}
+
+pub fn create_user(_: CreateUserArgs) -> CliResult {
+    unavailable("create-user", "accounts")
+}
+
+pub fn export(_: ExportArgs) -> CliResult {
+    unavailable("export", "medications and history")
+}
+
+pub fn send_test(_: SendTestArgs) -> CliResult {
+    unavailable("send-test", "reminders")
+}

@@ -1,0 +1,662 @@
+//! Settings: one struct filled from defaults < TOML file < `PILLBOX_*` environment < flags.
+//!
+//! Every key of the file has an environment twin: `PILLBOX_` plus the key path with `.` as
+//! `_`, upper-cased (`smtp.host` is `PILLBOX_SMTP_HOST`). Any key may instead be read from a
+//! file named by `PILLBOX_<KEY>_FILE`, which is how secrets are passed under systemd or Docker.
+
+use std::fmt;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use figment::providers::{Format, Serialized, Toml};
+use figment::value::{Dict, Map, Value};
+use figment::{Figment, Metadata, Profile, Provider};
+use serde::{Deserialize, Serialize};
+
+const ENV_PREFIX: &str = "PILLBOX_";
+
+/// Every key the config file accepts, as dotted paths. The env layer maps variables onto
+/// these; a test keeps `examples/config.toml` in step with this list.
+pub const KEYS: &[&str] = &[
+    "bind",
+    "public_url",
+    "data_dir",
+    "signups",
+    "smtp.host",
+    "smtp.port",
+    "smtp.tls",
+    "smtp.user",
+    "smtp.password",
+    "smtp.from",
+    "vapid.subject",
+    "vapid.public_key",
+    "vapid.private_key",
+    "log.level",
+    "log.format",
+];
+
+/// `PILLBOX_*` variables that are not config keys but are read by the CLI itself.
+const CLI_VARIABLES: &[&str] = &["config"];
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Settings {
+    pub bind: SocketAddr,
+    #[serde(deserialize_with = "lenient::opt_string")]
+    pub public_url: Option<String>,
+    pub data_dir: Option<PathBuf>,
+    pub signups: Signups,
+    pub smtp: SmtpSettings,
+    pub vapid: VapidSettings,
+    pub log: LogSettings,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            bind: SocketAddr::from(([127, 0, 0, 1], 3001)),
+            public_url: None,
+            data_dir: None,
+            signups: Signups::FirstUser,
+            smtp: SmtpSettings::default(),
+            vapid: VapidSettings::default(),
+            log: LogSettings::default(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Signups {
+    /// Open until the first account exists, then closed.
+    FirstUser,
+    Open,
+    Closed,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SmtpSettings {
+    #[serde(deserialize_with = "lenient::opt_string")]
+    pub host: Option<String>,
+    /// Defaults by TLS mode: 587 (starttls), 465 (tls), 25 (none).
+    pub port: Option<u16>,
+    pub tls: SmtpTls,
+    #[serde(deserialize_with = "lenient::opt_string")]
+    pub user: Option<String>,
+    #[serde(deserialize_with = "lenient::opt_string")]
+    pub password: Option<String>,
+    #[serde(deserialize_with = "lenient::opt_string")]
+    pub from: Option<String>,
+}
+
+impl SmtpSettings {
+    pub fn port_or_default(&self) -> u16 {
+        self.port.unwrap_or(match self.tls {
+            SmtpTls::None => 25,
+            SmtpTls::Starttls => 587,
+            SmtpTls::Tls => 465,
+        })
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SmtpTls {
+    None,
+    #[default]
+    Starttls,
+    Tls,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct VapidSettings {
+    /// `mailto:` or `https:` contact the push services may use; defaults to a mailto built
+    /// from `smtp.from`, else `public_url`.
+    #[serde(deserialize_with = "lenient::opt_string")]
+    pub subject: Option<String>,
+    #[serde(deserialize_with = "lenient::opt_string")]
+    pub public_key: Option<String>,
+    #[serde(deserialize_with = "lenient::opt_string")]
+    pub private_key: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LogSettings {
+    /// A tracing filter: `info`, `debug`, or directives such as `pillbox=debug,tower_http=info`.
+    pub level: String,
+    pub format: LogFormat,
+}
+
+impl Default for LogSettings {
+    fn default() -> Self {
+        LogSettings {
+            level: "info".into(),
+            format: LogFormat::Plain,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    #[default]
+    Plain,
+    Json,
+}
+
+/// Values given on the command line; they win over everything else.
+#[derive(Debug, Default)]
+pub struct Overrides {
+    pub config_file: Option<PathBuf>,
+    pub data_dir: Option<PathBuf>,
+    pub bind: Option<SocketAddr>,
+}
+
+/// A configuration problem, phrased for the operator: which key, where, and what to do.
+#[derive(Debug)]
+pub struct ConfigError(String);
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+fn config_error(message: impl Into<String>) -> ConfigError {
+    ConfigError(message.into())
+}
+
+/// Loaded settings plus the warnings that could only be logged once logging is set up.
+pub struct Loaded {
+    pub settings: Settings,
+    pub warnings: Vec<String>,
+}
+
+impl Settings {
+    /// Reads the file, the process environment and the flags, then validates the result.
+    pub fn load(overrides: &Overrides) -> Result<Loaded, ConfigError> {
+        let env: Vec<(String, String)> = std::env::vars().collect();
+        Self::load_from(overrides, &env)
+    }
+
+    fn load_from(overrides: &Overrides, env: &[(String, String)]) -> Result<Loaded, ConfigError> {
+        let mut figment = Figment::from(Serialized::defaults(Settings::default()));
+        if let Some(path) = &overrides.config_file {
+            if !path.is_file() {
+                return Err(config_error(format!(
+                    "config file {} does not exist (given by --config or PILLBOX_CONFIG)",
+                    path.display()
+                )));
+            }
+            figment = figment.merge(Toml::file_exact(path));
+        }
+        let (env_values, warnings) = env_layer(env)?;
+        figment = figment.merge(Layer {
+            name: "PILLBOX_* environment variables",
+            values: env_values,
+        });
+        let mut flags = Dict::new();
+        if let Some(data_dir) = &overrides.data_dir {
+            flags.insert("data_dir".into(), Value::from(data_dir.display().to_string()));
+        }
+        if let Some(bind) = overrides.bind {
+            flags.insert("bind".into(), Value::from(bind.to_string()));
+        }
+        figment = figment.merge(Layer {
+            name: "command-line flags",
+            values: flags,
+        });
+        let settings: Settings = figment.extract().map_err(describe_figment_error)?;
+        settings.validate()?;
+        Ok(Loaded { settings, warnings })
+    }
+
+    fn validate(&self) -> Result<(), ConfigError> {
+        if let Some(url) = &self.public_url {
+            validate_public_url(url)?;
+        }
+        if self.smtp.host.is_some() && self.smtp.from.is_none() {
+            return Err(config_error(
+                "smtp.from is required when smtp.host is set: set it to the sender address, \
+                 e.g. from = \"Pillbox <pillbox@example.com>\" (PILLBOX_SMTP_FROM)",
+            ));
+        }
+        if let Some(subject) = &self.vapid.subject
+            && !(subject.starts_with("mailto:") || subject.starts_with("https://"))
+        {
+            return Err(config_error(format!(
+                "vapid.subject must be a mailto: or https: URL (got \"{subject}\"), e.g. mailto:admin@example.com"
+            )));
+        }
+        if let Err(e) = tracing_subscriber::EnvFilter::try_new(&self.log.level) {
+            return Err(config_error(format!(
+                "log.level \"{}\" is not a valid filter ({e}); use error, warn, info, debug or trace",
+                self.log.level
+            )));
+        }
+        Ok(())
+    }
+
+    /// `public_url` without a trailing slash, if configured.
+    pub fn public_base_url(&self) -> Option<&str> {
+        self.public_url.as_deref().map(|u| u.trim_end_matches('/'))
+    }
+
+    /// The data directory: configured, else the platform's data dir (`~/.local/share/pillbox`).
+    pub fn resolved_data_dir(&self) -> Result<PathBuf, ConfigError> {
+        if let Some(dir) = &self.data_dir {
+            return Ok(dir.clone());
+        }
+        directories::ProjectDirs::from("", "", "pillbox")
+            .map(|dirs| dirs.data_dir().to_path_buf())
+            .ok_or_else(|| {
+                config_error("no home directory to put the data in: set --data-dir or PILLBOX_DATA_DIR")
+            })
+    }
+}
+
+/// Maps an env variable (prefix stripped, lower-cased) to a config key path, if it is one.
+fn env_key_to_path(key: &str) -> Option<String> {
+    KEYS.iter()
+        .find(|path| path.replace('.', "_") == key)
+        .map(|p| (*p).to_owned())
+}
+
+/// A layer of values with a name that error messages can point at.
+struct Layer {
+    name: &'static str,
+    values: Dict,
+}
+
+impl Provider for Layer {
+    fn metadata(&self) -> Metadata {
+        Metadata::named(self.name)
+    }
+
+    fn data(&self) -> Result<Map<Profile, Dict>, figment::Error> {
+        Ok(Profile::Default.collect(self.values.clone()))
+    }
+}
+
+/// The environment layer: `PILLBOX_<KEY>` values (typed the way figment reads them) and
+/// `PILLBOX_<KEY>_FILE` contents (always text), plus warnings for unknown `PILLBOX_*` names.
+fn env_layer(env: &[(String, String)]) -> Result<(Dict, Vec<String>), ConfigError> {
+    let mut values = Dict::new();
+    let mut warnings = Vec::new();
+    for (name, value) in env {
+        let Some(rest) = name.strip_prefix(ENV_PREFIX) else {
+            continue;
+        };
+        let key = rest.to_ascii_lowercase();
+        if CLI_VARIABLES.contains(&key.as_str()) {
+            continue;
+        }
+        if let Some(path) = env_key_to_path(&key) {
+            let typed: Value = value.parse().unwrap_or_else(|_| Value::from(value.clone()));
+            insert_path(&mut values, &path, typed);
+            continue;
+        }
+        let Some(path) = key.strip_suffix("_file").and_then(env_key_to_path) else {
+            warnings.push(format!("ignoring unknown environment variable {name}"));
+            continue;
+        };
+        let contents = std::fs::read_to_string(value)
+            .map_err(|e| config_error(format!("{name}: cannot read {value}: {e}")))?;
+        insert_path(
+            &mut values,
+            &path,
+            Value::from(contents.trim_end_matches(['\r', '\n']).to_owned()),
+        );
+    }
+    Ok((values, warnings))
+}
+
+fn insert_path(dict: &mut Dict, path: &str, value: Value) {
+    match path.split_once('.') {
+        None => {
+            dict.insert(path.to_owned(), value);
+        }
+        Some((section, key)) => {
+            let entry = dict
+                .entry(section.to_owned())
+                .or_insert_with(|| Value::from(Dict::new()));
+            if let Value::Dict(_, inner) = entry {
+                insert_path(inner, key, value);
+            }
+        }
+    }
+}
+
+fn describe_figment_error(err: figment::Error) -> ConfigError {
+    let key = err
+        .path
+        .iter()
+        .filter(|segment| segment.as_str() != "default")
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(".");
+    let source = err
+        .metadata
+        .as_ref()
+        .map(|m| match &m.source {
+            Some(source) => format!(" (from {source})"),
+            None => format!(" (from {})", m.name),
+        })
+        .unwrap_or_default();
+    let message = match &err.kind {
+        figment::error::Kind::UnknownField(field, _) => {
+            // figment's path already ends with the unknown field.
+            let full = if key.is_empty() {
+                field.clone()
+            } else {
+                key.clone()
+            };
+            format!(
+                "unknown configuration key `{full}`{source}: remove it or check its spelling; \
+                 examples/config.toml lists every key"
+            )
+        }
+        kind => format!("configuration key `{key}`{source}: {kind}"),
+    };
+    config_error(message)
+}
+
+/// Pillbox links (e-mail, push, take links) are built from `public_url`; it must name a host
+/// of its own. Sub-path hosting is refused rather than half-supported.
+fn validate_public_url(url: &str) -> Result<(), ConfigError> {
+    let rest = url
+        .strip_prefix("https://")
+        .or_else(|| url.strip_prefix("http://"))
+        .ok_or_else(|| {
+            config_error(format!(
+                "public_url must start with https:// or http:// (got \"{url}\"), e.g. https://pillbox.example.com"
+            ))
+        })?;
+    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    if authority.is_empty() || authority.contains(['@', '?', '#', ' ']) {
+        return Err(config_error(format!(
+            "public_url \"{url}\" has no valid host name, e.g. https://pillbox.example.com"
+        )));
+    }
+    if !path.is_empty() && path != "/" {
+        return Err(config_error(format!(
+            "public_url must not contain a path (got \"{path}\" in \"{url}\"): Pillbox needs a host name \
+             of its own, e.g. https://pillbox.example.com, not a sub-path behind a proxy"
+        )));
+    }
+    Ok(())
+}
+
+/// Env and file values arrive as text that figment may read as a number (`PASSWORD=123456`);
+/// string settings accept any scalar, and an empty string counts as unset.
+mod lenient {
+    use serde::{Deserialize, Deserializer};
+
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Scalar {
+        Text(String),
+        Unsigned(u64),
+        Signed(i64),
+        Float(f64),
+        Bool(bool),
+    }
+
+    pub fn opt_string<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
+        let text = Option::<Scalar>::deserialize(deserializer)?.map(|scalar| match scalar {
+            Scalar::Text(s) => s,
+            Scalar::Unsigned(n) => n.to_string(),
+            Scalar::Signed(n) => n.to_string(),
+            Scalar::Float(n) => n.to_string(),
+            Scalar::Bool(b) => b.to_string(),
+        });
+        // An empty value means "not set", as an empty environment variable does.
+        Ok(text.filter(|s| !s.is_empty()))
+    }
+}
+
+/// Resolves a possibly relative path against the current directory, for messages.
+pub fn display_path(path: &Path) -> String {
+    std::path::absolute(path)
+        .unwrap_or_else(|_| path.to_path_buf())
+        .display()
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(env: &[(&str, &str)], overrides: Overrides) -> Result<Settings, ConfigError> {
+        let env: Vec<_> = env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        Settings::load_from(&overrides, &env).map(|l| l.settings)
+    }
+
+    fn write_file(dir: &tempfile::TempDir, name: &str, contents: &str) -> PathBuf {
+        let path = dir.path().join(name);
+        std::fs::write(&path, contents).unwrap();
+        path
+    }
+
+    #[test]
+    fn defaults_without_any_configuration() {
+        let s = load(&[], Overrides::default()).unwrap();
+        assert_eq!(s.bind.to_string(), "127.0.0.1:3001");
+        assert_eq!(s.signups, Signups::FirstUser);
+        assert_eq!(s.smtp.tls, SmtpTls::Starttls);
+        assert_eq!(s.smtp.port_or_default(), 587);
+        assert!(s.public_url.is_none());
+        assert!(s.resolved_data_dir().unwrap().ends_with("pillbox"));
+    }
+
+    #[test]
+    fn flags_beat_env_beat_file_beat_defaults() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = write_file(
+            &dir,
+            "c.toml",
+            "bind = \"127.0.0.1:4000\"\nsignups = \"open\"\n[smtp]\nhost = \"file.example\"\nfrom = \"a@b.c\"\nport = 2525\n",
+        );
+        let overrides = Overrides {
+            config_file: Some(file.clone()),
+            ..Default::default()
+        };
+        let s = load(&[("PILLBOX_SMTP_HOST", "env.example")], overrides).unwrap();
+        assert_eq!(s.bind.to_string(), "127.0.0.1:4000");
+        assert_eq!(s.signups, Signups::Open);
+        assert_eq!(s.smtp.host.as_deref(), Some("env.example"));
+        assert_eq!(s.smtp.port, Some(2525));
+
+        let overrides = Overrides {
+            config_file: Some(file),
+            bind: Some("0.0.0.0:5000".parse().unwrap()),
+            data_dir: Some("/srv/pillbox".into()),
+        };
+        let s = load(
+            &[("PILLBOX_BIND", "127.0.0.1:4500"), ("PILLBOX_DATA_DIR", "/env")],
+            overrides,
+        )
+        .unwrap();
+        assert_eq!(s.bind.to_string(), "0.0.0.0:5000");
+        assert_eq!(s.data_dir.as_deref(), Some(Path::new("/srv/pillbox")));
+    }
+
+    #[test]
+    fn env_twins_cover_sections_and_numbers_as_text() {
+        let s = load(
+            &[
+                ("PILLBOX_PUBLIC_URL", "https://pills.example.org/"),
+                ("PILLBOX_SMTP_HOST", "mail.example.org"),
+                ("PILLBOX_SMTP_PORT", "465"),
+                ("PILLBOX_SMTP_TLS", "tls"),
+                ("PILLBOX_SMTP_FROM", "pillbox@example.org"),
+                ("PILLBOX_SMTP_PASSWORD", "123456"),
+                ("PILLBOX_SIGNUPS", "closed"),
+                ("PILLBOX_LOG_FORMAT", "json"),
+            ],
+            Overrides::default(),
+        )
+        .unwrap();
+        assert_eq!(s.public_base_url(), Some("https://pills.example.org"));
+        assert_eq!(s.smtp.port_or_default(), 465);
+        assert_eq!(s.smtp.tls, SmtpTls::Tls);
+        assert_eq!(s.smtp.password.as_deref(), Some("123456"));
+        assert_eq!(s.signups, Signups::Closed);
+        assert_eq!(s.log.format, LogFormat::Json);
+    }
+
+    #[test]
+    fn secrets_come_from_file_variables() {
+        let dir = tempfile::tempdir().unwrap();
+        let secret = write_file(&dir, "pw", "s3cret with spaces\n");
+        let s = load(
+            &[("PILLBOX_SMTP_PASSWORD_FILE", secret.to_str().unwrap())],
+            Overrides::default(),
+        )
+        .unwrap();
+        assert_eq!(s.smtp.password.as_deref(), Some("s3cret with spaces"));
+
+        let err = load(
+            &[("PILLBOX_SMTP_PASSWORD_FILE", "/nonexistent/pw")],
+            Overrides::default(),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("PILLBOX_SMTP_PASSWORD_FILE"), "{err}");
+    }
+
+    #[test]
+    fn unknown_env_variables_warn_but_do_not_stop() {
+        let env = vec![("PILLBOX_SMTP_HOTS".to_string(), "x".to_string())];
+        let loaded = Settings::load_from(&Overrides::default(), &env).unwrap();
+        assert_eq!(
+            loaded.warnings,
+            vec!["ignoring unknown environment variable PILLBOX_SMTP_HOTS"]
+        );
+    }
+
+    #[test]
+    fn unknown_file_key_names_the_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = write_file(&dir, "c.toml", "[smtp]\nhots = \"x\"\n");
+        let err = load(
+            &[],
+            Overrides {
+                config_file: Some(file),
+                ..Default::default()
+            },
+        )
+        .unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("unknown configuration key `smtp.hots`"), "{text}");
+        assert!(text.contains("c.toml"), "{text}");
+    }
+
+    #[test]
+    fn bad_values_name_the_key() {
+        let err = load(&[("PILLBOX_SIGNUPS", "sometimes")], Overrides::default()).unwrap_err();
+        assert!(err.to_string().contains("`signups`"), "{err}");
+        let err = load(&[("PILLBOX_SMTP_TLS", "ssl")], Overrides::default()).unwrap_err();
+        assert!(err.to_string().contains("`smtp.tls`"), "{err}");
+        let err = load(&[("PILLBOX_BIND", "nowhere")], Overrides::default()).unwrap_err();
+        assert!(err.to_string().contains("`bind`"), "{err}");
+    }
+
+    #[test]
+    fn missing_config_file_is_refused() {
+        let err = load(
+            &[],
+            Overrides {
+                config_file: Some("/nope/pillbox.toml".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap_err();
+        assert!(
+            err.to_string().contains("/nope/pillbox.toml does not exist"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn public_url_must_be_a_bare_origin() {
+        for ok in [
+            "https://pills.example.org",
+            "http://localhost:3001/",
+            "https://[::1]:8443",
+        ] {
+            assert!(validate_public_url(ok).is_ok(), "{ok}");
+        }
+        let err = load(
+            &[("PILLBOX_PUBLIC_URL", "https://example.org/pillbox")],
+            Overrides::default(),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("must not contain a path"), "{err}");
+        for bad in [
+            "example.org",
+            "ftp://example.org",
+            "https://",
+            "https://user@host/",
+        ] {
+            assert!(validate_public_url(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn smtp_without_sender_is_refused() {
+        let err = load(&[("PILLBOX_SMTP_HOST", "mail.example.org")], Overrides::default()).unwrap_err();
+        assert!(err.to_string().contains("smtp.from"), "{err}");
+    }
+
+    #[test]
+    fn example_config_documents_every_key_and_parses() {
+        let text = include_str!("../examples/config.toml");
+        // Every key appears in the example, commented out or not.
+        for key in KEYS {
+            let leaf = key.rsplit('.').next().unwrap();
+            let section = key.split_once('.').map(|(s, _)| s);
+            assert!(
+                text.lines()
+                    .any(|l| l.trim_start_matches(['#', ' ']).starts_with(&format!("{leaf} ="))),
+                "examples/config.toml does not document `{key}`"
+            );
+            if let Some(section) = section {
+                assert!(
+                    text.contains(&format!("[{section}]")),
+                    "missing section [{section}]"
+                );
+            }
+        }
+        // The uncommented example is itself a valid configuration.
+        let dir = tempfile::tempdir().unwrap();
+        let file = write_file(&dir, "c.toml", text);
+        load(
+            &[],
+            Overrides {
+                config_file: Some(file),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        // With every key uncommented it is still valid: no documented key is unknown.
+        let uncommented: String = text
+            .lines()
+            .map(|l| l.strip_prefix("# ").filter(|l| l.contains(" = ")).unwrap_or(l))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let file = write_file(&dir, "all.toml", &uncommented);
+        load(
+            &[],
+            Overrides {
+                config_file: Some(file),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    }
+}

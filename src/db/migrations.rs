@@ -1,0 +1,221 @@
+//! Schema migrations: `migrations/NNNN_name.sql`, embedded, applied in order by
+//! rusqlite_migration (which tracks the version in `PRAGMA user_version`).
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use rusqlite::Connection;
+use rusqlite_migration::{M, Migrations};
+use serde::Serialize;
+
+pub struct Migration {
+    pub name: &'static str,
+    sql: &'static str,
+}
+
+macro_rules! migration {
+    ($name:literal) => {
+        Migration {
+            name: $name,
+            sql: include_str!(concat!("../../migrations/", $name, ".sql")),
+        }
+    };
+}
+
+/// Every migration, oldest first. Never edit or reorder one that has been released.
+pub const MIGRATIONS: &[Migration] = &[migration!("0001_users")];
+
+#[derive(Debug, Serialize)]
+pub struct Status {
+    /// The schema version of the database: how many migrations it has.
+    pub current: usize,
+    /// The schema version this build brings.
+    pub latest: usize,
+    pub applied: Vec<&'static str>,
+    pub pending: Vec<&'static str>,
+}
+
+#[derive(Debug)]
+pub enum MigrateError {
+    TooNew { found: usize, known: usize },
+    NotPillbox,
+    Sqlite(rusqlite::Error),
+    Migration(rusqlite_migration::Error),
+    Snapshot { path: PathBuf, source: std::io::Error },
+}
+
+impl fmt::Display for MigrateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MigrateError::TooNew { found, known } => write!(
+                f,
+                "the database has schema version {found}, but this Pillbox only knows up to {known}: \
+                 it was used by a newer Pillbox. Upgrade Pillbox, or restore a backup from before the upgrade"
+            ),
+            MigrateError::NotPillbox => f.write_str(
+                "the database file has tables but no Pillbox schema version: it is not a Pillbox database. \
+                 Check --data-dir",
+            ),
+            MigrateError::Sqlite(e) => write!(f, "database error: {e}"),
+            MigrateError::Migration(e) => write!(f, "migration failed, nothing was changed: {e}"),
+            MigrateError::Snapshot { path, source } => write!(
+                f,
+                "could not write the pre-migration snapshot {}: {source}; nothing was migrated",
+                path.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for MigrateError {}
+
+impl From<rusqlite::Error> for MigrateError {
+    fn from(e: rusqlite::Error) -> Self {
+        MigrateError::Sqlite(e)
+    }
+}
+
+fn schema_version(conn: &Connection) -> Result<usize, MigrateError> {
+    let version: i64 = conn.pragma_query_value(None, "user_version", |row| row.get(0))?;
+    let version = usize::try_from(version).unwrap_or(usize::MAX);
+    if version > MIGRATIONS.len() {
+        return Err(MigrateError::TooNew {
+            found: version,
+            known: MIGRATIONS.len(),
+        });
+    }
+    if version == 0 {
+        let tables: i64 = conn.query_row(
+            "SELECT count(*) FROM sqlite_schema WHERE type = 'table'",
+            [],
+            |row| row.get(0),
+        )?;
+        if tables > 0 {
+            return Err(MigrateError::NotPillbox);
+        }
+    }
+    Ok(version)
+}
+
+pub fn status(conn: &Connection) -> Result<Status, MigrateError> {
+    let current = schema_version(conn)?;
+    let names = MIGRATIONS.iter().map(|m| m.name);
+    Ok(Status {
+        current,
+        latest: MIGRATIONS.len(),
+        applied: names.clone().take(current).collect(),
+        pending: names.skip(current).collect(),
+    })
+}
+
+/// What `migrate` did.
+#[derive(Debug)]
+pub struct Applied {
+    pub names: Vec<&'static str>,
+    /// The `VACUUM INTO` copy taken before an existing database was changed.
+    pub snapshot: Option<PathBuf>,
+}
+
+/// Brings the database to the latest schema. An existing database is first copied with
+/// `VACUUM INTO` to `<backup_dir>/pre-migration-v<N>-<time>.sqlite3`.
+pub fn migrate(conn: &mut Connection, backup_dir: &Path) -> Result<Applied, MigrateError> {
+    let before = status(conn)?;
+    if before.pending.is_empty() {
+        return Ok(Applied {
+            names: Vec::new(),
+            snapshot: None,
+        });
+    }
+    let snapshot = if before.current > 0 {
+        Some(snapshot(conn, backup_dir, before.current)?)
+    } else {
+        None
+    };
+    let migrations = Migrations::new(MIGRATIONS.iter().map(|m| M::up(m.sql)).collect());
+    migrations.to_latest(conn).map_err(MigrateError::Migration)?;
+    Ok(Applied {
+        names: before.pending,
+        snapshot,
+    })
+}
+
+fn snapshot(conn: &Connection, backup_dir: &Path, version: usize) -> Result<PathBuf, MigrateError> {
+    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ");
+    let path = backup_dir.join(format!("pre-migration-v{version}-{stamp}.sqlite3"));
+    std::fs::create_dir_all(backup_dir).map_err(|source| MigrateError::Snapshot {
+        path: path.clone(),
+        source,
+    })?;
+    let target = path.to_str().ok_or_else(|| MigrateError::Snapshot {
+        path: path.clone(),
+        source: std::io::Error::other("path is not valid UTF-8"),
+    })?;
+    conn.execute("VACUUM INTO ?1", [target])?;
+    Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_migration_file_is_listed_in_order() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
+        let mut files: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".sql"))
+            .map(|n| n.trim_end_matches(".sql").to_owned())
+            .collect();
+        files.sort();
+        let listed: Vec<&str> = MIGRATIONS.iter().map(|m| m.name).collect();
+        assert_eq!(files, listed);
+        for (i, name) in listed.iter().enumerate() {
+            assert!(
+                name.starts_with(&format!("{:04}_", i + 1)),
+                "{name} is out of sequence"
+            );
+        }
+    }
+
+    #[test]
+    fn migrations_are_valid() {
+        let migrations = Migrations::new(MIGRATIONS.iter().map(|m| M::up(m.sql)).collect());
+        migrations.validate().unwrap();
+    }
+
+    #[test]
+    fn applies_once_and_snapshots_existing_databases() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut conn = Connection::open(dir.path().join("db")).unwrap();
+        let applied = migrate(&mut conn, dir.path()).unwrap();
+        assert_eq!(applied.names.len(), MIGRATIONS.len());
+        assert!(applied.snapshot.is_none(), "a new database needs no snapshot");
+        let again = migrate(&mut conn, dir.path()).unwrap();
+        assert!(again.names.is_empty());
+        let s = status(&conn).unwrap();
+        assert_eq!(
+            (s.current, s.latest, s.pending.len()),
+            (MIGRATIONS.len(), MIGRATIONS.len(), 0)
+        );
+    }
+
+    #[test]
+    fn refuses_a_newer_database_and_foreign_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut conn = Connection::open(dir.path().join("db")).unwrap();
+        conn.pragma_update(None, "user_version", MIGRATIONS.len() as i64 + 1)
+            .unwrap();
+        assert!(matches!(
+            migrate(&mut conn, dir.path()),
+            Err(MigrateError::TooNew { .. })
+        ));
+
+        let mut other = Connection::open(dir.path().join("other")).unwrap();
+        other.execute_batch("CREATE TABLE notes (x)").unwrap();
+        assert!(matches!(
+            migrate(&mut other, dir.path()),
+            Err(MigrateError::NotPillbox)
+        ));
+    }
+}

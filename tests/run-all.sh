@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Runs every Pillbox test on a fresh Debian machine with Rust and Node 20: the UI's lint,
+# type check and unit tests, Rust formatting, lints, unit and integration tests against the
+# release binary, then browser end-to-end tests in Debian's Chromium (installed if missing).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "UI: install packages"
+npm --prefix ui ci --no-audit --no-fund
+
+step "UI: lint, type check, unit tests"
+npm --prefix ui run lint
+npm --prefix ui run typecheck
+npm --prefix ui test
+
+step "Rust: format and lints"
+cargo fmt --check
+cargo clippy --release --all-targets --locked -- -D warnings
+
+step "Rust: unit and integration tests (release binary)"
+cargo test --release --locked
+
+step "Browser: Chromium"
+if [ ! -x /usr/bin/chromium ]; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends chromium
+fi
+/usr/bin/chromium --version
+
+step "Browser: end-to-end tests against target/release/pillbox"
+PILLBOX_BIN="$PWD/target/release/pillbox" npm --prefix ui run e2e

@@ -1,0 +1,297 @@
+//! The server over HTTP: instance routes, the JSON envelope, security headers, the embedded
+//! web app (caching, compression, SPA fallback), secrets and shutdown.
+
+mod common;
+
+use std::io::Read;
+use std::os::unix::fs::PermissionsExt;
+
+use common::{Server, client};
+use reqwest::StatusCode;
+use reqwest::header::{self, HeaderMap};
+use serde_json::Value;
+
+async fn get(server: &Server, path: &str) -> reqwest::Response {
+    client().get(server.url(path)).send().await.unwrap()
+}
+
+async fn json(response: reqwest::Response) -> Value {
+    let content_type = response.headers()[header::CONTENT_TYPE]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        content_type.starts_with("application/json"),
+        "content type {content_type}"
+    );
+    response.json().await.unwrap()
+}
+
+fn assert_security_headers(headers: &HeaderMap) {
+    let csp = headers[header::CONTENT_SECURITY_POLICY].to_str().unwrap();
+    assert!(csp.contains("default-src 'self'"), "{csp}");
+    assert!(csp.contains("frame-ancestors 'none'"), "{csp}");
+    assert!(!csp.contains("unsafe-inline"), "{csp}");
+    assert_eq!(headers[header::REFERRER_POLICY], "no-referrer");
+    assert_eq!(headers[header::X_CONTENT_TYPE_OPTIONS], "nosniff");
+    assert_eq!(headers[header::X_FRAME_OPTIONS], "DENY");
+}
+
+/// The hashed script the built index.html loads, e.g. `/assets/index-AbC123.js`.
+fn script_path(index_html: &str) -> String {
+    let start = index_html
+        .find("src=\"/assets/")
+        .expect("index.html loads a hashed script")
+        + 5;
+    let end = index_html[start..].find('"').unwrap() + start;
+    index_html[start..end].to_owned()
+}
+
+#[tokio::test]
+async fn health_version_and_migration_status() {
+    let server = Server::start();
+    let health = get(&server, "/health").await;
+    assert_eq!(health.status(), StatusCode::OK);
+    let body = json(health).await;
+    assert_eq!(body["success"], true);
+    assert_eq!(body["data"]["database"], "ok");
+
+    let version = json(get(&server, "/api/version").await).await;
+    assert_eq!(version["success"], true);
+    let label = version["data"]["version"].as_str().unwrap();
+    assert!(label.starts_with(env!("CARGO_PKG_VERSION")), "{label}");
+
+    let status = json(get(&server, "/migrations/status").await).await;
+    let data = &status["data"];
+    assert_eq!(data["current"], data["latest"]);
+    assert!(data["latest"].as_u64().unwrap() >= 1);
+    assert_eq!(data["pending"], serde_json::json!([]));
+    assert_eq!(data["applied"][0], "0001_users");
+}
+
+#[tokio::test]
+async fn unknown_api_paths_answer_json_errors() {
+    let server = Server::start();
+    for path in ["/api/nope", "/api/medications/not-a-thing/x", "/api/"] {
+        let response = get(&server, path).await;
+        assert_eq!(response.status(), StatusCode::NOT_FOUND, "{path}");
+        assert_eq!(response.headers()[header::CACHE_CONTROL], "no-store");
+        assert_security_headers(response.headers());
+        let body = json(response).await;
+        assert_eq!(
+            body,
+            serde_json::json!({ "success": false, "message": "Not found" }),
+            "{path}"
+        );
+    }
+    let response = client().delete(server.url("/api/version")).send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(json(response).await["success"], false);
+}
+
+#[tokio::test]
+async fn navigations_fall_back_to_the_app_but_missing_files_are_404() {
+    let server = Server::start();
+    let root = get(&server, "/").await;
+    assert_eq!(root.status(), StatusCode::OK);
+    assert_security_headers(root.headers());
+    assert_eq!(root.headers()[header::CACHE_CONTROL], "no-cache");
+    assert!(
+        root.headers()[header::CONTENT_TYPE]
+            .to_str()
+            .unwrap()
+            .starts_with("text/html")
+    );
+    let index = root.text().await.unwrap();
+    assert!(index.contains("<div id=\"root\">"), "{index}");
+
+    for route in [
+        "/medications",
+        "/today",
+        "/notifications/take/abc",
+        "/verify-email/xyz",
+        "/settings",
+    ] {
+        let response = get(&server, route).await;
+        assert_eq!(response.status(), StatusCode::OK, "{route}");
+        assert_eq!(response.text().await.unwrap(), index, "{route} serves index.html");
+    }
+    for missing in ["/assets/missing-abc123.js", "/favicon.ico", "/some/dir/file.css"] {
+        let response = get(&server, missing).await;
+        assert_eq!(response.status(), StatusCode::NOT_FOUND, "{missing}");
+        assert_security_headers(response.headers());
+    }
+    let post = client().post(server.url("/medications")).send().await.unwrap();
+    assert_eq!(post.status(), StatusCode::METHOD_NOT_ALLOWED);
+}
+
+#[tokio::test]
+async fn hashed_assets_are_immutable_and_revalidated_files_answer_304() {
+    let server = Server::start();
+    let index = get(&server, "/").await.text().await.unwrap();
+    let script = script_path(&index);
+    let response = get(&server, &script).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(
+        response.headers()[header::CACHE_CONTROL],
+        "public, max-age=31536000, immutable"
+    );
+    assert!(
+        response.headers()[header::CONTENT_TYPE]
+            .to_str()
+            .unwrap()
+            .contains("javascript")
+    );
+
+    for (path, mime) in [
+        ("/", "text/html"),
+        ("/sw.js", "javascript"),
+        ("/manifest.webmanifest", "manifest+json"),
+        ("/pwa-192x192.png", "image/png"),
+    ] {
+        let first = get(&server, path).await;
+        assert_eq!(first.status(), StatusCode::OK, "{path}");
+        assert_eq!(first.headers()[header::CACHE_CONTROL], "no-cache", "{path}");
+        assert!(
+            first.headers()[header::CONTENT_TYPE]
+                .to_str()
+                .unwrap()
+                .contains(mime),
+            "{path}"
+        );
+        let etag = first.headers()[header::ETAG].to_str().unwrap().to_owned();
+        let again = client()
+            .get(server.url(path))
+            .header(header::IF_NONE_MATCH, &etag)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(again.status(), StatusCode::NOT_MODIFIED, "{path}");
+        assert_eq!(again.headers()[header::ETAG].to_str().unwrap(), etag);
+        assert!(again.bytes().await.unwrap().is_empty());
+        let stale = client()
+            .get(server.url(path))
+            .header(header::IF_NONE_MATCH, "W/\"0000\"")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(stale.status(), StatusCode::OK, "{path}");
+    }
+}
+
+#[tokio::test]
+async fn text_assets_are_compressed_per_request() {
+    let server = Server::start();
+    let index = get(&server, "/").await.text().await.unwrap();
+    let script = script_path(&index);
+    let plain = get(&server, &script).await;
+    assert!(plain.headers().get(header::CONTENT_ENCODING).is_none());
+    assert_eq!(plain.headers()[header::VARY], "Accept-Encoding");
+    let plain = plain.bytes().await.unwrap();
+
+    let gzip = client()
+        .get(server.url(&script))
+        .header(header::ACCEPT_ENCODING, "gzip")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(gzip.headers()[header::CONTENT_ENCODING], "gzip");
+    let compressed = gzip.bytes().await.unwrap();
+    assert!(compressed.len() < plain.len() / 2);
+    let mut inflated = Vec::new();
+    flate2::read::GzDecoder::new(&compressed[..])
+        .read_to_end(&mut inflated)
+        .unwrap();
+    assert_eq!(inflated, plain);
+
+    let br = client()
+        .get(server.url(&script))
+        .header(header::ACCEPT_ENCODING, "gzip, br")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(br.headers()[header::CONTENT_ENCODING], "br");
+    let compressed = br.bytes().await.unwrap();
+    let mut decoded = Vec::new();
+    brotli::BrotliDecompress(&mut &compressed[..], &mut decoded).unwrap();
+    assert_eq!(decoded, plain);
+
+    // PNGs are already compressed.
+    let png = client()
+        .get(server.url("/pwa-512x512.png"))
+        .header(header::ACCEPT_ENCODING, "gzip, br")
+        .send()
+        .await
+        .unwrap();
+    assert!(png.headers().get(header::CONTENT_ENCODING).is_none());
+}
+
+#[tokio::test]
+async fn manifest_describes_an_installable_app() {
+    let server = Server::start();
+    let manifest: Value = get(&server, "/manifest.webmanifest").await.json().await.unwrap();
+    assert_eq!(manifest["display"], "standalone");
+    assert_eq!(manifest["short_name"], "Pillbox");
+    let icons = manifest["icons"].as_array().unwrap();
+    for (size, purpose) in [("192x192", "any"), ("512x512", "any"), ("512x512", "maskable")] {
+        let icon = icons
+            .iter()
+            .find(|i| i["sizes"] == size && i["purpose"].as_str().unwrap_or("any").contains(purpose))
+            .unwrap_or_else(|| panic!("no {size} {purpose} icon"));
+        let src = icon["src"].as_str().unwrap();
+        let path = if src.starts_with('/') {
+            src.to_owned()
+        } else {
+            format!("/{src}")
+        };
+        let response = get(&server, &path).await;
+        assert_eq!(response.status(), StatusCode::OK, "{path}");
+        let png = response.bytes().await.unwrap();
+        assert_eq!(&png[1..4], b"PNG", "{path}");
+    }
+}
+
+#[tokio::test]
+async fn secrets_and_database_are_private_and_survive_restarts() {
+    let temp = tempfile::tempdir().unwrap();
+    let data_dir = temp.path().join("data");
+    let server = Server::start_in(&data_dir, |_| {}).unwrap();
+    assert_eq!(get(&server, "/health").await.status(), StatusCode::OK);
+    let mode = |name: &str| {
+        std::fs::metadata(data_dir.join(name))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    assert_eq!(mode("jwt.key"), 0o600);
+    assert_eq!(mode("vapid_private.key"), 0o600);
+    assert_eq!(mode("pillbox.sqlite3"), 0o600);
+    assert_eq!(
+        std::fs::metadata(&data_dir).unwrap().permissions().mode() & 0o777,
+        0o700
+    );
+    let jwt = std::fs::read(data_dir.join("jwt.key")).unwrap();
+    let vapid = std::fs::read(data_dir.join("vapid_private.key")).unwrap();
+    let (status, _) = server.terminate();
+    assert!(status.success());
+
+    let server = Server::start_in(&data_dir, |_| {}).unwrap();
+    assert_eq!(get(&server, "/health").await.status(), StatusCode::OK);
+    assert_eq!(std::fs::read(data_dir.join("jwt.key")).unwrap(), jwt);
+    assert_eq!(std::fs::read(data_dir.join("vapid_private.key")).unwrap(), vapid);
+    let status = json(get(&server, "/migrations/status").await).await;
+    assert_eq!(status["data"]["pending"], serde_json::json!([]));
+}
+
+#[tokio::test]
+async fn sigterm_stops_cleanly_and_the_log_never_holds_tokens() {
+    let server = Server::start();
+    get(&server, "/notifications/take/SECRET-TAKE-TOKEN?x=1").await;
+    get(&server, "/api/auth/verify-email/SECRET-VERIFY-TOKEN").await;
+    let (status, log) = server.terminate();
+    assert!(status.success(), "exit status {status}\n{log}");
+    assert!(log.contains("pillbox stopped"), "{log}");
+    assert!(log.contains("/notifications/take/[token]"), "{log}");
+    assert!(!log.contains("SECRET-"), "{log}");
+}
