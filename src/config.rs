@@ -13,6 +13,8 @@ use figment::value::{Dict, Map, Value};
 use figment::{Figment, Metadata, Profile, Provider};
 use serde::{Deserialize, Serialize};
 
+use crate::security::client_ip::IpNet;
+
 const ENV_PREFIX: &str = "PILLBOX_";
 
 /// Every key the config file accepts, as dotted paths. The env layer maps variables onto
@@ -22,6 +24,7 @@ pub const KEYS: &[&str] = &[
     "public_url",
     "data_dir",
     "signups",
+    "trusted_proxies",
     "smtp.host",
     "smtp.port",
     "smtp.tls",
@@ -46,6 +49,9 @@ pub struct Settings {
     pub public_url: Option<String>,
     pub data_dir: Option<PathBuf>,
     pub signups: Signups,
+    /// Reverse proxies whose `X-Forwarded-For` is believed (addresses or CIDR blocks).
+    #[serde(deserialize_with = "lenient::string_list")]
+    pub trusted_proxies: Vec<String>,
     pub smtp: SmtpSettings,
     pub vapid: VapidSettings,
     pub log: LogSettings,
@@ -58,6 +64,7 @@ impl Default for Settings {
             public_url: None,
             data_dir: None,
             signups: Signups::FirstUser,
+            trusted_proxies: Vec::new(),
             smtp: SmtpSettings::default(),
             vapid: VapidSettings::default(),
             log: LogSettings::default(),
@@ -217,6 +224,7 @@ impl Settings {
     }
 
     fn validate(&self) -> Result<(), ConfigError> {
+        self.trusted_proxy_nets()?;
         if let Some(url) = &self.public_url {
             validate_public_url(url)?;
         }
@@ -240,6 +248,27 @@ impl Settings {
             )));
         }
         Ok(())
+    }
+
+    pub fn trusted_proxy_nets(&self) -> Result<Vec<IpNet>, ConfigError> {
+        self.trusted_proxies
+            .iter()
+            .map(|entry| {
+                entry.parse().map_err(|e| {
+                    config_error(format!(
+                        "trusted_proxies: {e}; list addresses or CIDR blocks, e.g. [\"127.0.0.1\"]"
+                    ))
+                })
+            })
+            .collect()
+    }
+
+    /// The origin used in links (e-mails, push): `public_url`, else the bind address.
+    pub fn link_base(&self) -> String {
+        match self.public_base_url() {
+            Some(url) => url.to_owned(),
+            None => format!("http://{}", self.bind),
+        }
     }
 
     /// `public_url` without a trailing slash, if configured.
@@ -418,6 +447,26 @@ mod lenient {
         // An empty value means "not set", as an empty environment variable does.
         Ok(text.filter(|s| !s.is_empty()))
     }
+
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum List {
+        Many(Vec<String>),
+        One(String),
+    }
+
+    /// A TOML list, or one comma-separated string as environment variables give it.
+    pub fn string_list<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<String>, D::Error> {
+        Ok(match List::deserialize(deserializer)? {
+            List::Many(items) => items,
+            List::One(text) => text
+                .split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+                .collect(),
+        })
+    }
 }
 
 /// Resolves a possibly relative path against the current directory, for messages.
@@ -498,6 +547,7 @@ mod tests {
                 ("PILLBOX_SMTP_PASSWORD", "123456"),
                 ("PILLBOX_SIGNUPS", "closed"),
                 ("PILLBOX_LOG_FORMAT", "json"),
+                ("PILLBOX_TRUSTED_PROXIES", "127.0.0.1, 10.0.0.0/8"),
             ],
             Overrides::default(),
         )
@@ -508,6 +558,9 @@ mod tests {
         assert_eq!(s.smtp.password.as_deref(), Some("123456"));
         assert_eq!(s.signups, Signups::Closed);
         assert_eq!(s.log.format, LogFormat::Json);
+        assert_eq!(s.trusted_proxies, vec!["127.0.0.1", "10.0.0.0/8"]);
+        let err = load(&[("PILLBOX_TRUSTED_PROXIES", "my-proxy")], Overrides::default()).unwrap_err();
+        assert!(err.to_string().contains("trusted_proxies"), "{err}");
     }
 
     #[test]

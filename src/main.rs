@@ -1,12 +1,17 @@
 //! Pillbox: a self-hosted medication tracker in one binary.
 #![forbid(unsafe_code)]
 
+mod accounts;
 mod cli;
+mod clock;
 mod config;
 mod db;
 mod http;
 mod logging;
+mod mailer;
 mod secrets;
+mod security;
+mod store;
 mod version;
 
 use std::process::ExitCode;

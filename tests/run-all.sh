@@ -15,6 +15,9 @@ npm --prefix ui run lint
 npm --prefix ui run typecheck
 npm --prefix ui test
 
+step "Test SMTP server (aiosmtpd, for the e-mail tests)"
+python3 -c "import aiosmtpd" 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check aiosmtpd
+
 step "Rust: format and lints"
 cargo fmt --check
 cargo clippy --release --all-targets --locked -- -D warnings

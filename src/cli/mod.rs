@@ -4,6 +4,7 @@ mod gen_vapid;
 mod migrate;
 mod not_yet;
 mod serve;
+mod users;
 
 use std::error::Error;
 use std::fs::DirBuilder;
@@ -42,7 +43,9 @@ enum Command {
     /// Apply pending database migrations, or list them with --status
     Migrate(migrate::MigrateArgs),
     /// Create an account from the command line (verified at once)
-    CreateUser(not_yet::CreateUserArgs),
+    CreateUser(users::UserArgs),
+    /// Set a new password for an account and sign it out everywhere
+    ResetPassword(users::UserArgs),
     /// Write one user's data as a JSON export file
     Export(not_yet::ExportArgs),
     /// Generate a VAPID key pair for Web Push
@@ -77,7 +80,8 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Serve(args) => serve::run(args),
         Command::Migrate(args) => migrate::run(args),
         Command::GenVapid(args) => gen_vapid::run(args),
-        Command::CreateUser(args) => not_yet::create_user(args),
+        Command::CreateUser(args) => users::create_user(args),
+        Command::ResetPassword(args) => users::reset_password(args),
         Command::Export(args) => not_yet::export(args),
         Command::SendTest(args) => not_yet::send_test(args),
     }
@@ -108,6 +112,19 @@ impl Paths {
             backups: data_dir.join("backups"),
             data_dir,
         })
+    }
+
+    /// For commands that work on an existing instance: refuse rather than create an empty
+    /// database from a mistyped path.
+    fn database_must_exist(&self) -> Result<(), Box<dyn Error>> {
+        if self.database.exists() {
+            return Ok(());
+        }
+        Err(format!(
+            "no database at {}: check --data-dir, or run `pillbox serve` (or `pillbox migrate`) once to create it",
+            config::display_path(&self.database)
+        )
+        .into())
     }
 
     /// Creates the data directory (mode 0700) if needed.

@@ -6,18 +6,6 @@ use clap::Args;
 use super::{CliResult, DataArgs};
 
 #[derive(Args)]
-pub struct CreateUserArgs {
-    #[command(flatten)]
-    data: DataArgs,
-    /// E-mail address of the new account
-    #[arg(long)]
-    email: String,
-    /// Read the password from standard input instead of prompting
-    #[arg(long)]
-    password_stdin: bool,
-}
-
-#[derive(Args)]
 pub struct ExportArgs {
     #[command(flatten)]
     data: DataArgs,
@@ -40,10 +28,6 @@ pub struct SendTestArgs {
 
 fn unavailable(command: &str, feature: &str) -> CliResult {
     Err(format!("`pillbox {command}` is not available in this build yet: it arrives with {feature}. Nothing was changed").into())
-}
-
-pub fn create_user(_: CreateUserArgs) -> CliResult {
-    unavailable("create-user", "accounts")
 }
 
 pub fn export(_: ExportArgs) -> CliResult {

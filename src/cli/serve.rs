@@ -8,9 +8,11 @@ use clap::Args;
 use tokio::net::TcpListener;
 
 use super::{CliResult, DataArgs, Paths, load_settings, open_and_migrate};
+use crate::accounts::AuthLimits;
 use crate::config::{Overrides, display_path};
 use crate::db::Db;
 use crate::http::{self, AppState};
+use crate::mailer::Mailer;
 use crate::secrets;
 use crate::version::VERSION;
 
@@ -39,14 +41,22 @@ pub fn run(args: ServeArgs) -> CliResult {
         );
     }
 
-    let state = AppState {
-        db: Db::new(paths.database.clone(), writer),
-        settings: Arc::new(settings),
-        secrets: Arc::new(secrets),
-        data_dir: Arc::new(paths.data_dir.clone()),
-    };
+    let trusted_proxies = settings.trusted_proxy_nets()?;
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async move {
+        // lettre's connection pool starts a task, so the mailer is made inside the runtime.
+        let mailer = Mailer::new(&settings.smtp)?;
+        if !mailer.is_configured() {
+            tracing::info!("e-mail is off (no smtp.host): new accounts are verified at once, e-mail reminders are unavailable");
+        }
+        let state = AppState {
+            db: Db::new(paths.database.clone(), writer),
+            settings: Arc::new(settings),
+            secrets: Arc::new(secrets),
+            mailer: Arc::new(mailer),
+            limits: Arc::new(AuthLimits::default()),
+            trusted_proxies: Arc::new(trusted_proxies),
+        };
         let bind = state.settings.bind;
         let listener = TcpListener::bind(bind)
             .await

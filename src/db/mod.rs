@@ -93,10 +93,6 @@ impl Db {
         }
     }
 
-    pub fn path(&self) -> &Path {
-        &self.inner.path
-    }
-
     /// Runs `f` on the writer connection, off the async runtime. Writers queue here.
     pub async fn write<T, E, F>(&self, f: F) -> Result<T, E>
     where

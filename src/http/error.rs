@@ -61,6 +61,10 @@ impl ApiError {
     pub fn status(&self) -> StatusCode {
         self.status
     }
+
+    pub fn message(&self) -> &str {
+        &self.message
+    }
 }
 
 impl From<DbError> for ApiError {

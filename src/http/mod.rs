@@ -1,24 +1,30 @@
 //! The HTTP server: the JSON API under `/api`, instance endpoints and the embedded web app.
 
 mod assets;
+mod auth;
 pub mod error;
 pub mod json;
 mod meta;
 mod middleware;
+mod session;
+mod two_factor;
 
 use std::future::Future;
-use std::path::PathBuf;
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
-use axum::routing::{any, get};
+use axum::routing::{any, get, post};
 use tokio::net::TcpListener;
 use tower_http::compression::CompressionLayer;
 
+use crate::accounts::AuthLimits;
 use crate::config::Settings;
 use crate::db::Db;
+use crate::mailer::Mailer;
 use crate::secrets::Secrets;
+use crate::security::client_ip::IpNet;
 
 /// Request bodies above this answer 413.
 const BODY_LIMIT: usize = 1024 * 1024;
@@ -28,12 +34,45 @@ pub struct AppState {
     pub db: Db,
     pub settings: Arc<Settings>,
     pub secrets: Arc<Secrets>,
-    pub data_dir: Arc<PathBuf>,
+    pub mailer: Arc<Mailer>,
+    pub limits: Arc<AuthLimits>,
+    pub trusted_proxies: Arc<Vec<IpNet>>,
 }
 
 pub fn router(state: AppState) -> Router {
     let api = Router::new()
         .route("/version", get(meta::version))
+        .route("/auth/register", post(auth::register))
+        .route("/auth/login", post(auth::login))
+        .route("/auth/refresh", post(auth::refresh))
+        .route(
+            "/auth/me",
+            get(auth::me).put(auth::update_me).delete(auth::delete_me),
+        )
+        .route("/auth/verify-email/{token}", get(auth::verify_email))
+        .route("/auth/resend-verification", post(auth::resend_verification))
+        .route("/auth/change-password", post(auth::change_password))
+        .route(
+            "/auth/2fa/check-login-requirements",
+            post(two_factor::check_login_requirements),
+        )
+        .route("/auth/2fa/generate-otp", post(two_factor::generate_otp))
+        .route("/auth/2fa/verify-otp", post(two_factor::verify_otp))
+        .route("/auth/2fa/status", get(two_factor::status))
+        .route("/auth/2fa/setup", post(two_factor::setup))
+        .route("/auth/2fa/setup-email", post(two_factor::setup_email))
+        .route("/auth/2fa/setup-totp", post(two_factor::setup_totp))
+        .route(
+            "/auth/2fa/complete-totp-setup",
+            post(two_factor::complete_totp_setup),
+        )
+        .route("/auth/2fa/disable-method", post(two_factor::disable_method))
+        .route("/auth/2fa/disable", post(two_factor::disable_all))
+        .route("/auth/2fa/set-preference", post(two_factor::set_preference))
+        .route(
+            "/auth/2fa/backup-codes",
+            post(two_factor::regenerate_backup_codes),
+        )
         .fallback(meta::api_not_found)
         .method_not_allowed_fallback(meta::api_method_not_allowed)
         .layer(CompressionLayer::new());
@@ -58,7 +97,7 @@ pub async fn serve(
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(listener, router(state))
-        .with_graceful_shutdown(shutdown)
-        .await
+    // Connect info gives handlers the peer address (for rate limits).
+    let app = router(state).into_make_service_with_connect_info::<SocketAddr>();
+    axum::serve(listener, app).with_graceful_shutdown(shutdown).await
 }

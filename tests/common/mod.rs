@@ -75,10 +75,10 @@ impl Server {
         std::thread::spawn(move || {
             let mut tx = Some(tx);
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if let Some(address) = line.split("listening on http://").nth(1) {
-                    if let Some(tx) = tx.take() {
-                        let _ = tx.send(address.split_whitespace().next().unwrap_or_default().to_owned());
-                    }
+                if let Some(address) = line.split("listening on http://").nth(1)
+                    && let Some(tx) = tx.take()
+                {
+                    let _ = tx.send(address.split_whitespace().next().unwrap_or_default().to_owned());
                 }
                 log_writer.lock().unwrap().push(line);
             }
@@ -134,4 +134,254 @@ impl Drop for Server {
 pub fn client() -> reqwest::Client {
     // Built without decompression features: compressed bodies arrive as sent.
     reqwest::Client::new()
+}
+
+/// `(status, JSON body)` of a request; `token` adds a bearer header.
+pub async fn call(
+    server: &Server,
+    method: reqwest::Method,
+    path: &str,
+    token: Option<&str>,
+    body: Option<serde_json::Value>,
+) -> (reqwest::StatusCode, serde_json::Value) {
+    let mut request = client().request(method, server.url(path));
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    if let Some(body) = body {
+        request = request.json(&body);
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status();
+    let text = response.text().await.unwrap();
+    let json = serde_json::from_str(&text)
+        .unwrap_or_else(|_| panic!("{path} answered {status} with non-JSON: {text}"));
+    (status, json)
+}
+
+pub async fn post(
+    server: &Server,
+    path: &str,
+    token: Option<&str>,
+    body: serde_json::Value,
+) -> (reqwest::StatusCode, serde_json::Value) {
+    call(server, reqwest::Method::POST, path, token, Some(body)).await
+}
+
+pub async fn get_json(
+    server: &Server,
+    path: &str,
+    token: Option<&str>,
+) -> (reqwest::StatusCode, serde_json::Value) {
+    call(server, reqwest::Method::GET, path, token, None).await
+}
+
+/// A real SMTP server (Python's aiosmtpd) that stores every message in a Maildir.
+pub struct SmtpSink {
+    pub port: u16,
+    dir: tempfile::TempDir,
+    child: Child,
+}
+
+#[derive(Debug, Clone)]
+pub struct Mail {
+    pub to: String,
+    pub subject: String,
+    /// The decoded text/plain part.
+    pub text: String,
+    pub raw: String,
+}
+
+impl SmtpSink {
+    pub fn start() -> SmtpSink {
+        let dir = tempfile::tempdir().unwrap();
+        let port = free_port();
+        let child = Command::new("python3")
+            .args([
+                "-m",
+                "aiosmtpd",
+                "-n",
+                "-l",
+                &format!("127.0.0.1:{port}"),
+                "-c",
+                "aiosmtpd.handlers.Mailbox",
+            ])
+            .arg(dir.path().join("maildir"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("python3 with aiosmtpd (tests/run-all.sh installs it: pip install aiosmtpd)");
+        let deadline = Instant::now() + Duration::from_secs(15);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                Instant::now() < deadline,
+                "aiosmtpd did not start; is it installed? (pip install aiosmtpd)"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        SmtpSink { port, dir, child }
+    }
+
+    /// Environment that points a Pillbox at this server.
+    pub fn configure(&self, command: &mut Command) {
+        command
+            .env("PILLBOX_SMTP_HOST", "127.0.0.1")
+            .env("PILLBOX_SMTP_PORT", self.port.to_string())
+            .env("PILLBOX_SMTP_TLS", "none")
+            .env("PILLBOX_SMTP_FROM", "Pillbox <pillbox@example.test>");
+    }
+
+    pub fn messages(&self) -> Vec<Mail> {
+        let new = self.dir.path().join("maildir").join("new");
+        let mut entries: Vec<_> = std::fs::read_dir(&new)
+            .map(|d| d.flatten().collect())
+            .unwrap_or_default();
+        entries.sort_by_key(|e| e.metadata().and_then(|m| m.modified()).ok());
+        entries
+            .iter()
+            .filter_map(|e| std::fs::read_to_string(e.path()).ok())
+            .map(|raw| parse_mail(&raw))
+            .collect()
+    }
+
+    /// Waits for the `n`-th message (counting from 1) sent to `to`.
+    pub fn wait_for(&self, to: &str, n: usize) -> Mail {
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            let mails: Vec<Mail> = self
+                .messages()
+                .into_iter()
+                .filter(|m| m.to.contains(to))
+                .collect();
+            if mails.len() >= n {
+                return mails[n - 1].clone();
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no message #{n} for {to}; have {}",
+                mails.len()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    pub fn count_for(&self, to: &str) -> usize {
+        self.messages().into_iter().filter(|m| m.to.contains(to)).count()
+    }
+}
+
+impl Drop for SmtpSink {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn header(raw: &str, name: &str) -> String {
+    let prefix = format!("{}:", name.to_ascii_lowercase());
+    raw.lines()
+        .take_while(|l| !l.is_empty())
+        .find(|l| l.to_ascii_lowercase().starts_with(&prefix))
+        .map(|l| l[prefix.len()..].trim().to_owned())
+        .unwrap_or_default()
+}
+
+/// Finds the text/plain part of a MIME message and decodes its transfer encoding.
+fn parse_mail(raw: &str) -> Mail {
+    let raw = raw.replace("\r\n", "\n");
+    let start = raw.find("Content-Type: text/plain").expect("a text/plain part");
+    let part = &raw[start..];
+    let (headers, rest) = part.split_once("\n\n").unwrap();
+    let body = rest.split("\n--").next().unwrap_or_default();
+    let encoding = headers.to_ascii_lowercase();
+    let text = if encoding.contains("content-transfer-encoding: quoted-printable") {
+        decode_quoted_printable(body)
+    } else if encoding.contains("content-transfer-encoding: base64") {
+        use base64::Engine;
+        let joined: String = body.split_whitespace().collect();
+        String::from_utf8(base64::engine::general_purpose::STANDARD.decode(joined).unwrap()).unwrap()
+    } else {
+        body.to_owned()
+    };
+    Mail {
+        to: header(&raw, "To"),
+        subject: header(&raw, "Subject"),
+        text,
+        raw: raw.clone(),
+    }
+}
+
+fn decode_quoted_printable(body: &str) -> String {
+    let joined = body.replace("=\n", "");
+    let bytes = joined.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'='
+            && i + 2 < bytes.len()
+            && let Ok(b) = u8::from_str_radix(&joined[i + 1..i + 3], 16)
+        {
+            out.push(b);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// RFC 6238 TOTP (SHA-1, 6 digits, 30 s), written here from the RFC so that tests do not
+/// trust the server's own implementation.
+pub fn totp_code(base32_secret: &str, unix_time: u64) -> String {
+    use hmac::{Hmac, Mac};
+    let key = base32_decode(base32_secret);
+    let counter = unix_time / 30;
+    let mut mac = Hmac::<sha1::Sha1>::new_from_slice(&key).unwrap();
+    mac.update(&counter.to_be_bytes());
+    let digest = mac.finalize().into_bytes();
+    let offset = (digest[19] & 0x0f) as usize;
+    let binary = u32::from_be_bytes([
+        digest[offset] & 0x7f,
+        digest[offset + 1],
+        digest[offset + 2],
+        digest[offset + 3],
+    ]);
+    format!("{:06}", binary % 1_000_000)
+}
+
+fn base32_decode(text: &str) -> Vec<u8> {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+    let mut bits: u64 = 0;
+    let mut count = 0;
+    let mut out = Vec::new();
+    for c in text.trim_end_matches('=').bytes() {
+        let value = ALPHABET
+            .iter()
+            .position(|&a| a == c.to_ascii_uppercase())
+            .expect("base32") as u64;
+        bits = (bits << 5) | value;
+        count += 5;
+        if count >= 8 {
+            count -= 8;
+            out.push((bits >> count) as u8);
+            bits &= (1 << count) - 1;
+        }
+    }
+    out
+}
+
+pub fn now_unix() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
 }

@@ -1,0 +1,113 @@
+//! In-memory sliding-window rate limits, keyed by account and by client address.
+//! They protect sign-in, code checks, code sending and verification e-mails. A restart
+//! forgets them, which is acceptable for a single-instance server.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Past this many tracked keys, every key's stale entries are swept.
+const SWEEP_AT: usize = 10_000;
+
+pub struct RateLimiter {
+    max: usize,
+    window: Duration,
+    hits: Mutex<HashMap<String, VecDeque<Instant>>>,
+}
+
+/// Refused: retry after this many seconds.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Limited(pub u64);
+
+impl RateLimiter {
+    pub fn new(max: usize, window: Duration) -> RateLimiter {
+        RateLimiter {
+            max,
+            window,
+            hits: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Whether `key` may try now, without counting this try.
+    pub fn check(&self, key: &str) -> Result<(), Limited> {
+        let now = Instant::now();
+        let mut hits = self.hits.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(entries) = hits.get_mut(key) else {
+            return Ok(());
+        };
+        self.expire(entries, now);
+        match entries.front() {
+            Some(oldest) if entries.len() >= self.max => {
+                let wait = self.window.saturating_sub(now.duration_since(*oldest));
+                Err(Limited(wait.as_secs().max(1)))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Counts one try for `key` (a failure, or a send).
+    pub fn record(&self, key: &str) {
+        let now = Instant::now();
+        let mut hits = self.hits.lock().unwrap_or_else(|p| p.into_inner());
+        if hits.len() >= SWEEP_AT {
+            hits.retain(|_, entries| {
+                entries.retain(|t| now.duration_since(*t) < self.window);
+                !entries.is_empty()
+            });
+        }
+        let entries = hits.entry(key.to_owned()).or_default();
+        self.expire(entries, now);
+        entries.push_back(now);
+    }
+
+    /// Checks and counts in one go: for actions limited by how often they happen.
+    pub fn hit(&self, key: &str) -> Result<(), Limited> {
+        self.check(key)?;
+        self.record(key);
+        Ok(())
+    }
+
+    /// Forgets `key`'s failures after a success.
+    pub fn clear(&self, key: &str) {
+        self.hits.lock().unwrap_or_else(|p| p.into_inner()).remove(key);
+    }
+
+    fn expire(&self, entries: &mut VecDeque<Instant>, now: Instant) {
+        while entries
+            .front()
+            .is_some_and(|t| now.duration_since(*t) >= self.window)
+        {
+            entries.pop_front();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refuses_after_max_failures_until_cleared() {
+        let limiter = RateLimiter::new(3, Duration::from_secs(900));
+        for _ in 0..3 {
+            assert_eq!(limiter.check("a"), Ok(()));
+            limiter.record("a");
+        }
+        let Err(Limited(wait)) = limiter.check("a") else {
+            panic!("should be limited")
+        };
+        assert!((899..=900).contains(&wait), "{wait}");
+        assert_eq!(limiter.check("b"), Ok(()), "other keys are unaffected");
+        limiter.clear("a");
+        assert_eq!(limiter.check("a"), Ok(()));
+    }
+
+    #[test]
+    fn old_entries_fall_out_of_the_window() {
+        let limiter = RateLimiter::new(1, Duration::from_millis(50));
+        assert_eq!(limiter.hit("a"), Ok(()));
+        assert!(limiter.hit("a").is_err());
+        std::thread::sleep(Duration::from_millis(60));
+        assert_eq!(limiter.hit("a"), Ok(()));
+    }
+}

@@ -1,0 +1,898 @@
+//! Accounts over HTTP against the real binary: registration, sign-in, sessions, profile,
+//! e-mail verification through a real SMTP server, two-factor (e-mail codes, TOTP, backup
+//! codes), rate limits, and the admin commands.
+
+mod common;
+
+use std::io::Write;
+use std::process::Stdio;
+
+use common::{Server, SmtpSink, call, get_json, now_unix, post, totp_code};
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+const PASSWORD: &str = "correct horse battery";
+
+fn open_signups(command: &mut std::process::Command) {
+    command.env("PILLBOX_SIGNUPS", "open");
+}
+
+async fn register(server: &Server, email: &str) -> String {
+    let (status, body) = post(
+        server,
+        "/api/auth/register",
+        None,
+        json!({ "email": email, "password": PASSWORD }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    body["data"]["token"]
+        .as_str()
+        .expect("a token when no verification is needed")
+        .to_owned()
+}
+
+async fn login(server: &Server, email: &str, password: &str, code: Option<&str>) -> (StatusCode, Value) {
+    let mut body = json!({ "email": email, "password": password });
+    if let Some(code) = code {
+        body["code"] = json!(code);
+    }
+    post(server, "/api/auth/login", None, body).await
+}
+
+fn token_of(body: &Value) -> String {
+    body["data"]["token"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no token in {body}"))
+        .to_owned()
+}
+
+#[tokio::test]
+async fn register_sign_in_and_profile_without_smtp() {
+    let server = Server::start();
+    let token = register(&server, "Ann@Example.org").await;
+
+    let (status, me) = get_json(&server, "/api/auth/me", Some(&token)).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(me["data"]["email"], "Ann@Example.org");
+    assert_eq!(
+        me["data"]["emailVerified"], true,
+        "without SMTP accounts are verified at once"
+    );
+    assert!(me["data"]["created_at"].as_str().unwrap().ends_with('Z'));
+    assert!(me["data"].get("password_hash").is_none() && me["data"].get("passwordHash").is_none());
+
+    // Addresses compare case-insensitively.
+    let (status, body) = login(&server, "ann@example.org", PASSWORD, None).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["data"]["user"]["email"], "Ann@Example.org");
+
+    let (status, body) = call(
+        &server,
+        Method::PUT,
+        "/api/auth/me",
+        Some(&token),
+        Some(json!({ "firstName": " Ann ", "lastName": "Lee" })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(
+        (
+            body["data"]["firstName"].as_str(),
+            body["data"]["lastName"].as_str()
+        ),
+        (Some("Ann"), Some("Lee"))
+    );
+    let (status, body) = call(
+        &server,
+        Method::PUT,
+        "/api/auth/me",
+        Some(&token),
+        Some(json!({ "firstName": "x".repeat(101) })),
+    )
+    .await;
+    assert_eq!(
+        (status, body["message"].as_str()),
+        (
+            StatusCode::BAD_REQUEST,
+            Some("First name must be at most 100 characters")
+        )
+    );
+    let (status, body) = call(
+        &server,
+        Method::PUT,
+        "/api/auth/me",
+        Some(&token),
+        Some(json!({ "firstName": 7 })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "wrong types are a 400: {body}");
+    assert_eq!(
+        get_json(&server, "/api/auth/me", Some(&token)).await.1["data"]["firstName"],
+        "Ann",
+        "nothing changed"
+    );
+}
+
+#[tokio::test]
+async fn registration_is_validated_and_honours_signups() {
+    let server = Server::start();
+    for (body, message) in [
+        (
+            json!({ "email": "a@example.org", "password": "12345" }),
+            "Password must be at least 6 characters long",
+        ),
+        (
+            json!({ "email": "not-an-address", "password": PASSWORD }),
+            "Please enter a valid email address",
+        ),
+        (json!({ "email": "", "password": PASSWORD }), "Email is required"),
+    ] {
+        let (status, answer) = post(&server, "/api/auth/register", None, body).await;
+        assert_eq!(
+            (status, answer["message"].as_str()),
+            (StatusCode::BAD_REQUEST, Some(message))
+        );
+    }
+    let (status, _) = post(
+        &server,
+        "/api/auth/register",
+        None,
+        json!({ "email": 5, "password": [] }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+
+    // first-user (the default): the first account may register, then sign-ups close.
+    register(&server, "first@example.org").await;
+    let (status, body) = post(
+        &server,
+        "/api/auth/register",
+        None,
+        json!({ "email": "second@example.org", "password": PASSWORD }),
+    )
+    .await;
+    assert_eq!(
+        (status, body["message"].as_str()),
+        (StatusCode::FORBIDDEN, Some("Registration is closed"))
+    );
+
+    let open = Server::start_with(open_signups);
+    register(&open, "one@example.org").await;
+    register(&open, "two@example.org").await;
+    let (status, body) = post(
+        &open,
+        "/api/auth/register",
+        None,
+        json!({ "email": "ONE@example.org", "password": PASSWORD }),
+    )
+    .await;
+    assert_eq!(
+        (status, body["message"].as_str()),
+        (
+            StatusCode::CONFLICT,
+            Some("An account with this email already exists")
+        )
+    );
+
+    let closed = Server::start_with(|c| {
+        c.env("PILLBOX_SIGNUPS", "closed");
+    });
+    let (status, _) = post(
+        &closed,
+        "/api/auth/register",
+        None,
+        json!({ "email": "x@example.org", "password": PASSWORD }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+}
+
+#[tokio::test]
+async fn wrong_credentials_and_bad_tokens_are_refused() {
+    let server = Server::start();
+    register(&server, "ann@example.org").await;
+    for (email, password) in [
+        ("ann@example.org", "wrong password"),
+        ("nobody@example.org", PASSWORD),
+    ] {
+        let (status, body) = login(&server, email, password, None).await;
+        assert_eq!(
+            (status, body["message"].as_str()),
+            (StatusCode::UNAUTHORIZED, Some("Invalid email or password"))
+        );
+    }
+    let (status, body) = post(
+        &server,
+        "/api/auth/login",
+        None,
+        json!({ "email": "ann@example.org" }),
+    )
+    .await;
+    assert_eq!(
+        (status, body["message"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("Email and password are required"))
+    );
+
+    for token in [None, Some("garbage"), Some("a.b.c")] {
+        let (status, body) = get_json(&server, "/api/auth/me", token).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED, "{token:?}");
+        assert_eq!(body["success"], false);
+    }
+}
+
+#[tokio::test]
+async fn sessions_die_with_password_changes_and_account_deletion() {
+    let server = Server::start_with(open_signups);
+    let ann = register(&server, "ann@example.org").await;
+    let bob = register(&server, "bob@example.org").await;
+
+    // Each token sees only its own account.
+    assert_eq!(
+        get_json(&server, "/api/auth/me", Some(&bob)).await.1["data"]["email"],
+        "bob@example.org"
+    );
+
+    let (status, refreshed) = post(&server, "/api/auth/refresh", None, json!({ "token": ann })).await;
+    assert_eq!(status, StatusCode::OK);
+    let refreshed = token_of(&refreshed);
+    assert_eq!(
+        get_json(&server, "/api/auth/me", Some(&refreshed)).await.0,
+        StatusCode::OK
+    );
+
+    let (status, body) = post(
+        &server,
+        "/api/auth/change-password",
+        Some(&ann),
+        json!({ "currentPassword": "not it", "newPassword": "a new password" }),
+    )
+    .await;
+    assert_eq!(
+        (status, body["message"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("Current password is incorrect"))
+    );
+    let (status, body) = post(
+        &server,
+        "/api/auth/change-password",
+        Some(&ann),
+        json!({ "currentPassword": PASSWORD, "newPassword": "a new password" }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let after_change = token_of(&body);
+    for old in [&ann, &refreshed] {
+        assert_eq!(
+            get_json(&server, "/api/auth/me", Some(old)).await.0,
+            StatusCode::UNAUTHORIZED
+        );
+    }
+    assert_eq!(
+        get_json(&server, "/api/auth/me", Some(&after_change)).await.0,
+        StatusCode::OK
+    );
+    assert_eq!(
+        login(&server, "ann@example.org", PASSWORD, None).await.0,
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(
+        login(&server, "ann@example.org", "a new password", None).await.0,
+        StatusCode::OK
+    );
+
+    let (status, _) = call(&server, Method::DELETE, "/api/auth/me", Some(&after_change), None).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        get_json(&server, "/api/auth/me", Some(&after_change)).await.0,
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(
+        login(&server, "ann@example.org", "a new password", None).await.0,
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(
+        get_json(&server, "/api/auth/me", Some(&bob)).await.0,
+        StatusCode::OK,
+        "other accounts stay"
+    );
+}
+
+#[tokio::test]
+async fn repeated_failures_are_rate_limited() {
+    let server = Server::start();
+    register(&server, "ann@example.org").await;
+    for _ in 0..10 {
+        assert_eq!(
+            login(&server, "ann@example.org", "wrong", None).await.0,
+            StatusCode::UNAUTHORIZED
+        );
+    }
+    let response = common::client()
+        .post(server.url("/api/auth/login"))
+        .json(&json!({ "email": "ann@example.org", "password": PASSWORD }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        response.status(),
+        StatusCode::TOO_MANY_REQUESTS,
+        "even the right password waits"
+    );
+    let retry: u64 = response.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=900).contains(&retry), "{retry}");
+    assert_eq!(response.json::<Value>().await.unwrap()["success"], false);
+}
+
+#[tokio::test]
+async fn oversized_and_malformed_bodies_are_client_errors() {
+    let server = Server::start();
+    let big = json!({ "email": "a@example.org", "password": "x".repeat(2 * 1024 * 1024) });
+    let (status, body) = post(&server, "/api/auth/register", None, big).await;
+    assert_eq!(
+        (status, body["success"].as_bool()),
+        (StatusCode::PAYLOAD_TOO_LARGE, Some(false))
+    );
+    let response = common::client()
+        .post(server.url("/api/auth/login"))
+        .header("content-type", "application/json")
+        .body("{not json")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+    let long = json!({ "email": "a@example.org", "password": "x".repeat(5000) });
+    assert_eq!(
+        post(&server, "/api/auth/register", None, long).await.0,
+        StatusCode::BAD_REQUEST
+    );
+}
+
+#[tokio::test]
+async fn email_verification_through_a_real_smtp_server() {
+    let smtp = SmtpSink::start();
+    let server = Server::start_with(|c| {
+        smtp.configure(c);
+        c.env("PILLBOX_PUBLIC_URL", "https://pillbox.example.test");
+    });
+    let (status, body) = post(
+        &server,
+        "/api/auth/register",
+        None,
+        json!({ "email": "ann@example.org", "password": PASSWORD }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    assert_eq!(body["data"]["requiresEmailVerification"], true);
+    assert!(
+        body["data"].get("token").is_none(),
+        "not signed in before verifying"
+    );
+
+    let (status, body) = login(&server, "ann@example.org", PASSWORD, None).await;
+    assert_eq!(
+        (status, body["requiresEmailVerification"].as_bool()),
+        (StatusCode::FORBIDDEN, Some(true))
+    );
+
+    let mail = smtp.wait_for("ann@example.org", 1);
+    assert!(mail.raw.contains("text/html"), "plain text and HTML parts");
+    let link_start = mail
+        .text
+        .find("https://pillbox.example.test/verify-email/")
+        .expect("link built from public_url");
+    let link: String = mail.text[link_start..]
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_owned();
+    let token = link.rsplit('/').next().unwrap();
+
+    // A new link replaces the old one; the answer is the same for unknown addresses.
+    let (status, known) = post(
+        &server,
+        "/api/auth/resend-verification",
+        None,
+        json!({ "email": "ann@example.org" }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let (_, unknown) = post(
+        &server,
+        "/api/auth/resend-verification",
+        None,
+        json!({ "email": "who@example.org" }),
+    )
+    .await;
+    assert_eq!(known, unknown);
+    let second = smtp.wait_for("ann@example.org", 2);
+    let new_token = second
+        .text
+        .split("/verify-email/")
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_owned();
+    assert_ne!(new_token, token);
+    let (status, body) = get_json(&server, &format!("/api/auth/verify-email/{token}"), None).await;
+    assert_eq!(
+        (status, body["emailVerified"].as_bool()),
+        (StatusCode::BAD_REQUEST, Some(false))
+    );
+
+    let (status, body) = get_json(&server, &format!("/api/auth/verify-email/{new_token}"), None).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(
+        (body["success"].as_bool(), body["emailVerified"].as_bool()),
+        (Some(true), Some(true))
+    );
+    assert_eq!(
+        get_json(&server, &format!("/api/auth/verify-email/{new_token}"), None)
+            .await
+            .0,
+        StatusCode::BAD_REQUEST,
+        "used once"
+    );
+    assert_eq!(
+        login(&server, "ann@example.org", PASSWORD, None).await.0,
+        StatusCode::OK
+    );
+}
+
+/// Registers and verifies an account on an SMTP-enabled server; returns its token.
+async fn verified_account(server: &Server, smtp: &SmtpSink, email: &str) -> String {
+    let (status, _) = post(
+        server,
+        "/api/auth/register",
+        None,
+        json!({ "email": email, "password": PASSWORD }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED);
+    let mail = smtp.wait_for(email, 1);
+    let token = mail
+        .text
+        .split("/verify-email/")
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        get_json(server, &format!("/api/auth/verify-email/{token}"), None)
+            .await
+            .0,
+        StatusCode::OK
+    );
+    token_of(&login(server, email, PASSWORD, None).await.1)
+}
+
+fn code_from(mail: &common::Mail) -> String {
+    mail.text
+        .split_whitespace()
+        .find(|w| w.len() == 6 && w.bytes().all(|b| b.is_ascii_digit()))
+        .expect("a 6-digit code")
+        .to_owned()
+}
+
+#[tokio::test]
+async fn email_two_factor_codes() {
+    let smtp = SmtpSink::start();
+    let server = Server::start_with(|c| {
+        smtp.configure(c);
+        c.env("PILLBOX_SIGNUPS", "open");
+    });
+    let token = verified_account(&server, &smtp, "ann@example.org").await;
+    verified_account(&server, &smtp, "plain@example.org").await;
+
+    let (status, body) = post(&server, "/api/auth/2fa/setup-email", Some(&token), json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let codes: Vec<String> = serde_json::from_value(body["data"]["backupCodes"].clone()).unwrap();
+    assert_eq!(codes.len(), 10);
+    assert!(codes.iter().all(|c| c.len() == 8));
+    let fresh = token_of(&body);
+    assert_eq!(
+        get_json(&server, "/api/auth/me", Some(&token)).await.0,
+        StatusCode::UNAUTHORIZED,
+        "2FA change ends old sessions"
+    );
+    let (_, status_body) = get_json(&server, "/api/auth/2fa/status", Some(&fresh)).await;
+    assert_eq!(status_body["data"]["methods"], json!(["email"]));
+    assert_eq!(status_body["data"]["preference"], "email");
+
+    // The requirement check reveals nothing without the right password.
+    let check = |email: &str, password: Option<&str>| {
+        let mut body = json!({ "email": email });
+        if let Some(p) = password {
+            body["password"] = json!(p);
+        }
+        body
+    };
+    let (_, neutral_unknown) = post(
+        &server,
+        "/api/auth/2fa/check-login-requirements",
+        None,
+        check("who@example.org", Some(PASSWORD)),
+    )
+    .await;
+    let (_, neutral_plain) = post(
+        &server,
+        "/api/auth/2fa/check-login-requirements",
+        None,
+        check("plain@example.org", None),
+    )
+    .await;
+    let (_, neutral_no_password) = post(
+        &server,
+        "/api/auth/2fa/check-login-requirements",
+        None,
+        check("ann@example.org", None),
+    )
+    .await;
+    let (_, neutral_wrong) = post(
+        &server,
+        "/api/auth/2fa/check-login-requirements",
+        None,
+        check("ann@example.org", Some("nope")),
+    )
+    .await;
+    assert_eq!(neutral_unknown["requires2FA"], false);
+    for other in [&neutral_plain, &neutral_no_password, &neutral_wrong] {
+        assert_eq!(other, &neutral_unknown);
+    }
+    let (_, required) = post(
+        &server,
+        "/api/auth/2fa/check-login-requirements",
+        None,
+        check("ann@example.org", Some(PASSWORD)),
+    )
+    .await;
+    assert_eq!(
+        (required["requires2FA"].as_bool(), &required["availableMethods"]),
+        (Some(true), &json!(["email"]))
+    );
+
+    // The password alone is not enough; a code alone is not enough either.
+    let (status, body) = login(&server, "ann@example.org", PASSWORD, None).await;
+    assert_eq!(
+        (status, body["requires2FA"].as_bool()),
+        (StatusCode::UNAUTHORIZED, Some(true))
+    );
+    let generate = json!({ "email": "ann@example.org", "password": PASSWORD, "method": "email" });
+    assert_eq!(
+        post(&server, "/api/auth/2fa/generate-otp", None, generate.clone())
+            .await
+            .0,
+        StatusCode::OK
+    );
+    let code = code_from(&smtp.wait_for("ann@example.org", 2));
+    let (status, _) = post(
+        &server,
+        "/api/auth/login",
+        None,
+        json!({ "email": "ann@example.org", "code": code }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        login(&server, "ann@example.org", "wrong", Some(&code)).await.0,
+        StatusCode::UNAUTHORIZED
+    );
+    let wrong = if code == "000000" { "111111" } else { "000000" };
+    let (status, body) = login(&server, "ann@example.org", PASSWORD, Some(wrong)).await;
+    assert_eq!(
+        (status, body["message"].as_str()),
+        (StatusCode::UNAUTHORIZED, Some("Invalid verification code"))
+    );
+    let (status, body) = post(
+        &server,
+        "/api/auth/2fa/verify-otp",
+        None,
+        json!({ "email": "ann@example.org", "password": PASSWORD, "otp": code }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(body["data"]["token"].is_string() && body["data"]["user"].is_object());
+    assert_eq!(
+        login(&server, "ann@example.org", PASSWORD, Some(&code)).await.0,
+        StatusCode::UNAUTHORIZED,
+        "a code works once"
+    );
+
+    // Five wrong tries use a code up.
+    assert_eq!(
+        post(&server, "/api/auth/2fa/generate-otp", None, generate.clone())
+            .await
+            .0,
+        StatusCode::OK
+    );
+    let code = code_from(&smtp.wait_for("ann@example.org", 3));
+    let wrong = if code == "000000" { "111111" } else { "000000" };
+    for _ in 0..5 {
+        assert_eq!(
+            login(&server, "ann@example.org", PASSWORD, Some(wrong)).await.0,
+            StatusCode::UNAUTHORIZED
+        );
+    }
+    assert_eq!(
+        login(&server, "ann@example.org", PASSWORD, Some(&code)).await.0,
+        StatusCode::UNAUTHORIZED
+    );
+
+    // An expired code is refused: age it in the real database file.
+    assert_eq!(
+        post(&server, "/api/auth/2fa/generate-otp", None, generate.clone())
+            .await
+            .0,
+        StatusCode::OK
+    );
+    let code = code_from(&smtp.wait_for("ann@example.org", 4));
+    let db = rusqlite::Connection::open(server.data_dir.join("pillbox.sqlite3")).unwrap();
+    db.busy_timeout(std::time::Duration::from_secs(5)).unwrap();
+    db.execute(
+        "UPDATE email_codes SET expires_at = '2000-01-01T00:00:00.000Z'",
+        [],
+    )
+    .unwrap();
+    assert_eq!(
+        login(&server, "ann@example.org", PASSWORD, Some(&code)).await.0,
+        StatusCode::UNAUTHORIZED
+    );
+
+    // A backup code signs in once.
+    let (status, _) = login(
+        &server,
+        "ann@example.org",
+        PASSWORD,
+        Some(&codes[0].to_lowercase()),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        login(&server, "ann@example.org", PASSWORD, Some(&codes[0]))
+            .await
+            .0,
+        StatusCode::UNAUTHORIZED
+    );
+}
+
+#[tokio::test]
+async fn authenticator_app_two_factor() {
+    // TOTP codes come from the test's own RFC 6238 implementation; check it first.
+    assert_eq!(totp_code("GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ", 59), "287082");
+
+    let server = Server::start();
+    let token = register(&server, "ann@example.org").await;
+    let (status, body) = post(&server, "/api/auth/2fa/setup-totp", Some(&token), json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let secret = body["data"]["secret"].as_str().unwrap().to_owned();
+    assert!(
+        body["data"]["qrCodeUrl"]
+            .as_str()
+            .unwrap()
+            .starts_with("data:image/png;base64,"),
+        "drawn by the server"
+    );
+
+    let (status, body) = post(
+        &server,
+        "/api/auth/2fa/complete-totp-setup",
+        Some(&token),
+        json!({ "otp": "12345x" }),
+    )
+    .await;
+    assert_eq!(
+        (status, body["message"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("Invalid verification code"))
+    );
+    let (status, body) = post(
+        &server,
+        "/api/auth/2fa/complete-totp-setup",
+        Some(&token),
+        json!({ "otp": totp_code(&secret, now_unix()) }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let backup: Vec<String> = serde_json::from_value(body["data"]["backupCodes"].clone()).unwrap();
+    let token = token_of(&body);
+
+    // The setup code was used; the next step's code signs in, once.
+    let next = totp_code(&secret, now_unix() + 30);
+    let (status, body) = login(&server, "ann@example.org", PASSWORD, None).await;
+    assert_eq!(
+        (status, &body["availableMethods"]),
+        (StatusCode::UNAUTHORIZED, &json!(["totp"]))
+    );
+    let (status, body) = login(&server, "ann@example.org", PASSWORD, Some(&next)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, body) = login(&server, "ann@example.org", PASSWORD, Some(&next)).await;
+    assert_eq!(
+        (status, body["message"].as_str()),
+        (StatusCode::UNAUTHORIZED, Some("Invalid verification code")),
+        "no replay"
+    );
+    // Nothing to send for the authenticator method.
+    let (status, _) = post(
+        &server,
+        "/api/auth/2fa/generate-otp",
+        None,
+        json!({ "email": "ann@example.org", "password": PASSWORD, "method": "totp" }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+
+    // Backup codes: regenerate (old ones stop working), then disable with one.
+    let (status, body) = post(&server, "/api/auth/2fa/backup-codes", Some(&token), json!({})).await;
+    assert_eq!(status, StatusCode::OK);
+    let regenerated: Vec<String> = serde_json::from_value(body["data"]["backupCodes"].clone()).unwrap();
+    assert_ne!(regenerated, backup);
+    assert_eq!(
+        login(&server, "ann@example.org", PASSWORD, Some(&backup[1]))
+            .await
+            .0,
+        StatusCode::UNAUTHORIZED
+    );
+
+    let disable = |code: &str| json!({ "method": "totp", "backupCode": code });
+    let (status, body) = post(
+        &server,
+        "/api/auth/2fa/disable-method",
+        Some(&token),
+        disable("  "),
+    )
+    .await;
+    assert_eq!(
+        (status, body["message"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("Please enter a backup code"))
+    );
+    let (status, body) = post(
+        &server,
+        "/api/auth/2fa/disable-method",
+        Some(&token),
+        disable("ZZZZZZZZ"),
+    )
+    .await;
+    assert_eq!(
+        (status, body["message"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("Invalid backup code"))
+    );
+    let (status, body) = post(
+        &server,
+        "/api/auth/2fa/set-preference",
+        Some(&token),
+        json!({ "preference": "email" }),
+    )
+    .await;
+    assert_eq!(
+        (status, body["message"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("That method is not enabled"))
+    );
+    let (status, body) = post(
+        &server,
+        "/api/auth/2fa/disable-method",
+        Some(&token),
+        disable(&regenerated[0]),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["data"]["methods"], json!([]));
+    let token = token_of(&body);
+    assert_eq!(
+        get_json(&server, "/api/auth/2fa/status", Some(&token)).await.1["data"]["methods"],
+        json!([])
+    );
+    assert_eq!(
+        login(&server, "ann@example.org", PASSWORD, None).await.0,
+        StatusCode::OK,
+        "back to password only"
+    );
+}
+
+fn run_with_stdin(data_dir: &std::path::Path, args: &[&str], input: &str) -> std::process::Output {
+    let mut child = common::pillbox(data_dir)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[tokio::test]
+async fn admin_creates_users_and_resets_passwords() {
+    let temp = tempfile::tempdir().unwrap();
+    let data_dir = temp.path().join("data");
+    let created = run_with_stdin(
+        &data_dir,
+        &["create-user", "--email", "admin@example.org", "--password-stdin"],
+        "admin secret\n",
+    );
+    assert!(
+        created.status.success(),
+        "{}",
+        String::from_utf8_lossy(&created.stderr)
+    );
+    let again = run_with_stdin(
+        &data_dir,
+        &["create-user", "--email", "ADMIN@example.org", "--password-stdin"],
+        "admin secret\n",
+    );
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("already exists"));
+    let short = run_with_stdin(
+        &data_dir,
+        &["create-user", "--email", "b@example.org", "--password-stdin"],
+        "12345\n",
+    );
+    assert!(String::from_utf8_lossy(&short.stderr).contains("at least 6 characters"));
+    // Without --password-stdin and without a terminal it refuses instead of hanging.
+    let no_tty = common::run(&data_dir, &["create-user", "--email", "c@example.org"]);
+    assert!(String::from_utf8_lossy(&no_tty.stderr).contains("--password-stdin"));
+
+    let server = Server::start_in(&data_dir, |c| {
+        // Sign-ups are closed once an account exists: only the admin can add more.
+        c.env("PILLBOX_SMTP_HOST", "127.0.0.1")
+            .env("PILLBOX_SMTP_FROM", "p@example.org");
+    })
+    .unwrap();
+    let (status, body) = login(&server, "admin@example.org", "admin secret", None).await;
+    assert_eq!(
+        status,
+        StatusCode::OK,
+        "created accounts are verified even with SMTP on: {body}"
+    );
+    let token = token_of(&body);
+    let (status, _) = post(
+        &server,
+        "/api/auth/register",
+        None,
+        json!({ "email": "new@example.org", "password": PASSWORD }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+
+    let reset = run_with_stdin(
+        &data_dir,
+        &[
+            "reset-password",
+            "--email",
+            "admin@example.org",
+            "--password-stdin",
+        ],
+        "brand new secret\n",
+    );
+    assert!(
+        reset.status.success(),
+        "{}",
+        String::from_utf8_lossy(&reset.stderr)
+    );
+    assert_eq!(
+        get_json(&server, "/api/auth/me", Some(&token)).await.0,
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(
+        login(&server, "admin@example.org", "brand new secret", None)
+            .await
+            .0,
+        StatusCode::OK
+    );
+
+    let missing = run_with_stdin(
+        &temp.path().join("typo"),
+        &["reset-password", "--email", "a@b.c", "--password-stdin"],
+        "x\n",
+    );
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("no database at"));
+    assert!(
+        !temp.path().join("typo").exists(),
+        "no empty database from a mistyped path"
+    );
+}
