@@ -59,6 +59,7 @@ fn build_ui() {
             "ui/tsconfig.json",
             "ui/tsconfig.app.json",
             "ui/tsconfig.node.json",
+            "ui/tsconfig.sw.json",
         ] {
             if Path::new(input).exists() {
                 println!("cargo:rerun-if-changed={input}");

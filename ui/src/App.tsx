@@ -1,0 +1,58 @@
+import { Navigate, Route, Routes } from 'react-router-dom';
+import { AuthProvider } from './auth/AuthProvider';
+import { RequireAuth } from './auth/RequireAuth';
+import { AppShell } from './components/AppShell';
+import { InstallBanner } from './components/InstallBanner';
+import { EmailConfirmationScreen } from './screens/EmailConfirmationScreen';
+import { HistoryScreen } from './screens/HistoryScreen';
+import { LoginScreen } from './screens/LoginScreen';
+import { MedicationsScreen } from './screens/MedicationsScreen';
+import { NotificationsScreen } from './screens/NotificationsScreen';
+import { PrivacyPolicyScreen } from './screens/PrivacyPolicyScreen';
+import { RegisterScreen } from './screens/RegisterScreen';
+import { SettingsScreen } from './screens/SettingsScreen';
+import { TakeDoseScreen } from './screens/TakeDoseScreen';
+import { TodayScreen } from './screens/TodayScreen';
+import { VerifyEmailScreen } from './screens/VerifyEmailScreen';
+import { SettingsProvider } from './settings/SettingsProvider';
+
+/** The route table of spec §2. */
+export function AppRoutes() {
+  return (
+    <Routes>
+      <Route path="/login" element={<LoginScreen />} />
+      <Route path="/register" element={<RegisterScreen />} />
+      <Route path="/email-confirmation" element={<EmailConfirmationScreen />} />
+      <Route path="/verify-email/:token" element={<VerifyEmailScreen />} />
+      <Route path="/notifications/take/:token" element={<TakeDoseScreen />} />
+      <Route path="/privacy-policy" element={<PrivacyPolicyScreen />} />
+      <Route
+        element={
+          <RequireAuth>
+            <AppShell />
+          </RequireAuth>
+        }
+      >
+        <Route path="/" element={<MedicationsScreen />} />
+        <Route path="/medications" element={<MedicationsScreen />} />
+        <Route path="/today" element={<TodayScreen />} />
+        <Route path="/notifications" element={<NotificationsScreen />} />
+        <Route path="/history" element={<HistoryScreen />} />
+        <Route path="/settings" element={<SettingsScreen />} />
+      </Route>
+      <Route path="*" element={<Navigate to="/" replace />} />
+    </Routes>
+  );
+}
+
+/** The whole app, minus the router (main.tsx uses BrowserRouter, tests MemoryRouter). */
+export function App() {
+  return (
+    <SettingsProvider>
+      <AuthProvider>
+        <AppRoutes />
+        <InstallBanner />
+      </AuthProvider>
+    </SettingsProvider>
+  );
+}

@@ -1,0 +1,135 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { getMe, getVersion, login, register } from '.';
+import { jsonResponse, mockFetch, sentJson } from '../test/fetchMock';
+
+function setApiBase(content: string | null) {
+  document.querySelector('meta[name="pillbox-api-base"]')?.remove();
+  if (content === null) return;
+  const meta = document.createElement('meta');
+  meta.name = 'pillbox-api-base';
+  meta.content = content;
+  document.head.appendChild(meta);
+}
+
+function headersOf(fetchMock: ReturnType<typeof mockFetch>, call = 0): Record<string, string> {
+  const init = fetchMock.mock.calls[call]?.[1];
+  return (init?.headers ?? {}) as Record<string, string>;
+}
+
+afterEach(() => setApiBase(null));
+
+describe('API client errors', () => {
+  it('reports the status when a failed response has no body', async () => {
+    mockFetch({ 'GET /api/version': () => new Response(null, { status: 500 }) });
+    await expect(getVersion()).rejects.toThrow('HTTP error! status: 500');
+  });
+
+  it('uses the server message when the error body has one', async () => {
+    mockFetch({
+      'POST /api/auth/login': () =>
+        jsonResponse({ success: false, message: 'Invalid email or password' }, 401),
+    });
+    await expect(login('a@example.com', 'wrong')).rejects.toThrow('Invalid email or password');
+  });
+
+  it('says "Network error occurred" when the request cannot be made', async () => {
+    vi.stubGlobal('fetch', vi.fn(() => Promise.reject(new TypeError('Failed to fetch'))));
+    await expect(getVersion()).rejects.toThrow('Network error occurred');
+  });
+});
+
+describe('API client requests', () => {
+  it('sends a bearer token only when one is stored', async () => {
+    const fetchMock = mockFetch({
+      'GET /api/version': () => jsonResponse({ success: true, data: { version: '1.2.3' } }),
+    });
+    await getVersion();
+    expect(headersOf(fetchMock, 0).Authorization).toBeUndefined();
+
+    localStorage.setItem('token', 'abc.def');
+    await getVersion();
+    expect(headersOf(fetchMock, 1).Authorization).toBe('Bearer abc.def');
+  });
+
+  it('sends JSON bodies', async () => {
+    const fetchMock = mockFetch({
+      'POST /api/auth/login': () =>
+        jsonResponse({ success: true, data: { token: 't', user: { id: 1, email: 'a@example.com' } } }),
+    });
+    await login('a@example.com', 'secret1');
+    const init = fetchMock.mock.calls[0]?.[1];
+    expect(headersOf(fetchMock)['Content-Type']).toBe('application/json');
+    expect(sentJson(init)).toEqual({ email: 'a@example.com', password: 'secret1' });
+  });
+
+  it('uses the same origin when the base URL meta tag is empty or missing', async () => {
+    const fetchMock = mockFetch({
+      'GET /api/version': () => jsonResponse({ success: true, data: { version: '1' } }),
+    });
+    await getVersion();
+    setApiBase('');
+    await getVersion();
+    expect(fetchMock.mock.calls.map((call) => call[0])).toEqual(['/api/version', '/api/version']);
+  });
+
+  it('takes the base URL from the pillbox-api-base meta tag', async () => {
+    setApiBase('https://pillbox.example.org/');
+    const fetchMock = mockFetch({
+      'GET /api/version': () => jsonResponse({ success: true, data: { version: '1' } }),
+    });
+    await getVersion();
+    expect(fetchMock.mock.calls[0]?.[0]).toBe('https://pillbox.example.org/api/version');
+  });
+});
+
+describe('typed calls', () => {
+  it('getVersion returns data.version', async () => {
+    mockFetch({
+      'GET /api/version': () => jsonResponse({ success: true, data: { version: '0.4.1' } }),
+    });
+    await expect(getVersion()).resolves.toBe('0.4.1');
+  });
+
+  it('getMe accepts the user from data or from user', async () => {
+    const user = { id: 7, email: 'sam@example.com', firstName: 'Sam', lastName: null };
+    mockFetch({ 'GET /api/auth/me': () => jsonResponse({ success: true, data: user }) });
+    await expect(getMe()).resolves.toMatchObject(user);
+
+    mockFetch({ 'GET /api/auth/me': () => jsonResponse({ success: true, user }) });
+    await expect(getMe()).resolves.toMatchObject(user);
+  });
+
+  it('getMe rejects a response without a user', async () => {
+    mockFetch({ 'GET /api/auth/me': () => jsonResponse({ success: true, data: {} }) });
+    await expect(getMe()).rejects.toThrow('Invalid profile response format');
+  });
+
+  it('login accepts user and token at the top level or inside data', async () => {
+    const user = { id: 'u1', email: 'a@example.com' };
+    mockFetch({ 'POST /api/auth/login': () => jsonResponse({ success: true, user, token: 'tok' }) });
+    await expect(login('a@example.com', 'pw')).resolves.toEqual({ user, token: 'tok' });
+
+    mockFetch({ 'POST /api/auth/login': () => jsonResponse({ success: true, data: { user } }) });
+    await expect(login('a@example.com', 'pw')).rejects.toThrow('Invalid login response format');
+  });
+
+  it('register tells when e-mail verification is required', async () => {
+    const user = { id: 3, email: 'new@example.com' };
+    mockFetch({
+      'POST /api/auth/register': () =>
+        jsonResponse({ success: true, data: { user, requiresEmailVerification: true } }, 201),
+    });
+    await expect(register('new@example.com', 'secret1')).resolves.toEqual({
+      kind: 'verificationRequired',
+      user,
+    });
+
+    mockFetch({
+      'POST /api/auth/register': () => jsonResponse({ success: true, data: { user, token: 'x' } }, 201),
+    });
+    await expect(register('new@example.com', 'secret1')).resolves.toEqual({
+      kind: 'signedIn',
+      session: { user, token: 'x' },
+    });
+  });
+});

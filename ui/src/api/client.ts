@@ -1,0 +1,86 @@
+import { getStoredToken } from './session';
+
+/** A JSON value as it arrives from the server, before it has been checked. */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type JsonObject = { [key: string]: Json };
+
+/** An error answer from the server (non-2xx status). */
+export class ApiError extends Error {
+  readonly status: number;
+  /** The parsed JSON body, or null when the body was empty or not JSON. */
+  readonly body: Json;
+
+  constructor(message: string, status: number, body: Json) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status;
+    this.body = body;
+  }
+}
+
+export const NETWORK_ERROR_MESSAGE = 'Network error occurred';
+
+export function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The API's base URL, from `<meta name="pillbox-api-base">`. Empty (the default) means the
+ * same origin as the page, which is how the binary serves the app.
+ */
+export function apiBaseUrl(): string {
+  const meta = document.querySelector<HTMLMetaElement>('meta[name="pillbox-api-base"]');
+  const base = meta?.content.trim() ?? '';
+  return base.replace(/\/+$/, '');
+}
+
+export interface RequestOptions {
+  method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  body?: unknown;
+  signal?: AbortSignal;
+}
+
+async function readJson(response: Response): Promise<Json> {
+  const text = await response.text();
+  if (text === '') return null;
+  try {
+    return JSON.parse(text) as Json;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Sends one request to the API and returns the parsed JSON body (null when empty).
+ * Throws ApiError for a non-OK status and an Error "Network error occurred" when the
+ * request could not be made at all.
+ */
+export async function apiRequest(path: string, options: RequestOptions = {}): Promise<Json> {
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  if (options.body !== undefined) headers['Content-Type'] = 'application/json';
+  const token = getStoredToken();
+  if (token) headers.Authorization = `Bearer ${token}`;
+
+  let response: Response;
+  try {
+    response = await fetch(`${apiBaseUrl()}${path}`, {
+      method: options.method ?? 'GET',
+      headers,
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      signal: options.signal,
+    });
+  } catch (error) {
+    if (options.signal?.aborted) throw error;
+    throw new Error(NETWORK_ERROR_MESSAGE, { cause: error });
+  }
+
+  const body = await readJson(response);
+  if (!response.ok) {
+    const message =
+      isJsonObject(body) && typeof body.message === 'string' && body.message !== ''
+        ? body.message
+        : `HTTP error! status: ${response.status}`;
+    throw new ApiError(message, response.status, body);
+  }
+  return body;
+}

@@ -1,0 +1,39 @@
+import type { User } from './types';
+
+// Browser storage keys named by the spec.
+const TOKEN_KEY = 'token';
+const USER_KEY = 'user';
+
+export function getStoredToken(): string | null {
+  try {
+    return localStorage.getItem(TOKEN_KEY);
+  } catch {
+    return null;
+  }
+}
+
+export function storeSession(token: string, user: User): void {
+  try {
+    localStorage.setItem(TOKEN_KEY, token);
+    localStorage.setItem(USER_KEY, JSON.stringify(user));
+  } catch {
+    // Storage can be unavailable (private mode, quota); the session then lasts for this page.
+  }
+}
+
+export function storeUser(user: User): void {
+  try {
+    localStorage.setItem(USER_KEY, JSON.stringify(user));
+  } catch {
+    // See storeSession.
+  }
+}
+
+export function clearSession(): void {
+  try {
+    localStorage.removeItem(TOKEN_KEY);
+    localStorage.removeItem(USER_KEY);
+  } catch {
+    // Nothing stored that we could remove.
+  }
+}

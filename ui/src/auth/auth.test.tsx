@@ -1,0 +1,144 @@
+import { screen, waitFor } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { deferred, jsonResponse, mockFetch, requestUrl, sentJson } from '../test/fetchMock';
+import { renderApp } from '../test/renderApp';
+
+const USER = {
+  id: 1,
+  email: 'robin@example.com',
+  firstName: 'Robin',
+  lastName: 'Lee',
+  created_at: '2026-01-02T03:04:05Z',
+};
+const version = () => jsonResponse({ success: true, data: { version: '1.0.0' } });
+
+function storeSession() {
+  localStorage.setItem('token', 'stored-token');
+  localStorage.setItem('user', JSON.stringify(USER));
+}
+
+const location = () => screen.getByTestId('location').textContent;
+
+describe('auth start-up', () => {
+  it('without a stored token goes straight to /login and asks the server nothing about the user', async () => {
+    const fetchMock = mockFetch({ 'GET /api/version': version });
+    renderApp('/');
+    expect(await screen.findByRole('heading', { name: 'Welcome back' })).toBeTruthy();
+    expect(location()).toBe('/login');
+    expect(fetchMock.mock.calls.some(([url]) => requestUrl(url).includes('/api/auth/me'))).toBe(false);
+  });
+
+  it('removes the stored token and user when /api/auth/me fails, and signs out', async () => {
+    storeSession();
+    mockFetch({
+      'GET /api/version': version,
+      'GET /api/auth/me': () => jsonResponse({ success: false, message: 'Invalid token' }, 401),
+    });
+    renderApp('/today');
+    expect(await screen.findByRole('heading', { name: 'Welcome back' })).toBeTruthy();
+    expect(location()).toBe('/login');
+    expect(localStorage.getItem('token')).toBeNull();
+    expect(localStorage.getItem('user')).toBeNull();
+    expect(screen.queryByTestId('sidebar')).toBeNull();
+  });
+
+  it('also signs out when the server cannot be reached', async () => {
+    storeSession();
+    mockFetch({ 'GET /api/version': version, 'GET /api/auth/me': () => Promise.reject(new TypeError('down')) });
+    renderApp('/');
+    await screen.findByRole('heading', { name: 'Welcome back' });
+    expect(localStorage.getItem('token')).toBeNull();
+  });
+
+  it.each([
+    ['data', { success: true, data: USER }],
+    ['user', { success: true, user: USER }],
+  ])('accepts the user from the %s field', async (_field, body) => {
+    storeSession();
+    mockFetch({ 'GET /api/version': version, 'GET /api/auth/me': () => jsonResponse(body) });
+    renderApp('/today');
+    expect(await screen.findByRole('heading', { name: 'Today', level: 1 })).toBeTruthy();
+    expect(location()).toBe('/today');
+    expect(screen.getByTestId('user-email').textContent).toBe(USER.email);
+    expect(localStorage.getItem('token')).toBe('stored-token');
+  });
+});
+
+describe('guard', () => {
+  it('shows the loading screen while the session is checked, then redirects to /login', async () => {
+    storeSession();
+    const me = deferred<Response>();
+    mockFetch({ 'GET /api/version': version, 'GET /api/auth/me': () => me.promise });
+    renderApp('/history');
+
+    expect(screen.getByRole('status').textContent).toContain('Loading...');
+    expect(screen.queryByRole('heading', { name: 'History' })).toBeNull();
+    expect(location()).toBe('/history');
+
+    me.resolve(jsonResponse({ success: false, message: 'Unauthorized' }, 401));
+    expect(await screen.findByRole('heading', { name: 'Welcome back' })).toBeTruthy();
+    expect(location()).toBe('/login');
+  });
+
+  it('sends unknown paths to / (and so to /login when signed out)', async () => {
+    mockFetch({ 'GET /api/version': version });
+    renderApp('/no/such/page');
+    await screen.findByRole('heading', { name: 'Welcome back' });
+    expect(location()).toBe('/login');
+  });
+
+  it('keeps public pages public', async () => {
+    mockFetch({ 'GET /api/version': version });
+    renderApp('/notifications/take/abc123');
+    expect(await screen.findByRole('heading', { name: 'Log a dose' })).toBeTruthy();
+    expect(location()).toBe('/notifications/take/abc123');
+  });
+});
+
+describe('login', () => {
+  it('signs in with e-mail and password and opens /medications', async () => {
+    const { default: userEvent } = await import('@testing-library/user-event');
+    const fetchMock = mockFetch({
+      'GET /api/version': version,
+      'POST /api/auth/login': () => jsonResponse({ success: true, data: { user: USER, token: 'new-token' } }),
+    });
+    renderApp('/login');
+    await userEvent.type(screen.getByLabelText('Email'), USER.email);
+    await userEvent.type(screen.getByLabelText('Password'), 'secret1');
+    await userEvent.click(screen.getByRole('button', { name: 'Sign In' }));
+
+    expect(await screen.findByRole('heading', { name: 'Medications', level: 1 })).toBeTruthy();
+    expect(location()).toBe('/medications');
+    expect(localStorage.getItem('token')).toBe('new-token');
+    expect(JSON.parse(localStorage.getItem('user') ?? 'null')).toMatchObject({ email: USER.email });
+    const loginCall = fetchMock.mock.calls.find(([url]) => requestUrl(url) === '/api/auth/login');
+    expect(sentJson(loginCall?.[1])).toEqual({ email: USER.email, password: 'secret1' });
+  });
+
+  it('shows the server message when sign-in fails', async () => {
+    const { default: userEvent } = await import('@testing-library/user-event');
+    mockFetch({
+      'GET /api/version': version,
+      'POST /api/auth/login': () => jsonResponse({ success: false, message: 'Invalid email or password' }, 401),
+    });
+    renderApp('/login');
+    await userEvent.type(screen.getByLabelText('Email'), USER.email);
+    await userEvent.type(screen.getByLabelText('Password'), 'wrong-pw');
+    await userEvent.click(screen.getByRole('button', { name: 'Sign In' }));
+    expect((await screen.findByRole('alert')).textContent).toBe('Invalid email or password');
+    expect(location()).toBe('/login');
+    expect(localStorage.getItem('token')).toBeNull();
+  });
+
+  it('shows the server version in the footer, and dev when it cannot be fetched', async () => {
+    mockFetch({ 'GET /api/version': version });
+    const first = renderApp('/login');
+    await waitFor(() => expect(screen.getByTestId('version-label').textContent).toBe('1.0.0'));
+    first.unmount();
+
+    mockFetch({ 'GET /api/version': () => new Response(null, { status: 500 }) });
+    renderApp('/login');
+    await screen.findByRole('heading', { name: 'Welcome back' });
+    expect(screen.getByTestId('version-label').textContent).toBe('dev');
+  });
+});

@@ -1,0 +1,58 @@
+import type { User } from '../api';
+
+export interface AuthState {
+  user: User | null;
+  token: string | null;
+  isAuthenticated: boolean;
+  isLoading: boolean;
+  error: string | null;
+}
+
+export type AuthAction =
+  | { type: 'AUTH_START' }
+  | { type: 'AUTH_SUCCESS'; user: User; token: string }
+  | { type: 'AUTH_ERROR'; error: string }
+  | { type: 'LOGOUT' }
+  | { type: 'CLEAR_ERROR' }
+  | { type: 'SET_LOADING'; isLoading: boolean };
+
+/** The state before start-up: a stored token means the profile is still being checked. */
+export function initialAuthState(storedToken: string | null): AuthState {
+  return {
+    user: null,
+    token: storedToken,
+    isAuthenticated: false,
+    isLoading: storedToken !== null,
+    error: null,
+  };
+}
+
+/** Pure state transitions (spec §4 "Authentication"); storage is written by the provider. */
+export function authReducer(state: AuthState, action: AuthAction): AuthState {
+  switch (action.type) {
+    case 'AUTH_START':
+      return { ...state, isLoading: true, error: null };
+    case 'AUTH_SUCCESS':
+      return {
+        user: action.user,
+        token: action.token,
+        isAuthenticated: true,
+        isLoading: false,
+        error: null,
+      };
+    case 'AUTH_ERROR':
+      return {
+        user: null,
+        token: null,
+        isAuthenticated: false,
+        isLoading: false,
+        error: action.error,
+      };
+    case 'LOGOUT':
+      return { user: null, token: null, isAuthenticated: false, isLoading: false, error: null };
+    case 'CLEAR_ERROR':
+      return { ...state, error: null };
+    case 'SET_LOADING':
+      return { ...state, isLoading: action.isLoading };
+  }
+}

@@ -1,0 +1,73 @@
+import { useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Outlet, useLocation } from 'react-router-dom';
+import { BrandMark } from './BrandMark';
+import { MenuIcon } from './icons';
+import { Sidebar } from './Sidebar';
+
+const SIDEBAR_ID = 'app-sidebar';
+
+/** The signed-in layout: sidebar (a drawer below 1024 px) and the routed screen. */
+export function AppShell() {
+  const { t } = useTranslation();
+  const { pathname } = useLocation();
+  // The drawer is open for the page it was opened on, so any navigation closes it.
+  const [openedOn, setOpenedOn] = useState<string | null>(null);
+  const drawerOpen = openedOn === pathname;
+  const menuButtonRef = useRef<HTMLButtonElement>(null);
+  const closeButtonRef = useRef<HTMLButtonElement>(null);
+
+  const closeDrawer = () => setOpenedOn(null);
+
+  useEffect(() => {
+    if (!drawerOpen) return;
+    closeButtonRef.current?.focus();
+    const onKeyDown = (event: KeyboardEvent) => {
+      if (event.key === 'Escape') setOpenedOn(null);
+    };
+    document.addEventListener('keydown', onKeyDown);
+    const menuButton = menuButtonRef.current;
+    return () => {
+      document.removeEventListener('keydown', onKeyDown);
+      // Give focus back to the button that opened the drawer, unless it moved elsewhere.
+      if (document.activeElement === document.body || document.activeElement?.closest(`#${SIDEBAR_ID}`)) {
+        menuButton?.focus();
+      }
+    };
+  }, [drawerOpen]);
+
+  return (
+    <div className="app-shell">
+      <a className="skip-link" href="#main-content">
+        {t('nav.skipToContent')}
+      </a>
+      <header className="topbar">
+        <button
+          type="button"
+          className="icon-button menu-button"
+          data-testid="menu-button"
+          aria-label={t('nav.openMenu')}
+          aria-controls={SIDEBAR_ID}
+          aria-expanded={drawerOpen}
+          onClick={() => setOpenedOn(pathname)}
+          ref={menuButtonRef}
+        >
+          <MenuIcon />
+        </button>
+        <span className="topbar-brand">
+          <BrandMark size={28} />
+          <span>{t('app.name')}</span>
+        </span>
+      </header>
+
+      <Sidebar id={SIDEBAR_ID} open={drawerOpen} onClose={closeDrawer} closeButtonRef={closeButtonRef} />
+      {drawerOpen && (
+        <div className="drawer-backdrop" data-testid="drawer-backdrop" aria-hidden="true" onClick={closeDrawer} />
+      )}
+
+      <main id="main-content" className="app-main" tabIndex={-1}>
+        <Outlet />
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,11 @@
+import { useTranslation } from 'react-i18next';
+
+export function LoadingScreen() {
+  const { t } = useTranslation();
+  return (
+    <div className="loading-screen" role="status" aria-live="polite">
+      <span className="spinner" aria-hidden="true" />
+      <span>{t('common.loading')}</span>
+    </div>
+  );
+}

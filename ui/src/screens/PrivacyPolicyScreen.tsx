@@ -1,0 +1,20 @@
+import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router-dom';
+import { PublicFrame } from './PublicFrame';
+
+export function PrivacyPolicyScreen() {
+  const { t } = useTranslation();
+  return (
+    <PublicFrame>
+      <h1>{t('privacy.title')}</h1>
+      <div className="prose">
+        <p>{t('privacy.intro')}</p>
+        <p>{t('privacy.noThirdParties')}</p>
+        <p>{t('privacy.control')}</p>
+      </div>
+      <p className="public-alt">
+        <Link to="/">{t('privacy.back')}</Link>
+      </p>
+    </PublicFrame>
+  );
+}
