@@ -6,6 +6,7 @@ mod cli;
 mod clock;
 mod config;
 mod db;
+mod domain;
 mod http;
 mod logging;
 mod mailer;

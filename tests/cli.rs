@@ -253,3 +253,58 @@ fn commands_of_later_features_refuse_honestly() {
         );
     }
 }
+
+#[test]
+fn upgrading_an_existing_database_keeps_a_snapshot_first() {
+    let temp = tempfile::tempdir().unwrap();
+    let data_dir = temp.path().join("data");
+    std::fs::create_dir_all(&data_dir).unwrap();
+    // A database as the first release left it: schema version 1, with an account.
+    let database = data_dir.join("pillbox.sqlite3");
+    let conn = rusqlite::Connection::open(&database).unwrap();
+    conn.execute_batch(include_str!("../migrations/0001_users.sql"))
+        .unwrap();
+    conn.execute(
+        "INSERT INTO users (email, password_hash, created_at, updated_at) VALUES ('old@example.org', 'x', 't', 't')",
+        [],
+    )
+    .unwrap();
+    conn.pragma_update(None, "user_version", 1).unwrap();
+    drop(conn);
+
+    let output = run(&data_dir, &["migrate"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("saved a copy of the database before migrating"),
+        "{}",
+        stderr(&output)
+    );
+    let snapshots: Vec<_> = std::fs::read_dir(data_dir.join("backups"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert_eq!(snapshots.len(), 1);
+    let name = snapshots[0].file_name().unwrap().to_string_lossy().into_owned();
+    assert!(
+        name.starts_with("pre-migration-v1-") && name.ends_with(".sqlite3"),
+        "{name}"
+    );
+    let snapshot = rusqlite::Connection::open(&snapshots[0]).unwrap();
+    let version: i64 = snapshot
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .unwrap();
+    let email: String = snapshot
+        .query_row("SELECT email FROM users", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!((version, email.as_str()), (1, "old@example.org"));
+    let upgraded = rusqlite::Connection::open(&database).unwrap();
+    let version: i64 = upgraded
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .unwrap();
+    assert!(version > 1);
+    let kept: String = upgraded
+        .query_row("SELECT email FROM users", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(kept, "old@example.org", "data survives the upgrade");
+}

@@ -23,7 +23,11 @@ macro_rules! migration {
 }
 
 /// Every migration, oldest first. Never edit or reorder one that has been released.
-pub const MIGRATIONS: &[Migration] = &[migration!("0001_users"), migration!("0002_account_security")];
+pub const MIGRATIONS: &[Migration] = &[
+    migration!("0001_users"),
+    migration!("0002_account_security"),
+    migration!("0003_medications"),
+];
 
 #[derive(Debug, Serialize)]
 pub struct Status {

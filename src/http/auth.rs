@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use super::AppState;
 use super::error::{ApiError, ApiResult, ok};
-use super::json::ApiJson;
+use super::extract::ApiJson;
 use super::session::{AuthUser, issue_token, user_for_token};
 use crate::accounts::{self, MAX_NAME_LENGTH};
 use crate::clock;

@@ -3,10 +3,13 @@
 mod assets;
 mod auth;
 pub mod error;
-pub mod json;
+pub mod extract;
+mod history;
+mod medications;
 mod meta;
 mod middleware;
 mod session;
+mod settings;
 mod two_factor;
 
 use std::future::Future;
@@ -15,7 +18,7 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
-use axum::routing::{any, get, post};
+use axum::routing::{any, get, post, put};
 use tokio::net::TcpListener;
 use tower_http::compression::CompressionLayer;
 
@@ -73,6 +76,35 @@ pub fn router(state: AppState) -> Router {
             "/auth/2fa/backup-codes",
             post(two_factor::regenerate_backup_codes),
         )
+        .route("/settings", get(settings::get).put(settings::update))
+        .route("/units", get(medications::units_catalogue))
+        .route("/medications", get(medications::list).post(medications::create))
+        .route("/medications/adherence", get(medications::adherence))
+        .route("/medications/inventory/low-stock", get(medications::low_stock))
+        .route("/medications/history", get(history::list))
+        .route(
+            "/medications/history/{id}",
+            put(history::update).delete(history::delete),
+        )
+        .route(
+            "/medications/{id}",
+            get(medications::get)
+                .put(medications::update)
+                .delete(medications::delete),
+        )
+        .route("/medications/{id}/doses", post(medications::log_dose))
+        .route("/medications/{id}/history", get(history::for_medication))
+        .route(
+            "/medications/{id}/inventory",
+            get(medications::get_inventory)
+                .post(medications::save_inventory)
+                .put(medications::save_inventory),
+        )
+        .route(
+            "/medications/{id}/inventory/adjust",
+            post(medications::adjust_inventory),
+        )
+        .route("/medications/{id}/inventory/ledger", get(medications::ledger))
         .fallback(meta::api_not_found)
         .method_not_allowed_fallback(meta::api_method_not_allowed)
         .layer(CompressionLayer::new());

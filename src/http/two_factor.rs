@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use super::AppState;
 use super::auth::{authenticate, limited, password_step, signed_in};
 use super::error::{ApiError, ApiResult, ok};
-use super::json::ApiJson;
+use super::extract::ApiJson;
 use super::session::{AuthUser, issue_token};
 use crate::accounts;
 use crate::security::client_ip::ClientIp;

@@ -1,4 +1,7 @@
 //! All SQL lives here, one file per resource. Functions take a connection (or transaction)
 //! and never decide policy.
 
+pub mod history;
+pub mod medications;
+pub mod settings;
 pub mod users;

@@ -1,9 +1,11 @@
-//! `ApiJson<T>`: axum's JSON extractor with rejections turned into our error envelope, so a
-//! wrong type is a 400 and an oversized body a 413, never a plain-text answer.
+//! Extractors whose rejections use our error envelope: `ApiJson<T>` (a wrong type is a 400,
+//! an oversized body a 413) and `ApiPath<T>` (an id that cannot exist is a 404), never a
+//! plain-text answer.
 
 use axum::extract::rejection::JsonRejection;
-use axum::extract::{FromRequest, Request};
+use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::StatusCode;
+use axum::http::request::Parts;
 
 use super::error::ApiError;
 
@@ -46,4 +48,22 @@ fn reject(rejection: JsonRejection) -> ApiError {
 /// axum prefixes serde's message with its own sentence; keep serde's part.
 fn serde_detail(text: &str) -> &str {
     text.split_once(": ").map(|(_, rest)| rest).unwrap_or(text)
+}
+
+/// A path parameter; one that does not parse (`/api/medications/abc`) names nothing: 404.
+pub struct ApiPath<T>(pub T);
+
+impl<S, T> FromRequestParts<S> for ApiPath<T>
+where
+    T: serde::de::DeserializeOwned + Send,
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        match axum::extract::Path::<T>::from_request_parts(parts, state).await {
+            Ok(axum::extract::Path(value)) => Ok(ApiPath(value)),
+            Err(_) => Err(ApiError::not_found("Not found")),
+        }
+    }
 }

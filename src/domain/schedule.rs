@@ -1,0 +1,178 @@
+//! A medication's schedule: its frequency plus optional times of day and weekdays, with the
+//! defaults of DESIGN §4. Expanding it into reminders (time zones, daylight saving) is the
+//! reminder planner's job; here it is stored, validated and summarised.
+
+use chrono::{Datelike, NaiveDate, NaiveTime, Timelike, Weekday};
+use serde::{Deserialize, Serialize};
+
+pub const MAX_TIMES_PER_DAY: usize = 12;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Frequency {
+    Daily,
+    TwiceDaily,
+    Weekly,
+    Monthly,
+    AsNeeded,
+}
+
+impl Frequency {
+    pub const ALL: [&'static str; 5] = ["daily", "twice_daily", "weekly", "monthly", "as_needed"];
+
+    pub fn parse(text: &str) -> Option<Frequency> {
+        match text {
+            "daily" => Some(Frequency::Daily),
+            "twice_daily" => Some(Frequency::TwiceDaily),
+            "weekly" => Some(Frequency::Weekly),
+            "monthly" => Some(Frequency::Monthly),
+            "as_needed" => Some(Frequency::AsNeeded),
+            _ => None,
+        }
+    }
+}
+
+/// Parses `HH:MM` (24-hour) times of day; sorted, without duplicates.
+pub fn parse_times(texts: &[String]) -> Result<Vec<NaiveTime>, String> {
+    if texts.len() > MAX_TIMES_PER_DAY {
+        return Err(format!("At most {MAX_TIMES_PER_DAY} times of day are allowed"));
+    }
+    let mut times = texts
+        .iter()
+        .map(|t| {
+            NaiveTime::parse_from_str(t.trim(), "%H:%M")
+                .map_err(|_| format!("Time of day '{}' must be written as HH:MM", t.trim()))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    times.sort();
+    times.dedup();
+    Ok(times)
+}
+
+pub fn format_time(time: NaiveTime) -> String {
+    format!("{:02}:{:02}", time.hour(), time.minute())
+}
+
+/// Weekdays as numbers, Monday = 1 … Sunday = 7 (ISO 8601).
+pub fn parse_weekdays(numbers: &[u32]) -> Result<Vec<Weekday>, String> {
+    let mut days = numbers
+        .iter()
+        .map(|n| match n {
+            1..=7 => Ok(Weekday::try_from((*n - 1) as u8).unwrap_or(Weekday::Mon)),
+            _ => Err("Weekdays are numbers from 1 (Monday) to 7 (Sunday)".to_owned()),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    days.sort_by_key(|d| d.number_from_monday());
+    days.dedup();
+    Ok(days)
+}
+
+/// The times a dose is due on a day it is due: the user's own, else the defaults
+/// (`daily`: the default reminder time; `twice_daily`: that time and 12 hours later).
+pub fn effective_times(frequency: Frequency, times: &[NaiveTime], default_time: NaiveTime) -> Vec<NaiveTime> {
+    if frequency == Frequency::AsNeeded {
+        return Vec::new();
+    }
+    if !times.is_empty() {
+        return times.to_vec();
+    }
+    match frequency {
+        Frequency::TwiceDaily => {
+            let mut pair = vec![
+                default_time,
+                default_time.overflowing_add_signed(chrono::Duration::hours(12)).0,
+            ];
+            pair.sort();
+            pair
+        }
+        _ => vec![default_time],
+    }
+}
+
+/// The weekdays of a weekly schedule: the user's own, else the weekday of its start date.
+pub fn effective_weekdays(weekdays: &[Weekday], start_date: NaiveDate) -> Vec<Weekday> {
+    if weekdays.is_empty() {
+        vec![start_date.weekday()]
+    } else {
+        weekdays.to_vec()
+    }
+}
+
+/// Average doses per day, for the stock forecast; `None` for as-needed medication.
+pub fn doses_per_day(frequency: Frequency, times_per_day: usize, weekdays: usize) -> Option<f64> {
+    let times = times_per_day.max(1) as f64;
+    match frequency {
+        Frequency::Daily | Frequency::TwiceDaily => Some(times),
+        Frequency::Weekly => Some(times * weekdays.max(1) as f64 / 7.0),
+        Frequency::Monthly => Some(times * 12.0 / 365.25),
+        Frequency::AsNeeded => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(s: &str) -> NaiveTime {
+        NaiveTime::parse_from_str(s, "%H:%M").unwrap()
+    }
+
+    fn d(s: &str) -> NaiveDate {
+        NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap()
+    }
+
+    #[test]
+    fn default_times_follow_the_frequency() {
+        let nine = t("09:00");
+        assert_eq!(effective_times(Frequency::Daily, &[], nine), [t("09:00")]);
+        assert_eq!(
+            effective_times(Frequency::TwiceDaily, &[], nine),
+            [t("09:00"), t("21:00")]
+        );
+        assert_eq!(
+            effective_times(Frequency::TwiceDaily, &[], t("20:00")),
+            [t("08:00"), t("20:00")]
+        );
+        assert_eq!(effective_times(Frequency::Weekly, &[], nine), [nine]);
+        assert!(effective_times(Frequency::AsNeeded, &[t("08:00")], nine).is_empty());
+        assert_eq!(
+            effective_times(Frequency::Daily, &[t("07:30"), t("19:30")], nine),
+            [t("07:30"), t("19:30")]
+        );
+    }
+
+    #[test]
+    fn weekly_defaults_to_the_start_weekday() {
+        assert_eq!(effective_weekdays(&[], d("2026-11-18")), [Weekday::Wed]);
+        assert_eq!(
+            effective_weekdays(&[Weekday::Mon, Weekday::Fri], d("2026-11-18")),
+            [Weekday::Mon, Weekday::Fri]
+        );
+    }
+
+    #[test]
+    fn parsing_times_and_weekdays() {
+        let times = parse_times(&["21:00".into(), " 08:05".into(), "08:05".into()]).unwrap();
+        assert_eq!(times, [t("08:05"), t("21:00")]);
+        assert_eq!(format_time(times[0]), "08:05");
+        assert_eq!(
+            parse_times(&["25:00".into()]).unwrap_err(),
+            "Time of day '25:00' must be written as HH:MM"
+        );
+        assert!(parse_times(&["9am".into()]).is_err());
+        assert_eq!(parse_weekdays(&[7, 1, 1]).unwrap(), [Weekday::Mon, Weekday::Sun]);
+        assert!(parse_weekdays(&[0]).is_err());
+        assert!(parse_weekdays(&[8]).is_err());
+        assert_eq!(Frequency::parse("twice_daily"), Some(Frequency::TwiceDaily));
+        assert_eq!(Frequency::parse("hourly"), None);
+    }
+
+    #[test]
+    fn average_doses_per_day() {
+        assert_eq!(doses_per_day(Frequency::Daily, 1, 0), Some(1.0));
+        assert_eq!(doses_per_day(Frequency::TwiceDaily, 2, 0), Some(2.0));
+        assert_eq!(doses_per_day(Frequency::Weekly, 1, 2), Some(2.0 / 7.0));
+        assert!((doses_per_day(Frequency::Monthly, 1, 0).unwrap() - 0.03285).abs() < 1e-4);
+        assert_eq!(doses_per_day(Frequency::AsNeeded, 1, 0), None);
+    }
+}

@@ -1,0 +1,357 @@
+//! Stock rules: what an inventory holds in total, its status, how much of it a dose uses,
+//! and when it runs out.
+//!
+//! Continuous stock (liquids, creams) is counted in the container's unit: 2 vials of 10 ml
+//! hold 20 ml. Discrete stock (tablets) is counted in items: 3 blister packs of 10 tablets
+//! hold 30 tablets; each item may carry a strength in the medication's unit (500 mg).
+
+use chrono::{Duration, NaiveDate};
+use serde::{Deserialize, Serialize};
+
+use super::quantity::Quantity;
+use super::units::{self, UnitError};
+
+pub const DEFAULT_THRESHOLD: Quantity = Quantity::whole(10);
+pub const CONTINUOUS_CONTAINERS: &[&str] = &["vial", "bottle", "syringe", "box", "tube"];
+pub const DISCRETE_CONTAINERS: &[&str] = &["pill_bottle", "blister_pack", "tablet_strip", "bottle", "box"];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum InventoryType {
+    Continuous,
+    Discrete,
+}
+
+/// The shape of a medication's stock as the person describes it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Containers {
+    pub inventory_type: InventoryType,
+    pub container_type: Option<String>,
+    pub container_quantity: Option<i64>,
+    pub container_size: Option<Quantity>,
+    pub container_unit: Option<String>,
+    pub item_quantity: Option<i64>,
+    pub item_strength: Option<Quantity>,
+    pub item_unit: Option<String>,
+}
+
+impl Containers {
+    /// Checks the fields the type needs (SPEC §5 "Medication forms").
+    pub fn validate(&self) -> Result<(), String> {
+        if self.container_quantity.is_some_and(|n| n < 1) {
+            return Err("Container quantity must be a whole number of at least 1".into());
+        }
+        if self.item_quantity.is_some_and(|n| n < 1) {
+            return Err("Item quantity must be a whole number of at least 1".into());
+        }
+        for (value, label) in [
+            (self.container_size, "Container size"),
+            (self.item_strength, "Item strength"),
+        ] {
+            if value.is_some_and(|v| v < Quantity::ZERO) {
+                return Err(format!("{label} cannot be negative"));
+            }
+        }
+        for unit in [&self.container_unit, &self.item_unit].into_iter().flatten() {
+            if let Some(message) = units::validation_message(unit) {
+                return Err(message);
+            }
+        }
+        match self.inventory_type {
+            InventoryType::Continuous => {
+                if self.container_quantity.is_none()
+                    || self.container_size.is_none()
+                    || blank(&self.container_unit)
+                {
+                    return Err(
+                        "Container quantity, size, and unit are required for continuous inventory".into(),
+                    );
+                }
+                check_container(&self.container_type, CONTINUOUS_CONTAINERS)
+            }
+            InventoryType::Discrete => {
+                if blank(&self.container_type) || self.item_quantity.is_none() || blank(&self.item_unit) {
+                    return Err(
+                        "Container type, item quantity and unit are required for discrete inventory".into(),
+                    );
+                }
+                check_container(&self.container_type, DISCRETE_CONTAINERS)
+            }
+        }
+    }
+
+    /// The unit stock is counted in.
+    pub fn stock_unit(&self) -> &str {
+        let unit = match self.inventory_type {
+            InventoryType::Continuous => &self.container_unit,
+            InventoryType::Discrete => &self.item_unit,
+        };
+        unit.as_deref()
+            .and_then(units::find)
+            .map(|u| u.symbol)
+            .unwrap_or_default()
+    }
+
+    /// Container quantity × size (continuous) or × items per container (discrete).
+    pub fn total(&self) -> Quantity {
+        let containers = self.container_quantity.unwrap_or(1);
+        let per_container = match self.inventory_type {
+            InventoryType::Continuous => self.container_size.unwrap_or_default(),
+            InventoryType::Discrete => Quantity::whole(self.item_quantity.unwrap_or(0)),
+        };
+        per_container.times(containers).unwrap_or_default()
+    }
+
+    /// How much stock a dose of `quantity` `dosage_unit` uses, in the stock's unit. A dose
+    /// in the stock's own unit (or one it converts to) counts directly; for discrete stock a
+    /// dose in the medication's strength unit counts in items (1000 mg of 500 mg tablets
+    /// is 2 tablets).
+    pub fn usage(
+        &self,
+        quantity: Quantity,
+        dosage_unit: &str,
+        medication_unit: &str,
+    ) -> Result<Quantity, UnitError> {
+        let direct = units::convert(quantity, dosage_unit, self.stock_unit());
+        match (direct, self.inventory_type, self.item_strength) {
+            (Ok(usage), _, _) => Ok(usage),
+            (Err(mismatch @ UnitError::Incompatible { .. }), InventoryType::Discrete, Some(strength))
+                if strength.is_positive() =>
+            {
+                // Through the strength, or else the dose and the stock do not match.
+                units::convert(quantity, dosage_unit, medication_unit)
+                    .ok()
+                    .and_then(|amount| amount.divide(strength))
+                    .ok_or(mismatch)
+            }
+            (Err(e), _, _) => Err(e),
+        }
+    }
+}
+
+fn blank(value: &Option<String>) -> bool {
+    value.as_deref().is_none_or(|v| v.trim().is_empty())
+}
+
+fn check_container(container: &Option<String>, allowed: &[&str]) -> Result<(), String> {
+    match container.as_deref().map(str::trim).filter(|c| !c.is_empty()) {
+        Some(c) if !allowed.contains(&c) => {
+            Err(format!("Container type must be one of {}", allowed.join(", ")))
+        }
+        _ => Ok(()),
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StockStatus {
+    OutOfStock,
+    Low,
+    InStock,
+}
+
+/// Out at zero or below, low at or below the threshold, else in stock (SPEC §4).
+pub fn status(current: Quantity, threshold: Quantity) -> StockStatus {
+    if current <= Quantity::ZERO {
+        StockStatus::OutOfStock
+    } else if current <= threshold {
+        StockStatus::Low
+    } else {
+        StockStatus::InStock
+    }
+}
+
+/// The day the stock is expected to run out, from `today` at `usage_per_day`; `None` when
+/// nothing is used on a schedule.
+pub fn runs_out_on(current: Quantity, usage_per_day: f64, today: NaiveDate) -> Option<NaiveDate> {
+    if !(usage_per_day.is_finite() && usage_per_day > 0.0) {
+        return None;
+    }
+    if current <= Quantity::ZERO {
+        return Some(today);
+    }
+    let days = (current.to_f64() / usage_per_day).floor();
+    // Cap far-away forecasts: a century of stock is "not soon".
+    let days = days.min(36_500.0) as i64;
+    today.checked_add_signed(Duration::days(days))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn q(v: f64) -> Quantity {
+        Quantity::from_f64(v).unwrap()
+    }
+
+    fn vials() -> Containers {
+        Containers {
+            inventory_type: InventoryType::Continuous,
+            container_type: Some("vial".into()),
+            container_quantity: Some(2),
+            container_size: Some(q(10.0)),
+            container_unit: Some("ml".into()),
+            item_quantity: None,
+            item_strength: None,
+            item_unit: None,
+        }
+    }
+
+    fn blisters() -> Containers {
+        Containers {
+            inventory_type: InventoryType::Discrete,
+            container_type: Some("blister_pack".into()),
+            container_quantity: Some(3),
+            container_size: None,
+            container_unit: None,
+            item_quantity: Some(10),
+            item_strength: Some(q(500.0)),
+            item_unit: Some("tablets".into()),
+        }
+    }
+
+    #[test]
+    fn totals() {
+        assert_eq!(vials().total(), q(20.0));
+        assert_eq!(vials().stock_unit(), "ml");
+        assert_eq!(blisters().total(), q(30.0));
+        assert_eq!(blisters().stock_unit(), "tablets");
+        let half = Containers {
+            container_size: Some(q(2.5)),
+            container_quantity: Some(3),
+            ..vials()
+        };
+        assert_eq!(half.total(), q(7.5));
+    }
+
+    #[test]
+    fn validation_messages_from_the_spec() {
+        assert_eq!(vials().validate(), Ok(()));
+        assert_eq!(blisters().validate(), Ok(()));
+        let no_size = Containers {
+            container_size: None,
+            ..vials()
+        };
+        assert_eq!(
+            no_size.validate().unwrap_err(),
+            "Container quantity, size, and unit are required for continuous inventory"
+        );
+        let no_items = Containers {
+            item_quantity: None,
+            ..blisters()
+        };
+        assert_eq!(
+            no_items.validate().unwrap_err(),
+            "Container type, item quantity and unit are required for discrete inventory"
+        );
+        let no_type = Containers {
+            container_type: None,
+            ..blisters()
+        };
+        assert!(no_type.validate().is_err());
+        assert!(
+            Containers {
+                container_quantity: Some(0),
+                ..vials()
+            }
+            .validate()
+            .is_err()
+        );
+        assert!(
+            Containers {
+                item_quantity: Some(-1),
+                ..blisters()
+            }
+            .validate()
+            .is_err()
+        );
+        assert!(
+            Containers {
+                container_size: Some(q(-1.0)),
+                ..vials()
+            }
+            .validate()
+            .is_err()
+        );
+        assert!(
+            Containers {
+                container_type: Some("crate".into()),
+                ..vials()
+            }
+            .validate()
+            .is_err()
+        );
+        assert!(
+            Containers {
+                container_type: Some("vial".into()),
+                ..blisters()
+            }
+            .validate()
+            .is_err()
+        );
+        assert_eq!(
+            Containers {
+                container_unit: Some("cups".into()),
+                ..vials()
+            }
+            .validate()
+            .unwrap_err(),
+            "Unit 'cups' is not a valid medical unit"
+        );
+    }
+
+    #[test]
+    fn dose_usage_in_stock_units() {
+        assert_eq!(vials().usage(q(2.5), "ml", "ml"), Ok(q(2.5)));
+        assert_eq!(vials().usage(q(500.0), "μl", "ml"), Ok(q(0.5)));
+        assert!(vials().usage(q(1.0), "mg", "ml").is_err());
+        assert_eq!(blisters().usage(q(2.0), "tablets", "mg"), Ok(q(2.0)));
+        assert_eq!(
+            blisters().usage(q(1000.0), "mg", "mg"),
+            Ok(q(2.0)),
+            "via the strength"
+        );
+        assert_eq!(blisters().usage(q(1.0), "g", "mg"), Ok(q(2.0)));
+        assert_eq!(blisters().usage(q(250.0), "mg", "mg"), Ok(q(0.5)));
+        assert_eq!(
+            blisters().usage(q(5.0), "ml", "mg").unwrap_err().to_string(),
+            "Cannot convert between ml and tablets"
+        );
+        let unknown_strength = Containers {
+            item_strength: None,
+            ..blisters()
+        };
+        assert_eq!(
+            unknown_strength
+                .usage(q(500.0), "mg", "mg")
+                .unwrap_err()
+                .to_string(),
+            "Cannot convert between mg and tablets"
+        );
+    }
+
+    #[test]
+    fn stock_status_edges() {
+        assert_eq!(status(Quantity::ZERO, DEFAULT_THRESHOLD), StockStatus::OutOfStock);
+        assert_eq!(status(q(-1.0), DEFAULT_THRESHOLD), StockStatus::OutOfStock);
+        assert_eq!(status(q(10.0), DEFAULT_THRESHOLD), StockStatus::Low);
+        assert_eq!(status(q(10.001), DEFAULT_THRESHOLD), StockStatus::InStock);
+        assert_eq!(status(q(0.5), Quantity::ZERO), StockStatus::InStock);
+    }
+
+    #[test]
+    fn forecast() {
+        let today = NaiveDate::from_ymd_opt(2026, 11, 21).unwrap();
+        assert_eq!(
+            runs_out_on(q(30.0), 2.0, today),
+            NaiveDate::from_ymd_opt(2026, 12, 6)
+        );
+        assert_eq!(runs_out_on(q(1.0), 2.0, today), Some(today));
+        assert_eq!(runs_out_on(Quantity::ZERO, 1.0, today), Some(today));
+        assert_eq!(runs_out_on(q(30.0), 0.0, today), None);
+        assert_eq!(
+            runs_out_on(q(4.0), 2.0 / 7.0, today),
+            NaiveDate::from_ymd_opt(2026, 12, 5)
+        );
+    }
+}

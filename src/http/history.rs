@@ -1,0 +1,253 @@
+//! `/api/medications/history*`: the dose history with filters and real paging, status
+//! switches and deletes that move stock back.
+
+use axum::Json;
+use axum::extract::{Query, State};
+use chrono::{DateTime, NaiveDate, Utc};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::AppState;
+use super::error::{ApiError, ApiResult};
+use super::extract::{ApiJson, ApiPath};
+use super::medications::{UserClock, parse_status, settle_stock, stock_summary};
+use super::session::AuthUser;
+use crate::clock;
+use crate::domain::quantity::Quantity;
+use crate::domain::units;
+use crate::store::history::{self, Filter};
+use crate::store::medications;
+
+pub const DEFAULT_PAGE_SIZE: i64 = 20;
+pub const MAX_PAGE_SIZE: i64 = 100;
+
+/// Query parameters arrive as text and are checked here, so a bad one is a 400 with a
+/// message rather than a bare rejection.
+#[derive(Deserialize, Default)]
+pub struct HistoryQuery {
+    limit: Option<String>,
+    offset: Option<String>,
+    page: Option<String>,
+    date_from: Option<String>,
+    date_to: Option<String>,
+    status: Option<String>,
+    #[serde(rename = "medicationId")]
+    medication_id: Option<String>,
+}
+
+fn number(value: &Option<String>, label: &str) -> ApiResult<Option<i64>> {
+    value
+        .as_deref()
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .map(|v| {
+            v.parse::<i64>()
+                .map_err(|_| ApiError::bad_request(format!("{label} must be a whole number")))
+        })
+        .transpose()
+}
+
+/// A date filter bound: `YYYY-MM-DD` in the user's zone, or an RFC 3339 instant.
+fn bound(value: &Option<String>, clock: &UserClock, end_of_day: bool) -> ApiResult<Option<String>> {
+    let Some(text) = value.as_deref().map(str::trim).filter(|v| !v.is_empty()) else {
+        return Ok(None);
+    };
+    if let Ok(date) = NaiveDate::parse_from_str(text, "%Y-%m-%d") {
+        let day = if end_of_day {
+            date.succ_opt().unwrap_or(date)
+        } else {
+            date
+        };
+        return Ok(Some(clock::stamp(clock.start_of(day))));
+    }
+    DateTime::parse_from_rfc3339(text)
+        .map(|t| Some(clock::stamp(t.with_timezone(&Utc))))
+        .map_err(|_| ApiError::bad_request("Dates must be written as YYYY-MM-DD"))
+}
+
+struct Paging {
+    limit: i64,
+    offset: i64,
+}
+
+fn paging(q: &HistoryQuery) -> ApiResult<Paging> {
+    let limit = number(&q.limit, "limit")?.unwrap_or(DEFAULT_PAGE_SIZE);
+    if !(1..=MAX_PAGE_SIZE).contains(&limit) {
+        return Err(ApiError::bad_request(format!(
+            "limit must be between 1 and {MAX_PAGE_SIZE}"
+        )));
+    }
+    let offset = match (number(&q.offset, "offset")?, number(&q.page, "page")?) {
+        (Some(offset), _) => offset,
+        (None, Some(page)) if page >= 1 => (page - 1).saturating_mul(limit),
+        (None, Some(_)) => return Err(ApiError::bad_request("page must be 1 or more")),
+        (None, None) => 0,
+    };
+    if offset < 0 {
+        return Err(ApiError::bad_request("offset cannot be negative"));
+    }
+    Ok(Paging { limit, offset })
+}
+
+async fn page_of(
+    state: AppState,
+    user_id: i64,
+    q: HistoryQuery,
+    medication: Option<i64>,
+) -> ApiResult<Json<Value>> {
+    let paging = paging(&q)?;
+    let status = q
+        .status
+        .as_deref()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| parse_status(Some(s)))
+        .transpose()?;
+    let medication_id = medication.or(number(&q.medication_id, "medicationId")?);
+    let (entries, total) = state
+        .db
+        .read(move |conn| {
+            let clock = UserClock::load(conn, user_id)?;
+            if let Some(id) = medication {
+                medications::find(conn, user_id, id)?
+                    .ok_or_else(|| ApiError::not_found("Medication not found"))?;
+            }
+            let filter = Filter {
+                status: status.map(str::to_owned),
+                medication_id,
+                from: bound(&q.date_from, &clock, false)?,
+                until: bound(&q.date_to, &clock, true)?,
+            };
+            Ok::<_, ApiError>(history::page(
+                conn,
+                user_id,
+                &filter,
+                paging.limit,
+                paging.offset,
+            )?)
+        })
+        .await?;
+    let pages = (total + paging.limit - 1) / paging.limit;
+    Ok(Json(json!({
+        "success": true,
+        "data": entries,
+        "pagination": {
+            "total": total,
+            "limit": paging.limit,
+            "offset": paging.offset,
+            "page": paging.offset / paging.limit + 1,
+            "pages": pages.max(1),
+        },
+    })))
+}
+
+pub async fn list(
+    State(state): State<AppState>,
+    AuthUser(user): AuthUser,
+    Query(q): Query<HistoryQuery>,
+) -> ApiResult<Json<Value>> {
+    page_of(state, user.id, q, None).await
+}
+
+pub async fn for_medication(
+    State(state): State<AppState>,
+    AuthUser(user): AuthUser,
+    ApiPath(id): ApiPath<i64>,
+    Query(q): Query<HistoryQuery>,
+) -> ApiResult<Json<Value>> {
+    page_of(state, user.id, q, Some(id)).await
+}
+
+#[derive(Deserialize)]
+pub struct EntryUpdate {
+    status: Option<String>,
+    taken: Option<String>,
+    quantity: Option<Quantity>,
+    dosage_unit: Option<String>,
+    dosage: Option<String>,
+}
+
+/// Corrects an entry; switching to or from taken moves the stock with a ledger row.
+pub async fn update(
+    State(state): State<AppState>,
+    AuthUser(user): AuthUser,
+    ApiPath(id): ApiPath<i64>,
+    ApiJson(input): ApiJson<EntryUpdate>,
+) -> ApiResult<Json<Value>> {
+    let status = input
+        .status
+        .as_deref()
+        .map(|s| parse_status(Some(s)))
+        .transpose()?;
+    let body = state
+        .db
+        .write(move |conn| {
+            let tx = conn.transaction()?;
+            let mut entry = history::find(&tx, user.id, id)?
+                .ok_or_else(|| ApiError::not_found("History entry not found"))?;
+            if let Some(status) = status {
+                entry.status = status.to_owned();
+            }
+            if let Some(taken) = input.taken {
+                let instant = DateTime::parse_from_rfc3339(taken.trim())
+                    .map_err(|_| ApiError::bad_request("Please select both date and time"))?
+                    .with_timezone(&Utc);
+                if instant > Utc::now() + chrono::Duration::minutes(5) {
+                    return Err(ApiError::bad_request("Cannot add entries for future dates"));
+                }
+                entry.taken = clock::stamp(instant);
+            }
+            if let Some(quantity) = input.quantity {
+                if !quantity.is_positive() {
+                    return Err(ApiError::bad_request(
+                        "Please enter a valid positive number for the dosage amount",
+                    ));
+                }
+                entry.quantity = quantity;
+            }
+            if let Some(unit) = input.dosage_unit {
+                if let Some(message) = units::validation_message(&unit) {
+                    return Err(ApiError::bad_request(message));
+                }
+                entry.dosage_unit = units::find(&unit).map(|u| u.symbol.to_owned()).unwrap_or(unit);
+            }
+            if let Some(dosage) = input.dosage {
+                entry.dosage =
+                    Some(dosage.trim().chars().take(64).collect::<String>()).filter(|d| !d.is_empty());
+            }
+            settle_stock(&tx, user.id, &mut entry, &clock::now_stamp())?;
+            history::update(&tx, user.id, &entry)?;
+            let body = json!({ "entry": entry, "inventory": stock_summary(&tx, entry.medication_id)? });
+            tx.commit()?;
+            Ok(body)
+        })
+        .await?;
+    Ok(Json(
+        json!({ "success": true, "message": "Entry updated", "data": body }),
+    ))
+}
+
+/// Deletes an entry and gives back the stock it used.
+pub async fn delete(
+    State(state): State<AppState>,
+    AuthUser(user): AuthUser,
+    ApiPath(id): ApiPath<i64>,
+) -> ApiResult<Json<Value>> {
+    let body = state
+        .db
+        .write(move |conn| {
+            let tx = conn.transaction()?;
+            let mut entry = history::find(&tx, user.id, id)?
+                .ok_or_else(|| ApiError::not_found("History entry not found"))?;
+            entry.status = "deleted".into();
+            settle_stock(&tx, user.id, &mut entry, &clock::now_stamp())?;
+            history::delete(&tx, user.id, id)?;
+            let inventory = stock_summary(&tx, entry.medication_id)?;
+            tx.commit()?;
+            Ok::<_, ApiError>(json!({ "inventory": inventory }))
+        })
+        .await?;
+    Ok(Json(
+        json!({ "success": true, "message": "Entry deleted", "data": body }),
+    ))
+}

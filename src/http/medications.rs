@@ -1,0 +1,858 @@
+//! `/api/medications/*`: medications, dose logging, inventory and adherence. Every change to
+//! stock happens in one transaction with its ledger row; another user's ids answer 404.
+
+use axum::Json;
+use axum::extract::{Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
+use chrono_tz::Tz;
+use rusqlite::Connection;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::AppState;
+use super::error::{ApiError, ApiResult, ok};
+use super::extract::{ApiJson, ApiPath};
+use super::session::AuthUser;
+use crate::clock;
+use crate::domain::quantity::Quantity;
+use crate::domain::schedule::{self, Frequency};
+use crate::domain::stock::{self, InventoryType};
+use crate::domain::units;
+use crate::store::history::{self, Entry};
+use crate::store::medications::{self, Inventory, Medication, StockChange};
+use crate::store::settings;
+
+pub const COLORS: &[&str] = &["blue", "red", "green", "yellow", "purple", "pink", "orange"];
+pub const DEFAULT_ICON: &str = "pill-symbolic";
+pub const RECENT_DOSES: i64 = 5;
+const MAX_NAME: usize = 200;
+const MAX_NOTES: usize = 2000;
+const MAX_SHORT_TEXT: usize = 64;
+/// Clock skew tolerated before a dose time counts as "in the future".
+const FUTURE_SKEW_SECS: i64 = 300;
+
+/// The user's time zone and default reminder time, which schedules and dates depend on.
+pub struct UserClock {
+    pub tz: Tz,
+    pub default_time: NaiveTime,
+}
+
+impl UserClock {
+    pub fn load(conn: &Connection, user_id: i64) -> rusqlite::Result<UserClock> {
+        let s = settings::get(conn, user_id)?;
+        Ok(UserClock {
+            tz: s.timezone.parse().unwrap_or(chrono_tz::UTC),
+            default_time: NaiveTime::parse_from_str(&s.default_reminder_time, "%H:%M")
+                .unwrap_or(NaiveTime::from_hms_opt(9, 0, 0).unwrap_or_default()),
+        })
+    }
+
+    pub fn today(&self) -> NaiveDate {
+        Utc::now().with_timezone(&self.tz).date_naive()
+    }
+
+    /// The UTC instant a local date starts at (the first valid instant on DST days).
+    pub fn start_of(&self, date: NaiveDate) -> DateTime<Utc> {
+        let midnight = date.and_hms_opt(0, 0, 0).unwrap_or_default();
+        (0..4)
+            .find_map(|hour| {
+                use chrono::TimeZone;
+                self.tz
+                    .from_local_datetime(&(midnight + chrono::Duration::hours(hour)))
+                    .earliest()
+            })
+            .map(|t| t.with_timezone(&Utc))
+            .unwrap_or_else(|| midnight.and_utc())
+    }
+}
+
+fn not_found() -> ApiError {
+    ApiError::not_found("Medication not found")
+}
+
+/// A text field: trimmed, with a length limit.
+fn text(value: &str, max: usize, label: &str) -> ApiResult<String> {
+    let value = value.trim();
+    if value.chars().count() > max {
+        return Err(ApiError::bad_request(format!(
+            "{label} must be at most {max} characters"
+        )));
+    }
+    Ok(value.to_owned())
+}
+
+#[derive(Deserialize, Default)]
+pub struct ScheduleInput {
+    times: Option<Vec<String>>,
+    weekdays: Option<Vec<u32>>,
+    start_date: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+pub struct InventoryInput {
+    enabled: Option<bool>,
+    inventory_type: Option<String>,
+    container_type: Option<String>,
+    container_quantity: Option<i64>,
+    container_size: Option<Quantity>,
+    container_unit: Option<String>,
+    item_quantity: Option<i64>,
+    item_strength: Option<Quantity>,
+    item_unit: Option<String>,
+    current_quantity: Option<Quantity>,
+    reminder_threshold: Option<Quantity>,
+}
+
+#[derive(Deserialize)]
+pub struct MedicationInput {
+    name: Option<String>,
+    unit: Option<String>,
+    frequency: Option<String>,
+    color: Option<String>,
+    icon: Option<String>,
+    notes: Option<String>,
+    default_quantity: Option<Quantity>,
+    schedule: Option<ScheduleInput>,
+    inventory: Option<InventoryInput>,
+}
+
+/// Applies the input's fields over `m` and validates the result (SPEC §5 messages).
+fn apply_medication(m: &mut Medication, input: MedicationInput) -> ApiResult<()> {
+    if let Some(name) = input.name {
+        m.name = text(&name, MAX_NAME, "Name")?;
+    }
+    if m.name.is_empty() {
+        return Err(ApiError::bad_request("Name is required"));
+    }
+    if let Some(unit) = input.unit {
+        m.unit = unit.trim().to_owned();
+    }
+    if let Some(message) = units::validation_message(&m.unit) {
+        return Err(ApiError::bad_request(message));
+    }
+    m.unit = units::find(&m.unit)
+        .map(|u| u.symbol.to_owned())
+        .unwrap_or_default();
+    if let Some(frequency) = input.frequency {
+        Frequency::parse(frequency.trim()).ok_or_else(|| {
+            ApiError::bad_request(format!("Frequency must be one of {}", Frequency::ALL.join(", ")))
+        })?;
+        m.frequency = frequency.trim().to_owned();
+    }
+    if let Some(color) = input.color {
+        if !COLORS.contains(&color.trim()) {
+            return Err(ApiError::bad_request(format!(
+                "Color must be one of {}",
+                COLORS.join(", ")
+            )));
+        }
+        m.color = color.trim().to_owned();
+    }
+    if let Some(icon) = input.icon {
+        let icon = text(&icon, MAX_SHORT_TEXT, "Icon")?;
+        m.icon = if icon.is_empty() {
+            DEFAULT_ICON.to_owned()
+        } else {
+            icon
+        };
+    }
+    if let Some(notes) = input.notes {
+        m.notes = text(&notes, MAX_NOTES, "Notes")?;
+    }
+    if let Some(quantity) = input.default_quantity {
+        if !quantity.is_positive() {
+            return Err(ApiError::bad_request(
+                "Please enter a valid positive number for the dosage amount",
+            ));
+        }
+        m.default_quantity = quantity;
+    }
+    if let Some(s) = input.schedule {
+        if let Some(times) = s.times {
+            let parsed = schedule::parse_times(&times).map_err(ApiError::bad_request)?;
+            m.schedule_times = parsed.into_iter().map(schedule::format_time).collect();
+        }
+        if let Some(weekdays) = s.weekdays {
+            let parsed = schedule::parse_weekdays(&weekdays).map_err(ApiError::bad_request)?;
+            m.schedule_weekdays = parsed.iter().map(|d| d.number_from_monday()).collect();
+        }
+        if let Some(start) = s.start_date {
+            NaiveDate::parse_from_str(start.trim(), "%Y-%m-%d")
+                .map_err(|_| ApiError::bad_request("Start date must be written as YYYY-MM-DD"))?;
+            m.start_date = start.trim().to_owned();
+        }
+    }
+    Ok(())
+}
+
+/// Applies inventory input over the current inventory, validates it, and moves stock with
+/// ledger rows: a newly enabled inventory starts full (or at the given quantity), a given
+/// quantity on an existing one is a correction.
+fn apply_inventory(
+    conn: &Connection,
+    medication_id: i64,
+    input: InventoryInput,
+    now: &str,
+) -> ApiResult<Inventory> {
+    let existing = medications::inventory(conn, medication_id)?;
+    let was_enabled = existing.as_ref().is_some_and(|i| i.enabled);
+    let mut inv = existing.unwrap_or_else(|| Inventory::disabled(now));
+    let c = &mut inv.containers;
+    if let Some(kind) = input.inventory_type {
+        c.inventory_type = match kind.trim() {
+            "continuous" => InventoryType::Continuous,
+            "discrete" => InventoryType::Discrete,
+            _ => {
+                return Err(ApiError::bad_request(
+                    "Inventory type must be continuous or discrete",
+                ));
+            }
+        };
+    }
+    let optional_text = |value: Option<String>, current: &mut Option<String>| {
+        if let Some(v) = value {
+            *current = Some(v.trim().to_owned()).filter(|v| !v.is_empty());
+        }
+    };
+    optional_text(input.container_type, &mut c.container_type);
+    optional_text(input.container_unit, &mut c.container_unit);
+    optional_text(input.item_unit, &mut c.item_unit);
+    c.container_quantity = input.container_quantity.or(c.container_quantity);
+    c.container_size = input.container_size.or(c.container_size);
+    c.item_quantity = input.item_quantity.or(c.item_quantity);
+    c.item_strength = input.item_strength.or(c.item_strength);
+    if let Some(threshold) = input.reminder_threshold {
+        if threshold < Quantity::ZERO {
+            return Err(ApiError::bad_request("Reminder threshold cannot be negative"));
+        }
+        inv.reminder_threshold = threshold;
+    }
+    inv.enabled = input.enabled.unwrap_or(inv.enabled);
+    if input.current_quantity.is_some_and(|q| q < Quantity::ZERO) {
+        return Err(ApiError::bad_request("Current quantity cannot be negative"));
+    }
+    if inv.enabled {
+        inv.containers.validate().map_err(ApiError::bad_request)?;
+        for unit in [&mut inv.containers.container_unit, &mut inv.containers.item_unit]
+            .into_iter()
+            .flatten()
+        {
+            *unit = units::find(unit).map(|u| u.symbol.to_owned()).unwrap_or_default();
+        }
+    }
+    let old = inv.current_quantity;
+    let (target, kind) = match (inv.enabled && !was_enabled, input.current_quantity) {
+        (true, given) => (
+            given.unwrap_or_else(|| inv.containers.total()),
+            StockChange::Initial,
+        ),
+        (false, Some(given)) => (given, StockChange::Correction),
+        (false, None) => (old, StockChange::Correction),
+    };
+    inv.current_quantity = target;
+    inv.updated_at = now.to_owned();
+    medications::save_inventory(conn, medication_id, &inv)?;
+    if target != old || matches!(kind, StockChange::Initial) {
+        medications::record_ledger(conn, medication_id, target - old, target, kind, None, None, now)?;
+    }
+    Ok(inv)
+}
+
+fn inventory_json(medication: &Medication, inv: &Inventory, clock: &UserClock) -> Value {
+    let c = &inv.containers;
+    let forecast = forecast(medication, inv, clock);
+    json!({
+        "id": medication.id,
+        "enabled": inv.enabled,
+        "inventory_type": c.inventory_type,
+        "container_type": c.container_type,
+        "container_quantity": c.container_quantity,
+        "container_size": c.container_size,
+        "container_unit": c.container_unit,
+        "item_quantity": c.item_quantity,
+        "item_strength": c.item_strength,
+        "item_unit": c.item_unit,
+        "total_quantity": c.total(),
+        "total_unit": c.stock_unit(),
+        "current_quantity": inv.current_quantity,
+        "reminder_threshold": inv.reminder_threshold,
+        "stock_status": stock::status(inv.current_quantity, inv.reminder_threshold),
+        "runs_out_on": forecast.map(|d| d.to_string()),
+        "updated_at": inv.updated_at,
+    })
+}
+
+/// When the stock runs out at the scheduled use (`None` for as-needed or unknown usage).
+fn forecast(m: &Medication, inv: &Inventory, clock: &UserClock) -> Option<NaiveDate> {
+    if !inv.enabled {
+        return None;
+    }
+    let frequency = Frequency::parse(&m.frequency)?;
+    let times = schedule::parse_times(&m.schedule_times).unwrap_or_default();
+    let per_day = schedule::doses_per_day(
+        frequency,
+        schedule::effective_times(frequency, &times, clock.default_time).len(),
+        m.schedule_weekdays.len(),
+    )?;
+    let per_dose = inv.containers.usage(m.default_quantity, &m.unit, &m.unit).ok()?;
+    stock::runs_out_on(inv.current_quantity, per_dose.to_f64() * per_day, clock.today())
+}
+
+fn schedule_json(m: &Medication, clock: &UserClock) -> Value {
+    let frequency = Frequency::parse(&m.frequency).unwrap_or(Frequency::Daily);
+    let times = schedule::parse_times(&m.schedule_times).unwrap_or_default();
+    let effective_times: Vec<String> = schedule::effective_times(frequency, &times, clock.default_time)
+        .into_iter()
+        .map(schedule::format_time)
+        .collect();
+    let weekdays: Vec<u32> = match frequency {
+        Frequency::Weekly => {
+            let parsed = schedule::parse_weekdays(&m.schedule_weekdays).unwrap_or_default();
+            let start =
+                NaiveDate::parse_from_str(&m.start_date, "%Y-%m-%d").unwrap_or_else(|_| clock.today());
+            schedule::effective_weekdays(&parsed, start)
+                .iter()
+                .map(|d| d.number_from_monday())
+                .collect()
+        }
+        _ => m.schedule_weekdays.clone(),
+    };
+    json!({
+        "times": m.schedule_times,
+        "weekdays": m.schedule_weekdays,
+        "start_date": m.start_date,
+        "effective_times": effective_times,
+        "effective_weekdays": weekdays,
+    })
+}
+
+fn dose_json(e: &Entry) -> Value {
+    json!({ "id": e.id, "status": e.status, "taken": e.taken, "quantity": e.quantity, "dosage_unit": e.dosage_unit })
+}
+
+/// The full medication as the API shows it: schedule, inventory and recent doses.
+fn medication_json(conn: &Connection, user_id: i64, m: &Medication, clock: &UserClock) -> ApiResult<Value> {
+    let inventory = medications::inventory(conn, m.id)?;
+    let doses = history::recent(conn, user_id, m.id, RECENT_DOSES)?;
+    Ok(json!({
+        "id": m.id,
+        "name": m.name,
+        "unit": m.unit,
+        "frequency": m.frequency,
+        "color": m.color,
+        "icon": m.icon,
+        "notes": m.notes,
+        "default_quantity": m.default_quantity,
+        "schedule": schedule_json(m, clock),
+        "created_at": m.created_at,
+        "updated_at": m.updated_at,
+        "doses": doses.iter().map(dose_json).collect::<Vec<_>>(),
+        "inventory": inventory.as_ref().map(|inv| inventory_json(m, inv, clock)),
+    }))
+}
+
+pub async fn list(State(state): State<AppState>, AuthUser(user): AuthUser) -> ApiResult<Json<Value>> {
+    let list = state
+        .db
+        .read(move |conn| {
+            let clock = UserClock::load(conn, user.id)?;
+            medications::list(conn, user.id)?
+                .iter()
+                .map(|m| medication_json(conn, user.id, m, &clock))
+                .collect::<ApiResult<Vec<_>>>()
+        })
+        .await?;
+    Ok(ok(list))
+}
+
+pub async fn get(
+    State(state): State<AppState>,
+    AuthUser(user): AuthUser,
+    ApiPath(id): ApiPath<i64>,
+) -> ApiResult<Json<Value>> {
+    let medication = state
+        .db
+        .read(move |conn| {
+            let clock = UserClock::load(conn, user.id)?;
+            let m = medications::find(conn, user.id, id)?.ok_or_else(not_found)?;
+            medication_json(conn, user.id, &m, &clock)
+        })
+        .await?;
+    Ok(ok(medication))
+}
+
+pub async fn create(
+    State(state): State<AppState>,
+    AuthUser(user): AuthUser,
+    ApiJson(mut input): ApiJson<MedicationInput>,
+) -> ApiResult<Response> {
+    if input.name.as_deref().is_none_or(|n| n.trim().is_empty()) {
+        return Err(ApiError::bad_request("Name is required"));
+    }
+    if input.unit.as_deref().is_none_or(|u| u.trim().is_empty()) {
+        return Err(ApiError::bad_request("Unit is required"));
+    }
+    let inventory = input.inventory.take();
+    let created = state
+        .db
+        .write(move |conn| {
+            let tx = conn.transaction()?;
+            let clock = UserClock::load(&tx, user.id)?;
+            let now = clock::now_stamp();
+            let mut m = Medication {
+                id: 0,
+                name: String::new(),
+                unit: String::new(),
+                frequency: "daily".into(),
+                color: "blue".into(),
+                icon: DEFAULT_ICON.into(),
+                notes: String::new(),
+                default_quantity: Quantity::whole(1),
+                schedule_times: Vec::new(),
+                schedule_weekdays: Vec::new(),
+                start_date: clock.today().to_string(),
+                created_at: now.clone(),
+                updated_at: now.clone(),
+            };
+            apply_medication(&mut m, input)?;
+            m.id = medications::insert(&tx, user.id, &m)?;
+            if let Some(inventory) = inventory {
+                apply_inventory(&tx, m.id, inventory, &now)?;
+            }
+            let body = medication_json(&tx, user.id, &m, &clock)?;
+            tx.commit()?;
+            Ok::<_, ApiError>(body)
+        })
+        .await?;
+    Ok((StatusCode::CREATED, ok(created)).into_response())
+}
+
+pub async fn update(
+    State(state): State<AppState>,
+    AuthUser(user): AuthUser,
+    ApiPath(id): ApiPath<i64>,
+    ApiJson(mut input): ApiJson<MedicationInput>,
+) -> ApiResult<Json<Value>> {
+    let inventory = input.inventory.take();
+    let updated = state
+        .db
+        .write(move |conn| {
+            let tx = conn.transaction()?;
+            let clock = UserClock::load(&tx, user.id)?;
+            let mut m = medications::find(&tx, user.id, id)?.ok_or_else(not_found)?;
+            apply_medication(&mut m, input)?;
+            m.updated_at = clock::now_stamp();
+            medications::update(&tx, user.id, &m)?;
+            if let Some(inventory) = inventory {
+                apply_inventory(&tx, m.id, inventory, &m.updated_at)?;
+            }
+            let body = medication_json(&tx, user.id, &m, &clock)?;
+            tx.commit()?;
+            Ok::<_, ApiError>(body)
+        })
+        .await?;
+    Ok(ok(updated))
+}
+
+#[derive(Deserialize)]
+pub struct DeleteQuery {
+    delete_history: Option<String>,
+}
+
+/// Removes the medication with its stock; its history stays unless `delete_history=true`.
+pub async fn delete(
+    State(state): State<AppState>,
+    AuthUser(user): AuthUser,
+    ApiPath(id): ApiPath<i64>,
+    Query(query): Query<DeleteQuery>,
+) -> ApiResult<Json<Value>> {
+    let with_history = matches!(query.delete_history.as_deref(), Some("true" | "1"));
+    state
+        .db
+        .write(move |conn| {
+            let tx = conn.transaction()?;
+            if !medications::delete(&tx, user.id, id, with_history)? {
+                return Err(not_found());
+            }
+            tx.commit()?;
+            Ok(())
+        })
+        .await?;
+    Ok(Json(json!({ "success": true, "message": "Medication deleted" })))
+}
+
+#[derive(Deserialize)]
+pub struct DoseInput {
+    taken: Option<String>,
+    status: Option<String>,
+    quantity: Option<Quantity>,
+    dosage_unit: Option<String>,
+    dosage: Option<String>,
+    dosage_id: Option<i64>,
+    affect_inventory: Option<bool>,
+}
+
+pub fn parse_status(status: Option<&str>) -> ApiResult<&'static str> {
+    match status.map(str::trim).unwrap_or("taken") {
+        "taken" => Ok("taken"),
+        "skipped" => Ok("skipped"),
+        "missed" => Ok("missed"),
+        _ => Err(ApiError::bad_request("Status must be taken, skipped or missed")),
+    }
+}
+
+/// A dose time: RFC 3339, not in the future.
+fn parse_taken(taken: Option<&str>) -> ApiResult<String> {
+    let Some(text) = taken.map(str::trim).filter(|t| !t.is_empty()) else {
+        return Ok(clock::now_stamp());
+    };
+    let instant = DateTime::parse_from_rfc3339(text)
+        .map_err(|_| ApiError::bad_request("Please select both date and time"))?
+        .with_timezone(&Utc);
+    if instant > Utc::now() + chrono::Duration::seconds(FUTURE_SKEW_SECS) {
+        return Err(ApiError::bad_request("Cannot add entries for future dates"));
+    }
+    Ok(clock::stamp(instant))
+}
+
+fn validate_dose_amount(quantity: Quantity, unit: &str) -> ApiResult<()> {
+    if !quantity.is_positive() {
+        return Err(ApiError::bad_request(
+            "Please enter a valid positive number for the dosage amount",
+        ));
+    }
+    if let Some(message) = units::validation_message(unit) {
+        return Err(ApiError::bad_request(message));
+    }
+    Ok(())
+}
+
+/// Stock a taken entry uses now: zero unless taken, inventory-affecting, and the
+/// medication's inventory is on.
+fn stock_use_of(
+    entry: &Entry,
+    medication: Option<&Medication>,
+    inventory: Option<&Inventory>,
+) -> ApiResult<Quantity> {
+    match (
+        entry.status.as_str(),
+        entry.affect_inventory,
+        medication,
+        inventory,
+    ) {
+        ("taken", true, Some(m), Some(inv)) if inv.enabled => inv
+            .containers
+            .usage(entry.quantity, &entry.dosage_unit, &m.unit)
+            .map_err(|e| ApiError::bad_request(e.to_string())),
+        _ => Ok(Quantity::ZERO),
+    }
+}
+
+/// Brings the stock in line with what `entry` should use, writing the ledger row.
+pub fn settle_stock(conn: &Connection, user_id: i64, entry: &mut Entry, now: &str) -> ApiResult<()> {
+    let medication = match entry.medication_id {
+        Some(id) => medications::find(conn, user_id, id)?,
+        None => None,
+    };
+    let inventory = match &medication {
+        Some(m) => medications::inventory(conn, m.id)?,
+        None => None,
+    };
+    let should_use = stock_use_of(entry, medication.as_ref(), inventory.as_ref())?;
+    let delta = should_use - entry.stock_used;
+    if delta != Quantity::ZERO
+        && let Some(m) = &medication
+    {
+        let kind = if delta > Quantity::ZERO {
+            StockChange::Dose
+        } else {
+            StockChange::DoseReverted
+        };
+        medications::move_stock(conn, m.id, -delta, kind, None, Some(entry.id), now)?;
+    }
+    entry.stock_used = should_use;
+    Ok(())
+}
+
+pub fn stock_summary(conn: &Connection, medication_id: Option<i64>) -> ApiResult<Value> {
+    let Some(id) = medication_id else {
+        return Ok(Value::Null);
+    };
+    Ok(match medications::inventory(conn, id)? {
+        Some(inv) if inv.enabled => json!({
+            "current_quantity": inv.current_quantity,
+            "stock_status": stock::status(inv.current_quantity, inv.reminder_threshold),
+        }),
+        _ => Value::Null,
+    })
+}
+
+pub async fn log_dose(
+    State(state): State<AppState>,
+    AuthUser(user): AuthUser,
+    ApiPath(id): ApiPath<i64>,
+    ApiJson(input): ApiJson<DoseInput>,
+) -> ApiResult<Response> {
+    let status = parse_status(input.status.as_deref())?;
+    let taken = parse_taken(input.taken.as_deref())?;
+    let dosage = input
+        .dosage
+        .map(|d| text(&d, MAX_SHORT_TEXT, "Dosage"))
+        .transpose()?
+        .filter(|d| !d.is_empty());
+    let body = state
+        .db
+        .write(move |conn| {
+            let tx = conn.transaction()?;
+            let m = medications::find(&tx, user.id, id)?.ok_or_else(not_found)?;
+            let quantity = input.quantity.unwrap_or(m.default_quantity);
+            let dosage_unit = input
+                .dosage_unit
+                .map(|u| u.trim().to_owned())
+                .unwrap_or_else(|| m.unit.clone());
+            validate_dose_amount(quantity, &dosage_unit)?;
+            let now = clock::now_stamp();
+            let mut entry = Entry {
+                id: 0,
+                medication_id: Some(m.id),
+                medication_name: m.name.clone(),
+                medication_unit: m.unit.clone(),
+                status: status.to_owned(),
+                taken,
+                quantity,
+                dosage_unit: units::find(&dosage_unit)
+                    .map(|u| u.symbol.to_owned())
+                    .unwrap_or(dosage_unit),
+                dosage,
+                affect_inventory: input.affect_inventory.unwrap_or(true),
+                stock_used: Quantity::ZERO,
+                dosage_id: input.dosage_id,
+                created_at: now.clone(),
+            };
+            entry.id = history::insert(&tx, user.id, &entry)?;
+            settle_stock(&tx, user.id, &mut entry, &now)?;
+            history::update(&tx, user.id, &entry)?;
+            let body = json!({ "entry": entry, "inventory": stock_summary(&tx, entry.medication_id)? });
+            tx.commit()?;
+            Ok::<_, ApiError>(body)
+        })
+        .await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(json!({ "success": true, "message": "Dose logged", "data": body })),
+    )
+        .into_response())
+}
+
+pub async fn get_inventory(
+    State(state): State<AppState>,
+    AuthUser(user): AuthUser,
+    ApiPath(id): ApiPath<i64>,
+) -> ApiResult<Json<Value>> {
+    let body = state
+        .db
+        .read(move |conn| {
+            let clock = UserClock::load(conn, user.id)?;
+            let m = medications::find(conn, user.id, id)?.ok_or_else(not_found)?;
+            let inv = medications::inventory(conn, id)?.unwrap_or_else(|| Inventory::disabled(&m.created_at));
+            Ok::<_, ApiError>(inventory_json(&m, &inv, &clock))
+        })
+        .await?;
+    Ok(ok(body))
+}
+
+pub async fn save_inventory(
+    State(state): State<AppState>,
+    AuthUser(user): AuthUser,
+    ApiPath(id): ApiPath<i64>,
+    ApiJson(input): ApiJson<InventoryInput>,
+) -> ApiResult<Json<Value>> {
+    let body = state
+        .db
+        .write(move |conn| {
+            let tx = conn.transaction()?;
+            let clock = UserClock::load(&tx, user.id)?;
+            let m = medications::find(&tx, user.id, id)?.ok_or_else(not_found)?;
+            let inv = apply_inventory(&tx, id, input, &clock::now_stamp())?;
+            let body = inventory_json(&m, &inv, &clock);
+            tx.commit()?;
+            Ok::<_, ApiError>(body)
+        })
+        .await?;
+    Ok(ok(body))
+}
+
+#[derive(Deserialize)]
+pub struct Adjustment {
+    adjustment: Option<Quantity>,
+    reason: Option<String>,
+}
+
+/// A manual stock change (a refill, a lost tablet), with an optional reason.
+pub async fn adjust_inventory(
+    State(state): State<AppState>,
+    AuthUser(user): AuthUser,
+    ApiPath(id): ApiPath<i64>,
+    ApiJson(input): ApiJson<Adjustment>,
+) -> ApiResult<Json<Value>> {
+    let change = input
+        .adjustment
+        .filter(|a| *a != Quantity::ZERO)
+        .ok_or_else(|| ApiError::bad_request("Adjustment must be a non-zero number"))?;
+    let reason = input
+        .reason
+        .map(|r| text(&r, 500, "Reason"))
+        .transpose()?
+        .filter(|r| !r.is_empty());
+    let body = state
+        .db
+        .write(move |conn| {
+            let tx = conn.transaction()?;
+            let clock = UserClock::load(&tx, user.id)?;
+            let m = medications::find(&tx, user.id, id)?.ok_or_else(not_found)?;
+            if !medications::inventory(&tx, id)?.is_some_and(|inv| inv.enabled) {
+                return Err(ApiError::bad_request(
+                    "Inventory is not enabled for this medication",
+                ));
+            }
+            let now = clock::now_stamp();
+            medications::move_stock(
+                &tx,
+                id,
+                change,
+                StockChange::Adjustment,
+                reason.as_deref(),
+                None,
+                &now,
+            )?;
+            let inv = medications::inventory(&tx, id)?.ok_or_else(not_found)?;
+            let body = json!({
+                "current_quantity": inv.current_quantity,
+                "stock_status": stock::status(inv.current_quantity, inv.reminder_threshold),
+                "inventory": inventory_json(&m, &inv, &clock),
+            });
+            tx.commit()?;
+            Ok(body)
+        })
+        .await?;
+    Ok(Json(
+        json!({ "success": true, "message": "Inventory adjusted", "data": body }),
+    ))
+}
+
+pub async fn ledger(
+    State(state): State<AppState>,
+    AuthUser(user): AuthUser,
+    ApiPath(id): ApiPath<i64>,
+) -> ApiResult<Json<Value>> {
+    let rows = state
+        .db
+        .read(move |conn| {
+            medications::find(conn, user.id, id)?.ok_or_else(not_found)?;
+            Ok::<_, ApiError>(medications::ledger(conn, id, 500)?)
+        })
+        .await?;
+    Ok(ok(rows))
+}
+
+/// Medications whose stock is low or out.
+pub async fn low_stock(State(state): State<AppState>, AuthUser(user): AuthUser) -> ApiResult<Json<Value>> {
+    let rows = state
+        .db
+        .read(move |conn| {
+            let clock = UserClock::load(conn, user.id)?;
+            let mut low = Vec::new();
+            for m in medications::list(conn, user.id)? {
+                if let Some(inv) = medications::inventory(conn, m.id)?.filter(|inv| inv.enabled)
+                    && stock::status(inv.current_quantity, inv.reminder_threshold) != stock::StockStatus::InStock
+                {
+                    low.push(json!({ "medication_id": m.id, "name": m.name, "color": m.color, "inventory": inventory_json(&m, &inv, &clock) }));
+                }
+            }
+            Ok::<_, ApiError>(low)
+        })
+        .await?;
+    Ok(ok(rows))
+}
+
+#[derive(Default, Clone, Copy, serde::Serialize)]
+struct Tally {
+    taken: u32,
+    skipped: u32,
+    missed: u32,
+}
+
+impl Tally {
+    fn add(&mut self, status: &str) {
+        match status {
+            "taken" => self.taken += 1,
+            "skipped" => self.skipped += 1,
+            _ => self.missed += 1,
+        }
+    }
+
+    /// taken / (taken + skipped + missed), or null with nothing logged.
+    fn json(self) -> Value {
+        let total = self.taken + self.skipped + self.missed;
+        let rate = (total > 0).then(|| (f64::from(self.taken) / f64::from(total) * 1000.0).round() / 1000.0);
+        json!({ "taken": self.taken, "skipped": self.skipped, "missed": self.missed, "rate": rate })
+    }
+}
+
+/// Adherence per medication over the last 7 and 30 days (local days), and a daily series
+/// for the chart.
+pub async fn adherence(State(state): State<AppState>, AuthUser(user): AuthUser) -> ApiResult<Json<Value>> {
+    let body = state
+        .db
+        .read(move |conn| {
+            let clock = UserClock::load(conn, user.id)?;
+            let today = clock.today();
+            let first_30 = today - chrono::Duration::days(29);
+            let first_7 = today - chrono::Duration::days(6);
+            let rows = history::since(conn, user.id, &clock::stamp(clock.start_of(first_30)))?;
+            let meds = medications::list(conn, user.id)?;
+            let mut per_med: std::collections::HashMap<i64, (Tally, Tally)> = Default::default();
+            let mut daily = vec![Tally::default(); 30];
+            for (medication_id, status, taken) in &rows {
+                let Ok(instant) = DateTime::parse_from_rfc3339(taken) else { continue };
+                let day = instant.with_timezone(&clock.tz).date_naive();
+                let Ok(index) = usize::try_from((day - first_30).num_days()) else { continue };
+                if index >= daily.len() {
+                    continue;
+                }
+                daily[index].add(status);
+                if let Some(id) = medication_id {
+                    let entry = per_med.entry(*id).or_default();
+                    entry.1.add(status);
+                    if day >= first_7 {
+                        entry.0.add(status);
+                    }
+                }
+            }
+            let medications: Vec<Value> = meds
+                .iter()
+                .map(|m| {
+                    let (last7, last30) = per_med.get(&m.id).copied().unwrap_or_default();
+                    json!({ "medication_id": m.id, "name": m.name, "color": m.color, "last7": last7.json(), "last30": last30.json() })
+                })
+                .collect();
+            let series: Vec<Value> = daily
+                .iter()
+                .enumerate()
+                .map(|(i, t)| {
+                    let date = first_30 + chrono::Duration::days(i as i64);
+                    json!({ "date": date.to_string(), "taken": t.taken, "skipped": t.skipped, "missed": t.missed })
+                })
+                .collect();
+            Ok::<_, ApiError>(json!({ "medications": medications, "daily": series }))
+        })
+        .await?;
+    Ok(ok(body))
+}
+
+/// The unit catalogue (SPEC §3), so the client and server agree on it.
+pub async fn units_catalogue() -> Json<Value> {
+    ok(units::CATALOGUE)
+}

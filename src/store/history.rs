@@ -1,0 +1,188 @@
+//! Dose history: the record of every dose taken, skipped or missed.
+
+use rusqlite::types::Value;
+use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
+use serde::Serialize;
+
+use crate::domain::quantity::Quantity;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Entry {
+    pub id: i64,
+    pub medication_id: Option<i64>,
+    pub medication_name: String,
+    pub medication_unit: String,
+    pub status: String,
+    /// When the dose was taken (or due), RFC 3339 UTC.
+    pub taken: String,
+    pub quantity: Quantity,
+    pub dosage_unit: String,
+    pub dosage: Option<String>,
+    pub affect_inventory: bool,
+    #[serde(skip)]
+    pub stock_used: Quantity,
+    pub dosage_id: Option<i64>,
+    pub created_at: String,
+}
+
+const COLUMNS: &str = "id, medication_id, medication_name, medication_unit, status, taken_at, quantity, dosage_unit, \
+                       dosage, affect_inventory, stock_used, dosage_id, created_at";
+
+fn from_row(row: &Row) -> rusqlite::Result<Entry> {
+    Ok(Entry {
+        id: row.get(0)?,
+        medication_id: row.get(1)?,
+        medication_name: row.get(2)?,
+        medication_unit: row.get(3)?,
+        status: row.get(4)?,
+        taken: row.get(5)?,
+        quantity: row.get(6)?,
+        dosage_unit: row.get(7)?,
+        dosage: row.get(8)?,
+        affect_inventory: row.get(9)?,
+        stock_used: row.get(10)?,
+        dosage_id: row.get(11)?,
+        created_at: row.get(12)?,
+    })
+}
+
+/// Inserts an entry (its `id` is ignored) and returns the new id.
+pub fn insert(conn: &Connection, user_id: i64, e: &Entry) -> rusqlite::Result<i64> {
+    conn.prepare_cached(
+        "INSERT INTO dose_history (user_id, medication_id, medication_name, medication_unit, status, taken_at,
+           quantity, dosage_unit, dosage, affect_inventory, stock_used, dosage_id, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+    )?
+    .execute(params![
+        user_id,
+        e.medication_id,
+        e.medication_name,
+        e.medication_unit,
+        e.status,
+        e.taken,
+        e.quantity,
+        e.dosage_unit,
+        e.dosage,
+        e.affect_inventory,
+        e.stock_used,
+        e.dosage_id,
+        e.created_at
+    ])?;
+    Ok(conn.last_insert_rowid())
+}
+
+pub fn find(conn: &Connection, user_id: i64, id: i64) -> rusqlite::Result<Option<Entry>> {
+    conn.query_row(
+        &format!("SELECT {COLUMNS} FROM dose_history WHERE user_id = ?1 AND id = ?2"),
+        [user_id, id],
+        from_row,
+    )
+    .optional()
+}
+
+pub fn update(conn: &Connection, user_id: i64, e: &Entry) -> rusqlite::Result<()> {
+    conn.execute(
+        "UPDATE dose_history SET status = ?3, taken_at = ?4, quantity = ?5, dosage_unit = ?6, dosage = ?7,
+           stock_used = ?8 WHERE user_id = ?1 AND id = ?2",
+        params![
+            user_id,
+            e.id,
+            e.status,
+            e.taken,
+            e.quantity,
+            e.dosage_unit,
+            e.dosage,
+            e.stock_used
+        ],
+    )?;
+    Ok(())
+}
+
+pub fn delete(conn: &Connection, user_id: i64, id: i64) -> rusqlite::Result<()> {
+    conn.execute(
+        "DELETE FROM dose_history WHERE user_id = ?1 AND id = ?2",
+        [user_id, id],
+    )?;
+    Ok(())
+}
+
+/// The `n` most recent entries of a medication.
+pub fn recent(conn: &Connection, user_id: i64, medication_id: i64, n: i64) -> rusqlite::Result<Vec<Entry>> {
+    conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM dose_history WHERE user_id = ?1 AND medication_id = ?2
+         ORDER BY taken_at DESC, id DESC LIMIT ?3"
+    ))?
+    .query_map([user_id, medication_id, n], from_row)?
+    .collect()
+}
+
+#[derive(Debug, Default)]
+pub struct Filter {
+    pub status: Option<String>,
+    pub medication_id: Option<i64>,
+    /// Inclusive lower and exclusive upper bound, RFC 3339 UTC.
+    pub from: Option<String>,
+    pub until: Option<String>,
+}
+
+impl Filter {
+    fn clause(&self, user_id: i64) -> (String, Vec<Value>) {
+        let mut sql = String::from("user_id = ?");
+        let mut values = vec![Value::Integer(user_id)];
+        if let Some(status) = &self.status {
+            sql.push_str(" AND status = ?");
+            values.push(Value::Text(status.clone()));
+        }
+        if let Some(id) = self.medication_id {
+            sql.push_str(" AND medication_id = ?");
+            values.push(Value::Integer(id));
+        }
+        if let Some(from) = &self.from {
+            sql.push_str(" AND taken_at >= ?");
+            values.push(Value::Text(from.clone()));
+        }
+        if let Some(until) = &self.until {
+            sql.push_str(" AND taken_at < ?");
+            values.push(Value::Text(until.clone()));
+        }
+        (sql, values)
+    }
+}
+
+/// One page of entries, newest first, with the total number of matching entries.
+pub fn page(
+    conn: &Connection,
+    user_id: i64,
+    filter: &Filter,
+    limit: i64,
+    offset: i64,
+) -> rusqlite::Result<(Vec<Entry>, i64)> {
+    let (clause, mut values) = filter.clause(user_id);
+    let total: i64 = conn
+        .prepare_cached(&format!("SELECT count(*) FROM dose_history WHERE {clause}"))?
+        .query_row(params_from_iter(values.iter()), |row| row.get(0))?;
+    values.push(Value::Integer(limit));
+    values.push(Value::Integer(offset));
+    let entries = conn
+        .prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM dose_history WHERE {clause} ORDER BY taken_at DESC, id DESC LIMIT ? OFFSET ?"
+        ))?
+        .query_map(params_from_iter(values.iter()), from_row)?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok((entries, total))
+}
+
+/// `(medication_id, status, taken_at)` of every entry since `from`, for adherence.
+pub fn since(
+    conn: &Connection,
+    user_id: i64,
+    from: &str,
+) -> rusqlite::Result<Vec<(Option<i64>, String, String)>> {
+    conn.prepare_cached(
+        "SELECT medication_id, status, taken_at FROM dose_history WHERE user_id = ?1 AND taken_at >= ?2",
+    )?
+    .query_map(params![user_id, from], |row| {
+        Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+    })?
+    .collect()
+}

@@ -1,0 +1,344 @@
+//! Medications, their inventory and the stock ledger. Every query is scoped by user id.
+
+use rusqlite::{Connection, OptionalExtension, Row, params};
+
+use crate::domain::quantity::Quantity;
+use crate::domain::stock::{Containers, InventoryType};
+
+#[derive(Debug, Clone)]
+pub struct Medication {
+    pub id: i64,
+    pub name: String,
+    pub unit: String,
+    pub frequency: String,
+    pub color: String,
+    pub icon: String,
+    pub notes: String,
+    pub default_quantity: Quantity,
+    pub schedule_times: Vec<String>,
+    pub schedule_weekdays: Vec<u32>,
+    pub start_date: String,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+const COLUMNS: &str = "id, name, unit, frequency, color, icon, notes, default_quantity, schedule_times, \
+                       schedule_weekdays, start_date, created_at, updated_at";
+
+fn json_list<T: serde::de::DeserializeOwned>(text: String) -> Vec<T> {
+    serde_json::from_str(&text).unwrap_or_default()
+}
+
+fn from_row(row: &Row) -> rusqlite::Result<Medication> {
+    Ok(Medication {
+        id: row.get(0)?,
+        name: row.get(1)?,
+        unit: row.get(2)?,
+        frequency: row.get(3)?,
+        color: row.get(4)?,
+        icon: row.get(5)?,
+        notes: row.get(6)?,
+        default_quantity: row.get(7)?,
+        schedule_times: json_list(row.get(8)?),
+        schedule_weekdays: json_list(row.get(9)?),
+        start_date: row.get(10)?,
+        created_at: row.get(11)?,
+        updated_at: row.get(12)?,
+    })
+}
+
+pub fn list(conn: &Connection, user_id: i64) -> rusqlite::Result<Vec<Medication>> {
+    let mut statement = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM medications WHERE user_id = ?1 ORDER BY name COLLATE NOCASE, id"
+    ))?;
+    statement.query_map([user_id], from_row)?.collect()
+}
+
+pub fn find(conn: &Connection, user_id: i64, id: i64) -> rusqlite::Result<Option<Medication>> {
+    conn.query_row(
+        &format!("SELECT {COLUMNS} FROM medications WHERE user_id = ?1 AND id = ?2"),
+        [user_id, id],
+        from_row,
+    )
+    .optional()
+}
+
+/// Inserts a medication (its `id` and timestamps are set here) and returns its id.
+pub fn insert(conn: &Connection, user_id: i64, m: &Medication) -> rusqlite::Result<i64> {
+    conn.execute(
+        "INSERT INTO medications (user_id, name, unit, frequency, color, icon, notes, default_quantity,
+           schedule_times, schedule_weekdays, start_date, created_at, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12)",
+        params![
+            user_id,
+            m.name,
+            m.unit,
+            m.frequency,
+            m.color,
+            m.icon,
+            m.notes,
+            m.default_quantity,
+            serde_json::to_string(&m.schedule_times).unwrap_or_default(),
+            serde_json::to_string(&m.schedule_weekdays).unwrap_or_default(),
+            m.start_date,
+            m.created_at,
+        ],
+    )?;
+    Ok(conn.last_insert_rowid())
+}
+
+pub fn update(conn: &Connection, user_id: i64, m: &Medication) -> rusqlite::Result<()> {
+    conn.execute(
+        "UPDATE medications SET name = ?3, unit = ?4, frequency = ?5, color = ?6, icon = ?7, notes = ?8,
+           default_quantity = ?9, schedule_times = ?10, schedule_weekdays = ?11, start_date = ?12, updated_at = ?13
+         WHERE user_id = ?1 AND id = ?2",
+        params![
+            user_id,
+            m.id,
+            m.name,
+            m.unit,
+            m.frequency,
+            m.color,
+            m.icon,
+            m.notes,
+            m.default_quantity,
+            serde_json::to_string(&m.schedule_times).unwrap_or_default(),
+            serde_json::to_string(&m.schedule_weekdays).unwrap_or_default(),
+            m.start_date,
+            m.updated_at,
+        ],
+    )?;
+    Ok(())
+}
+
+/// Deletes a medication with its inventory and ledger. Its history stays (entries keep the
+/// name) unless `with_history`.
+pub fn delete(conn: &Connection, user_id: i64, id: i64, with_history: bool) -> rusqlite::Result<bool> {
+    if with_history {
+        conn.execute(
+            "DELETE FROM dose_history WHERE user_id = ?1 AND medication_id = ?2",
+            [user_id, id],
+        )?;
+    }
+    Ok(conn.execute(
+        "DELETE FROM medications WHERE user_id = ?1 AND id = ?2",
+        [user_id, id],
+    )? == 1)
+}
+
+#[derive(Debug, Clone)]
+pub struct Inventory {
+    pub enabled: bool,
+    pub containers: Containers,
+    pub current_quantity: Quantity,
+    pub reminder_threshold: Quantity,
+    pub updated_at: String,
+}
+
+impl Inventory {
+    pub fn disabled(now: &str) -> Inventory {
+        Inventory {
+            enabled: false,
+            containers: Containers {
+                inventory_type: InventoryType::Discrete,
+                container_type: None,
+                container_quantity: None,
+                container_size: None,
+                container_unit: None,
+                item_quantity: None,
+                item_strength: None,
+                item_unit: None,
+            },
+            current_quantity: Quantity::ZERO,
+            reminder_threshold: crate::domain::stock::DEFAULT_THRESHOLD,
+            updated_at: now.to_owned(),
+        }
+    }
+}
+
+fn inventory_type(text: &str) -> InventoryType {
+    if text == "continuous" {
+        InventoryType::Continuous
+    } else {
+        InventoryType::Discrete
+    }
+}
+
+pub fn inventory(conn: &Connection, medication_id: i64) -> rusqlite::Result<Option<Inventory>> {
+    conn.prepare_cached(
+        "SELECT enabled, inventory_type, container_type, container_quantity, container_size, container_unit,
+                item_quantity, item_strength, item_unit, current_quantity, reminder_threshold, updated_at
+         FROM inventories WHERE medication_id = ?1",
+    )?
+    .query_row([medication_id], |row| {
+        Ok(Inventory {
+            enabled: row.get(0)?,
+            containers: Containers {
+                inventory_type: inventory_type(&row.get::<_, String>(1)?),
+                container_type: row.get(2)?,
+                container_quantity: row.get(3)?,
+                container_size: row.get(4)?,
+                container_unit: row.get(5)?,
+                item_quantity: row.get(6)?,
+                item_strength: row.get(7)?,
+                item_unit: row.get(8)?,
+            },
+            current_quantity: row.get(9)?,
+            reminder_threshold: row.get(10)?,
+            updated_at: row.get(11)?,
+        })
+    })
+    .optional()
+}
+
+pub fn save_inventory(conn: &Connection, medication_id: i64, inv: &Inventory) -> rusqlite::Result<()> {
+    let c = &inv.containers;
+    let kind = match c.inventory_type {
+        InventoryType::Continuous => "continuous",
+        InventoryType::Discrete => "discrete",
+    };
+    conn.execute(
+        "INSERT INTO inventories (medication_id, enabled, inventory_type, container_type, container_quantity,
+           container_size, container_unit, item_quantity, item_strength, item_unit, current_quantity,
+           reminder_threshold, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+         ON CONFLICT (medication_id) DO UPDATE SET enabled = excluded.enabled,
+           inventory_type = excluded.inventory_type, container_type = excluded.container_type,
+           container_quantity = excluded.container_quantity, container_size = excluded.container_size,
+           container_unit = excluded.container_unit, item_quantity = excluded.item_quantity,
+           item_strength = excluded.item_strength, item_unit = excluded.item_unit,
+           current_quantity = excluded.current_quantity, reminder_threshold = excluded.reminder_threshold,
+           updated_at = excluded.updated_at",
+        params![
+            medication_id,
+            inv.enabled,
+            kind,
+            c.container_type,
+            c.container_quantity,
+            c.container_size,
+            c.container_unit,
+            c.item_quantity,
+            c.item_strength,
+            c.item_unit,
+            inv.current_quantity,
+            inv.reminder_threshold,
+            inv.updated_at,
+        ],
+    )?;
+    Ok(())
+}
+
+/// The kinds of stock change the ledger records.
+#[derive(Debug, Clone, Copy)]
+pub enum StockChange {
+    Initial,
+    Dose,
+    DoseReverted,
+    Adjustment,
+    Correction,
+}
+
+impl StockChange {
+    fn as_str(self) -> &'static str {
+        match self {
+            StockChange::Initial => "initial",
+            StockChange::Dose => "dose",
+            StockChange::DoseReverted => "dose_reverted",
+            StockChange::Adjustment => "adjustment",
+            StockChange::Correction => "correction",
+        }
+    }
+}
+
+/// Moves a medication's stock by `change` and writes the ledger row, atomically with the
+/// caller's transaction. Returns the new balance; `None` when the medication has no
+/// inventory row.
+pub fn move_stock(
+    conn: &Connection,
+    medication_id: i64,
+    change: Quantity,
+    kind: StockChange,
+    reason: Option<&str>,
+    history_id: Option<i64>,
+    now: &str,
+) -> rusqlite::Result<Option<Quantity>> {
+    let balance: Option<Quantity> = conn
+        .query_row(
+            "UPDATE inventories SET current_quantity = current_quantity + ?2, updated_at = ?3
+             WHERE medication_id = ?1 RETURNING current_quantity",
+            params![medication_id, change, now],
+            |row| row.get(0),
+        )
+        .optional()?;
+    if let Some(balance) = balance {
+        record_ledger(
+            conn,
+            medication_id,
+            change,
+            balance,
+            kind,
+            reason,
+            history_id,
+            now,
+        )?;
+    }
+    Ok(balance)
+}
+
+#[allow(clippy::too_many_arguments)]
+pub fn record_ledger(
+    conn: &Connection,
+    medication_id: i64,
+    change: Quantity,
+    balance: Quantity,
+    kind: StockChange,
+    reason: Option<&str>,
+    history_id: Option<i64>,
+    now: &str,
+) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO stock_ledger (medication_id, change, balance, kind, reason, history_id, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    )?
+    .execute(params![
+        medication_id,
+        change,
+        balance,
+        kind.as_str(),
+        reason,
+        history_id,
+        now
+    ])?;
+    Ok(())
+}
+
+#[derive(Debug, serde::Serialize)]
+pub struct LedgerRow {
+    pub id: i64,
+    pub change: Quantity,
+    pub balance: Quantity,
+    pub kind: String,
+    pub reason: Option<String>,
+    pub history_id: Option<i64>,
+    pub created_at: String,
+}
+
+pub fn ledger(conn: &Connection, medication_id: i64, limit: i64) -> rusqlite::Result<Vec<LedgerRow>> {
+    let mut statement = conn.prepare(
+        "SELECT id, change, balance, kind, reason, history_id, created_at FROM stock_ledger
+         WHERE medication_id = ?1 ORDER BY id DESC LIMIT ?2",
+    )?;
+    statement
+        .query_map([medication_id, limit], |row| {
+            Ok(LedgerRow {
+                id: row.get(0)?,
+                change: row.get(1)?,
+                balance: row.get(2)?,
+                kind: row.get(3)?,
+                reason: row.get(4)?,
+                history_id: row.get(5)?,
+                created_at: row.get(6)?,
+            })
+        })?
+        .collect()
+}

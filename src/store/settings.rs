@@ -1,0 +1,47 @@
+//! Per-user settings: time zone, default reminder time, and the app's other preferences.
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+#[derive(Debug, Clone)]
+pub struct UserSettings {
+    pub timezone: String,
+    pub default_reminder_time: String,
+    /// The client's other settings as a JSON object.
+    pub preferences: serde_json::Map<String, serde_json::Value>,
+}
+
+impl Default for UserSettings {
+    fn default() -> Self {
+        UserSettings {
+            timezone: "UTC".into(),
+            default_reminder_time: "09:00".into(),
+            preferences: serde_json::Map::new(),
+        }
+    }
+}
+
+pub fn get(conn: &Connection, user_id: i64) -> rusqlite::Result<UserSettings> {
+    conn.prepare_cached(
+        "SELECT timezone, default_reminder_time, preferences FROM user_settings WHERE user_id = ?1",
+    )?
+    .query_row([user_id], |row| {
+        let preferences: String = row.get(2)?;
+        Ok(UserSettings {
+            timezone: row.get(0)?,
+            default_reminder_time: row.get(1)?,
+            preferences: serde_json::from_str(&preferences).unwrap_or_default(),
+        })
+    })
+    .optional()
+    .map(Option::unwrap_or_default)
+}
+
+pub fn save(conn: &Connection, user_id: i64, s: &UserSettings) -> rusqlite::Result<()> {
+    conn.execute(
+        "INSERT INTO user_settings (user_id, timezone, default_reminder_time, preferences) VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT (user_id) DO UPDATE SET timezone = excluded.timezone,
+           default_reminder_time = excluded.default_reminder_time, preferences = excluded.preferences",
+        params![user_id, s.timezone, s.default_reminder_time, serde_json::Value::Object(s.preferences.clone()).to_string()],
+    )?;
+    Ok(())
+}

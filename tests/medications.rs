@@ -1,0 +1,815 @@
+//! Medications, stock and history over HTTP against the real binary: CRUD, every validation
+//! message, stock arithmetic through doses, switches, deletes and adjustments, concurrent
+//! doses, paging and filters, user isolation and bad input.
+
+mod common;
+
+use common::{Server, call, get_json, post};
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+async fn account(server: &Server, email: &str) -> String {
+    let (status, body) = post(
+        server,
+        "/api/auth/register",
+        None,
+        json!({ "email": email, "password": "secret123" }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    body["data"]["token"].as_str().unwrap().to_owned()
+}
+
+fn open_signups(c: &mut std::process::Command) {
+    c.env("PILLBOX_SIGNUPS", "open");
+}
+
+/// 3 blister packs of 10 tablets of 500 mg: 30 tablets.
+fn tablets() -> Value {
+    json!({
+        "name": "Ibuprofen", "unit": "mg", "frequency": "twice_daily", "color": "red", "default_quantity": 500,
+        "notes": "with food", "schedule": { "times": ["08:00", "20:00"] },
+        "inventory": {
+            "enabled": true, "inventory_type": "discrete", "container_type": "blister_pack",
+            "container_quantity": 3, "item_quantity": 10, "item_strength": 500, "item_unit": "tablets"
+        }
+    })
+}
+
+async fn create(server: &Server, token: &str, body: Value) -> Value {
+    let (status, answer) = post(server, "/api/medications", Some(token), body).await;
+    assert_eq!(status, StatusCode::CREATED, "{answer}");
+    answer["data"].clone()
+}
+
+async fn stock(server: &Server, token: &str, id: i64) -> f64 {
+    let (status, body) = get_json(server, &format!("/api/medications/{id}/inventory"), Some(token)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    body["data"]["current_quantity"].as_f64().unwrap()
+}
+
+async fn dose(server: &Server, token: &str, id: i64, body: Value) -> Value {
+    let (status, answer) = post(server, &format!("/api/medications/{id}/doses"), Some(token), body).await;
+    assert_eq!(status, StatusCode::CREATED, "{answer}");
+    answer["data"].clone()
+}
+
+/// The ledger's changes add up to the current stock.
+async fn assert_ledger_adds_up(server: &Server, token: &str, id: i64) {
+    let (_, ledger) = get_json(
+        server,
+        &format!("/api/medications/{id}/inventory/ledger"),
+        Some(token),
+    )
+    .await;
+    let rows = ledger["data"].as_array().unwrap();
+    let sum: i64 = rows
+        .iter()
+        .map(|r| (r["change"].as_f64().unwrap() * 1000.0).round() as i64)
+        .sum();
+    let current = (stock(server, token, id).await * 1000.0).round() as i64;
+    assert_eq!(sum, current, "ledger: {ledger}");
+    assert_eq!(
+        (rows[0]["balance"].as_f64().unwrap() * 1000.0).round() as i64,
+        current
+    );
+}
+
+#[tokio::test]
+async fn create_read_update_delete() {
+    let server = Server::start();
+    let token = account(&server, "ann@example.org").await;
+    let (_, empty) = get_json(&server, "/api/medications", Some(&token)).await;
+    assert_eq!(empty["data"], json!([]));
+
+    let med = create(&server, &token, tablets()).await;
+    let id = med["id"].as_i64().unwrap();
+    assert_eq!(
+        (med["name"].as_str(), med["unit"].as_str(), med["icon"].as_str()),
+        (Some("Ibuprofen"), Some("mg"), Some("pill-symbolic"))
+    );
+    assert_eq!(med["schedule"]["effective_times"], json!(["08:00", "20:00"]));
+    let inv = &med["inventory"];
+    assert_eq!(
+        (inv["total_quantity"].as_f64(), inv["total_unit"].as_str()),
+        (Some(30.0), Some("tablets"))
+    );
+    assert_eq!(
+        (inv["current_quantity"].as_f64(), inv["stock_status"].as_str()),
+        (Some(30.0), Some("in_stock"))
+    );
+    // Two doses of one tablet a day: 30 tablets last 15 days.
+    let runs_out =
+        chrono::NaiveDate::parse_from_str(inv["runs_out_on"].as_str().unwrap(), "%Y-%m-%d").unwrap();
+    let days = (runs_out - chrono::Utc::now().date_naive()).num_days();
+    assert!((14..=16).contains(&days), "{runs_out}");
+
+    let (status, updated) = call(
+        &server,
+        Method::PUT,
+        &format!("/api/medications/{id}"),
+        Some(&token),
+        Some(json!({ "name": "Ibuprofen 500", "frequency": "weekly", "schedule": { "weekdays": [1, 4], "times": [] } })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{updated}");
+    assert_eq!(updated["data"]["name"], "Ibuprofen 500");
+    assert_eq!(updated["data"]["schedule"]["effective_weekdays"], json!([1, 4]));
+    assert_eq!(
+        updated["data"]["schedule"]["effective_times"],
+        json!(["09:00"]),
+        "default reminder time"
+    );
+    assert_eq!(
+        updated["data"]["color"], "red",
+        "fields not sent keep their value"
+    );
+
+    let (_, list) = get_json(&server, "/api/medications", Some(&token)).await;
+    assert_eq!(list["data"].as_array().unwrap().len(), 1);
+    let (status, _) = call(
+        &server,
+        Method::DELETE,
+        &format!("/api/medications/{id}"),
+        Some(&token),
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        get_json(&server, &format!("/api/medications/{id}"), Some(&token))
+            .await
+            .0,
+        StatusCode::NOT_FOUND
+    );
+}
+
+#[tokio::test]
+async fn validation_messages_from_the_spec() {
+    let server = Server::start();
+    let token = account(&server, "ann@example.org").await;
+    let cases = [
+        (json!({ "unit": "mg" }), "Name is required"),
+        (json!({ "name": "  ", "unit": "mg" }), "Name is required"),
+        (json!({ "name": "A" }), "Unit is required"),
+        (
+            json!({ "name": "A", "unit": "spoons" }),
+            "Unit 'spoons' is not a valid medical unit",
+        ),
+        (
+            json!({ "name": "A", "unit": "mg", "frequency": "hourly" }),
+            "Frequency must be one of daily, twice_daily, weekly, monthly, as_needed",
+        ),
+        (
+            json!({ "name": "A", "unit": "mg", "color": "black" }),
+            "Color must be one of blue, red, green, yellow, purple, pink, orange",
+        ),
+        (
+            json!({ "name": "A", "unit": "mg", "default_quantity": -1 }),
+            "Please enter a valid positive number for the dosage amount",
+        ),
+        (
+            json!({ "name": "A", "unit": "mg", "default_quantity": 0 }),
+            "Please enter a valid positive number for the dosage amount",
+        ),
+        (
+            json!({ "name": "x".repeat(201), "unit": "mg" }),
+            "Name must be at most 200 characters",
+        ),
+        (
+            json!({ "name": "A", "unit": "mg", "schedule": { "times": ["25:00"] } }),
+            "Time of day '25:00' must be written as HH:MM",
+        ),
+        (
+            json!({ "name": "A", "unit": "ml", "inventory": { "enabled": true, "inventory_type": "continuous", "container_quantity": 2 } }),
+            "Container quantity, size, and unit are required for continuous inventory",
+        ),
+        (
+            json!({ "name": "A", "unit": "mg", "inventory": { "enabled": true, "inventory_type": "discrete", "item_quantity": 10 } }),
+            "Container type, item quantity and unit are required for discrete inventory",
+        ),
+        (
+            json!({ "name": "A", "unit": "ml", "inventory": { "enabled": true, "inventory_type": "continuous", "container_quantity": 0, "container_size": 10, "container_unit": "ml" } }),
+            "Container quantity must be a whole number of at least 1",
+        ),
+    ];
+    for (body, message) in cases {
+        let (status, answer) = post(&server, "/api/medications", Some(&token), body.clone()).await;
+        assert_eq!(
+            (status, answer["message"].as_str()),
+            (StatusCode::BAD_REQUEST, Some(message)),
+            "{body}"
+        );
+    }
+    for body in [
+        json!({ "name": 5, "unit": "mg" }),
+        json!({ "name": "A", "unit": "mg", "default_quantity": "one" }),
+        json!({ "name": "A", "unit": "mg", "default_quantity": 0.0001 }),
+        json!({ "name": "A", "unit": "mg", "inventory": { "enabled": true, "container_quantity": 1.5 } }),
+    ] {
+        let (status, answer) = post(&server, "/api/medications", Some(&token), body.clone()).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{body}: {answer}");
+        assert_eq!(answer["success"], false);
+    }
+    assert_eq!(
+        get_json(&server, "/api/medications", Some(&token)).await.1["data"],
+        json!([]),
+        "nothing half-written"
+    );
+}
+
+#[tokio::test]
+async fn stock_follows_doses_switches_deletes_and_adjustments() {
+    let server = Server::start();
+    let token = account(&server, "ann@example.org").await;
+    let id = create(&server, &token, tablets()).await["id"].as_i64().unwrap();
+
+    // 500 mg is one tablet; 2 tablets are two; 1 g of 500 mg tablets is two.
+    let first = dose(&server, &token, id, json!({})).await;
+    assert_eq!(first["inventory"]["current_quantity"], 29);
+    dose(
+        &server,
+        &token,
+        id,
+        json!({ "quantity": 2, "dosage_unit": "tablets" }),
+    )
+    .await;
+    let gram = dose(&server, &token, id, json!({ "quantity": 1, "dosage_unit": "g" })).await;
+    assert_eq!(stock(&server, &token, id).await, 25.0);
+    // Skipped and missed doses and doses that do not affect inventory leave stock alone.
+    dose(&server, &token, id, json!({ "status": "skipped" })).await;
+    dose(&server, &token, id, json!({ "status": "missed" })).await;
+    dose(&server, &token, id, json!({ "affect_inventory": false })).await;
+    assert_eq!(stock(&server, &token, id).await, 25.0);
+
+    // Switching a taken entry to skipped gives its tablets back; back to taken takes them.
+    let entry_id = first["entry"]["id"].as_i64().unwrap();
+    let path = format!("/api/medications/history/{entry_id}");
+    let (status, body) = call(
+        &server,
+        Method::PUT,
+        &path,
+        Some(&token),
+        Some(json!({ "status": "skipped" })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["data"]["inventory"]["current_quantity"], 26);
+    call(
+        &server,
+        Method::PUT,
+        &path,
+        Some(&token),
+        Some(json!({ "status": "missed" })),
+    )
+    .await;
+    assert_eq!(
+        stock(&server, &token, id).await,
+        26.0,
+        "skipped to missed moves nothing"
+    );
+    call(
+        &server,
+        Method::PUT,
+        &path,
+        Some(&token),
+        Some(json!({ "status": "taken" })),
+    )
+    .await;
+    assert_eq!(stock(&server, &token, id).await, 25.0);
+    let (status, body) = call(
+        &server,
+        Method::PUT,
+        &path,
+        Some(&token),
+        Some(json!({ "status": "forgotten" })),
+    )
+    .await;
+    assert_eq!(
+        (status, body["message"].as_str()),
+        (
+            StatusCode::BAD_REQUEST,
+            Some("Status must be taken, skipped or missed")
+        )
+    );
+
+    // Deleting a taken entry gives its stock back.
+    let gram_path = format!("/api/medications/history/{}", gram["entry"]["id"]);
+    assert_eq!(
+        call(&server, Method::DELETE, &gram_path, Some(&token), None)
+            .await
+            .0,
+        StatusCode::OK
+    );
+    assert_eq!(stock(&server, &token, id).await, 27.0);
+    assert_eq!(
+        call(&server, Method::DELETE, &gram_path, Some(&token), None)
+            .await
+            .0,
+        StatusCode::NOT_FOUND
+    );
+
+    // Manual adjustments, exact to three decimals.
+    let adjust = format!("/api/medications/{id}/inventory/adjust");
+    for change in [0.1, 0.2] {
+        let (status, body) = post(
+            &server,
+            &adjust,
+            Some(&token),
+            json!({ "adjustment": change, "reason": "found one" }),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+    }
+    let (_, body) = post(&server, &adjust, Some(&token), json!({ "adjustment": -0.3 })).await;
+    assert_eq!(
+        body["data"]["current_quantity"], 27,
+        "0.1 + 0.2 - 0.3 is exactly 0"
+    );
+    let (status, body) = post(&server, &adjust, Some(&token), json!({ "adjustment": 0 })).await;
+    assert_eq!(
+        (status, body["message"].as_str()),
+        (
+            StatusCode::BAD_REQUEST,
+            Some("Adjustment must be a non-zero number")
+        )
+    );
+    let (status, _) = post(&server, &adjust, Some(&token), json!({ "reason": "no amount" })).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_ledger_adds_up(&server, &token, id).await;
+
+    // A dose in a unit the stock cannot count is refused with the spec's message.
+    let (status, body) = post(
+        &server,
+        &format!("/api/medications/{id}/doses"),
+        Some(&token),
+        json!({ "quantity": 5, "dosage_unit": "ml" }),
+    )
+    .await;
+    assert_eq!(
+        (status, body["message"].as_str()),
+        (
+            StatusCode::BAD_REQUEST,
+            Some("Cannot convert between ml and tablets")
+        )
+    );
+    assert_eq!(stock(&server, &token, id).await, 27.0);
+}
+
+#[tokio::test]
+async fn continuous_stock_low_stock_and_the_refill_threshold() {
+    let server = Server::start();
+    let token = account(&server, "ann@example.org").await;
+    let syrup = create(
+        &server,
+        &token,
+        json!({
+            "name": "Syrup", "unit": "ml", "default_quantity": 2.5,
+            "inventory": { "enabled": true, "inventory_type": "continuous", "container_type": "bottle",
+                           "container_quantity": 2, "container_size": 10, "container_unit": "ml", "reminder_threshold": 15 }
+        }),
+    )
+    .await;
+    let id = syrup["id"].as_i64().unwrap();
+    assert_eq!(syrup["inventory"]["total_quantity"], 20);
+    dose(&server, &token, id, json!({})).await;
+    dose(
+        &server,
+        &token,
+        id,
+        json!({ "quantity": 500, "dosage_unit": "mcl" }),
+    )
+    .await;
+    assert_eq!(stock(&server, &token, id).await, 17.0);
+    let (_, low) = get_json(&server, "/api/medications/inventory/low-stock", Some(&token)).await;
+    assert_eq!(low["data"], json!([]));
+    dose(&server, &token, id, json!({ "quantity": 2 })).await;
+    let (_, low) = get_json(&server, "/api/medications/inventory/low-stock", Some(&token)).await;
+    assert_eq!(low["data"][0]["inventory"]["stock_status"], "low");
+    dose(&server, &token, id, json!({ "quantity": 15 })).await;
+    let (_, low) = get_json(&server, "/api/medications/inventory/low-stock", Some(&token)).await;
+    assert_eq!(low["data"][0]["inventory"]["stock_status"], "out_of_stock");
+
+    // Turning inventory off and on again starts from a full stock.
+    let inventory = format!("/api/medications/{id}/inventory");
+    call(
+        &server,
+        Method::PUT,
+        &inventory,
+        Some(&token),
+        Some(json!({ "enabled": false })),
+    )
+    .await;
+    let (status, body) = call(
+        &server,
+        Method::PUT,
+        &inventory,
+        Some(&token),
+        Some(json!({ "enabled": true, "container_quantity": 1 })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(
+        (
+            body["data"]["current_quantity"].as_f64(),
+            body["data"]["total_quantity"].as_f64()
+        ),
+        (Some(10.0), Some(10.0))
+    );
+    assert_ledger_adds_up(&server, &token, id).await;
+}
+
+#[tokio::test]
+async fn fifty_concurrent_doses_lose_no_update() {
+    let server = Server::start();
+    let token = account(&server, "ann@example.org").await;
+    let mut body = tablets();
+    body["inventory"]["container_quantity"] = json!(10);
+    let id = create(&server, &token, body).await["id"].as_i64().unwrap();
+    let doses = (0..50).map(|_| {
+        let client = common::client();
+        let url = server.url(&format!("/api/medications/{id}/doses"));
+        let token = token.clone();
+        tokio::spawn(async move {
+            client
+                .post(url)
+                .bearer_auth(token)
+                .json(&json!({}))
+                .send()
+                .await
+                .unwrap()
+                .status()
+        })
+    });
+    for handle in doses.collect::<Vec<_>>() {
+        assert_eq!(handle.await.unwrap(), StatusCode::CREATED);
+    }
+    assert_eq!(
+        stock(&server, &token, id).await,
+        50.0,
+        "100 tablets less 50 doses of one"
+    );
+    let (_, history) = get_json(
+        &server,
+        &format!("/api/medications/{id}/history?limit=1"),
+        Some(&token),
+    )
+    .await;
+    assert_eq!(history["pagination"]["total"], 50);
+    assert_ledger_adds_up(&server, &token, id).await;
+}
+
+#[tokio::test]
+async fn history_pages_and_filters() {
+    let server = Server::start();
+    let token = account(&server, "ann@example.org").await;
+    let a = create(&server, &token, json!({ "name": "A", "unit": "tablets" })).await["id"]
+        .as_i64()
+        .unwrap();
+    let b = create(&server, &token, json!({ "name": "B", "unit": "tablets" })).await["id"]
+        .as_i64()
+        .unwrap();
+    let now = chrono::Utc::now();
+    for i in 0..45 {
+        let status = ["taken", "skipped", "missed"][i % 3];
+        let taken = (now - chrono::Duration::hours(i as i64 * 12)).to_rfc3339();
+        dose(
+            &server,
+            &token,
+            if i % 5 == 0 { b } else { a },
+            json!({ "status": status, "taken": taken }),
+        )
+        .await;
+    }
+    let (_, first) = get_json(&server, "/api/medications/history", Some(&token)).await;
+    assert_eq!(first["data"].as_array().unwrap().len(), 20);
+    assert_eq!(
+        first["pagination"],
+        json!({ "total": 45, "limit": 20, "offset": 0, "page": 1, "pages": 3 })
+    );
+    let (_, last) = get_json(&server, "/api/medications/history?page=3", Some(&token)).await;
+    assert_eq!(last["data"].as_array().unwrap().len(), 5);
+    let times: Vec<&str> = first["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["taken"].as_str().unwrap())
+        .collect();
+    assert!(times.windows(2).all(|w| w[0] >= w[1]), "newest first");
+    assert_eq!(first["data"][0]["medication_name"], "B");
+
+    let (_, taken) = get_json(
+        &server,
+        "/api/medications/history?status=taken&limit=100",
+        Some(&token),
+    )
+    .await;
+    assert_eq!(taken["pagination"]["total"], 15);
+    assert!(
+        taken["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|e| e["status"] == "taken")
+    );
+    let (_, only_b) = get_json(
+        &server,
+        &format!("/api/medications/history?medicationId={b}"),
+        Some(&token),
+    )
+    .await;
+    assert_eq!(only_b["pagination"]["total"], 9);
+    let today = now.date_naive();
+    let from = (today - chrono::Duration::days(2)).to_string();
+    let (_, recent) = get_json(
+        &server,
+        &format!("/api/medications/history?date_from={from}&date_to={today}"),
+        Some(&token),
+    )
+    .await;
+    let total = recent["pagination"]["total"].as_i64().unwrap();
+    assert!(
+        (5..=7).contains(&total),
+        "about 2.5 days of 12-hourly doses: {total}"
+    );
+
+    for bad in [
+        "status=forgotten",
+        "limit=0",
+        "limit=1000",
+        "page=0",
+        "offset=-1",
+        "date_from=yesterday",
+        "medicationId=x",
+    ] {
+        let (status, body) =
+            get_json(&server, &format!("/api/medications/history?{bad}"), Some(&token)).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}: {body}");
+    }
+}
+
+#[tokio::test]
+async fn historical_entries_cannot_be_in_the_future() {
+    let server = Server::start();
+    let token = account(&server, "ann@example.org").await;
+    let id = create(&server, &token, tablets()).await["id"].as_i64().unwrap();
+    let tomorrow = (chrono::Utc::now() + chrono::Duration::days(1)).to_rfc3339();
+    let (status, body) = post(
+        &server,
+        &format!("/api/medications/{id}/doses"),
+        Some(&token),
+        json!({ "taken": tomorrow }),
+    )
+    .await;
+    assert_eq!(
+        (status, body["message"].as_str()),
+        (
+            StatusCode::BAD_REQUEST,
+            Some("Cannot add entries for future dates")
+        )
+    );
+    let yesterday = (chrono::Utc::now() - chrono::Duration::days(1)).to_rfc3339();
+    let entry = dose(
+        &server,
+        &token,
+        id,
+        json!({ "taken": yesterday, "quantity": 1000, "dosage_unit": "mg" }),
+    )
+    .await;
+    assert_eq!(
+        entry["inventory"]["current_quantity"], 28,
+        "affects inventory by default"
+    );
+    for (body, message) in [
+        (
+            json!({ "quantity": -2 }),
+            "Please enter a valid positive number for the dosage amount",
+        ),
+        (json!({ "dosage_unit": "" }), "Unit is required"),
+        (
+            json!({ "dosage_unit": "cups" }),
+            "Unit 'cups' is not a valid medical unit",
+        ),
+        (
+            json!({ "taken": "yesterday" }),
+            "Please select both date and time",
+        ),
+    ] {
+        let (status, answer) = post(
+            &server,
+            &format!("/api/medications/{id}/doses"),
+            Some(&token),
+            body.clone(),
+        )
+        .await;
+        assert_eq!(
+            (status, answer["message"].as_str()),
+            (StatusCode::BAD_REQUEST, Some(message)),
+            "{body}"
+        );
+    }
+    assert_eq!(stock(&server, &token, id).await, 28.0);
+}
+
+#[tokio::test]
+async fn another_users_ids_answer_404() {
+    let server = Server::start_with(open_signups);
+    let ann = account(&server, "ann@example.org").await;
+    let bob = account(&server, "bob@example.org").await;
+    let id = create(&server, &ann, tablets()).await["id"].as_i64().unwrap();
+    let entry = dose(&server, &ann, id, json!({})).await["entry"]["id"]
+        .as_i64()
+        .unwrap();
+
+    assert_eq!(
+        get_json(&server, "/api/medications", Some(&bob)).await.1["data"],
+        json!([])
+    );
+    let (_, bob_history) = get_json(&server, "/api/medications/history", Some(&bob)).await;
+    assert_eq!(bob_history["pagination"]["total"], 0);
+    for (method, path, body) in [
+        (Method::GET, format!("/api/medications/{id}"), None),
+        (
+            Method::PUT,
+            format!("/api/medications/{id}"),
+            Some(json!({ "name": "mine" })),
+        ),
+        (Method::DELETE, format!("/api/medications/{id}"), None),
+        (
+            Method::POST,
+            format!("/api/medications/{id}/doses"),
+            Some(json!({})),
+        ),
+        (Method::GET, format!("/api/medications/{id}/history"), None),
+        (Method::GET, format!("/api/medications/{id}/inventory"), None),
+        (
+            Method::PUT,
+            format!("/api/medications/{id}/inventory"),
+            Some(json!({ "enabled": false })),
+        ),
+        (
+            Method::POST,
+            format!("/api/medications/{id}/inventory/adjust"),
+            Some(json!({ "adjustment": 5 })),
+        ),
+        (
+            Method::PUT,
+            format!("/api/medications/history/{entry}"),
+            Some(json!({ "status": "skipped" })),
+        ),
+        (Method::DELETE, format!("/api/medications/history/{entry}"), None),
+        (Method::GET, "/api/medications/999999".to_owned(), None),
+        (Method::GET, "/api/medications/not-a-number".to_owned(), None),
+    ] {
+        let (status, answer) = call(&server, method.clone(), &path, Some(&bob), body).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{method} {path}: {answer}");
+        assert_eq!(answer["success"], false);
+    }
+    assert_eq!(stock(&server, &ann, id).await, 29.0, "ann's stock untouched");
+    assert_eq!(
+        get_json(&server, &format!("/api/medications/{id}"), Some(&ann))
+            .await
+            .1["data"]["name"],
+        "Ibuprofen"
+    );
+    assert_eq!(
+        get_json(&server, "/api/medications", None).await.0,
+        StatusCode::UNAUTHORIZED
+    );
+}
+
+#[tokio::test]
+async fn deleting_a_medication_keeps_its_history_unless_asked() {
+    let server = Server::start();
+    let token = account(&server, "ann@example.org").await;
+    let keep = create(&server, &token, tablets()).await["id"].as_i64().unwrap();
+    let drop = create(&server, &token, json!({ "name": "Other", "unit": "tablets" })).await["id"]
+        .as_i64()
+        .unwrap();
+    dose(&server, &token, keep, json!({})).await;
+    dose(&server, &token, drop, json!({})).await;
+    call(
+        &server,
+        Method::DELETE,
+        &format!("/api/medications/{keep}"),
+        Some(&token),
+        None,
+    )
+    .await;
+    call(
+        &server,
+        Method::DELETE,
+        &format!("/api/medications/{drop}?delete_history=true"),
+        Some(&token),
+        None,
+    )
+    .await;
+    let (_, history) = get_json(&server, "/api/medications/history", Some(&token)).await;
+    let entries = history["data"].as_array().unwrap();
+    assert_eq!(entries.len(), 1);
+    assert_eq!(
+        (
+            entries[0]["medication_name"].as_str(),
+            &entries[0]["medication_id"]
+        ),
+        (Some("Ibuprofen"), &Value::Null)
+    );
+    // The kept entry can still be corrected or deleted.
+    let path = format!("/api/medications/history/{}", entries[0]["id"]);
+    assert_eq!(
+        call(
+            &server,
+            Method::PUT,
+            &path,
+            Some(&token),
+            Some(json!({ "status": "skipped" }))
+        )
+        .await
+        .0,
+        StatusCode::OK
+    );
+}
+
+#[tokio::test]
+async fn adherence_and_settings() {
+    let server = Server::start();
+    let token = account(&server, "ann@example.org").await;
+    let id = create(&server, &token, json!({ "name": "A", "unit": "tablets" })).await["id"]
+        .as_i64()
+        .unwrap();
+    let ago = |days: i64| (chrono::Utc::now() - chrono::Duration::days(days)).to_rfc3339();
+    for (status, days) in [
+        ("taken", 0),
+        ("taken", 1),
+        ("skipped", 2),
+        ("missed", 10),
+        ("taken", 20),
+        ("taken", 40),
+    ] {
+        dose(
+            &server,
+            &token,
+            id,
+            json!({ "status": status, "taken": ago(days) }),
+        )
+        .await;
+    }
+    let (_, body) = get_json(&server, "/api/medications/adherence", Some(&token)).await;
+    let med = &body["data"]["medications"][0];
+    assert_eq!(
+        med["last7"],
+        json!({ "taken": 2, "skipped": 1, "missed": 0, "rate": 0.667 })
+    );
+    assert_eq!(
+        med["last30"],
+        json!({ "taken": 3, "skipped": 1, "missed": 1, "rate": 0.6 })
+    );
+    let daily = body["data"]["daily"].as_array().unwrap();
+    assert_eq!(daily.len(), 30);
+    assert_eq!(daily.iter().map(|d| d["taken"].as_i64().unwrap()).sum::<i64>(), 3);
+
+    let (status, body) = call(
+        &server,
+        Method::PUT,
+        "/api/settings",
+        Some(&token),
+        Some(json!({ "timezone": "Mars/Olympus" })),
+    )
+    .await;
+    assert_eq!(
+        (status, body["message"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("Unknown time zone 'Mars/Olympus'"))
+    );
+    let (status, body) = call(
+        &server,
+        Method::PUT,
+        "/api/settings",
+        Some(&token),
+        Some(json!({ "timezone": "Europe/Berlin", "defaultReminderTime": "07:30", "language": "de", "theme": "dark" })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (_, settings) = get_json(&server, "/api/settings", Some(&token)).await;
+    assert_eq!(settings["data"]["timezone"], "Europe/Berlin");
+    assert_eq!(
+        (
+            settings["data"]["language"].as_str(),
+            settings["data"]["dateFormat"].as_str()
+        ),
+        (Some("de"), Some("MM/dd/yyyy"))
+    );
+    let (_, med) = get_json(&server, &format!("/api/medications/{id}"), Some(&token)).await;
+    assert_eq!(
+        med["data"]["schedule"]["effective_times"],
+        json!(["07:30"]),
+        "schedules use the default reminder time"
+    );
+    let (_, units) = get_json(&server, "/api/units", None).await;
+    assert!(
+        units["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|u| u["symbol"] == "μg" && u["aliases"] == json!(["mcg"]))
+    );
+}
