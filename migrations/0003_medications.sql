@@ -79,4 +79,29 @@ CREATE TABLE dose_history (
 ) STRICT;
 CREATE INDEX dose_history_user_time ON dose_history (user_id, taken_at DESC, id DESC);
 CREATE INDEX dose_history_medication_time ON dose_history (user_id, medication_id, taken_at DESC, id DESC);
+CREATE INDEX dose_history_medication_status_time ON dose_history (user_id, medication_id, status, taken_at DESC, id DESC);
 CREATE INDEX dose_history_status_time ON dose_history (user_id, status, taken_at DESC, id DESC);
+
+-- Entries per user and status, kept by triggers, so the history's page count needs no
+-- scan of a long history.
+CREATE TABLE history_counts (
+    user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    status  TEXT    NOT NULL,
+    entries INTEGER NOT NULL,
+    PRIMARY KEY (user_id, status)
+) STRICT, WITHOUT ROWID;
+
+CREATE TRIGGER dose_history_counted AFTER INSERT ON dose_history BEGIN
+    INSERT INTO history_counts (user_id, status, entries) VALUES (NEW.user_id, NEW.status, 1)
+        ON CONFLICT (user_id, status) DO UPDATE SET entries = entries + 1;
+END;
+
+CREATE TRIGGER dose_history_uncounted AFTER DELETE ON dose_history BEGIN
+    UPDATE history_counts SET entries = entries - 1 WHERE user_id = OLD.user_id AND status = OLD.status;
+END;
+
+CREATE TRIGGER dose_history_recounted AFTER UPDATE OF status ON dose_history WHEN OLD.status <> NEW.status BEGIN
+    UPDATE history_counts SET entries = entries - 1 WHERE user_id = OLD.user_id AND status = OLD.status;
+    INSERT INTO history_counts (user_id, status, entries) VALUES (NEW.user_id, NEW.status, 1)
+        ON CONFLICT (user_id, status) DO UPDATE SET entries = entries + 1;
+END;

@@ -338,6 +338,28 @@ async fn stock_follows_doses_switches_deletes_and_adjustments() {
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert_ledger_adds_up(&server, &token, id).await;
 
+    // Totals kept by triggers agree with counting after switches and deletes.
+    for status in ["taken", "skipped", "missed"] {
+        let (_, kept) = get_json(
+            &server,
+            &format!("/api/medications/history?status={status}"),
+            Some(&token),
+        )
+        .await;
+        let (_, counted) = get_json(
+            &server,
+            &format!("/api/medications/history?status={status}&medicationId={id}"),
+            Some(&token),
+        )
+        .await;
+        assert_eq!(
+            kept["pagination"]["total"], counted["pagination"]["total"],
+            "{status}"
+        );
+    }
+    let (_, all) = get_json(&server, "/api/medications/history", Some(&token)).await;
+    assert_eq!(all["pagination"]["total"], 5, "six logged, one deleted");
+
     // A dose in a unit the stock cannot count is refused with the spec's message.
     let (status, body) = post(
         &server,

@@ -158,9 +158,17 @@ pub fn page(
     offset: i64,
 ) -> rusqlite::Result<(Vec<Entry>, i64)> {
     let (clause, mut values) = filter.clause(user_id);
-    let total: i64 = conn
-        .prepare_cached(&format!("SELECT count(*) FROM dose_history WHERE {clause}"))?
-        .query_row(params_from_iter(values.iter()), |row| row.get(0))?;
+    let total: i64 = match (filter.medication_id, &filter.from, &filter.until) {
+        // Only by status, or nothing: the trigger-kept counts answer without a scan.
+        (None, None, None) => conn
+            .prepare_cached(
+                "SELECT coalesce(sum(entries), 0) FROM history_counts WHERE user_id = ?1 AND (?2 IS NULL OR status = ?2)",
+            )?
+            .query_row(params![user_id, filter.status], |row| row.get(0))?,
+        _ => conn
+            .prepare_cached(&format!("SELECT count(*) FROM dose_history WHERE {clause}"))?
+            .query_row(params_from_iter(values.iter()), |row| row.get(0))?,
+    };
     values.push(Value::Integer(limit));
     values.push(Value::Integer(offset));
     let entries = conn
