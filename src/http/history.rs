@@ -10,11 +10,12 @@ use serde_json::{Value, json};
 use super::AppState;
 use super::error::{ApiError, ApiResult};
 use super::extract::{ApiJson, ApiPath};
-use super::medications::{UserClock, parse_status, settle_stock, stock_summary};
+use super::medications::{
+    UserClock, dosage_text, dose_quantity, dose_unit, parse_status, parse_taken, settle_stock, stock_summary,
+};
 use super::session::AuthUser;
 use crate::clock;
 use crate::domain::quantity::Quantity;
-use crate::domain::units;
 use crate::store::history::{self, Filter};
 use crate::store::medications;
 
@@ -188,38 +189,23 @@ pub async fn update(
             if let Some(status) = status {
                 entry.status = status.to_owned();
             }
-            if let Some(taken) = input.taken {
-                let instant = DateTime::parse_from_rfc3339(taken.trim())
-                    .map_err(|_| ApiError::bad_request("Please select both date and time"))?
-                    .with_timezone(&Utc);
-                if instant > Utc::now() + chrono::Duration::minutes(5) {
-                    return Err(ApiError::bad_request("Cannot add entries for future dates"));
-                }
-                entry.taken = clock::stamp(instant);
+            if let Some(taken) = input.taken.filter(|t| !t.trim().is_empty()) {
+                entry.taken = parse_taken(Some(&taken))?;
             }
             if let Some(quantity) = input.quantity {
-                if !quantity.is_positive() {
-                    return Err(ApiError::bad_request(
-                        "Please enter a valid positive number for the dosage amount",
-                    ));
-                }
-                entry.quantity = quantity;
+                entry.quantity = dose_quantity(quantity)?;
             }
             if let Some(unit) = input.dosage_unit {
-                if let Some(message) = units::validation_message(&unit) {
-                    return Err(ApiError::bad_request(message));
-                }
-                entry.dosage_unit = units::find(&unit).map(|u| u.symbol.to_owned()).unwrap_or(unit);
+                entry.dosage_unit = dose_unit(&unit)?;
             }
-            if let Some(dosage) = input.dosage {
-                entry.dosage =
-                    Some(dosage.trim().chars().take(64).collect::<String>()).filter(|d| !d.is_empty());
+            if input.dosage.is_some() {
+                entry.dosage = dosage_text(input.dosage)?;
             }
             settle_stock(&tx, user.id, &mut entry, &clock::now_stamp())?;
             history::update(&tx, user.id, &entry)?;
             let body = json!({ "entry": entry, "inventory": stock_summary(&tx, entry.medication_id)? });
             tx.commit()?;
-            Ok(body)
+            Ok::<_, ApiError>(body)
         })
         .await?;
     Ok(Json(

@@ -503,8 +503,8 @@ pub fn parse_status(status: Option<&str>) -> ApiResult<&'static str> {
     }
 }
 
-/// A dose time: RFC 3339, not in the future.
-fn parse_taken(taken: Option<&str>) -> ApiResult<String> {
+/// A dose time: RFC 3339, not in the future; none or blank means now.
+pub fn parse_taken(taken: Option<&str>) -> ApiResult<String> {
     let Some(text) = taken.map(str::trim).filter(|t| !t.is_empty()) else {
         return Ok(clock::now_stamp());
     };
@@ -517,16 +517,31 @@ fn parse_taken(taken: Option<&str>) -> ApiResult<String> {
     Ok(clock::stamp(instant))
 }
 
-fn validate_dose_amount(quantity: Quantity, unit: &str) -> ApiResult<()> {
-    if !quantity.is_positive() {
-        return Err(ApiError::bad_request(
+/// A dose amount: positive.
+pub fn dose_quantity(quantity: Quantity) -> ApiResult<Quantity> {
+    if quantity.is_positive() {
+        Ok(quantity)
+    } else {
+        Err(ApiError::bad_request(
             "Please enter a valid positive number for the dosage amount",
-        ));
+        ))
     }
+}
+
+/// A dose unit from the catalogue, as its canonical symbol (`mcg` is `μg`).
+pub fn dose_unit(unit: &str) -> ApiResult<String> {
     if let Some(message) = units::validation_message(unit) {
         return Err(ApiError::bad_request(message));
     }
-    Ok(())
+    Ok(units::find(unit).map(|u| u.symbol.to_owned()).unwrap_or_default())
+}
+
+/// The optional free-text dosage: trimmed, blank is none.
+pub fn dosage_text(dosage: Option<String>) -> ApiResult<Option<String>> {
+    Ok(dosage
+        .map(|d| text(&d, MAX_SHORT_TEXT, "Dosage"))
+        .transpose()?
+        .filter(|d| !d.is_empty()))
 }
 
 /// Stock a taken entry uses now: zero unless taken, inventory-affecting, and the
@@ -597,22 +612,14 @@ pub async fn log_dose(
 ) -> ApiResult<Response> {
     let status = parse_status(input.status.as_deref())?;
     let taken = parse_taken(input.taken.as_deref())?;
-    let dosage = input
-        .dosage
-        .map(|d| text(&d, MAX_SHORT_TEXT, "Dosage"))
-        .transpose()?
-        .filter(|d| !d.is_empty());
+    let dosage = dosage_text(input.dosage)?;
     let body = state
         .db
         .write(move |conn| {
             let tx = conn.transaction()?;
             let m = medications::find(&tx, user.id, id)?.ok_or_else(not_found)?;
-            let quantity = input.quantity.unwrap_or(m.default_quantity);
-            let dosage_unit = input
-                .dosage_unit
-                .map(|u| u.trim().to_owned())
-                .unwrap_or_else(|| m.unit.clone());
-            validate_dose_amount(quantity, &dosage_unit)?;
+            let quantity = dose_quantity(input.quantity.unwrap_or(m.default_quantity))?;
+            let dosage_unit = dose_unit(input.dosage_unit.as_deref().unwrap_or(&m.unit))?;
             let now = clock::now_stamp();
             let mut entry = Entry {
                 id: 0,
@@ -622,9 +629,7 @@ pub async fn log_dose(
                 status: status.to_owned(),
                 taken,
                 quantity,
-                dosage_unit: units::find(&dosage_unit)
-                    .map(|u| u.symbol.to_owned())
-                    .unwrap_or(dosage_unit),
+                dosage_unit,
                 dosage,
                 affect_inventory: input.affect_inventory.unwrap_or(true),
                 stock_used: Quantity::ZERO,
