@@ -8,7 +8,7 @@ use rusqlite::Connection;
 use crate::clock;
 use crate::mailer::{Email, button, escape_html};
 use crate::security::codes::{self, BACKUP_CODE_COUNT, BACKUP_CODE_LENGTH};
-use crate::security::rate_limit::RateLimiter;
+use crate::security::rate_limit::{Limited, RateLimiter};
 use crate::security::{password, totp};
 use crate::store::users::{self, TwoFactor};
 
@@ -22,12 +22,38 @@ pub const MAX_NAME_LENGTH: usize = 100;
 const EMAIL_CODE: &str = "email-code";
 const BACKUP_CODE: &str = "backup-code";
 
+/// Failed checks counted per account and per client address.
+pub struct FailureLimits {
+    pub per_account: RateLimiter,
+    pub per_client: RateLimiter,
+}
+
+impl FailureLimits {
+    fn new(per_account: usize, per_client: usize, window: Duration) -> FailureLimits {
+        FailureLimits {
+            per_account: RateLimiter::new(per_account, window),
+            per_client: RateLimiter::new(per_client, window),
+        }
+    }
+
+    pub fn check(&self, account: &str, client: &str) -> Result<(), Limited> {
+        self.per_account.check(account)?;
+        self.per_client.check(client)
+    }
+
+    pub fn record(&self, account: &str, client: &str) {
+        self.per_account.record(account);
+        self.per_client.record(client);
+    }
+}
+
 /// The rate limits of the sign-in and code paths (DESIGN §5).
 pub struct AuthLimits {
-    /// Failed password or code checks per account.
-    pub failures_per_account: RateLimiter,
-    /// Failed password or code checks per client address.
-    pub failures_per_client: RateLimiter,
+    /// Failed password or code checks when signing in (and changing the password).
+    pub sign_in: FailureLimits,
+    /// Wrong passwords at the two-factor requirement check. Kept apart from `sign_in`: the
+    /// web app checks the requirements before every sign-in, and one typo must count once.
+    pub requirement_checks: FailureLimits,
     /// E-mail codes sent per account and per client address.
     pub codes_per_account: RateLimiter,
     pub codes_per_client: RateLimiter,
@@ -43,8 +69,8 @@ impl Default for AuthLimits {
         let quarter_hour = Duration::from_secs(15 * 60);
         let hour = Duration::from_secs(3600);
         AuthLimits {
-            failures_per_account: RateLimiter::new(10, quarter_hour),
-            failures_per_client: RateLimiter::new(30, quarter_hour),
+            sign_in: FailureLimits::new(10, 30, quarter_hour),
+            requirement_checks: FailureLimits::new(10, 30, quarter_hour),
             codes_per_account: RateLimiter::new(5, quarter_hour),
             codes_per_client: RateLimiter::new(20, quarter_hour),
             verification_per_account: RateLimiter::new(3, hour),

@@ -328,6 +328,27 @@ async fn repeated_failures_are_rate_limited() {
 }
 
 #[tokio::test]
+async fn a_mistyped_password_in_the_web_app_counts_once() {
+    // The web app checks the two-factor requirements, then signs in: one attempt, two calls.
+    let server = Server::start();
+    register(&server, "ann@example.org").await;
+    for _ in 0..9 {
+        let body = json!({ "email": "ann@example.org", "password": "typo" });
+        let (status, _) = post(&server, "/api/auth/2fa/check-login-requirements", None, body).await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(
+            login(&server, "ann@example.org", "typo", None).await.0,
+            StatusCode::UNAUTHORIZED
+        );
+    }
+    assert_eq!(
+        login(&server, "ann@example.org", PASSWORD, None).await.0,
+        StatusCode::OK,
+        "nine typos do not lock the account"
+    );
+}
+
+#[tokio::test]
 async fn oversized_and_malformed_bodies_are_client_errors() {
     let server = Server::start();
     let big = json!({ "email": "a@example.org", "password": "x".repeat(2 * 1024 * 1024) });
@@ -367,6 +388,7 @@ async fn email_verification_through_a_real_smtp_server() {
     .await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
     assert_eq!(body["data"]["requiresEmailVerification"], true);
+    assert_eq!(body["data"]["verificationEmailSent"], true);
     assert!(
         body["data"].get("token").is_none(),
         "not signed in before verifying"

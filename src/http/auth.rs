@@ -11,7 +11,7 @@ use super::AppState;
 use super::error::{ApiError, ApiResult, ok};
 use super::extract::ApiJson;
 use super::session::{AuthUser, issue_token, user_for_token};
-use crate::accounts::{self, MAX_NAME_LENGTH};
+use crate::accounts::{self, FailureLimits, MAX_NAME_LENGTH};
 use crate::clock;
 use crate::config::Signups;
 use crate::security::client_ip::ClientIp;
@@ -72,24 +72,24 @@ pub async fn register(
         let body = ok(json!({ "user": user.public(), "token": session }));
         return Ok((StatusCode::CREATED, body).into_response());
     };
-    let message = match state
+    let sent = state
         .mailer
         .send(
             &user.email,
             accounts::verification_email(&state.settings.link_base(), &token),
         )
         .await
-    {
-        Ok(()) => "Account created. Check your email to verify your address.",
-        Err(e) => {
-            tracing::error!(user = user.id, "verification e-mail not sent: {e}");
-            "Account created, but the verification email could not be sent. Use Resend to try again."
-        }
+        .inspect_err(|e| tracing::error!(user = user.id, "verification e-mail not sent: {e}"))
+        .is_ok();
+    let message = if sent {
+        "Account created. Check your email to verify your address."
+    } else {
+        "Account created, but the verification email could not be sent. Use Resend to try again."
     };
     let body = json!({
         "success": true,
         "message": message,
-        "data": { "user": user.public(), "requiresEmailVerification": true },
+        "data": { "user": user.public(), "requiresEmailVerification": true, "verificationEmailSent": sent },
     });
     Ok((StatusCode::CREATED, Json(body)).into_response())
 }
@@ -136,6 +136,7 @@ fn account_key(email: &str) -> String {
 /// Failures count against the account and the client address.
 pub async fn password_step(
     state: &AppState,
+    limits: &FailureLimits,
     client: &str,
     email: &str,
     password: String,
@@ -144,8 +145,7 @@ pub async fn password_step(
         return Err(ApiError::bad_request("Email and password are required"));
     }
     let account = account_key(email);
-    limited(state.limits.failures_per_account.check(&account))?;
-    limited(state.limits.failures_per_client.check(client))?;
+    limited(limits.check(&account, client))?;
     let lookup = email.trim().to_owned();
     let found = state
         .db
@@ -161,8 +161,7 @@ pub async fn password_step(
     match found {
         Some(found) if accounts::check_password(password, stored).await => Ok(found),
         _ => {
-            state.limits.failures_per_account.record(&account);
-            state.limits.failures_per_client.record(client);
+            limits.record(&account, client);
             Err(ApiError::new(
                 StatusCode::UNAUTHORIZED,
                 "Invalid email or password",
@@ -180,7 +179,7 @@ pub async fn authenticate(
     password: String,
     code: Option<&str>,
 ) -> ApiResult<User> {
-    let (user, tf) = password_step(state, client, email, password).await?;
+    let (user, tf) = password_step(state, &state.limits.sign_in, client, email, password).await?;
     if !user.email_verified && state.mailer.is_configured() {
         return Err(ApiError::new(
             StatusCode::FORBIDDEN,
@@ -209,15 +208,14 @@ pub async fn authenticate(
             })
             .await?;
         if accepted.is_none() {
-            state.limits.failures_per_account.record(&account);
-            state.limits.failures_per_client.record(client);
+            state.limits.sign_in.record(&account, client);
             return Err(ApiError::new(
                 StatusCode::UNAUTHORIZED,
                 "Invalid verification code",
             ));
         }
     }
-    state.limits.failures_per_account.clear(&account);
+    state.limits.sign_in.per_account.clear(&account);
     Ok(user)
 }
 
@@ -399,10 +397,10 @@ pub async fn change_password(
     ApiJson(body): ApiJson<PasswordChange>,
 ) -> ApiResult<Json<Value>> {
     let account = account_key(&user.email);
-    limited(state.limits.failures_per_account.check(&account))?;
+    let client = ip.to_string();
+    limited(state.limits.sign_in.check(&account, &client))?;
     if !accounts::check_password(body.current_password, Some(user.password_hash.clone())).await {
-        state.limits.failures_per_account.record(&account);
-        state.limits.failures_per_client.record(&ip.to_string());
+        state.limits.sign_in.record(&account, &client);
         return Err(ApiError::bad_request("Current password is incorrect"));
     }
     accounts::validate_new_password(&body.new_password).map_err(ApiError::bad_request)?;

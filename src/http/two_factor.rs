@@ -41,7 +41,8 @@ pub async fn check_login_requirements(
     if body.email.trim().is_empty() || body.password.is_empty() {
         return Ok(neutral);
     }
-    match password_step(&state, &ip.to_string(), &body.email, body.password).await {
+    let limits = &state.limits.requirement_checks;
+    match password_step(&state, limits, &ip.to_string(), &body.email, body.password).await {
         Ok((_, tf)) if tf.enabled() => Ok(Json(json!({
             "success": true,
             "requires2FA": true,
@@ -72,7 +73,8 @@ pub async fn generate_otp(
     ApiJson(body): ApiJson<GenerateBody>,
 ) -> ApiResult<Json<Value>> {
     let client = ip.to_string();
-    let (user, tf) = password_step(&state, &client, &body.email, body.password).await?;
+    let (user, tf) =
+        password_step(&state, &state.limits.sign_in, &client, &body.email, body.password).await?;
     match body.method.as_str() {
         "totp" if tf.totp_secret.is_some() => Ok(Json(
             json!({ "success": true, "message": "Enter the code from your authenticator app" }),
@@ -274,7 +276,7 @@ pub async fn complete_totp_setup(
     ApiJson(body): ApiJson<OtpBody>,
 ) -> ApiResult<Json<Value>> {
     let account = format!("user:{}", user.id);
-    limited(state.limits.failures_per_account.check(&account))?;
+    limited(state.limits.sign_in.per_account.check(&account))?;
     let otp = body.otp.trim().to_owned();
     let result = change_two_factor(&state, &user, true, move |_, tf| {
         let pending = tf
@@ -292,7 +294,7 @@ pub async fn complete_totp_setup(
     .await;
     let (codes, token, tf) = result.inspect_err(|e| {
         if e.status() == StatusCode::BAD_REQUEST {
-            state.limits.failures_per_account.record(&account);
+            state.limits.sign_in.per_account.record(&account);
         }
     })?;
     Ok(Json(json!({
@@ -329,7 +331,7 @@ async fn disable(
         return Err(ApiError::bad_request("Method must be email or totp"));
     }
     let account = format!("user:{}", user.id);
-    limited(state.limits.failures_per_account.check(&account))?;
+    limited(state.limits.sign_in.per_account.check(&account))?;
     let key = state.secrets.jwt_key.clone();
     let user_id = user.id;
     let result = change_two_factor(&state, &user, false, move |conn, tf| {
@@ -357,7 +359,7 @@ async fn disable(
     .await;
     let (_, token, tf) = result.inspect_err(|e| {
         if e.message() == "Invalid backup code" {
-            state.limits.failures_per_account.record(&account);
+            state.limits.sign_in.per_account.record(&account);
         }
     })?;
     Ok(Json(json!({
