@@ -360,6 +360,35 @@ async fn stock_follows_doses_switches_deletes_and_adjustments() {
     let (_, all) = get_json(&server, "/api/medications/history", Some(&token)).await;
     assert_eq!(all["pagination"]["total"], 5, "six logged, one deleted");
 
+    // Clearing the item strength (null) leaves doses in mg uncountable in tablets.
+    let (status, body) = call(
+        &server,
+        Method::PUT,
+        &format!("/api/medications/{id}/inventory"),
+        Some(&token),
+        Some(json!({ "item_strength": null })),
+    )
+    .await;
+    assert_eq!(
+        (status, &body["data"]["item_strength"]),
+        (StatusCode::OK, &Value::Null),
+        "{body}"
+    );
+    let (status, body) = post(
+        &server,
+        &format!("/api/medications/{id}/doses"),
+        Some(&token),
+        json!({}),
+    )
+    .await;
+    assert_eq!(
+        (status, body["message"].as_str()),
+        (
+            StatusCode::BAD_REQUEST,
+            Some("Cannot convert between mg and tablets")
+        )
+    );
+
     // A dose in a unit the stock cannot count is refused with the spec's message.
     let (status, body) = post(
         &server,

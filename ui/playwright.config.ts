@@ -11,6 +11,19 @@ process.env.E2E_PILLBOX_DATA_DIR ??= mkdtempSync(join(tmpdir(), 'pillbox-e2e-'))
 const dataDir = process.env.E2E_PILLBOX_DATA_DIR;
 const baseURL = `http://127.0.0.1:${port}`;
 
+// A second Pillbox that sends e-mail, to an SMTP sink (aiosmtpd) that files every message
+// in a Maildir the tests read (e2e/mail.ts). Its own data directory; sign-ups open. The
+// E2E_* variables tell the tests where things are (not PILLBOX_*, which the server reads).
+const mailPort = Number(process.env.E2E_MAIL_PORT ?? port + 1);
+const smtpPort = Number(process.env.E2E_SMTP_PORT ?? port + 14);
+process.env.E2E_MAIL_PORT = String(mailPort);
+process.env.E2E_SMTP_PORT = String(smtpPort);
+process.env.E2E_MAIL_URL = `http://127.0.0.1:${mailPort}`;
+process.env.E2E_MAIL_DATA_DIR ??= mkdtempSync(join(tmpdir(), 'pillbox-e2e-mail-'));
+const mailDataDir = process.env.E2E_MAIL_DATA_DIR;
+process.env.E2E_MAILDIR ??= join(mkdtempSync(join(tmpdir(), 'pillbox-e2e-smtp-')), 'maildir');
+const maildir = process.env.E2E_MAILDIR;
+
 export default defineConfig({
   testDir: './e2e',
   fullyParallel: false,
@@ -38,19 +51,49 @@ export default defineConfig({
       ],
     },
   },
-  webServer: {
-    // `env -u`: the runner's own PILLBOX_* variables are not server settings.
-    command: `env -u PILLBOX_BIN -u PILLBOX_E2E_PORT ${binary} serve --bind 127.0.0.1:${port} --data-dir ${dataDir}`,
-    url: `${baseURL}/health`,
-    reuseExistingServer: false,
-    gracefulShutdown: { signal: 'SIGTERM', timeout: 10_000 },
-    timeout: 60_000,
-    stdout: 'pipe',
-    stderr: 'pipe',
-    env: {
-      // The shell tests register their own accounts.
-      PILLBOX_SIGNUPS: 'open',
-      PILLBOX_LOG_LEVEL: process.env.PILLBOX_LOG_LEVEL ?? 'warn',
+  webServer: [
+    {
+      // `env -u`: the runner's own PILLBOX_* variables are not server settings.
+      command: `env -u PILLBOX_BIN -u PILLBOX_E2E_PORT ${binary} serve --bind 127.0.0.1:${port} --data-dir ${dataDir}`,
+      url: `${baseURL}/health`,
+      reuseExistingServer: false,
+      gracefulShutdown: { signal: 'SIGTERM', timeout: 10_000 },
+      timeout: 60_000,
+      stdout: 'pipe',
+      stderr: 'pipe',
+      env: {
+        // The shell tests register their own accounts.
+        PILLBOX_SIGNUPS: 'open',
+        PILLBOX_LOG_LEVEL: process.env.PILLBOX_LOG_LEVEL ?? 'warn',
+      },
     },
-  },
+    {
+      // The SMTP sink (tests/run-all.sh installs aiosmtpd).
+      command: `python3 -m aiosmtpd -n -l 127.0.0.1:${smtpPort} -c aiosmtpd.handlers.Mailbox ${maildir}`,
+      port: smtpPort,
+      reuseExistingServer: false,
+      gracefulShutdown: { signal: 'SIGTERM', timeout: 5_000 },
+      timeout: 30_000,
+      stdout: 'ignore',
+      stderr: 'pipe',
+    },
+    {
+      command: `env -u PILLBOX_BIN -u PILLBOX_E2E_PORT ${binary} serve --bind 127.0.0.1:${mailPort} --data-dir ${mailDataDir}`,
+      url: `http://127.0.0.1:${mailPort}/health`,
+      reuseExistingServer: false,
+      gracefulShutdown: { signal: 'SIGTERM', timeout: 10_000 },
+      timeout: 60_000,
+      stdout: 'pipe',
+      stderr: 'pipe',
+      env: {
+        PILLBOX_SIGNUPS: 'open',
+        PILLBOX_SMTP_HOST: '127.0.0.1',
+        PILLBOX_SMTP_PORT: String(smtpPort),
+        PILLBOX_SMTP_TLS: 'none',
+        PILLBOX_SMTP_FROM: 'Pillbox <pillbox@example.test>',
+        PILLBOX_PUBLIC_URL: `http://127.0.0.1:${mailPort}`,
+        PILLBOX_LOG_LEVEL: process.env.PILLBOX_LOG_LEVEL ?? 'warn',
+      },
+    },
+  ],
 });

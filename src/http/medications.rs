@@ -94,15 +94,32 @@ pub struct ScheduleInput {
 pub struct InventoryInput {
     enabled: Option<bool>,
     inventory_type: Option<String>,
-    container_type: Option<String>,
-    container_quantity: Option<i64>,
-    container_size: Option<Quantity>,
-    container_unit: Option<String>,
-    item_quantity: Option<i64>,
-    item_strength: Option<Quantity>,
-    item_unit: Option<String>,
+    // The container fields are "absent: keep", "null: clear", or a value.
+    #[serde(default, deserialize_with = "nullable")]
+    container_type: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    container_quantity: Option<Option<i64>>,
+    #[serde(default, deserialize_with = "nullable")]
+    container_size: Option<Option<Quantity>>,
+    #[serde(default, deserialize_with = "nullable")]
+    container_unit: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    item_quantity: Option<Option<i64>>,
+    #[serde(default, deserialize_with = "nullable")]
+    item_strength: Option<Option<Quantity>>,
+    #[serde(default, deserialize_with = "nullable")]
+    item_unit: Option<Option<String>>,
     current_quantity: Option<Quantity>,
     reminder_threshold: Option<Quantity>,
+}
+
+/// A present field, possibly `null`: `Some(None)` clears, a missing field stays `None`.
+fn nullable<'de, D, T>(deserializer: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(deserializer).map(Some)
 }
 
 #[derive(Deserialize)]
@@ -211,18 +228,21 @@ fn apply_inventory(
             }
         };
     }
-    let optional_text = |value: Option<String>, current: &mut Option<String>| {
-        if let Some(v) = value {
-            *current = Some(v.trim().to_owned()).filter(|v| !v.is_empty());
+    fn replace<T>(value: Option<Option<T>>, current: &mut Option<T>) {
+        if let Some(value) = value {
+            *current = value;
         }
+    }
+    let text = |value: Option<Option<String>>| {
+        value.map(|v| v.map(|t| t.trim().to_owned()).filter(|t| !t.is_empty()))
     };
-    optional_text(input.container_type, &mut c.container_type);
-    optional_text(input.container_unit, &mut c.container_unit);
-    optional_text(input.item_unit, &mut c.item_unit);
-    c.container_quantity = input.container_quantity.or(c.container_quantity);
-    c.container_size = input.container_size.or(c.container_size);
-    c.item_quantity = input.item_quantity.or(c.item_quantity);
-    c.item_strength = input.item_strength.or(c.item_strength);
+    replace(text(input.container_type), &mut c.container_type);
+    replace(text(input.container_unit), &mut c.container_unit);
+    replace(text(input.item_unit), &mut c.item_unit);
+    replace(input.container_quantity, &mut c.container_quantity);
+    replace(input.container_size, &mut c.container_size);
+    replace(input.item_quantity, &mut c.item_quantity);
+    replace(input.item_strength, &mut c.item_strength);
     if let Some(threshold) = input.reminder_threshold {
         if threshold < Quantity::ZERO {
             return Err(ApiError::bad_request("Reminder threshold cannot be negative"));

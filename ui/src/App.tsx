@@ -23,6 +23,7 @@ export function AppRoutes() {
       <Route path="/login" element={<LoginScreen />} />
       <Route path="/register" element={<RegisterScreen />} />
       <Route path="/email-confirmation" element={<EmailConfirmationScreen />} />
+      <Route path="/verify-email" element={<VerifyEmailScreen />} />
       <Route path="/verify-email/:token" element={<VerifyEmailScreen />} />
       <Route path="/notifications/take/:token" element={<TakeDoseScreen />} />
       <Route path="/privacy-policy" element={<PrivacyPolicyScreen />} />

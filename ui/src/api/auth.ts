@@ -1,6 +1,7 @@
-import { ApiError, apiRequest, isJsonObject, type Json, type JsonObject } from './client';
+import { ApiError, apiRequest, isJsonObject, type Json } from './client';
+import { nonEmptyString, parseMethod, parseMethods, payloadOf } from './parse';
 import { clearSession } from './session';
-import type { AuthSession, RegisterResult, User } from './types';
+import type { AuthSession, LoginRequirements, RegisterResult, User, VerificationResult } from './types';
 
 function optionalString(value: Json | undefined): string | null | undefined {
   if (typeof value === 'string' || value === null) return value;
@@ -19,14 +20,9 @@ export function parseUser(value: Json | undefined): User | null {
   const lastName = optionalString(value.lastName);
   if (firstName !== undefined) user.firstName = firstName;
   if (lastName !== undefined) user.lastName = lastName;
+  if (typeof value.emailVerified === 'boolean') user.emailVerified = value.emailVerified;
   if (typeof value.created_at === 'string') user.created_at = value.created_at;
   return user;
-}
-
-/** The envelope's `data` object, or the body itself for servers that answer flat. */
-function payloadOf(body: Json): JsonObject | null {
-  if (!isJsonObject(body)) return null;
-  return isJsonObject(body.data) ? body.data : body;
 }
 
 /** A user and a token at the top level of the body or inside `data`. */
@@ -41,18 +37,41 @@ function parseSession(body: Json): AuthSession | null {
   return null;
 }
 
+/** The user of a profile answer: in `data` or in `user`. */
+function profileOf(body: Json): User | null {
+  return isJsonObject(body) ? (parseUser(body.data) ?? parseUser(body.user)) : null;
+}
+
 export async function getMe(signal?: AbortSignal): Promise<User> {
-  const body = await apiRequest('/api/auth/me', { signal });
-  const user =
-    isJsonObject(body) ? (parseUser(body.data) ?? parseUser(body.user)) : null;
+  const user = profileOf(await apiRequest('/api/auth/me', { signal }));
   if (!user) throw new Error('Invalid profile response format');
   return user;
 }
 
-export async function login(email: string, password: string): Promise<AuthSession> {
+export async function updateProfile(changes: { firstName: string; lastName: string }): Promise<User> {
+  const body = await apiRequest('/api/auth/me', { method: 'PUT', body: changes });
+  const user = profileOf(body);
+  if (!user) throw new Error('Invalid profile response format');
+  return user;
+}
+
+/** Deletes the account and everything in it (DELETE /api/auth/me). */
+export async function deleteAccount(): Promise<void> {
+  const body = await apiRequest('/api/auth/me', { method: 'DELETE' });
+  if (isJsonObject(body) && body.success === false) {
+    throw new Error(nonEmptyString(body.message) ?? 'Failed to delete account');
+  }
+}
+
+/**
+ * Signs in. `code` is the second factor (six digits, or a backup code); the server only
+ * accepts it together with the right password.
+ */
+export async function login(email: string, password: string, code?: string): Promise<AuthSession> {
   const body = await apiRequest('/api/auth/login', {
     method: 'POST',
-    body: { email, password },
+    anonymous: true,
+    body: code === undefined ? { email, password } : { email, password, code },
   });
   const session = parseSession(body);
   if (!session) throw new Error('Invalid login response format');
@@ -62,6 +81,7 @@ export async function login(email: string, password: string): Promise<AuthSessio
 export async function register(email: string, password: string): Promise<RegisterResult> {
   const body = await apiRequest('/api/auth/register', {
     method: 'POST',
+    anonymous: true,
     body: { email, password },
   });
   const session = parseSession(body);
@@ -73,6 +93,60 @@ export async function register(email: string, password: string): Promise<Registe
     return { kind: 'verificationRequired', user };
   }
   throw new Error('Invalid register response format');
+}
+
+/** A fresh token for a valid one, so a session in daily use never expires. */
+export async function refreshToken(token: string, signal?: AbortSignal): Promise<AuthSession> {
+  const body = await apiRequest('/api/auth/refresh', {
+    method: 'POST',
+    body: { token },
+    signal,
+    anonymous: true,
+  });
+  const session = parseSession(body);
+  if (!session) throw new Error('Invalid refresh token response format');
+  return session;
+}
+
+/** Changes the password; every other session is signed out, this one gets a new token. */
+export async function changePassword(currentPassword: string, newPassword: string): Promise<AuthSession> {
+  const body = await apiRequest('/api/auth/change-password', {
+    method: 'POST',
+    body: { currentPassword, newPassword },
+  });
+  const session = parseSession(body);
+  if (!session) throw new Error('Invalid change password response format');
+  return session;
+}
+
+/** Confirms an address with the token from the verification e-mail. */
+export async function verifyEmail(token: string): Promise<VerificationResult> {
+  let body: Json;
+  try {
+    body = await apiRequest(`/api/auth/verify-email/${encodeURIComponent(token)}`, { anonymous: true });
+  } catch (error) {
+    // An unknown or expired link is an answer, not a failure of the call.
+    if (error instanceof ApiError && isJsonObject(error.body) && error.body.emailVerified === false) {
+      return { success: false, emailVerified: false, message: error.message };
+    }
+    throw error;
+  }
+  if (!isJsonObject(body)) throw new Error('Verification failed');
+  return {
+    success: body.success === true,
+    emailVerified: body.emailVerified === true,
+    message: typeof body.message === 'string' ? body.message : '',
+  };
+}
+
+/** Sends a new verification link; resolves to whether the server said it did. */
+export async function resendVerification(email: string): Promise<boolean> {
+  const body = await apiRequest('/api/auth/resend-verification', {
+    method: 'POST',
+    body: { email },
+    anonymous: true,
+  });
+  return isJsonObject(body) && body.success === true;
 }
 
 /** Signing out is client-side: the token and the user record leave the browser. */
@@ -89,4 +163,19 @@ export function requiresEmailVerification(error: unknown): boolean {
     (error.body.requiresEmailVerification === true ||
       (isJsonObject(error.body.data) && error.body.data.requiresEmailVerification === true))
   );
+}
+
+/**
+ * The methods offered by a login answer that asks for a second factor (401 with
+ * `requires2FA: true`), or null for any other error.
+ */
+export function twoFactorChallenge(error: unknown): LoginRequirements | null {
+  if (!(error instanceof ApiError) || error.status !== 401 || !isJsonObject(error.body)) return null;
+  const body = error.body;
+  if (body.requires2FA !== true) return null;
+  return {
+    requires2FA: true,
+    availableMethods: parseMethods(body.availableMethods),
+    preferredMethod: parseMethod(body.preferredMethod),
+  };
 }

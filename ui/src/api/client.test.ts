@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { getMe, getVersion, login, register } from '.';
+import { getMe, getTwoFactorStatus, getVersion, login, register, setUnauthorizedHandler } from '.';
 import { jsonResponse, mockFetch, sentJson } from '../test/fetchMock';
 
 function setApiBase(content: string | null) {
@@ -79,6 +79,47 @@ describe('API client requests', () => {
     });
     await getVersion();
     expect(fetchMock.mock.calls[0]?.[0]).toBe('https://pillbox.example.org/api/version');
+  });
+});
+
+describe('a refused session', () => {
+  it('is reported when a signed-in call answers 401, not when a sign-in does', async () => {
+    const onUnauthorized = vi.fn();
+    setUnauthorizedHandler(onUnauthorized);
+    localStorage.setItem('token', 'old-token');
+    const fetchMock = mockFetch({
+      'POST /api/auth/login': () => jsonResponse({ success: false, message: 'Invalid email or password' }, 401),
+      'GET /api/auth/2fa/status': () => jsonResponse({ success: false, message: 'Invalid or expired session' }, 401),
+    });
+    try {
+      await expect(login('a@example.com', 'wrong')).rejects.toThrow('Invalid email or password');
+      // Sign-in calls carry no bearer token and say nothing about the session.
+      expect(headersOf(fetchMock, 0).Authorization).toBeUndefined();
+      expect(onUnauthorized).not.toHaveBeenCalled();
+
+      await expect(getTwoFactorStatus()).rejects.toThrow('Invalid or expired session');
+      expect(onUnauthorized).toHaveBeenCalledTimes(1);
+    } finally {
+      setUnauthorizedHandler(null);
+    }
+  });
+
+  it('is not reported when the token was replaced while the call was under way', async () => {
+    const onUnauthorized = vi.fn();
+    setUnauthorizedHandler(onUnauthorized);
+    localStorage.setItem('token', 'old-token');
+    mockFetch({
+      'GET /api/auth/2fa/status': () => {
+        localStorage.setItem('token', 'new-token');
+        return jsonResponse({ success: false, message: 'Invalid or expired session' }, 401);
+      },
+    });
+    try {
+      await expect(getTwoFactorStatus()).rejects.toThrow();
+      expect(onUnauthorized).not.toHaveBeenCalled();
+    } finally {
+      setUnauthorizedHandler(null);
+    }
   });
 });
 

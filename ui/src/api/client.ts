@@ -38,6 +38,21 @@ export interface RequestOptions {
   method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
   body?: unknown;
   signal?: AbortSignal;
+  /**
+   * A call made without a session (sign-in, registration, e-mail links): no bearer token is
+   * sent, and a 401 answer is about the request, not about the session.
+   */
+  anonymous?: boolean;
+}
+
+let unauthorizedHandler: (() => void) | null = null;
+
+/**
+ * Called when the server refuses the stored token (401 to a signed-in call), e.g. because
+ * the password or two-factor settings were changed in another session.
+ */
+export function setUnauthorizedHandler(handler: (() => void) | null): void {
+  unauthorizedHandler = handler;
 }
 
 async function readJson(response: Response): Promise<Json> {
@@ -58,7 +73,7 @@ async function readJson(response: Response): Promise<Json> {
 export async function apiRequest(path: string, options: RequestOptions = {}): Promise<Json> {
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (options.body !== undefined) headers['Content-Type'] = 'application/json';
-  const token = getStoredToken();
+  const token = options.anonymous ? null : getStoredToken();
   if (token) headers.Authorization = `Bearer ${token}`;
 
   let response: Response;
@@ -75,6 +90,10 @@ export async function apiRequest(path: string, options: RequestOptions = {}): Pr
   }
 
   const body = await readJson(response);
+  // A token replaced while this request was on its way is not a reason to sign out.
+  if (response.status === 401 && token !== null && token === getStoredToken()) {
+    unauthorizedHandler?.();
+  }
   if (!response.ok) {
     const message =
       isJsonObject(body) && typeof body.message === 'string' && body.message !== ''

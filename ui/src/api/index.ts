@@ -1,6 +1,43 @@
 // The one API client: screens import from here and never call fetch themselves.
-export { ApiError, NETWORK_ERROR_MESSAGE, apiBaseUrl, apiRequest } from './client';
-export { getMe, login, logout, register, requiresEmailVerification } from './auth';
+export { ApiError, NETWORK_ERROR_MESSAGE, apiBaseUrl, apiRequest, setUnauthorizedHandler } from './client';
+export {
+  changePassword,
+  deleteAccount,
+  getMe,
+  login,
+  logout,
+  refreshToken,
+  register,
+  requiresEmailVerification,
+  resendVerification,
+  twoFactorChallenge,
+  updateProfile,
+  verifyEmail,
+} from './auth';
+export {
+  checkLoginRequirements,
+  completeTotpSetup,
+  disableTwoFactorMethod,
+  generateOtp,
+  getTwoFactorStatus,
+  regenerateBackupCodes,
+  setTwoFactorPreference,
+  setupEmailTwoFactor,
+  setupTotp,
+  verifyOtp,
+} from './twoFactor';
 export { getVersion } from './version';
-export { clearSession, getStoredToken, storeSession, storeUser } from './session';
-export type { AuthSession, RegisterResult, User } from './types';
+export { clearSession, getStoredToken, storeSession, storeToken, storeUser } from './session';
+export type {
+  AuthSession,
+  LoginRequirements,
+  RegisterResult,
+  TotpSetup,
+  TwoFactorDisabled,
+  TwoFactorEnabled,
+  TwoFactorMethod,
+  TwoFactorStatus,
+  User,
+  VerificationResult,
+} from './types';
+export { TWO_FACTOR_METHODS } from './types';

@@ -21,6 +21,15 @@ export function storeSession(token: string, user: User): void {
   }
 }
 
+/** Replaces the token only, e.g. with the one a password or two-factor change returns. */
+export function storeToken(token: string): void {
+  try {
+    localStorage.setItem(TOKEN_KEY, token);
+  } catch {
+    // See storeSession.
+  }
+}
+
 export function storeUser(user: User): void {
   try {
     localStorage.setItem(USER_KEY, JSON.stringify(user));

@@ -1,13 +1,26 @@
 import { createContext, useContext } from 'react';
-import type { RegisterResult } from '../api';
+import type { RegisterResult, User } from '../api';
 import type { AuthState } from './authReducer';
+import type { LoginOutcome } from './loginFlow';
 
 export interface AuthContextValue extends AuthState {
-  /** Signs in; resolves when signed in, rejects with the error shown to the user. */
-  login: (email: string, password: string) => Promise<void>;
+  /**
+   * The password step: signs in, or tells that a code step or e-mail verification comes
+   * first. Rejects with a LoginFailure.
+   */
+  login: (email: string, password: string) => Promise<LoginOutcome>;
+  /** The code step: the password again plus the six-digit (or backup) code. */
+  loginWithCode: (email: string, password: string, code: string) => Promise<void>;
   register: (email: string, password: string) => Promise<RegisterResult>;
   logout: () => void;
   clearError: () => void;
+  /**
+   * Uses a token the server handed out for this session (password or two-factor changes
+   * sign out every other session and answer with a new one).
+   */
+  replaceToken: (token: string) => void;
+  /** Keeps an edited profile. */
+  updateUser: (user: User) => void;
 }
 
 export const AuthContext = createContext<AuthContextValue | null>(null);

@@ -1,7 +1,9 @@
 import { useCallback, useEffect, useMemo, useReducer, type ReactNode } from 'react';
 import * as api from '../api';
+import type { User } from '../api';
 import { AuthContext, type AuthContextValue } from './AuthContext';
 import { authReducer, initialAuthState } from './authReducer';
+import { signInWithCode, signInWithPassword } from './loginFlow';
 
 function messageOf(error: unknown, fallback: string): string {
   return error instanceof Error && error.message !== '' ? error.message : fallback;
@@ -12,34 +14,68 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     initialAuthState(api.getStoredToken()),
   );
 
-  // Start-up: a stored token is only trusted once the server accepts it.
+  // Start-up: a stored token is only trusted once the server accepts it; then it is
+  // exchanged for a fresh one, so an app used every day never reaches the token's expiry.
   useEffect(() => {
     const token = api.getStoredToken();
     if (token === null) return;
     const controller = new AbortController();
+    const signOut = () => {
+      if (controller.signal.aborted) return;
+      api.clearSession();
+      dispatch({ type: 'LOGOUT' });
+    };
     api
       .getMe(controller.signal)
-      .then((user) => {
+      .then(async (user) => {
         api.storeUser(user);
         dispatch({ type: 'AUTH_SUCCESS', user, token });
-      })
-      .catch(() => {
+        const fresh = await api.refreshToken(token, controller.signal);
         if (controller.signal.aborted) return;
-        api.clearSession();
-        dispatch({ type: 'LOGOUT' });
-      });
+        api.storeSession(fresh.token, fresh.user);
+        dispatch({ type: 'SESSION_UPDATED', token: fresh.token, user: fresh.user });
+      })
+      .catch(signOut);
     return () => controller.abort();
+  }, []);
+
+  // The server refused the stored token (changed elsewhere, or expired): sign out here too.
+  useEffect(() => {
+    api.setUnauthorizedHandler(() => {
+      api.clearSession();
+      dispatch({ type: 'LOGOUT' });
+    });
+    return () => api.setUnauthorizedHandler(null);
   }, []);
 
   const login = useCallback(async (email: string, password: string) => {
     dispatch({ type: 'AUTH_START' });
     try {
-      const { user, token } = await api.login(email, password);
+      const outcome = await signInWithPassword(email, password);
+      if (outcome.kind === 'signedIn') {
+        const { user, token } = outcome.session;
+        api.storeSession(token, user);
+        dispatch({ type: 'AUTH_SUCCESS', user, token });
+      } else {
+        dispatch({ type: 'SET_LOADING', isLoading: false });
+      }
+      return outcome;
+    } catch (error) {
+      api.clearSession();
+      dispatch({ type: 'AUTH_ERROR', error: messageOf(error, 'Login failed') });
+      throw error;
+    }
+  }, []);
+
+  const loginWithCode = useCallback(async (email: string, password: string, code: string) => {
+    dispatch({ type: 'AUTH_START' });
+    try {
+      const { user, token } = await signInWithCode(email, password, code);
       api.storeSession(token, user);
       dispatch({ type: 'AUTH_SUCCESS', user, token });
     } catch (error) {
       api.clearSession();
-      dispatch({ type: 'AUTH_ERROR', error: messageOf(error, 'Login failed') });
+      dispatch({ type: 'AUTH_ERROR', error: messageOf(error, 'OTP verification failed') });
       throw error;
     }
   }, []);
@@ -74,9 +110,19 @@ export function AuthProvider({ children }: { children: ReactNode }) {
 
   const clearError = useCallback(() => dispatch({ type: 'CLEAR_ERROR' }), []);
 
+  const replaceToken = useCallback((token: string) => {
+    api.storeToken(token);
+    dispatch({ type: 'SESSION_UPDATED', token });
+  }, []);
+
+  const updateUser = useCallback((user: User) => {
+    api.storeUser(user);
+    dispatch({ type: 'SESSION_UPDATED', user });
+  }, []);
+
   const value = useMemo<AuthContextValue>(
-    () => ({ ...state, login, register, logout, clearError }),
-    [state, login, register, logout, clearError],
+    () => ({ ...state, login, loginWithCode, register, logout, clearError, replaceToken, updateUser }),
+    [state, login, loginWithCode, register, logout, clearError, replaceToken, updateUser],
   );
 
   return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;

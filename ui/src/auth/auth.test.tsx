@@ -1,6 +1,6 @@
 import { screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { deferred, jsonResponse, mockFetch, requestUrl, sentJson } from '../test/fetchMock';
+import { deferred, jsonResponse, mockFetch, requestUrl, sentJson, sessionRoutes } from '../test/fetchMock';
 import { renderApp } from '../test/renderApp';
 
 const USER = {
@@ -55,12 +55,53 @@ describe('auth start-up', () => {
     ['user', { success: true, user: USER }],
   ])('accepts the user from the %s field', async (_field, body) => {
     storeSession();
-    mockFetch({ 'GET /api/version': version, 'GET /api/auth/me': () => jsonResponse(body) });
+    mockFetch({
+      'GET /api/version': version,
+      ...sessionRoutes(USER),
+      'GET /api/auth/me': () => jsonResponse(body),
+    });
     renderApp('/today');
     expect(await screen.findByRole('heading', { name: 'Today', level: 1 })).toBeTruthy();
     expect(location()).toBe('/today');
     expect(screen.getByTestId('user-email').textContent).toBe(USER.email);
-    expect(localStorage.getItem('token')).toBe('stored-token');
+  });
+
+  it('then exchanges the stored token for a fresh one, so a daily-used app never expires', async () => {
+    storeSession();
+    const fetchMock = mockFetch({ 'GET /api/version': version, ...sessionRoutes(USER, 'fresh-token') });
+    renderApp('/today');
+    await screen.findByRole('heading', { name: 'Today', level: 1 });
+    await waitFor(() => expect(localStorage.getItem('token')).toBe('fresh-token'));
+    const refresh = fetchMock.mock.calls.find(([url]) => requestUrl(url) === '/api/auth/refresh');
+    expect(sentJson(refresh?.[1])).toEqual({ token: 'stored-token' });
+    const order = fetchMock.mock.calls.map(([url]) => requestUrl(url)).filter((url) => url.startsWith('/api/auth'));
+    expect(order).toEqual(['/api/auth/me', '/api/auth/refresh']);
+  });
+
+  it('signs out when the token refresh fails', async () => {
+    storeSession();
+    mockFetch({
+      'GET /api/version': version,
+      ...sessionRoutes(USER),
+      'POST /api/auth/refresh': () => jsonResponse({ success: false, message: 'Invalid or expired session' }, 401),
+    });
+    renderApp('/today');
+    expect(await screen.findByRole('heading', { name: 'Welcome back' })).toBeTruthy();
+    expect(location()).toBe('/login');
+    expect(localStorage.getItem('token')).toBeNull();
+    expect(localStorage.getItem('user')).toBeNull();
+  });
+
+  it('signs out when a signed-in call is refused (the session ended elsewhere)', async () => {
+    storeSession();
+    mockFetch({
+      'GET /api/version': version,
+      ...sessionRoutes(USER, 'stored-token'),
+      'GET /api/auth/2fa/status': () => jsonResponse({ success: false, message: 'Invalid or expired session' }, 401),
+    });
+    renderApp('/settings?section=security');
+    expect(await screen.findByRole('heading', { name: 'Welcome back' })).toBeTruthy();
+    expect(localStorage.getItem('token')).toBeNull();
   });
 });
 
@@ -100,6 +141,8 @@ describe('login', () => {
     const { default: userEvent } = await import('@testing-library/user-event');
     const fetchMock = mockFetch({
       'GET /api/version': version,
+      'POST /api/auth/2fa/check-login-requirements': () =>
+        jsonResponse({ success: true, requires2FA: false, availableMethods: [], preferredMethod: null }),
       'POST /api/auth/login': () => jsonResponse({ success: true, data: { user: USER, token: 'new-token' } }),
     });
     renderApp('/login');
@@ -119,6 +162,8 @@ describe('login', () => {
     const { default: userEvent } = await import('@testing-library/user-event');
     mockFetch({
       'GET /api/version': version,
+      'POST /api/auth/2fa/check-login-requirements': () =>
+        jsonResponse({ success: true, requires2FA: false, availableMethods: [], preferredMethod: null }),
       'POST /api/auth/login': () => jsonResponse({ success: false, message: 'Invalid email or password' }, 401),
     });
     renderApp('/login');

@@ -14,7 +14,9 @@ export type AuthAction =
   | { type: 'AUTH_ERROR'; error: string }
   | { type: 'LOGOUT' }
   | { type: 'CLEAR_ERROR' }
-  | { type: 'SET_LOADING'; isLoading: boolean };
+  | { type: 'SET_LOADING'; isLoading: boolean }
+  /** A new token (refresh, password or two-factor change) or an edited profile. */
+  | { type: 'SESSION_UPDATED'; token?: string; user?: User };
 
 /** The state before start-up: a stored token means the profile is still being checked. */
 export function initialAuthState(storedToken: string | null): AuthState {
@@ -54,5 +56,8 @@ export function authReducer(state: AuthState, action: AuthAction): AuthState {
       return { ...state, error: null };
     case 'SET_LOADING':
       return { ...state, isLoading: action.isLoading };
+    case 'SESSION_UPDATED':
+      if (!state.isAuthenticated) return state;
+      return { ...state, token: action.token ?? state.token, user: action.user ?? state.user };
   }
 }

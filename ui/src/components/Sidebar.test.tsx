@@ -1,7 +1,7 @@
 import { act, fireEvent, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { jsonResponse, mockFetch } from '../test/fetchMock';
+import { jsonResponse, mockFetch, sessionRoutes } from '../test/fetchMock';
 import { renderApp } from '../test/renderApp';
 
 const USER = { id: 5, email: 'alex@example.com', firstName: null, lastName: null };
@@ -14,7 +14,7 @@ beforeEach(() => {
 function serverWithVersion(version: () => Response | Promise<Response>) {
   return mockFetch({
     'GET /api/version': version,
-    'GET /api/auth/me': () => jsonResponse({ success: true, data: USER }),
+    ...sessionRoutes(USER),
   });
 }
 
@@ -74,7 +74,7 @@ describe('sidebar', () => {
     const lower = { ...USER, email: 'zoe@example.com' };
     mockFetch({
       'GET /api/version': () => jsonResponse({ success: true, data: { version: '1' } }),
-      'GET /api/auth/me': () => jsonResponse({ success: true, data: lower }),
+      ...sessionRoutes(lower),
     });
     renderApp('/');
     expect((await screen.findByTestId('user-initial')).textContent).toBe('Z');

@@ -5,6 +5,10 @@ import de from './locales/de.json';
 import en from './locales/en.json';
 import es from './locales/es.json';
 import fr from './locales/fr.json';
+import medsDe from './medications/de.json';
+import medsEn from './medications/en.json';
+import medsEs from './medications/es.json';
+import medsFr from './medications/fr.json';
 
 /** Each language's name in that language, for the language picker. */
 export const LANGUAGE_NAMES: Record<Language, string> = {
@@ -16,10 +20,10 @@ export const LANGUAGE_NAMES: Record<Language, string> = {
 
 void i18n.use(initReactI18next).init({
   resources: {
-    en: { translation: en },
-    es: { translation: es },
-    fr: { translation: fr },
-    de: { translation: de },
+    en: { translation: en, meds: medsEn },
+    es: { translation: es, meds: medsEs },
+    fr: { translation: fr, meds: medsFr },
+    de: { translation: de, meds: medsDe },
   },
   lng: loadSettings().language,
   fallbackLng: 'en',

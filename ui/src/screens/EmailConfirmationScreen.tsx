@@ -1,11 +1,108 @@
+import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Link, useNavigate, useSearchParams } from 'react-router-dom';
+import * as api from '../api';
+import { errorText } from '../i18n/messages';
 import { PublicFrame } from './PublicFrame';
+
+/** Spec §9: the initial "Checking your email..." spinner lasts 1 second. */
+export const EMAIL_CHECK_MS = 1000;
+
+type Result = { kind: 'success' | 'error'; text: string } | null;
 
 export function EmailConfirmationScreen() {
   const { t } = useTranslation();
+  const navigate = useNavigate();
+  const [searchParams] = useSearchParams();
+  const email = (searchParams.get('email') ?? '').trim();
+  const [checking, setChecking] = useState(true);
+  const [sending, setSending] = useState(false);
+  const [result, setResult] = useState<Result>(null);
+
+  useEffect(() => {
+    const timer = setTimeout(() => setChecking(false), EMAIL_CHECK_MS);
+    return () => clearTimeout(timer);
+  }, []);
+
+  if (checking) {
+    return (
+      <PublicFrame>
+        <div className="checking" role="status">
+          <span className="spinner" aria-hidden="true" />
+          <span>{t('emailConfirmation.checking')}</span>
+        </div>
+      </PublicFrame>
+    );
+  }
+
+  const resend = async () => {
+    if (email === '') {
+      setResult({ kind: 'error', text: t('emailConfirmation.errors.noAddress') });
+      return;
+    }
+    setSending(true);
+    setResult(null);
+    try {
+      const sent = await api.resendVerification(email);
+      setResult(
+        sent
+          ? { kind: 'success', text: t('emailConfirmation.sent') }
+          : { kind: 'error', text: t('emailConfirmation.errors.resendEmail') },
+      );
+    } catch (error) {
+      setResult({ kind: 'error', text: errorText(t, error, 'emailConfirmation.errors.resendVerification') });
+    } finally {
+      setSending(false);
+    }
+  };
+
   return (
     <PublicFrame>
       <h1>{t('emailConfirmation.title')}</h1>
+      {email === '' ? (
+        <p className="form-error public-gap" role="alert">
+          {t('emailConfirmation.errors.noAddress')}
+        </p>
+      ) : (
+        <div className="prose">
+          <p>
+            {t('emailConfirmation.sentTo')}{' '}
+            <strong className="break-anywhere" data-testid="confirmation-email">
+              {email}
+            </strong>
+          </p>
+          <p>{t('emailConfirmation.instructions')}</p>
+          <p className="note">{t('emailConfirmation.spam')}</p>
+        </div>
+      )}
+
+      {result && (
+        <p
+          className={result.kind === 'success' ? 'form-success public-gap' : 'form-error public-gap'}
+          role={result.kind === 'success' ? 'status' : 'alert'}
+        >
+          {result.text}
+        </p>
+      )}
+
+      <div className="stack-actions">
+        <button
+          type="button"
+          className="button button-primary button-block"
+          disabled={email === '' || sending}
+          onClick={() => void resend()}
+        >
+          {sending ? t('emailConfirmation.sending') : t('emailConfirmation.resend')}
+        </button>
+        <button type="button" className="button button-secondary button-block" onClick={() => void navigate('/login')}>
+          {t('emailConfirmation.backToLogin')}
+        </button>
+      </div>
+      {email === '' && (
+        <p className="public-alt">
+          {t('emailConfirmation.signInHint')} <Link to="/register">{t('emailConfirmation.registerAgain')}</Link>
+        </p>
+      )}
     </PublicFrame>
   );
 }

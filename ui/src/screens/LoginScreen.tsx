@@ -1,52 +1,267 @@
-import { useState, type SubmitEvent } from 'react';
+import { useReducer, useState, type SubmitEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link, Navigate, useNavigate } from 'react-router-dom';
-import { NETWORK_ERROR_MESSAGE, requiresEmailVerification } from '../api';
+import { Link, Navigate, useNavigate, useSearchParams } from 'react-router-dom';
+import * as api from '../api';
+import type { TwoFactorMethod } from '../api';
 import { useAuth } from '../auth/AuthContext';
+import { cleanBackupCode } from '../auth/backupCode';
+import {
+  LoginFailure,
+  initialLoginView,
+  initialMethod,
+  loginViewReducer,
+  sendsCode,
+  type LoginStage,
+} from '../auth/loginFlow';
+import { CodeInput } from '../components/CodeInput';
 import { VersionLabel } from '../components/VersionLabel';
+import { errorText } from '../i18n/messages';
+
 import { PublicFrame } from './PublicFrame';
+
+const FALLBACK_BY_STAGE: Record<LoginStage, string> = {
+  requirements: 'login.errors.checkRequirements',
+  login: 'login.failed',
+  code: 'login.errors.verifyOtp',
+};
+
+type Busy = 'idle' | 'signingIn' | 'sending' | 'verifying';
 
 export function LoginScreen() {
   const { t } = useTranslation();
   const navigate = useNavigate();
-  const { isAuthenticated, login } = useAuth();
+  const [searchParams] = useSearchParams();
+  const { isAuthenticated, login, loginWithCode } = useAuth();
+  const [view, dispatch] = useReducer(loginViewReducer, initialLoginView);
   const [email, setEmail] = useState('');
+  // Kept in memory only, and only until the code step ends: the code step needs it again.
   const [password, setPassword] = useState('');
-  const [submitting, setSubmitting] = useState(false);
+  const [busy, setBusy] = useState<Busy>('idle');
   const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [codeAttempt, setCodeAttempt] = useState(0);
+  const [useBackupCode, setUseBackupCode] = useState(false);
+  const [backupCode, setBackupCode] = useState('');
 
   if (isAuthenticated) return <Navigate to="/medications" replace />;
 
-  const submit = async (event: SubmitEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    setSubmitting(true);
+  const methodName = (method: TwoFactorMethod) => t(`twoFactor.methods.${method}`);
+  const address = email.trim();
+
+  const sendCode = async (method: TwoFactorMethod, reason: 'auto' | 'resend') => {
+    setBusy('sending');
     setError(null);
+    setNotice(null);
     try {
-      // Once signed in, this screen re-renders as a redirect to /medications.
-      await login(email.trim(), password);
+      await api.generateOtp(address, password, method);
+      if (reason === 'resend') setNotice(t('login.codeResent'));
     } catch (err) {
-      if (requiresEmailVerification(err)) {
-        void navigate(`/email-confirmation?email=${encodeURIComponent(email.trim())}`);
-        return;
-      }
-      const message = err instanceof Error ? err.message : '';
-      if (message === NETWORK_ERROR_MESSAGE) setError(t('errors.network'));
-      else setError(message || t('login.failed'));
+      setError(
+        reason === 'resend'
+          ? errorText(t, err, 'login.errors.resendOtp')
+          : errorText(t, err, 'login.errors.sendMethod', { method: t(`twoFactor.methodsInline.${method}`) }),
+      );
     } finally {
-      setSubmitting(false);
+      setBusy('idle');
     }
   };
+
+  const submitCredentials = async (event: SubmitEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    setBusy('signingIn');
+    setError(null);
+    setNotice(null);
+    try {
+      // Once signed in, this screen re-renders as a redirect to /medications.
+      const outcome = await login(address, password);
+      if (outcome.kind === 'verificationRequired') {
+        void navigate(`/email-confirmation?email=${encodeURIComponent(address)}`);
+      } else if (outcome.kind === 'twoFactorRequired') {
+        dispatch({ type: 'TWO_FACTOR_REQUIRED', methods: outcome.methods, preferredMethod: outcome.preferredMethod });
+        const method = initialMethod(outcome.methods, outcome.preferredMethod);
+        setBusy('idle');
+        if (sendsCode(method)) await sendCode(method, 'auto');
+        return;
+      }
+    } catch (err) {
+      const stage = err instanceof LoginFailure ? err.stage : 'login';
+      setError(errorText(t, err, FALLBACK_BY_STAGE[stage]));
+    }
+    setBusy('idle');
+  };
+
+  const submitCode = async (code: string) => {
+    setBusy('verifying');
+    setError(null);
+    setNotice(null);
+    try {
+      await loginWithCode(address, password, code);
+    } catch (err) {
+      setError(errorText(t, err, 'login.errors.verifyOtp'));
+      setCodeAttempt((attempt) => attempt + 1);
+      setBusy('idle');
+    }
+  };
+
+  const chooseMethod = (method: TwoFactorMethod) => {
+    if (view.step !== 'code' || method === view.method) return;
+    dispatch({ type: 'METHOD_CHOSEN', method });
+    setCodeAttempt((attempt) => attempt + 1);
+    setError(null);
+    setNotice(null);
+    if (sendsCode(method)) void sendCode(method, 'auto');
+  };
+
+  const backToLogin = () => {
+    dispatch({ type: 'BACK_TO_LOGIN' });
+    setPassword('');
+    setError(null);
+    setNotice(null);
+    setUseBackupCode(false);
+    setBackupCode('');
+  };
+
+  const errorBox = error && (
+    <p className="form-error" role="alert">
+      {error}
+    </p>
+  );
+
+  if (view.step === 'code') {
+    const codeHintId = 'login-code-hint';
+    const trimmedBackup = backupCode.trim();
+    return (
+      <PublicFrame footer={<VersionLabel className="public-footer" />}>
+        <h1>{t('login.code.title')}</h1>
+        <p className="public-subtitle" id={codeHintId}>
+          {view.method === 'email' ? t('login.code.emailSent', { email: address }) : t('login.code.totpHint')}
+        </p>
+
+        <div className="form">
+          {view.methods.length > 1 && (
+            <fieldset className="choice-group">
+              <legend>{t('login.code.method')}</legend>
+              {view.methods.map((method) => (
+                <label key={method} className="choice">
+                  <input
+                    type="radio"
+                    name="login-method"
+                    value={method}
+                    checked={view.method === method}
+                    disabled={busy !== 'idle'}
+                    onChange={() => chooseMethod(method)}
+                  />
+                  <span>
+                    {methodName(method)}
+                    {method === view.preferredMethod && (
+                      <>
+                        {' '}
+                        <span className="choice-tag">{t('login.code.preferred')}</span>
+                      </>
+                    )}
+                  </span>
+                </label>
+              ))}
+            </fieldset>
+          )}
+
+          {errorBox}
+          {notice && (
+            <p className="form-success" role="status">
+              {notice}
+            </p>
+          )}
+
+          {useBackupCode ? (
+            <form
+              className="form form-tight"
+              onSubmit={(event) => {
+                event.preventDefault();
+                if (trimmedBackup !== '') void submitCode(trimmedBackup);
+              }}
+            >
+              <div className="field">
+                <label htmlFor="login-backup-code">{t('login.code.backupLabel')}</label>
+                <input
+                  id="login-backup-code"
+                  className="mono"
+                  autoComplete="off"
+                  autoCapitalize="characters"
+                  spellCheck={false}
+                  value={backupCode}
+                  onChange={(event) => setBackupCode(cleanBackupCode(event.target.value))}
+                  disabled={busy !== 'idle'}
+                />
+              </div>
+              <button
+                type="submit"
+                className="button button-primary button-block"
+                disabled={busy !== 'idle' || trimmedBackup === ''}
+              >
+                {busy === 'verifying' ? t('login.code.verifying') : t('login.code.verify')}
+              </button>
+            </form>
+          ) : (
+            <>
+              <CodeInput
+                key={`${view.method}-${codeAttempt}`}
+                label={t('login.code.inputLabel')}
+                describedBy={codeHintId}
+                autoFocus
+                disabled={busy === 'verifying'}
+                onComplete={(code) => void submitCode(code)}
+              />
+              <p className="form-hint" role="status">
+                {busy === 'verifying' ? t('login.code.verifying') : busy === 'sending' ? t('login.code.sending') : ''}
+              </p>
+            </>
+          )}
+
+          <div className="link-row">
+            {view.method !== 'totp' && !useBackupCode && (
+              <button
+                type="button"
+                className="button-link"
+                disabled={busy !== 'idle'}
+                onClick={() => void sendCode(view.method, 'resend')}
+              >
+                {t('login.code.resend')}
+              </button>
+            )}
+            <button
+              type="button"
+              className="button-link"
+              onClick={() => {
+                setUseBackupCode((value) => !value);
+                setBackupCode('');
+                setError(null);
+              }}
+            >
+              {useBackupCode ? t('login.code.useCode') : t('login.code.useBackup')}
+            </button>
+          </div>
+        </div>
+
+        <p className="public-alt">
+          <button type="button" className="button-link" onClick={backToLogin}>
+            {t('login.code.back')}
+          </button>
+        </p>
+      </PublicFrame>
+    );
+  }
 
   return (
     <PublicFrame footer={<VersionLabel className="public-footer" />}>
       <h1>{t('login.title')}</h1>
       <p className="public-subtitle">{t('login.subtitle')}</p>
-      <form className="form" onSubmit={(event) => void submit(event)}>
-        {error && (
-          <p className="form-error" role="alert">
-            {error}
+      <form className="form" onSubmit={(event) => void submitCredentials(event)}>
+        {searchParams.get('verified') === 'true' && !error && (
+          <p className="form-success" role="status">
+            {t('login.verified')}
           </p>
         )}
+        {errorBox}
         <div className="field">
           <label htmlFor="login-email">{t('login.email')}</label>
           <input
@@ -69,8 +284,8 @@ export function LoginScreen() {
             onChange={(event) => setPassword(event.target.value)}
           />
         </div>
-        <button type="submit" className="button button-primary button-block" disabled={submitting}>
-          {submitting ? t('login.submitting') : t('login.submit')}
+        <button type="submit" className="button button-primary button-block" disabled={busy !== 'idle'}>
+          {busy === 'signingIn' ? t('login.submitting') : t('login.submit')}
         </button>
       </form>
       <p className="public-alt">

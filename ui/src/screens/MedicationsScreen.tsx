@@ -1,7 +1,68 @@
+import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { ScreenFrame } from './ScreenFrame';
+import { AddMedicationDialog } from '../components/medications/AddMedicationDialog';
+import { MedicationCard } from '../components/medications/MedicationCard';
+import { PlusIcon } from '../components/medications/MedicationIcon';
+import { useMedicationList } from '../components/medications/useMedicationList';
+import { ScreenStatus } from '../components/medications/ScreenStatus';
+import '../styles/medications.css';
 
+/** SPEC §2 "Medications screen": the card grid, Add Medication, edit, stock and delete. */
 export function MedicationsScreen() {
-  const { t } = useTranslation();
-  return <ScreenFrame title={t('medications.title')} />;
+  const { t } = useTranslation('meds');
+  const list = useMedicationList();
+  const [adding, setAdding] = useState(false);
+  const { medications } = list;
+  const headingRef = useRef<HTMLHeadingElement>(null);
+
+  return (
+    <div className="screen">
+      <header className="screen-header screen-header-row">
+        <h1 ref={headingRef} tabIndex={-1}>
+          {t('medications.title')}
+        </h1>
+        <button type="button" className="button button-primary" onClick={() => setAdding(true)}>
+          <PlusIcon />
+          {t('add.button')}
+        </button>
+      </header>
+
+      <ScreenStatus loading={medications === null} error={list.error} onRetry={list.reload} />
+
+      {medications?.length === 0 && (
+        <div className="empty-state" data-testid="empty-state">
+          <p className="empty-title">{t('medications.empty')}</p>
+          <p className="muted">{t('medications.emptyHint')}</p>
+        </div>
+      )}
+
+      {medications && medications.length > 0 && (
+        <div className="med-grid">
+          {medications.map((medication) => (
+            <MedicationCard
+              key={medication.id}
+              medication={medication}
+              onChanged={list.replace}
+              onDeleted={(id) => {
+                list.remove(id);
+                // The card and its buttons are gone; keep the keyboard on the page.
+                headingRef.current?.focus();
+              }}
+              onStale={list.reload}
+            />
+          ))}
+        </div>
+      )}
+
+      {adding && (
+        <AddMedicationDialog
+          onClose={() => setAdding(false)}
+          onAdded={(medication) => {
+            setAdding(false);
+            list.add(medication);
+          }}
+        />
+      )}
+    </div>
+  );
 }

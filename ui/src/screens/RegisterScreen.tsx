@@ -1,12 +1,108 @@
+import { useState, type SubmitEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link } from 'react-router-dom';
+import { Link, Navigate, useNavigate } from 'react-router-dom';
+import { useAuth } from '../auth/AuthContext';
+import { errorText } from '../i18n/messages';
 import { PublicFrame } from './PublicFrame';
+
+/** Spec §9: passwords have at least 6 characters. */
+export const MIN_PASSWORD_LENGTH = 6;
+
+/** The password rules of spec §5, as translation keys; null when the passwords are fine. */
+export function passwordProblem(password: string, confirmation: string): string | null {
+  if (password !== confirmation) return 'register.errors.mismatch';
+  // Counted in code points, as the server counts.
+  if (Array.from(password).length < MIN_PASSWORD_LENGTH) return 'register.errors.tooShort';
+  return null;
+}
 
 export function RegisterScreen() {
   const { t } = useTranslation();
+  const navigate = useNavigate();
+  const { isAuthenticated, register } = useAuth();
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [confirmation, setConfirmation] = useState('');
+  const [submitting, setSubmitting] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  if (isAuthenticated && !submitting) return <Navigate to="/medications" replace />;
+
+  const submit = async (event: SubmitEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const problem = passwordProblem(password, confirmation);
+    if (problem) {
+      setError(t(problem));
+      return;
+    }
+    setSubmitting(true);
+    setError(null);
+    const address = email.trim();
+    try {
+      // The confirmation stays here: only the e-mail address and the password are sent.
+      const result = await register(address, password);
+      if (result.kind === 'verificationRequired') {
+        void navigate(`/email-confirmation?email=${encodeURIComponent(address)}`);
+      } else {
+        void navigate('/medications', { replace: true });
+      }
+    } catch (err) {
+      setError(errorText(t, err, 'register.failed'));
+      setSubmitting(false);
+    }
+  };
+
   return (
     <PublicFrame>
       <h1>{t('register.title')}</h1>
+      <p className="public-subtitle">{t('register.subtitle')}</p>
+      <form className="form" onSubmit={(event) => void submit(event)}>
+        {error && (
+          <p className="form-error" role="alert">
+            {error}
+          </p>
+        )}
+        <div className="field">
+          <label htmlFor="register-email">{t('register.email')}</label>
+          <input
+            id="register-email"
+            type="email"
+            autoComplete="email"
+            required
+            value={email}
+            onChange={(event) => setEmail(event.target.value)}
+          />
+        </div>
+        <div className="field">
+          <label htmlFor="register-password">{t('register.password')}</label>
+          <input
+            id="register-password"
+            type="password"
+            autoComplete="new-password"
+            required
+            aria-describedby="register-password-hint"
+            value={password}
+            onChange={(event) => setPassword(event.target.value)}
+          />
+          <p className="field-hint" id="register-password-hint">
+            {t('register.passwordHint', { min: MIN_PASSWORD_LENGTH })}
+          </p>
+        </div>
+        <div className="field">
+          <label htmlFor="register-confirm">{t('register.confirmPassword')}</label>
+          <input
+            id="register-confirm"
+            type="password"
+            autoComplete="new-password"
+            required
+            value={confirmation}
+            onChange={(event) => setConfirmation(event.target.value)}
+          />
+        </div>
+        <button type="submit" className="button button-primary button-block" disabled={submitting}>
+          {submitting ? t('register.submitting') : t('register.submit')}
+        </button>
+      </form>
       <p className="public-alt">
         {t('register.haveAccount')} <Link to="/login">{t('register.signIn')}</Link>
       </p>

@@ -1,7 +1,105 @@
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { ScreenFrame } from './ScreenFrame';
+import { Link } from 'react-router-dom';
+import { logDose } from '../api/medications';
+import { DOSE_STATUSES, type DoseInput, type DoseStatus, type Medication } from '../api/medicationTypes';
+import { DoseDialog } from '../components/medications/DoseDialog';
+import { ScreenStatus } from '../components/medications/ScreenStatus';
+import { TodayMedication } from '../components/medications/TodayMedication';
+import { useMedicationList } from '../components/medications/useMedicationList';
+import { useMedsFormat } from '../components/medications/useMedsFormat';
+import { useTodayFeedback } from '../components/medications/useTodayFeedback';
+import { medsErrorText } from '../medications/errors';
+import '../styles/medications.css';
 
+interface Logging {
+  medication: Medication;
+  status: DoseStatus;
+}
+
+/** SPEC §2 "Today screen": Taken, Skip and Missed per medication, and the recent doses. */
 export function TodayScreen() {
-  const { t } = useTranslation();
-  return <ScreenFrame title={t('today.title')} />;
+  const { t } = useTranslation('meds');
+  const format = useMedsFormat();
+  const list = useMedicationList();
+  const feedback = useTodayFeedback();
+  const [logging, setLogging] = useState<Logging | null>(null);
+  const { medications } = list;
+
+  const close = () => {
+    feedback.clearError();
+    setLogging(null);
+  };
+
+  const submit = async (dose: DoseInput) => {
+    if (!logging) return;
+    const { medication } = logging;
+    try {
+      await logDose(medication.id, dose);
+      setLogging(null);
+      feedback.confirmLogged(
+        `${medication.id}:${dose.status}`,
+        t(`today.logged.${dose.status}`, { name: medication.name }),
+      );
+      list.reload();
+    } catch (error) {
+      feedback.failed(medsErrorText(t, error, 'errors.logDose'));
+    }
+  };
+
+  return (
+    <div className="screen">
+      <header className="screen-header">
+        <h1>{t('today.title')}</h1>
+        <p className="screen-subtitle">{format.longDate(new Date())}</p>
+      </header>
+
+      {feedback.success && (
+        <p className="form-success today-feedback" role="status">
+          {feedback.success}
+        </p>
+      )}
+
+      <ScreenStatus loading={medications === null} error={list.error} onRetry={list.reload} />
+
+      {medications?.length === 0 && (
+        <div className="empty-state" data-testid="empty-state">
+          <p className="empty-title">{t('today.empty')}</p>
+          <Link to="/medications" className="button button-primary">
+            {t('today.addMedications')}
+          </Link>
+        </div>
+      )}
+
+      {medications && medications.length > 0 && (
+        <ul className="today-list">
+          {medications.map((medication) => (
+            <li key={medication.id}>
+              <TodayMedication
+                medication={medication}
+                loggedStatus={
+                  DOSE_STATUSES.find((status) => feedback.logged === `${medication.id}:${status}`) ?? null
+                }
+                onLog={(status) => {
+                  feedback.clearError();
+                  setLogging({ medication, status });
+                }}
+              />
+            </li>
+          ))}
+        </ul>
+      )}
+
+      {logging && (
+        <DoseDialog
+          key={`${logging.medication.id}:${logging.status}`}
+          medication={logging.medication}
+          status={logging.status}
+          error={feedback.error}
+          onSubmit={submit}
+          onClose={close}
+        />
+      )}
+    </div>
+  );
 }

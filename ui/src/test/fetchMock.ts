@@ -84,3 +84,17 @@ export function mockMatchMedia(initial: Record<string, boolean> = {}) {
     },
   };
 }
+
+/**
+ * What a server that accepts the stored token answers at start-up: the profile, then a
+ * fresh token (the app refreshes its token on every start).
+ */
+export function sessionRoutes(
+  user: { id: number | string; email: string },
+  freshToken = 'refreshed-token',
+): Record<string, Route> {
+  return {
+    'GET /api/auth/me': () => jsonResponse({ success: true, data: user }),
+    'POST /api/auth/refresh': () => jsonResponse({ success: true, data: { user, token: freshToken } }),
+  };
+}

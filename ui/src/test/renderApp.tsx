@@ -4,7 +4,12 @@ import { App } from '../App';
 
 function LocationProbe() {
   const location = useLocation();
-  return <div data-testid="location">{location.pathname}</div>;
+  return (
+    <>
+      <div data-testid="location">{location.pathname}</div>
+      <div data-testid="location-search">{location.search}</div>
+    </>
+  );
 }
 
 /** The whole app at `path`, with the current path readable from `data-testid="location"`. */

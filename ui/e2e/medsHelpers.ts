@@ -1,0 +1,46 @@
+import type { APIRequestContext, Page } from '@playwright/test';
+import { expect, registerUser, signIn, type TestUser } from './fixtures';
+
+/** A fresh account (so empty states hold), signed in at `path`. */
+export async function freshUserAt(page: Page, request: APIRequestContext, path: string): Promise<TestUser> {
+  const user = await registerUser(request);
+  await signIn(page, user, path);
+  return user;
+}
+
+/** Creates a medication through the API (for states the UI tests do not build by hand). */
+export async function createMedication(
+  request: APIRequestContext,
+  user: TestUser,
+  body: Record<string, unknown>,
+): Promise<{ id: number }> {
+  const response = await request.post('/api/medications', {
+    data: body,
+    headers: { Authorization: `Bearer ${user.token}` },
+  });
+  expect(response.status(), await response.text()).toBe(201);
+  return ((await response.json()) as { data: { id: number } }).data;
+}
+
+export async function logDose(
+  request: APIRequestContext,
+  user: TestUser,
+  medicationId: number,
+  body: Record<string, unknown>,
+): Promise<void> {
+  const response = await request.post(`/api/medications/${medicationId}/doses`, {
+    data: body,
+    headers: { Authorization: `Bearer ${user.token}` },
+  });
+  expect(response.status(), await response.text()).toBe(201);
+}
+
+/** The browser's local date `days` from today, as a date input holds it. */
+export async function localDate(page: Page, days: number): Promise<string> {
+  return page.evaluate((offset) => {
+    const date = new Date();
+    date.setDate(date.getDate() + offset);
+    const pad = (n: number) => String(n).padStart(2, '0');
+    return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
+  }, days);
+}

@@ -1,0 +1,216 @@
+// Checks the medication, inventory and history answers before screens use them: a field of
+// the wrong kind becomes a safe default, a record without its id is refused.
+import { isJsonObject, type Json, type JsonObject } from './client';
+import {
+  DEFAULT_ICON,
+  DEFAULT_THRESHOLD,
+  DOSE_STATUSES,
+  FREQUENCIES,
+  INVENTORY_TYPES,
+  LEDGER_KINDS,
+  MEDICATION_COLORS,
+  STOCK_STATUSES,
+  type Adherence,
+  type DailyTally,
+  type HistoryEntry,
+  type Inventory,
+  type LedgerRow,
+  type Medication,
+  type MedicationAdherence,
+  type Pagination,
+  type RecentDose,
+  type Schedule,
+  type StockSummary,
+  type Tally,
+} from './medicationTypes';
+
+export class FormatError extends Error {
+  constructor(what: string) {
+    super(`Invalid ${what} response format`);
+    this.name = 'FormatError';
+  }
+}
+
+function oneOf<T extends string>(allowed: readonly T[], value: Json | undefined, fallback: T): T {
+  return allowed.find((candidate) => candidate === value) ?? fallback;
+}
+
+function num(value: Json | undefined, fallback = 0): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : fallback;
+}
+
+function numOrNull(value: Json | undefined): number | null {
+  return typeof value === 'number' && Number.isFinite(value) ? value : null;
+}
+
+function str(value: Json | undefined, fallback = ''): string {
+  return typeof value === 'string' ? value : fallback;
+}
+
+function strOrNull(value: Json | undefined): string | null {
+  return typeof value === 'string' && value !== '' ? value : null;
+}
+
+function strings(value: Json | undefined): string[] {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+}
+
+function numbers(value: Json | undefined): number[] {
+  return Array.isArray(value) ? value.filter((item): item is number => typeof item === 'number') : [];
+}
+
+function objects(value: Json | undefined): JsonObject[] {
+  return Array.isArray(value) ? value.filter(isJsonObject) : [];
+}
+
+function id(value: Json | undefined, what: string): number {
+  if (typeof value !== 'number') throw new FormatError(what);
+  return value;
+}
+
+/** The envelope's `data`. */
+export function dataOf(body: Json): Json | undefined {
+  return isJsonObject(body) ? body.data : undefined;
+}
+
+function parseSchedule(value: Json | undefined): Schedule {
+  const s = isJsonObject(value) ? value : {};
+  return {
+    times: strings(s.times),
+    weekdays: numbers(s.weekdays),
+    start_date: str(s.start_date),
+    effective_times: strings(s.effective_times),
+    effective_weekdays: numbers(s.effective_weekdays),
+  };
+}
+
+function parseDose(value: JsonObject): RecentDose {
+  return {
+    id: id(value.id, 'dose'),
+    status: oneOf(DOSE_STATUSES, value.status, 'taken'),
+    taken: str(value.taken),
+    quantity: num(value.quantity),
+    dosage_unit: str(value.dosage_unit),
+  };
+}
+
+export function parseInventory(value: Json | undefined): Inventory | null {
+  if (!isJsonObject(value)) return null;
+  return {
+    id: num(value.id),
+    enabled: value.enabled === true,
+    inventory_type: oneOf(INVENTORY_TYPES, value.inventory_type, 'discrete'),
+    container_type: strOrNull(value.container_type),
+    container_quantity: numOrNull(value.container_quantity),
+    container_size: numOrNull(value.container_size),
+    container_unit: strOrNull(value.container_unit),
+    item_quantity: numOrNull(value.item_quantity),
+    item_strength: numOrNull(value.item_strength),
+    item_unit: strOrNull(value.item_unit),
+    total_quantity: num(value.total_quantity),
+    total_unit: str(value.total_unit),
+    current_quantity: num(value.current_quantity),
+    reminder_threshold: num(value.reminder_threshold, DEFAULT_THRESHOLD),
+    stock_status: oneOf(STOCK_STATUSES, value.stock_status, 'in_stock'),
+    runs_out_on: strOrNull(value.runs_out_on),
+    updated_at: str(value.updated_at),
+  };
+}
+
+export function parseMedication(value: Json | undefined): Medication {
+  if (!isJsonObject(value)) throw new FormatError('medication');
+  return {
+    id: id(value.id, 'medication'),
+    name: str(value.name),
+    unit: str(value.unit),
+    frequency: oneOf(FREQUENCIES, value.frequency, 'daily'),
+    color: oneOf(MEDICATION_COLORS, value.color, 'blue'),
+    icon: str(value.icon) || DEFAULT_ICON,
+    notes: str(value.notes),
+    default_quantity: num(value.default_quantity, 1),
+    schedule: parseSchedule(value.schedule),
+    created_at: str(value.created_at),
+    updated_at: str(value.updated_at),
+    doses: objects(value.doses).map(parseDose),
+    inventory: parseInventory(value.inventory),
+  };
+}
+
+export function parseMedications(value: Json | undefined): Medication[] {
+  if (!Array.isArray(value)) throw new FormatError('medications');
+  return objects(value).map(parseMedication);
+}
+
+export function parseEntry(value: Json | undefined): HistoryEntry {
+  if (!isJsonObject(value)) throw new FormatError('history entry');
+  return {
+    id: id(value.id, 'history entry'),
+    medication_id: numOrNull(value.medication_id),
+    medication_name: str(value.medication_name),
+    medication_unit: str(value.medication_unit),
+    status: oneOf(DOSE_STATUSES, value.status, 'taken'),
+    taken: str(value.taken),
+    quantity: num(value.quantity),
+    dosage_unit: str(value.dosage_unit),
+    dosage: strOrNull(value.dosage),
+    affect_inventory: value.affect_inventory !== false,
+    dosage_id: numOrNull(value.dosage_id),
+    created_at: str(value.created_at),
+  };
+}
+
+export function parseStockSummary(value: Json | undefined): StockSummary | null {
+  if (!isJsonObject(value)) return null;
+  return {
+    current_quantity: num(value.current_quantity),
+    stock_status: oneOf(STOCK_STATUSES, value.stock_status, 'in_stock'),
+  };
+}
+
+export function parsePagination(value: Json | undefined, entries: number): Pagination {
+  const p = isJsonObject(value) ? value : {};
+  const limit = Math.max(1, num(p.limit, 20));
+  const total = num(p.total, entries);
+  return {
+    total,
+    limit,
+    offset: num(p.offset),
+    page: Math.max(1, num(p.page, 1)),
+    pages: Math.max(1, num(p.pages, Math.ceil(total / limit))),
+  };
+}
+
+export function parseLedgerRow(value: JsonObject): LedgerRow {
+  return {
+    id: id(value.id, 'ledger'),
+    change: num(value.change),
+    balance: num(value.balance),
+    kind: oneOf(LEDGER_KINDS, value.kind, 'correction'),
+    reason: strOrNull(value.reason),
+    history_id: numOrNull(value.history_id),
+    created_at: str(value.created_at),
+  };
+}
+
+function parseTally(value: Json | undefined): Tally {
+  const t = isJsonObject(value) ? value : {};
+  return { taken: num(t.taken), skipped: num(t.skipped), missed: num(t.missed), rate: numOrNull(t.rate) };
+}
+
+export function parseAdherence(value: Json | undefined): Adherence {
+  if (!isJsonObject(value)) throw new FormatError('adherence');
+  const medications: MedicationAdherence[] = objects(value.medications).map((m) => ({
+    medication_id: id(m.medication_id, 'adherence'),
+    name: str(m.name),
+    color: oneOf(MEDICATION_COLORS, m.color, 'blue'),
+    last7: parseTally(m.last7),
+    last30: parseTally(m.last30),
+  }));
+  const daily: DailyTally[] = objects(value.daily).map((d) => ({
+    date: str(d.date),
+    taken: num(d.taken),
+    skipped: num(d.skipped),
+    missed: num(d.missed),
+  }));
+  return { medications, daily };
+}

@@ -1,0 +1,227 @@
+// The shapes of /api/medications/* as the server sends them (SPEC §3, DESIGN §3/§7).
+
+export const FREQUENCIES = ['daily', 'twice_daily', 'weekly', 'monthly', 'as_needed'] as const;
+export type Frequency = (typeof FREQUENCIES)[number];
+
+export const MEDICATION_COLORS = ['blue', 'red', 'green', 'yellow', 'purple', 'pink', 'orange'] as const;
+export type MedicationColor = (typeof MEDICATION_COLORS)[number];
+
+export const DEFAULT_ICON = 'pill-symbolic';
+
+export const DOSE_STATUSES = ['taken', 'skipped', 'missed'] as const;
+export type DoseStatus = (typeof DOSE_STATUSES)[number];
+
+export const STOCK_STATUSES = ['out_of_stock', 'low', 'in_stock'] as const;
+export type StockStatus = (typeof STOCK_STATUSES)[number];
+
+export const INVENTORY_TYPES = ['continuous', 'discrete'] as const;
+export type InventoryType = (typeof INVENTORY_TYPES)[number];
+
+export const CONTINUOUS_CONTAINERS = ['vial', 'bottle', 'syringe', 'box', 'tube'] as const;
+export const DISCRETE_CONTAINERS = ['pill_bottle', 'blister_pack', 'tablet_strip', 'bottle', 'box'] as const;
+export type ContainerType = (typeof CONTINUOUS_CONTAINERS)[number] | (typeof DISCRETE_CONTAINERS)[number];
+
+export const LEDGER_KINDS = ['initial', 'dose', 'dose_reverted', 'adjustment', 'correction'] as const;
+export type LedgerKind = (typeof LEDGER_KINDS)[number];
+
+/** SPEC §9: the low-stock threshold when none is given. */
+export const DEFAULT_THRESHOLD = 10;
+/** SPEC §9: the dose quantity when a medication has none. */
+export const DEFAULT_DOSE_QUANTITY = 1;
+/** SPEC §9: the recent doses shown per medication. */
+export const RECENT_DOSES = 5;
+/** SPEC §9: history page size. */
+export const HISTORY_PAGE_SIZE = 20;
+
+export interface Schedule {
+  /** The person's own times of day, "HH:MM" in their zone. */
+  times: string[];
+  /** The person's own weekdays, 1 = Monday … 7 = Sunday. */
+  weekdays: number[];
+  start_date: string;
+  /** The times that apply, defaults included (DESIGN §4). */
+  effective_times: string[];
+  effective_weekdays: number[];
+}
+
+export interface RecentDose {
+  id: number;
+  status: DoseStatus;
+  taken: string;
+  quantity: number;
+  dosage_unit: string;
+}
+
+export interface Inventory {
+  id: number;
+  enabled: boolean;
+  inventory_type: InventoryType;
+  container_type: string | null;
+  container_quantity: number | null;
+  container_size: number | null;
+  container_unit: string | null;
+  item_quantity: number | null;
+  item_strength: number | null;
+  item_unit: string | null;
+  total_quantity: number;
+  total_unit: string;
+  current_quantity: number;
+  reminder_threshold: number;
+  stock_status: StockStatus;
+  runs_out_on: string | null;
+  updated_at: string;
+}
+
+export interface Medication {
+  id: number;
+  name: string;
+  unit: string;
+  frequency: Frequency;
+  color: MedicationColor;
+  icon: string;
+  notes: string;
+  default_quantity: number;
+  schedule: Schedule;
+  created_at: string;
+  updated_at: string;
+  doses: RecentDose[];
+  inventory: Inventory | null;
+}
+
+/** The inventory fields a form sends (POST/PUT medication, PUT inventory). */
+export interface InventoryInput {
+  enabled: boolean;
+  inventory_type: InventoryType;
+  container_type: string | null;
+  container_quantity: number | null;
+  container_size: number | null;
+  container_unit: string | null;
+  item_quantity: number | null;
+  item_strength: number | null;
+  item_unit: string | null;
+  /** Left out: a newly enabled stock starts full; given: a correction. */
+  current_quantity?: number;
+  reminder_threshold: number;
+}
+
+export interface ScheduleInput {
+  times: string[];
+  weekdays: number[];
+  start_date?: string;
+}
+
+export interface MedicationInput {
+  name: string;
+  unit: string;
+  frequency: Frequency;
+  color: MedicationColor;
+  icon: string;
+  notes: string;
+  default_quantity: number;
+  schedule?: ScheduleInput;
+  inventory?: InventoryInput;
+}
+
+export interface HistoryEntry {
+  id: number;
+  /** null once the medication was deleted (the entry keeps its name). */
+  medication_id: number | null;
+  medication_name: string;
+  medication_unit: string;
+  status: DoseStatus;
+  taken: string;
+  quantity: number;
+  dosage_unit: string;
+  dosage: string | null;
+  affect_inventory: boolean;
+  dosage_id: number | null;
+  created_at: string;
+}
+
+/** SPEC §3 "dosage log payload". */
+export interface DoseInput {
+  taken?: string;
+  status: DoseStatus;
+  quantity: number;
+  dosage_unit: string;
+  dosage?: string;
+  dosage_id?: number;
+  affect_inventory?: boolean;
+}
+
+export interface StockSummary {
+  current_quantity: number;
+  stock_status: StockStatus;
+}
+
+/** What a dose log or a history change answers: the entry and the stock after it. */
+export interface EntryResult {
+  entry: HistoryEntry;
+  inventory: StockSummary | null;
+}
+
+export interface LedgerRow {
+  id: number;
+  change: number;
+  balance: number;
+  kind: LedgerKind;
+  reason: string | null;
+  history_id: number | null;
+  created_at: string;
+}
+
+export interface AdjustmentResult extends StockSummary {
+  inventory: Inventory;
+}
+
+/** SPEC §3 "History filters"; dates are YYYY-MM-DD in the person's zone, inclusive. */
+export interface HistoryFilters {
+  page: number;
+  limit?: number;
+  status?: DoseStatus | '';
+  medicationId?: number | null;
+  date_from?: string;
+  date_to?: string;
+}
+
+export interface Pagination {
+  total: number;
+  limit: number;
+  offset: number;
+  page: number;
+  pages: number;
+}
+
+export interface HistoryPage {
+  entries: HistoryEntry[];
+  pagination: Pagination;
+}
+
+export interface Tally {
+  taken: number;
+  skipped: number;
+  missed: number;
+  /** taken / (taken + skipped + missed), or null with nothing logged. */
+  rate: number | null;
+}
+
+export interface MedicationAdherence {
+  medication_id: number;
+  name: string;
+  color: MedicationColor;
+  last7: Tally;
+  last30: Tally;
+}
+
+export interface DailyTally {
+  date: string;
+  taken: number;
+  skipped: number;
+  missed: number;
+}
+
+export interface Adherence {
+  medications: MedicationAdherence[];
+  /** 30 days, oldest first. */
+  daily: DailyTally[];
+}

@@ -1,0 +1,90 @@
+// Medications, dose logging and stock (/api/medications/*).
+import { apiRequest, isJsonObject } from './client';
+import {
+  FormatError,
+  dataOf,
+  parseEntry,
+  parseInventory,
+  parseLedgerRow,
+  parseMedication,
+  parseMedications,
+  parseStockSummary,
+} from './medicationParse';
+import type {
+  AdjustmentResult,
+  DoseInput,
+  EntryResult,
+  Inventory,
+  InventoryInput,
+  LedgerRow,
+  Medication,
+  MedicationInput,
+} from './medicationTypes';
+
+export async function listMedications(signal?: AbortSignal): Promise<Medication[]> {
+  return parseMedications(dataOf(await apiRequest('/api/medications', { signal })));
+}
+
+export async function createMedication(input: MedicationInput): Promise<Medication> {
+  return parseMedication(dataOf(await apiRequest('/api/medications', { method: 'POST', body: input })));
+}
+
+export async function updateMedication(id: number, changes: Partial<MedicationInput>): Promise<Medication> {
+  return parseMedication(dataOf(await apiRequest(`/api/medications/${id}`, { method: 'PUT', body: changes })));
+}
+
+/** Removes a medication with its stock; its history stays unless `deleteHistory`. */
+export async function deleteMedication(id: number, deleteHistory: boolean): Promise<void> {
+  await apiRequest(`/api/medications/${id}?delete_history=${deleteHistory ? 'true' : 'false'}`, {
+    method: 'DELETE',
+  });
+}
+
+export function parseEntryResult(data: ReturnType<typeof dataOf>): EntryResult {
+  if (!isJsonObject(data)) throw new FormatError('dose');
+  return { entry: parseEntry(data.entry), inventory: parseStockSummary(data.inventory) };
+}
+
+/** Logs a dose (now unless `taken` says otherwise); answers the entry and the stock after it. */
+export async function logDose(medicationId: number, dose: DoseInput): Promise<EntryResult> {
+  const body = await apiRequest(`/api/medications/${medicationId}/doses`, { method: 'POST', body: dose });
+  return parseEntryResult(dataOf(body));
+}
+
+function inventoryOrThrow(value: ReturnType<typeof dataOf>): Inventory {
+  const inventory = parseInventory(value);
+  if (!inventory) throw new FormatError('inventory');
+  return inventory;
+}
+
+export async function getInventory(medicationId: number, signal?: AbortSignal): Promise<Inventory> {
+  return inventoryOrThrow(dataOf(await apiRequest(`/api/medications/${medicationId}/inventory`, { signal })));
+}
+
+export async function saveInventory(medicationId: number, input: InventoryInput): Promise<Inventory> {
+  const body = await apiRequest(`/api/medications/${medicationId}/inventory`, { method: 'PUT', body: input });
+  return inventoryOrThrow(dataOf(body));
+}
+
+/** A manual stock change (non-zero, may be negative) with an optional reason. */
+export async function adjustInventory(
+  medicationId: number,
+  adjustment: number,
+  reason?: string,
+): Promise<AdjustmentResult> {
+  const body = await apiRequest(`/api/medications/${medicationId}/inventory/adjust`, {
+    method: 'POST',
+    body: reason ? { adjustment, reason } : { adjustment },
+  });
+  const data = dataOf(body);
+  const summary = parseStockSummary(data);
+  if (!summary || !isJsonObject(data)) throw new FormatError('adjustment');
+  return { ...summary, inventory: inventoryOrThrow(data.inventory) };
+}
+
+/** Every stock change of a medication, newest first. */
+export async function getLedger(medicationId: number, signal?: AbortSignal): Promise<LedgerRow[]> {
+  const data = dataOf(await apiRequest(`/api/medications/${medicationId}/inventory/ledger`, { signal }));
+  if (!Array.isArray(data)) throw new FormatError('ledger');
+  return data.filter(isJsonObject).map(parseLedgerRow);
+}

@@ -1,0 +1,94 @@
+import { useEffect, useId, useRef, type KeyboardEvent, type ReactNode } from 'react';
+import { createPortal } from 'react-dom';
+import { useTranslation } from 'react-i18next';
+import { CloseIcon } from './icons';
+
+const FOCUSABLE =
+  'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
+
+interface DialogProps {
+  title: string;
+  /** Escape and the close button call it; leave it out while the dialog must stay open. */
+  onClose?: () => void;
+  children: ReactNode;
+  /** Buttons along the bottom. */
+  actions?: ReactNode;
+  /** Extra class, e.g. `dialog-danger`. */
+  className?: string;
+}
+
+/**
+ * A modal dialog: focus moves in (to `[data-autofocus]` or the first control), stays in
+ * while it is open, and returns to where it was when it closes. Escape closes it. A click
+ * beside it does not, so codes shown in it are not lost by accident.
+ */
+export function Dialog({ title, onClose, children, actions, className }: DialogProps) {
+  const { t } = useTranslation();
+  const titleId = useId();
+  const panel = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    const previous = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    const root = panel.current;
+    // A child may already have taken focus (e.g. a code input with autoFocus).
+    if (!root?.contains(document.activeElement)) {
+      const first =
+        root?.querySelector<HTMLElement>('[data-autofocus]') ?? root?.querySelector<HTMLElement>(FOCUSABLE) ?? root;
+      first?.focus();
+    }
+    document.body.classList.add('has-dialog');
+    return () => {
+      document.body.classList.remove('has-dialog');
+      if (previous?.isConnected) previous.focus();
+    };
+  }, []);
+
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    if (event.key === 'Escape' && onClose) {
+      event.stopPropagation();
+      onClose();
+      return;
+    }
+    if (event.key !== 'Tab' || !panel.current) return;
+    const focusable = [...panel.current.querySelectorAll<HTMLElement>(FOCUSABLE)];
+    const first = focusable[0];
+    const last = focusable[focusable.length - 1];
+    if (!first || !last) {
+      event.preventDefault();
+      return;
+    }
+    if (event.shiftKey && document.activeElement === first) {
+      event.preventDefault();
+      last.focus();
+    } else if (!event.shiftKey && document.activeElement === last) {
+      event.preventDefault();
+      first.focus();
+    }
+  };
+
+  return createPortal(
+    <div className="dialog-backdrop">
+      <div
+        ref={panel}
+        className={className ? `dialog ${className}` : 'dialog'}
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby={titleId}
+        tabIndex={-1}
+        onKeyDown={onKeyDown}
+      >
+        <div className="dialog-header">
+          <h2 id={titleId}>{title}</h2>
+          {onClose && (
+            <button type="button" className="icon-button dialog-close" onClick={onClose} aria-label={t('common.close')}>
+              <CloseIcon />
+            </button>
+          )}
+        </div>
+        <div className="dialog-body">{children}</div>
+        {actions && <div className="dialog-actions">{actions}</div>}
+      </div>
+    </div>,
+    document.body,
+  );
+}

@@ -1,0 +1,162 @@
+import { useState, type SubmitEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { logDose } from '../../api/medications';
+import { DOSE_STATUSES, type DoseStatus, type Medication } from '../../api/medicationTypes';
+import { defaultDoseQuantity, historicalEntryProblem, type HistoricalEntryFields } from '../../medications/dosage';
+import { medsErrorText, problemText } from '../../medications/errors';
+import { dateInputValue, localMoment } from '../../medications/format';
+import { Dialog } from '../Dialog';
+import { DoseFields } from './DoseFields';
+import { FormError } from './FormError';
+
+interface HistoricalEntryDialogProps {
+  medications: Medication[];
+  onClose: () => void;
+  onAdded: () => void;
+}
+
+const FORM_ID = 'historical-entry-form';
+
+/** SPEC §2/§5 "Add Historical Entry": a dose logged after the fact, never in the future. */
+export function HistoricalEntryDialog({ medications, onClose, onAdded }: HistoricalEntryDialogProps) {
+  const { t } = useTranslation('meds');
+  const [fields, setFields] = useState<HistoricalEntryFields>(() => ({
+    medicationId: medications.length === 1 ? String(medications[0]?.id ?? '') : '',
+    date: dateInputValue(new Date()),
+    time: '',
+    quantity: defaultDoseQuantity(medications.length === 1 ? medications[0]?.default_quantity : null),
+    unit: medications.length === 1 ? (medications[0]?.unit ?? '') : '',
+  }));
+  const [status, setStatus] = useState<DoseStatus>('taken');
+  const [affectInventory, setAffectInventory] = useState(true);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const medication = medications.find((m) => String(m.id) === fields.medicationId) ?? null;
+  const today = dateInputValue(new Date());
+  const change = (changes: Partial<HistoricalEntryFields>) => setFields((f) => ({ ...f, ...changes }));
+
+  const chooseMedication = (value: string) => {
+    const chosen = medications.find((m) => String(m.id) === value);
+    change({
+      medicationId: value,
+      ...(chosen ? { quantity: defaultDoseQuantity(chosen.default_quantity), unit: chosen.unit } : {}),
+    });
+  };
+
+  const submit = async (event: SubmitEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const problem = historicalEntryProblem(fields, new Date());
+    const moment = localMoment(fields.date, fields.time);
+    if (problem || !moment || !medication) {
+      setError(problemText(t, problem ?? { key: 'validation.dateTimeRequired' }));
+      return;
+    }
+    setBusy(true);
+    setError(null);
+    try {
+      await logDose(medication.id, {
+        taken: moment.toISOString(),
+        status,
+        quantity: Number(fields.quantity),
+        dosage_unit: fields.unit,
+        affect_inventory: affectInventory,
+      });
+      onAdded();
+    } catch (err) {
+      setError(medsErrorText(t, err, 'errors.addHistorical'));
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Dialog
+      title={t('historical.title')}
+      onClose={busy ? undefined : onClose}
+      actions={
+        <>
+          <button type="button" className="button button-secondary" onClick={onClose} disabled={busy}>
+            {t('common.cancel')}
+          </button>
+          <button type="submit" form={FORM_ID} className="button button-primary" disabled={busy}>
+            {busy ? t('common.saving') : t('historical.submit')}
+          </button>
+        </>
+      }
+    >
+      <form id={FORM_ID} className="form form-tight" noValidate onSubmit={(event) => void submit(event)}>
+        <FormError text={error} />
+        <div className="field">
+          <label htmlFor="historical-medication">{t('historical.medication')}</label>
+          <select
+            id="historical-medication"
+            value={fields.medicationId}
+            onChange={(event) => chooseMedication(event.target.value)}
+            data-autofocus
+          >
+            <option value="">{t('historical.selectMedication')}</option>
+            {medications.map((m) => (
+              <option key={m.id} value={String(m.id)}>
+                {m.name}
+              </option>
+            ))}
+          </select>
+        </div>
+        <fieldset className="choice-group">
+          <legend>{t('dose.status')}</legend>
+          <div className="segmented">
+            {DOSE_STATUSES.map((value) => (
+              <label key={value} className="segment">
+                <input
+                  type="radio"
+                  name="historical-status"
+                  value={value}
+                  checked={status === value}
+                  onChange={() => setStatus(value)}
+                />
+                <span>{t(`status.${value}`)}</span>
+              </label>
+            ))}
+          </div>
+        </fieldset>
+        <div className="field-row">
+          <div className="field">
+            <label htmlFor="historical-date">{t('historical.date')}</label>
+            <input
+              id="historical-date"
+              type="date"
+              max={today}
+              value={fields.date}
+              onChange={(event) => change({ date: event.target.value })}
+            />
+          </div>
+          <div className="field">
+            <label htmlFor="historical-time">{t('historical.time')}</label>
+            <input
+              id="historical-time"
+              type="time"
+              value={fields.time}
+              onChange={(event) => change({ time: event.target.value })}
+            />
+          </div>
+        </div>
+        <DoseFields
+          idPrefix="historical"
+          quantity={fields.quantity}
+          unit={fields.unit}
+          onQuantity={(quantity) => change({ quantity })}
+          onUnit={(unit) => change({ unit })}
+          medication={medication}
+          usesStock={status === 'taken' && affectInventory}
+        />
+        <label className="check-row">
+          <input
+            type="checkbox"
+            checked={affectInventory}
+            onChange={(event) => setAffectInventory(event.target.checked)}
+          />
+          <span>{t('historical.affectInventory')}</span>
+        </label>
+      </form>
+    </Dialog>
+  );
+}

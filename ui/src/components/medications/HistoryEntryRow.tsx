@@ -1,0 +1,67 @@
+import { useTranslation } from 'react-i18next';
+import { DOSE_STATUSES, type DoseStatus, type HistoryEntry } from '../../api/medicationTypes';
+import { DoseStatusBadge } from './Badges';
+import { TrashIcon } from './MedicationIcon';
+import { useMedsFormat } from './useMedsFormat';
+
+interface HistoryEntryRowProps {
+  entry: HistoryEntry;
+  when: string;
+  busy: boolean;
+  onStatus: (status: DoseStatus) => void;
+  onDelete: () => void;
+}
+
+/** One dose: when, what, how much, its status, and the switches to the other two statuses. */
+export function HistoryEntryRow({ entry, when, busy, onStatus, onDelete }: HistoryEntryRowProps) {
+  const { t } = useTranslation('meds');
+  const format = useMedsFormat();
+  const others = DOSE_STATUSES.filter((status) => status !== entry.status);
+  return (
+    <li className="history-entry" data-testid="history-entry">
+      <div className="history-main">
+        <p className="history-name">
+          <strong>{entry.medication_name}</strong>
+          {entry.medication_id === null && (
+            <span className="badge badge-neutral">{t('history.deletedMedication')}</span>
+          )}
+        </p>
+        <p className="history-meta">
+          <time dateTime={entry.taken}>{when}</time>
+          <span aria-hidden="true"> · </span>
+          <span>{format.amount(entry.quantity, entry.dosage_unit)}</span>
+        </p>
+      </div>
+      <div className="history-status">
+        <DoseStatusBadge status={entry.status} />
+      </div>
+      <div className="history-actions">
+        {others.map((status) => (
+          <button
+            key={status}
+            type="button"
+            className="button button-secondary button-small"
+            disabled={busy}
+            onClick={() => onStatus(status)}
+            aria-label={t('history.entryAction', {
+              action: t(`history.markAs.${status}`),
+              name: entry.medication_name,
+              when,
+            })}
+          >
+            {t(`history.markAs.${status}`)}
+          </button>
+        ))}
+        <button
+          type="button"
+          className="icon-button history-delete"
+          disabled={busy}
+          onClick={onDelete}
+          aria-label={t('history.deleteLabel', { name: entry.medication_name, when })}
+        >
+          <TrashIcon />
+        </button>
+      </div>
+    </li>
+  );
+}

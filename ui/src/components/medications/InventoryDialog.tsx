@@ -1,0 +1,255 @@
+import { useCallback, useEffect, useState, type SubmitEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { adjustInventory, getInventory, getLedger, saveInventory } from '../../api/medications';
+import type { Inventory, LedgerRow, Medication } from '../../api/medicationTypes';
+import { parseAmount } from '../../medications/dosage';
+import { medsErrorText, problemText } from '../../medications/errors';
+import { inventoryFormOf, inventoryInput, inventoryProblem, type InventoryForm } from '../../medications/inventoryForm';
+import { Dialog } from '../Dialog';
+import { FlashMessage } from '../FlashMessage';
+import { useFlash } from '../useFlash';
+import { FormError } from './FormError';
+import { InventoryFields } from './InventoryFields';
+import { StockLine } from './StockLine';
+import { useMedsFormat } from './useMedsFormat';
+
+/** The stock changes shown in the dialog. */
+const LEDGER_ROWS = 10;
+
+interface InventoryDialogProps {
+  medication: Medication;
+  onClose: () => void;
+  onSaved: (inventory: Inventory) => void;
+  onStale: () => void;
+}
+
+/** SPEC §2 inventory manager: the stock's description, an adjustment, and its recent changes. */
+export function InventoryDialog({ medication, onClose, onSaved, onStale }: InventoryDialogProps) {
+  const { t } = useTranslation('meds');
+  const format = useMedsFormat();
+  const id = medication.id;
+  const [inventory, setInventory] = useState<Inventory | null>(null);
+  const [ledger, setLedger] = useState<LedgerRow[]>([]);
+  const [form, setForm] = useState<InventoryForm | null>(null);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const [saveError, setSaveError] = useState<string | null>(null);
+  const [saving, setSaving] = useState(false);
+  const [amount, setAmount] = useState('');
+  const [reason, setReason] = useState('');
+  const [adjustError, setAdjustError] = useState<string | null>(null);
+  const [adjusting, setAdjusting] = useState(false);
+  const [flash, showFlash] = useFlash();
+
+  const show = useCallback(
+    (loaded: Inventory) => {
+      setInventory(loaded);
+      setForm(inventoryFormOf(loaded, medication.unit));
+    },
+    [medication.unit],
+  );
+
+  const reloadLedger = useCallback(async () => {
+    try {
+      setLedger(await getLedger(id));
+    } catch {
+      // The list is a courtesy; the stock itself is on screen.
+    }
+  }, [id]);
+
+  useEffect(() => {
+    const controller = new AbortController();
+    Promise.all([getInventory(id, controller.signal), getLedger(id, controller.signal)])
+      .then(([loaded, rows]) => {
+        show(loaded);
+        setLedger(rows);
+      })
+      .catch((error: unknown) => {
+        if (!controller.signal.aborted) setLoadError(medsErrorText(t, error, 'errors.loadInventory'));
+      });
+    return () => controller.abort();
+  }, [id, show, t]);
+
+  const change = (changes: Partial<InventoryForm>) => setForm((f) => (f ? { ...f, ...changes } : f));
+
+  const save = async (event: SubmitEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    if (!form || !inventory) return;
+    const problem = inventoryProblem(form);
+    if (problem) {
+      setSaveError(problemText(t, problem));
+      return;
+    }
+    const wasOn = inventory.enabled;
+    const sendCurrent = wasOn ? form.currentQuantity !== String(inventory.current_quantity) : true;
+    setSaving(true);
+    setSaveError(null);
+    try {
+      const saved = await saveInventory(id, inventoryInput(form, sendCurrent));
+      show(saved);
+      onSaved(saved);
+      showFlash('success', t('inventory.saved'));
+      void reloadLedger();
+    } catch (err) {
+      setSaveError(medsErrorText(t, err, 'errors.updateInventory'));
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  const adjust = async (event: SubmitEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const value = parseAmount(amount);
+    if (value === null || value === 0) {
+      setAdjustError(t('inventory.errors.adjustmentNonZero'));
+      return;
+    }
+    setAdjusting(true);
+    setAdjustError(null);
+    try {
+      const result = await adjustInventory(id, value, reason.trim() || undefined);
+      show(result.inventory);
+      onSaved(result.inventory);
+      setAmount('');
+      setReason('');
+      showFlash('success', t('inventory.adjusted'));
+      void reloadLedger();
+    } catch (err) {
+      setAdjustError(medsErrorText(t, err, 'errors.adjustInventory'));
+      onStale();
+    } finally {
+      setAdjusting(false);
+    }
+  };
+
+  const unit = inventory?.total_unit ?? '';
+
+  return (
+    <Dialog
+      title={t('inventory.title', { name: medication.name })}
+      onClose={saving || adjusting ? undefined : onClose}
+      className="dialog-wide"
+    >
+      <FlashMessage flash={flash} />
+      {loadError && (
+        <p className="form-error" role="alert">
+          {loadError}
+        </p>
+      )}
+      {!loadError && (!form || !inventory) && (
+        <p className="muted" role="status">
+          {t('common.loading')}
+        </p>
+      )}
+      {form && inventory && (
+        <>
+          {inventory.enabled && (
+            <div className="inventory-summary" data-testid="inventory-summary">
+              <StockLine inventory={inventory} showForecast />
+              <p className="muted">
+                {t('inventory.totalOf', { total: format.amount(inventory.total_quantity, unit) })}
+              </p>
+            </div>
+          )}
+
+          <form className="form form-tight" noValidate onSubmit={(event) => void save(event)}>
+            <FormError text={saveError} />
+            <label className="switch-row">
+              <span className="switch-text">
+                <span className="switch-label">{t('inventory.track')}</span>
+                <span className="field-hint">{t('inventory.trackHint')}</span>
+              </span>
+              <input
+                type="checkbox"
+                role="switch"
+                className="switch"
+                checked={form.enabled}
+                onChange={(event) => change({ enabled: event.target.checked })}
+                data-autofocus
+              />
+            </label>
+            {form.enabled && (
+              <InventoryFields
+                idPrefix={`inventory-${id}`}
+                form={form}
+                onChange={change}
+                medicationUnit={medication.unit}
+                existing={inventory.enabled}
+              />
+            )}
+            <div className="button-row">
+              <button type="submit" className="button button-primary" disabled={saving}>
+                {saving ? t('common.saving') : t('inventory.save')}
+              </button>
+              <button type="button" className="button button-secondary" onClick={onClose} disabled={saving}>
+                {t('common.close')}
+              </button>
+            </div>
+          </form>
+
+          {inventory.enabled && (
+            <section className="form-section" aria-labelledby={`adjust-title-${id}`}>
+              <h3 id={`adjust-title-${id}`}>{t('inventory.adjustTitle')}</h3>
+              <p className="field-hint">{t('inventory.adjustHint')}</p>
+              <form className="form form-tight" noValidate onSubmit={(event) => void adjust(event)}>
+                <FormError text={adjustError} />
+                <div className="field-row">
+                  <div className="field">
+                    <label htmlFor={`adjust-amount-${id}`}>{t('inventory.adjustAmount', { unit })}</label>
+                    <input
+                      id={`adjust-amount-${id}`}
+                      type="number"
+                      inputMode="decimal"
+                      step={0.001}
+                      value={amount}
+                      onChange={(event) => setAmount(event.target.value)}
+                    />
+                  </div>
+                  <div className="field">
+                    <label htmlFor={`adjust-reason-${id}`}>{t('inventory.adjustReason')}</label>
+                    <input
+                      id={`adjust-reason-${id}`}
+                      maxLength={500}
+                      value={reason}
+                      onChange={(event) => setReason(event.target.value)}
+                    />
+                  </div>
+                </div>
+                <div>
+                  <button type="submit" className="button button-secondary" disabled={adjusting}>
+                    {adjusting ? t('common.saving') : t('inventory.adjust')}
+                  </button>
+                </div>
+              </form>
+            </section>
+          )}
+
+          {ledger.length > 0 && (
+            <section className="form-section" aria-labelledby={`ledger-title-${id}`}>
+              <h3 id={`ledger-title-${id}`}>{t('inventory.ledgerTitle')}</h3>
+              <ul className="ledger" data-testid="ledger">
+                {ledger.slice(0, LEDGER_ROWS).map((row) => (
+                  <li key={row.id} className="ledger-row">
+                    <span className="ledger-what">
+                      <span className="ledger-kind">{t(`ledger.${row.kind}`)}</span>
+                      {row.reason && <span className="ledger-reason">{row.reason}</span>}
+                      <span className="ledger-when">{format.dateTime(row.created_at)}</span>
+                    </span>
+                    <span className="ledger-numbers">
+                      <span className={row.change < 0 ? 'ledger-change is-negative' : 'ledger-change'}>
+                        {row.change > 0 ? '+' : row.change < 0 ? '−' : ''}
+                        {format.number(Math.abs(row.change))}
+                      </span>
+                      <span className="ledger-balance">
+                        {t('inventory.balance', { amount: format.amount(row.balance, unit) })}
+                      </span>
+                    </span>
+                  </li>
+                ))}
+              </ul>
+            </section>
+          )}
+        </>
+      )}
+    </Dialog>
+  );
+}

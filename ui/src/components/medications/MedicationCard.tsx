@@ -1,0 +1,166 @@
+import { useId, useState, type SubmitEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { updateMedication } from '../../api/medications';
+import type { Medication } from '../../api/medicationTypes';
+import { medsErrorText, problemText } from '../../medications/errors';
+import {
+  medicationFormOf,
+  medicationInput,
+  medicationProblem,
+  type MedicationForm,
+} from '../../medications/medicationForm';
+import { DeleteMedicationDialog } from './DeleteMedicationDialog';
+import { FormError } from './FormError';
+import { InventoryDialog } from './InventoryDialog';
+import { MedicationFields } from './MedicationFields';
+import { BellSmallIcon, BoxIcon, EditIcon, MedicationAvatar, TrashIcon } from './MedicationIcon';
+import { NotificationSettingsDialog } from './NotificationSettingsDialog';
+import { StockLine } from './StockLine';
+import { useMedsFormat } from './useMedsFormat';
+
+interface MedicationCardProps {
+  medication: Medication;
+  onChanged: (medication: Medication) => void;
+  onDeleted: (id: number) => void;
+  /** Something changed that only a reload shows (the stock after an adjustment). */
+  onStale: () => void;
+}
+
+type OpenDialog = 'inventory' | 'notifications' | 'delete' | null;
+
+/** One medication: view mode, or edit mode in place (SPEC §2 "Medications screen"). */
+export function MedicationCard({ medication, onChanged, onDeleted, onStale }: MedicationCardProps) {
+  const { t } = useTranslation('meds');
+  const format = useMedsFormat();
+  const titleId = useId();
+  const [editForm, setEditForm] = useState<MedicationForm | null>(null);
+  const [saving, setSaving] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [dialog, setDialog] = useState<OpenDialog>(null);
+  const m = medication;
+
+  const startEditing = () => {
+    setError(null);
+    setEditForm(medicationFormOf(m));
+  };
+
+  const save = async (event: SubmitEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    if (!editForm) return;
+    const problem = medicationProblem(editForm);
+    if (problem) {
+      setError(problemText(t, problem));
+      return;
+    }
+    setSaving(true);
+    setError(null);
+    try {
+      const updated = await updateMedication(m.id, medicationInput(editForm, false));
+      setEditForm(null);
+      onChanged(updated);
+    } catch (err) {
+      setError(medsErrorText(t, err, 'errors.update'));
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  if (editForm) {
+    return (
+      <article className="card med-card med-card-editing" aria-labelledby={titleId} data-testid="medication-card">
+        <h2 id={titleId} className="med-card-edit-title">
+          {t('edit.title', { name: m.name })}
+        </h2>
+        <form className="form form-tight" noValidate onSubmit={(event) => void save(event)}>
+          <FormError text={error} />
+          <MedicationFields
+            idPrefix={`edit-${m.id}`}
+            form={editForm}
+            onChange={(changes) => setEditForm((f) => (f ? { ...f, ...changes } : f))}
+          />
+          <div className="button-row">
+            <button type="submit" className="button button-primary" disabled={saving}>
+              {saving ? t('common.saving') : t('edit.save')}
+            </button>
+            <button
+              type="button"
+              className="button button-secondary"
+              onClick={() => setEditForm(null)}
+              disabled={saving}
+            >
+              {t('common.cancel')}
+            </button>
+          </div>
+        </form>
+      </article>
+    );
+  }
+
+  return (
+    <article className="card med-card" aria-labelledby={titleId} data-testid="medication-card">
+      <header className="med-card-header">
+        <MedicationAvatar icon={m.icon} color={m.color} />
+        <div className="med-card-title">
+          <h2 id={titleId}>{m.name}</h2>
+          <p className="med-dosage">{format.amount(m.default_quantity, m.unit)}</p>
+        </div>
+        <span className="med-card-icons">
+          <button
+            type="button"
+            className="icon-button"
+            onClick={() => setDialog('notifications')}
+            aria-label={t('card.notificationsFor', { name: m.name })}
+            title={t('card.notifications')}
+          >
+            <BellSmallIcon />
+          </button>
+          <button
+            type="button"
+            className="icon-button med-delete"
+            onClick={() => setDialog('delete')}
+            aria-label={t('card.deleteFor', { name: m.name })}
+            title={t('card.delete')}
+          >
+            <TrashIcon />
+          </button>
+        </span>
+      </header>
+      <p className="med-schedule">{format.schedule(m)}</p>
+      {m.notes !== '' && <p className="med-notes">{m.notes}</p>}
+      <StockLine inventory={m.inventory} showForecast />
+      <FormError text={error} />
+      <div className="med-card-actions">
+        <button type="button" className="button button-secondary button-small" onClick={startEditing}>
+          <EditIcon />
+          {t('card.edit')}
+        </button>
+        <button type="button" className="button button-secondary button-small" onClick={() => setDialog('inventory')}>
+          <BoxIcon />
+          {t('card.inventory')}
+        </button>
+      </div>
+
+      {dialog === 'inventory' && (
+        <InventoryDialog
+          medication={m}
+          onClose={() => setDialog(null)}
+          onSaved={(inventory) => onChanged({ ...m, inventory })}
+          onStale={onStale}
+        />
+      )}
+      {dialog === 'notifications' && (
+        <NotificationSettingsDialog name={m.name} onClose={() => setDialog(null)} />
+      )}
+      {dialog === 'delete' && (
+        <DeleteMedicationDialog
+          medication={m}
+          onClose={() => setDialog(null)}
+          onDeleted={() => {
+            setDialog(null);
+            onDeleted(m.id);
+          }}
+        />
+      )}
+    </article>
+  );
+}

@@ -1,0 +1,48 @@
+import { useTranslation } from 'react-i18next';
+import type { PagerState } from '../../medications/paging';
+import { ChevronIcon } from './MedicationIcon';
+
+interface PagerProps {
+  state: PagerState;
+  onPage: (page: number) => void;
+  disabled?: boolean;
+}
+
+/** Previous / "Page X of Y" / Next, with the number of entries. */
+export function Pager({ state, onPage, disabled }: PagerProps) {
+  const { t } = useTranslation('meds');
+  return (
+    <nav className="pager" aria-label={t('history.pages')}>
+      <p className="pager-summary" data-testid="pager-summary">
+        {state.total === 0
+          ? t('history.noEntries')
+          : t('history.showing', { first: state.firstItem, last: state.lastItem, count: state.total })}
+      </p>
+      {state.showControls && (
+        <div className="pager-controls">
+          <button
+            type="button"
+            className="button button-secondary button-small"
+            onClick={() => onPage(state.page - 1)}
+            disabled={disabled || !state.hasPrevious}
+          >
+            <ChevronIcon direction="left" />
+            {t('history.previous')}
+          </button>
+          <span className="pager-position" aria-live="polite" data-testid="pager-position">
+            {t('history.pageOf', { page: state.page, pages: state.pages })}
+          </span>
+          <button
+            type="button"
+            className="button button-secondary button-small"
+            onClick={() => onPage(state.page + 1)}
+            disabled={disabled || !state.hasNext}
+          >
+            {t('history.next')}
+            <ChevronIcon direction="right" />
+          </button>
+        </div>
+      )}
+    </nav>
+  );
+}

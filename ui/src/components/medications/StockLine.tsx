@@ -1,0 +1,29 @@
+import { useTranslation } from 'react-i18next';
+import type { Inventory } from '../../api/medicationTypes';
+import { StockBadge } from './Badges';
+import { useMedsFormat } from './useMedsFormat';
+
+/** "Stock: 29 of 30 tablets" with its badge, and the forecast when there is one. */
+export function StockLine({ inventory, showForecast }: { inventory: Inventory | null; showForecast?: boolean }) {
+  const { t } = useTranslation('meds');
+  const format = useMedsFormat();
+  if (!inventory?.enabled) {
+    return showForecast ? <p className="med-stock muted">{t('stock.notTracked')}</p> : null;
+  }
+  return (
+    <div className="med-stock">
+      <p className="med-stock-line">
+        <span className="med-stock-label">{t('stock.label')}</span>{' '}
+        <strong data-testid="stock-quantity">
+          {format.amount(inventory.current_quantity, inventory.total_unit)}
+        </strong>{' '}
+        <StockBadge status={inventory.stock_status} />
+      </p>
+      {showForecast && inventory.runs_out_on && (
+        <p className="med-forecast" data-testid="runs-out">
+          {t('stock.runsOut', { date: format.plainDate(inventory.runs_out_on) })}
+        </p>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,40 @@
+import { useMemo } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { Medication } from '../../api/medicationTypes';
+import { formatDateTime, formatPlainDate, formatQuantity, formatTimeOfDay, localeOf } from '../../medications/format';
+import { scheduleInWords } from '../../medications/schedule';
+import { findUnit, isCountUnit } from '../../medications/units';
+import { useAppSettings } from '../../settings/SettingsContext';
+
+/** Amounts, units, dates and schedules as the person's language and settings write them. */
+export function useMedsFormat() {
+  const { t, i18n } = useTranslation('meds');
+  const { settings } = useAppSettings();
+  const language = i18n.language;
+  const { dateFormat, timeFormat } = settings;
+
+  return useMemo(() => {
+    const number = (value: number) => formatQuantity(value, language);
+    return {
+      language,
+      number,
+      /** "29 tablets", "1 tablet", "2.5 ml". */
+      amount: (value: number, unit: string) => {
+        const symbol = findUnit(unit)?.symbol ?? unit;
+        return isCountUnit(symbol)
+          ? t(`amounts.${symbol}`, { count: value, amount: number(value) })
+          : `${number(value)} ${symbol}`;
+      },
+      /** A unit as a picker shows it: "tablets", "mg (milligrams)". */
+      unitLabel: (symbol: string) =>
+        isCountUnit(symbol) ? t(`unitNames.${symbol}`) : `${symbol} (${t(`unitNames.${symbol}`)})`,
+      dateTime: (instant: string) => formatDateTime(instant, { dateFormat, timeFormat }, language),
+      plainDate: (date: string) => formatPlainDate(date, dateFormat),
+      timeOfDay: (time: string) => formatTimeOfDay(time, timeFormat, language),
+      /** A heading's date: "Saturday, November 21, 2026". */
+      longDate: (date: Date) => new Intl.DateTimeFormat(localeOf(language), { dateStyle: 'full' }).format(date),
+      schedule: (m: Pick<Medication, 'frequency' | 'schedule'>) =>
+        scheduleInWords(t, m.frequency, m.schedule, { timeFormat, language }),
+    };
+  }, [t, language, dateFormat, timeFormat]);
+}

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import type { Frequency, Schedule } from '../api/medicationTypes';
+import i18n from '../i18n';
+import { scheduleInWords } from './schedule';
+
+const schedule = (changes: Partial<Schedule> = {}): Schedule => ({
+  times: [],
+  weekdays: [],
+  start_date: '2026-11-15',
+  effective_times: ['09:00'],
+  effective_weekdays: [],
+  ...changes,
+});
+
+function words(frequency: Frequency, s: Schedule, timeFormat: '12h' | '24h' = '24h', language = 'en') {
+  return scheduleInWords(i18n.getFixedT(language, 'meds'), frequency, s, { timeFormat, language });
+}
+
+describe('schedule in words', () => {
+  it('daily', () => {
+    expect(words('daily', schedule())).toBe('Daily at 09:00');
+    expect(words('daily', schedule({ effective_times: ['07:30', '13:00', '19:30'] }))).toBe(
+      'Daily at 07:30, 13:00, and 19:30',
+    );
+  });
+
+  it('twice daily', () => {
+    expect(words('twice_daily', schedule({ effective_times: ['08:00', '20:00'] }))).toBe(
+      'Twice daily at 08:00 and 20:00',
+    );
+    expect(words('twice_daily', schedule({ effective_times: ['08:00', '20:00'] }), '12h')).toBe(
+      'Twice daily at 8:00 AM and 8:00 PM',
+    );
+  });
+
+  it('weekly', () => {
+    expect(words('weekly', schedule({ effective_weekdays: [4, 1] }))).toBe('Weekly on Monday and Thursday at 09:00');
+    expect(words('weekly', schedule({ effective_weekdays: [7] }))).toBe('Weekly on Sunday at 09:00');
+  });
+
+  it('monthly', () => {
+    expect(words('monthly', schedule())).toBe('Monthly on day 15 at 09:00');
+  });
+
+  it('as needed', () => {
+    expect(words('as_needed', schedule({ effective_times: [] }))).toBe('As needed');
+  });
+
+  it('in the other languages', () => {
+    const s = schedule({ effective_times: ['08:00', '20:00'], effective_weekdays: [1, 4] });
+    expect(words('weekly', s, '24h', 'de')).toBe('Wöchentlich am Montag und Donnerstag um 08:00 und 20:00');
+    expect(words('twice_daily', s, '24h', 'fr')).toBe('Deux fois par jour, à 08:00 et 20:00');
+    expect(words('weekly', s, '24h', 'es')).toBe('Cada semana: lunes y jueves, a las 08:00 y 20:00');
+    expect(words('as_needed', s, '24h', 'de')).toBe('Bei Bedarf');
+  });
+});

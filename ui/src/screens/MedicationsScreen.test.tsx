@@ -1,0 +1,335 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it, vi } from 'vitest';
+import { requestUrl, sentJson } from '../test/fetchMock';
+import {
+  fail,
+  inventoryJson,
+  medicationJson,
+  medsServer,
+  ok,
+  requestsTo,
+  signInForMeds,
+  USER,
+} from '../test/medications';
+import { renderApp } from '../test/renderApp';
+
+describe('Medications', () => {
+  it('shows "No medications" and adds one with counted stock', async () => {
+    signInForMeds();
+    const created = medicationJson({
+      id: 8,
+      name: 'Ibuprofen',
+      unit: 'tablets',
+      default_quantity: 1,
+      inventory: inventoryJson({ id: 8 }),
+    });
+    const fetchMock = medsServer({
+      'GET /api/medications': () => ok([]),
+      'POST /api/medications': () => ok(created, 201),
+    });
+    renderApp('/medications');
+    expect((await screen.findByTestId('empty-state')).textContent).toContain('No medications');
+
+    const addButton = screen.getByRole('button', { name: 'Add Medication' });
+    await userEvent.click(addButton);
+    const dialog = screen.getByRole('dialog', { name: 'Add Medication' });
+    expect(document.activeElement).toBe(within(dialog).getByLabelText('Name'));
+    const submit = within(dialog).getByRole('button', { name: 'Add Medication' });
+
+    await userEvent.click(submit);
+    expect(within(dialog).getByRole('alert').textContent).toBe('Name is required');
+
+    await userEvent.type(within(dialog).getByLabelText('Name'), 'Ibuprofen');
+    await userEvent.clear(within(dialog).getByLabelText('Default dose'));
+    await userEvent.type(within(dialog).getByLabelText('Default dose'), '0');
+    await userEvent.click(submit);
+    expect(within(dialog).getByRole('alert').textContent).toBe(
+      'Please enter a valid positive number for the dosage amount',
+    );
+    await userEvent.clear(within(dialog).getByLabelText('Default dose'));
+    await userEvent.type(within(dialog).getByLabelText('Default dose'), '1');
+
+    await userEvent.selectOptions(within(dialog).getByLabelText('Frequency'), 'twice_daily');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Add time' }));
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Add time' }));
+    const second = within(dialog).getByLabelText('Time 2');
+    await userEvent.type(second, '21:30');
+    await userEvent.click(within(dialog).getByLabelText('Green'));
+    await userEvent.click(within(dialog).getByLabelText('Capsule'));
+
+    await userEvent.click(within(dialog).getByRole('switch', { name: /Track stock/ }));
+    await userEvent.clear(within(dialog).getByLabelText('Number of containers'));
+    await userEvent.type(within(dialog).getByLabelText('Number of containers'), '0');
+    await userEvent.type(within(dialog).getByLabelText('Items per container'), '10');
+    await userEvent.click(submit);
+    expect(within(dialog).getByRole('alert').textContent).toBe(
+      'Container quantity must be a whole number of at least 1',
+    );
+    await userEvent.clear(within(dialog).getByLabelText('Number of containers'));
+    await userEvent.type(within(dialog).getByLabelText('Number of containers'), '3');
+    expect(within(dialog).getByTestId('inventory-form-total').textContent).toBe('Total: 30 tablets');
+    await userEvent.click(submit);
+
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    expect(sentJson(requestsTo(fetchMock, 'POST', '/api/medications')[0]?.[1])).toEqual({
+      name: 'Ibuprofen',
+      unit: 'tablets',
+      frequency: 'twice_daily',
+      color: 'green',
+      icon: 'capsule-symbolic',
+      notes: '',
+      default_quantity: 1,
+      schedule: { times: ['09:00', '21:30'], weekdays: [] },
+      inventory: {
+        enabled: true,
+        inventory_type: 'discrete',
+        container_type: 'blister_pack',
+        container_quantity: 3,
+        container_size: null,
+        container_unit: null,
+        item_quantity: 10,
+        item_strength: null,
+        item_unit: 'tablets',
+        reminder_threshold: 10,
+      },
+    });
+    const card = screen.getByTestId('medication-card');
+    expect(within(card).getByTestId('stock-quantity').textContent).toBe('30 tablets');
+    expect(within(card).getByTestId('stock-status').textContent).toBe('In stock');
+    expect(document.activeElement).toBe(addButton);
+  });
+
+  it('shows the server message when adding fails', async () => {
+    signInForMeds();
+    medsServer({
+      'GET /api/medications': () => ok([]),
+      'POST /api/medications': () => fail("Unit 'spoons' is not a valid medical unit"),
+    });
+    renderApp('/medications');
+    await userEvent.click(await screen.findByRole('button', { name: 'Add Medication' }));
+    const dialog = screen.getByRole('dialog');
+    await userEvent.type(within(dialog).getByLabelText('Name'), 'Syrup');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Add Medication' }));
+    expect((await within(dialog).findByRole('alert')).textContent).toBe("Unit 'spoons' is not a valid medical unit");
+  });
+
+  it('shows dosage, schedule, notes, stock badge and forecast on a card', async () => {
+    signInForMeds();
+    localStorage.setItem('dosage_app_settings', JSON.stringify({ timeFormat: '24h', dateFormat: 'dd/MM/yyyy' }));
+    medsServer({
+      'GET /api/medications': () =>
+        ok([
+          medicationJson({
+            frequency: 'weekly',
+            notes: 'After breakfast',
+            schedule: {
+              times: ['08:00'],
+              weekdays: [1, 4],
+              start_date: '2026-11-02',
+              effective_times: ['08:00'],
+              effective_weekdays: [1, 4],
+            },
+            inventory: inventoryJson({ current_quantity: 4, stock_status: 'low', runs_out_on: '2026-12-03' }),
+          }),
+          medicationJson({
+            id: 4,
+            name: 'Inhaler',
+            frequency: 'as_needed',
+            inventory: inventoryJson({ current_quantity: 0, stock_status: 'out_of_stock' }),
+          }),
+        ]),
+    });
+    renderApp('/');
+    const [aspirin, inhaler] = await screen.findAllByTestId('medication-card');
+    if (!aspirin || !inhaler) throw new Error('two cards expected');
+    expect(within(aspirin).getByText('100 mg')).toBeTruthy();
+    expect(within(aspirin).getByText('Weekly on Monday and Thursday at 08:00')).toBeTruthy();
+    expect(within(aspirin).getByText('After breakfast')).toBeTruthy();
+    expect(within(aspirin).getByTestId('stock-status').textContent).toBe('Low stock');
+    expect(within(aspirin).getByTestId('runs-out').textContent).toBe('Runs out around 03/12/2026');
+    expect(within(inhaler).getByText('As needed')).toBeTruthy();
+    expect(within(inhaler).getByTestId('stock-status').textContent).toBe('Out of stock');
+  });
+
+  it('edits a card in place and cancels back to the view', async () => {
+    signInForMeds();
+    const fetchMock = medsServer({
+      'GET /api/medications': () => ok([medicationJson()]),
+      'PUT /api/medications/3': () => ok(medicationJson({ name: 'Aspirin 100' })),
+    });
+    renderApp('/medications');
+    const card = await screen.findByTestId('medication-card');
+    await userEvent.click(within(card).getByRole('button', { name: 'Edit' }));
+    expect(within(card).getByRole('heading', { name: 'Edit Aspirin' })).toBeTruthy();
+    await userEvent.click(within(card).getByRole('button', { name: 'Cancel' }));
+    expect(within(card).getByRole('heading', { name: 'Aspirin' })).toBeTruthy();
+
+    await userEvent.click(within(card).getByRole('button', { name: 'Edit' }));
+    const name = within(card).getByLabelText('Name');
+    await userEvent.clear(name);
+    await userEvent.click(within(card).getByRole('button', { name: 'Save' }));
+    expect(within(card).getByRole('alert').textContent).toBe('Name is required');
+    await userEvent.type(name, 'Aspirin 100');
+    await userEvent.click(within(card).getByRole('button', { name: 'Save' }));
+    expect(await within(card).findByRole('heading', { name: 'Aspirin 100' })).toBeTruthy();
+    expect(sentJson(requestsTo(fetchMock, 'PUT', '/api/medications/3')[0]?.[1])).toMatchObject({
+      name: 'Aspirin 100',
+      unit: 'mg',
+      schedule: { times: [], weekdays: [], start_date: '2026-11-01' },
+    });
+  });
+
+  it('says "Failed to update medication" when saving fails without a message', async () => {
+    signInForMeds();
+    medsServer({
+      'GET /api/medications': () => ok([medicationJson()]),
+      'PUT /api/medications/3': () => new Response(null, { status: 500 }),
+    });
+    renderApp('/medications');
+    const card = await screen.findByTestId('medication-card');
+    await userEvent.click(within(card).getByRole('button', { name: 'Edit' }));
+    await userEvent.click(within(card).getByRole('button', { name: 'Save' }));
+    expect((await within(card).findByRole('alert')).textContent).toBe('Failed to update medication');
+  });
+
+  it('asks before deleting and keeps the history unless the box is ticked', async () => {
+    signInForMeds();
+    const remove = vi.fn(() => ok(null));
+    const fetchMock = medsServer({
+      'GET /api/medications': () => ok([medicationJson()]),
+      'DELETE /api/medications/3': remove,
+    });
+    renderApp('/medications');
+    const card = await screen.findByTestId('medication-card');
+    await userEvent.click(within(card).getByRole('button', { name: 'Delete Aspirin' }));
+    let dialog = screen.getByRole('dialog', { name: 'Delete Aspirin?' });
+    const box = within(dialog).getByLabelText<HTMLInputElement>('Also delete its history');
+    expect(box.checked).toBe(false);
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Cancel' }));
+    expect(remove).not.toHaveBeenCalled();
+
+    await userEvent.click(within(card).getByRole('button', { name: 'Delete Aspirin' }));
+    dialog = screen.getByRole('dialog', { name: 'Delete Aspirin?' });
+    await userEvent.click(within(dialog).getByLabelText('Also delete its history'));
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Delete' }));
+    expect(await screen.findByTestId('empty-state')).toBeTruthy();
+    const url = requestUrl(requestsTo(fetchMock, 'DELETE', '/api/medications/3')[0]?.[0] ?? '');
+    expect(url).toBe('/api/medications/3?delete_history=true');
+  });
+
+  it('has a notification settings dialog that promises nothing', async () => {
+    signInForMeds();
+    medsServer({ 'GET /api/medications': () => ok([medicationJson()]) });
+    renderApp('/medications');
+    const card = await screen.findByTestId('medication-card');
+    await userEvent.click(within(card).getByRole('button', { name: 'Notification settings for Aspirin' }));
+    const dialog = screen.getByRole('dialog', { name: 'Notification Settings for Aspirin' });
+    expect(within(dialog).getByText(/Reminders are not available yet/)).toBeTruthy();
+    expect(within(dialog).getAllByRole('button').map((b) => b.textContent || b.getAttribute('aria-label'))).toEqual([
+      'Close',
+      'Cancel',
+    ]);
+    await userEvent.keyboard('{Escape}');
+    expect(screen.queryByRole('dialog')).toBeNull();
+  });
+
+  it('manages stock: validation, save, adjustment and the ledger', async () => {
+    signInForMeds();
+    const inventory = inventoryJson({ current_quantity: 29 });
+    const fetchMock = medsServer({
+      'GET /api/medications': () => ok([medicationJson({ unit: 'tablets', inventory })]),
+      'GET /api/medications/3/inventory': () => ok(inventory),
+      'GET /api/medications/3/inventory/ledger': () =>
+        ok([
+          { id: 2, change: -1, balance: 29, kind: 'dose', reason: null, history_id: 5, created_at: '2026-11-20T08:00:00Z' },
+          { id: 1, change: 30, balance: 30, kind: 'initial', reason: null, history_id: null, created_at: '2026-11-19T08:00:00Z' },
+        ]),
+      'PUT /api/medications/3/inventory': () => ok(inventoryJson({ current_quantity: 29, reminder_threshold: 5 })),
+      'POST /api/medications/3/inventory/adjust': () =>
+        ok({ current_quantity: 59, stock_status: 'in_stock', inventory: inventoryJson({ current_quantity: 59 }) }),
+    });
+    renderApp('/medications');
+    const card = await screen.findByTestId('medication-card');
+    await userEvent.click(within(card).getByRole('button', { name: 'Inventory' }));
+    const dialog = screen.getByRole('dialog', { name: 'Inventory: Aspirin' });
+    expect((await within(dialog).findByTestId('ledger')).textContent).toContain('Dose taken');
+    expect(within(dialog).getByTestId('inventory-summary').textContent).toContain('29 tablets');
+
+    await userEvent.clear(within(dialog).getByLabelText('Items per container'));
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Save Inventory' }));
+    expect(within(dialog).getByRole('alert').textContent).toBe(
+      'Container type, item quantity and unit are required for discrete inventory',
+    );
+    await userEvent.type(within(dialog).getByLabelText('Items per container'), '10');
+    await userEvent.clear(within(dialog).getByLabelText('Low stock at'));
+    await userEvent.type(within(dialog).getByLabelText('Low stock at'), '5');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Save Inventory' }));
+    expect(await within(dialog).findByText('Inventory updated')).toBeTruthy();
+    // The count was not touched, so no correction is sent.
+    expect(sentJson(requestsTo(fetchMock, 'PUT', '/api/medications/3/inventory')[0]?.[1])).not.toHaveProperty(
+      'current_quantity',
+    );
+
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Adjust' }));
+    expect(within(dialog).getByRole('alert').textContent).toBe('Adjustment must be a non-zero number');
+    await userEvent.type(within(dialog).getByLabelText('Amount (tablets)'), '30');
+    await userEvent.type(within(dialog).getByLabelText('Reason (optional)'), 'Refill');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Adjust' }));
+    expect(await within(dialog).findByText('Stock adjusted')).toBeTruthy();
+    expect(sentJson(requestsTo(fetchMock, 'POST', '/api/medications/3/inventory/adjust')[0]?.[1])).toEqual({
+      adjustment: 30,
+      reason: 'Refill',
+    });
+    await userEvent.keyboard('{Escape}');
+    expect(within(card).getByTestId('stock-quantity').textContent).toBe('59 tablets');
+  });
+
+  it('says "Failed to load inventory" when the stock cannot be loaded', async () => {
+    signInForMeds();
+    medsServer({
+      'GET /api/medications': () => ok([medicationJson()]),
+      'GET /api/medications/3/inventory': () => new Response(null, { status: 500 }),
+    });
+    renderApp('/medications');
+    const card = await screen.findByTestId('medication-card');
+    await userEvent.click(within(card).getByRole('button', { name: 'Inventory' }));
+    expect((await within(screen.getByRole('dialog')).findByRole('alert')).textContent).toBe('Failed to load inventory');
+  });
+});
+
+describe("the server's time zone", () => {
+  it("is set to the browser's once when the server still has UTC", async () => {
+    localStorage.setItem('token', 'stored-token');
+    localStorage.setItem('user', JSON.stringify(USER));
+    const real = new Intl.DateTimeFormat().resolvedOptions();
+    vi.spyOn(Intl.DateTimeFormat.prototype, 'resolvedOptions').mockReturnValue({ ...real, timeZone: 'Europe/Paris' });
+    const fetchMock = medsServer({
+      'GET /api/settings': () => ok({ timezone: 'UTC', defaultReminderTime: '09:00' }),
+      'PUT /api/settings': () => ok({ timezone: 'Europe/Paris' }),
+      'GET /api/medications': () => ok([]),
+    });
+    renderApp('/medications');
+    await screen.findByTestId('empty-state');
+    const puts = requestsTo(fetchMock, 'PUT', '/api/settings');
+    expect(puts.map(([, init]) => sentJson(init))).toEqual([{ timezone: 'Europe/Paris' }]);
+    // The zone is saved before the list is asked for: "today" depends on it.
+    const order = fetchMock.mock.calls.map(([input, init]) => `${init?.method ?? 'GET'} ${requestUrl(input)}`);
+    expect(order.indexOf('PUT /api/settings')).toBeLessThan(order.indexOf('GET /api/medications'));
+    expect(localStorage.getItem(`pillbox_timezone_checked:${USER.id}`)).toBe('1');
+  });
+
+  it('is left alone when the server has another zone already', async () => {
+    localStorage.setItem('token', 'stored-token');
+    localStorage.setItem('user', JSON.stringify({ ...USER, id: 70 }));
+    const fetchMock = medsServer({
+      'GET /api/auth/me': () => ok({ ...USER, id: 70 }),
+      'POST /api/auth/refresh': () => ok({ user: { ...USER, id: 70 }, token: 'refreshed-token' }),
+      'GET /api/settings': () => ok({ timezone: 'America/New_York' }),
+      'GET /api/medications': () => ok([]),
+    });
+    renderApp('/today');
+    await screen.findByTestId('empty-state');
+    expect(requestsTo(fetchMock, 'PUT', '/api/settings')).toEqual([]);
+  });
+});

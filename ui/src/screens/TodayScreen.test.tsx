@@ -1,0 +1,180 @@
+import { act, fireEvent, screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { sentJson } from '../test/fetchMock';
+import {
+  entryJson,
+  fail,
+  inventoryJson,
+  medicationJson,
+  medsServer,
+  ok,
+  requestsTo,
+  signInForMeds,
+} from '../test/medications';
+import { renderApp } from '../test/renderApp';
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+const tablets = medicationJson({
+  id: 3,
+  name: 'Aspirin',
+  unit: 'tablets',
+  default_quantity: 2,
+  inventory: inventoryJson({ current_quantity: 30 }),
+  doses: [
+    { id: 11, status: 'taken', taken: '2026-11-20T08:00:00Z', quantity: 2, dosage_unit: 'tablets' },
+    { id: 10, status: 'missed', taken: '2026-11-19T08:00:00Z', quantity: 2, dosage_unit: 'tablets' },
+  ],
+});
+
+async function openToday(routes: Parameters<typeof medsServer>[0]) {
+  signInForMeds();
+  const fetchMock = medsServer({ 'GET /api/medications': () => ok([tablets]), ...routes });
+  renderApp('/today');
+  const card = await screen.findByTestId('today-medication');
+  return { fetchMock, card };
+}
+
+/** Lets the mocked server answer while the clock is fake. */
+async function settle() {
+  await act(async () => {
+    await vi.advanceTimersByTimeAsync(5);
+  });
+}
+
+async function advance(ms: number) {
+  await act(async () => {
+    await vi.advanceTimersByTimeAsync(ms);
+  });
+}
+
+describe('Today', () => {
+  it('lists each medication with Taken, Skip and Missed, its stock and recent doses', async () => {
+    const { card } = await openToday({});
+    expect(screen.getByRole('heading', { level: 1, name: 'Today' })).toBeTruthy();
+    expect(within(card).getByRole('heading', { name: 'Aspirin' })).toBeTruthy();
+    for (const name of ['Taken', 'Skip', 'Missed']) expect(within(card).getByRole('button', { name })).toBeTruthy();
+    expect(within(card).getByTestId('stock-quantity').textContent).toBe('30 tablets');
+    expect(within(card).getAllByTestId('dose-status').map((badge) => badge.textContent)).toEqual(['Taken', 'Missed']);
+    expect(within(card).getByText('Daily at 9:00 AM', { exact: false })).toBeTruthy();
+  });
+
+  it('shows "No medications scheduled" with a link to add some', async () => {
+    signInForMeds();
+    medsServer({ 'GET /api/medications': () => ok([]) });
+    renderApp('/today');
+    expect((await screen.findByTestId('empty-state')).textContent).toContain('No medications scheduled');
+    await userEvent.click(screen.getByRole('link', { name: 'Add Medications' }));
+    expect(screen.getByTestId('location').textContent).toBe('/medications');
+  });
+
+  it('checks the dosage with the spec messages before logging', async () => {
+    const { card, fetchMock } = await openToday({});
+    await userEvent.click(within(card).getByRole('button', { name: 'Skip' }));
+    const dialog = screen.getByRole('dialog', { name: 'Log a dose of Aspirin' });
+    const quantity = within(dialog).getByLabelText<HTMLInputElement>('Quantity');
+    expect(quantity.value).toBe('2');
+    expect(within(dialog).getByLabelText<HTMLSelectElement>('Unit').value).toBe('tablets');
+    expect(document.activeElement).toBe(quantity);
+    const submit = within(dialog).getByRole('button', { name: 'Log as Skipped' });
+
+    await userEvent.clear(quantity);
+    await userEvent.click(submit);
+    expect(within(dialog).getByRole('alert').textContent).toBe('Please enter a dosage amount');
+
+    await userEvent.type(quantity, '-1');
+    await userEvent.click(submit);
+    expect(within(dialog).getByRole('alert').textContent).toBe(
+      'Please enter a valid positive number for the dosage amount',
+    );
+
+    await userEvent.clear(quantity);
+    await userEvent.type(quantity, '1');
+    await userEvent.selectOptions(within(dialog).getByLabelText('Unit'), '');
+    await userEvent.click(submit);
+    expect(within(dialog).getByRole('alert').textContent).toBe('Please select a unit');
+
+    // Taken with a unit the tablets cannot count.
+    await userEvent.click(within(dialog).getByLabelText('Taken'));
+    await userEvent.selectOptions(within(dialog).getByLabelText('Unit'), 'ml');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Log as Taken' }));
+    expect(within(dialog).getByRole('alert').textContent).toBe('Cannot convert between ml and tablets');
+
+    expect(requestsTo(fetchMock, 'POST', '/api/medications/3/doses')).toEqual([]);
+    await userEvent.keyboard('{Escape}');
+    expect(screen.queryByRole('dialog')).toBeNull();
+    expect(document.activeElement).toBe(within(card).getByRole('button', { name: 'Skip' }));
+  });
+
+  it('says "Logged!" for 2 s and shows the success message for 3 s', async () => {
+    const stock = { current_quantity: 28, stock_status: 'in_stock' };
+    const logged = vi.fn(() => ok({ entry: entryJson(), inventory: stock }, 201));
+    const { card, fetchMock } = await openToday({ 'POST /api/medications/3/doses': logged });
+    await userEvent.click(within(card).getByRole('button', { name: 'Taken' }));
+    const dialog = screen.getByRole('dialog', { name: 'Log a dose of Aspirin' });
+
+    vi.useFakeTimers();
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Log as Taken' }));
+    await settle();
+
+    expect(logged).toHaveBeenCalledTimes(1);
+    const [post] = requestsTo(fetchMock, 'POST', '/api/medications/3/doses');
+    expect(sentJson(post?.[1])).toEqual({ status: 'taken', quantity: 2, dosage_unit: 'tablets' });
+    expect(screen.queryByRole('dialog')).toBeNull();
+    expect(within(card).getByRole('button', { name: 'Logged!' })).toBeTruthy();
+    expect(screen.getByText('Aspirin logged as taken.').getAttribute('role')).toBe('status');
+
+    await advance(1985);
+    expect(within(card).queryByRole('button', { name: 'Logged!' })).not.toBeNull();
+    await advance(15);
+    expect(within(card).queryByRole('button', { name: 'Logged!' })).toBeNull();
+    expect(within(card).getByRole('button', { name: 'Taken' })).toBeTruthy();
+    expect(screen.queryByText('Aspirin logged as taken.')).not.toBeNull();
+
+    await advance(985);
+    expect(screen.queryByText('Aspirin logged as taken.')).not.toBeNull();
+    await advance(15);
+    expect(screen.queryByText('Aspirin logged as taken.')).toBeNull();
+  });
+
+  it('shows an error under "Error logging dosage" for 5 s', async () => {
+    const { card } = await openToday({
+      'POST /api/medications/3/doses': () => fail('Cannot convert between mg and tablets'),
+    });
+    await userEvent.click(within(card).getByRole('button', { name: 'Missed' }));
+    const dialog = screen.getByRole('dialog', { name: 'Log a dose of Aspirin' });
+
+    vi.useFakeTimers();
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Log as Missed' }));
+    await settle();
+    const alert = within(dialog).getByRole('alert');
+    expect(alert.textContent).toBe('Error logging dosageCannot convert between mg and tablets');
+    expect(within(alert).getByText('Error logging dosage').className).toBe('form-error-heading');
+
+    await advance(4985);
+    expect(within(dialog).queryByText('Error logging dosage')).not.toBeNull();
+    await advance(15);
+    expect(within(dialog).queryByText('Error logging dosage')).toBeNull();
+    expect(within(card).queryByRole('button', { name: 'Logged!' })).toBeNull();
+  });
+
+  it('falls back to "Failed to log dosage" when the server gives no message', async () => {
+    const { card } = await openToday({
+      'POST /api/medications/3/doses': () => new Response(null, { status: 500 }),
+    });
+    await userEvent.click(within(card).getByRole('button', { name: 'Taken' }));
+    const dialog = screen.getByRole('dialog');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Log as Taken' }));
+    expect((await within(dialog).findByRole('alert')).textContent).toBe('Error logging dosageFailed to log dosage');
+  });
+
+  it('says "Failed to load medications" when the list cannot be loaded', async () => {
+    signInForMeds();
+    medsServer({ 'GET /api/medications': () => new Response(null, { status: 500 }) });
+    renderApp('/today');
+    expect((await screen.findByRole('alert')).textContent).toContain('Failed to load medications');
+  });
+});

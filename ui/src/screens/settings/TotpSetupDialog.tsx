@@ -1,0 +1,184 @@
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import * as api from '../../api';
+import type { TotpSetup } from '../../api';
+import { useAuth } from '../../auth/AuthContext';
+import { BackupCodesList } from '../../components/BackupCodes';
+import { CodeInput } from '../../components/CodeInput';
+import { CopyButton } from '../../components/CopyButton';
+import { Dialog } from '../../components/Dialog';
+import { EyeIcon, EyeOffIcon } from '../../components/icons';
+import { errorText } from '../../i18n/messages';
+
+/** The secret in groups of four, as authenticator apps show it. */
+export function groupSecret(secret: string): string {
+  return secret.replace(/(.{4})(?=.)/g, '$1 ');
+}
+
+/**
+ * The provisioning link authenticator apps register for (the same account the server's QR
+ * code names), for people who set up the app on the phone they are holding.
+ */
+export function otpauthUrl(secret: string, email: string): string {
+  const label = encodeURIComponent(`Pillbox:${email}`);
+  return `otpauth://totp/${label}?secret=${secret}&issuer=Pillbox&algorithm=SHA1&digits=6&period=30`;
+}
+
+type Step =
+  | { step: 'intro' }
+  | { step: 'verify'; setup: TotpSetup }
+  | { step: 'done'; backupCodes: string[] };
+
+interface TotpSetupDialogProps {
+  onClose: () => void;
+  /** The server turned the app on: this session's new token, before anything else is asked. */
+  onEnabled: (token: string) => void;
+}
+
+/** Spec §2 "TOTP setup": intro, then QR code + secret + code, then the backup codes. */
+export function TotpSetupDialog({ onClose, onEnabled }: TotpSetupDialogProps) {
+  const { t } = useTranslation();
+  const { user } = useAuth();
+  const email = user?.email ?? '';
+  const [state, setState] = useState<Step>({ step: 'intro' });
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [showSecret, setShowSecret] = useState(false);
+  const [attempt, setAttempt] = useState(0);
+
+  const start = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      setState({ step: 'verify', setup: await api.setupTotp() });
+    } catch (err) {
+      setError(errorText(t, err, 'twoFactor.errors.startTotp'));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const verify = async (code: string) => {
+    setBusy(true);
+    setError(null);
+    try {
+      const result = await api.completeTotpSetup(code);
+      onEnabled(result.token);
+      setState({ step: 'done', backupCodes: result.backupCodes });
+    } catch (err) {
+      setError(errorText(t, err, 'twoFactor.errors.verifyTotp'));
+      setAttempt((value) => value + 1);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const errorBox = error && (
+    <p className="form-error" role="alert">
+      {error}
+    </p>
+  );
+
+  if (state.step === 'intro') {
+    return (
+      <Dialog
+        title={t('twoFactor.totp.title')}
+        onClose={busy ? undefined : onClose}
+        actions={
+          <>
+            <button type="button" className="button button-secondary" onClick={onClose} disabled={busy}>
+              {t('common.cancel')}
+            </button>
+            <button type="button" className="button button-primary" onClick={() => void start()} disabled={busy} data-autofocus>
+              {busy ? t('twoFactor.totp.starting') : t('twoFactor.totp.start')}
+            </button>
+          </>
+        }
+      >
+        <div className="prose">
+          <p>{t('twoFactor.totp.intro')}</p>
+          <ol className="steps">
+            <li>{t('twoFactor.totp.step1')}</li>
+            <li>{t('twoFactor.totp.step2')}</li>
+            <li>{t('twoFactor.totp.step3')}</li>
+          </ol>
+        </div>
+        {errorBox}
+      </Dialog>
+    );
+  }
+
+  if (state.step === 'verify') {
+    const { secret, qrCodeUrl } = state.setup;
+    return (
+      <Dialog title={t('twoFactor.totp.title')} onClose={busy ? undefined : onClose}>
+        <p>{t('twoFactor.totp.scan')}</p>
+        <div className="totp-setup">
+          <img className="qr-code" src={qrCodeUrl} alt={t('twoFactor.totp.qrAlt')} width={200} height={200} />
+          <div className="totp-secret">
+            <p className="field-hint" id="totp-secret-label">
+              {t('twoFactor.totp.manual')}
+            </p>
+            <p className="secret-value" aria-labelledby="totp-secret-label">
+              {showSecret ? (
+                <code data-testid="totp-secret">{groupSecret(secret)}</code>
+              ) : (
+                <span className="secret-masked" aria-label={t('twoFactor.totp.secretHidden')}>
+                  •••• •••• •••• ••••
+                </span>
+              )}
+            </p>
+            <div className="button-row">
+              <button
+                type="button"
+                className="button button-secondary button-small"
+                aria-pressed={showSecret}
+                onClick={() => setShowSecret((value) => !value)}
+              >
+                {showSecret ? <EyeOffIcon /> : <EyeIcon />}
+                <span>{showSecret ? t('twoFactor.totp.hideSecret') : t('twoFactor.totp.showSecret')}</span>
+              </button>
+              <CopyButton text={secret} label={t('twoFactor.totp.copySecret')} />
+              <a className="button button-secondary button-small only-touch" href={otpauthUrl(secret, email)}>
+                {t('twoFactor.totp.openApp')}
+              </a>
+            </div>
+          </div>
+        </div>
+        <div className="code-step">
+          <p id="totp-code-hint">{t('twoFactor.totp.enterCode')}</p>
+          <CodeInput
+            key={attempt}
+            autoFocus
+            label={t('twoFactor.totp.codeLabel')}
+            describedBy="totp-code-hint"
+            disabled={busy}
+            onComplete={(code) => void verify(code)}
+          />
+          <p className="form-hint" role="status">
+            {busy ? t('twoFactor.totp.verifying') : ''}
+          </p>
+        </div>
+        {errorBox}
+      </Dialog>
+    );
+  }
+
+  return (
+    <Dialog
+      title={t('twoFactor.totp.doneTitle')}
+      onClose={onClose}
+      actions={
+        // One dialog goes through the three steps, so this step moves focus itself.
+        <button type="button" className="button button-primary" onClick={onClose} autoFocus>
+          {t('twoFactor.backupCodes.saved')}
+        </button>
+      }
+    >
+      <p className="form-success" role="status">
+        {t('twoFactor.totp.done')}
+      </p>
+      <BackupCodesList codes={state.backupCodes} />
+    </Dialog>
+  );
+}

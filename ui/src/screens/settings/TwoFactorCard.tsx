@@ -1,0 +1,281 @@
+import { useCallback, useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import * as api from '../../api';
+import { TWO_FACTOR_METHODS, type TwoFactorMethod, type TwoFactorStatus } from '../../api';
+import { useAuth } from '../../auth/AuthContext';
+import { BackupCodesDialog } from '../../components/BackupCodes';
+import { Dialog } from '../../components/Dialog';
+import { FlashMessage } from '../../components/FlashMessage';
+import { MailIcon, PhoneIcon } from '../../components/icons';
+import { useFlash } from '../../components/useFlash';
+import { errorText } from '../../i18n/messages';
+import { DisableMethodDialog } from './DisableMethodDialog';
+import { TotpSetupDialog } from './TotpSetupDialog';
+
+type OpenDialog =
+  | { kind: 'totp' }
+  | { kind: 'disable'; method: TwoFactorMethod }
+  | { kind: 'regenerate' }
+  | { kind: 'codes'; title: string; intro: string; codes: string[] }
+  | null;
+
+const METHOD_ICONS = { email: MailIcon, totp: PhoneIcon } as const;
+
+/**
+ * Two-factor management (spec §2 "Two-factor management dialogs", §4 "Two-factor"). Every
+ * change is followed by a fresh status; changes that sign out other sessions hand this one
+ * a new token, which is stored before anything else is asked.
+ */
+export function TwoFactorCard() {
+  const { t } = useTranslation();
+  const { user, replaceToken } = useAuth();
+  const [status, setStatus] = useState<TwoFactorStatus | null>(null);
+  // Kept as the error itself, so its text follows a language change.
+  const [loadError, setLoadError] = useState<unknown>(null);
+  const [dialog, setDialog] = useState<OpenDialog>(null);
+  const [busy, setBusy] = useState<'email' | 'preference' | 'regenerate' | null>(null);
+  const [flash, showFlash] = useFlash();
+
+  const showStatus = useCallback((next: TwoFactorStatus) => {
+    setStatus(next);
+    setLoadError(null);
+  }, []);
+
+  const reload = useCallback(async () => {
+    try {
+      showStatus(await api.getTwoFactorStatus());
+    } catch (error) {
+      setLoadError(error ?? new Error('Failed to load 2FA status'));
+    }
+  }, [showStatus]);
+
+  useEffect(() => {
+    const controller = new AbortController();
+    api
+      .getTwoFactorStatus(controller.signal)
+      .then(showStatus)
+      .catch((error: unknown) => {
+        if (!controller.signal.aborted) setLoadError(error ?? new Error('Failed to load 2FA status'));
+      });
+    return () => controller.abort();
+  }, [showStatus]);
+
+  const methodName = (method: TwoFactorMethod) => t(`twoFactor.methods.${method}`);
+
+  const enableEmail = async () => {
+    setBusy('email');
+    try {
+      const result = await api.setupEmailTwoFactor();
+      replaceToken(result.token);
+      setDialog({
+        kind: 'codes',
+        title: t('twoFactor.email.enabledTitle'),
+        intro: t('twoFactor.email.enabled'),
+        codes: result.backupCodes,
+      });
+    } catch (error) {
+      showFlash('error', errorText(t, error, 'twoFactor.errors.setupEmail'));
+    } finally {
+      setBusy(null);
+    }
+    await reload();
+  };
+
+  const choosePreference = async (preference: TwoFactorMethod) => {
+    setBusy('preference');
+    try {
+      await api.setTwoFactorPreference(preference);
+      showFlash('success', t('twoFactor.preference.saved', { method: methodName(preference) }));
+    } catch (error) {
+      showFlash('error', errorText(t, error, 'twoFactor.errors.preference'));
+    } finally {
+      setBusy(null);
+    }
+    await reload();
+  };
+
+  const regenerate = async () => {
+    setBusy('regenerate');
+    try {
+      const codes = await api.regenerateBackupCodes();
+      setDialog({
+        kind: 'codes',
+        title: t('twoFactor.backupCodes.newTitle'),
+        intro: t('twoFactor.backupCodes.newIntro'),
+        codes,
+      });
+    } catch (error) {
+      setDialog(null);
+      showFlash('error', errorText(t, error, 'twoFactor.errors.regenerate'));
+    } finally {
+      setBusy(null);
+    }
+    await reload();
+  };
+
+  const onTokenChanged = (token: string) => {
+    replaceToken(token);
+    void reload();
+  };
+
+  const methods = status?.methods ?? [];
+  const enabled = methods.length > 0;
+
+  return (
+    <section className="card" aria-labelledby="two-factor-title">
+      <div className="card-title-row">
+        <h3 id="two-factor-title">{t('twoFactor.title')}</h3>
+        {status && (
+          <span className={enabled ? 'badge badge-on' : 'badge'} data-testid="two-factor-state">
+            {enabled ? t('twoFactor.on') : t('twoFactor.off')}
+          </span>
+        )}
+      </div>
+      <p className="card-text">{t('twoFactor.description')}</p>
+      <FlashMessage flash={flash} />
+      {loadError !== null && (
+        <div className="form-error" role="alert">
+          <p>{errorText(t, loadError, 'twoFactor.errors.load')}</p>
+          <button type="button" className="button-link" onClick={() => void reload()}>
+            {t('common.retry')}
+          </button>
+        </div>
+      )}
+      {!status && loadError === null && <p className="muted">{t('common.loading')}</p>}
+
+      {status && (
+        <>
+          <ul className="method-list">
+            {TWO_FACTOR_METHODS.map((method) => {
+              const on = methods.includes(method);
+              const Icon = METHOD_ICONS[method];
+              const emailUnavailable = method === 'email' && !on && !status.emailAvailable;
+              const descriptionId = `two-factor-${method}-description`;
+              return (
+                <li key={method} className="method" data-testid={`method-${method}`}>
+                  <span className="method-icon" aria-hidden="true">
+                    <Icon />
+                  </span>
+                  <div className="method-text">
+                    <p className="method-name">
+                      {methodName(method)}
+                      <span className={on ? 'badge badge-on' : 'badge'}>{on ? t('twoFactor.on') : t('twoFactor.off')}</span>
+                      {on && status.preference === method && methods.length > 1 && (
+                        <span className="badge">{t('twoFactor.preference.default')}</span>
+                      )}
+                    </p>
+                    <p className="field-hint" id={descriptionId}>
+                      {method === 'email'
+                        ? t('twoFactor.email.description', { email: user?.email ?? '' })
+                        : t('twoFactor.totp.description')}
+                    </p>
+                    {emailUnavailable && <p className="field-hint warning-text">{t('twoFactor.email.unavailable')}</p>}
+                  </div>
+                  <div className="method-action">
+                    {on ? (
+                      <button
+                        type="button"
+                        className="button button-secondary"
+                        aria-describedby={descriptionId}
+                        onClick={() => setDialog({ kind: 'disable', method })}
+                      >
+                        {t('twoFactor.turnOff')}
+                      </button>
+                    ) : (
+                      <button
+                        type="button"
+                        className="button button-primary"
+                        aria-describedby={descriptionId}
+                        disabled={emailUnavailable || busy !== null}
+                        onClick={() => (method === 'email' ? void enableEmail() : setDialog({ kind: 'totp' }))}
+                      >
+                        {method === 'email' && busy === 'email' ? t('twoFactor.enabling') : t('twoFactor.enable')}
+                      </button>
+                    )}
+                  </div>
+                </li>
+              );
+            })}
+          </ul>
+
+          {methods.length > 1 && (
+            <fieldset className="choice-group subsection">
+              <legend>{t('twoFactor.preference.title')}</legend>
+              <p className="field-hint">{t('twoFactor.preference.hint')}</p>
+              <div className="segmented">
+                {methods.map((method) => (
+                  <label key={method} className="segment">
+                    <input
+                      type="radio"
+                      name="two-factor-preference"
+                      value={method}
+                      checked={status.preference === method}
+                      disabled={busy !== null}
+                      onChange={() => void choosePreference(method)}
+                    />
+                    <span>{methodName(method)}</span>
+                  </label>
+                ))}
+              </div>
+            </fieldset>
+          )}
+
+          {enabled && (
+            <div className="subsection backup-summary">
+              <div>
+                <h4>{t('twoFactor.backupCodes.title')}</h4>
+                <p className="field-hint" data-testid="backup-codes-remaining">
+                  {t('twoFactor.backupCodes.remaining', { remaining: status.backupCodesRemaining })}
+                </p>
+              </div>
+              <button
+                type="button"
+                className="button button-secondary"
+                disabled={busy !== null}
+                onClick={() => setDialog({ kind: 'regenerate' })}
+              >
+                {t('twoFactor.backupCodes.regenerate')}
+              </button>
+            </div>
+          )}
+        </>
+      )}
+
+      {dialog?.kind === 'totp' && (
+        <TotpSetupDialog onClose={() => setDialog(null)} onEnabled={onTokenChanged} />
+      )}
+      {dialog?.kind === 'disable' && (
+        <DisableMethodDialog
+          method={dialog.method}
+          onClose={() => setDialog(null)}
+          onDisabled={(token) => {
+            setDialog(null);
+            showFlash('success', t('twoFactor.disable.done', { method: methodName(dialog.method) }));
+            onTokenChanged(token);
+          }}
+        />
+      )}
+      {dialog?.kind === 'regenerate' && (
+        <Dialog
+          title={t('twoFactor.backupCodes.regenerateTitle')}
+          onClose={busy ? undefined : () => setDialog(null)}
+          actions={
+            <>
+              <button type="button" className="button button-secondary" onClick={() => setDialog(null)} disabled={busy !== null}>
+                {t('common.cancel')}
+              </button>
+              <button type="button" className="button button-primary" onClick={() => void regenerate()} disabled={busy !== null}>
+                {busy === 'regenerate' ? t('twoFactor.backupCodes.regenerating') : t('twoFactor.backupCodes.regenerateConfirm')}
+              </button>
+            </>
+          }
+        >
+          <p>{t('twoFactor.backupCodes.regenerateText')}</p>
+        </Dialog>
+      )}
+      {dialog?.kind === 'codes' && (
+        <BackupCodesDialog title={dialog.title} intro={dialog.intro} codes={dialog.codes} onClose={() => setDialog(null)} />
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,449 @@
+import { act, render, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { MemoryRouter } from 'react-router-dom';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { AuthProvider } from '../../auth/AuthProvider';
+import { SettingsProvider } from '../../settings/SettingsProvider';
+import { jsonResponse, mockFetch, requestUrl, sentJson, sessionRoutes, type Route } from '../../test/fetchMock';
+import { renderApp } from '../../test/renderApp';
+import { SettingsScreen } from '../SettingsScreen';
+
+const USER = {
+  id: 9,
+  email: 'sam@example.com',
+  firstName: '',
+  lastName: '',
+  emailVerified: true,
+  created_at: '2026-11-21T12:00:00Z',
+};
+const CODES = ['ABCD2345', 'EFGH6789', 'JKMN2345', 'PQRS6789', 'TUVW2345', 'XYZA6789', 'BCDE2345', 'FGHJ6789', 'KMNP2345', 'QRST6789'];
+const version = () => jsonResponse({ success: true, data: { version: '1.0.0' } });
+
+function authHeader(init: RequestInit | undefined): string | undefined {
+  return (init?.headers as Record<string, string> | undefined)?.Authorization;
+}
+
+/**
+ * A server that, like the real one, only accepts the newest token once two-factor settings
+ * changed: `tokens.current` is the one it takes.
+ */
+function server(routes: Record<string, Route>, tokens = { current: 'refreshed-token' }) {
+  const guarded = Object.fromEntries(
+    Object.entries(routes).map(([key, route]) => [
+      key,
+      (init: RequestInit | undefined) =>
+        authHeader(init) === `Bearer ${tokens.current}`
+          ? route(init)
+          : jsonResponse({ success: false, message: 'Invalid or expired session' }, 401),
+    ]),
+  );
+  return mockFetch({ 'GET /api/version': version, ...sessionRoutes(USER), ...guarded });
+}
+
+function signIn() {
+  localStorage.setItem('token', 'stored-token');
+  localStorage.setItem('user', JSON.stringify(USER));
+}
+
+const status = (methods: string[], extra: Record<string, unknown> = {}) =>
+  jsonResponse({
+    success: true,
+    data: {
+      methods,
+      preference: methods[0] ?? null,
+      backupCodesRemaining: methods.length ? 10 : 0,
+      emailAvailable: true,
+      ...extra,
+    },
+  });
+
+afterEach(() => {
+  vi.useRealTimers();
+  // The copy test gives the page a clipboard; the other tests get none.
+  Reflect.deleteProperty(navigator, 'clipboard');
+});
+
+describe('settings page', () => {
+  it('without a user shows "Authentication Required" and a way to the login', () => {
+    mockFetch({ 'GET /api/version': version });
+    render(
+      <MemoryRouter>
+        <SettingsProvider>
+          <AuthProvider>
+            <SettingsScreen />
+          </AuthProvider>
+        </SettingsProvider>
+      </MemoryRouter>,
+    );
+    expect(screen.getByRole('heading', { name: 'Authentication Required' })).toBeTruthy();
+    expect(screen.getByText('Please log in to access settings')).toBeTruthy();
+    expect(screen.getByRole('link', { name: 'Go to Login' }).getAttribute('href')).toBe('/login');
+  });
+
+  it('lists the seven sections and opens Profile first', async () => {
+    signIn();
+    server({});
+    renderApp('/settings');
+    const nav = await screen.findByRole('navigation', { name: 'Settings sections' });
+    expect(within(nav).getAllByRole('link').map((link) => link.textContent)).toEqual([
+      'Profile',
+      'Notifications',
+      'Appearance',
+      'Medications',
+      'Data Management',
+      'Privacy & Security',
+      'Account',
+    ]);
+    expect(within(nav).getByRole('link', { name: 'Profile' }).getAttribute('aria-current')).toBe('page');
+    expect(screen.getByRole('heading', { name: 'Profile', level: 2 })).toBeTruthy();
+    expect(screen.getByText('Not set')).toBeTruthy();
+    expect(screen.getByText('November 21, 2026')).toBeTruthy();
+
+    await userEvent.click(within(nav).getByRole('link', { name: 'Notifications' }));
+    expect(screen.getByRole('heading', { name: 'Notifications', level: 2 })).toBeTruthy();
+    expect(screen.getByText('Reminder settings arrive together with reminders.')).toBeTruthy();
+  });
+});
+
+describe('profile', () => {
+  it('edits first and last name and says so for 3 seconds', async () => {
+    signIn();
+    const fetchMock = server({
+      'PUT /api/auth/me': (init) =>
+        jsonResponse({
+          success: true,
+          message: 'Profile updated successfully',
+          data: { ...USER, ...(sentJson(init) as object) },
+        }),
+    });
+    renderApp('/settings?section=profile');
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole('button', { name: 'Edit Profile' }));
+    await user.type(screen.getByLabelText('First name'), ' Sam ');
+    await user.type(screen.getByLabelText('Last name'), 'Rivera');
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    await user.click(screen.getByRole('button', { name: 'Save Changes' }));
+
+    expect(await screen.findByText('Profile updated successfully')).toBeTruthy();
+    expect(screen.getByText('Sam Rivera')).toBeTruthy();
+    const put = fetchMock.mock.calls.find(([url, init]) => requestUrl(url) === '/api/auth/me' && init?.method === 'PUT');
+    expect(sentJson(put?.[1])).toEqual({ firstName: 'Sam', lastName: 'Rivera' });
+    expect(JSON.parse(localStorage.getItem('user') ?? '{}')).toMatchObject({ firstName: 'Sam', lastName: 'Rivera' });
+
+    act(() => {
+      vi.advanceTimersByTime(3000);
+    });
+    expect(screen.queryByText('Profile updated successfully')).toBeNull();
+  });
+});
+
+describe('appearance', () => {
+  it('switches the language live and stores it in dosage_app_settings', async () => {
+    signIn();
+    server({});
+    renderApp('/settings?section=appearance');
+    const user = userEvent.setup();
+    await user.selectOptions(await screen.findByLabelText('Language'), 'Deutsch');
+    expect(await screen.findByRole('heading', { name: 'Einstellungen', level: 1 })).toBeTruthy();
+    expect(screen.getByText('App-Einstellungen erfolgreich aktualisiert')).toBeTruthy();
+    expect(JSON.parse(localStorage.getItem('dosage_app_settings') ?? '{}')).toMatchObject({ language: 'de' });
+
+    await user.click(screen.getByRole('switch', { name: /24-Stunden-Format/ }));
+    await user.click(screen.getByRole('radio', { name: 'Dunkel' }));
+    await user.selectOptions(screen.getByLabelText('Datumsformat'), 'YYYY-MM-DD');
+    expect(JSON.parse(localStorage.getItem('dosage_app_settings') ?? '{}')).toMatchObject({
+      language: 'de',
+      timeFormat: '24h',
+      theme: 'dark',
+      dateFormat: 'yyyy-MM-dd',
+    });
+    expect(document.documentElement.classList.contains('dark')).toBe(true);
+  });
+});
+
+describe('two-factor management', () => {
+  it('enabling e-mail codes stores the new token before the status is reloaded', async () => {
+    signIn();
+    const tokens = { current: 'refreshed-token' };
+    let enabled = false;
+    const fetchMock = server(
+      {
+        'GET /api/auth/2fa/status': () => status(enabled ? ['email'] : []),
+        'POST /api/auth/2fa/setup-email': () => {
+          enabled = true;
+          // The server signs out every other session: only the new token works from now on.
+          tokens.current = 'token-after-2fa';
+          return jsonResponse({
+            success: true,
+            message: 'Email two-factor authentication enabled',
+            data: { backupCodes: CODES, token: 'token-after-2fa', methods: ['email'] },
+          });
+        },
+      },
+      tokens,
+    );
+    renderApp('/settings?section=security');
+    const emailMethod = await screen.findByTestId('method-email');
+    await waitFor(() => expect(screen.getByTestId('two-factor-state').textContent).toBe('Off'));
+    await userEvent.click(within(emailMethod).getByRole('button', { name: 'Turn on' }));
+
+    const dialog = await screen.findByRole('dialog', { name: 'Email codes are on' });
+    expect(within(dialog).getAllByRole('listitem').map((item) => item.textContent)).toEqual(CODES);
+    expect(within(dialog).getByRole('button', { name: 'Copy codes' })).toBeTruthy();
+    expect(localStorage.getItem('token')).toBe('token-after-2fa');
+
+    await waitFor(() => expect(screen.getByTestId('two-factor-state').textContent).toBe('On'));
+    const statusCalls = fetchMock.mock.calls.filter(([url]) => requestUrl(url) === '/api/auth/2fa/status');
+    expect(statusCalls.map(([, init]) => authHeader(init))).toEqual([
+      'Bearer refreshed-token',
+      'Bearer token-after-2fa',
+    ]);
+    // Still signed in: nothing was refused.
+    expect(screen.getByTestId('location').textContent).toBe('/settings');
+
+    await userEvent.click(within(dialog).getByRole('button', { name: 'I have saved these codes' }));
+    expect(screen.queryByRole('dialog')).toBeNull();
+  });
+
+  it('cannot enable e-mail codes when the server has no e-mail, and says why', async () => {
+    signIn();
+    server({ 'GET /api/auth/2fa/status': () => status([], { emailAvailable: false }) });
+    renderApp('/settings?section=security');
+    const emailMethod = await screen.findByTestId('method-email');
+    await waitFor(() =>
+      expect(within(emailMethod).getByRole('button', { name: 'Turn on' })).toHaveProperty('disabled', true),
+    );
+    expect(within(emailMethod).getByText(/This server cannot send email/)).toBeTruthy();
+    expect(within(screen.getByTestId('method-totp')).getByRole('button', { name: 'Turn on' })).toHaveProperty(
+      'disabled',
+      false,
+    );
+  });
+
+  it('sets up the authenticator: intro, QR code and key, code, backup codes', async () => {
+    signIn();
+    const tokens = { current: 'refreshed-token' };
+    let enabled = false;
+    const fetchMock = server(
+      {
+        'GET /api/auth/2fa/status': () => status(enabled ? ['totp'] : []),
+        'POST /api/auth/2fa/setup-totp': () =>
+          jsonResponse({
+            success: true,
+            data: { secret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP', qrCodeUrl: 'data:image/png;base64,iVBORw0KGgo=' },
+          }),
+        'POST /api/auth/2fa/complete-totp-setup': (init) => {
+          if ((sentJson(init) as { otp: string }).otp !== '246810') {
+            return jsonResponse({ success: false, message: 'Invalid verification code' }, 400);
+          }
+          enabled = true;
+          tokens.current = 'token-after-totp';
+          return jsonResponse({
+            success: true,
+            data: { backupCodes: CODES, token: 'token-after-totp', methods: ['totp'] },
+          });
+        },
+      },
+      tokens,
+    );
+    renderApp('/settings?section=security');
+    const user = userEvent.setup();
+    await user.click(within(await screen.findByTestId('method-totp')).getByRole('button', { name: 'Turn on' }));
+
+    const intro = await screen.findByRole('dialog', { name: 'Set up an authenticator app' });
+    await user.click(within(intro).getByRole('button', { name: 'Start setup' }));
+
+    const qr = await screen.findByRole('img', { name: 'QR code for your authenticator app' });
+    expect(qr.getAttribute('src')).toBe('data:image/png;base64,iVBORw0KGgo=');
+    expect(screen.queryByTestId('totp-secret')).toBeNull();
+    await user.click(screen.getByRole('button', { name: 'Show key' }));
+    expect(screen.getByTestId('totp-secret').textContent).toBe('JBSW Y3DP EHPK 3PXP JBSW Y3DP EHPK 3PXP');
+    await user.click(screen.getByRole('button', { name: 'Hide key' }));
+    expect(screen.queryByTestId('totp-secret')).toBeNull();
+
+    await user.click(screen.getByLabelText('Digit 1 of 6'));
+    await user.keyboard('111111');
+    expect((await screen.findByRole('alert')).textContent).toBe('Invalid verification code');
+
+    await user.click(screen.getByLabelText('Digit 1 of 6'));
+    await user.paste('246 810');
+    const done = await screen.findByRole('dialog', { name: 'Authenticator app is on' });
+    expect(within(done).getAllByRole('listitem')).toHaveLength(10);
+    expect(localStorage.getItem('token')).toBe('token-after-totp');
+    await waitFor(() => expect(screen.getByTestId('two-factor-state').textContent).toBe('On'));
+    const completions = fetchMock.mock.calls.filter(([url]) => requestUrl(url) === '/api/auth/2fa/complete-totp-setup');
+    expect(completions.map(([, init]) => sentJson(init))).toEqual([{ otp: '111111' }, { otp: '246810' }]);
+  });
+
+  it('the copied indicator lasts 2 seconds', async () => {
+    signIn();
+    const writeText = vi.fn(() => Promise.resolve());
+    Object.defineProperty(navigator, 'clipboard', { value: { writeText }, configurable: true });
+    server({
+      'GET /api/auth/2fa/status': () => status([]),
+      'POST /api/auth/2fa/setup-email': () =>
+        jsonResponse({ success: true, data: { backupCodes: CODES, token: 'refreshed-token', methods: ['email'] } }),
+    });
+    renderApp('/settings?section=security');
+    await userEvent.click(within(await screen.findByTestId('method-email')).getByRole('button', { name: 'Turn on' }));
+    const dialog = await screen.findByRole('dialog');
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Copy codes' }));
+    expect(writeText).toHaveBeenCalledWith(CODES.join('\n'));
+    expect(await within(dialog).findByRole('button', { name: 'Copied!' })).toBeTruthy();
+    act(() => {
+      vi.advanceTimersByTime(1900);
+    });
+    expect(within(dialog).getByRole('button', { name: 'Copied!' })).toBeTruthy();
+    act(() => {
+      vi.advanceTimersByTime(100);
+    });
+    expect(within(dialog).getByRole('button', { name: 'Copy codes' })).toBeTruthy();
+  });
+
+  it('turning a method off needs a backup code; the new token is kept', async () => {
+    signIn();
+    const tokens = { current: 'refreshed-token' };
+    let methods = ['email', 'totp'];
+    const fetchMock = server(
+      {
+        'GET /api/auth/2fa/status': () => status(methods),
+        'POST /api/auth/2fa/disable-method': (init) => {
+          const body = sentJson(init) as { method: string; backupCode: string };
+          if (body.backupCode !== 'ABCD2345') return jsonResponse({ success: false, message: 'Invalid backup code' }, 400);
+          methods = ['email'];
+          tokens.current = 'token-after-disable';
+          return jsonResponse({ success: true, data: { token: 'token-after-disable', methods, preference: 'email' } });
+        },
+      },
+      tokens,
+    );
+    renderApp('/settings?section=security');
+    const user = userEvent.setup();
+    // Two methods: a default can be chosen.
+    expect(await screen.findByRole('group', { name: 'Default method' })).toBeTruthy();
+    await user.click(within(screen.getByTestId('method-totp')).getByRole('button', { name: 'Turn off' }));
+
+    const dialog = await screen.findByRole('dialog', { name: 'Turn off authenticator app codes' });
+    const submit = within(dialog).getByRole('button', { name: 'Turn off' });
+    const field = within(dialog).getByLabelText('Backup code');
+    expect(submit).toHaveProperty('disabled', true);
+    await user.type(field, '   ');
+    expect(submit).toHaveProperty('disabled', true);
+    await user.type(field, 'WRONG1234567');
+    expect((field as HTMLInputElement).value).toBe('WRONG123');
+    await user.click(submit);
+    expect((await within(dialog).findByRole('alert')).textContent).toBe('Invalid backup code');
+
+    await user.clear(field);
+    await user.type(field, ' ABCD2345 ');
+    await user.click(submit);
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    expect(localStorage.getItem('token')).toBe('token-after-disable');
+    expect(await screen.findByText('Authenticator app is now off.')).toBeTruthy();
+    await waitFor(() => expect(screen.queryByRole('group', { name: 'Default method' })).toBeNull());
+    const disables = fetchMock.mock.calls.filter(([url]) => requestUrl(url) === '/api/auth/2fa/disable-method');
+    expect(disables.map(([, init]) => sentJson(init))).toEqual([
+      { method: 'totp', backupCode: 'WRONG123' },
+      { method: 'totp', backupCode: 'ABCD2345' },
+    ]);
+  });
+
+  it('regenerates backup codes after asking', async () => {
+    signIn();
+    server({
+      'GET /api/auth/2fa/status': () => status(['totp']),
+      'POST /api/auth/2fa/backup-codes': () => jsonResponse({ success: true, data: { backupCodes: CODES } }),
+    });
+    renderApp('/settings?section=security');
+    const user = userEvent.setup();
+    expect((await screen.findByTestId('backup-codes-remaining')).textContent).toBe('Backup codes left: 10');
+    await user.click(screen.getByRole('button', { name: 'Regenerate backup codes' }));
+    const confirm = await screen.findByRole('dialog', { name: 'Regenerate backup codes?' });
+    await user.click(within(confirm).getByRole('button', { name: 'Regenerate' }));
+    const codes = await screen.findByRole('dialog', { name: 'Your new backup codes' });
+    expect(within(codes).getAllByRole('listitem')).toHaveLength(10);
+  });
+
+  it('shows the spec text when the status cannot be loaded', async () => {
+    signIn();
+    server({ 'GET /api/auth/2fa/status': () => new Response(null, { status: 500 }) });
+    renderApp('/settings?section=security');
+    expect((await screen.findByRole('alert')).textContent).toContain('Failed to load 2FA status');
+  });
+});
+
+describe('change password', () => {
+  it('checks the new password twice and keeps the token the server hands back', async () => {
+    signIn();
+    const fetchMock = server({
+      'GET /api/auth/2fa/status': () => status([]),
+      'POST /api/auth/change-password': () =>
+        jsonResponse({ success: true, message: 'Password changed successfully', data: { user: USER, token: 'token-after-password' } }),
+    });
+    renderApp('/settings?section=security');
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole('button', { name: 'Change Password' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Change password' });
+    await user.type(within(dialog).getByLabelText('Current password'), 'old-password');
+    await user.type(within(dialog).getByLabelText('New password'), 'new-password');
+    await user.type(within(dialog).getByLabelText('Confirm new password'), 'new-passwort');
+    await user.click(within(dialog).getByRole('button', { name: 'Change Password' }));
+    expect(within(dialog).getByRole('alert').textContent).toBe('Passwords do not match');
+
+    await user.clear(within(dialog).getByLabelText('Confirm new password'));
+    await user.type(within(dialog).getByLabelText('Confirm new password'), 'new-password');
+    await user.click(within(dialog).getByRole('button', { name: 'Change Password' }));
+    expect(await screen.findByText('Password changed successfully')).toBeTruthy();
+    expect(localStorage.getItem('token')).toBe('token-after-password');
+    const change = fetchMock.mock.calls.find(([url]) => requestUrl(url) === '/api/auth/change-password');
+    expect(sentJson(change?.[1])).toEqual({ currentPassword: 'old-password', newPassword: 'new-password' });
+  });
+});
+
+describe('account deletion', () => {
+  it('enables the confirm button only for exactly DELETE, then deletes and goes to /login', async () => {
+    signIn();
+    const fetchMock = server({
+      'DELETE /api/auth/me': () => jsonResponse({ success: true, message: 'Account deleted' }),
+    });
+    renderApp('/settings?section=account');
+    const user = userEvent.setup();
+    expect(await screen.findByText('Active')).toBeTruthy();
+    await user.click(screen.getByRole('button', { name: 'Delete Account' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Delete account' });
+    const confirm = within(dialog).getByRole('button', { name: 'Delete my account' });
+    const field = within(dialog).getByLabelText('Type DELETE to confirm');
+
+    expect(confirm).toHaveProperty('disabled', true);
+    for (const attempt of ['delete', 'DELET', 'DELETE ', ' DELETE', 'Delete']) {
+      await user.clear(field);
+      await user.type(field, attempt);
+      expect(confirm).toHaveProperty('disabled', true);
+    }
+    await user.clear(field);
+    await user.type(field, 'DELETE');
+    expect(confirm).toHaveProperty('disabled', false);
+    expect(fetchMock.mock.calls.some(([url, init]) => requestUrl(url) === '/api/auth/me' && init?.method === 'DELETE')).toBe(
+      false,
+    );
+
+    await user.click(confirm);
+    expect(await screen.findByRole('heading', { name: 'Welcome back' })).toBeTruthy();
+    expect(screen.getByTestId('location').textContent).toBe('/login');
+    expect(localStorage.getItem('token')).toBeNull();
+    expect(localStorage.getItem('user')).toBeNull();
+  });
+
+  it('says "Failed to delete account" when the server gives no reason', async () => {
+    signIn();
+    server({ 'DELETE /api/auth/me': () => new Response(null, { status: 500 }) });
+    renderApp('/settings?section=account');
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole('button', { name: 'Delete Account' }));
+    await user.type(screen.getByLabelText('Type DELETE to confirm'), 'DELETE');
+    await user.click(screen.getByRole('button', { name: 'Delete my account' }));
+    expect((await screen.findByRole('alert')).textContent).toBe('Failed to delete account');
+    expect(localStorage.getItem('token')).toBe('refreshed-token');
+  });
+});

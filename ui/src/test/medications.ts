@@ -1,0 +1,96 @@
+// Server answers for the medication screens' tests, shaped like the real server's.
+import { jsonResponse, mockFetch, requestUrl, sessionRoutes, type Route } from './fetchMock';
+
+export const USER = { id: 7, email: 'pat@example.com', emailVerified: true };
+
+/** A stored session, and the time zone check already done for this user. */
+export function signInForMeds(): void {
+  localStorage.setItem('token', 'stored-token');
+  localStorage.setItem('user', JSON.stringify(USER));
+  localStorage.setItem(`pillbox_timezone_checked:${USER.id}`, '1');
+}
+
+export function medicationJson(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    id: 3,
+    name: 'Aspirin',
+    unit: 'mg',
+    frequency: 'daily',
+    color: 'blue',
+    icon: 'pill-symbolic',
+    notes: '',
+    default_quantity: 100,
+    schedule: {
+      times: [],
+      weekdays: [],
+      start_date: '2026-11-01',
+      effective_times: ['09:00'],
+      effective_weekdays: [],
+    },
+    created_at: '2026-11-01T08:00:00Z',
+    updated_at: '2026-11-01T08:00:00Z',
+    doses: [],
+    inventory: null,
+    ...overrides,
+  };
+}
+
+export function inventoryJson(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    id: 3,
+    enabled: true,
+    inventory_type: 'discrete',
+    container_type: 'blister_pack',
+    container_quantity: 3,
+    container_size: null,
+    container_unit: null,
+    item_quantity: 10,
+    item_strength: null,
+    item_unit: 'tablets',
+    total_quantity: 30,
+    total_unit: 'tablets',
+    current_quantity: 30,
+    reminder_threshold: 10,
+    stock_status: 'in_stock',
+    runs_out_on: null,
+    updated_at: '2026-11-01T08:00:00Z',
+    ...overrides,
+  };
+}
+
+export function entryJson(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    id: 50,
+    medication_id: 3,
+    medication_name: 'Aspirin',
+    medication_unit: 'mg',
+    status: 'taken',
+    taken: '2026-11-20T08:00:00Z',
+    quantity: 100,
+    dosage_unit: 'mg',
+    dosage: null,
+    affect_inventory: true,
+    dosage_id: null,
+    created_at: '2026-11-20T08:00:00Z',
+    ...overrides,
+  };
+}
+
+export const ok = (data: unknown, status = 200) => jsonResponse({ success: true, data }, status);
+export const fail = (message: string, status = 400) => jsonResponse({ success: false, message }, status);
+
+/** The signed-in app's start-up calls plus the given ones. */
+export function medsServer(routes: Record<string, Route>) {
+  return mockFetch({
+    'GET /api/version': () => ok({ version: '1.0.0' }),
+    ...sessionRoutes(USER),
+    ...routes,
+  });
+}
+
+/** The calls a mocked fetch got for one method and path (query strings aside). */
+export function requestsTo(fetchMock: ReturnType<typeof mockFetch>, method: string, path: string) {
+  return fetchMock.mock.calls.filter(
+    ([input, init]) => (init?.method ?? 'GET') === method && new URL(requestUrl(input), 'http://x').pathname === path,
+  );
+}
