@@ -1,6 +1,7 @@
 -- Accounts. E-mail addresses compare case-insensitively.
 CREATE TABLE users (
-    id             INTEGER PRIMARY KEY,
+    -- AUTOINCREMENT: an id is never reused, so a deleted account's token cannot match a new one.
+    id             INTEGER PRIMARY KEY AUTOINCREMENT,
     email          TEXT    NOT NULL UNIQUE COLLATE NOCASE,
     password_hash  TEXT    NOT NULL,
     first_name     TEXT    NOT NULL DEFAULT '',

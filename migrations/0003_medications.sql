@@ -9,7 +9,7 @@ CREATE TABLE user_settings (
 ) STRICT;
 
 CREATE TABLE medications (
-    id                INTEGER PRIMARY KEY,
+    id                INTEGER PRIMARY KEY AUTOINCREMENT,
     user_id           INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
     name              TEXT    NOT NULL,
     unit              TEXT    NOT NULL,

@@ -36,11 +36,21 @@ impl FailureLimits {
         }
     }
 
-    pub fn check(&self, account: &str, client: &str) -> Result<(), Limited> {
-        self.per_account.check(account)?;
-        self.per_client.check(client)
+    /// Counts a try before it runs (so parallel tries cannot slip past the limit); a try
+    /// that succeeds is then `forgive`n.
+    pub fn attempt(&self, account: &str, client: &str) -> Result<(), Limited> {
+        self.per_account.hit(account)?;
+        self.per_client
+            .hit(client)
+            .inspect_err(|_| self.per_account.forgive(account))
     }
 
+    pub fn forgive(&self, account: &str, client: &str) {
+        self.per_account.forgive(account);
+        self.per_client.forgive(client);
+    }
+
+    /// Counts a failure found after the fact (a wrong code after the right password).
     pub fn record(&self, account: &str, client: &str) {
         self.per_account.record(account);
         self.per_client.record(client);
@@ -110,8 +120,13 @@ pub fn validate_new_password(input: &str) -> Result<(), &'static str> {
     }
 }
 
+/// Password hashes running at once. Each argon2 run holds 19 MiB: without a bound, a flood
+/// of sign-in requests could exhaust a Raspberry Pi's memory and stop the reminders.
+static HASHING: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(4);
+
 /// Argon2 takes tens of milliseconds of CPU: never on the async runtime.
 pub async fn hash_password(input: String) -> Result<String, String> {
+    let _permit = HASHING.acquire().await.map_err(|e| e.to_string())?;
     tokio::task::spawn_blocking(move || password::hash(&input).map_err(|e| e.to_string()))
         .await
         .map_err(|e| e.to_string())?
@@ -122,6 +137,9 @@ pub async fn check_password(input: String, stored: Option<String>) -> bool {
     if input.len() > password::MAX_LENGTH {
         return false;
     }
+    let Ok(_permit) = HASHING.acquire().await else {
+        return false;
+    };
     tokio::task::spawn_blocking(move || match stored {
         Some(hash) => password::verify(&input, &hash),
         None => {

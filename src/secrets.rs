@@ -16,6 +16,7 @@ use crate::config::VapidSettings;
 
 pub const JWT_KEY_FILE: &str = "jwt.key";
 pub const VAPID_KEY_FILE: &str = "vapid_private.key";
+const MIN_JWT_KEY_BYTES: usize = 32;
 
 pub struct Secrets {
     pub jwt_key: Vec<u8>,
@@ -70,12 +71,17 @@ pub fn load_or_create(data_dir: &Path, vapid: &VapidSettings) -> Result<Secrets,
         OsRng.fill_bytes(&mut key);
         B64.encode(key)
     })?;
-    let jwt_key = B64.decode(jwt_key.trim()).map_err(|e| {
-        format!(
-            "{} is damaged ({e}); delete it to make a new one (this signs everyone out)",
-            JWT_KEY_FILE
-        )
-    })?;
+    // A short key (an empty file from a full disk) would let anyone sign sessions: refuse it.
+    let jwt_key = B64
+        .decode(jwt_key.trim())
+        .ok()
+        .filter(|key| key.len() >= MIN_JWT_KEY_BYTES)
+        .ok_or_else(|| {
+            format!(
+                "{} is damaged or too short; delete it so a new one is made (this signs everyone out)",
+                data_dir.join(JWT_KEY_FILE).display()
+            )
+        })?;
 
     let vapid = match &vapid.private_key {
         Some(private_key) => {
@@ -130,23 +136,37 @@ fn read_or_create(path: &Path, make: impl FnOnce() -> String) -> Result<String, 
     }
 }
 
-/// Writes a secret file with mode 0600. Without `replace`, an existing file is an error.
+/// Writes a secret file with mode 0600, atomically: a temporary file is written and synced,
+/// then renamed into place, so a power cut never leaves a half-written key behind. Without
+/// `replace`, an existing file is an error.
 pub fn write_secret(path: &Path, contents: &str, replace: bool) -> Result<(), String> {
-    let mut options = OpenOptions::new();
-    options.write(true).mode(0o600);
-    if replace {
-        options.create(true).truncate(true);
-    } else {
-        options.create_new(true);
+    if !replace && path.exists() {
+        return Err(format!("{} already exists", path.display()));
     }
-    let mut file = options
-        .open(path)
-        .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
-    // The mode above only applies to new files; a replaced one is tightened here.
-    file.set_permissions(fs::Permissions::from_mode(0o600))
-        .and_then(|_| file.write_all(format!("{contents}\n").as_bytes()))
-        .and_then(|_| file.sync_all())
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+    let file_name = path.file_name().and_then(|n| n.to_str()).unwrap_or("secret");
+    let temp = path.with_file_name(format!(".{file_name}.tmp"));
+    let _ = fs::remove_file(&temp);
+    let written = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&temp)
+        .and_then(|mut file| {
+            file.write_all(format!("{contents}\n").as_bytes())?;
+            file.sync_all()
+        })
+        .and_then(|()| fs::rename(&temp, path))
+        .and_then(|()| {
+            // The rename is durable once the directory entry is.
+            if let Some(dir) = path.parent() {
+                fs::File::open(dir)?.sync_all()?;
+            }
+            Ok(())
+        });
+    written.map_err(|e| {
+        let _ = fs::remove_file(&temp);
+        format!("cannot write {}: {e}", path.display())
+    })
 }
 
 fn warn_if_readable_by_others(path: &Path) {
@@ -193,6 +213,16 @@ mod tests {
         assert_eq!(first.jwt_key, second.jwt_key);
         assert_eq!(first.jwt_key.len(), 64);
         assert_eq!(first.vapid, second.vapid);
+    }
+
+    #[test]
+    fn an_empty_or_short_signing_key_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        for contents in ["", "\n", "c2hvcnQ"] {
+            fs::write(dir.path().join(JWT_KEY_FILE), contents).unwrap();
+            let err = load_or_create(dir.path(), &VapidSettings::default()).unwrap_err();
+            assert!(err.contains("damaged or too short"), "{contents:?}: {err}");
+        }
     }
 
     #[test]

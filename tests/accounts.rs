@@ -280,7 +280,41 @@ async fn sessions_die_with_password_changes_and_account_deletion() {
         StatusCode::OK
     );
 
-    let (status, _) = call(&server, Method::DELETE, "/api/auth/me", Some(&after_change), None).await;
+    // Deleting needs the password too: a token alone cannot wipe the record.
+    let (status, body) = call(
+        &server,
+        Method::DELETE,
+        "/api/auth/me",
+        Some(&after_change),
+        Some(json!({})),
+    )
+    .await;
+    assert_eq!(
+        (status, body["message"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("Please enter your password"))
+    );
+    let wrong = json!({ "password": PASSWORD });
+    let (status, body) = call(
+        &server,
+        Method::DELETE,
+        "/api/auth/me",
+        Some(&after_change),
+        Some(wrong),
+    )
+    .await;
+    assert_eq!(
+        (status, body["message"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("Password is incorrect"))
+    );
+    let right = json!({ "password": "a new password" });
+    let (status, _) = call(
+        &server,
+        Method::DELETE,
+        "/api/auth/me",
+        Some(&after_change),
+        Some(right),
+    )
+    .await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(
         get_json(&server, "/api/auth/me", Some(&after_change)).await.0,
@@ -294,6 +328,76 @@ async fn sessions_die_with_password_changes_and_account_deletion() {
         get_json(&server, "/api/auth/me", Some(&bob)).await.0,
         StatusCode::OK,
         "other accounts stay"
+    );
+}
+
+#[tokio::test]
+async fn a_deleted_accounts_token_never_opens_a_new_account() {
+    let server = Server::start_with(open_signups);
+    register(&server, "keeper@example.org").await;
+    let old = register(&server, "leaver@example.org").await;
+    let (status, _) = call(
+        &server,
+        Method::DELETE,
+        "/api/auth/me",
+        Some(&old),
+        Some(json!({ "password": PASSWORD })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let fresh = register(&server, "newcomer@example.org").await;
+    assert_eq!(
+        get_json(&server, "/api/auth/me", Some(&fresh)).await.0,
+        StatusCode::OK
+    );
+    assert_eq!(
+        get_json(&server, "/api/auth/me", Some(&old)).await.0,
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(
+        post(&server, "/api/auth/refresh", None, json!({ "token": old }))
+            .await
+            .0,
+        StatusCode::UNAUTHORIZED
+    );
+}
+
+#[tokio::test]
+async fn a_stolen_session_cannot_take_over_two_factor() {
+    let server = Server::start();
+    let token = register(&server, "ann@example.org").await;
+    for path in [
+        "/api/auth/2fa/setup-totp",
+        "/api/auth/2fa/setup-email",
+        "/api/auth/2fa/backup-codes",
+    ] {
+        let (status, body) = post(&server, path, Some(&token), json!({})).await;
+        assert_eq!(
+            (status, body["message"].as_str()),
+            (StatusCode::BAD_REQUEST, Some("Please enter your password")),
+            "{path}"
+        );
+        let (status, body) = post(&server, path, Some(&token), json!({ "password": "guess" })).await;
+        assert_eq!(
+            (status, body["message"].as_str()),
+            (StatusCode::BAD_REQUEST, Some("Password is incorrect")),
+            "{path}"
+        );
+    }
+    let (status, body) = post(
+        &server,
+        "/api/auth/2fa/setup",
+        Some(&token),
+        json!({ "method": "totp", "password": "guess" }),
+    )
+    .await;
+    assert_eq!(
+        (status, body["message"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("Password is incorrect"))
+    );
+    assert_eq!(
+        get_json(&server, "/api/auth/2fa/status", Some(&token)).await.1["data"]["methods"],
+        json!([])
     );
 }
 
@@ -513,7 +617,13 @@ async fn email_two_factor_codes() {
     let token = verified_account(&server, &smtp, "ann@example.org").await;
     verified_account(&server, &smtp, "plain@example.org").await;
 
-    let (status, body) = post(&server, "/api/auth/2fa/setup-email", Some(&token), json!({})).await;
+    let (status, body) = post(
+        &server,
+        "/api/auth/2fa/setup-email",
+        Some(&token),
+        json!({ "password": PASSWORD }),
+    )
+    .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let codes: Vec<String> = serde_json::from_value(body["data"]["backupCodes"].clone()).unwrap();
     assert_eq!(codes.len(), 10);
@@ -691,7 +801,13 @@ async fn authenticator_app_two_factor() {
 
     let server = Server::start();
     let token = register(&server, "ann@example.org").await;
-    let (status, body) = post(&server, "/api/auth/2fa/setup-totp", Some(&token), json!({})).await;
+    let (status, body) = post(
+        &server,
+        "/api/auth/2fa/setup-totp",
+        Some(&token),
+        json!({ "password": PASSWORD }),
+    )
+    .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let secret = body["data"]["secret"].as_str().unwrap().to_owned();
     assert!(
@@ -750,7 +866,13 @@ async fn authenticator_app_two_factor() {
     assert_eq!(status, StatusCode::OK);
 
     // Backup codes: regenerate (old ones stop working), then disable with one.
-    let (status, body) = post(&server, "/api/auth/2fa/backup-codes", Some(&token), json!({})).await;
+    let (status, body) = post(
+        &server,
+        "/api/auth/2fa/backup-codes",
+        Some(&token),
+        json!({ "password": PASSWORD }),
+    )
+    .await;
     assert_eq!(status, StatusCode::OK);
     let regenerated: Vec<String> = serde_json::from_value(body["data"]["backupCodes"].clone()).unwrap();
     assert_ne!(regenerated, backup);

@@ -145,7 +145,7 @@ pub async fn password_step(
         return Err(ApiError::bad_request("Email and password are required"));
     }
     let account = account_key(email);
-    limited(limits.check(&account, client))?;
+    limited(limits.attempt(&account, client))?;
     let lookup = email.trim().to_owned();
     let found = state
         .db
@@ -159,14 +159,14 @@ pub async fn password_step(
         .await?;
     let stored = found.as_ref().map(|(user, _)| user.password_hash.clone());
     match found {
-        Some(found) if accounts::check_password(password, stored).await => Ok(found),
-        _ => {
-            limits.record(&account, client);
-            Err(ApiError::new(
-                StatusCode::UNAUTHORIZED,
-                "Invalid email or password",
-            ))
+        Some(found) if accounts::check_password(password, stored).await => {
+            limits.forgive(&account, client);
+            Ok(found)
         }
+        _ => Err(ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            "Invalid email or password",
+        )),
     }
 }
 
@@ -217,6 +217,33 @@ pub async fn authenticate(
     }
     state.limits.sign_in.per_account.clear(&account);
     Ok(user)
+}
+
+/// The account password, asked again before changes a stolen session must not make
+/// (two-factor set-up, new backup codes, turning two-factor off, deleting the account).
+#[derive(Deserialize)]
+pub struct PasswordBody {
+    #[serde(default)]
+    pub password: String,
+}
+
+pub async fn confirm_password(
+    state: &AppState,
+    client: &str,
+    user: &User,
+    password: String,
+) -> ApiResult<()> {
+    if password.is_empty() {
+        return Err(ApiError::bad_request("Please enter your password"));
+    }
+    let account = account_key(&user.email);
+    limited(state.limits.sign_in.attempt(&account, client))?;
+    if accounts::check_password(password, Some(user.password_hash.clone())).await {
+        state.limits.sign_in.forgive(&account, client);
+        Ok(())
+    } else {
+        Err(ApiError::bad_request("Password is incorrect"))
+    }
 }
 
 #[derive(Deserialize)]
@@ -297,7 +324,13 @@ pub async fn update_me(
     ))
 }
 
-pub async fn delete_me(State(state): State<AppState>, AuthUser(user): AuthUser) -> ApiResult<Json<Value>> {
+pub async fn delete_me(
+    State(state): State<AppState>,
+    ClientIp(ip): ClientIp,
+    AuthUser(user): AuthUser,
+    ApiJson(body): ApiJson<PasswordBody>,
+) -> ApiResult<Json<Value>> {
+    confirm_password(&state, &ip.to_string(), &user, body.password).await?;
     state
         .db
         .write(move |conn| users::delete(conn, user.id).map_err(ApiError::from))
@@ -398,11 +431,11 @@ pub async fn change_password(
 ) -> ApiResult<Json<Value>> {
     let account = account_key(&user.email);
     let client = ip.to_string();
-    limited(state.limits.sign_in.check(&account, &client))?;
+    limited(state.limits.sign_in.attempt(&account, &client))?;
     if !accounts::check_password(body.current_password, Some(user.password_hash.clone())).await {
-        state.limits.sign_in.record(&account, &client);
         return Err(ApiError::bad_request("Current password is incorrect"));
     }
+    state.limits.sign_in.forgive(&account, &client);
     accounts::validate_new_password(&body.new_password).map_err(ApiError::bad_request)?;
     let hash = accounts::hash_password(body.new_password)
         .await

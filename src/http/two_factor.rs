@@ -1,7 +1,10 @@
 //! `/api/auth/2fa/*`: the sign-in code step and two-factor management.
 //!
 //! Changing two-factor settings signs out every other session (token version bump); those
-//! answers carry a fresh `token` for the session that made the change.
+//! answers carry a fresh `token` for the session that made the change. Turning two-factor on,
+//! making new backup codes and turning it all off also need the account password, so a
+//! stolen session cannot take over the second factor ("Please enter your password",
+//! "Password is incorrect").
 
 use axum::Json;
 use axum::extract::State;
@@ -10,7 +13,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::AppState;
-use super::auth::{authenticate, limited, password_step, signed_in};
+use super::auth::{PasswordBody, authenticate, confirm_password, limited, password_step, signed_in};
 use super::error::{ApiError, ApiResult, ok};
 use super::extract::ApiJson;
 use super::session::{AuthUser, issue_token};
@@ -164,17 +167,23 @@ pub async fn status(State(state): State<AppState>, AuthUser(user): AuthUser) -> 
 pub struct SetupBody {
     #[serde(default)]
     method: String,
+    #[serde(default)]
+    password: String,
 }
 
 pub async fn setup(
-    state: State<AppState>,
-    user: AuthUser,
+    State(state): State<AppState>,
+    ClientIp(ip): ClientIp,
+    AuthUser(user): AuthUser,
     ApiJson(body): ApiJson<SetupBody>,
 ) -> ApiResult<Json<Value>> {
+    if body.method != "email" && body.method != "totp" {
+        return Err(ApiError::bad_request("Method must be email or totp"));
+    }
+    confirm_password(&state, &ip.to_string(), &user, body.password).await?;
     match body.method.as_str() {
-        "email" => setup_email(state, user).await,
-        "totp" => setup_totp(state, user).await,
-        _ => Err(ApiError::bad_request("Method must be email or totp")),
+        "email" => enable_email(&state, &user).await,
+        _ => start_totp(&state, &user).await,
     }
 }
 
@@ -219,11 +228,21 @@ where
     Ok((codes, token, tf))
 }
 
-pub async fn setup_email(State(state): State<AppState>, AuthUser(user): AuthUser) -> ApiResult<Json<Value>> {
+pub async fn setup_email(
+    State(state): State<AppState>,
+    ClientIp(ip): ClientIp,
+    AuthUser(user): AuthUser,
+    ApiJson(body): ApiJson<PasswordBody>,
+) -> ApiResult<Json<Value>> {
+    confirm_password(&state, &ip.to_string(), &user, body.password).await?;
+    enable_email(&state, &user).await
+}
+
+async fn enable_email(state: &AppState, user: &User) -> ApiResult<Json<Value>> {
     if !state.mailer.is_configured() {
         return Err(ApiError::bad_request("Email is not configured on this server"));
     }
-    let (codes, token, tf) = change_two_factor(&state, &user, true, |_, tf| {
+    let (codes, token, tf) = change_two_factor(state, user, true, |_, tf| {
         if tf.email_enabled {
             return Err(ApiError::new(
                 StatusCode::CONFLICT,
@@ -241,7 +260,18 @@ pub async fn setup_email(State(state): State<AppState>, AuthUser(user): AuthUser
     })))
 }
 
-pub async fn setup_totp(State(state): State<AppState>, AuthUser(user): AuthUser) -> ApiResult<Json<Value>> {
+pub async fn setup_totp(
+    State(state): State<AppState>,
+    ClientIp(ip): ClientIp,
+    AuthUser(user): AuthUser,
+    ApiJson(body): ApiJson<PasswordBody>,
+) -> ApiResult<Json<Value>> {
+    confirm_password(&state, &ip.to_string(), &user, body.password).await?;
+    start_totp(&state, &user).await
+}
+
+async fn start_totp(state: &AppState, user: &User) -> ApiResult<Json<Value>> {
+    let user_id = user.id;
     let secret = totp::new_secret();
     let qr = totp::qr_data_url(&secret, &user.email)
         .ok_or_else(|| ApiError::internal("cannot draw the TOTP QR code"))?;
@@ -249,7 +279,7 @@ pub async fn setup_totp(State(state): State<AppState>, AuthUser(user): AuthUser)
     state
         .db
         .write(move |conn| {
-            let mut tf = users::two_factor(conn, user.id)?;
+            let mut tf = users::two_factor(conn, user_id)?;
             if tf.totp_secret.is_some() {
                 return Err(ApiError::new(
                     StatusCode::CONFLICT,
@@ -257,7 +287,7 @@ pub async fn setup_totp(State(state): State<AppState>, AuthUser(user): AuthUser)
                 ));
             }
             tf.totp_pending_secret = Some(pending);
-            users::save_two_factor(conn, user.id, &tf)?;
+            users::save_two_factor(conn, user_id, &tf)?;
             Ok(())
         })
         .await?;
@@ -275,8 +305,9 @@ pub async fn complete_totp_setup(
     AuthUser(user): AuthUser,
     ApiJson(body): ApiJson<OtpBody>,
 ) -> ApiResult<Json<Value>> {
+    // Counted before the check, forgiven unless the code was wrong.
     let account = format!("user:{}", user.id);
-    limited(state.limits.sign_in.per_account.check(&account))?;
+    limited(state.limits.sign_in.per_account.hit(&account))?;
     let otp = body.otp.trim().to_owned();
     let result = change_two_factor(&state, &user, true, move |_, tf| {
         let pending = tf
@@ -292,11 +323,10 @@ pub async fn complete_totp_setup(
         Ok(())
     })
     .await;
-    let (codes, token, tf) = result.inspect_err(|e| {
-        if e.status() == StatusCode::BAD_REQUEST {
-            state.limits.sign_in.per_account.record(&account);
-        }
-    })?;
+    if !matches!(&result, Err(e) if e.message() == "Invalid verification code") {
+        state.limits.sign_in.per_account.forgive(&account);
+    }
+    let (codes, token, tf) = result?;
     Ok(Json(json!({
         "success": true,
         "message": "Authenticator app two-factor authentication enabled",
@@ -310,6 +340,7 @@ pub struct DisableBody {
     method: Option<String>,
     #[serde(rename = "backupCode", default)]
     backup_code: String,
+    password: Option<String>,
 }
 
 /// Turns off one method (`disable-method`) or all of them (`disable`); a valid backup code
@@ -331,7 +362,7 @@ async fn disable(
         return Err(ApiError::bad_request("Method must be email or totp"));
     }
     let account = format!("user:{}", user.id);
-    limited(state.limits.sign_in.per_account.check(&account))?;
+    limited(state.limits.sign_in.per_account.hit(&account))?;
     let key = state.secrets.jwt_key.clone();
     let user_id = user.id;
     let result = change_two_factor(&state, &user, false, move |conn, tf| {
@@ -357,11 +388,10 @@ async fn disable(
         Ok(())
     })
     .await;
-    let (_, token, tf) = result.inspect_err(|e| {
-        if e.message() == "Invalid backup code" {
-            state.limits.sign_in.per_account.record(&account);
-        }
-    })?;
+    if !matches!(&result, Err(e) if e.message() == "Invalid backup code") {
+        state.limits.sign_in.per_account.forgive(&account);
+    }
+    let (_, token, tf) = result?;
     Ok(Json(json!({
         "success": true,
         "message": "Two-factor authentication updated",
@@ -382,9 +412,14 @@ pub async fn disable_method(
 
 pub async fn disable_all(
     State(state): State<AppState>,
+    ClientIp(ip): ClientIp,
     AuthUser(user): AuthUser,
     ApiJson(body): ApiJson<DisableBody>,
 ) -> ApiResult<Json<Value>> {
+    if body.backup_code.trim().is_empty() {
+        return Err(ApiError::bad_request("Please enter a backup code"));
+    }
+    confirm_password(&state, &ip.to_string(), &user, body.password.unwrap_or_default()).await?;
     disable(
         state,
         user,
@@ -426,8 +461,11 @@ pub async fn set_preference(
 /// A fresh set of backup codes; the old ones stop working.
 pub async fn regenerate_backup_codes(
     State(state): State<AppState>,
+    ClientIp(ip): ClientIp,
     AuthUser(user): AuthUser,
+    ApiJson(body): ApiJson<PasswordBody>,
 ) -> ApiResult<Json<Value>> {
+    confirm_password(&state, &ip.to_string(), &user, body.password).await?;
     let key = state.secrets.jwt_key.clone();
     let codes = state
         .db

@@ -28,23 +28,6 @@ impl RateLimiter {
         }
     }
 
-    /// Whether `key` may try now, without counting this try.
-    pub fn check(&self, key: &str) -> Result<(), Limited> {
-        let now = Instant::now();
-        let mut hits = self.hits.lock().unwrap_or_else(|p| p.into_inner());
-        let Some(entries) = hits.get_mut(key) else {
-            return Ok(());
-        };
-        self.expire(entries, now);
-        match entries.front() {
-            Some(oldest) if entries.len() >= self.max => {
-                let wait = self.window.saturating_sub(now.duration_since(*oldest));
-                Err(Limited(wait.as_secs().max(1)))
-            }
-            _ => Ok(()),
-        }
-    }
-
     /// Counts one try for `key` (a failure, or a send).
     pub fn record(&self, key: &str) {
         let now = Instant::now();
@@ -60,11 +43,28 @@ impl RateLimiter {
         entries.push_back(now);
     }
 
-    /// Checks and counts in one go: for actions limited by how often they happen.
+    /// Checks and counts in one go, under one lock, so parallel requests cannot all pass
+    /// the check before any of them is counted.
     pub fn hit(&self, key: &str) -> Result<(), Limited> {
-        self.check(key)?;
-        self.record(key);
+        let now = Instant::now();
+        let mut hits = self.hits.lock().unwrap_or_else(|p| p.into_inner());
+        let entries = hits.entry(key.to_owned()).or_default();
+        self.expire(entries, now);
+        if entries.len() >= self.max
+            && let Some(oldest) = entries.front()
+        {
+            let wait = self.window.saturating_sub(now.duration_since(*oldest));
+            return Err(Limited(wait.as_secs().max(1)));
+        }
+        entries.push_back(now);
         Ok(())
+    }
+
+    /// Takes back the most recent try of `key` (it turned out to be a success).
+    pub fn forgive(&self, key: &str) {
+        if let Some(entries) = self.hits.lock().unwrap_or_else(|p| p.into_inner()).get_mut(key) {
+            entries.pop_back();
+        }
     }
 
     /// Forgets `key`'s failures after a success.
@@ -87,19 +87,39 @@ mod tests {
     use super::*;
 
     #[test]
-    fn refuses_after_max_failures_until_cleared() {
+    fn refuses_after_max_tries_until_cleared() {
         let limiter = RateLimiter::new(3, Duration::from_secs(900));
-        for _ in 0..3 {
-            assert_eq!(limiter.check("a"), Ok(()));
-            limiter.record("a");
+        for _ in 0..2 {
+            assert_eq!(limiter.hit("a"), Ok(()));
         }
-        let Err(Limited(wait)) = limiter.check("a") else {
+        limiter.record("a");
+        let Err(Limited(wait)) = limiter.hit("a") else {
             panic!("should be limited")
         };
         assert!((899..=900).contains(&wait), "{wait}");
-        assert_eq!(limiter.check("b"), Ok(()), "other keys are unaffected");
+        assert_eq!(limiter.hit("b"), Ok(()), "other keys are unaffected");
         limiter.clear("a");
-        assert_eq!(limiter.check("a"), Ok(()));
+        assert_eq!(limiter.hit("a"), Ok(()));
+    }
+
+    #[test]
+    fn parallel_tries_are_counted_before_they_run() {
+        let limiter = std::sync::Arc::new(RateLimiter::new(10, Duration::from_secs(900)));
+        let passed = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let threads: Vec<_> = (0..50)
+            .map(|_| {
+                let (limiter, passed) = (limiter.clone(), passed.clone());
+                std::thread::spawn(move || {
+                    if limiter.hit("a").is_ok() {
+                        passed.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    }
+                })
+            })
+            .collect();
+        threads.into_iter().for_each(|t| t.join().unwrap());
+        assert_eq!(passed.load(std::sync::atomic::Ordering::SeqCst), 10);
+        limiter.forgive("a");
+        assert_eq!(limiter.hit("a"), Ok(()), "a forgiven try frees its place");
     }
 
     #[test]
