@@ -113,10 +113,14 @@ pub fn validate_email(input: &str) -> Result<String, &'static str> {
 }
 
 pub fn validate_new_password(input: &str) -> Result<(), &'static str> {
-    match input.chars().count() {
-        n if n < password::MIN_LENGTH => Err("Password must be at least 6 characters long"),
-        n if n > password::MAX_LENGTH => Err("Password must be at most 1024 characters long"),
-        _ => Ok(()),
+    // The minimum counts characters (what people see); the maximum counts bytes, the same
+    // measure sign-in applies, so every password that can be set can be used.
+    if input.chars().count() < password::MIN_LENGTH {
+        Err("Password must be at least 6 characters long")
+    } else if input.len() > password::MAX_LENGTH {
+        Err("Password must be at most 1024 bytes long")
+    } else {
+        Ok(())
     }
 }
 
@@ -308,5 +312,9 @@ mod tests {
         );
         assert_eq!(validate_new_password("123456"), Ok(()));
         assert_eq!(validate_new_password("ÄÖÜäöü"), Ok(()), "counted in characters");
+        assert!(
+            validate_new_password(&"é".repeat(600)).is_err(),
+            "1200 bytes could never sign in"
+        );
     }
 }

@@ -190,7 +190,7 @@ async fn validation_messages_from_the_spec() {
         ),
         (
             json!({ "name": "A", "unit": "ml", "inventory": { "enabled": true, "inventory_type": "continuous", "container_quantity": 0, "container_size": 10, "container_unit": "ml" } }),
-            "Container quantity must be a whole number of at least 1",
+            "Container quantity must be a whole number from 1 to 1000000",
         ),
     ];
     for (body, message) in cases {
@@ -585,6 +585,7 @@ async fn history_pages_and_filters() {
     );
 
     for bad in [
+        "status=taken&status=missed",
         "status=forgotten",
         "limit=0",
         "limit=1000",
@@ -863,4 +864,70 @@ async fn adherence_and_settings() {
             .iter()
             .any(|u| u["symbol"] == "μg" && u["aliases"] == json!(["mcg"]))
     );
+}
+
+#[tokio::test]
+async fn old_entries_never_move_a_newer_stock() {
+    let server = Server::start();
+    let token = account(&server, "ann@example.org").await;
+    let id = create(&server, &token, tablets()).await["id"].as_i64().unwrap();
+    let entry = dose(
+        &server,
+        &token,
+        id,
+        json!({ "quantity": 1000, "dosage_unit": "mg" }),
+    )
+    .await;
+    assert_eq!(
+        entry["inventory"]["current_quantity"], 28,
+        "1000 mg of 500 mg tablets"
+    );
+    let path = format!("/api/medications/history/{}", entry["entry"]["id"]);
+    let inventory = format!("/api/medications/{id}/inventory");
+
+    // New tablets of another strength: correcting the old entry's time moves nothing.
+    call(
+        &server,
+        Method::PUT,
+        &inventory,
+        Some(&token),
+        Some(json!({ "item_strength": 1000 })),
+    )
+    .await;
+    let earlier = (chrono::Utc::now() - chrono::Duration::hours(2)).to_rfc3339();
+    let (status, body) = call(
+        &server,
+        Method::PUT,
+        &path,
+        Some(&token),
+        Some(json!({ "taken": earlier })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(stock(&server, &token, id).await, 28.0);
+
+    // Stock turned off and on starts full; deleting the old dose does not overfill it.
+    call(
+        &server,
+        Method::PUT,
+        &inventory,
+        Some(&token),
+        Some(json!({ "enabled": false })),
+    )
+    .await;
+    call(
+        &server,
+        Method::PUT,
+        &inventory,
+        Some(&token),
+        Some(json!({ "enabled": true })),
+    )
+    .await;
+    assert_eq!(stock(&server, &token, id).await, 30.0);
+    assert_eq!(
+        call(&server, Method::DELETE, &path, Some(&token), None).await.0,
+        StatusCode::OK
+    );
+    assert_eq!(stock(&server, &token, id).await, 30.0);
+    assert_ledger_adds_up(&server, &token, id).await;
 }

@@ -23,8 +23,9 @@ pub enum QuantityError {
 impl Quantity {
     pub const ZERO: Quantity = Quantity(0);
 
+    /// `units` whole units (saturating far beyond any real stock).
     pub const fn whole(units: i64) -> Quantity {
-        Quantity(units * 1000)
+        Quantity(units.saturating_mul(1000))
     }
 
     pub const fn thousandths(self) -> i64 {

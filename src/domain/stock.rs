@@ -12,6 +12,9 @@ use super::quantity::Quantity;
 use super::units::{self, UnitError};
 
 pub const DEFAULT_THRESHOLD: Quantity = Quantity::whole(10);
+/// Containers, and items per container, beyond any real pharmacy order; it keeps totals far
+/// from overflow.
+pub const MAX_COUNT: i64 = 1_000_000;
 pub const CONTINUOUS_CONTAINERS: &[&str] = &["vial", "bottle", "syringe", "box", "tube"];
 pub const DISCRETE_CONTAINERS: &[&str] = &["pill_bottle", "blister_pack", "tablet_strip", "bottle", "box"];
 
@@ -38,11 +41,18 @@ pub struct Containers {
 impl Containers {
     /// Checks the fields the type needs (SPEC §5 "Medication forms").
     pub fn validate(&self) -> Result<(), String> {
-        if self.container_quantity.is_some_and(|n| n < 1) {
-            return Err("Container quantity must be a whole number of at least 1".into());
+        if self
+            .container_quantity
+            .is_some_and(|n| !(1..=MAX_COUNT).contains(&n))
+        {
+            return Err(format!(
+                "Container quantity must be a whole number from 1 to {MAX_COUNT}"
+            ));
         }
-        if self.item_quantity.is_some_and(|n| n < 1) {
-            return Err("Item quantity must be a whole number of at least 1".into());
+        if self.item_quantity.is_some_and(|n| !(1..=MAX_COUNT).contains(&n)) {
+            return Err(format!(
+                "Item quantity must be a whole number from 1 to {MAX_COUNT}"
+            ));
         }
         for (value, label) in [
             (self.container_size, "Container size"),

@@ -255,8 +255,9 @@ pub struct RefreshBody {
 pub async fn refresh(
     State(state): State<AppState>,
     headers: axum::http::HeaderMap,
-    body: axum::body::Bytes,
+    body: Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
 ) -> ApiResult<Json<Value>> {
+    let body = body.map_err(|e| ApiError::new(e.status(), "Request body is too large"))?;
     // The body is optional: a client may send the token in the header only.
     let body: Option<RefreshBody> = match body.is_empty() {
         true => None,
@@ -392,20 +393,22 @@ pub async fn resend_verification(
             let Some(user) = users::find_by_email(conn, &email)?.filter(|u| !u.email_verified) else {
                 return Ok(None);
             };
-            let token = accounts::new_verification(conn, user.id)?;
+            let tx = conn.transaction()?;
+            let token = accounts::new_verification(&tx, user.id)?;
+            tx.commit()?;
             Ok::<_, ApiError>(Some((user.email, token)))
         })
         .await?;
-    if let Some((address, token)) = issued
-        && let Err(e) = state
-            .mailer
-            .send(
-                &address,
-                accounts::verification_email(&state.settings.link_base(), &token),
-            )
-            .await
-    {
-        tracing::error!("verification e-mail not sent: {e}");
+    // Sent in the background: the answer takes the same time whether or not the address
+    // has an account waiting, so its timing reveals nothing either.
+    if let Some((address, token)) = issued {
+        let mailer = state.mailer.clone();
+        let email = accounts::verification_email(&state.settings.link_base(), &token);
+        tokio::spawn(async move {
+            if let Err(e) = mailer.send(&address, email).await {
+                tracing::error!("verification e-mail not sent: {e}");
+            }
+        });
     }
     Ok(Json(json!({
         "success": true,

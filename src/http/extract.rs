@@ -1,6 +1,6 @@
 //! Extractors whose rejections use our error envelope: `ApiJson<T>` (a wrong type is a 400,
-//! an oversized body a 413) and `ApiPath<T>` (an id that cannot exist is a 404), never a
-//! plain-text answer.
+//! an oversized body a 413), `ApiPath<T>` (an id that cannot exist is a 404) and
+//! `ApiQuery<T>` (a malformed query string is a 400), never a plain-text answer.
 
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{FromRequest, FromRequestParts, Request};
@@ -64,6 +64,27 @@ where
         match axum::extract::Path::<T>::from_request_parts(parts, state).await {
             Ok(axum::extract::Path(value)) => Ok(ApiPath(value)),
             Err(_) => Err(ApiError::not_found("Not found")),
+        }
+    }
+}
+
+/// Query parameters; a query string that does not fit (`?status=a&status=b`) is a 400.
+pub struct ApiQuery<T>(pub T);
+
+impl<S, T> FromRequestParts<S> for ApiQuery<T>
+where
+    T: serde::de::DeserializeOwned + Send,
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        match axum::extract::Query::<T>::from_request_parts(parts, state).await {
+            Ok(axum::extract::Query(value)) => Ok(ApiQuery(value)),
+            Err(rejection) => Err(ApiError::bad_request(format!(
+                "Invalid query string: {}",
+                rejection.body_text()
+            ))),
         }
     }
 }

@@ -2,21 +2,21 @@
 //! switches and deletes that move stock back.
 
 use axum::Json;
-use axum::extract::{Query, State};
+use axum::extract::State;
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::AppState;
 use super::error::{ApiError, ApiResult};
-use super::extract::{ApiJson, ApiPath};
+use super::extract::{ApiJson, ApiPath, ApiQuery};
 use super::medications::{
     UserClock, dosage_text, dose_quantity, dose_unit, parse_status, parse_taken, settle_stock, stock_summary,
 };
 use super::session::AuthUser;
 use crate::clock;
 use crate::domain::quantity::Quantity;
-use crate::store::history::{self, Filter};
+use crate::store::history::{self, Entry, Filter};
 use crate::store::medications;
 
 pub const DEFAULT_PAGE_SIZE: i64 = 20;
@@ -145,7 +145,7 @@ async fn page_of(
 pub async fn list(
     State(state): State<AppState>,
     AuthUser(user): AuthUser,
-    Query(q): Query<HistoryQuery>,
+    ApiQuery(q): ApiQuery<HistoryQuery>,
 ) -> ApiResult<Json<Value>> {
     page_of(state, user.id, q, None).await
 }
@@ -154,7 +154,7 @@ pub async fn for_medication(
     State(state): State<AppState>,
     AuthUser(user): AuthUser,
     ApiPath(id): ApiPath<i64>,
-    Query(q): Query<HistoryQuery>,
+    ApiQuery(q): ApiQuery<HistoryQuery>,
 ) -> ApiResult<Json<Value>> {
     page_of(state, user.id, q, Some(id)).await
 }
@@ -186,6 +186,8 @@ pub async fn update(
             let tx = conn.transaction()?;
             let mut entry = history::find(&tx, user.id, id)?
                 .ok_or_else(|| ApiError::not_found("History entry not found"))?;
+            let stock_relevant = |e: &Entry| (e.status.clone(), e.quantity, e.dosage_unit.clone());
+            let before = stock_relevant(&entry);
             if let Some(status) = status {
                 entry.status = status.to_owned();
             }
@@ -201,7 +203,11 @@ pub async fn update(
             if input.dosage.is_some() {
                 entry.dosage = dosage_text(input.dosage)?;
             }
-            settle_stock(&tx, user.id, &mut entry, &clock::now_stamp())?;
+            // Stock moves only when what the dose took changes; editing the time or the note
+            // of an old entry never re-prices it against today's inventory settings.
+            if stock_relevant(&entry) != before {
+                settle_stock(&tx, user.id, &mut entry, &clock::now_stamp())?;
+            }
             history::update(&tx, user.id, &entry)?;
             let body = json!({ "entry": entry, "inventory": stock_summary(&tx, entry.medication_id)? });
             tx.commit()?;

@@ -2,7 +2,7 @@
 //! stock happens in one transaction with its ledger row; another user's ids answer 404.
 
 use axum::Json;
-use axum::extract::{Query, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use super::AppState;
 use super::error::{ApiError, ApiResult, ok};
-use super::extract::{ApiJson, ApiPath};
+use super::extract::{ApiJson, ApiPath, ApiQuery};
 use super::session::AuthUser;
 use crate::clock;
 use crate::domain::quantity::Quantity;
@@ -214,6 +214,7 @@ fn apply_inventory(
     now: &str,
 ) -> ApiResult<Inventory> {
     let existing = medications::inventory(conn, medication_id)?;
+    let old_unit = existing.as_ref().map(|i| i.containers.stock_unit().to_owned());
     let was_enabled = existing.as_ref().is_some_and(|i| i.enabled);
     let mut inv = existing.unwrap_or_else(|| Inventory::disabled(now));
     let c = &mut inv.containers;
@@ -273,6 +274,15 @@ fn apply_inventory(
     };
     inv.current_quantity = target;
     inv.updated_at = now.to_owned();
+    // A fresh stock (turned on again, or counted in another unit) owes nothing to doses
+    // logged before it: deleting one of those later must not add to it.
+    if matches!(kind, StockChange::Initial)
+        || old_unit
+            .as_deref()
+            .is_some_and(|u| u != inv.containers.stock_unit())
+    {
+        history::forget_stock_use(conn, medication_id)?;
+    }
     medications::save_inventory(conn, medication_id, &inv)?;
     if target != old || matches!(kind, StockChange::Initial) {
         medications::record_ledger(conn, medication_id, target - old, target, kind, None, None, now)?;
@@ -486,7 +496,7 @@ pub async fn delete(
     State(state): State<AppState>,
     AuthUser(user): AuthUser,
     ApiPath(id): ApiPath<i64>,
-    Query(query): Query<DeleteQuery>,
+    ApiQuery(query): ApiQuery<DeleteQuery>,
 ) -> ApiResult<Json<Value>> {
     let with_history = matches!(query.delete_history.as_deref(), Some("true" | "1"));
     state

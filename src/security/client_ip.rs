@@ -108,8 +108,16 @@ where
             .get::<ConnectInfo<SocketAddr>>()
             .map(|ConnectInfo(addr)| addr.ip())
             .unwrap_or(IpAddr::from([127, 0, 0, 1]));
-        let forwarded = parts.headers.get("x-forwarded-for").and_then(|v| v.to_str().ok());
-        Ok(ClientIp(resolve(peer, forwarded, &state.trusted_proxies)))
+        // Every X-Forwarded-For line counts: a proxy may append its own line after the
+        // client's, and only reading the first would let the client choose its address.
+        let forwarded: Vec<&str> = parts
+            .headers
+            .get_all("x-forwarded-for")
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .collect();
+        let forwarded = forwarded.join(",");
+        Ok(ClientIp(resolve(peer, Some(&forwarded), &state.trusted_proxies)))
     }
 }
 

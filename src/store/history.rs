@@ -106,6 +106,15 @@ pub fn delete(conn: &Connection, user_id: i64, id: i64) -> rusqlite::Result<()> 
     Ok(())
 }
 
+/// Marks a medication's entries as having taken nothing from its (new) stock.
+pub fn forget_stock_use(conn: &Connection, medication_id: i64) -> rusqlite::Result<()> {
+    conn.execute(
+        "UPDATE dose_history SET stock_used = 0 WHERE medication_id = ?1",
+        [medication_id],
+    )?;
+    Ok(())
+}
+
 /// The `n` most recent entries of a medication.
 pub fn recent(conn: &Connection, user_id: i64, medication_id: i64, n: i64) -> rusqlite::Result<Vec<Entry>> {
     conn.prepare_cached(&format!(
