@@ -1,5 +1,5 @@
 import type { APIRequestContext, Page } from '@playwright/test';
-import { expect, registerUser, signIn, test } from './fixtures';
+import { expect, registerUser, signIn, test, type TestUser } from './fixtures';
 import { MAIL_SERVER_URL, signInCode, verificationLink, waitForMail } from './mail';
 import { base32Decode, stepAt, totp } from './totp';
 
@@ -53,7 +53,11 @@ test.describe('authenticator app', () => {
 
     await page.getByTestId('method-totp').getByRole('button', { name: 'Turn on' }).click();
     const dialog = page.getByRole('dialog', { name: 'Set up an authenticator app' });
-    await dialog.getByRole('button', { name: 'Start setup' }).click();
+    // The session alone is not enough: the password is asked again.
+    const start = dialog.getByRole('button', { name: 'Start setup' });
+    await expect(start).toBeDisabled();
+    await dialog.getByLabel('Current password').fill(account.password);
+    await start.click();
 
     const qr = dialog.getByRole('img', { name: 'QR code for your authenticator app' });
     await expect(qr).toBeVisible();
@@ -107,6 +111,9 @@ test.describe('account deletion', () => {
     await dialog.getByLabel('Type DELETE to confirm').fill('delete');
     await expect(confirm).toBeDisabled();
     await dialog.getByLabel('Type DELETE to confirm').fill('DELETE');
+    // The word and the password, both.
+    await expect(confirm).toBeDisabled();
+    await dialog.getByLabel('Current password').fill(account.password);
     await expect(confirm).toBeEnabled();
     await confirm.click();
 
@@ -114,6 +121,27 @@ test.describe('account deletion', () => {
     expect(await page.evaluate(() => [localStorage.getItem('token'), localStorage.getItem('user')])).toEqual([null, null]);
     await signInWithPassword(page, account.email, account.password);
     await expect(page.getByRole('alert')).toHaveText('Invalid email or password');
+  });
+
+  test('a wrong password says "Password is incorrect" and keeps the account', async ({ page, request }) => {
+    const account = await registerUser(request);
+    await signIn(page, account, '/settings?section=account');
+    await page.getByRole('button', { name: 'Delete Account' }).click();
+
+    const dialog = page.getByRole('dialog', { name: 'Delete account' });
+    await dialog.getByLabel('Type DELETE to confirm').fill('DELETE');
+    await dialog.getByLabel('Current password').fill('not-the-password');
+    await dialog.getByRole('button', { name: 'Delete my account' }).click();
+    await expect(dialog.getByRole('alert')).toHaveText('Password is incorrect');
+    await expect(page).toHaveURL(/\/settings\?section=account$/);
+    // Still signed in.
+    expect(await page.evaluate(() => localStorage.getItem('token'))).not.toBeNull();
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await expect(dialog).toBeHidden();
+
+    await signOut(page);
+    await signInWithPassword(page, account.email, account.password);
+    await expect(page.getByRole('heading', { name: 'Medications', level: 1 })).toBeVisible();
   });
 });
 
@@ -157,6 +185,37 @@ test.describe('with e-mail (SMTP server)', () => {
     await expect(page.getByRole('heading', { name: 'Verification Failed' })).toBeVisible();
   });
 
+  test('turn on e-mail codes in Settings with the password; the next sign-in asks for one', async ({ page, request }) => {
+    const account = await verifiedUser(request);
+    await signIn(page, account, '/settings?section=security');
+    await expect(page.getByTestId('two-factor-state')).toHaveText('Off');
+
+    await page.getByTestId('method-email').getByRole('button', { name: 'Turn on' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Turn on email codes' });
+    await expect(dialog.getByText(`a code will be sent to ${account.email}`)).toBeVisible();
+    const submit = dialog.getByRole('button', { name: 'Turn on' });
+    await expect(submit).toBeDisabled();
+    await dialog.getByLabel('Current password').fill(PASSWORD);
+    await submit.click();
+
+    const done = page.getByRole('dialog', { name: 'Email codes are on' });
+    await expect(done.getByTestId('backup-codes').getByRole('listitem')).toHaveCount(10);
+    await done.getByRole('button', { name: 'I have saved these codes' }).click();
+    await expect(done).toBeHidden();
+    await expect(page.getByTestId('two-factor-state')).toHaveText('On');
+    await expect(page.getByTestId('method-email').getByRole('button', { name: 'Turn off' })).toBeVisible();
+    expect(await page.evaluate(() => localStorage.getItem('token'))).not.toBe(account.token);
+
+    await signOut(page);
+    await signInWithPassword(page, account.email, PASSWORD);
+    await expect(page.getByText(`We sent a 6-digit code to your email (${account.email}). Enter it below.`)).toBeVisible();
+    // Message 1 is the verification link.
+    const code = signInCode(await waitForMail(account.email, 2, /sign-in code/));
+    await codeBox(page, 1).click();
+    await page.keyboard.type(code);
+    await expect(page.getByRole('heading', { name: 'Medications', level: 1 })).toBeVisible();
+  });
+
   test('the six boxes take an e-mailed code by paste and by keys', async ({ page, request, context }) => {
     const email = await verifiedUserWithEmailCodes(request);
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: MAIL_SERVER_URL });
@@ -190,11 +249,10 @@ test.describe('with e-mail (SMTP server)', () => {
 });
 
 /**
- * A verified account on the SMTP server with e-mail codes on, made through the API
- * (the browser journey of registration is tested above). Its first message is the
- * verification link.
+ * A verified, signed-in account on the SMTP server, made through the API (the browser
+ * journey of registration is tested above). Its first message is the verification link.
  */
-async function verifiedUserWithEmailCodes(request: APIRequestContext): Promise<string> {
+async function verifiedUser(request: APIRequestContext): Promise<TestUser> {
   const email = freshEmail('codes');
   const registered = await request.post(`${MAIL_SERVER_URL}/api/auth/register`, { data: { email, password: PASSWORD } });
   expect(registered.status(), await registered.text()).toBe(201);
@@ -205,10 +263,17 @@ async function verifiedUserWithEmailCodes(request: APIRequestContext): Promise<s
 
   const login = await request.post(`${MAIL_SERVER_URL}/api/auth/login`, { data: { email, password: PASSWORD } });
   expect(login.ok(), await login.text()).toBe(true);
-  const session = (await login.json()) as { data: { token: string } };
+  const session = (await login.json()) as { data: { token: string; user: TestUser['user'] } };
+  return { email, password: PASSWORD, token: session.data.token, user: session.data.user };
+}
+
+/** As `verifiedUser`, with e-mail codes turned on (which asks for the password again). */
+async function verifiedUserWithEmailCodes(request: APIRequestContext): Promise<string> {
+  const account = await verifiedUser(request);
   const setup = await request.post(`${MAIL_SERVER_URL}/api/auth/2fa/setup-email`, {
-    headers: { Authorization: `Bearer ${session.data.token}` },
+    headers: { Authorization: `Bearer ${account.token}` },
+    data: { password: PASSWORD },
   });
   expect(setup.ok(), await setup.text()).toBe(true);
-  return email;
+  return account.email;
 }

@@ -53,7 +53,18 @@ test.describe('service worker push', () => {
     const origin = baseURL ?? '';
     await context.grantPermissions(['notifications'], { origin });
     await page.goto('/login');
-    await page.evaluate(() => navigator.serviceWorker.ready);
+    // `ready` resolves while the worker may still be activating; a push sent then can be
+    // dropped, so wait until it is fully activated.
+    await page.evaluate(async () => {
+      const registration = await navigator.serviceWorker.ready;
+      const worker = registration.active;
+      if (!worker || worker.state === 'activated') return;
+      await new Promise<void>((resolve) => {
+        worker.addEventListener('statechange', () => {
+          if (worker.state === 'activated') resolve();
+        });
+      });
+    });
     const cdp = await context.newCDPSession(page);
     const id = await registrationId(cdp, `${origin}/`);
 

@@ -55,9 +55,9 @@ export async function updateProfile(changes: { firstName: string; lastName: stri
   return user;
 }
 
-/** Deletes the account and everything in it (DELETE /api/auth/me). */
-export async function deleteAccount(): Promise<void> {
-  const body = await apiRequest('/api/auth/me', { method: 'DELETE' });
+/** Deletes the account and everything in it (DELETE /api/auth/me); needs the account password. */
+export async function deleteAccount(password: string): Promise<void> {
+  const body = await apiRequest('/api/auth/me', { method: 'DELETE', body: { password } });
   if (isJsonObject(body) && body.success === false) {
     throw new Error(nonEmptyString(body.message) ?? 'Failed to delete account');
   }

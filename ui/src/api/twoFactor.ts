@@ -84,15 +84,21 @@ function parseEnabled(body: Parameters<typeof payloadOf>[0], failure: string): T
   return { token, backupCodes, methods: parseMethods(data.methods) };
 }
 
-/** Turns on e-mail codes; answers with the backup codes and this session's new token. */
-export async function setupEmailTwoFactor(): Promise<TwoFactorEnabled> {
-  const body = await apiRequest('/api/auth/2fa/setup-email', { method: 'POST' });
+/**
+ * Turns on e-mail codes; answers with the backup codes and this session's new token. The
+ * account password is asked again, so a stolen session token alone cannot do it.
+ */
+export async function setupEmailTwoFactor(password: string): Promise<TwoFactorEnabled> {
+  const body = await apiRequest('/api/auth/2fa/setup-email', { method: 'POST', body: { password } });
   return parseEnabled(body, 'Failed to setup email 2FA');
 }
 
-/** Starts authenticator setup: a new secret and its QR code (drawn by the server). */
-export async function setupTotp(): Promise<TotpSetup> {
-  const data = payloadOf(await apiRequest('/api/auth/2fa/setup-totp', { method: 'POST' }));
+/**
+ * Starts authenticator setup: a new secret and its QR code (drawn by the server). Needs the
+ * account password; finishing the setup then needs only the code.
+ */
+export async function setupTotp(password: string): Promise<TotpSetup> {
+  const data = payloadOf(await apiRequest('/api/auth/2fa/setup-totp', { method: 'POST', body: { password } }));
   const secret = nonEmptyString(data?.secret);
   const qrCodeUrl = nonEmptyString(data?.qrCodeUrl);
   if (!secret || !qrCodeUrl) throw new Error('Failed to start TOTP setup');
@@ -127,9 +133,9 @@ export async function setTwoFactorPreference(preference: TwoFactorMethod): Promi
   return parseMethod(data?.preference);
 }
 
-/** A fresh set of backup codes; the old ones stop working. */
-export async function regenerateBackupCodes(): Promise<string[]> {
-  const data = payloadOf(await apiRequest('/api/auth/2fa/backup-codes', { method: 'POST' }));
+/** A fresh set of backup codes; the old ones stop working. Needs the account password. */
+export async function regenerateBackupCodes(password: string): Promise<string[]> {
+  const data = payloadOf(await apiRequest('/api/auth/2fa/backup-codes', { method: 'POST', body: { password } }));
   const codes = parseStrings(data?.backupCodes);
   if (!codes) throw new Error('Failed to regenerate backup codes');
   return codes;

@@ -24,6 +24,8 @@ const SERVER_MESSAGE_KEYS: Record<string, string> = {
   'Email is not configured on this server': 'server.emailNotConfigured',
   'Invalid or expired verification link': 'server.invalidLink',
   'Current password is incorrect': 'server.wrongCurrentPassword',
+  'Please enter your password': 'server.enterPassword',
+  'Password is incorrect': 'server.wrongPassword',
   'First name must be at most 100 characters': 'server.firstNameTooLong',
   'Last name must be at most 100 characters': 'server.lastNameTooLong',
   'Please enter a backup code': 'server.enterBackupCode',

@@ -6,6 +6,7 @@ import { useAuth } from '../../auth/AuthContext';
 import { Dialog } from '../../components/Dialog';
 import { SignOutIcon } from '../../components/icons';
 import { errorText } from '../../i18n/messages';
+import { CurrentPasswordField } from './CurrentPasswordField';
 import { SectionHeading } from './SectionHeading';
 
 /** The word to type before the account can be deleted (spec §5), in every language. */
@@ -16,9 +17,11 @@ export function DeleteAccountDialog({ onClose }: { onClose: () => void }) {
   const navigate = useNavigate();
   const { logout } = useAuth();
   const [typed, setTyped] = useState('');
+  const [password, setPassword] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const confirmed = typed === DELETE_CONFIRMATION;
+  // Both: the word against a slip of the hand, the password against a stolen session.
+  const confirmed = typed === DELETE_CONFIRMATION && password !== '';
 
   const submit = async (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -26,7 +29,7 @@ export function DeleteAccountDialog({ onClose }: { onClose: () => void }) {
     setBusy(true);
     setError(null);
     try {
-      await api.deleteAccount();
+      await api.deleteAccount(password);
       logout();
       void navigate('/login', { replace: true });
     } catch (err) {
@@ -56,6 +59,7 @@ export function DeleteAccountDialog({ onClose }: { onClose: () => void }) {
             data-autofocus
           />
         </div>
+        <CurrentPasswordField id="delete-password" value={password} onChange={setPassword} />
         <div className="dialog-actions">
           <button type="button" className="button button-secondary" onClick={onClose} disabled={busy}>
             {t('common.cancel')}

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useState, type SubmitEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import * as api from '../../api';
 import type { TotpSetup } from '../../api';
@@ -9,6 +9,7 @@ import { CopyButton } from '../../components/CopyButton';
 import { Dialog } from '../../components/Dialog';
 import { EyeIcon, EyeOffIcon } from '../../components/icons';
 import { errorText } from '../../i18n/messages';
+import { CurrentPasswordField } from './CurrentPasswordField';
 
 /** The secret in groups of four, as authenticator apps show it. */
 export function groupSecret(secret: string): string {
@@ -41,16 +42,21 @@ export function TotpSetupDialog({ onClose, onEnabled }: TotpSetupDialogProps) {
   const { user } = useAuth();
   const email = user?.email ?? '';
   const [state, setState] = useState<Step>({ step: 'intro' });
+  const [password, setPassword] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [showSecret, setShowSecret] = useState(false);
   const [attempt, setAttempt] = useState(0);
 
-  const start = async () => {
+  const start = async (event: SubmitEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    if (password === '') return;
     setBusy(true);
     setError(null);
     try {
-      setState({ step: 'verify', setup: await api.setupTotp() });
+      setState({ step: 'verify', setup: await api.setupTotp(password) });
+      // Only the start needs it; it is not kept for the steps that follow.
+      setPassword('');
     } catch (err) {
       setError(errorText(t, err, 'twoFactor.errors.startTotp'));
     } finally {
@@ -81,29 +87,27 @@ export function TotpSetupDialog({ onClose, onEnabled }: TotpSetupDialogProps) {
 
   if (state.step === 'intro') {
     return (
-      <Dialog
-        title={t('twoFactor.totp.title')}
-        onClose={busy ? undefined : onClose}
-        actions={
-          <>
+      <Dialog title={t('twoFactor.totp.title')} onClose={busy ? undefined : onClose}>
+        <form className="form form-tight" onSubmit={(event) => void start(event)}>
+          <div className="prose">
+            <p>{t('twoFactor.totp.intro')}</p>
+            <ol className="steps">
+              <li>{t('twoFactor.totp.step1')}</li>
+              <li>{t('twoFactor.totp.step2')}</li>
+              <li>{t('twoFactor.totp.step3')}</li>
+            </ol>
+          </div>
+          {errorBox}
+          <CurrentPasswordField id="totp-password" value={password} onChange={setPassword} autoFocus />
+          <div className="dialog-actions">
             <button type="button" className="button button-secondary" onClick={onClose} disabled={busy}>
               {t('common.cancel')}
             </button>
-            <button type="button" className="button button-primary" onClick={() => void start()} disabled={busy} data-autofocus>
+            <button type="submit" className="button button-primary" disabled={busy || password === ''}>
               {busy ? t('twoFactor.totp.starting') : t('twoFactor.totp.start')}
             </button>
-          </>
-        }
-      >
-        <div className="prose">
-          <p>{t('twoFactor.totp.intro')}</p>
-          <ol className="steps">
-            <li>{t('twoFactor.totp.step1')}</li>
-            <li>{t('twoFactor.totp.step2')}</li>
-            <li>{t('twoFactor.totp.step3')}</li>
-          </ol>
-        </div>
-        {errorBox}
+          </div>
+        </form>
       </Dialog>
     );
   }

@@ -1,18 +1,20 @@
 import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import * as api from '../../api';
-import { TWO_FACTOR_METHODS, type TwoFactorMethod, type TwoFactorStatus } from '../../api';
+import { TWO_FACTOR_METHODS, type TwoFactorEnabled, type TwoFactorMethod, type TwoFactorStatus } from '../../api';
 import { useAuth } from '../../auth/AuthContext';
 import { BackupCodesDialog } from '../../components/BackupCodes';
-import { Dialog } from '../../components/Dialog';
 import { FlashMessage } from '../../components/FlashMessage';
 import { MailIcon, PhoneIcon } from '../../components/icons';
 import { useFlash } from '../../components/useFlash';
 import { errorText } from '../../i18n/messages';
 import { DisableMethodDialog } from './DisableMethodDialog';
+import { EnableEmailDialog } from './EnableEmailDialog';
+import { RegenerateCodesDialog } from './RegenerateCodesDialog';
 import { TotpSetupDialog } from './TotpSetupDialog';
 
 type OpenDialog =
+  | { kind: 'email' }
   | { kind: 'totp' }
   | { kind: 'disable'; method: TwoFactorMethod }
   | { kind: 'regenerate' }
@@ -33,7 +35,7 @@ export function TwoFactorCard() {
   // Kept as the error itself, so its text follows a language change.
   const [loadError, setLoadError] = useState<unknown>(null);
   const [dialog, setDialog] = useState<OpenDialog>(null);
-  const [busy, setBusy] = useState<'email' | 'preference' | 'regenerate' | null>(null);
+  const [busy, setBusy] = useState<'preference' | null>(null);
   const [flash, showFlash] = useFlash();
 
   const showStatus = useCallback((next: TwoFactorStatus) => {
@@ -62,23 +64,15 @@ export function TwoFactorCard() {
 
   const methodName = (method: TwoFactorMethod) => t(`twoFactor.methods.${method}`);
 
-  const enableEmail = async () => {
-    setBusy('email');
-    try {
-      const result = await api.setupEmailTwoFactor();
-      replaceToken(result.token);
-      setDialog({
-        kind: 'codes',
-        title: t('twoFactor.email.enabledTitle'),
-        intro: t('twoFactor.email.enabled'),
-        codes: result.backupCodes,
-      });
-    } catch (error) {
-      showFlash('error', errorText(t, error, 'twoFactor.errors.setupEmail'));
-    } finally {
-      setBusy(null);
-    }
-    await reload();
+  const onEmailEnabled = (result: TwoFactorEnabled) => {
+    replaceToken(result.token);
+    setDialog({
+      kind: 'codes',
+      title: t('twoFactor.email.enabledTitle'),
+      intro: t('twoFactor.email.enabled'),
+      codes: result.backupCodes,
+    });
+    void reload();
   };
 
   const choosePreference = async (preference: TwoFactorMethod) => {
@@ -94,23 +88,14 @@ export function TwoFactorCard() {
     await reload();
   };
 
-  const regenerate = async () => {
-    setBusy('regenerate');
-    try {
-      const codes = await api.regenerateBackupCodes();
-      setDialog({
-        kind: 'codes',
-        title: t('twoFactor.backupCodes.newTitle'),
-        intro: t('twoFactor.backupCodes.newIntro'),
-        codes,
-      });
-    } catch (error) {
-      setDialog(null);
-      showFlash('error', errorText(t, error, 'twoFactor.errors.regenerate'));
-    } finally {
-      setBusy(null);
-    }
-    await reload();
+  const onRegenerated = (codes: string[]) => {
+    setDialog({
+      kind: 'codes',
+      title: t('twoFactor.backupCodes.newTitle'),
+      intro: t('twoFactor.backupCodes.newIntro'),
+      codes,
+    });
+    void reload();
   };
 
   const onTokenChanged = (token: string) => {
@@ -187,9 +172,9 @@ export function TwoFactorCard() {
                         className="button button-primary"
                         aria-describedby={descriptionId}
                         disabled={emailUnavailable || busy !== null}
-                        onClick={() => (method === 'email' ? void enableEmail() : setDialog({ kind: 'totp' }))}
+                        onClick={() => setDialog({ kind: method })}
                       >
-                        {method === 'email' && busy === 'email' ? t('twoFactor.enabling') : t('twoFactor.enable')}
+                        {t('twoFactor.enable')}
                       </button>
                     )}
                   </div>
@@ -241,6 +226,9 @@ export function TwoFactorCard() {
         </>
       )}
 
+      {dialog?.kind === 'email' && (
+        <EnableEmailDialog email={user?.email ?? ''} onClose={() => setDialog(null)} onEnabled={onEmailEnabled} />
+      )}
       {dialog?.kind === 'totp' && (
         <TotpSetupDialog onClose={() => setDialog(null)} onEnabled={onTokenChanged} />
       )}
@@ -256,22 +244,7 @@ export function TwoFactorCard() {
         />
       )}
       {dialog?.kind === 'regenerate' && (
-        <Dialog
-          title={t('twoFactor.backupCodes.regenerateTitle')}
-          onClose={busy ? undefined : () => setDialog(null)}
-          actions={
-            <>
-              <button type="button" className="button button-secondary" onClick={() => setDialog(null)} disabled={busy !== null}>
-                {t('common.cancel')}
-              </button>
-              <button type="button" className="button button-primary" onClick={() => void regenerate()} disabled={busy !== null}>
-                {busy === 'regenerate' ? t('twoFactor.backupCodes.regenerating') : t('twoFactor.backupCodes.regenerateConfirm')}
-              </button>
-            </>
-          }
-        >
-          <p>{t('twoFactor.backupCodes.regenerateText')}</p>
-        </Dialog>
+        <RegenerateCodesDialog onClose={() => setDialog(null)} onRegenerated={onRegenerated} />
       )}
       {dialog?.kind === 'codes' && (
         <BackupCodesDialog title={dialog.title} intro={dialog.intro} codes={dialog.codes} onClose={() => setDialog(null)} />

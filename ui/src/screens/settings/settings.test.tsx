@@ -18,6 +18,19 @@ const USER = {
 };
 const CODES = ['ABCD2345', 'EFGH6789', 'JKMN2345', 'PQRS6789', 'TUVW2345', 'XYZA6789', 'BCDE2345', 'FGHJ6789', 'KMNP2345', 'QRST6789'];
 const version = () => jsonResponse({ success: true, data: { version: '1.0.0' } });
+const PASSWORD = 'my password';
+
+/**
+ * Like the real server, the calls a stolen session token must not make alone want the
+ * account password in the body: null when it is right, else the server's answer.
+ */
+function passwordRefused(init: RequestInit | undefined): Response | null {
+  const { password } = (sentJson(init) ?? {}) as { password?: unknown };
+  if (typeof password !== 'string' || password === '') {
+    return jsonResponse({ success: false, message: 'Please enter your password' }, 400);
+  }
+  return password === PASSWORD ? null : jsonResponse({ success: false, message: 'Password is incorrect' }, 400);
+}
 
 function authHeader(init: RequestInit | undefined): string | undefined {
   return (init?.headers as Record<string, string> | undefined)?.Authorization;
@@ -169,7 +182,9 @@ describe('two-factor management', () => {
     const fetchMock = server(
       {
         'GET /api/auth/2fa/status': () => status(enabled ? ['email'] : []),
-        'POST /api/auth/2fa/setup-email': () => {
+        'POST /api/auth/2fa/setup-email': (init) => {
+          const refused = passwordRefused(init);
+          if (refused) return refused;
           enabled = true;
           // The server signs out every other session: only the new token works from now on.
           tokens.current = 'token-after-2fa';
@@ -185,7 +200,26 @@ describe('two-factor management', () => {
     renderApp('/settings?section=security');
     const emailMethod = await screen.findByTestId('method-email');
     await waitFor(() => expect(screen.getByTestId('two-factor-state').textContent).toBe('Off'));
-    await userEvent.click(within(emailMethod).getByRole('button', { name: 'Turn on' }));
+    const user = userEvent.setup();
+    await user.click(within(emailMethod).getByRole('button', { name: 'Turn on' }));
+
+    // The password first: without it the dialog cannot be sent, a wrong one is refused.
+    const confirm = await screen.findByRole('dialog', { name: 'Turn on email codes' });
+    expect(within(confirm).getByText(/a code will be sent to sam@example\.com/)).toBeTruthy();
+    const field = within(confirm).getByLabelText('Current password');
+    expect(field.getAttribute('type')).toBe('password');
+    expect(field.getAttribute('autocomplete')).toBe('current-password');
+    expect(document.activeElement).toBe(field);
+    const submit = within(confirm).getByRole('button', { name: 'Turn on' });
+    expect(submit).toHaveProperty('disabled', true);
+    await user.type(field, 'wrong password');
+    await user.click(submit);
+    expect((await within(confirm).findByRole('alert')).textContent).toBe('Password is incorrect');
+    expect(localStorage.getItem('token')).toBe('refreshed-token');
+    await user.clear(field);
+    expect(submit).toHaveProperty('disabled', true);
+    await user.type(field, PASSWORD);
+    await user.click(submit);
 
     const dialog = await screen.findByRole('dialog', { name: 'Email codes are on' });
     expect(within(dialog).getAllByRole('listitem').map((item) => item.textContent)).toEqual(CODES);
@@ -200,9 +234,33 @@ describe('two-factor management', () => {
     ]);
     // Still signed in: nothing was refused.
     expect(screen.getByTestId('location').textContent).toBe('/settings');
+    const setups = fetchMock.mock.calls.filter(([url]) => requestUrl(url) === '/api/auth/2fa/setup-email');
+    expect(setups.map(([, init]) => sentJson(init))).toEqual([{ password: 'wrong password' }, { password: PASSWORD }]);
 
-    await userEvent.click(within(dialog).getByRole('button', { name: 'I have saved these codes' }));
+    await user.click(within(dialog).getByRole('button', { name: 'I have saved these codes' }));
     expect(screen.queryByRole('dialog')).toBeNull();
+  });
+
+  it('the password is gone when the e-mail dialog is closed and opened again', async () => {
+    signIn();
+    const fetchMock = server({ 'GET /api/auth/2fa/status': () => status([]) });
+    renderApp('/settings?section=security');
+    const user = userEvent.setup();
+    const turnOn = within(await screen.findByTestId('method-email')).getByRole('button', { name: 'Turn on' });
+    await waitFor(() => expect(turnOn).toHaveProperty('disabled', false));
+    await user.click(turnOn);
+    let dialog = await screen.findByRole('dialog', { name: 'Turn on email codes' });
+    await user.type(within(dialog).getByLabelText('Current password'), PASSWORD);
+    await user.click(within(dialog).getByRole('button', { name: 'Cancel' }));
+    expect(screen.queryByRole('dialog')).toBeNull();
+
+    await user.click(turnOn);
+    dialog = await screen.findByRole('dialog', { name: 'Turn on email codes' });
+    expect(within(dialog).getByLabelText<HTMLInputElement>('Current password').value).toBe('');
+    expect(within(dialog).getByRole('button', { name: 'Turn on' })).toHaveProperty('disabled', true);
+    await user.keyboard('{Escape}');
+    expect(screen.queryByRole('dialog')).toBeNull();
+    expect(fetchMock.mock.calls.some(([url]) => requestUrl(url) === '/api/auth/2fa/setup-email')).toBe(false);
   });
 
   it('cannot enable e-mail codes when the server has no e-mail, and says why', async () => {
@@ -227,7 +285,8 @@ describe('two-factor management', () => {
     const fetchMock = server(
       {
         'GET /api/auth/2fa/status': () => status(enabled ? ['totp'] : []),
-        'POST /api/auth/2fa/setup-totp': () =>
+        'POST /api/auth/2fa/setup-totp': (init) =>
+          passwordRefused(init) ??
           jsonResponse({
             success: true,
             data: { secret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP', qrCodeUrl: 'data:image/png;base64,iVBORw0KGgo=' },
@@ -251,7 +310,18 @@ describe('two-factor management', () => {
     await user.click(within(await screen.findByTestId('method-totp')).getByRole('button', { name: 'Turn on' }));
 
     const intro = await screen.findByRole('dialog', { name: 'Set up an authenticator app' });
-    await user.click(within(intro).getByRole('button', { name: 'Start setup' }));
+    const start = within(intro).getByRole('button', { name: 'Start setup' });
+    const password = within(intro).getByLabelText('Current password');
+    expect(password.getAttribute('type')).toBe('password');
+    expect(password.getAttribute('autocomplete')).toBe('current-password');
+    expect(start).toHaveProperty('disabled', true);
+    await user.type(password, 'not it');
+    await user.click(start);
+    expect((await within(intro).findByRole('alert')).textContent).toBe('Password is incorrect');
+    await user.clear(password);
+    await user.type(password, PASSWORD);
+    // Enter sends the form.
+    await user.keyboard('{Enter}');
 
     const qr = await screen.findByRole('img', { name: 'QR code for your authenticator app' });
     expect(qr.getAttribute('src')).toBe('data:image/png;base64,iVBORw0KGgo=');
@@ -273,6 +343,8 @@ describe('two-factor management', () => {
     await waitFor(() => expect(screen.getByTestId('two-factor-state').textContent).toBe('On'));
     const completions = fetchMock.mock.calls.filter(([url]) => requestUrl(url) === '/api/auth/2fa/complete-totp-setup');
     expect(completions.map(([, init]) => sentJson(init))).toEqual([{ otp: '111111' }, { otp: '246810' }]);
+    const starts = fetchMock.mock.calls.filter(([url]) => requestUrl(url) === '/api/auth/2fa/setup-totp');
+    expect(starts.map(([, init]) => sentJson(init))).toEqual([{ password: 'not it' }, { password: PASSWORD }]);
   });
 
   it('the copied indicator lasts 2 seconds', async () => {
@@ -286,7 +358,10 @@ describe('two-factor management', () => {
     });
     renderApp('/settings?section=security');
     await userEvent.click(within(await screen.findByTestId('method-email')).getByRole('button', { name: 'Turn on' }));
-    const dialog = await screen.findByRole('dialog');
+    const confirm = await screen.findByRole('dialog', { name: 'Turn on email codes' });
+    await userEvent.type(within(confirm).getByLabelText('Current password'), PASSWORD);
+    await userEvent.click(within(confirm).getByRole('button', { name: 'Turn on' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Email codes are on' });
     vi.useFakeTimers({ shouldAdvanceTime: true });
     await userEvent.click(within(dialog).getByRole('button', { name: 'Copy codes' }));
     expect(writeText).toHaveBeenCalledWith(CODES.join('\n'));
@@ -349,20 +424,34 @@ describe('two-factor management', () => {
     ]);
   });
 
-  it('regenerates backup codes after asking', async () => {
+  it('regenerates backup codes after asking for the password', async () => {
     signIn();
-    server({
+    const fetchMock = server({
       'GET /api/auth/2fa/status': () => status(['totp']),
-      'POST /api/auth/2fa/backup-codes': () => jsonResponse({ success: true, data: { backupCodes: CODES } }),
+      'POST /api/auth/2fa/backup-codes': (init) =>
+        passwordRefused(init) ?? jsonResponse({ success: true, data: { backupCodes: CODES } }),
     });
     renderApp('/settings?section=security');
     const user = userEvent.setup();
     expect((await screen.findByTestId('backup-codes-remaining')).textContent).toBe('Backup codes left: 10');
     await user.click(screen.getByRole('button', { name: 'Regenerate backup codes' }));
     const confirm = await screen.findByRole('dialog', { name: 'Regenerate backup codes?' });
-    await user.click(within(confirm).getByRole('button', { name: 'Regenerate' }));
+    expect(within(confirm).getByText(/current backup codes stop working/)).toBeTruthy();
+    const regenerate = within(confirm).getByRole('button', { name: 'Regenerate' });
+    const field = within(confirm).getByLabelText('Current password');
+    expect(field.getAttribute('autocomplete')).toBe('current-password');
+    expect(regenerate).toHaveProperty('disabled', true);
+    await user.type(field, 'guess');
+    await user.click(regenerate);
+    // A wrong password keeps the dialog open with the server's answer.
+    expect((await within(confirm).findByRole('alert')).textContent).toBe('Password is incorrect');
+    await user.clear(field);
+    await user.type(field, PASSWORD);
+    await user.click(regenerate);
     const codes = await screen.findByRole('dialog', { name: 'Your new backup codes' });
     expect(within(codes).getAllByRole('listitem')).toHaveLength(10);
+    const calls = fetchMock.mock.calls.filter(([url]) => requestUrl(url) === '/api/auth/2fa/backup-codes');
+    expect(calls.map(([, init]) => sentJson(init))).toEqual([{ password: 'guess' }, { password: PASSWORD }]);
   });
 
   it('shows the spec text when the status cannot be loaded', async () => {
@@ -402,10 +491,10 @@ describe('change password', () => {
 });
 
 describe('account deletion', () => {
-  it('enables the confirm button only for exactly DELETE, then deletes and goes to /login', async () => {
+  it('enables the confirm button only for exactly DELETE and a password, then deletes and goes to /login', async () => {
     signIn();
     const fetchMock = server({
-      'DELETE /api/auth/me': () => jsonResponse({ success: true, message: 'Account deleted' }),
+      'DELETE /api/auth/me': (init) => passwordRefused(init) ?? jsonResponse({ success: true, message: 'Account deleted' }),
     });
     renderApp('/settings?section=account');
     const user = userEvent.setup();
@@ -414,8 +503,12 @@ describe('account deletion', () => {
     const dialog = await screen.findByRole('dialog', { name: 'Delete account' });
     const confirm = within(dialog).getByRole('button', { name: 'Delete my account' });
     const field = within(dialog).getByLabelText('Type DELETE to confirm');
+    const password = within(dialog).getByLabelText('Current password');
+    expect(password.getAttribute('type')).toBe('password');
+    expect(password.getAttribute('autocomplete')).toBe('current-password');
 
     expect(confirm).toHaveProperty('disabled', true);
+    await user.type(password, PASSWORD);
     for (const attempt of ['delete', 'DELET', 'DELETE ', ' DELETE', 'Delete']) {
       await user.clear(field);
       await user.type(field, attempt);
@@ -423,6 +516,11 @@ describe('account deletion', () => {
     }
     await user.clear(field);
     await user.type(field, 'DELETE');
+    expect(confirm).toHaveProperty('disabled', false);
+    // The word alone is not enough.
+    await user.clear(password);
+    expect(confirm).toHaveProperty('disabled', true);
+    await user.type(password, PASSWORD);
     expect(confirm).toHaveProperty('disabled', false);
     expect(fetchMock.mock.calls.some(([url, init]) => requestUrl(url) === '/api/auth/me' && init?.method === 'DELETE')).toBe(
       false,
@@ -433,6 +531,32 @@ describe('account deletion', () => {
     expect(screen.getByTestId('location').textContent).toBe('/login');
     expect(localStorage.getItem('token')).toBeNull();
     expect(localStorage.getItem('user')).toBeNull();
+    const deletes = fetchMock.mock.calls.filter(([url, init]) => requestUrl(url) === '/api/auth/me' && init?.method === 'DELETE');
+    expect(deletes.map(([, init]) => sentJson(init))).toEqual([{ password: PASSWORD }]);
+  });
+
+  it('a wrong password says "Password is incorrect" and keeps the account and the session', async () => {
+    signIn();
+    server({
+      'DELETE /api/auth/me': (init) => passwordRefused(init) ?? jsonResponse({ success: true, message: 'Account deleted' }),
+    });
+    renderApp('/settings?section=account');
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole('button', { name: 'Delete Account' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Delete account' });
+    await user.type(within(dialog).getByLabelText('Type DELETE to confirm'), 'DELETE');
+    await user.type(within(dialog).getByLabelText('Current password'), 'wrong password');
+    await user.click(within(dialog).getByRole('button', { name: 'Delete my account' }));
+    expect((await within(dialog).findByRole('alert')).textContent).toBe('Password is incorrect');
+    expect(screen.getByTestId('location').textContent).toBe('/settings');
+    expect(localStorage.getItem('token')).toBe('refreshed-token');
+
+    // Closing the dialog forgets what was typed.
+    await user.click(within(dialog).getByRole('button', { name: 'Cancel' }));
+    await user.click(screen.getByRole('button', { name: 'Delete Account' }));
+    const again = await screen.findByRole('dialog', { name: 'Delete account' });
+    expect(within(again).getByLabelText<HTMLInputElement>('Current password').value).toBe('');
+    expect(within(again).getByLabelText<HTMLInputElement>('Type DELETE to confirm').value).toBe('');
   });
 
   it('says "Failed to delete account" when the server gives no reason', async () => {
@@ -442,6 +566,7 @@ describe('account deletion', () => {
     const user = userEvent.setup();
     await user.click(await screen.findByRole('button', { name: 'Delete Account' }));
     await user.type(screen.getByLabelText('Type DELETE to confirm'), 'DELETE');
+    await user.type(screen.getByLabelText('Current password'), PASSWORD);
     await user.click(screen.getByRole('button', { name: 'Delete my account' }));
     expect((await screen.findByRole('alert')).textContent).toBe('Failed to delete account');
     expect(localStorage.getItem('token')).toBe('refreshed-token');
