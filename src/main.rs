@@ -10,6 +10,7 @@ mod domain;
 mod http;
 mod logging;
 mod mailer;
+mod reminders;
 mod secrets;
 mod security;
 mod store;

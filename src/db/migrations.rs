@@ -27,6 +27,7 @@ pub const MIGRATIONS: &[Migration] = &[
     migration!("0001_users"),
     migration!("0002_account_security"),
     migration!("0003_medications"),
+    migration!("0004_reminders"),
 ];
 
 #[derive(Debug, Serialize)]

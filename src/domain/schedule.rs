@@ -98,6 +98,15 @@ pub fn effective_weekdays(weekdays: &[Weekday], start_date: NaiveDate) -> Vec<We
     }
 }
 
+/// The day of month of a monthly schedule, clamped to the month's last day (31 → 30 in
+/// April, 28 or 29 in February).
+pub fn monthly_day(start_date: NaiveDate, year: i32, month: u32) -> Option<NaiveDate> {
+    let wanted = start_date.day();
+    (1..=wanted)
+        .rev()
+        .find_map(|day| NaiveDate::from_ymd_opt(year, month, day))
+}
+
 /// Average doses per day, for the stock forecast; `None` for as-needed medication.
 pub fn doses_per_day(frequency: Frequency, times_per_day: usize, weekdays: usize) -> Option<f64> {
     let times = times_per_day.max(1) as f64;

@@ -20,6 +20,7 @@ use crate::domain::quantity::Quantity;
 use crate::domain::schedule::{self, Frequency};
 use crate::domain::stock::{self, InventoryType};
 use crate::domain::units;
+use crate::reminders::planner;
 use crate::store::history::{self, Entry};
 use crate::store::medications::{self, Inventory, Medication, StockChange};
 use crate::store::settings;
@@ -451,6 +452,14 @@ pub async fn create(
             if let Some(inventory) = inventory {
                 apply_inventory(&tx, m.id, inventory, &now)?;
             }
+            planner::plan_medication(
+                &tx,
+                user.id,
+                &m,
+                clock.tz,
+                clock.default_time,
+                planner::HORIZON_DAYS,
+            )?;
             let body = medication_json(&tx, user.id, &m, &clock)?;
             tx.commit()?;
             Ok::<_, ApiError>(body)
@@ -478,6 +487,14 @@ pub async fn update(
             if let Some(inventory) = inventory {
                 apply_inventory(&tx, m.id, inventory, &m.updated_at)?;
             }
+            planner::plan_medication(
+                &tx,
+                user.id,
+                &m,
+                clock.tz,
+                clock.default_time,
+                planner::HORIZON_DAYS,
+            )?;
             let body = medication_json(&tx, user.id, &m, &clock)?;
             tx.commit()?;
             Ok::<_, ApiError>(body)

@@ -8,6 +8,7 @@ mod history;
 mod medications;
 mod meta;
 mod middleware;
+mod notifications;
 mod session;
 mod settings;
 mod two_factor;
@@ -18,7 +19,7 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
-use axum::routing::{any, get, post, put};
+use axum::routing::{any, delete, get, post, put};
 use tokio::net::TcpListener;
 use tower_http::compression::CompressionLayer;
 
@@ -77,6 +78,12 @@ pub fn router(state: AppState) -> Router {
             post(two_factor::regenerate_backup_codes),
         )
         .route("/settings", get(settings::get).put(settings::update))
+        .route("/notifications", get(notifications::list))
+        .route(
+            "/notifications/schedule-medication",
+            post(notifications::schedule_medication),
+        )
+        .route("/notifications/{id}", delete(notifications::cancel))
         .route("/units", get(medications::units_catalogue))
         .route("/medications", get(medications::list).post(medications::create))
         .route("/medications/adherence", get(medications::adherence))

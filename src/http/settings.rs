@@ -10,7 +10,10 @@ use serde_json::{Map, Value, json};
 use super::AppState;
 use super::error::{ApiError, ApiResult, ok};
 use super::extract::ApiJson;
+use super::medications::UserClock;
 use super::session::AuthUser;
+use crate::reminders::planner;
+use crate::store::medications;
 use crate::store::settings::{self, UserSettings};
 
 const LANGUAGES: &[&str] = &["en", "es", "fr", "de"];
@@ -100,6 +103,7 @@ pub async fn update(
             "Data retention must be 0, 30, 90, 365 or 730 days",
         ));
     }
+    let input_changes_schedules = input.timezone.is_some() || input.default_reminder_time.is_some();
     let saved = state
         .db
         .write(move |conn| {
@@ -121,7 +125,24 @@ pub async fn update(
             if let Some(time) = input.default_reminder_time {
                 s.default_reminder_time = time;
             }
-            settings::save(conn, user.id, &s)?;
+            let replan = input_changes_schedules;
+            let tx = conn.transaction()?;
+            settings::save(&tx, user.id, &s)?;
+            // Wall-clock times mean another instant now: plan the reminders again.
+            if replan {
+                let clock = UserClock::load(&tx, user.id)?;
+                for m in medications::list(&tx, user.id)? {
+                    planner::plan_medication(
+                        &tx,
+                        user.id,
+                        &m,
+                        clock.tz,
+                        clock.default_time,
+                        planner::HORIZON_DAYS,
+                    )?;
+                }
+            }
+            tx.commit()?;
             Ok::<_, ApiError>(s)
         })
         .await?;

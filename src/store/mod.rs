@@ -3,5 +3,6 @@
 
 pub mod history;
 pub mod medications;
+pub mod reminders;
 pub mod settings;
 pub mod users;
