@@ -183,8 +183,8 @@ fn a_database_from_a_newer_pillbox_is_refused() {
     );
 }
 
-#[test]
-fn gen_vapid_prints_config_lines_and_writes_the_instance_key() {
+#[tokio::test]
+async fn gen_vapid_prints_config_lines_and_writes_the_instance_key() {
     let temp = tempfile::tempdir().unwrap();
     let data_dir = temp.path().join("data");
     let output = run(&data_dir, &["gen-vapid"]);
@@ -210,6 +210,16 @@ fn gen_vapid_prints_config_lines_and_writes_the_instance_key() {
     assert!(
         !data_dir.join("vapid_private.key").exists(),
         "configured keys are used instead of a file"
+    );
+    let served: serde_json::Value = reqwest::get(server.url("/api/notifications/push/public-key"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        served["data"]["publicKey"].as_str(),
+        table["vapid"]["public_key"].as_str()
     );
     drop(server);
 

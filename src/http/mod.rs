@@ -83,6 +83,10 @@ pub fn router(state: AppState) -> Router {
             "/notifications/schedule-medication",
             post(notifications::schedule_medication),
         )
+        .route(
+            "/notifications/push/public-key",
+            get(notifications::push_public_key),
+        )
         .route("/notifications/{id}", delete(notifications::cancel))
         .route("/units", get(medications::units_catalogue))
         .route("/medications", get(medications::list).post(medications::create))

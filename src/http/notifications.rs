@@ -98,6 +98,12 @@ pub struct ScheduleBody {
     days_ahead: Option<u32>,
 }
 
+/// The VAPID public key browsers subscribe with; there is always one (generated on first
+/// start, or configured), so push needs no manual set-up.
+pub async fn push_public_key(State(state): State<AppState>) -> Json<Value> {
+    Json(json!({ "success": true, "data": { "publicKey": state.secrets.vapid.public_key } }))
+}
+
 /// Plans a medication's reminders for the next `days_ahead` days (default 7).
 pub async fn schedule_medication(
     State(state): State<AppState>,
