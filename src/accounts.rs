@@ -74,8 +74,9 @@ pub struct AuthLimits {
     pub registrations_per_client: RateLimiter,
 }
 
-impl Default for AuthLimits {
-    fn default() -> Self {
+impl AuthLimits {
+    /// The limits, with `registrations_per_hour` new accounts per client address.
+    pub fn new(registrations_per_hour: u32) -> Self {
         let quarter_hour = Duration::from_secs(15 * 60);
         let hour = Duration::from_secs(3600);
         AuthLimits {
@@ -85,7 +86,7 @@ impl Default for AuthLimits {
             codes_per_client: RateLimiter::new(20, quarter_hour),
             verification_per_account: RateLimiter::new(3, hour),
             verification_per_client: RateLimiter::new(10, hour),
-            registrations_per_client: RateLimiter::new(10, hour),
+            registrations_per_client: RateLimiter::new(registrations_per_hour as usize, hour),
         }
     }
 }

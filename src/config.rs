@@ -24,6 +24,7 @@ pub const KEYS: &[&str] = &[
     "public_url",
     "data_dir",
     "signups",
+    "registration_limit",
     "trusted_proxies",
     "smtp.host",
     "smtp.port",
@@ -49,6 +50,8 @@ pub struct Settings {
     pub public_url: Option<String>,
     pub data_dir: Option<PathBuf>,
     pub signups: Signups,
+    /// New accounts per client address per hour while sign-ups are open.
+    pub registration_limit: u32,
     /// Reverse proxies whose `X-Forwarded-For` is believed (addresses or CIDR blocks).
     #[serde(deserialize_with = "lenient::string_list")]
     pub trusted_proxies: Vec<String>,
@@ -64,6 +67,7 @@ impl Default for Settings {
             public_url: None,
             data_dir: None,
             signups: Signups::FirstUser,
+            registration_limit: 10,
             trusted_proxies: Vec::new(),
             smtp: SmtpSettings::default(),
             vapid: VapidSettings::default(),

@@ -189,6 +189,24 @@ async fn registration_is_validated_and_honours_signups() {
 }
 
 #[tokio::test]
+async fn registrations_per_address_are_limited() {
+    let server = Server::start_with(|c| {
+        c.env("PILLBOX_SIGNUPS", "open")
+            .env("PILLBOX_REGISTRATION_LIMIT", "2");
+    });
+    register(&server, "one@example.org").await;
+    register(&server, "two@example.org").await;
+    let (status, _) = post(
+        &server,
+        "/api/auth/register",
+        None,
+        json!({ "email": "three@example.org", "password": PASSWORD }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
+}
+
+#[tokio::test]
 async fn wrong_credentials_and_bad_tokens_are_refused() {
     let server = Server::start();
     register(&server, "ann@example.org").await;

@@ -64,6 +64,8 @@ export default defineConfig({
       env: {
         // The shell tests register their own accounts.
         PILLBOX_SIGNUPS: 'open',
+        // Every test signs up its own users from one address: lift the hourly limit.
+        PILLBOX_REGISTRATION_LIMIT: '1000',
         PILLBOX_LOG_LEVEL: process.env.PILLBOX_LOG_LEVEL ?? 'warn',
       },
     },
@@ -87,6 +89,8 @@ export default defineConfig({
       stderr: 'pipe',
       env: {
         PILLBOX_SIGNUPS: 'open',
+        // Every test signs up its own users from one address: lift the hourly limit.
+        PILLBOX_REGISTRATION_LIMIT: '1000',
         PILLBOX_SMTP_HOST: '127.0.0.1',
         PILLBOX_SMTP_PORT: String(smtpPort),
         PILLBOX_SMTP_TLS: 'none',

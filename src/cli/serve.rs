@@ -49,12 +49,13 @@ pub fn run(args: ServeArgs) -> CliResult {
         if !mailer.is_configured() {
             tracing::info!("e-mail is off (no smtp.host): new accounts are verified at once, e-mail reminders are unavailable");
         }
+        let registration_limit = settings.registration_limit;
         let state = AppState {
             db: Db::new(paths.database.clone(), writer),
             settings: Arc::new(settings),
             secrets: Arc::new(secrets),
             mailer: Arc::new(mailer),
-            limits: Arc::new(AuthLimits::default()),
+            limits: Arc::new(AuthLimits::new(registration_limit)),
             trusted_proxies: Arc::new(trusted_proxies),
         };
         let bind = state.settings.bind;

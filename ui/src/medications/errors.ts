@@ -28,6 +28,8 @@ const EXACT: Record<string, string> = {
   'Inventory is not enabled for this medication': 'inventory.errors.notEnabled',
   'Medication not found': 'errors.medicationNotFound',
   'History entry not found': 'errors.entryNotFound',
+  'Notification not found': 'errors.notificationNotFound',
+  'Only a scheduled notification can be cancelled': 'errors.onlyScheduledCancel',
 };
 
 const PATTERNS: [RegExp, (match: RegExpExecArray) => Problem][] = [

@@ -1,7 +1,236 @@
+import { useCallback, useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { ScreenFrame } from './ScreenFrame';
+import { Link } from 'react-router-dom';
+import {
+  cancelNotification,
+  listScheduledNotifications,
+  type NotificationList,
+  type NotificationStatus,
+  type ScheduledNotification,
+} from '../api/notifications';
+import { FlashMessage } from '../components/FlashMessage';
+import { ScreenStatus } from '../components/medications/ScreenStatus';
+import { useMedsFormat } from '../components/medications/useMedsFormat';
+import { useFlash } from '../components/useFlash';
+import { medsErrorText } from '../medications/errors';
+import '../styles/medications.css';
+import '../styles/notifications.css';
 
+const TABS = ['scheduled', 'settings', 'history'] as const;
+type Tab = (typeof TABS)[number];
+
+/** SPEC §4 "Notification status": blue scheduled, green sent, red cancelled and failed. */
+const STATUS_CLASS: Record<NotificationStatus, string> = {
+  scheduled: 'badge badge-info',
+  sent: 'badge badge-on',
+  cancelled: 'badge badge-danger',
+  failed: 'badge badge-danger',
+};
+
+/** SPEC §2 "Notifications page": Scheduled, Settings and History tabs. */
 export function NotificationsScreen() {
-  const { t } = useTranslation();
-  return <ScreenFrame title={t('notifications.title')} />;
+  const { t } = useTranslation('meds');
+  const [tab, setTab] = useState<Tab>('scheduled');
+  const [list, setList] = useState<NotificationList | null>(null);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const [generation, setGeneration] = useState(0);
+  // The load whose answer is on screen; a newer generation means the list is loading.
+  const [answered, setAnswered] = useState<number | null>(null);
+  const loading = answered !== generation;
+  const reload = useCallback(() => setGeneration((g) => g + 1), []);
+  const tabRefs = useRef<Partial<Record<Tab, HTMLButtonElement | null>>>({});
+
+  useEffect(() => {
+    const controller = new AbortController();
+    listScheduledNotifications(controller.signal)
+      .then((loaded) => {
+        setList(loaded);
+        setLoadError(null);
+        setAnswered(generation);
+      })
+      .catch((error: unknown) => {
+        if (controller.signal.aborted) return;
+        setLoadError(medsErrorText(t, error, 'errors.loadNotifications'));
+        setAnswered(generation);
+      });
+    return () => controller.abort();
+  }, [generation, t]);
+
+  const onTabKey = (event: KeyboardEvent<HTMLButtonElement>) => {
+    const index = TABS.indexOf(tab);
+    let next: number | null = null;
+    if (event.key === 'ArrowRight') next = (index + 1) % TABS.length;
+    else if (event.key === 'ArrowLeft') next = (index - 1 + TABS.length) % TABS.length;
+    else if (event.key === 'Home') next = 0;
+    else if (event.key === 'End') next = TABS.length - 1;
+    if (next === null) return;
+    event.preventDefault();
+    const target = TABS[next] ?? 'scheduled';
+    setTab(target);
+    tabRefs.current[target]?.focus();
+  };
+
+  const label = (name: Tab) =>
+    name === 'scheduled'
+      ? list
+        ? t('notificationsPage.tabs.scheduledCount', { count: list.total })
+        : t('notificationsPage.tabs.scheduled')
+      : t(`notificationsPage.tabs.${name}`);
+
+  return (
+    <div className="screen">
+      <header className="screen-header">
+        <h1>{t('notificationsPage.title')}</h1>
+      </header>
+
+      <div className="notification-tabs" role="tablist" aria-label={t('notificationsPage.title')}>
+        {TABS.map((name) => (
+          <button
+            key={name}
+            ref={(element) => {
+              tabRefs.current[name] = element;
+            }}
+            type="button"
+            role="tab"
+            id={`notifications-tab-${name}`}
+            aria-selected={tab === name}
+            aria-controls={`notifications-panel-${name}`}
+            tabIndex={tab === name ? 0 : -1}
+            className={tab === name ? 'notification-tab active' : 'notification-tab'}
+            onClick={() => setTab(name)}
+            onKeyDown={onTabKey}
+          >
+            {label(name)}
+          </button>
+        ))}
+      </div>
+
+      {TABS.map((name) => (
+        <section
+          key={name}
+          role="tabpanel"
+          id={`notifications-panel-${name}`}
+          aria-labelledby={`notifications-tab-${name}`}
+          hidden={tab !== name}
+          className="notification-panel"
+        >
+          {name === 'scheduled' && tab === name && (
+            <ScheduledPanel list={list} loading={loading} error={loadError} reload={reload} />
+          )}
+          {name === 'settings' && tab === name && (
+            <p className="notification-later" data-testid="notifications-settings-later">
+              {t('notificationsPage.settingsLater')}
+            </p>
+          )}
+          {name === 'history' && tab === name && (
+            <p className="notification-later" data-testid="notifications-history-later">
+              {t('notificationsPage.historyLater')}
+            </p>
+          )}
+        </section>
+      ))}
+    </div>
+  );
+}
+
+interface ScheduledPanelProps {
+  list: NotificationList | null;
+  loading: boolean;
+  error: string | null;
+  reload: () => void;
+}
+
+function ScheduledPanel({ list, loading, error, reload }: ScheduledPanelProps) {
+  const { t } = useTranslation('meds');
+  const [flash, showFlash] = useFlash();
+  const [busy, setBusy] = useState<number | null>(null);
+
+  const cancel = async (notification: ScheduledNotification) => {
+    setBusy(notification.id);
+    try {
+      await cancelNotification(notification.id);
+      showFlash('success', t('notificationsPage.cancelled'));
+    } catch (caught) {
+      showFlash('error', medsErrorText(t, caught, 'errors.cancelNotification'));
+    } finally {
+      setBusy(null);
+      reload();
+    }
+  };
+
+  return (
+    <>
+      <FlashMessage flash={flash} />
+      <ScreenStatus loading={loading && !list} error={error} onRetry={reload} />
+
+      {list && list.notifications.length === 0 && !error && (
+        <div className="empty-state" data-testid="empty-state">
+          <p className="empty-title">{t('notificationsPage.empty')}</p>
+          <p className="empty-hint">{t('notificationsPage.emptyHint')}</p>
+          <Link to="/medications" className="button button-primary">
+            {t('notificationsPage.goToMedications')}
+          </Link>
+        </div>
+      )}
+
+      {list && list.notifications.length > 0 && (
+        <ul className="notification-list" aria-busy={loading} data-testid="notification-list">
+          {list.notifications.map((notification) => (
+            <NotificationRow
+              key={notification.id}
+              notification={notification}
+              busy={busy === notification.id}
+              onCancel={() => void cancel(notification)}
+            />
+          ))}
+        </ul>
+      )}
+    </>
+  );
+}
+
+interface NotificationRowProps {
+  notification: ScheduledNotification;
+  busy: boolean;
+  onCancel: () => void;
+}
+
+function NotificationRow({ notification, busy, onCancel }: NotificationRowProps) {
+  const { t } = useTranslation('meds');
+  const format = useMedsFormat();
+  return (
+    <li className="notification-row" data-testid="notification-row">
+      <div className="notification-main">
+        <div className="notification-heading">
+          <h3 className="notification-title">{notification.title}</h3>
+          <span className={STATUS_CLASS[notification.status]} data-testid="notification-status">
+            {t(`notificationsPage.status.${notification.status}`)}
+          </span>
+        </div>
+        <p className="notification-medication">{notification.medication_name}</p>
+        <dl className="notification-times">
+          <div>
+            <dt>{t('notificationsPage.scheduledTime')}</dt>
+            <dd data-testid="notification-scheduled-time">{format.dateTime(notification.scheduled_time)}</dd>
+          </div>
+          <div>
+            <dt>{t('notificationsPage.reminderTime')}</dt>
+            <dd data-testid="notification-reminder-time">{format.dateTime(notification.reminder_time)}</dd>
+          </div>
+        </dl>
+        {notification.message && <p className="notification-message">{notification.message}</p>}
+      </div>
+      {notification.status === 'scheduled' && (
+        <button
+          type="button"
+          className="button button-secondary"
+          onClick={onCancel}
+          disabled={busy}
+          aria-label={t('notificationsPage.cancelLabel', { title: notification.title })}
+        >
+          {t('notificationsPage.cancel')}
+        </button>
+      )}
+    </li>
+  );
 }
