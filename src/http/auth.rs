@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use super::AppState;
 use super::error::{ApiError, ApiResult, ok};
 use super::extract::ApiJson;
-use super::session::{AuthUser, issue_token, user_for_token};
+use super::session::{AuthUser, bearer_token, issue_token, user_for_token};
 use crate::accounts::{self, FailureLimits, MAX_NAME_LENGTH};
 use crate::clock;
 use crate::config::Signups;
@@ -266,11 +266,7 @@ pub async fn refresh(
                 .map_err(|e| ApiError::bad_request(format!("Invalid request body: {e}")))?,
         ),
     };
-    let from_header = headers
-        .get(axum::http::header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .map(str::to_owned);
+    let from_header = bearer_token(&headers).map(str::to_owned);
     let token = body.and_then(|b| b.token).or(from_header).unwrap_or_default();
     match user_for_token(&state, token.trim()).await? {
         Some(user) => signed_in(&state, &user),

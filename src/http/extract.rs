@@ -7,7 +7,7 @@ use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::StatusCode;
 use axum::http::request::Parts;
 
-use super::error::ApiError;
+use super::error::{ApiError, ApiResult};
 
 pub struct ApiJson<T>(pub T);
 
@@ -87,4 +87,17 @@ where
             ))),
         }
     }
+}
+
+/// An optional whole-number query parameter (blank is absent); anything else is a 400
+/// naming it.
+pub fn query_number(value: Option<&str>, label: &str) -> ApiResult<Option<i64>> {
+    value
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .map(|v| {
+            v.parse::<i64>()
+                .map_err(|_| ApiError::bad_request(format!("{label} must be a whole number")))
+        })
+        .transpose()
 }

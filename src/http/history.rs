@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use super::AppState;
 use super::error::{ApiError, ApiResult};
-use super::extract::{ApiJson, ApiPath, ApiQuery};
+use super::extract::{ApiJson, ApiPath, ApiQuery, query_number};
 use super::medications::{
     UserClock, dosage_text, dose_quantity, dose_unit, parse_status, parse_taken, settle_stock, stock_summary,
 };
@@ -36,18 +36,6 @@ pub struct HistoryQuery {
     medication_id: Option<String>,
 }
 
-fn number(value: &Option<String>, label: &str) -> ApiResult<Option<i64>> {
-    value
-        .as_deref()
-        .map(str::trim)
-        .filter(|v| !v.is_empty())
-        .map(|v| {
-            v.parse::<i64>()
-                .map_err(|_| ApiError::bad_request(format!("{label} must be a whole number")))
-        })
-        .transpose()
-}
-
 /// A date filter bound: `YYYY-MM-DD` in the user's zone, or an RFC 3339 instant.
 fn bound(value: &Option<String>, clock: &UserClock, end_of_day: bool) -> ApiResult<Option<String>> {
     let Some(text) = value.as_deref().map(str::trim).filter(|v| !v.is_empty()) else {
@@ -72,13 +60,16 @@ struct Paging {
 }
 
 fn paging(q: &HistoryQuery) -> ApiResult<Paging> {
-    let limit = number(&q.limit, "limit")?.unwrap_or(DEFAULT_PAGE_SIZE);
+    let limit = query_number(q.limit.as_deref(), "limit")?.unwrap_or(DEFAULT_PAGE_SIZE);
     if !(1..=MAX_PAGE_SIZE).contains(&limit) {
         return Err(ApiError::bad_request(format!(
             "limit must be between 1 and {MAX_PAGE_SIZE}"
         )));
     }
-    let offset = match (number(&q.offset, "offset")?, number(&q.page, "page")?) {
+    let offset = match (
+        query_number(q.offset.as_deref(), "offset")?,
+        query_number(q.page.as_deref(), "page")?,
+    ) {
         (Some(offset), _) => offset,
         (None, Some(page)) if page >= 1 => (page - 1).saturating_mul(limit),
         (None, Some(_)) => return Err(ApiError::bad_request("page must be 1 or more")),
@@ -104,7 +95,7 @@ async fn page_of(
         .filter(|s| !s.is_empty())
         .map(|s| parse_status(Some(s)))
         .transpose()?;
-    let medication_id = medication.or(number(&q.medication_id, "medicationId")?);
+    let medication_id = medication.or(query_number(q.medication_id.as_deref(), "medicationId")?);
     let (entries, total) = state
         .db
         .read(move |conn| {

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use super::AppState;
 use super::error::{ApiError, ApiResult};
-use super::extract::{ApiJson, ApiPath, ApiQuery};
+use super::extract::{ApiJson, ApiPath, ApiQuery, query_number};
 use super::medications::UserClock;
 use super::session::AuthUser;
 use crate::reminders::planner;
@@ -26,15 +26,6 @@ pub struct ListQuery {
     offset: Option<String>,
 }
 
-fn whole(value: Option<&str>, default: i64, label: &str) -> ApiResult<i64> {
-    match value.map(str::trim).filter(|v| !v.is_empty()) {
-        None => Ok(default),
-        Some(v) => v
-            .parse()
-            .map_err(|_| ApiError::bad_request(format!("{label} must be a whole number"))),
-    }
-}
-
 pub async fn list(
     State(state): State<AppState>,
     AuthUser(user): AuthUser,
@@ -46,8 +37,8 @@ pub async fn list(
             "Status must be scheduled, sent, cancelled or failed",
         ));
     }
-    let limit = whole(q.limit.as_deref(), 50, "limit")?;
-    let offset = whole(q.offset.as_deref(), 0, "offset")?;
+    let limit = query_number(q.limit.as_deref(), "limit")?.unwrap_or(50);
+    let offset = query_number(q.offset.as_deref(), "offset")?.unwrap_or(0);
     if !(1..=MAX_LIMIT).contains(&limit) || offset < 0 {
         return Err(ApiError::bad_request(format!(
             "limit must be between 1 and {MAX_LIMIT}, offset 0 or more"

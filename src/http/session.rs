@@ -3,7 +3,7 @@
 
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderMap, StatusCode, header};
 
 use super::AppState;
 use super::error::{ApiError, ApiResult};
@@ -16,13 +16,7 @@ impl FromRequestParts<AppState> for AuthUser {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
-        let token = parts
-            .headers
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "))
-            .map(str::trim)
-            .filter(|t| !t.is_empty())
+        let token = bearer_token(&parts.headers)
             .ok_or_else(|| ApiError::new(StatusCode::UNAUTHORIZED, "Authentication required"))?;
         match user_for_token(state, token).await? {
             Some(user) => Ok(AuthUser(user)),
@@ -32,6 +26,16 @@ impl FromRequestParts<AppState> for AuthUser {
             )),
         }
     }
+}
+
+/// The token of an `Authorization: Bearer …` header, if there is a non-empty one.
+pub fn bearer_token(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
 }
 
 /// The user a token belongs to, if the token is valid and of the user's current version.
