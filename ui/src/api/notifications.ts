@@ -63,3 +63,35 @@ export async function listScheduledNotifications(signal?: AbortSignal): Promise<
 export async function cancelNotification(id: number): Promise<void> {
   await apiRequest(`/api/notifications/${id}`, { method: 'DELETE' });
 }
+
+export const DELIVERY_METHODS = ['push', 'email'] as const;
+export type DeliveryMethod = (typeof DELIVERY_METHODS)[number];
+
+/** One channel's outcome of a test (or send-now) notification. */
+export interface ChannelResult {
+  channel: DeliveryMethod;
+  ok: boolean;
+  detail: string;
+}
+
+function parseResults(body: Json): ChannelResult[] {
+  const data = dataOf(body);
+  const results = isJsonObject(data) && Array.isArray(data.results) ? data.results : [];
+  return results.filter(isJsonObject).map((r) => ({
+    channel: r.channel === 'email' ? 'email' : 'push',
+    ok: r.ok === true,
+    detail: str(r.detail),
+  }));
+}
+
+/**
+ * Sends a test notification over the given methods. Resolves with each channel's outcome
+ * when at least one delivered; rejects (ApiError, the server's message) when none did.
+ */
+export async function sendTestNotification(methods: readonly DeliveryMethod[]): Promise<ChannelResult[]> {
+  const body = await apiRequest('/api/notifications/test', {
+    method: 'POST',
+    body: { deliveryMethods: [...methods] },
+  });
+  return parseResults(body);
+}

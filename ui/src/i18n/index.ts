@@ -9,6 +9,14 @@ import medsDe from './medications/de.json';
 import medsEn from './medications/en.json';
 import medsEs from './medications/es.json';
 import medsFr from './medications/fr.json';
+import notifyDe from './notify/de.json';
+import notifyEn from './notify/en.json';
+import notifyEs from './notify/es.json';
+import notifyFr from './notify/fr.json';
+import prefsDe from './notifyPrefs/de.json';
+import prefsEn from './notifyPrefs/en.json';
+import prefsEs from './notifyPrefs/es.json';
+import prefsFr from './notifyPrefs/fr.json';
 
 /** Each language's name in that language, for the language picker. */
 export const LANGUAGE_NAMES: Record<Language, string> = {
@@ -20,10 +28,10 @@ export const LANGUAGE_NAMES: Record<Language, string> = {
 
 void i18n.use(initReactI18next).init({
   resources: {
-    en: { translation: en, meds: medsEn },
-    es: { translation: es, meds: medsEs },
-    fr: { translation: fr, meds: medsFr },
-    de: { translation: de, meds: medsDe },
+    en: { translation: en, meds: medsEn, notify: notifyEn, notifyPrefs: prefsEn },
+    es: { translation: es, meds: medsEs, notify: notifyEs, notifyPrefs: prefsEs },
+    fr: { translation: fr, meds: medsFr, notify: notifyFr, notifyPrefs: prefsFr },
+    de: { translation: de, meds: medsDe, notify: notifyDe, notifyPrefs: prefsDe },
   },
   lng: loadSettings().language,
   fallbackLng: 'en',
