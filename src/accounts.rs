@@ -72,6 +72,8 @@ pub struct AuthLimits {
     pub verification_per_client: RateLimiter,
     /// New accounts per client address (when sign-ups are open).
     pub registrations_per_client: RateLimiter,
+    /// Take-link requests (look-ups and logs) per client address.
+    pub take_links_per_client: RateLimiter,
 }
 
 impl AuthLimits {
@@ -87,6 +89,7 @@ impl AuthLimits {
             verification_per_account: RateLimiter::new(3, hour),
             verification_per_client: RateLimiter::new(10, hour),
             registrations_per_client: RateLimiter::new(registrations_per_hour as usize, hour),
+            take_links_per_client: RateLimiter::new(60, quarter_hour),
         }
     }
 }

@@ -35,6 +35,12 @@ pub const KEYS: &[&str] = &[
     "vapid.subject",
     "vapid.public_key",
     "vapid.private_key",
+    "reminders.horizon_days",
+    "reminders.catch_up_minutes",
+    "reminders.tick_seconds",
+    "reminders.retry_attempts",
+    "reminders.retry_backoff_seconds",
+    "push.allow_endpoints",
     "log.level",
     "log.format",
 ];
@@ -57,6 +63,8 @@ pub struct Settings {
     pub trusted_proxies: Vec<String>,
     pub smtp: SmtpSettings,
     pub vapid: VapidSettings,
+    pub reminders: ReminderSettings,
+    pub push: PushSettings,
     pub log: LogSettings,
 }
 
@@ -71,6 +79,8 @@ impl Default for Settings {
             trusted_proxies: Vec::new(),
             smtp: SmtpSettings::default(),
             vapid: VapidSettings::default(),
+            reminders: ReminderSettings::default(),
+            push: PushSettings::default(),
             log: LogSettings::default(),
         }
     }
@@ -131,6 +141,43 @@ pub struct VapidSettings {
     pub public_key: Option<String>,
     #[serde(deserialize_with = "lenient::opt_string")]
     pub private_key: Option<String>,
+}
+
+/// The reminder engine (DESIGN §4).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ReminderSettings {
+    /// Days of reminders kept planned ahead per medication.
+    pub horizon_days: u32,
+    /// A reminder that came due while the server was down is still sent this many minutes
+    /// late; older ones are marked failed ("expired").
+    pub catch_up_minutes: u32,
+    /// How often the dispatcher looks for due reminders.
+    pub tick_seconds: u32,
+    /// Delivery rounds before a reminder that no channel took is marked failed.
+    pub retry_attempts: u32,
+    /// The wait after the first failed round; it doubles after each further one.
+    pub retry_backoff_seconds: u32,
+}
+
+impl Default for ReminderSettings {
+    fn default() -> Self {
+        ReminderSettings {
+            horizon_days: 7,
+            catch_up_minutes: 60,
+            tick_seconds: 30,
+            retry_attempts: 5,
+            retry_backoff_seconds: 60,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PushSettings {
+    /// URL prefixes accepted for push subscriptions besides the browsers' push services.
+    #[serde(deserialize_with = "lenient::string_list")]
+    pub allow_endpoints: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -243,6 +290,31 @@ impl Settings {
         {
             return Err(config_error(format!(
                 "vapid.subject must be a mailto: or https: URL (got \"{subject}\"), e.g. mailto:admin@example.com"
+            )));
+        }
+        let r = &self.reminders;
+        if !(1..=31).contains(&r.horizon_days) {
+            return Err(config_error("reminders.horizon_days must be between 1 and 31"));
+        }
+        if !(1..=3600).contains(&r.tick_seconds) {
+            return Err(config_error("reminders.tick_seconds must be between 1 and 3600"));
+        }
+        if !(1..=20).contains(&r.retry_attempts) {
+            return Err(config_error("reminders.retry_attempts must be between 1 and 20"));
+        }
+        if !(1..=3600).contains(&r.retry_backoff_seconds) {
+            return Err(config_error(
+                "reminders.retry_backoff_seconds must be between 1 and 3600",
+            ));
+        }
+        if let Some(prefix) = self
+            .push
+            .allow_endpoints
+            .iter()
+            .find(|p| !(p.starts_with("https://") || p.starts_with("http://")))
+        {
+            return Err(config_error(format!(
+                "push.allow_endpoints: \"{prefix}\" is not an http(s) URL prefix, e.g. \"http://127.0.0.1:8080/push/\""
             )));
         }
         if let Err(e) = tracing_subscriber::EnvFilter::try_new(&self.log.level) {

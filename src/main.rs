@@ -21,6 +21,8 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    // One TLS crypto provider for every client (push, SMTP); installing twice is harmless.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let args = cli::Cli::parse();
     match cli::run(args) {
         Ok(code) => code,

@@ -3,6 +3,7 @@
 mod gen_vapid;
 mod migrate;
 mod not_yet;
+mod send_test;
 mod serve;
 mod users;
 
@@ -51,7 +52,7 @@ enum Command {
     /// Generate a VAPID key pair for Web Push
     GenVapid(gen_vapid::GenVapidArgs),
     /// Send a test reminder to a user and report each channel's result
-    SendTest(not_yet::SendTestArgs),
+    SendTest(send_test::SendTestArgs),
 }
 
 /// Flags shared by every subcommand that touches the instance's data.
@@ -83,7 +84,7 @@ pub fn run(cli: Cli) -> CliResult {
         Command::CreateUser(args) => users::create_user(args),
         Command::ResetPassword(args) => users::reset_password(args),
         Command::Export(args) => not_yet::export(args),
-        Command::SendTest(args) => not_yet::send_test(args),
+        Command::SendTest(args) => send_test::run(args),
     }
 }
 

@@ -14,26 +14,10 @@ pub struct ExportArgs {
     email: String,
 }
 
-#[derive(Args)]
-pub struct SendTestArgs {
-    #[command(flatten)]
-    data: DataArgs,
-    /// E-mail address of the account to remind
-    #[arg(long)]
-    email: String,
-    /// Only this channel (default: the user's delivery methods)
-    #[arg(long, value_parser = ["push", "email"])]
-    method: Option<String>,
-}
-
 fn unavailable(command: &str, feature: &str) -> CliResult {
     Err(format!("`pillbox {command}` is not available in this build yet: it arrives with {feature}. Nothing was changed").into())
 }
 
 pub fn export(_: ExportArgs) -> CliResult {
     unavailable("export", "medications and history")
-}
-
-pub fn send_test(_: SendTestArgs) -> CliResult {
-    unavailable("send-test", "reminders")
 }

@@ -9,11 +9,12 @@ use tokio::net::TcpListener;
 
 use super::{CliResult, DataArgs, Paths, load_settings, open_and_migrate};
 use crate::accounts::AuthLimits;
-use crate::config::{Overrides, display_path};
+use crate::config::{Overrides, Settings, display_path};
 use crate::db::Db;
 use crate::http::{self, AppState};
 use crate::mailer::Mailer;
-use crate::secrets;
+use crate::reminders::{self, dispatcher::Engine, push::Pusher};
+use crate::secrets::{self, Secrets};
 use crate::version::VERSION;
 
 #[derive(Args)]
@@ -50,13 +51,18 @@ pub fn run(args: ServeArgs) -> CliResult {
             tracing::info!("e-mail is off (no smtp.host): new accounts are verified at once, e-mail reminders are unavailable");
         }
         let registration_limit = settings.registration_limit;
+        let db = Db::new(paths.database.clone(), writer);
+        let settings = Arc::new(settings);
+        let mailer = Arc::new(mailer);
+        let engine = Arc::new(engine(&db, &settings, &secrets, &mailer)?);
         let state = AppState {
-            db: Db::new(paths.database.clone(), writer),
-            settings: Arc::new(settings),
+            db,
+            settings,
             secrets: Arc::new(secrets),
-            mailer: Arc::new(mailer),
+            mailer,
             limits: Arc::new(AuthLimits::new(registration_limit)),
             trusted_proxies: Arc::new(trusted_proxies),
+            engine: Arc::clone(&engine),
         };
         let bind = state.settings.bind;
         let listener = TcpListener::bind(bind)
@@ -67,12 +73,52 @@ pub fn run(args: ServeArgs) -> CliResult {
             "pillbox {VERSION} listening on http://{address} (data in {})",
             display_path(&paths.data_dir)
         );
+        let mut scheduler = reminders::start(engine).await?;
         systemd::notify("READY=1");
         http::serve(listener, state, shutdown_signal()).await?;
         systemd::notify("STOPPING=1");
+        if let Err(e) = scheduler.shutdown().await {
+            tracing::warn!("the reminder scheduler did not stop cleanly: {e}");
+        }
         tracing::info!("pillbox stopped");
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// The reminder engine: the database, both channels and the settings they need.
+pub fn engine(
+    db: &Db,
+    settings: &Arc<Settings>,
+    secrets: &Secrets,
+    mailer: &Arc<Mailer>,
+) -> Result<Engine, String> {
+    let pusher = Pusher::new(
+        &secrets.vapid.private_key,
+        vapid_subject(settings),
+        settings.push.allow_endpoints.clone(),
+    )?;
+    Ok(Engine {
+        db: db.clone(),
+        mailer: Arc::clone(mailer),
+        pusher,
+        settings: Arc::clone(settings),
+    })
+}
+
+/// The contact push services see: configured, else the sender address, else the site.
+fn vapid_subject(settings: &Settings) -> String {
+    if let Some(subject) = &settings.vapid.subject {
+        return subject.clone();
+    }
+    if let Some(from) = settings.smtp.from.as_deref()
+        && let Ok(mailbox) = from.parse::<lettre::message::Mailbox>()
+    {
+        return format!("mailto:{}", mailbox.email);
+    }
+    match settings.public_base_url() {
+        Some(url) if url.starts_with("https://") => url.to_owned(),
+        _ => "mailto:pillbox@localhost".to_owned(),
+    }
 }
 
 /// Completes on SIGTERM (systemd stop) or Ctrl-C.

@@ -28,6 +28,7 @@ pub const MIGRATIONS: &[Migration] = &[
     migration!("0002_account_security"),
     migration!("0003_medications"),
     migration!("0004_reminders"),
+    migration!("0005_delivery"),
 ];
 
 #[derive(Debug, Serialize)]

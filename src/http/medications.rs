@@ -23,7 +23,7 @@ use crate::domain::units;
 use crate::reminders::planner;
 use crate::store::history::{self, Entry};
 use crate::store::medications::{self, Inventory, Medication, StockChange};
-use crate::store::settings;
+use crate::store::reminders;
 
 pub const COLORS: &[&str] = &["blue", "red", "green", "yellow", "purple", "pink", "orange"];
 pub const DEFAULT_ICON: &str = "pill-symbolic";
@@ -42,12 +42,8 @@ pub struct UserClock {
 
 impl UserClock {
     pub fn load(conn: &Connection, user_id: i64) -> rusqlite::Result<UserClock> {
-        let s = settings::get(conn, user_id)?;
-        Ok(UserClock {
-            tz: s.timezone.parse().unwrap_or(chrono_tz::UTC),
-            default_time: NaiveTime::parse_from_str(&s.default_reminder_time, "%H:%M")
-                .unwrap_or(NaiveTime::from_hms_opt(9, 0, 0).unwrap_or_default()),
-        })
+        let (tz, default_time) = planner::user_clock(conn, user_id)?;
+        Ok(UserClock { tz, default_time })
     }
 
     pub fn today(&self) -> NaiveDate {
@@ -426,6 +422,7 @@ pub async fn create(
         return Err(ApiError::bad_request("Unit is required"));
     }
     let inventory = input.inventory.take();
+    let days = state.settings.reminders.horizon_days;
     let created = state
         .db
         .write(move |conn| {
@@ -452,14 +449,7 @@ pub async fn create(
             if let Some(inventory) = inventory {
                 apply_inventory(&tx, m.id, inventory, &now)?;
             }
-            planner::plan_medication(
-                &tx,
-                user.id,
-                &m,
-                clock.tz,
-                clock.default_time,
-                planner::HORIZON_DAYS,
-            )?;
+            planner::plan_medication(&tx, user.id, &m, clock.tz, clock.default_time, days)?;
             let body = medication_json(&tx, user.id, &m, &clock)?;
             tx.commit()?;
             Ok::<_, ApiError>(body)
@@ -475,6 +465,7 @@ pub async fn update(
     ApiJson(mut input): ApiJson<MedicationInput>,
 ) -> ApiResult<Json<Value>> {
     let inventory = input.inventory.take();
+    let days = state.settings.reminders.horizon_days;
     let updated = state
         .db
         .write(move |conn| {
@@ -487,14 +478,7 @@ pub async fn update(
             if let Some(inventory) = inventory {
                 apply_inventory(&tx, m.id, inventory, &m.updated_at)?;
             }
-            planner::plan_medication(
-                &tx,
-                user.id,
-                &m,
-                clock.tz,
-                clock.default_time,
-                planner::HORIZON_DAYS,
-            )?;
+            planner::plan_medication(&tx, user.id, &m, clock.tz, clock.default_time, days)?;
             let body = medication_json(&tx, user.id, &m, &clock)?;
             tx.commit()?;
             Ok::<_, ApiError>(body)
@@ -651,6 +635,43 @@ pub fn stock_summary(conn: &Connection, medication_id: Option<i64>) -> ApiResult
     })
 }
 
+/// A dose to record against a medication.
+pub struct NewDose {
+    pub status: &'static str,
+    pub taken: String,
+    pub quantity: Quantity,
+    pub dosage_unit: String,
+    pub dosage: Option<String>,
+    pub dosage_id: Option<i64>,
+    pub affect_inventory: bool,
+}
+
+/// Writes a dose to the history, moves the stock, and answers the reminder it belongs to,
+/// all in the caller's transaction.
+pub fn record_dose(conn: &Connection, user_id: i64, m: &Medication, dose: NewDose) -> ApiResult<Entry> {
+    let now = clock::now_stamp();
+    let mut entry = Entry {
+        id: 0,
+        medication_id: Some(m.id),
+        medication_name: m.name.clone(),
+        medication_unit: m.unit.clone(),
+        status: dose.status.to_owned(),
+        taken: dose.taken,
+        quantity: dose.quantity,
+        dosage_unit: dose.dosage_unit,
+        dosage: dose.dosage,
+        affect_inventory: dose.affect_inventory,
+        stock_used: Quantity::ZERO,
+        dosage_id: dose.dosage_id,
+        created_at: now.clone(),
+    };
+    entry.id = history::insert(conn, user_id, &entry)?;
+    settle_stock(conn, user_id, &mut entry, &now)?;
+    history::update(conn, user_id, &entry)?;
+    reminders::answer(conn, user_id, m.id, entry.dosage_id, &entry.taken, entry.id)?;
+    Ok(entry)
+}
+
 pub async fn log_dose(
     State(state): State<AppState>,
     AuthUser(user): AuthUser,
@@ -665,27 +686,27 @@ pub async fn log_dose(
         .write(move |conn| {
             let tx = conn.transaction()?;
             let m = medications::find(&tx, user.id, id)?.ok_or_else(not_found)?;
+            if let Some(reminder) = input.dosage_id
+                && reminders::find(&tx, user.id, reminder)?.is_none_or(|r| r.medication_id != Some(m.id))
+            {
+                return Err(ApiError::not_found("Notification not found"));
+            }
             let quantity = dose_quantity(input.quantity.unwrap_or(m.default_quantity))?;
             let dosage_unit = dose_unit(input.dosage_unit.as_deref().unwrap_or(&m.unit))?;
-            let now = clock::now_stamp();
-            let mut entry = Entry {
-                id: 0,
-                medication_id: Some(m.id),
-                medication_name: m.name.clone(),
-                medication_unit: m.unit.clone(),
-                status: status.to_owned(),
-                taken,
-                quantity,
-                dosage_unit,
-                dosage,
-                affect_inventory: input.affect_inventory.unwrap_or(true),
-                stock_used: Quantity::ZERO,
-                dosage_id: input.dosage_id,
-                created_at: now.clone(),
-            };
-            entry.id = history::insert(&tx, user.id, &entry)?;
-            settle_stock(&tx, user.id, &mut entry, &now)?;
-            history::update(&tx, user.id, &entry)?;
+            let entry = record_dose(
+                &tx,
+                user.id,
+                &m,
+                NewDose {
+                    status,
+                    taken,
+                    quantity,
+                    dosage_unit,
+                    dosage,
+                    dosage_id: input.dosage_id,
+                    affect_inventory: input.affect_inventory.unwrap_or(true),
+                },
+            )?;
             let body = json!({ "entry": entry, "inventory": stock_summary(&tx, entry.medication_id)? });
             tx.commit()?;
             Ok::<_, ApiError>(body)

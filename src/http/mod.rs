@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
-use axum::routing::{any, delete, get, post, put};
+use axum::routing::{any, get, post, put};
 use tokio::net::TcpListener;
 use tower_http::compression::CompressionLayer;
 
@@ -27,6 +27,7 @@ use crate::accounts::AuthLimits;
 use crate::config::Settings;
 use crate::db::Db;
 use crate::mailer::Mailer;
+use crate::reminders::dispatcher::Engine;
 use crate::secrets::Secrets;
 use crate::security::client_ip::IpNet;
 
@@ -41,6 +42,7 @@ pub struct AppState {
     pub mailer: Arc<Mailer>,
     pub limits: Arc<AuthLimits>,
     pub trusted_proxies: Arc<Vec<IpNet>>,
+    pub engine: Arc<Engine>,
 }
 
 pub fn router(state: AppState) -> Router {
@@ -78,7 +80,23 @@ pub fn router(state: AppState) -> Router {
             post(two_factor::regenerate_backup_codes),
         )
         .route("/settings", get(settings::get).put(settings::update))
-        .route("/notifications", get(notifications::list))
+        .route(
+            "/notifications",
+            get(notifications::list).post(notifications::create),
+        )
+        .route(
+            "/notifications/settings",
+            get(notifications::get_settings).put(notifications::put_settings),
+        )
+        .route(
+            "/notifications/preferences",
+            get(notifications::get_preferences).put(notifications::put_preferences),
+        )
+        .route(
+            "/notifications/medications/{id}/preferences",
+            get(notifications::get_medication_preferences).put(notifications::put_medication_preferences),
+        )
+        .route("/notifications/history", get(notifications::delivery_history))
         .route(
             "/notifications/schedule-medication",
             post(notifications::schedule_medication),
@@ -87,7 +105,21 @@ pub fn router(state: AppState) -> Router {
             "/notifications/push/public-key",
             get(notifications::push_public_key),
         )
-        .route("/notifications/{id}", delete(notifications::cancel))
+        .route("/notifications/push/register", post(notifications::push_register))
+        .route(
+            "/notifications/push/unregister",
+            post(notifications::push_unregister),
+        )
+        .route("/notifications/test", post(notifications::test))
+        .route(
+            "/notifications/take/{token}",
+            get(notifications::take_details).post(notifications::take_log),
+        )
+        .route(
+            "/notifications/{id}",
+            put(notifications::update).delete(notifications::cancel),
+        )
+        .route("/notifications/{id}/send", post(notifications::send_now))
         .route("/units", get(medications::units_catalogue))
         .route("/medications", get(medications::list).post(medications::create))
         .route("/medications/adherence", get(medications::adherence))

@@ -10,10 +10,8 @@ use serde_json::{Map, Value, json};
 use super::AppState;
 use super::error::{ApiError, ApiResult, ok};
 use super::extract::ApiJson;
-use super::medications::UserClock;
 use super::session::AuthUser;
 use crate::reminders::planner;
-use crate::store::medications;
 use crate::store::settings::{self, UserSettings};
 
 const LANGUAGES: &[&str] = &["en", "es", "fr", "de"];
@@ -104,6 +102,7 @@ pub async fn update(
         ));
     }
     let input_changes_schedules = input.timezone.is_some() || input.default_reminder_time.is_some();
+    let days = state.settings.reminders.horizon_days;
     let saved = state
         .db
         .write(move |conn| {
@@ -130,17 +129,7 @@ pub async fn update(
             settings::save(&tx, user.id, &s)?;
             // Wall-clock times mean another instant now: plan the reminders again.
             if replan {
-                let clock = UserClock::load(&tx, user.id)?;
-                for m in medications::list(&tx, user.id)? {
-                    planner::plan_medication(
-                        &tx,
-                        user.id,
-                        &m,
-                        clock.tz,
-                        clock.default_time,
-                        planner::HORIZON_DAYS,
-                    )?;
-                }
+                planner::plan_user(&tx, user.id, days)?;
             }
             tx.commit()?;
             Ok::<_, ApiError>(s)

@@ -1,6 +1,7 @@
 //! Materialises a medication's reminders for the coming days (DESIGN §4): future unsent
-//! reminders are replaced whenever the medication or the user's zone changes; the unique
-//! key on (medication, scheduled time) makes duplicates impossible.
+//! reminders are replaced whenever the medication, the user's zone or their reminder
+//! preferences change, and topped up daily; the unique key on (medication, scheduled time)
+//! makes duplicates impossible.
 
 use chrono::{Duration, NaiveDate, NaiveTime, Utc};
 use chrono_tz::Tz;
@@ -9,16 +10,15 @@ use rusqlite::Connection;
 use crate::clock;
 use crate::domain::planner::{self, Plan};
 use crate::domain::schedule::{self, Frequency};
-use crate::store::medications::Medication;
-use crate::store::reminders;
+use crate::store::medications::{self, Medication};
+use crate::store::{notify_prefs, reminders, settings};
 
-/// How many days ahead reminders are planned (the spec's default `days_ahead`).
+/// How many days ahead reminders are planned by default (the spec's `days_ahead`).
 pub const HORIZON_DAYS: u32 = 7;
-/// Minutes a reminder comes before the dose (the spec's default lead).
-pub const DEFAULT_LEAD_MINUTES: i64 = 15;
 
-/// Plans `days` days of reminders for a medication, starting today in `tz`. Returns how
-/// many new reminders were added.
+/// Plans `days` days of reminders for a medication, starting today in `tz`, with the lead
+/// its notification preferences give. With reminders switched off, its unsent reminders
+/// are removed instead. Returns how many new reminders were added.
 pub fn plan_medication(
     conn: &Connection,
     user_id: i64,
@@ -27,6 +27,13 @@ pub fn plan_medication(
     default_time: NaiveTime,
     days: u32,
 ) -> rusqlite::Result<usize> {
+    let global = notify_prefs::global(conn, user_id)?;
+    if !global.reminders_enabled {
+        reminders::drop_unsent_for_medication(conn, medication.id)?;
+        return Ok(0);
+    }
+    let own = notify_prefs::for_medication(conn, medication.id)?;
+    let lead = notify_prefs::effective(&global, own.as_ref()).lead_minutes;
     let now = Utc::now();
     let frequency = Frequency::parse(&medication.frequency).unwrap_or(Frequency::AsNeeded);
     let times = schedule::parse_times(&medication.schedule_times).unwrap_or_default();
@@ -42,12 +49,45 @@ pub fn plan_medication(
     };
     let planned: Vec<(String, String)> = planner::occurrences(&plan, today, days, now)
         .into_iter()
-        .map(|due| {
-            (
-                clock::stamp(due),
-                clock::stamp(due - Duration::minutes(DEFAULT_LEAD_MINUTES)),
-            )
-        })
+        .map(|due| (clock::stamp(due), clock::stamp(due - Duration::minutes(lead))))
         .collect();
-    reminders::replace_future(conn, user_id, medication.id, &planned, &clock::stamp(now))
+    reminders::replace_future(
+        conn,
+        user_id,
+        medication.id,
+        &medication.name,
+        &planned,
+        &clock::stamp(now),
+    )
+}
+
+/// The user's zone and default reminder time, as the planner reads them.
+pub fn user_clock(conn: &Connection, user_id: i64) -> rusqlite::Result<(Tz, NaiveTime)> {
+    let s = settings::get(conn, user_id)?;
+    let tz = s.timezone.parse().unwrap_or(Tz::UTC);
+    let time = NaiveTime::parse_from_str(&s.default_reminder_time, "%H:%M")
+        .unwrap_or(NaiveTime::from_hms_opt(9, 0, 0).unwrap_or_default());
+    Ok((tz, time))
+}
+
+/// Re-plans every medication of one user (their zone or preferences changed).
+pub fn plan_user(conn: &Connection, user_id: i64, days: u32) -> rusqlite::Result<usize> {
+    let (tz, default_time) = user_clock(conn, user_id)?;
+    let global = notify_prefs::global(conn, user_id)?;
+    if !global.reminders_enabled {
+        reminders::drop_unsent_for_user(conn, user_id)?;
+        return Ok(0);
+    }
+    let mut added = 0;
+    for m in medications::list(conn, user_id)? {
+        added += plan_medication(conn, user_id, &m, tz, default_time, days)?;
+    }
+    Ok(added)
+}
+
+/// The users who have medications, for the daily top-up.
+pub fn users_with_medications(conn: &Connection) -> rusqlite::Result<Vec<i64>> {
+    conn.prepare("SELECT DISTINCT user_id FROM medications ORDER BY user_id")?
+        .query_map([], |row| row.get(0))?
+        .collect()
 }

@@ -114,6 +114,10 @@ pub fn update(conn: &Connection, user_id: i64, m: &Medication) -> rusqlite::Resu
 /// Deletes a medication with its inventory and ledger. Its history stays (entries keep the
 /// name) unless `with_history`.
 pub fn delete(conn: &Connection, user_id: i64, id: i64, with_history: bool) -> rusqlite::Result<bool> {
+    if find(conn, user_id, id)?.is_none() {
+        return Ok(false);
+    }
+    super::reminders::drop_unsent_for_medication(conn, id)?;
     if with_history {
         conn.execute(
             "DELETE FROM dose_history WHERE user_id = ?1 AND medication_id = ?2",
@@ -208,7 +212,9 @@ pub fn save_inventory(conn: &Connection, medication_id: i64, inv: &Inventory) ->
            container_unit = excluded.container_unit, item_quantity = excluded.item_quantity,
            item_strength = excluded.item_strength, item_unit = excluded.item_unit,
            current_quantity = excluded.current_quantity, reminder_threshold = excluded.reminder_threshold,
-           updated_at = excluded.updated_at",
+           updated_at = excluded.updated_at,
+           low_stock_alerted = CASE WHEN excluded.current_quantity > excluded.reminder_threshold
+                                    THEN 0 ELSE low_stock_alerted END",
         params![
             medication_id,
             inv.enabled,
@@ -281,8 +287,43 @@ pub fn move_stock(
             history_id,
             now,
         )?;
+        watch_low_stock(conn, medication_id, change, balance, now)?;
     }
     Ok(balance)
+}
+
+/// Low-stock alerts go out once per crossing (DESIGN §4): a fall to or under the threshold
+/// queues one alert; only a refill above the threshold re-arms it.
+fn watch_low_stock(
+    conn: &Connection,
+    medication_id: i64,
+    change: Quantity,
+    balance: Quantity,
+    now: &str,
+) -> rusqlite::Result<()> {
+    let (enabled, threshold, alerted, user_id, name): (bool, Quantity, bool, i64, String) = conn
+        .prepare_cached(
+            "SELECT i.enabled, i.reminder_threshold, i.low_stock_alerted, m.user_id, m.name
+             FROM inventories i JOIN medications m ON m.id = i.medication_id WHERE i.medication_id = ?1",
+        )?
+        .query_row([medication_id], |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?))
+        })?;
+    if balance > threshold {
+        if alerted {
+            conn.execute(
+                "UPDATE inventories SET low_stock_alerted = 0 WHERE medication_id = ?1",
+                [medication_id],
+            )?;
+        }
+    } else if enabled && !alerted && change < Quantity::ZERO {
+        conn.execute(
+            "UPDATE inventories SET low_stock_alerted = 1 WHERE medication_id = ?1",
+            [medication_id],
+        )?;
+        super::reminders::insert_low_stock(conn, user_id, medication_id, &name, now)?;
+    }
+    Ok(())
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -1,4 +1,5 @@
-//! Planned reminders (the spec's scheduled notifications).
+//! Reminders (the spec's scheduled notifications): planned dose instances, one-off
+//! low-stock alerts, their delivery state and their take links.
 
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
@@ -8,31 +9,74 @@ use serde::Serialize;
 pub struct Reminder {
     pub id: i64,
     pub title: String,
-    pub medication_id: i64,
+    pub kind: String,
+    pub medication_id: Option<i64>,
     pub medication_name: String,
     pub scheduled_time: String,
     pub reminder_time: String,
     pub status: String,
     pub message: Option<String>,
+    pub answered_at: Option<String>,
+    pub failure_reason: Option<String>,
+}
+
+/// The title people see for a reminder.
+pub fn title(kind: &str, medication_name: &str) -> String {
+    match kind {
+        "low_stock" => format!("Running low on {medication_name}"),
+        _ => format!("Time for {medication_name}"),
+    }
+}
+
+const COLUMNS: &str = "r.id, r.kind, r.medication_id, r.medication_name, r.scheduled_time, r.reminder_time, \
+                       r.status, r.message, r.answered_at, r.failure_reason";
+
+fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Reminder> {
+    let kind: String = row.get(1)?;
+    let name: String = row.get(3)?;
+    Ok(Reminder {
+        id: row.get(0)?,
+        title: title(&kind, &name),
+        kind,
+        medication_id: row.get(2)?,
+        medication_name: name,
+        scheduled_time: row.get(4)?,
+        reminder_time: row.get(5)?,
+        status: row.get(6)?,
+        message: row.get(7)?,
+        answered_at: row.get(8)?,
+        failure_reason: row.get(9)?,
+    })
+}
+
+pub fn find(conn: &Connection, user_id: i64, id: i64) -> rusqlite::Result<Option<Reminder>> {
+    conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM reminders r WHERE r.user_id = ?1 AND r.id = ?2"
+    ))?
+    .query_row([user_id, id], from_row)
+    .optional()
 }
 
 /// Brings a medication's future unsent reminders in line with `planned` (scheduled,
-/// reminder) pairs: ones no longer planned are removed, new ones added, the rest keep their
-/// ids. Sent, failed and cancelled reminders, and the past, stay as they are. Returns how
-/// many were added.
+/// reminder) pairs: ones no longer planned are removed, new ones added, kept ones get the
+/// new reminder time. Sent, failed, cancelled and half-delivered reminders, and the past,
+/// stay as they are. Returns how many were added.
 pub fn replace_future(
     conn: &Connection,
     user_id: i64,
     medication_id: i64,
+    medication_name: &str,
     planned: &[(String, String)],
     now: &str,
 ) -> rusqlite::Result<usize> {
     let wanted: std::collections::HashSet<&str> =
         planned.iter().map(|(scheduled, _)| scheduled.as_str()).collect();
-    let mut existing = conn.prepare_cached(
-        "SELECT id, scheduled_time FROM reminders WHERE medication_id = ?1 AND status = 'scheduled' AND scheduled_time > ?2",
-    )?;
-    let stale: Vec<i64> = existing
+    let stale: Vec<i64> = conn
+        .prepare_cached(
+            "SELECT id, scheduled_time FROM reminders
+             WHERE medication_id = ?1 AND kind = 'dose' AND status = 'scheduled' AND attempts = 0
+               AND claimed_until IS NULL AND scheduled_time > ?2",
+        )?
         .query_map(params![medication_id, now], |row| {
             Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?))
         })?
@@ -43,15 +87,102 @@ pub fn replace_future(
     for id in stale {
         conn.execute("DELETE FROM reminders WHERE id = ?1", [id])?;
     }
-    let mut insert = conn.prepare_cached(
-        "INSERT INTO reminders (user_id, medication_id, scheduled_time, reminder_time, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (medication_id, scheduled_time) DO NOTHING",
+    let before = count_for_medication(conn, medication_id)?;
+    let mut upsert = conn.prepare_cached(
+        "INSERT INTO reminders (user_id, medication_id, medication_name, scheduled_time, reminder_time,
+                                next_attempt_at, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6)
+         ON CONFLICT (medication_id, kind, scheduled_time) DO UPDATE SET
+            reminder_time = excluded.reminder_time, next_attempt_at = excluded.next_attempt_at,
+            medication_name = excluded.medication_name
+         WHERE status = 'scheduled' AND attempts = 0 AND claimed_until IS NULL
+           AND (reminder_time <> excluded.reminder_time OR medication_name <> excluded.medication_name)",
     )?;
-    let mut added = 0;
     for (scheduled, reminder) in planned {
-        added += insert.execute(params![user_id, medication_id, scheduled, reminder, now])?;
+        upsert.execute(params![
+            user_id,
+            medication_id,
+            medication_name,
+            scheduled,
+            reminder,
+            now
+        ])?;
     }
-    Ok(added)
+    let after = count_for_medication(conn, medication_id)?;
+    Ok(usize::try_from(after - before).unwrap_or(0))
+}
+
+fn count_for_medication(conn: &Connection, medication_id: i64) -> rusqlite::Result<i64> {
+    conn.prepare_cached("SELECT count(*) FROM reminders WHERE medication_id = ?1")?
+        .query_row([medication_id], |row| row.get(0))
+}
+
+/// Removes a medication's reminders that have not gone out yet (it is being deleted or
+/// its reminders are off). Sent and failed ones stay as its delivery record.
+pub fn drop_unsent_for_medication(conn: &Connection, medication_id: i64) -> rusqlite::Result<()> {
+    conn.execute(
+        "DELETE FROM reminders WHERE medication_id = ?1 AND status = 'scheduled' AND sent_at IS NULL",
+        [medication_id],
+    )?;
+    Ok(())
+}
+
+/// Removes the user's planned dose reminders that have not gone out (reminders turned off).
+pub fn drop_unsent_for_user(conn: &Connection, user_id: i64) -> rusqlite::Result<()> {
+    conn.execute(
+        "DELETE FROM reminders WHERE user_id = ?1 AND kind = 'dose' AND status = 'scheduled' AND sent_at IS NULL
+           AND attempts = 0 AND claimed_until IS NULL",
+        [user_id],
+    )?;
+    Ok(())
+}
+
+/// Adds a one-off reminder for a dose. `None` when the medication already has a reminder
+/// for that instant.
+pub fn insert_one_off(
+    conn: &Connection,
+    user_id: i64,
+    medication_id: i64,
+    medication_name: &str,
+    scheduled: &str,
+    reminder: &str,
+    message: Option<&str>,
+    now: &str,
+) -> rusqlite::Result<Option<i64>> {
+    let changed = conn.execute(
+        "INSERT INTO reminders (user_id, medication_id, medication_name, kind, scheduled_time, reminder_time,
+                                next_attempt_at, message, created_at)
+         VALUES (?1, ?2, ?3, 'one_off', ?4, ?5, ?5, ?6, ?7)
+         ON CONFLICT (medication_id, kind, scheduled_time) DO NOTHING",
+        params![
+            user_id,
+            medication_id,
+            medication_name,
+            scheduled,
+            reminder,
+            message,
+            now
+        ],
+    )?;
+    Ok((changed == 1).then(|| conn.last_insert_rowid()))
+}
+
+/// Queues a low-stock alert for right now.
+pub fn insert_low_stock(
+    conn: &Connection,
+    user_id: i64,
+    medication_id: i64,
+    medication_name: &str,
+    now: &str,
+) -> rusqlite::Result<()> {
+    conn.execute(
+        "INSERT INTO reminders (user_id, medication_id, medication_name, kind, scheduled_time, reminder_time,
+                                next_attempt_at, created_at)
+         VALUES (?1, ?2, ?3, 'low_stock', ?4, ?4, ?4, ?4)
+         ON CONFLICT (medication_id, kind, scheduled_time) DO NOTHING",
+        params![user_id, medication_id, medication_name, now],
+    )?;
+    Ok(())
 }
 
 /// A page of the user's reminders, soonest first, with the total.
@@ -75,41 +206,264 @@ pub fn page(
     values.push(Value::Integer(offset));
     let rows = conn
         .prepare_cached(&format!(
-            "SELECT r.id, m.id, m.name, r.scheduled_time, r.reminder_time, r.status
-             FROM reminders r JOIN medications m ON m.id = r.medication_id
-             WHERE {clause} ORDER BY r.scheduled_time, r.id LIMIT ? OFFSET ?"
+            "SELECT {COLUMNS} FROM reminders r WHERE {clause} ORDER BY r.scheduled_time, r.id LIMIT ? OFFSET ?"
         ))?
-        .query_map(params_from_iter(values.iter()), |row| {
-            let name: String = row.get(2)?;
-            Ok(Reminder {
-                id: row.get(0)?,
-                title: format!("Time for {name}"),
-                medication_id: row.get(1)?,
-                medication_name: name,
-                scheduled_time: row.get(3)?,
-                reminder_time: row.get(4)?,
-                status: row.get(5)?,
-                message: None,
-            })
-        })?
+        .query_map(params_from_iter(values.iter()), from_row)?
         .collect::<rusqlite::Result<Vec<_>>>()?;
     Ok((rows, total))
 }
 
-/// The status of one of the user's reminders, if it is theirs.
-pub fn status(conn: &Connection, user_id: i64, id: i64) -> rusqlite::Result<Option<String>> {
-    conn.query_row(
-        "SELECT status FROM reminders WHERE user_id = ?1 AND id = ?2",
-        [user_id, id],
-        |row| row.get(0),
-    )
-    .optional()
-}
-
+/// Cancels a scheduled reminder, which also stops its retries.
 pub fn cancel(conn: &Connection, user_id: i64, id: i64) -> rusqlite::Result<bool> {
     let changed = conn.execute(
-        "UPDATE reminders SET status = 'cancelled' WHERE user_id = ?1 AND id = ?2 AND status = 'scheduled'",
+        "UPDATE reminders SET status = 'cancelled', next_attempt_at = NULL, claimed_until = NULL
+         WHERE user_id = ?1 AND id = ?2 AND status = 'scheduled'",
         [user_id, id],
     )?;
     Ok(changed == 1)
+}
+
+/// Updates a scheduled reminder's message and reminder time.
+pub fn reschedule(
+    conn: &Connection,
+    user_id: i64,
+    id: i64,
+    reminder: &str,
+    message: Option<&str>,
+) -> rusqlite::Result<bool> {
+    let changed = conn.execute(
+        "UPDATE reminders SET reminder_time = ?3, next_attempt_at = ?3, message = ?4, attempts = 0
+         WHERE user_id = ?1 AND id = ?2 AND status = 'scheduled'",
+        params![user_id, id, reminder, message],
+    )?;
+    Ok(changed == 1)
+}
+
+/// Claims a scheduled reminder for sending right now (the "send now" action). False when
+/// it is not scheduled or a dispatcher holds it.
+pub fn claim_now(conn: &Connection, user_id: i64, id: i64, now: &str, until: &str) -> rusqlite::Result<bool> {
+    let changed = conn.execute(
+        "UPDATE reminders SET next_attempt_at = ?3, reminder_time = min(reminder_time, ?3), claimed_until = ?4
+         WHERE user_id = ?1 AND id = ?2 AND status = 'scheduled'
+           AND (claimed_until IS NULL OR claimed_until <= ?3)",
+        params![user_id, id, now, until],
+    )?;
+    Ok(changed == 1)
+}
+
+/// A logged dose answers a reminder (DESIGN §4): the one named by `dosage_id`, else the
+/// medication's unanswered reminder nearest to the dose, from 12 hours before it to one
+/// hour after (so logging a little early silences the coming reminder). Answering stops
+/// repeats. Returns the reminder answered.
+pub fn answer(
+    conn: &Connection,
+    user_id: i64,
+    medication_id: i64,
+    dosage_id: Option<i64>,
+    taken: &str,
+    history_id: i64,
+) -> rusqlite::Result<Option<i64>> {
+    let named = match dosage_id {
+        Some(id) => conn
+            .query_row(
+                "SELECT id FROM reminders WHERE id = ?1 AND user_id = ?2 AND medication_id = ?3
+                   AND kind <> 'low_stock' AND answered_at IS NULL",
+                [id, user_id, medication_id],
+                |row| row.get::<_, i64>(0),
+            )
+            .optional()?,
+        None => None,
+    };
+    let target = match named {
+        Some(id) => Some(id),
+        None => conn
+            .prepare_cached(
+                "SELECT id FROM reminders
+                 WHERE medication_id = ?1 AND user_id = ?2 AND kind <> 'low_stock' AND answered_at IS NULL
+                   AND status IN ('scheduled', 'sent')
+                   AND scheduled_time >= strftime('%Y-%m-%dT%H:%M:%fZ', ?3, '-12 hours')
+                   AND scheduled_time <= strftime('%Y-%m-%dT%H:%M:%fZ', ?3, '+1 hour')
+                 ORDER BY abs(julianday(scheduled_time) - julianday(?3)), id LIMIT 1",
+            )?
+            .query_row(params![medication_id, user_id, taken], |row| row.get::<_, i64>(0))
+            .optional()?,
+    };
+    if let Some(id) = target {
+        conn.execute(
+            "UPDATE reminders SET answered_at = ?2, history_id = ?3,
+                next_attempt_at = CASE WHEN status = 'sent' THEN NULL ELSE next_attempt_at END
+             WHERE id = ?1",
+            params![id, taken, history_id],
+        )?;
+    }
+    Ok(target)
+}
+
+// --- Take links -------------------------------------------------------------------------
+
+pub fn add_take_token(
+    conn: &Connection,
+    hash: &str,
+    reminder_id: i64,
+    expires: &str,
+) -> rusqlite::Result<()> {
+    conn.prepare_cached("INSERT INTO take_tokens (token_hash, reminder_id, expires_at) VALUES (?1, ?2, ?3)")?
+        .execute(params![hash, reminder_id, expires])?;
+    Ok(())
+}
+
+/// The reminder (and its owner) a live take token belongs to.
+pub fn by_take_token(conn: &Connection, hash: &str, now: &str) -> rusqlite::Result<Option<(i64, i64)>> {
+    conn.prepare_cached(
+        "SELECT r.id, r.user_id FROM take_tokens t JOIN reminders r ON r.id = t.reminder_id
+         WHERE t.token_hash = ?1 AND t.expires_at > ?2",
+    )?
+    .query_row(params![hash, now], |row| Ok((row.get(0)?, row.get(1)?)))
+    .optional()
+}
+
+pub fn prune_take_tokens(conn: &Connection, now: &str) -> rusqlite::Result<usize> {
+    conn.execute("DELETE FROM take_tokens WHERE expires_at <= ?1", [now])
+}
+
+/// What a take link shows and logs against.
+#[derive(Debug)]
+pub struct TakeTarget {
+    pub reminder: Reminder,
+    pub history_id: Option<i64>,
+}
+
+pub fn take_target(conn: &Connection, id: i64) -> rusqlite::Result<Option<TakeTarget>> {
+    conn.prepare_cached(&format!(
+        "SELECT {COLUMNS}, r.history_id FROM reminders r WHERE r.id = ?1"
+    ))?
+    .query_row([id], |row| {
+        Ok(TakeTarget {
+            reminder: from_row(row)?,
+            history_id: row.get(10)?,
+        })
+    })
+    .optional()
+}
+
+// --- The dispatcher's side ----------------------------------------------------------------
+
+/// Claims up to `limit` reminders that need the dispatcher now, holding them until
+/// `until`. A claim that lapses (a crash mid-send) makes the row claimable again.
+pub fn claim_due(conn: &Connection, now: &str, until: &str, limit: i64) -> rusqlite::Result<Vec<i64>> {
+    conn.prepare_cached(
+        "UPDATE reminders SET claimed_until = ?2
+         WHERE id IN (SELECT id FROM reminders
+                      WHERE next_attempt_at IS NOT NULL AND next_attempt_at <= ?1
+                        AND (claimed_until IS NULL OR claimed_until <= ?1)
+                      ORDER BY next_attempt_at LIMIT ?3)
+         RETURNING id",
+    )?
+    .query_map(params![now, until, limit], |row| row.get(0))?
+    .collect()
+}
+
+/// Everything the dispatcher needs about one claimed reminder.
+#[derive(Debug, Clone)]
+pub struct Job {
+    pub id: i64,
+    pub user_id: i64,
+    pub medication_id: Option<i64>,
+    pub medication_name: String,
+    pub kind: String,
+    pub scheduled_time: String,
+    pub reminder_time: String,
+    pub status: String,
+    pub message: Option<String>,
+    pub attempts: i64,
+    pub repeats_sent: i64,
+    pub answered_at: Option<String>,
+}
+
+pub fn job(conn: &Connection, id: i64) -> rusqlite::Result<Option<Job>> {
+    conn.prepare_cached(
+        "SELECT id, user_id, medication_id, medication_name, kind, scheduled_time, reminder_time, status,
+                message, attempts, repeats_sent, answered_at
+         FROM reminders WHERE id = ?1",
+    )?
+    .query_row([id], |row| {
+        Ok(Job {
+            id: row.get(0)?,
+            user_id: row.get(1)?,
+            medication_id: row.get(2)?,
+            medication_name: row.get(3)?,
+            kind: row.get(4)?,
+            scheduled_time: row.get(5)?,
+            reminder_time: row.get(6)?,
+            status: row.get(7)?,
+            message: row.get(8)?,
+            attempts: row.get(9)?,
+            repeats_sent: row.get(10)?,
+            answered_at: row.get(11)?,
+        })
+    })
+    .optional()
+}
+
+/// Releases a claim without a delivery: the reminder ends with `status` and `reason`.
+pub fn finish(conn: &Connection, id: i64, status: &str, reason: Option<&str>) -> rusqlite::Result<()> {
+    conn.execute(
+        "UPDATE reminders SET status = ?2, failure_reason = ?3, next_attempt_at = NULL, claimed_until = NULL
+         WHERE id = ?1",
+        params![id, status, reason],
+    )?;
+    Ok(())
+}
+
+/// A round delivered on at least one channel: sent, with the next repeat (if any) due then.
+pub fn delivered(
+    conn: &Connection,
+    id: i64,
+    now: &str,
+    repeat: bool,
+    next_repeat: Option<&str>,
+) -> rusqlite::Result<()> {
+    conn.execute(
+        "UPDATE reminders SET status = 'sent', sent_at = coalesce(sent_at, ?2), attempts = 0,
+            failure_reason = NULL, claimed_until = NULL,
+            repeats_sent = repeats_sent + ?3,
+            next_attempt_at = CASE WHEN answered_at IS NULL THEN ?4 END
+         WHERE id = ?1",
+        params![id, now, i64::from(repeat), next_repeat],
+    )?;
+    Ok(())
+}
+
+/// A first delivery round that no channel took: try again at `retry_at`, or, with none,
+/// mark the reminder failed with `reason`.
+pub fn round_failed(
+    conn: &Connection,
+    id: i64,
+    retry_at: Option<&str>,
+    reason: &str,
+) -> rusqlite::Result<()> {
+    match retry_at {
+        Some(at) => conn.execute(
+            "UPDATE reminders SET attempts = attempts + 1, next_attempt_at = ?2, claimed_until = NULL,
+                failure_reason = ?3 WHERE id = ?1",
+            params![id, at, reason],
+        )?,
+        None => conn.execute(
+            "UPDATE reminders SET attempts = attempts + 1, status = 'failed', failure_reason = ?2,
+                next_attempt_at = NULL, claimed_until = NULL WHERE id = ?1",
+            params![id, reason],
+        )?,
+    };
+    Ok(())
+}
+
+/// A repeat that no channel took: no retries for repeats, the next one stays planned.
+pub fn repeat_failed(conn: &Connection, id: i64, next_repeat: Option<&str>) -> rusqlite::Result<()> {
+    conn.execute(
+        "UPDATE reminders SET repeats_sent = repeats_sent + 1, claimed_until = NULL,
+            next_attempt_at = CASE WHEN answered_at IS NULL THEN ?2 END
+         WHERE id = ?1",
+        params![id, next_repeat],
+    )?;
+    Ok(())
 }

@@ -2,6 +2,8 @@
 //! directory, and talks HTTP to it.
 #![allow(dead_code)]
 
+pub mod push;
+
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Output, Stdio};
@@ -132,6 +134,9 @@ impl Drop for Server {
 }
 
 pub fn client() -> reqwest::Client {
+    // reqwest is built without a TLS crypto provider (the server installs ring at start);
+    // tests speak plain HTTP but the client still wants one.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     // Built without decompression features: compressed bodies arrive as sent.
     reqwest::Client::new()
 }
@@ -194,8 +199,12 @@ pub struct Mail {
 
 impl SmtpSink {
     pub fn start() -> SmtpSink {
+        Self::start_on(free_port())
+    }
+
+    /// Starts on a given port (a test can bring SMTP "back" where a server expects it).
+    pub fn start_on(port: u16) -> SmtpSink {
         let dir = tempfile::tempdir().unwrap();
-        let port = free_port();
         let child = Command::new("python3")
             .args([
                 "-m",

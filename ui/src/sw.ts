@@ -34,6 +34,9 @@ interface ReminderPayload {
   url?: string;
   takeUrl?: string;
   tag?: string;
+  /** The person's sound and vibration preferences. */
+  silent?: boolean;
+  vibrate?: boolean;
 }
 
 interface NotificationData {
@@ -44,6 +47,7 @@ interface NotificationData {
 // NotificationOptions in the TypeScript DOM lib lacks `actions`, which only workers may use.
 interface ReminderNotificationOptions extends NotificationOptions {
   actions?: Array<{ action: string; title: string }>;
+  vibrate?: number[];
 }
 
 function optionalString(value: unknown): string | undefined {
@@ -64,6 +68,8 @@ function readPayload(data: PushMessageData | null): ReminderPayload {
       url: optionalString(fields.url),
       takeUrl: optionalString(fields.takeUrl),
       tag: optionalString(fields.tag),
+      silent: fields.silent === true,
+      vibrate: fields.vibrate !== false,
     };
   } catch {
     return { title: APP_NAME, body: text };
@@ -80,6 +86,8 @@ self.addEventListener('push', (event) => {
     data,
   };
   if (payload.tag) options.tag = payload.tag;
+  if (payload.silent) options.silent = true;
+  if (payload.vibrate && !payload.silent) options.vibrate = [200, 100, 200];
   if (payload.takeUrl) options.actions = [{ action: 'take', title: 'Take' }];
   event.waitUntil(self.registration.showNotification(payload.title, options));
 });

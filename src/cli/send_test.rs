@@ -1,0 +1,72 @@
+//! `pillbox send-test`: sends a test notification to one user now, over their delivery
+//! methods (or the one named), and reports each channel's result. Exits non-zero when no
+//! channel delivered, so it can be used to check a deployment.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::Args;
+
+use super::{CliResult, DataArgs, Paths, load_settings, open_and_migrate};
+use crate::db::{Db, DbError};
+use crate::mailer::Mailer;
+use crate::secrets;
+use crate::store::notify_prefs::{self, Method};
+use crate::store::users;
+
+#[derive(Args)]
+pub struct SendTestArgs {
+    #[command(flatten)]
+    data: DataArgs,
+    /// E-mail address of the account to remind
+    #[arg(long)]
+    email: String,
+    /// Only this channel (default: the user's delivery methods)
+    #[arg(long, value_parser = ["push", "email"])]
+    method: Option<String>,
+}
+
+pub fn run(args: SendTestArgs) -> CliResult {
+    let settings = load_settings(&args.data.overrides())?;
+    let paths = Paths::new(&settings)?;
+    paths.database_must_exist()?;
+    let writer = open_and_migrate(&paths)?;
+    let secrets = secrets::load_or_create(&paths.data_dir, &settings.vapid)?;
+    let email = args.email.trim().to_lowercase();
+    let user = users::find_by_email(&writer, &email)?
+        .ok_or_else(|| format!("no account with the e-mail address {email}"))?;
+    let methods = match args.method.as_deref().and_then(Method::parse) {
+        Some(method) => vec![method],
+        None => {
+            let prefs = notify_prefs::global(&writer, user.id)?;
+            if prefs.delivery_methods.is_empty() {
+                vec![Method::Push]
+            } else {
+                prefs.delivery_methods
+            }
+        }
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async move {
+        let mailer = Arc::new(Mailer::new(&settings.smtp)?);
+        let db = Db::new(paths.database.clone(), writer);
+        let settings = Arc::new(settings);
+        let engine = super::serve::engine(&db, &settings, &secrets, &mailer)?;
+        let reports = engine
+            .send_test(user.id, &methods)
+            .await
+            .map_err(|e: DbError| e.to_string())?;
+        for report in &reports {
+            let outcome = if report.ok() { "sent" } else { "failed" };
+            println!("{}: {outcome}: {}", report.channel.as_str(), report.detail);
+        }
+        if reports.iter().any(|r| r.ok()) {
+            Ok(ExitCode::SUCCESS)
+        } else {
+            eprintln!("pillbox: no channel delivered the test notification to {email}");
+            Ok(ExitCode::FAILURE)
+        }
+    })
+}

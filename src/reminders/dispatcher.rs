@@ -1,0 +1,550 @@
+//! The dispatcher (DESIGN §4): every tick it claims the reminders that need it, delivers
+//! them over the person's channels, records every attempt, retries with backoff, repeats
+//! unanswered reminders and falls back to e-mail when every push failed.
+
+use std::sync::Arc;
+
+use chrono::{DateTime, Duration, Utc};
+use rusqlite::{Connection, OptionalExtension};
+use tokio::task::JoinSet;
+
+use super::messages::{self, Content, Formats};
+use super::push::{PushOutcome, Pusher};
+use crate::clock;
+use crate::config::Settings;
+use crate::db::{Db, DbError};
+use crate::mailer::Mailer;
+use crate::security::codes;
+use crate::store::deliveries::{self, NewDelivery};
+use crate::store::notify_prefs::{self, GlobalPrefs, Method};
+use crate::store::push_subscriptions::{self, Subscription};
+use crate::store::reminders::{self, Job};
+use crate::store::{medications, settings};
+
+/// Reminders claimed per batch, and delivered at once.
+const BATCH: i64 = 200;
+const CONCURRENCY: usize = 32;
+/// A claim outlives any batch's sending (timeouts included); after a crash it lapses.
+const CLAIM_MINUTES: i64 = 10;
+/// Take links work until this long after the dose time.
+const TAKE_LINK_HOURS: i64 = 24;
+
+pub struct Engine {
+    pub db: Db,
+    pub mailer: Arc<Mailer>,
+    pub pusher: Pusher,
+    pub settings: Arc<Settings>,
+}
+
+/// Who a notification goes to and how they read times.
+#[derive(Debug, Clone)]
+pub struct Recipient {
+    pub user_id: i64,
+    pub email: String,
+    pub formats: Formats,
+    pub prefs: GlobalPrefs,
+    pub subscriptions: Vec<Subscription>,
+}
+
+/// One channel's outcome of one delivery round.
+#[derive(Debug, Clone)]
+pub struct ChannelReport {
+    pub channel: Method,
+    /// `None` when delivered.
+    pub error: Option<String>,
+    pub detail: String,
+    pub fallback: bool,
+    pub delivered_to: Vec<i64>,
+    pub gone: Vec<i64>,
+}
+
+impl ChannelReport {
+    pub fn ok(&self) -> bool {
+        self.error.is_none()
+    }
+}
+
+pub fn load_recipient(conn: &Connection, user_id: i64) -> rusqlite::Result<Option<Recipient>> {
+    let Some(email) = conn
+        .query_row("SELECT email FROM users WHERE id = ?1", [user_id], |row| {
+            row.get::<_, String>(0)
+        })
+        .optional()?
+    else {
+        return Ok(None);
+    };
+    let s = settings::get(conn, user_id)?;
+    let text = |key: &str| s.preferences.get(key).and_then(|v| v.as_str()).map(str::to_owned);
+    let formats = Formats::new(
+        s.timezone.parse().unwrap_or(chrono_tz::UTC),
+        text("dateFormat").as_deref(),
+        text("timeFormat").as_deref(),
+    );
+    Ok(Some(Recipient {
+        user_id,
+        email,
+        formats,
+        prefs: notify_prefs::global(conn, user_id)?,
+        subscriptions: push_subscriptions::for_user(conn, user_id)?,
+    }))
+}
+
+/// What the dispatcher decided for a claimed reminder before sending anything.
+enum Plan {
+    /// Nothing to send; the reminder ends (or keeps) this status with an optional reason.
+    Finish(&'static str, Option<String>),
+    Send {
+        recipient: Box<Recipient>,
+        content: Content,
+        channels: Vec<Method>,
+        repeat: bool,
+        kind: &'static str,
+    },
+}
+
+impl Engine {
+    fn link(&self, path: &str) -> String {
+        format!("{}{path}", self.settings.link_base())
+    }
+
+    /// One dispatcher pass: claims and delivers everything due now. Returns how many
+    /// reminders it handled.
+    pub async fn tick(self: &Arc<Self>) -> Result<usize, DbError> {
+        let mut handled = 0;
+        loop {
+            let now = Utc::now();
+            let until = clock::stamp(now + Duration::minutes(CLAIM_MINUTES));
+            let now_stamp = clock::stamp(now);
+            let ids = self
+                .db
+                .write(move |conn| Ok::<_, DbError>(reminders::claim_due(conn, &now_stamp, &until, BATCH)?))
+                .await?;
+            let claimed = ids.len();
+            let mut tasks = JoinSet::new();
+            for id in ids {
+                while tasks.len() >= CONCURRENCY {
+                    join_one(&mut tasks).await;
+                }
+                let engine = Arc::clone(self);
+                tasks.spawn(async move { engine.dispatch(id).await });
+            }
+            while !tasks.is_empty() {
+                join_one(&mut tasks).await;
+            }
+            handled += claimed;
+            if i64::try_from(claimed).unwrap_or(0) < BATCH {
+                break;
+            }
+        }
+        let now = clock::now_stamp();
+        self.db
+            .write(move |conn| Ok::<_, DbError>(reminders::prune_take_tokens(conn, &now)?))
+            .await?;
+        Ok(handled)
+    }
+
+    /// Handles one claimed reminder from start to end. Returns each channel's outcome, or
+    /// `None` when there was nothing to send (answered, expired, cancelled meanwhile).
+    pub async fn dispatch(&self, id: i64) -> Result<Option<Vec<ChannelReport>>, DbError> {
+        let now = Utc::now();
+        let catch_up = Duration::minutes(i64::from(self.settings.reminders.catch_up_minutes));
+        let link_base = self.settings.link_base();
+        let plan = self
+            .db
+            .write(move |conn| {
+                let Some(job) = reminders::job(conn, id)? else {
+                    return Ok::<_, DbError>(None);
+                };
+                let plan = plan_job(conn, &job, now, catch_up, &link_base)?;
+                Ok(Some((job, plan)))
+            })
+            .await?;
+        let Some((job, plan)) = plan else {
+            return Ok(None);
+        };
+        match plan {
+            Plan::Finish(status, reason) => {
+                self.db
+                    .write(move |conn| {
+                        Ok::<_, DbError>(reminders::finish(conn, id, status, reason.as_deref())?)
+                    })
+                    .await?;
+                Ok(None)
+            }
+            Plan::Send {
+                recipient,
+                content,
+                channels,
+                repeat,
+                kind,
+            } => {
+                let reports = self.deliver(&recipient, &channels, &content, true).await;
+                let settings = Arc::clone(&self.settings);
+                let title = content.title.clone();
+                let answer = reports.clone();
+                self.db
+                    .write(move |conn| {
+                        let tx = conn.transaction()?;
+                        let now = Utc::now();
+                        record(
+                            &tx,
+                            recipient.user_id,
+                            Some(job.id),
+                            kind,
+                            &title,
+                            Some(&job.medication_name),
+                            &reports,
+                            now,
+                        )?;
+                        let delivered = reports.iter().any(ChannelReport::ok);
+                        let prefs = &recipient.prefs;
+                        let interval = Duration::minutes(prefs.repeat_interval_minutes.max(1));
+                        let repeats_done = job.repeats_sent + i64::from(repeat);
+                        let next_repeat = (job.kind != "low_stock" && repeats_done < prefs.repeat_max)
+                            .then(|| clock::stamp(now + interval));
+                        if repeat {
+                            if delivered {
+                                reminders::delivered(
+                                    &tx,
+                                    job.id,
+                                    &clock::stamp(now),
+                                    true,
+                                    next_repeat.as_deref(),
+                                )?;
+                            } else {
+                                reminders::repeat_failed(&tx, job.id, next_repeat.as_deref())?;
+                            }
+                        } else if delivered {
+                            reminders::delivered(
+                                &tx,
+                                job.id,
+                                &clock::stamp(now),
+                                false,
+                                next_repeat.as_deref(),
+                            )?;
+                        } else {
+                            let attempts = job.attempts + 1;
+                            let reason = failure_reason(&reports);
+                            let retry_at =
+                                (attempts < i64::from(settings.reminders.retry_attempts)).then(|| {
+                                    let base = i64::from(settings.reminders.retry_backoff_seconds);
+                                    let factor = 1_i64 << (attempts - 1).clamp(0, 20);
+                                    clock::stamp(now + Duration::seconds(base.saturating_mul(factor)))
+                                });
+                            reminders::round_failed(&tx, job.id, retry_at.as_deref(), &reason)?;
+                        }
+                        tx.commit()?;
+                        Ok::<_, DbError>(())
+                    })
+                    .await?;
+                Ok(Some(answer))
+            }
+        }
+    }
+
+    /// Sends `content` over `channels`. With `fallback`, a round where push was chosen but
+    /// reached no device goes out by e-mail when e-mail can be sent.
+    pub async fn deliver(
+        &self,
+        recipient: &Recipient,
+        channels: &[Method],
+        content: &Content,
+        fallback: bool,
+    ) -> Vec<ChannelReport> {
+        let mut reports = Vec::new();
+        if channels.contains(&Method::Push) {
+            reports.push(self.push_all(recipient, content).await);
+        }
+        if channels.contains(&Method::Email) {
+            reports.push(self.email(recipient, content, false).await);
+        }
+        let push_failed = reports.iter().any(|r| r.channel == Method::Push && !r.ok());
+        if fallback && push_failed && !channels.contains(&Method::Email) && self.mailer.is_configured() {
+            reports.push(self.email(recipient, content, true).await);
+        }
+        reports
+    }
+
+    async fn push_all(&self, recipient: &Recipient, content: &Content) -> ChannelReport {
+        let mut report = ChannelReport {
+            channel: Method::Push,
+            error: None,
+            detail: String::new(),
+            fallback: false,
+            delivered_to: Vec::new(),
+            gone: Vec::new(),
+        };
+        if recipient.subscriptions.is_empty() {
+            report.error = Some("no device is subscribed to push notifications".into());
+            report.detail = report.error.clone().unwrap_or_default();
+            return report;
+        }
+        let payload = content.push_payload();
+        let mut errors = Vec::new();
+        for subscription in &recipient.subscriptions {
+            match self.pusher.send(subscription, &payload).await {
+                PushOutcome::Delivered => report.delivered_to.push(subscription.id),
+                PushOutcome::Gone(e) => {
+                    report.gone.push(subscription.id);
+                    errors.push(e);
+                }
+                PushOutcome::Failed(e) => errors.push(e),
+            }
+        }
+        let devices = recipient.subscriptions.len();
+        if report.delivered_to.is_empty() {
+            errors.dedup();
+            report.error = Some(errors.join("; "));
+            report.detail = report.error.clone().unwrap_or_default();
+        } else {
+            report.detail = format!(
+                "Sent to {} of {devices} device{}",
+                report.delivered_to.len(),
+                if devices == 1 { "" } else { "s" }
+            );
+        }
+        report
+    }
+
+    async fn email(&self, recipient: &Recipient, content: &Content, fallback: bool) -> ChannelReport {
+        let result = self.mailer.send(&recipient.email, content.email()).await;
+        let error = result.err().map(|e| match e {
+            crate::mailer::MailError::NotConfigured => "E-mail is not configured on this server".to_owned(),
+            other => other.to_string(),
+        });
+        ChannelReport {
+            channel: Method::Email,
+            detail: error.clone().unwrap_or_else(|| {
+                if fallback {
+                    format!("Sent to {} (every push failed)", recipient.email)
+                } else {
+                    format!("Sent to {}", recipient.email)
+                }
+            }),
+            error,
+            fallback,
+            delivered_to: Vec::new(),
+            gone: Vec::new(),
+        }
+    }
+
+    /// Sends a test notification now and records it; used by the API and `pillbox send-test`.
+    pub async fn send_test(&self, user_id: i64, methods: &[Method]) -> Result<Vec<ChannelReport>, DbError> {
+        let recipient = self
+            .db
+            .read(move |conn| Ok::<_, DbError>(load_recipient(conn, user_id)?))
+            .await?;
+        let Some(recipient) = recipient else {
+            return Ok(Vec::new());
+        };
+        let content = Content {
+            title: "Pillbox test notification".into(),
+            body: format!(
+                "Reminders reach you here. Sent at {}.",
+                recipient.formats.date_time(Utc::now())
+            ),
+            take_url: None,
+            open_url: self.link("/notifications"),
+            tag: "pillbox-test".into(),
+            silent: !recipient.prefs.sound_enabled,
+            vibrate: recipient.prefs.vibration_enabled,
+        };
+        let reports = self.deliver(&recipient, methods, &content, false).await;
+        let stored = reports.clone();
+        let title = content.title.clone();
+        self.db
+            .write(move |conn| {
+                let tx = conn.transaction()?;
+                record(&tx, user_id, None, "test", &title, None, &stored, Utc::now())?;
+                tx.commit()?;
+                Ok::<_, DbError>(())
+            })
+            .await?;
+        Ok(reports)
+    }
+}
+
+async fn join_one(tasks: &mut JoinSet<Result<Option<Vec<ChannelReport>>, DbError>>) {
+    match tasks.join_next().await {
+        Some(Ok(Err(e))) => tracing::error!("reminder delivery could not be recorded: {e}"),
+        Some(Err(e)) => tracing::error!("reminder delivery task failed: {e}"),
+        _ => {}
+    }
+}
+
+fn failure_reason(reports: &[ChannelReport]) -> String {
+    if reports.is_empty() {
+        return "no delivery method is turned on".into();
+    }
+    reports
+        .iter()
+        .filter_map(|r| r.error.as_ref().map(|e| format!("{}: {e}", r.channel.as_str())))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Writes the delivery history of one round and keeps the subscriptions tidy: the ones the
+/// push service called gone are deleted.
+#[allow(clippy::too_many_arguments)]
+fn record(
+    conn: &Connection,
+    user_id: i64,
+    reminder_id: Option<i64>,
+    kind: &str,
+    title: &str,
+    medication_name: Option<&str>,
+    reports: &[ChannelReport],
+    now: DateTime<Utc>,
+) -> rusqlite::Result<()> {
+    let at = clock::stamp(now);
+    for report in reports {
+        deliveries::insert(
+            conn,
+            &NewDelivery {
+                user_id,
+                reminder_id,
+                kind,
+                title,
+                medication_name,
+                channel: report.channel.as_str(),
+                attempted_at: &at,
+                error: report.error.as_deref(),
+                fallback: report.fallback,
+            },
+        )?;
+        for id in &report.gone {
+            push_subscriptions::delete(conn, *id)?;
+        }
+        for id in &report.delivered_to {
+            push_subscriptions::touch(conn, *id, &at)?;
+        }
+    }
+    Ok(())
+}
+
+fn parse_instant(text: &str) -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339(text)
+        .map(|t| t.with_timezone(&Utc))
+        .unwrap_or_else(|_| Utc::now())
+}
+
+/// Decides what a claimed reminder needs, and for dose reminders mints its take link.
+fn plan_job(
+    conn: &Connection,
+    job: &Job,
+    now: DateTime<Utc>,
+    catch_up: Duration,
+    link_base: &str,
+) -> rusqlite::Result<Plan> {
+    let repeat = job.status == "sent";
+    match job.status.as_str() {
+        "scheduled" | "sent" => {}
+        // Cancelled or failed meanwhile: nothing to send.
+        other => {
+            return Ok(Plan::Finish(
+                if other == "cancelled" {
+                    "cancelled"
+                } else {
+                    "failed"
+                },
+                None,
+            ));
+        }
+    }
+    let Some(recipient) = load_recipient(conn, job.user_id)? else {
+        return Ok(Plan::Finish("cancelled", None));
+    };
+    if repeat {
+        if job.answered_at.is_some()
+            || job.repeats_sent >= recipient.prefs.repeat_max
+            || job.kind == "low_stock"
+        {
+            return Ok(Plan::Finish("sent", None));
+        }
+    } else {
+        if job.answered_at.is_some() {
+            return Ok(Plan::Finish(
+                "cancelled",
+                Some("The dose was already logged".into()),
+            ));
+        }
+        if job.attempts == 0 && now - parse_instant(&job.reminder_time) > catch_up {
+            return Ok(Plan::Finish("failed", Some("expired".into())));
+        }
+    }
+    let medication = match job.medication_id {
+        Some(id) => medications::find(conn, job.user_id, id)?,
+        None => None,
+    };
+    let Some(medication) = medication else {
+        // The medication was deleted: a repeat has nothing left to remind of.
+        return Ok(Plan::Finish(if repeat { "sent" } else { "cancelled" }, None));
+    };
+    let own = notify_prefs::for_medication(conn, medication.id)?;
+    let effective = notify_prefs::effective(&recipient.prefs, own.as_ref());
+    let (kind, title, body, take_url, open_path) = if job.kind == "low_stock" {
+        let left = medications::inventory(conn, medication.id)?
+            .map(|inv| format!("{} {}", inv.current_quantity, inv.containers.stock_unit()))
+            .unwrap_or_default();
+        let (title, body) = messages::low_stock_body(&medication.name, &left);
+        ("low_stock", title, body, None, "/medications")
+    } else {
+        if !recipient.prefs.reminders_enabled {
+            return Ok(Plan::Finish("cancelled", Some("Reminders are turned off".into())));
+        }
+        let due = parse_instant(&job.scheduled_time);
+        let amount = format!("{} {}", medication.default_quantity, medication.unit);
+        let message = job.message.clone().or(effective.custom_message.clone());
+        let (title, body) = messages::dose_body(
+            &medication.name,
+            Some(&amount),
+            due,
+            &recipient.formats,
+            message.as_deref(),
+            repeat,
+        );
+        let token = codes::link_token();
+        reminders::add_take_token(
+            conn,
+            &codes::hash_link_token(&token),
+            job.id,
+            &clock::stamp(due + Duration::hours(TAKE_LINK_HOURS)),
+        )?;
+        let take = format!("{link_base}/notifications/take/{token}");
+        (
+            if repeat { "repeat" } else { "reminder" },
+            title,
+            body,
+            Some(take),
+            "/today",
+        )
+    };
+    let methods = if job.kind == "low_stock" {
+        recipient.prefs.delivery_methods.clone()
+    } else {
+        effective.methods
+    };
+    let channels = notify_prefs::channels(&recipient.prefs, &methods);
+    if channels.is_empty() {
+        return Ok(Plan::Finish(
+            if repeat { "sent" } else { "failed" },
+            (!repeat).then(|| "No delivery method is turned on".to_owned()),
+        ));
+    }
+    let content = Content {
+        title,
+        body,
+        take_url,
+        open_url: format!("{link_base}{open_path}"),
+        tag: format!("reminder-{}", job.id),
+        silent: !recipient.prefs.sound_enabled,
+        vibrate: recipient.prefs.vibration_enabled,
+    };
+    Ok(Plan::Send {
+        recipient: Box::new(recipient),
+        content,
+        channels,
+        repeat,
+        kind,
+    })
+}

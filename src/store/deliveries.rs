@@ -1,0 +1,100 @@
+//! The delivery history: every attempt to deliver a notification, per channel.
+
+use rusqlite::types::Value;
+use rusqlite::{Connection, params, params_from_iter};
+use serde::Serialize;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Delivery {
+    pub id: i64,
+    pub notification_id: Option<i64>,
+    pub kind: String,
+    pub title: String,
+    pub medication_name: Option<String>,
+    pub channel: String,
+    pub attempted_at: String,
+    pub result: String,
+    pub error: Option<String>,
+    pub fallback: bool,
+}
+
+/// A new row of the history (its id is assigned on insert).
+pub struct NewDelivery<'a> {
+    pub user_id: i64,
+    pub reminder_id: Option<i64>,
+    pub kind: &'a str,
+    pub title: &'a str,
+    pub medication_name: Option<&'a str>,
+    pub channel: &'a str,
+    pub attempted_at: &'a str,
+    pub error: Option<&'a str>,
+    pub fallback: bool,
+}
+
+pub fn insert(conn: &Connection, d: &NewDelivery<'_>) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO deliveries (user_id, reminder_id, kind, title, medication_name, channel, attempted_at,
+                                 result, error, fallback)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+    )?
+    .execute(params![
+        d.user_id,
+        d.reminder_id,
+        d.kind,
+        d.title,
+        d.medication_name,
+        d.channel,
+        d.attempted_at,
+        if d.error.is_none() { "sent" } else { "failed" },
+        d.error,
+        d.fallback
+    ])?;
+    Ok(())
+}
+
+/// A page of the user's delivery history, newest first, between two instants.
+pub fn page(
+    conn: &Connection,
+    user_id: i64,
+    from: Option<&str>,
+    until: Option<&str>,
+    limit: i64,
+    offset: i64,
+) -> rusqlite::Result<(Vec<Delivery>, i64)> {
+    let mut clause = String::from("user_id = ?");
+    let mut values = vec![Value::Integer(user_id)];
+    if let Some(from) = from {
+        clause.push_str(" AND attempted_at >= ?");
+        values.push(Value::Text(from.to_owned()));
+    }
+    if let Some(until) = until {
+        clause.push_str(" AND attempted_at < ?");
+        values.push(Value::Text(until.to_owned()));
+    }
+    let total: i64 = conn
+        .prepare_cached(&format!("SELECT count(*) FROM deliveries WHERE {clause}"))?
+        .query_row(params_from_iter(values.iter()), |row| row.get(0))?;
+    values.push(Value::Integer(limit));
+    values.push(Value::Integer(offset));
+    let rows = conn
+        .prepare_cached(&format!(
+            "SELECT id, reminder_id, kind, title, medication_name, channel, attempted_at, result, error, fallback
+             FROM deliveries WHERE {clause} ORDER BY attempted_at DESC, id DESC LIMIT ? OFFSET ?"
+        ))?
+        .query_map(params_from_iter(values.iter()), |row| {
+            Ok(Delivery {
+                id: row.get(0)?,
+                notification_id: row.get(1)?,
+                kind: row.get(2)?,
+                title: row.get(3)?,
+                medication_name: row.get(4)?,
+                channel: row.get(5)?,
+                attempted_at: row.get(6)?,
+                result: row.get(7)?,
+                error: row.get(8)?,
+                fallback: row.get(9)?,
+            })
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok((rows, total))
+}

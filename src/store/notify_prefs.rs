@@ -1,0 +1,240 @@
+//! Notification preferences: the user's global ones and each medication's own (SPEC §3).
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+/// A delivery channel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Method {
+    Push,
+    Email,
+}
+
+impl Method {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Push => "push",
+            Method::Email => "email",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Method> {
+        match text.trim() {
+            "push" => Some(Method::Push),
+            "email" => Some(Method::Email),
+            _ => None,
+        }
+    }
+}
+
+/// Methods stored as a comma-separated list, in a stable order (push before e-mail).
+pub fn encode_methods(methods: &[Method]) -> String {
+    [Method::Push, Method::Email]
+        .into_iter()
+        .filter(|m| methods.contains(m))
+        .map(Method::as_str)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+pub fn decode_methods(text: &str) -> Vec<Method> {
+    let listed: Vec<Method> = text.split(',').filter_map(Method::parse).collect();
+    [Method::Push, Method::Email]
+        .into_iter()
+        .filter(|m| listed.contains(m))
+        .collect()
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GlobalPrefs {
+    pub reminders_enabled: bool,
+    pub email_enabled: bool,
+    pub push_enabled: bool,
+    pub sound_enabled: bool,
+    pub vibration_enabled: bool,
+    pub lead_minutes: i64,
+    pub delivery_methods: Vec<Method>,
+    pub repeat_interval_minutes: i64,
+    pub repeat_max: i64,
+}
+
+impl Default for GlobalPrefs {
+    fn default() -> Self {
+        GlobalPrefs {
+            reminders_enabled: true,
+            email_enabled: false,
+            push_enabled: true,
+            sound_enabled: true,
+            vibration_enabled: true,
+            lead_minutes: 15,
+            delivery_methods: vec![Method::Push],
+            repeat_interval_minutes: 10,
+            repeat_max: 3,
+        }
+    }
+}
+
+pub fn global(conn: &Connection, user_id: i64) -> rusqlite::Result<GlobalPrefs> {
+    conn.prepare_cached(
+        "SELECT reminders_enabled, email_enabled, push_enabled, sound_enabled, vibration_enabled,
+                lead_minutes, delivery_methods, repeat_interval_minutes, repeat_max
+         FROM notification_preferences WHERE user_id = ?1",
+    )?
+    .query_row([user_id], |row| {
+        Ok(GlobalPrefs {
+            reminders_enabled: row.get(0)?,
+            email_enabled: row.get(1)?,
+            push_enabled: row.get(2)?,
+            sound_enabled: row.get(3)?,
+            vibration_enabled: row.get(4)?,
+            lead_minutes: row.get(5)?,
+            delivery_methods: decode_methods(&row.get::<_, String>(6)?),
+            repeat_interval_minutes: row.get(7)?,
+            repeat_max: row.get(8)?,
+        })
+    })
+    .optional()
+    .map(Option::unwrap_or_default)
+}
+
+pub fn save_global(conn: &Connection, user_id: i64, p: &GlobalPrefs) -> rusqlite::Result<()> {
+    conn.execute(
+        "INSERT INTO notification_preferences (user_id, reminders_enabled, email_enabled, push_enabled,
+            sound_enabled, vibration_enabled, lead_minutes, delivery_methods, repeat_interval_minutes, repeat_max)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+         ON CONFLICT (user_id) DO UPDATE SET reminders_enabled = excluded.reminders_enabled,
+            email_enabled = excluded.email_enabled, push_enabled = excluded.push_enabled,
+            sound_enabled = excluded.sound_enabled, vibration_enabled = excluded.vibration_enabled,
+            lead_minutes = excluded.lead_minutes, delivery_methods = excluded.delivery_methods,
+            repeat_interval_minutes = excluded.repeat_interval_minutes, repeat_max = excluded.repeat_max",
+        params![
+            user_id,
+            p.reminders_enabled,
+            p.email_enabled,
+            p.push_enabled,
+            p.sound_enabled,
+            p.vibration_enabled,
+            p.lead_minutes,
+            encode_methods(&p.delivery_methods),
+            p.repeat_interval_minutes,
+            p.repeat_max
+        ],
+    )?;
+    Ok(())
+}
+
+/// A medication's own preferences; `None` fields follow the global ones.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MedicationPrefs {
+    pub delivery_methods: Option<Vec<Method>>,
+    pub lead_minutes: Option<i64>,
+    pub custom_message: Option<String>,
+}
+
+pub fn for_medication(conn: &Connection, medication_id: i64) -> rusqlite::Result<Option<MedicationPrefs>> {
+    conn.prepare_cached(
+        "SELECT delivery_methods, lead_minutes, custom_message
+         FROM medication_notification_preferences WHERE medication_id = ?1",
+    )?
+    .query_row([medication_id], |row| {
+        Ok(MedicationPrefs {
+            delivery_methods: row.get::<_, Option<String>>(0)?.map(|m| decode_methods(&m)),
+            lead_minutes: row.get(1)?,
+            custom_message: row.get(2)?,
+        })
+    })
+    .optional()
+}
+
+pub fn save_for_medication(
+    conn: &Connection,
+    medication_id: i64,
+    p: &MedicationPrefs,
+) -> rusqlite::Result<()> {
+    conn.execute(
+        "INSERT INTO medication_notification_preferences (medication_id, delivery_methods, lead_minutes, custom_message)
+         VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT (medication_id) DO UPDATE SET delivery_methods = excluded.delivery_methods,
+            lead_minutes = excluded.lead_minutes, custom_message = excluded.custom_message",
+        params![
+            medication_id,
+            p.delivery_methods.as_deref().map(encode_methods),
+            p.lead_minutes,
+            p.custom_message
+        ],
+    )?;
+    Ok(())
+}
+
+pub fn clear_for_medication(conn: &Connection, medication_id: i64) -> rusqlite::Result<()> {
+    conn.execute(
+        "DELETE FROM medication_notification_preferences WHERE medication_id = ?1",
+        [medication_id],
+    )?;
+    Ok(())
+}
+
+/// What applies to one medication's reminders: its own values, else the global ones.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Effective {
+    pub methods: Vec<Method>,
+    pub lead_minutes: i64,
+    pub custom_message: Option<String>,
+}
+
+pub fn effective(global: &GlobalPrefs, own: Option<&MedicationPrefs>) -> Effective {
+    Effective {
+        methods: own
+            .and_then(|o| o.delivery_methods.clone())
+            .unwrap_or_else(|| global.delivery_methods.clone()),
+        lead_minutes: own.and_then(|o| o.lead_minutes).unwrap_or(global.lead_minutes),
+        custom_message: own.and_then(|o| o.custom_message.clone()),
+    }
+}
+
+/// The channels a reminder actually uses: the chosen methods whose global switch is on.
+pub fn channels(global: &GlobalPrefs, methods: &[Method]) -> Vec<Method> {
+    methods
+        .iter()
+        .copied()
+        .filter(|m| match m {
+            Method::Push => global.push_enabled,
+            Method::Email => global.email_enabled,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn methods_round_trip_in_a_stable_order() {
+        assert_eq!(encode_methods(&[Method::Email, Method::Push]), "push,email");
+        assert_eq!(
+            decode_methods("email,push,fax"),
+            vec![Method::Push, Method::Email]
+        );
+        assert_eq!(decode_methods(""), Vec::<Method>::new());
+    }
+
+    #[test]
+    fn own_values_win_over_global_and_switches_filter_channels() {
+        let global = GlobalPrefs::default();
+        let own = MedicationPrefs {
+            delivery_methods: Some(vec![Method::Push, Method::Email]),
+            lead_minutes: None,
+            custom_message: Some("with food".into()),
+        };
+        let e = effective(&global, Some(&own));
+        assert_eq!(e.lead_minutes, 15);
+        assert_eq!(e.methods, vec![Method::Push, Method::Email]);
+        // E-mail is off globally by default, so only push is used.
+        assert_eq!(channels(&global, &e.methods), vec![Method::Push]);
+        let email_on = GlobalPrefs {
+            email_enabled: true,
+            ..GlobalPrefs::default()
+        };
+        assert_eq!(channels(&email_on, &e.methods), vec![Method::Push, Method::Email]);
+    }
+}

@@ -1,0 +1,67 @@
+//! Web Push subscriptions, one per browser (endpoint).
+
+use rusqlite::{Connection, params};
+
+#[derive(Debug, Clone)]
+pub struct Subscription {
+    pub id: i64,
+    pub endpoint: String,
+    pub p256dh: String,
+    pub auth: String,
+}
+
+/// Saves a browser's subscription for the user. An endpoint belongs to one browser, so a
+/// subscription that was another account's moves to this one.
+pub fn upsert(
+    conn: &Connection,
+    user_id: i64,
+    endpoint: &str,
+    p256dh: &str,
+    auth: &str,
+    user_agent: Option<&str>,
+    now: &str,
+) -> rusqlite::Result<()> {
+    conn.execute(
+        "INSERT INTO push_subscriptions (user_id, endpoint, p256dh, auth, user_agent, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+         ON CONFLICT (endpoint) DO UPDATE SET user_id = excluded.user_id, p256dh = excluded.p256dh,
+            auth = excluded.auth, user_agent = excluded.user_agent",
+        params![user_id, endpoint, p256dh, auth, user_agent, now],
+    )?;
+    Ok(())
+}
+
+pub fn remove(conn: &Connection, user_id: i64, endpoint: &str) -> rusqlite::Result<bool> {
+    Ok(conn.execute(
+        "DELETE FROM push_subscriptions WHERE user_id = ?1 AND endpoint = ?2",
+        params![user_id, endpoint],
+    )? == 1)
+}
+
+pub fn delete(conn: &Connection, id: i64) -> rusqlite::Result<()> {
+    conn.execute("DELETE FROM push_subscriptions WHERE id = ?1", [id])?;
+    Ok(())
+}
+
+pub fn for_user(conn: &Connection, user_id: i64) -> rusqlite::Result<Vec<Subscription>> {
+    conn.prepare_cached(
+        "SELECT id, endpoint, p256dh, auth FROM push_subscriptions WHERE user_id = ?1 ORDER BY id",
+    )?
+    .query_map([user_id], |row| {
+        Ok(Subscription {
+            id: row.get(0)?,
+            endpoint: row.get(1)?,
+            p256dh: row.get(2)?,
+            auth: row.get(3)?,
+        })
+    })?
+    .collect()
+}
+
+pub fn touch(conn: &Connection, id: i64, now: &str) -> rusqlite::Result<()> {
+    conn.execute(
+        "UPDATE push_subscriptions SET last_success_at = ?2 WHERE id = ?1",
+        params![id, now],
+    )?;
+    Ok(())
+}

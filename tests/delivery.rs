@@ -1,0 +1,807 @@
+//! Reminder delivery end to end against the real binary: a real SMTP server (aiosmtpd), a
+//! local Web Push service that verifies VAPID and decrypts the payload, take links,
+//! restarts, outages, retries, repeats, gone subscriptions and low-stock alerts.
+
+mod common;
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use chrono::Utc;
+use common::push::PushService;
+use common::{Server, SmtpSink, call, get_json, post};
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+/// Environment for a server that ticks every second and may push to `push`.
+fn engine_env(command: &mut Command, push: &PushService) {
+    command
+        .env("PILLBOX_SIGNUPS", "open")
+        .env("PILLBOX_REMINDERS_TICK_SECONDS", "1")
+        .env("PILLBOX_REMINDERS_RETRY_BACKOFF_SECONDS", "1")
+        .env("PILLBOX_PUSH_ALLOW_ENDPOINTS", push.prefix())
+        .env("PILLBOX_PUBLIC_URL", "http://pillbox.test");
+}
+
+/// A signed-in account. Made with `pillbox create-user` (verified at once), as servers with
+/// SMTP want new sign-ups to confirm their address first.
+async fn account(server: &Server, email: &str) -> String {
+    let data = server.data_dir.clone();
+    let address = email.to_owned();
+    let created = tokio::task::spawn_blocking(move || {
+        use std::io::Write;
+        let mut child = common::pillbox(&data)
+            .args(["create-user", "--email", &address, "--password-stdin"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(b"secret123\n").unwrap();
+        child.wait_with_output().unwrap()
+    })
+    .await
+    .unwrap();
+    assert!(
+        created.status.success(),
+        "{}",
+        String::from_utf8_lossy(&created.stderr)
+    );
+    let (status, body) = post(
+        server,
+        "/api/auth/login",
+        None,
+        json!({ "email": email, "password": "secret123" }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    body["data"]["token"].as_str().unwrap().to_owned()
+}
+
+async fn put(server: &Server, path: &str, token: &str, body: Value) -> (StatusCode, Value) {
+    call(server, Method::PUT, path, Some(token), Some(body)).await
+}
+
+async fn medication(server: &Server, token: &str, body: Value) -> i64 {
+    let (status, created) = post(server, "/api/medications", Some(token), body).await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    created["data"]["id"].as_i64().unwrap()
+}
+
+/// A one-off reminder for `medication`, due `seconds` from now with no lead.
+async fn remind_in(server: &Server, token: &str, medication: i64, seconds: i64) -> i64 {
+    let due = Utc::now() + chrono::Duration::seconds(seconds);
+    let (status, body) = post(
+        server,
+        "/api/notifications",
+        Some(token),
+        json!({ "medication_id": medication, "scheduled_time": due.to_rfc3339(), "reminder_minutes_before": 0 }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    body["data"]["id"].as_i64().unwrap()
+}
+
+async fn register_device(server: &Server, token: &str, push: &PushService, name: &str) {
+    let sub = push.subscribe(name);
+    let (status, body) = post(
+        server,
+        "/api/notifications/push/register",
+        Some(token),
+        json!({ "subscription": sub.json, "userAgent": "test browser" }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+}
+
+async fn reminder(server: &Server, token: &str, id: i64) -> Value {
+    let (_, body) = get_json(server, "/api/notifications?limit=200", Some(token)).await;
+    body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == id)
+        .cloned()
+        .unwrap_or_else(|| panic!("reminder {id} not listed: {body}"))
+}
+
+/// Polls the reminder until `done` says yes.
+async fn wait_reminder(
+    server: &Server,
+    token: &str,
+    id: i64,
+    within: Duration,
+    done: impl Fn(&Value) -> bool,
+) -> Value {
+    let deadline = Instant::now() + within;
+    loop {
+        let r = reminder(server, token, id).await;
+        if done(&r) {
+            return r;
+        }
+        assert!(Instant::now() < deadline, "reminder never reached the state: {r}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+async fn deliveries(server: &Server, token: &str) -> Vec<Value> {
+    let (status, body) = get_json(server, "/api/notifications/history?limit=200", Some(token)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    body["data"].as_array().unwrap().clone()
+}
+
+fn take_token(url: &str) -> String {
+    url.rsplit("/notifications/take/")
+        .next()
+        .unwrap()
+        .trim()
+        .to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_due_reminder_arrives_by_push_and_email_and_its_link_logs_the_dose_once() {
+    let push = PushService::start().await;
+    let smtp = SmtpSink::start();
+    let server = Server::start_with(|c| {
+        engine_env(c, &push);
+        smtp.configure(c);
+    });
+    let token = account(&server, "ada@example.test").await;
+    let (status, prefs) = put(
+        &server,
+        "/api/notifications/preferences",
+        &token,
+        json!({ "email_notifications_enabled": true, "default_delivery_methods": ["push", "email"] }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{prefs}");
+    assert_eq!(prefs["data"]["email_available"], true);
+    register_device(&server, &token, &push, "phone").await;
+    let med = medication(
+        &server,
+        &token,
+        json!({ "name": "Aspirin", "unit": "tablets", "frequency": "as_needed", "default_quantity": 2 }),
+    )
+    .await;
+    let id = remind_in(&server, &token, med, 2).await;
+    assert_eq!(reminder(&server, &token, id).await["status"], "scheduled");
+
+    let pushed = push.wait_for("phone", 1, Duration::from_secs(20)).await;
+    let (_, key) = get_json(&server, "/api/notifications/push/public-key", None).await;
+    assert_eq!(
+        pushed.vapid_key,
+        key["data"]["publicKey"].as_str().unwrap(),
+        "signed with the instance key"
+    );
+    assert!(pushed.ttl > 0);
+    assert_eq!(pushed.payload["title"], "Time for Aspirin");
+    assert!(
+        pushed.payload["body"]
+            .as_str()
+            .unwrap()
+            .contains("2 tablets of Aspirin"),
+        "{}",
+        pushed.payload
+    );
+    assert_eq!(pushed.payload["url"], "/today");
+    let take_url = pushed.payload["takeUrl"].as_str().unwrap().to_owned();
+    assert!(
+        take_url.starts_with("http://pillbox.test/notifications/take/"),
+        "{take_url}"
+    );
+
+    let mail = smtp.wait_for("ada@example.test", 1);
+    assert_eq!(mail.subject, "Time for Aspirin");
+    assert!(
+        mail.text.contains(&take_url),
+        "the e-mail carries the same take link: {}",
+        mail.text
+    );
+    assert!(mail.raw.contains("text/html"), "an HTML part with the button");
+
+    let sent = wait_reminder(&server, &token, id, Duration::from_secs(10), |r| {
+        r["status"] == "sent"
+    })
+    .await;
+    assert!(sent["answered_at"].is_null());
+
+    // Opening the link changes nothing; only the POST logs.
+    let path = format!("/api/notifications/take/{}", take_token(&take_url));
+    let (status, details) = get_json(&server, &path, None).await;
+    assert_eq!(status, StatusCode::OK, "{details}");
+    assert_eq!(details["data"]["medication_name"], "Aspirin");
+    assert_eq!(details["data"]["quantity"], 2.0);
+    assert_eq!(details["data"]["dosage_unit"], "tablets");
+    assert!(details["data"]["logged"].is_null());
+    let (_, history) = get_json(&server, "/api/medications/history", Some(&token)).await;
+    assert_eq!(
+        history["data"].as_array().map_or(0, Vec::len),
+        0,
+        "a GET logs nothing: {history}"
+    );
+
+    let (status, logged) = post(&server, &path, None, json!({ "status": "taken" })).await;
+    assert_eq!(status, StatusCode::CREATED, "{logged}");
+    assert_eq!(logged["message"], "Medication taken logged successfully");
+    assert_eq!(logged["data"]["dosage_id"], id);
+    let (status, again) = post(&server, &path, None, json!({ "status": "taken" })).await;
+    assert_eq!(status, StatusCode::CONFLICT);
+    assert_eq!(again["message"], "This dose was already logged");
+    let (_, history) = get_json(&server, "/api/medications/history", Some(&token)).await;
+    assert_eq!(
+        history["data"].as_array().unwrap().len(),
+        1,
+        "logged exactly once: {history}"
+    );
+    let (_, details) = get_json(&server, &path, None).await;
+    assert_eq!(details["data"]["logged"]["status"], "taken");
+    assert!(!reminder(&server, &token, id).await["answered_at"].is_null());
+
+    let (status, bad) = get_json(&server, "/api/notifications/take/not-a-real-token", None).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(bad["message"], "Invalid or expired token");
+
+    // The delivery history names both channels, and a reminder for another user's
+    // medication, or another user's delivery history, is out of reach.
+    let rows = deliveries(&server, &token).await;
+    let mut channels: Vec<&str> = rows.iter().map(|r| r["channel"].as_str().unwrap()).collect();
+    channels.sort_unstable();
+    assert_eq!(channels, ["email", "push"]);
+    assert!(
+        rows.iter()
+            .all(|r| r["result"] == "sent" && r["kind"] == "reminder" && r["notification_id"] == id)
+    );
+    let other = account(&server, "eve@example.test").await;
+    assert!(deliveries(&server, &other).await.is_empty());
+    let (status, _) = post(
+        &server,
+        "/api/notifications",
+        Some(&other),
+        json!({ "medication_id": med, "scheduled_time": Utc::now().to_rfc3339() }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, _) = post(
+        &server,
+        &format!("/api/notifications/{id}/send"),
+        Some(&other),
+        json!({}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert!(push.rejected().is_empty(), "{:?}", push.rejected());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reminder_due_while_the_server_was_down_arrives_once_after_the_restart() {
+    let push = PushService::start().await;
+    let temp = tempfile::tempdir().unwrap();
+    let data = temp.path().join("data");
+    let server = Server::start_in(&data, |c| engine_env(c, &push)).unwrap();
+    let token = account(&server, "bo@example.test").await;
+    register_device(&server, &token, &push, "laptop").await;
+    let med = medication(
+        &server,
+        &token,
+        json!({ "name": "Iron", "unit": "tablets", "frequency": "as_needed" }),
+    )
+    .await;
+    let on_time = remind_in(&server, &token, med, 3).await;
+    let too_late = remind_in(&server, &token, med, 4).await;
+    let (status, _) = server.terminate();
+    assert!(status.success());
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    assert_eq!(push.hits("laptop"), 0, "nothing is sent while the server is down");
+
+    // Back within catch_up_minutes: the missed reminder goes out, once.
+    let server = Server::start_in(&data, |c| engine_env(c, &push)).unwrap();
+    let got = push.wait_for("laptop", 1, Duration::from_secs(15)).await;
+    assert_eq!(got.payload["title"], "Time for Iron");
+    wait_reminder(&server, &token, on_time, Duration::from_secs(10), |r| {
+        r["status"] == "sent"
+    })
+    .await;
+    wait_reminder(&server, &token, too_late, Duration::from_secs(10), |r| {
+        r["status"] == "sent"
+    })
+    .await;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(
+        push.received("laptop").len(),
+        2,
+        "one push per reminder, none twice"
+    );
+    let (status, _) = server.terminate();
+    assert!(status.success());
+
+    // A reminder that came due longer ago than catch_up_minutes is marked failed: expired.
+    let server = Server::start_in(&data, |c| engine_env(c, &push)).unwrap();
+    let stale = remind_in(&server, &token, med, 2).await;
+    let (status, _) = server.terminate();
+    assert!(status.success());
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let server = Server::start_in(&data, |c| {
+        engine_env(c, &push);
+        c.env("PILLBOX_REMINDERS_CATCH_UP_MINUTES", "0");
+    })
+    .unwrap();
+    let failed = wait_reminder(&server, &token, stale, Duration::from_secs(10), |r| {
+        r["status"] != "scheduled"
+    })
+    .await;
+    assert_eq!(failed["status"], "failed");
+    assert_eq!(failed["failure_reason"], "expired");
+    assert_eq!(push.received("laptop").len(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_smtp_outage_is_retried_then_failed_with_the_reason_and_a_returning_server_gets_the_reminder() {
+    let push = PushService::start().await;
+    let smtp_port = common::free_port();
+    let server = Server::start_with(|c| {
+        engine_env(c, &push);
+        c.env("PILLBOX_SMTP_HOST", "127.0.0.1")
+            .env("PILLBOX_SMTP_PORT", smtp_port.to_string())
+            .env("PILLBOX_SMTP_TLS", "none")
+            .env("PILLBOX_SMTP_FROM", "Pillbox <pillbox@example.test>")
+            .env("PILLBOX_REMINDERS_RETRY_ATTEMPTS", "3");
+    });
+    let token = account(&server, "cy@example.test").await;
+    put(
+        &server,
+        "/api/notifications/preferences",
+        &token,
+        json!({ "email_notifications_enabled": true, "default_delivery_methods": ["email"] }),
+    )
+    .await;
+    let med = medication(
+        &server,
+        &token,
+        json!({ "name": "Zinc", "unit": "tablets", "frequency": "as_needed" }),
+    )
+    .await;
+
+    // Nobody listens on the SMTP port: 3 rounds (waits 1 s, 2 s), then failed with the reason.
+    let lost = remind_in(&server, &token, med, 1).await;
+    let failed = wait_reminder(&server, &token, lost, Duration::from_secs(20), |r| {
+        r["status"] == "failed"
+    })
+    .await;
+    let reason = failed["failure_reason"].as_str().unwrap();
+    assert!(reason.starts_with("email: "), "{reason}");
+    let rows = deliveries(&server, &token).await;
+    assert_eq!(rows.len(), 3, "every attempt is recorded: {rows:?}");
+    assert!(
+        rows.iter()
+            .all(|r| r["result"] == "failed" && r["channel"] == "email" && r["error"].is_string())
+    );
+
+    // Another outage, but SMTP comes back within the retry window: delivered, not lost.
+    let saved = remind_in(&server, &token, med, 1).await;
+    wait_reminder(&server, &token, saved, Duration::from_secs(10), |r| {
+        !r["failure_reason"].is_null()
+    })
+    .await;
+    let smtp = SmtpSink::start_on(smtp_port);
+    let mail = smtp.wait_for("cy@example.test", 1);
+    assert_eq!(mail.subject, "Time for Zinc");
+    let sent = wait_reminder(&server, &token, saved, Duration::from_secs(10), |r| {
+        r["status"] == "sent"
+    })
+    .await;
+    assert!(sent["failure_reason"].is_null());
+    assert_eq!(smtp.count_for("cy@example.test"), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gone_subscription_is_dropped_and_failed_push_falls_back_to_email() {
+    let push = PushService::start().await;
+    let smtp = SmtpSink::start();
+    let server = Server::start_with(|c| {
+        engine_env(c, &push);
+        smtp.configure(c);
+    });
+    let token = account(&server, "di@example.test").await;
+    register_device(&server, &token, &push, "old-phone").await;
+    register_device(&server, &token, &push, "tablet").await;
+    push.answer("old-phone", StatusCode::GONE);
+    let med = medication(
+        &server,
+        &token,
+        json!({ "name": "Vitamin D", "unit": "drops", "frequency": "as_needed" }),
+    )
+    .await;
+
+    let first = remind_in(&server, &token, med, 1).await;
+    push.wait_for("tablet", 1, Duration::from_secs(15)).await;
+    wait_reminder(&server, &token, first, Duration::from_secs(10), |r| {
+        r["status"] == "sent"
+    })
+    .await;
+    assert_eq!(push.hits("old-phone"), 1);
+    assert_eq!(smtp.count_for("di@example.test"), 0, "push worked: no e-mail");
+
+    // The 410 subscription is gone: the next reminder does not call it again. When every
+    // remaining push fails, the reminder falls back to e-mail and the history says so.
+    push.answer("tablet", StatusCode::INTERNAL_SERVER_ERROR);
+    let second = remind_in(&server, &token, med, 1).await;
+    let mail = smtp.wait_for("di@example.test", 1);
+    assert_eq!(mail.subject, "Time for Vitamin D");
+    wait_reminder(&server, &token, second, Duration::from_secs(10), |r| {
+        r["status"] == "sent"
+    })
+    .await;
+    assert_eq!(push.hits("old-phone"), 1, "the gone subscription was deleted");
+    let rows = deliveries(&server, &token).await;
+    let fallback = rows
+        .iter()
+        .find(|r| r["notification_id"] == second && r["channel"] == "email")
+        .unwrap_or_else(|| panic!("{rows:?}"));
+    assert_eq!(fallback["fallback"], true);
+    assert_eq!(fallback["result"], "sent");
+    let failed_push = rows
+        .iter()
+        .find(|r| r["notification_id"] == second && r["channel"] == "push")
+        .unwrap();
+    assert_eq!(failed_push["result"], "failed");
+    assert!(
+        failed_push["error"].as_str().unwrap().contains("500"),
+        "{failed_push}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unanswered_reminder_repeats_and_a_logged_dose_stops_it() {
+    let push = PushService::start().await;
+    let server = Server::start_with(|c| engine_env(c, &push));
+    let token = account(&server, "ed@example.test").await;
+    put(
+        &server,
+        "/api/notifications/preferences",
+        &token,
+        json!({ "repeat_interval_minutes": 1, "repeat_max": 1 }),
+    )
+    .await;
+    register_device(&server, &token, &push, "phone").await;
+    let ignored = medication(
+        &server,
+        &token,
+        json!({ "name": "Ignored", "unit": "tablets", "frequency": "as_needed" }),
+    )
+    .await;
+    let answered = medication(
+        &server,
+        &token,
+        json!({ "name": "Answered", "unit": "tablets", "frequency": "as_needed" }),
+    )
+    .await;
+    remind_in(&server, &token, ignored, 1).await;
+    let answered_id = remind_in(&server, &token, answered, 1).await;
+    push.wait_for("phone", 2, Duration::from_secs(15)).await;
+    // Logging the dose on the Today screen (no dosage_id) answers the nearest reminder.
+    let (status, body) = post(
+        &server,
+        &format!("/api/medications/{answered}/doses"),
+        Some(&token),
+        json!({}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    assert!(!reminder(&server, &token, answered_id).await["answered_at"].is_null());
+
+    let repeat = push.wait_for("phone", 3, Duration::from_secs(90)).await;
+    assert_eq!(repeat.payload["title"], "Reminder: Ignored is due");
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    let titles: Vec<String> = push
+        .received("phone")
+        .iter()
+        .map(|r| r.payload["title"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        titles.len(),
+        3,
+        "one repeat of the ignored reminder, none of the answered: {titles:?}"
+    );
+    assert!(
+        !titles
+            .iter()
+            .any(|t| t.contains("Answered") && t.starts_with("Reminder:"))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn low_stock_is_announced_once_per_crossing() {
+    let push = PushService::start().await;
+    let server = Server::start_with(|c| engine_env(c, &push));
+    let token = account(&server, "fa@example.test").await;
+    register_device(&server, &token, &push, "phone").await;
+    let med = medication(
+        &server,
+        &token,
+        json!({ "name": "Statin", "unit": "tablets", "frequency": "as_needed",
+                "inventory": { "enabled": true, "inventory_type": "discrete", "container_type": "pill_bottle",
+                               "container_quantity": 1, "item_quantity": 12, "item_unit": "tablets", "current_quantity": 12,
+                               "reminder_threshold": 10 } }),
+    )
+    .await;
+    let dose = |n: i64| {
+        let server = &server;
+        let token = token.clone();
+        async move {
+            let (status, body) = post(
+                server,
+                &format!("/api/medications/{med}/doses"),
+                Some(&token),
+                json!({ "quantity": n }),
+            )
+            .await;
+            assert_eq!(status, StatusCode::CREATED, "{body}");
+        }
+    };
+    dose(1).await; // 11: above the threshold
+    dose(1).await; // 10: crossing
+    let alert = push.wait_for("phone", 1, Duration::from_secs(15)).await;
+    assert_eq!(alert.payload["title"], "Running low on Statin");
+    dose(1).await; // 9: still low, no second alert
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(push.received("phone").len(), 1);
+    let (status, body) = post(
+        &server,
+        &format!("/api/medications/{med}/inventory/adjust"),
+        Some(&token),
+        json!({ "adjustment": 20, "reason": "refill" }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    dose(19).await; // 29 → 10: a new crossing after the refill
+    let again = push.wait_for("phone", 2, Duration::from_secs(15)).await;
+    assert_eq!(again.payload["title"], "Running low on Statin");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tests_preferences_and_subscriptions_check_their_input() {
+    let push = PushService::start().await;
+    let smtp = SmtpSink::start();
+    let server = Server::start_with(|c| {
+        engine_env(c, &push);
+        smtp.configure(c);
+    });
+    let token = account(&server, "gi@example.test").await;
+
+    // Test notifications: none delivered is an error naming each channel.
+    let (status, body) = post(
+        &server,
+        "/api/notifications/test",
+        Some(&token),
+        json!({ "deliveryMethods": ["push"] }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_GATEWAY, "{body}");
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .contains("no device is subscribed"),
+        "{body}"
+    );
+    register_device(&server, &token, &push, "phone").await;
+    let (status, body) = post(
+        &server,
+        "/api/notifications/test",
+        Some(&token),
+        json!({ "deliveryMethods": ["push", "email"] }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["message"], "Test notification sent!");
+    assert_eq!(
+        push.wait_for("phone", 1, Duration::from_secs(10)).await.payload["title"],
+        "Pillbox test notification"
+    );
+    assert_eq!(
+        smtp.wait_for("gi@example.test", 1).subject,
+        "Pillbox test notification"
+    );
+    let rows = deliveries(&server, &token).await;
+    assert!(
+        rows.iter()
+            .any(|r| r["kind"] == "test" && r["result"] == "failed")
+    );
+    assert_eq!(
+        rows.iter()
+            .filter(|r| r["kind"] == "test" && r["result"] == "sent")
+            .count(),
+        2
+    );
+    let (status, _) = post(
+        &server,
+        "/api/notifications/test",
+        Some(&token),
+        json!({ "deliveryMethods": [] }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+
+    // Subscriptions must point at a push service (or an allowed prefix) and carry real keys.
+    let mut sub = push.subscribe("x").json;
+    sub["endpoint"] = json!("http://169.254.169.254/latest/meta-data");
+    let (status, body) = post(
+        &server,
+        "/api/notifications/push/register",
+        Some(&token),
+        json!({ "subscription": sub }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(body["message"], "This push service is not allowed");
+    let mut sub = push.subscribe("y").json;
+    sub["keys"]["p256dh"] = json!("short");
+    let (status, body) = post(
+        &server,
+        "/api/notifications/push/register",
+        Some(&token),
+        json!({ "subscription": sub }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(body["message"], "Invalid push subscription");
+
+    // Preferences: defaults, validation that changes nothing, the Settings view of them.
+    let (_, prefs) = get_json(&server, "/api/notifications/preferences", Some(&token)).await;
+    assert_eq!(prefs["data"]["default_reminder_minutes_before"], 15);
+    assert_eq!(prefs["data"]["default_delivery_methods"], json!(["push"]));
+    let (status, body) = put(
+        &server,
+        "/api/notifications/preferences",
+        &token,
+        json!({ "default_delivery_methods": [] }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(body["message"], "Choose at least one delivery method");
+    let (status, _) = put(
+        &server,
+        "/api/notifications/preferences",
+        &token,
+        json!({ "default_reminder_minutes_before": 30, "default_delivery_methods": ["fax"] }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    let (_, prefs) = get_json(&server, "/api/notifications/preferences", Some(&token)).await;
+    assert_eq!(
+        prefs["data"]["default_reminder_minutes_before"], 15,
+        "a refused change changes nothing"
+    );
+    let (status, body) = put(
+        &server,
+        "/api/notifications/settings",
+        &token,
+        json!({ "medication_reminders": true, "reminder_time_before": 30, "daily_reminder_time": "08:15",
+                "push_notifications": true, "email_notifications": true }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["message"], "Notification settings updated successfully");
+    let (_, prefs) = get_json(&server, "/api/notifications/preferences", Some(&token)).await;
+    assert_eq!(prefs["data"]["default_reminder_minutes_before"], 30);
+    assert_eq!(prefs["data"]["email_notifications_enabled"], true);
+    let (_, settings) = get_json(&server, "/api/notifications/settings", Some(&token)).await;
+    assert_eq!(settings["data"]["daily_reminder_time"], "08:15");
+
+    // Per-medication preferences: the lead moves the planned reminders; others get 404.
+    let med = medication(
+        &server,
+        &token,
+        json!({ "name": "Daily", "unit": "tablets", "frequency": "daily" }),
+    )
+    .await;
+    let (status, body) = put(
+        &server,
+        &format!("/api/notifications/medications/{med}/preferences"),
+        &token,
+        json!({ "reminder_minutes_before": 60, "delivery_methods": ["email"], "custom_message": "with food" }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["data"]["uses_defaults"], false);
+    let (_, list) = get_json(
+        &server,
+        "/api/notifications?status=scheduled&limit=50",
+        Some(&token),
+    )
+    .await;
+    let planned = list["data"].as_array().unwrap();
+    assert!(!planned.is_empty());
+    for r in planned {
+        let due = chrono::DateTime::parse_from_rfc3339(r["scheduled_time"].as_str().unwrap()).unwrap();
+        let at = chrono::DateTime::parse_from_rfc3339(r["reminder_time"].as_str().unwrap()).unwrap();
+        assert_eq!((due - at).num_minutes(), 60, "{r}");
+    }
+    let other = account(&server, "hu@example.test").await;
+    let (status, _) = get_json(
+        &server,
+        &format!("/api/notifications/medications/{med}/preferences"),
+        Some(&other),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, _) = put(
+        &server,
+        &format!("/api/notifications/medications/{med}/preferences"),
+        &other,
+        json!({ "reminder_minutes_before": 5 }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, body) = put(
+        &server,
+        &format!("/api/notifications/medications/{med}/preferences"),
+        &token,
+        json!({ "use_defaults": true }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(body["data"]["reminder_minutes_before"], 30);
+    assert_eq!(body["data"]["uses_defaults"], true);
+
+    // Turning reminders off removes the planned ones.
+    put(
+        &server,
+        "/api/notifications/settings",
+        &token,
+        json!({ "medication_reminders": false }),
+    )
+    .await;
+    let (_, list) = get_json(&server, "/api/notifications?status=scheduled", Some(&token)).await;
+    assert_eq!(list["data"].as_array().unwrap().len(), 0, "{list}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn send_test_reports_each_channel_and_fails_when_none_delivered() {
+    let push = PushService::start().await;
+    let smtp = SmtpSink::start();
+    let server = Server::start_with(|c| {
+        engine_env(c, &push);
+        smtp.configure(c);
+    });
+    account(&server, "io@example.test").await;
+    let data = server.data_dir.clone();
+    let run = move |args: &'static [&'static str], with_smtp: Option<u16>| {
+        let data = data.clone();
+        let mut command = common::pillbox(&data);
+        command.args(args);
+        if let Some(port) = with_smtp {
+            command
+                .env("PILLBOX_SMTP_HOST", "127.0.0.1")
+                .env("PILLBOX_SMTP_PORT", port.to_string())
+                .env("PILLBOX_SMTP_TLS", "none")
+                .env("PILLBOX_SMTP_FROM", "Pillbox <pillbox@example.test>");
+        }
+        command.output().unwrap()
+    };
+    let smtp_port = smtp.port;
+    let sent = tokio::task::spawn_blocking({
+        let run = run.clone();
+        move || {
+            run(
+                &["send-test", "--email", "io@example.test", "--method", "email"],
+                Some(smtp_port),
+            )
+        }
+    })
+    .await
+    .unwrap();
+    assert!(sent.status.success(), "{}", String::from_utf8_lossy(&sent.stderr));
+    assert!(String::from_utf8_lossy(&sent.stdout).contains("email: sent"));
+    assert_eq!(
+        smtp.wait_for("io@example.test", 1).subject,
+        "Pillbox test notification"
+    );
+
+    let failed = tokio::task::spawn_blocking(move || run(&["send-test", "--email", "io@example.test"], None))
+        .await
+        .unwrap();
+    assert!(!failed.status.success());
+    let out = String::from_utf8_lossy(&failed.stdout);
+    assert!(out.contains("push: failed: no device is subscribed"), "{out}");
+}
