@@ -250,17 +250,28 @@ async fn gen_vapid_prints_config_lines_and_writes_the_instance_key() {
 }
 
 #[test]
-fn commands_of_later_features_refuse_honestly() {
+fn export_refuses_honestly_until_it_exists() {
     let temp = tempfile::tempdir().unwrap();
-    for args in [&["export", "--email", "a@example.com"][..]] {
-        let output = run(temp.path(), args);
-        assert!(!output.status.success(), "{args:?}");
-        assert!(
-            stderr(&output).contains("not available in this build yet"),
-            "{}",
-            stderr(&output)
-        );
-    }
+    let output = run(temp.path(), &["export", "--email", "a@example.com"]);
+    assert!(!output.status.success());
+    assert!(
+        stderr(&output).contains("not available in this build yet"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn send_test_names_an_unknown_account() {
+    let temp = tempfile::tempdir().unwrap();
+    assert!(run(temp.path(), &["migrate"]).status.success());
+    let output = run(temp.path(), &["send-test", "--email", "nobody@example.com"]);
+    assert!(!output.status.success());
+    assert!(
+        stderr(&output).contains("no account with the e-mail address nobody@example.com"),
+        "{}",
+        stderr(&output)
+    );
 }
 
 #[test]

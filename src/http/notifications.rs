@@ -152,11 +152,13 @@ pub async fn create(
             let id = reminders::insert_one_off(
                 &tx,
                 user.id,
-                m.id,
-                &m.name,
-                &clock::stamp(scheduled),
-                &clock::stamp(reminder),
-                message.as_deref(),
+                &reminders::OneOff {
+                    medication_id: m.id,
+                    medication_name: &m.name,
+                    scheduled: &clock::stamp(scheduled),
+                    reminder: &clock::stamp(reminder),
+                    message: message.as_deref(),
+                },
                 &clock::stamp(now),
             )?
             .ok_or_else(|| {

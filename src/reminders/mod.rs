@@ -63,9 +63,13 @@ pub async fn start(engine: Arc<Engine>) -> Result<JobScheduler, String> {
 }
 
 async fn run_tick(engine: &Arc<Engine>) {
+    let started = std::time::Instant::now();
     match engine.tick().await {
         Ok(0) => {}
-        Ok(n) => tracing::debug!("dispatcher handled {n} reminders"),
+        Ok(n) => tracing::info!(
+            "dispatcher handled {n} reminders in {} ms",
+            started.elapsed().as_millis()
+        ),
         Err(e) => tracing::error!("dispatcher tick failed: {e}"),
     }
 }
@@ -74,6 +78,7 @@ async fn run_tick(engine: &Arc<Engine>) {
 /// are never kept waiting long.
 pub async fn run_planning(engine: &Engine) {
     let days = engine.settings.reminders.horizon_days;
+    let started = std::time::Instant::now();
     let users = match engine
         .db
         .read(|conn| Ok::<_, DbError>(planner::users_with_medications(conn)?))
@@ -86,6 +91,7 @@ pub async fn run_planning(engine: &Engine) {
         }
     };
     let mut added = 0;
+    let count = users.len();
     for user_id in users {
         let result = engine
             .db
@@ -102,6 +108,9 @@ pub async fn run_planning(engine: &Engine) {
         }
     }
     if added > 0 {
-        tracing::info!("planned {added} new reminders");
+        tracing::info!(
+            "planned {added} new reminders for {count} users in {} ms",
+            started.elapsed().as_millis()
+        );
     }
 }

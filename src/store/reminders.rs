@@ -137,16 +137,20 @@ pub fn drop_unsent_for_user(conn: &Connection, user_id: i64) -> rusqlite::Result
     Ok(())
 }
 
-/// Adds a one-off reminder for a dose. `None` when the medication already has a reminder
-/// for that instant.
+/// A one-off reminder someone set for a dose.
+pub struct OneOff<'a> {
+    pub medication_id: i64,
+    pub medication_name: &'a str,
+    pub scheduled: &'a str,
+    pub reminder: &'a str,
+    pub message: Option<&'a str>,
+}
+
+/// Adds a one-off reminder. `None` when the medication already has one for that instant.
 pub fn insert_one_off(
     conn: &Connection,
     user_id: i64,
-    medication_id: i64,
-    medication_name: &str,
-    scheduled: &str,
-    reminder: &str,
-    message: Option<&str>,
+    r: &OneOff<'_>,
     now: &str,
 ) -> rusqlite::Result<Option<i64>> {
     let changed = conn.execute(
@@ -156,11 +160,11 @@ pub fn insert_one_off(
          ON CONFLICT (medication_id, kind, scheduled_time) DO NOTHING",
         params![
             user_id,
-            medication_id,
-            medication_name,
-            scheduled,
-            reminder,
-            message,
+            r.medication_id,
+            r.medication_name,
+            r.scheduled,
+            r.reminder,
+            r.message,
             now
         ],
     )?;

@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""The reminder engine under load.
+
+    python3 benchmarks/reminders.py [path/to/pillbox] [--users 10000] [--due 1000]
+
+1. Planner: seeds USERS accounts with 3 daily medications each (08:00, 13:00, 20:00 in a mix
+   of time zones) straight into a migrated database, starts `pillbox serve`, and reports the
+   time its start-up planning takes to fill 7 days (from the server's own log line).
+2. Dispatcher: adds DUE one-off reminders due now for DUE users, each with e-mail and one
+   push subscription, against a local SMTP server (aiosmtpd) and a local push endpoint that
+   answers 201, and reports how long the tick that delivers them takes.
+3. Memory: the server's peak resident memory (VmHWM) and its RSS after both.
+"""
+import argparse
+import base64
+import http.server
+import os
+import re
+import secrets
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+ZONES = ["UTC", "Europe/Berlin", "America/New_York", "Asia/Tokyo", "Australia/Sydney"]
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def stamp(t):
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + ".%03dZ" % int((t % 1) * 1000)
+
+
+class PushHandler(http.server.BaseHTTPRequestHandler):
+    received = 0
+    lock = threading.Lock()
+
+    def do_POST(self):
+        length = int(self.headers.get("Content-Length", "0"))
+        self.rfile.read(length)
+        with PushHandler.lock:
+            PushHandler.received += 1
+        self.send_response(201)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+def p256_public_key():
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.hazmat.primitives import serialization
+    key = ec.generate_private_key(ec.SECP256R1())
+    raw = key.public_key().public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+
+def seed(db, users, now):
+    conn = sqlite3.connect(db)
+    conn.execute("PRAGMA journal_mode=WAL")
+    created = stamp(now)
+    today = time.strftime("%Y-%m-%d", time.gmtime(now))
+    with conn:
+        conn.executemany(
+            "INSERT INTO users (id, email, password_hash, email_verified, created_at, updated_at) "
+            "VALUES (?, ?, 'x', 1, ?, ?)",
+            ((i, f"user{i}@bench.test", created, created) for i in range(1, users + 1)))
+        conn.executemany(
+            "INSERT INTO user_settings (user_id, timezone) VALUES (?, ?)",
+            ((i, ZONES[i % len(ZONES)]) for i in range(1, users + 1)))
+        conn.executemany(
+            "INSERT INTO medications (user_id, name, unit, frequency, color, icon, default_quantity, "
+            "schedule_times, start_date, created_at, updated_at) VALUES (?, ?, 'tablets', 'daily', 'blue', "
+            "'pill-symbolic', 1000, ?, ?, ?, ?)",
+            ((i, f"Med {m}", f'["{t}"]', today, created, created)
+             for i in range(1, users + 1) for m, t in enumerate(["08:00", "13:00", "20:00"])))
+    conn.close()
+
+
+def columns(conn, table):
+    return [row[1] for row in conn.execute(f"PRAGMA table_info({table})")]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("binary", nargs="?", default="target/release/pillbox")
+    parser.add_argument("--users", type=int, default=10000)
+    parser.add_argument("--due", type=int, default=1000)
+    args = parser.parse_args()
+
+    work = tempfile.mkdtemp(prefix="pillbox-bench-")
+    data = os.path.join(work, "data")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PILLBOX_")}
+    env.update({"PILLBOX_DATA_DIR": data, "PILLBOX_LOG_LEVEL": "info"})
+    subprocess.run([args.binary, "migrate"], env=env, check=True, capture_output=True)
+    db = os.path.join(data, "pillbox.sqlite3")
+    cols = columns(sqlite3.connect(db), "users")
+    if "updated_at" not in cols:
+        print("unexpected users table:", cols, file=sys.stderr)
+    now = time.time()
+    began = time.perf_counter()
+    seed(db, args.users, now)
+    print(f"seeded {args.users} users x 3 daily medications in {time.perf_counter() - began:.1f} s")
+
+    # Local push endpoint and SMTP server.
+    push_port = free_port()
+    push = http.server.ThreadingHTTPServer(("127.0.0.1", push_port), PushHandler)
+    threading.Thread(target=push.serve_forever, daemon=True).start()
+    smtp_port = free_port()
+    maildir = os.path.join(work, "maildir")
+    smtp = subprocess.Popen([sys.executable, "-m", "aiosmtpd", "-n", "-l", f"127.0.0.1:{smtp_port}",
+                             "-c", "aiosmtpd.handlers.Mailbox", maildir],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    port = free_port()
+    env.update({
+        "PILLBOX_SMTP_HOST": "127.0.0.1", "PILLBOX_SMTP_PORT": str(smtp_port), "PILLBOX_SMTP_TLS": "none",
+        "PILLBOX_SMTP_FROM": "Pillbox <pillbox@bench.test>",
+        "PILLBOX_PUSH_ALLOW_ENDPOINTS": f"http://127.0.0.1:{push_port}/",
+        "PILLBOX_REMINDERS_TICK_SECONDS": "5",
+    })
+    log_lines = []
+    server = subprocess.Popen([args.binary, "serve", "--bind", f"127.0.0.1:{port}"], env=env,
+                              stderr=subprocess.PIPE, text=True)
+    planned = threading.Event()
+    ticked = threading.Event()
+    tick_ms = []
+
+    def read_log():
+        for line in server.stderr:
+            log_lines.append(line)
+            if "planned" in line and "new reminders" in line:
+                planned.set()
+            m = re.search(r"dispatcher handled (\d+) reminders in (\d+) ms", line)
+            if m:
+                tick_ms.append((int(m.group(1)), int(m.group(2))))
+                ticked.set()
+
+    threading.Thread(target=read_log, daemon=True).start()
+    if not planned.wait(600):
+        print("".join(log_lines[-20:]), file=sys.stderr)
+        raise SystemExit("planning did not finish")
+    line = next(l for l in log_lines if "new reminders" in l)
+    print("planner:", line.split("INFO")[-1].strip())
+    conn = sqlite3.connect(db)
+    print("reminders in the database:", conn.execute("SELECT count(*) FROM reminders").fetchone()[0])
+
+    # 1000 reminders due at the same minute, each user with e-mail and push.
+    key = p256_public_key()
+    due = stamp(time.time())
+    with conn:
+        conn.executemany(
+            "INSERT INTO notification_preferences (user_id, email_enabled, delivery_methods) VALUES (?, 1, 'push,email')",
+            ((i,) for i in range(1, args.due + 1)))
+        conn.executemany(
+            "INSERT INTO push_subscriptions (user_id, endpoint, p256dh, auth, created_at) VALUES (?, ?, ?, ?, ?)",
+            ((i, f"http://127.0.0.1:{push_port}/push/{i}", key,
+              base64.urlsafe_b64encode(secrets.token_bytes(16)).rstrip(b"=").decode(), due)
+             for i in range(1, args.due + 1)))
+        conn.executemany(
+            "INSERT INTO reminders (user_id, medication_id, medication_name, kind, scheduled_time, reminder_time, "
+            "next_attempt_at, created_at) SELECT user_id, id, name, 'one_off', ?, ?, ?, ? FROM medications "
+            "WHERE user_id = ? AND name = 'Med 0'",
+            ((due, due, due, due, i) for i in range(1, args.due + 1)))
+    tick_ms.clear()
+    ticked.clear()
+    if not ticked.wait(600):
+        raise SystemExit("the dispatcher did not run")
+    handled, ms = tick_ms[0]
+    mails = len(os.listdir(os.path.join(maildir, "new"))) if os.path.isdir(os.path.join(maildir, "new")) else 0
+    print(f"dispatcher: one tick delivered {handled} due reminders in {ms} ms "
+          f"({PushHandler.received} pushes, {mails} e-mails received)")
+    sent = conn.execute("SELECT count(*) FROM reminders WHERE kind = 'one_off' AND status = 'sent'").fetchone()[0]
+    print(f"reminders marked sent: {sent}")
+    with open(f"/proc/{server.pid}/status") as status:
+        mem = {l.split(":")[0]: l.split(":")[1].strip() for l in status if l.startswith(("VmHWM", "VmRSS"))}
+    print(f"server memory: peak {mem['VmHWM']}, now {mem['VmRSS']}")
+    server.terminate()
+    server.wait(20)
+    smtp.terminate()
+    push.shutdown()
+
+
+if __name__ == "__main__":
+    main()
