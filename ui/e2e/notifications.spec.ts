@@ -1,5 +1,7 @@
-import { expect, test } from './fixtures';
+import { expect, signIn, test } from './fixtures';
+import { MAIL_SERVER_URL, waitForMail } from './mail';
 import { createMedication, freshUserAt } from './medsHelpers';
+import { emailReminders, verifiedMailUser } from './notifyHelpers';
 
 // One account for the whole journey: the server allows 10 registrations per client and hour,
 // and the other specs already use 9 of them.
@@ -37,8 +39,51 @@ test.describe('notifications', () => {
     await expect(page.getByTestId('notification-scheduled-time').filter({ hasText: soonest })).toHaveCount(0);
 
     await page.getByRole('tab', { name: 'Settings' }).click();
-    await expect(page.getByRole('tabpanel')).toContainText('Push and e-mail delivery settings arrive');
+    await expect(page.getByTestId('push-card')).toBeVisible();
     await page.getByRole('tab', { name: 'History' }).click();
-    await expect(page.getByRole('tabpanel')).toContainText('Delivery history arrives');
+    await expect(page.getByTestId('history-empty')).toContainText('No notifications sent yet');
+  });
+});
+
+test.describe('notifications with e-mail delivery', () => {
+  // The server that sends e-mail (playwright.config.ts), so a test notification can go out.
+  test.use({ baseURL: MAIL_SERVER_URL });
+
+  test('push permission badge, a test e-mail, and its delivery in the history', async ({ page, context, request }) => {
+    const user = await verifiedMailUser(request, 'notify');
+    await emailReminders(request, user);
+    await signIn(page, user, '/notifications');
+
+    await page.getByRole('tab', { name: 'Settings' }).click();
+    const push = page.getByTestId('push-card');
+    await expect(push.getByRole('heading', { name: 'Push Notifications' })).toBeVisible();
+    await expect(push.getByTestId('push-permission')).toHaveText('Not Set');
+    await context.grantPermissions(['notifications'], { origin: MAIL_SERVER_URL });
+    await page.reload();
+    await page.getByRole('tab', { name: 'Settings' }).click();
+    await expect(push.getByTestId('push-permission')).toHaveText('Enabled');
+    await expect(push.getByRole('checkbox', { name: 'Send push notifications to this device' })).not.toBeChecked();
+
+    await page.getByTestId('general-card').getByRole('button', { name: 'Configure' }).click();
+    await expect(page.getByRole('dialog')).toBeVisible();
+    await page.keyboard.press('Escape');
+    await expect(page.getByRole('dialog')).toHaveCount(0);
+    await expect(page.getByTestId('per-medication-card').getByRole('link', { name: 'Go to Medications' })).toBeVisible();
+
+    const testCard = page.getByTestId('test-card');
+    await testCard.getByRole('button', { name: 'Send Test Notification' }).click();
+    await expect(testCard.getByTestId('test-outcome')).toHaveText('Test notification sent!');
+    await expect(testCard.getByTestId('test-results')).toContainText('E-mail delivered');
+    // Message 1 was the verification link.
+    await waitForMail(user.email, 2);
+
+    await page.getByRole('tab', { name: 'History' }).click();
+    const rows = page.getByTestId('delivery-row');
+    await expect(rows).toHaveCount(1);
+    await expect(rows.first().getByTestId('delivery-channel')).toHaveText('E-mail');
+    await expect(rows.first().getByTestId('delivery-result')).toHaveText('Sent');
+    await expect(rows.first().getByTestId('delivery-kind')).toHaveText('Test');
+    await expect(rows.first().getByTestId('delivery-time')).not.toBeEmpty();
+    await expect(page.getByTestId('history-summary')).toHaveText('Showing 1 of 1');
   });
 });

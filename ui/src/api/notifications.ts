@@ -1,5 +1,6 @@
-// Scheduled reminders (/api/notifications): the Notifications page's Scheduled tab.
-import { apiRequest, isJsonObject, type Json } from './client';
+// Reminders (/api/notifications): the scheduled list, delivery history, push subscriptions,
+// the delivery defaults and test notifications (the Notifications page).
+import { ApiError, apiRequest, isJsonObject, type Json } from './client';
 import { FormatError, dataOf } from './medicationParse';
 
 export const NOTIFICATION_STATUSES = ['scheduled', 'sent', 'cancelled', 'failed'] as const;
@@ -15,6 +16,10 @@ export interface ScheduledNotification {
   reminder_time: string;
   status: NotificationStatus;
   message: string | null;
+  /** When a logged dose answered this reminder, else null. */
+  answered_at: string | null;
+  /** Why its delivery failed (status failed), else null. */
+  failure_reason: string | null;
 }
 
 export interface NotificationList {
@@ -29,6 +34,14 @@ function str(value: Json | undefined): string {
   return typeof value === 'string' ? value : '';
 }
 
+function strOrNull(value: Json | undefined): string | null {
+  return typeof value === 'string' && value !== '' ? value : null;
+}
+
+function count(value: Json | undefined, fallback: number): number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : fallback;
+}
+
 export function parseNotification(value: Json | undefined): ScheduledNotification {
   if (!isJsonObject(value) || typeof value.id !== 'number') throw new FormatError('notification');
   const status = NOTIFICATION_STATUSES.find((s) => s === value.status) ?? 'scheduled';
@@ -40,7 +53,9 @@ export function parseNotification(value: Json | undefined): ScheduledNotificatio
     scheduled_time: str(value.scheduled_time),
     reminder_time: str(value.reminder_time),
     status,
-    message: typeof value.message === 'string' && value.message !== '' ? value.message : null,
+    message: strOrNull(value.message),
+    answered_at: strOrNull(value.answered_at),
+    failure_reason: strOrNull(value.failure_reason),
   };
 }
 
@@ -54,9 +69,7 @@ export async function listScheduledNotifications(signal?: AbortSignal): Promise<
     .map(parseNotification)
     .sort((a, b) => Date.parse(a.scheduled_time) - Date.parse(b.scheduled_time));
   const pagination = isJsonObject(body.pagination) ? body.pagination : {};
-  const total =
-    typeof pagination.total === 'number' && Number.isFinite(pagination.total) ? pagination.total : notifications.length;
-  return { notifications, total };
+  return { notifications, total: count(pagination.total, notifications.length) };
 }
 
 /** Cancels a scheduled reminder (only a scheduled one can be cancelled). */
@@ -94,4 +107,115 @@ export async function sendTestNotification(methods: readonly DeliveryMethod[]): 
     body: { deliveryMethods: [...methods] },
   });
   return parseResults(body);
+}
+
+/**
+ * The channel outcomes a failed test (or send-now) carried: the server answers 502 with
+ * each channel's detail when none delivered. Empty for any other error.
+ */
+export function channelResultsOf(error: unknown): ChannelResult[] {
+  return error instanceof ApiError && error.body !== null ? parseResults(error.body) : [];
+}
+
+/** The delivery defaults of the global preferences (GET /api/notifications/preferences). */
+export interface DeliveryDefaults {
+  methods: DeliveryMethod[];
+  push_enabled: boolean;
+  email_enabled: boolean;
+  /** Whether this server can send e-mail at all. */
+  email_available: boolean;
+}
+
+export async function getDeliveryDefaults(signal?: AbortSignal): Promise<DeliveryDefaults> {
+  const data = dataOf(await apiRequest('/api/notifications/preferences', { signal }));
+  if (!isJsonObject(data)) throw new FormatError('preferences');
+  const listed = Array.isArray(data.default_delivery_methods) ? data.default_delivery_methods : [];
+  return {
+    methods: DELIVERY_METHODS.filter((method) => listed.includes(method)),
+    push_enabled: data.push_notifications_enabled !== false,
+    email_enabled: data.email_notifications_enabled === true,
+    email_available: data.email_available !== false,
+  };
+}
+
+export const DELIVERY_KINDS = ['reminder', 'repeat', 'low_stock', 'test'] as const;
+export type DeliveryKind = (typeof DELIVERY_KINDS)[number];
+
+/** One attempt to deliver a notification over one channel. */
+export interface Delivery {
+  id: number;
+  notification_id: number | null;
+  kind: DeliveryKind;
+  title: string;
+  medication_name: string | null;
+  channel: DeliveryMethod;
+  attempted_at: string;
+  result: 'sent' | 'failed';
+  error: string | null;
+  /** E-mail was used because every push failed. */
+  fallback: boolean;
+}
+
+export interface DeliveryPage {
+  deliveries: Delivery[];
+  total: number;
+}
+
+/** SPEC §3 "Notification history filters". */
+export interface DeliveryHistoryQuery {
+  limit?: number;
+  offset?: number;
+  start_date?: string;
+  end_date?: string;
+}
+
+/** Deliveries per page of the History tab. */
+export const DELIVERY_PAGE_SIZE = 50;
+
+export function parseDelivery(value: Json | undefined): Delivery {
+  if (!isJsonObject(value) || typeof value.id !== 'number') throw new FormatError('delivery');
+  return {
+    id: value.id,
+    notification_id: typeof value.notification_id === 'number' ? value.notification_id : null,
+    kind: DELIVERY_KINDS.find((kind) => kind === value.kind) ?? 'reminder',
+    title: str(value.title),
+    medication_name: strOrNull(value.medication_name),
+    channel: value.channel === 'email' ? 'email' : 'push',
+    attempted_at: str(value.attempted_at),
+    result: value.result === 'sent' ? 'sent' : 'failed',
+    error: strOrNull(value.error),
+    fallback: value.fallback === true,
+  };
+}
+
+/** The delivery history, newest first. */
+export async function listDeliveries(query: DeliveryHistoryQuery = {}, signal?: AbortSignal): Promise<DeliveryPage> {
+  const params = new URLSearchParams({
+    limit: String(query.limit ?? DELIVERY_PAGE_SIZE),
+    offset: String(query.offset ?? 0),
+  });
+  if (query.start_date) params.set('start_date', query.start_date);
+  if (query.end_date) params.set('end_date', query.end_date);
+  const body = await apiRequest(`/api/notifications/history?${params.toString()}`, { signal });
+  const data = dataOf(body);
+  if (!Array.isArray(data) || !isJsonObject(body)) throw new FormatError('delivery history');
+  const deliveries = data.map(parseDelivery);
+  const pagination = isJsonObject(body.pagination) ? body.pagination : {};
+  return { deliveries, total: count(pagination.total, deliveries.length) };
+}
+
+/** Tells the server where to push this browser's notifications (`PushSubscription.toJSON()`). */
+export async function registerPushSubscription(subscription: PushSubscriptionJSON, userAgent: string): Promise<void> {
+  await apiRequest('/api/notifications/push/register', { method: 'POST', body: { subscription, userAgent } });
+}
+
+/** Forgets a push endpoint (no error when the server did not know it). */
+export async function unregisterPushSubscription(endpoint: string): Promise<void> {
+  await apiRequest('/api/notifications/push/unregister', { method: 'POST', body: { endpoint } });
+}
+
+/** The server's VAPID public key (base64url), or '' when none is configured. */
+export async function getPushPublicKey(): Promise<string> {
+  const data = dataOf(await apiRequest('/api/notifications/push/public-key', { anonymous: true }));
+  return isJsonObject(data) ? str(data.publicKey) : '';
 }

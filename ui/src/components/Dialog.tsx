@@ -15,17 +15,22 @@ interface DialogProps {
   actions?: ReactNode;
   /** Extra class, e.g. `dialog-danger`. */
   className?: string;
+  /** A click on the backdrop closes it too (only where nothing is lost by accident). */
+  closeOnBackdrop?: boolean;
 }
 
 /**
  * A modal dialog: focus moves in (to `[data-autofocus]` or the first control), stays in
  * while it is open, and returns to where it was when it closes. Escape closes it. A click
- * beside it does not, so codes shown in it are not lost by accident.
+ * beside it does not unless `closeOnBackdrop` says so, so codes shown in it are not lost by
+ * accident.
  */
-export function Dialog({ title, onClose, children, actions, className }: DialogProps) {
+export function Dialog({ title, onClose, children, actions, className, closeOnBackdrop }: DialogProps) {
   const { t } = useTranslation();
   const titleId = useId();
   const panel = useRef<HTMLDivElement>(null);
+  // A press that starts inside (selecting text) and ends on the backdrop is not a click beside it.
+  const pressedBeside = useRef(false);
 
   useEffect(() => {
     const previous = document.activeElement instanceof HTMLElement ? document.activeElement : null;
@@ -67,7 +72,15 @@ export function Dialog({ title, onClose, children, actions, className }: DialogP
   };
 
   return createPortal(
-    <div className="dialog-backdrop">
+    <div
+      className="dialog-backdrop"
+      onMouseDown={(event) => {
+        pressedBeside.current = event.target === event.currentTarget;
+      }}
+      onClick={(event) => {
+        if (closeOnBackdrop && onClose && pressedBeside.current && event.target === event.currentTarget) onClose();
+      }}
+    >
       <div
         ref={panel}
         className={className ? `dialog ${className}` : 'dialog'}

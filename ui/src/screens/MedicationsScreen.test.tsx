@@ -218,19 +218,48 @@ describe('Medications', () => {
     expect(url).toBe('/api/medications/3?delete_history=true');
   });
 
-  it('has a notification settings dialog that promises nothing', async () => {
+  it('opens the notification preferences for one medication from its card', async () => {
     signInForMeds();
-    medsServer({ 'GET /api/medications': () => ok([medicationJson()]) });
+    const fetchMock = medsServer({
+      'GET /api/medications': () => ok([medicationJson()]),
+      'GET /api/notifications/medications/3/preferences': () =>
+        ok({ medication_id: 3, delivery_methods: ['push'], reminder_minutes_before: 15, custom_message: null, uses_defaults: true }),
+      'PUT /api/notifications/medications/3/preferences': () =>
+        ok({ medication_id: 3, delivery_methods: ['push'], reminder_minutes_before: 30, custom_message: null, uses_defaults: false }),
+    });
     renderApp('/medications');
     const card = await screen.findByTestId('medication-card');
     await userEvent.click(within(card).getByRole('button', { name: 'Notification settings for Aspirin' }));
     const dialog = screen.getByRole('dialog', { name: 'Notification Settings for Aspirin' });
-    expect(within(dialog).getByText(/Reminders are not available yet/)).toBeTruthy();
-    expect(within(dialog).getAllByRole('button').map((b) => b.textContent || b.getAttribute('aria-label'))).toEqual([
-      'Close',
-      'Cancel',
-    ]);
-    await userEvent.keyboard('{Escape}');
+    for (const name of ['Save Settings', 'Test Notification', 'Cancel']) {
+      expect(within(dialog).getByRole('button', { name })).toBeTruthy();
+    }
+    await userEvent.click(await within(dialog).findByRole('switch', { name: /Use my default settings/ }));
+    await userEvent.selectOptions(within(dialog).getByLabelText('Remind me'), '30');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Save Settings' }));
+    expect(await within(dialog).findByText('Preferences saved successfully!')).toBeTruthy();
+    expect(sentJson(requestsTo(fetchMock, 'PUT', '/api/notifications/medications/3/preferences')[0]?.[1])).toEqual({
+      delivery_methods: ['push'],
+      reminder_minutes_before: 30,
+      custom_message: '',
+    });
+    // It closes by itself 1.5 s after the save.
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull(), { timeout: 3000 });
+  });
+
+  it('opens the global notification preferences from the header', async () => {
+    signInForMeds();
+    medsServer({
+      'GET /api/medications': () => ok([]),
+      'GET /api/notifications/preferences': () =>
+        ok({ default_reminder_minutes_before: 60, default_delivery_methods: ['push'], email_available: true }),
+    });
+    renderApp('/medications');
+    await screen.findByTestId('empty-state');
+    await userEvent.click(screen.getByRole('button', { name: 'Notification settings' }));
+    const dialog = screen.getByRole('dialog', { name: 'Notification Settings' });
+    expect((await within(dialog).findByLabelText<HTMLSelectElement>('Remind me')).value).toBe('60');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Cancel' }));
     expect(screen.queryByRole('dialog')).toBeNull();
   });
 

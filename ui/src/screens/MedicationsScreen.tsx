@@ -2,16 +2,21 @@ import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { AddMedicationDialog } from '../components/medications/AddMedicationDialog';
 import { MedicationCard } from '../components/medications/MedicationCard';
-import { PlusIcon } from '../components/medications/MedicationIcon';
+import { BellSmallIcon, PlusIcon } from '../components/medications/MedicationIcon';
 import { useMedicationList } from '../components/medications/useMedicationList';
 import { ScreenStatus } from '../components/medications/ScreenStatus';
+import { NotificationPreferencesDialog } from '../components/notifications/NotificationPreferencesDialog';
 import '../styles/medications.css';
 
-/** SPEC §2 "Medications screen": the card grid, Add Medication, edit, stock and delete. */
+/**
+ * SPEC §2 "Medications screen": the card grid, Add Medication, edit, stock and delete, and
+ * the notification settings, for all medications or one.
+ */
 export function MedicationsScreen() {
   const { t } = useTranslation('meds');
   const list = useMedicationList();
   const [adding, setAdding] = useState(false);
+  const [configuring, setConfiguring] = useState(false);
   const { medications } = list;
   const headingRef = useRef<HTMLHeadingElement>(null);
 
@@ -21,10 +26,16 @@ export function MedicationsScreen() {
         <h1 ref={headingRef} tabIndex={-1}>
           {t('medications.title')}
         </h1>
-        <button type="button" className="button button-primary" onClick={() => setAdding(true)}>
-          <PlusIcon />
-          {t('add.button')}
-        </button>
+        <div className="button-row">
+          <button type="button" className="button button-secondary" onClick={() => setConfiguring(true)}>
+            <BellSmallIcon />
+            {t('card.notifications')}
+          </button>
+          <button type="button" className="button button-primary" onClick={() => setAdding(true)}>
+            <PlusIcon />
+            {t('add.button')}
+          </button>
+        </div>
       </header>
 
       <ScreenStatus loading={medications === null} error={list.error} onRetry={list.reload} />
@@ -53,6 +64,8 @@ export function MedicationsScreen() {
           ))}
         </div>
       )}
+
+      {configuring && <NotificationPreferencesDialog onClose={() => setConfiguring(false)} />}
 
       {adding && (
         <AddMedicationDialog

@@ -116,13 +116,40 @@ describe('Notifications', () => {
     expect(await screen.findByText('Only a scheduled notification can be cancelled')).toBeTruthy();
   });
 
-  it('has Settings and History tabs that say what arrives later', async () => {
-    server({ 'GET /api/notifications': () => listResponse([]) });
+  it('marks answered reminders as done and says why a delivery failed', async () => {
+    server({
+      'GET /api/notifications': () =>
+        listResponse([
+          notificationJson({ status: 'sent', answered_at: '2026-11-22T09:05:00Z' }),
+          notificationJson({ id: 12, status: 'failed', failure_reason: 'No device is subscribed' }),
+          notificationJson({ id: 13 }),
+        ]),
+    });
+    renderApp('/notifications');
+    const rows = await screen.findAllByTestId('notification-row');
+    const [answered, failed, plain] = rows;
+    if (!answered || !failed || !plain) throw new Error('rows missing');
+    expect(within(answered).getByTestId('notification-done').textContent).toBe('Done');
+    expect(within(answered).queryByTestId('notification-failure')).toBeNull();
+    expect(within(failed).getByTestId('notification-failure').textContent).toBe(
+      'Delivery failed: No device is subscribed',
+    );
+    expect(within(failed).queryByTestId('notification-done')).toBeNull();
+    expect(within(plain).queryByTestId('notification-done')).toBeNull();
+    expect(within(plain).queryByTestId('notification-failure')).toBeNull();
+  });
+
+  it('switches between the three tabs', async () => {
+    server({
+      'GET /api/notifications': () => listResponse([]),
+      'GET /api/notifications/history': () => jsonResponse({ success: true, data: [], pagination: { total: 0 } }),
+    });
     renderApp('/notifications');
     await userEvent.click(await screen.findByRole('tab', { name: 'Settings' }));
-    expect(screen.getByRole('tabpanel').textContent).toContain('Push and e-mail delivery settings arrive');
+    expect(screen.getByRole('tab', { name: 'Settings' }).getAttribute('aria-selected')).toBe('true');
+    expect(within(screen.getByRole('tabpanel')).getByRole('heading', { name: 'Push Notifications' })).toBeTruthy();
     await userEvent.click(screen.getByRole('tab', { name: 'History' }));
     expect(screen.getByRole('tab', { name: 'History' }).getAttribute('aria-selected')).toBe('true');
-    await waitFor(() => expect(screen.getByRole('tabpanel').textContent).toContain('Delivery history arrives'));
+    await waitFor(() => expect(screen.getByRole('tabpanel').textContent).toContain('No notifications sent yet'));
   });
 });

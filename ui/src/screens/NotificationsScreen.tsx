@@ -9,6 +9,8 @@ import {
   type ScheduledNotification,
 } from '../api/notifications';
 import { FlashMessage } from '../components/FlashMessage';
+import { DeliveryHistoryPanel } from '../components/notifications/DeliveryHistoryPanel';
+import { NotificationSettingsPanel } from '../components/notifications/NotificationSettingsPanel';
 import { ScreenStatus } from '../components/medications/ScreenStatus';
 import { useMedsFormat } from '../components/medications/useMedsFormat';
 import { useFlash } from '../components/useFlash';
@@ -117,16 +119,8 @@ export function NotificationsScreen() {
           {name === 'scheduled' && tab === name && (
             <ScheduledPanel list={list} loading={loading} error={loadError} reload={reload} />
           )}
-          {name === 'settings' && tab === name && (
-            <p className="notification-later" data-testid="notifications-settings-later">
-              {t('notificationsPage.settingsLater')}
-            </p>
-          )}
-          {name === 'history' && tab === name && (
-            <p className="notification-later" data-testid="notifications-history-later">
-              {t('notificationsPage.historyLater')}
-            </p>
-          )}
+          {name === 'settings' && tab === name && <NotificationSettingsPanel />}
+          {name === 'history' && tab === name && <DeliveryHistoryPanel />}
         </section>
       ))}
     </div>
@@ -197,6 +191,7 @@ interface NotificationRowProps {
 
 function NotificationRow({ notification, busy, onCancel }: NotificationRowProps) {
   const { t } = useTranslation('meds');
+  const { t: tn } = useTranslation('notify');
   const format = useMedsFormat();
   return (
     <li className="notification-row" data-testid="notification-row">
@@ -206,6 +201,15 @@ function NotificationRow({ notification, busy, onCancel }: NotificationRowProps)
           <span className={STATUS_CLASS[notification.status]} data-testid="notification-status">
             {t(`notificationsPage.status.${notification.status}`)}
           </span>
+          {notification.answered_at && (
+            <span
+              className="badge badge-on"
+              data-testid="notification-done"
+              title={tn('scheduled.answeredAt', { time: format.dateTime(notification.answered_at) })}
+            >
+              {tn('scheduled.done')}
+            </span>
+          )}
         </div>
         <p className="notification-medication">{notification.medication_name}</p>
         <dl className="notification-times">
@@ -219,6 +223,11 @@ function NotificationRow({ notification, busy, onCancel }: NotificationRowProps)
           </div>
         </dl>
         {notification.message && <p className="notification-message">{notification.message}</p>}
+        {notification.status === 'failed' && notification.failure_reason && (
+          <p className="notification-failure" data-testid="notification-failure">
+            {tn('scheduled.failureReason', { reason: notification.failure_reason })}
+          </p>
+        )}
       </div>
       {notification.status === 'scheduled' && (
         <button

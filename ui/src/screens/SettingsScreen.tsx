@@ -4,6 +4,7 @@ import { useAuth } from '../auth/AuthContext';
 import { ScreenFrame } from './ScreenFrame';
 import { AccountSection } from './settings/AccountSection';
 import { AppearanceSection } from './settings/AppearanceSection';
+import { NotificationsSection } from './settings/NotificationsSection';
 import { PlaceholderSection } from './settings/PlaceholderSection';
 import { ProfileSection } from './settings/ProfileSection';
 import { SECTION_TITLE_ID } from './settings/SectionHeading';
@@ -46,7 +47,7 @@ export function SettingsScreen() {
       case 'profile':
         return <ProfileSection user={user} />;
       case 'notifications':
-        return <PlaceholderSection title={t('settings.sections.notifications')} note={t('settings.later.notifications')} />;
+        return <NotificationsSection />;
       case 'appearance':
         return <AppearanceSection />;
       case 'medications':

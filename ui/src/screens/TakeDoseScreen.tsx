@@ -1,11 +1,253 @@
+import { useCallback, useEffect, useId, useState, type SubmitEvent } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useNavigate, useParams } from 'react-router-dom';
+import { ApiError } from '../api/client';
+import { DOSE_STATUSES, type DoseStatus } from '../api/medicationTypes';
+import { getTakeDetails, logTakeDose, type TakeDetails, type TakeLogged } from '../api/take';
+import { CloseIcon } from '../components/icons';
+import { FormError } from '../components/medications/FormError';
+import { useMedsFormat } from '../components/medications/useMedsFormat';
+import { notifyErrorText } from '../notifications/notifyErrors';
+import '../styles/notifications.css';
 import { PublicFrame } from './PublicFrame';
 
+/** SPEC §9: the page leaves 2 seconds after a dose was logged. */
+export const TAKE_REDIRECT_MS = 2000;
+
+type Load =
+  | { kind: 'loading' }
+  | { kind: 'invalid' }
+  | { kind: 'failed'; text: string }
+  | { kind: 'ready'; details: TakeDetails };
+
+/**
+ * SPEC §2 "Quick dosage logging": the page a reminder's link opens, without signing in.
+ * Leaving closes the window when another window opened it, otherwise goes to /today.
+ */
 export function TakeDoseScreen() {
-  const { t } = useTranslation();
+  const { t } = useTranslation('notify');
+  const navigate = useNavigate();
+  const { token = '' } = useParams();
+  const [load, setLoad] = useState<Load>({ kind: 'loading' });
+  const [attempt, setAttempt] = useState(0);
+
+  useEffect(() => {
+    const controller = new AbortController();
+    getTakeDetails(token, controller.signal)
+      .then((details) => setLoad({ kind: 'ready', details }))
+      .catch((error: unknown) => {
+        if (controller.signal.aborted) return;
+        setLoad(
+          error instanceof ApiError && error.status === 404
+            ? { kind: 'invalid' }
+            : { kind: 'failed', text: notifyErrorText(t, error, 'errors.loadDetails') },
+        );
+      });
+    return () => controller.abort();
+  }, [token, attempt, t]);
+
+  const leave = useCallback(() => {
+    if (window.opener) window.close();
+    else void navigate('/today');
+  }, [navigate]);
+
+  const goHome = () => void navigate('/');
+
+  if (load.kind === 'loading') {
+    return (
+      <PublicFrame>
+        <div className="checking" role="status">
+          <span className="spinner" aria-hidden="true" />
+          <span>{t('take.loading')}</span>
+        </div>
+      </PublicFrame>
+    );
+  }
+
+  if (load.kind === 'invalid') {
+    return (
+      <PublicFrame>
+        <div className="result-icon result-error" aria-hidden="true">
+          <CloseIcon width={28} height={28} />
+        </div>
+        <h1>{t('take.invalidTitle')}</h1>
+        <p className="public-subtitle">{t('take.invalidText')}</p>
+        <div className="stack-actions">
+          <button type="button" className="button button-primary button-block" onClick={goHome}>
+            {t('take.goHome')}
+          </button>
+        </div>
+      </PublicFrame>
+    );
+  }
+
+  if (load.kind === 'failed') {
+    return (
+      <PublicFrame>
+        <p className="form-error" role="alert">
+          {load.text}
+        </p>
+        <div className="stack-actions">
+          <button
+            type="button"
+            className="button button-primary button-block"
+            onClick={() => {
+              setLoad({ kind: 'loading' });
+              setAttempt((a) => a + 1);
+            }}
+          >
+            {t('take.retry')}
+          </button>
+          <button type="button" className="button button-secondary button-block" onClick={goHome}>
+            {t('take.goHome')}
+          </button>
+        </div>
+      </PublicFrame>
+    );
+  }
+
   return (
     <PublicFrame>
-      <h1>{t('takeDose.title')}</h1>
+      <ReminderSummary details={load.details} />
+      {load.details.logged ? (
+        <AlreadyLogged logged={load.details.logged} onLeave={leave} />
+      ) : (
+        <TakeForm token={token} onLeave={leave} />
+      )}
     </PublicFrame>
+  );
+}
+
+/** SPEC §2: the quantity and dosage unit, else the dosage and its unit, else "As prescribed". */
+export function dosageText(
+  details: Pick<TakeDetails, 'quantity' | 'dosage' | 'dosage_unit'>,
+  amount: (quantity: number, unit: string) => string,
+  asPrescribed: string,
+): string {
+  if (details.quantity !== null && details.dosage_unit) return amount(details.quantity, details.dosage_unit);
+  if (details.dosage) return [details.dosage, details.dosage_unit].filter(Boolean).join(' ');
+  return asPrescribed;
+}
+
+function ReminderSummary({ details }: { details: TakeDetails }) {
+  const { t } = useTranslation('notify');
+  const format = useMedsFormat();
+  const dosage = dosageText(details, format.amount, t('take.asPrescribed'));
+  return (
+    <>
+      <h1>{details.title}</h1>
+      <dl className="take-details" data-testid="take-details">
+        <div>
+          <dt>{t('take.medication')}</dt>
+          <dd data-testid="take-medication">{details.medication_name}</dd>
+        </div>
+        <div>
+          <dt>{t('take.dosage')}</dt>
+          <dd data-testid="take-dosage">{dosage}</dd>
+        </div>
+        <div>
+          <dt>{t('take.scheduledTime')}</dt>
+          <dd data-testid="take-scheduled-time">{format.dateTime(details.scheduled_time)}</dd>
+        </div>
+      </dl>
+      {details.message && (
+        <p className="take-message" data-testid="take-message">
+          {details.message}
+        </p>
+      )}
+    </>
+  );
+}
+
+function AlreadyLogged({ logged, onLeave }: { logged: TakeLogged; onLeave: () => void }) {
+  const { t } = useTranslation('notify');
+  const format = useMedsFormat();
+  return (
+    <>
+      <p className="form-success take-result" role="status" data-testid="take-already-logged">
+        {t(`take.logged.${logged.status ?? 'unknown'}`, { time: format.dateTime(logged.taken) })}
+      </p>
+      <div className="stack-actions">
+        <button type="button" className="button button-secondary button-block" onClick={onLeave}>
+          {t('take.close')}
+        </button>
+      </div>
+    </>
+  );
+}
+
+function TakeForm({ token, onLeave }: { token: string; onLeave: () => void }) {
+  const { t } = useTranslation('notify');
+  const formId = useId();
+  const [status, setStatus] = useState<DoseStatus>('taken');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  // Logged elsewhere meanwhile (409): nothing left to log here.
+  const [conflict, setConflict] = useState(false);
+  const [done, setDone] = useState<DoseStatus | null>(null);
+
+  useEffect(() => {
+    if (!done) return;
+    const timer = setTimeout(onLeave, TAKE_REDIRECT_MS);
+    return () => clearTimeout(timer);
+  }, [done, onLeave]);
+
+  const submit = async (event: SubmitEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await logTakeDose(token, status);
+      setDone(status);
+    } catch (caught) {
+      setConflict(caught instanceof ApiError && caught.status === 409);
+      setError(notifyErrorText(t, caught, 'errors.logDose'));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  if (done) {
+    return (
+      <>
+        <p className="form-success take-result" role="status" data-testid="take-success">
+          {t(`take.success.${done}`)}
+        </p>
+        <p className="public-subtitle">{t('take.leaving')}</p>
+      </>
+    );
+  }
+
+  return (
+    <form id={formId} className="form take-form" noValidate onSubmit={(event) => void submit(event)}>
+      <FormError text={error} />
+      {!conflict && (
+        <fieldset className="choice-group" disabled={busy}>
+          <legend>{t('take.statusLegend')}</legend>
+          {DOSE_STATUSES.map((value) => (
+            <label key={value} className="choice">
+              <input
+                type="radio"
+                name={`${formId}-status`}
+                value={value}
+                checked={status === value}
+                onChange={() => setStatus(value)}
+              />
+              <span>{t(`take.status.${value}`)}</span>
+            </label>
+          ))}
+        </fieldset>
+      )}
+      <div className="stack-actions">
+        {!conflict && (
+          <button type="submit" className="button button-primary button-block" disabled={busy}>
+            {busy ? t('take.logging') : t(`take.submit.${status}`)}
+          </button>
+        )}
+        <button type="button" className="button button-secondary button-block" onClick={onLeave} disabled={busy}>
+          {conflict ? t('take.close') : t('take.cancel')}
+        </button>
+      </div>
+    </form>
   );
 }

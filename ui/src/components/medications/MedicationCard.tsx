@@ -9,12 +9,12 @@ import {
   medicationProblem,
   type MedicationForm,
 } from '../../medications/medicationForm';
+import { NotificationPreferencesDialog } from '../notifications/NotificationPreferencesDialog';
 import { DeleteMedicationDialog } from './DeleteMedicationDialog';
 import { FormError } from './FormError';
 import { InventoryDialog } from './InventoryDialog';
 import { MedicationFields } from './MedicationFields';
 import { BellSmallIcon, BoxIcon, EditIcon, MedicationAvatar, TrashIcon } from './MedicationIcon';
-import { NotificationSettingsDialog } from './NotificationSettingsDialog';
 import { StockLine } from './StockLine';
 import { useMedsFormat } from './useMedsFormat';
 
@@ -149,7 +149,7 @@ export function MedicationCard({ medication, onChanged, onDeleted, onStale }: Me
         />
       )}
       {dialog === 'notifications' && (
-        <NotificationSettingsDialog name={m.name} onClose={() => setDialog(null)} />
+        <NotificationPreferencesDialog medication={m} onClose={() => setDialog(null)} />
       )}
       {dialog === 'delete' && (
         <DeleteMedicationDialog

@@ -1,5 +1,5 @@
-import { useTranslation } from 'react-i18next';
-import { Dialog } from '../Dialog';
+import { GlobalPreferencesDialog } from './GlobalPreferencesDialog';
+import { MedicationPreferencesDialog } from './MedicationPreferencesDialog';
 
 export interface PreferencesTarget {
   id: number;
@@ -7,8 +7,8 @@ export interface PreferencesTarget {
 }
 
 /**
- * SPEC §2 "Notification preferences dialog": global mode without `medication`, per-medication
- * mode with it. (Placeholder body: being replaced by the real dialog.)
+ * SPEC §2 "Notification preferences dialog": global mode without `medication` (the defaults
+ * of every reminder), per-medication mode with it.
  */
 export function NotificationPreferencesDialog({
   medication,
@@ -17,18 +17,9 @@ export function NotificationPreferencesDialog({
   medication?: PreferencesTarget;
   onClose: () => void;
 }) {
-  const { t } = useTranslation('meds');
-  return (
-    <Dialog
-      title={medication ? t('notifications.title', { name: medication.name }) : t('notifications.title', { name: '' })}
-      onClose={onClose}
-      actions={
-        <button type="button" className="button button-secondary" onClick={onClose} data-autofocus>
-          {t('common.cancel')}
-        </button>
-      }
-    >
-      <p>{t('notifications.later')}</p>
-    </Dialog>
+  return medication ? (
+    <MedicationPreferencesDialog medication={medication} onClose={onClose} />
+  ) : (
+    <GlobalPreferencesDialog onClose={onClose} />
   );
 }

@@ -65,7 +65,6 @@ describe('medication screen translations', () => {
     expect(english['today.errorHeading']).toBe('Error logging dosage');
     expect(english['historical.button']).toBe('Add Historical Entry');
     expect(english['delete.withHistory']).toBe('Also delete its history');
-    expect(english['notifications.title']).toBe('Notification Settings for {{name}}');
     expect(english['stock.status.out_of_stock']).toBe('Out of stock');
     expect(english['stock.status.low']).toBe('Low stock');
     expect(english['stock.status.in_stock']).toBe('In stock');

@@ -114,7 +114,7 @@ describe('settings page', () => {
 
     await userEvent.click(within(nav).getByRole('link', { name: 'Notifications' }));
     expect(screen.getByRole('heading', { name: 'Notifications', level: 2 })).toBeTruthy();
-    expect(screen.getByText('Reminder settings arrive together with reminders.')).toBeTruthy();
+    expect(screen.getByText('When and how Pillbox reminds you of your doses.')).toBeTruthy();
   });
 });
 

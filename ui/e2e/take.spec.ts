@@ -1,0 +1,60 @@
+import { expect, signIn, test } from './fixtures';
+import { MAIL_SERVER_URL, waitForMail } from './mail';
+import { doseHistory, emailReminders, mailMedication, sendReminderNow, takeLink, verifiedMailUser } from './notifyHelpers';
+
+// The reminder e-mails come from the SMTP-enabled server (playwright.config.ts).
+test.use({ baseURL: MAIL_SERVER_URL });
+
+test.describe('quick dosage logging', () => {
+  test('the link in a reminder e-mail logs the dose once', async ({ page, request }) => {
+    const user = await verifiedMailUser(request, 'take');
+    await emailReminders(request, user);
+    const medicationId = await mailMedication(request, user, {
+      name: 'Metformin',
+      unit: 'tablets',
+      frequency: 'daily',
+      default_quantity: 2,
+    });
+    await sendReminderNow(request, user, medicationId);
+
+    const mail = await waitForMail(user.email, 2);
+    expect(mail.text).toContain('Metformin');
+    const link = takeLink(mail);
+    expect(link.startsWith(`${MAIL_SERVER_URL}/notifications/take/`)).toBe(true);
+
+    // Signed in, so the page can go on to /today afterwards.
+    await signIn(page, user, '/today');
+    await page.goto(link);
+    await expect(page.getByTestId('take-medication')).toHaveText('Metformin');
+    await expect(page.getByTestId('take-dosage')).toHaveText('2 tablets');
+    await expect(page.getByTestId('take-scheduled-time')).not.toBeEmpty();
+    await expect(page.getByRole('radio', { name: 'Taken' })).toBeChecked();
+    await page.getByRole('radio', { name: 'Skipped' }).check();
+    await expect(page.getByRole('button', { name: 'Log as Skipped' })).toBeVisible();
+    await page.getByRole('radio', { name: 'Taken' }).check();
+    await page.getByRole('button', { name: 'Log as Taken' }).click();
+
+    await expect(page.getByTestId('take-success')).toHaveText('Medication taken logged successfully!');
+    // Opened directly (no opener): the page goes to /today after 2 seconds.
+    await expect(page).toHaveURL(/\/today$/, { timeout: 5_000 });
+
+    const history = await doseHistory(request, user);
+    expect(history.filter((entry) => entry.medication_id === medicationId).map((entry) => entry.status)).toEqual([
+      'taken',
+    ]);
+
+    // The same link again: already logged, nothing to log twice.
+    await page.goto(link);
+    await expect(page.getByTestId('take-already-logged')).toContainText('This dose was already logged as taken');
+    await expect(page.getByRole('button', { name: /^Log as/ })).toHaveCount(0);
+    expect(await doseHistory(request, user)).toHaveLength(history.length);
+  });
+
+  test('an unknown link shows "Invalid Link" with Go Home', async ({ page }) => {
+    await page.goto('/notifications/take/not-a-real-token');
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText('Invalid Link');
+    await page.getByRole('button', { name: 'Go Home' }).click();
+    // Not signed in: home sends the person to sign in.
+    await expect(page).toHaveURL(/\/login$/);
+  });
+});

@@ -1,0 +1,65 @@
+// Take links (/api/notifications/take/{token}): log the dose a reminder asked about without
+// signing in. Possession of the link is the permission, so no session token is sent.
+import { apiRequest, isJsonObject, type Json } from './client';
+import { FormatError, dataOf } from './medicationParse';
+import { DOSE_STATUSES, type DoseStatus } from './medicationTypes';
+
+/** How the reminder was answered already; `status` is null when the entry is gone. */
+export interface TakeLogged {
+  status: DoseStatus | null;
+  taken: string;
+}
+
+/** SPEC §3 "Token notification details", plus whether the dose was logged already. */
+export interface TakeDetails {
+  title: string;
+  medication_name: string;
+  quantity: number | null;
+  dosage: string | null;
+  dosage_unit: string | null;
+  scheduled_time: string;
+  message: string | null;
+  logged: TakeLogged | null;
+}
+
+function str(value: Json | undefined): string {
+  return typeof value === 'string' ? value : '';
+}
+
+function strOrNull(value: Json | undefined): string | null {
+  return typeof value === 'string' && value !== '' ? value : null;
+}
+
+function parseLogged(value: Json | undefined): TakeLogged | null {
+  if (!isJsonObject(value)) return null;
+  return { status: DOSE_STATUSES.find((s) => s === value.status) ?? null, taken: str(value.taken) };
+}
+
+export function parseTakeDetails(value: Json | undefined): TakeDetails {
+  if (!isJsonObject(value)) throw new FormatError('notification details');
+  return {
+    title: str(value.title),
+    medication_name: str(value.medication_name),
+    quantity: typeof value.quantity === 'number' && Number.isFinite(value.quantity) ? value.quantity : null,
+    dosage: strOrNull(value.dosage),
+    dosage_unit: strOrNull(value.dosage_unit),
+    scheduled_time: str(value.scheduled_time),
+    message: strOrNull(value.message),
+    logged: parseLogged(value.logged),
+  };
+}
+
+function takePath(token: string): string {
+  return `/api/notifications/take/${encodeURIComponent(token)}`;
+}
+
+/** The reminder a take link points at. 404 (ApiError) for an unknown or expired token. */
+export async function getTakeDetails(token: string, signal?: AbortSignal): Promise<TakeDetails> {
+  const body = await apiRequest(takePath(token), { signal, anonymous: true });
+  return parseTakeDetails(dataOf(body));
+}
+
+/** Logs the reminder's dose with `status`. 409 (ApiError) when it was logged already. */
+export async function logTakeDose(token: string, status: DoseStatus): Promise<void> {
+  await apiRequest(takePath(token), { method: 'POST', body: { status }, anonymous: true });
+}

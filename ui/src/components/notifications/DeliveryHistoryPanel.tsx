@@ -1,0 +1,140 @@
+import { useCallback, useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { listDeliveries, type Delivery, type DeliveryPage } from '../../api/notifications';
+import { notifyErrorText } from '../../notifications/notifyErrors';
+import { ScreenStatus } from '../medications/ScreenStatus';
+import { useMedsFormat } from '../medications/useMedsFormat';
+
+/** Adds a further page, leaving out rows already shown (new deliveries shift the offsets). */
+function appendPage(shown: DeliveryPage, page: DeliveryPage): DeliveryPage {
+  const known = new Set(shown.deliveries.map((d) => d.id));
+  return { deliveries: [...shown.deliveries, ...page.deliveries.filter((d) => !known.has(d.id))], total: page.total };
+}
+
+/** The Notifications page's History tab: every delivery attempt, newest first. */
+export function DeliveryHistoryPanel() {
+  const { t } = useTranslation('notify');
+  const [history, setHistory] = useState<DeliveryPage | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [generation, setGeneration] = useState(0);
+  // The load whose answer is on screen; a newer generation means the first page is loading.
+  const [answered, setAnswered] = useState<number | null>(null);
+  const [more, setMore] = useState<{ busy: boolean; error: string | null }>({ busy: false, error: null });
+  const reload = useCallback(() => setGeneration((g) => g + 1), []);
+
+  useEffect(() => {
+    const controller = new AbortController();
+    listDeliveries({ offset: 0 }, controller.signal)
+      .then((page) => {
+        setHistory(page);
+        setError(null);
+        setAnswered(generation);
+      })
+      .catch((caught: unknown) => {
+        if (controller.signal.aborted) return;
+        setError(notifyErrorText(t, caught, 'errors.loadHistory'));
+        setAnswered(generation);
+      });
+    return () => controller.abort();
+  }, [generation, t]);
+
+  const loadMore = async () => {
+    if (!history) return;
+    setMore({ busy: true, error: null });
+    try {
+      const page = await listDeliveries({ offset: history.deliveries.length });
+      setHistory((shown) => (shown ? appendPage(shown, page) : page));
+      setMore({ busy: false, error: null });
+    } catch (caught) {
+      setMore({ busy: false, error: notifyErrorText(t, caught, 'errors.loadHistory') });
+    }
+  };
+
+  const loading = answered !== generation;
+  const shown = history?.deliveries.length ?? 0;
+
+  return (
+    <>
+      <ScreenStatus loading={loading && !history} error={error} onRetry={reload} />
+      {history && shown === 0 && !error && (
+        <div className="empty-state" data-testid="history-empty">
+          <p className="empty-title">{t('history.empty')}</p>
+          <p className="empty-hint">{t('history.emptyHint')}</p>
+        </div>
+      )}
+      {history && shown > 0 && (
+        <>
+          <ul className="notification-list" aria-busy={loading} data-testid="delivery-list">
+            {history.deliveries.map((delivery) => (
+              <DeliveryRow key={delivery.id} delivery={delivery} />
+            ))}
+          </ul>
+          <div className="delivery-more">
+            <p className="muted" data-testid="history-summary">
+              {t('history.summary', { shown, total: Math.max(history.total, shown) })}
+            </p>
+            {more.error && (
+              <p className="form-error" role="alert">
+                {more.error}
+              </p>
+            )}
+            {shown < history.total && (
+              <button
+                type="button"
+                className="button button-secondary"
+                onClick={() => void loadMore()}
+                disabled={more.busy}
+              >
+                {more.busy ? t('history.loadingMore') : t('history.loadMore')}
+              </button>
+            )}
+          </div>
+        </>
+      )}
+    </>
+  );
+}
+
+function DeliveryRow({ delivery }: { delivery: Delivery }) {
+  const { t } = useTranslation('notify');
+  const format = useMedsFormat();
+  const sent = delivery.result === 'sent';
+  return (
+    <li className="notification-row" data-testid="delivery-row">
+      <div className="notification-main">
+        <div className="notification-heading">
+          <h3 className="notification-title">{delivery.title}</h3>
+          <span className={sent ? 'badge badge-on' : 'badge badge-danger'} data-testid="delivery-result">
+            {t(`history.result.${delivery.result}`)}
+          </span>
+          {delivery.kind !== 'reminder' && (
+            <span className="badge badge-neutral" data-testid="delivery-kind">
+              {t(`history.kind.${delivery.kind}`)}
+            </span>
+          )}
+        </div>
+        {delivery.medication_name && <p className="notification-medication">{delivery.medication_name}</p>}
+        <dl className="notification-times">
+          <div>
+            <dt>{t('history.channel')}</dt>
+            <dd data-testid="delivery-channel">{t(`channel.${delivery.channel}`)}</dd>
+          </div>
+          <div>
+            <dt>{t('history.time')}</dt>
+            <dd data-testid="delivery-time">{format.dateTime(delivery.attempted_at)}</dd>
+          </div>
+        </dl>
+        {delivery.fallback && (
+          <p className="delivery-fallback" data-testid="delivery-fallback">
+            {t('history.fallback')}
+          </p>
+        )}
+        {!sent && delivery.error && (
+          <p className="notification-failure" data-testid="delivery-error">
+            {delivery.error}
+          </p>
+        )}
+      </div>
+    </li>
+  );
+}

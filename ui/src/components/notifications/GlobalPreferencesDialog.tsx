@@ -1,0 +1,156 @@
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { getGlobalPreferences, saveGlobalPreferences, type GlobalPreferences } from '../../api/notificationPrefs';
+import {
+  DIALOG_LEAD_OPTIONS,
+  EmailUnavailableNote,
+  MethodChoices,
+  NumberSelect,
+  SwitchField,
+  leadText,
+} from './preferenceFields';
+import { prefsErrorText } from './prefsErrors';
+import { PreferencesDialogFrame } from './PreferencesDialogFrame';
+import { usePreferencesActions } from './usePreferencesActions';
+
+/** Beyond the spec: how often an unanswered reminder comes again, and how many times. */
+const REPEAT_INTERVAL_OPTIONS = [5, 10, 15, 30, 60] as const;
+const REPEAT_MAX_OPTIONS = [0, 1, 2, 3, 5] as const;
+
+/** What the dialog edits; the master switch belongs to the Settings page. */
+type GlobalForm = Omit<GlobalPreferences, 'reminders_enabled' | 'email_available'>;
+
+function formOf(p: GlobalPreferences): GlobalForm {
+  return {
+    email_notifications_enabled: p.email_notifications_enabled,
+    push_notifications_enabled: p.push_notifications_enabled,
+    notification_sound_enabled: p.notification_sound_enabled,
+    notification_vibration_enabled: p.notification_vibration_enabled,
+    default_reminder_minutes_before: p.default_reminder_minutes_before,
+    default_delivery_methods: p.default_delivery_methods,
+    repeat_interval_minutes: p.repeat_interval_minutes,
+    repeat_max: p.repeat_max,
+  };
+}
+
+/** SPEC §2 "Notification preferences dialog", global mode: the defaults of every reminder. */
+export function GlobalPreferencesDialog({ onClose }: { onClose: () => void }) {
+  const { t } = useTranslation('notifyPrefs');
+  const actions = usePreferencesActions(onClose);
+  const [form, setForm] = useState<GlobalForm | null>(null);
+  const [emailAvailable, setEmailAvailable] = useState(true);
+  const [loadError, setLoadError] = useState<string | null>(null);
+
+  useEffect(() => {
+    const controller = new AbortController();
+    getGlobalPreferences(controller.signal)
+      .then((loaded) => {
+        setForm(formOf(loaded));
+        setEmailAvailable(loaded.email_available);
+      })
+      .catch((error: unknown) => {
+        if (!controller.signal.aborted) setLoadError(prefsErrorText(t, error, 'errors.load'));
+      });
+    return () => controller.abort();
+  }, [t]);
+
+  const change = (changes: Partial<GlobalForm>) => setForm((f) => (f ? { ...f, ...changes } : f));
+
+  const save = () => {
+    if (!form) return;
+    if (form.default_delivery_methods.length === 0) {
+      actions.showError(t('server.chooseMethod'));
+      return;
+    }
+    void actions.save(async () => {
+      const saved = await saveGlobalPreferences(form);
+      setForm(formOf(saved));
+      setEmailAvailable(saved.email_available);
+    });
+  };
+
+  return (
+    <PreferencesDialogFrame
+      title={t('dialog.title')}
+      actions={actions}
+      loaded={form !== null}
+      loadError={loadError}
+      testMethods={form?.default_delivery_methods ?? []}
+      onSave={save}
+      onClose={onClose}
+    >
+      {form && (
+        <>
+          <fieldset className="choice-group prefs-group">
+            <legend>{t('fields.channels')}</legend>
+            <SwitchField
+              label={t('fields.push')}
+              hint={t('fields.pushHint')}
+              checked={form.push_notifications_enabled}
+              onChange={(on) => change({ push_notifications_enabled: on })}
+            />
+            <SwitchField
+              label={t('fields.email')}
+              hint={t('fields.emailHint')}
+              checked={form.email_notifications_enabled}
+              onChange={(on) => change({ email_notifications_enabled: on })}
+            />
+            {!emailAvailable && <EmailUnavailableNote />}
+            <SwitchField
+              label={t('fields.sound')}
+              hint={t('fields.soundHint')}
+              checked={form.notification_sound_enabled}
+              onChange={(on) => change({ notification_sound_enabled: on })}
+            />
+            <SwitchField
+              label={t('fields.vibration')}
+              hint={t('fields.vibrationHint')}
+              checked={form.notification_vibration_enabled}
+              onChange={(on) => change({ notification_vibration_enabled: on })}
+            />
+          </fieldset>
+
+          <NumberSelect
+            id="prefs-default-lead"
+            label={t('fields.defaultLead')}
+            value={form.default_reminder_minutes_before}
+            options={DIALOG_LEAD_OPTIONS}
+            text={(minutes) => leadText(t, minutes)}
+            onChange={(minutes) => change({ default_reminder_minutes_before: minutes })}
+          />
+
+          <MethodChoices
+            legend={t('fields.defaultMethods')}
+            value={form.default_delivery_methods}
+            onChange={(methods) => change({ default_delivery_methods: methods })}
+          />
+
+          <div className="field-row">
+            <NumberSelect
+              id="prefs-repeat-max"
+              label={t('fields.repeatMax')}
+              value={form.repeat_max}
+              options={REPEAT_MAX_OPTIONS}
+              text={(count) => (count === 0 ? t('repeat.off') : t('repeat.times', { count }))}
+              onChange={(count) => change({ repeat_max: count })}
+            />
+            <NumberSelect
+              id="prefs-repeat-interval"
+              label={t('fields.repeatInterval')}
+              value={form.repeat_interval_minutes}
+              options={REPEAT_INTERVAL_OPTIONS}
+              text={(minutes) =>
+                minutes % 60 === 0
+                  ? t('repeat.everyHours', { count: minutes / 60 })
+                  : t('repeat.everyMinutes', { count: minutes })
+              }
+              onChange={(minutes) => change({ repeat_interval_minutes: minutes })}
+              disabled={form.repeat_max === 0}
+            />
+          </div>
+          <p className="field-hint prefs-repeat-hint">{t('fields.repeatHint')}</p>
+        </>
+      )}
+    </PreferencesDialogFrame>
+  );
+}

@@ -1,0 +1,97 @@
+import { useId, type ReactNode, type SubmitEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { DeliveryMethod } from '../../api/notifications';
+import { Dialog } from '../Dialog';
+import { FlashMessage } from '../FlashMessage';
+import type { PreferencesActions } from './usePreferencesActions';
+import '../../styles/preferences.css';
+
+interface PreferencesDialogFrameProps {
+  title: string;
+  actions: PreferencesActions;
+  /** The preferences have loaded: before that, nothing can be saved (SPEC §5). */
+  loaded: boolean;
+  loadError: string | null;
+  /** The methods a test notification would use; none disables Test Notification (SPEC §5). */
+  testMethods: readonly DeliveryMethod[];
+  onSave: () => void;
+  onClose: () => void;
+  children: ReactNode;
+}
+
+/**
+ * What both modes of the preferences dialog share: loading, the messages, and the buttons
+ * Save Settings, Test Notification and Cancel (SPEC §2). A click on the backdrop closes it.
+ */
+export function PreferencesDialogFrame({
+  title,
+  actions,
+  loaded,
+  loadError,
+  testMethods,
+  onSave,
+  onClose,
+  children,
+}: PreferencesDialogFrameProps) {
+  const { t } = useTranslation('notifyPrefs');
+  const formId = useId();
+  const { busy, closing } = actions;
+  const idle = loaded && busy === null && !closing;
+
+  const submit = (event: SubmitEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    if (idle) onSave();
+  };
+
+  return (
+    <Dialog
+      title={title}
+      onClose={busy === null ? onClose : undefined}
+      closeOnBackdrop
+      className="prefs-dialog"
+      actions={
+        <>
+          <button type="submit" form={formId} className="button button-primary" disabled={!idle}>
+            {busy === 'save' ? t('dialog.saving') : t('dialog.save')}
+          </button>
+          <button
+            type="button"
+            className="button button-secondary"
+            disabled={!idle || testMethods.length === 0}
+            title={loaded && testMethods.length === 0 ? t('dialog.testNeedsMethod') : undefined}
+            onClick={() => void actions.test(testMethods)}
+          >
+            {busy === 'test' ? t('dialog.testing') : t('dialog.test')}
+          </button>
+          <button type="button" className="button button-secondary" onClick={onClose} disabled={busy !== null}>
+            {t('dialog.cancel')}
+          </button>
+        </>
+      }
+    >
+      {loadError && (
+        <p className="form-error" role="alert">
+          {loadError}
+        </p>
+      )}
+      {!loadError && !loaded && (
+        <p className="muted" role="status">
+          {t('dialog.loading')}
+        </p>
+      )}
+      {loaded && (
+        <form id={formId} className="form form-tight prefs-form" noValidate onSubmit={submit}>
+          {children}
+        </form>
+      )}
+      <FlashMessage flash={actions.notice} />
+      {actions.failedChannels.length > 0 && (
+        <ul className="prefs-channel-problems" data-testid="test-channel-problems">
+          {actions.failedChannels.map((line) => (
+            <li key={line}>{line}</li>
+          ))}
+        </ul>
+      )}
+    </Dialog>
+  );
+}

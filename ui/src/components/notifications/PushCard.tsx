@@ -1,0 +1,73 @@
+import { useTranslation } from 'react-i18next';
+import { notifyErrorDetail } from '../../notifications/notifyErrors';
+import { permissionBadge, usePushSubscription } from '../../push/pushSubscription';
+
+const BADGE_CLASS = {
+  enabled: 'badge badge-on',
+  blocked: 'badge badge-danger',
+  notSet: 'badge badge-neutral',
+} as const;
+
+/** The browser's own words for a failed subscribe (a DOMException), when nothing better is known. */
+function browserMessage(error: unknown): string | null {
+  return error instanceof DOMException && error.message !== '' ? error.message : null;
+}
+
+/**
+ * SPEC §2 "Notifications page" push card: the permission badge, a Subscribed badge, and the
+ * checkbox that subscribes or unsubscribes this browser (SPEC §4 "Push permission").
+ */
+export function PushCard() {
+  const { t } = useTranslation('notify');
+  const push = usePushSubscription();
+  const badge = permissionBadge(push.permission);
+
+  const onToggle = () => {
+    if (push.permission === 'denied') {
+      window.alert(t('push.blockedAlert'));
+      return;
+    }
+    void push.toggle();
+  };
+
+  const detail = push.error ? (notifyErrorDetail(t, push.error) ?? browserMessage(push.error)) : null;
+
+  return (
+    <section className="card" aria-labelledby="push-card-title" data-testid="push-card">
+      <div className="card-title-row">
+        <h3 id="push-card-title">{t('push.title')}</h3>
+        <div className="badge-row">
+          <span className={BADGE_CLASS[badge]} data-testid="push-permission">
+            {t(`push.permission.${badge}`)}
+          </span>
+          {push.subscribed && (
+            <span className="badge badge-on" data-testid="push-subscribed">
+              {t('push.subscribed')}
+            </span>
+          )}
+        </div>
+      </div>
+      <p className="card-text">{t('push.description')}</p>
+      {push.support !== 'supported' && (
+        <p className="note" data-testid="push-support">
+          {t(`push.support.${push.support}`)}
+        </p>
+      )}
+      <label className="check-row">
+        <input
+          type="checkbox"
+          checked={push.subscribed === true}
+          disabled={push.busy || push.subscribed === null || push.support !== 'supported'}
+          onChange={onToggle}
+        />
+        <span>{push.busy ? t('push.working') : t('push.toggle')}</span>
+      </label>
+      {push.error !== null && (
+        <div className="form-error" role="alert">
+          <p>{t('push.errors.toggle')}</p>
+          {detail && <p>{detail}</p>}
+        </div>
+      )}
+    </section>
+  );
+}

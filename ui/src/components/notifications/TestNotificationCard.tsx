@@ -1,0 +1,67 @@
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import {
+  channelResultsOf,
+  getDeliveryDefaults,
+  sendTestNotification,
+  type ChannelResult,
+} from '../../api/notifications';
+import { notifyErrorDetail } from '../../notifications/notifyErrors';
+
+interface Outcome {
+  ok: boolean;
+  results: ChannelResult[];
+  /** Why nothing was sent, when no channel reported. */
+  detail: string | null;
+}
+
+/** SPEC §2 "Send Test Notification": a test over the methods the general settings use. */
+export function TestNotificationCard() {
+  const { t } = useTranslation('notify');
+  const [busy, setBusy] = useState(false);
+  const [outcome, setOutcome] = useState<Outcome | null>(null);
+
+  const send = async () => {
+    setBusy(true);
+    setOutcome(null);
+    try {
+      const { methods } = await getDeliveryDefaults();
+      const results = await sendTestNotification(methods.length > 0 ? methods : ['push']);
+      setOutcome({ ok: true, results, detail: null });
+    } catch (error) {
+      const results = channelResultsOf(error);
+      setOutcome({ ok: false, results, detail: results.length > 0 ? null : notifyErrorDetail(t, error) });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section className="card" aria-labelledby="test-card-title" data-testid="test-card">
+      <h3 id="test-card-title">{t('test.title')}</h3>
+      <p className="card-text">{t('test.description')}</p>
+      <div>
+        <button type="button" className="button button-primary" onClick={() => void send()} disabled={busy}>
+          {busy ? t('test.sending') : t('test.button')}
+        </button>
+      </div>
+      {outcome && (
+        <div className={outcome.ok ? 'form-success' : 'form-error'} role={outcome.ok ? 'status' : 'alert'}>
+          <p data-testid="test-outcome">{outcome.ok ? t('test.sent') : t('test.failed')}</p>
+          {outcome.detail && <p>{outcome.detail}</p>}
+          {outcome.results.length > 0 && (
+            <ul className="channel-results" data-testid="test-results">
+              {outcome.results.map((result) => (
+                <li key={result.channel} className={result.ok ? 'channel-ok' : 'channel-failed'}>
+                  <strong>{t(`channel.${result.channel}`)}</strong>{' '}
+                  <span>{result.ok ? t('test.channelOk') : t('test.channelFailed')}</span>
+                  {result.detail && <span>: {result.detail}</span>}
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,127 @@
+// The controls the preferences dialog and the Settings page's Notifications section share.
+import type { TFunction } from 'i18next';
+import { useTranslation } from 'react-i18next';
+import { DELIVERY_METHODS, type DeliveryMethod } from '../../api/notifications';
+
+/** SPEC §9: reminder lead options in the preferences dialog, in minutes. */
+export const DIALOG_LEAD_OPTIONS = [5, 10, 15, 30, 60, 120] as const;
+/** SPEC §9: reminder lead options on the Settings page, in minutes. */
+export const SETTINGS_LEAD_OPTIONS = [5, 15, 30, 60, 120] as const;
+
+/** The choices offered, plus the saved value when it is none of them (set elsewhere). */
+export function choicesWith(options: readonly number[], current: number): number[] {
+  return options.includes(current) ? [...options] : [...options, current].sort((a, b) => a - b);
+}
+
+/** "15 minutes before", "1 hour before"; `t` is notifyPrefs'. */
+export function leadText(t: TFunction, minutes: number): string {
+  if (minutes === 0) return t('lead.atTime');
+  return minutes % 60 === 0 ? t('lead.hours', { count: minutes / 60 }) : t('lead.minutes', { count: minutes });
+}
+
+interface SwitchFieldProps {
+  label: string;
+  hint?: string;
+  checked: boolean;
+  onChange: (checked: boolean) => void;
+  disabled?: boolean;
+}
+
+/** An on/off setting: its name and hint on the left, the switch on the right. */
+export function SwitchField({ label, hint, checked, onChange, disabled }: SwitchFieldProps) {
+  return (
+    <label className="switch-row">
+      <span className="switch-text">
+        <span className="switch-label">{label}</span>
+        {hint && <span className="field-hint">{hint}</span>}
+      </span>
+      <input
+        type="checkbox"
+        role="switch"
+        className="switch"
+        checked={checked}
+        disabled={disabled}
+        onChange={(event) => onChange(event.target.checked)}
+      />
+    </label>
+  );
+}
+
+interface NumberSelectProps {
+  id: string;
+  label: string;
+  hint?: string;
+  value: number;
+  options: readonly number[];
+  text: (value: number) => string;
+  onChange: (value: number) => void;
+  disabled?: boolean;
+}
+
+/** A select over a few numbers (minutes, counts), each shown through `text`. */
+export function NumberSelect({ id, label, hint, value, options, text, onChange, disabled }: NumberSelectProps) {
+  const hintId = `${id}-hint`;
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <select
+        id={id}
+        value={value}
+        disabled={disabled}
+        aria-describedby={hint ? hintId : undefined}
+        onChange={(event) => onChange(Number(event.target.value))}
+      >
+        {choicesWith(options, value).map((option) => (
+          <option key={option} value={option}>
+            {text(option)}
+          </option>
+        ))}
+      </select>
+      {hint && (
+        <p id={hintId} className="field-hint">
+          {hint}
+        </p>
+      )}
+    </div>
+  );
+}
+
+interface MethodChoicesProps {
+  legend: string;
+  value: readonly DeliveryMethod[];
+  onChange: (methods: DeliveryMethod[]) => void;
+  disabled?: boolean;
+}
+
+/** Checkboxes for push and e-mail; the result keeps the canonical order. */
+export function MethodChoices({ legend, value, onChange, disabled }: MethodChoicesProps) {
+  const { t } = useTranslation('notifyPrefs');
+  const toggle = (method: DeliveryMethod, on: boolean) =>
+    onChange(DELIVERY_METHODS.filter((m) => (m === method ? on : value.includes(m))));
+  return (
+    <fieldset className="choice-group prefs-methods" disabled={disabled}>
+      <legend>{legend}</legend>
+      {DELIVERY_METHODS.map((method) => (
+        <label key={method} className="prefs-check">
+          <input
+            type="checkbox"
+            checked={value.includes(method)}
+            disabled={disabled}
+            onChange={(event) => toggle(method, event.target.checked)}
+          />
+          <span>{t(`methods.${method}`)}</span>
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+/** Shown when this server has no SMTP settings: e-mail may be chosen, but nothing is sent. */
+export function EmailUnavailableNote() {
+  const { t } = useTranslation('notifyPrefs');
+  return (
+    <p className="prefs-note" data-testid="email-unavailable">
+      {t('emailUnavailable')}
+    </p>
+  );
+}
