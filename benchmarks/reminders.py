@@ -3,8 +3,9 @@
 
     python3 benchmarks/reminders.py [path/to/pillbox] [--users 10000] [--due 1000]
 
-1. Planner: seeds USERS accounts with 3 daily medications each (08:00, 13:00, 20:00 in a mix
-   of time zones) straight into a migrated database, starts `pillbox serve`, and reports the
+1. Planner: seeds USERS accounts with 3 daily medications each (at 2, 3 and 4 hours from now
+   in their local time, in a mix of time zones, so none is due during the run) straight into
+   a migrated database, starts `pillbox serve`, and reports the
    time its start-up planning takes to fill 7 days (from the server's own log line).
 2. Dispatcher: adds DUE one-off reminders due now for DUE users, each with e-mail and one
    push subscription, against a local SMTP server (aiosmtpd) and a local push endpoint that
@@ -24,6 +25,8 @@ import sys
 import tempfile
 import threading
 import time
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
 
 ZONES = ["UTC", "Europe/Berlin", "America/New_York", "Asia/Tokyo", "Australia/Sydney"]
 
@@ -63,6 +66,11 @@ def p256_public_key():
     return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
 
 
+def local_times(zone, now):
+    local = datetime.fromtimestamp(now, ZoneInfo(zone))
+    return [(local + timedelta(hours=h)).strftime("%H:00") for h in (2, 3, 4)]
+
+
 def seed(db, users, now):
     conn = sqlite3.connect(db)
     conn.execute("PRAGMA journal_mode=WAL")
@@ -81,7 +89,7 @@ def seed(db, users, now):
             "schedule_times, start_date, created_at, updated_at) VALUES (?, ?, 'tablets', 'daily', 'blue', "
             "'pill-symbolic', 1000, ?, ?, ?, ?)",
             ((i, f"Med {m}", f'["{t}"]', today, created, created)
-             for i in range(1, users + 1) for m, t in enumerate(["08:00", "13:00", "20:00"])))
+             for i in range(1, users + 1) for m, t in enumerate(local_times(ZONES[i % len(ZONES)], now))))
     conn.close()
 
 

@@ -29,10 +29,18 @@ CREATE TABLE reminders_v5 (
     UNIQUE (medication_id, kind, scheduled_time)
 ) STRICT;
 
+-- Version 4 planned reminders but sent none: those already past stay unsent (failed, with
+-- the reason) instead of going out, or expiring, in a burst on the first start.
 INSERT INTO reminders_v5 (id, user_id, medication_id, medication_name, scheduled_time, reminder_time,
-                          status, created_at, next_attempt_at)
-SELECT r.id, r.user_id, r.medication_id, m.name, r.scheduled_time, r.reminder_time, r.status, r.created_at,
-       CASE WHEN r.status = 'scheduled' THEN r.reminder_time END
+                          status, created_at, next_attempt_at, failure_reason)
+SELECT r.id, r.user_id, r.medication_id, m.name, r.scheduled_time, r.reminder_time,
+       CASE WHEN r.status = 'scheduled' AND r.reminder_time < strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+            THEN 'failed' ELSE r.status END,
+       r.created_at,
+       CASE WHEN r.status = 'scheduled' AND r.reminder_time >= strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+            THEN r.reminder_time END,
+       CASE WHEN r.status = 'scheduled' AND r.reminder_time < strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+            THEN 'due before this version could send reminders' END
 FROM reminders r JOIN medications m ON m.id = r.medication_id;
 
 DROP TABLE reminders;

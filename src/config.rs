@@ -307,12 +307,10 @@ impl Settings {
                 "reminders.retry_backoff_seconds must be between 1 and 3600",
             ));
         }
-        if let Some(prefix) = self
-            .push
-            .allow_endpoints
-            .iter()
-            .find(|p| !(p.starts_with("https://") || p.starts_with("http://")))
-        {
+        if let Some(prefix) = self.push.allow_endpoints.iter().find(|p| {
+            !(p.starts_with("https://") || p.starts_with("http://"))
+                || reqwest::Url::parse(p).map_or(true, |u| u.host_str().is_none())
+        }) {
             return Err(config_error(format!(
                 "push.allow_endpoints: \"{prefix}\" is not an http(s) URL prefix, e.g. \"http://127.0.0.1:8080/push/\""
             )));

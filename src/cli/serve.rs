@@ -73,13 +73,11 @@ pub fn run(args: ServeArgs) -> CliResult {
             "pillbox {VERSION} listening on http://{address} (data in {})",
             display_path(&paths.data_dir)
         );
-        let mut scheduler = reminders::start(engine).await?;
+        let running = reminders::start(engine).await?;
         systemd::notify("READY=1");
         http::serve(listener, state, shutdown_signal()).await?;
         systemd::notify("STOPPING=1");
-        if let Err(e) = scheduler.shutdown().await {
-            tracing::warn!("the reminder scheduler did not stop cleanly: {e}");
-        }
+        running.stop().await;
         tracing::info!("pillbox stopped");
         Ok(ExitCode::SUCCESS)
     })
@@ -117,7 +115,13 @@ fn vapid_subject(settings: &Settings) -> String {
     }
     match settings.public_base_url() {
         Some(url) if url.starts_with("https://") => url.to_owned(),
-        _ => "mailto:pillbox@localhost".to_owned(),
+        _ => {
+            tracing::warn!(
+                "vapid.subject is not set and there is no smtp.from or https public_url to derive it from; \
+                 some push services (Apple's) refuse the placeholder mailto:pillbox@localhost"
+            );
+            "mailto:pillbox@localhost".to_owned()
+        }
     }
 }
 

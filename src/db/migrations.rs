@@ -224,4 +224,41 @@ mod tests {
             Err(MigrateError::NotPillbox)
         ));
     }
+
+    #[test]
+    fn version_5_keeps_reminders_and_does_not_send_the_past_in_a_burst() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut conn = Connection::open(dir.path().join("db")).unwrap();
+        Migrations::new(MIGRATIONS[..4].iter().map(|m| M::up(m.sql)).collect())
+            .to_latest(&mut conn)
+            .unwrap();
+        conn.execute_batch(
+            "INSERT INTO users (id, email, password_hash, created_at, updated_at) VALUES (1, 'a@b.c', 'x', 't', 't');
+             INSERT INTO medications (id, user_id, name, unit, frequency, color, icon, default_quantity, start_date,
+                                      created_at, updated_at)
+                  VALUES (1, 1, 'Aspirin', 'tablets', 'daily', 'blue', 'pill', 1000, '2026-01-01', 't', 't');
+             INSERT INTO reminders (id, user_id, medication_id, scheduled_time, reminder_time, created_at) VALUES
+                  (1, 1, 1, '2020-01-01T09:00:00.000Z', '2020-01-01T08:45:00.000Z', 't'),
+                  (2, 1, 1, '2999-01-01T09:00:00.000Z', '2999-01-01T08:45:00.000Z', 't');",
+        )
+        .unwrap();
+        let applied = migrate(&mut conn, dir.path()).unwrap();
+        assert_eq!(applied.names, vec!["0005_delivery"]);
+        assert!(applied.snapshot.is_some());
+        type Row = (i64, String, String, Option<String>, Option<String>);
+        let rows: Vec<Row> = conn
+            .prepare("SELECT id, medication_name, status, next_attempt_at, failure_reason FROM reminders ORDER BY id")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(rows[0].1, "Aspirin");
+        assert_eq!((rows[0].2.as_str(), rows[0].3.as_deref()), ("failed", None));
+        assert!(rows[0].4.is_some());
+        assert_eq!(
+            (rows[1].2.as_str(), rows[1].3.as_deref()),
+            ("scheduled", Some("2999-01-01T08:45:00.000Z"))
+        );
+    }
 }

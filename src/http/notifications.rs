@@ -177,23 +177,17 @@ pub async fn create(
 
 #[derive(Deserialize)]
 pub struct UpdateBody {
-    reminder_time: Option<String>,
     message: Option<String>,
 }
 
-/// Changes a scheduled reminder's reminder time or message.
+/// Changes a scheduled reminder's message (its time follows the schedule and the lead;
+/// a one-off reminder is cancelled and set again).
 pub async fn update(
     State(state): State<AppState>,
     AuthUser(user): AuthUser,
     ApiPath(id): ApiPath<i64>,
     ApiJson(body): ApiJson<UpdateBody>,
 ) -> ApiResult<Json<Value>> {
-    let reminder_time = body
-        .reminder_time
-        .as_deref()
-        .map(|t| parse_instant(Some(t), "reminder_time"))
-        .transpose()?;
-    let message_given = body.message.is_some();
     let message = message_text(body.message)?;
     let row = state
         .db
@@ -207,26 +201,7 @@ pub async fn update(
                     "Only a scheduled notification can be changed",
                 ));
             }
-            let reminder = match reminder_time {
-                Some(t) => {
-                    let scheduled = DateTime::parse_from_rfc3339(&current.scheduled_time)
-                        .map(|s| s.with_timezone(&Utc))
-                        .unwrap_or(t);
-                    if t > scheduled {
-                        return Err(ApiError::bad_request(
-                            "The reminder must come before the dose is due",
-                        ));
-                    }
-                    clock::stamp(t.max(Utc::now()))
-                }
-                None => current.reminder_time.clone(),
-            };
-            let message = if message_given {
-                message
-            } else {
-                current.message.clone()
-            };
-            reminders::reschedule(&tx, user.id, id, &reminder, message.as_deref())?;
+            reminders::set_message(&tx, user.id, id, message.as_deref())?;
             let row = reminders::find(&tx, user.id, id)?;
             tx.commit()?;
             Ok(row)
@@ -254,7 +229,12 @@ pub async fn cancel(
                 }
                 Some(_) => {}
             }
-            reminders::cancel(conn, user.id, id)?;
+            if !reminders::cancel(conn, user.id, id, &clock::now_stamp())? {
+                return Err(ApiError::new(
+                    StatusCode::CONFLICT,
+                    "This notification is being sent right now",
+                ));
+            }
             Ok(())
         })
         .await?;
@@ -304,7 +284,8 @@ pub async fn send_now(
     ApiPath(id): ApiPath<i64>,
 ) -> ApiResult<Response> {
     let now = clock::now_stamp();
-    let claim = clock::stamp(Utc::now() + Duration::minutes(10));
+    let claim = reminders::new_claim(&clock::stamp(Utc::now() + Duration::minutes(10)));
+    let held = claim.clone();
     state
         .db
         .write(move |conn| {
@@ -323,7 +304,11 @@ pub async fn send_now(
             Ok(())
         })
         .await?;
-    let reports = state.engine.dispatch(id).await?;
+    // Sent from its own task: a client that goes away does not cut a delivery in half.
+    let engine = std::sync::Arc::clone(&state.engine);
+    let reports = tokio::spawn(async move { engine.dispatch(id, &held).await })
+        .await
+        .map_err(|e| ApiError::internal(format!("sending failed: {e}")))??;
     match reports {
         Some(reports) => Ok(delivery_answer(&reports, "Notification sent")),
         None => {
@@ -797,7 +782,7 @@ pub async fn push_register(
     state
         .db
         .write(move |conn| {
-            push_subscriptions::upsert(
+            let saved = push_subscriptions::upsert(
                 conn,
                 user.id,
                 &endpoint,
@@ -806,6 +791,12 @@ pub async fn push_register(
                 user_agent.as_deref(),
                 &clock::now_stamp(),
             )?;
+            if !saved {
+                return Err(ApiError::new(
+                    StatusCode::CONFLICT,
+                    "This push subscription belongs to another account",
+                ));
+            }
             Ok::<_, ApiError>(())
         })
         .await?;

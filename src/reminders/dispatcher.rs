@@ -21,8 +21,9 @@ use crate::store::push_subscriptions::{self, Subscription};
 use crate::store::reminders::{self, Job};
 use crate::store::{medications, settings};
 
-/// Reminders claimed per batch, and delivered at once.
-const BATCH: i64 = 200;
+/// Reminders claimed per batch, and delivered at once. Batches stay small so that each is
+/// sent well within its claim.
+const BATCH: i64 = 64;
 const CONCURRENCY: usize = 32;
 /// A claim outlives any batch's sending (timeouts included); after a crash it lapses.
 const CLAIM_MINUTES: i64 = 10;
@@ -113,11 +114,12 @@ impl Engine {
         let mut handled = 0;
         loop {
             let now = Utc::now();
-            let until = clock::stamp(now + Duration::minutes(CLAIM_MINUTES));
+            let claim = reminders::new_claim(&clock::stamp(now + Duration::minutes(CLAIM_MINUTES)));
             let now_stamp = clock::stamp(now);
+            let held = claim.clone();
             let ids = self
                 .db
-                .write(move |conn| Ok::<_, DbError>(reminders::claim_due(conn, &now_stamp, &until, BATCH)?))
+                .write(move |conn| Ok::<_, DbError>(reminders::claim_due(conn, &now_stamp, &held, BATCH)?))
                 .await?;
             let claimed = ids.len();
             let mut tasks = JoinSet::new();
@@ -126,7 +128,8 @@ impl Engine {
                     join_one(&mut tasks).await;
                 }
                 let engine = Arc::clone(self);
-                tasks.spawn(async move { engine.dispatch(id).await });
+                let claim = claim.clone();
+                tasks.spawn(async move { engine.dispatch(id, &claim).await });
             }
             while !tasks.is_empty() {
                 join_one(&mut tasks).await;
@@ -145,16 +148,22 @@ impl Engine {
 
     /// Handles one claimed reminder from start to end. Returns each channel's outcome, or
     /// `None` when there was nothing to send (answered, expired, cancelled meanwhile).
-    pub async fn dispatch(&self, id: i64) -> Result<Option<Vec<ChannelReport>>, DbError> {
+    pub async fn dispatch(&self, id: i64, claim: &str) -> Result<Option<Vec<ChannelReport>>, DbError> {
+        let claim = claim.to_owned();
         let now = Utc::now();
         let catch_up = Duration::minutes(i64::from(self.settings.reminders.catch_up_minutes));
         let link_base = self.settings.link_base();
+        let held = claim.clone();
         let plan = self
             .db
             .write(move |conn| {
                 let Some(job) = reminders::job(conn, id)? else {
                     return Ok::<_, DbError>(None);
                 };
+                // Someone else's now (the claim lapsed, or the reminder was cancelled).
+                if job.claimed_until.as_deref() != Some(held.as_str()) {
+                    return Ok(None);
+                }
                 let plan = plan_job(conn, &job, now, catch_up, &link_base)?;
                 Ok(Some((job, plan)))
             })
@@ -166,7 +175,7 @@ impl Engine {
             Plan::Finish(status, reason) => {
                 self.db
                     .write(move |conn| {
-                        Ok::<_, DbError>(reminders::finish(conn, id, status, reason.as_deref())?)
+                        Ok::<_, DbError>(reminders::finish(conn, id, &claim, status, reason.as_deref())?)
                     })
                     .await?;
                 Ok(None)
@@ -207,17 +216,19 @@ impl Engine {
                                 reminders::delivered(
                                     &tx,
                                     job.id,
+                                    &claim,
                                     &clock::stamp(now),
                                     true,
                                     next_repeat.as_deref(),
                                 )?;
                             } else {
-                                reminders::repeat_failed(&tx, job.id, next_repeat.as_deref())?;
+                                reminders::repeat_failed(&tx, job.id, &claim, next_repeat.as_deref())?;
                             }
                         } else if delivered {
                             reminders::delivered(
                                 &tx,
                                 job.id,
+                                &claim,
                                 &clock::stamp(now),
                                 false,
                                 next_repeat.as_deref(),
@@ -231,7 +242,7 @@ impl Engine {
                                     let factor = 1_i64 << (attempts - 1).clamp(0, 20);
                                     clock::stamp(now + Duration::seconds(base.saturating_mul(factor)))
                                 });
-                            reminders::round_failed(&tx, job.id, retry_at.as_deref(), &reason)?;
+                            reminders::round_failed(&tx, job.id, &claim, retry_at.as_deref(), &reason)?;
                         }
                         tx.commit()?;
                         Ok::<_, DbError>(())
@@ -455,9 +466,15 @@ fn plan_job(
         return Ok(Plan::Finish("cancelled", None));
     };
     if repeat {
+        // Repeats that fell due while the server was down are dropped, not sent hours late.
+        let late = job
+            .next_attempt_at
+            .as_deref()
+            .is_some_and(|at| now - parse_instant(at) > catch_up);
         if job.answered_at.is_some()
             || job.repeats_sent >= recipient.prefs.repeat_max
             || job.kind == "low_stock"
+            || late
         {
             return Ok(Plan::Finish("sent", None));
         }
@@ -490,7 +507,11 @@ fn plan_job(
         ("low_stock", title, body, None, "/medications")
     } else {
         if !recipient.prefs.reminders_enabled {
-            return Ok(Plan::Finish("cancelled", Some("Reminders are turned off".into())));
+            return Ok(if repeat {
+                Plan::Finish("sent", None)
+            } else {
+                Plan::Finish("cancelled", Some("Reminders are turned off".into()))
+            });
         }
         let due = parse_instant(&job.scheduled_time);
         let amount = format!("{} {}", medication.default_quantity, medication.unit);

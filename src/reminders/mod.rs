@@ -17,9 +17,36 @@ use dispatcher::Engine;
 
 /// How often every user's reminders are topped up to the horizon.
 const PLANNING_EVERY: Duration = Duration::from_secs(6 * 60 * 60);
+/// Users planned per transaction: one commit (and fsync) per chunk, short enough that the
+/// writer is free again within a few tens of milliseconds.
+const PLANNING_CHUNK: usize = 25;
+
+/// The running engine: its scheduler, and the lock a tick holds while it sends.
+pub struct Running {
+    scheduler: JobScheduler,
+    busy: Arc<Mutex<()>>,
+}
+
+impl Running {
+    /// Stops scheduling and waits (up to a minute) for a tick that is sending, so that a
+    /// stop never cuts a delivery in half.
+    pub async fn stop(mut self) {
+        if let Err(e) = self.scheduler.shutdown().await {
+            tracing::warn!("the reminder scheduler did not stop cleanly: {e}");
+        }
+        if tokio::time::timeout(Duration::from_secs(60), self.busy.lock())
+            .await
+            .is_err()
+        {
+            tracing::warn!(
+                "stopped while reminders were still being sent; their claims lapse and they are retried"
+            );
+        }
+    }
+}
 
 /// Starts the dispatcher and the planner's top-up on a scheduler, and runs both once now.
-pub async fn start(engine: Arc<Engine>) -> Result<JobScheduler, String> {
+pub async fn start(engine: Arc<Engine>) -> Result<Running, String> {
     let scheduler = JobScheduler::new()
         .await
         .map_err(|e| format!("cannot start the reminder scheduler: {e}"))?;
@@ -27,9 +54,10 @@ pub async fn start(engine: Arc<Engine>) -> Result<JobScheduler, String> {
     // A tick still running when the next is due makes the next one skip.
     let busy = Arc::new(Mutex::new(()));
     let tick_engine = Arc::clone(&engine);
+    let tick_busy = Arc::clone(&busy);
     let tick = Job::new_repeated_async(tick_every, move |_, _| {
         let engine = Arc::clone(&tick_engine);
-        let busy = Arc::clone(&busy);
+        let busy = Arc::clone(&tick_busy);
         Box::pin(async move {
             let Ok(_guard) = busy.try_lock() else {
                 return;
@@ -55,11 +83,13 @@ pub async fn start(engine: Arc<Engine>) -> Result<JobScheduler, String> {
         .await
         .map_err(|e| format!("cannot start the reminder scheduler: {e}"))?;
     let first = Arc::clone(&engine);
+    let first_busy = Arc::clone(&busy);
     tokio::spawn(async move {
         run_planning(&first).await;
+        let _guard = first_busy.lock().await;
         run_tick(&first).await;
     });
-    Ok(scheduler)
+    Ok(Running { scheduler, busy })
 }
 
 async fn run_tick(engine: &Arc<Engine>) {
@@ -74,7 +104,7 @@ async fn run_tick(engine: &Arc<Engine>) {
     }
 }
 
-/// Tops up every user's reminders to the horizon, one user per transaction so requests
+/// Tops up every user's reminders to the horizon, a few users per transaction so requests
 /// are never kept waiting long.
 pub async fn run_planning(engine: &Engine) {
     let days = engine.settings.reminders.horizon_days;
@@ -92,19 +122,23 @@ pub async fn run_planning(engine: &Engine) {
     };
     let mut added = 0;
     let count = users.len();
-    for user_id in users {
+    for chunk in users.chunks(PLANNING_CHUNK) {
+        let chunk = chunk.to_vec();
         let result = engine
             .db
             .write(move |conn| {
                 let tx = conn.transaction()?;
-                let n = planner::plan_user(&tx, user_id, days)?;
+                let mut n = 0;
+                for user_id in chunk {
+                    n += planner::plan_user(&tx, user_id, days)?;
+                }
                 tx.commit()?;
                 Ok::<_, DbError>(n)
             })
             .await;
         match result {
             Ok(n) => added += n,
-            Err(e) => tracing::error!("planning reminders for user {user_id} failed: {e}"),
+            Err(e) => tracing::error!("planning reminders failed: {e}"),
         }
     }
     if added > 0 {

@@ -49,7 +49,14 @@ pub fn plan_medication(
     };
     let planned: Vec<(String, String)> = planner::occurrences(&plan, today, days, now)
         .into_iter()
-        .map(|due| (clock::stamp(due), clock::stamp(due - Duration::minutes(lead))))
+        // A lead longer than the time left (a new medication, a longer lead) reminds now,
+        // not in the past where the dispatcher would count it as missed.
+        .map(|due| {
+            (
+                clock::stamp(due),
+                clock::stamp((due - Duration::minutes(lead)).max(now)),
+            )
+        })
         .collect();
     reminders::replace_future(
         conn,

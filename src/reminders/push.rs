@@ -140,15 +140,27 @@ fn error_chain(e: &dyn std::error::Error) -> String {
     text
 }
 
-/// Endpoints must be https URLs of a known push service, or start with an allowed prefix.
+/// Endpoints must be https URLs of a known push service, or lie under an allowed prefix
+/// (same scheme, host and port, and a path below the prefix's). Credentials and dot
+/// segments, which URL parsing would rewrite into another target, are refused.
 pub fn endpoint_allowed(endpoint: &str, allow_prefixes: &[String]) -> bool {
-    if allow_prefixes.iter().any(|p| endpoint.starts_with(p.as_str())) {
-        return true;
-    }
     let Ok(url) = reqwest::Url::parse(endpoint) else {
         return false;
     };
-    if url.scheme() != "https" || url.port().is_some_and(|p| p != 443) || !url.username().is_empty() {
+    let lower = endpoint.to_ascii_lowercase();
+    if !url.username().is_empty()
+        || url.password().is_some()
+        || lower.contains("/../")
+        || lower.contains("/./")
+        || lower.ends_with("/..")
+        || lower.contains("%2e")
+    {
+        return false;
+    }
+    if allow_prefixes.iter().any(|prefix| under_prefix(&url, prefix)) {
+        return true;
+    }
+    if url.scheme() != "https" || url.port().is_some_and(|p| p != 443) {
         return false;
     }
     let Some(host) = url.host_str() else {
@@ -157,6 +169,18 @@ pub fn endpoint_allowed(endpoint: &str, allow_prefixes: &[String]) -> bool {
     PUSH_SERVICES
         .iter()
         .any(|service| host == *service || host.ends_with(&format!(".{service}")))
+}
+
+fn under_prefix(url: &reqwest::Url, prefix: &str) -> bool {
+    let Ok(allowed) = reqwest::Url::parse(prefix) else {
+        return false;
+    };
+    let (path, base) = (url.path(), allowed.path());
+    url.scheme() == allowed.scheme()
+        && url.host_str() == allowed.host_str()
+        && url.port_or_known_default() == allowed.port_or_known_default()
+        && path.starts_with(base)
+        && (base.ends_with('/') || path.len() == base.len() || path[base.len()..].starts_with('/'))
 }
 
 #[cfg(test)]
@@ -190,5 +214,21 @@ mod tests {
         let local = vec!["http://127.0.0.1:9000/push/".to_owned()];
         assert!(endpoint_allowed("http://127.0.0.1:9000/push/1", &local));
         assert!(!endpoint_allowed("http://127.0.0.1:9001/push/1", &local));
+        assert!(!endpoint_allowed("http://127.0.0.1:9000/push/../admin", &local));
+        assert!(!endpoint_allowed(
+            "http://127.0.0.1:9000/push/%2e%2e/admin",
+            &local
+        ));
+        // A prefix without a trailing slash still means a host and a path, not a string.
+        let relay = vec!["https://push.example.com".to_owned()];
+        assert!(endpoint_allowed("https://push.example.com/abc", &relay));
+        assert!(!endpoint_allowed(
+            "https://push.example.com@169.254.169.254/",
+            &relay
+        ));
+        assert!(!endpoint_allowed("https://push.example.com.evil.tld/x", &relay));
+        let path = vec!["https://relay.example.com/push".to_owned()];
+        assert!(!endpoint_allowed("https://relay.example.com/pushy/1", &path));
+        assert!(endpoint_allowed("https://relay.example.com/push/1", &path));
     }
 }

@@ -31,11 +31,13 @@ pub struct NewDelivery<'a> {
     pub fallback: bool,
 }
 
+/// Records an attempt. A reminder deleted while it was being sent (its medication went)
+/// leaves the row without a reminder rather than losing it.
 pub fn insert(conn: &Connection, d: &NewDelivery<'_>) -> rusqlite::Result<()> {
     conn.prepare_cached(
         "INSERT INTO deliveries (user_id, reminder_id, kind, title, medication_name, channel, attempted_at,
                                  result, error, fallback)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+         VALUES (?1, (SELECT id FROM reminders WHERE id = ?2), ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
     )?
     .execute(params![
         d.user_id,

@@ -10,8 +10,10 @@ pub struct Subscription {
     pub auth: String,
 }
 
-/// Saves a browser's subscription for the user. An endpoint belongs to one browser, so a
-/// subscription that was another account's moves to this one.
+/// Saves a browser's subscription for the user. An endpoint belongs to one browser: when
+/// another account signs in there, the same subscription (same keys) moves to it; an
+/// endpoint sent with other keys than another account's is refused (false), so nobody can
+/// take over someone's device with a copied endpoint.
 pub fn upsert(
     conn: &Connection,
     user_id: i64,
@@ -20,15 +22,17 @@ pub fn upsert(
     auth: &str,
     user_agent: Option<&str>,
     now: &str,
-) -> rusqlite::Result<()> {
-    conn.execute(
+) -> rusqlite::Result<bool> {
+    let changed = conn.execute(
         "INSERT INTO push_subscriptions (user_id, endpoint, p256dh, auth, user_agent, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)
          ON CONFLICT (endpoint) DO UPDATE SET user_id = excluded.user_id, p256dh = excluded.p256dh,
-            auth = excluded.auth, user_agent = excluded.user_agent",
+            auth = excluded.auth, user_agent = excluded.user_agent
+         WHERE push_subscriptions.user_id = excluded.user_id
+            OR (push_subscriptions.p256dh = excluded.p256dh AND push_subscriptions.auth = excluded.auth)",
         params![user_id, endpoint, p256dh, auth, user_agent, now],
     )?;
-    Ok(())
+    Ok(changed == 1)
 }
 
 pub fn remove(conn: &Connection, user_id: i64, endpoint: &str) -> rusqlite::Result<bool> {

@@ -121,7 +121,8 @@ fn count_for_medication(conn: &Connection, medication_id: i64) -> rusqlite::Resu
 /// its reminders are off). Sent and failed ones stay as its delivery record.
 pub fn drop_unsent_for_medication(conn: &Connection, medication_id: i64) -> rusqlite::Result<()> {
     conn.execute(
-        "DELETE FROM reminders WHERE medication_id = ?1 AND status = 'scheduled' AND sent_at IS NULL",
+        "DELETE FROM reminders WHERE medication_id = ?1 AND status = 'scheduled' AND sent_at IS NULL
+           AND claimed_until IS NULL",
         [medication_id],
     )?;
     Ok(())
@@ -217,28 +218,28 @@ pub fn page(
     Ok((rows, total))
 }
 
-/// Cancels a scheduled reminder, which also stops its retries.
-pub fn cancel(conn: &Connection, user_id: i64, id: i64) -> rusqlite::Result<bool> {
+/// Cancels a scheduled reminder, which also stops its retries. False while a dispatcher is
+/// sending it.
+pub fn cancel(conn: &Connection, user_id: i64, id: i64, now: &str) -> rusqlite::Result<bool> {
     let changed = conn.execute(
         "UPDATE reminders SET status = 'cancelled', next_attempt_at = NULL, claimed_until = NULL
-         WHERE user_id = ?1 AND id = ?2 AND status = 'scheduled'",
-        [user_id, id],
+         WHERE user_id = ?1 AND id = ?2 AND status = 'scheduled'
+           AND (claimed_until IS NULL OR claimed_until <= ?3)",
+        params![user_id, id, now],
     )?;
     Ok(changed == 1)
 }
 
-/// Updates a scheduled reminder's message and reminder time.
-pub fn reschedule(
+/// Sets a scheduled reminder's message.
+pub fn set_message(
     conn: &Connection,
     user_id: i64,
     id: i64,
-    reminder: &str,
     message: Option<&str>,
 ) -> rusqlite::Result<bool> {
     let changed = conn.execute(
-        "UPDATE reminders SET reminder_time = ?3, next_attempt_at = ?3, message = ?4, attempts = 0
-         WHERE user_id = ?1 AND id = ?2 AND status = 'scheduled'",
-        params![user_id, id, reminder, message],
+        "UPDATE reminders SET message = ?3 WHERE user_id = ?1 AND id = ?2 AND status = 'scheduled'",
+        params![user_id, id, message],
     )?;
     Ok(changed == 1)
 }
@@ -278,6 +279,8 @@ pub fn answer(
             .optional()?,
         None => None,
     };
+    // Else the latest reminder that has come due (up to 12 hours back); else, for a dose
+    // logged a little early, the one coming within the hour.
     let target = match named {
         Some(id) => Some(id),
         None => conn
@@ -287,17 +290,23 @@ pub fn answer(
                    AND status IN ('scheduled', 'sent')
                    AND scheduled_time >= strftime('%Y-%m-%dT%H:%M:%fZ', ?3, '-12 hours')
                    AND scheduled_time <= strftime('%Y-%m-%dT%H:%M:%fZ', ?3, '+1 hour')
-                 ORDER BY abs(julianday(scheduled_time) - julianday(?3)), id LIMIT 1",
+                 ORDER BY reminder_time <= ?3 DESC,
+                          CASE WHEN reminder_time <= ?3 THEN -julianday(scheduled_time)
+                               ELSE julianday(scheduled_time) END,
+                          id
+                 LIMIT 1",
             )?
             .query_row(params![medication_id, user_id, taken], |row| row.get::<_, i64>(0))
             .optional()?,
     };
     if let Some(id) = target {
+        // A one-off reminder set for the same dose as a planned one is answered with it.
         conn.execute(
-            "UPDATE reminders SET answered_at = ?2, history_id = ?3,
+            "UPDATE reminders SET answered_at = ?3, history_id = ?4,
                 next_attempt_at = CASE WHEN status = 'sent' THEN NULL ELSE next_attempt_at END
-             WHERE id = ?1",
-            params![id, taken, history_id],
+             WHERE medication_id = ?2 AND kind <> 'low_stock' AND answered_at IS NULL
+               AND scheduled_time = (SELECT scheduled_time FROM reminders WHERE id = ?1)",
+            params![id, medication_id, taken, history_id],
         )?;
     }
     Ok(target)
@@ -352,9 +361,15 @@ pub fn take_target(conn: &Connection, id: i64) -> rusqlite::Result<Option<TakeTa
 
 // --- The dispatcher's side ----------------------------------------------------------------
 
-/// Claims up to `limit` reminders that need the dispatcher now, holding them until
-/// `until`. A claim that lapses (a crash mid-send) makes the row claimable again.
-pub fn claim_due(conn: &Connection, now: &str, until: &str, limit: i64) -> rusqlite::Result<Vec<i64>> {
+/// A claim: the instant it lapses plus a random tag, so that text order is still time
+/// order and every claim is its own. Updates after sending check they still hold it.
+pub fn new_claim(until: &str) -> String {
+    format!("{until}#{}", &crate::security::codes::link_token()[..12])
+}
+
+/// Claims up to `limit` reminders that need the dispatcher now with `claim`. A claim that
+/// lapses (a crash mid-send) makes the row claimable again.
+pub fn claim_due(conn: &Connection, now: &str, claim: &str, limit: i64) -> rusqlite::Result<Vec<i64>> {
     conn.prepare_cached(
         "UPDATE reminders SET claimed_until = ?2
          WHERE id IN (SELECT id FROM reminders
@@ -363,7 +378,7 @@ pub fn claim_due(conn: &Connection, now: &str, until: &str, limit: i64) -> rusql
                       ORDER BY next_attempt_at LIMIT ?3)
          RETURNING id",
     )?
-    .query_map(params![now, until, limit], |row| row.get(0))?
+    .query_map(params![now, claim, limit], |row| row.get(0))?
     .collect()
 }
 
@@ -382,12 +397,14 @@ pub struct Job {
     pub attempts: i64,
     pub repeats_sent: i64,
     pub answered_at: Option<String>,
+    pub next_attempt_at: Option<String>,
+    pub claimed_until: Option<String>,
 }
 
 pub fn job(conn: &Connection, id: i64) -> rusqlite::Result<Option<Job>> {
     conn.prepare_cached(
         "SELECT id, user_id, medication_id, medication_name, kind, scheduled_time, reminder_time, status,
-                message, attempts, repeats_sent, answered_at
+                message, attempts, repeats_sent, answered_at, next_attempt_at, claimed_until
          FROM reminders WHERE id = ?1",
     )?
     .query_row([id], |row| {
@@ -404,17 +421,26 @@ pub fn job(conn: &Connection, id: i64) -> rusqlite::Result<Option<Job>> {
             attempts: row.get(9)?,
             repeats_sent: row.get(10)?,
             answered_at: row.get(11)?,
+            next_attempt_at: row.get(12)?,
+            claimed_until: row.get(13)?,
         })
     })
     .optional()
 }
 
 /// Releases a claim without a delivery: the reminder ends with `status` and `reason`.
-pub fn finish(conn: &Connection, id: i64, status: &str, reason: Option<&str>) -> rusqlite::Result<()> {
+pub fn finish(
+    conn: &Connection,
+    id: i64,
+    claim: &str,
+    status: &str,
+    reason: Option<&str>,
+) -> rusqlite::Result<()> {
     conn.execute(
-        "UPDATE reminders SET status = ?2, failure_reason = ?3, next_attempt_at = NULL, claimed_until = NULL
-         WHERE id = ?1",
-        params![id, status, reason],
+        "UPDATE reminders SET status = ?2, failure_reason = coalesce(?3, failure_reason), next_attempt_at = NULL,
+            claimed_until = NULL
+         WHERE id = ?1 AND claimed_until = ?4",
+        params![id, status, reason, claim],
     )?;
     Ok(())
 }
@@ -423,6 +449,7 @@ pub fn finish(conn: &Connection, id: i64, status: &str, reason: Option<&str>) ->
 pub fn delivered(
     conn: &Connection,
     id: i64,
+    claim: &str,
     now: &str,
     repeat: bool,
     next_repeat: Option<&str>,
@@ -432,8 +459,8 @@ pub fn delivered(
             failure_reason = NULL, claimed_until = NULL,
             repeats_sent = repeats_sent + ?3,
             next_attempt_at = CASE WHEN answered_at IS NULL THEN ?4 END
-         WHERE id = ?1",
-        params![id, now, i64::from(repeat), next_repeat],
+         WHERE id = ?1 AND claimed_until = ?5 AND status IN ('scheduled', 'sent')",
+        params![id, now, i64::from(repeat), next_repeat, claim],
     )?;
     Ok(())
 }
@@ -443,31 +470,164 @@ pub fn delivered(
 pub fn round_failed(
     conn: &Connection,
     id: i64,
+    claim: &str,
     retry_at: Option<&str>,
     reason: &str,
 ) -> rusqlite::Result<()> {
     match retry_at {
         Some(at) => conn.execute(
             "UPDATE reminders SET attempts = attempts + 1, next_attempt_at = ?2, claimed_until = NULL,
-                failure_reason = ?3 WHERE id = ?1",
-            params![id, at, reason],
+                failure_reason = ?3 WHERE id = ?1 AND claimed_until = ?4",
+            params![id, at, reason, claim],
         )?,
         None => conn.execute(
             "UPDATE reminders SET attempts = attempts + 1, status = 'failed', failure_reason = ?2,
-                next_attempt_at = NULL, claimed_until = NULL WHERE id = ?1",
-            params![id, reason],
+                next_attempt_at = NULL, claimed_until = NULL WHERE id = ?1 AND claimed_until = ?3",
+            params![id, reason, claim],
         )?,
     };
     Ok(())
 }
 
 /// A repeat that no channel took: no retries for repeats, the next one stays planned.
-pub fn repeat_failed(conn: &Connection, id: i64, next_repeat: Option<&str>) -> rusqlite::Result<()> {
+pub fn repeat_failed(
+    conn: &Connection,
+    id: i64,
+    claim: &str,
+    next_repeat: Option<&str>,
+) -> rusqlite::Result<()> {
     conn.execute(
         "UPDATE reminders SET repeats_sent = repeats_sent + 1, claimed_until = NULL,
             next_attempt_at = CASE WHEN answered_at IS NULL THEN ?2 END
-         WHERE id = ?1",
-        params![id, next_repeat],
+         WHERE id = ?1 AND claimed_until = ?3",
+        params![id, next_repeat, claim],
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn database() -> Connection {
+        let dir = tempfile::tempdir().unwrap();
+        let mut conn = Connection::open_in_memory().unwrap();
+        crate::db::migrations::migrate(&mut conn, dir.path()).unwrap();
+        conn.execute_batch(
+            "INSERT INTO users (id, email, password_hash, created_at, updated_at) VALUES (1, 'a@b.c', 'x', 't', 't');
+             INSERT INTO medications (id, user_id, name, unit, frequency, color, icon, default_quantity, start_date,
+                                      created_at, updated_at)
+                  VALUES (1, 1, 'Aspirin', 'tablets', 'twice_daily', 'blue', 'pill', 1000, '2026-01-01', 't', 't');
+             INSERT INTO dose_history (id, user_id, medication_id, medication_name, medication_unit, status, taken_at,
+                                       quantity, dosage_unit, affect_inventory, created_at)
+                  VALUES (7, 1, 1, 'Aspirin', 'tablets', 'taken', 't', 1000, 'tablets', 0, 't');",
+        )
+        .unwrap();
+        conn
+    }
+
+    fn add(conn: &Connection, kind: &str, scheduled: &str, reminder: &str) -> i64 {
+        conn.execute(
+            "INSERT INTO reminders (user_id, medication_id, medication_name, kind, scheduled_time, reminder_time,
+                                    next_attempt_at, created_at)
+             VALUES (1, 1, 'Aspirin', ?1, ?2, ?3, ?3, 't')",
+            params![kind, scheduled, reminder],
+        )
+        .unwrap();
+        conn.last_insert_rowid()
+    }
+
+    fn answered(conn: &Connection, id: i64) -> bool {
+        conn.query_row(
+            "SELECT answered_at IS NOT NULL FROM reminders WHERE id = ?1",
+            [id],
+            |r| r.get(0),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn a_late_log_answers_the_overdue_dose_not_the_next_one() {
+        let conn = database();
+        let morning = add(
+            &conn,
+            "dose",
+            "2026-03-02T09:00:00.000Z",
+            "2026-03-02T08:45:00.000Z",
+        );
+        let evening = add(
+            &conn,
+            "dose",
+            "2026-03-02T21:00:00.000Z",
+            "2026-03-02T20:45:00.000Z",
+        );
+        // The morning dose, logged at 20:30: the evening reminder has not come due yet.
+        let got = answer(&conn, 1, 1, None, "2026-03-02T20:30:00.000Z", 7).unwrap();
+        assert_eq!(got, Some(morning));
+        assert!(!answered(&conn, evening));
+    }
+
+    #[test]
+    fn an_early_log_silences_the_coming_reminder_and_its_one_off_twin() {
+        let conn = database();
+        let planned = add(
+            &conn,
+            "dose",
+            "2026-03-02T09:00:00.000Z",
+            "2026-03-02T08:45:00.000Z",
+        );
+        let twin = add(
+            &conn,
+            "one_off",
+            "2026-03-02T09:00:00.000Z",
+            "2026-03-02T08:50:00.000Z",
+        );
+        let later = add(
+            &conn,
+            "dose",
+            "2026-03-02T21:00:00.000Z",
+            "2026-03-02T20:45:00.000Z",
+        );
+        let got = answer(&conn, 1, 1, None, "2026-03-02T08:30:00.000Z", 7).unwrap();
+        assert_eq!(got, Some(planned));
+        assert!(answered(&conn, twin));
+        assert!(!answered(&conn, later));
+        // Nothing due or coming within the hour: nothing is answered.
+        assert_eq!(
+            answer(&conn, 1, 1, None, "2026-03-02T15:00:00.000Z", 7).unwrap(),
+            None
+        );
+    }
+
+    #[test]
+    fn only_the_claim_holder_can_finish_a_reminder() {
+        let conn = database();
+        let id = add(
+            &conn,
+            "dose",
+            "2026-03-02T09:00:00.000Z",
+            "2026-03-02T08:45:00.000Z",
+        );
+        let mine = new_claim("2026-03-02T09:10:00.000Z");
+        assert_eq!(
+            claim_due(&conn, "2026-03-02T09:00:00.000Z", &mine, 10).unwrap(),
+            vec![id]
+        );
+        // While held, nobody else claims it; once lapsed, another dispatcher may.
+        assert!(
+            claim_due(&conn, "2026-03-02T09:05:00.000Z", &new_claim("x"), 10)
+                .unwrap()
+                .is_empty()
+        );
+        let theirs = new_claim("2026-03-02T09:30:00.000Z");
+        assert_eq!(
+            claim_due(&conn, "2026-03-02T09:11:00.000Z", &theirs, 10).unwrap(),
+            vec![id]
+        );
+        // The first dispatcher's late result changes nothing.
+        delivered(&conn, id, &mine, "2026-03-02T09:12:00.000Z", false, None).unwrap();
+        assert_eq!(find(&conn, 1, id).unwrap().unwrap().status, "scheduled");
+        delivered(&conn, id, &theirs, "2026-03-02T09:12:00.000Z", false, None).unwrap();
+        assert_eq!(find(&conn, 1, id).unwrap().unwrap().status, "sent");
+    }
 }
