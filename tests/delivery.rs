@@ -184,6 +184,7 @@ async fn a_due_reminder_arrives_by_push_and_email_and_its_link_logs_the_dose_onc
         pushed.payload
     );
     assert_eq!(pushed.payload["url"], "/today");
+    assert_eq!(pushed.payload["takeLabel"], "Take");
     let take_url = pushed.payload["takeUrl"].as_str().unwrap().to_owned();
     assert!(
         take_url.starts_with("http://pillbox.test/notifications/take/"),
@@ -613,6 +614,38 @@ async fn tests_preferences_and_subscriptions_check_their_input() {
             .count(),
         2
     );
+
+    // Notifications speak the language and formats the person chose in the app.
+    let (status, body) = put(
+        &server,
+        "/api/settings",
+        &token,
+        json!({ "language": "de", "dateFormat": "yyyy-MM-dd", "timeFormat": "24h" }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, body) = post(
+        &server,
+        "/api/notifications/test",
+        Some(&token),
+        json!({ "deliveryMethods": ["push", "email"] }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let pushed = push.wait_for("phone", 2, Duration::from_secs(10)).await;
+    assert_eq!(pushed.payload["title"], "Pillbox-Testbenachrichtigung");
+    let body = pushed.payload["body"].as_str().unwrap();
+    assert!(
+        body.starts_with("Erinnerungen erreichen Sie hier. Gesendet am 20"),
+        "{body}"
+    );
+    assert!(
+        !body.contains("AM") && !body.contains("PM"),
+        "24-hour clock: {body}"
+    );
+    let mail = smtp.wait_for("gi@example.test", 2);
+    assert_eq!(mail.subject, "Pillbox-Testbenachrichtigung");
+    assert!(mail.text.contains("Pillbox öffnen"), "{}", mail.text);
     let (status, _) = post(
         &server,
         "/api/notifications/test",

@@ -80,6 +80,7 @@ pub fn load_recipient(conn: &Connection, user_id: i64) -> rusqlite::Result<Optio
         s.timezone.parse().unwrap_or(chrono_tz::UTC),
         text("dateFormat").as_deref(),
         text("timeFormat").as_deref(),
+        text("language").as_deref(),
     );
     Ok(Some(Recipient {
         user_id,
@@ -348,17 +349,16 @@ impl Engine {
         let Some(recipient) = recipient else {
             return Ok(Vec::new());
         };
+        let (title, body) = messages::test_body(&recipient.formats, Utc::now());
         let content = Content {
-            title: "Pillbox test notification".into(),
-            body: format!(
-                "Reminders reach you here. Sent at {}.",
-                recipient.formats.date_time(Utc::now())
-            ),
+            title,
+            body,
             take_url: None,
             open_url: self.link("/notifications"),
             tag: "pillbox-test".into(),
             silent: !recipient.prefs.sound_enabled,
             vibrate: recipient.prefs.vibration_enabled,
+            lang: recipient.formats.lang,
         };
         let reports = self.deliver(&recipient, methods, &content, false).await;
         let stored = reports.clone();
@@ -500,10 +500,11 @@ fn plan_job(
     let own = notify_prefs::for_medication(conn, medication.id)?;
     let effective = notify_prefs::effective(&recipient.prefs, own.as_ref());
     let (kind, title, body, take_url, open_path) = if job.kind == "low_stock" {
-        let left = medications::inventory(conn, medication.id)?
-            .map(|inv| format!("{} {}", inv.current_quantity, inv.containers.stock_unit()))
-            .unwrap_or_default();
-        let (title, body) = messages::low_stock_body(&medication.name, &left);
+        let inventory = medications::inventory(conn, medication.id)?;
+        let left = inventory
+            .as_ref()
+            .map(|inv| (inv.current_quantity, inv.containers.stock_unit()));
+        let (title, body) = messages::low_stock_body(&medication.name, left, recipient.formats.lang);
         ("low_stock", title, body, None, "/medications")
     } else {
         if !recipient.prefs.reminders_enabled {
@@ -514,11 +515,11 @@ fn plan_job(
             });
         }
         let due = parse_instant(&job.scheduled_time);
-        let amount = format!("{} {}", medication.default_quantity, medication.unit);
+        let amount = (medication.default_quantity, medication.unit.as_str());
         let message = job.message.clone().or(effective.custom_message.clone());
         let (title, body) = messages::dose_body(
             &medication.name,
-            Some(&amount),
+            Some(amount),
             due,
             &recipient.formats,
             message.as_deref(),
@@ -560,6 +561,7 @@ fn plan_job(
         tag: format!("reminder-{}", job.id),
         silent: !recipient.prefs.sound_enabled,
         vibrate: recipient.prefs.vibration_enabled,
+        lang: recipient.formats.lang,
     };
     Ok(Plan::Send {
         recipient: Box::new(recipient),

@@ -5,20 +5,29 @@ use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use serde_json::json;
 
+use super::words::{Lang, Words};
+use crate::domain::quantity::Quantity;
 use crate::mailer::{Email, button, escape_html};
 
-/// How a person writes dates and times (their app settings).
+/// How a person writes dates and times, and in which language (their app settings).
 #[derive(Debug, Clone)]
 pub struct Formats {
     pub tz: Tz,
     pub date: &'static str,
     pub time: &'static str,
+    pub lang: Lang,
 }
 
 impl Formats {
-    pub fn new(tz: Tz, date_format: Option<&str>, time_format: Option<&str>) -> Formats {
+    pub fn new(
+        tz: Tz,
+        date_format: Option<&str>,
+        time_format: Option<&str>,
+        language: Option<&str>,
+    ) -> Formats {
         Formats {
             tz,
+            lang: Lang::of(language),
             date: match date_format {
                 Some("dd/MM/yyyy") => "%d/%m/%Y",
                 Some("yyyy-MM-dd") => "%Y-%m-%d",
@@ -29,6 +38,10 @@ impl Formats {
                 _ => "%-I:%M %p",
             },
         }
+    }
+
+    pub fn words(&self) -> &'static Words {
+        self.lang.words()
     }
 
     pub fn date_time(&self, instant: DateTime<Utc>) -> String {
@@ -49,6 +62,7 @@ pub struct Content {
     pub tag: String,
     pub silent: bool,
     pub vibrate: bool,
+    pub lang: Lang,
 }
 
 impl Content {
@@ -64,6 +78,7 @@ impl Content {
             "body": self.body,
             "url": path,
             "takeUrl": self.take_url,
+            "takeLabel": self.lang.words().take_action,
             "tag": self.tag,
             "silent": self.silent,
             "vibrate": self.vibrate,
@@ -73,26 +88,26 @@ impl Content {
     }
 
     pub fn email(&self) -> Email {
+        let words = self.lang.words();
         let mut html = format!("<h2 style=\"margin:0 0 12px\">{}</h2>", escape_html(&self.title));
         for line in self.body.lines() {
             html.push_str(&format!("<p>{}</p>", escape_html(line)));
         }
         let mut text = format!("{}\n\n{}\n", self.title, self.body);
         if let Some(take) = &self.take_url {
-            html.push_str(&button(take, "Log this dose"));
-            html.push_str(
-                "<p style=\"color:#6b7280;font-size:13px\">The button opens a page where you confirm; \
-                 opening it alone records nothing. It works for 24 hours after the dose time.</p>",
-            );
-            text.push_str(&format!(
-                "\nLog this dose (opens a page where you confirm; works for 24 hours):\n{take}\n"
+            html.push_str(&button(take, words.log_button));
+            html.push_str(&format!(
+                "<p style=\"color:#6b7280;font-size:13px\">{}</p>",
+                escape_html(words.log_note)
             ));
+            text.push_str(&format!("\n{}\n{take}\n", words.log_text));
         }
         html.push_str(&format!(
-            "<p><a href=\"{}\">Open Pillbox</a></p>",
-            escape_html(&self.open_url)
+            "<p><a href=\"{}\">{}</a></p>",
+            escape_html(&self.open_url),
+            escape_html(words.open_app)
         ));
-        text.push_str(&format!("\nOpen Pillbox: {}\n", self.open_url));
+        text.push_str(&format!("\n{}: {}\n", words.open_app, self.open_url));
         Email {
             subject: self.title.clone(),
             text,
@@ -104,23 +119,38 @@ impl Content {
 /// The words of a dose reminder (first sending, or a repeat).
 pub fn dose_body(
     medication: &str,
-    amount: Option<&str>,
+    amount: Option<(Quantity, &str)>,
     due: DateTime<Utc>,
     formats: &Formats,
     message: Option<&str>,
     repeat: bool,
 ) -> (String, String) {
-    let title = if repeat {
-        format!("Reminder: {medication} is due")
-    } else {
-        format!("Time for {medication}")
+    let words = formats.words();
+    let name = [("name", medication)];
+    let title = words.fill(
+        if repeat {
+            words.repeat_title
+        } else {
+            words.dose_title
+        },
+        &name,
+    );
+    let what = match amount {
+        Some((quantity, unit)) => words.fill(
+            words.amount_of,
+            &[("amount", &words.amount(quantity, unit)), ("name", medication)],
+        ),
+        None => medication.to_owned(),
     };
-    let what = amount.map_or_else(|| medication.to_owned(), |a| format!("{a} of {medication}"));
-    let mut body = if repeat {
-        format!("You have not logged {what}, due at {}.", formats.date_time(due))
-    } else {
-        format!("Take {what} at {}.", formats.date_time(due))
-    };
+    let when = formats.date_time(due);
+    let mut body = words.fill(
+        if repeat {
+            words.repeat_body
+        } else {
+            words.dose_body
+        },
+        &[("what", &what), ("when", &when)],
+    );
     if let Some(message) = message.filter(|m| !m.trim().is_empty()) {
         body.push('\n');
         body.push_str(message.trim());
@@ -128,10 +158,22 @@ pub fn dose_body(
     (title, body)
 }
 
-pub fn low_stock_body(medication: &str, left: &str) -> (String, String) {
+/// The words of a low-stock alert; `left` is what remains, in the stock's unit.
+pub fn low_stock_body(medication: &str, left: Option<(Quantity, &str)>, lang: Lang) -> (String, String) {
+    let words = lang.words();
+    let left = left.map(|(q, unit)| words.amount(q, unit)).unwrap_or_default();
     (
-        format!("Running low on {medication}"),
-        format!("Only {left} of {medication} left. Time to refill."),
+        words.fill(words.low_title, &[("name", medication)]),
+        words.fill(words.low_body, &[("left", &left), ("name", medication)]),
+    )
+}
+
+/// The words of a test notification, sent `now`.
+pub fn test_body(formats: &Formats, now: DateTime<Utc>) -> (String, String) {
+    let words = formats.words();
+    (
+        words.test_title.to_owned(),
+        words.fill(words.test_body, &[("when", &formats.date_time(now))]),
     )
 }
 
@@ -143,10 +185,56 @@ mod tests {
     #[test]
     fn times_follow_the_person_zone_and_formats() {
         let due = Utc.with_ymd_and_hms(2026, 3, 29, 7, 30, 0).unwrap();
-        let berlin = Formats::new(chrono_tz::Europe::Berlin, Some("dd/MM/yyyy"), Some("24h"));
+        let berlin = Formats::new(
+            chrono_tz::Europe::Berlin,
+            Some("dd/MM/yyyy"),
+            Some("24h"),
+            Some("de"),
+        );
         assert_eq!(berlin.date_time(due), "29/03/2026 09:30");
-        let ny = Formats::new(chrono_tz::America::New_York, None, None);
+        let ny = Formats::new(chrono_tz::America::New_York, None, None, None);
         assert_eq!(ny.date_time(due), "03/29/2026 3:30 AM");
+    }
+
+    #[test]
+    fn reminders_speak_the_person_language() {
+        let due = Utc.with_ymd_and_hms(2026, 3, 29, 7, 30, 0).unwrap();
+        let two = Quantity::from_f64(2.0).unwrap();
+        let de = Formats::new(
+            chrono_tz::Europe::Berlin,
+            Some("dd/MM/yyyy"),
+            Some("24h"),
+            Some("de"),
+        );
+        let (title, body) = dose_body(
+            "Aspirin",
+            Some((two, "tablets")),
+            due,
+            &de,
+            Some("Mit Wasser"),
+            false,
+        );
+        assert_eq!(title, "Zeit für Aspirin");
+        assert_eq!(
+            body,
+            "Nehmen Sie 2 Tabletten Aspirin am 29/03/2026 09:30.\nMit Wasser"
+        );
+        let en = Formats::new(chrono_tz::UTC, None, None, Some("en"));
+        let one = Quantity::from_f64(1.0).unwrap();
+        let (title, body) = dose_body("Aspirin", Some((one, "tablets")), due, &en, None, true);
+        assert_eq!(title, "Reminder: Aspirin is due");
+        assert_eq!(
+            body,
+            "You have not logged 1 tablet of Aspirin, due at 03/29/2026 7:30 AM."
+        );
+        let (title, body) = low_stock_body("Ibuprofène", Some((two, "tablets")), Lang::Fr);
+        assert_eq!(title, "Stock bas : Ibuprofène");
+        assert_eq!(
+            body,
+            "Il ne reste que 2 comprimés d'Ibuprofène. Pensez à en racheter."
+        );
+        let es = Formats::new(chrono_tz::UTC, None, None, Some("es"));
+        assert_eq!(test_body(&es, due).0, "Notificación de prueba de Pillbox");
     }
 
     #[test]
@@ -159,10 +247,12 @@ mod tests {
             tag: "reminder-1".into(),
             silent: false,
             vibrate: true,
+            lang: Lang::En,
         };
         let payload: serde_json::Value = serde_json::from_slice(&content.push_payload()).unwrap();
         assert_eq!(payload["url"], "/today");
         assert_eq!(payload["takeUrl"], "https://pills.example/notifications/take/abc");
+        assert_eq!(payload["takeLabel"], "Take");
         let email = content.email();
         assert!(
             email

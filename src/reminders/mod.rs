@@ -5,6 +5,7 @@ pub mod dispatcher;
 pub mod messages;
 pub mod planner;
 pub mod push;
+pub mod words;
 
 use std::sync::Arc;
 use std::time::Duration;

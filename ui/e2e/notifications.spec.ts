@@ -85,5 +85,20 @@ test.describe('notifications with e-mail delivery', () => {
     await expect(rows.first().getByTestId('delivery-kind')).toHaveText('Test');
     await expect(rows.first().getByTestId('delivery-time')).not.toBeEmpty();
     await expect(page.getByTestId('history-summary')).toHaveText('Showing 1 of 1');
+
+    // The language chosen in Settings reaches the server: the next e-mail is in German.
+    await page.goto('/settings');
+    const saved = page.waitForResponse(
+      (response) => response.url().endsWith('/api/settings') && response.request().method() === 'PUT',
+    );
+    await page.getByLabel('Language').selectOption('de');
+    expect((await saved).ok()).toBe(true);
+    await page.goto('/notifications');
+    await page.getByRole('tab', { name: 'Einstellungen' }).click();
+    await testCard.getByRole('button', { name: 'Testbenachrichtigung senden' }).click();
+    await expect(testCard.getByTestId('test-outcome')).toHaveText('Testbenachrichtigung gesendet!');
+    const german = await waitForMail(user.email, 3);
+    expect(german.subject).toBe('Pillbox-Testbenachrichtigung');
+    expect(german.text).toContain('Pillbox öffnen');
   });
 });

@@ -76,6 +76,7 @@ test.describe('service worker push', () => {
         body: '200 mg at 09:00',
         url: '/today',
         takeUrl: `${origin}/notifications/take/abc`,
+        takeLabel: 'Einnehmen',
         tag: 'reminder-1',
       }),
     });
@@ -85,7 +86,7 @@ test.describe('service worker push', () => {
         body: '200 mg at 09:00',
         tag: 'reminder-1',
         data: { url: '/today', takeUrl: `${origin}/notifications/take/abc` },
-        actions: [{ action: 'take', title: 'Take' }],
+        actions: [{ action: 'take', title: 'Einnehmen' }],
       },
     ]);
     await closeAll(page);

@@ -33,6 +33,8 @@ interface ReminderPayload {
   body: string;
   url?: string;
   takeUrl?: string;
+  /** The Take action's label in the person's language (the server sends it). */
+  takeLabel?: string;
   tag?: string;
   /** The person's sound and vibration preferences. */
   silent?: boolean;
@@ -67,6 +69,7 @@ function readPayload(data: PushMessageData | null): ReminderPayload {
       body: typeof fields.body === 'string' ? fields.body : '',
       url: optionalString(fields.url),
       takeUrl: optionalString(fields.takeUrl),
+      takeLabel: optionalString(fields.takeLabel),
       tag: optionalString(fields.tag),
       silent: fields.silent === true,
       vibrate: fields.vibrate !== false,
@@ -88,7 +91,7 @@ self.addEventListener('push', (event) => {
   if (payload.tag) options.tag = payload.tag;
   if (payload.silent) options.silent = true;
   if (payload.vibrate && !payload.silent) options.vibrate = [200, 100, 200];
-  if (payload.takeUrl) options.actions = [{ action: 'take', title: 'Take' }];
+  if (payload.takeUrl) options.actions = [{ action: 'take', title: payload.takeLabel ?? 'Take' }];
   event.waitUntil(self.registration.showNotification(payload.title, options));
 });
 

@@ -9,7 +9,10 @@ export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
 /** SPEC §3 "Scheduled notification". */
 export interface ScheduledNotification {
   id: number;
+  /** The server's (English) title; the page shows its own translation by `kind`. */
   title: string;
+  /** dose (planned from a schedule), one_off, or low_stock. */
+  kind: string;
   medication_id: number | null;
   medication_name: string;
   scheduled_time: string;
@@ -48,6 +51,7 @@ export function parseNotification(value: Json | undefined): ScheduledNotificatio
   return {
     id: value.id,
     title: str(value.title),
+    kind: str(value.kind) || 'dose',
     medication_id: typeof value.medication_id === 'number' ? value.medication_id : null,
     medication_name: str(value.medication_name),
     scheduled_time: str(value.scheduled_time),

@@ -1,5 +1,6 @@
 // The per-user settings kept on the server (GET/PUT /api/settings, DESIGN §6). The
 // medication screens only need the time zone: schedules, dates and day boundaries use it.
+import type { DateFormat, Language, TimeFormat } from '../settings/appSettings';
 import { apiRequest, isJsonObject } from './client';
 import { dataOf } from './medicationParse';
 
@@ -11,4 +12,15 @@ export async function getServerTimezone(signal?: AbortSignal): Promise<string | 
 
 export async function setServerTimezone(timezone: string): Promise<void> {
   await apiRequest('/api/settings', { method: 'PUT', body: { timezone } });
+}
+
+/** What the server needs to write reminders the way this person reads them. */
+export interface ReminderWords {
+  language: Language;
+  dateFormat: DateFormat;
+  timeFormat: TimeFormat;
+}
+
+export async function setReminderWords(words: ReminderWords): Promise<void> {
+  await apiRequest('/api/settings', { method: 'PUT', body: { ...words } });
 }

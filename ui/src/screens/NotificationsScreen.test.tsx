@@ -29,6 +29,25 @@ function server(routes: Parameters<typeof medsServer>[0]) {
 }
 
 describe('Notifications', () => {
+  it('titles reminders in the chosen language, low-stock alerts apart from doses', async () => {
+    localStorage.setItem('dosage_app_settings', JSON.stringify({ language: 'de' }));
+    const { default: i18n } = await import('../i18n');
+    await i18n.changeLanguage('de');
+    server({
+      'GET /api/notifications': () =>
+        listResponse([
+          notificationJson({ kind: 'dose' }),
+          notificationJson({ id: 12, kind: 'low_stock', title: 'Running low on Aspirin' }),
+        ]),
+    });
+    renderApp('/notifications');
+    const rows = await screen.findAllByTestId('notification-row');
+    expect(rows.map((row) => within(row).getByRole('heading').textContent)).toEqual([
+      'Zeit für Aspirin',
+      'Vorrat knapp: Aspirin',
+    ]);
+  });
+
   it('shows the count on the Scheduled tab and Cancel only on scheduled rows', async () => {
     const fetchMock = server({
       'GET /api/notifications': () =>

@@ -193,11 +193,17 @@ function NotificationRow({ notification, busy, onCancel }: NotificationRowProps)
   const { t } = useTranslation('meds');
   const { t: tn } = useTranslation('notify');
   const format = useMedsFormat();
+  const name = notification.medication_name;
+  const title = !name
+    ? notification.title
+    : notification.kind === 'low_stock'
+      ? t('notificationsPage.titles.lowStock', { name })
+      : t('notificationsPage.titles.dose', { name });
   return (
     <li className="notification-row" data-testid="notification-row">
       <div className="notification-main">
         <div className="notification-heading">
-          <h3 className="notification-title">{notification.title}</h3>
+          <h3 className="notification-title">{title}</h3>
           <span className={STATUS_CLASS[notification.status]} data-testid="notification-status">
             {t(`notificationsPage.status.${notification.status}`)}
           </span>
@@ -235,7 +241,7 @@ function NotificationRow({ notification, busy, onCancel }: NotificationRowProps)
           className="button button-secondary"
           onClick={onCancel}
           disabled={busy}
-          aria-label={t('notificationsPage.cancelLabel', { title: notification.title })}
+          aria-label={t('notificationsPage.cancelLabel', { title })}
         >
           {t('notificationsPage.cancel')}
         </button>

@@ -1,0 +1,246 @@
+//! The words of reminders in the person's language: their app setting `language` (en, es,
+//! fr, de), which the web app keeps in step with the server. The texts match the web app's
+//! own translations (ui/src/i18n) in tone: informal Spanish, formal French and German.
+
+use crate::domain::quantity::Quantity;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lang {
+    En,
+    Es,
+    Fr,
+    De,
+}
+
+impl Lang {
+    /// The language of a saved `language` setting; English when unset or unknown.
+    pub fn of(code: Option<&str>) -> Lang {
+        match code {
+            Some("es") => Lang::Es,
+            Some("fr") => Lang::Fr,
+            Some("de") => Lang::De,
+            _ => Lang::En,
+        }
+    }
+
+    pub fn words(self) -> &'static Words {
+        match self {
+            Lang::En => &EN,
+            Lang::Es => &ES,
+            Lang::Fr => &FR,
+            Lang::De => &DE,
+        }
+    }
+}
+
+/// Templates with `{name}`, `{what}`, `{when}`, `{left}` and `{amount}` holes.
+pub struct Words {
+    pub dose_title: &'static str,
+    pub repeat_title: &'static str,
+    pub dose_body: &'static str,
+    pub repeat_body: &'static str,
+    /// "1 tablet of Aspirin".
+    pub amount_of: &'static str,
+    pub low_title: &'static str,
+    pub low_body: &'static str,
+    pub test_title: &'static str,
+    pub test_body: &'static str,
+    pub log_button: &'static str,
+    pub log_note: &'static str,
+    pub log_text: &'static str,
+    pub open_app: &'static str,
+    /// The notification's Take action.
+    pub take_action: &'static str,
+    /// Counted units: (unit, singular, plural).
+    counted: [(&'static str, &'static str, &'static str); 5],
+    decimal_comma: bool,
+    /// French counts below 2 as singular ("1,5 comprimé"); the others only exactly 1.
+    singular_below_two: bool,
+    /// French writes "d'Ibuprofène", not "de Ibuprofène".
+    elide_de: bool,
+}
+
+const EN: Words = Words {
+    dose_title: "Time for {name}",
+    repeat_title: "Reminder: {name} is due",
+    dose_body: "Take {what} at {when}.",
+    repeat_body: "You have not logged {what}, due at {when}.",
+    amount_of: "{amount} of {name}",
+    low_title: "Running low on {name}",
+    low_body: "Only {left} of {name} left. Time to refill.",
+    test_title: "Pillbox test notification",
+    test_body: "Reminders reach you here. Sent at {when}.",
+    log_button: "Log this dose",
+    log_note: "The button opens a page where you confirm; opening it alone records nothing. \
+               It works for 24 hours after the dose time.",
+    log_text: "Log this dose (opens a page where you confirm; works for 24 hours):",
+    open_app: "Open Pillbox",
+    take_action: "Take",
+    counted: [
+        ("tablets", "tablet", "tablets"),
+        ("capsules", "capsule", "capsules"),
+        ("pills", "pill", "pills"),
+        ("units", "unit", "units"),
+        ("drops", "drop", "drops"),
+    ],
+    decimal_comma: false,
+    singular_below_two: false,
+    elide_de: false,
+};
+
+const ES: Words = Words {
+    dose_title: "Hora de {name}",
+    repeat_title: "Recordatorio: toca {name}",
+    dose_body: "Toma {what} el {when}.",
+    repeat_body: "Aún no has registrado {what}, prevista el {when}.",
+    amount_of: "{amount} de {name}",
+    low_title: "Queda poco {name}",
+    low_body: "Solo quedan {left} de {name}. Es hora de reponer.",
+    test_title: "Notificación de prueba de Pillbox",
+    test_body: "Los recordatorios te llegan aquí. Enviada el {when}.",
+    log_button: "Registrar esta dosis",
+    log_note: "El botón abre una página donde confirmas; abrirla no registra nada. \
+               Funciona hasta 24 horas después de la hora de la dosis.",
+    log_text: "Registrar esta dosis (abre una página donde confirmas; funciona durante 24 horas):",
+    open_app: "Abrir Pillbox",
+    take_action: "Tomar",
+    counted: [
+        ("tablets", "comprimido", "comprimidos"),
+        ("capsules", "cápsula", "cápsulas"),
+        ("pills", "píldora", "píldoras"),
+        ("units", "unidad", "unidades"),
+        ("drops", "gota", "gotas"),
+    ],
+    decimal_comma: true,
+    singular_below_two: false,
+    elide_de: false,
+};
+
+const FR: Words = Words {
+    dose_title: "À prendre : {name}",
+    repeat_title: "Rappel : {name} est à prendre",
+    dose_body: "Prenez {what} le {when}.",
+    repeat_body: "Vous n'avez pas enregistré {what}, prévue le {when}.",
+    amount_of: "{amount} de {name}",
+    low_title: "Stock bas : {name}",
+    low_body: "Il ne reste que {left} de {name}. Pensez à en racheter.",
+    test_title: "Notification de test Pillbox",
+    test_body: "Les rappels vous parviennent ici. Envoyée le {when}.",
+    log_button: "Enregistrer cette prise",
+    log_note: "Le bouton ouvre une page où vous confirmez ; l'ouvrir seul n'enregistre rien. \
+               Il fonctionne jusqu'à 24 heures après l'heure de la prise.",
+    log_text: "Enregistrer cette prise (ouvre une page où vous confirmez ; valable 24 heures) :",
+    open_app: "Ouvrir Pillbox",
+    take_action: "Prendre",
+    counted: [
+        ("tablets", "comprimé", "comprimés"),
+        ("capsules", "capsule", "capsules"),
+        ("pills", "pilule", "pilules"),
+        ("units", "unité", "unités"),
+        ("drops", "goutte", "gouttes"),
+    ],
+    decimal_comma: true,
+    singular_below_two: true,
+    elide_de: true,
+};
+
+const DE: Words = Words {
+    dose_title: "Zeit für {name}",
+    repeat_title: "Erinnerung: {name} ist fällig",
+    dose_body: "Nehmen Sie {what} am {when}.",
+    repeat_body: "Sie haben {what} noch nicht erfasst (fällig am {when}).",
+    amount_of: "{amount} {name}",
+    low_title: "Vorrat knapp: {name}",
+    low_body: "Nur noch {left} {name} übrig. Zeit zum Nachkaufen.",
+    test_title: "Pillbox-Testbenachrichtigung",
+    test_body: "Erinnerungen erreichen Sie hier. Gesendet am {when}.",
+    log_button: "Diese Einnahme erfassen",
+    log_note: "Die Schaltfläche öffnet eine Seite, auf der Sie bestätigen; das Öffnen allein \
+               erfasst nichts. Sie gilt bis 24 Stunden nach dem Einnahmezeitpunkt.",
+    log_text: "Diese Einnahme erfassen (öffnet eine Seite zum Bestätigen; 24 Stunden gültig):",
+    open_app: "Pillbox öffnen",
+    take_action: "Einnehmen",
+    counted: [
+        ("tablets", "Tablette", "Tabletten"),
+        ("capsules", "Kapsel", "Kapseln"),
+        ("pills", "Pille", "Pillen"),
+        ("units", "Einheit", "Einheiten"),
+        ("drops", "Tropfen", "Tropfen"),
+    ],
+    decimal_comma: true,
+    singular_below_two: false,
+    elide_de: false,
+};
+
+impl Words {
+    /// Fills a template's `{key}` holes.
+    pub fn fill(&self, template: &str, values: &[(&str, &str)]) -> String {
+        let mut out = template.to_owned();
+        for (key, value) in values {
+            if self.elide_de
+                && *key == "name"
+                && value.starts_with(|c: char| "aeiouyhâàéèêîïôûAEIOUYHÂÀÉÈÊÎÏÔÛ".contains(c))
+            {
+                out = out.replace("de {name}", &format!("d'{value}"));
+            }
+            out = out.replace(&format!("{{{key}}}"), value);
+        }
+        out
+    }
+
+    /// "1 tablet", "2 Tabletten", "0,5 ml": the amount in the person's language. Measured
+    /// units keep their symbol.
+    pub fn amount(&self, quantity: Quantity, unit: &str) -> String {
+        let mut number = quantity.to_string();
+        if self.decimal_comma {
+            number = number.replace('.', ",");
+        }
+        let Some(&(_, one, other)) = self.counted.iter().find(|(u, _, _)| *u == unit) else {
+            return format!("{number} {unit}");
+        };
+        let value = quantity.to_f64();
+        let singular = if self.singular_below_two {
+            value < 2.0
+        } else {
+            value == 1.0
+        };
+        format!("{number} {}", if singular { one } else { other })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn q(value: f64) -> Quantity {
+        Quantity::from_f64(value).unwrap()
+    }
+
+    #[test]
+    fn amounts_follow_each_language() {
+        assert_eq!(EN.amount(q(1.0), "tablets"), "1 tablet");
+        assert_eq!(EN.amount(q(2.0), "tablets"), "2 tablets");
+        assert_eq!(EN.amount(q(2.5), "ml"), "2.5 ml");
+        assert_eq!(DE.amount(q(2.5), "ml"), "2,5 ml");
+        assert_eq!(DE.amount(q(1.0), "capsules"), "1 Kapsel");
+        assert_eq!(FR.amount(q(1.5), "tablets"), "1,5 comprimé");
+        assert_eq!(ES.amount(q(3.0), "drops"), "3 gotas");
+    }
+
+    #[test]
+    fn french_elides_before_a_vowel() {
+        let what = FR.fill(FR.amount_of, &[("amount", "1 comprimé"), ("name", "Ibuprofène")]);
+        assert_eq!(what, "1 comprimé d'Ibuprofène");
+        assert_eq!(
+            FR.fill(FR.low_body, &[("left", "2 comprimés"), ("name", "Doliprane")]),
+            "Il ne reste que 2 comprimés de Doliprane. Pensez à en racheter."
+        );
+    }
+
+    #[test]
+    fn unknown_languages_are_english() {
+        assert_eq!(Lang::of(Some("de")), Lang::De);
+        assert_eq!(Lang::of(Some("pt")), Lang::En);
+        assert_eq!(Lang::of(None), Lang::En);
+    }
+}
