@@ -206,5 +206,6 @@ describe('Quick dosage logging', () => {
     if (!form) throw new Error('no form');
     expect(within(form).getByRole('button', { name: 'Als genommen erfassen' })).toBeTruthy();
     expect(screen.getByTestId('take-dosage').textContent).toBe('2 Tabletten');
+    expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('Zeit für Aspirin');
   });
 });

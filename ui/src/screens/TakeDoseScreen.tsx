@@ -135,7 +135,7 @@ function ReminderSummary({ details }: { details: TakeDetails }) {
   const dosage = dosageText(details, format.amount, t('take.asPrescribed'));
   return (
     <>
-      <h1>{details.title}</h1>
+      <h1>{details.medication_name ? t('take.heading', { name: details.medication_name }) : details.title}</h1>
       <dl className="take-details" data-testid="take-details">
         <div>
           <dt>{t('take.medication')}</dt>
