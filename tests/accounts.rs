@@ -964,7 +964,11 @@ fn run_with_stdin(data_dir: &std::path::Path, args: &[&str], input: &str) -> std
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    // A command that fails before it reads (no database, say) may close its stdin before
+    // this write: a broken pipe here is that, not a test failure.
+    if let Err(e) = child.stdin.take().unwrap().write_all(input.as_bytes()) {
+        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
+    }
     child.wait_with_output().unwrap()
 }
 
