@@ -87,7 +87,7 @@ test.describe('notifications with e-mail delivery', () => {
     await expect(page.getByTestId('history-summary')).toHaveText('Showing 1 of 1');
 
     // The language chosen in Settings reaches the server: the next e-mail is in German.
-    await page.goto('/settings');
+    await page.goto('/settings?section=appearance');
     const saved = page.waitForResponse(
       (response) => response.url().endsWith('/api/settings') && response.request().method() === 'PUT',
     );
