@@ -1,61 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import { checkTranslations } from '../../test/translations';
 import de from './de.json';
 import en from './en.json';
 import es from './es.json';
 import fr from './fr.json';
 
-type Tree = { [key: string]: string | Tree };
+const english = checkTranslations('notification screen', { en, es, fr, de }, { minEnglishTexts: 50, maxCopied: 3 });
 
-const PLURAL = /_(zero|one|two|few|many|other)$/;
-
-function flatten(tree: Tree, prefix = ''): Record<string, string> {
-  return Object.entries(tree).reduce<Record<string, string>>((flat, [key, value]) => {
-    const path = prefix ? `${prefix}.${key}` : key;
-    return typeof value === 'string' ? { ...flat, [path]: value } : { ...flat, ...flatten(value, path) };
-  }, {});
-}
-
-/** Keys without their plural endings: languages have different plural forms. */
-function baseKeys(flat: Record<string, string>): string[] {
-  return [...new Set(Object.keys(flat).map((key) => key.replace(PLURAL, '')))].sort();
-}
-
-const placeholders = (text: string) => [...text.matchAll(/{{\s*(\w+)\s*}}/g)].map((m) => m[1]).sort();
-
-describe('notification screen translations', () => {
-  const english = flatten(en);
-  const locales = [
-    ['es', es],
-    ['fr', fr],
-    ['de', de],
-  ] as const;
-
-  it('English has texts, none empty', () => {
-    expect(Object.keys(english).length).toBeGreaterThan(50);
-    expect(Object.values(english).filter((text) => text.trim() === '')).toEqual([]);
-  });
-
-  it.each(locales)('%s has exactly the English keys, none empty', (_language, locale) => {
-    const translated = flatten(locale);
-    expect(baseKeys(translated)).toEqual(baseKeys(english));
-    expect(Object.values(translated).filter((text) => text.trim() === '')).toEqual([]);
-  });
-
-  it.each(locales)('%s uses the same placeholders as English', (_language, locale) => {
-    const translated = flatten(locale);
-    for (const [key, text] of Object.entries(translated)) {
-      const englishText = english[key] ?? english[key.replace(PLURAL, '_other')] ?? '';
-      expect(placeholders(text), key).toEqual(key.endsWith('_one') ? placeholders(text) : placeholders(englishText));
-    }
-  });
-
-  it.each(locales)('%s is translated, not copied from English', (_language, locale) => {
-    const translated = flatten(locale);
-    // Words that are the same in every language ("Push", "Test") aside, most texts differ.
-    const copied = Object.keys(english).filter((key) => translated[key] === english[key]);
-    expect(copied.length).toBeLessThanOrEqual(3);
-  });
-
+describe('notification screen texts', () => {
   it('keeps the spec texts in English', () => {
     expect(english['take.invalidTitle']).toBe('Invalid Link');
     expect(english['take.goHome']).toBe('Go Home');
