@@ -58,6 +58,17 @@ async fn account(server: &Server, email: &str) -> String {
     body["data"]["token"].as_str().unwrap().to_owned()
 }
 
+/// A local push endpoint, an SMTP server, and a Pillbox that delivers to both.
+async fn push_and_mail() -> (PushService, SmtpSink, Server) {
+    let push = PushService::start().await;
+    let smtp = SmtpSink::start();
+    let server = Server::start_with(|c| {
+        engine_env(c, &push);
+        smtp.configure(c);
+    });
+    (push, smtp, server)
+}
+
 async fn put(server: &Server, path: &str, token: &str, body: Value) -> (StatusCode, Value) {
     call(server, Method::PUT, path, Some(token), Some(body)).await
 }
@@ -140,12 +151,7 @@ fn take_token(url: &str) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_due_reminder_arrives_by_push_and_email_and_its_link_logs_the_dose_once() {
-    let push = PushService::start().await;
-    let smtp = SmtpSink::start();
-    let server = Server::start_with(|c| {
-        engine_env(c, &push);
-        smtp.configure(c);
-    });
+    let (push, smtp, server) = push_and_mail().await;
     let token = account(&server, "ada@example.test").await;
     let (status, prefs) = put(
         &server,
@@ -396,12 +402,7 @@ async fn an_smtp_outage_is_retried_then_failed_with_the_reason_and_a_returning_s
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_gone_subscription_is_dropped_and_failed_push_falls_back_to_email() {
-    let push = PushService::start().await;
-    let smtp = SmtpSink::start();
-    let server = Server::start_with(|c| {
-        engine_env(c, &push);
-        smtp.configure(c);
-    });
+    let (push, smtp, server) = push_and_mail().await;
     let token = account(&server, "di@example.test").await;
     register_device(&server, &token, &push, "old-phone").await;
     register_device(&server, &token, &push, "tablet").await;
@@ -561,12 +562,7 @@ async fn low_stock_is_announced_once_per_crossing() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tests_preferences_and_subscriptions_check_their_input() {
-    let push = PushService::start().await;
-    let smtp = SmtpSink::start();
-    let server = Server::start_with(|c| {
-        engine_env(c, &push);
-        smtp.configure(c);
-    });
+    let (push, smtp, server) = push_and_mail().await;
     let token = account(&server, "gi@example.test").await;
 
     // Test notifications: none delivered is an error naming each channel.
@@ -791,12 +787,7 @@ async fn tests_preferences_and_subscriptions_check_their_input() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn send_test_reports_each_channel_and_fails_when_none_delivered() {
-    let push = PushService::start().await;
-    let smtp = SmtpSink::start();
-    let server = Server::start_with(|c| {
-        engine_env(c, &push);
-        smtp.configure(c);
-    });
+    let (_push, smtp, server) = push_and_mail().await;
     account(&server, "io@example.test").await;
     let data = server.data_dir.clone();
     let run = move |args: &'static [&'static str], with_smtp: Option<u16>| {
