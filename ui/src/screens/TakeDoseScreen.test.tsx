@@ -1,4 +1,4 @@
-import { act, fireEvent, screen, within } from '@testing-library/react';
+import { fireEvent, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { requestUrl, sentJson, type Route } from '../test/fetchMock';
@@ -7,6 +7,7 @@ import { renderApp } from '../test/renderApp';
 import { formatDateTime } from '../medications/format';
 import { DEFAULT_SETTINGS } from '../settings/appSettings';
 import { dosageText } from './TakeDoseScreen';
+import { advance } from '../test/fakeClock';
 
 const TOKEN = 'tok_123-abc';
 const PATH = `/api/notifications/take/${TOKEN}`;
@@ -31,12 +32,6 @@ function openTake(routes: Record<string, Route>) {
   const fetchMock = medsServer({ 'GET /api/medications': () => ok([]), ...routes });
   renderApp(`/notifications/take/${TOKEN}`);
   return fetchMock;
-}
-
-async function advance(ms: number) {
-  await act(async () => {
-    await vi.advanceTimersByTimeAsync(ms);
-  });
 }
 
 afterEach(() => {

@@ -1,4 +1,4 @@
-import { act, fireEvent, screen, within } from '@testing-library/react';
+import { fireEvent, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { sentJson } from '../test/fetchMock';
@@ -13,6 +13,7 @@ import {
   signInForMeds,
 } from '../test/medications';
 import { renderApp } from '../test/renderApp';
+import { settle, advance } from '../test/fakeClock';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -36,19 +37,6 @@ async function openToday(routes: Parameters<typeof medsServer>[0]) {
   renderApp('/today');
   const card = await screen.findByTestId('today-medication');
   return { fetchMock, card };
-}
-
-/** Lets the mocked server answer while the clock is fake. */
-async function settle() {
-  await act(async () => {
-    await vi.advanceTimersByTimeAsync(5);
-  });
-}
-
-async function advance(ms: number) {
-  await act(async () => {
-    await vi.advanceTimersByTimeAsync(ms);
-  });
 }
 
 describe('Today', () => {

@@ -1,9 +1,10 @@
-import { act, fireEvent, render, screen, within } from '@testing-library/react';
+import { fireEvent, render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { deferred, jsonResponse, mockFetch, sentJson } from '../../test/fetchMock';
 import { fail, ok, requestsTo } from '../../test/medications';
 import { NotificationPreferencesDialog } from './NotificationPreferencesDialog';
+import { settle, advance } from '../../test/fakeClock';
 
 const ASPIRIN = { id: 3, name: 'Aspirin' };
 
@@ -40,19 +41,6 @@ function openFor(medication?: typeof ASPIRIN) {
   const onClose = vi.fn();
   render(<NotificationPreferencesDialog medication={medication} onClose={onClose} />);
   return { onClose, dialog: screen.getByRole('dialog') };
-}
-
-/** Lets the mocked server answer while the clock is fake. */
-async function settle() {
-  await act(async () => {
-    await vi.advanceTimersByTimeAsync(5);
-  });
-}
-
-async function advance(ms: number) {
-  await act(async () => {
-    await vi.advanceTimersByTimeAsync(ms);
-  });
 }
 
 afterEach(() => {

@@ -1,9 +1,10 @@
-import { act, fireEvent, screen, within } from '@testing-library/react';
+import { fireEvent, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { deferred, mockFetch, sentJson, sessionRoutes, type Route } from '../../test/fetchMock';
 import { fail, ok, requestsTo } from '../../test/medications';
 import { renderApp } from '../../test/renderApp';
+import { settle, advance } from '../../test/fakeClock';
 
 const USER = { id: 11, email: 'robin@example.com', emailVerified: true, created_at: '2026-11-21T12:00:00Z' };
 const SETTINGS_PATH = '/api/notifications/settings';
@@ -29,18 +30,6 @@ function openSection(routes: Record<string, Route>) {
   });
   renderApp('/settings?section=notifications');
   return fetchMock;
-}
-
-async function settle() {
-  await act(async () => {
-    await vi.advanceTimersByTimeAsync(5);
-  });
-}
-
-async function advance(ms: number) {
-  await act(async () => {
-    await vi.advanceTimersByTimeAsync(ms);
-  });
 }
 
 afterEach(() => {
