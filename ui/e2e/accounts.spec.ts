@@ -1,6 +1,7 @@
 import type { APIRequestContext, Page } from '@playwright/test';
-import { expect, registerUser, signIn, test, type TestUser } from './fixtures';
+import { expect, registerUser, signIn, test } from './fixtures';
 import { MAIL_SERVER_URL, signInCode, verificationLink, waitForMail } from './mail';
+import { verifiedMailUser } from './notifyHelpers';
 import { base32Decode, stepAt, totp } from './totp';
 
 const PASSWORD = 'correct-horse-battery';
@@ -186,7 +187,7 @@ test.describe('with e-mail (SMTP server)', () => {
   });
 
   test('turn on e-mail codes in Settings with the password; the next sign-in asks for one', async ({ page, request }) => {
-    const account = await verifiedUser(request);
+    const account = await verifiedMailUser(request, 'codes');
     await signIn(page, account, '/settings?section=security');
     await expect(page.getByTestId('two-factor-state')).toHaveText('Off');
 
@@ -252,24 +253,9 @@ test.describe('with e-mail (SMTP server)', () => {
  * A verified, signed-in account on the SMTP server, made through the API (the browser
  * journey of registration is tested above). Its first message is the verification link.
  */
-async function verifiedUser(request: APIRequestContext): Promise<TestUser> {
-  const email = freshEmail('codes');
-  const registered = await request.post(`${MAIL_SERVER_URL}/api/auth/register`, { data: { email, password: PASSWORD } });
-  expect(registered.status(), await registered.text()).toBe(201);
-  const link = verificationLink(await waitForMail(email, 1));
-  const token = link.split('/verify-email/')[1] ?? '';
-  const verified = await request.get(`${MAIL_SERVER_URL}/api/auth/verify-email/${token}`);
-  expect(verified.ok(), await verified.text()).toBe(true);
-
-  const login = await request.post(`${MAIL_SERVER_URL}/api/auth/login`, { data: { email, password: PASSWORD } });
-  expect(login.ok(), await login.text()).toBe(true);
-  const session = (await login.json()) as { data: { token: string; user: TestUser['user'] } };
-  return { email, password: PASSWORD, token: session.data.token, user: session.data.user };
-}
-
-/** As `verifiedUser`, with e-mail codes turned on (which asks for the password again). */
+/** A verified account (as `verifiedMailUser`), with e-mail codes turned on (which asks for the password again). */
 async function verifiedUserWithEmailCodes(request: APIRequestContext): Promise<string> {
-  const account = await verifiedUser(request);
+  const account = await verifiedMailUser(request, 'codes');
   const setup = await request.post(`${MAIL_SERVER_URL}/api/auth/2fa/setup-email`, {
     headers: { Authorization: `Bearer ${account.token}` },
     data: { password: PASSWORD },
