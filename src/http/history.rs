@@ -11,11 +11,12 @@ use super::AppState;
 use super::error::{ApiError, ApiResult};
 use super::extract::{ApiJson, ApiPath, ApiQuery, query_number};
 use super::medications::{
-    UserClock, dosage_text, dose_quantity, dose_unit, parse_status, parse_taken, settle_stock, stock_summary,
+    dosage_text, dose_quantity, dose_unit, parse_status, parse_taken, settle_stock, stock_summary,
 };
 use super::session::AuthUser;
 use crate::clock;
 use crate::domain::quantity::Quantity;
+use crate::reminders::planner::UserClock;
 use crate::store::history::{self, Entry, Filter};
 use crate::store::medications;
 

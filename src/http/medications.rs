@@ -5,8 +5,7 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
-use chrono_tz::Tz;
+use chrono::{DateTime, NaiveDate, Utc};
 use rusqlite::Connection;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -20,7 +19,7 @@ use crate::domain::quantity::Quantity;
 use crate::domain::schedule::{self, Frequency};
 use crate::domain::stock::{self, InventoryType};
 use crate::domain::units;
-use crate::reminders::planner;
+use crate::reminders::planner::{self, UserClock};
 use crate::store::history::{self, Entry};
 use crate::store::medications::{self, Inventory, Medication, StockChange};
 use crate::store::reminders;
@@ -33,37 +32,6 @@ const MAX_NOTES: usize = 2000;
 const MAX_SHORT_TEXT: usize = 64;
 /// Clock skew tolerated before a dose time counts as "in the future".
 const FUTURE_SKEW_SECS: i64 = 300;
-
-/// The user's time zone and default reminder time, which schedules and dates depend on.
-pub struct UserClock {
-    pub tz: Tz,
-    pub default_time: NaiveTime,
-}
-
-impl UserClock {
-    pub fn load(conn: &Connection, user_id: i64) -> rusqlite::Result<UserClock> {
-        let (tz, default_time) = planner::user_clock(conn, user_id)?;
-        Ok(UserClock { tz, default_time })
-    }
-
-    pub fn today(&self) -> NaiveDate {
-        Utc::now().with_timezone(&self.tz).date_naive()
-    }
-
-    /// The UTC instant a local date starts at (the first valid instant on DST days).
-    pub fn start_of(&self, date: NaiveDate) -> DateTime<Utc> {
-        let midnight = date.and_hms_opt(0, 0, 0).unwrap_or_default();
-        (0..4)
-            .find_map(|hour| {
-                use chrono::TimeZone;
-                self.tz
-                    .from_local_datetime(&(midnight + chrono::Duration::hours(hour)))
-                    .earliest()
-            })
-            .map(|t| t.with_timezone(&Utc))
-            .unwrap_or_else(|| midnight.and_utc())
-    }
-}
 
 fn not_found() -> ApiError {
     ApiError::not_found("Medication not found")
@@ -449,7 +417,7 @@ pub async fn create(
             if let Some(inventory) = inventory {
                 apply_inventory(&tx, m.id, inventory, &now)?;
             }
-            planner::plan_medication(&tx, user.id, &m, clock.tz, clock.default_time, days)?;
+            planner::plan_medication(&tx, user.id, &m, &clock, days)?;
             let body = medication_json(&tx, user.id, &m, &clock)?;
             tx.commit()?;
             Ok::<_, ApiError>(body)
@@ -478,7 +446,7 @@ pub async fn update(
             if let Some(inventory) = inventory {
                 apply_inventory(&tx, m.id, inventory, &m.updated_at)?;
             }
-            planner::plan_medication(&tx, user.id, &m, clock.tz, clock.default_time, days)?;
+            planner::plan_medication(&tx, user.id, &m, &clock, days)?;
             let body = medication_json(&tx, user.id, &m, &clock)?;
             tx.commit()?;
             Ok::<_, ApiError>(body)

@@ -14,11 +14,11 @@ use super::AppState;
 use super::auth::limited;
 use super::error::{ApiError, ApiResult};
 use super::extract::{ApiJson, ApiPath, ApiQuery, query_number};
-use super::medications::{NewDose, UserClock, parse_status, record_dose};
+use super::medications::{NewDose, parse_status, record_dose};
 use super::session::AuthUser;
 use crate::clock;
 use crate::reminders::dispatcher::ChannelReport;
-use crate::reminders::planner;
+use crate::reminders::planner::{self, UserClock};
 use crate::security::client_ip::ClientIp;
 use crate::security::codes;
 use crate::store::notify_prefs::{self, GlobalPrefs, MedicationPrefs, Method};
@@ -354,7 +354,7 @@ pub async fn schedule_medication(
             let clock = UserClock::load(&tx, user.id)?;
             let m = medications::find(&tx, user.id, id)?
                 .ok_or_else(|| ApiError::not_found("Medication not found"))?;
-            let added = planner::plan_medication(&tx, user.id, &m, clock.tz, clock.default_time, days)?;
+            let added = planner::plan_medication(&tx, user.id, &m, &clock, days)?;
             tx.commit()?;
             Ok::<_, ApiError>(added)
         })
@@ -648,7 +648,7 @@ pub async fn put_medication_preferences(
                 notify_prefs::save_for_medication(&tx, id, &own)?;
             }
             let clock = UserClock::load(&tx, user.id)?;
-            planner::plan_medication(&tx, user.id, &m, clock.tz, clock.default_time, days)?;
+            planner::plan_medication(&tx, user.id, &m, &clock, days)?;
             let own = notify_prefs::for_medication(&tx, id)?;
             let body = medication_prefs_json(id, &global, own.as_ref());
             tx.commit()?;

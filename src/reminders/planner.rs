@@ -3,7 +3,7 @@
 //! preferences change, and topped up daily; the unique key on (medication, scheduled time)
 //! makes duplicates impossible.
 
-use chrono::{Duration, NaiveDate, NaiveTime, Utc};
+use chrono::{DateTime, Duration, NaiveDate, NaiveTime, Utc};
 use chrono_tz::Tz;
 use rusqlite::Connection;
 
@@ -16,24 +16,70 @@ use crate::store::{notify_prefs, reminders, settings};
 /// How many days ahead reminders are planned by default (the spec's `days_ahead`).
 pub const HORIZON_DAYS: u32 = 7;
 
-/// Plans `days` days of reminders for a medication, starting today in `tz`, with the lead
-/// its notification preferences give. With reminders switched off, its unsent reminders
-/// are removed instead. Returns how many new reminders were added.
+/// The user's time zone and default reminder time, which schedules and dates depend on.
+pub struct UserClock {
+    pub tz: Tz,
+    pub default_time: NaiveTime,
+}
+
+impl UserClock {
+    pub fn load(conn: &Connection, user_id: i64) -> rusqlite::Result<UserClock> {
+        let s = settings::get(conn, user_id)?;
+        Ok(UserClock {
+            tz: s.timezone.parse().unwrap_or(Tz::UTC),
+            default_time: NaiveTime::parse_from_str(&s.default_reminder_time, "%H:%M")
+                .unwrap_or(NaiveTime::from_hms_opt(9, 0, 0).unwrap_or_default()),
+        })
+    }
+
+    pub fn today(&self) -> NaiveDate {
+        Utc::now().with_timezone(&self.tz).date_naive()
+    }
+
+    /// The UTC instant a local date starts at (the first valid instant on DST days).
+    pub fn start_of(&self, date: NaiveDate) -> DateTime<Utc> {
+        let midnight = date.and_hms_opt(0, 0, 0).unwrap_or_default();
+        (0..4)
+            .find_map(|hour| {
+                use chrono::TimeZone;
+                self.tz
+                    .from_local_datetime(&(midnight + chrono::Duration::hours(hour)))
+                    .earliest()
+            })
+            .map(|t| t.with_timezone(&Utc))
+            .unwrap_or_else(|| midnight.and_utc())
+    }
+}
+
+/// Plans `days` days of reminders for a medication, starting today in the user's zone,
+/// with the lead its notification preferences give. With reminders switched off, its
+/// unsent reminders are removed instead. Returns how many new reminders were added.
 pub fn plan_medication(
     conn: &Connection,
     user_id: i64,
     medication: &Medication,
-    tz: Tz,
-    default_time: NaiveTime,
+    clock: &UserClock,
     days: u32,
 ) -> rusqlite::Result<usize> {
     let global = notify_prefs::global(conn, user_id)?;
+    plan_with(conn, user_id, medication, clock, &global, days)
+}
+
+fn plan_with(
+    conn: &Connection,
+    user_id: i64,
+    medication: &Medication,
+    user_clock: &UserClock,
+    global: &notify_prefs::GlobalPrefs,
+    days: u32,
+) -> rusqlite::Result<usize> {
     if !global.reminders_enabled {
         reminders::drop_unsent_for_medication(conn, medication.id)?;
         return Ok(0);
     }
     let own = notify_prefs::for_medication(conn, medication.id)?;
-    let lead = notify_prefs::effective(&global, own.as_ref()).lead_minutes;
+    let lead = notify_prefs::effective(global, own.as_ref()).lead_minutes;
+    let UserClock { tz, default_time } = *user_clock;
     let now = Utc::now();
     let frequency = Frequency::parse(&medication.frequency).unwrap_or(Frequency::AsNeeded);
     let times = schedule::parse_times(&medication.schedule_times).unwrap_or_default();
@@ -68,26 +114,17 @@ pub fn plan_medication(
     )
 }
 
-/// The user's zone and default reminder time, as the planner reads them.
-pub fn user_clock(conn: &Connection, user_id: i64) -> rusqlite::Result<(Tz, NaiveTime)> {
-    let s = settings::get(conn, user_id)?;
-    let tz = s.timezone.parse().unwrap_or(Tz::UTC);
-    let time = NaiveTime::parse_from_str(&s.default_reminder_time, "%H:%M")
-        .unwrap_or(NaiveTime::from_hms_opt(9, 0, 0).unwrap_or_default());
-    Ok((tz, time))
-}
-
 /// Re-plans every medication of one user (their zone or preferences changed).
 pub fn plan_user(conn: &Connection, user_id: i64, days: u32) -> rusqlite::Result<usize> {
-    let (tz, default_time) = user_clock(conn, user_id)?;
     let global = notify_prefs::global(conn, user_id)?;
     if !global.reminders_enabled {
         reminders::drop_unsent_for_user(conn, user_id)?;
         return Ok(0);
     }
+    let clock = UserClock::load(conn, user_id)?;
     let mut added = 0;
     for m in medications::list(conn, user_id)? {
-        added += plan_medication(conn, user_id, &m, tz, default_time, days)?;
+        added += plan_with(conn, user_id, &m, &clock, &global, days)?;
     }
     Ok(added)
 }
