@@ -32,8 +32,8 @@ pub fn run(args: SendTestArgs) -> CliResult {
     paths.database_must_exist()?;
     let writer = open_and_migrate(&paths)?;
     let secrets = secrets::load_or_create(&paths.data_dir, &settings.vapid)?;
-    let email = args.email.trim().to_lowercase();
-    let user = users::find_by_email(&writer, &email)?
+    let email = args.email.trim();
+    let user = users::find_by_email(&writer, email)?
         .ok_or_else(|| format!("no account with the e-mail address {email}"))?;
     let methods = match args.method.as_deref().and_then(Method::parse) {
         Some(method) => vec![method],

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use super::AppState;
 use super::auth::limited;
-use super::error::{ApiError, ApiResult};
+use super::error::{ApiError, ApiResult, ok};
 use super::extract::{ApiJson, ApiPath, ApiQuery, query_number};
 use super::medications::{NewDose, parse_status, record_dose};
 use super::session::AuthUser;
@@ -441,9 +441,7 @@ fn methods(list: Vec<String>) -> ApiResult<Vec<Method>> {
     if parsed.is_empty() {
         return Err(ApiError::bad_request("Choose at least one delivery method"));
     }
-    Ok(notify_prefs::decode_methods(&notify_prefs::encode_methods(
-        &parsed,
-    )))
+    Ok(notify_prefs::normalize(&parsed))
 }
 
 pub async fn get_preferences(
@@ -454,9 +452,7 @@ pub async fn get_preferences(
         .db
         .read(move |conn| Ok::<_, ApiError>(notify_prefs::global(conn, user.id)?))
         .await?;
-    Ok(Json(
-        json!({ "success": true, "data": global_json(&prefs, state.mailer.is_configured()) }),
-    ))
+    Ok(ok(global_json(&prefs, state.mailer.is_configured())))
 }
 
 #[derive(Deserialize)]
@@ -602,7 +598,7 @@ pub async fn get_medication_preferences(
             Ok::<_, ApiError>(medication_prefs_json(id, &global, own.as_ref()))
         })
         .await?;
-    Ok(Json(json!({ "success": true, "data": body })))
+    Ok(ok(body))
 }
 
 #[derive(Deserialize)]
@@ -678,7 +674,7 @@ pub async fn get_settings(State(state): State<AppState>, AuthUser(user): AuthUse
             Ok::<_, ApiError>(settings_json(&p, &s.default_reminder_time))
         })
         .await?;
-    Ok(Json(json!({ "success": true, "data": body })))
+    Ok(ok(body))
 }
 
 #[derive(Deserialize)]
@@ -858,9 +854,9 @@ fn take_lookup(
     conn: &rusqlite::Connection,
     token: &str,
 ) -> ApiResult<(reminders::TakeTarget, medications::Medication, i64)> {
-    let (id, user_id) = reminders::by_take_token(conn, &codes::hash_link_token(token), &clock::now_stamp())?
+    let target = reminders::by_take_token(conn, &codes::hash_link_token(token), &clock::now_stamp())?
         .ok_or_else(invalid_token)?;
-    let target = reminders::take_target(conn, id)?.ok_or_else(invalid_token)?;
+    let user_id = target.user_id;
     let medication = target
         .reminder
         .medication_id
@@ -918,7 +914,7 @@ pub async fn take_details(
             }))
         })
         .await?;
-    Ok(Json(json!({ "success": true, "data": body })))
+    Ok(ok(body))
 }
 
 #[derive(Deserialize, Default)]

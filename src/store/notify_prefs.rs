@@ -28,10 +28,17 @@ impl Method {
 }
 
 /// Methods stored as a comma-separated list, in a stable order (push before e-mail).
-pub fn encode_methods(methods: &[Method]) -> String {
+/// The methods in a list, each once, push first.
+pub fn normalize(methods: &[Method]) -> Vec<Method> {
     [Method::Push, Method::Email]
         .into_iter()
         .filter(|m| methods.contains(m))
+        .collect()
+}
+
+pub fn encode_methods(methods: &[Method]) -> String {
+    normalize(methods)
+        .into_iter()
         .map(Method::as_str)
         .collect::<Vec<_>>()
         .join(",")
@@ -39,10 +46,7 @@ pub fn encode_methods(methods: &[Method]) -> String {
 
 pub fn decode_methods(text: &str) -> Vec<Method> {
     let listed: Vec<Method> = text.split(',').filter_map(Method::parse).collect();
-    [Method::Push, Method::Email]
-        .into_iter()
-        .filter(|m| listed.contains(m))
-        .collect()
+    normalize(&listed)
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

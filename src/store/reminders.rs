@@ -325,16 +325,6 @@ pub fn add_take_token(
     Ok(())
 }
 
-/// The reminder (and its owner) a live take token belongs to.
-pub fn by_take_token(conn: &Connection, hash: &str, now: &str) -> rusqlite::Result<Option<(i64, i64)>> {
-    conn.prepare_cached(
-        "SELECT r.id, r.user_id FROM take_tokens t JOIN reminders r ON r.id = t.reminder_id
-         WHERE t.token_hash = ?1 AND t.expires_at > ?2",
-    )?
-    .query_row(params![hash, now], |row| Ok((row.get(0)?, row.get(1)?)))
-    .optional()
-}
-
 pub fn prune_take_tokens(conn: &Connection, now: &str) -> rusqlite::Result<usize> {
     conn.execute("DELETE FROM take_tokens WHERE expires_at <= ?1", [now])
 }
@@ -344,16 +334,20 @@ pub fn prune_take_tokens(conn: &Connection, now: &str) -> rusqlite::Result<usize
 pub struct TakeTarget {
     pub reminder: Reminder,
     pub history_id: Option<i64>,
+    pub user_id: i64,
 }
 
-pub fn take_target(conn: &Connection, id: i64) -> rusqlite::Result<Option<TakeTarget>> {
+/// The reminder (and its owner) a live take token belongs to.
+pub fn by_take_token(conn: &Connection, hash: &str, now: &str) -> rusqlite::Result<Option<TakeTarget>> {
     conn.prepare_cached(&format!(
-        "SELECT {COLUMNS}, r.history_id FROM reminders r WHERE r.id = ?1"
+        "SELECT {COLUMNS}, r.history_id, r.user_id FROM take_tokens t JOIN reminders r ON r.id = t.reminder_id
+         WHERE t.token_hash = ?1 AND t.expires_at > ?2"
     ))?
-    .query_row([id], |row| {
+    .query_row(params![hash, now], |row| {
         Ok(TakeTarget {
             reminder: from_row(row)?,
             history_id: row.get(10)?,
+            user_id: row.get(11)?,
         })
     })
     .optional()
