@@ -2,6 +2,7 @@
 // the delivery defaults and test notifications (the Notifications page).
 import { ApiError, apiRequest, isJsonObject, type Json } from './client';
 import { FormatError, dataOf } from './medicationParse';
+import { nonEmptyString } from './parse';
 
 export const NOTIFICATION_STATUSES = ['scheduled', 'sent', 'cancelled', 'failed'] as const;
 export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
@@ -37,10 +38,6 @@ function str(value: Json | undefined): string {
   return typeof value === 'string' ? value : '';
 }
 
-function strOrNull(value: Json | undefined): string | null {
-  return typeof value === 'string' && value !== '' ? value : null;
-}
-
 function count(value: Json | undefined, fallback: number): number {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : fallback;
 }
@@ -57,9 +54,9 @@ export function parseNotification(value: Json | undefined): ScheduledNotificatio
     scheduled_time: str(value.scheduled_time),
     reminder_time: str(value.reminder_time),
     status,
-    message: strOrNull(value.message),
-    answered_at: strOrNull(value.answered_at),
-    failure_reason: strOrNull(value.failure_reason),
+    message: nonEmptyString(value.message),
+    answered_at: nonEmptyString(value.answered_at),
+    failure_reason: nonEmptyString(value.failure_reason),
   };
 }
 
@@ -121,27 +118,6 @@ export function channelResultsOf(error: unknown): ChannelResult[] {
   return error instanceof ApiError && error.body !== null ? parseResults(error.body) : [];
 }
 
-/** The delivery defaults of the global preferences (GET /api/notifications/preferences). */
-export interface DeliveryDefaults {
-  methods: DeliveryMethod[];
-  push_enabled: boolean;
-  email_enabled: boolean;
-  /** Whether this server can send e-mail at all. */
-  email_available: boolean;
-}
-
-export async function getDeliveryDefaults(signal?: AbortSignal): Promise<DeliveryDefaults> {
-  const data = dataOf(await apiRequest('/api/notifications/preferences', { signal }));
-  if (!isJsonObject(data)) throw new FormatError('preferences');
-  const listed = Array.isArray(data.default_delivery_methods) ? data.default_delivery_methods : [];
-  return {
-    methods: DELIVERY_METHODS.filter((method) => listed.includes(method)),
-    push_enabled: data.push_notifications_enabled !== false,
-    email_enabled: data.email_notifications_enabled === true,
-    email_available: data.email_available !== false,
-  };
-}
-
 export const DELIVERY_KINDS = ['reminder', 'repeat', 'low_stock', 'test'] as const;
 export type DeliveryKind = (typeof DELIVERY_KINDS)[number];
 
@@ -183,11 +159,11 @@ export function parseDelivery(value: Json | undefined): Delivery {
     notification_id: typeof value.notification_id === 'number' ? value.notification_id : null,
     kind: DELIVERY_KINDS.find((kind) => kind === value.kind) ?? 'reminder',
     title: str(value.title),
-    medication_name: strOrNull(value.medication_name),
+    medication_name: nonEmptyString(value.medication_name),
     channel: value.channel === 'email' ? 'email' : 'push',
     attempted_at: str(value.attempted_at),
     result: value.result === 'sent' ? 'sent' : 'failed',
-    error: strOrNull(value.error),
+    error: nonEmptyString(value.error),
     fallback: value.fallback === true,
   };
 }

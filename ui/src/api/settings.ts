@@ -21,6 +21,6 @@ export interface ReminderWords {
   timeFormat: TimeFormat;
 }
 
-export async function setReminderWords(words: ReminderWords): Promise<void> {
-  await apiRequest('/api/settings', { method: 'PUT', body: { ...words } });
+export async function setReminderWords({ language, dateFormat, timeFormat }: ReminderWords): Promise<void> {
+  await apiRequest('/api/settings', { method: 'PUT', body: { language, dateFormat, timeFormat } });
 }

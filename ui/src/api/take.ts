@@ -2,6 +2,7 @@
 // signing in. Possession of the link is the permission, so no session token is sent.
 import { apiRequest, isJsonObject, type Json } from './client';
 import { FormatError, dataOf } from './medicationParse';
+import { nonEmptyString } from './parse';
 import { DOSE_STATUSES, type DoseStatus } from './medicationTypes';
 
 /** How the reminder was answered already; `status` is null when the entry is gone. */
@@ -26,10 +27,6 @@ function str(value: Json | undefined): string {
   return typeof value === 'string' ? value : '';
 }
 
-function strOrNull(value: Json | undefined): string | null {
-  return typeof value === 'string' && value !== '' ? value : null;
-}
-
 function parseLogged(value: Json | undefined): TakeLogged | null {
   if (!isJsonObject(value)) return null;
   return { status: DOSE_STATUSES.find((s) => s === value.status) ?? null, taken: str(value.taken) };
@@ -41,10 +38,10 @@ export function parseTakeDetails(value: Json | undefined): TakeDetails {
     title: str(value.title),
     medication_name: str(value.medication_name),
     quantity: typeof value.quantity === 'number' && Number.isFinite(value.quantity) ? value.quantity : null,
-    dosage: strOrNull(value.dosage),
-    dosage_unit: strOrNull(value.dosage_unit),
+    dosage: nonEmptyString(value.dosage),
+    dosage_unit: nonEmptyString(value.dosage_unit),
     scheduled_time: str(value.scheduled_time),
-    message: strOrNull(value.message),
+    message: nonEmptyString(value.message),
     logged: parseLogged(value.logged),
   };
 }

@@ -45,7 +45,8 @@ export function translateServerMessage(t: TFunction, message: string): string {
 }
 
 /** The message the server put in an error answer, if it gave one. */
-function serverMessageOf(error: ApiError): string | null {
+/** The message a failed call's body carries, if any. */
+export function serverMessageOf(error: ApiError): string | null {
   return isJsonObject(error.body) && typeof error.body.message === 'string' && error.body.message !== ''
     ? error.body.message
     : null;

@@ -2,9 +2,9 @@
 // of a server message we know, the server's own 4xx message otherwise, else the screen's
 // fallback. A 5xx says nothing a person can act on, so it gets the fallback too.
 import type { TFunction } from 'i18next';
-import { ApiError, NETWORK_ERROR_MESSAGE, isJsonObject } from '../api/client';
+import { ApiError, NETWORK_ERROR_MESSAGE } from '../api/client';
 import i18n from '../i18n';
-import { translateServerMessage } from '../i18n/messages';
+import { serverMessageOf, translateServerMessage } from '../i18n/messages';
 import { PushError } from '../push/pushSubscription';
 
 const SERVER_KEYS: Record<string, string> = {
@@ -14,12 +14,6 @@ const SERVER_KEYS: Record<string, string> = {
   'This push service is not allowed': 'errors.pushServiceNotAllowed',
   'Invalid push subscription': 'errors.invalidSubscription',
 };
-
-function serverMessageOf(error: ApiError): string | null {
-  return isJsonObject(error.body) && typeof error.body.message === 'string' && error.body.message !== ''
-    ? error.body.message
-    : null;
-}
 
 /**
  * What a failure says in words of its own: a push service error, a server message, the

@@ -7,7 +7,7 @@
 import { useEffect } from 'react';
 import { setReminderWords, type ReminderWords } from '../api/settings';
 import { useAuth } from '../auth/AuthContext';
-import { DEFAULT_SETTINGS, type AppSettings } from './appSettings';
+import { DEFAULT_SETTINGS } from './appSettings';
 import { useAppSettings } from './SettingsContext';
 
 const SENT_KEY = 'pillbox_reminder_words';
@@ -35,12 +35,7 @@ function write(key: string, value: string): void {
 const running = new Map<string, Promise<void>>();
 
 /** Sends the reminder language and formats when they changed; never rejects. */
-export function syncReminderWords(userId: string, settings: AppSettings): Promise<void> {
-  const words: ReminderWords = {
-    language: settings.language,
-    dateFormat: settings.dateFormat,
-    timeFormat: settings.timeFormat,
-  };
+export function syncReminderWords(userId: string, words: ReminderWords): Promise<void> {
   const key = `${SENT_KEY}:${userId}`;
   const wanted = signature(words);
   const sent = read(key);
@@ -73,6 +68,6 @@ export function useReminderWordsSync(): void {
   const { language, dateFormat, timeFormat } = settings;
   useEffect(() => {
     if (userId === null) return;
-    void syncReminderWords(userId, { ...DEFAULT_SETTINGS, language, dateFormat, timeFormat });
+    void syncReminderWords(userId, { language, dateFormat, timeFormat });
   }, [userId, language, dateFormat, timeFormat]);
 }

@@ -2,10 +2,10 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import {
   channelResultsOf,
-  getDeliveryDefaults,
   sendTestNotification,
   type ChannelResult,
 } from '../../api/notifications';
+import { getGlobalPreferences } from '../../api/notificationPrefs';
 import { notifyErrorDetail } from '../../notifications/notifyErrors';
 
 interface Outcome {
@@ -25,7 +25,7 @@ export function TestNotificationCard() {
     setBusy(true);
     setOutcome(null);
     try {
-      const { methods } = await getDeliveryDefaults();
+      const methods = (await getGlobalPreferences()).default_delivery_methods;
       const results = await sendTestNotification(methods.length > 0 ? methods : ['push']);
       setOutcome({ ok: true, results, detail: null });
     } catch (error) {
