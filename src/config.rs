@@ -163,7 +163,7 @@ pub struct ReminderSettings {
 impl Default for ReminderSettings {
     fn default() -> Self {
         ReminderSettings {
-            horizon_days: 7,
+            horizon_days: crate::reminders::planner::HORIZON_DAYS,
             catch_up_minutes: 60,
             tick_seconds: 30,
             retry_attempts: 5,
@@ -293,8 +293,11 @@ impl Settings {
             )));
         }
         let r = &self.reminders;
-        if !(1..=31).contains(&r.horizon_days) {
-            return Err(config_error("reminders.horizon_days must be between 1 and 31"));
+        let max_days = crate::reminders::planner::MAX_DAYS_AHEAD;
+        if !(1..=max_days).contains(&r.horizon_days) {
+            return Err(config_error(format!(
+                "reminders.horizon_days must be between 1 and {max_days}"
+            )));
         }
         if !(1..=3600).contains(&r.tick_seconds) {
             return Err(config_error("reminders.tick_seconds must be between 1 and 3600"));

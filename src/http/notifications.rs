@@ -26,7 +26,6 @@ use crate::store::{deliveries, history, medications, push_subscriptions, reminde
 
 const STATUSES: &[&str] = &["scheduled", "sent", "cancelled", "failed"];
 const MAX_LIMIT: i64 = 200;
-const MAX_DAYS_AHEAD: u32 = 31;
 const MAX_LEAD_MINUTES: i64 = 1440;
 const MAX_REPEATS: i64 = 10;
 const MAX_MESSAGE: usize = 500;
@@ -342,9 +341,10 @@ pub async fn schedule_medication(
         .medication_id
         .ok_or_else(|| ApiError::bad_request("medication_id is required"))?;
     let days = body.days_ahead.unwrap_or(planner::HORIZON_DAYS);
-    if !(1..=MAX_DAYS_AHEAD).contains(&days) {
+    if !(1..=planner::MAX_DAYS_AHEAD).contains(&days) {
         return Err(ApiError::bad_request(format!(
-            "days_ahead must be between 1 and {MAX_DAYS_AHEAD}"
+            "days_ahead must be between 1 and {}",
+            planner::MAX_DAYS_AHEAD
         )));
     }
     let added = state

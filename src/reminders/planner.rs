@@ -15,6 +15,8 @@ use crate::store::{notify_prefs, reminders, settings};
 
 /// How many days ahead reminders are planned by default (the spec's `days_ahead`).
 pub const HORIZON_DAYS: u32 = 7;
+/// The furthest ahead reminders can be planned, by configuration or by request.
+pub const MAX_DAYS_AHEAD: u32 = 31;
 
 /// The user's time zone and default reminder time, which schedules and dates depend on.
 pub struct UserClock {
