@@ -4,7 +4,7 @@
 
 mod common;
 
-use chrono::{DateTime, Duration, NaiveTime, TimeZone, Utc};
+use chrono::{DateTime, Duration, NaiveDate, NaiveTime, TimeZone, Utc};
 use common::{Server, call, get_json, post};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
@@ -38,13 +38,16 @@ fn instant(value: &Value) -> DateTime<Utc> {
         .with_timezone(&Utc)
 }
 
-/// The doses at `times` (local, in `tz`) over the 7 days from today that are still ahead.
-fn expected(tz: chrono_tz::Tz, times: &[&str]) -> Vec<DateTime<Utc>> {
+/// The doses at `times` (local, in `tz`) over the 7 days from today that are still ahead
+/// and not before the medication's first day (today where it was created, which another
+/// zone may not have reached yet).
+fn expected(tz: chrono_tz::Tz, start: NaiveDate, times: &[&str]) -> Vec<DateTime<Utc>> {
     let now = Utc::now();
     let today = now.with_timezone(&tz).date_naive();
     let mut all: Vec<DateTime<Utc>> = (0..7)
-        .flat_map(|d| {
-            let date = today + Duration::days(d);
+        .map(|d| today + Duration::days(d))
+        .filter(|date| *date >= start)
+        .flat_map(|date| {
             times.iter().map(move |t| {
                 let local = date.and_time(NaiveTime::parse_from_str(t, "%H:%M").unwrap());
                 tz.from_local_datetime(&local)
@@ -80,12 +83,17 @@ async fn schedules_become_reminders_in_the_users_zone() {
     )
     .await;
     let id = med["data"]["id"].as_i64().unwrap();
+    let start = NaiveDate::parse_from_str(
+        med["data"]["schedule"]["start_date"].as_str().unwrap(),
+        "%Y-%m-%d",
+    )
+    .unwrap();
 
     let reminders = scheduled(&server, &token).await;
     let times: Vec<DateTime<Utc>> = reminders.iter().map(|r| instant(&r["scheduled_time"])).collect();
     assert_eq!(
         times,
-        expected(chrono_tz::Europe::Berlin, &["09:00"]),
+        expected(chrono_tz::Europe::Berlin, start, &["09:00"]),
         "daily at the default 09:00, Berlin time"
     );
     for r in &reminders {
@@ -113,7 +121,10 @@ async fn schedules_become_reminders_in_the_users_zone() {
         .iter()
         .map(|r| instant(&r["scheduled_time"]))
         .collect();
-    assert_eq!(times, expected(chrono_tz::Europe::Berlin, &["08:00", "20:00"]));
+    assert_eq!(
+        times,
+        expected(chrono_tz::Europe::Berlin, start, &["08:00", "20:00"])
+    );
     let (status, body) = post(
         &server,
         "/api/notifications/schedule-medication",
@@ -156,7 +167,10 @@ async fn schedules_become_reminders_in_the_users_zone() {
         .iter()
         .map(|r| instant(&r["scheduled_time"]))
         .collect();
-    assert_eq!(times, expected(chrono_tz::America::New_York, &["08:00", "20:00"]));
+    assert_eq!(
+        times,
+        expected(chrono_tz::America::New_York, start, &["08:00", "20:00"])
+    );
 
     // As-needed medication has no reminders; deleting a medication removes its reminders.
     let body = json!({ "frequency": "as_needed" });
