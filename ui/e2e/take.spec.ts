@@ -12,7 +12,7 @@ test.describe('quick dosage logging', () => {
     const medicationId = await mailMedication(request, user, {
       name: 'Metformin',
       unit: 'tablets',
-      frequency: 'daily',
+      frequency: 'as_needed', // no planned reminder may come first
       default_quantity: 2,
     });
     await sendReminderNow(request, user, medicationId);
