@@ -199,10 +199,10 @@ impl Engine {
                         record(
                             &tx,
                             recipient.user_id,
-                            Some(job.id),
+                            Some(job.reminder.id),
                             kind,
                             &title,
-                            Some(&job.medication_name),
+                            Some(&job.reminder.medication_name),
                             &reports,
                             now,
                         )?;
@@ -210,25 +210,31 @@ impl Engine {
                         let prefs = &recipient.prefs;
                         let interval = Duration::minutes(prefs.repeat_interval_minutes.max(1));
                         let repeats_done = job.repeats_sent + i64::from(repeat);
-                        let next_repeat = (job.kind != "low_stock" && repeats_done < prefs.repeat_max)
+                        let next_repeat = (job.reminder.kind != "low_stock"
+                            && repeats_done < prefs.repeat_max)
                             .then(|| clock::stamp(now + interval));
                         if repeat {
                             if delivered {
                                 reminders::delivered(
                                     &tx,
-                                    job.id,
+                                    job.reminder.id,
                                     &claim,
                                     &clock::stamp(now),
                                     true,
                                     next_repeat.as_deref(),
                                 )?;
                             } else {
-                                reminders::repeat_failed(&tx, job.id, &claim, next_repeat.as_deref())?;
+                                reminders::repeat_failed(
+                                    &tx,
+                                    job.reminder.id,
+                                    &claim,
+                                    next_repeat.as_deref(),
+                                )?;
                             }
                         } else if delivered {
                             reminders::delivered(
                                 &tx,
-                                job.id,
+                                job.reminder.id,
                                 &claim,
                                 &clock::stamp(now),
                                 false,
@@ -243,7 +249,13 @@ impl Engine {
                                     let factor = 1_i64 << (attempts - 1).clamp(0, 20);
                                     clock::stamp(now + Duration::seconds(base.saturating_mul(factor)))
                                 });
-                            reminders::round_failed(&tx, job.id, &claim, retry_at.as_deref(), &reason)?;
+                            reminders::round_failed(
+                                &tx,
+                                job.reminder.id,
+                                &claim,
+                                retry_at.as_deref(),
+                                &reason,
+                            )?;
                         }
                         tx.commit()?;
                         Ok::<_, DbError>(())
@@ -447,8 +459,8 @@ fn plan_job(
     catch_up: Duration,
     link_base: &str,
 ) -> rusqlite::Result<Plan> {
-    let repeat = job.status == "sent";
-    match job.status.as_str() {
+    let repeat = job.reminder.status == "sent";
+    match job.reminder.status.as_str() {
         "scheduled" | "sent" => {}
         // Cancelled or failed meanwhile: nothing to send.
         other => {
@@ -471,25 +483,25 @@ fn plan_job(
             .next_attempt_at
             .as_deref()
             .is_some_and(|at| now - parse_instant(at) > catch_up);
-        if job.answered_at.is_some()
+        if job.reminder.answered_at.is_some()
             || job.repeats_sent >= recipient.prefs.repeat_max
-            || job.kind == "low_stock"
+            || job.reminder.kind == "low_stock"
             || late
         {
             return Ok(Plan::Finish("sent", None));
         }
     } else {
-        if job.answered_at.is_some() {
+        if job.reminder.answered_at.is_some() {
             return Ok(Plan::Finish(
                 "cancelled",
                 Some("The dose was already logged".into()),
             ));
         }
-        if job.attempts == 0 && now - parse_instant(&job.reminder_time) > catch_up {
+        if job.attempts == 0 && now - parse_instant(&job.reminder.reminder_time) > catch_up {
             return Ok(Plan::Finish("failed", Some("expired".into())));
         }
     }
-    let medication = match job.medication_id {
+    let medication = match job.reminder.medication_id {
         Some(id) => medications::find(conn, job.user_id, id)?,
         None => None,
     };
@@ -499,7 +511,7 @@ fn plan_job(
     };
     let own = notify_prefs::for_medication(conn, medication.id)?;
     let effective = notify_prefs::effective(&recipient.prefs, own.as_ref());
-    let (kind, title, body, take_url, open_path) = if job.kind == "low_stock" {
+    let (kind, title, body, take_url, open_path) = if job.reminder.kind == "low_stock" {
         let inventory = medications::inventory(conn, medication.id)?;
         let left = inventory
             .as_ref()
@@ -514,9 +526,9 @@ fn plan_job(
                 Plan::Finish("cancelled", Some("Reminders are turned off".into()))
             });
         }
-        let due = parse_instant(&job.scheduled_time);
+        let due = parse_instant(&job.reminder.scheduled_time);
         let amount = (medication.default_quantity, medication.unit.as_str());
-        let message = job.message.clone().or(effective.custom_message.clone());
+        let message = job.reminder.message.clone().or(effective.custom_message.clone());
         let (title, body) = messages::dose_body(
             &medication.name,
             Some(amount),
@@ -529,7 +541,7 @@ fn plan_job(
         reminders::add_take_token(
             conn,
             &codes::hash_link_token(&token),
-            job.id,
+            job.reminder.id,
             &clock::stamp(due + Duration::hours(TAKE_LINK_HOURS)),
         )?;
         let take = format!("{link_base}/notifications/take/{token}");
@@ -541,7 +553,7 @@ fn plan_job(
             "/today",
         )
     };
-    let methods = if job.kind == "low_stock" {
+    let methods = if job.reminder.kind == "low_stock" {
         recipient.prefs.delivery_methods.clone()
     } else {
         effective.methods
@@ -558,7 +570,7 @@ fn plan_job(
         body,
         take_url,
         open_url: format!("{link_base}{open_path}"),
-        tag: format!("reminder-{}", job.id),
+        tag: format!("reminder-{}", job.reminder.id),
         silent: !recipient.prefs.sound_enabled,
         vibrate: recipient.prefs.vibration_enabled,
         lang: recipient.formats.lang,

@@ -5,7 +5,7 @@ use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 use serde::Serialize;
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct Reminder {
     pub id: i64,
     pub title: String,
@@ -376,47 +376,30 @@ pub fn claim_due(conn: &Connection, now: &str, claim: &str, limit: i64) -> rusql
     .collect()
 }
 
-/// Everything the dispatcher needs about one claimed reminder.
+/// A claimed reminder with the delivery state the dispatcher needs.
 #[derive(Debug, Clone)]
 pub struct Job {
-    pub id: i64,
+    pub reminder: Reminder,
     pub user_id: i64,
-    pub medication_id: Option<i64>,
-    pub medication_name: String,
-    pub kind: String,
-    pub scheduled_time: String,
-    pub reminder_time: String,
-    pub status: String,
-    pub message: Option<String>,
     pub attempts: i64,
     pub repeats_sent: i64,
-    pub answered_at: Option<String>,
     pub next_attempt_at: Option<String>,
     pub claimed_until: Option<String>,
 }
 
 pub fn job(conn: &Connection, id: i64) -> rusqlite::Result<Option<Job>> {
-    conn.prepare_cached(
-        "SELECT id, user_id, medication_id, medication_name, kind, scheduled_time, reminder_time, status,
-                message, attempts, repeats_sent, answered_at, next_attempt_at, claimed_until
-         FROM reminders WHERE id = ?1",
-    )?
+    conn.prepare_cached(&format!(
+        "SELECT {COLUMNS}, r.user_id, r.attempts, r.repeats_sent, r.next_attempt_at,
+                r.claimed_until FROM reminders r WHERE r.id = ?1"
+    ))?
     .query_row([id], |row| {
         Ok(Job {
-            id: row.get(0)?,
-            user_id: row.get(1)?,
-            medication_id: row.get(2)?,
-            medication_name: row.get(3)?,
-            kind: row.get(4)?,
-            scheduled_time: row.get(5)?,
-            reminder_time: row.get(6)?,
-            status: row.get(7)?,
-            message: row.get(8)?,
-            attempts: row.get(9)?,
-            repeats_sent: row.get(10)?,
-            answered_at: row.get(11)?,
-            next_attempt_at: row.get(12)?,
-            claimed_until: row.get(13)?,
+            reminder: from_row(row)?,
+            user_id: row.get(10)?,
+            attempts: row.get(11)?,
+            repeats_sent: row.get(12)?,
+            next_attempt_at: row.get(13)?,
+            claimed_until: row.get(14)?,
         })
     })
     .optional()
