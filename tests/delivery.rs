@@ -135,6 +135,17 @@ async fn wait_reminder(
     }
 }
 
+/// `POST /api/notifications/test` over `methods`.
+async fn send_test(server: &Server, token: &str, methods: Value) -> (StatusCode, Value) {
+    post(
+        server,
+        "/api/notifications/test",
+        Some(token),
+        json!({ "deliveryMethods": methods }),
+    )
+    .await
+}
+
 async fn deliveries(server: &Server, token: &str) -> Vec<Value> {
     let (status, body) = get_json(server, "/api/notifications/history?limit=200", Some(token)).await;
     assert_eq!(status, StatusCode::OK, "{body}");
@@ -566,13 +577,7 @@ async fn tests_preferences_and_subscriptions_check_their_input() {
     let token = account(&server, "gi@example.test").await;
 
     // Test notifications: none delivered is an error naming each channel.
-    let (status, body) = post(
-        &server,
-        "/api/notifications/test",
-        Some(&token),
-        json!({ "deliveryMethods": ["push"] }),
-    )
-    .await;
+    let (status, body) = send_test(&server, &token, json!(["push"])).await;
     assert_eq!(status, StatusCode::BAD_GATEWAY, "{body}");
     assert!(
         body["message"]
@@ -582,13 +587,7 @@ async fn tests_preferences_and_subscriptions_check_their_input() {
         "{body}"
     );
     register_device(&server, &token, &push, "phone").await;
-    let (status, body) = post(
-        &server,
-        "/api/notifications/test",
-        Some(&token),
-        json!({ "deliveryMethods": ["push", "email"] }),
-    )
-    .await;
+    let (status, body) = send_test(&server, &token, json!(["push", "email"])).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["message"], "Test notification sent!");
     assert_eq!(
@@ -620,13 +619,7 @@ async fn tests_preferences_and_subscriptions_check_their_input() {
     )
     .await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    let (status, body) = post(
-        &server,
-        "/api/notifications/test",
-        Some(&token),
-        json!({ "deliveryMethods": ["push", "email"] }),
-    )
-    .await;
+    let (status, body) = send_test(&server, &token, json!(["push", "email"])).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let pushed = push.wait_for("phone", 2, Duration::from_secs(10)).await;
     assert_eq!(pushed.payload["title"], "Pillbox-Testbenachrichtigung");
@@ -642,13 +635,7 @@ async fn tests_preferences_and_subscriptions_check_their_input() {
     let mail = smtp.wait_for("gi@example.test", 2);
     assert_eq!(mail.subject, "Pillbox-Testbenachrichtigung");
     assert!(mail.text.contains("Pillbox öffnen"), "{}", mail.text);
-    let (status, _) = post(
-        &server,
-        "/api/notifications/test",
-        Some(&token),
-        json!({ "deliveryMethods": [] }),
-    )
-    .await;
+    let (status, _) = send_test(&server, &token, json!([])).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
 
     // Subscriptions must point at a push service (or an allowed prefix) and carry real keys.
