@@ -150,13 +150,15 @@ impl rusqlite::types::FromSql for Quantity {
     }
 }
 
+/// A quantity from a literal, for tests.
+#[cfg(test)]
+pub fn q(value: f64) -> Quantity {
+    Quantity::from_f64(value).unwrap()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn q(v: f64) -> Quantity {
-        Quantity::from_f64(v).unwrap()
-    }
 
     #[test]
     fn decimal_sums_are_exact() {

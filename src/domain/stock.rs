@@ -189,10 +189,7 @@ pub fn runs_out_on(current: Quantity, usage_per_day: f64, today: NaiveDate) -> O
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn q(v: f64) -> Quantity {
-        Quantity::from_f64(v).unwrap()
-    }
+    use crate::domain::quantity::q;
 
     fn vials() -> Containers {
         Containers {

@@ -168,10 +168,7 @@ pub fn convert(value: Quantity, from: &str, to: &str) -> Result<Quantity, UnitEr
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn q(v: f64) -> Quantity {
-        Quantity::from_f64(v).unwrap()
-    }
+    use crate::domain::quantity::q;
 
     #[test]
     fn catalogue_matches_the_spec() {

@@ -211,10 +211,7 @@ impl Words {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn q(value: f64) -> Quantity {
-        Quantity::from_f64(value).unwrap()
-    }
+    use crate::domain::quantity::q;
 
     #[test]
     fn amounts_follow_each_language() {
