@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use chrono::Utc;
 use common::push::PushService;
-use common::{Server, SmtpSink, call, get_json, post};
+use common::{Server, SmtpSink, assert_lead, call, get_json, post};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
@@ -730,18 +730,7 @@ async fn tests_preferences_and_subscriptions_check_their_input() {
     let planned = list["data"].as_array().unwrap();
     assert!(!planned.is_empty());
     for r in planned {
-        let due = chrono::DateTime::parse_from_rfc3339(r["scheduled_time"].as_str().unwrap())
-            .unwrap()
-            .to_utc();
-        let at = chrono::DateTime::parse_from_rfc3339(r["reminder_time"].as_str().unwrap())
-            .unwrap()
-            .to_utc();
-        if due - before > chrono::Duration::minutes(60) {
-            assert_eq!((due - at).num_minutes(), 60, "{r}");
-        } else {
-            // A dose less than the lead away is reminded of at once, never in the past.
-            assert!(at >= before && at <= due, "{r}");
-        }
+        assert_lead(r, 60, before);
     }
     let other = account(&server, "hu@example.test").await;
     let (status, _) = get_json(

@@ -5,7 +5,7 @@
 mod common;
 
 use chrono::{DateTime, Duration, NaiveDate, NaiveTime, TimeZone, Utc};
-use common::{Server, call, get_json, post};
+use common::{Server, assert_lead, call, get_json, instant, post};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
@@ -30,12 +30,6 @@ async fn scheduled(server: &Server, token: &str) -> Vec<Value> {
     .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     body["data"].as_array().unwrap().clone()
-}
-
-fn instant(value: &Value) -> DateTime<Utc> {
-    DateTime::parse_from_rfc3339(value.as_str().unwrap())
-        .unwrap()
-        .with_timezone(&Utc)
 }
 
 /// The doses at `times` (local, in `tz`) over the 7 days from today that are still ahead
@@ -101,13 +95,7 @@ async fn schedules_become_reminders_in_the_users_zone() {
         "daily at the default 09:00, Berlin time"
     );
     for r in &reminders {
-        let (due, at) = (instant(&r["scheduled_time"]), instant(&r["reminder_time"]));
-        if due - before > Duration::minutes(15) {
-            assert_eq!(due - at, Duration::minutes(15), "{r}");
-        } else {
-            // A dose less than the lead away is reminded of at once, never in the past.
-            assert!(at >= before && at <= due, "{r}");
-        }
+        assert_lead(r, 15, before);
         assert_eq!(
             (r["title"].as_str(), r["medication_name"].as_str()),
             (Some("Time for Ibuprofen"), Some("Ibuprofen"))

@@ -394,3 +394,25 @@ pub fn now_unix() -> u64 {
         .unwrap()
         .as_secs()
 }
+
+/// An RFC 3339 instant in an API answer.
+pub fn instant(value: &serde_json::Value) -> chrono::DateTime<chrono::Utc> {
+    chrono::DateTime::parse_from_rfc3339(value.as_str().unwrap())
+        .unwrap()
+        .to_utc()
+}
+
+/// A planned reminder (an API row) comes `lead_minutes` before its dose, or, for a dose
+/// closer than that when it was planned (at or after `planned`), at once and never in the
+/// past.
+pub fn assert_lead(reminder: &serde_json::Value, lead_minutes: i64, planned: chrono::DateTime<chrono::Utc>) {
+    let (due, at) = (
+        instant(&reminder["scheduled_time"]),
+        instant(&reminder["reminder_time"]),
+    );
+    if due - planned > chrono::Duration::minutes(lead_minutes) {
+        assert_eq!(due - at, chrono::Duration::minutes(lead_minutes), "{reminder}");
+    } else {
+        assert!(at >= planned && at <= due, "{reminder}");
+    }
+}
