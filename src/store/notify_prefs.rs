@@ -27,7 +27,6 @@ impl Method {
     }
 }
 
-/// Methods stored as a comma-separated list, in a stable order (push before e-mail).
 /// The methods in a list, each once, push first.
 pub fn normalize(methods: &[Method]) -> Vec<Method> {
     [Method::Push, Method::Email]
@@ -36,6 +35,7 @@ pub fn normalize(methods: &[Method]) -> Vec<Method> {
         .collect()
 }
 
+/// Methods stored as a comma-separated list, in a stable order (push before e-mail).
 pub fn encode_methods(methods: &[Method]) -> String {
     normalize(methods)
         .into_iter()

@@ -5,7 +5,7 @@ use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 use serde::Serialize;
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Serialize)]
 pub struct Reminder {
     pub id: i64,
     pub title: String,
@@ -377,7 +377,7 @@ pub fn claim_due(conn: &Connection, now: &str, claim: &str, limit: i64) -> rusql
 }
 
 /// A claimed reminder with the delivery state the dispatcher needs.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Job {
     pub reminder: Reminder,
     pub user_id: i64,
