@@ -44,7 +44,8 @@ export function syncReminderWords(userId: string, words: ReminderWords): Promise
     write(key, wanted);
     return Promise.resolve();
   }
-  const pending = running.get(`${key}:${wanted}`);
+  const run = `${key}:${wanted}`;
+  const pending = running.get(run);
   if (pending) return pending;
   const send = (async () => {
     try {
@@ -53,10 +54,10 @@ export function syncReminderWords(userId: string, words: ReminderWords): Promise
     } catch {
       // Offline or refused: tried again on the next visit or change.
     } finally {
-      running.delete(`${key}:${wanted}`);
+      running.delete(run);
     }
   })();
-  running.set(`${key}:${wanted}`, send);
+  running.set(run, send);
   return send;
 }
 
