@@ -17,28 +17,15 @@ import argparse
 import http.client
 import json
 import os
-import random
 import sqlite3
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from datetime import datetime, timedelta, timezone
 
+from common import request, start_server
+
 MEDICATIONS = 20
-
-
-def request(conn, method, path, token=None, body=None):
-    headers = {"Content-Type": "application/json"}
-    if token:
-        headers["Authorization"] = f"Bearer {token}"
-    conn.request(method, path, body=json.dumps(body) if body is not None else None, headers=headers)
-    response = conn.getresponse()
-    data = response.read()
-    if response.status >= 400:
-        raise SystemExit(f"{method} {path}: {response.status} {data[:200]!r}")
-    return json.loads(data)
 
 
 def seed(db_path, user_id, meds, count):
@@ -109,22 +96,9 @@ def main():
     parser.add_argument("--entries", type=int, default=100_000)
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    data_dir = tempfile.mkdtemp(prefix="pillbox-bench-")
-    port = 3990 + random.randint(0, 40)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PILLBOX_")}
-    env["PILLBOX_LOG_LEVEL"] = "warn"
     # The daily jobs would export this account too while we measure: keep them out.
-    env["PILLBOX_BACKUP_DAILY"] = "false"
-    server = subprocess.Popen([args.binary, "serve", "--data-dir", data_dir, "--bind", f"127.0.0.1:{port}"], env=env)
+    server, port, data_dir, conn = start_server(args.binary, 3990, {"PILLBOX_BACKUP_DAILY": "false"})
     try:
-        conn = None
-        for _ in range(100):
-            try:
-                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-                request(conn, "GET", "/health")
-                break
-            except (ConnectionRefusedError, OSError):
-                time.sleep(0.05)
         token = request(conn, "POST", "/api/auth/register", body={"email": "bench@example.org", "password": "benchmark"})["data"]["token"]
         user_id = request(conn, "GET", "/api/auth/me", token)["data"]["id"]
         request(conn, "PUT", "/api/settings", token, {"autoBackup": False})

@@ -9,32 +9,17 @@ page (p50/p99 over sequential requests on loopback).
     python3 benchmarks/history.py [path/to/pillbox] [--requests 300]
 """
 import argparse
-import http.client
-import json
 import os
-import random
 import sqlite3
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from datetime import datetime, timedelta, timezone
 
+from common import request, start_server
+
 STEPS = [10_000, 100_000, 1_000_000]
 MEDICATIONS = 20
-
-
-def request(conn, method, path, token=None, body=None):
-    headers = {"Content-Type": "application/json"}
-    if token:
-        headers["Authorization"] = f"Bearer {token}"
-    conn.request(method, path, body=json.dumps(body) if body is not None else None, headers=headers)
-    response = conn.getresponse()
-    data = response.read()
-    if response.status >= 400:
-        raise SystemExit(f"{method} {path}: {response.status} {data[:200]!r}")
-    return json.loads(data)
 
 
 def timed(conn, path, token, count):
@@ -72,20 +57,8 @@ def main():
     parser.add_argument("binary", nargs="?", default="target/release/pillbox")
     parser.add_argument("--requests", type=int, default=300)
     args = parser.parse_args()
-    data_dir = tempfile.mkdtemp(prefix="pillbox-bench-")
-    port = 3950 + random.randint(0, 40)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PILLBOX_")}
-    env["PILLBOX_LOG_LEVEL"] = "warn"
-    server = subprocess.Popen([args.binary, "serve", "--data-dir", data_dir, "--bind", f"127.0.0.1:{port}"], env=env)
+    server, port, data_dir, conn = start_server(args.binary, 3950)
     try:
-        conn = None
-        for _ in range(100):
-            try:
-                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-                request(conn, "GET", "/health")
-                break
-            except (ConnectionRefusedError, OSError):
-                time.sleep(0.05)
         token = request(conn, "POST", "/api/auth/register", body={"email": "bench@example.org", "password": "benchmark"})["data"]["token"]
         user_id = request(conn, "GET", "/api/auth/me", token)["data"]["id"]
         meds = []

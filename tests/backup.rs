@@ -7,7 +7,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Output;
 
-use common::{Server, call, get_json, post, run};
+use common::{Server, call, get_json, post, register, run};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
@@ -37,18 +37,6 @@ fn run_wide_open(data_dir: &Path, args: &[&str]) -> Output {
 
 fn mode(path: &Path) -> u32 {
     std::fs::metadata(path).unwrap().permissions().mode() & 0o777
-}
-
-async fn account(server: &Server, email: &str) -> String {
-    let (status, body) = post(
-        server,
-        "/api/auth/register",
-        None,
-        json!({ "email": email, "password": "secret123" }),
-    )
-    .await;
-    assert_eq!(status, StatusCode::CREATED, "{body}");
-    body["data"]["token"].as_str().unwrap().to_owned()
 }
 
 async fn medication(server: &Server, token: &str, name: &str) -> i64 {
@@ -96,7 +84,7 @@ async fn export_and_import_from_the_command_line_while_the_server_runs() {
         c.env("PILLBOX_SIGNUPS", "open");
     })
     .unwrap();
-    let token = account(&server, "a@example.com").await;
+    let token = register(&server, "a@example.com").await;
     medication(&server, &token, "Aspirin").await;
 
     let out = temp.path().join("a.json");
@@ -146,7 +134,7 @@ async fn export_and_import_from_the_command_line_while_the_server_runs() {
     assert!(!unknown.status.success());
     assert!(text(&unknown.stderr).contains("no account with the e-mail address nobody@example.com"));
 
-    let other = account(&server, "b@example.com").await;
+    let other = register(&server, "b@example.com").await;
     let path = out.to_str().unwrap();
     let dry = run(
         &data_dir,
@@ -188,7 +176,7 @@ async fn a_backup_taken_while_serving_restores_the_instance_keys_and_all() {
     let temp = tempfile::tempdir().unwrap();
     let data_dir = temp.path().join("data");
     let server = Server::start_in(&data_dir, |_| {}).unwrap();
-    let token = account(&server, "a@example.com").await;
+    let token = register(&server, "a@example.com").await;
     medication(&server, &token, "Before").await;
     let (_, key) = get_json(&server, "/api/notifications/push/public-key", None).await;
 

@@ -4,21 +4,9 @@
 
 mod common;
 
-use common::{Server, call, client, get_json, post};
+use common::{Server, call, client, get_json, post, register};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
-
-async fn account(server: &Server, email: &str) -> String {
-    let (status, body) = post(
-        server,
-        "/api/auth/register",
-        None,
-        json!({ "email": email, "password": "secret123" }),
-    )
-    .await;
-    assert_eq!(status, StatusCode::CREATED, "{body}");
-    body["data"]["token"].as_str().unwrap().to_owned()
-}
 
 fn open_signups(c: &mut std::process::Command) {
     c.env("PILLBOX_SIGNUPS", "open");
@@ -43,7 +31,7 @@ fn days_ago(days: i64, hour: u32) -> String {
 /// A person with Berlin time, three medications (one deleted with its history kept), stock,
 /// per-medication reminder preferences and a history of taken, skipped and missed doses.
 async fn seeded(server: &Server, email: &str) -> String {
-    let token = account(server, email).await;
+    let token = register(server, email).await;
     let (status, body) = call(
         server,
         Method::PUT,
@@ -246,7 +234,7 @@ async fn the_export_file_holds_the_whole_record() {
     let statuses: Vec<&str> = history.iter().map(|e| e["status"].as_str().unwrap()).collect();
     assert!(statuses.contains(&"skipped") && statuses.contains(&"missed"));
 
-    let other = account(&server, "b@example.com").await;
+    let other = register(&server, "b@example.com").await;
     let theirs = export(&server, &other).await;
     assert_eq!(
         (
@@ -262,7 +250,7 @@ async fn the_export_file_holds_the_whole_record() {
 #[tokio::test]
 async fn the_history_csv_opens_in_a_spreadsheet_and_runs_no_formulas() {
     let server = Server::start_with(open_signups);
-    let token = account(&server, "a@example.com").await;
+    let token = register(&server, "a@example.com").await;
     let id = create(
         &server,
         &token,
@@ -327,7 +315,7 @@ async fn export_import_export_gives_the_same_record_and_a_second_import_adds_not
     let first = export(&server, &token).await;
     let text = first.to_string();
 
-    let fresh = account(&server, "new@example.com").await;
+    let fresh = register(&server, "new@example.com").await;
     let (status, dry) = import(&server, &fresh, &text, "application/json", true).await;
     assert_eq!(status, StatusCode::OK, "{dry}");
     assert_eq!(
@@ -389,7 +377,7 @@ async fn export_import_export_gives_the_same_record_and_a_second_import_adds_not
 #[tokio::test]
 async fn a_bad_file_is_refused_with_what_is_wrong_and_changes_nothing() {
     let server = Server::start_with(open_signups);
-    let token = account(&server, "a@example.com").await;
+    let token = register(&server, "a@example.com").await;
     let medication =
         json!({ "id": 1, "name": "Aspirin", "unit": "mg", "frequency": "daily", "default_quantity": 100 });
     let entry = json!({ "medication_id": 1, "quantity": 100, "unit": "mg", "status": "taken", "taken": "2026-01-01T08:00:00Z" });
@@ -478,7 +466,7 @@ async fn a_bad_file_is_refused_with_what_is_wrong_and_changes_nothing() {
 #[tokio::test]
 async fn a_spreadsheet_log_comes_in_as_csv() {
     let server = Server::start_with(open_signups);
-    let token = account(&server, "a@example.com").await;
+    let token = register(&server, "a@example.com").await;
     let (status, _) = call(
         &server,
         Method::PUT,
@@ -664,7 +652,7 @@ async fn retention_and_auto_backup_run_when_the_server_starts() {
     let temp = tempfile::tempdir().unwrap();
     let data_dir = temp.path().join("data");
     let server = Server::start_in(&data_dir, open_signups).unwrap();
-    let token = account(&server, "a@example.com").await;
+    let token = register(&server, "a@example.com").await;
     let keep = create(
         &server,
         &token,
@@ -682,7 +670,7 @@ async fn retention_and_auto_backup_run_when_the_server_starts() {
     )
     .await;
     assert_eq!(status, StatusCode::OK);
-    let other = account(&server, "b@example.com").await;
+    let other = register(&server, "b@example.com").await;
     let (status, _) = call(
         &server,
         Method::PUT,

@@ -95,6 +95,34 @@ pub struct MedicationFile {
     pub updated_at: Option<String>,
 }
 
+impl MedicationFile {
+    /// A medication with only what identifies it; everything else takes its default.
+    pub fn bare(
+        id: i64,
+        name: &str,
+        unit: &str,
+        frequency: &str,
+        default_quantity: Quantity,
+    ) -> MedicationFile {
+        MedicationFile {
+            id,
+            name: name.to_owned(),
+            unit: unit.to_owned(),
+            frequency: frequency.to_owned(),
+            color: None,
+            icon: None,
+            notes: None,
+            default_quantity,
+            schedule: None,
+            inventory: None,
+            notification_preferences: None,
+            archived: false,
+            created_at: None,
+            updated_at: None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EntryFile {
     #[serde(default)]
@@ -219,20 +247,10 @@ fn archived_medications(conn: &Connection, user_id: i64) -> ServiceResult<Vec<Me
     for (index, row) in rows.enumerate() {
         let (name, unit, first, last) = row?;
         archived.push(MedicationFile {
-            id: -(index as i64 + 1),
-            name,
-            unit,
-            frequency: "as_needed".into(),
-            color: None,
-            icon: None,
-            notes: None,
-            default_quantity: Quantity::whole(1),
-            schedule: None,
-            inventory: None,
-            notification_preferences: None,
             archived: true,
             created_at: Some(first),
             updated_at: Some(last),
+            ..MedicationFile::bare(-(index as i64 + 1), &name, &unit, "as_needed", Quantity::whole(1))
         });
     }
     Ok(archived)

@@ -608,37 +608,11 @@ fn plan_csv(conn: &Connection, user_id: i64, bytes: &[u8]) -> ServiceResult<Plan
                 let id = plan.medications.len() as i64 + 1;
                 let file = match existing.iter().find(|m| m.name.to_lowercase() == key) {
                     Some(m) => MedicationFile {
-                        id,
-                        name: m.name.clone(),
-                        unit: m.unit.clone(),
-                        frequency: m.frequency.clone(),
                         color: Some(m.color.clone()),
                         icon: Some(m.icon.clone()),
-                        notes: None,
-                        default_quantity: m.default_quantity,
-                        schedule: None,
-                        inventory: None,
-                        notification_preferences: None,
-                        archived: false,
-                        created_at: None,
-                        updated_at: None,
+                        ..MedicationFile::bare(id, &m.name, &m.unit, &m.frequency, m.default_quantity)
                     },
-                    None => MedicationFile {
-                        id,
-                        name: name.to_owned(),
-                        unit: unit.to_owned(),
-                        frequency: "as_needed".into(),
-                        color: None,
-                        icon: None,
-                        notes: None,
-                        default_quantity: quantity,
-                        schedule: None,
-                        inventory: None,
-                        notification_preferences: None,
-                        archived: false,
-                        created_at: None,
-                        updated_at: None,
-                    },
+                    None => MedicationFile::bare(id, name, unit, "as_needed", quantity),
                 };
                 plan.medications.push(medication_of(file).map_err(at)?);
                 by_name.insert(key, id);

@@ -173,6 +173,19 @@ pub async fn post(
     call(server, reqwest::Method::POST, path, token, Some(body)).await
 }
 
+/// Registers an account (sign-ups must be open for all but the first) and returns its token.
+pub async fn register(server: &Server, email: &str) -> String {
+    let (status, body) = post(
+        server,
+        "/api/auth/register",
+        None,
+        serde_json::json!({ "email": email, "password": "secret123" }),
+    )
+    .await;
+    assert_eq!(status, reqwest::StatusCode::CREATED, "{body}");
+    body["data"]["token"].as_str().unwrap().to_owned()
+}
+
 pub async fn get_json(
     server: &Server,
     path: &str,

@@ -1,0 +1,40 @@
+"""Helpers the benchmark scripts share: a JSON request on one connection, and a
+`pillbox serve` on a fresh data directory that is ready to answer."""
+import http.client
+import json
+import os
+import random
+import subprocess
+import tempfile
+import time
+
+
+def request(conn, method, path, token=None, body=None):
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    conn.request(method, path, body=json.dumps(body) if body is not None else None, headers=headers)
+    response = conn.getresponse()
+    data = response.read()
+    if response.status >= 400:
+        raise SystemExit(f"{method} {path}: {response.status} {data[:200]!r}")
+    return json.loads(data)
+
+
+def start_server(binary, first_port, extra_env=None):
+    """Starts `binary serve` on a fresh data directory; returns (process, port, data_dir, conn)."""
+    data_dir = tempfile.mkdtemp(prefix="pillbox-bench-")
+    port = first_port + random.randint(0, 40)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PILLBOX_")}
+    env["PILLBOX_LOG_LEVEL"] = "warn"
+    env.update(extra_env or {})
+    server = subprocess.Popen([binary, "serve", "--data-dir", data_dir, "--bind", f"127.0.0.1:{port}"], env=env)
+    for _ in range(100):
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            request(conn, "GET", "/health")
+            return server, port, data_dir, conn
+        except (ConnectionRefusedError, OSError):
+            time.sleep(0.05)
+    server.terminate()
+    raise SystemExit("pillbox did not start")
