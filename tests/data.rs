@@ -731,6 +731,18 @@ async fn retention_and_auto_backup_run_when_the_server_starts() {
     let (_, stock_left) = get_json(&server, "/api/medications/history", Some(&other)).await;
     assert_eq!(stock_left["pagination"]["total"], 1);
 
+    // Deleting the account takes its kept exports with it.
+    let (status, body) = call(
+        &server,
+        Method::DELETE,
+        "/api/auth/me",
+        Some(&token),
+        Some(json!({ "password": "secret123" })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(!on_disk.exists() && !data_dir.join("backups/users/1").exists());
+
     // The instance's own daily snapshot is there too, private.
     let (_, health) = get_json(&server, "/health", None).await;
     assert_eq!(health["data"]["backup"]["error"], Value::Null, "{health}");

@@ -17,6 +17,7 @@ use crate::config::Signups;
 use crate::security::client_ip::ClientIp;
 use crate::security::codes;
 use crate::security::rate_limit::Limited;
+use crate::services::user_backups;
 use crate::store::users::{self, TwoFactor, User};
 
 #[derive(Deserialize)]
@@ -332,6 +333,17 @@ pub async fn delete_me(
         .db
         .write(move |conn| users::delete(conn, user.id).map_err(ApiError::from))
         .await?;
+    // Their daily exports go with the account: nothing of theirs stays on the server.
+    let backups = user_backups::dir_for(&state.backups_dir, user.id);
+    if let Err(e) = tokio::task::spawn_blocking(move || user_backups::remove_all(&backups))
+        .await
+        .unwrap_or_else(|e| Err(std::io::Error::other(e.to_string())))
+    {
+        tracing::error!(
+            user = user.id,
+            "could not remove the deleted account's backups: {e}"
+        );
+    }
     tracing::info!(user = user.id, "account deleted");
     Ok(Json(json!({ "success": true, "message": "Account deleted" })))
 }

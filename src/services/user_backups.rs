@@ -82,6 +82,14 @@ pub fn write_daily(conn: &Connection, user_id: i64, dir: &Path) -> ServiceResult
     Ok(written)
 }
 
+/// Removes every kept export of a person whose account is being deleted.
+pub fn remove_all(dir: &Path) -> std::io::Result<()> {
+    match fs::remove_dir_all(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        other => other,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
