@@ -305,6 +305,16 @@ fn restore_refuses_what_it_cannot_trust_and_changes_nothing() {
         text(&output.stderr)
     );
 
+    let empty = temp.path().join("empty.sqlite3");
+    std::fs::write(&empty, "").unwrap();
+    let output = run(&data_dir, &["restore", empty.to_str().unwrap()]);
+    assert!(!output.status.success());
+    assert!(
+        text(&output.stderr).contains("holds no Pillbox data"),
+        "{}",
+        text(&output.stderr)
+    );
+
     let missing = run(&data_dir, &["restore", "/nonexistent/backup.sqlite3"]);
     assert!(!missing.status.success());
     assert!(
@@ -325,4 +335,50 @@ fn restore_refuses_what_it_cannot_trust_and_changes_nothing() {
         .filter(|n| n.contains("restoring") || n.contains("replaced"))
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn a_snapshot_from_an_older_pillbox_is_migrated_on_restore() {
+    let temp = tempfile::tempdir().unwrap();
+    // A database as the previous release left it: every migration but the last.
+    let old = temp.path().join("old.sqlite3");
+    {
+        let conn = rusqlite::Connection::open(&old).unwrap();
+        let mut files: Vec<_> = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/migrations"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        files.sort();
+        let previous = files.len() - 1;
+        for file in &files[..previous] {
+            conn.execute_batch(&std::fs::read_to_string(file).unwrap())
+                .unwrap();
+        }
+        conn.pragma_update(None, "user_version", previous as i64).unwrap();
+        conn.execute_batch(
+            "INSERT INTO users (id, email, password_hash, created_at, updated_at) VALUES (1, 'old@example.com', 'x', 't', 't')",
+        )
+        .unwrap();
+    }
+    let data_dir = temp.path().join("data");
+    let output = run(&data_dir, &["restore", old.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(
+        text(&output.stdout).contains("applied migration"),
+        "{}",
+        text(&output.stdout)
+    );
+    let status = run(&data_dir, &["migrate", "--status"]);
+    assert!(status.status.success(), "{}", text(&status.stderr));
+    assert!(
+        !text(&status.stdout).contains("pending"),
+        "{}",
+        text(&status.stdout)
+    );
+    let conn = rusqlite::Connection::open(data_dir.join("pillbox.sqlite3")).unwrap();
+    let email: String = conn
+        .query_row("SELECT email FROM users WHERE id = 1", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(email, "old@example.com");
 }

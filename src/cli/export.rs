@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
 
-use super::{CliResult, DataArgs, Paths, load_settings, open_and_migrate};
+use super::{CliResult, DataArgs, Paths, load_settings, open_current};
 use crate::files::PrivateFile;
 use crate::services::{export, import};
 use crate::store::users;
@@ -44,8 +44,7 @@ fn account(conn: &rusqlite::Connection, email: &str) -> Result<i64, Box<dyn std:
 pub fn export(args: ExportArgs) -> CliResult {
     let settings = load_settings(&args.data.overrides())?;
     let paths = Paths::new(&settings)?;
-    paths.database_must_exist()?;
-    let conn = open_and_migrate(&paths)?;
+    let conn = open_current(&paths)?;
     let user_id = account(&conn, &args.email)?;
     let write = |out: &mut dyn Write| match args.format {
         Format::Json => export::write_json(&conn, user_id, out),
@@ -105,13 +104,13 @@ pub fn import(args: ImportArgs) -> CliResult {
         Some(ext) if ext.eq_ignore_ascii_case("json") => import::Format::Json,
         _ => import::sniff(None, &bytes),
     };
-    let mut conn = open_and_migrate(&paths)?;
+    let mut conn = open_current(&paths)?;
     let user_id = account(&conn, &args.email)?;
-    let summary = import::import(
+    let checked = import::check(&conn, user_id, &bytes, format)?;
+    let summary = import::apply(
         &mut conn,
         user_id,
-        &bytes,
-        format,
+        checked,
         args.dry_run,
         settings.reminders.horizon_days,
     )?;

@@ -157,6 +157,23 @@ impl Paths {
     }
 }
 
+/// Opens the existing database as it is, for commands that may run beside a server: they
+/// never change its schema under it.
+fn open_current(paths: &Paths) -> Result<rusqlite::Connection, Box<dyn Error>> {
+    paths.database_must_exist()?;
+    let conn = db::open_connection(&paths.database, false)
+        .map_err(|e| format!("cannot open the database {}: {e}", paths.database.display()))?;
+    let status = migrations::status(&conn)?;
+    if !status.pending.is_empty() {
+        return Err(format!(
+            "the database needs {} migration(s) first: restart the server or run `pillbox migrate`",
+            status.pending.len()
+        )
+        .into());
+    }
+    Ok(conn)
+}
+
 /// Opens the database, creating it if asked, and applies pending migrations.
 fn open_and_migrate(paths: &Paths) -> Result<rusqlite::Connection, Box<dyn Error>> {
     if !paths.database.exists() {

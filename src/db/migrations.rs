@@ -148,15 +148,20 @@ pub fn migrate(conn: &mut Connection, backup_dir: &Path) -> Result<Applied, Migr
 fn snapshot(conn: &Connection, backup_dir: &Path, version: usize) -> Result<PathBuf, MigrateError> {
     let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ");
     let path = backup_dir.join(format!("pre-migration-v{version}-{stamp}.sqlite3"));
-    std::fs::create_dir_all(backup_dir).map_err(|source| MigrateError::Snapshot {
+    let failed = |source: std::io::Error| MigrateError::Snapshot {
         path: path.clone(),
         source,
-    })?;
-    let target = path.to_str().ok_or_else(|| MigrateError::Snapshot {
-        path: path.clone(),
-        source: std::io::Error::other("path is not valid UTF-8"),
-    })?;
+    };
+    crate::files::private_dir(backup_dir).map_err(failed)?;
+    // An empty private file first: VACUUM INTO fills it and it keeps mode 0600.
+    let file = crate::files::PrivateFile::create(&path).map_err(failed)?;
+    let target = file
+        .temp_path()
+        .to_str()
+        .ok_or_else(|| failed(std::io::Error::other("path is not valid UTF-8")))?
+        .to_owned();
     conn.execute("VACUUM INTO ?1", [target])?;
+    file.commit().map_err(failed)?;
     Ok(path)
 }
 

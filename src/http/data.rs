@@ -10,7 +10,10 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use tokio::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use tokio::sync::Semaphore;
+use tokio::sync::mpsc::{self, error::TrySendError};
 
 use super::AppState;
 use super::error::{ApiError, ApiResult, ok};
@@ -28,16 +31,39 @@ impl From<ServiceError> for ApiError {
     }
 }
 
+/// Exports stream from a read connection (of the few there are) for as long as the client
+/// reads: at most two at once, so the rest of the app always has readers left.
+static EXPORTS: Semaphore = Semaphore::const_new(2);
+static IMPORTS: Semaphore = Semaphore::const_new(1);
+/// A client that takes nothing for this long has its export broken off.
+const STALL_LIMIT: Duration = Duration::from_secs(30);
+
 /// Hands what a blocking writer produces to the response body, chunk by chunk; a client
-/// that went away ends the writing.
+/// that went away, or stopped reading, ends the writing.
 struct BodyWriter(mpsc::Sender<io::Result<Bytes>>);
 
 impl Write for BodyWriter {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0
-            .blocking_send(Ok(Bytes::copy_from_slice(buf)))
-            .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "the client went away"))?;
-        Ok(buf.len())
+        let mut chunk = Ok(Bytes::copy_from_slice(buf));
+        let started = Instant::now();
+        loop {
+            match self.0.try_send(chunk) {
+                Ok(()) => return Ok(buf.len()),
+                Err(TrySendError::Closed(_)) => {
+                    return Err(io::Error::new(io::ErrorKind::BrokenPipe, "the client went away"));
+                }
+                Err(TrySendError::Full(back)) if started.elapsed() < STALL_LIMIT => {
+                    chunk = back;
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+                Err(TrySendError::Full(_)) => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        "the client stopped reading",
+                    ));
+                }
+            }
+        }
     }
 
     fn flush(&mut self) -> io::Result<()> {
@@ -78,7 +104,12 @@ pub async fn export(
         .await?;
     let (sender, mut receiver) = mpsc::channel::<io::Result<Bytes>>(4);
     let db = state.db.clone();
+    let turn = EXPORTS
+        .acquire()
+        .await
+        .map_err(|e| ApiError::internal(e.to_string()))?;
     tokio::spawn(async move {
+        let _turn = turn;
         let result = db
             .read(move |conn| {
                 let mut out = BufWriter::with_capacity(64 * 1024, BodyWriter(sender.clone()));
@@ -157,9 +188,18 @@ pub async fn import(
         .map(str::to_owned);
     let format = import::sniff(content_type.as_deref(), &bytes);
     let days = state.settings.reminders.horizon_days;
+    // One import at a time: each holds its whole file in memory while it is checked.
+    let _turn = IMPORTS
+        .acquire()
+        .await
+        .map_err(|e| ApiError::internal(e.to_string()))?;
+    let checked = state
+        .db
+        .read(move |conn| import::check(conn, user.id, &bytes, format))
+        .await?;
     let summary = state
         .db
-        .write(move |conn| import::import(conn, user.id, &bytes, format, dry_run, days))
+        .write(move |conn| import::apply(conn, user.id, checked, dry_run, days))
         .await?;
     let message = if dry_run {
         "Nothing was changed: this is what the import would do"
@@ -234,7 +274,7 @@ pub async fn retention_preview(
     Ok(ok(preview))
 }
 
-/// Answers 503 with the reason when the last instance backup failed.
+/// Whether the last instance backup succeeded, and its details for /health.
 pub fn backup_health(state: &AppState) -> (bool, Value) {
     let health = state.backup_status.get();
     (health.error.is_none(), json!(health))

@@ -111,22 +111,31 @@ pub fn restore(file: &Path, data_dir: &Path) -> ServiceResult<Restored> {
     };
     let (migrations, files) = check_and_prepare(&incoming, file, data_dir).map_err(cleanup)?;
 
+    // The live name always holds a complete database: the current one is first linked to
+    // its kept name, then the restored one is renamed over it in one step.
     let replaced = if database.exists() {
         {
             // Fold the write-ahead log in, so the kept copy is one complete file.
             let current = db::open_connection(&database, false)?;
-            current.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")?;
+            let busy: i64 = current.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |row| row.get(0))?;
+            if busy != 0 {
+                let _ = fs::remove_file(&incoming);
+                return Err(invalid(
+                    "the database is in use by another program (a running export or import?): try again; nothing was restored",
+                ));
+            }
         }
         let kept = data_dir.join(format!("{}.replaced-{stamp}", db::DATABASE_FILE));
-        fs::rename(&database, &kept)?;
-        for suffix in ["-wal", "-shm"] {
-            let _ = fs::remove_file(data_dir.join(format!("{}{suffix}", db::DATABASE_FILE)));
-        }
+        fs::hard_link(&database, &kept)?;
         Some(kept)
     } else {
         None
     };
     fs::rename(&incoming, &database)?;
+    for suffix in ["-wal", "-shm"] {
+        let _ = fs::remove_file(data_dir.join(format!("{}{suffix}", db::DATABASE_FILE)));
+    }
+    forget_departed_users(&database, &data_dir.join("backups"))?;
 
     let mut restored_files = Vec::new();
     for (name, contents) in files {
@@ -175,6 +184,13 @@ fn check_and_prepare(
             original.display()
         )));
     }
+    let version: i64 = conn.pragma_query_value(None, "user_version", |row| row.get(0))?;
+    if version == 0 {
+        return Err(invalid(format!(
+            "{} holds no Pillbox data (an empty or unfinished file?): choose a file written by `pillbox backup`; nothing was restored",
+            original.display()
+        )));
+    }
     let applied = migrations::migrate(&mut conn, &data_dir.join("backups"))
         .map_err(|e| invalid(format!("{}: {e}; nothing was restored", original.display())))?;
     let has_files: bool = conn.query_row(
@@ -201,6 +217,29 @@ fn check_and_prepare(
     conn.pragma_update(None, "journal_mode", "WAL")?;
     drop(conn);
     Ok((applied.names, files))
+}
+
+/// Removes the kept exports of accounts that do not exist in `database` (deleted, or
+/// absent from a restored snapshot), so an id given to someone new never shows them
+/// another person's files.
+pub fn forget_departed_users(database: &Path, backups: &Path) -> ServiceResult<()> {
+    let users_dir = backups.join("users");
+    let Ok(entries) = fs::read_dir(&users_dir) else {
+        return Ok(());
+    };
+    let conn = db::open_connection(database, false)?;
+    let mut exists = conn.prepare("SELECT EXISTS (SELECT 1 FROM users WHERE id = ?1)")?;
+    for entry in entries.flatten() {
+        let id = entry.file_name().to_str().and_then(|n| n.parse::<i64>().ok());
+        let keep = match id {
+            Some(id) => exists.query_row([id], |row| row.get::<_, bool>(0))?,
+            None => true,
+        };
+        if !keep {
+            fs::remove_dir_all(entry.path())?;
+        }
+    }
+    Ok(())
 }
 
 /// The daily snapshot's file name for a day.

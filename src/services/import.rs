@@ -10,13 +10,13 @@
 
 use std::collections::{HashMap, HashSet};
 
-use chrono::{NaiveDate, NaiveTime, TimeZone, Utc};
-use rusqlite::{Connection, OptionalExtension, params};
+use chrono::{Datelike, NaiveDate, NaiveTime, TimeZone, Utc};
+use rusqlite::{Connection, params};
 use serde::Serialize;
 use serde_json::Value;
 
 use super::export::{EntryFile, FORMAT_VERSION, MedicationFile, parse_instant};
-use super::{ServiceResult, invalid, user_settings};
+use super::{ServiceResult, invalid};
 use crate::clock;
 use crate::domain::medication::{COLORS, DEFAULT_ICON, MAX_NAME, MAX_NOTES, MAX_SHORT_TEXT};
 use crate::domain::quantity::Quantity;
@@ -27,7 +27,7 @@ use crate::reminders::planner::{self, UserClock};
 use crate::store::history::{self, Entry};
 use crate::store::medications::{self, Inventory, Medication, StockChange};
 use crate::store::notify_prefs::{self, GlobalPrefs, MedicationPrefs, Method};
-use crate::store::settings::{self, UserSettings};
+use crate::store::settings;
 
 /// The largest file accepted (a 100,000-entry export is about 20 MiB).
 pub const MAX_FILE_BYTES: usize = 64 * 1024 * 1024;
@@ -73,8 +73,17 @@ pub struct Summary {
 struct Plan {
     medications: Vec<NewMedication>,
     history: Vec<NewEntry>,
-    settings: Option<UserSettings>,
-    preferences: Option<GlobalPrefs>,
+    settings: Option<SettingsPatch>,
+    /// The file's reminder preferences (checked); only the fields it has are applied.
+    preferences: Option<serde_json::Map<String, Value>>,
+}
+
+/// The settings a file carries; what it leaves out keeps the account's value.
+#[derive(Default)]
+struct SettingsPatch {
+    timezone: Option<String>,
+    default_reminder_time: Option<String>,
+    preferences: serde_json::Map<String, Value>,
 }
 
 struct NewMedication {
@@ -95,21 +104,30 @@ struct NewEntry {
     affect_inventory: bool,
 }
 
-/// Checks `bytes` and imports them into the account; with `dry_run`, changes nothing.
-pub fn import(
+/// A file read and checked, not yet written.
+pub struct Checked(Plan);
+
+/// Reads and checks a file for an account. Needs only a read connection (the CSV matches
+/// names against the account's medications and reads times in the person's zone), so a
+/// large file is parsed without holding up anyone's writes.
+pub fn check(conn: &Connection, user_id: i64, bytes: &[u8], format: Format) -> ServiceResult<Checked> {
+    Ok(Checked(match format {
+        Format::Json => plan_json(bytes)?,
+        Format::Csv => plan_csv(conn, user_id, bytes)?,
+    }))
+}
+
+/// Writes a checked file into the account in one transaction; with `dry_run`, rolls it
+/// back and only counts.
+pub fn apply(
     conn: &mut Connection,
     user_id: i64,
-    bytes: &[u8],
-    format: Format,
+    checked: Checked,
     dry_run: bool,
     horizon_days: u32,
 ) -> ServiceResult<Summary> {
-    let plan = match format {
-        Format::Json => plan_json(bytes)?,
-        Format::Csv => plan_csv(conn, user_id, bytes)?,
-    };
     let tx = conn.transaction()?;
-    let mut summary = apply(&tx, user_id, plan)?;
+    let mut summary = write(&tx, user_id, checked.0)?;
     summary.dry_run = dry_run;
     if dry_run {
         tx.rollback()?;
@@ -177,7 +195,13 @@ fn plan_json(bytes: &[u8]) -> ServiceResult<Plan> {
         settings: file.get("settings").map(settings_of).transpose()?,
         preferences: file
             .get("notificationPreferences")
-            .map(preferences_of)
+            .map(|value| {
+                let Value::Object(map) = value else {
+                    return Err(invalid("notificationPreferences: expected an object"));
+                };
+                apply_preferences(map, &mut GlobalPrefs::default())?;
+                Ok(map.clone())
+            })
             .transpose()?,
     };
     let mut ids = HashSet::new();
@@ -397,6 +421,7 @@ fn entry_of(
         other => return Err(format!("status '{other}' must be taken, skipped or missed")),
     };
     let instant = parse_instant(taken)
+        .filter(|t| t.year() >= 1900)
         .ok_or_else(|| format!("time '{}' is not an RFC 3339 date and time", taken.trim()))?;
     if instant > Utc::now() + chrono::Duration::seconds(FUTURE_SKEW_SECS) {
         return Err(format!(
@@ -419,20 +444,22 @@ fn entry_of(
     })
 }
 
-fn settings_of(value: &Value) -> ServiceResult<UserSettings> {
+/// The file's settings, checked. `dataRetention` is never taken from a file: deleting
+/// history is only ever the person's own choice in Settings, after they saw what goes.
+fn settings_of(value: &Value) -> ServiceResult<SettingsPatch> {
     let Value::Object(map) = value else {
         return Err(invalid("settings: expected an object"));
     };
-    let mut s = UserSettings::default();
+    let mut s = SettingsPatch::default();
     if let Some(tz) = map.get("timezone").and_then(Value::as_str) {
         tz.parse::<chrono_tz::Tz>()
             .map_err(|_| invalid(format!("settings: Unknown time zone '{tz}'")))?;
-        s.timezone = tz.to_owned();
+        s.timezone = Some(tz.to_owned());
     }
     if let Some(time) = map.get("defaultReminderTime").and_then(Value::as_str) {
         NaiveTime::parse_from_str(time, "%H:%M")
             .map_err(|_| invalid("settings: Default reminder time must be written as HH:MM"))?;
-        s.default_reminder_time = time.to_owned();
+        s.default_reminder_time = Some(time.to_owned());
     }
     let choices: [(&str, &[&str]); 4] = [
         ("language", &["en", "es", "fr", "de"]),
@@ -461,21 +488,11 @@ fn settings_of(value: &Value) -> ServiceResult<UserSettings> {
             .ok_or_else(|| invalid("settings: autoBackup must be true or false"))?;
         s.preferences.insert("autoBackup".into(), on.into());
     }
-    if let Some(v) = map.get("dataRetention") {
-        let days = v
-            .as_i64()
-            .filter(|d| user_settings::RETENTION_DAYS.contains(d))
-            .ok_or_else(|| invalid("settings: dataRetention must be 0, 30, 90, 365 or 730 days"))?;
-        s.preferences.insert("dataRetention".into(), days.into());
-    }
     Ok(s)
 }
 
-fn preferences_of(value: &Value) -> ServiceResult<GlobalPrefs> {
-    let Value::Object(map) = value else {
-        return Err(invalid("notificationPreferences: expected an object"));
-    };
-    let mut p = GlobalPrefs::default();
+/// Applies the reminder preferences a file has over `p`, checking each.
+fn apply_preferences(map: &serde_json::Map<String, Value>, p: &mut GlobalPrefs) -> ServiceResult<()> {
     let flag = |key: &str, target: &mut bool| -> ServiceResult<()> {
         if let Some(v) = map.get(key) {
             *target = v
@@ -518,7 +535,7 @@ fn preferences_of(value: &Value) -> ServiceResult<GlobalPrefs> {
         p.delivery_methods =
             methods_of(&list).map_err(|e| invalid(format!("notificationPreferences: {e}")))?;
     }
-    Ok(p)
+    Ok(())
 }
 
 // --- CSV -----------------------------------------------------------------------------------
@@ -590,12 +607,7 @@ fn plan_csv(conn: &Connection, user_id: i64, bytes: &[u8]) -> ServiceResult<Plan
         if name.is_empty() {
             return Err(at("the medication's name is empty".into()));
         }
-        let quantity = get("quantity")
-            .replace(',', ".")
-            .parse::<f64>()
-            .ok()
-            .and_then(|q| Quantity::from_f64(q).ok())
-            .ok_or_else(|| at(format!("quantity '{}' is not a number", get("quantity"))))?;
+        let quantity = csv_quantity(get("quantity")).map_err(at)?;
         let unit = get("unit");
         let taken = match get("taken_at") {
             "" => local_instant(&clock, get("date"), get("time")).map_err(at)?,
@@ -612,7 +624,15 @@ fn plan_csv(conn: &Connection, user_id: i64, bytes: &[u8]) -> ServiceResult<Plan
                         icon: Some(m.icon.clone()),
                         ..MedicationFile::bare(id, &m.name, &m.unit, &m.frequency, m.default_quantity)
                     },
-                    None => MedicationFile::bare(id, name, unit, "as_needed", quantity),
+                    // A deleted medication's history comes back under its name, not as a
+                    // new medication.
+                    None => match archived_unit(conn, user_id, name)? {
+                        Some(archived_unit) => MedicationFile {
+                            archived: true,
+                            ..MedicationFile::bare(id, name, &archived_unit, "as_needed", quantity)
+                        },
+                        None => MedicationFile::bare(id, name, unit, "as_needed", quantity),
+                    },
                 };
                 plan.medications.push(medication_of(file).map_err(at)?);
                 by_name.insert(key, id);
@@ -626,10 +646,43 @@ fn plan_csv(conn: &Connection, user_id: i64, bytes: &[u8]) -> ServiceResult<Plan
     Ok(plan)
 }
 
+/// The unit of a deleted medication whose history is kept under this name, if any.
+fn archived_unit(conn: &Connection, user_id: i64, name: &str) -> rusqlite::Result<Option<String>> {
+    use rusqlite::OptionalExtension;
+    conn.query_row(
+        "SELECT medication_unit FROM dose_history
+         WHERE user_id = ?1 AND medication_id IS NULL AND medication_name = ?2 COLLATE NOCASE LIMIT 1",
+        params![user_id, name],
+        |row| row.get(0),
+    )
+    .optional()
+}
+
+/// A spreadsheet's number: `2.5`, or `2,5` where a comma is the decimal mark. A comma that
+/// could be a thousands separator (`1,000`) is refused rather than guessed.
+fn csv_quantity(text: &str) -> Result<Quantity, String> {
+    let not_a_number = || format!("quantity '{text}' is not a number");
+    let normalized = match text.split_once(',') {
+        None => text.to_owned(),
+        Some((whole, fraction)) if !text.contains('.') && !fraction.contains(',') && fraction.len() != 3 => {
+            format!("{whole}.{fraction}")
+        }
+        Some(_) => {
+            return Err(format!(
+                "quantity '{text}' is ambiguous: write it without thousands separators, e.g. 1000 or 2.5"
+            ));
+        }
+    };
+    let value = normalized.trim().parse::<f64>().map_err(|_| not_a_number())?;
+    Quantity::from_f64(value).map_err(|_| not_a_number())
+}
+
 /// A local date (YYYY-MM-DD) and time (HH:MM, default 00:00) in the person's zone.
 fn local_instant(clock: &UserClock, date: &str, time: &str) -> Result<String, String> {
     let date = NaiveDate::parse_from_str(date, "%Y-%m-%d")
-        .map_err(|_| format!("date '{date}' must be written as YYYY-MM-DD"))?;
+        .ok()
+        .filter(|d| (1900..=9999).contains(&d.year()))
+        .ok_or_else(|| format!("date '{date}' must be written as YYYY-MM-DD"))?;
     let time = if time.is_empty() {
         NaiveTime::MIN
     } else {
@@ -648,78 +701,162 @@ fn local_instant(clock: &UserClock, date: &str, time: &str) -> Result<String, St
 
 // --- Writing -------------------------------------------------------------------------------
 
-/// The account's live medication with this name and unit, if any.
-fn same_medication(conn: &Connection, user_id: i64, m: &Medication) -> rusqlite::Result<Option<i64>> {
-    conn.prepare_cached(
-        "SELECT id FROM medications WHERE user_id = ?1 AND name = ?2 COLLATE NOCASE AND unit = ?3 ORDER BY id LIMIT 1",
-    )?
-    .query_row(params![user_id, m.name, m.unit], |row| row.get(0))
-    .optional()
+/// What makes two history entries the same dose.
+#[derive(Hash, PartialEq, Eq, Clone)]
+struct DoseKey {
+    taken: String,
+    status: &'static str,
+    quantity: Quantity,
+    unit: String,
 }
 
-fn has_entry(
-    conn: &Connection,
-    user_id: i64,
-    medication: Option<i64>,
-    name: &str,
-    e: &NewEntry,
-) -> rusqlite::Result<bool> {
-    match medication {
-        Some(id) => conn
-            .prepare_cached(
-                "SELECT EXISTS (SELECT 1 FROM dose_history
-                 WHERE user_id = ?1 AND medication_id = ?2 AND taken_at = ?3 AND status = ?4)",
-            )?
-            .query_row(params![user_id, id, e.taken, e.status], |row| row.get(0)),
-        None => conn
-            .prepare_cached(
-                "SELECT EXISTS (SELECT 1 FROM dose_history
-                 WHERE user_id = ?1 AND medication_id IS NULL AND medication_name = ?2 AND taken_at = ?3 AND status = ?4)",
-            )?
-            .query_row(params![user_id, name, e.taken, e.status], |row| row.get(0)),
+impl DoseKey {
+    fn of(e: &NewEntry) -> DoseKey {
+        DoseKey {
+            taken: e.taken.clone(),
+            status: e.status,
+            quantity: e.quantity,
+            unit: e.unit.clone(),
+        }
     }
 }
 
-fn apply(conn: &Connection, user_id: i64, plan: Plan) -> ServiceResult<Summary> {
+/// The entries the account had before this import: a medication's own, and those kept
+/// under a name after their medication was deleted. Counted, so that two doses of the same
+/// size at the same minute in a file are both imported once each.
+struct Existing {
+    live: HashMap<i64, HashMap<DoseKey, usize>>,
+    archived: HashMap<String, HashMap<DoseKey, Vec<i64>>>,
+}
+
+fn status_of(text: &str) -> &'static str {
+    match text {
+        "taken" => "taken",
+        "skipped" => "skipped",
+        _ => "missed",
+    }
+}
+
+fn existing_history(conn: &Connection, user_id: i64) -> rusqlite::Result<Existing> {
+    let mut existing = Existing {
+        live: HashMap::new(),
+        archived: HashMap::new(),
+    };
+    let mut statement = conn.prepare(
+        "SELECT id, medication_id, medication_name, taken_at, status, quantity, dosage_unit
+         FROM dose_history WHERE user_id = ?1",
+    )?;
+    let mut rows = statement.query([user_id])?;
+    while let Some(row) = rows.next()? {
+        let key = DoseKey {
+            taken: row.get(3)?,
+            status: status_of(&row.get::<_, String>(4)?),
+            quantity: row.get(5)?,
+            unit: row.get(6)?,
+        };
+        match row.get::<_, Option<i64>>(1)? {
+            Some(medication) => {
+                *existing
+                    .live
+                    .entry(medication)
+                    .or_default()
+                    .entry(key)
+                    .or_default() += 1
+            }
+            None => existing
+                .archived
+                .entry(row.get::<_, String>(2)?.to_lowercase())
+                .or_default()
+                .entry(key)
+                .or_default()
+                .push(row.get(0)?),
+        }
+    }
+    Ok(existing)
+}
+
+/// Where a file's medication lands in the account.
+struct Target {
+    medication: Option<i64>,
+    name: String,
+    unit: String,
+    /// Made by this import: history kept from its deleted predecessor comes back to it.
+    created: bool,
+}
+
+fn write(conn: &Connection, user_id: i64, plan: Plan) -> ServiceResult<Summary> {
     let mut summary = Summary::default();
     let now = clock::now_stamp();
-    if let Some(new) = plan.settings {
+    if let Some(patch) = plan.settings {
         let current = settings::get(conn, user_id)?;
         let mut merged = current.clone();
-        merged.timezone = new.timezone;
-        merged.default_reminder_time = new.default_reminder_time;
-        merged.preferences.extend(new.preferences);
+        if let Some(tz) = patch.timezone {
+            merged.timezone = tz;
+        }
+        if let Some(time) = patch.default_reminder_time {
+            merged.default_reminder_time = time;
+        }
+        merged.preferences.extend(patch.preferences);
         if (
-            merged.timezone.as_str(),
-            merged.default_reminder_time.as_str(),
+            &merged.timezone,
+            &merged.default_reminder_time,
             &merged.preferences,
         ) != (
-            current.timezone.as_str(),
-            current.default_reminder_time.as_str(),
+            &current.timezone,
+            &current.default_reminder_time,
             &current.preferences,
         ) {
             settings::save(conn, user_id, &merged)?;
             summary.settings.replaced = true;
         }
     }
-    if let Some(new) = plan.preferences
-        && new != notify_prefs::global(conn, user_id)?
-    {
-        notify_prefs::save_global(conn, user_id, &new)?;
-        summary.settings.replaced = true;
+    if let Some(map) = plan.preferences {
+        let current = notify_prefs::global(conn, user_id)?;
+        let mut merged = current.clone();
+        apply_preferences(&map, &mut merged)?;
+        if merged != current {
+            notify_prefs::save_global(conn, user_id, &merged)?;
+            summary.settings.replaced = true;
+        }
     }
 
-    // The file's medication ids → (the account's medication, name, unit).
-    let mut targets: HashMap<i64, (Option<i64>, String, String)> = HashMap::new();
+    // Each medication of the file matches at most one the account had before, by name and
+    // unit; two alike in the file stay two.
+    let mut unclaimed: Vec<(i64, String, String)> = medications::list(conn, user_id)?
+        .into_iter()
+        .map(|m| (m.id, m.name.to_lowercase(), m.unit))
+        .collect();
+    let mut targets: HashMap<i64, Target> = HashMap::new();
     for new in plan.medications {
         let m = &new.medication;
         if new.archived {
-            targets.insert(new.file_id, (None, m.name.clone(), m.unit.clone()));
+            targets.insert(
+                new.file_id,
+                Target {
+                    medication: None,
+                    name: m.name.clone(),
+                    unit: m.unit.clone(),
+                    created: false,
+                },
+            );
             continue;
         }
-        if let Some(id) = same_medication(conn, user_id, m)? {
+        let wanted = m.name.to_lowercase();
+        if let Some(index) = unclaimed
+            .iter()
+            .position(|(_, name, unit)| *name == wanted && *unit == m.unit)
+        {
+            let (id, _, _) = unclaimed.swap_remove(index);
             summary.medications.skipped += 1;
-            targets.insert(new.file_id, (Some(id), m.name.clone(), m.unit.clone()));
+            targets.insert(
+                new.file_id,
+                Target {
+                    medication: Some(id),
+                    name: m.name.clone(),
+                    unit: m.unit.clone(),
+                    created: false,
+                },
+            );
             continue;
         }
         let id = medications::insert(conn, user_id, m)?;
@@ -750,22 +887,52 @@ fn apply(conn: &Connection, user_id: i64, plan: Plan) -> ServiceResult<Summary> 
         if let Some(prefs) = &new.prefs {
             notify_prefs::save_for_medication(conn, id, prefs)?;
         }
-        targets.insert(new.file_id, (Some(id), m.name.clone(), m.unit.clone()));
+        targets.insert(
+            new.file_id,
+            Target {
+                medication: Some(id),
+                name: m.name.clone(),
+                unit: m.unit.clone(),
+                created: true,
+            },
+        );
     }
 
+    let mut existing = existing_history(conn, user_id)?;
     for e in plan.history {
-        let Some((medication, name, medication_unit)) = targets.get(&e.file_medication) else {
+        let Some(target) = targets.get(&e.file_medication) else {
             continue;
         };
-        if has_entry(conn, user_id, *medication, name, &e)? {
+        let key = DoseKey::of(&e);
+        if let Some(id) = target.medication
+            && let Some(left) = existing.live.get_mut(&id).and_then(|keys| keys.get_mut(&key))
+            && *left > 0
+        {
+            *left -= 1;
+            summary.history.skipped += 1;
+            continue;
+        }
+        // Already kept under the name of a medication deleted since.
+        if let Some(entry_id) = existing
+            .archived
+            .get_mut(&target.name.to_lowercase())
+            .and_then(|keys| keys.get_mut(&key))
+            .and_then(Vec::pop)
+        {
+            if let (Some(id), true) = (target.medication, target.created) {
+                conn.execute(
+                    "UPDATE dose_history SET medication_id = ?3 WHERE user_id = ?1 AND id = ?2",
+                    params![user_id, entry_id, id],
+                )?;
+            }
             summary.history.skipped += 1;
             continue;
         }
         let entry = Entry {
             id: 0,
-            medication_id: *medication,
-            medication_name: name.clone(),
-            medication_unit: medication_unit.clone(),
+            medication_id: target.medication,
+            medication_name: target.name.clone(),
+            medication_unit: target.unit.clone(),
             status: e.status.to_owned(),
             taken: e.taken,
             quantity: e.quantity,
@@ -800,6 +967,16 @@ mod tests {
         assert_eq!(cell("'=1+2"), "=1+2");
         assert_eq!(cell("'quoted"), "'quoted");
         assert_eq!(cell(" Aspirin "), "Aspirin");
+    }
+
+    #[test]
+    fn spreadsheet_numbers_with_a_decimal_comma_but_no_guessed_thousands() {
+        assert_eq!(csv_quantity("2,5"), Ok(Quantity::from_f64(2.5).unwrap()));
+        assert_eq!(csv_quantity("2.5"), Ok(Quantity::from_f64(2.5).unwrap()));
+        assert_eq!(csv_quantity("1000"), Ok(Quantity::whole(1000)));
+        assert!(csv_quantity("1,000").unwrap_err().contains("ambiguous"));
+        assert!(csv_quantity("1,000.5").is_err());
+        assert!(csv_quantity("lots").is_err());
     }
 
     #[test]

@@ -66,6 +66,12 @@ impl DataJobs {
         if self.settings.daily {
             self.snapshot().await;
         }
+        let (database, backups) = (self.database.clone(), self.backups.clone());
+        let cleaned =
+            tokio::task::spawn_blocking(move || backup::forget_departed_users(&database, &backups)).await;
+        if let Ok(Err(e)) = cleaned {
+            tracing::error!("could not remove deleted accounts' backups: {e}");
+        }
         if let Err(e) = self.user_exports().await {
             tracing::error!("daily auto-backups failed: {e}");
         }
@@ -90,7 +96,7 @@ impl DataJobs {
                     h.error = None;
                     if let Some(path) = taken {
                         h.last_success = Some(clock::now_stamp());
-                        h.last_file = Some(path.display().to_string());
+                        h.last_file = path.file_name().map(|n| n.to_string_lossy().into_owned());
                     }
                 });
             }
