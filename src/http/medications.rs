@@ -706,16 +706,16 @@ pub fn settle_stock(
         now,
     )?;
     entry.stock_used = entry.stock_used + draw.taken;
-    Ok(beyond.map(|beyond| {
-        let left = if draw.taken == Quantity::ZERO {
-            "the stock was already empty".to_owned()
+    Ok(beyond.map(|beyond| Warning {
+        code: DoseWarning::StockShort,
+        message: if draw.taken == Quantity::ZERO {
+            format!("The dose is recorded, but the stock was already empty ({beyond}).")
         } else {
-            format!("only {} left", amount(draw.taken, unit))
-        };
-        Warning {
-            code: DoseWarning::StockShort,
-            message: format!("The dose is recorded, but there was {left}: the stock is now 0 ({beyond})."),
-        }
+            format!(
+                "The dose is recorded, but the stock had only {}: it is now 0 ({beyond}).",
+                amount(draw.taken, unit)
+            )
+        },
     }))
 }
 
