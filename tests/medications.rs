@@ -1107,7 +1107,7 @@ async fn a_dose_on_stock_stored_in_units_it_cannot_count_is_recorded_with_a_warn
     assert_eq!(body["data"]["warning_code"], "stock_unit_mismatch");
     assert_eq!(
         body["data"]["warning"],
-        "The dose is recorded, but the stock was left as it was. Stock is counted in tablets but doses are in mg: enter how many mg one tablet holds (item strength)"
+        "The dose is recorded, but the stock was left as it was. Stock is counted in tablets but doses are in mg: enter how many mg one tablet holds (item strength)."
     );
     assert_eq!(body["data"]["entry"]["status"], "taken");
     assert_eq!(body["data"]["inventory"]["current_quantity"], 30);
