@@ -5,6 +5,7 @@ import {
   DEFAULT_ICON,
   DEFAULT_THRESHOLD,
   DOSE_STATUSES,
+  DOSE_WARNING_CODES,
   FREQUENCIES,
   INVENTORY_TYPES,
   LEDGER_KINDS,
@@ -12,6 +13,7 @@ import {
   STOCK_STATUSES,
   type Adherence,
   type DailyTally,
+  type DoseWarning,
   type HistoryEntry,
   type Inventory,
   type LedgerRow,
@@ -157,6 +159,15 @@ export function parseEntry(value: Json | undefined): HistoryEntry {
     dosage_id: numOrNull(value.dosage_id),
     created_at: str(value.created_at),
   };
+}
+
+/** The warning a dose answer carries (`warning`, `warning_code`), or null. */
+export function parseDoseWarning(value: Json | undefined): DoseWarning | null {
+  if (!isJsonObject(value)) return null;
+  const code = DOSE_WARNING_CODES.find((known) => known === value.warning_code) ?? null;
+  const message = typeof value.warning === 'string' ? value.warning : '';
+  if (code === null && message === '') return null;
+  return { code, message };
 }
 
 export function parseStockSummary(value: Json | undefined): StockSummary | null {

@@ -154,10 +154,21 @@ export interface StockSummary {
   stock_status: StockStatus;
 }
 
-/** What a dose log or a history change answers: the entry and the stock after it. */
+/** Why a recorded dose left the stock alone or could not take all it needed. */
+export const DOSE_WARNING_CODES = ['stock_unit_mismatch', 'stock_short'] as const;
+export type DoseWarningCode = (typeof DOSE_WARNING_CODES)[number];
+
+/** The server's warning about a recorded dose: its English text and, when known, its code. */
+export interface DoseWarning {
+  code: DoseWarningCode | null;
+  message: string;
+}
+
+/** What a dose log or a history change answers: the entry, the stock after it, any warning. */
 export interface EntryResult {
   entry: HistoryEntry;
   inventory: StockSummary | null;
+  warning: DoseWarning | null;
 }
 
 export interface LedgerRow {

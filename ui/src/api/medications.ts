@@ -3,6 +3,7 @@ import { apiRequest, isJsonObject } from './client';
 import {
   FormatError,
   dataOf,
+  parseDoseWarning,
   parseEntry,
   parseInventory,
   parseLedgerRow,
@@ -42,7 +43,11 @@ export async function deleteMedication(id: number, deleteHistory: boolean): Prom
 
 export function parseEntryResult(data: ReturnType<typeof dataOf>): EntryResult {
   if (!isJsonObject(data)) throw new FormatError('dose');
-  return { entry: parseEntry(data.entry), inventory: parseStockSummary(data.inventory) };
+  return {
+    entry: parseEntry(data.entry),
+    inventory: parseStockSummary(data.inventory),
+    warning: parseDoseWarning(data),
+  };
 }
 
 /** Logs a dose (now unless `taken` says otherwise); answers the entry and the stock after it. */

@@ -7,6 +7,7 @@ import {
   type InventoryType,
 } from '../api/medicationTypes';
 import { hasAtMostThreeDecimals, parseAmount } from './dosage';
+import { onHand } from './stock';
 import { findUnit, type Problem } from './units';
 
 export interface InventoryForm {
@@ -63,7 +64,7 @@ export function inventoryFormOf(inventory: Inventory | null, unit: string): Inve
     itemStrength: text(inventory.item_strength),
     itemUnit: inventory.item_unit ?? form.itemUnit,
     threshold: String(inventory.reminder_threshold),
-    currentQuantity: inventory.enabled ? String(inventory.current_quantity) : '',
+    currentQuantity: inventory.enabled ? String(onHand(inventory.current_quantity)) : '',
   };
 }
 

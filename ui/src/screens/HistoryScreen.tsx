@@ -2,9 +2,16 @@ import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router-dom';
 import { deleteHistoryEntry, getAdherence, listHistory, updateHistoryStatus } from '../api/history';
-import { type Adherence, type DoseStatus, type HistoryEntry, type HistoryPage } from '../api/medicationTypes';
+import {
+  type Adherence,
+  type DoseStatus,
+  type DoseWarning,
+  type HistoryEntry,
+  type HistoryPage,
+} from '../api/medicationTypes';
 import { AdherenceSummary } from '../components/medications/Adherence';
 import { ConfirmDialog } from '../components/medications/ConfirmDialog';
+import { DoseWarningNote } from '../components/medications/DoseWarningNote';
 import { HistoricalEntryDialog } from '../components/medications/HistoricalEntryDialog';
 import { HistoryEntryRow } from '../components/medications/HistoryEntryRow';
 import { HistoryFiltersForm } from '../components/medications/HistoryFilters';
@@ -40,6 +47,8 @@ export function HistoryScreen() {
   const [deleting, setDeleting] = useState<HistoryEntry | null>(null);
   const [adding, setAdding] = useState(false);
   const [flash, showFlash] = useFlash();
+  // A recorded dose the stock could not follow: stays until dismissed.
+  const [warning, setWarning] = useState<{ name: string; warning: DoseWarning } | null>(null);
   const reload = useCallback(() => setGeneration((g) => g + 1), []);
   const request = `${query}#${generation}`;
   const loading = answered !== request;
@@ -82,6 +91,7 @@ export function HistoryScreen() {
     setBusyEntry(entry.id);
     try {
       const result = await updateHistoryStatus(entry.id, status);
+      setWarning(result.warning && { name: entry.medication_name, warning: result.warning });
       setPage((current) =>
         current && {
           ...current,
@@ -138,6 +148,9 @@ export function HistoryScreen() {
           onChange={(next) => setParams(paramsFromFilters({ ...next, page: 1 }))}
         />
         <FlashMessage flash={flash} />
+        {warning && (
+          <DoseWarningNote warning={warning.warning} name={warning.name} onDismiss={() => setWarning(null)} />
+        )}
         <ScreenStatus loading={loading && !page} error={loadError} onRetry={reload} />
 
         {page && page.entries.length === 0 && !loadError && (
@@ -192,8 +205,9 @@ export function HistoryScreen() {
         <HistoricalEntryDialog
           medications={medications}
           onClose={() => setAdding(false)}
-          onAdded={() => {
+          onAdded={(added, name) => {
             setAdding(false);
+            setWarning(added && { name, warning: added });
             showFlash('success', t('historical.added'));
             reload();
           }}

@@ -1,4 +1,4 @@
-import { fireEvent, screen, within } from '@testing-library/react';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { sentJson } from '../test/fetchMock';
@@ -157,6 +157,56 @@ describe('Today', () => {
     const dialog = screen.getByRole('dialog');
     await userEvent.click(within(dialog).getByRole('button', { name: 'Log as Taken' }));
     expect((await within(dialog).findByRole('alert')).textContent).toBe('Error logging dosageFailed to log dosage');
+  });
+
+  it('shows the server warning of a dose the stock could not follow, until dismissed', async () => {
+    const { card } = await openToday({
+      'POST /api/medications/3/doses': () =>
+        ok(
+          {
+            entry: entryJson(),
+            inventory: { current_quantity: 30, stock_status: 'in_stock' },
+            warning: 'Stock not updated: doses in mg cannot be counted in tablets',
+            warning_code: 'stock_unit_mismatch',
+          },
+          201,
+        ),
+    });
+    await userEvent.click(within(card).getByRole('button', { name: 'Taken' }));
+    await userEvent.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'Log as Taken' }));
+    const warning = await screen.findByTestId('dose-warning');
+    expect(warning.textContent).toContain('Aspirin: The dose was recorded, but the stock was not updated');
+    expect(warning.getAttribute('role')).toBe('status');
+    await userEvent.click(within(warning).getByRole('button', { name: 'Dismiss' }));
+    expect(screen.queryByTestId('dose-warning')).toBeNull();
+  });
+
+  it('says a dose that emptied the stock was recorded and the stock is 0, never below', async () => {
+    let current = 1;
+    const { card } = await openToday({
+      'GET /api/medications': () =>
+        ok([{ ...tablets, inventory: inventoryJson({ current_quantity: current, stock_status: current > 0 ? 'low' : 'out_of_stock' }) }]),
+      'POST /api/medications/3/doses': () => {
+        current = -1;
+        return ok(
+          {
+            entry: entryJson(),
+            inventory: { current_quantity: 0, stock_status: 'out_of_stock' },
+            warning: 'Stock ran out',
+            warning_code: 'stock_short',
+          },
+          201,
+        );
+      },
+    });
+    await userEvent.click(within(card).getByRole('button', { name: 'Taken' }));
+    await userEvent.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'Log as Taken' }));
+    expect((await screen.findByTestId('dose-warning')).textContent).toBe(
+      'Aspirin: The dose was recorded. The stock ran out, so it is now 0.Dismiss',
+    );
+    // An older server may still answer a negative balance: it reads as none.
+    await waitFor(() => expect(within(card).getByTestId('stock-quantity').textContent).toBe('0 tablets'));
+    expect(within(card).getByTestId('stock-status').textContent).toBe('Out of stock');
   });
 
   it('says "Failed to load medications" when the list cannot be loaded', async () => {

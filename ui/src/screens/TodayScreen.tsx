@@ -2,8 +2,15 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import { logDose } from '../api/medications';
-import { DOSE_STATUSES, type DoseInput, type DoseStatus, type Medication } from '../api/medicationTypes';
+import {
+  DOSE_STATUSES,
+  type DoseInput,
+  type DoseStatus,
+  type DoseWarning,
+  type Medication,
+} from '../api/medicationTypes';
 import { DoseDialog } from '../components/medications/DoseDialog';
+import { DoseWarningNote } from '../components/medications/DoseWarningNote';
 import { ScreenStatus } from '../components/medications/ScreenStatus';
 import { TodayMedication } from '../components/medications/TodayMedication';
 import { useMedicationList } from '../components/medications/useMedicationList';
@@ -24,6 +31,8 @@ export function TodayScreen() {
   const list = useMedicationList();
   const feedback = useTodayFeedback();
   const [logging, setLogging] = useState<Logging | null>(null);
+  // A recorded dose the stock could not follow: stays until dismissed or the next log.
+  const [warning, setWarning] = useState<{ name: string; warning: DoseWarning } | null>(null);
   const { medications } = list;
 
   const close = () => {
@@ -35,8 +44,9 @@ export function TodayScreen() {
     if (!logging) return;
     const { medication } = logging;
     try {
-      await logDose(medication.id, dose);
+      const result = await logDose(medication.id, dose);
       setLogging(null);
+      setWarning(result.warning && { name: medication.name, warning: result.warning });
       feedback.confirmLogged(
         `${medication.id}:${dose.status}`,
         t(`today.logged.${dose.status}`, { name: medication.name }),
@@ -58,6 +68,10 @@ export function TodayScreen() {
         <p className="form-success today-feedback" role="status">
           {feedback.success}
         </p>
+      )}
+
+      {warning && (
+        <DoseWarningNote warning={warning.warning} name={warning.name} onDismiss={() => setWarning(null)} />
       )}
 
       <ScreenStatus loading={medications === null} error={list.error} onRetry={list.reload} />
