@@ -114,6 +114,44 @@ describe('Medications', () => {
     expect((await within(dialog).findByRole('alert')).textContent).toBe("Unit 'spoons' is not a valid medical unit");
   });
 
+  it('asks how many mg one tablet holds, refuses to save without it, and shows the server refusal', async () => {
+    signInForMeds();
+    const fetchMock = medsServer({
+      'GET /api/medications': () => ok([]),
+      'POST /api/medications': () =>
+        fail('Stock is counted in tablets but doses are in mg: enter how many mg one tablet holds (item strength)'),
+    });
+    renderApp('/medications');
+    await userEvent.click(await screen.findByRole('button', { name: 'Add Medication' }));
+    const dialog = screen.getByRole('dialog');
+    await userEvent.type(within(dialog).getByLabelText('Name'), 'Lisinopril');
+    await userEvent.selectOptions(within(dialog).getByLabelText('Unit'), 'mg');
+    await userEvent.click(within(dialog).getByRole('switch', { name: /Track stock/ }));
+    await userEvent.click(within(dialog).getByLabelText('Counted (tablets, capsules)'));
+    await userEvent.type(within(dialog).getByLabelText('Items per container'), '10');
+    await userEvent.selectOptions(within(dialog).getByLabelText('Item unit'), 'tablets');
+    const strength = within(dialog).getByLabelText<HTMLInputElement>('How many mg does 1 tablet hold?');
+    expect(strength.getAttribute('aria-required')).toBe('true');
+
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Add Medication' }));
+    expect(within(dialog).getByRole('alert').textContent).toBe(
+      'Stock is counted in tablets but doses are in mg: enter how many mg one item holds (item strength).',
+    );
+    expect(requestsTo(fetchMock, 'POST', '/api/medications')).toEqual([]);
+
+    // The form is satisfied; the server still refuses (an older form, another rule): its words show.
+    await userEvent.type(strength, '10');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Add Medication' }));
+    await waitFor(() => expect(requestsTo(fetchMock, 'POST', '/api/medications')).toHaveLength(1));
+    expect(sentJson(requestsTo(fetchMock, 'POST', '/api/medications')[0]?.[1])).toMatchObject({
+      unit: 'mg',
+      inventory: { item_strength: 10, item_unit: 'tablets' },
+    });
+    expect((await within(dialog).findByRole('alert')).textContent).toBe(
+      'Stock is counted in tablets but doses are in mg: enter how many mg one item holds (item strength).',
+    );
+  });
+
   it('shows dosage, schedule, notes, stock badge and forecast on a card', async () => {
     signInForMeds();
     localStorage.setItem('dosage_app_settings', JSON.stringify({ timeFormat: '24h', dateFormat: 'dd/MM/yyyy' }));

@@ -75,7 +75,7 @@ export function InventoryDialog({ medication, onClose, onSaved, onStale }: Inven
   const save = async (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
     if (!form || !inventory) return;
-    const problem = inventoryProblem(form);
+    const problem = inventoryProblem(form, medication.unit);
     if (problem) {
       setSaveError(problemText(t, problem));
       return;
