@@ -86,6 +86,8 @@ export interface Medication {
   updated_at: string;
   doses: RecentDose[];
   inventory: Inventory | null;
+  /** "no_method": its reminders go out by no delivery method at all. */
+  delivery_warning: 'no_method' | null;
 }
 
 /** The inventory fields a form sends (POST/PUT medication, PUT inventory). */
@@ -136,6 +138,30 @@ export interface HistoryEntry {
   affect_inventory: boolean;
   dosage_id: number | null;
   created_at: string;
+}
+
+export const TODAY_DOSE_STATUSES = ['upcoming', 'due', 'taken', 'skipped', 'missed'] as const;
+export type TodayDoseStatus = (typeof TODAY_DOSE_STATUSES)[number];
+
+/** One dose scheduled today (GET /api/medications/today), with how it stands. */
+export interface TodayDose {
+  medication_id: number;
+  name: string;
+  color: MedicationColor;
+  icon: string;
+  unit: string;
+  quantity: number;
+  scheduled_time: string;
+  /** "HH:MM" in the person's zone. */
+  local_time: string;
+  status: TodayDoseStatus;
+  history_id: number | null;
+  reminder_id: number | null;
+}
+
+export interface TodaySchedule {
+  date: string;
+  doses: TodayDose[];
 }
 
 /** SPEC §3 "dosage log payload". */

@@ -10,6 +10,7 @@ import {
   parseMedication,
   parseMedications,
   parseStockSummary,
+  parseTodaySchedule,
 } from './medicationParse';
 import type {
   AdjustmentResult,
@@ -20,10 +21,16 @@ import type {
   LedgerRow,
   Medication,
   MedicationInput,
+  TodaySchedule,
 } from './medicationTypes';
 
 export async function listMedications(signal?: AbortSignal): Promise<Medication[]> {
   return parseMedications(dataOf(await apiRequest('/api/medications', { signal })));
+}
+
+/** Today's scheduled doses in the person's zone, each with how it stands. */
+export async function getTodaySchedule(signal?: AbortSignal): Promise<TodaySchedule> {
+  return parseTodaySchedule(dataOf(await apiRequest('/api/medications/today', { signal })));
 }
 
 export async function createMedication(input: MedicationInput): Promise<Medication> {

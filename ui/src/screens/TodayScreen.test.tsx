@@ -209,6 +209,87 @@ describe('Today', () => {
     expect(within(card).getByTestId('stock-status').textContent).toBe('Out of stock');
   });
 
+  it("lists today's scheduled doses with their state and logs one with a single tap", async () => {
+    const schedule = {
+      date: '2026-11-22',
+      doses: [
+        { medication_id: 3, name: 'Aspirin', color: 'blue', icon: 'pill-symbolic', unit: 'tablets', quantity: 2,
+          scheduled_time: '2026-11-22T08:00:00Z', local_time: '08:00', status: 'taken', history_id: 11, reminder_id: 40 },
+        { medication_id: 3, name: 'Aspirin', color: 'blue', icon: 'pill-symbolic', unit: 'tablets', quantity: 2,
+          scheduled_time: '2026-11-22T13:00:00Z', local_time: '13:00', status: 'due', history_id: null, reminder_id: 41 },
+        { medication_id: 3, name: 'Aspirin', color: 'blue', icon: 'pill-symbolic', unit: 'tablets', quantity: 2,
+          scheduled_time: '2026-11-22T20:00:00Z', local_time: '20:00', status: 'upcoming', history_id: null, reminder_id: null },
+      ],
+    };
+    const logged = vi.fn(() =>
+      ok({ entry: entryJson({ id: 12, status: 'taken' }), inventory: { current_quantity: 28, stock_status: 'in_stock' } }, 201),
+    );
+    const { fetchMock } = await openToday({
+      'GET /api/medications/today': () => ok(schedule),
+      'POST /api/medications/3/doses': logged,
+    });
+    const section = await screen.findByRole('region', { name: 'Scheduled today' });
+    await waitFor(() => expect(within(section).getAllByTestId('today-dose')).toHaveLength(3));
+    const rows = within(section).getAllByTestId('today-dose');
+    expect(rows.map((row) => within(row).getByTestId('today-dose-status').textContent)).toEqual([
+      'Taken',
+      'Due',
+      'Upcoming',
+    ]);
+    expect(within(rows[0]!).queryByRole('button')).toBeNull();
+    expect(rows[1]!.textContent).toContain('1:00 PM');
+
+    await userEvent.click(within(rows[1]!).getByRole('button', { name: 'Mark Aspirin at 1:00 PM as taken' }));
+    await waitFor(() => expect(within(rows[1]!).getByTestId('today-dose-status').textContent).toBe('Taken'));
+    expect(within(rows[1]!).queryByRole('button')).toBeNull();
+    const [post] = requestsTo(fetchMock, 'POST', '/api/medications/3/doses');
+    expect(sentJson(post?.[1])).toEqual({ status: 'taken', quantity: 2, dosage_unit: 'tablets', dosage_id: 41 });
+    expect(screen.getByText('Aspirin logged as taken.').getAttribute('role')).toBe('status');
+
+    // Without a reminder the server picks the nearest dose.
+    logged.mockImplementation(() =>
+      ok({ entry: entryJson({ id: 13, status: 'skipped' }), inventory: null }, 201),
+    );
+    await userEvent.click(within(rows[2]!).getByRole('button', { name: 'Skip Aspirin at 8:00 PM' }));
+    await waitFor(() => expect(within(rows[2]!).getByTestId('today-dose-status').textContent).toBe('Skipped'));
+    expect(sentJson(requestsTo(fetchMock, 'POST', '/api/medications/3/doses')[1]?.[1])).toEqual({
+      status: 'skipped',
+      quantity: 2,
+      dosage_unit: 'tablets',
+    });
+  });
+
+  it('keeps a one-tap log that failed open, with the reason', async () => {
+    const schedule = {
+      date: '2026-11-22',
+      doses: [
+        { medication_id: 3, name: 'Aspirin', color: 'blue', icon: 'pill-symbolic', unit: 'tablets', quantity: 2,
+          scheduled_time: '2026-11-22T13:00:00Z', local_time: '13:00', status: 'due', history_id: null, reminder_id: 41 },
+      ],
+    };
+    await openToday({
+      'GET /api/medications/today': () => ok(schedule),
+      'POST /api/medications/3/doses': () => fail('Medication not found', 404),
+    });
+    const row = await screen.findByTestId('today-dose');
+    await userEvent.click(within(row).getByRole('button', { name: 'Mark Aspirin at 1:00 PM as taken' }));
+    expect((await within(row).findByRole('alert')).textContent).toBe('Medication not found');
+    expect(within(row).getByTestId('today-dose-status').textContent).toBe('Due');
+  });
+
+  it('warns on a medication whose reminders go out by no method', async () => {
+    signInForMeds();
+    medsServer({ 'GET /api/medications': () => ok([{ ...tablets, delivery_warning: 'no_method' }, { ...tablets, id: 4, name: 'Zinc' }]) });
+    renderApp('/today');
+    const cards = await screen.findAllByTestId('today-medication');
+    expect(within(cards[0]!).getByTestId('delivery-warning').textContent).toContain(
+      'No reminder goes out for this medication: none of its delivery methods is switched on.',
+    );
+    expect(within(cards[1]!).queryByTestId('delivery-warning')).toBeNull();
+    await userEvent.click(within(cards[0]!).getByRole('button', { name: 'Check its notification settings' }));
+    expect(screen.getByRole('dialog', { name: /Aspirin/ })).toBeTruthy();
+  });
+
   it('says "Failed to load medications" when the list cannot be loaded', async () => {
     signInForMeds();
     medsServer({ 'GET /api/medications': () => new Response(null, { status: 500 }) });

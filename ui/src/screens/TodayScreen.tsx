@@ -13,6 +13,7 @@ import { DoseDialog } from '../components/medications/DoseDialog';
 import { DoseWarningNote } from '../components/medications/DoseWarningNote';
 import { ScreenStatus } from '../components/medications/ScreenStatus';
 import { TodayMedication } from '../components/medications/TodayMedication';
+import { TodaySchedule } from '../components/medications/TodaySchedule';
 import { useMedicationList } from '../components/medications/useMedicationList';
 import { useMedsFormat } from '../components/medications/useMedsFormat';
 import { useTodayFeedback } from '../components/medications/useTodayFeedback';
@@ -33,6 +34,8 @@ export function TodayScreen() {
   const [logging, setLogging] = useState<Logging | null>(null);
   // A recorded dose the stock could not follow: stays until dismissed or the next log.
   const [warning, setWarning] = useState<{ name: string; warning: DoseWarning } | null>(null);
+  // Bumped when a dose is logged from a medication's card: the schedule's states move too.
+  const [scheduleGeneration, setScheduleGeneration] = useState(0);
   const { medications } = list;
 
   const close = () => {
@@ -52,6 +55,7 @@ export function TodayScreen() {
         t(`today.logged.${dose.status}`, { name: medication.name }),
       );
       list.reload();
+      setScheduleGeneration((g) => g + 1);
     } catch (error) {
       feedback.failed(medsErrorText(t, error, 'errors.logDose'));
     }
@@ -73,6 +77,16 @@ export function TodayScreen() {
       {warning && (
         <DoseWarningNote warning={warning.warning} name={warning.name} onDismiss={() => setWarning(null)} />
       )}
+
+      <TodaySchedule
+        generation={scheduleGeneration}
+        onLogged={(dose, result) => {
+          feedback.clearError();
+          setWarning(result.warning && { name: dose.name, warning: result.warning });
+          feedback.showSuccess(t(`today.logged.${result.entry.status}`, { name: dose.name }));
+          list.reload();
+        }}
+      />
 
       <ScreenStatus loading={medications === null} error={list.error} onRetry={list.reload} />
 

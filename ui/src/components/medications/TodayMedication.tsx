@@ -2,6 +2,7 @@ import { useId } from 'react';
 import { useTranslation } from 'react-i18next';
 import { DOSE_STATUSES, RECENT_DOSES, type DoseStatus, type Medication } from '../../api/medicationTypes';
 import { DoseStatusBadge } from './Badges';
+import { DeliveryWarning } from './DeliveryWarning';
 import { MedicationAvatar } from './MedicationIcon';
 import { StockLine } from './StockLine';
 import { useMedsFormat } from './useMedsFormat';
@@ -38,6 +39,7 @@ export function TodayMedication({ medication: m, loggedStatus, onLog }: TodayMed
           </div>
         </header>
         <StockLine inventory={m.inventory} />
+        <DeliveryWarning medication={m} />
         <div className="today-actions" role="group" aria-label={t('today.logFor', { name: m.name })}>
           {DOSE_STATUSES.map((status) => (
             <button
