@@ -19,6 +19,13 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
+/** The `index`th element of a list the test expects to be there. */
+function nth(list: HTMLElement[], index: number): HTMLElement {
+  const found = list[index];
+  if (!found) throw new Error(`no element ${index}`);
+  return found;
+}
+
 const tablets = medicationJson({
   id: 3,
   name: 'Aspirin',
@@ -236,12 +243,12 @@ describe('Today', () => {
       'Due',
       'Upcoming',
     ]);
-    expect(within(rows[0]!).queryByRole('button')).toBeNull();
-    expect(rows[1]!.textContent).toContain('1:00 PM');
+    expect(within(nth(rows, 0)).queryByRole('button')).toBeNull();
+    expect(nth(rows, 1).textContent).toContain('1:00 PM');
 
-    await userEvent.click(within(rows[1]!).getByRole('button', { name: 'Mark Aspirin at 1:00 PM as taken' }));
-    await waitFor(() => expect(within(rows[1]!).getByTestId('today-dose-status').textContent).toBe('Taken'));
-    expect(within(rows[1]!).queryByRole('button')).toBeNull();
+    await userEvent.click(within(nth(rows, 1)).getByRole('button', { name: 'Mark Aspirin at 1:00 PM as taken' }));
+    await waitFor(() => expect(within(nth(rows, 1)).getByTestId('today-dose-status').textContent).toBe('Taken'));
+    expect(within(nth(rows, 1)).queryByRole('button')).toBeNull();
     const [post] = requestsTo(fetchMock, 'POST', '/api/medications/3/doses');
     expect(sentJson(post?.[1])).toEqual({ status: 'taken', quantity: 2, dosage_unit: 'tablets', dosage_id: 41 });
     expect(screen.getByText('Aspirin logged as taken.').getAttribute('role')).toBe('status');
@@ -250,8 +257,8 @@ describe('Today', () => {
     logged.mockImplementation(() =>
       ok({ entry: entryJson({ id: 13, status: 'skipped' }), inventory: null }, 201),
     );
-    await userEvent.click(within(rows[2]!).getByRole('button', { name: 'Skip Aspirin at 8:00 PM' }));
-    await waitFor(() => expect(within(rows[2]!).getByTestId('today-dose-status').textContent).toBe('Skipped'));
+    await userEvent.click(within(nth(rows, 2)).getByRole('button', { name: 'Skip Aspirin at 8:00 PM' }));
+    await waitFor(() => expect(within(nth(rows, 2)).getByTestId('today-dose-status').textContent).toBe('Skipped'));
     expect(sentJson(requestsTo(fetchMock, 'POST', '/api/medications/3/doses')[1]?.[1])).toEqual({
       status: 'skipped',
       quantity: 2,
@@ -282,11 +289,11 @@ describe('Today', () => {
     medsServer({ 'GET /api/medications': () => ok([{ ...tablets, delivery_warning: 'no_method' }, { ...tablets, id: 4, name: 'Zinc' }]) });
     renderApp('/today');
     const cards = await screen.findAllByTestId('today-medication');
-    expect(within(cards[0]!).getByTestId('delivery-warning').textContent).toContain(
+    expect(within(nth(cards, 0)).getByTestId('delivery-warning').textContent).toContain(
       'No reminder goes out for this medication: none of its delivery methods is switched on.',
     );
-    expect(within(cards[1]!).queryByTestId('delivery-warning')).toBeNull();
-    await userEvent.click(within(cards[0]!).getByRole('button', { name: 'Check its notification settings' }));
+    expect(within(nth(cards, 1)).queryByTestId('delivery-warning')).toBeNull();
+    await userEvent.click(within(nth(cards, 0)).getByRole('button', { name: 'Check its notification settings' }));
     expect(screen.getByRole('dialog', { name: /Aspirin/ })).toBeTruthy();
   });
 
