@@ -5,6 +5,7 @@ import { useReminderWordsSync } from '../settings/reminderWords';
 import { BrandMark } from './BrandMark';
 import { MenuIcon } from './icons';
 import { Sidebar } from './Sidebar';
+import { TimeZonePrompt } from './TimeZonePrompt';
 
 const SIDEBAR_ID = 'app-sidebar';
 
@@ -68,6 +69,7 @@ export function AppShell() {
       )}
 
       <main id="main-content" className="app-main" tabIndex={-1}>
+        <TimeZonePrompt />
         <Outlet />
       </main>
     </div>

@@ -25,14 +25,14 @@ import { useFlash } from '../components/useFlash';
 import { medsErrorText } from '../medications/errors';
 import { filtersFromParams, hasFilters, paramsFromFilters } from '../medications/historyFilters';
 import { clampPage, pagerState } from '../medications/paging';
-import { useServerTimezone } from '../medications/timezone';
+import { useTimeZoneVersion } from '../medications/timezone';
 import '../styles/medications.css';
 
 /** SPEC §2 "History screen", with real paging and adherence at a glance (DESIGN §7). */
 export function HistoryScreen() {
   const { t } = useTranslation('meds');
   const format = useMedsFormat();
-  const ready = useServerTimezone();
+  const zoneVersion = useTimeZoneVersion();
   const { medications } = useMedicationList();
   const [params, setParams] = useSearchParams();
   const filters = filtersFromParams(params);
@@ -54,7 +54,6 @@ export function HistoryScreen() {
   const loading = answered !== request;
 
   useEffect(() => {
-    if (!ready) return;
     const controller = new AbortController();
     const key = `${query}#${generation}`;
     const wanted = filtersFromParams(new URLSearchParams(query));
@@ -74,10 +73,9 @@ export function HistoryScreen() {
         setAnswered(key);
       });
     return () => controller.abort();
-  }, [ready, query, generation, t, setParams]);
+  }, [zoneVersion, query, generation, t, setParams]);
 
   useEffect(() => {
-    if (!ready) return;
     const controller = new AbortController();
     getAdherence(controller.signal)
       .then(setAdherence)
@@ -85,7 +83,7 @@ export function HistoryScreen() {
         // The summary is extra; the history itself reports its own errors.
       });
     return () => controller.abort();
-  }, [ready, generation]);
+  }, [zoneVersion, generation]);
 
   const switchStatus = async (entry: HistoryEntry, status: DoseStatus) => {
     setBusyEntry(entry.id);
