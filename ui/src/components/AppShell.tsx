@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Outlet, useLocation } from 'react-router-dom';
-import { useReminderWordsSync } from '../settings/reminderWords';
+import { useServerSettingsSync } from '../settings/serverSettings';
 import { BrandMark } from './BrandMark';
 import { MenuIcon } from './icons';
 import { Sidebar } from './Sidebar';
@@ -13,7 +13,7 @@ const SIDEBAR_ID = 'app-sidebar';
 export function AppShell() {
   const { t } = useTranslation();
   const { pathname } = useLocation();
-  useReminderWordsSync();
+  useServerSettingsSync();
   // The drawer is open for the page it was opened on, so any navigation closes it.
   const [openedOn, setOpenedOn] = useState<string | null>(null);
   const drawerOpen = openedOn === pathname;
