@@ -4,6 +4,7 @@ import { Outlet, useLocation } from 'react-router-dom';
 import { useServerSettingsSync } from '../settings/serverSettings';
 import { BrandMark } from './BrandMark';
 import { MenuIcon } from './icons';
+import { OfflineNotice } from './OfflineNotice';
 import { Sidebar } from './Sidebar';
 import { TimeZonePrompt } from './TimeZonePrompt';
 
@@ -69,6 +70,7 @@ export function AppShell() {
       )}
 
       <main id="main-content" className="app-main" tabIndex={-1}>
+        <OfflineNotice />
         <TimeZonePrompt />
         <Outlet />
       </main>
