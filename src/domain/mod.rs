@@ -4,4 +4,5 @@ pub mod planner;
 pub mod quantity;
 pub mod schedule;
 pub mod stock;
+pub mod today;
 pub mod units;

@@ -9,7 +9,7 @@ use chrono::{Duration, NaiveDate};
 use serde::{Deserialize, Serialize};
 
 use super::quantity::Quantity;
-use super::units::{self, UnitError};
+use super::units::{self, Category, UnitError};
 
 pub const DEFAULT_THRESHOLD: Quantity = Quantity::whole(10);
 /// Containers, and items per container, beyond any real pharmacy order; it keeps totals far
@@ -137,6 +137,90 @@ impl Containers {
             (Err(e), _, _) => Err(e),
         }
     }
+}
+
+impl Containers {
+    /// Whether a dose in the medication's own unit can draw from this stock; the error says
+    /// what to fill in. A set-up that fails this would refuse every dose, so it is refused
+    /// when saved.
+    pub fn check_dose_unit(&self, medication_unit: &str) -> Result<(), String> {
+        if self
+            .usage(Quantity::whole(1), medication_unit, medication_unit)
+            .is_ok()
+        {
+            return Ok(());
+        }
+        let stock_unit = self.stock_unit();
+        let dose_unit = units::find(medication_unit).map_or(medication_unit, |u| u.symbol);
+        Err(match self.inventory_type {
+            InventoryType::Discrete => format!(
+                "Stock is counted in {stock_unit} but doses are in {dose_unit}: enter how many {dose_unit} \
+                 one {} holds (item strength)",
+                singular(stock_unit)
+            ),
+            InventoryType::Continuous => match units::find(dose_unit).filter(|u| u.convertible) {
+                Some(u) => format!(
+                    "Stock is counted in {stock_unit} but doses are in {dose_unit}: count the stock in \
+                     {dose_unit} or another {} unit",
+                    category_name(u.category)
+                ),
+                None => format!(
+                    "Stock is counted in {stock_unit} but doses are in {dose_unit}: count the stock in \
+                     {dose_unit}, a unit a dose converts to"
+                ),
+            },
+        })
+    }
+}
+
+/// "tablet" for "tablets": how one item of a counted unit reads.
+fn singular(unit: &str) -> &str {
+    match units::find(unit) {
+        Some(u) if u.category == Category::Count => unit.strip_suffix('s').unwrap_or(unit),
+        _ => unit,
+    }
+}
+
+fn category_name(category: Category) -> &'static str {
+    match category {
+        Category::Weight => "weight",
+        Category::Volume => "volume",
+        Category::Count => "count",
+        Category::Concentration => "concentration",
+    }
+}
+
+/// What a stock can give towards a dose: never more than is left, so stock never goes
+/// below zero; `short` is the part of the dose taken beyond the stock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Draw {
+    pub taken: Quantity,
+    pub short: Quantity,
+}
+
+pub fn draw(current: Quantity, wanted: Quantity) -> Draw {
+    let available = on_hand(current);
+    let taken = wanted.min(available).max(Quantity::ZERO);
+    Draw {
+        taken,
+        short: (wanted - taken).max(Quantity::ZERO),
+    }
+}
+
+/// The stock as people see it: a balance below zero (left by older versions) is none.
+pub fn on_hand(current: Quantity) -> Quantity {
+    current.max(Quantity::ZERO)
+}
+
+/// Why a dose left the stock alone or could not take all it needed; the dose itself is
+/// always recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DoseWarning {
+    /// The dose's unit cannot be counted in the stock's unit.
+    StockUnitMismatch,
+    /// The dose was larger than what was left; stock stopped at zero.
+    StockShort,
 }
 
 fn blank(value: &Option<String>) -> bool {
@@ -335,6 +419,70 @@ mod tests {
                 .to_string(),
             "Cannot convert between mg and tablets"
         );
+    }
+
+    #[test]
+    fn a_set_up_that_doses_cannot_draw_from_says_what_to_fill_in() {
+        assert_eq!(blisters().check_dose_unit("mg"), Ok(()), "through the strength");
+        assert_eq!(blisters().check_dose_unit("tablets"), Ok(()), "counted directly");
+        let no_strength = Containers {
+            item_strength: None,
+            ..blisters()
+        };
+        assert_eq!(
+            no_strength.check_dose_unit("mg").unwrap_err(),
+            "Stock is counted in tablets but doses are in mg: enter how many mg one tablet holds (item strength)"
+        );
+        let zero_strength = Containers {
+            item_strength: Some(Quantity::ZERO),
+            ..blisters()
+        };
+        assert!(zero_strength.check_dose_unit("mg").is_err());
+        assert_eq!(vials().check_dose_unit("ml"), Ok(()));
+        assert_eq!(vials().check_dose_unit("μl"), Ok(()), "volumes convert");
+        assert_eq!(
+            vials().check_dose_unit("units").unwrap_err(),
+            "Stock is counted in ml but doses are in units: count the stock in units, a unit a dose converts to"
+        );
+        assert_eq!(
+            vials().check_dose_unit("mcg").unwrap_err(),
+            "Stock is counted in ml but doses are in μg: count the stock in μg or another weight unit"
+        );
+    }
+
+    #[test]
+    fn stock_gives_at_most_what_is_left() {
+        assert_eq!(
+            draw(q(5.0), q(2.0)),
+            Draw {
+                taken: q(2.0),
+                short: Quantity::ZERO
+            }
+        );
+        assert_eq!(
+            draw(q(1.0), q(3.0)),
+            Draw {
+                taken: q(1.0),
+                short: q(2.0)
+            }
+        );
+        assert_eq!(
+            draw(Quantity::ZERO, q(0.5)),
+            Draw {
+                taken: Quantity::ZERO,
+                short: q(0.5)
+            }
+        );
+        assert_eq!(
+            draw(q(-1.0), q(1.0)),
+            Draw {
+                taken: Quantity::ZERO,
+                short: q(1.0)
+            },
+            "a negative balance gives nothing"
+        );
+        assert_eq!(on_hand(q(-2.0)), Quantity::ZERO);
+        assert_eq!(on_hand(q(2.5)), q(2.5));
     }
 
     #[test]

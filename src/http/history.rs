@@ -11,7 +11,7 @@ use super::AppState;
 use super::error::{ApiError, ApiResult};
 use super::extract::{ApiJson, ApiPath, ApiQuery, query_number};
 use super::medications::{
-    dosage_text, dose_quantity, dose_unit, parse_status, parse_taken, settle_stock, stock_summary,
+    Warning, dosage_text, dose_quantity, dose_unit, parse_status, parse_taken, settle_stock, stock_summary,
 };
 use super::session::AuthUser;
 use crate::clock;
@@ -197,11 +197,14 @@ pub async fn update(
             }
             // Stock moves only when what the dose took changes; editing the time or the note
             // of an old entry never re-prices it against today's inventory settings.
-            if stock_relevant(&entry) != before {
-                settle_stock(&tx, user.id, &mut entry, &clock::now_stamp())?;
-            }
+            let warning = if stock_relevant(&entry) != before {
+                settle_stock(&tx, user.id, &mut entry, &clock::now_stamp())?
+            } else {
+                None
+            };
             history::update(&tx, user.id, &entry)?;
-            let body = json!({ "entry": entry, "inventory": stock_summary(&tx, entry.medication_id)? });
+            let mut body = json!({ "entry": entry, "inventory": stock_summary(&tx, entry.medication_id)? });
+            Warning::add_to(warning.as_ref(), &mut body);
             tx.commit()?;
             Ok::<_, ApiError>(body)
         })

@@ -1,6 +1,8 @@
 //! `/api/medications/*`: medications, dose logging, inventory and adherence. Every change to
 //! stock happens in one transaction with its ledger row; another user's ids answer 404.
 
+use std::collections::{HashMap, HashSet};
+
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -17,11 +19,14 @@ use super::session::AuthUser;
 use crate::clock;
 use crate::domain::quantity::Quantity;
 use crate::domain::schedule::{self, Frequency};
-use crate::domain::stock::{self, InventoryType};
+use crate::domain::stock::{self, DoseWarning, InventoryType};
+use crate::domain::today::{Day, DoseState, Log, PlannedReminder, ScheduledDose, doses_of_today};
 use crate::domain::units;
 use crate::reminders::planner::{self, UserClock};
+use crate::reminders::words::Lang;
 use crate::store::history::{self, Entry};
 use crate::store::medications::{self, Inventory, Medication, StockChange};
+use crate::store::notify_prefs;
 use crate::store::reminders;
 
 pub const COLORS: &[&str] = &["blue", "red", "green", "yellow", "purple", "pink", "orange"];
@@ -174,10 +179,11 @@ fn apply_medication(m: &mut Medication, input: MedicationInput) -> ApiResult<()>
 /// quantity on an existing one is a correction.
 fn apply_inventory(
     conn: &Connection,
-    medication_id: i64,
+    medication: &Medication,
     input: InventoryInput,
     now: &str,
 ) -> ApiResult<Inventory> {
+    let medication_id = medication.id;
     let existing = medications::inventory(conn, medication_id)?;
     let old_unit = existing.as_ref().map(|i| i.containers.stock_unit().to_owned());
     let was_enabled = existing.as_ref().is_some_and(|i| i.enabled);
@@ -227,6 +233,9 @@ fn apply_inventory(
         {
             *unit = units::find(unit).map(|u| u.symbol.to_owned()).unwrap_or_default();
         }
+        inv.containers
+            .check_dose_unit(&medication.unit)
+            .map_err(ApiError::bad_request)?;
     }
     let old = inv.current_quantity;
     let (target, kind) = match (inv.enabled && !was_enabled, input.current_quantity) {
@@ -271,7 +280,7 @@ fn inventory_json(medication: &Medication, inv: &Inventory, clock: &UserClock) -
         "item_unit": c.item_unit,
         "total_quantity": c.total(),
         "total_unit": c.stock_unit(),
-        "current_quantity": inv.current_quantity,
+        "current_quantity": stock::on_hand(inv.current_quantity),
         "reminder_threshold": inv.reminder_threshold,
         "stock_status": stock::status(inv.current_quantity, inv.reminder_threshold),
         "runs_out_on": forecast.map(|d| d.to_string()),
@@ -327,8 +336,32 @@ fn dose_json(e: &Entry) -> Value {
     json!({ "id": e.id, "status": e.status, "taken": e.taken, "quantity": e.quantity, "dosage_unit": e.dosage_unit })
 }
 
-/// The full medication as the API shows it: schedule, inventory and recent doses.
-fn medication_json(conn: &Connection, user_id: i64, m: &Medication, clock: &UserClock) -> ApiResult<Value> {
+/// "no_method" when the medication's reminders go out by no method, so the person learns
+/// why no reminder comes.
+fn delivery_warning(
+    conn: &Connection,
+    user_id: i64,
+    medication_id: i64,
+    email_available: bool,
+) -> ApiResult<Option<&'static str>> {
+    let global = notify_prefs::global(conn, user_id)?;
+    let own = notify_prefs::for_medication(conn, medication_id)?;
+    Ok(notify_prefs::delivery_warning(
+        &global,
+        own.as_ref(),
+        email_available,
+    ))
+}
+
+/// The full medication as the API shows it: schedule, inventory, recent doses and whether
+/// its reminders can reach the person.
+fn medication_json(
+    conn: &Connection,
+    user_id: i64,
+    m: &Medication,
+    clock: &UserClock,
+    email_available: bool,
+) -> ApiResult<Value> {
     let inventory = medications::inventory(conn, m.id)?;
     let doses = history::recent(conn, user_id, m.id, RECENT_DOSES)?;
     Ok(json!({
@@ -345,17 +378,19 @@ fn medication_json(conn: &Connection, user_id: i64, m: &Medication, clock: &User
         "updated_at": m.updated_at,
         "doses": doses.iter().map(dose_json).collect::<Vec<_>>(),
         "inventory": inventory.as_ref().map(|inv| inventory_json(m, inv, clock)),
+        "delivery_warning": delivery_warning(conn, user_id, m.id, email_available)?,
     }))
 }
 
 pub async fn list(State(state): State<AppState>, AuthUser(user): AuthUser) -> ApiResult<Json<Value>> {
+    let email_available = state.mailer.is_configured();
     let list = state
         .db
         .read(move |conn| {
             let clock = UserClock::load(conn, user.id)?;
             medications::list(conn, user.id)?
                 .iter()
-                .map(|m| medication_json(conn, user.id, m, &clock))
+                .map(|m| medication_json(conn, user.id, m, &clock, email_available))
                 .collect::<ApiResult<Vec<_>>>()
         })
         .await?;
@@ -367,12 +402,13 @@ pub async fn get(
     AuthUser(user): AuthUser,
     ApiPath(id): ApiPath<i64>,
 ) -> ApiResult<Json<Value>> {
+    let email_available = state.mailer.is_configured();
     let medication = state
         .db
         .read(move |conn| {
             let clock = UserClock::load(conn, user.id)?;
             let m = medications::find(conn, user.id, id)?.ok_or_else(not_found)?;
-            medication_json(conn, user.id, &m, &clock)
+            medication_json(conn, user.id, &m, &clock, email_available)
         })
         .await?;
     Ok(ok(medication))
@@ -391,6 +427,7 @@ pub async fn create(
     }
     let inventory = input.inventory.take();
     let days = state.settings.reminders.horizon_days;
+    let email_available = state.mailer.is_configured();
     let created = state
         .db
         .write(move |conn| {
@@ -415,10 +452,10 @@ pub async fn create(
             apply_medication(&mut m, input)?;
             m.id = medications::insert(&tx, user.id, &m)?;
             if let Some(inventory) = inventory {
-                apply_inventory(&tx, m.id, inventory, &now)?;
+                apply_inventory(&tx, &m, inventory, &now)?;
             }
             planner::plan_medication(&tx, user.id, &m, &clock, days)?;
-            let body = medication_json(&tx, user.id, &m, &clock)?;
+            let body = medication_json(&tx, user.id, &m, &clock, email_available)?;
             tx.commit()?;
             Ok::<_, ApiError>(body)
         })
@@ -434,20 +471,29 @@ pub async fn update(
 ) -> ApiResult<Json<Value>> {
     let inventory = input.inventory.take();
     let days = state.settings.reminders.horizon_days;
+    let email_available = state.mailer.is_configured();
     let updated = state
         .db
         .write(move |conn| {
             let tx = conn.transaction()?;
             let clock = UserClock::load(&tx, user.id)?;
             let mut m = medications::find(&tx, user.id, id)?.ok_or_else(not_found)?;
+            let unit_before = m.unit.clone();
             apply_medication(&mut m, input)?;
             m.updated_at = clock::now_stamp();
             medications::update(&tx, user.id, &m)?;
             if let Some(inventory) = inventory {
-                apply_inventory(&tx, m.id, inventory, &m.updated_at)?;
+                apply_inventory(&tx, &m, inventory, &m.updated_at)?;
+            } else if m.unit != unit_before
+                && let Some(inv) = medications::inventory(&tx, m.id)?.filter(|inv| inv.enabled)
+            {
+                // A new dose unit must still draw from the stock as it is counted.
+                inv.containers
+                    .check_dose_unit(&m.unit)
+                    .map_err(ApiError::bad_request)?;
             }
             planner::plan_medication(&tx, user.id, &m, &clock, days)?;
-            let body = medication_json(&tx, user.id, &m, &clock)?;
+            let body = medication_json(&tx, user.id, &m, &clock, email_available)?;
             tx.commit()?;
             Ok::<_, ApiError>(body)
         })
@@ -544,28 +590,59 @@ pub fn dosage_text(dosage: Option<String>) -> ApiResult<Option<String>> {
 }
 
 /// Stock a taken entry uses now: zero unless taken, inventory-affecting, and the
-/// medication's inventory is on.
+/// medication's inventory is on. An error when the dose cannot be counted in the stock.
 fn stock_use_of(
     entry: &Entry,
     medication: Option<&Medication>,
     inventory: Option<&Inventory>,
-) -> ApiResult<Quantity> {
+) -> Result<Quantity, units::UnitError> {
     match (
         entry.status.as_str(),
         entry.affect_inventory,
         medication,
         inventory,
     ) {
-        ("taken", true, Some(m), Some(inv)) if inv.enabled => inv
-            .containers
-            .usage(entry.quantity, &entry.dosage_unit, &m.unit)
-            .map_err(|e| ApiError::bad_request(e.to_string())),
+        ("taken", true, Some(m), Some(inv)) if inv.enabled => {
+            inv.containers.usage(entry.quantity, &entry.dosage_unit, &m.unit)
+        }
         _ => Ok(Quantity::ZERO),
     }
 }
 
-/// Brings the stock in line with what `entry` should use, writing the ledger row.
-pub fn settle_stock(conn: &Connection, user_id: i64, entry: &mut Entry, now: &str) -> ApiResult<()> {
+/// Why a recorded dose did not move the stock as it would have: a stable code for the
+/// client and a message for people.
+#[derive(Debug, Clone)]
+pub struct Warning {
+    pub code: DoseWarning,
+    pub message: String,
+}
+
+impl Warning {
+    /// Adds the `warning` and `warning_code` fields to an answer (both null without one).
+    pub fn add_to(warning: Option<&Warning>, body: &mut Value) {
+        if let Some(object) = body.as_object_mut() {
+            object.insert("warning".into(), json!(warning.map(|w| &w.message)));
+            object.insert("warning_code".into(), json!(warning.map(|w| w.code)));
+        }
+    }
+}
+
+/// "2 tablets", "1 tablet", "0.5 ml": an amount in plain English for stored texts.
+fn amount(quantity: Quantity, unit: &str) -> String {
+    Lang::En.words().amount(quantity, unit)
+}
+
+/// Brings the stock in line with what `entry` should use, writing the ledger row. The
+/// entry is never refused for its stock: a dose the stock cannot count leaves it alone,
+/// and one larger than what is left takes only that (stock never goes below zero); both
+/// answer a warning. `stock_used` is always what really came out of the stock, so a
+/// delete or a switch gives back exactly that.
+pub fn settle_stock(
+    conn: &Connection,
+    user_id: i64,
+    entry: &mut Entry,
+    now: &str,
+) -> ApiResult<Option<Warning>> {
     let medication = match entry.medication_id {
         Some(id) => medications::find(conn, user_id, id)?,
         None => None,
@@ -574,20 +651,72 @@ pub fn settle_stock(conn: &Connection, user_id: i64, entry: &mut Entry, now: &st
         Some(m) => medications::inventory(conn, m.id)?,
         None => None,
     };
-    let should_use = stock_use_of(entry, medication.as_ref(), inventory.as_ref())?;
+    let should_use = match stock_use_of(entry, medication.as_ref(), inventory.as_ref()) {
+        Ok(usage) => usage,
+        Err(_) => {
+            let (Some(m), Some(inv)) = (&medication, &inventory) else {
+                return Ok(None);
+            };
+            let c = &inv.containers;
+            let why = c.check_dose_unit(&m.unit).err().unwrap_or_else(|| {
+                format!(
+                    "A dose in {} cannot be counted in {}.",
+                    entry.dosage_unit,
+                    c.stock_unit()
+                )
+            });
+            return Ok(Some(Warning {
+                code: DoseWarning::StockUnitMismatch,
+                message: format!("The dose is recorded, but the stock was left as it was. {why}"),
+            }));
+        }
+    };
     let delta = should_use - entry.stock_used;
-    if delta != Quantity::ZERO
-        && let Some(m) = &medication
-    {
-        let kind = if delta > Quantity::ZERO {
-            StockChange::Dose
-        } else {
-            StockChange::DoseReverted
-        };
-        medications::move_stock(conn, m.id, -delta, kind, None, Some(entry.id), now)?;
+    let (Some(m), Some(inv)) = (&medication, &inventory) else {
+        entry.stock_used = should_use;
+        return Ok(None);
+    };
+    if delta == Quantity::ZERO {
+        return Ok(None);
     }
-    entry.stock_used = should_use;
-    Ok(())
+    if delta < Quantity::ZERO {
+        medications::move_stock(
+            conn,
+            m.id,
+            -delta,
+            StockChange::DoseReverted,
+            None,
+            Some(entry.id),
+            now,
+        )?;
+        entry.stock_used = should_use;
+        return Ok(None);
+    }
+    let draw = stock::draw(inv.current_quantity, delta);
+    let unit = inv.containers.stock_unit();
+    let beyond =
+        (draw.short > Quantity::ZERO).then(|| format!("{} taken beyond the stock", amount(draw.short, unit)));
+    medications::move_stock(
+        conn,
+        m.id,
+        -draw.taken,
+        StockChange::Dose,
+        beyond.as_deref(),
+        Some(entry.id),
+        now,
+    )?;
+    entry.stock_used = entry.stock_used + draw.taken;
+    Ok(beyond.map(|beyond| {
+        let left = if draw.taken == Quantity::ZERO {
+            "the stock was already empty".to_owned()
+        } else {
+            format!("only {} left", amount(draw.taken, unit))
+        };
+        Warning {
+            code: DoseWarning::StockShort,
+            message: format!("The dose is recorded, but there was {left}: the stock is now 0 ({beyond})."),
+        }
+    }))
 }
 
 pub fn stock_summary(conn: &Connection, medication_id: Option<i64>) -> ApiResult<Value> {
@@ -596,7 +725,7 @@ pub fn stock_summary(conn: &Connection, medication_id: Option<i64>) -> ApiResult
     };
     Ok(match medications::inventory(conn, id)? {
         Some(inv) if inv.enabled => json!({
-            "current_quantity": inv.current_quantity,
+            "current_quantity": stock::on_hand(inv.current_quantity),
             "stock_status": stock::status(inv.current_quantity, inv.reminder_threshold),
         }),
         _ => Value::Null,
@@ -614,9 +743,24 @@ pub struct NewDose {
     pub affect_inventory: bool,
 }
 
+/// A recorded dose, with what kept it from moving the stock as asked, if anything.
+pub struct Recorded {
+    pub entry: Entry,
+    pub warning: Option<Warning>,
+}
+
+impl Recorded {
+    /// The entry as the API shows it, with the `warning` and `warning_code` fields.
+    pub fn entry_json(&self) -> Value {
+        let mut body = json!(self.entry);
+        Warning::add_to(self.warning.as_ref(), &mut body);
+        body
+    }
+}
+
 /// Writes a dose to the history, moves the stock, and answers the reminder it belongs to,
-/// all in the caller's transaction.
-pub fn record_dose(conn: &Connection, user_id: i64, m: &Medication, dose: NewDose) -> ApiResult<Entry> {
+/// all in the caller's transaction. The dose is always written, whatever the stock.
+pub fn record_dose(conn: &Connection, user_id: i64, m: &Medication, dose: NewDose) -> ApiResult<Recorded> {
     let now = clock::now_stamp();
     let mut entry = Entry {
         id: 0,
@@ -634,10 +778,10 @@ pub fn record_dose(conn: &Connection, user_id: i64, m: &Medication, dose: NewDos
         created_at: now.clone(),
     };
     entry.id = history::insert(conn, user_id, &entry)?;
-    settle_stock(conn, user_id, &mut entry, &now)?;
+    let warning = settle_stock(conn, user_id, &mut entry, &now)?;
     history::update(conn, user_id, &entry)?;
     reminders::answer(conn, user_id, m.id, entry.dosage_id, &entry.taken, entry.id)?;
-    Ok(entry)
+    Ok(Recorded { entry, warning })
 }
 
 pub async fn log_dose(
@@ -661,7 +805,7 @@ pub async fn log_dose(
             }
             let quantity = dose_quantity(input.quantity.unwrap_or(m.default_quantity))?;
             let dosage_unit = dose_unit(input.dosage_unit.as_deref().unwrap_or(&m.unit))?;
-            let entry = record_dose(
+            let recorded = record_dose(
                 &tx,
                 user.id,
                 &m,
@@ -675,7 +819,13 @@ pub async fn log_dose(
                     affect_inventory: input.affect_inventory.unwrap_or(true),
                 },
             )?;
-            let body = json!({ "entry": entry, "inventory": stock_summary(&tx, entry.medication_id)? });
+            let warning = recorded.warning.as_ref();
+            let body = json!({
+                "entry": recorded.entry,
+                "inventory": stock_summary(&tx, recorded.entry.medication_id)?,
+                "warning": warning.map(|w| &w.message),
+                "warning_code": warning.map(|w| w.code),
+            });
             tx.commit()?;
             Ok::<_, ApiError>(body)
         })
@@ -716,7 +866,7 @@ pub async fn save_inventory(
             let tx = conn.transaction()?;
             let clock = UserClock::load(&tx, user.id)?;
             let m = medications::find(&tx, user.id, id)?.ok_or_else(not_found)?;
-            let inv = apply_inventory(&tx, id, input, &clock::now_stamp())?;
+            let inv = apply_inventory(&tx, &m, input, &clock::now_stamp())?;
             let body = inventory_json(&m, &inv, &clock);
             tx.commit()?;
             Ok::<_, ApiError>(body)
@@ -753,10 +903,14 @@ pub async fn adjust_inventory(
             let tx = conn.transaction()?;
             let clock = UserClock::load(&tx, user.id)?;
             let m = medications::find(&tx, user.id, id)?.ok_or_else(not_found)?;
-            if !medications::inventory(&tx, id)?.is_some_and(|inv| inv.enabled) {
+            let Some(before) = medications::inventory(&tx, id)?.filter(|inv| inv.enabled) else {
                 return Err(ApiError::bad_request(
                     "Inventory is not enabled for this medication",
                 ));
+            };
+            // Refused rather than clamped: a count that does not add up is a typo to fix.
+            if stock::on_hand(before.current_quantity) + change < Quantity::ZERO {
+                return Err(ApiError::bad_request("Stock cannot go below zero"));
             }
             let now = clock::now_stamp();
             medications::move_stock(
@@ -770,7 +924,7 @@ pub async fn adjust_inventory(
             )?;
             let inv = medications::inventory(&tx, id)?.ok_or_else(not_found)?;
             let body = json!({
-                "current_quantity": inv.current_quantity,
+                "current_quantity": stock::on_hand(inv.current_quantity),
                 "stock_status": stock::status(inv.current_quantity, inv.reminder_threshold),
                 "inventory": inventory_json(&m, &inv, &clock),
             });
@@ -888,6 +1042,145 @@ pub async fn adherence(State(state): State<AppState>, AuthUser(user): AuthUser) 
                 })
                 .collect();
             Ok::<_, ApiError>(json!({ "medications": medications, "daily": series }))
+        })
+        .await?;
+    Ok(ok(body))
+}
+
+fn instant(text: &str) -> Option<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(text)
+        .ok()
+        .map(|t| t.with_timezone(&Utc))
+}
+
+/// Today's scheduled doses in the user's zone with their state: answered by a logged dose
+/// (through its reminder, or the nearest one as the reminder engine matches them), else
+/// upcoming or due. Each carries its planned reminder's id for logging it as `dosage_id`.
+pub async fn today(State(state): State<AppState>, AuthUser(user): AuthUser) -> ApiResult<Json<Value>> {
+    let email_available = state.mailer.is_configured();
+    let body = state
+        .db
+        .read(move |conn| {
+            let clock = UserClock::load(conn, user.id)?;
+            let now = Utc::now();
+            let today = now.with_timezone(&clock.tz).date_naive();
+            let yesterday = today.pred_opt().unwrap_or(today);
+            let tomorrow = today.succ_opt().unwrap_or(today);
+            let (from, today_from, until) = (
+                clock.start_of(yesterday),
+                clock.start_of(today),
+                clock.start_of(tomorrow),
+            );
+            let meds = medications::list(conn, user.id)?;
+            // Yesterday's doses take part so that a log just after midnight answers last
+            // night's dose, as it answers last night's reminder.
+            let doses: Vec<ScheduledDose> = meds
+                .iter()
+                .flat_map(|m| {
+                    planner::doses_of(m, &clock, yesterday, 2, from - chrono::Duration::seconds(1))
+                        .into_iter()
+                        .map(|at| ScheduledDose {
+                            medication_id: m.id,
+                            at,
+                        })
+                })
+                .collect();
+            let logs_from = clock::stamp(from - chrono::Duration::hours(1));
+            let mut entries = history::between(conn, user.id, &logs_from, &clock::stamp(until))?;
+            let mut found = Vec::new();
+            for r in reminders::for_days(
+                conn,
+                user.id,
+                &clock::stamp(from),
+                &clock::stamp(until),
+                &logs_from,
+            )? {
+                let Some(at) = instant(&r.scheduled_time) else {
+                    continue;
+                };
+                // An answer logged at some other time (a back-dated entry) still counts.
+                if let Some(h) = r.history_id
+                    && at >= today_from
+                    && !entries.iter().any(|e| e.id == h)
+                    && let Some(entry) = history::find(conn, user.id, h)?
+                {
+                    entries.push(entry);
+                }
+                found.push((
+                    r.kind == "dose",
+                    PlannedReminder {
+                        id: r.id,
+                        medication_id: r.medication_id,
+                        at,
+                        history_id: r.history_id,
+                    },
+                ));
+            }
+            // A planned dose reminder wins over a one-off set for the same dose.
+            found.sort_by_key(|(planned, _)| *planned);
+            let answered: HashSet<i64> = found.iter().filter_map(|(_, r)| r.history_id).collect();
+            let planned: Vec<PlannedReminder> = found.into_iter().map(|(_, r)| r).collect();
+            let logs: Vec<Log> = entries
+                .iter()
+                .filter_map(|e| {
+                    Some(Log {
+                        id: e.id,
+                        medication_id: e.medication_id?,
+                        status: DoseState::logged(&e.status)?,
+                        taken: instant(&e.taken)?,
+                    })
+                })
+                .collect();
+            let list = doses_of_today(&Day {
+                doses: &doses,
+                today_from,
+                reminders: &planned,
+                logs: &logs,
+                answered_reminders: &answered,
+                now,
+            });
+            let by_id: HashMap<i64, &Medication> = meds.iter().map(|m| (m.id, m)).collect();
+            let mut warnings: HashMap<i64, Option<&'static str>> = HashMap::new();
+            let mut rows = Vec::with_capacity(list.len());
+            for dose in &list {
+                let Some(m) = by_id.get(&dose.medication_id) else {
+                    continue;
+                };
+                let warning = match warnings.get(&m.id) {
+                    Some(w) => *w,
+                    None => {
+                        let w = delivery_warning(conn, user.id, m.id, email_available)?;
+                        warnings.insert(m.id, w);
+                        w
+                    }
+                };
+                rows.push(json!({
+                    "medication_id": m.id,
+                    "name": m.name,
+                    "color": m.color,
+                    "icon": m.icon,
+                    "unit": m.unit,
+                    "quantity": m.default_quantity,
+                    "scheduled_time": clock::stamp(dose.at),
+                    "local_time": dose.at.with_timezone(&clock.tz).format("%H:%M").to_string(),
+                    "status": dose.status,
+                    "history_id": dose.history_id,
+                    "reminder_id": dose.reminder_id,
+                    "delivery_warning": warning,
+                }));
+            }
+            // By time, then by name, as the day reads.
+            rows.sort_by(|a, b| {
+                (
+                    a["scheduled_time"].as_str(),
+                    a["name"].as_str().map(str::to_lowercase),
+                )
+                    .cmp(&(
+                        b["scheduled_time"].as_str(),
+                        b["name"].as_str().map(str::to_lowercase),
+                    ))
+            });
+            Ok::<_, ApiError>(json!({ "date": today.to_string(), "doses": rows }))
         })
         .await?;
     Ok(ok(body))

@@ -123,6 +123,7 @@ pub fn router(state: AppState) -> Router {
         .route("/units", get(medications::units_catalogue))
         .route("/medications", get(medications::list).post(medications::create))
         .route("/medications/adherence", get(medications::adherence))
+        .route("/medications/today", get(medications::today))
         .route("/medications/inventory/low-stock", get(medications::low_stock))
         .route("/medications/history", get(history::list))
         .route(

@@ -950,7 +950,7 @@ pub async fn take_log(
                     "This dose was already logged",
                 ));
             }
-            let entry = record_dose(
+            let recorded = record_dose(
                 &tx,
                 user_id,
                 &m,
@@ -965,7 +965,7 @@ pub async fn take_log(
                 },
             )?;
             tx.commit()?;
-            Ok::<_, ApiError>(entry)
+            Ok::<_, ApiError>(recorded.entry_json())
         })
         .await?;
     Ok((

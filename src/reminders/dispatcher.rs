@@ -95,6 +95,14 @@ pub fn load_recipient(conn: &Connection, user_id: i64) -> rusqlite::Result<Optio
 enum Plan {
     /// Nothing to send; the reminder ends (or keeps) this status with an optional reason.
     Finish(&'static str, Option<String>),
+    /// No method the reminder uses is on: it fails, with a failed attempt per method in
+    /// the delivery history, so that a silent reminder is visible.
+    NoMethod {
+        user_id: i64,
+        kind: &'static str,
+        title: String,
+        reports: Vec<ChannelReport>,
+    },
     Send {
         recipient: Box<Recipient>,
         content: Content,
@@ -180,6 +188,35 @@ impl Engine {
                     })
                     .await?;
                 Ok(None)
+            }
+            Plan::NoMethod {
+                user_id,
+                kind,
+                title,
+                reports,
+            } => {
+                let answer = reports.clone();
+                self.db
+                    .write(move |conn| {
+                        let tx = conn.transaction()?;
+                        record(
+                            &tx,
+                            user_id,
+                            Some(id),
+                            kind,
+                            &title,
+                            Some(&job.reminder.medication_name),
+                            &reports,
+                            Utc::now(),
+                        )?;
+                        let why: Vec<&str> = reports.iter().filter_map(|r| r.error.as_deref()).collect();
+                        let reason = format!("No delivery method is turned on: {}", why.join("; "));
+                        reminders::finish(&tx, id, &claim, "failed", Some(&reason))?;
+                        tx.commit()?;
+                        Ok::<_, DbError>(())
+                    })
+                    .await?;
+                Ok(Some(answer))
             }
             Plan::Send {
                 recipient,
@@ -511,7 +548,7 @@ fn plan_job(
     };
     let own = notify_prefs::for_medication(conn, medication.id)?;
     let effective = notify_prefs::effective(&recipient.prefs, own.as_ref());
-    let (kind, title, body, take_url, open_path) = if job.reminder.kind == "low_stock" {
+    let (kind, title, body, due, open_path) = if job.reminder.kind == "low_stock" {
         let inventory = medications::inventory(conn, medication.id)?;
         let left = inventory
             .as_ref()
@@ -537,19 +574,11 @@ fn plan_job(
             message.as_deref(),
             repeat,
         );
-        let token = codes::link_token();
-        reminders::add_take_token(
-            conn,
-            &codes::hash_link_token(&token),
-            job.reminder.id,
-            &clock::stamp(due + Duration::hours(TAKE_LINK_HOURS)),
-        )?;
-        let take = format!("{link_base}/notifications/take/{token}");
         (
             if repeat { "repeat" } else { "reminder" },
             title,
             body,
-            Some(take),
+            Some(due),
             "/today",
         )
     };
@@ -560,11 +589,47 @@ fn plan_job(
     };
     let channels = notify_prefs::channels(&recipient.prefs, &methods);
     if channels.is_empty() {
-        return Ok(Plan::Finish(
-            if repeat { "sent" } else { "failed" },
-            (!repeat).then(|| "No delivery method is turned on".to_owned()),
-        ));
+        if repeat {
+            return Ok(Plan::Finish("sent", None));
+        }
+        // Every method this reminder uses is switched off: nothing can be sent, and the
+        // delivery history says so for each of them.
+        let reports = methods
+            .iter()
+            .map(|method| {
+                let error = notify_prefs::method_off(&recipient.prefs, *method)
+                    .unwrap_or("This delivery method is turned off")
+                    .to_owned();
+                ChannelReport {
+                    channel: *method,
+                    detail: error.clone(),
+                    error: Some(error),
+                    fallback: false,
+                    delivered_to: Vec::new(),
+                    gone: Vec::new(),
+                }
+            })
+            .collect();
+        return Ok(Plan::NoMethod {
+            user_id: recipient.user_id,
+            kind,
+            title,
+            reports,
+        });
     }
+    let take_url = match due {
+        Some(due) => {
+            let token = codes::link_token();
+            reminders::add_take_token(
+                conn,
+                &codes::hash_link_token(&token),
+                job.reminder.id,
+                &clock::stamp(due + Duration::hours(TAKE_LINK_HOURS)),
+            )?;
+            Some(format!("{link_base}/notifications/take/{token}"))
+        }
+        None => None,
+    };
     let content = Content {
         title,
         body,

@@ -158,14 +158,18 @@ pub fn dose_body(
     (title, body)
 }
 
-/// The words of a low-stock alert; `left` is what remains, in the stock's unit.
+/// The words of a low-stock alert; `left` is what remains, in the stock's unit. Nothing
+/// (or a balance below zero from older versions) left reads "out of stock".
 pub fn low_stock_body(medication: &str, left: Option<(Quantity, &str)>, lang: Lang) -> (String, String) {
     let words = lang.words();
-    let left = left.map(|(q, unit)| words.amount(q, unit)).unwrap_or_default();
-    (
-        words.fill(words.low_title, &[("name", medication)]),
-        words.fill(words.low_body, &[("left", &left), ("name", medication)]),
-    )
+    let body = match left {
+        Some((q, unit)) if q.is_positive() => words.fill(
+            words.low_body,
+            &[("left", &words.amount(q, unit)), ("name", medication)],
+        ),
+        _ => words.fill(words.out_body, &[("name", medication)]),
+    };
+    (words.fill(words.low_title, &[("name", medication)]), body)
 }
 
 /// The words of a test notification, sent `now`.
@@ -232,6 +236,26 @@ mod tests {
         assert_eq!(
             body,
             "Il ne reste que 2 comprimés d'Ibuprofène. Pensez à en racheter."
+        );
+        for (left, lang, body) in [
+            (
+                Quantity::ZERO,
+                Lang::En,
+                "Aspirin is out of stock. Time to refill.",
+            ),
+            (-two, Lang::En, "Aspirin is out of stock. Time to refill."),
+            (-two, Lang::Es, "Se acabó Aspirin. Es hora de reponer."),
+            (
+                Quantity::ZERO,
+                Lang::De,
+                "Aspirin ist aufgebraucht. Zeit zum Nachkaufen.",
+            ),
+        ] {
+            assert_eq!(low_stock_body("Aspirin", Some((left, "tablets")), lang).1, body);
+        }
+        assert_eq!(
+            low_stock_body("Ibuprofène", Some((Quantity::ZERO, "tablets")), Lang::Fr).1,
+            "Vous n'avez plus d'Ibuprofène. Pensez à en racheter."
         );
         let es = Formats::new(chrono_tz::UTC, None, None, Some("es"));
         assert_eq!(test_body(&es, due).0, "Notificación de prueba de Pillbox");

@@ -81,21 +81,9 @@ fn plan_with(
     }
     let own = notify_prefs::for_medication(conn, medication.id)?;
     let lead = notify_prefs::effective(global, own.as_ref()).lead_minutes;
-    let UserClock { tz, default_time } = *user_clock;
     let now = Utc::now();
-    let frequency = Frequency::parse(&medication.frequency).unwrap_or(Frequency::AsNeeded);
-    let times = schedule::parse_times(&medication.schedule_times).unwrap_or_default();
-    let weekdays = schedule::parse_weekdays(&medication.schedule_weekdays).unwrap_or_default();
-    let today = now.with_timezone(&tz).date_naive();
-    let plan = Plan {
-        frequency,
-        times: &times,
-        weekdays: &weekdays,
-        start_date: NaiveDate::parse_from_str(&medication.start_date, "%Y-%m-%d").unwrap_or(today),
-        default_time,
-        tz,
-    };
-    let planned: Vec<(String, String)> = planner::occurrences(&plan, today, days, now)
+    let today = now.with_timezone(&user_clock.tz).date_naive();
+    let planned: Vec<(String, String)> = doses_of(medication, user_clock, today, days, now)
         .into_iter()
         // A lead longer than the time left (a new medication, a longer lead) reminds now,
         // not in the past where the dispatcher would count it as missed.
@@ -114,6 +102,30 @@ fn plan_with(
         &planned,
         &clock::stamp(now),
     )
+}
+
+/// A medication's dose instants after `after`, over `days` local days from `first_day`, in
+/// the user's zone: what reminders are planned for, and what Today lists.
+pub fn doses_of(
+    medication: &Medication,
+    user_clock: &UserClock,
+    first_day: NaiveDate,
+    days: u32,
+    after: DateTime<Utc>,
+) -> Vec<DateTime<Utc>> {
+    let frequency = Frequency::parse(&medication.frequency).unwrap_or(Frequency::AsNeeded);
+    let times = schedule::parse_times(&medication.schedule_times).unwrap_or_default();
+    let weekdays = schedule::parse_weekdays(&medication.schedule_weekdays).unwrap_or_default();
+    let today = user_clock.today();
+    let plan = Plan {
+        frequency,
+        times: &times,
+        weekdays: &weekdays,
+        start_date: NaiveDate::parse_from_str(&medication.start_date, "%Y-%m-%d").unwrap_or(today),
+        default_time: user_clock.default_time,
+        tz: user_clock.tz,
+    };
+    planner::occurrences(&plan, first_day, days, after)
 }
 
 /// Re-plans every medication of one user (their zone or preferences changed).

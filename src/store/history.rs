@@ -194,6 +194,17 @@ pub fn page(
     Ok((entries, total))
 }
 
+/// The entries of medications still listed, logged from `from` until before `until`.
+pub fn between(conn: &Connection, user_id: i64, from: &str, until: &str) -> rusqlite::Result<Vec<Entry>> {
+    conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM dose_history
+         WHERE user_id = ?1 AND taken_at >= ?2 AND taken_at < ?3 AND medication_id IS NOT NULL
+         ORDER BY taken_at, id"
+    ))?
+    .query_map(params![user_id, from, until], from_row)?
+    .collect()
+}
+
 /// `(medication_id, status, taken_at)` of every entry since `from`, for adherence.
 pub fn since(
     conn: &Connection,

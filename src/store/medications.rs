@@ -257,8 +257,9 @@ impl StockChange {
 }
 
 /// Moves a medication's stock by `change` and writes the ledger row, atomically with the
-/// caller's transaction. Returns the new balance; `None` when the medication has no
-/// inventory row.
+/// caller's transaction. A balance below zero left by older versions counts as zero, so
+/// what the ledger shows next is what people saw. Returns the new balance; `None` when the
+/// medication has no inventory row.
 pub fn move_stock(
     conn: &Connection,
     medication_id: i64,
@@ -270,7 +271,7 @@ pub fn move_stock(
 ) -> rusqlite::Result<Option<Quantity>> {
     let balance: Option<Quantity> = conn
         .query_row(
-            "UPDATE inventories SET current_quantity = current_quantity + ?2, updated_at = ?3
+            "UPDATE inventories SET current_quantity = max(current_quantity, 0) + ?2, updated_at = ?3
              WHERE medication_id = ?1 RETURNING current_quantity",
             params![medication_id, change, now],
             |row| row.get(0),

@@ -201,11 +201,39 @@ pub fn channels(global: &GlobalPrefs, methods: &[Method]) -> Vec<Method> {
     methods
         .iter()
         .copied()
-        .filter(|m| match m {
-            Method::Push => global.push_enabled,
-            Method::Email => global.email_enabled,
-        })
+        .filter(|m| method_off(global, *m).is_none())
         .collect()
+}
+
+/// Why a method carries no reminders: its global switch is off. `None` when it is on.
+pub fn method_off(global: &GlobalPrefs, method: Method) -> Option<&'static str> {
+    match method {
+        Method::Push if !global.push_enabled => {
+            Some("Push notifications are turned off in your notification settings")
+        }
+        Method::Email if !global.email_enabled => {
+            Some("E-mail notifications are turned off in your notification settings")
+        }
+        _ => None,
+    }
+}
+
+/// A medication's reminders that would reach the person by no method: "no_method" when
+/// reminders are on but every method it uses is switched off (or is e-mail on a server
+/// that cannot send e-mail). `None` when they can go out, or reminders are off by choice.
+pub fn delivery_warning(
+    global: &GlobalPrefs,
+    own: Option<&MedicationPrefs>,
+    email_available: bool,
+) -> Option<&'static str> {
+    if !global.reminders_enabled {
+        return None;
+    }
+    let methods = effective(global, own).methods;
+    let usable = channels(global, &methods)
+        .into_iter()
+        .any(|m| m != Method::Email || email_available);
+    (!usable).then_some("no_method")
 }
 
 #[cfg(test)]
@@ -240,5 +268,48 @@ mod tests {
             ..GlobalPrefs::default()
         };
         assert_eq!(channels(&email_on, &e.methods), vec![Method::Push, Method::Email]);
+    }
+
+    #[test]
+    fn a_medication_whose_methods_are_all_off_is_flagged() {
+        let global = GlobalPrefs::default();
+        let email_only = MedicationPrefs {
+            delivery_methods: Some(vec![Method::Email]),
+            ..MedicationPrefs::default()
+        };
+        // Its own method is e-mail while e-mail is off globally.
+        assert_eq!(
+            delivery_warning(&global, Some(&email_only), true),
+            Some("no_method")
+        );
+        assert_eq!(
+            method_off(&global, Method::Email),
+            Some("E-mail notifications are turned off in your notification settings")
+        );
+        assert_eq!(delivery_warning(&global, None, true), None, "push is on");
+        let email_on = GlobalPrefs {
+            email_enabled: true,
+            ..GlobalPrefs::default()
+        };
+        assert_eq!(delivery_warning(&email_on, Some(&email_only), true), None);
+        assert_eq!(
+            delivery_warning(&email_on, Some(&email_only), false),
+            Some("no_method"),
+            "this server cannot send e-mail"
+        );
+        let push_off = GlobalPrefs {
+            push_enabled: false,
+            ..GlobalPrefs::default()
+        };
+        assert_eq!(delivery_warning(&push_off, None, true), Some("no_method"));
+        let reminders_off = GlobalPrefs {
+            reminders_enabled: false,
+            ..push_off
+        };
+        assert_eq!(
+            delivery_warning(&reminders_off, None, true),
+            None,
+            "off by choice"
+        );
     }
 }

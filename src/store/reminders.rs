@@ -312,6 +312,44 @@ pub fn answer(
     Ok(target)
 }
 
+/// A dose reminder as the day's view needs it.
+#[derive(Debug)]
+pub struct DoseReminder {
+    pub id: i64,
+    pub kind: String,
+    pub medication_id: i64,
+    pub scheduled_time: String,
+    pub history_id: Option<i64>,
+}
+
+/// The user's dose and one-off reminders for doses from `from` until before `until`, and
+/// those answered by an entry logged since `answered_since` (whatever their dose time), so
+/// that such an entry is known to answer its own reminder.
+pub fn for_days(
+    conn: &Connection,
+    user_id: i64,
+    from: &str,
+    until: &str,
+    answered_since: &str,
+) -> rusqlite::Result<Vec<DoseReminder>> {
+    conn.prepare_cached(
+        "SELECT id, kind, medication_id, scheduled_time, history_id FROM reminders
+         WHERE user_id = ?1 AND kind <> 'low_stock' AND medication_id IS NOT NULL
+           AND ((scheduled_time >= ?2 AND scheduled_time < ?3)
+                OR (history_id IS NOT NULL AND answered_at >= ?4))",
+    )?
+    .query_map(params![user_id, from, until, answered_since], |row| {
+        Ok(DoseReminder {
+            id: row.get(0)?,
+            kind: row.get(1)?,
+            medication_id: row.get(2)?,
+            scheduled_time: row.get(3)?,
+            history_id: row.get(4)?,
+        })
+    })?
+    .collect()
+}
+
 // --- Take links -------------------------------------------------------------------------
 
 pub fn add_take_token(
