@@ -47,6 +47,18 @@ describe('appearance settings on the server', () => {
     expect(requestsTo(fetchMock, 'GET', '/api/settings')).toEqual([]);
   });
 
+  it('a browser kept in step by an earlier version sends its theme instead of taking the default', async () => {
+    localStorage.setItem('pillbox_reminder_words:10', 'de|MM/dd/yyyy|12h');
+    const fetchMock = mockFetch({
+      'GET /api/settings': () => ok({ ...SERVER, language: 'de', dateFormat: 'MM/dd/yyyy', timeFormat: '12h', theme: 'system' }),
+      'PUT /api/settings': () => ok({}),
+    });
+    const local = { ...LOCAL, language: 'de', theme: 'dark' } as const;
+    expect(await syncAtStart('10', local)).toBeNull();
+    expect(putsOf(fetchMock)).toEqual([{ ...local }]);
+    expect(localStorage.getItem('pillbox_reminder_words:10')).toBeNull();
+  });
+
   it('changes nothing when the server cannot be reached', async () => {
     const fetchMock = mockFetch({
       'GET /api/settings': () => jsonResponse({ success: false, message: 'Internal server error' }, 500),

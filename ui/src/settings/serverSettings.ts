@@ -11,6 +11,8 @@ import { sanitizeSettings, type AppSettings } from './appSettings';
 import { useAppSettings } from './SettingsContext';
 
 const AGREED_KEY = 'pillbox_synced_settings';
+/** Where earlier versions kept what they had sent: language, date and time formats, no theme. */
+const EARLIER_KEY = 'pillbox_reminder_words';
 
 function shared(settings: AppSettings): SharedSettings {
   const { language, dateFormat, timeFormat, theme } = settings;
@@ -26,6 +28,20 @@ function agreedFor(userId: string): string | null {
     return localStorage.getItem(`${AGREED_KEY}:${userId}`);
   } catch {
     return null;
+  }
+}
+
+/**
+ * A browser that earlier versions kept in step (they never sent the theme): its language and
+ * formats are the server's already, and its theme is a choice made here, so it is sent.
+ */
+function upgradedFrom(userId: string, local: SharedSettings): boolean {
+  try {
+    const earlier = localStorage.getItem(`${EARLIER_KEY}:${userId}`);
+    localStorage.removeItem(`${EARLIER_KEY}:${userId}`);
+    return earlier === `${local.language}|${local.dateFormat}|${local.timeFormat}`;
+  } catch {
+    return false;
   }
 }
 
@@ -45,7 +61,7 @@ function agree(userId: string, settings: SharedSettings): void {
 export async function syncAtStart(userId: string, local: SharedSettings): Promise<SharedSettings | null> {
   const agreed = agreedFor(userId);
   try {
-    if (agreed !== null && agreed !== signature(local)) {
+    if ((agreed !== null && agreed !== signature(local)) || (agreed === null && upgradedFrom(userId, local))) {
       await saveSharedSettings(local);
       agree(userId, local);
       return null;
