@@ -108,6 +108,7 @@ export function TodayScreen() {
                 loggedStatus={
                   DOSE_STATUSES.find((status) => feedback.logged === `${medication.id}:${status}`) ?? null
                 }
+                onStale={list.reload}
                 onLog={(status) => {
                   feedback.clearError();
                   setLogging({ medication, status });
