@@ -569,6 +569,19 @@ async fn low_stock_is_announced_once_per_crossing() {
     dose(19).await; // 29 → 10: a new crossing after the refill
     let again = push.wait_for("phone", 2, Duration::from_secs(15)).await;
     assert_eq!(again.payload["title"], "Running low on Statin");
+
+    // A dose larger than what is left empties the stock; the alert never counts below zero.
+    let (status, body) = post(
+        &server,
+        &format!("/api/medications/{med}/inventory/adjust"),
+        Some(&token),
+        json!({ "adjustment": 5 }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    dose(20).await; // 15 → 0, 5 beyond the stock
+    let out = push.wait_for("phone", 3, Duration::from_secs(15)).await;
+    assert_eq!(out.payload["body"], "Statin is out of stock. Time to refill.");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -814,4 +827,174 @@ async fn send_test_reports_each_channel_and_fails_when_none_delivered() {
     assert!(!failed.status.success());
     let out = String::from_utf8_lossy(&failed.stdout);
     assert!(out.contains("push: failed: no device is subscribed"), "{out}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_medication_whose_only_method_is_off_warns_and_its_reminder_fails_in_the_history() {
+    let push = PushService::start().await;
+    let server = Server::start_with(|c| engine_env(c, &push));
+    let token = account(&server, "gu@example.test").await;
+    register_device(&server, &token, &push, "phone").await;
+    let by_mail = medication(
+        &server,
+        &token,
+        json!({ "name": "Thyroxine", "unit": "tablets", "frequency": "as_needed" }),
+    )
+    .await;
+    let by_push = medication(
+        &server,
+        &token,
+        json!({ "name": "Iron", "unit": "tablets", "frequency": "as_needed" }),
+    )
+    .await;
+    let prefs = format!("/api/notifications/medications/{by_mail}/preferences");
+    let (status, body) = put(&server, &prefs, &token, json!({ "delivery_methods": ["email"] })).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+
+    // Its own method is e-mail while e-mail is off: the medication says so.
+    let warnings = |list: &Value| -> Vec<(String, Value)> {
+        list["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                (
+                    m["name"].as_str().unwrap().to_owned(),
+                    m["delivery_warning"].clone(),
+                )
+            })
+            .collect()
+    };
+    let (_, list) = get_json(&server, "/api/medications", Some(&token)).await;
+    assert_eq!(
+        warnings(&list),
+        [
+            ("Iron".to_owned(), Value::Null),
+            ("Thyroxine".to_owned(), json!("no_method"))
+        ]
+    );
+    let (_, one) = get_json(&server, &format!("/api/medications/{by_mail}"), Some(&token)).await;
+    assert_eq!(one["data"]["delivery_warning"], "no_method");
+    let (_, one) = get_json(&server, &format!("/api/medications/{by_push}"), Some(&token)).await;
+    assert_eq!(one["data"]["delivery_warning"], Value::Null);
+
+    // Its reminder goes out by no method: failed, with the reason, in the delivery history.
+    let id = remind_in(&server, &token, by_mail, 2).await;
+    let failed = wait_reminder(&server, &token, id, Duration::from_secs(20), |r| {
+        r["status"] != "scheduled"
+    })
+    .await;
+    assert_eq!(failed["status"], "failed");
+    assert_eq!(
+        failed["failure_reason"],
+        "No delivery method is turned on: E-mail notifications are turned off in your notification settings"
+    );
+    let rows = deliveries(&server, &token).await;
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(
+        (
+            &rows[0]["kind"],
+            &rows[0]["channel"],
+            &rows[0]["result"],
+            &rows[0]["notification_id"],
+            &rows[0]["medication_name"]
+        ),
+        (
+            &json!("reminder"),
+            &json!("email"),
+            &json!("failed"),
+            &json!(id),
+            &json!("Thyroxine")
+        )
+    );
+    assert_eq!(
+        rows[0]["error"],
+        "E-mail notifications are turned off in your notification settings"
+    );
+    assert_eq!(push.hits("phone"), 0, "not quietly sent some other way");
+
+    // E-mail switched on, on a server that cannot send e-mail: still no way to reach them.
+    let (status, body) = put(
+        &server,
+        "/api/notifications/preferences",
+        &token,
+        json!({ "email_notifications_enabled": true }),
+    )
+    .await;
+    assert_eq!(
+        (status, &body["data"]["email_available"]),
+        (StatusCode::OK, &json!(false))
+    );
+    let (_, one) = get_json(&server, &format!("/api/medications/{by_mail}"), Some(&token)).await;
+    assert_eq!(one["data"]["delivery_warning"], "no_method");
+    // Back to the defaults (push): the warning goes.
+    let (status, _) = put(&server, &prefs, &token, json!({ "use_defaults": true })).await;
+    assert_eq!(status, StatusCode::OK);
+    let (_, one) = get_json(&server, &format!("/api/medications/{by_mail}"), Some(&token)).await;
+    assert_eq!(one["data"]["delivery_warning"], Value::Null);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_take_link_on_stock_stored_in_units_it_cannot_count_records_the_dose() {
+    let push = PushService::start().await;
+    let temp = tempfile::tempdir().unwrap();
+    let data = temp.path().join("data");
+    let server = Server::start_in(&data, |c| engine_env(c, &push)).unwrap();
+    let token = account(&server, "hu@example.test").await;
+    let med = medication(
+        &server,
+        &token,
+        json!({ "name": "Lisinopril", "unit": "mg", "frequency": "as_needed", "default_quantity": 10,
+                "inventory": { "enabled": true, "inventory_type": "discrete", "container_type": "pill_bottle",
+                               "container_quantity": 1, "item_quantity": 30, "item_strength": 10,
+                               "item_unit": "tablets" } }),
+    )
+    .await;
+    let (status, _) = server.terminate();
+    assert!(status.success());
+    // As an older version stored it: tablets with no strength for a medication in mg.
+    rusqlite::Connection::open(data.join("pillbox.sqlite3"))
+        .unwrap()
+        .execute(
+            "UPDATE inventories SET item_strength = NULL WHERE medication_id = ?1",
+            [med],
+        )
+        .unwrap();
+    let server = Server::start_in(&data, |c| engine_env(c, &push)).unwrap();
+    register_device(&server, &token, &push, "phone").await;
+    let id = remind_in(&server, &token, med, 2).await;
+    let pushed = push.wait_for("phone", 1, Duration::from_secs(20)).await;
+    let take_url = pushed.payload["takeUrl"].as_str().unwrap().to_owned();
+    let path = format!("/api/notifications/take/{}", take_token(&take_url));
+
+    let (status, logged) = post(&server, &path, None, json!({ "status": "taken" })).await;
+    assert_eq!(status, StatusCode::CREATED, "the dose is recorded: {logged}");
+    assert_eq!(logged["data"]["dosage_id"], id);
+    assert_eq!(logged["data"]["status"], "taken");
+    assert_eq!(logged["data"]["warning_code"], "stock_unit_mismatch");
+    assert!(
+        logged["data"]["warning"]
+            .as_str()
+            .unwrap()
+            .contains("enter how many mg one tablet holds (item strength)"),
+        "{logged}"
+    );
+    let (_, inventory) = get_json(
+        &server,
+        &format!("/api/medications/{med}/inventory"),
+        Some(&token),
+    )
+    .await;
+    assert_eq!(inventory["data"]["current_quantity"], 30, "stock left alone");
+    let (_, ledger) = get_json(
+        &server,
+        &format!("/api/medications/{med}/inventory/ledger"),
+        Some(&token),
+    )
+    .await;
+    assert_eq!(ledger["data"].as_array().unwrap().len(), 1, "{ledger}");
+    let (_, history) = get_json(&server, "/api/medications/history", Some(&token)).await;
+    assert_eq!(history["pagination"]["total"], 1);
+    let (status, _) = post(&server, &path, None, json!({ "status": "taken" })).await;
+    assert_eq!(status, StatusCode::CONFLICT, "still logged once");
 }

@@ -360,7 +360,8 @@ async fn stock_follows_doses_switches_deletes_and_adjustments() {
     let (_, all) = get_json(&server, "/api/medications/history", Some(&token)).await;
     assert_eq!(all["pagination"]["total"], 5, "six logged, one deleted");
 
-    // Clearing the item strength (null) leaves doses in mg uncountable in tablets.
+    // Clearing the item strength (null) would leave doses in mg uncountable in tablets: it is
+    // refused, and the strength stays.
     let (status, body) = call(
         &server,
         Method::PUT,
@@ -370,26 +371,19 @@ async fn stock_follows_doses_switches_deletes_and_adjustments() {
     )
     .await;
     assert_eq!(
-        (status, &body["data"]["item_strength"]),
-        (StatusCode::OK, &Value::Null),
-        "{body}"
-    );
-    let (status, body) = post(
-        &server,
-        &format!("/api/medications/{id}/doses"),
-        Some(&token),
-        json!({}),
-    )
-    .await;
-    assert_eq!(
         (status, body["message"].as_str()),
         (
             StatusCode::BAD_REQUEST,
-            Some("Cannot convert between mg and tablets")
+            Some(
+                "Stock is counted in tablets but doses are in mg: enter how many mg one tablet holds (item strength)"
+            )
         )
     );
+    let (_, inventory) = get_json(&server, &format!("/api/medications/{id}/inventory"), Some(&token)).await;
+    assert_eq!(inventory["data"]["item_strength"], 500);
 
-    // A dose in a unit the stock cannot count is refused with the spec's message.
+    // A dose in a unit the stock cannot count is still recorded; the stock is left alone
+    // and the answer says why.
     let (status, body) = post(
         &server,
         &format!("/api/medications/{id}/doses"),
@@ -397,13 +391,13 @@ async fn stock_follows_doses_switches_deletes_and_adjustments() {
         json!({ "quantity": 5, "dosage_unit": "ml" }),
     )
     .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    assert_eq!(body["data"]["warning_code"], "stock_unit_mismatch");
     assert_eq!(
-        (status, body["message"].as_str()),
-        (
-            StatusCode::BAD_REQUEST,
-            Some("Cannot convert between ml and tablets")
-        )
+        body["data"]["warning"],
+        "The dose is recorded, but the stock was left as it was. A dose in ml cannot be counted in tablets."
     );
+    assert_eq!(body["data"]["entry"]["dosage_unit"], "ml");
     assert_eq!(stock(&server, &token, id).await, 27.0);
 }
 
@@ -930,4 +924,327 @@ async fn old_entries_never_move_a_newer_stock() {
     );
     assert_eq!(stock(&server, &token, id).await, 30.0);
     assert_ledger_adds_up(&server, &token, id).await;
+}
+
+/// The data directory's database, opened by the test itself as an older Pillbox left it.
+fn database(data_dir: &std::path::Path) -> rusqlite::Connection {
+    rusqlite::Connection::open(data_dir.join("pillbox.sqlite3")).unwrap()
+}
+
+async fn ledger(server: &Server, token: &str, id: i64) -> Vec<Value> {
+    let (status, body) = get_json(
+        server,
+        &format!("/api/medications/{id}/inventory/ledger"),
+        Some(token),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    body["data"].as_array().unwrap().clone()
+}
+
+#[tokio::test]
+async fn a_stock_set_up_that_doses_cannot_draw_from_is_refused_with_what_to_fill_in() {
+    let server = Server::start();
+    let token = account(&server, "ann@example.org").await;
+    let lisinopril = json!({
+        "name": "Lisinopril", "unit": "mg", "default_quantity": 10,
+        "inventory": { "enabled": true, "inventory_type": "discrete", "container_type": "pill_bottle",
+                       "container_quantity": 1, "item_quantity": 30, "item_unit": "tablets" }
+    });
+    let (status, body) = post(&server, "/api/medications", Some(&token), lisinopril.clone()).await;
+    assert_eq!(
+        (status, body["message"].as_str()),
+        (
+            StatusCode::BAD_REQUEST,
+            Some(
+                "Stock is counted in tablets but doses are in mg: enter how many mg one tablet holds (item strength)"
+            )
+        )
+    );
+    let insulin = json!({
+        "name": "Insulin", "unit": "units", "default_quantity": 8,
+        "inventory": { "enabled": true, "inventory_type": "continuous", "container_type": "vial",
+                       "container_quantity": 2, "container_size": 10, "container_unit": "ml" }
+    });
+    let (status, body) = post(&server, "/api/medications", Some(&token), insulin).await;
+    assert_eq!(
+        (status, body["message"].as_str()),
+        (
+            StatusCode::BAD_REQUEST,
+            Some(
+                "Stock is counted in ml but doses are in units: count the stock in units, a unit a dose converts to"
+            )
+        )
+    );
+    let (_, list) = get_json(&server, "/api/medications", Some(&token)).await;
+    assert_eq!(list["data"], json!([]), "nothing was created");
+
+    // With the strength it is accepted; without stock tracking the units do not matter.
+    let mut with_strength = lisinopril.clone();
+    with_strength["inventory"]["item_strength"] = json!(10);
+    let id = create(&server, &token, with_strength).await["id"]
+        .as_i64()
+        .unwrap();
+    let mut untracked = lisinopril;
+    untracked["name"] = json!("Lisinopril (spare)");
+    untracked["inventory"]["enabled"] = json!(false);
+    create(&server, &token, untracked).await;
+
+    // Saving the inventory, or changing the medication's unit, into such a set-up is
+    // refused too, and changes nothing.
+    let (status, body) = call(
+        &server,
+        Method::PUT,
+        &format!("/api/medications/{id}"),
+        Some(&token),
+        Some(json!({ "name": "Renamed", "inventory": { "item_strength": null } })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .contains("enter how many mg one tablet holds"),
+        "{body}"
+    );
+    let syrup = create(
+        &server,
+        &token,
+        json!({ "name": "Syrup", "unit": "ml", "default_quantity": 5,
+                "inventory": { "enabled": true, "inventory_type": "continuous", "container_type": "bottle",
+                               "container_quantity": 1, "container_size": 100, "container_unit": "ml" } }),
+    )
+    .await["id"]
+        .as_i64()
+        .unwrap();
+    let (status, body) = call(
+        &server,
+        Method::PUT,
+        &format!("/api/medications/{syrup}"),
+        Some(&token),
+        Some(json!({ "unit": "mg" })),
+    )
+    .await;
+    assert_eq!(
+        (status, body["message"].as_str()),
+        (
+            StatusCode::BAD_REQUEST,
+            Some("Stock is counted in ml but doses are in mg: count the stock in mg or another weight unit")
+        )
+    );
+    let (_, list) = get_json(&server, "/api/medications", Some(&token)).await;
+    let names: Vec<(&str, &str)> = list["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["name"].as_str().unwrap(), m["unit"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("Lisinopril", "mg"),
+            ("Lisinopril (spare)", "mg"),
+            ("Syrup", "ml")
+        ]
+    );
+    assert_eq!(list["data"][0]["inventory"]["item_strength"], 10);
+    // A dose unit that converts (μl for ml) stays fine.
+    let (status, body) = call(
+        &server,
+        Method::PUT,
+        &format!("/api/medications/{syrup}"),
+        Some(&token),
+        Some(json!({ "unit": "mcl" })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+}
+
+#[tokio::test]
+async fn a_dose_on_stock_stored_in_units_it_cannot_count_is_recorded_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let server = Server::start_in(&data, open_signups).unwrap();
+    let token = account(&server, "ann@example.org").await;
+    let id = create(
+        &server,
+        &token,
+        json!({ "name": "Lisinopril", "unit": "mg", "default_quantity": 10,
+                "inventory": { "enabled": true, "inventory_type": "discrete", "container_type": "pill_bottle",
+                               "container_quantity": 1, "item_quantity": 30, "item_strength": 10, "item_unit": "tablets" } }),
+    )
+    .await["id"]
+        .as_i64()
+        .unwrap();
+    server.terminate();
+    // What older versions accepted: tablets with no strength for a medication in mg.
+    database(&data)
+        .execute(
+            "UPDATE inventories SET item_strength = NULL WHERE medication_id = ?1",
+            [id],
+        )
+        .unwrap();
+    let server = Server::start_in(&data, open_signups).unwrap();
+    let (status, body) = post(
+        &server,
+        "/api/auth/login",
+        None,
+        json!({ "email": "ann@example.org", "password": "secret123" }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let token = body["data"]["token"].as_str().unwrap().to_owned();
+
+    let (status, body) = post(
+        &server,
+        &format!("/api/medications/{id}/doses"),
+        Some(&token),
+        json!({}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "the dose is recorded: {body}");
+    assert_eq!(body["data"]["warning_code"], "stock_unit_mismatch");
+    assert_eq!(
+        body["data"]["warning"],
+        "The dose is recorded, but the stock was left as it was. Stock is counted in tablets but doses are in mg: enter how many mg one tablet holds (item strength)."
+    );
+    assert_eq!(body["data"]["entry"]["status"], "taken");
+    assert_eq!(body["data"]["inventory"]["current_quantity"], 30);
+    let (_, history) = get_json(&server, "/api/medications/history", Some(&token)).await;
+    assert_eq!(history["pagination"]["total"], 1);
+    let rows = ledger(&server, &token, id).await;
+    assert_eq!(rows.len(), 1, "only the initial count: {rows:?}");
+    assert_eq!(rows[0]["kind"], "initial");
+
+    // Deleting that entry gives back nothing it did not take.
+    let path = format!("/api/medications/history/{}", body["data"]["entry"]["id"]);
+    assert_eq!(
+        call(&server, Method::DELETE, &path, Some(&token), None).await.0,
+        StatusCode::OK
+    );
+    assert_eq!(stock(&server, &token, id).await, 30.0);
+
+    // A dose without a stock problem answers no warning.
+    let (_, other) = post(
+        &server,
+        &format!("/api/medications/{id}/doses"),
+        Some(&token),
+        json!({ "quantity": 1, "dosage_unit": "tablets" }),
+    )
+    .await;
+    assert_eq!(
+        (&other["data"]["warning"], &other["data"]["warning_code"]),
+        (&Value::Null, &Value::Null),
+        "{other}"
+    );
+    assert_eq!(stock(&server, &token, id).await, 29.0);
+}
+
+#[tokio::test]
+async fn stock_never_goes_below_zero() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let server = Server::start_in(&data, open_signups).unwrap();
+    let token = account(&server, "ann@example.org").await;
+    let id = create(
+        &server,
+        &token,
+        json!({ "name": "Amoxicillin", "unit": "capsules", "default_quantity": 1,
+                "inventory": { "enabled": true, "inventory_type": "discrete", "container_type": "pill_bottle",
+                               "container_quantity": 1, "item_quantity": 20, "item_unit": "capsules",
+                               "current_quantity": 2 } }),
+    )
+    .await["id"]
+        .as_i64()
+        .unwrap();
+
+    // Three capsules taken with two left: recorded, stock stops at 0, the ledger says so.
+    let big = dose(&server, &token, id, json!({ "quantity": 3 })).await;
+    assert_eq!(big["entry"]["quantity"], 3);
+    assert_eq!(big["inventory"]["current_quantity"], 0);
+    assert_eq!(big["inventory"]["stock_status"], "out_of_stock");
+    assert_eq!(big["warning_code"], "stock_short");
+    assert_eq!(
+        big["warning"],
+        "The dose is recorded, but the stock had only 2 capsules: it is now 0 (1 capsule taken beyond the stock)."
+    );
+    let rows = ledger(&server, &token, id).await;
+    assert_eq!(
+        (&rows[0]["change"], &rows[0]["balance"], &rows[0]["reason"]),
+        (&json!(-2), &json!(0), &json!("1 capsule taken beyond the stock"))
+    );
+    // Another with none left: recorded, still 0.
+    let more = dose(&server, &token, id, json!({ "quantity": 2 })).await;
+    assert_eq!(more["inventory"]["current_quantity"], 0);
+    assert_eq!(more["warning_code"], "stock_short");
+    assert_eq!(
+        more["warning"],
+        "The dose is recorded, but the stock was already empty (2 capsules taken beyond the stock)."
+    );
+    assert_ledger_adds_up(&server, &token, id).await;
+
+    // Switching or deleting gives back only what came out of the stock.
+    let path = format!("/api/medications/history/{}", big["entry"]["id"]);
+    let (status, body) = call(
+        &server,
+        Method::PUT,
+        &path,
+        Some(&token),
+        Some(json!({ "status": "skipped" })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["data"]["inventory"]["current_quantity"], 2);
+    let more_path = format!("/api/medications/history/{}", more["entry"]["id"]);
+    assert_eq!(
+        call(&server, Method::DELETE, &more_path, Some(&token), None)
+            .await
+            .0,
+        StatusCode::OK
+    );
+    assert_eq!(stock(&server, &token, id).await, 2.0);
+
+    // A manual change below zero is refused and changes nothing; down to zero is fine.
+    let adjust = format!("/api/medications/{id}/inventory/adjust");
+    let (status, body) = post(&server, &adjust, Some(&token), json!({ "adjustment": -3 })).await;
+    assert_eq!(
+        (status, body["message"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("Stock cannot go below zero"))
+    );
+    assert_eq!(stock(&server, &token, id).await, 2.0);
+    let (status, body) = post(&server, &adjust, Some(&token), json!({ "adjustment": -2 })).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["data"]["current_quantity"], 0);
+    assert_ledger_adds_up(&server, &token, id).await;
+
+    // A balance below zero left by an older version shows as none, and a refill counts
+    // from zero.
+    server.terminate();
+    database(&data)
+        .execute(
+            "UPDATE inventories SET current_quantity = -1000 WHERE medication_id = ?1",
+            [id],
+        )
+        .unwrap();
+    let server = Server::start_in(&data, open_signups).unwrap();
+    let (_, login) = post(
+        &server,
+        "/api/auth/login",
+        None,
+        json!({ "email": "ann@example.org", "password": "secret123" }),
+    )
+    .await;
+    let token = login["data"]["token"].as_str().unwrap().to_owned();
+    assert_eq!(stock(&server, &token, id).await, 0.0);
+    let (_, list) = get_json(&server, "/api/medications", Some(&token)).await;
+    assert_eq!(list["data"][0]["inventory"]["current_quantity"], 0);
+    let (_, body) = post(
+        &server,
+        &adjust,
+        Some(&token),
+        json!({ "adjustment": 5, "reason": "refill" }),
+    )
+    .await;
+    assert_eq!(body["data"]["current_quantity"], 5);
 }

@@ -272,3 +272,174 @@ async fn cancelling_and_ownership() {
         StatusCode::UNAUTHORIZED
     );
 }
+
+#[tokio::test]
+async fn today_lists_the_days_doses_with_their_state() {
+    use chrono::{Datelike, Timelike};
+    // No sending here: the test only reads plans.
+    let server = Server::start_with(|c| {
+        c.env("PILLBOX_REMINDERS_TICK_SECONDS", "3600")
+            .env("PILLBOX_SIGNUPS", "open");
+    });
+    let token = account(&server, "ann@example.org").await;
+    // A fixed-offset zone where it is early afternoon now, so the day has doses behind and
+    // ahead of it whenever the test runs (and its times differ from UTC).
+    let hour = i32::try_from(Utc::now().hour()).unwrap();
+    let offset = if hour == 12 { 1 } else { 12 - hour };
+    let zone = if offset > 0 {
+        format!("Etc/GMT-{offset}")
+    } else {
+        format!("Etc/GMT+{}", -offset)
+    };
+    let tz: chrono_tz::Tz = zone.parse().unwrap();
+    let (status, body) = call(
+        &server,
+        Method::PUT,
+        "/api/settings",
+        Some(&token),
+        Some(json!({ "timezone": zone })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let today = Utc::now().with_timezone(&tz).date_naive();
+    let local = |time: &str| -> DateTime<Utc> {
+        let t = NaiveTime::parse_from_str(time, "%H:%M").unwrap();
+        tz.from_local_datetime(&today.and_time(t))
+            .unwrap()
+            .with_timezone(&Utc)
+    };
+    let create = |body: Value| {
+        let server = &server;
+        let token = token.clone();
+        async move {
+            let (status, created) = post(server, "/api/medications", Some(&token), body).await;
+            assert_eq!(status, StatusCode::CREATED, "{created}");
+            created["data"]["id"].as_i64().unwrap()
+        }
+    };
+    let aspirin = create(
+        json!({ "name": "Aspirin", "unit": "tablets", "color": "red", "default_quantity": 1,
+                                "schedule": { "times": ["08:00", "20:00"] } }),
+    )
+    .await;
+    let metformin = create(
+        json!({ "name": "Metformin", "unit": "mg", "default_quantity": 500,
+                                  "schedule": { "times": ["09:00", "10:30", "21:00"] } }),
+    )
+    .await;
+    create(json!({ "name": "Ibuprofen", "unit": "mg", "frequency": "as_needed" })).await;
+    let tomorrow = (today + Duration::days(1)).weekday().number_from_monday();
+    create(
+        json!({ "name": "Vitamin D", "unit": "drops", "frequency": "weekly",
+                   "schedule": { "times": ["10:00"], "weekdays": [tomorrow] } }),
+    )
+    .await;
+
+    let day = || async {
+        let (status, body) = get_json(&server, "/api/medications/today", Some(&token)).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        assert_eq!(body["data"]["date"], today.to_string());
+        body["data"]["doses"].as_array().unwrap().clone()
+    };
+    let shape = |doses: &[Value]| -> Vec<(String, String, String)> {
+        doses
+            .iter()
+            .map(|d| {
+                assert_eq!(
+                    instant(&d["scheduled_time"]),
+                    local(d["local_time"].as_str().unwrap())
+                );
+                (
+                    d["name"].as_str().unwrap().to_owned(),
+                    d["local_time"].as_str().unwrap().to_owned(),
+                    d["status"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect()
+    };
+    let row = |name: &str, time: &str, status: &str| (name.to_owned(), time.to_owned(), status.to_owned());
+
+    // Nothing logged yet: the morning is due, the evening upcoming with its planned reminder.
+    let doses = day().await;
+    assert_eq!(
+        shape(&doses),
+        [
+            row("Aspirin", "08:00", "due"),
+            row("Metformin", "09:00", "due"),
+            row("Metformin", "10:30", "due"),
+            row("Aspirin", "20:00", "upcoming"),
+            row("Metformin", "21:00", "upcoming"),
+        ],
+        "as-needed and other weekdays' doses are not today's: {doses:?}"
+    );
+    assert_eq!(
+        (
+            &doses[0]["medication_id"],
+            &doses[0]["color"],
+            &doses[0]["unit"],
+            &doses[0]["quantity"]
+        ),
+        (&json!(aspirin), &json!("red"), &json!("tablets"), &json!(1))
+    );
+    assert_eq!(doses[1]["medication_id"], metformin);
+    assert!(
+        doses[..3]
+            .iter()
+            .all(|d| d["reminder_id"].is_null() && d["history_id"].is_null())
+    );
+    let evening = doses[3]["reminder_id"].as_i64().expect("a planned reminder");
+    assert!(doses[4]["reminder_id"].is_i64());
+
+    // A late morning log, a skipped dose, and the evening dose logged early by its reminder.
+    let log = |medication: i64, body: Value| {
+        let server = &server;
+        let token = token.clone();
+        async move {
+            let (status, logged) = post(
+                server,
+                &format!("/api/medications/{medication}/doses"),
+                Some(&token),
+                body,
+            )
+            .await;
+            assert_eq!(status, StatusCode::CREATED, "{logged}");
+            logged["data"]["entry"]["id"].as_i64().unwrap()
+        }
+    };
+    let morning = log(aspirin, json!({ "taken": local("08:10").to_rfc3339() })).await;
+    let skipped = log(
+        metformin,
+        json!({ "status": "skipped", "taken": local("09:05").to_rfc3339() }),
+    )
+    .await;
+    let early = log(aspirin, json!({ "dosage_id": evening })).await;
+
+    let doses = day().await;
+    assert_eq!(
+        shape(&doses),
+        [
+            row("Aspirin", "08:00", "taken"),
+            row("Metformin", "09:00", "skipped"),
+            row("Metformin", "10:30", "due"),
+            row("Aspirin", "20:00", "taken"),
+            row("Metformin", "21:00", "upcoming"),
+        ]
+    );
+    let ids: Vec<&Value> = doses.iter().map(|d| &d["history_id"]).collect();
+    assert_eq!(
+        ids,
+        [
+            &json!(morning),
+            &json!(skipped),
+            &Value::Null,
+            &json!(early),
+            &Value::Null
+        ]
+    );
+    assert_eq!(doses[3]["reminder_id"], evening);
+
+    // Another account has a day of its own.
+    let other = account(&server, "bob@example.org").await;
+    let (_, theirs) = get_json(&server, "/api/medications/today", Some(&other)).await;
+    assert_eq!(theirs["data"]["doses"], json!([]));
+}

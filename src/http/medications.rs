@@ -20,7 +20,9 @@ use crate::clock;
 use crate::domain::quantity::Quantity;
 use crate::domain::schedule::{self, Frequency};
 use crate::domain::stock::{self, DoseWarning, InventoryType};
-use crate::domain::today::{Day, DoseState, Log, PlannedReminder, ScheduledDose, doses_of_today};
+use crate::domain::today::{
+    Day, DoseOfToday, DoseState, Log, PlannedReminder, ScheduledDose, doses_of_today,
+};
 use crate::domain::units;
 use crate::reminders::planner::{self, UserClock};
 use crate::reminders::words::Lang;
@@ -667,7 +669,10 @@ pub fn settle_stock(
             });
             return Ok(Some(Warning {
                 code: DoseWarning::StockUnitMismatch,
-                message: format!("The dose is recorded, but the stock was left as it was. {why}"),
+                message: format!(
+                    "The dose is recorded, but the stock was left as it was. {}.",
+                    why.trim_end_matches('.')
+                ),
             }));
         }
     };
@@ -706,16 +711,16 @@ pub fn settle_stock(
         now,
     )?;
     entry.stock_used = entry.stock_used + draw.taken;
-    Ok(beyond.map(|beyond| {
-        let left = if draw.taken == Quantity::ZERO {
-            "the stock was already empty".to_owned()
+    Ok(beyond.map(|beyond| Warning {
+        code: DoseWarning::StockShort,
+        message: if draw.taken == Quantity::ZERO {
+            format!("The dose is recorded, but the stock was already empty ({beyond}).")
         } else {
-            format!("only {} left", amount(draw.taken, unit))
-        };
-        Warning {
-            code: DoseWarning::StockShort,
-            message: format!("The dose is recorded, but there was {left}: the stock is now 0 ({beyond})."),
-        }
+            format!(
+                "The dose is recorded, but the stock had only {}: it is now 0 ({beyond}).",
+                amount(draw.taken, unit)
+            )
+        },
     }))
 }
 
@@ -1053,6 +1058,88 @@ fn instant(text: &str) -> Option<DateTime<Utc>> {
         .map(|t| t.with_timezone(&Utc))
 }
 
+/// Today's doses for one user, with the state their logs give them (see `domain::today`).
+fn doses_today(
+    conn: &Connection,
+    user_id: i64,
+    meds: &[Medication],
+    clock: &UserClock,
+    now: DateTime<Utc>,
+) -> ApiResult<Vec<DoseOfToday>> {
+    let today = now.with_timezone(&clock.tz).date_naive();
+    let yesterday = today.pred_opt().unwrap_or(today);
+    let (from, today_from, until) = (
+        clock.start_of(yesterday),
+        clock.start_of(today),
+        clock.start_of(today.succ_opt().unwrap_or(today)),
+    );
+    // Yesterday's doses take part so that a log just after midnight answers last night's
+    // dose, as it answers last night's reminder.
+    let doses: Vec<ScheduledDose> = meds
+        .iter()
+        .flat_map(|m| {
+            planner::doses_of(m, clock, yesterday, 2, from - chrono::Duration::seconds(1))
+                .into_iter()
+                .map(|at| ScheduledDose {
+                    medication_id: m.id,
+                    at,
+                })
+        })
+        .collect();
+    let logs_from = clock::stamp(from - chrono::Duration::hours(1));
+    let mut entries = history::between(conn, user_id, &logs_from, &clock::stamp(until))?;
+    let mut found = Vec::new();
+    for r in reminders::for_days(
+        conn,
+        user_id,
+        &clock::stamp(from),
+        &clock::stamp(until),
+        &logs_from,
+    )? {
+        let Some(at) = instant(&r.scheduled_time) else {
+            continue;
+        };
+        // The answer to one of today's reminders counts whenever it says it was taken.
+        if let Some(h) = r.history_id
+            && at >= today_from
+            && !entries.iter().any(|e| e.id == h)
+            && let Some(entry) = history::find(conn, user_id, h)?
+        {
+            entries.push(entry);
+        }
+        let reminder = PlannedReminder {
+            id: r.id,
+            medication_id: r.medication_id,
+            at,
+            history_id: r.history_id,
+        };
+        found.push((r.kind == "dose", reminder));
+    }
+    // A planned dose reminder goes last, so it wins over a one-off set for the same dose.
+    found.sort_by_key(|(planned, _)| *planned);
+    let answered: HashSet<i64> = found.iter().filter_map(|(_, r)| r.history_id).collect();
+    let planned: Vec<PlannedReminder> = found.into_iter().map(|(_, r)| r).collect();
+    let logs: Vec<Log> = entries
+        .iter()
+        .filter_map(|e| {
+            Some(Log {
+                id: e.id,
+                medication_id: e.medication_id?,
+                status: DoseState::logged(&e.status)?,
+                taken: instant(&e.taken)?,
+            })
+        })
+        .collect();
+    Ok(doses_of_today(&Day {
+        doses: &doses,
+        today_from,
+        reminders: &planned,
+        logs: &logs,
+        answered_reminders: &answered,
+        now,
+    }))
+}
+
 /// Today's scheduled doses in the user's zone with their state: answered by a logged dose
 /// (through its reminder, or the nearest one as the reminder engine matches them), else
 /// upcoming or due. Each carries its planned reminder's id for logging it as `dosage_id`.
@@ -1063,97 +1150,20 @@ pub async fn today(State(state): State<AppState>, AuthUser(user): AuthUser) -> A
         .read(move |conn| {
             let clock = UserClock::load(conn, user.id)?;
             let now = Utc::now();
-            let today = now.with_timezone(&clock.tz).date_naive();
-            let yesterday = today.pred_opt().unwrap_or(today);
-            let tomorrow = today.succ_opt().unwrap_or(today);
-            let (from, today_from, until) = (
-                clock.start_of(yesterday),
-                clock.start_of(today),
-                clock.start_of(tomorrow),
-            );
             let meds = medications::list(conn, user.id)?;
-            // Yesterday's doses take part so that a log just after midnight answers last
-            // night's dose, as it answers last night's reminder.
-            let doses: Vec<ScheduledDose> = meds
-                .iter()
-                .flat_map(|m| {
-                    planner::doses_of(m, &clock, yesterday, 2, from - chrono::Duration::seconds(1))
-                        .into_iter()
-                        .map(|at| ScheduledDose {
-                            medication_id: m.id,
-                            at,
-                        })
-                })
-                .collect();
-            let logs_from = clock::stamp(from - chrono::Duration::hours(1));
-            let mut entries = history::between(conn, user.id, &logs_from, &clock::stamp(until))?;
-            let mut found = Vec::new();
-            for r in reminders::for_days(
-                conn,
-                user.id,
-                &clock::stamp(from),
-                &clock::stamp(until),
-                &logs_from,
-            )? {
-                let Some(at) = instant(&r.scheduled_time) else {
-                    continue;
-                };
-                // An answer logged at some other time (a back-dated entry) still counts.
-                if let Some(h) = r.history_id
-                    && at >= today_from
-                    && !entries.iter().any(|e| e.id == h)
-                    && let Some(entry) = history::find(conn, user.id, h)?
-                {
-                    entries.push(entry);
-                }
-                found.push((
-                    r.kind == "dose",
-                    PlannedReminder {
-                        id: r.id,
-                        medication_id: r.medication_id,
-                        at,
-                        history_id: r.history_id,
-                    },
-                ));
-            }
-            // A planned dose reminder wins over a one-off set for the same dose.
-            found.sort_by_key(|(planned, _)| *planned);
-            let answered: HashSet<i64> = found.iter().filter_map(|(_, r)| r.history_id).collect();
-            let planned: Vec<PlannedReminder> = found.into_iter().map(|(_, r)| r).collect();
-            let logs: Vec<Log> = entries
-                .iter()
-                .filter_map(|e| {
-                    Some(Log {
-                        id: e.id,
-                        medication_id: e.medication_id?,
-                        status: DoseState::logged(&e.status)?,
-                        taken: instant(&e.taken)?,
-                    })
-                })
-                .collect();
-            let list = doses_of_today(&Day {
-                doses: &doses,
-                today_from,
-                reminders: &planned,
-                logs: &logs,
-                answered_reminders: &answered,
-                now,
-            });
             let by_id: HashMap<i64, &Medication> = meds.iter().map(|m| (m.id, m)).collect();
-            let mut warnings: HashMap<i64, Option<&'static str>> = HashMap::new();
-            let mut rows = Vec::with_capacity(list.len());
-            for dose in &list {
-                let Some(m) = by_id.get(&dose.medication_id) else {
-                    continue;
-                };
-                let warning = match warnings.get(&m.id) {
-                    Some(w) => *w,
-                    None => {
-                        let w = delivery_warning(conn, user.id, m.id, email_available)?;
-                        warnings.insert(m.id, w);
-                        w
-                    }
-                };
+            let mut doses: Vec<(DoseOfToday, &Medication)> = doses_today(conn, user.id, &meds, &clock, now)?
+                .into_iter()
+                .filter_map(|d| by_id.get(&d.medication_id).map(|m| (d, *m)))
+                .collect();
+            // By time, then by name, as the day reads.
+            doses.sort_by_cached_key(|(d, m)| (d.at, m.name.to_lowercase(), m.id));
+            let warnings = meds
+                .iter()
+                .map(|m| Ok((m.id, delivery_warning(conn, user.id, m.id, email_available)?)))
+                .collect::<ApiResult<HashMap<i64, Option<&str>>>>()?;
+            let mut rows = Vec::with_capacity(doses.len());
+            for (dose, m) in doses {
                 rows.push(json!({
                     "medication_id": m.id,
                     "name": m.name,
@@ -1166,21 +1176,11 @@ pub async fn today(State(state): State<AppState>, AuthUser(user): AuthUser) -> A
                     "status": dose.status,
                     "history_id": dose.history_id,
                     "reminder_id": dose.reminder_id,
-                    "delivery_warning": warning,
+                    "delivery_warning": warnings.get(&m.id).copied().flatten(),
                 }));
             }
-            // By time, then by name, as the day reads.
-            rows.sort_by(|a, b| {
-                (
-                    a["scheduled_time"].as_str(),
-                    a["name"].as_str().map(str::to_lowercase),
-                )
-                    .cmp(&(
-                        b["scheduled_time"].as_str(),
-                        b["name"].as_str().map(str::to_lowercase),
-                    ))
-            });
-            Ok::<_, ApiError>(json!({ "date": today.to_string(), "doses": rows }))
+            let date = now.with_timezone(&clock.tz).date_naive();
+            Ok::<_, ApiError>(json!({ "date": date.to_string(), "doses": rows }))
         })
         .await?;
     Ok(ok(body))
