@@ -38,7 +38,7 @@ const PATTERNS: [RegExp, (match: RegExpExecArray) => Problem][] = [
     (m) => ({ key: 'validation.unitInvalid', values: { unit: m[1] ?? '' } }),
   ],
   [
-    /^Stock is counted in (.+) but doses are in (.+): enter how many .+ holds \(item strength\)$/,
+    /^Stock is counted in (.+) but doses are in (.+): enter how many .+ holds \(item strength\)\.?$/,
     (m) => ({ key: 'inventory.errors.strengthNeeded', values: { stock: m[1] ?? '', unit: m[2] ?? '' } }),
   ],
   [
