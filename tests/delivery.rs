@@ -912,6 +912,25 @@ async fn a_medication_whose_only_method_is_off_warns_and_its_reminder_fails_in_t
         "E-mail notifications are turned off in your notification settings"
     );
     assert_eq!(push.hits("phone"), 0, "not quietly sent some other way");
+    // "Send now" says the same.
+    let later = remind_in(&server, &token, by_mail, 3600).await;
+    let (status, body) = post(
+        &server,
+        &format!("/api/notifications/{later}/send"),
+        Some(&token),
+        json!({}),
+    )
+    .await;
+    assert_eq!(
+        (status, body["message"].as_str()),
+        (
+            StatusCode::CONFLICT,
+            Some(
+                "The notification was not sent: No delivery method is turned on: E-mail notifications are turned off in your notification settings"
+            )
+        )
+    );
+    assert_eq!(deliveries(&server, &token).await.len(), 2);
 
     // E-mail switched on, on a server that cannot send e-mail: still no way to reach them.
     let (status, body) = put(

@@ -1162,9 +1162,10 @@ pub async fn today(State(state): State<AppState>, AuthUser(user): AuthUser) -> A
                 .iter()
                 .map(|m| Ok((m.id, delivery_warning(conn, user.id, m.id, email_available)?)))
                 .collect::<ApiResult<HashMap<i64, Option<&str>>>>()?;
-            let mut rows = Vec::with_capacity(doses.len());
-            for (dose, m) in doses {
-                rows.push(json!({
+            let rows: Vec<Value> = doses
+                .into_iter()
+                .map(|(dose, m)| {
+                    json!({
                     "medication_id": m.id,
                     "name": m.name,
                     "color": m.color,
@@ -1177,8 +1178,9 @@ pub async fn today(State(state): State<AppState>, AuthUser(user): AuthUser) -> A
                     "history_id": dose.history_id,
                     "reminder_id": dose.reminder_id,
                     "delivery_warning": warnings.get(&m.id).copied().flatten(),
-                }));
-            }
+                    })
+                })
+                .collect();
             let date = now.with_timezone(&clock.tz).date_naive();
             Ok::<_, ApiError>(json!({ "date": date.to_string(), "doses": rows }))
         })

@@ -156,7 +156,8 @@ impl Engine {
     }
 
     /// Handles one claimed reminder from start to end. Returns each channel's outcome, or
-    /// `None` when there was nothing to send (answered, expired, cancelled meanwhile).
+    /// `None` when there was nothing to send (answered, expired, cancelled meanwhile, or no
+    /// method on).
     pub async fn dispatch(&self, id: i64, claim: &str) -> Result<Option<Vec<ChannelReport>>, DbError> {
         let claim = claim.to_owned();
         let now = Utc::now();
@@ -195,7 +196,7 @@ impl Engine {
                 title,
                 reports,
             } => {
-                let answer = reports.clone();
+                // Nothing was sent: like a finish, the caller learns why from the reminder.
                 self.db
                     .write(move |conn| {
                         let tx = conn.transaction()?;
@@ -210,13 +211,16 @@ impl Engine {
                             Utc::now(),
                         )?;
                         let why: Vec<&str> = reports.iter().filter_map(|r| r.error.as_deref()).collect();
-                        let reason = format!("No delivery method is turned on: {}", why.join("; "));
+                        let reason = match why.is_empty() {
+                            true => "No delivery method is turned on".to_owned(),
+                            false => format!("No delivery method is turned on: {}", why.join("; ")),
+                        };
                         reminders::finish(&tx, id, &claim, "failed", Some(&reason))?;
                         tx.commit()?;
                         Ok::<_, DbError>(())
                     })
                     .await?;
-                Ok(Some(answer))
+                Ok(None)
             }
             Plan::Send {
                 recipient,
