@@ -176,11 +176,19 @@ test.describe('quality', () => {
 test.describe('time zone', () => {
   test.use({ timezoneId: 'Europe/Berlin' });
 
-  test("the browser's zone replaces the server's UTC default once", async ({ page, request }) => {
+  test("asks before the browser's zone replaces the stored one", async ({ page, request }) => {
     const user = await freshUserAt(page, request, '/today');
-    await expect(page.getByTestId('empty-state')).toBeVisible();
-    const response = await request.get('/api/settings', { headers: { Authorization: `Bearer ${user.token}` } });
-    const body = (await response.json()) as { data: { timezone: string } };
-    expect(body.data.timezone).toBe('Europe/Berlin');
+    const zone = async () => {
+      const response = await request.get('/api/settings', { headers: { Authorization: `Bearer ${user.token}` } });
+      return ((await response.json()) as { data: { timezone: string } }).data.timezone;
+    };
+    const prompt = page.getByRole('region', { name: 'Time zone' });
+    await expect(prompt).toContainText('this device is set to Europe/Berlin');
+    expect(await zone()).toBe('UTC');
+    await prompt.getByRole('button', { name: 'Use Europe/Berlin' }).click();
+    await expect(prompt).toBeHidden();
+    expect(await zone()).toBe('Europe/Berlin');
+    await page.goto('/settings?section=appearance');
+    await expect(page.getByRole('combobox', { name: 'Time zone' })).toHaveValue('Europe/Berlin');
   });
 });

@@ -50,6 +50,41 @@ test.describe('quick dosage logging', () => {
     expect(await doseHistory(request, user)).toHaveLength(history.length);
   });
 
+  test('a dose from the link larger than the stock is recorded, and the page stays to say the stock is 0', async ({
+    page,
+    request,
+  }) => {
+    const user = await verifiedMailUser(request, 'take-short');
+    await emailReminders(request, user);
+    const medicationId = await mailMedication(request, user, {
+      name: 'Prednisone',
+      unit: 'tablets',
+      frequency: 'as_needed',
+      default_quantity: 2,
+      inventory: {
+        enabled: true,
+        inventory_type: 'discrete',
+        container_type: 'blister_pack',
+        container_quantity: 1,
+        item_quantity: 10,
+        item_unit: 'tablets',
+        current_quantity: 1,
+        reminder_threshold: 0,
+      },
+    });
+    await sendReminderNow(request, user, medicationId);
+    const link = takeLink(await waitForMail(user.email, 2));
+
+    await page.goto(link);
+    await page.getByRole('button', { name: 'Log as Taken' }).click();
+    await expect(page.getByTestId('take-success')).toHaveText('Medication taken logged successfully!');
+    await expect(page.getByTestId('dose-warning')).toHaveText('The dose was recorded. The stock ran out, so it is now 0.');
+    // It stays until the person has read it.
+    await page.waitForTimeout(2500);
+    await expect(page).toHaveURL(/\/notifications\/take\//);
+    expect((await doseHistory(request, user)).map((entry) => entry.status)).toEqual(['taken']);
+  });
+
   test('an unknown link shows "Invalid Link" with Go Home', async ({ page }) => {
     await page.goto('/notifications/take/not-a-real-token');
     await expect(page.getByRole('heading', { level: 1 })).toHaveText('Invalid Link');

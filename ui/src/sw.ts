@@ -20,6 +20,39 @@ registerRoute(
   }),
 );
 
+// The app's reads work offline from the last answer: network first, and the copy (marked
+// with a header the page shows an offline notice for) only when the network fails. Take
+// links, exports and backups are never kept. The page deletes this cache at sign-out.
+const API_CACHE = 'pillbox-api';
+const OFFLINE_HEADER = 'X-Pillbox-Offline';
+const NEVER_CACHED = [/^\/api\/notifications\/take\//, /^\/api\/export/, /^\/api\/backups/, /^\/api\/auth\/(?!me$)/];
+
+async function networkFirst(request: Request): Promise<Response> {
+  const cache = await caches.open(API_CACHE);
+  try {
+    const response = await fetch(request);
+    if (response.ok) await cache.put(request, response.clone());
+    // The server refused the session: its data must not be shown from here either.
+    if (response.status === 401) await caches.delete(API_CACHE);
+    return response;
+  } catch (error) {
+    const cached = await cache.match(request);
+    if (!cached) throw error;
+    const headers = new Headers(cached.headers);
+    headers.set(OFFLINE_HEADER, '1');
+    return new Response(cached.body, { status: cached.status, statusText: cached.statusText, headers });
+  }
+}
+
+registerRoute(
+  ({ url, request }) =>
+    request.method === 'GET' &&
+    url.origin === self.location.origin &&
+    url.pathname.startsWith('/api/') &&
+    !NEVER_CACHED.some((pattern) => pattern.test(url.pathname)),
+  ({ request }) => networkFirst(request),
+);
+
 self.addEventListener('install', () => {
   void self.skipWaiting();
 });

@@ -1,3 +1,4 @@
+import { OFFLINE_HEADER, setOffline } from './connectivity';
 import { getStoredToken } from './session';
 
 /** A JSON value as it arrives from the server, before it has been checked. */
@@ -86,8 +87,10 @@ export async function apiRequest(path: string, options: RequestOptions = {}): Pr
     });
   } catch (error) {
     if (options.signal?.aborted) throw error;
+    setOffline(true);
     throw new Error(NETWORK_ERROR_MESSAGE, { cause: error });
   }
+  setOffline(response.headers.get(OFFLINE_HEADER) === '1');
 
   const body = await readJson(response);
   // A token replaced while this request was on its way is not a reason to sign out.

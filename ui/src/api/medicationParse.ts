@@ -5,13 +5,16 @@ import {
   DEFAULT_ICON,
   DEFAULT_THRESHOLD,
   DOSE_STATUSES,
+  DOSE_WARNING_CODES,
   FREQUENCIES,
   INVENTORY_TYPES,
   LEDGER_KINDS,
   MEDICATION_COLORS,
   STOCK_STATUSES,
+  TODAY_DOSE_STATUSES,
   type Adherence,
   type DailyTally,
+  type DoseWarning,
   type HistoryEntry,
   type Inventory,
   type LedgerRow,
@@ -22,6 +25,8 @@ import {
   type Schedule,
   type StockSummary,
   type Tally,
+  type TodayDose,
+  type TodaySchedule,
 } from './medicationTypes';
 
 export class FormatError extends Error {
@@ -133,7 +138,29 @@ export function parseMedication(value: Json | undefined): Medication {
     updated_at: str(value.updated_at),
     doses: objects(value.doses).map(parseDose),
     inventory: parseInventory(value.inventory),
+    delivery_warning: value.delivery_warning === 'no_method' ? 'no_method' : null,
   };
+}
+
+function parseTodayDose(value: JsonObject): TodayDose {
+  return {
+    medication_id: id(value.medication_id, 'today'),
+    name: str(value.name),
+    color: oneOf(MEDICATION_COLORS, value.color, 'blue'),
+    icon: str(value.icon) || DEFAULT_ICON,
+    unit: str(value.unit),
+    quantity: num(value.quantity, 1),
+    scheduled_time: str(value.scheduled_time),
+    local_time: str(value.local_time),
+    status: oneOf(TODAY_DOSE_STATUSES, value.status, 'upcoming'),
+    history_id: numOrNull(value.history_id),
+    reminder_id: numOrNull(value.reminder_id),
+  };
+}
+
+export function parseTodaySchedule(value: Json | undefined): TodaySchedule {
+  if (!isJsonObject(value)) throw new FormatError('today');
+  return { date: str(value.date), doses: objects(value.doses).map(parseTodayDose) };
 }
 
 export function parseMedications(value: Json | undefined): Medication[] {
@@ -157,6 +184,15 @@ export function parseEntry(value: Json | undefined): HistoryEntry {
     dosage_id: numOrNull(value.dosage_id),
     created_at: str(value.created_at),
   };
+}
+
+/** The warning a dose answer carries (`warning`, `warning_code`), or null. */
+export function parseDoseWarning(value: Json | undefined): DoseWarning | null {
+  if (!isJsonObject(value)) return null;
+  const code = DOSE_WARNING_CODES.find((known) => known === value.warning_code) ?? null;
+  const message = typeof value.warning === 'string' ? value.warning : '';
+  if (code === null && message === '') return null;
+  return { code, message };
 }
 
 export function parseStockSummary(value: Json | undefined): StockSummary | null {

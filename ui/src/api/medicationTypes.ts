@@ -86,6 +86,8 @@ export interface Medication {
   updated_at: string;
   doses: RecentDose[];
   inventory: Inventory | null;
+  /** "no_method": its reminders go out by no delivery method at all. */
+  delivery_warning: 'no_method' | null;
 }
 
 /** The inventory fields a form sends (POST/PUT medication, PUT inventory). */
@@ -138,6 +140,30 @@ export interface HistoryEntry {
   created_at: string;
 }
 
+export const TODAY_DOSE_STATUSES = ['upcoming', 'due', 'taken', 'skipped', 'missed'] as const;
+export type TodayDoseStatus = (typeof TODAY_DOSE_STATUSES)[number];
+
+/** One dose scheduled today (GET /api/medications/today), with how it stands. */
+export interface TodayDose {
+  medication_id: number;
+  name: string;
+  color: MedicationColor;
+  icon: string;
+  unit: string;
+  quantity: number;
+  scheduled_time: string;
+  /** "HH:MM" in the person's zone. */
+  local_time: string;
+  status: TodayDoseStatus;
+  history_id: number | null;
+  reminder_id: number | null;
+}
+
+export interface TodaySchedule {
+  date: string;
+  doses: TodayDose[];
+}
+
 /** SPEC §3 "dosage log payload". */
 export interface DoseInput {
   taken?: string;
@@ -154,10 +180,21 @@ export interface StockSummary {
   stock_status: StockStatus;
 }
 
-/** What a dose log or a history change answers: the entry and the stock after it. */
+/** Why a recorded dose left the stock alone or could not take all it needed. */
+export const DOSE_WARNING_CODES = ['stock_unit_mismatch', 'stock_short'] as const;
+export type DoseWarningCode = (typeof DOSE_WARNING_CODES)[number];
+
+/** The server's warning about a recorded dose: its English text and, when known, its code. */
+export interface DoseWarning {
+  code: DoseWarningCode | null;
+  message: string;
+}
+
+/** What a dose log or a history change answers: the entry, the stock after it, any warning. */
 export interface EntryResult {
   entry: HistoryEntry;
   inventory: StockSummary | null;
+  warning: DoseWarning | null;
 }
 
 export interface LedgerRow {

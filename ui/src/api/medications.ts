@@ -3,12 +3,14 @@ import { apiRequest, isJsonObject } from './client';
 import {
   FormatError,
   dataOf,
+  parseDoseWarning,
   parseEntry,
   parseInventory,
   parseLedgerRow,
   parseMedication,
   parseMedications,
   parseStockSummary,
+  parseTodaySchedule,
 } from './medicationParse';
 import type {
   AdjustmentResult,
@@ -19,10 +21,16 @@ import type {
   LedgerRow,
   Medication,
   MedicationInput,
+  TodaySchedule,
 } from './medicationTypes';
 
 export async function listMedications(signal?: AbortSignal): Promise<Medication[]> {
   return parseMedications(dataOf(await apiRequest('/api/medications', { signal })));
+}
+
+/** Today's scheduled doses in the person's zone, each with how it stands. */
+export async function getTodaySchedule(signal?: AbortSignal): Promise<TodaySchedule> {
+  return parseTodaySchedule(dataOf(await apiRequest('/api/medications/today', { signal })));
 }
 
 export async function createMedication(input: MedicationInput): Promise<Medication> {
@@ -42,7 +50,11 @@ export async function deleteMedication(id: number, deleteHistory: boolean): Prom
 
 export function parseEntryResult(data: ReturnType<typeof dataOf>): EntryResult {
   if (!isJsonObject(data)) throw new FormatError('dose');
-  return { entry: parseEntry(data.entry), inventory: parseStockSummary(data.inventory) };
+  return {
+    entry: parseEntry(data.entry),
+    inventory: parseStockSummary(data.inventory),
+    warning: parseDoseWarning(data),
+  };
 }
 
 /** Logs a dose (now unless `taken` says otherwise); answers the entry and the stock after it. */

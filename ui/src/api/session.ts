@@ -1,3 +1,4 @@
+import type { Json } from './client';
 import type { User } from './types';
 
 // Browser storage keys named by the spec.
@@ -38,6 +39,19 @@ export function storeUser(user: User): void {
   }
 }
 
+/** The user record kept with the token, unchecked; null when there is none. */
+export function getStoredUserJson(): Json {
+  try {
+    const raw = localStorage.getItem(USER_KEY);
+    return raw === null ? null : (JSON.parse(raw) as Json);
+  } catch {
+    return null;
+  }
+}
+
+/** The service worker's copy of API answers, read when offline (see sw.ts). */
+export const API_CACHE = 'pillbox-api';
+
 export function clearSession(): void {
   try {
     localStorage.removeItem(TOKEN_KEY);
@@ -45,4 +59,6 @@ export function clearSession(): void {
   } catch {
     // Nothing stored that we could remove.
   }
+  // The next person on this browser must not be shown this one's data offline.
+  if (typeof caches !== 'undefined') void caches.delete(API_CACHE).catch(() => false);
 }

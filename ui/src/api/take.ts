@@ -1,9 +1,9 @@
 // Take links (/api/notifications/take/{token}): log the dose a reminder asked about without
 // signing in. Possession of the link is the permission, so no session token is sent.
 import { apiRequest, isJsonObject, type Json } from './client';
-import { FormatError, dataOf } from './medicationParse';
+import { FormatError, dataOf, parseDoseWarning } from './medicationParse';
 import { nonEmptyString } from './parse';
-import { DOSE_STATUSES, type DoseStatus } from './medicationTypes';
+import { DOSE_STATUSES, type DoseStatus, type DoseWarning } from './medicationTypes';
 
 /** How the reminder was answered already; `status` is null when the entry is gone. */
 export interface TakeLogged {
@@ -56,7 +56,11 @@ export async function getTakeDetails(token: string, signal?: AbortSignal): Promi
   return parseTakeDetails(dataOf(body));
 }
 
-/** Logs the reminder's dose with `status`. 409 (ApiError) when it was logged already. */
-export async function logTakeDose(token: string, status: DoseStatus): Promise<void> {
-  await apiRequest(takePath(token), { method: 'POST', body: { status }, anonymous: true });
+/**
+ * Logs the reminder's dose with `status`; answers the server's warning when the dose was
+ * recorded but the stock could not follow. 409 (ApiError) when it was logged already.
+ */
+export async function logTakeDose(token: string, status: DoseStatus): Promise<DoseWarning | null> {
+  const body = await apiRequest(takePath(token), { method: 'POST', body: { status }, anonymous: true });
+  return parseDoseWarning(dataOf(body));
 }

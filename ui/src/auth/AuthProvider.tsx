@@ -1,6 +1,8 @@
 import { useCallback, useEffect, useMemo, useReducer, type ReactNode } from 'react';
 import * as api from '../api';
 import type { User } from '../api';
+import { parseUser } from '../api/auth';
+import { getStoredUserJson } from '../api/session';
 import { AuthContext, type AuthContextValue } from './AuthContext';
 import { authReducer, initialAuthState } from './authReducer';
 import { signInWithCode, signInWithPassword } from './loginFlow';
@@ -14,28 +16,44 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     initialAuthState(api.getStoredToken()),
   );
 
-  // Start-up: a stored token is only trusted once the server accepts it; then it is
-  // exchanged for a fresh one, so an app used every day never reaches the token's expiry.
+  // Start-up: a stored token is checked with the server, then exchanged for a fresh one, so
+  // an app used every day never reaches the token's expiry. Only the server refusing it (401)
+  // signs out: offline, or with the server down, the person keeps the session and sees what
+  // the app has kept.
   useEffect(() => {
     const token = api.getStoredToken();
     if (token === null) return;
     const controller = new AbortController();
+    const refused = (error: unknown) => error instanceof api.ApiError && error.status === 401;
     const signOut = () => {
-      if (controller.signal.aborted) return;
       api.clearSession();
       dispatch({ type: 'LOGOUT' });
+    };
+    const keepStoredSession = () => {
+      const user = parseUser(getStoredUserJson());
+      // Without the user record there is nothing to show; the token stays for next time.
+      dispatch(user ? { type: 'AUTH_SUCCESS', user, token } : { type: 'SET_LOADING', isLoading: false });
     };
     api
       .getMe(controller.signal)
       .then(async (user) => {
         api.storeUser(user);
         dispatch({ type: 'AUTH_SUCCESS', user, token });
-        const fresh = await api.refreshToken(token, controller.signal);
-        if (controller.signal.aborted) return;
-        api.storeSession(fresh.token, fresh.user);
-        dispatch({ type: 'SESSION_UPDATED', token: fresh.token, user: fresh.user });
+        try {
+          const fresh = await api.refreshToken(token, controller.signal);
+          if (controller.signal.aborted) return;
+          api.storeSession(fresh.token, fresh.user);
+          dispatch({ type: 'SESSION_UPDATED', token: fresh.token, user: fresh.user });
+        } catch (error) {
+          // A refresh that could not be made is tried again on the next start.
+          if (!controller.signal.aborted && refused(error)) signOut();
+        }
       })
-      .catch(signOut);
+      .catch((error: unknown) => {
+        if (controller.signal.aborted) return;
+        if (refused(error)) signOut();
+        else keepStoredSession();
+      });
     return () => controller.abort();
   }, []);
 

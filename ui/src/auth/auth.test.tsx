@@ -1,6 +1,7 @@
 import { screen, waitFor } from '@testing-library/react';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { deferred, jsonResponse, mockFetch, requestUrl, sentJson, sessionRoutes } from '../test/fetchMock';
+import { requestsTo } from '../test/medications';
 import { renderApp } from '../test/renderApp';
 
 const USER = {
@@ -42,12 +43,65 @@ describe('auth start-up', () => {
     expect(screen.queryByTestId('sidebar')).toBeNull();
   });
 
-  it('also signs out when the server cannot be reached', async () => {
+  it('keeps the session when the server cannot be reached, and says the app is offline', async () => {
     storeSession();
-    mockFetch({ 'GET /api/version': version, 'GET /api/auth/me': () => Promise.reject(new TypeError('down')) });
-    renderApp('/');
-    await screen.findByRole('heading', { name: 'Welcome back' });
-    expect(localStorage.getItem('token')).toBeNull();
+    mockFetch({
+      'GET /api/version': version,
+      'GET /api/auth/me': () => Promise.reject(new TypeError('Failed to fetch')),
+      'GET /api/medications': () => Promise.reject(new TypeError('Failed to fetch')),
+    });
+    renderApp('/today');
+    expect(await screen.findByRole('heading', { name: 'Today', level: 1 })).toBeTruthy();
+    expect(location()).toBe('/today');
+    expect(screen.getByTestId('user-email').textContent).toBe(USER.email);
+    expect(screen.getByTestId('offline-notice').textContent).toContain("You're offline.");
+    expect(localStorage.getItem('token')).toBe('stored-token');
+    expect(localStorage.getItem('user')).not.toBeNull();
+  });
+
+  it('keeps the session when the server fails or the refresh cannot be made; only a 401 signs out', async () => {
+    storeSession();
+    mockFetch({
+      'GET /api/version': version,
+      'GET /api/auth/me': () => jsonResponse({ success: false, message: 'Internal server error' }, 500),
+    });
+    const first = renderApp('/today');
+    expect(await screen.findByRole('heading', { name: 'Today', level: 1 })).toBeTruthy();
+    expect(localStorage.getItem('token')).toBe('stored-token');
+    first.unmount();
+
+    const fetchMock = mockFetch({
+      'GET /api/version': version,
+      'GET /api/auth/me': () => jsonResponse({ success: true, data: USER }),
+      'POST /api/auth/refresh': () => Promise.reject(new TypeError('Failed to fetch')),
+    });
+    renderApp('/today');
+    expect(await screen.findByRole('heading', { name: 'Today', level: 1 })).toBeTruthy();
+    await waitFor(() => expect(requestsTo(fetchMock, 'POST', '/api/auth/refresh')).toHaveLength(1));
+    expect(localStorage.getItem('token')).toBe('stored-token');
+  });
+
+  it('serves what the service worker kept, with the offline notice, and leaves it once the server answers', async () => {
+    storeSession();
+    const offlineCopy = (body: unknown) =>
+      new Response(JSON.stringify(body), { headers: { 'Content-Type': 'application/json', 'X-Pillbox-Offline': '1' } });
+    // Offline: the service worker answers what it kept, everything else fails.
+    const kept: Record<string, unknown> = {
+      '/api/auth/me': { success: true, data: USER },
+      '/api/medications': { success: true, data: [] },
+    };
+    vi.stubGlobal(
+      'fetch',
+      vi.fn((input: RequestInfo | URL) => {
+        const body = kept[new URL(requestUrl(input), 'http://localhost').pathname];
+        return body ? Promise.resolve(offlineCopy(body)) : Promise.reject(new TypeError('Failed to fetch'));
+      }),
+    );
+    renderApp('/today');
+    expect(await screen.findByTestId('empty-state')).toBeTruthy();
+    expect(screen.getByTestId('offline-notice')).toBeTruthy();
+    window.dispatchEvent(new Event('online'));
+    await waitFor(() => expect(screen.queryByTestId('offline-notice')).toBeNull());
   });
 
   it.each([

@@ -1,10 +1,12 @@
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Outlet, useLocation } from 'react-router-dom';
-import { useReminderWordsSync } from '../settings/reminderWords';
+import { useServerSettingsSync } from '../settings/serverSettings';
 import { BrandMark } from './BrandMark';
 import { MenuIcon } from './icons';
+import { OfflineNotice } from './OfflineNotice';
 import { Sidebar } from './Sidebar';
+import { TimeZonePrompt } from './TimeZonePrompt';
 
 const SIDEBAR_ID = 'app-sidebar';
 
@@ -12,7 +14,7 @@ const SIDEBAR_ID = 'app-sidebar';
 export function AppShell() {
   const { t } = useTranslation();
   const { pathname } = useLocation();
-  useReminderWordsSync();
+  useServerSettingsSync();
   // The drawer is open for the page it was opened on, so any navigation closes it.
   const [openedOn, setOpenedOn] = useState<string | null>(null);
   const drawerOpen = openedOn === pathname;
@@ -68,6 +70,8 @@ export function AppShell() {
       )}
 
       <main id="main-content" className="app-main" tabIndex={-1}>
+        <OfflineNotice />
+        <TimeZonePrompt />
         <Outlet />
       </main>
     </div>

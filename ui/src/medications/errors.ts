@@ -38,6 +38,14 @@ const PATTERNS: [RegExp, (match: RegExpExecArray) => Problem][] = [
     (m) => ({ key: 'validation.unitInvalid', values: { unit: m[1] ?? '' } }),
   ],
   [
+    /^Stock is counted in (.+) but doses are in (.+): enter how many .+ holds \(item strength\)\.?$/,
+    (m) => ({ key: 'inventory.errors.strengthNeeded', values: { stock: m[1] ?? '', unit: m[2] ?? '' } }),
+  ],
+  [
+    /^Stock is counted in (.+) but doses are in (.+): count the stock in .+$/,
+    (m) => ({ key: 'inventory.errors.unitMismatch', values: { stock: m[1] ?? '', unit: m[2] ?? '' } }),
+  ],
+  [
     /^Cannot convert between (.+) and (.+)$/,
     (m) => ({ key: 'conversion.incompatible', values: { from: m[1] ?? '', to: m[2] ?? '' } }),
   ],

@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import i18n from '../i18n';
 import { problemText } from './errors';
-import { emptyInventoryForm, formTotal, inventoryInput, inventoryProblem, type InventoryForm } from './inventoryForm';
+import {
+  emptyInventoryForm,
+  formTotal,
+  inventoryInput,
+  inventoryProblem,
+  strengthRequired,
+  type InventoryForm,
+} from './inventoryForm';
 
 const t = i18n.getFixedT('en', 'meds');
 const blisters: InventoryForm = {
@@ -95,5 +102,35 @@ describe('inventory form (SPEC §5 "Medication forms")', () => {
     expect(formTotal(blisters)).toBe(30);
     expect(formTotal(vials)).toBe(20);
     expect(formTotal({ ...vials, containerSize: '' })).toBeNull();
+  });
+
+  it('asks for the strength when doses in mg are drawn from tablets, and refuses without it', () => {
+    const text = (form: InventoryForm, unit: string) => {
+      const found = inventoryProblem(form, unit);
+      return found ? problemText(t, found) : null;
+    };
+    expect(strengthRequired(blisters, 'mg')).toBe(true);
+    expect(strengthRequired(blisters, 'tablets')).toBe(false);
+    expect(text(blisters, 'mg')).toBe(
+      'Stock is counted in tablets but doses are in mg: enter how many mg one item holds (item strength).',
+    );
+    expect(text({ ...blisters, itemStrength: '0' }, 'mg')).not.toBeNull();
+    expect(text({ ...blisters, itemStrength: '500' }, 'mg')).toBeNull();
+    expect(text({ ...blisters, itemStrength: '500' }, 'g')).toBeNull();
+    expect(text(blisters, 'tablets')).toBeNull();
+    // Without the medication's unit (older callers) only the form's own fields are checked.
+    expect(inventoryProblem(blisters)).toBeNull();
+  });
+
+  it('refuses a measured stock that doses cannot be counted in', () => {
+    const text = (form: InventoryForm, unit: string) => {
+      const found = inventoryProblem(form, unit);
+      return found ? problemText(t, found) : null;
+    };
+    expect(text(vials, 'units')).toBe(
+      'Stock is counted in ml but doses are in units: count the stock in units or a unit a dose converts to.',
+    );
+    expect(text(vials, 'μl')).toBeNull();
+    expect(strengthRequired(vials, 'units')).toBe(false);
   });
 });

@@ -7,7 +7,8 @@ import {
   type InventoryType,
 } from '../api/medicationTypes';
 import { hasAtMostThreeDecimals, parseAmount } from './dosage';
-import { findUnit, type Problem } from './units';
+import { onHand } from './stock';
+import { UnitConversionError, findUnit, stockUsage, type Problem } from './units';
 
 export interface InventoryForm {
   enabled: boolean;
@@ -63,7 +64,7 @@ export function inventoryFormOf(inventory: Inventory | null, unit: string): Inve
     itemStrength: text(inventory.item_strength),
     itemUnit: inventory.item_unit ?? form.itemUnit,
     threshold: String(inventory.reminder_threshold),
-    currentQuantity: inventory.enabled ? String(inventory.current_quantity) : '',
+    currentQuantity: inventory.enabled ? String(onHand(inventory.current_quantity)) : '',
   };
 }
 
@@ -81,8 +82,46 @@ function negativeOrUnusable(value: string): Problem | 'negative' | null {
   return null;
 }
 
-/** The first problem with the form, or null. A disabled stock is not checked. */
-export function inventoryProblem(form: InventoryForm): Problem | null {
+/** The unit the stock is counted in: the containers' unit, or the items'. */
+export function stockUnitOf(form: InventoryForm): string {
+  return form.type === 'continuous' ? form.containerUnit : form.itemUnit;
+}
+
+/**
+ * Why a dose in the medication's own unit could not draw from this stock, or null when it
+ * can. Counted items can always be made to work by giving their strength (mg in one
+ * tablet); a measured stock has to be counted in a unit the dose converts to.
+ */
+export function drawProblem(form: InventoryForm, medicationUnit: string): Problem | null {
+  const strength = form.type === 'discrete' ? parseAmount(form.itemStrength) : null;
+  const stock = stockUnitOf(form);
+  try {
+    stockUsage(1, medicationUnit, medicationUnit, {
+      inventory_type: form.type,
+      total_unit: stock,
+      item_strength: strength,
+    });
+    return null;
+  } catch (error) {
+    // An unknown unit is reported by the unit's own check.
+    if (!(error instanceof UnitConversionError) || error.problem.key !== 'conversion.incompatible') return null;
+    const values = { stock: findUnit(stock)?.symbol ?? stock, unit: findUnit(medicationUnit)?.symbol ?? medicationUnit };
+    return form.type === 'discrete'
+      ? { key: 'inventory.errors.strengthNeeded', values }
+      : { key: 'inventory.errors.unitMismatch', values };
+  }
+}
+
+/** Whether the strength must be given: counted items, and doses in another unit. */
+export function strengthRequired(form: InventoryForm, medicationUnit: string): boolean {
+  return form.type === 'discrete' && drawProblem({ ...form, itemStrength: '' }, medicationUnit) !== null;
+}
+
+/**
+ * The first problem with the form, or null. A disabled stock is not checked. With the
+ * medication's unit, a stock its doses cannot draw from is a problem too.
+ */
+export function inventoryProblem(form: InventoryForm, medicationUnit?: string): Problem | null {
   if (!form.enabled) return null;
   if (form.containerQuantity.trim() !== '' && !isWholeAtLeastOne(form.containerQuantity)) {
     return { key: 'inventory.errors.containerQuantity' };
@@ -114,7 +153,7 @@ export function inventoryProblem(form: InventoryForm): Problem | null {
   } else if (form.containerType === '' || form.itemQuantity.trim() === '' || form.itemUnit === '') {
     return { key: 'inventory.errors.discreteRequired' };
   }
-  return null;
+  return medicationUnit === undefined ? null : drawProblem(form, medicationUnit);
 }
 
 function numberOrNull(value: string): number | null {

@@ -77,7 +77,7 @@ export function medicationProblem(form: MedicationForm): Problem | null {
   if (unit) return unit;
   const quantity = positiveAmountProblem(form.defaultQuantity);
   if (quantity) return quantity;
-  return inventoryProblem(form.inventory);
+  return inventoryProblem(form.inventory, form.unit);
 }
 
 /** Times of day as the server keeps them: filled in, sorted, once each. */

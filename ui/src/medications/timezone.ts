@@ -1,74 +1,136 @@
-// The server keeps one time zone per person and starts everyone on "UTC". Schedules, "today"
-// and date filters depend on it, so the first time a person opens the medication screens in
-// a browser whose zone differs, that zone is saved (once per person and browser: a zone
-// chosen later in Settings is left alone).
-import { useEffect, useState } from 'react';
+// The server keeps one time zone per person: reminders, "today" and date filters follow it.
+// It changes only when the person says so, in Settings or by answering the question this
+// module asks when the browser's zone differs from the stored one. Silently taking the zone
+// of whichever browser signed in last moved a traveller's reminders without a word.
+import { useCallback, useEffect, useState, useSyncExternalStore } from 'react';
 import { getServerTimezone, setServerTimezone } from '../api/settings';
 import { useAuth } from '../auth/AuthContext';
 import { browserTimeZone } from './format';
 
-const DONE_KEY = 'pillbox_timezone_checked';
+// --- Screens that depend on the zone load again when it changes. ----------------------------
 
-function doneFor(userId: string): boolean {
+let zoneVersion = 0;
+const listeners = new Set<() => void>();
+
+function subscribe(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+/** Tells the screens that read dates in the person's zone to load again. */
+export function timeZoneChanged(): void {
+  zoneVersion += 1;
+  for (const listener of listeners) listener();
+}
+
+/** A number that changes whenever the person's zone was changed from this page. */
+export function useTimeZoneVersion(): number {
+  return useSyncExternalStore(subscribe, () => zoneVersion, () => 0);
+}
+
+/** Saves the person's zone and lets the screens catch up. */
+export async function saveTimeZone(zone: string): Promise<void> {
+  await setServerTimezone(zone);
+  timeZoneChanged();
+}
+
+// --- The question. -----------------------------------------------------------------------------
+
+const UTC_NAMES = ['UTC', 'Etc/UTC', 'Etc/GMT', 'GMT', 'Etc/Universal', 'Universal', 'Etc/Zulu', 'Zulu'];
+
+/** Two names for the same zone count as the same (UTC has several). */
+export function sameZone(a: string, b: string): boolean {
+  return a === b || (UTC_NAMES.includes(a) && UTC_NAMES.includes(b));
+}
+
+const DECLINED_KEY = 'pillbox_timezone_declined';
+
+function declinedFor(userId: string): string | null {
   try {
-    return localStorage.getItem(`${DONE_KEY}:${userId}`) === '1';
+    return localStorage.getItem(`${DECLINED_KEY}:${userId}`);
   } catch {
-    return false;
+    return null;
   }
 }
 
-function markDone(userId: string): void {
+function pairOf(question: ZoneQuestion): string {
+  return `${question.stored}|${question.browser}`;
+}
+
+export interface ZoneQuestion {
+  /** The zone the server uses now. */
+  stored: string;
+  /** This browser's zone. */
+  browser: string;
+}
+
+/** Whether to ask: the zones differ and the person has not said "keep" for this pair here. */
+export async function zoneQuestion(userId: string, signal?: AbortSignal): Promise<ZoneQuestion | null> {
+  const browser = browserTimeZone();
+  if (!browser) return null;
+  const stored = await getServerTimezone(signal);
+  if (stored === null || sameZone(stored, browser)) return null;
+  const question = { stored, browser };
+  return declinedFor(userId) === pairOf(question) ? null : question;
+}
+
+/** "Keep my zone": not asked again in this browser until one of the two zones changes. */
+export function declineZone(userId: string, question: ZoneQuestion): void {
   try {
-    localStorage.setItem(`${DONE_KEY}:${userId}`, '1');
+    localStorage.setItem(`${DECLINED_KEY}:${userId}`, pairOf(question));
   } catch {
-    // Without storage the check simply runs again next time.
+    // Without storage the question comes back next time; harmless.
   }
 }
 
-function isUtc(zone: string): boolean {
-  return ['UTC', 'Etc/UTC', 'Etc/GMT', 'GMT', 'Etc/Universal', 'Universal', 'Etc/Zulu', 'Zulu'].includes(zone);
+export interface ZonePrompt {
+  question: ZoneQuestion | null;
+  busy: boolean;
+  failed: boolean;
+  accept: () => Promise<void>;
+  decline: () => void;
 }
 
-const running = new Map<string, Promise<void>>();
-
-/** Saves the browser's zone when the server still has "UTC"; never rejects. */
-export function syncServerTimezone(userId: string): Promise<void> {
-  if (doneFor(userId)) return Promise.resolve();
-  const pending = running.get(userId);
-  if (pending) return pending;
-  const check = (async () => {
-    try {
-      const zone = browserTimeZone();
-      if (zone && !isUtc(zone) && (await getServerTimezone()) === 'UTC') {
-        await setServerTimezone(zone);
-      }
-      markDone(userId);
-    } catch {
-      // Offline or refused: try again on the next visit.
-    } finally {
-      running.delete(userId);
-    }
-  })();
-  running.set(userId, check);
-  return check;
-}
-
-/** True once the time zone check is done (at once when it was done before). */
-export function useServerTimezone(): boolean {
+/** The question for the signed-in person, asked once per page load (and after a change). */
+export function useZonePrompt(): ZonePrompt {
   const { user } = useAuth();
   const userId = user ? String(user.id) : null;
-  const [checkedFor, setCheckedFor] = useState<string | null>(() =>
-    userId !== null && doneFor(userId) ? userId : null,
-  );
+  const version = useTimeZoneVersion();
+  const [question, setQuestion] = useState<ZoneQuestion | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [failed, setFailed] = useState(false);
+
   useEffect(() => {
-    if (userId === null || checkedFor === userId) return;
-    let live = true;
-    void syncServerTimezone(userId).then(() => {
-      if (live) setCheckedFor(userId);
-    });
-    return () => {
-      live = false;
-    };
-  }, [userId, checkedFor]);
-  return userId === null || checkedFor === userId;
+    if (userId === null) return;
+    const controller = new AbortController();
+    zoneQuestion(userId, controller.signal)
+      .then((found) => {
+        if (!controller.signal.aborted) setQuestion(found);
+      })
+      .catch(() => {
+        // Offline or refused: nothing to ask about now.
+      });
+    return () => controller.abort();
+  }, [userId, version]);
+
+  const accept = useCallback(async () => {
+    if (!question) return;
+    setBusy(true);
+    setFailed(false);
+    try {
+      await saveTimeZone(question.browser);
+      setQuestion(null);
+    } catch {
+      setFailed(true);
+    } finally {
+      setBusy(false);
+    }
+  }, [question]);
+
+  const decline = useCallback(() => {
+    if (question && userId !== null) declineZone(userId, question);
+    setQuestion(null);
+  }, [question, userId]);
+
+  return { question, busy, failed, accept, decline };
 }

@@ -40,3 +40,22 @@ export function notifyErrorDetail(t: TFunction, error: unknown): string | null {
 export function notifyErrorText(t: TFunction, error: unknown, fallbackKey: string): string {
   return notifyErrorDetail(t, error) ?? t(fallbackKey);
 }
+
+const NONE_SENT = /^No notification could be sent: (.+)$/;
+
+/**
+ * Why a test (or send-now) delivered nothing. The server answers 502 with its reasons,
+ * which a person can act on ("no delivery method was chosen"), unlike other 5xx answers.
+ */
+export function deliveryFailureDetail(t: TFunction, error: unknown): string | null {
+  if (error instanceof ApiError && error.status === 502) {
+    const message = serverMessageOf(error);
+    const match = message === null ? null : NONE_SENT.exec(message);
+    if (match) {
+      const reasons = match[1] === 'no delivery method was chosen' ? t('test.noMethod') : (match[1] ?? '');
+      return t('test.noneSent', { reasons });
+    }
+    if (message !== null) return message;
+  }
+  return notifyErrorDetail(t, error);
+}

@@ -1,6 +1,6 @@
 // This browser's Web Push subscription (SPEC §4 "Push permission"): whether it can have one,
 // subscribing with the server's VAPID key and registering it, unsubscribing.
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { getPushPublicKey, registerPushSubscription, unregisterPushSubscription } from '../api/notifications';
 
 /** The push service errors of SPEC §8, as a key the page translates. */
@@ -88,17 +88,30 @@ export async function currentSubscription(): Promise<PushSubscription | null> {
 }
 
 /**
+ * Asks for the notification permission. Older Safari answers through a callback rather than
+ * a promise, and a prompt closed without a choice answers 'default'.
+ */
+export function askPermission(): Promise<NotificationPermission> {
+  return new Promise((resolve) => {
+    const answer = Notification.requestPermission(resolve) as Promise<NotificationPermission> | undefined;
+    if (answer) answer.then(resolve, () => resolve(Notification.permission));
+  });
+}
+
+/**
  * Subscribes this browser and registers the subscription with the server. Throws PushError
  * for the push service errors, ApiError when the server refuses the subscription.
+ * `onAsking` is called when the browser's permission prompt is about to show.
  */
-export async function subscribeToPush(waitMs = WORKER_WAIT_MS): Promise<PushSubscription> {
+export async function subscribeToPush(waitMs = WORKER_WAIT_MS, onAsking?: () => void): Promise<PushSubscription> {
   if (pushSupport() !== 'supported') throw new PushError('notSupported');
   const registration = await workerRegistration(waitMs);
   if (!registration) throw new PushError('noServiceWorker');
   const publicKey = await getPushPublicKey();
   if (publicKey === '') throw new PushError('noPublicKey');
 
-  const permission = await Notification.requestPermission();
+  if (Notification.permission !== 'granted') onAsking?.();
+  const permission = Notification.permission === 'granted' ? 'granted' : await askPermission();
   if (permission === 'denied') throw new PushError('permissionDenied');
   if (permission !== 'granted') throw new PushError('permissionNotGranted');
 
@@ -133,6 +146,11 @@ export interface PushState {
   /** null while this browser's subscription is being looked up. */
   subscribed: boolean | null;
   busy: boolean;
+  /**
+   * The browser's permission prompt is up. The toggle stays usable meanwhile: a prompt that
+   * is dismissed without an answer (some browsers then never answer) must not lock it.
+   */
+  asking: boolean;
   /** What went wrong with the last toggle. */
   error: unknown;
   toggle: () => Promise<void>;
@@ -144,7 +162,10 @@ export function usePushSubscription(): PushState {
   const [permission, setPermission] = useState(currentPermission);
   const [subscribed, setSubscribed] = useState<boolean | null>(null);
   const [busy, setBusy] = useState(false);
+  const [asking, setAsking] = useState(false);
   const [error, setError] = useState<unknown>(null);
+  // Each toggle's number: the answer of a prompt given up on is ignored.
+  const attempt = useRef(0);
 
   useEffect(() => {
     let current = true;
@@ -182,23 +203,44 @@ export function usePushSubscription(): PushState {
   }, [support]);
 
   const toggle = useCallback(async () => {
+    const mine = ++attempt.current;
+    const current = () => attempt.current === mine;
+    if (asking) {
+      // Toggled again while the prompt had no answer: give up on it, push stays off.
+      setAsking(false);
+      setBusy(false);
+      setSubscribed(false);
+      setPermission(currentPermission());
+      setError(new PushError('permissionNotGranted'));
+      return;
+    }
     setBusy(true);
     setError(null);
     try {
       if (subscribed) {
         await unsubscribeFromPush();
-        setSubscribed(false);
+        if (current()) setSubscribed(false);
       } else {
-        await subscribeToPush();
-        setSubscribed(true);
+        await subscribeToPush(WORKER_WAIT_MS, () => {
+          if (!current()) return;
+          setAsking(true);
+          setBusy(false);
+        });
+        if (current()) setSubscribed(true);
       }
     } catch (caught) {
-      setError(caught);
+      if (current()) {
+        setError(caught);
+        if (!subscribed) setSubscribed(false);
+      }
     } finally {
-      setPermission(currentPermission());
-      setBusy(false);
+      if (current()) {
+        setPermission(currentPermission());
+        setAsking(false);
+        setBusy(false);
+      }
     }
-  }, [subscribed]);
+  }, [subscribed, asking]);
 
-  return { support, permission, subscribed, busy, error, toggle };
+  return { support, permission, subscribed, busy, asking, error, toggle };
 }

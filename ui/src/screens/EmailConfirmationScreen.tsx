@@ -43,10 +43,12 @@ export function EmailConfirmationScreen() {
     setSending(true);
     setResult(null);
     try {
-      const sent = await api.resendVerification(email);
+      const accepted = await api.resendVerification(email);
+      // The server sends in the background and answers alike whether or not the address
+      // has an account waiting, so "sent" is more than it knows: say what did happen.
       setResult(
-        sent
-          ? { kind: 'success', text: t('emailConfirmation.sent') }
+        accepted
+          ? { kind: 'success', text: t('emailConfirmation.requested') }
           : { kind: 'error', text: t('emailConfirmation.errors.resendEmail') },
       );
     } catch (error) {

@@ -253,6 +253,32 @@ describe('Add Historical Entry', () => {
     expect(screen.getByText('Historical entry added.')).toBeTruthy();
   });
 
+  it("shows the server's warning when a past dose's stock could not follow", async () => {
+    server({
+      'POST /api/medications/4/doses': () =>
+        ok(
+          {
+            entry: entryJson({ medication_id: 4, medication_name: 'Inhaler' }),
+            inventory: { current_quantity: 0, stock_status: 'out_of_stock' },
+            warning: 'Stock ran out',
+            warning_code: 'stock_short',
+          },
+          201,
+        ),
+    });
+    renderApp('/history');
+    await screen.findAllByTestId('history-entry');
+    await userEvent.click(screen.getByRole('button', { name: 'Add Historical Entry' }));
+    const dialog = screen.getByRole('dialog');
+    await userEvent.selectOptions(within(dialog).getByLabelText('Medication'), 'Inhaler');
+    await userEvent.type(within(dialog).getByLabelText('Time'), '00:00');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Add Entry' }));
+    expect((await screen.findByTestId('dose-warning')).textContent).toContain(
+      'Inhaler: The dose was recorded. The stock ran out, so it is now 0.',
+    );
+    expect(screen.getByText('Historical entry added.')).toBeTruthy();
+  });
+
   it('shows the server message, or "Failed to add historical entry"', async () => {
     server({ 'POST /api/medications/4/doses': () => new Response(null, { status: 500 }) });
     renderApp('/history');

@@ -2,9 +2,16 @@ import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router-dom';
 import { deleteHistoryEntry, getAdherence, listHistory, updateHistoryStatus } from '../api/history';
-import { type Adherence, type DoseStatus, type HistoryEntry, type HistoryPage } from '../api/medicationTypes';
+import {
+  type Adherence,
+  type DoseStatus,
+  type DoseWarning,
+  type HistoryEntry,
+  type HistoryPage,
+} from '../api/medicationTypes';
 import { AdherenceSummary } from '../components/medications/Adherence';
 import { ConfirmDialog } from '../components/medications/ConfirmDialog';
+import { DoseWarningNote } from '../components/medications/DoseWarningNote';
 import { HistoricalEntryDialog } from '../components/medications/HistoricalEntryDialog';
 import { HistoryEntryRow } from '../components/medications/HistoryEntryRow';
 import { HistoryFiltersForm } from '../components/medications/HistoryFilters';
@@ -18,14 +25,14 @@ import { useFlash } from '../components/useFlash';
 import { medsErrorText } from '../medications/errors';
 import { filtersFromParams, hasFilters, paramsFromFilters } from '../medications/historyFilters';
 import { clampPage, pagerState } from '../medications/paging';
-import { useServerTimezone } from '../medications/timezone';
+import { useTimeZoneVersion } from '../medications/timezone';
 import '../styles/medications.css';
 
 /** SPEC §2 "History screen", with real paging and adherence at a glance (DESIGN §7). */
 export function HistoryScreen() {
   const { t } = useTranslation('meds');
   const format = useMedsFormat();
-  const ready = useServerTimezone();
+  const zoneVersion = useTimeZoneVersion();
   const { medications } = useMedicationList();
   const [params, setParams] = useSearchParams();
   const filters = filtersFromParams(params);
@@ -40,12 +47,13 @@ export function HistoryScreen() {
   const [deleting, setDeleting] = useState<HistoryEntry | null>(null);
   const [adding, setAdding] = useState(false);
   const [flash, showFlash] = useFlash();
+  // A recorded dose the stock could not follow: stays until dismissed.
+  const [warning, setWarning] = useState<{ name: string; warning: DoseWarning } | null>(null);
   const reload = useCallback(() => setGeneration((g) => g + 1), []);
   const request = `${query}#${generation}`;
   const loading = answered !== request;
 
   useEffect(() => {
-    if (!ready) return;
     const controller = new AbortController();
     const key = `${query}#${generation}`;
     const wanted = filtersFromParams(new URLSearchParams(query));
@@ -65,10 +73,9 @@ export function HistoryScreen() {
         setAnswered(key);
       });
     return () => controller.abort();
-  }, [ready, query, generation, t, setParams]);
+  }, [zoneVersion, query, generation, t, setParams]);
 
   useEffect(() => {
-    if (!ready) return;
     const controller = new AbortController();
     getAdherence(controller.signal)
       .then(setAdherence)
@@ -76,12 +83,13 @@ export function HistoryScreen() {
         // The summary is extra; the history itself reports its own errors.
       });
     return () => controller.abort();
-  }, [ready, generation]);
+  }, [zoneVersion, generation]);
 
   const switchStatus = async (entry: HistoryEntry, status: DoseStatus) => {
     setBusyEntry(entry.id);
     try {
       const result = await updateHistoryStatus(entry.id, status);
+      setWarning(result.warning && { name: entry.medication_name, warning: result.warning });
       setPage((current) =>
         current && {
           ...current,
@@ -138,6 +146,9 @@ export function HistoryScreen() {
           onChange={(next) => setParams(paramsFromFilters({ ...next, page: 1 }))}
         />
         <FlashMessage flash={flash} />
+        {warning && (
+          <DoseWarningNote warning={warning.warning} name={warning.name} onDismiss={() => setWarning(null)} />
+        )}
         <ScreenStatus loading={loading && !page} error={loadError} onRetry={reload} />
 
         {page && page.entries.length === 0 && !loadError && (
@@ -192,8 +203,9 @@ export function HistoryScreen() {
         <HistoricalEntryDialog
           medications={medications}
           onClose={() => setAdding(false)}
-          onAdded={() => {
+          onAdded={(added, name) => {
             setAdding(false);
+            setWarning(added && { name, warning: added });
             showFlash('success', t('historical.added'));
             reload();
           }}

@@ -10,7 +10,6 @@ import {
   ok,
   requestsTo,
   signInForMeds,
-  USER,
 } from '../test/medications';
 import { renderApp } from '../test/renderApp';
 
@@ -112,6 +111,44 @@ describe('Medications', () => {
     await userEvent.type(within(dialog).getByLabelText('Name'), 'Syrup');
     await userEvent.click(within(dialog).getByRole('button', { name: 'Add Medication' }));
     expect((await within(dialog).findByRole('alert')).textContent).toBe("Unit 'spoons' is not a valid medical unit");
+  });
+
+  it('asks how many mg one tablet holds, refuses to save without it, and shows the server refusal', async () => {
+    signInForMeds();
+    const fetchMock = medsServer({
+      'GET /api/medications': () => ok([]),
+      'POST /api/medications': () =>
+        fail('Stock is counted in tablets but doses are in mg: enter how many mg one tablet holds (item strength)'),
+    });
+    renderApp('/medications');
+    await userEvent.click(await screen.findByRole('button', { name: 'Add Medication' }));
+    const dialog = screen.getByRole('dialog');
+    await userEvent.type(within(dialog).getByLabelText('Name'), 'Lisinopril');
+    await userEvent.selectOptions(within(dialog).getByLabelText('Unit'), 'mg');
+    await userEvent.click(within(dialog).getByRole('switch', { name: /Track stock/ }));
+    await userEvent.click(within(dialog).getByLabelText('Counted (tablets, capsules)'));
+    await userEvent.type(within(dialog).getByLabelText('Items per container'), '10');
+    await userEvent.selectOptions(within(dialog).getByLabelText('Item unit'), 'tablets');
+    const strength = within(dialog).getByLabelText<HTMLInputElement>('How many mg does 1 tablet hold?');
+    expect(strength.getAttribute('aria-required')).toBe('true');
+
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Add Medication' }));
+    expect(within(dialog).getByRole('alert').textContent).toBe(
+      'Stock is counted in tablets but doses are in mg: enter how many mg one item holds (item strength).',
+    );
+    expect(requestsTo(fetchMock, 'POST', '/api/medications')).toEqual([]);
+
+    // The form is satisfied; the server still refuses (an older form, another rule): its words show.
+    await userEvent.type(strength, '10');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Add Medication' }));
+    await waitFor(() => expect(requestsTo(fetchMock, 'POST', '/api/medications')).toHaveLength(1));
+    expect(sentJson(requestsTo(fetchMock, 'POST', '/api/medications')[0]?.[1])).toMatchObject({
+      unit: 'mg',
+      inventory: { item_strength: 10, item_unit: 'tablets' },
+    });
+    expect((await within(dialog).findByRole('alert')).textContent).toBe(
+      'Stock is counted in tablets but doses are in mg: enter how many mg one item holds (item strength).',
+    );
   });
 
   it('shows dosage, schedule, notes, stock badge and forecast on a card', async () => {
@@ -328,37 +365,68 @@ describe('Medications', () => {
 });
 
 describe("the server's time zone", () => {
-  it("is set to the browser's once when the server still has UTC", async () => {
-    localStorage.setItem('token', 'stored-token');
-    localStorage.setItem('user', JSON.stringify(USER));
+  function inParis() {
     const real = new Intl.DateTimeFormat().resolvedOptions();
     vi.spyOn(Intl.DateTimeFormat.prototype, 'resolvedOptions').mockReturnValue({ ...real, timeZone: 'Europe/Paris' });
+  }
+
+  it("asks before following the browser's zone, and switches only when told", async () => {
+    signInForMeds();
+    inParis();
+    let zone = 'UTC';
     const fetchMock = medsServer({
-      'GET /api/settings': () => ok({ timezone: 'UTC', defaultReminderTime: '09:00' }),
-      'PUT /api/settings': () => ok({ timezone: 'Europe/Paris' }),
+      'GET /api/settings': () => ok({ timezone: zone, defaultReminderTime: '09:00' }),
+      'PUT /api/settings': (init) => {
+        zone = (sentJson(init) as { timezone: string }).timezone;
+        return ok({ timezone: zone });
+      },
       'GET /api/medications': () => ok([]),
     });
     renderApp('/medications');
     await screen.findByTestId('empty-state');
+    const prompt = await screen.findByRole('region', { name: 'Time zone' });
+    expect(prompt.textContent).toContain('use UTC, but this device is set to Europe/Paris');
+    // Nothing changes on its own.
+    expect(requestsTo(fetchMock, 'PUT', '/api/settings')).toEqual([]);
+
+    await userEvent.click(within(prompt).getByRole('button', { name: 'Use Europe/Paris' }));
+    await waitFor(() => expect(screen.queryByTestId('timezone-prompt')).toBeNull());
     const puts = requestsTo(fetchMock, 'PUT', '/api/settings');
     expect(puts.map(([, init]) => sentJson(init))).toEqual([{ timezone: 'Europe/Paris' }]);
-    // The zone is saved before the list is asked for: "today" depends on it.
-    const order = fetchMock.mock.calls.map(([input, init]) => `${init?.method ?? 'GET'} ${requestUrl(input)}`);
-    expect(order.indexOf('PUT /api/settings')).toBeLessThan(order.indexOf('GET /api/medications'));
-    expect(localStorage.getItem(`pillbox_timezone_checked:${USER.id}`)).toBe('1');
+    // "Today" moved: the list is loaded again.
+    await waitFor(() => expect(requestsTo(fetchMock, 'GET', '/api/medications')).toHaveLength(2));
   });
 
-  it('is left alone when the server has another zone already', async () => {
-    localStorage.setItem('token', 'stored-token');
-    localStorage.setItem('user', JSON.stringify({ ...USER, id: 70 }));
+  it('keeps the stored zone when told, and does not ask again in this browser', async () => {
+    signInForMeds();
+    inParis();
     const fetchMock = medsServer({
-      'GET /api/auth/me': () => ok({ ...USER, id: 70 }),
-      'POST /api/auth/refresh': () => ok({ user: { ...USER, id: 70 }, token: 'refreshed-token' }),
       'GET /api/settings': () => ok({ timezone: 'America/New_York' }),
+      'GET /api/medications': () => ok([]),
+    });
+    const { unmount } = renderApp('/today');
+    const prompt = await screen.findByRole('region', { name: 'Time zone' });
+    await userEvent.click(within(prompt).getByRole('button', { name: 'Keep America/New_York' }));
+    expect(screen.queryByTestId('timezone-prompt')).toBeNull();
+    unmount();
+
+    renderApp('/today');
+    await screen.findByTestId('empty-state');
+    await waitFor(() => expect(requestsTo(fetchMock, 'GET', '/api/settings').length).toBeGreaterThanOrEqual(2));
+    expect(screen.queryByTestId('timezone-prompt')).toBeNull();
+    expect(requestsTo(fetchMock, 'PUT', '/api/settings')).toEqual([]);
+  });
+
+  it('asks nothing when the zones agree', async () => {
+    signInForMeds();
+    inParis();
+    medsServer({
+      'GET /api/settings': () => ok({ timezone: 'Europe/Paris' }),
       'GET /api/medications': () => ok([]),
     });
     renderApp('/today');
     await screen.findByTestId('empty-state');
-    expect(requestsTo(fetchMock, 'PUT', '/api/settings')).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(screen.queryByTestId('timezone-prompt')).toBeNull();
   });
 });

@@ -48,6 +48,37 @@ describe('Notifications', () => {
     ]);
   });
 
+  it("shows a medication's custom message on its reminders", async () => {
+    const prefs = (id: number, message: string | null) => () =>
+      jsonResponse({
+        success: true,
+        data: { medication_id: id, delivery_methods: ['push'], reminder_minutes_before: 15, custom_message: message, uses_defaults: false },
+      });
+    const fetchMock = server({
+      'GET /api/notifications': () =>
+        listResponse([
+          notificationJson({ kind: 'dose' }),
+          notificationJson({ id: 12, kind: 'dose', scheduled_time: '2026-11-23T09:00:00Z' }),
+          notificationJson({ id: 13, kind: 'dose', medication_id: 4, medication_name: 'Zinc', message: 'Its own words' }),
+          notificationJson({ id: 14, kind: 'dose', medication_id: 5, medication_name: 'Iron' }),
+        ]),
+      'GET /api/notifications/medications/3/preferences': prefs(3, 'Take with food'),
+      'GET /api/notifications/medications/5/preferences': prefs(5, null),
+    });
+    renderApp('/notifications');
+    await waitFor(() => expect(screen.getAllByTestId('notification-message')).toHaveLength(3));
+    const rows = screen.getAllByTestId('notification-row');
+    expect(rows.map((row) => within(row).queryByTestId('notification-message')?.textContent ?? null)).toEqual([
+      'Take with food',
+      'Its own words',
+      null,
+      'Take with food',
+    ]);
+    // One look-up per medication, none for a reminder with its own message.
+    expect(requestsTo(fetchMock, 'GET', '/api/notifications/medications/3/preferences')).toHaveLength(1);
+    expect(requestsTo(fetchMock, 'GET', '/api/notifications/medications/4/preferences')).toHaveLength(0);
+  });
+
   it('shows the count on the Scheduled tab and Cancel only on scheduled rows', async () => {
     const fetchMock = server({
       'GET /api/notifications': () =>

@@ -15,6 +15,7 @@ import { ScreenStatus } from '../components/medications/ScreenStatus';
 import { useMedsFormat } from '../components/medications/useMedsFormat';
 import { useFlash } from '../components/useFlash';
 import { medsErrorText } from '../medications/errors';
+import { withCustomMessages } from '../notifications/customMessages';
 import '../styles/medications.css';
 import '../styles/notifications.css';
 
@@ -45,6 +46,7 @@ export function NotificationsScreen() {
   useEffect(() => {
     const controller = new AbortController();
     listScheduledNotifications(controller.signal)
+      .then((loaded) => withCustomMessages(loaded, controller.signal))
       .then((loaded) => {
         setList(loaded);
         setLoadError(null);
@@ -228,7 +230,11 @@ function NotificationRow({ notification, busy, onCancel }: NotificationRowProps)
             <dd data-testid="notification-reminder-time">{format.dateTime(notification.reminder_time)}</dd>
           </div>
         </dl>
-        {notification.message && <p className="notification-message">{notification.message}</p>}
+        {notification.message && (
+          <p className="notification-message" data-testid="notification-message">
+            {notification.message}
+          </p>
+        )}
         {notification.status === 'failed' && notification.failure_reason && (
           <p className="notification-failure" data-testid="notification-failure">
             {tn('scheduled.failureReason', { reason: notification.failure_reason })}

@@ -78,6 +78,39 @@ describe('Notifications settings: push card', () => {
     expect(sentJson(register?.[1])).toMatchObject({ subscription: { endpoint: ENDPOINT }, userAgent: navigator.userAgent });
   });
 
+  it('a dismissed permission prompt leaves push clearly off, with the reason', async () => {
+    fakePush({ permission: 'default', answer: 'default' });
+    const fetchMock = server({});
+    const card = await pushCard();
+    const checkbox = within(card).getByRole<HTMLInputElement>('checkbox', { name: 'Send push notifications to this device' });
+    await waitFor(() => expect(checkbox.disabled).toBe(false));
+    await userEvent.click(checkbox);
+    expect((await within(card).findByRole('alert')).textContent).toContain('Notification permission not granted');
+    expect(checkbox.checked).toBe(false);
+    expect(checkbox.disabled).toBe(false);
+    expect(within(card).getByTestId('push-permission').textContent).toBe('Not Set');
+    expect(requestsTo(fetchMock, 'POST', '/api/notifications/push/register')).toHaveLength(0);
+  });
+
+  it('does not lock the switch while a permission prompt never answers', async () => {
+    const fake = fakePush({ permission: 'default' });
+    fake.requestPermission.mockImplementation(() => new Promise<NotificationPermission>(() => undefined));
+    server({});
+    const card = await pushCard();
+    const checkbox = within(card).getByRole<HTMLInputElement>('checkbox', { name: 'Send push notifications to this device' });
+    await waitFor(() => expect(checkbox.disabled).toBe(false));
+    await userEvent.click(checkbox);
+    expect((await within(card).findByTestId('push-asking')).textContent).toContain('Waiting for your answer');
+    expect(checkbox.disabled).toBe(false);
+
+    await userEvent.click(checkbox);
+    expect(within(card).queryByTestId('push-asking')).toBeNull();
+    expect(within(card).getByRole('alert').textContent).toContain('Notification permission not granted');
+    expect(checkbox.checked).toBe(false);
+    expect(checkbox.disabled).toBe(false);
+    expect(fake.pushManager.subscribe).not.toHaveBeenCalled();
+  });
+
   it('unsubscribes a subscribed browser', async () => {
     const fake = fakePush({ permission: 'granted', subscribed: true });
     const subscription = fake.state.subscription;
@@ -203,6 +236,22 @@ describe('Notifications settings: other cards', () => {
     );
     expect(alert.textContent).toContain('Push not delivered: No device is subscribed');
     expect(alert.textContent).toContain('E-mail not delivered: E-mail is not configured on this server');
+  });
+
+  it("gives the server's reason when nothing could be tried", async () => {
+    server({
+      'GET /api/notifications/preferences': () => preferences([]),
+      'POST /api/notifications/test': () =>
+        jsonResponse(
+          { success: false, message: 'No notification could be sent: no delivery method was chosen', data: { results: [] } },
+          502,
+        ),
+    });
+    const panel = await openTab('Settings');
+    const card = within(panel).getByTestId('test-card');
+    await userEvent.click(within(card).getByRole('button', { name: 'Send Test Notification' }));
+    const alert = await within(card).findByRole('alert');
+    expect(alert.textContent).toContain('Nothing was sent: no delivery method is chosen in your general settings');
   });
 });
 

@@ -110,6 +110,30 @@ describe('Quick dosage logging', () => {
     expect(screen.getByTestId('location').textContent).toBe('/today');
   });
 
+  it('records the dose and stays to show why the stock did not follow', async () => {
+    const logged = () =>
+      ok({ id: 90, warning: 'Stock is counted in ml but doses are in units', warning_code: 'stock_unit_mismatch' }, 201);
+    openTake({ [`GET ${PATH}`]: () => ok(detailsJson()), [`POST ${PATH}`]: logged });
+    await screen.findByRole('radio', { name: 'Taken' });
+
+    vi.useFakeTimers();
+    fireEvent.click(screen.getByRole('button', { name: 'Log as Taken' }));
+    await advance(5);
+    expect(screen.getByTestId('take-success').textContent).toBe('Medication taken logged successfully!');
+    expect(screen.getByTestId('dose-warning').textContent).toContain('the stock was not updated');
+    await advance(5000);
+    expect(screen.getByTestId('location').textContent).toBe(`/notifications/take/${TOKEN}`);
+    fireEvent.click(screen.getByRole('button', { name: 'Close' }));
+    expect(screen.getByTestId('location').textContent).toBe('/today');
+  });
+
+  it('shows an unknown warning in the server\'s words', async () => {
+    const logged = () => ok({ id: 90, warning: 'Something odd happened to the stock' }, 201);
+    openTake({ [`GET ${PATH}`]: () => ok(detailsJson()), [`POST ${PATH}`]: logged });
+    await userEvent.click(await screen.findByRole('button', { name: 'Log as Taken' }));
+    expect((await screen.findByTestId('dose-warning')).textContent).toBe('Something odd happened to the stock');
+  });
+
   it('closes the window instead when another window opened it', async () => {
     const close = vi.spyOn(window, 'close').mockImplementation(() => undefined);
     vi.stubGlobal('opener', {});

@@ -2,9 +2,10 @@ import { useCallback, useEffect, useId, useState, type SubmitEvent } from 'react
 import { useTranslation } from 'react-i18next';
 import { useNavigate, useParams } from 'react-router-dom';
 import { ApiError } from '../api/client';
-import { DOSE_STATUSES, type DoseStatus } from '../api/medicationTypes';
+import { DOSE_STATUSES, type DoseStatus, type DoseWarning } from '../api/medicationTypes';
 import { getTakeDetails, logTakeDose, type TakeDetails, type TakeLogged } from '../api/take';
 import { CloseIcon } from '../components/icons';
+import { DoseWarningNote } from '../components/medications/DoseWarningNote';
 import { FormError } from '../components/medications/FormError';
 import { useMedsFormat } from '../components/medications/useMedsFormat';
 import { notifyErrorText } from '../notifications/notifyErrors';
@@ -185,19 +186,21 @@ function TakeForm({ token, onLeave }: { token: string; onLeave: () => void }) {
   // Logged elsewhere meanwhile (409): nothing left to log here.
   const [conflict, setConflict] = useState(false);
   const [done, setDone] = useState<DoseStatus | null>(null);
+  // The dose was recorded but its stock could not follow: the page stays so it can be read.
+  const [warning, setWarning] = useState<DoseWarning | null>(null);
 
   useEffect(() => {
-    if (!done) return;
+    if (!done || warning) return;
     const timer = setTimeout(onLeave, TAKE_REDIRECT_MS);
     return () => clearTimeout(timer);
-  }, [done, onLeave]);
+  }, [done, warning, onLeave]);
 
   const submit = async (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
     setBusy(true);
     setError(null);
     try {
-      await logTakeDose(token, status);
+      setWarning(await logTakeDose(token, status));
       setDone(status);
     } catch (caught) {
       setConflict(caught instanceof ApiError && caught.status === 409);
@@ -213,7 +216,18 @@ function TakeForm({ token, onLeave }: { token: string; onLeave: () => void }) {
         <p className="form-success take-result" role="status" data-testid="take-success">
           {t(`take.success.${done}`)}
         </p>
-        <p className="public-subtitle">{t('take.leaving')}</p>
+        {warning ? (
+          <>
+            <DoseWarningNote warning={warning} />
+            <div className="stack-actions">
+              <button type="button" className="button button-secondary button-block" onClick={onLeave}>
+                {t('take.close')}
+              </button>
+            </div>
+          </>
+        ) : (
+          <p className="public-subtitle">{t('take.leaving')}</p>
+        )}
       </>
     );
   }

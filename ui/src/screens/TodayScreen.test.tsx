@@ -1,4 +1,4 @@
-import { fireEvent, screen, within } from '@testing-library/react';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { sentJson } from '../test/fetchMock';
@@ -18,6 +18,13 @@ import { settle, advance } from '../test/fakeClock';
 afterEach(() => {
   vi.useRealTimers();
 });
+
+/** The `index`th element of a list the test expects to be there. */
+function nth(list: HTMLElement[], index: number): HTMLElement {
+  const found = list[index];
+  if (!found) throw new Error(`no element ${index}`);
+  return found;
+}
 
 const tablets = medicationJson({
   id: 3,
@@ -85,13 +92,13 @@ describe('Today', () => {
     await userEvent.click(submit);
     expect(within(dialog).getByRole('alert').textContent).toBe('Please select a unit');
 
-    // Taken with a unit the tablets cannot count.
+    expect(requestsTo(fetchMock, 'POST', '/api/medications/3/doses')).toEqual([]);
+
+    // Taken with a unit the tablets cannot count: said, but never refused (the dose was taken).
     await userEvent.click(within(dialog).getByLabelText('Taken'));
     await userEvent.selectOptions(within(dialog).getByLabelText('Unit'), 'ml');
-    await userEvent.click(within(dialog).getByRole('button', { name: 'Log as Taken' }));
-    expect(within(dialog).getByRole('alert').textContent).toBe('Cannot convert between ml and tablets');
-
-    expect(requestsTo(fetchMock, 'POST', '/api/medications/3/doses')).toEqual([]);
+    expect(dialog.textContent).toContain('Cannot convert between ml and tablets');
+    expect(dialog.textContent).toContain('The dose is still recorded; the stock stays as it is.');
     await userEvent.keyboard('{Escape}');
     expect(screen.queryByRole('dialog')).toBeNull();
     expect(document.activeElement).toBe(within(card).getByRole('button', { name: 'Skip' }));
@@ -157,6 +164,137 @@ describe('Today', () => {
     const dialog = screen.getByRole('dialog');
     await userEvent.click(within(dialog).getByRole('button', { name: 'Log as Taken' }));
     expect((await within(dialog).findByRole('alert')).textContent).toBe('Error logging dosageFailed to log dosage');
+  });
+
+  it('shows the server warning of a dose the stock could not follow, until dismissed', async () => {
+    const { card } = await openToday({
+      'POST /api/medications/3/doses': () =>
+        ok(
+          {
+            entry: entryJson(),
+            inventory: { current_quantity: 30, stock_status: 'in_stock' },
+            warning: 'Stock not updated: doses in mg cannot be counted in tablets',
+            warning_code: 'stock_unit_mismatch',
+          },
+          201,
+        ),
+    });
+    await userEvent.click(within(card).getByRole('button', { name: 'Taken' }));
+    await userEvent.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'Log as Taken' }));
+    const warning = await screen.findByTestId('dose-warning');
+    expect(warning.textContent).toContain('Aspirin: The dose was recorded, but the stock was not updated');
+    expect(warning.getAttribute('role')).toBe('status');
+    await userEvent.click(within(warning).getByRole('button', { name: 'Dismiss' }));
+    expect(screen.queryByTestId('dose-warning')).toBeNull();
+  });
+
+  it('says a dose that emptied the stock was recorded and the stock is 0, never below', async () => {
+    let current = 1;
+    const { card } = await openToday({
+      'GET /api/medications': () =>
+        ok([{ ...tablets, inventory: inventoryJson({ current_quantity: current, stock_status: current > 0 ? 'low' : 'out_of_stock' }) }]),
+      'POST /api/medications/3/doses': () => {
+        current = -1;
+        return ok(
+          {
+            entry: entryJson(),
+            inventory: { current_quantity: 0, stock_status: 'out_of_stock' },
+            warning: 'Stock ran out',
+            warning_code: 'stock_short',
+          },
+          201,
+        );
+      },
+    });
+    await userEvent.click(within(card).getByRole('button', { name: 'Taken' }));
+    await userEvent.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'Log as Taken' }));
+    expect((await screen.findByTestId('dose-warning')).textContent).toBe(
+      'Aspirin: The dose was recorded. The stock ran out, so it is now 0.Dismiss',
+    );
+    // An older server may still answer a negative balance: it reads as none.
+    await waitFor(() => expect(within(card).getByTestId('stock-quantity').textContent).toBe('0 tablets'));
+    expect(within(card).getByTestId('stock-status').textContent).toBe('Out of stock');
+  });
+
+  it("lists today's scheduled doses with their state and logs one with a single tap", async () => {
+    const schedule = {
+      date: '2026-11-22',
+      doses: [
+        { medication_id: 3, name: 'Aspirin', color: 'blue', icon: 'pill-symbolic', unit: 'tablets', quantity: 2,
+          scheduled_time: '2026-11-22T08:00:00Z', local_time: '08:00', status: 'taken', history_id: 11, reminder_id: 40 },
+        { medication_id: 3, name: 'Aspirin', color: 'blue', icon: 'pill-symbolic', unit: 'tablets', quantity: 2,
+          scheduled_time: '2026-11-22T13:00:00Z', local_time: '13:00', status: 'due', history_id: null, reminder_id: 41 },
+        { medication_id: 3, name: 'Aspirin', color: 'blue', icon: 'pill-symbolic', unit: 'tablets', quantity: 2,
+          scheduled_time: '2026-11-22T20:00:00Z', local_time: '20:00', status: 'upcoming', history_id: null, reminder_id: null },
+      ],
+    };
+    const logged = vi.fn(() =>
+      ok({ entry: entryJson({ id: 12, status: 'taken' }), inventory: { current_quantity: 28, stock_status: 'in_stock' } }, 201),
+    );
+    const { fetchMock } = await openToday({
+      'GET /api/medications/today': () => ok(schedule),
+      'POST /api/medications/3/doses': logged,
+    });
+    const section = await screen.findByRole('region', { name: 'Scheduled today' });
+    await waitFor(() => expect(within(section).getAllByTestId('today-dose')).toHaveLength(3));
+    const rows = within(section).getAllByTestId('today-dose');
+    expect(rows.map((row) => within(row).getByTestId('today-dose-status').textContent)).toEqual([
+      'Taken',
+      'Due',
+      'Upcoming',
+    ]);
+    expect(within(nth(rows, 0)).queryByRole('button')).toBeNull();
+    expect(nth(rows, 1).textContent).toContain('1:00 PM');
+
+    await userEvent.click(within(nth(rows, 1)).getByRole('button', { name: 'Mark Aspirin at 1:00 PM as taken' }));
+    await waitFor(() => expect(within(nth(rows, 1)).getByTestId('today-dose-status').textContent).toBe('Taken'));
+    expect(within(nth(rows, 1)).queryByRole('button')).toBeNull();
+    const [post] = requestsTo(fetchMock, 'POST', '/api/medications/3/doses');
+    expect(sentJson(post?.[1])).toEqual({ status: 'taken', quantity: 2, dosage_unit: 'tablets', dosage_id: 41 });
+    expect(screen.getByText('Aspirin logged as taken.').getAttribute('role')).toBe('status');
+
+    // Without a reminder the server picks the nearest dose.
+    logged.mockImplementation(() =>
+      ok({ entry: entryJson({ id: 13, status: 'skipped' }), inventory: null }, 201),
+    );
+    await userEvent.click(within(nth(rows, 2)).getByRole('button', { name: 'Skip Aspirin at 8:00 PM' }));
+    await waitFor(() => expect(within(nth(rows, 2)).getByTestId('today-dose-status').textContent).toBe('Skipped'));
+    expect(sentJson(requestsTo(fetchMock, 'POST', '/api/medications/3/doses')[1]?.[1])).toEqual({
+      status: 'skipped',
+      quantity: 2,
+      dosage_unit: 'tablets',
+    });
+  });
+
+  it('keeps a one-tap log that failed open, with the reason', async () => {
+    const schedule = {
+      date: '2026-11-22',
+      doses: [
+        { medication_id: 3, name: 'Aspirin', color: 'blue', icon: 'pill-symbolic', unit: 'tablets', quantity: 2,
+          scheduled_time: '2026-11-22T13:00:00Z', local_time: '13:00', status: 'due', history_id: null, reminder_id: 41 },
+      ],
+    };
+    await openToday({
+      'GET /api/medications/today': () => ok(schedule),
+      'POST /api/medications/3/doses': () => fail('Medication not found', 404),
+    });
+    const row = await screen.findByTestId('today-dose');
+    await userEvent.click(within(row).getByRole('button', { name: 'Mark Aspirin at 1:00 PM as taken' }));
+    expect((await within(row).findByRole('alert')).textContent).toBe('Medication not found');
+    expect(within(row).getByTestId('today-dose-status').textContent).toBe('Due');
+  });
+
+  it('warns on a medication whose reminders go out by no method', async () => {
+    signInForMeds();
+    medsServer({ 'GET /api/medications': () => ok([{ ...tablets, delivery_warning: 'no_method' }, { ...tablets, id: 4, name: 'Zinc' }]) });
+    renderApp('/today');
+    const cards = await screen.findAllByTestId('today-medication');
+    expect(within(nth(cards, 0)).getByTestId('delivery-warning').textContent).toContain(
+      'No reminder goes out for this medication: none of its delivery methods is switched on.',
+    );
+    expect(within(nth(cards, 1)).queryByTestId('delivery-warning')).toBeNull();
+    await userEvent.click(within(nth(cards, 0)).getByRole('button', { name: 'Check its notification settings' }));
+    expect(screen.getByRole('dialog', { name: /Aspirin/ })).toBeTruthy();
   });
 
   it('says "Failed to load medications" when the list cannot be loaded', async () => {

@@ -2,10 +2,18 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import { logDose } from '../api/medications';
-import { DOSE_STATUSES, type DoseInput, type DoseStatus, type Medication } from '../api/medicationTypes';
+import {
+  DOSE_STATUSES,
+  type DoseInput,
+  type DoseStatus,
+  type DoseWarning,
+  type Medication,
+} from '../api/medicationTypes';
 import { DoseDialog } from '../components/medications/DoseDialog';
+import { DoseWarningNote } from '../components/medications/DoseWarningNote';
 import { ScreenStatus } from '../components/medications/ScreenStatus';
 import { TodayMedication } from '../components/medications/TodayMedication';
+import { TodaySchedule } from '../components/medications/TodaySchedule';
 import { useMedicationList } from '../components/medications/useMedicationList';
 import { useMedsFormat } from '../components/medications/useMedsFormat';
 import { useTodayFeedback } from '../components/medications/useTodayFeedback';
@@ -24,6 +32,10 @@ export function TodayScreen() {
   const list = useMedicationList();
   const feedback = useTodayFeedback();
   const [logging, setLogging] = useState<Logging | null>(null);
+  // A recorded dose the stock could not follow: stays until dismissed or the next log.
+  const [warning, setWarning] = useState<{ name: string; warning: DoseWarning } | null>(null);
+  // Bumped when a dose is logged from a medication's card: the schedule's states move too.
+  const [scheduleGeneration, setScheduleGeneration] = useState(0);
   const { medications } = list;
 
   const close = () => {
@@ -35,13 +47,15 @@ export function TodayScreen() {
     if (!logging) return;
     const { medication } = logging;
     try {
-      await logDose(medication.id, dose);
+      const result = await logDose(medication.id, dose);
       setLogging(null);
+      setWarning(result.warning && { name: medication.name, warning: result.warning });
       feedback.confirmLogged(
         `${medication.id}:${dose.status}`,
         t(`today.logged.${dose.status}`, { name: medication.name }),
       );
       list.reload();
+      setScheduleGeneration((g) => g + 1);
     } catch (error) {
       feedback.failed(medsErrorText(t, error, 'errors.logDose'));
     }
@@ -59,6 +73,20 @@ export function TodayScreen() {
           {feedback.success}
         </p>
       )}
+
+      {warning && (
+        <DoseWarningNote warning={warning.warning} name={warning.name} onDismiss={() => setWarning(null)} />
+      )}
+
+      <TodaySchedule
+        generation={scheduleGeneration}
+        onLogged={(dose, result) => {
+          feedback.clearError();
+          setWarning(result.warning && { name: dose.name, warning: result.warning });
+          feedback.showSuccess(t(`today.logged.${result.entry.status}`, { name: dose.name }));
+          list.reload();
+        }}
+      />
 
       <ScreenStatus loading={medications === null} error={list.error} onRetry={list.reload} />
 
@@ -80,6 +108,7 @@ export function TodayScreen() {
                 loggedStatus={
                   DOSE_STATUSES.find((status) => feedback.logged === `${medication.id}:${status}`) ?? null
                 }
+                onStale={list.reload}
                 onLog={(status) => {
                   feedback.clearError();
                   setLogging({ medication, status });

@@ -3,11 +3,10 @@ import { jsonResponse, mockFetch, requestUrl, sessionRoutes, type Route } from '
 
 export const USER = { id: 7, email: 'pat@example.com', emailVerified: true };
 
-/** A stored session, and the time zone check already done for this user. */
+/** A stored session. */
 export function signInForMeds(): void {
   localStorage.setItem('token', 'stored-token');
   localStorage.setItem('user', JSON.stringify(USER));
-  localStorage.setItem(`pillbox_timezone_checked:${USER.id}`, '1');
 }
 
 export function medicationJson(overrides: Record<string, unknown> = {}): Record<string, unknown> {

@@ -3,7 +3,6 @@ import { useTranslation } from 'react-i18next';
 import { DOSE_STATUSES, type DoseInput, type DoseStatus, type Medication } from '../../api/medicationTypes';
 import { defaultDoseQuantity, dosageProblem } from '../../medications/dosage';
 import { problemText } from '../../medications/errors';
-import { stockUsage, UnitConversionError } from '../../medications/units';
 import { Dialog } from '../Dialog';
 import { DoseFields } from './DoseFields';
 import { FormError } from './FormError';
@@ -35,15 +34,8 @@ export function DoseDialog({ medication, status: initialStatus, error, onSubmit,
       setProblem(problemText(t, invalid));
       return;
     }
-    if (usesStock && medication.inventory) {
-      try {
-        stockUsage(Number(quantity), unit, medication.unit, medication.inventory);
-      } catch (err) {
-        if (!(err instanceof UnitConversionError)) throw err;
-        setProblem(problemText(t, err.problem));
-        return;
-      }
-    }
+    // A dose the stock cannot count is still recorded (the stock stays as it is and the
+    // server says so): a dose the person took is never refused.
     setProblem(null);
     setBusy(true);
     try {

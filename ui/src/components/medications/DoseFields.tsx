@@ -41,7 +41,9 @@ export function DoseFields({ idPrefix, quantity, unit, onQuantity, onUnit, medic
         const used = stockUsage(amount, unit, medication.unit, inventory);
         hints.push(t('dose.usesStock', { amount: format.amount(used, inventory.total_unit) }));
       } catch (error) {
-        if (error instanceof UnitConversionError) hints.push(t(error.problem.key, error.problem.values));
+        if (error instanceof UnitConversionError) {
+          hints.push(t(error.problem.key, error.problem.values), t('dose.stockUntouched'));
+        }
       }
     }
   }

@@ -1,7 +1,7 @@
 import { useState, type SubmitEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { logDose } from '../../api/medications';
-import { DOSE_STATUSES, type DoseStatus, type Medication } from '../../api/medicationTypes';
+import { DOSE_STATUSES, type DoseStatus, type DoseWarning, type Medication } from '../../api/medicationTypes';
 import { defaultDoseQuantity, historicalEntryProblem, type HistoricalEntryFields } from '../../medications/dosage';
 import { medsErrorText, problemText } from '../../medications/errors';
 import { dateInputValue, localMoment } from '../../medications/format';
@@ -12,7 +12,8 @@ import { FormError } from './FormError';
 interface HistoricalEntryDialogProps {
   medications: Medication[];
   onClose: () => void;
-  onAdded: () => void;
+  /** The entry was recorded; `warning` when its stock could not follow. */
+  onAdded: (warning: DoseWarning | null, medicationName: string) => void;
 }
 
 const FORM_ID = 'historical-entry-form';
@@ -54,14 +55,14 @@ export function HistoricalEntryDialog({ medications, onClose, onAdded }: Histori
     setBusy(true);
     setError(null);
     try {
-      await logDose(medication.id, {
+      const result = await logDose(medication.id, {
         taken: moment.toISOString(),
         status,
         quantity: Number(fields.quantity),
         dosage_unit: fields.unit,
         affect_inventory: affectInventory,
       });
-      onAdded();
+      onAdded(result.warning, medication.name);
     } catch (err) {
       setError(medsErrorText(t, err, 'errors.addHistorical'));
       setBusy(false);

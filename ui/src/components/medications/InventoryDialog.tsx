@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { adjustInventory, getInventory, getLedger, saveInventory } from '../../api/medications';
 import type { Inventory, LedgerRow, Medication } from '../../api/medicationTypes';
 import { parseAmount } from '../../medications/dosage';
+import { onHand } from '../../medications/stock';
 import { medsErrorText, problemText } from '../../medications/errors';
 import { inventoryFormOf, inventoryInput, inventoryProblem, type InventoryForm } from '../../medications/inventoryForm';
 import { Dialog } from '../Dialog';
@@ -74,7 +75,7 @@ export function InventoryDialog({ medication, onClose, onSaved, onStale }: Inven
   const save = async (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
     if (!form || !inventory) return;
-    const problem = inventoryProblem(form);
+    const problem = inventoryProblem(form, medication.unit);
     if (problem) {
       setSaveError(problemText(t, problem));
       return;
@@ -240,7 +241,7 @@ export function InventoryDialog({ medication, onClose, onSaved, onStale }: Inven
                         {format.number(Math.abs(row.change))}
                       </span>
                       <span className="ledger-balance">
-                        {t('inventory.balance', { amount: format.amount(row.balance, unit) })}
+                        {t('inventory.balance', { amount: format.amount(onHand(row.balance), unit) })}
                       </span>
                     </span>
                   </li>

@@ -1,6 +1,7 @@
 import { useTranslation } from 'react-i18next';
 import { CONTINUOUS_CONTAINERS, DISCRETE_CONTAINERS, INVENTORY_TYPES } from '../../api/medicationTypes';
-import { formTotal, type InventoryForm } from '../../medications/inventoryForm';
+import { formTotal, strengthRequired, type InventoryForm } from '../../medications/inventoryForm';
+import { findUnit } from '../../medications/units';
 import { UnitSelect } from './UnitSelect';
 import { useMedsFormat } from './useMedsFormat';
 
@@ -22,6 +23,9 @@ export function InventoryFields({ idPrefix, form, onChange, medicationUnit, exis
   const containers = form.type === 'continuous' ? CONTINUOUS_CONTAINERS : DISCRETE_CONTAINERS;
   const total = formTotal(form);
   const stockUnit = form.type === 'continuous' ? form.containerUnit : form.itemUnit;
+  // Doses in mg drawn from tablets: without the strength no dose could be counted.
+  const needsStrength = strengthRequired(form, medicationUnit);
+  const doseUnit = findUnit(medicationUnit)?.symbol ?? medicationUnit;
 
   const changeType = (type: InventoryForm['type']) => {
     const allowed: readonly string[] = type === 'continuous' ? CONTINUOUS_CONTAINERS : DISCRETE_CONTAINERS;
@@ -130,7 +134,11 @@ export function InventoryFields({ idPrefix, form, onChange, medicationUnit, exis
             </div>
           </div>
           <div className="field">
-            <label htmlFor={id('item-strength')}>{t('inventory.itemStrength', { unit: medicationUnit })}</label>
+            <label htmlFor={id('item-strength')}>
+              {needsStrength
+                ? t('inventory.strengthQuestion', { unit: doseUnit, item: format.amount(1, form.itemUnit) })
+                : t('inventory.itemStrength', { unit: medicationUnit })}
+            </label>
             <input
               id={id('item-strength')}
               type="number"
@@ -139,10 +147,14 @@ export function InventoryFields({ idPrefix, form, onChange, medicationUnit, exis
               step={0.001}
               value={form.itemStrength}
               onChange={(event) => onChange({ itemStrength: event.target.value })}
+              required={needsStrength}
+              aria-required={needsStrength}
               aria-describedby={id('item-strength-hint')}
             />
             <span id={id('item-strength-hint')} className="field-hint">
-              {t('inventory.itemStrengthHint', { unit: medicationUnit })}
+              {needsStrength
+                ? t('inventory.strengthRequiredHint', { unit: doseUnit, stock: form.itemUnit })
+                : t('inventory.itemStrengthHint', { unit: medicationUnit })}
             </span>
           </div>
         </>

@@ -11,6 +11,7 @@ import {
 } from '../../medications/medicationForm';
 import { NotificationPreferencesDialog } from '../notifications/NotificationPreferencesDialog';
 import { DeleteMedicationDialog } from './DeleteMedicationDialog';
+import { DeliveryWarning } from './DeliveryWarning';
 import { FormError } from './FormError';
 import { InventoryDialog } from './InventoryDialog';
 import { MedicationFields } from './MedicationFields';
@@ -128,6 +129,7 @@ export function MedicationCard({ medication, onChanged, onDeleted, onStale }: Me
       <p className="med-schedule">{format.schedule(m)}</p>
       {m.notes !== '' && <p className="med-notes">{m.notes}</p>}
       <StockLine inventory={m.inventory} showForecast />
+      <DeliveryWarning medication={m} onSettingsClosed={onStale} />
       <FormError text={error} />
       <div className="med-card-actions">
         <button type="button" className="button button-secondary button-small" onClick={startEditing}>

@@ -1,5 +1,6 @@
 import { useTranslation } from 'react-i18next';
 import type { Inventory } from '../../api/medicationTypes';
+import { onHand, shownStockStatus } from '../../medications/stock';
 import { StockBadge } from './Badges';
 import { useMedsFormat } from './useMedsFormat';
 
@@ -15,9 +16,9 @@ export function StockLine({ inventory, showForecast }: { inventory: Inventory | 
       <p className="med-stock-line">
         <span className="med-stock-label">{t('stock.label')}</span>{' '}
         <strong data-testid="stock-quantity">
-          {format.amount(inventory.current_quantity, inventory.total_unit)}
+          {format.amount(onHand(inventory.current_quantity), inventory.total_unit)}
         </strong>{' '}
-        <StockBadge status={inventory.stock_status} />
+        <StockBadge status={shownStockStatus(inventory)} />
       </p>
       {showForecast && inventory.runs_out_on && (
         <p className="med-forecast" data-testid="runs-out">

@@ -2,6 +2,7 @@ import { useId } from 'react';
 import { useTranslation } from 'react-i18next';
 import { DOSE_STATUSES, RECENT_DOSES, type DoseStatus, type Medication } from '../../api/medicationTypes';
 import { DoseStatusBadge } from './Badges';
+import { DeliveryWarning } from './DeliveryWarning';
 import { MedicationAvatar } from './MedicationIcon';
 import { StockLine } from './StockLine';
 import { useMedsFormat } from './useMedsFormat';
@@ -11,6 +12,8 @@ interface TodayMedicationProps {
   /** The status whose button says "Logged!" right now. */
   loggedStatus: DoseStatus | null;
   onLog: (status: DoseStatus) => void;
+  /** Something changed that only a reload shows (its reminder settings). */
+  onStale?: () => void;
 }
 
 const BUTTON_CLASS: Record<DoseStatus, string> = {
@@ -19,7 +22,7 @@ const BUTTON_CLASS: Record<DoseStatus, string> = {
   missed: 'button button-secondary',
 };
 
-export function TodayMedication({ medication: m, loggedStatus, onLog }: TodayMedicationProps) {
+export function TodayMedication({ medication: m, loggedStatus, onLog, onStale }: TodayMedicationProps) {
   const { t } = useTranslation('meds');
   const format = useMedsFormat();
   const titleId = useId();
@@ -38,6 +41,7 @@ export function TodayMedication({ medication: m, loggedStatus, onLog }: TodayMed
           </div>
         </header>
         <StockLine inventory={m.inventory} />
+        <DeliveryWarning medication={m} onSettingsClosed={onStale} />
         <div className="today-actions" role="group" aria-label={t('today.logFor', { name: m.name })}>
           {DOSE_STATUSES.map((status) => (
             <button

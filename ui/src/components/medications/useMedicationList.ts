@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { listMedications } from '../../api/medications';
 import type { Medication } from '../../api/medicationTypes';
 import { medsErrorText } from '../../medications/errors';
-import { useServerTimezone } from '../../medications/timezone';
+import { useTimeZoneVersion } from '../../medications/timezone';
 
 export interface MedicationList {
   medications: Medication[] | null;
@@ -15,16 +15,15 @@ export interface MedicationList {
   remove: (id: number) => void;
 }
 
-/** The person's medications, loaded once the server knows their time zone. */
+/** The person's medications, loaded again when their time zone changes. */
 export function useMedicationList(): MedicationList {
   const { t } = useTranslation('meds');
-  const ready = useServerTimezone();
+  const zoneVersion = useTimeZoneVersion();
   const [medications, setMedications] = useState<Medication[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [generation, setGeneration] = useState(0);
 
   useEffect(() => {
-    if (!ready) return;
     const controller = new AbortController();
     listMedications(controller.signal)
       .then((list) => {
@@ -35,7 +34,7 @@ export function useMedicationList(): MedicationList {
         if (!controller.signal.aborted) setError(medsErrorText(t, err, 'errors.load'));
       });
     return () => controller.abort();
-  }, [ready, generation, t]);
+  }, [zoneVersion, generation, t]);
 
   const reload = useCallback(() => setGeneration((g) => g + 1), []);
   const replace = useCallback(

@@ -33,6 +33,8 @@ export interface TodayFeedback {
   error: string | null;
   /** A dose was logged: the button says "Logged!" for 2 s, the message stays 3 s. */
   confirmLogged: (buttonKey: string, message: string) => void;
+  /** A dose logged without a card's button: the message stays 3 s. */
+  showSuccess: (message: string) => void;
   /** Logging failed: the message stays 5 s. */
   failed: (message: string) => void;
   clearError: () => void;
@@ -50,5 +52,5 @@ export function useTodayFeedback(): TodayFeedback {
     },
     [clearError, showLogged, showSuccess],
   );
-  return { logged, success, error, confirmLogged, failed: showError, clearError };
+  return { logged, success, error, confirmLogged, showSuccess, failed: showError, clearError };
 }

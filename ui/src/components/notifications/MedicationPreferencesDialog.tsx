@@ -10,6 +10,7 @@ import {
 import type { DeliveryMethod } from '../../api/notifications';
 import {
   DIALOG_LEAD_OPTIONS,
+  EffectiveMethods,
   EmailUnavailableNote,
   MethodChoices,
   NumberSelect,
@@ -129,6 +130,7 @@ export function MedicationPreferencesDialog({ medication, onClose }: MedicationP
             disabled={form.useDefaults}
           />
           {defaults?.email_available === false && <EmailUnavailableNote />}
+          {defaults && <EffectiveMethods chosen={shown.methods} global={defaults} fromDefaults={form.useDefaults} />}
           <NumberSelect
             id={`prefs-lead-${id}`}
             label={t('fields.lead')}

@@ -153,6 +153,46 @@ describe('the preferences dialog for one medication', () => {
     expect(sentJson(requestsTo(fetchMock, 'PUT', MED_PATH)[0]?.[1])).toEqual({ use_defaults: true });
   });
 
+  it('shows which methods are really on: e-mail chosen while it is off globally sends nothing', async () => {
+    mockFetch({
+      [`GET ${MED_PATH}`]: () => ok(medicationJson({ delivery_methods: ['email'] })),
+      'GET /api/notifications/preferences': () =>
+        ok(globalJson({ email_notifications_enabled: false, default_delivery_methods: ['push'] })),
+    });
+    const { dialog } = openFor(ASPIRIN);
+    const summary = await within(dialog).findByTestId('effective-methods');
+    expect(summary.textContent).toContain("this medication's own methods");
+    expect(within(summary).getByTestId('effective-push').textContent).toBe('Push notification: not chosen');
+    expect(within(summary).getByTestId('effective-email').textContent).toBe(
+      'E-mail: off, because it is switched off in your general notification settings',
+    );
+    expect(within(summary).getByRole('alert').textContent).toBe(
+      'No reminder will go out for this medication: none of its methods is on.',
+    );
+
+    // Adding push fixes it; the defaults (push) would too.
+    await userEvent.click(within(dialog).getByLabelText('Push notification'));
+    expect(within(summary).getByTestId('effective-push').textContent).toBe('Push notification: on');
+    expect(within(summary).queryByRole('alert')).toBeNull();
+    await userEvent.click(within(dialog).getByRole('switch', { name: /Use my default settings/ }));
+    expect(summary.textContent).toContain('your default methods');
+    expect(within(summary).getByTestId('effective-email').textContent).toBe('E-mail: not chosen');
+  });
+
+  it('says e-mail cannot go out when the server cannot send e-mail', async () => {
+    mockFetch({
+      [`GET ${MED_PATH}`]: () => ok(medicationJson({ delivery_methods: ['push', 'email'] })),
+      'GET /api/notifications/preferences': () =>
+        ok(globalJson({ email_notifications_enabled: true, email_available: false })),
+    });
+    const { dialog } = openFor(ASPIRIN);
+    const summary = await within(dialog).findByTestId('effective-methods');
+    expect(within(summary).getByTestId('effective-email').textContent).toBe(
+      'E-mail: off, because this server cannot send e-mail',
+    );
+    expect(within(summary).getByTestId('effective-push').textContent).toBe('Push notification: on');
+  });
+
   it('starts from the defaults when the medication has none of its own, and can leave them', async () => {
     const fetchMock = mockFetch({
       [`GET ${MED_PATH}`]: () => ok(medicationJson({ uses_defaults: true })),

@@ -62,6 +62,11 @@ export function PushCard() {
         />
         <span>{push.busy ? t('push.working') : t('push.toggle')}</span>
       </label>
+      {push.asking && (
+        <p className="note" role="status" data-testid="push-asking">
+          {t('push.asking')}
+        </p>
+      )}
       {push.error !== null && (
         <div className="form-error" role="alert">
           <p>{t('push.errors.toggle')}</p>

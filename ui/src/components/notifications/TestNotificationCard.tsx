@@ -6,7 +6,7 @@ import {
   type ChannelResult,
 } from '../../api/notifications';
 import { getGlobalPreferences } from '../../api/notificationPrefs';
-import { notifyErrorDetail } from '../../notifications/notifyErrors';
+import { deliveryFailureDetail } from '../../notifications/notifyErrors';
 
 interface Outcome {
   ok: boolean;
@@ -30,7 +30,7 @@ export function TestNotificationCard() {
       setOutcome({ ok: true, results, detail: null });
     } catch (error) {
       const results = channelResultsOf(error);
-      setOutcome({ ok: false, results, detail: results.length > 0 ? null : notifyErrorDetail(t, error) });
+      setOutcome({ ok: false, results, detail: results.length > 0 ? null : deliveryFailureDetail(t, error) });
     } finally {
       setBusy(false);
     }

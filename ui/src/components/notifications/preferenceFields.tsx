@@ -1,6 +1,7 @@
 // The controls the preferences dialog and the Settings page's Notifications section share.
 import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
+import type { GlobalPreferences } from '../../api/notificationPrefs';
 import { DELIVERY_METHODS, type DeliveryMethod } from '../../api/notifications';
 
 /** SPEC §9: reminder lead options in the preferences dialog, in minutes. */
@@ -123,5 +124,58 @@ export function EmailUnavailableNote() {
     <p className="prefs-note" data-testid="email-unavailable">
       {t('emailUnavailable')}
     </p>
+  );
+}
+
+/** Whether a method reminders are sent by actually sends, and if not, why. */
+export type MethodState = 'on' | 'notChosen' | 'offGlobally' | 'unavailable';
+
+/**
+ * What the server does with chosen methods: a method goes out only when the global switch
+ * for it is on, and e-mail only when the server can send e-mail at all.
+ */
+export function methodStates(
+  chosen: readonly DeliveryMethod[],
+  global: GlobalPreferences,
+): Record<DeliveryMethod, MethodState> {
+  const state = (method: DeliveryMethod): MethodState => {
+    if (!chosen.includes(method)) return 'notChosen';
+    if (method === 'email' && !global.email_available) return 'unavailable';
+    const switchedOn = method === 'email' ? global.email_notifications_enabled : global.push_notifications_enabled;
+    return switchedOn ? 'on' : 'offGlobally';
+  };
+  return { push: state('push'), email: state('email') };
+}
+
+interface EffectiveMethodsProps {
+  chosen: readonly DeliveryMethod[];
+  global: GlobalPreferences;
+  /** The methods are the global defaults rather than the medication's own. */
+  fromDefaults: boolean;
+}
+
+/** Which delivery methods a medication's reminders really go out by, and why the others don't. */
+export function EffectiveMethods({ chosen, global, fromDefaults }: EffectiveMethodsProps) {
+  const { t } = useTranslation('notifyPrefs');
+  const states = methodStates(chosen, global);
+  const none = !global.reminders_enabled || DELIVERY_METHODS.every((method) => states[method] !== 'on');
+  return (
+    <div className="prefs-effective" data-testid="effective-methods" aria-live="polite">
+      <p className="prefs-effective-title">
+        {t('effective.title')} <span className="muted">({t(fromDefaults ? 'effective.fromDefaults' : 'effective.fromOwn')})</span>
+      </p>
+      <ul>
+        {DELIVERY_METHODS.map((method) => (
+          <li key={method} data-testid={`effective-${method}`} className={`prefs-effective-${states[method]}`}>
+            <strong>{t(`methods.${method}`)}</strong>: {t(`effective.state.${states[method]}`)}
+          </li>
+        ))}
+      </ul>
+      {none && (
+        <p className="prefs-effective-none" role="alert">
+          {global.reminders_enabled ? t('effective.none') : t('effective.remindersOff')}
+        </p>
+      )}
+    </div>
   );
 }

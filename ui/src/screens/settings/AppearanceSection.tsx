@@ -12,6 +12,7 @@ import {
 } from '../../settings/appSettings';
 import { useAppSettings } from '../../settings/SettingsContext';
 import { SectionHeading } from './SectionHeading';
+import { TimeZoneField } from './TimeZoneField';
 
 /** How the date formats are shown in the picker (spec §2 "Appearance"). */
 const DATE_FORMAT_LABELS: Record<DateFormat, string> = {
@@ -103,6 +104,8 @@ export function AppearanceSection() {
             onChange={(event) => change({ timeFormat: event.target.checked ? '24h' : '12h' })}
           />
         </label>
+
+        <TimeZoneField />
       </div>
     </>
   );

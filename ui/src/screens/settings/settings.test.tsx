@@ -172,6 +172,41 @@ describe('appearance', () => {
     });
     expect(document.documentElement.classList.contains('dark')).toBe(true);
   });
+
+  it('shows the stored time zone and saves another one', async () => {
+    signIn();
+    let zone = 'America/New_York';
+    const fetchMock = server({
+      'GET /api/settings': () => jsonResponse({ success: true, data: { timezone: zone } }),
+      'PUT /api/settings': (init) => {
+        zone = (sentJson(init) as { timezone: string }).timezone;
+        return jsonResponse({ success: true, data: { timezone: zone } });
+      },
+    });
+    renderApp('/settings?section=appearance');
+    const select = await screen.findByRole<HTMLSelectElement>('combobox', { name: 'Time zone' });
+    expect(select.value).toBe('America/New_York');
+    expect([...select.options].map((option) => option.value)).toContain('Asia/Tokyo');
+    await userEvent.selectOptions(select, 'Asia/Tokyo');
+    expect(await screen.findByText('Time zone saved')).toBeTruthy();
+    const puts = fetchMock.mock.calls.filter(([input, init]) => init?.method === 'PUT' && requestUrl(input) === '/api/settings');
+    expect(puts.map(([, init]) => sentJson(init))).toEqual([{ timezone: 'Asia/Tokyo' }]);
+    expect(select.value).toBe('Asia/Tokyo');
+    expect(JSON.parse(localStorage.getItem('dosage_app_settings') ?? '{}')).toMatchObject({ timezone: 'Asia/Tokyo' });
+  });
+
+  it('says so when the time zone cannot be saved, and shows the stored one again', async () => {
+    signIn();
+    server({
+      'GET /api/settings': () => jsonResponse({ success: true, data: { timezone: 'UTC' } }),
+      'PUT /api/settings': () => jsonResponse({ success: false, message: 'Server error' }, 500),
+    });
+    renderApp('/settings?section=appearance');
+    const select = await screen.findByRole<HTMLSelectElement>('combobox', { name: 'Time zone' });
+    await userEvent.selectOptions(select, 'Asia/Tokyo');
+    expect((await screen.findByText('Failed to save the time zone')).getAttribute('role')).toBe('alert');
+    expect(select.value).toBe('UTC');
+  });
 });
 
 describe('two-factor management', () => {
