@@ -218,7 +218,7 @@ function MedicationTable({ report }: { report: Report }) {
                     </span>
                   </th>
                   <td>{format.schedule(m)}</td>
-                  <td>{format.amount(m.default_quantity, m.unit)}</td>
+                  <td className="nowrap">{format.amount(m.default_quantity, m.unit)}</td>
                   <td>
                     <StockCell medication={m} />
                   </td>

@@ -60,7 +60,7 @@ export function MedicationDefaultsSection() {
           <SettingsLoadState failed={failed} onRetry={retry} />
         ) : (
           <>
-            <form className="form form-tight" noValidate onSubmit={(event) => void saveTime(event)}>
+            <form className="form form-tight data-form" noValidate onSubmit={(event) => void saveTime(event)}>
               <div className="field">
                 <label htmlFor="default-reminder-time">{t('medications.reminderTime')}</label>
                 <input

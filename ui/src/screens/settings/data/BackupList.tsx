@@ -103,11 +103,11 @@ export function BackupList() {
           <tbody>
             {backups.map((backup) => (
               <tr key={backup.name}>
-                <th scope="row" className="break-anywhere">
+                <th scope="row">
                   {backup.name}
                 </th>
-                <td>{format.dateTime(backup.created_at)}</td>
-                <td className="numeric">{formatSize(backup.size, format.language)}</td>
+                <td className="nowrap">{format.dateTime(backup.created_at)}</td>
+                <td className="numeric nowrap">{formatSize(backup.size, format.language)}</td>
                 <td className="numeric">
                   <button
                     type="button"

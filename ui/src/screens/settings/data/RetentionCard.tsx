@@ -65,7 +65,7 @@ export function RetentionCard({ days, onSaved }: { days: number; onSaved: (days:
     <section className="card" aria-labelledby="data-retention-title">
       <h3 id="data-retention-title">{t('retention.title')}</h3>
       <FlashMessage flash={flash} />
-      <div className="field">
+      <div className="field data-form">
         <label htmlFor="data-retention">{t('retention.label')}</label>
         <select
           id="data-retention"
