@@ -41,6 +41,8 @@ pub const KEYS: &[&str] = &[
     "reminders.retry_attempts",
     "reminders.retry_backoff_seconds",
     "push.allow_endpoints",
+    "backup.daily",
+    "backup.keep",
     "log.level",
     "log.format",
 ];
@@ -65,6 +67,7 @@ pub struct Settings {
     pub vapid: VapidSettings,
     pub reminders: ReminderSettings,
     pub push: PushSettings,
+    pub backup: BackupSettings,
     pub log: LogSettings,
 }
 
@@ -81,6 +84,7 @@ impl Default for Settings {
             vapid: VapidSettings::default(),
             reminders: ReminderSettings::default(),
             push: PushSettings::default(),
+            backup: BackupSettings::default(),
             log: LogSettings::default(),
         }
     }
@@ -178,6 +182,22 @@ pub struct PushSettings {
     /// URL prefixes accepted for push subscriptions besides the browsers' push services.
     #[serde(deserialize_with = "lenient::string_list")]
     pub allow_endpoints: Vec<String>,
+}
+
+/// The instance's own daily snapshot (`pillbox backup` takes one on demand).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct BackupSettings {
+    /// Whether `serve` writes a snapshot to the data directory's `backups/` once a day.
+    pub daily: bool,
+    /// How many daily snapshots are kept.
+    pub keep: u32,
+}
+
+impl Default for BackupSettings {
+    fn default() -> Self {
+        BackupSettings { daily: true, keep: 7 }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -309,6 +329,9 @@ impl Settings {
             return Err(config_error(
                 "reminders.retry_backoff_seconds must be between 1 and 3600",
             ));
+        }
+        if !(1..=365).contains(&self.backup.keep) {
+            return Err(config_error("backup.keep must be between 1 and 365"));
         }
         if let Some(prefix) = self.push.allow_endpoints.iter().find(|p| {
             !(p.starts_with("https://") || p.starts_with("http://"))

@@ -7,12 +7,14 @@ mod clock;
 mod config;
 mod db;
 mod domain;
+mod files;
 mod http;
 mod logging;
 mod mailer;
 mod reminders;
 mod secrets;
 mod security;
+mod services;
 mod store;
 mod version;
 

@@ -1,8 +1,9 @@
 //! The command line: one file per subcommand.
 
+mod backup;
+mod export;
 mod gen_vapid;
 mod migrate;
-mod not_yet;
 mod send_test;
 mod serve;
 mod users;
@@ -47,8 +48,14 @@ enum Command {
     CreateUser(users::UserArgs),
     /// Set a new password for an account and sign it out everywhere
     ResetPassword(users::UserArgs),
-    /// Write one user's data as a JSON export file
-    Export(not_yet::ExportArgs),
+    /// Write one user's data as the JSON export file (or their history as CSV)
+    Export(export::ExportArgs),
+    /// Import an export file or a history CSV into one user's account
+    Import(export::ImportArgs),
+    /// Write a consistent snapshot of the whole instance (safe while serving)
+    Backup(backup::BackupArgs),
+    /// Replace the instance's database with a snapshot (the server must be stopped)
+    Restore(backup::RestoreArgs),
     /// Generate a VAPID key pair for Web Push
     GenVapid(gen_vapid::GenVapidArgs),
     /// Send a test reminder to a user and report each channel's result
@@ -83,7 +90,10 @@ pub fn run(cli: Cli) -> CliResult {
         Command::GenVapid(args) => gen_vapid::run(args),
         Command::CreateUser(args) => users::create_user(args),
         Command::ResetPassword(args) => users::reset_password(args),
-        Command::Export(args) => not_yet::export(args),
+        Command::Export(args) => export::export(args),
+        Command::Import(args) => export::import(args),
+        Command::Backup(args) => backup::backup(args),
+        Command::Restore(args) => backup::restore(args),
         Command::SendTest(args) => send_test::run(args),
     }
 }

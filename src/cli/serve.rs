@@ -15,6 +15,8 @@ use crate::http::{self, AppState};
 use crate::mailer::Mailer;
 use crate::reminders::{self, dispatcher::Engine, push::Pusher};
 use crate::secrets::{self, Secrets};
+use crate::services::backup;
+use crate::services::jobs::{BackupStatus, DataJobs};
 use crate::version::VERSION;
 
 #[derive(Args)]
@@ -34,6 +36,9 @@ pub fn run(args: ServeArgs) -> CliResult {
     let settings = load_settings(&overrides)?;
     let paths = Paths::new(&settings)?;
     paths.ensure_data_dir()?;
+    // One server per data directory: two would send every reminder twice, and `pillbox
+    // restore` must know not to swap the database under a running server.
+    let _lock = backup::lock_data_dir(&paths.data_dir)?;
     let writer = open_and_migrate(&paths)?;
     let secrets = secrets::load_or_create(&paths.data_dir, &settings.vapid)?;
     if settings.public_url.is_none() {
@@ -55,6 +60,15 @@ pub fn run(args: ServeArgs) -> CliResult {
         let settings = Arc::new(settings);
         let mailer = Arc::new(mailer);
         let engine = Arc::new(engine(&db, &settings, &secrets, &mailer)?);
+        let backup_status = BackupStatus::default();
+        let data_jobs = DataJobs {
+            db: db.clone(),
+            database: paths.database.clone(),
+            data_dir: paths.data_dir.clone(),
+            backups: paths.backups.clone(),
+            settings: settings.backup.clone(),
+            status: backup_status.clone(),
+        };
         let state = AppState {
             db,
             settings,
@@ -63,6 +77,8 @@ pub fn run(args: ServeArgs) -> CliResult {
             limits: Arc::new(AuthLimits::new(registration_limit)),
             trusted_proxies: Arc::new(trusted_proxies),
             engine: Arc::clone(&engine),
+            backups_dir: Arc::new(paths.backups.clone()),
+            backup_status,
         };
         let bind = state.settings.bind;
         let listener = TcpListener::bind(bind)
@@ -74,10 +90,12 @@ pub fn run(args: ServeArgs) -> CliResult {
             display_path(&paths.data_dir)
         );
         let running = reminders::start(engine).await?;
+        let data_jobs = data_jobs.start();
         systemd::notify("READY=1");
         http::serve(listener, state, shutdown_signal()).await?;
         systemd::notify("STOPPING=1");
         running.stop().await;
+        data_jobs.abort();
         tracing::info!("pillbox stopped");
         Ok(ExitCode::SUCCESS)
     })

@@ -24,12 +24,9 @@ use crate::store::history::{self, Entry};
 use crate::store::medications::{self, Inventory, Medication, StockChange};
 use crate::store::reminders;
 
-pub const COLORS: &[&str] = &["blue", "red", "green", "yellow", "purple", "pink", "orange"];
-pub const DEFAULT_ICON: &str = "pill-symbolic";
+use crate::domain::medication::{COLORS, DEFAULT_ICON};
+use crate::domain::medication::{MAX_NAME, MAX_NOTES, MAX_SHORT_TEXT};
 pub const RECENT_DOSES: i64 = 5;
-const MAX_NAME: usize = 200;
-const MAX_NOTES: usize = 2000;
-const MAX_SHORT_TEXT: usize = 64;
 /// Clock skew tolerated before a dose time counts as "in the future".
 const FUTURE_SKEW_SECS: i64 = 300;
 

@@ -11,7 +11,7 @@ use super::error::{ApiError, ApiResult, ok};
 use crate::db::migrations;
 use crate::version::VERSION;
 
-/// Healthy when the database answers a query.
+/// Healthy when the database answers a query and the last instance backup did not fail.
 pub async fn health(State(state): State<AppState>) -> Response {
     let probe = state
         .db
@@ -20,8 +20,21 @@ pub async fn health(State(state): State<AppState>) -> Response {
                 .map_err(ApiError::from)
         })
         .await;
+    let (backup_ok, backup) = super::data::backup_health(&state);
     match probe {
-        Ok(_) => ok(json!({ "status": "ok", "database": "ok", "version": VERSION })).into_response(),
+        Ok(_) if backup_ok => {
+            ok(json!({ "status": "ok", "database": "ok", "backup": backup, "version": VERSION }))
+                .into_response()
+        }
+        Ok(_) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            Json(json!({
+                "success": false,
+                "message": "The last backup failed: see the server log",
+                "data": { "status": "degraded", "database": "ok", "backup": backup, "version": VERSION },
+            })),
+        )
+            .into_response(),
         Err(e) => {
             tracing::error!("health check failed: {e:?}");
             (

@@ -2,6 +2,7 @@
 
 mod assets;
 mod auth;
+mod data;
 pub mod error;
 pub mod extract;
 mod history;
@@ -15,6 +16,7 @@ mod two_factor;
 
 use std::future::Future;
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use axum::Router;
@@ -30,6 +32,7 @@ use crate::mailer::Mailer;
 use crate::reminders::dispatcher::Engine;
 use crate::secrets::Secrets;
 use crate::security::client_ip::IpNet;
+use crate::services::jobs::BackupStatus;
 
 /// Request bodies above this answer 413.
 const BODY_LIMIT: usize = 1024 * 1024;
@@ -43,6 +46,9 @@ pub struct AppState {
     pub limits: Arc<AuthLimits>,
     pub trusted_proxies: Arc<Vec<IpNet>>,
     pub engine: Arc<Engine>,
+    /// The data directory's `backups/`: instance snapshots and each person's auto-backups.
+    pub backups_dir: Arc<PathBuf>,
+    pub backup_status: BackupStatus,
 }
 
 pub fn router(state: AppState) -> Router {
@@ -125,6 +131,12 @@ pub fn router(state: AppState) -> Router {
         .route("/medications/adherence", get(medications::adherence))
         .route("/medications/inventory/low-stock", get(medications::low_stock))
         .route("/medications/history", get(history::list))
+        .route("/medications/history/retention", get(data::retention_preview))
+        .route("/export", get(data::export))
+        .route("/import", post(data::import))
+        .route("/report", get(data::report))
+        .route("/backups", get(data::backups))
+        .route("/backups/{name}", get(data::backup_file))
         .route(
             "/medications/history/{id}",
             put(history::update).delete(history::delete),

@@ -12,26 +12,16 @@ use super::error::{ApiError, ApiResult, ok};
 use super::extract::ApiJson;
 use super::session::AuthUser;
 use crate::reminders::planner;
+use crate::services::user_settings::{self, RETENTION_DAYS};
 use crate::store::settings::{self, UserSettings};
 
 const LANGUAGES: &[&str] = &["en", "es", "fr", "de"];
 const DATE_FORMATS: &[&str] = &["MM/dd/yyyy", "dd/MM/yyyy", "yyyy-MM-dd"];
 const TIME_FORMATS: &[&str] = &["12h", "24h"];
 const THEMES: &[&str] = &["light", "dark", "system"];
-const RETENTION_DAYS: &[i64] = &[0, 30, 90, 365, 730];
 
 fn to_json(s: &UserSettings) -> Value {
-    let mut body = Map::new();
-    body.insert("language".into(), json!("en"));
-    body.insert("dateFormat".into(), json!("MM/dd/yyyy"));
-    body.insert("timeFormat".into(), json!("12h"));
-    body.insert("autoBackup".into(), json!(true));
-    body.insert("dataRetention".into(), json!(365));
-    body.insert("theme".into(), json!("system"));
-    body.extend(s.preferences.clone());
-    body.insert("timezone".into(), json!(s.timezone));
-    body.insert("defaultReminderTime".into(), json!(s.default_reminder_time));
-    Value::Object(body)
+    user_settings::view(s)
 }
 
 pub async fn get(State(state): State<AppState>, AuthUser(user): AuthUser) -> ApiResult<Json<Value>> {

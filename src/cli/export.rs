@@ -1,0 +1,141 @@
+//! `pillbox export` and `pillbox import`: one person's data as the same files the web app
+//! downloads and uploads, whether the server runs or not (SQLite's WAL lets both work
+//! beside it).
+
+use std::io::{BufWriter, Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, ValueEnum};
+
+use super::{CliResult, DataArgs, Paths, load_settings, open_and_migrate};
+use crate::files::PrivateFile;
+use crate::services::{export, import};
+use crate::store::users;
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Format {
+    Json,
+    Csv,
+}
+
+#[derive(Args)]
+pub struct ExportArgs {
+    #[command(flatten)]
+    data: DataArgs,
+    /// E-mail address of the account to export
+    #[arg(long)]
+    email: String,
+    /// json: the whole record (medications, history, settings); csv: the history only
+    #[arg(long, value_enum, default_value = "json")]
+    format: Format,
+    /// Write to this file (mode 0600) instead of standard output
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+}
+
+fn account(conn: &rusqlite::Connection, email: &str) -> Result<i64, Box<dyn std::error::Error>> {
+    let email = email.trim();
+    Ok(users::find_by_email(conn, email)?
+        .ok_or_else(|| format!("no account with the e-mail address {email}"))?
+        .id)
+}
+
+pub fn export(args: ExportArgs) -> CliResult {
+    let settings = load_settings(&args.data.overrides())?;
+    let paths = Paths::new(&settings)?;
+    paths.database_must_exist()?;
+    let conn = open_and_migrate(&paths)?;
+    let user_id = account(&conn, &args.email)?;
+    let write = |out: &mut dyn Write| match args.format {
+        Format::Json => export::write_json(&conn, user_id, out),
+        Format::Csv => export::write_csv(&conn, user_id, out),
+    };
+    match &args.out {
+        Some(path) => {
+            let mut file =
+                PrivateFile::create(path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            write(&mut BufWriter::new(&mut file))?;
+            let size = file.commit()?;
+            eprintln!("wrote {} ({size} bytes)", path.display());
+        }
+        None => {
+            let stdout = std::io::stdout();
+            write(&mut BufWriter::new(stdout.lock()))?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Args)]
+pub struct ImportArgs {
+    #[command(flatten)]
+    data: DataArgs,
+    /// E-mail address of the account to import into
+    #[arg(long)]
+    email: String,
+    /// An export file (.json) or a history CSV; - reads standard input
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+    /// Check the file and print what would be imported, changing nothing
+    #[arg(long)]
+    dry_run: bool,
+}
+
+pub fn import(args: ImportArgs) -> CliResult {
+    let settings = load_settings(&args.data.overrides())?;
+    let paths = Paths::new(&settings)?;
+    paths.database_must_exist()?;
+    let mut bytes = Vec::new();
+    if args.file.as_os_str() == "-" {
+        std::io::stdin().read_to_end(&mut bytes)?;
+    } else {
+        bytes = std::fs::read(&args.file).map_err(|e| format!("cannot read {}: {e}", args.file.display()))?;
+    }
+    if bytes.len() > import::MAX_FILE_BYTES {
+        return Err(format!(
+            "{} is too large: at most {} MiB can be imported at once",
+            args.file.display(),
+            import::MAX_FILE_BYTES / (1024 * 1024)
+        )
+        .into());
+    }
+    let format = match args.file.extension().and_then(|e| e.to_str()) {
+        Some(ext) if ext.eq_ignore_ascii_case("csv") => import::Format::Csv,
+        Some(ext) if ext.eq_ignore_ascii_case("json") => import::Format::Json,
+        _ => import::sniff(None, &bytes),
+    };
+    let mut conn = open_and_migrate(&paths)?;
+    let user_id = account(&conn, &args.email)?;
+    let summary = import::import(
+        &mut conn,
+        user_id,
+        &bytes,
+        format,
+        args.dry_run,
+        settings.reminders.horizon_days,
+    )?;
+    let verb = if args.dry_run { "would add" } else { "added" };
+    println!(
+        "medications: {verb} {}, {} already there\nschedules: {verb} {}\nhistory entries: {verb} {}, {} already there",
+        summary.medications.added,
+        summary.medications.skipped,
+        summary.schedules.added,
+        summary.history.added,
+        summary.history.skipped
+    );
+    if summary.settings.replaced {
+        println!(
+            "settings: {}",
+            if args.dry_run {
+                "would be replaced by the file's"
+            } else {
+                "replaced by the file's"
+            }
+        );
+    }
+    if args.dry_run {
+        println!("dry run: nothing was changed");
+    }
+    Ok(ExitCode::SUCCESS)
+}

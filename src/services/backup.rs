@@ -1,0 +1,244 @@
+//! Instance backups: a consistent snapshot of the whole instance in one SQLite file, and
+//! restoring one.
+//!
+//! A snapshot is `VACUUM INTO` of the live database (consistent while the server writes;
+//! copying a WAL database's files is not a backup) plus the instance's key files stored in
+//! a table of the copy, so a restore brings back sessions and Web Push subscriptions too.
+//! The file stays an ordinary SQLite database that `sqlite3` opens.
+
+use std::fs::{self, File};
+use std::path::{Path, PathBuf};
+
+use chrono::{NaiveDate, Utc};
+use rusqlite::{Connection, OpenFlags, OptionalExtension};
+
+use super::{ServiceError, ServiceResult, invalid};
+use crate::db::{self, migrations};
+use crate::files::{PrivateFile, private_dir, write_private};
+use crate::secrets::{JWT_KEY_FILE, VAPID_KEY_FILE};
+
+/// The table of a snapshot that holds the instance's key files.
+const FILES_TABLE: &str = "pillbox_backup_files";
+/// The key files a working restore needs.
+const INSTANCE_FILES: [&str; 2] = [JWT_KEY_FILE, VAPID_KEY_FILE];
+/// Held by `pillbox serve` for as long as it runs.
+const LOCK_FILE: &str = "pillbox.lock";
+const DAILY_PREFIX: &str = "pillbox-daily-";
+
+/// Writes a snapshot of the database at `database` (with the key files of `data_dir`) to
+/// `out`, mode 0600. Returns its size in bytes.
+pub fn snapshot(database: &Path, data_dir: &Path, out: &Path) -> ServiceResult<u64> {
+    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        private_dir(dir)?;
+    }
+    let file = PrivateFile::create(out)?;
+    let temp = file
+        .temp_path()
+        .to_str()
+        .ok_or_else(|| invalid(format!("{} is not a UTF-8 path", out.display())))?
+        .to_owned();
+    {
+        let source = db::open_connection(database, false)?;
+        // The target is the empty private file made above, so it keeps mode 0600.
+        source.execute("VACUUM INTO ?1", [&temp])?;
+    }
+    {
+        let copy = Connection::open(&temp)?;
+        copy.execute_batch(&format!(
+            "CREATE TABLE {FILES_TABLE} (name TEXT PRIMARY KEY, contents BLOB NOT NULL)"
+        ))?;
+        for name in INSTANCE_FILES {
+            if let Ok(contents) = fs::read(data_dir.join(name)) {
+                copy.execute(
+                    &format!("INSERT INTO {FILES_TABLE} (name, contents) VALUES (?1, ?2)"),
+                    rusqlite::params![name, contents],
+                )?;
+            }
+        }
+    }
+    Ok(file.commit()?)
+}
+
+/// Holds the data directory for a running server; dropped when the server stops.
+pub struct DataDirLock {
+    _file: File,
+}
+
+/// Takes the data directory for a server, or says that another one has it.
+pub fn lock_data_dir(data_dir: &Path) -> ServiceResult<DataDirLock> {
+    let path = data_dir.join(LOCK_FILE);
+    let file = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)?;
+    match file.try_lock() {
+        Ok(()) => Ok(DataDirLock { _file: file }),
+        Err(fs::TryLockError::WouldBlock) => Err(invalid(format!(
+            "another Pillbox server is running on {}: stop it first (e.g. `systemctl stop pillbox`)",
+            data_dir.display()
+        ))),
+        Err(fs::TryLockError::Error(e)) => Err(e.into()),
+    }
+}
+
+/// What a restore did.
+pub struct Restored {
+    /// Where the database it replaced was kept, if there was one.
+    pub replaced: Option<PathBuf>,
+    pub migrations: Vec<&'static str>,
+    pub files: Vec<&'static str>,
+}
+
+/// Restores a snapshot into `data_dir`. Refuses while a server runs there, and a file that
+/// is damaged, not Pillbox's, or from a newer Pillbox; migrates an older one. The replaced
+/// database (and any replaced key file) is kept beside it.
+pub fn restore(file: &Path, data_dir: &Path) -> ServiceResult<Restored> {
+    private_dir(data_dir)?;
+    let _lock = lock_data_dir(data_dir).map_err(|e| match e {
+        ServiceError::Invalid(m) => invalid(format!("{m}; nothing was restored")),
+        other => other,
+    })?;
+    let stamp = Utc::now().format("%Y%m%dT%H%M%SZ").to_string();
+    let database = data_dir.join(db::DATABASE_FILE);
+    let incoming = data_dir.join(format!(".{}.restoring", db::DATABASE_FILE));
+    let bytes = fs::read(file).map_err(|e| invalid(format!("cannot read {}: {e}", file.display())))?;
+    write_private(&incoming, &bytes)?;
+    drop(bytes);
+    let cleanup = |e: ServiceError| {
+        let _ = fs::remove_file(&incoming);
+        e
+    };
+    let (migrations, files) = check_and_prepare(&incoming, file, data_dir).map_err(cleanup)?;
+
+    let replaced = if database.exists() {
+        {
+            // Fold the write-ahead log in, so the kept copy is one complete file.
+            let current = db::open_connection(&database, false)?;
+            current.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")?;
+        }
+        let kept = data_dir.join(format!("{}.replaced-{stamp}", db::DATABASE_FILE));
+        fs::rename(&database, &kept)?;
+        for suffix in ["-wal", "-shm"] {
+            let _ = fs::remove_file(data_dir.join(format!("{}{suffix}", db::DATABASE_FILE)));
+        }
+        Some(kept)
+    } else {
+        None
+    };
+    fs::rename(&incoming, &database)?;
+
+    let mut restored_files = Vec::new();
+    for (name, contents) in files {
+        let path = data_dir.join(name);
+        if fs::read(&path).is_ok_and(|current| current == contents) {
+            continue;
+        }
+        if path.exists() {
+            fs::rename(&path, data_dir.join(format!("{name}.replaced-{stamp}")))?;
+        }
+        write_private(&path, &contents)?;
+        restored_files.push(name);
+    }
+    File::open(data_dir)?.sync_all()?;
+    Ok(Restored {
+        replaced,
+        migrations,
+        files: restored_files,
+    })
+}
+
+type KeyFiles = Vec<(&'static str, Vec<u8>)>;
+
+/// Checks the copy at `incoming`, migrates it, and takes the key files out of it.
+fn check_and_prepare(
+    incoming: &Path,
+    original: &Path,
+    data_dir: &Path,
+) -> ServiceResult<(Vec<&'static str>, KeyFiles)> {
+    let not_sqlite = |_| {
+        invalid(format!(
+            "{} is not a SQLite database: choose a file written by `pillbox backup`",
+            original.display()
+        ))
+    };
+    let mut conn = Connection::open_with_flags(
+        incoming,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    let check: String = conn
+        .query_row("PRAGMA integrity_check", [], |row| row.get(0))
+        .map_err(not_sqlite)?;
+    if check != "ok" {
+        return Err(invalid(format!(
+            "{} is damaged (integrity check: {check}); nothing was restored",
+            original.display()
+        )));
+    }
+    let applied = migrations::migrate(&mut conn, &data_dir.join("backups"))
+        .map_err(|e| invalid(format!("{}: {e}; nothing was restored", original.display())))?;
+    let has_files: bool = conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?1)",
+        [FILES_TABLE],
+        |row| row.get(0),
+    )?;
+    let mut files = Vec::new();
+    if has_files {
+        for name in INSTANCE_FILES {
+            let contents: Option<Vec<u8>> = conn
+                .query_row(
+                    &format!("SELECT contents FROM {FILES_TABLE} WHERE name = ?1"),
+                    [name],
+                    |row| row.get(0),
+                )
+                .optional()?;
+            if let Some(contents) = contents {
+                files.push((name, contents));
+            }
+        }
+        conn.execute_batch(&format!("DROP TABLE {FILES_TABLE}"))?;
+    }
+    conn.pragma_update(None, "journal_mode", "WAL")?;
+    drop(conn);
+    Ok((applied.names, files))
+}
+
+/// The daily snapshot's file name for a day.
+pub fn daily_name(day: NaiveDate) -> String {
+    format!("{DAILY_PREFIX}{day}.sqlite3")
+}
+
+/// Daily snapshots in `dir`, newest first.
+pub fn daily_snapshots(dir: &Path) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with(DAILY_PREFIX) && n.ends_with(".sqlite3"))
+        })
+        .collect();
+    found.sort();
+    found.reverse();
+    found
+}
+
+/// Takes today's snapshot into `dir` unless there is one, then keeps the newest `keep`.
+/// Returns the new snapshot's path, or `None` when today's already existed.
+pub fn daily(database: &Path, data_dir: &Path, dir: &Path, keep: usize) -> ServiceResult<Option<PathBuf>> {
+    let today = Utc::now().date_naive();
+    let path = dir.join(daily_name(today));
+    let taken = if path.exists() {
+        None
+    } else {
+        snapshot(database, data_dir, &path)?;
+        Some(path)
+    };
+    for old in daily_snapshots(dir).into_iter().skip(keep.max(1)) {
+        fs::remove_file(&old)?;
+    }
+    Ok(taken)
+}

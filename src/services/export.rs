@@ -1,0 +1,403 @@
+//! The export file (DESIGN §6): a person's whole record as JSON, and their history as CSV.
+//!
+//! Both are written row by row to any `Write`, inside one read transaction, so a long
+//! history is never held in memory and the file is a consistent snapshot even while doses
+//! are being logged. The HTTP handler streams it, `pillbox export` writes it to a file or
+//! stdout, and the daily auto-backup keeps it in the data directory.
+
+use std::collections::HashMap;
+use std::io::Write;
+
+use chrono::{DateTime, NaiveDate, Utc};
+use rusqlite::Connection;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::{ServiceResult, user_settings};
+use crate::domain::quantity::Quantity;
+use crate::domain::stock::InventoryType;
+use crate::reminders::planner::UserClock;
+use crate::store::medications::{self, Medication};
+use crate::store::notify_prefs::{self, GlobalPrefs, MedicationPrefs, Method};
+use crate::store::settings;
+
+/// The format this build writes; it reads every 1.x file.
+pub const FORMAT_VERSION: &str = "1.0.0";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScheduleFile {
+    #[serde(default)]
+    pub times: Vec<String>,
+    #[serde(default)]
+    pub weekdays: Vec<u32>,
+    pub start_date: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InventoryFile {
+    pub enabled: bool,
+    pub inventory_type: InventoryType,
+    #[serde(default)]
+    pub container_type: Option<String>,
+    #[serde(default)]
+    pub container_quantity: Option<i64>,
+    #[serde(default)]
+    pub container_size: Option<Quantity>,
+    #[serde(default)]
+    pub container_unit: Option<String>,
+    #[serde(default)]
+    pub item_quantity: Option<i64>,
+    #[serde(default)]
+    pub item_strength: Option<Quantity>,
+    #[serde(default)]
+    pub item_unit: Option<String>,
+    pub current_quantity: Quantity,
+    pub reminder_threshold: Quantity,
+}
+
+/// A medication's own reminder preferences; absent fields follow the global ones.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MedicationPrefsFile {
+    #[serde(default)]
+    pub delivery_methods: Option<Vec<String>>,
+    #[serde(default)]
+    pub reminder_minutes_before: Option<i64>,
+    #[serde(default)]
+    pub custom_message: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MedicationFile {
+    /// Unique within the file; history entries point to it. Archived medications (deleted,
+    /// their history kept) have negative ids.
+    pub id: i64,
+    pub name: String,
+    pub unit: String,
+    pub frequency: String,
+    #[serde(default)]
+    pub color: Option<String>,
+    #[serde(default)]
+    pub icon: Option<String>,
+    #[serde(default)]
+    pub notes: Option<String>,
+    pub default_quantity: Quantity,
+    #[serde(default)]
+    pub schedule: Option<ScheduleFile>,
+    #[serde(default)]
+    pub inventory: Option<InventoryFile>,
+    #[serde(default, rename = "notificationPreferences")]
+    pub notification_preferences: Option<MedicationPrefsFile>,
+    #[serde(default)]
+    pub archived: bool,
+    #[serde(default)]
+    pub created_at: Option<String>,
+    #[serde(default)]
+    pub updated_at: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EntryFile {
+    #[serde(default)]
+    pub id: Option<i64>,
+    pub medication_id: Option<i64>,
+    #[serde(default)]
+    pub medication_name: Option<String>,
+    pub quantity: Quantity,
+    pub unit: String,
+    pub status: String,
+    /// When the dose was taken (or due), RFC 3339.
+    pub taken: String,
+    #[serde(default)]
+    pub note: Option<String>,
+    #[serde(default = "yes")]
+    pub affect_inventory: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// The export file's name for a day in the person's zone.
+pub fn json_file_name(day: NaiveDate) -> String {
+    format!("pillbox-export-{day}.json")
+}
+
+pub fn csv_file_name(day: NaiveDate) -> String {
+    format!("pillbox-history-{day}.csv")
+}
+
+/// Today in the person's zone, for file names.
+pub fn today_for(conn: &Connection, user_id: i64) -> ServiceResult<NaiveDate> {
+    Ok(UserClock::load(conn, user_id)?.today())
+}
+
+/// The global reminder preferences as the export (and GET /api/notifications/preferences)
+/// name them.
+pub fn preferences_view(p: &GlobalPrefs) -> Value {
+    json!({
+        "email_notifications_enabled": p.email_enabled,
+        "push_notifications_enabled": p.push_enabled,
+        "notification_sound_enabled": p.sound_enabled,
+        "notification_vibration_enabled": p.vibration_enabled,
+        "default_reminder_minutes_before": p.lead_minutes,
+        "default_delivery_methods": methods_view(&p.delivery_methods),
+        "reminders_enabled": p.reminders_enabled,
+        "repeat_interval_minutes": p.repeat_interval_minutes,
+        "repeat_max": p.repeat_max,
+    })
+}
+
+fn methods_view(methods: &[Method]) -> Vec<String> {
+    methods.iter().map(|m| m.as_str().to_owned()).collect()
+}
+
+fn inventory_file(inv: &medications::Inventory) -> InventoryFile {
+    let c = &inv.containers;
+    InventoryFile {
+        enabled: inv.enabled,
+        inventory_type: c.inventory_type,
+        container_type: c.container_type.clone(),
+        container_quantity: c.container_quantity,
+        container_size: c.container_size,
+        container_unit: c.container_unit.clone(),
+        item_quantity: c.item_quantity,
+        item_strength: c.item_strength,
+        item_unit: c.item_unit.clone(),
+        current_quantity: inv.current_quantity,
+        reminder_threshold: inv.reminder_threshold,
+    }
+}
+
+fn prefs_file(p: &MedicationPrefs) -> MedicationPrefsFile {
+    MedicationPrefsFile {
+        delivery_methods: p.delivery_methods.as_deref().map(methods_view),
+        reminder_minutes_before: p.lead_minutes,
+        custom_message: p.custom_message.clone(),
+    }
+}
+
+fn medication_file(conn: &Connection, m: &Medication) -> ServiceResult<MedicationFile> {
+    Ok(MedicationFile {
+        id: m.id,
+        name: m.name.clone(),
+        unit: m.unit.clone(),
+        frequency: m.frequency.clone(),
+        color: Some(m.color.clone()),
+        icon: Some(m.icon.clone()),
+        notes: Some(m.notes.clone()),
+        default_quantity: m.default_quantity,
+        schedule: Some(ScheduleFile {
+            times: m.schedule_times.clone(),
+            weekdays: m.schedule_weekdays.clone(),
+            start_date: Some(m.start_date.clone()),
+        }),
+        inventory: medications::inventory(conn, m.id)?.as_ref().map(inventory_file),
+        notification_preferences: notify_prefs::for_medication(conn, m.id)?.as_ref().map(prefs_file),
+        archived: false,
+        created_at: Some(m.created_at.clone()),
+        updated_at: Some(m.updated_at.clone()),
+    })
+}
+
+/// Medications that were deleted with their history kept: one per (name, unit) found in
+/// that history, with negative ids.
+fn archived_medications(conn: &Connection, user_id: i64) -> ServiceResult<Vec<MedicationFile>> {
+    let mut statement = conn.prepare(
+        "SELECT medication_name, medication_unit, min(taken_at), max(taken_at) FROM dose_history
+         WHERE user_id = ?1 AND medication_id IS NULL
+         GROUP BY medication_name, medication_unit ORDER BY medication_name, medication_unit",
+    )?;
+    let rows = statement.query_map([user_id], |row| {
+        Ok((
+            row.get::<_, String>(0)?,
+            row.get::<_, String>(1)?,
+            row.get::<_, String>(2)?,
+            row.get::<_, String>(3)?,
+        ))
+    })?;
+    let mut archived = Vec::new();
+    for (index, row) in rows.enumerate() {
+        let (name, unit, first, last) = row?;
+        archived.push(MedicationFile {
+            id: -(index as i64 + 1),
+            name,
+            unit,
+            frequency: "as_needed".into(),
+            color: None,
+            icon: None,
+            notes: None,
+            default_quantity: Quantity::whole(1),
+            schedule: None,
+            inventory: None,
+            notification_preferences: None,
+            archived: true,
+            created_at: Some(first),
+            updated_at: Some(last),
+        });
+    }
+    Ok(archived)
+}
+
+/// Calls `each` for every history entry of the user, oldest first, with archived
+/// medications' ids filled in.
+fn for_each_entry(
+    conn: &Connection,
+    user_id: i64,
+    archived: &HashMap<(String, String), i64>,
+    mut each: impl FnMut(EntryFile) -> ServiceResult<()>,
+) -> ServiceResult<()> {
+    let mut statement = conn.prepare(
+        "SELECT id, medication_id, medication_name, medication_unit, quantity, dosage_unit, status, taken_at,
+                dosage, affect_inventory
+         FROM dose_history WHERE user_id = ?1 ORDER BY taken_at, id",
+    )?;
+    let mut rows = statement.query([user_id])?;
+    while let Some(row) = rows.next()? {
+        let name: String = row.get(2)?;
+        let medication_unit: String = row.get(3)?;
+        let medication_id = match row.get::<_, Option<i64>>(1)? {
+            Some(id) => Some(id),
+            None => archived.get(&(name.clone(), medication_unit.clone())).copied(),
+        };
+        each(EntryFile {
+            id: Some(row.get(0)?),
+            medication_id,
+            medication_name: Some(name),
+            quantity: row.get(4)?,
+            unit: row.get(5)?,
+            status: row.get(6)?,
+            taken: row.get(7)?,
+            note: row.get(8)?,
+            affect_inventory: row.get(9)?,
+        })?;
+    }
+    Ok(())
+}
+
+/// Writes the JSON export file of one user.
+pub fn write_json(conn: &Connection, user_id: i64, out: &mut dyn Write) -> ServiceResult<()> {
+    // One read transaction: the medications and the history are from the same moment.
+    let tx = conn.unchecked_transaction()?;
+    let settings = user_settings::view(&settings::get(&tx, user_id)?);
+    let preferences = preferences_view(&notify_prefs::global(&tx, user_id)?);
+    let mut meds = Vec::new();
+    for m in medications::list(&tx, user_id)? {
+        meds.push(medication_file(&tx, &m)?);
+    }
+    let archived = archived_medications(&tx, user_id)?;
+    let archived_ids: HashMap<(String, String), i64> = archived
+        .iter()
+        .map(|m| ((m.name.clone(), m.unit.clone()), m.id))
+        .collect();
+    meds.extend(archived);
+
+    write!(
+        out,
+        "{{\n\"version\": {},\n\"exportDate\": {},\n\"settings\": {},\n\"notificationPreferences\": {},\n\"medications\": [",
+        json!(FORMAT_VERSION),
+        json!(crate::clock::now_stamp()),
+        settings,
+        preferences
+    )?;
+    for (i, m) in meds.iter().enumerate() {
+        out.write_all(if i == 0 { b"\n" } else { b",\n" })?;
+        serde_json::to_writer(&mut *out, m).map_err(std::io::Error::from)?;
+    }
+    out.write_all(b"\n],\n\"history\": [")?;
+    let mut first = true;
+    for_each_entry(&tx, user_id, &archived_ids, |entry| {
+        out.write_all(if first { b"\n" } else { b",\n" })?;
+        first = false;
+        serde_json::to_writer(&mut *out, &entry).map_err(std::io::Error::from)?;
+        Ok(())
+    })?;
+    out.write_all(b"\n]\n}\n")?;
+    out.flush()?;
+    Ok(())
+}
+
+/// The CSV header; the importer reads the same columns.
+pub const CSV_HEADER: [&str; 8] = [
+    "date",
+    "time",
+    "medication",
+    "quantity",
+    "unit",
+    "status",
+    "note",
+    "taken_at",
+];
+
+/// A spreadsheet runs a cell that starts with `=`, `+`, `-` or `@` (or a tab or carriage
+/// return) as a formula; a leading apostrophe makes it plain text (OWASP's advice).
+pub fn neutralise_formula(cell: &str) -> std::borrow::Cow<'_, str> {
+    match cell.chars().next() {
+        Some('=' | '+' | '-' | '@' | '\t' | '\r') => format!("'{cell}").into(),
+        _ => cell.into(),
+    }
+}
+
+/// Writes the user's history as CSV, oldest first, with local dates and times.
+pub fn write_csv(conn: &Connection, user_id: i64, out: &mut dyn Write) -> ServiceResult<()> {
+    let tx = conn.unchecked_transaction()?;
+    let clock = UserClock::load(&tx, user_id)?;
+    let mut writer = csv::Writer::from_writer(out);
+    writer.write_record(CSV_HEADER).map_err(csv_error)?;
+    for_each_entry(&tx, user_id, &HashMap::new(), |e| {
+        let local = DateTime::parse_from_rfc3339(&e.taken)
+            .map(|t| t.with_timezone(&clock.tz))
+            .ok();
+        let date = local
+            .map(|t| t.format("%Y-%m-%d").to_string())
+            .unwrap_or_default();
+        let time = local.map(|t| t.format("%H:%M").to_string()).unwrap_or_default();
+        let name = e.medication_name.unwrap_or_default();
+        let quantity = e.quantity.to_string();
+        let note = e.note.unwrap_or_default();
+        let cells = [
+            date.as_str(),
+            time.as_str(),
+            &name,
+            &quantity,
+            &e.unit,
+            &e.status,
+            &note,
+            &e.taken,
+        ];
+        writer
+            .write_record(cells.iter().map(|c| neutralise_formula(c).into_owned()))
+            .map_err(csv_error)?;
+        Ok(())
+    })?;
+    writer.flush()?;
+    Ok(())
+}
+
+fn csv_error(e: csv::Error) -> super::ServiceError {
+    match e.into_kind() {
+        csv::ErrorKind::Io(e) => super::ServiceError::Io(e),
+        other => super::ServiceError::Io(std::io::Error::other(format!("{other:?}"))),
+    }
+}
+
+/// The instant an RFC 3339 text names, in UTC.
+pub fn parse_instant(text: &str) -> Option<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(text.trim())
+        .ok()
+        .map(|t| t.with_timezone(&Utc))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formulas_become_text() {
+        assert_eq!(neutralise_formula("=HYPERLINK(\"x\")"), "'=HYPERLINK(\"x\")");
+        assert_eq!(neutralise_formula("+1"), "'+1");
+        assert_eq!(neutralise_formula("-2"), "'-2");
+        assert_eq!(neutralise_formula("@SUM(A1)"), "'@SUM(A1)");
+        assert_eq!(neutralise_formula("Aspirin"), "Aspirin");
+        assert_eq!(neutralise_formula(""), "");
+    }
+}

@@ -1,0 +1,848 @@
+//! Import: an export file (JSON) or a history CSV brought into one account.
+//!
+//! The whole file is checked before anything is written, and written in one transaction:
+//! all of it or none. A dry run goes through exactly the same steps and rolls back, so its
+//! counts are what the real import will do. Importing the same file twice adds nothing the
+//! second time: a medication with the same name and unit is the same medication, and a
+//! history entry of the same medication, instant and status is the same entry. Imported
+//! history never moves stock (the file's stock count is taken as it is), and reminders are
+//! planned again afterwards.
+
+use std::collections::{HashMap, HashSet};
+
+use chrono::{NaiveDate, NaiveTime, TimeZone, Utc};
+use rusqlite::{Connection, OptionalExtension, params};
+use serde::Serialize;
+use serde_json::Value;
+
+use super::export::{EntryFile, FORMAT_VERSION, MedicationFile, parse_instant};
+use super::{ServiceResult, invalid, user_settings};
+use crate::clock;
+use crate::domain::medication::{COLORS, DEFAULT_ICON, MAX_NAME, MAX_NOTES, MAX_SHORT_TEXT};
+use crate::domain::quantity::Quantity;
+use crate::domain::schedule::{self, Frequency};
+use crate::domain::stock::Containers;
+use crate::domain::units;
+use crate::reminders::planner::{self, UserClock};
+use crate::store::history::{self, Entry};
+use crate::store::medications::{self, Inventory, Medication, StockChange};
+use crate::store::notify_prefs::{self, GlobalPrefs, MedicationPrefs, Method};
+use crate::store::settings::{self, UserSettings};
+
+/// The largest file accepted (a 100,000-entry export is about 20 MiB).
+pub const MAX_FILE_BYTES: usize = 64 * 1024 * 1024;
+/// Clock skew tolerated before a dose time counts as "in the future".
+const FUTURE_SKEW_SECS: i64 = 300;
+const MAX_LEAD_MINUTES: i64 = 1440;
+const MAX_REPEATS: i64 = 10;
+const MAX_MESSAGE: usize = 500;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Json,
+    Csv,
+}
+
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    pub added: usize,
+    pub skipped: usize,
+}
+
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Added {
+    pub added: usize,
+}
+
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Replaced {
+    pub replaced: bool,
+}
+
+/// What an import did, or (dry run) would do.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    pub dry_run: bool,
+    pub medications: Counts,
+    pub schedules: Added,
+    pub history: Counts,
+    pub settings: Replaced,
+}
+
+/// A file checked and ready to write.
+struct Plan {
+    medications: Vec<NewMedication>,
+    history: Vec<NewEntry>,
+    settings: Option<UserSettings>,
+    preferences: Option<GlobalPrefs>,
+}
+
+struct NewMedication {
+    file_id: i64,
+    archived: bool,
+    medication: Medication,
+    inventory: Option<Inventory>,
+    prefs: Option<MedicationPrefs>,
+}
+
+struct NewEntry {
+    file_medication: i64,
+    status: &'static str,
+    taken: String,
+    quantity: Quantity,
+    unit: String,
+    note: Option<String>,
+    affect_inventory: bool,
+}
+
+/// Checks `bytes` and imports them into the account; with `dry_run`, changes nothing.
+pub fn import(
+    conn: &mut Connection,
+    user_id: i64,
+    bytes: &[u8],
+    format: Format,
+    dry_run: bool,
+    horizon_days: u32,
+) -> ServiceResult<Summary> {
+    let plan = match format {
+        Format::Json => plan_json(bytes)?,
+        Format::Csv => plan_csv(conn, user_id, bytes)?,
+    };
+    let tx = conn.transaction()?;
+    let mut summary = apply(&tx, user_id, plan)?;
+    summary.dry_run = dry_run;
+    if dry_run {
+        tx.rollback()?;
+    } else {
+        planner::plan_user(&tx, user_id, horizon_days)?;
+        tx.commit()?;
+    }
+    Ok(summary)
+}
+
+/// The format of an upload from its content type, else from its first character.
+pub fn sniff(content_type: Option<&str>, bytes: &[u8]) -> Format {
+    let content_type = content_type.unwrap_or_default().to_ascii_lowercase();
+    if content_type.contains("csv") {
+        return Format::Csv;
+    }
+    if content_type.contains("json") {
+        return Format::Json;
+    }
+    let first = bytes
+        .iter()
+        .copied()
+        .find(|b| !b.is_ascii_whitespace() && !matches!(b, 0xEF | 0xBB | 0xBF));
+    if first == Some(b'{') {
+        Format::Json
+    } else {
+        Format::Csv
+    }
+}
+
+// --- JSON ----------------------------------------------------------------------------------
+
+fn plan_json(bytes: &[u8]) -> ServiceResult<Plan> {
+    let text = std::str::from_utf8(bytes).map_err(|_| {
+        invalid("The file is not UTF-8 text: choose a Pillbox export (.json) or a history CSV")
+    })?;
+    let text = text.trim_start_matches('\u{feff}');
+    let value: Value = serde_json::from_str(text).map_err(|e| {
+        invalid(format!(
+            "The file is not valid JSON ({e}): choose a Pillbox export (.json) or a history CSV"
+        ))
+    })?;
+    let Value::Object(mut file) = value else {
+        return Err(invalid(
+            "The file is not a Pillbox export: expected a JSON object",
+        ));
+    };
+    let version = file
+        .get("version")
+        .and_then(Value::as_str)
+        .ok_or_else(|| invalid("The file has no \"version\": it is not a Pillbox export"))?;
+    let readable = FORMAT_VERSION.split('.').next().unwrap_or("1");
+    if version.split('.').next() != Some(readable) {
+        return Err(invalid(format!(
+            "The file is export version {version}; this Pillbox reads version {readable}.x files. \
+             Upgrade Pillbox to import it"
+        )));
+    }
+    let medications = list(&mut file, "medications")?;
+    let history = list(&mut file, "history")?;
+
+    let mut plan = Plan {
+        medications: Vec::with_capacity(medications.len()),
+        history: Vec::with_capacity(history.len()),
+        settings: file.get("settings").map(settings_of).transpose()?,
+        preferences: file
+            .get("notificationPreferences")
+            .map(preferences_of)
+            .transpose()?,
+    };
+    let mut ids = HashSet::new();
+    for (i, value) in medications.into_iter().enumerate() {
+        let m: MedicationFile =
+            serde_json::from_value(value).map_err(|e| invalid(format!("medications[{i}]: {e}")))?;
+        if !ids.insert(m.id) {
+            return Err(invalid(format!(
+                "medications[{i}]: the id {} is used by another medication in the file",
+                m.id
+            )));
+        }
+        plan.medications
+            .push(medication_of(m).map_err(|e| invalid(format!("medications[{i}]: {e}")))?);
+    }
+    for (i, value) in history.into_iter().enumerate() {
+        let e: EntryFile =
+            serde_json::from_value(value).map_err(|e| invalid(format!("history[{i}]: {e}")))?;
+        let Some(medication) = e.medication_id else {
+            return Err(invalid(format!("history[{i}]: medication_id is missing")));
+        };
+        if !ids.contains(&medication) {
+            return Err(invalid(format!(
+                "history[{i}] points to medication {medication}, which is not in the file's medications"
+            )));
+        }
+        plan.history.push(
+            entry_of(
+                medication,
+                &e.taken,
+                e.quantity,
+                &e.unit,
+                &e.status,
+                e.note,
+                e.affect_inventory,
+            )
+            .map_err(|e| invalid(format!("history[{i}]: {e}")))?,
+        );
+    }
+    Ok(plan)
+}
+
+fn list(file: &mut serde_json::Map<String, Value>, key: &str) -> ServiceResult<Vec<Value>> {
+    match file.remove(key) {
+        Some(Value::Array(items)) => Ok(items),
+        Some(_) => Err(invalid(format!("\"{key}\" must be a list"))),
+        None => Err(invalid(format!("The file has no \"{key}\" list"))),
+    }
+}
+
+fn text(value: Option<String>, max: usize, label: &str) -> Result<String, String> {
+    let value = value.unwrap_or_default().trim().to_owned();
+    if value.chars().count() > max {
+        return Err(format!("{label} must be at most {max} characters"));
+    }
+    Ok(value)
+}
+
+fn unit_symbol(unit: &str) -> Result<String, String> {
+    if let Some(message) = units::validation_message(unit) {
+        return Err(message);
+    }
+    Ok(units::find(unit).map(|u| u.symbol.to_owned()).unwrap_or_default())
+}
+
+/// Checks one medication of the file the way the API checks a new one.
+fn medication_of(m: MedicationFile) -> Result<NewMedication, String> {
+    let name = text(Some(m.name), MAX_NAME, "Name")?;
+    if name.is_empty() {
+        return Err("Name is required".into());
+    }
+    let unit = unit_symbol(&m.unit)?;
+    if Frequency::parse(m.frequency.trim()).is_none() {
+        return Err(format!("Frequency must be one of {}", Frequency::ALL.join(", ")));
+    }
+    let color = m
+        .color
+        .map(|c| c.trim().to_owned())
+        .unwrap_or_else(|| "blue".into());
+    if !COLORS.contains(&color.as_str()) {
+        return Err(format!("Color must be one of {}", COLORS.join(", ")));
+    }
+    let icon = text(m.icon, MAX_SHORT_TEXT, "Icon")?;
+    if !m.default_quantity.is_positive() {
+        return Err("Please enter a valid positive number for the dosage amount".into());
+    }
+    let schedule = m.schedule.unwrap_or(super::export::ScheduleFile {
+        times: Vec::new(),
+        weekdays: Vec::new(),
+        start_date: None,
+    });
+    let times = schedule::parse_times(&schedule.times)?;
+    let weekdays = schedule::parse_weekdays(&schedule.weekdays)?;
+    let start_date = match schedule.start_date.as_deref().map(str::trim) {
+        Some(date) => NaiveDate::parse_from_str(date, "%Y-%m-%d")
+            .map_err(|_| "Start date must be written as YYYY-MM-DD".to_owned())?
+            .to_string(),
+        None => Utc::now().date_naive().to_string(),
+    };
+    let now = clock::now_stamp();
+    let stamp = |t: Option<String>| t.and_then(|t| parse_instant(&t)).map(clock::stamp);
+    let medication = Medication {
+        id: 0,
+        name,
+        unit,
+        frequency: m.frequency.trim().to_owned(),
+        color,
+        icon: if icon.is_empty() {
+            DEFAULT_ICON.into()
+        } else {
+            icon
+        },
+        notes: text(m.notes, MAX_NOTES, "Notes")?,
+        default_quantity: m.default_quantity,
+        schedule_times: times.into_iter().map(schedule::format_time).collect(),
+        schedule_weekdays: weekdays.iter().map(|d| d.number_from_monday()).collect(),
+        start_date,
+        created_at: stamp(m.created_at).unwrap_or_else(|| now.clone()),
+        updated_at: stamp(m.updated_at).unwrap_or_else(|| now.clone()),
+    };
+    let inventory = match m.inventory {
+        Some(inv) => {
+            let mut containers = Containers {
+                inventory_type: inv.inventory_type,
+                container_type: inv.container_type,
+                container_quantity: inv.container_quantity,
+                container_size: inv.container_size,
+                container_unit: inv.container_unit,
+                item_quantity: inv.item_quantity,
+                item_strength: inv.item_strength,
+                item_unit: inv.item_unit,
+            };
+            if inv.enabled {
+                containers.validate()?;
+            }
+            for unit in [&mut containers.container_unit, &mut containers.item_unit]
+                .into_iter()
+                .flatten()
+            {
+                *unit = unit_symbol(unit)?;
+            }
+            if inv.current_quantity < Quantity::ZERO {
+                return Err("Current quantity cannot be negative".into());
+            }
+            if inv.reminder_threshold < Quantity::ZERO {
+                return Err("Reminder threshold cannot be negative".into());
+            }
+            Some(Inventory {
+                enabled: inv.enabled,
+                containers,
+                current_quantity: inv.current_quantity,
+                reminder_threshold: inv.reminder_threshold,
+                updated_at: now,
+            })
+        }
+        None => None,
+    };
+    let prefs = match m.notification_preferences {
+        Some(p) => {
+            let delivery_methods = p.delivery_methods.as_deref().map(methods_of).transpose()?;
+            if p.reminder_minutes_before
+                .is_some_and(|l| !(0..=MAX_LEAD_MINUTES).contains(&l))
+            {
+                return Err(format!(
+                    "Reminder lead must be between 0 and {MAX_LEAD_MINUTES} minutes"
+                ));
+            }
+            let custom_message = p
+                .custom_message
+                .map(|c| c.trim().to_owned())
+                .filter(|c| !c.is_empty());
+            if custom_message
+                .as_ref()
+                .is_some_and(|c| c.chars().count() > MAX_MESSAGE)
+            {
+                return Err(format!("Custom message must be at most {MAX_MESSAGE} characters"));
+            }
+            Some(MedicationPrefs {
+                delivery_methods,
+                lead_minutes: p.reminder_minutes_before,
+                custom_message,
+            })
+        }
+        None => None,
+    };
+    Ok(NewMedication {
+        file_id: m.id,
+        archived: m.archived,
+        medication,
+        inventory,
+        prefs,
+    })
+}
+
+fn methods_of(list: &[String]) -> Result<Vec<Method>, String> {
+    let parsed: Option<Vec<Method>> = list.iter().map(|m| Method::parse(m)).collect();
+    match parsed {
+        Some(methods) if !methods.is_empty() => Ok(notify_prefs::normalize(&methods)),
+        Some(_) => Err("Choose at least one delivery method".into()),
+        None => Err("Delivery methods must be push or email".into()),
+    }
+}
+
+fn entry_of(
+    file_medication: i64,
+    taken: &str,
+    quantity: Quantity,
+    unit: &str,
+    status: &str,
+    note: Option<String>,
+    affect_inventory: bool,
+) -> Result<NewEntry, String> {
+    let status = match status.trim() {
+        "taken" => "taken",
+        "skipped" => "skipped",
+        "missed" => "missed",
+        other => return Err(format!("status '{other}' must be taken, skipped or missed")),
+    };
+    let instant = parse_instant(taken)
+        .ok_or_else(|| format!("time '{}' is not an RFC 3339 date and time", taken.trim()))?;
+    if instant > Utc::now() + chrono::Duration::seconds(FUTURE_SKEW_SECS) {
+        return Err(format!(
+            "the time {} is in the future; only doses that already happened can be imported",
+            taken.trim()
+        ));
+    }
+    if !quantity.is_positive() {
+        return Err("Please enter a valid positive number for the dosage amount".into());
+    }
+    let note = Some(text(note, MAX_SHORT_TEXT, "Note")?).filter(|n| !n.is_empty());
+    Ok(NewEntry {
+        file_medication,
+        status,
+        taken: clock::stamp(instant),
+        quantity,
+        unit: unit_symbol(unit)?,
+        note,
+        affect_inventory,
+    })
+}
+
+fn settings_of(value: &Value) -> ServiceResult<UserSettings> {
+    let Value::Object(map) = value else {
+        return Err(invalid("settings: expected an object"));
+    };
+    let mut s = UserSettings::default();
+    if let Some(tz) = map.get("timezone").and_then(Value::as_str) {
+        tz.parse::<chrono_tz::Tz>()
+            .map_err(|_| invalid(format!("settings: Unknown time zone '{tz}'")))?;
+        s.timezone = tz.to_owned();
+    }
+    if let Some(time) = map.get("defaultReminderTime").and_then(Value::as_str) {
+        NaiveTime::parse_from_str(time, "%H:%M")
+            .map_err(|_| invalid("settings: Default reminder time must be written as HH:MM"))?;
+        s.default_reminder_time = time.to_owned();
+    }
+    let choices: [(&str, &[&str]); 4] = [
+        ("language", &["en", "es", "fr", "de"]),
+        ("dateFormat", &["MM/dd/yyyy", "dd/MM/yyyy", "yyyy-MM-dd"]),
+        ("timeFormat", &["12h", "24h"]),
+        ("theme", &["light", "dark", "system"]),
+    ];
+    for (key, allowed) in choices {
+        if let Some(v) = map.get(key) {
+            match v.as_str() {
+                Some(text) if allowed.contains(&text) => {
+                    s.preferences.insert(key.into(), v.clone());
+                }
+                _ => {
+                    return Err(invalid(format!(
+                        "settings: {key} must be one of {}",
+                        allowed.join(", ")
+                    )));
+                }
+            }
+        }
+    }
+    if let Some(v) = map.get("autoBackup") {
+        let on = v
+            .as_bool()
+            .ok_or_else(|| invalid("settings: autoBackup must be true or false"))?;
+        s.preferences.insert("autoBackup".into(), on.into());
+    }
+    if let Some(v) = map.get("dataRetention") {
+        let days = v
+            .as_i64()
+            .filter(|d| user_settings::RETENTION_DAYS.contains(d))
+            .ok_or_else(|| invalid("settings: dataRetention must be 0, 30, 90, 365 or 730 days"))?;
+        s.preferences.insert("dataRetention".into(), days.into());
+    }
+    Ok(s)
+}
+
+fn preferences_of(value: &Value) -> ServiceResult<GlobalPrefs> {
+    let Value::Object(map) = value else {
+        return Err(invalid("notificationPreferences: expected an object"));
+    };
+    let mut p = GlobalPrefs::default();
+    let flag = |key: &str, target: &mut bool| -> ServiceResult<()> {
+        if let Some(v) = map.get(key) {
+            *target = v
+                .as_bool()
+                .ok_or_else(|| invalid(format!("notificationPreferences: {key} must be true or false")))?;
+        }
+        Ok(())
+    };
+    flag("email_notifications_enabled", &mut p.email_enabled)?;
+    flag("push_notifications_enabled", &mut p.push_enabled)?;
+    flag("notification_sound_enabled", &mut p.sound_enabled)?;
+    flag("notification_vibration_enabled", &mut p.vibration_enabled)?;
+    flag("reminders_enabled", &mut p.reminders_enabled)?;
+    let number = |key: &str, range: std::ops::RangeInclusive<i64>, target: &mut i64| -> ServiceResult<()> {
+        if let Some(v) = map.get(key) {
+            *target = v.as_i64().filter(|n| range.contains(n)).ok_or_else(|| {
+                invalid(format!(
+                    "notificationPreferences: {key} must be a whole number from {} to {}",
+                    range.start(),
+                    range.end()
+                ))
+            })?;
+        }
+        Ok(())
+    };
+    number(
+        "default_reminder_minutes_before",
+        0..=MAX_LEAD_MINUTES,
+        &mut p.lead_minutes,
+    )?;
+    number(
+        "repeat_interval_minutes",
+        1..=MAX_LEAD_MINUTES,
+        &mut p.repeat_interval_minutes,
+    )?;
+    number("repeat_max", 0..=MAX_REPEATS, &mut p.repeat_max)?;
+    if let Some(v) = map.get("default_delivery_methods") {
+        let list: Vec<String> = serde_json::from_value(v.clone())
+            .map_err(|_| invalid("notificationPreferences: default_delivery_methods must be a list"))?;
+        p.delivery_methods =
+            methods_of(&list).map_err(|e| invalid(format!("notificationPreferences: {e}")))?;
+    }
+    Ok(p)
+}
+
+// --- CSV -----------------------------------------------------------------------------------
+
+/// A cell as the export wrote it: the apostrophe that kept a formula from running goes.
+fn cell(text: &str) -> &str {
+    let text = text.trim();
+    match text.strip_prefix('\'') {
+        Some(rest) if rest.starts_with(['=', '+', '-', '@']) => rest,
+        _ => text,
+    }
+}
+
+/// Reads the history CSV the export writes (or a spreadsheet with those columns). Rows
+/// whose medication the account has are logged against it; other names become as-needed
+/// medications.
+fn plan_csv(conn: &Connection, user_id: i64, bytes: &[u8]) -> ServiceResult<Plan> {
+    let text = std::str::from_utf8(bytes).map_err(|_| {
+        invalid("The CSV file is not UTF-8 text: save it from the spreadsheet as \"CSV UTF-8\"")
+    })?;
+    let text = text.trim_start_matches('\u{feff}');
+    let mut reader = csv::ReaderBuilder::new()
+        .flexible(true)
+        .from_reader(text.as_bytes());
+    let headers: Vec<String> = reader
+        .headers()
+        .map_err(|e| invalid(format!("The CSV file cannot be read: {e}")))?
+        .iter()
+        .map(|h| h.trim().to_ascii_lowercase())
+        .collect();
+    let column = |name: &str| headers.iter().position(|h| h == name);
+    let required = ["medication", "quantity", "unit", "status"];
+    let missing: Vec<&str> = required.iter().copied().filter(|c| column(c).is_none()).collect();
+    if !missing.is_empty() || (column("taken_at").is_none() && column("date").is_none()) {
+        return Err(invalid(format!(
+            "The CSV file needs the columns {} and taken_at (or date and time); missing: {}",
+            required.join(", "),
+            missing
+                .iter()
+                .copied()
+                .chain((column("taken_at").is_none() && column("date").is_none()).then_some("taken_at"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    let clock = UserClock::load(conn, user_id)?;
+    let existing = medications::list(conn, user_id)?;
+    let mut by_name: HashMap<String, i64> = HashMap::new();
+    let mut plan = Plan {
+        medications: Vec::new(),
+        history: Vec::new(),
+        settings: None,
+        preferences: None,
+    };
+    for (index, record) in reader.records().enumerate() {
+        let line = index + 2;
+        let record = record.map_err(|e| invalid(format!("line {line}: {e}")))?;
+        let get = |name: &str| {
+            column(name)
+                .and_then(|i| record.get(i))
+                .map(cell)
+                .unwrap_or_default()
+        };
+        if record.iter().all(|c| c.trim().is_empty()) {
+            continue;
+        }
+        let at = |e: String| invalid(format!("line {line}: {e}"));
+        let name = get("medication");
+        if name.is_empty() {
+            return Err(at("the medication's name is empty".into()));
+        }
+        let quantity = get("quantity")
+            .replace(',', ".")
+            .parse::<f64>()
+            .ok()
+            .and_then(|q| Quantity::from_f64(q).ok())
+            .ok_or_else(|| at(format!("quantity '{}' is not a number", get("quantity"))))?;
+        let unit = get("unit");
+        let taken = match get("taken_at") {
+            "" => local_instant(&clock, get("date"), get("time")).map_err(at)?,
+            text => text.to_owned(),
+        };
+        let key = name.to_lowercase();
+        let file_id = match by_name.get(&key) {
+            Some(id) => *id,
+            None => {
+                let id = plan.medications.len() as i64 + 1;
+                let file = match existing.iter().find(|m| m.name.to_lowercase() == key) {
+                    Some(m) => MedicationFile {
+                        id,
+                        name: m.name.clone(),
+                        unit: m.unit.clone(),
+                        frequency: m.frequency.clone(),
+                        color: Some(m.color.clone()),
+                        icon: Some(m.icon.clone()),
+                        notes: None,
+                        default_quantity: m.default_quantity,
+                        schedule: None,
+                        inventory: None,
+                        notification_preferences: None,
+                        archived: false,
+                        created_at: None,
+                        updated_at: None,
+                    },
+                    None => MedicationFile {
+                        id,
+                        name: name.to_owned(),
+                        unit: unit.to_owned(),
+                        frequency: "as_needed".into(),
+                        color: None,
+                        icon: None,
+                        notes: None,
+                        default_quantity: quantity,
+                        schedule: None,
+                        inventory: None,
+                        notification_preferences: None,
+                        archived: false,
+                        created_at: None,
+                        updated_at: None,
+                    },
+                };
+                plan.medications.push(medication_of(file).map_err(at)?);
+                by_name.insert(key, id);
+                id
+            }
+        };
+        let note = Some(get("note").to_owned()).filter(|n| !n.is_empty());
+        plan.history
+            .push(entry_of(file_id, &taken, quantity, unit, get("status"), note, true).map_err(at)?);
+    }
+    Ok(plan)
+}
+
+/// A local date (YYYY-MM-DD) and time (HH:MM, default 00:00) in the person's zone.
+fn local_instant(clock: &UserClock, date: &str, time: &str) -> Result<String, String> {
+    let date = NaiveDate::parse_from_str(date, "%Y-%m-%d")
+        .map_err(|_| format!("date '{date}' must be written as YYYY-MM-DD"))?;
+    let time = if time.is_empty() {
+        NaiveTime::MIN
+    } else {
+        NaiveTime::parse_from_str(time, "%H:%M")
+            .or_else(|_| NaiveTime::parse_from_str(time, "%H:%M:%S"))
+            .map_err(|_| format!("time '{time}' must be written as HH:MM"))?
+    };
+    let instant = clock
+        .tz
+        .from_local_datetime(&date.and_time(time))
+        .earliest()
+        .map(|t| t.with_timezone(&Utc))
+        .unwrap_or_else(|| crate::domain::planner::resolve(clock.tz, date.and_time(time)));
+    Ok(clock::stamp(instant))
+}
+
+// --- Writing -------------------------------------------------------------------------------
+
+/// The account's live medication with this name and unit, if any.
+fn same_medication(conn: &Connection, user_id: i64, m: &Medication) -> rusqlite::Result<Option<i64>> {
+    conn.prepare_cached(
+        "SELECT id FROM medications WHERE user_id = ?1 AND name = ?2 COLLATE NOCASE AND unit = ?3 ORDER BY id LIMIT 1",
+    )?
+    .query_row(params![user_id, m.name, m.unit], |row| row.get(0))
+    .optional()
+}
+
+fn has_entry(
+    conn: &Connection,
+    user_id: i64,
+    medication: Option<i64>,
+    name: &str,
+    e: &NewEntry,
+) -> rusqlite::Result<bool> {
+    match medication {
+        Some(id) => conn
+            .prepare_cached(
+                "SELECT EXISTS (SELECT 1 FROM dose_history
+                 WHERE user_id = ?1 AND medication_id = ?2 AND taken_at = ?3 AND status = ?4)",
+            )?
+            .query_row(params![user_id, id, e.taken, e.status], |row| row.get(0)),
+        None => conn
+            .prepare_cached(
+                "SELECT EXISTS (SELECT 1 FROM dose_history
+                 WHERE user_id = ?1 AND medication_id IS NULL AND medication_name = ?2 AND taken_at = ?3 AND status = ?4)",
+            )?
+            .query_row(params![user_id, name, e.taken, e.status], |row| row.get(0)),
+    }
+}
+
+fn apply(conn: &Connection, user_id: i64, plan: Plan) -> ServiceResult<Summary> {
+    let mut summary = Summary::default();
+    let now = clock::now_stamp();
+    if let Some(new) = plan.settings {
+        let current = settings::get(conn, user_id)?;
+        let mut merged = current.clone();
+        merged.timezone = new.timezone;
+        merged.default_reminder_time = new.default_reminder_time;
+        merged.preferences.extend(new.preferences);
+        if (
+            merged.timezone.as_str(),
+            merged.default_reminder_time.as_str(),
+            &merged.preferences,
+        ) != (
+            current.timezone.as_str(),
+            current.default_reminder_time.as_str(),
+            &current.preferences,
+        ) {
+            settings::save(conn, user_id, &merged)?;
+            summary.settings.replaced = true;
+        }
+    }
+    if let Some(new) = plan.preferences
+        && new != notify_prefs::global(conn, user_id)?
+    {
+        notify_prefs::save_global(conn, user_id, &new)?;
+        summary.settings.replaced = true;
+    }
+
+    // The file's medication ids → (the account's medication, name, unit).
+    let mut targets: HashMap<i64, (Option<i64>, String, String)> = HashMap::new();
+    for new in plan.medications {
+        let m = &new.medication;
+        if new.archived {
+            targets.insert(new.file_id, (None, m.name.clone(), m.unit.clone()));
+            continue;
+        }
+        if let Some(id) = same_medication(conn, user_id, m)? {
+            summary.medications.skipped += 1;
+            targets.insert(new.file_id, (Some(id), m.name.clone(), m.unit.clone()));
+            continue;
+        }
+        let id = medications::insert(conn, user_id, m)?;
+        // `insert` stamps both times with created_at; keep the file's last change too.
+        conn.execute(
+            "UPDATE medications SET updated_at = ?2 WHERE id = ?1",
+            params![id, m.updated_at],
+        )?;
+        summary.medications.added += 1;
+        if Frequency::parse(&m.frequency).is_some_and(|f| f != Frequency::AsNeeded) {
+            summary.schedules.added += 1;
+        }
+        if let Some(inv) = &new.inventory {
+            medications::save_inventory(conn, id, inv)?;
+            if inv.enabled {
+                medications::record_ledger(
+                    conn,
+                    id,
+                    inv.current_quantity,
+                    inv.current_quantity,
+                    StockChange::Initial,
+                    Some("Imported"),
+                    None,
+                    &now,
+                )?;
+            }
+        }
+        if let Some(prefs) = &new.prefs {
+            notify_prefs::save_for_medication(conn, id, prefs)?;
+        }
+        targets.insert(new.file_id, (Some(id), m.name.clone(), m.unit.clone()));
+    }
+
+    for e in plan.history {
+        let Some((medication, name, medication_unit)) = targets.get(&e.file_medication) else {
+            continue;
+        };
+        if has_entry(conn, user_id, *medication, name, &e)? {
+            summary.history.skipped += 1;
+            continue;
+        }
+        let entry = Entry {
+            id: 0,
+            medication_id: *medication,
+            medication_name: name.clone(),
+            medication_unit: medication_unit.clone(),
+            status: e.status.to_owned(),
+            taken: e.taken,
+            quantity: e.quantity,
+            dosage_unit: e.unit,
+            dosage: e.note,
+            affect_inventory: e.affect_inventory,
+            // The file's stock count already has these doses in it.
+            stock_used: Quantity::ZERO,
+            dosage_id: None,
+            created_at: now.clone(),
+        };
+        history::insert(conn, user_id, &entry)?;
+        summary.history.added += 1;
+    }
+    Ok(summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sniffs_the_format() {
+        assert_eq!(sniff(Some("application/json"), b"x"), Format::Json);
+        assert_eq!(sniff(Some("text/csv; charset=utf-8"), b"{"), Format::Csv);
+        assert_eq!(sniff(None, b"  {\"version\""), Format::Json);
+        assert_eq!(sniff(Some("application/octet-stream"), b"date,time"), Format::Csv);
+    }
+
+    #[test]
+    fn cells_lose_the_formula_guard_only() {
+        assert_eq!(cell("'=1+2"), "=1+2");
+        assert_eq!(cell("'quoted"), "'quoted");
+        assert_eq!(cell(" Aspirin "), "Aspirin");
+    }
+
+    #[test]
+    fn a_newer_major_version_is_refused_by_name() {
+        let Err(e) = plan_json(br#"{"version":"2.0.0","medications":[],"history":[]}"#) else {
+            panic!("accepted")
+        };
+        assert!(e.to_string().contains("version 2.0.0"), "{e}");
+    }
+
+    #[test]
+    fn history_must_point_into_the_file() {
+        let file = br#"{"version":"1.0.0","medications":[],
+            "history":[{"medication_id":4,"quantity":1,"unit":"mg","status":"taken","taken":"2024-01-01T08:00:00Z"}]}"#;
+        let Err(e) = plan_json(file) else {
+            panic!("accepted")
+        };
+        assert!(e.to_string().contains("medication 4"), "{e}");
+    }
+}

@@ -1,0 +1,147 @@
+//! The daily data jobs of `pillbox serve`: the instance snapshot, each person's
+//! auto-backup, and history retention. They run within a minute of starting and then every
+//! hour; each does its work at most once a day, so restarts never multiply it.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rusqlite::Connection;
+use serde::Serialize;
+
+use super::{ServiceError, backup, retention, user_backups, user_settings};
+use crate::clock;
+use crate::config::BackupSettings;
+use crate::db::Db;
+use crate::store::settings;
+
+const FIRST_RUN: Duration = Duration::from_secs(5);
+const INTERVAL: Duration = Duration::from_secs(3600);
+
+/// The last instance snapshot's outcome, for /health.
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct BackupHealth {
+    pub last_success: Option<String>,
+    pub last_file: Option<String>,
+    /// Set while the last attempt failed.
+    pub error: Option<String>,
+}
+
+#[derive(Clone, Default)]
+pub struct BackupStatus(Arc<Mutex<BackupHealth>>);
+
+impl BackupStatus {
+    pub fn get(&self) -> BackupHealth {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    fn set(&self, update: impl FnOnce(&mut BackupHealth)) {
+        update(&mut self.0.lock().unwrap_or_else(|p| p.into_inner()));
+    }
+}
+
+pub struct DataJobs {
+    pub db: Db,
+    pub database: PathBuf,
+    pub data_dir: PathBuf,
+    pub backups: PathBuf,
+    pub settings: BackupSettings,
+    pub status: BackupStatus,
+}
+
+impl DataJobs {
+    /// Runs the jobs until the task is dropped with the runtime.
+    pub fn start(self) -> tokio::task::JoinHandle<()> {
+        let jobs = Arc::new(self);
+        tokio::spawn(async move {
+            tokio::time::sleep(FIRST_RUN).await;
+            loop {
+                jobs.run_once().await;
+                tokio::time::sleep(INTERVAL).await;
+            }
+        })
+    }
+
+    async fn run_once(&self) {
+        if self.settings.daily {
+            self.snapshot().await;
+        }
+        if let Err(e) = self.user_exports().await {
+            tracing::error!("daily auto-backups failed: {e}");
+        }
+        if let Err(e) = self.retention().await {
+            tracing::error!("history retention failed: {e}");
+        }
+    }
+
+    async fn snapshot(&self) {
+        let (database, data_dir, backups) =
+            (self.database.clone(), self.data_dir.clone(), self.backups.clone());
+        let keep = self.settings.keep as usize;
+        let result = tokio::task::spawn_blocking(move || backup::daily(&database, &data_dir, &backups, keep))
+            .await
+            .unwrap_or_else(|e| Err(ServiceError::Io(std::io::Error::other(e.to_string()))));
+        match result {
+            Ok(taken) => {
+                if let Some(path) = &taken {
+                    tracing::info!("daily backup written: {}", path.display());
+                }
+                self.status.set(|h| {
+                    h.error = None;
+                    if let Some(path) = taken {
+                        h.last_success = Some(clock::now_stamp());
+                        h.last_file = Some(path.display().to_string());
+                    }
+                });
+            }
+            Err(e) => {
+                tracing::error!("daily backup failed: {e}");
+                self.status.set(|h| h.error = Some(e.to_string()));
+            }
+        }
+    }
+
+    /// Today's export for every person who has data and keeps auto-backup on.
+    async fn user_exports(&self) -> Result<(), ServiceError> {
+        let backups = self.backups.clone();
+        self.db
+            .read(move |conn| {
+                for user_id in users_with_data(conn)? {
+                    if !user_settings::auto_backup(&settings::get(conn, user_id)?) {
+                        continue;
+                    }
+                    let dir = user_backups::dir_for(&backups, user_id);
+                    if let Err(e) = user_backups::write_daily(conn, user_id, &dir) {
+                        tracing::error!("auto-backup of user {user_id} failed: {e}");
+                    }
+                }
+                Ok(())
+            })
+            .await
+    }
+
+    async fn retention(&self) -> Result<(), ServiceError> {
+        self.db
+            .write(|conn| {
+                for user_id in retention::users_with_retention(conn)? {
+                    let tx = conn.transaction()?;
+                    let deleted = retention::prune(&tx, user_id)?;
+                    tx.commit()?;
+                    if deleted > 0 {
+                        tracing::info!("retention: deleted {deleted} old history entries of user {user_id}");
+                    }
+                }
+                Ok(())
+            })
+            .await
+    }
+}
+
+fn users_with_data(conn: &Connection) -> rusqlite::Result<Vec<i64>> {
+    conn.prepare(
+        "SELECT id FROM users u WHERE EXISTS (SELECT 1 FROM medications m WHERE m.user_id = u.id)
+            OR EXISTS (SELECT 1 FROM dose_history h WHERE h.user_id = u.id) ORDER BY id",
+    )?
+    .query_map([], |row| row.get(0))?
+    .collect()
+}

@@ -1,0 +1,234 @@
+//! The doctor report: what a person takes, how well they kept to it over a period, the
+//! doses they missed, and their stock. The web app lays it out for print.
+
+use std::collections::HashMap;
+
+use chrono::{Duration, NaiveDate};
+use rusqlite::{Connection, params};
+use serde::Serialize;
+
+use super::{ServiceResult, invalid};
+use crate::clock;
+use crate::domain::quantity::Quantity;
+use crate::domain::schedule::{self, Frequency};
+use crate::domain::stock::{self, StockStatus};
+use crate::reminders::planner::UserClock;
+use crate::store::medications::{self, Inventory, Medication};
+
+/// The longest period one report covers.
+const MAX_DAYS: i64 = 3660;
+const DEFAULT_DAYS: i64 = 30;
+/// Missed doses listed at most (the counts stay exact).
+const MAX_MISSED: i64 = 500;
+
+#[derive(Debug, Default, Clone, Copy, Serialize)]
+pub struct Adherence {
+    pub taken: u32,
+    pub skipped: u32,
+    pub missed: u32,
+    /// taken / (taken + skipped + missed), rounded to 0.001; null with nothing logged.
+    pub rate: Option<f64>,
+}
+
+impl Adherence {
+    fn add(&mut self, status: &str) {
+        match status {
+            "taken" => self.taken += 1,
+            "skipped" => self.skipped += 1,
+            _ => self.missed += 1,
+        }
+        let total = f64::from(self.taken + self.skipped + self.missed);
+        self.rate = Some((f64::from(self.taken) / total * 1000.0).round() / 1000.0);
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct ScheduleSummary {
+    pub effective_times: Vec<String>,
+    pub effective_weekdays: Vec<u32>,
+    pub start_date: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct StockSummary {
+    pub current_quantity: Quantity,
+    pub total_unit: String,
+    pub stock_status: StockStatus,
+    pub runs_out_on: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct MedicationLine {
+    pub id: i64,
+    pub name: String,
+    pub unit: String,
+    pub frequency: String,
+    pub default_quantity: Quantity,
+    pub color: String,
+    pub schedule: ScheduleSummary,
+    pub inventory: Option<StockSummary>,
+    pub adherence: Adherence,
+}
+
+#[derive(Debug, Serialize)]
+pub struct MissedDose {
+    pub medication_name: String,
+    pub time: String,
+    /// "logged" (entered as missed) or "unanswered" (a reminder nobody answered).
+    pub source: &'static str,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Report {
+    pub from: String,
+    pub to: String,
+    pub generated_at: String,
+    pub timezone: String,
+    pub totals: Adherence,
+    pub medications: Vec<MedicationLine>,
+    pub missed: Vec<MissedDose>,
+}
+
+/// The times and weekdays a medication is due, defaults filled in.
+pub fn schedule_summary(m: &Medication, clock: &UserClock) -> ScheduleSummary {
+    let frequency = Frequency::parse(&m.frequency).unwrap_or(Frequency::Daily);
+    let times = schedule::parse_times(&m.schedule_times).unwrap_or_default();
+    let effective_times = schedule::effective_times(frequency, &times, clock.default_time)
+        .into_iter()
+        .map(schedule::format_time)
+        .collect();
+    let effective_weekdays = match frequency {
+        Frequency::Weekly => {
+            let parsed = schedule::parse_weekdays(&m.schedule_weekdays).unwrap_or_default();
+            let start =
+                NaiveDate::parse_from_str(&m.start_date, "%Y-%m-%d").unwrap_or_else(|_| clock.today());
+            schedule::effective_weekdays(&parsed, start)
+                .iter()
+                .map(|d| d.number_from_monday())
+                .collect()
+        }
+        _ => m.schedule_weekdays.clone(),
+    };
+    ScheduleSummary {
+        effective_times,
+        effective_weekdays,
+        start_date: m.start_date.clone(),
+    }
+}
+
+/// When the stock runs out at the scheduled use (`None` for as-needed or unknown usage).
+pub fn runs_out_on(m: &Medication, inv: &Inventory, clock: &UserClock) -> Option<NaiveDate> {
+    if !inv.enabled {
+        return None;
+    }
+    let frequency = Frequency::parse(&m.frequency)?;
+    let times = schedule::parse_times(&m.schedule_times).unwrap_or_default();
+    let per_day = schedule::doses_per_day(
+        frequency,
+        schedule::effective_times(frequency, &times, clock.default_time).len(),
+        m.schedule_weekdays.len(),
+    )?;
+    let per_dose = inv.containers.usage(m.default_quantity, &m.unit, &m.unit).ok()?;
+    stock::runs_out_on(inv.current_quantity, per_dose.to_f64() * per_day, clock.today())
+}
+
+fn date(text: Option<&str>, label: &str) -> ServiceResult<Option<NaiveDate>> {
+    match text.map(str::trim).filter(|t| !t.is_empty()) {
+        None => Ok(None),
+        Some(t) => NaiveDate::parse_from_str(t, "%Y-%m-%d")
+            .map(Some)
+            .map_err(|_| invalid(format!("The report's {label} date must be written as YYYY-MM-DD"))),
+    }
+}
+
+/// The report for local dates `from` to `to` (inclusive); by default the last 30 days.
+pub fn build(conn: &Connection, user_id: i64, from: Option<&str>, to: Option<&str>) -> ServiceResult<Report> {
+    let tx = conn.unchecked_transaction()?;
+    let clock = UserClock::load(&tx, user_id)?;
+    let to = date(to, "end")?.unwrap_or_else(|| clock.today());
+    let from = date(from, "start")?.unwrap_or(to - Duration::days(DEFAULT_DAYS - 1));
+    if from > to {
+        return Err(invalid("The report's start must not be after its end"));
+    }
+    if (to - from).num_days() >= MAX_DAYS {
+        return Err(invalid("A report covers at most 10 years"));
+    }
+    let start = clock::stamp(clock.start_of(from));
+    let end = clock::stamp(clock.start_of(to + Duration::days(1)));
+
+    let mut per_medication: HashMap<i64, Adherence> = HashMap::new();
+    let mut totals = Adherence::default();
+    let mut statement = tx.prepare(
+        "SELECT medication_id, status FROM dose_history WHERE user_id = ?1 AND taken_at >= ?2 AND taken_at < ?3",
+    )?;
+    let mut rows = statement.query(params![user_id, start, end])?;
+    while let Some(row) = rows.next()? {
+        let status: String = row.get(1)?;
+        totals.add(&status);
+        if let Some(id) = row.get::<_, Option<i64>>(0)? {
+            per_medication.entry(id).or_default().add(&status);
+        }
+    }
+    drop(rows);
+    drop(statement);
+
+    let mut medications = Vec::new();
+    for m in medications::list(&tx, user_id)? {
+        let inventory = medications::inventory(&tx, m.id)?
+            .filter(|inv| inv.enabled)
+            .map(|inv| StockSummary {
+                current_quantity: inv.current_quantity.max(Quantity::ZERO),
+                total_unit: inv.containers.stock_unit().to_owned(),
+                stock_status: stock::status(inv.current_quantity, inv.reminder_threshold),
+                runs_out_on: runs_out_on(&m, &inv, &clock).map(|d| d.to_string()),
+            });
+        medications.push(MedicationLine {
+            id: m.id,
+            schedule: schedule_summary(&m, &clock),
+            adherence: per_medication.get(&m.id).copied().unwrap_or_default(),
+            inventory,
+            name: m.name,
+            unit: m.unit,
+            frequency: m.frequency,
+            default_quantity: m.default_quantity,
+            color: m.color,
+        });
+    }
+
+    let now = clock::now_stamp();
+    let mut missed = Vec::new();
+    let mut statement = tx.prepare(
+        "SELECT medication_name, taken_at, 'logged' FROM dose_history
+           WHERE user_id = ?1 AND status = 'missed' AND taken_at >= ?2 AND taken_at < ?3
+         UNION ALL
+         SELECT medication_name, scheduled_time, 'unanswered' FROM reminders
+           WHERE user_id = ?1 AND kind = 'dose' AND answered_at IS NULL AND status <> 'cancelled'
+             AND scheduled_time >= ?2 AND scheduled_time < ?3 AND scheduled_time < ?4
+         ORDER BY 2 LIMIT ?5",
+    )?;
+    let mut rows = statement.query(params![user_id, start, end, now, MAX_MISSED])?;
+    while let Some(row) = rows.next()? {
+        let source: String = row.get(2)?;
+        missed.push(MissedDose {
+            medication_name: row.get(0)?,
+            time: row.get(1)?,
+            source: if source == "logged" {
+                "logged"
+            } else {
+                "unanswered"
+            },
+        });
+    }
+    drop(rows);
+    drop(statement);
+
+    Ok(Report {
+        from: from.to_string(),
+        to: to.to_string(),
+        generated_at: now,
+        timezone: clock.tz.name().to_owned(),
+        totals,
+        medications,
+        missed,
+    })
+}

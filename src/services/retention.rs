@@ -1,0 +1,75 @@
+//! History retention (Settings → Data Management): only when the person chose a period
+//! themselves, a daily job deletes the history entries older than it. Stock is not
+//! touched: the doses were taken, only their record goes.
+
+use chrono::{DateTime, Duration, Utc};
+use rusqlite::{Connection, params};
+use serde::Serialize;
+
+use super::{ServiceResult, invalid, user_settings};
+use crate::clock;
+use crate::store::settings;
+
+#[derive(Debug, Serialize)]
+pub struct Preview {
+    pub days: i64,
+    /// Entries taken before this instant would go.
+    pub cutoff: Option<String>,
+    pub entries: i64,
+}
+
+fn cutoff(now: DateTime<Utc>, days: i64) -> String {
+    clock::stamp(now - Duration::days(days))
+}
+
+/// How many entries choosing `days` would delete now (none for 0, "forever").
+pub fn preview(conn: &Connection, user_id: i64, days: i64) -> ServiceResult<Preview> {
+    if !user_settings::RETENTION_DAYS.contains(&days) {
+        return Err(invalid("Data retention must be 0, 30, 90, 365 or 730 days"));
+    }
+    if days == 0 {
+        return Ok(Preview {
+            days,
+            cutoff: None,
+            entries: 0,
+        });
+    }
+    let cutoff = cutoff(clock::now(), days);
+    let entries = conn
+        .prepare_cached("SELECT count(*) FROM dose_history WHERE user_id = ?1 AND taken_at < ?2")?
+        .query_row(params![user_id, cutoff], |row| row.get(0))?;
+    Ok(Preview {
+        days,
+        cutoff: Some(cutoff),
+        entries,
+    })
+}
+
+/// Deletes what the person's chosen period no longer keeps; nothing when they never chose.
+pub fn prune(conn: &Connection, user_id: i64) -> ServiceResult<usize> {
+    let Some(days) = user_settings::retention_days(&settings::get(conn, user_id)?) else {
+        return Ok(0);
+    };
+    Ok(conn.execute(
+        "DELETE FROM dose_history WHERE user_id = ?1 AND taken_at < ?2",
+        params![user_id, cutoff(clock::now(), days)],
+    )?)
+}
+
+/// Every user who chose a retention period.
+pub fn users_with_retention(conn: &Connection) -> ServiceResult<Vec<i64>> {
+    let mut statement = conn.prepare("SELECT user_id, preferences FROM user_settings")?;
+    let rows = statement.query_map([], |row| Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?)))?;
+    let mut users = Vec::new();
+    for row in rows {
+        let (user_id, preferences) = row?;
+        let chosen = serde_json::from_str::<serde_json::Value>(&preferences)
+            .ok()
+            .and_then(|p| p.get("dataRetention").and_then(serde_json::Value::as_i64))
+            .is_some_and(|d| d > 0);
+        if chosen {
+            users.push(user_id);
+        }
+    }
+    Ok(users)
+}

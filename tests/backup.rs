@@ -1,0 +1,340 @@
+//! The instance from the command line: `export` and `import` of one person's data, `backup`
+//! while serving, and `restore`, including onto a new machine.
+
+mod common;
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::Output;
+
+use common::{Server, call, get_json, post, run};
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Runs `pillbox ARGS` with umask 000, so only the program's own care makes files private.
+fn run_wide_open(data_dir: &Path, args: &[&str]) -> Output {
+    let mut command = std::process::Command::new("sh");
+    command
+        .arg("-c")
+        .arg("umask 000; exec \"$0\" \"$@\"")
+        .arg(common::BIN)
+        .args(args);
+    for (name, _) in std::env::vars() {
+        if name.starts_with("PILLBOX_") || name == "NOTIFY_SOCKET" {
+            command.env_remove(name);
+        }
+    }
+    command
+        .env("PILLBOX_DATA_DIR", data_dir)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap()
+}
+
+fn mode(path: &Path) -> u32 {
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+async fn account(server: &Server, email: &str) -> String {
+    let (status, body) = post(
+        server,
+        "/api/auth/register",
+        None,
+        json!({ "email": email, "password": "secret123" }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    body["data"]["token"].as_str().unwrap().to_owned()
+}
+
+async fn medication(server: &Server, token: &str, name: &str) -> i64 {
+    let (status, body) = post(
+        server,
+        "/api/medications",
+        Some(token),
+        json!({ "name": name, "unit": "tablets", "frequency": "daily", "default_quantity": 1 }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let id = body["data"]["id"].as_i64().unwrap();
+    let (status, body) = post(
+        server,
+        &format!("/api/medications/{id}/doses"),
+        Some(token),
+        json!({ "taken": "2026-01-10T08:00:00Z", "dosage": "with water" }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    id
+}
+
+async fn names(server: &Server, token: &str) -> Vec<String> {
+    let (status, body) = get_json(server, "/api/medications", Some(token)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+fn without_date(mut file: Value) -> Value {
+    file.as_object_mut().unwrap().remove("exportDate");
+    file
+}
+
+#[tokio::test]
+async fn export_and_import_from_the_command_line_while_the_server_runs() {
+    let temp = tempfile::tempdir().unwrap();
+    let data_dir = temp.path().join("data");
+    let server = Server::start_in(&data_dir, |c| {
+        c.env("PILLBOX_SIGNUPS", "open");
+    })
+    .unwrap();
+    let token = account(&server, "a@example.com").await;
+    medication(&server, &token, "Aspirin").await;
+
+    let out = temp.path().join("a.json");
+    let output = run_wide_open(
+        &data_dir,
+        &[
+            "export",
+            "--email",
+            "a@example.com",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(
+        text(&output.stderr).contains("a.json"),
+        "{}",
+        text(&output.stderr)
+    );
+    assert_eq!(mode(&out), 0o600, "user data is private whatever the umask");
+    let from_cli: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let response = common::client()
+        .get(server.url("/api/export"))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap();
+    let from_api: Value = response.json().await.unwrap();
+    assert_eq!(without_date(from_cli), without_date(from_api));
+
+    let csv = run(
+        &data_dir,
+        &["export", "--email", "a@example.com", "--format", "csv"],
+    );
+    assert!(csv.status.success(), "{}", text(&csv.stderr));
+    let csv = text(&csv.stdout);
+    assert!(
+        csv.starts_with("date,time,medication,quantity,unit,status,note,taken_at\n"),
+        "{csv}"
+    );
+    assert!(
+        csv.contains(",Aspirin,1,tablets,taken,with water,2026-01-10T08:00:00.000Z"),
+        "{csv}"
+    );
+
+    let unknown = run(&data_dir, &["export", "--email", "nobody@example.com"]);
+    assert!(!unknown.status.success());
+    assert!(text(&unknown.stderr).contains("no account with the e-mail address nobody@example.com"));
+
+    let other = account(&server, "b@example.com").await;
+    let path = out.to_str().unwrap();
+    let dry = run(
+        &data_dir,
+        &["import", "--email", "b@example.com", path, "--dry-run"],
+    );
+    assert!(dry.status.success(), "{}", text(&dry.stderr));
+    assert!(
+        text(&dry.stdout).contains("medications: would add 1, 0 already there"),
+        "{}",
+        text(&dry.stdout)
+    );
+    assert!(text(&dry.stdout).contains("dry run: nothing was changed"));
+    assert!(names(&server, &other).await.is_empty());
+    let done = run(&data_dir, &["import", "--email", "b@example.com", path]);
+    assert!(done.status.success(), "{}", text(&done.stderr));
+    assert!(
+        text(&done.stdout).contains("history entries: added 1, 0 already there"),
+        "{}",
+        text(&done.stdout)
+    );
+    assert_eq!(names(&server, &other).await, ["Aspirin"]);
+
+    let broken = temp.path().join("broken.json");
+    std::fs::write(&broken, "{\"version\": \"1.0.0\"}").unwrap();
+    let refused = run(
+        &data_dir,
+        &["import", "--email", "b@example.com", broken.to_str().unwrap()],
+    );
+    assert!(!refused.status.success());
+    assert!(
+        text(&refused.stderr).contains("no \"medications\""),
+        "{}",
+        text(&refused.stderr)
+    );
+}
+
+#[tokio::test]
+async fn a_backup_taken_while_serving_restores_the_instance_keys_and_all() {
+    let temp = tempfile::tempdir().unwrap();
+    let data_dir = temp.path().join("data");
+    let server = Server::start_in(&data_dir, |_| {}).unwrap();
+    let token = account(&server, "a@example.com").await;
+    medication(&server, &token, "Before").await;
+    let (_, key) = get_json(&server, "/api/notifications/push/public-key", None).await;
+
+    let snapshot = temp.path().join("pillbox-backup.sqlite3");
+    let output = run_wide_open(&data_dir, &["backup", "--out", snapshot.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let printed = text(&output.stdout);
+    assert!(
+        printed.contains("pillbox-backup.sqlite3") && printed.contains("bytes"),
+        "{printed}"
+    );
+    assert_eq!(mode(&snapshot), 0o600);
+    {
+        let copy = rusqlite::Connection::open(&snapshot).unwrap();
+        let files: i64 = copy
+            .query_row("SELECT count(*) FROM pillbox_backup_files", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(files, 2, "the JWT and VAPID keys travel with the snapshot");
+    }
+
+    // Without --out, into the data directory's backups/.
+    let default = run(&data_dir, &["backup"]);
+    assert!(default.status.success(), "{}", text(&default.stderr));
+    assert!(
+        text(&default.stdout).contains("backups/pillbox-"),
+        "{}",
+        text(&default.stdout)
+    );
+
+    let refused = run(&data_dir, &["restore", snapshot.to_str().unwrap()]);
+    assert!(!refused.status.success());
+    assert!(
+        text(&refused.stderr).contains("another Pillbox server is running"),
+        "{}",
+        text(&refused.stderr)
+    );
+    let second = run(&data_dir, &["serve", "--bind", "127.0.0.1:0"]);
+    assert!(
+        !second.status.success(),
+        "a second server on the same data directory is refused"
+    );
+    assert!(
+        text(&second.stderr).contains("another Pillbox server is running"),
+        "{}",
+        text(&second.stderr)
+    );
+
+    medication(&server, &token, "After").await;
+    assert_eq!(names(&server, &token).await, ["After", "Before"]);
+    drop(server);
+
+    let restored = run_wide_open(&data_dir, &["restore", snapshot.to_str().unwrap()]);
+    assert!(restored.status.success(), "{}", text(&restored.stderr));
+    let said = text(&restored.stdout);
+    assert!(said.contains("the replaced database is kept as"), "{said}");
+    let kept: Vec<_> = std::fs::read_dir(&data_dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("pillbox.sqlite3.replaced-")
+        })
+        .collect();
+    assert_eq!(kept.len(), 1);
+    assert_eq!(mode(&kept[0].path()), 0o600);
+    assert_eq!(mode(&data_dir.join("pillbox.sqlite3")), 0o600);
+
+    let server = Server::start_in(&data_dir, |_| {}).unwrap();
+    assert_eq!(
+        names(&server, &token).await,
+        ["Before"],
+        "the session still works: same keys"
+    );
+
+    // Moving to a new machine: restore into an empty data directory.
+    let moved = temp.path().join("new-machine");
+    let output = run(&moved, &["restore", snapshot.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    drop(server);
+    let server = Server::start_in(&moved, |_| {}).unwrap();
+    assert_eq!(names(&server, &token).await, ["Before"]);
+    let (_, moved_key) = get_json(&server, "/api/notifications/push/public-key", None).await;
+    assert_eq!(moved_key, key, "push subscriptions keep working after the move");
+    let (status, _) = call(&server, Method::GET, "/api/auth/me", Some(&token), None).await;
+    assert_eq!(status, StatusCode::OK);
+}
+
+#[test]
+fn restore_refuses_what_it_cannot_trust_and_changes_nothing() {
+    let temp = tempfile::tempdir().unwrap();
+    let data_dir = temp.path().join("data");
+    assert!(run(&data_dir, &["migrate"]).status.success());
+    let database = data_dir.join("pillbox.sqlite3");
+    let before = std::fs::read(&database).unwrap();
+
+    let garbage = temp.path().join("garbage.sqlite3");
+    std::fs::write(
+        &garbage,
+        "this is no database at all, just some words".repeat(200),
+    )
+    .unwrap();
+    let output = run(&data_dir, &["restore", garbage.to_str().unwrap()]);
+    assert!(!output.status.success());
+    assert!(
+        text(&output.stderr).contains("not a SQLite database"),
+        "{}",
+        text(&output.stderr)
+    );
+
+    let newer = temp.path().join("newer.sqlite3");
+    assert!(
+        run(&data_dir, &["backup", "--out", newer.to_str().unwrap()])
+            .status
+            .success()
+    );
+    rusqlite::Connection::open(&newer)
+        .unwrap()
+        .pragma_update(None, "user_version", 999)
+        .unwrap();
+    let output = run(&data_dir, &["restore", newer.to_str().unwrap()]);
+    assert!(!output.status.success());
+    assert!(
+        text(&output.stderr).contains("newer Pillbox"),
+        "{}",
+        text(&output.stderr)
+    );
+
+    let missing = run(&data_dir, &["restore", "/nonexistent/backup.sqlite3"]);
+    assert!(!missing.status.success());
+    assert!(
+        text(&missing.stderr).contains("cannot read"),
+        "{}",
+        text(&missing.stderr)
+    );
+
+    assert_eq!(
+        std::fs::read(&database).unwrap(),
+        before,
+        "the database was not touched"
+    );
+    let leftovers: Vec<String> = std::fs::read_dir(&data_dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("restoring") || n.contains("replaced"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}

@@ -1,0 +1,785 @@
+//! A person's data over HTTP against the real binary: the export file (JSON and CSV), import
+//! with its dry run and its refusals, the round trip into a fresh account, the doctor
+//! report, retention and the daily auto-backups.
+
+mod common;
+
+use common::{Server, call, client, get_json, post};
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+async fn account(server: &Server, email: &str) -> String {
+    let (status, body) = post(
+        server,
+        "/api/auth/register",
+        None,
+        json!({ "email": email, "password": "secret123" }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    body["data"]["token"].as_str().unwrap().to_owned()
+}
+
+fn open_signups(c: &mut std::process::Command) {
+    c.env("PILLBOX_SIGNUPS", "open");
+}
+
+async fn create(server: &Server, token: &str, body: Value) -> i64 {
+    let (status, answer) = post(server, "/api/medications", Some(token), body).await;
+    assert_eq!(status, StatusCode::CREATED, "{answer}");
+    answer["data"]["id"].as_i64().unwrap()
+}
+
+async fn dose(server: &Server, token: &str, id: i64, body: Value) {
+    let (status, answer) = post(server, &format!("/api/medications/{id}/doses"), Some(token), body).await;
+    assert_eq!(status, StatusCode::CREATED, "{answer}");
+}
+
+fn days_ago(days: i64, hour: u32) -> String {
+    let day = chrono::Utc::now().date_naive() - chrono::Duration::days(days);
+    format!("{day}T{hour:02}:00:00.000Z")
+}
+
+/// A person with Berlin time, three medications (one deleted with its history kept), stock,
+/// per-medication reminder preferences and a history of taken, skipped and missed doses.
+async fn seeded(server: &Server, email: &str) -> String {
+    let token = account(server, email).await;
+    let (status, body) = call(
+        server,
+        Method::PUT,
+        "/api/settings",
+        Some(&token),
+        Some(json!({ "timezone": "Europe/Berlin", "language": "de", "defaultReminderTime": "08:30" })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let ibuprofen = create(
+        server,
+        &token,
+        json!({
+            "name": "Ibuprofen", "unit": "mg", "frequency": "twice_daily", "color": "red", "default_quantity": 500,
+            "notes": "with food", "schedule": { "times": ["08:00", "20:00"] },
+            "inventory": { "enabled": true, "inventory_type": "discrete", "container_type": "blister_pack",
+                           "container_quantity": 3, "item_quantity": 10, "item_strength": 500, "item_unit": "tablets" }
+        }),
+    )
+    .await;
+    let drops = create(
+        server,
+        &token,
+        json!({ "name": "Eye drops", "unit": "ml", "frequency": "weekly", "default_quantity": 0.5,
+                "schedule": { "weekdays": [1, 4], "start_date": "2026-01-05" } }),
+    )
+    .await;
+    let old = create(
+        server,
+        &token,
+        json!({ "name": "Amoxicillin", "unit": "mg", "frequency": "daily", "default_quantity": 250 }),
+    )
+    .await;
+    let (status, body) = call(
+        server,
+        Method::PUT,
+        &format!("/api/notifications/medications/{ibuprofen}/preferences"),
+        Some(&token),
+        Some(json!({ "reminder_minutes_before": 30, "custom_message": "After breakfast" })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    dose(
+        server,
+        &token,
+        ibuprofen,
+        json!({ "taken": days_ago(3, 7), "dosage": "half" }),
+    )
+    .await;
+    dose(
+        server,
+        &token,
+        ibuprofen,
+        json!({ "taken": days_ago(2, 7), "status": "skipped" }),
+    )
+    .await;
+    dose(
+        server,
+        &token,
+        ibuprofen,
+        json!({ "taken": days_ago(1, 7), "quantity": 1000 }),
+    )
+    .await;
+    dose(
+        server,
+        &token,
+        drops,
+        json!({ "taken": days_ago(2, 18), "status": "missed" }),
+    )
+    .await;
+    dose(server, &token, old, json!({ "taken": days_ago(20, 9) })).await;
+    dose(server, &token, old, json!({ "taken": days_ago(19, 9) })).await;
+    let (status, body) = call(
+        server,
+        Method::DELETE,
+        &format!("/api/medications/{old}"),
+        Some(&token),
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    token
+}
+
+/// `(status, headers, body text)` of a GET.
+async fn download(
+    server: &Server,
+    path: &str,
+    token: &str,
+) -> (StatusCode, reqwest::header::HeaderMap, String) {
+    let response = client()
+        .get(server.url(path))
+        .bearer_auth(token)
+        .send()
+        .await
+        .unwrap();
+    let status = response.status();
+    let headers = response.headers().clone();
+    (status, headers, response.text().await.unwrap())
+}
+
+async fn export(server: &Server, token: &str) -> Value {
+    let (status, _, text) = download(server, "/api/export", token).await;
+    assert_eq!(status, StatusCode::OK, "{text}");
+    serde_json::from_str(&text).unwrap()
+}
+
+async fn import(
+    server: &Server,
+    token: &str,
+    body: &str,
+    content_type: &str,
+    dry_run: bool,
+) -> (StatusCode, Value) {
+    let response = client()
+        .post(server.url(&format!("/api/import?dry_run={dry_run}")))
+        .bearer_auth(token)
+        .header("content-type", content_type)
+        .body(body.to_owned())
+        .send()
+        .await
+        .unwrap();
+    let status = response.status();
+    (status, response.json().await.unwrap())
+}
+
+fn by_name<'a>(file: &'a Value, name: &str) -> &'a Value {
+    file["medications"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == name)
+        .unwrap_or_else(|| panic!("no {name} in {file}"))
+}
+
+#[tokio::test]
+async fn the_export_file_holds_the_whole_record() {
+    let server = Server::start_with(open_signups);
+    let token = seeded(&server, "a@example.com").await;
+    let (status, headers, text) = download(&server, "/api/export", &token).await;
+    assert_eq!(status, StatusCode::OK, "{text}");
+    let today = chrono::Utc::now()
+        .with_timezone(&chrono_tz::Europe::Berlin)
+        .date_naive();
+    assert_eq!(
+        headers["content-disposition"],
+        format!("attachment; filename=\"pillbox-export-{today}.json\"").as_str()
+    );
+    assert!(
+        headers["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("application/json")
+    );
+    let file: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(file["version"], "1.0.0");
+    assert!(chrono::DateTime::parse_from_rfc3339(file["exportDate"].as_str().unwrap()).is_ok());
+    assert_eq!(file["settings"]["timezone"], "Europe/Berlin");
+    assert_eq!(file["settings"]["language"], "de");
+    assert_eq!(file["settings"]["defaultReminderTime"], "08:30");
+    assert_eq!(
+        file["notificationPreferences"]["default_reminder_minutes_before"],
+        15
+    );
+
+    let ibuprofen = by_name(&file, "Ibuprofen");
+    assert_eq!(ibuprofen["archived"], false);
+    assert_eq!(ibuprofen["schedule"]["times"], json!(["08:00", "20:00"]));
+    assert_eq!(ibuprofen["inventory"]["item_strength"], 500);
+    // 30 tablets less one and two for the doses of 500 mg and 1000 mg.
+    assert_eq!(ibuprofen["inventory"]["current_quantity"], 27);
+    assert_eq!(
+        ibuprofen["notificationPreferences"]["custom_message"],
+        "After breakfast"
+    );
+    assert_eq!(
+        ibuprofen["notificationPreferences"]["reminder_minutes_before"],
+        30
+    );
+    assert_eq!(by_name(&file, "Eye drops")["schedule"]["weekdays"], json!([1, 4]));
+    let archived = by_name(&file, "Amoxicillin");
+    assert_eq!(archived["archived"], true);
+    assert!(archived["id"].as_i64().unwrap() < 0);
+
+    let history = file["history"].as_array().unwrap();
+    assert_eq!(history.len(), 6, "{text}");
+    let first = &history[0];
+    assert_eq!(
+        first["medication_id"], archived["id"],
+        "the oldest entries are the deleted medication's"
+    );
+    assert_eq!(first["medication_name"], "Amoxicillin");
+    let half = history.iter().find(|e| e["note"] == "half").unwrap();
+    assert_eq!(half["medication_id"], ibuprofen["id"]);
+    assert_eq!(
+        (half["quantity"].as_i64(), half["unit"].as_str()),
+        (Some(500), Some("mg"))
+    );
+    assert_eq!(half["status"], "taken");
+    let statuses: Vec<&str> = history.iter().map(|e| e["status"].as_str().unwrap()).collect();
+    assert!(statuses.contains(&"skipped") && statuses.contains(&"missed"));
+
+    let other = account(&server, "b@example.com").await;
+    let theirs = export(&server, &other).await;
+    assert_eq!(
+        (
+            theirs["medications"].as_array().unwrap().len(),
+            theirs["history"].as_array().unwrap().len()
+        ),
+        (0, 0)
+    );
+    let (status, _, _) = download(&server, "/api/export", "not-a-token").await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+}
+
+#[tokio::test]
+async fn the_history_csv_opens_in_a_spreadsheet_and_runs_no_formulas() {
+    let server = Server::start_with(open_signups);
+    let token = account(&server, "a@example.com").await;
+    let id = create(
+        &server,
+        &token,
+        json!({ "name": "=HYPERLINK(\"http://evil\")", "unit": "tablets", "frequency": "as_needed", "default_quantity": 1 }),
+    )
+    .await;
+    dose(
+        &server,
+        &token,
+        id,
+        json!({ "taken": "2026-03-01T07:30:00Z", "dosage": "@SUM(A1)" }),
+    )
+    .await;
+    let (status, headers, text) = download(&server, "/api/export?format=csv", &token).await;
+    assert_eq!(status, StatusCode::OK, "{text}");
+    assert_eq!(headers["content-type"], "text/csv; charset=utf-8");
+    assert!(
+        headers["content-disposition"]
+            .to_str()
+            .unwrap()
+            .contains("pillbox-history-")
+    );
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0],
+        "date,time,medication,quantity,unit,status,note,taken_at"
+    );
+    assert_eq!(
+        lines[1],
+        "2026-03-01,07:30,\"'=HYPERLINK(\"\"http://evil\"\")\",1,tablets,taken,'@SUM(A1),2026-03-01T07:30:00.000Z"
+    );
+    assert_eq!(lines.len(), 2);
+    let (status, body) = get_json(&server, "/api/export?format=xml", Some(&token)).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+}
+
+/// The file as a person would compare two exports: ids and the export's date aside.
+fn content(file: &Value) -> Value {
+    let mut file = file.clone();
+    let names: std::collections::HashMap<i64, String> = file["medications"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["id"].as_i64().unwrap(), m["name"].as_str().unwrap().to_owned()))
+        .collect();
+    file.as_object_mut().unwrap().remove("exportDate");
+    for m in file["medications"].as_array_mut().unwrap() {
+        m.as_object_mut().unwrap().remove("id");
+    }
+    for e in file["history"].as_array_mut().unwrap() {
+        let id = e["medication_id"].as_i64().unwrap();
+        e["medication_id"] = json!(names[&id]);
+        e.as_object_mut().unwrap().remove("id");
+    }
+    file
+}
+
+#[tokio::test]
+async fn export_import_export_gives_the_same_record_and_a_second_import_adds_nothing() {
+    let server = Server::start_with(open_signups);
+    let token = seeded(&server, "a@example.com").await;
+    let first = export(&server, &token).await;
+    let text = first.to_string();
+
+    let fresh = account(&server, "new@example.com").await;
+    let (status, dry) = import(&server, &fresh, &text, "application/json", true).await;
+    assert_eq!(status, StatusCode::OK, "{dry}");
+    assert_eq!(
+        dry["data"],
+        json!({ "dry_run": true, "medications": { "added": 2, "skipped": 0 }, "schedules": { "added": 2 },
+                "history": { "added": 6, "skipped": 0 }, "settings": { "replaced": true } })
+    );
+    let untouched = export(&server, &fresh).await;
+    assert_eq!(untouched["medications"], json!([]), "a dry run changes nothing");
+    assert_eq!(untouched["settings"]["timezone"], "UTC");
+
+    let (status, done) = import(&server, &fresh, &text, "application/json", false).await;
+    assert_eq!(status, StatusCode::OK, "{done}");
+    assert_eq!(done["data"]["dry_run"], false);
+    assert_eq!(done["data"]["history"]["added"], 6);
+    let second = export(&server, &fresh).await;
+    assert_eq!(content(&second), content(&first));
+
+    let (status, again) = import(&server, &fresh, &text, "application/json", false).await;
+    assert_eq!(status, StatusCode::OK, "{again}");
+    assert_eq!(
+        again["data"],
+        json!({ "dry_run": false, "medications": { "added": 0, "skipped": 2 }, "schedules": { "added": 0 },
+                "history": { "added": 0, "skipped": 6 }, "settings": { "replaced": false } })
+    );
+    assert_eq!(content(&export(&server, &fresh).await), content(&first));
+
+    // Stock was taken from the file, not counted again from the imported doses.
+    let (_, meds) = get_json(&server, "/api/medications", Some(&fresh)).await;
+    let ibuprofen = meds["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == "Ibuprofen")
+        .unwrap();
+    assert_eq!(ibuprofen["inventory"]["current_quantity"], 27);
+    // Reminders were planned for the imported schedules.
+    let (_, reminders) = get_json(&server, "/api/notifications?status=scheduled", Some(&fresh)).await;
+    assert!(
+        reminders["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["medication_id"] == ibuprofen["id"]),
+        "{reminders}"
+    );
+    // The history page shows the imported entries, the deleted medication's under its name.
+    let (_, page) = get_json(&server, "/api/medications/history?limit=100", Some(&fresh)).await;
+    assert_eq!(page["pagination"]["total"], 6);
+    assert!(
+        page["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["medication_name"] == "Amoxicillin" && e["medication_id"].is_null())
+    );
+}
+
+#[tokio::test]
+async fn a_bad_file_is_refused_with_what_is_wrong_and_changes_nothing() {
+    let server = Server::start_with(open_signups);
+    let token = account(&server, "a@example.com").await;
+    let medication =
+        json!({ "id": 1, "name": "Aspirin", "unit": "mg", "frequency": "daily", "default_quantity": 100 });
+    let entry = json!({ "medication_id": 1, "quantity": 100, "unit": "mg", "status": "taken", "taken": "2026-01-01T08:00:00Z" });
+    let file = |medications: Value, history: Value| {
+        json!({ "version": "1.0.0", "exportDate": "2026-01-02T00:00:00Z", "medications": medications, "history": history })
+            .to_string()
+    };
+    let mut no_unit = medication.clone();
+    no_unit.as_object_mut().unwrap().remove("unit");
+    let mut cups = medication.clone();
+    cups["unit"] = json!("cups");
+    let mut elsewhere = entry.clone();
+    elsewhere["medication_id"] = json!(7);
+    let mut future = entry.clone();
+    future["taken"] = json!("2099-01-01T08:00:00Z");
+    let cases = [
+        ("this is not json".to_owned(), "not valid JSON"),
+        (
+            json!({ "version": "2.0.0", "medications": [], "history": [] }).to_string(),
+            "version 2.0.0",
+        ),
+        (
+            json!({ "medications": [], "history": [] }).to_string(),
+            "no \"version\"",
+        ),
+        (
+            json!({ "version": "1.0.0", "history": [] }).to_string(),
+            "no \"medications\"",
+        ),
+        (
+            file(json!([no_unit]), json!([])),
+            "medications[0]: missing field `unit`",
+        ),
+        (
+            file(json!([cups]), json!([])),
+            "Unit 'cups' is not a valid medical unit",
+        ),
+        (
+            file(json!([medication]), json!([entry, elsewhere])),
+            "history[1] points to medication 7",
+        ),
+        (file(json!([medication]), json!([future])), "in the future"),
+    ];
+    for (body, expected) in cases {
+        for dry_run in [true, false] {
+            let (status, answer) = import(&server, &token, &body, "application/json", dry_run).await;
+            assert_eq!(status, StatusCode::BAD_REQUEST, "{answer}");
+            let message = answer["message"].as_str().unwrap();
+            assert!(message.contains(expected), "{message:?} should say {expected:?}");
+        }
+    }
+    let (status, answer) = import(&server, &token, "   ", "application/json", false).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{answer}");
+    let (status, answer) = import(&server, &token, "{}", "application/json", false).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{answer}");
+    let (status, answer) = import(&server, &token, "x", "application/json", false).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{answer}");
+    let (status, answer) = import(&server, &token, "", "application/json", false).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{answer}");
+
+    // Too large: refused from its declared length, before it is read.
+    let huge = "x".repeat(64 * 1024 * 1024 + 1);
+    let response = client()
+        .post(server.url("/api/import"))
+        .bearer_auth(&token)
+        .header("content-type", "application/json")
+        .body(huge)
+        .send()
+        .await;
+    if let Ok(response) = response {
+        assert_eq!(response.status(), StatusCode::PAYLOAD_TOO_LARGE);
+        let body: Value = response.json().await.unwrap();
+        assert!(body["message"].as_str().unwrap().contains("too large"), "{body}");
+    }
+
+    let after = export(&server, &token).await;
+    assert_eq!(
+        (
+            after["medications"].as_array().unwrap().len(),
+            after["history"].as_array().unwrap().len()
+        ),
+        (0, 0)
+    );
+}
+
+#[tokio::test]
+async fn a_spreadsheet_log_comes_in_as_csv() {
+    let server = Server::start_with(open_signups);
+    let token = account(&server, "a@example.com").await;
+    let (status, _) = call(
+        &server,
+        Method::PUT,
+        "/api/settings",
+        Some(&token),
+        Some(json!({ "timezone": "America/New_York" })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let aspirin = create(
+        &server,
+        &token,
+        json!({ "name": "Aspirin", "unit": "mg", "frequency": "daily", "default_quantity": 100,
+                "inventory": { "enabled": true, "inventory_type": "discrete", "container_type": "pill_bottle",
+                               "item_quantity": 50, "item_strength": 100, "item_unit": "tablets" } }),
+    )
+    .await;
+    let csv = "date,time,medication,quantity,unit,status,note\n\
+               2026-02-01,08:00,aspirin,100,mg,taken,\n\
+               2026-02-02,08:00,Aspirin,100,mg,skipped,forgot\n\
+               2026-02-02,21:15,Melatonin,3,mg,taken,'=1+1\n";
+    let (status, dry) = import(&server, &token, csv, "text/csv", true).await;
+    assert_eq!(status, StatusCode::OK, "{dry}");
+    assert_eq!(dry["data"]["medications"], json!({ "added": 1, "skipped": 1 }));
+    assert_eq!(dry["data"]["history"], json!({ "added": 3, "skipped": 0 }));
+    let (status, done) = import(&server, &token, csv, "text/csv", false).await;
+    assert_eq!(status, StatusCode::OK, "{done}");
+    let (status, again) = import(&server, &token, csv, "text/csv", false).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(again["data"]["history"], json!({ "added": 0, "skipped": 3 }));
+
+    let (_, page) = get_json(
+        &server,
+        &format!("/api/medications/{aspirin}/history"),
+        Some(&token),
+    )
+    .await;
+    let entries = page["data"].as_array().unwrap();
+    assert_eq!(entries.len(), 2);
+    // 08:00 in New York on 1 February is 13:00 UTC.
+    assert_eq!(entries[1]["taken"], "2026-02-01T13:00:00.000Z");
+    let (_, meds) = get_json(&server, "/api/medications", Some(&token)).await;
+    let meds = meds["data"].as_array().unwrap();
+    let melatonin = meds.iter().find(|m| m["name"] == "Melatonin").unwrap();
+    assert_eq!(melatonin["frequency"], "as_needed");
+    let aspirin_now = meds.iter().find(|m| m["name"] == "Aspirin").unwrap();
+    assert_eq!(
+        aspirin_now["inventory"]["current_quantity"], 50,
+        "imported doses leave stock alone"
+    );
+    let (_, history) = get_json(&server, "/api/medications/history?limit=10", Some(&token)).await;
+    assert!(
+        history["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["dosage"] == "=1+1")
+    );
+
+    let (status, bad) = import(
+        &server,
+        &token,
+        "medication,quantity\nAspirin,1\n",
+        "text/csv",
+        false,
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(bad["message"].as_str().unwrap().contains("unit, status"), "{bad}");
+    let (status, bad) = import(
+        &server,
+        &token,
+        "date,time,medication,quantity,unit,status\n2026-02-03,08:00,Aspirin,lots,mg,taken\n",
+        "text/csv",
+        false,
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(bad["message"].as_str().unwrap().starts_with("line 2:"), "{bad}");
+}
+
+#[tokio::test]
+async fn the_report_shows_adherence_missed_doses_and_stock() {
+    let server = Server::start_with(open_signups);
+    let token = seeded(&server, "a@example.com").await;
+    let (status, body) = get_json(&server, "/api/report", Some(&token)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let report = &body["data"];
+    assert_eq!(report["timezone"], "Europe/Berlin");
+    // Deleted medications are not listed, but their doses count in the totals.
+    assert_eq!(report["totals"]["taken"], 4);
+    assert_eq!(report["totals"]["skipped"], 1);
+    assert_eq!(report["totals"]["missed"], 1);
+    let ibuprofen = report["medications"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == "Ibuprofen")
+        .unwrap();
+    assert_eq!(
+        ibuprofen["adherence"],
+        json!({ "taken": 2, "skipped": 1, "missed": 0, "rate": 0.667 })
+    );
+    assert_eq!(
+        ibuprofen["schedule"]["effective_times"],
+        json!(["08:00", "20:00"])
+    );
+    assert_eq!(ibuprofen["inventory"]["current_quantity"], 27);
+    assert_eq!(ibuprofen["inventory"]["total_unit"], "tablets");
+    let missed = report["missed"].as_array().unwrap();
+    assert!(
+        missed
+            .iter()
+            .any(|m| m["medication_name"] == "Eye drops" && m["source"] == "logged"),
+        "{missed:?}"
+    );
+
+    let week = chrono::Utc::now().date_naive() - chrono::Duration::days(10);
+    let (_, narrow) = get_json(&server, &format!("/api/report?from={week}"), Some(&token)).await;
+    assert_eq!(
+        narrow["data"]["totals"]["taken"], 2,
+        "the deleted medication's doses were 19 and 20 days ago"
+    );
+    let (status, bad) = get_json(&server, "/api/report?from=2026-05-01&to=2026-04-01", Some(&token)).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}");
+    let (status, _) = get_json(&server, "/api/report?from=yesterday", Some(&token)).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test]
+async fn retention_deletes_nothing_until_the_person_chooses_and_says_how_much_first() {
+    let server = Server::start_with(open_signups);
+    let token = seeded(&server, "a@example.com").await;
+    let (_, settings) = get_json(&server, "/api/settings", Some(&token)).await;
+    assert_eq!(settings["data"]["dataRetention"], 0, "forever unless chosen");
+    let (status, preview) = get_json(
+        &server,
+        "/api/medications/history/retention?days=30",
+        Some(&token),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{preview}");
+    assert_eq!(preview["data"]["entries"], 0);
+    let (_, preview) = get_json(&server, "/api/medications/history/retention?days=0", Some(&token)).await;
+    assert_eq!(preview["data"]["entries"], 0);
+    let (status, bad) = get_json(
+        &server,
+        "/api/medications/history/retention?days=45",
+        Some(&token),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}");
+    let (status, _) = get_json(&server, "/api/medications/history/retention", Some(&token)).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+
+    // Entries a year old: a 90-day period would take them.
+    let id = create(
+        &server,
+        &token,
+        json!({ "name": "Old", "unit": "mg", "frequency": "as_needed", "default_quantity": 1 }),
+    )
+    .await;
+    dose(&server, &token, id, json!({ "taken": days_ago(400, 9) })).await;
+    dose(&server, &token, id, json!({ "taken": days_ago(200, 9) })).await;
+    let (_, preview) = get_json(
+        &server,
+        "/api/medications/history/retention?days=90",
+        Some(&token),
+    )
+    .await;
+    assert_eq!(preview["data"]["entries"], 2);
+    let (_, preview) = get_json(
+        &server,
+        "/api/medications/history/retention?days=365",
+        Some(&token),
+    )
+    .await;
+    assert_eq!(preview["data"]["entries"], 1);
+}
+
+#[tokio::test]
+async fn retention_and_auto_backup_run_when_the_server_starts() {
+    let temp = tempfile::tempdir().unwrap();
+    let data_dir = temp.path().join("data");
+    let server = Server::start_in(&data_dir, open_signups).unwrap();
+    let token = account(&server, "a@example.com").await;
+    let keep = create(
+        &server,
+        &token,
+        json!({ "name": "Keep", "unit": "mg", "frequency": "as_needed", "default_quantity": 1 }),
+    )
+    .await;
+    dose(&server, &token, keep, json!({ "taken": days_ago(400, 9) })).await;
+    dose(&server, &token, keep, json!({ "taken": days_ago(10, 9) })).await;
+    let (status, _) = call(
+        &server,
+        Method::PUT,
+        "/api/settings",
+        Some(&token),
+        Some(json!({ "dataRetention": 90 })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let other = account(&server, "b@example.com").await;
+    let (status, _) = call(
+        &server,
+        Method::PUT,
+        "/api/settings",
+        Some(&other),
+        Some(json!({ "autoBackup": false })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let theirs = create(
+        &server,
+        &other,
+        json!({ "name": "Theirs", "unit": "mg", "frequency": "as_needed", "default_quantity": 1 }),
+    )
+    .await;
+    dose(&server, &other, theirs, json!({ "taken": days_ago(400, 9) })).await;
+    drop(server);
+
+    // The jobs run within a minute of starting (here: a few seconds).
+    let server = Server::start_in(&data_dir, open_signups).unwrap();
+    let mut listed = Value::Null;
+    for _ in 0..100 {
+        let (_, list) = get_json(&server, "/api/backups", Some(&token)).await;
+        if !list["data"].as_array().unwrap().is_empty() {
+            listed = list;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    let kept = listed["data"].as_array().expect("an auto-backup within 20 s");
+    assert_eq!(kept.len(), 1);
+    let name = kept[0]["name"].as_str().unwrap();
+    assert!(name.starts_with("pillbox-export-") && name.ends_with(".json"));
+    let (status, headers, text) = download(&server, &format!("/api/backups/{name}"), &token).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(headers["content-disposition"].to_str().unwrap().contains(name));
+    let file: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(file["medications"][0]["name"], "Keep");
+    let on_disk = data_dir.join("backups/users").join("1").join(name);
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(
+        std::fs::metadata(&on_disk).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+
+    // The other person turned auto-backup off, and cannot reach the first one's files.
+    let (_, none) = get_json(&server, "/api/backups", Some(&other)).await;
+    assert_eq!(none["data"], json!([]));
+    let (status, _, _) = download(&server, &format!("/api/backups/{name}"), &other).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, _, _) = download(&server, "/api/backups/..%2F..%2Fpillbox.sqlite3", &token).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+
+    // Retention: the chosen 90 days deleted the 400-day-old entry; the other account,
+    // which never chose, keeps everything.
+    let (_, mine) = get_json(&server, "/api/medications/history", Some(&token)).await;
+    assert_eq!(mine["pagination"]["total"], 1);
+    let (_, stock_left) = get_json(&server, "/api/medications/history", Some(&other)).await;
+    assert_eq!(stock_left["pagination"]["total"], 1);
+
+    // The instance's own daily snapshot is there too, private.
+    let (_, health) = get_json(&server, "/health", None).await;
+    assert_eq!(health["data"]["backup"]["error"], Value::Null, "{health}");
+    let snapshots: Vec<_> = std::fs::read_dir(data_dir.join("backups"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("pillbox-daily-"))
+        .collect();
+    assert_eq!(snapshots.len(), 1);
+    assert_eq!(
+        snapshots[0].metadata().unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+}
+
+#[tokio::test]
+async fn a_failed_daily_backup_shows_in_health() {
+    let temp = tempfile::tempdir().unwrap();
+    let data_dir = temp.path().join("data");
+    std::fs::create_dir_all(&data_dir).unwrap();
+    // backups/ cannot be a folder: every snapshot fails.
+    std::fs::write(data_dir.join("backups"), "not a folder").unwrap();
+    let server = Server::start_in(&data_dir, |_| {}).unwrap();
+    let mut last = (StatusCode::OK, Value::Null);
+    for _ in 0..100 {
+        last = get_json(&server, "/health", None).await;
+        if last.0 != StatusCode::OK {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    assert_eq!(last.0, StatusCode::SERVICE_UNAVAILABLE, "{}", last.1);
+    assert!(
+        last.1["message"].as_str().unwrap().contains("backup failed"),
+        "{}",
+        last.1
+    );
+    assert!(last.1["data"]["backup"]["error"].is_string());
+    assert!(server.log().contains("daily backup failed"));
+}
