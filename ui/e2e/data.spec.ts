@@ -1,5 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import type { APIRequestContext, Page } from '@playwright/test';
 import { expect, registerUser, signIn, test, type TestUser } from './fixtures';
 import { createMedication, logDose } from './medsHelpers';
@@ -91,15 +90,14 @@ test.describe('Settings → Data Management', () => {
     expect(lines.filter((line) => line.includes(',Ibuprofen,1,tablets,taken,'))).toHaveLength(2);
   });
 
-  test('an export imports into a fresh account after the dry run’s counts, once', async ({ page, request }, testInfo) => {
+  test('an export imports into a fresh account after the dry run’s counts, once', async ({ page, request }) => {
     const source = await accountWithDoses(request);
-    const exported = await (await apiGet(request, source, '/api/export')).text();
-    const path = join(testInfo.outputDir, 'pillbox-export.json');
-    await writeFile(path, exported);
+    const exported = await (await apiGet(request, source, '/api/export')).body();
+    const file = { name: 'pillbox-export.json', mimeType: 'application/json', buffer: exported };
 
     const fresh = await registerUser(request);
     await openDataManagement(page, fresh);
-    await page.getByLabel('File to import').setInputFiles(path);
+    await page.getByLabel('File to import').setInputFiles(file);
 
     const dialog = page.getByRole('dialog', { name: 'Import this file?' });
     const counts = dialog.getByTestId('import-counts');
@@ -122,19 +120,21 @@ test.describe('Settings → Data Management', () => {
 
     // The same file again adds nothing.
     await page.goto('/settings?section=data');
-    await page.getByLabel('File to import').setInputFiles(path);
+    await page.getByLabel('File to import').setInputFiles(file);
     await expect(dialog.getByText('Nothing to import: everything in this file is already here.')).toBeVisible();
     await expect(dialog.getByRole('button', { name: 'Import' })).toHaveCount(0);
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await expect(dialog).toBeHidden();
   });
 
-  test('a file that is not an export is refused with the server’s reason', async ({ page, request }, testInfo) => {
+  test('a file that is not an export is refused with the server’s reason', async ({ page, request }) => {
     const user = await registerUser(request);
     await openDataManagement(page, user);
-    const path = join(testInfo.outputDir, 'notes.json');
-    await writeFile(path, 'these are my notes, not JSON');
-    await page.getByLabel('File to import').setInputFiles(path);
+    await page.getByLabel('File to import').setInputFiles({
+      name: 'notes.json',
+      mimeType: 'application/json',
+      buffer: Buffer.from('these are my notes, not JSON'),
+    });
     await expect(page.getByRole('alert')).toContainText('This file cannot be imported:');
     await expect(page.getByRole('dialog')).toHaveCount(0);
   });
@@ -214,7 +214,9 @@ test.describe('Settings → Medications', () => {
     const toggle = page.getByRole('switch', { name: /Automatically backup your data daily/ });
     await expect(toggle).toBeChecked();
     await expect(page.getByRole('heading', { name: 'Daily backups' })).toBeVisible();
-    await toggle.uncheck();
+    // The switch shows what the server saved, so it turns once the answer is in.
+    await toggle.click();
+    await expect(toggle).not.toBeChecked();
     await expect(page.getByRole('heading', { name: 'Daily backups' })).toBeHidden();
 
     await page.reload();
