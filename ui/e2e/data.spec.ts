@@ -127,6 +127,25 @@ test.describe('Settings → Data Management', () => {
     await expect(dialog).toBeHidden();
   });
 
+  test('a history CSV imports its doses', async ({ page, request }) => {
+    const source = await accountWithDoses(request);
+    const csv = await (await apiGet(request, source, '/api/export?format=csv')).body();
+
+    const fresh = await registerUser(request);
+    await openDataManagement(page, fresh);
+    await page
+      .getByLabel('File to import')
+      .setInputFiles({ name: 'pillbox-history.csv', mimeType: 'text/csv', buffer: csv });
+    const dialog = page.getByRole('dialog', { name: 'Import this file?' });
+    await expect(dialog.getByRole('row', { name: /^History entries/ })).toHaveText(/History entries\s*4\s*0/);
+    await dialog.getByRole('button', { name: 'Import' }).click();
+    await expect(page.getByRole('status').filter({ hasText: 'Import complete.' })).toBeVisible();
+
+    await page.getByTestId('sidebar').getByRole('link', { name: 'History' }).click();
+    await expect(page.getByTestId('history-entry')).toHaveCount(4);
+    await expect(page.getByTestId('history-entry').first()).toContainText('Ibuprofen');
+  });
+
   test('a file that is not an export is refused with the server’s reason', async ({ page, request }) => {
     const user = await registerUser(request);
     await openDataManagement(page, user);
