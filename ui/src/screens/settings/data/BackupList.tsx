@@ -86,45 +86,28 @@ export function BackupList() {
   return (
     <>
       <FlashMessage flash={flash} />
-      <div className="table-scroll">
-        <table className="data-table" data-testid="backup-list">
-          <thead>
-            <tr>
-              <th scope="col">{t('backups.name')}</th>
-              <th scope="col">{t('backups.date')}</th>
-              <th scope="col" className="numeric">
-                {t('backups.size')}
-              </th>
-              <th scope="col">
-                <span className="visually-hidden">{t('backups.download')}</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {backups.map((backup) => (
-              <tr key={backup.name}>
-                <th scope="row">
-                  {backup.name}
-                </th>
-                <td className="nowrap">{format.dateTime(backup.created_at)}</td>
-                <td className="numeric nowrap">{formatSize(backup.size, format.language)}</td>
-                <td className="numeric">
-                  <button
-                    type="button"
-                    className="button button-secondary button-small"
-                    aria-label={t('backups.downloadNamed', { name: backup.name })}
-                    disabled={downloading !== null}
-                    onClick={() => void download(backup.name)}
-                  >
-                    <DownloadIcon />
-                    <span>{t('backups.download')}</span>
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <ul className="backup-list" data-testid="backup-list">
+        {backups.map((backup) => (
+          <li key={backup.name} className="backup-item">
+            <span className="backup-text">
+              <span className="backup-name">{backup.name}</span>
+              <span className="backup-meta">
+                {format.dateTime(backup.created_at)} · {formatSize(backup.size, format.language)}
+              </span>
+            </span>
+            <button
+              type="button"
+              className="button button-secondary button-small"
+              aria-label={t('backups.downloadNamed', { name: backup.name })}
+              disabled={downloading !== null}
+              onClick={() => void download(backup.name)}
+            >
+              <DownloadIcon />
+              <span>{t('backups.download')}</span>
+            </button>
+          </li>
+        ))}
+      </ul>
     </>
   );
 }

@@ -366,14 +366,13 @@ describe('Data Management: backups', () => {
         fileResponse('{"version":"1.0.0"}', 'application/json', 'pillbox-export-2026-11-22.json'),
     });
     await openData();
-    const table = await screen.findByTestId('backup-list');
-    const rows = within(table).getAllByRole('row').slice(1);
-    expect(rows.map((row) => row.querySelector('th')?.textContent)).toEqual([
+    const list = await screen.findByTestId('backup-list');
+    const items = within(list).getAllByRole('listitem');
+    expect(items.map((item) => item.querySelector('.backup-name')?.textContent)).toEqual([
       'pillbox-export-2026-11-23.json',
       'pillbox-export-2026-11-22.json',
     ]);
-    expect(rows[0]?.textContent).toContain('11/23/2026');
-    expect(rows[0]?.textContent).toContain('2 kB');
+    expect(items[0]?.textContent).toContain('11/23/2026 3:00 AM · 2 kB');
 
     await userEvent.click(screen.getByRole('button', { name: 'Download pillbox-export-2026-11-22.json' }));
     await waitFor(() => expect(saved.map((file) => file.name)).toEqual(['pillbox-export-2026-11-22.json']));
