@@ -10,6 +10,7 @@ import { MedicationsScreen } from './screens/MedicationsScreen';
 import { NotificationsScreen } from './screens/NotificationsScreen';
 import { PrivacyPolicyScreen } from './screens/PrivacyPolicyScreen';
 import { RegisterScreen } from './screens/RegisterScreen';
+import { ReportScreen } from './screens/ReportScreen';
 import { SettingsScreen } from './screens/SettingsScreen';
 import { TakeDoseScreen } from './screens/TakeDoseScreen';
 import { TodayScreen } from './screens/TodayScreen';
@@ -40,6 +41,7 @@ export function AppRoutes() {
         <Route path="/notifications" element={<NotificationsScreen />} />
         <Route path="/history" element={<HistoryScreen />} />
         <Route path="/settings" element={<SettingsScreen />} />
+        <Route path="/report" element={<ReportScreen />} />
       </Route>
       <Route path="*" element={<Navigate to="/" replace />} />
     </Routes>

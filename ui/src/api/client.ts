@@ -93,16 +93,54 @@ export async function apiRequest(path: string, options: RequestOptions = {}): Pr
   setOffline(response.headers.get(OFFLINE_HEADER) === '1');
 
   const body = await readJson(response);
+  if (!response.ok) throw refusal(response, body, token);
+  return body;
+}
+
+/** The error for a non-OK answer; a 401 to the current session signs it out. */
+function refusal(response: Response, body: Json, token: string | null): ApiError {
   // A token replaced while this request was on its way is not a reason to sign out.
   if (response.status === 401 && token !== null && token === getStoredToken()) {
     unauthorizedHandler?.();
   }
-  if (!response.ok) {
-    const message =
-      isJsonObject(body) && typeof body.message === 'string' && body.message !== ''
-        ? body.message
-        : `HTTP error! status: ${response.status}`;
-    throw new ApiError(message, response.status, body);
+  const message =
+    isJsonObject(body) && typeof body.message === 'string' && body.message !== ''
+      ? body.message
+      : `HTTP error! status: ${response.status}`;
+  return new ApiError(message, response.status, body);
+}
+
+export interface FileRequestOptions {
+  method?: 'GET' | 'POST';
+  /** A file sent as it is (an import), with its content type. */
+  body?: Blob;
+  contentType?: string;
+  signal?: AbortSignal;
+}
+
+/**
+ * Sends a signed-in request whose body or answer is a file rather than JSON (export
+ * downloads, imports) and returns the OK response for the caller to read. Errors are thrown
+ * as apiRequest throws them.
+ */
+export async function apiFileRequest(path: string, options: FileRequestOptions = {}): Promise<Response> {
+  const headers: Record<string, string> = {};
+  if (options.contentType) headers['Content-Type'] = options.contentType;
+  const token = getStoredToken();
+  if (token) headers.Authorization = `Bearer ${token}`;
+
+  let response: Response;
+  try {
+    response = await fetch(`${apiBaseUrl()}${path}`, {
+      method: options.method ?? 'GET',
+      headers,
+      body: options.body,
+      signal: options.signal,
+    });
+  } catch (error) {
+    if (options.signal?.aborted) throw error;
+    throw new Error(NETWORK_ERROR_MESSAGE, { cause: error });
   }
-  return body;
+  if (response.ok) return response;
+  throw refusal(response, await readJson(response), token);
 }

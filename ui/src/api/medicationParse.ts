@@ -36,11 +36,11 @@ export class FormatError extends Error {
   }
 }
 
-function oneOf<T extends string>(allowed: readonly T[], value: Json | undefined, fallback: T): T {
+export function oneOf<T extends string>(allowed: readonly T[], value: Json | undefined, fallback: T): T {
   return allowed.find((candidate) => candidate === value) ?? fallback;
 }
 
-function num(value: Json | undefined, fallback = 0): number {
+export function num(value: Json | undefined, fallback = 0): number {
   return typeof value === 'number' && Number.isFinite(value) ? value : fallback;
 }
 
@@ -48,23 +48,23 @@ function numOrNull(value: Json | undefined): number | null {
   return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }
 
-function str(value: Json | undefined, fallback = ''): string {
+export function str(value: Json | undefined, fallback = ''): string {
   return typeof value === 'string' ? value : fallback;
 }
 
-function strOrNull(value: Json | undefined): string | null {
+export function strOrNull(value: Json | undefined): string | null {
   return typeof value === 'string' && value !== '' ? value : null;
 }
 
-function strings(value: Json | undefined): string[] {
+export function strings(value: Json | undefined): string[] {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
 }
 
-function numbers(value: Json | undefined): number[] {
+export function numbers(value: Json | undefined): number[] {
   return Array.isArray(value) ? value.filter((item): item is number => typeof item === 'number') : [];
 }
 
-function objects(value: Json | undefined): JsonObject[] {
+export function objects(value: Json | undefined): JsonObject[] {
   return Array.isArray(value) ? value.filter(isJsonObject) : [];
 }
 
@@ -228,7 +228,7 @@ export function parseLedgerRow(value: JsonObject): LedgerRow {
   };
 }
 
-function parseTally(value: Json | undefined): Tally {
+export function parseTally(value: Json | undefined): Tally {
   const t = isJsonObject(value) ? value : {};
   return { taken: num(t.taken), skipped: num(t.skipped), missed: num(t.missed), rate: numOrNull(t.rate) };
 }

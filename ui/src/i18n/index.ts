@@ -1,6 +1,10 @@
 import i18n from 'i18next';
 import { initReactI18next } from 'react-i18next';
 import { loadSettings, type Language } from '../settings/appSettings';
+import dataDe from './data/de.json';
+import dataEn from './data/en.json';
+import dataEs from './data/es.json';
+import dataFr from './data/fr.json';
 import de from './locales/de.json';
 import en from './locales/en.json';
 import es from './locales/es.json';
@@ -28,10 +32,10 @@ export const LANGUAGE_NAMES: Record<Language, string> = {
 
 void i18n.use(initReactI18next).init({
   resources: {
-    en: { translation: en, meds: medsEn, notify: notifyEn, notifyPrefs: prefsEn },
-    es: { translation: es, meds: medsEs, notify: notifyEs, notifyPrefs: prefsEs },
-    fr: { translation: fr, meds: medsFr, notify: notifyFr, notifyPrefs: prefsFr },
-    de: { translation: de, meds: medsDe, notify: notifyDe, notifyPrefs: prefsDe },
+    en: { translation: en, meds: medsEn, notify: notifyEn, notifyPrefs: prefsEn, data: dataEn },
+    es: { translation: es, meds: medsEs, notify: notifyEs, notifyPrefs: prefsEs, data: dataEs },
+    fr: { translation: fr, meds: medsFr, notify: notifyFr, notifyPrefs: prefsFr, data: dataFr },
+    de: { translation: de, meds: medsDe, notify: notifyDe, notifyPrefs: prefsDe, data: dataDe },
   },
   lng: loadSettings().language,
   fallbackLng: 'en',

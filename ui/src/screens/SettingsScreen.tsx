@@ -4,8 +4,9 @@ import { useAuth } from '../auth/AuthContext';
 import { ScreenFrame } from './ScreenFrame';
 import { AccountSection } from './settings/AccountSection';
 import { AppearanceSection } from './settings/AppearanceSection';
+import { DataManagementSection } from './settings/DataManagementSection';
+import { MedicationDefaultsSection } from './settings/MedicationDefaultsSection';
 import { NotificationsSection } from './settings/NotificationsSection';
-import { PlaceholderSection } from './settings/PlaceholderSection';
 import { ProfileSection } from './settings/ProfileSection';
 import { SECTION_TITLE_ID } from './settings/SectionHeading';
 import { SecuritySection } from './settings/SecuritySection';
@@ -51,9 +52,9 @@ export function SettingsScreen() {
       case 'appearance':
         return <AppearanceSection />;
       case 'medications':
-        return <PlaceholderSection title={t('settings.sections.medications')} note={t('settings.later.medications')} />;
+        return <MedicationDefaultsSection />;
       case 'data':
-        return <PlaceholderSection title={t('settings.sections.data')} note={t('settings.later.data')} />;
+        return <DataManagementSection />;
       case 'security':
         return <SecuritySection />;
       case 'account':

@@ -1,0 +1,301 @@
+import { useEffect, useState, type SubmitEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link, useSearchParams } from 'react-router-dom';
+import { getReport, type Report, type ReportMedication } from '../api/data';
+import { useAuth } from '../auth/AuthContext';
+import { StockBadge } from '../components/medications/Badges';
+import { useMedsFormat } from '../components/medications/useMedsFormat';
+import { dateInputValue, formatPercent } from '../medications/format';
+import { failureReason } from './settings/data/failureReason';
+import '../styles/medications.css';
+import '../styles/data.css';
+
+const PRESETS = [30, 90, 365] as const;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+interface Range {
+  from: string;
+  to: string;
+}
+
+/** The period the address asks for: `?from=&to=`, else `?days=` (30 by default). */
+function periodOf(params: URLSearchParams): { choice: string; range: Range } {
+  const from = params.get('from') ?? '';
+  const to = params.get('to') ?? '';
+  if (DATE.test(from) && DATE.test(to)) return { choice: 'custom', range: { from, to } };
+  const days = PRESETS.find((preset) => String(preset) === params.get('days')) ?? 30;
+  // The last `days` days, today included, by this browser's calendar.
+  const start = new Date();
+  start.setDate(start.getDate() - (days - 1));
+  return { choice: String(days), range: { from: dateInputValue(start), to: dateInputValue(new Date()) } };
+}
+
+/** The doctor report (issue 11 §1): made to be printed, so no buttons reach the paper. */
+export function ReportScreen() {
+  const { t } = useTranslation('data');
+  const { user } = useAuth();
+  const format = useMedsFormat();
+  const [params, setParams] = useSearchParams();
+  const { choice, range } = periodOf(params);
+  const [custom, setCustom] = useState<Range | null>(null);
+  const [rangeError, setRangeError] = useState<string | null>(null);
+  // What the server answered, for the period it was asked about.
+  const [loaded, setLoaded] = useState<{ key: string; report: Report | null; error: string | null } | null>(null);
+
+  const { from, to } = range;
+  const key = `${from}/${to}`;
+  useEffect(() => {
+    const controller = new AbortController();
+    getReport({ from, to }, controller.signal)
+      .then((report) => setLoaded({ key: `${from}/${to}`, report, error: null }))
+      .catch((err: unknown) => {
+        if (controller.signal.aborted) return;
+        setLoaded({ key: `${from}/${to}`, report: null, error: failureReason(err) ?? t('report.loadFailed') });
+      });
+    return () => controller.abort();
+  }, [from, to, t]);
+  const current = loaded?.key === key ? loaded : null;
+  const report = current?.report ?? null;
+  const error = rangeError ?? current?.error ?? null;
+
+  const choose = (value: string) => {
+    setRangeError(null);
+    if (value === 'custom') {
+      setCustom(range);
+      return;
+    }
+    setCustom(null);
+    setParams({ days: value }, { replace: true });
+  };
+
+  const showCustom = (event: SubmitEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    if (!custom) return;
+    if (!DATE.test(custom.from) || !DATE.test(custom.to) || custom.from > custom.to) {
+      setRangeError(t('report.badRange'));
+      return;
+    }
+    setRangeError(null);
+    setParams({ from: custom.from, to: custom.to }, { replace: true });
+  };
+
+  const person = [user?.firstName, user?.lastName].filter(Boolean).join(' ');
+
+  return (
+    <div className="screen report">
+      <header className="screen-header">
+        <h1>{t('report.title')}</h1>
+      </header>
+
+      <form className="card report-controls no-print" noValidate onSubmit={showCustom}>
+        <div className="field">
+          <label htmlFor="report-period">{t('report.periodLabel')}</label>
+          <select id="report-period" value={custom ? 'custom' : choice} onChange={(e) => choose(e.target.value)}>
+            {PRESETS.map((days) => (
+              <option key={days} value={days}>
+                {t(`report.periods.${days}`)}
+              </option>
+            ))}
+            <option value="custom">{t('report.periods.custom')}</option>
+          </select>
+        </div>
+        {custom && (
+          <>
+            <div className="field">
+              <label htmlFor="report-from">{t('report.from')}</label>
+              <input
+                id="report-from"
+                type="date"
+                value={custom.from}
+                onChange={(e) => setCustom({ ...custom, from: e.target.value })}
+              />
+            </div>
+            <div className="field">
+              <label htmlFor="report-to">{t('report.to')}</label>
+              <input
+                id="report-to"
+                type="date"
+                value={custom.to}
+                onChange={(e) => setCustom({ ...custom, to: e.target.value })}
+              />
+            </div>
+            <button type="submit" className="button button-secondary">
+              {t('report.show')}
+            </button>
+          </>
+        )}
+        <div className="button-row">
+          <button type="button" className="button button-primary" onClick={() => window.print()} disabled={!report}>
+            {t('report.print')}
+          </button>
+          <Link className="button button-quiet" to="/settings?section=data">
+            {t('report.back')}
+          </Link>
+        </div>
+      </form>
+
+      {error && (
+        <p className="form-error no-print" role="alert">
+          {error}
+        </p>
+      )}
+      {!report && !error && (
+        <p className="muted" role="status">
+          {t('common.loading')}
+        </p>
+      )}
+
+      {report && (
+        <>
+          <dl className="report-facts" data-testid="report-facts">
+            <div>
+              <dt>{t('report.person')}</dt>
+              <dd>{person ? `${person} <${user?.email ?? ''}>` : user?.email}</dd>
+            </div>
+            <div>
+              <dt>{t('report.period')}</dt>
+              <dd data-testid="report-period">
+                {t('report.range', { from: format.plainDate(report.from), to: format.plainDate(report.to) })}
+              </dd>
+            </div>
+            <div>
+              <dt>{t('report.generated')}</dt>
+              <dd>{format.dateTime(report.generated_at)}</dd>
+            </div>
+            <div>
+              <dt>{t('report.timezone')}</dt>
+              <dd>{report.timezone}</dd>
+            </div>
+          </dl>
+          <MedicationTable report={report} />
+          <MissedList report={report} />
+        </>
+      )}
+    </div>
+  );
+}
+
+function MedicationTable({ report }: { report: Report }) {
+  const { t } = useTranslation('data');
+  const format = useMedsFormat();
+  const rate = (value: number | null) => (value === null ? t('report.noRate') : formatPercent(value, format.language));
+
+  return (
+    <section aria-labelledby="report-medications-title">
+      <h2 id="report-medications-title">{t('report.medications')}</h2>
+      {report.medications.length === 0 ? (
+        <p className="muted">{t('report.noMedications')}</p>
+      ) : (
+        <div className="table-scroll">
+          <table className="data-table" data-testid="report-medications">
+            <thead>
+              <tr>
+                <th scope="col">{t('report.columns.medication')}</th>
+                <th scope="col">{t('report.columns.schedule')}</th>
+                <th scope="col">{t('report.columns.dose')}</th>
+                <th scope="col">{t('report.columns.stock')}</th>
+                <th scope="col" className="numeric">
+                  {t('report.columns.taken')}
+                </th>
+                <th scope="col" className="numeric">
+                  {t('report.columns.skipped')}
+                </th>
+                <th scope="col" className="numeric">
+                  {t('report.columns.missed')}
+                </th>
+                <th scope="col" className="numeric">
+                  {t('report.columns.rate')}
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {report.medications.map((m) => (
+                <tr key={m.id}>
+                  <th scope="row">
+                    <span className="report-name">
+                      <span className={`dot med-color-${m.color}`} aria-hidden="true" />
+                      {m.name}
+                    </span>
+                  </th>
+                  <td>{format.schedule(m)}</td>
+                  <td className="nowrap">{format.amount(m.default_quantity, m.unit)}</td>
+                  <td>
+                    <StockCell medication={m} />
+                  </td>
+                  <td className="numeric">{m.adherence.taken}</td>
+                  <td className="numeric">{m.adherence.skipped}</td>
+                  <td className="numeric">{m.adherence.missed}</td>
+                  <td className="numeric">{rate(m.adherence.rate)}</td>
+                </tr>
+              ))}
+            </tbody>
+            <tfoot>
+              <tr>
+                <th scope="row" colSpan={4}>
+                  {t('report.totals')}
+                </th>
+                <td className="numeric">{report.totals.taken}</td>
+                <td className="numeric">{report.totals.skipped}</td>
+                <td className="numeric">{report.totals.missed}</td>
+                <td className="numeric" data-testid="report-total-rate">
+                  {rate(report.totals.rate)}
+                </td>
+              </tr>
+            </tfoot>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function StockCell({ medication }: { medication: ReportMedication }) {
+  const { t } = useTranslation('data');
+  const format = useMedsFormat();
+  const stock = medication.inventory;
+  if (!stock) return <span className="muted">{t('report.notTracked')}</span>;
+  return (
+    <>
+      {format.amount(stock.current_quantity, stock.total_unit)} <StockBadge status={stock.stock_status} />
+      {stock.runs_out_on && (
+        <span className="report-stock-note">
+          {t('report.runsOut', { date: format.plainDate(stock.runs_out_on) })}
+        </span>
+      )}
+    </>
+  );
+}
+
+function MissedList({ report }: { report: Report }) {
+  const { t } = useTranslation('data');
+  const format = useMedsFormat();
+  return (
+    <section aria-labelledby="report-missed-title">
+      <h2 id="report-missed-title">{t('report.missedTitle')}</h2>
+      {report.missed.length === 0 ? (
+        <p className="muted">{t('report.noMissed')}</p>
+      ) : (
+        <div className="table-scroll">
+          <table className="data-table" data-testid="report-missed">
+            <thead>
+              <tr>
+                <th scope="col">{t('report.missedColumns.time')}</th>
+                <th scope="col">{t('report.missedColumns.medication')}</th>
+                <th scope="col">{t('report.missedColumns.source')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {report.missed.map((dose, index) => (
+                <tr key={`${dose.time}-${dose.medication_name}-${index}`}>
+                  <td>{format.dateTime(dose.time)}</td>
+                  <td>{dose.medication_name}</td>
+                  <td>{t(`report.sources.${dose.source}`)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}

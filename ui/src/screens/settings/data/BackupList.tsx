@@ -1,0 +1,113 @@
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { downloadBackup, listBackups, type Backup } from '../../../api/data';
+import { FlashMessage } from '../../../components/FlashMessage';
+import { DownloadIcon } from '../../../components/icons';
+import { useMedsFormat } from '../../../components/medications/useMedsFormat';
+import { saveFile } from '../../../components/saveFile';
+import { useFlash } from '../../../components/useFlash';
+import { localeOf } from '../../../medications/format';
+
+const SIZE_UNITS = [
+  ['megabyte', 1024 * 1024],
+  ['kilobyte', 1024],
+] as const;
+
+/** "1.2 kB", "830 byte" in the person's language. */
+export function formatSize(bytes: number, language: string): string {
+  const [unit, size] = SIZE_UNITS.find(([, size]) => bytes >= size) ?? ['byte', 1];
+  return new Intl.NumberFormat(localeOf(language), {
+    style: 'unit',
+    unit,
+    unitDisplay: 'short',
+    maximumFractionDigits: 1,
+  }).format(bytes / size);
+}
+
+/** The kept daily backups (newest first), each with a Download button. */
+export function BackupList() {
+  const { t } = useTranslation('data');
+  const format = useMedsFormat();
+  const [backups, setBackups] = useState<Backup[] | null>(null);
+  const [loadFailed, setLoadFailed] = useState(false);
+  const [attempt, setAttempt] = useState(0);
+  const [downloading, setDownloading] = useState<string | null>(null);
+  const [flash, showFlash] = useFlash();
+
+  useEffect(() => {
+    const controller = new AbortController();
+    listBackups(controller.signal)
+      .then(setBackups)
+      .catch(() => {
+        if (!controller.signal.aborted) setLoadFailed(true);
+      });
+    return () => controller.abort();
+  }, [attempt]);
+
+  const download = async (name: string) => {
+    setDownloading(name);
+    try {
+      saveFile(await downloadBackup(name));
+    } catch {
+      showFlash('error', t('backups.downloadFailed'));
+    } finally {
+      setDownloading(null);
+    }
+  };
+
+  if (loadFailed) {
+    return (
+      <div className="button-row">
+        <p className="form-error" role="alert">
+          {t('backups.loadFailed')}
+        </p>
+        <button
+          type="button"
+          className="button button-secondary"
+          onClick={() => {
+            setLoadFailed(false);
+            setAttempt((n) => n + 1);
+          }}
+        >
+          {t('common.retry')}
+        </button>
+      </div>
+    );
+  }
+  if (!backups) {
+    return (
+      <p className="muted" role="status">
+        {t('common.loading')}
+      </p>
+    );
+  }
+  if (backups.length === 0) return <p className="muted">{t('backups.empty')}</p>;
+
+  return (
+    <>
+      <FlashMessage flash={flash} />
+      <ul className="backup-list" data-testid="backup-list">
+        {backups.map((backup) => (
+          <li key={backup.name} className="backup-item">
+            <span className="backup-text">
+              <span className="backup-name">{backup.name}</span>
+              <span className="backup-meta">
+                {format.dateTime(backup.created_at)} · {formatSize(backup.size, format.language)}
+              </span>
+            </span>
+            <button
+              type="button"
+              className="button button-secondary button-small"
+              aria-label={t('backups.downloadNamed', { name: backup.name })}
+              disabled={downloading !== null}
+              onClick={() => void download(backup.name)}
+            >
+              <DownloadIcon />
+              <span>{t('backups.download')}</span>
+            </button>
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}

@@ -1,0 +1,68 @@
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router-dom';
+import { downloadExport, type ExportFormat } from '../../../api/data';
+import { FlashMessage } from '../../../components/FlashMessage';
+import { DownloadIcon } from '../../../components/icons';
+import { saveFile } from '../../../components/saveFile';
+import { useFlash } from '../../../components/useFlash';
+
+/** Export Data (JSON), the history as CSV, and the way to the doctor report. */
+export function ExportCard() {
+  const { t } = useTranslation('data');
+  const [busy, setBusy] = useState<ExportFormat | null>(null);
+  // SPEC §8: "Data exported successfully" / "Failed to export data", for 3 s / 5 s.
+  const [flash, showFlash] = useFlash();
+
+  const exportAs = async (format: ExportFormat) => {
+    setBusy(format);
+    try {
+      saveFile(await downloadExport(format));
+      showFlash('success', t('export.success'));
+    } catch {
+      showFlash('error', t('export.failed'));
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  return (
+    <>
+      <section className="card" aria-labelledby="data-export-title">
+        <h3 id="data-export-title">{t('export.title')}</h3>
+        <p className="card-text">{t('export.text')}</p>
+        <FlashMessage flash={flash} />
+        <div className="button-row">
+          <button
+            type="button"
+            className="button button-primary"
+            disabled={busy !== null}
+            onClick={() => void exportAs('json')}
+          >
+            <DownloadIcon />
+            <span>{busy === 'json' ? t('export.working') : t('export.json')}</span>
+          </button>
+          <button
+            type="button"
+            className="button button-secondary"
+            disabled={busy !== null}
+            onClick={() => void exportAs('csv')}
+          >
+            <DownloadIcon />
+            <span>{busy === 'csv' ? t('export.working') : t('export.csv')}</span>
+          </button>
+        </div>
+      </section>
+
+      <section className="card" aria-labelledby="data-report-title">
+        <h3 id="data-report-title">{t('export.reportTitle')}</h3>
+        <p className="card-text">{t('export.reportText')}</p>
+        <p>
+          <Link className="button button-secondary" to="/report">
+            {t('export.report')}
+          </Link>
+        </p>
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,121 @@
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { getRetentionPreview, saveDataSettings, type RetentionPreview } from '../../../api/data';
+import { FlashMessage } from '../../../components/FlashMessage';
+import { ConfirmDialog } from '../../../components/medications/ConfirmDialog';
+import { useFlash } from '../../../components/useFlash';
+import { formatDate } from '../../../medications/format';
+import { DATA_RETENTION_DAYS } from '../../../settings/appSettings';
+import { useAppSettings } from '../../../settings/SettingsContext';
+import { failureReason } from './failureReason';
+
+/** Forever first: it is what an account has until the person chooses. */
+const PERIODS = [0, ...DATA_RETENTION_DAYS.filter((days) => days !== 0)];
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** The moment before which entries go: the server's, else that many days ago. */
+function cutoffOf(preview: RetentionPreview): Date {
+  const cutoff = preview.cutoff ? new Date(preview.cutoff) : null;
+  return cutoff && !Number.isNaN(cutoff.getTime()) ? cutoff : new Date(Date.now() - preview.days * DAY_MS);
+}
+
+/**
+ * The retention select. Nothing is deleted unless the person chose a period: choosing one
+ * first says how many history entries it deletes now, and Cancel keeps the old value.
+ */
+export function RetentionCard({ days, onSaved }: { days: number; onSaved: (days: number) => void }) {
+  const { t } = useTranslation('data');
+  const { settings, updateSettings } = useAppSettings();
+  const [counting, setCounting] = useState(false);
+  const [preview, setPreview] = useState<RetentionPreview | null>(null);
+  const [flash, showFlash] = useFlash();
+
+  const save = async (chosen: number) => {
+    const saved = await saveDataSettings({ dataRetention: chosen });
+    // The browser's copy of the settings (SPEC §3) follows the server's.
+    updateSettings({ dataRetention: saved.dataRetention });
+    onSaved(saved.dataRetention);
+    showFlash('success', t('common.saved'));
+  };
+
+  const choose = async (chosen: number) => {
+    if (chosen === days) return;
+    if (chosen === 0) {
+      try {
+        await save(0);
+      } catch (error) {
+        showFlash('error', failureReason(error) ?? t('common.saveFailed'));
+      }
+      return;
+    }
+    setCounting(true);
+    try {
+      setPreview(await getRetentionPreview(chosen));
+    } catch (error) {
+      showFlash('error', t('retention.countFailed', { reason: failureReason(error) ?? t('common.saveFailed') }));
+    } finally {
+      setCounting(false);
+    }
+  };
+
+  const period = (value: number) => t(`retention.options.${value}`);
+
+  return (
+    <section className="card" aria-labelledby="data-retention-title">
+      <h3 id="data-retention-title">{t('retention.title')}</h3>
+      <FlashMessage flash={flash} />
+      <div className="field data-form">
+        <label htmlFor="data-retention">{t('retention.label')}</label>
+        <select
+          id="data-retention"
+          value={days}
+          disabled={counting}
+          aria-describedby="data-retention-hint"
+          onChange={(event) => void choose(Number(event.target.value))}
+        >
+          {PERIODS.map((value) => (
+            <option key={value} value={value}>
+              {period(value)}
+            </option>
+          ))}
+        </select>
+        <p id="data-retention-hint" className="field-hint">
+          {t('retention.hint')}
+        </p>
+      </div>
+      {counting && (
+        <p className="muted" role="status">
+          {t('retention.checking')}
+        </p>
+      )}
+      <p className="warning-text" data-testid="retention-notice">
+        {t('retention.notice')}
+      </p>
+
+      {preview && (
+        <ConfirmDialog
+          title={t('retention.confirmTitle', { period: period(preview.days) })}
+          confirmLabel={t('retention.confirm', { period: period(preview.days) })}
+          busyLabel={t('common.saving')}
+          onClose={() => setPreview(null)}
+          onConfirm={async () => {
+            try {
+              await save(preview.days);
+            } catch (error) {
+              throw new Error(failureReason(error) ?? t('common.saveFailed'), { cause: error });
+            }
+            setPreview(null);
+          }}
+        >
+          <p data-testid="retention-count">
+            {preview.entries > 0
+              ? t('retention.deletesNow', { count: preview.entries, date: formatDate(cutoffOf(preview), settings.dateFormat) })
+              : t('retention.deletesNone')}
+          </p>
+          <p>{t('retention.daily', { period: period(preview.days) })}</p>
+        </ConfirmDialog>
+      )}
+    </section>
+  );
+}
