@@ -26,6 +26,7 @@ use crate::domain::today::{
 use crate::domain::units;
 use crate::reminders::planner::{self, UserClock};
 use crate::reminders::words::Lang;
+use crate::services::report;
 use crate::store::history::{self, Entry};
 use crate::store::medications::{self, Inventory, Medication, StockChange};
 use crate::store::notify_prefs;
@@ -287,47 +288,18 @@ fn inventory_json(medication: &Medication, inv: &Inventory, clock: &UserClock) -
     })
 }
 
-/// When the stock runs out at the scheduled use (`None` for as-needed or unknown usage).
 fn forecast(m: &Medication, inv: &Inventory, clock: &UserClock) -> Option<NaiveDate> {
-    if !inv.enabled {
-        return None;
-    }
-    let frequency = Frequency::parse(&m.frequency)?;
-    let times = schedule::parse_times(&m.schedule_times).unwrap_or_default();
-    let per_day = schedule::doses_per_day(
-        frequency,
-        schedule::effective_times(frequency, &times, clock.default_time).len(),
-        m.schedule_weekdays.len(),
-    )?;
-    let per_dose = inv.containers.usage(m.default_quantity, &m.unit, &m.unit).ok()?;
-    stock::runs_out_on(inv.current_quantity, per_dose.to_f64() * per_day, clock.today())
+    report::runs_out_on(m, inv, clock)
 }
 
 fn schedule_json(m: &Medication, clock: &UserClock) -> Value {
-    let frequency = Frequency::parse(&m.frequency).unwrap_or(Frequency::Daily);
-    let times = schedule::parse_times(&m.schedule_times).unwrap_or_default();
-    let effective_times: Vec<String> = schedule::effective_times(frequency, &times, clock.default_time)
-        .into_iter()
-        .map(schedule::format_time)
-        .collect();
-    let weekdays: Vec<u32> = match frequency {
-        Frequency::Weekly => {
-            let parsed = schedule::parse_weekdays(&m.schedule_weekdays).unwrap_or_default();
-            let start =
-                NaiveDate::parse_from_str(&m.start_date, "%Y-%m-%d").unwrap_or_else(|_| clock.today());
-            schedule::effective_weekdays(&parsed, start)
-                .iter()
-                .map(|d| d.number_from_monday())
-                .collect()
-        }
-        _ => m.schedule_weekdays.clone(),
-    };
+    let summary = report::schedule_summary(m, clock);
     json!({
         "times": m.schedule_times,
         "weekdays": m.schedule_weekdays,
         "start_date": m.start_date,
-        "effective_times": effective_times,
-        "effective_weekdays": weekdays,
+        "effective_times": summary.effective_times,
+        "effective_weekdays": summary.effective_weekdays,
     })
 }
 

@@ -21,6 +21,7 @@ use crate::reminders::dispatcher::ChannelReport;
 use crate::reminders::planner::{self, UserClock};
 use crate::security::client_ip::ClientIp;
 use crate::security::codes;
+use crate::services::export;
 use crate::store::notify_prefs::{self, GlobalPrefs, MedicationPrefs, Method};
 use crate::store::{deliveries, history, medications, push_subscriptions, reminders, settings};
 
@@ -421,18 +422,9 @@ pub async fn delivery_history(
 // --- Preferences ---------------------------------------------------------------------------
 
 fn global_json(p: &GlobalPrefs, email_available: bool) -> Value {
-    json!({
-        "email_notifications_enabled": p.email_enabled,
-        "push_notifications_enabled": p.push_enabled,
-        "notification_sound_enabled": p.sound_enabled,
-        "notification_vibration_enabled": p.vibration_enabled,
-        "default_reminder_minutes_before": p.lead_minutes,
-        "default_delivery_methods": p.delivery_methods.iter().map(|m| m.as_str()).collect::<Vec<_>>(),
-        "reminders_enabled": p.reminders_enabled,
-        "repeat_interval_minutes": p.repeat_interval_minutes,
-        "repeat_max": p.repeat_max,
-        "email_available": email_available,
-    })
+    let mut body = export::preferences_view(p);
+    body["email_available"] = json!(email_available);
+    body
 }
 
 fn methods(list: Vec<String>) -> ApiResult<Vec<Method>> {

@@ -191,7 +191,8 @@ fn inventory_file(inv: &medications::Inventory) -> InventoryFile {
         item_quantity: c.item_quantity,
         item_strength: c.item_strength,
         item_unit: c.item_unit.clone(),
-        current_quantity: inv.current_quantity,
+        // Older versions could leave a negative balance; stock is never below zero.
+        current_quantity: inv.current_quantity.max(Quantity::ZERO),
         reminder_threshold: inv.reminder_threshold,
     }
 }

@@ -336,6 +336,8 @@ fn medication_of(m: MedicationFile) -> Result<NewMedication, String> {
             };
             if inv.enabled {
                 containers.validate()?;
+                // A stock no dose can draw from would leave every dose unrecorded in stock.
+                containers.check_dose_unit(&medication.unit)?;
             }
             for unit in [&mut containers.container_unit, &mut containers.item_unit]
                 .into_iter()

@@ -24,7 +24,7 @@ export interface DownloadedFile {
 export type ExportFormat = 'json' | 'csv';
 
 /** The server's upload limit for an import (it answers 413 above it). */
-export const IMPORT_LIMIT_BYTES = 32 * 1024 * 1024;
+export const IMPORT_LIMIT_BYTES = 64 * 1024 * 1024;
 
 export interface ImportSummary {
   dryRun: boolean;

@@ -241,20 +241,20 @@ describe('Data Management: import', () => {
     expect(importCalls(fetchMock)).toHaveLength(1);
   });
 
-  it('says a file is too large when the server answers 413, and before sending one over 32 MiB', async () => {
+  it('says a file is too large when the server answers 413, and before sending one over 64 MiB', async () => {
     const fetchMock = server({
       'POST /api/import': () => new Response('length limit exceeded', { status: 413 }),
     });
     await openData();
     await userEvent.upload(screen.getByLabelText('File to import'), exportFile());
     expect((await screen.findByRole('alert')).textContent).toBe(
-      'This file is larger than 32 MiB, the most an import can take.',
+      'This file is larger than 64 MiB, the most an import can take.',
     );
 
     const huge = exportFile('huge.json');
     Object.defineProperty(huge, 'size', { value: 33 * 1024 * 1024 });
     await userEvent.upload(screen.getByLabelText('File to import'), huge);
-    expect(screen.getByRole('alert').textContent).toBe('This file is larger than 32 MiB, the most an import can take.');
+    expect(screen.getByRole('alert').textContent).toBe('This file is larger than 64 MiB, the most an import can take.');
     expect(importCalls(fetchMock)).toHaveLength(1);
   });
 });
