@@ -252,7 +252,7 @@ describe('Data Management: import', () => {
     );
 
     const huge = exportFile('huge.json');
-    Object.defineProperty(huge, 'size', { value: 33 * 1024 * 1024 });
+    Object.defineProperty(huge, 'size', { value: 65 * 1024 * 1024 });
     await userEvent.upload(screen.getByLabelText('File to import'), huge);
     expect(screen.getByRole('alert').textContent).toBe('This file is larger than 64 MiB, the most an import can take.');
     expect(importCalls(fetchMock)).toHaveLength(1);
