@@ -194,6 +194,19 @@ pub async fn get_json(
     call(server, reqwest::Method::GET, path, token, None).await
 }
 
+/// Saves settings for the signed-in account; the test stops unless they are accepted.
+pub async fn save_settings(server: &Server, token: &str, settings: serde_json::Value) {
+    let (status, body) = call(
+        server,
+        reqwest::Method::PUT,
+        "/api/settings",
+        Some(token),
+        Some(settings),
+    )
+    .await;
+    assert_eq!(status, reqwest::StatusCode::OK, "{body}");
+}
+
 /// A real SMTP server (Python's aiosmtpd) that stores every message in a Maildir.
 pub struct SmtpSink {
     pub port: u16,
