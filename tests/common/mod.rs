@@ -186,6 +186,19 @@ pub async fn register(server: &Server, email: &str) -> String {
     body["data"]["token"].as_str().unwrap().to_owned()
 }
 
+/// Signs an account registered by `register` in again and returns its new token.
+pub async fn login(server: &Server, email: &str) -> String {
+    let (status, body) = post(
+        server,
+        "/api/auth/login",
+        None,
+        serde_json::json!({ "email": email, "password": "secret123" }),
+    )
+    .await;
+    assert_eq!(status, reqwest::StatusCode::OK, "{body}");
+    body["data"]["token"].as_str().unwrap().to_owned()
+}
+
 pub async fn get_json(
     server: &Server,
     path: &str,
