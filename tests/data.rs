@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{Server, call, client, get_json, post, register};
+use common::{Server, call, client, get_json, post, register, save_settings};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
@@ -32,15 +32,12 @@ fn days_ago(days: i64, hour: u32) -> String {
 /// per-medication reminder preferences and a history of taken, skipped and missed doses.
 async fn seeded(server: &Server, email: &str) -> String {
     let token = register(server, email).await;
-    let (status, body) = call(
+    save_settings(
         server,
-        Method::PUT,
-        "/api/settings",
-        Some(&token),
-        Some(json!({ "timezone": "Europe/Berlin", "language": "de", "defaultReminderTime": "08:30" })),
+        &token,
+        json!({ "timezone": "Europe/Berlin", "language": "de", "defaultReminderTime": "08:30" }),
     )
     .await;
-    assert_eq!(status, StatusCode::OK, "{body}");
     let ibuprofen = create(
         server,
         &token,
@@ -74,36 +71,16 @@ async fn seeded(server: &Server, email: &str) -> String {
     )
     .await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    dose(
-        server,
-        &token,
-        ibuprofen,
-        json!({ "taken": days_ago(3, 7), "dosage": "half" }),
-    )
-    .await;
-    dose(
-        server,
-        &token,
-        ibuprofen,
-        json!({ "taken": days_ago(2, 7), "status": "skipped" }),
-    )
-    .await;
-    dose(
-        server,
-        &token,
-        ibuprofen,
-        json!({ "taken": days_ago(1, 7), "quantity": 1000 }),
-    )
-    .await;
-    dose(
-        server,
-        &token,
-        drops,
-        json!({ "taken": days_ago(2, 18), "status": "missed" }),
-    )
-    .await;
-    dose(server, &token, old, json!({ "taken": days_ago(20, 9) })).await;
-    dose(server, &token, old, json!({ "taken": days_ago(19, 9) })).await;
+    for (id, body) in [
+        (ibuprofen, json!({ "taken": days_ago(3, 7), "dosage": "half" })),
+        (ibuprofen, json!({ "taken": days_ago(2, 7), "status": "skipped" })),
+        (ibuprofen, json!({ "taken": days_ago(1, 7), "quantity": 1000 })),
+        (drops, json!({ "taken": days_ago(2, 18), "status": "missed" })),
+        (old, json!({ "taken": days_ago(20, 9) })),
+        (old, json!({ "taken": days_ago(19, 9) })),
+    ] {
+        dose(server, &token, id, body).await;
+    }
     let (status, body) = call(
         server,
         Method::DELETE,
@@ -474,15 +451,7 @@ async fn a_bad_file_is_refused_with_what_is_wrong_and_changes_nothing() {
 async fn a_spreadsheet_log_comes_in_as_csv() {
     let server = Server::start_with(open_signups);
     let token = register(&server, "a@example.com").await;
-    let (status, _) = call(
-        &server,
-        Method::PUT,
-        "/api/settings",
-        Some(&token),
-        Some(json!({ "timezone": "America/New_York" })),
-    )
-    .await;
-    assert_eq!(status, StatusCode::OK);
+    save_settings(&server, &token, json!({ "timezone": "America/New_York" })).await;
     let aspirin = create(
         &server,
         &token,
@@ -668,15 +637,7 @@ async fn retention_and_auto_backup_run_when_the_server_starts() {
     .await;
     dose(&server, &token, keep, json!({ "taken": days_ago(400, 9) })).await;
     dose(&server, &token, keep, json!({ "taken": days_ago(10, 9) })).await;
-    let (status, _) = call(
-        &server,
-        Method::PUT,
-        "/api/settings",
-        Some(&token),
-        Some(json!({ "dataRetention": 90 })),
-    )
-    .await;
-    assert_eq!(status, StatusCode::OK);
+    save_settings(&server, &token, json!({ "dataRetention": 90 })).await;
     let other = register(&server, "b@example.com").await;
     let (status, _) = call(
         &server,
@@ -801,15 +762,12 @@ async fn a_failed_daily_backup_shows_in_health_without_taking_the_app_down() {
 async fn import_keeps_what_is_distinct_and_never_doubles_what_is_there() {
     let server = Server::start_with(open_signups);
     let token = register(&server, "a@example.com").await;
-    let (status, _) = call(
+    save_settings(
         &server,
-        Method::PUT,
-        "/api/settings",
-        Some(&token),
-        Some(json!({ "timezone": "Asia/Tokyo", "defaultReminderTime": "07:15" })),
+        &token,
+        json!({ "timezone": "Asia/Tokyo", "defaultReminderTime": "07:15" }),
     )
     .await;
-    assert_eq!(status, StatusCode::OK);
     // Two medications alike in name and unit, two doses at the same minute of different
     // sizes, a file whose settings carry only a theme and a retention period.
     let file = json!({

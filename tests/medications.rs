@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{Server, call, get_json, post};
+use common::{Server, call, get_json, login, post};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
@@ -1086,15 +1086,7 @@ async fn a_dose_on_stock_stored_in_units_it_cannot_count_is_recorded_with_a_warn
         )
         .unwrap();
     let server = Server::start_in(&data, open_signups).unwrap();
-    let (status, body) = post(
-        &server,
-        "/api/auth/login",
-        None,
-        json!({ "email": "ann@example.org", "password": "secret123" }),
-    )
-    .await;
-    assert_eq!(status, StatusCode::OK, "{body}");
-    let token = body["data"]["token"].as_str().unwrap().to_owned();
+    let token = login(&server, "ann@example.org").await;
 
     let (status, body) = post(
         &server,
@@ -1228,14 +1220,7 @@ async fn stock_never_goes_below_zero() {
         )
         .unwrap();
     let server = Server::start_in(&data, open_signups).unwrap();
-    let (_, login) = post(
-        &server,
-        "/api/auth/login",
-        None,
-        json!({ "email": "ann@example.org", "password": "secret123" }),
-    )
-    .await;
-    let token = login["data"]["token"].as_str().unwrap().to_owned();
+    let token = login(&server, "ann@example.org").await;
     assert_eq!(stock(&server, &token, id).await, 0.0);
     let (_, list) = get_json(&server, "/api/medications", Some(&token)).await;
     assert_eq!(list["data"][0]["inventory"]["current_quantity"], 0);

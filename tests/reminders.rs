@@ -5,7 +5,7 @@
 mod common;
 
 use chrono::{DateTime, Duration, NaiveDate, NaiveTime, TimeZone, Utc};
-use common::{Server, assert_lead, call, get_json, instant, post};
+use common::{Server, assert_lead, call, get_json, instant, post, save_settings};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
@@ -63,15 +63,7 @@ async fn schedules_become_reminders_in_the_users_zone() {
         c.env("PILLBOX_REMINDERS_TICK_SECONDS", "3600");
     });
     let token = account(&server, "ann@example.org").await;
-    let (status, _) = call(
-        &server,
-        Method::PUT,
-        "/api/settings",
-        Some(&token),
-        Some(json!({ "timezone": "Europe/Berlin" })),
-    )
-    .await;
-    assert_eq!(status, StatusCode::OK);
+    save_settings(&server, &token, json!({ "timezone": "Europe/Berlin" })).await;
     let before = Utc::now();
     let (_, med) = post(
         &server,
@@ -148,15 +140,7 @@ async fn schedules_become_reminders_in_the_users_zone() {
     assert!(body["data"]["scheduled"].as_i64().unwrap() >= 13, "{body}");
 
     // Another zone moves every wall-clock time to another instant.
-    let (status, _) = call(
-        &server,
-        Method::PUT,
-        "/api/settings",
-        Some(&token),
-        Some(json!({ "timezone": "America/New_York" })),
-    )
-    .await;
-    assert_eq!(status, StatusCode::OK);
+    save_settings(&server, &token, json!({ "timezone": "America/New_York" })).await;
     let times: Vec<DateTime<Utc>> = scheduled(&server, &token)
         .await
         .iter()
@@ -292,15 +276,7 @@ async fn today_lists_the_days_doses_with_their_state() {
         format!("Etc/GMT+{}", -offset)
     };
     let tz: chrono_tz::Tz = zone.parse().unwrap();
-    let (status, body) = call(
-        &server,
-        Method::PUT,
-        "/api/settings",
-        Some(&token),
-        Some(json!({ "timezone": zone })),
-    )
-    .await;
-    assert_eq!(status, StatusCode::OK, "{body}");
+    save_settings(&server, &token, json!({ "timezone": zone })).await;
     let today = Utc::now().with_timezone(&tz).date_naive();
     let local = |time: &str| -> DateTime<Utc> {
         let t = NaiveTime::parse_from_str(time, "%H:%M").unwrap();

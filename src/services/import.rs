@@ -786,6 +786,17 @@ struct Target {
     created: bool,
 }
 
+impl Target {
+    fn new(medication: Option<i64>, m: &Medication, created: bool) -> Self {
+        Target {
+            medication,
+            name: m.name.clone(),
+            unit: m.unit.clone(),
+            created,
+        }
+    }
+}
+
 fn write(conn: &Connection, user_id: i64, plan: Plan) -> ServiceResult<Summary> {
     let mut summary = Summary::default();
     let now = clock::now_stamp();
@@ -832,15 +843,7 @@ fn write(conn: &Connection, user_id: i64, plan: Plan) -> ServiceResult<Summary> 
     for new in plan.medications {
         let m = &new.medication;
         if new.archived {
-            targets.insert(
-                new.file_id,
-                Target {
-                    medication: None,
-                    name: m.name.clone(),
-                    unit: m.unit.clone(),
-                    created: false,
-                },
-            );
+            targets.insert(new.file_id, Target::new(None, m, false));
             continue;
         }
         let wanted = m.name.to_lowercase();
@@ -850,15 +853,7 @@ fn write(conn: &Connection, user_id: i64, plan: Plan) -> ServiceResult<Summary> 
         {
             let (id, _, _) = unclaimed.swap_remove(index);
             summary.medications.skipped += 1;
-            targets.insert(
-                new.file_id,
-                Target {
-                    medication: Some(id),
-                    name: m.name.clone(),
-                    unit: m.unit.clone(),
-                    created: false,
-                },
-            );
+            targets.insert(new.file_id, Target::new(Some(id), m, false));
             continue;
         }
         let id = medications::insert(conn, user_id, m)?;
@@ -889,15 +884,7 @@ fn write(conn: &Connection, user_id: i64, plan: Plan) -> ServiceResult<Summary> 
         if let Some(prefs) = &new.prefs {
             notify_prefs::save_for_medication(conn, id, prefs)?;
         }
-        targets.insert(
-            new.file_id,
-            Target {
-                medication: Some(id),
-                name: m.name.clone(),
-                unit: m.unit.clone(),
-                created: true,
-            },
-        );
+        targets.insert(new.file_id, Target::new(Some(id), m, true));
     }
 
     let mut existing = existing_history(conn, user_id)?;

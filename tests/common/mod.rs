@@ -186,12 +186,38 @@ pub async fn register(server: &Server, email: &str) -> String {
     body["data"]["token"].as_str().unwrap().to_owned()
 }
 
+/// Signs an account registered by `register` in again and returns its new token.
+pub async fn login(server: &Server, email: &str) -> String {
+    let (status, body) = post(
+        server,
+        "/api/auth/login",
+        None,
+        serde_json::json!({ "email": email, "password": "secret123" }),
+    )
+    .await;
+    assert_eq!(status, reqwest::StatusCode::OK, "{body}");
+    body["data"]["token"].as_str().unwrap().to_owned()
+}
+
 pub async fn get_json(
     server: &Server,
     path: &str,
     token: Option<&str>,
 ) -> (reqwest::StatusCode, serde_json::Value) {
     call(server, reqwest::Method::GET, path, token, None).await
+}
+
+/// Saves settings for the signed-in account; the test stops unless they are accepted.
+pub async fn save_settings(server: &Server, token: &str, settings: serde_json::Value) {
+    let (status, body) = call(
+        server,
+        reqwest::Method::PUT,
+        "/api/settings",
+        Some(token),
+        Some(settings),
+    )
+    .await;
+    assert_eq!(status, reqwest::StatusCode::OK, "{body}");
 }
 
 /// A real SMTP server (Python's aiosmtpd) that stores every message in a Maildir.

@@ -44,3 +44,23 @@ export async function localDate(page: Page, days: number): Promise<string> {
     return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
   }, days);
 }
+
+/** An as-needed medication whose dose of 2 tablets is more than the 1 tablet in stock. */
+export function oneTabletLeft(name: string): Record<string, unknown> {
+  return {
+    name,
+    unit: 'tablets',
+    frequency: 'as_needed',
+    default_quantity: 2,
+    inventory: {
+      enabled: true,
+      inventory_type: 'discrete',
+      container_type: 'blister_pack',
+      container_quantity: 1,
+      item_quantity: 10,
+      item_unit: 'tablets',
+      current_quantity: 1,
+      reminder_threshold: 0,
+    },
+  };
+}

@@ -1,7 +1,7 @@
 // Defects found when Pillbox was tried as a new user would (issue 11 §5), each seen in the
 // browser against the real server.
 import { expect, registerUser, signIn, test } from './fixtures';
-import { createMedication, freshUserAt } from './medsHelpers';
+import { createMedication, freshUserAt, oneTabletLeft } from './medsHelpers';
 
 test.use({ timezoneId: 'UTC' });
 
@@ -64,22 +64,7 @@ test.describe('a new user', () => {
 
   test('a dose larger than the stock is recorded, and the stock says 0 and Out of stock', async ({ page, request }) => {
     const user = await registerUser(request);
-    await createMedication(request, user, {
-      name: 'Ibuprofen',
-      unit: 'tablets',
-      frequency: 'as_needed',
-      default_quantity: 2,
-      inventory: {
-        enabled: true,
-        inventory_type: 'discrete',
-        container_type: 'blister_pack',
-        container_quantity: 1,
-        item_quantity: 10,
-        item_unit: 'tablets',
-        current_quantity: 1,
-        reminder_threshold: 0,
-      },
-    });
+    await createMedication(request, user, oneTabletLeft('Ibuprofen'));
     await signIn(page, user, '/today');
     const card = page.getByTestId('today-medication').filter({ hasText: 'Ibuprofen' });
     await expect(card.getByTestId('stock-quantity')).toHaveText('1 tablet');

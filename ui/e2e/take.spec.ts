@@ -1,6 +1,7 @@
 import { expect, signIn, test } from './fixtures';
 import { MAIL_SERVER_URL, waitForMail } from './mail';
 import { doseHistory, emailReminders, mailMedication, sendReminderNow, takeLink, verifiedMailUser } from './notifyHelpers';
+import { oneTabletLeft } from './medsHelpers';
 
 // The reminder e-mails come from the SMTP-enabled server (playwright.config.ts).
 test.use({ baseURL: MAIL_SERVER_URL });
@@ -56,22 +57,7 @@ test.describe('quick dosage logging', () => {
   }) => {
     const user = await verifiedMailUser(request, 'take-short');
     await emailReminders(request, user);
-    const medicationId = await mailMedication(request, user, {
-      name: 'Prednisone',
-      unit: 'tablets',
-      frequency: 'as_needed',
-      default_quantity: 2,
-      inventory: {
-        enabled: true,
-        inventory_type: 'discrete',
-        container_type: 'blister_pack',
-        container_quantity: 1,
-        item_quantity: 10,
-        item_unit: 'tablets',
-        current_quantity: 1,
-        reminder_threshold: 0,
-      },
-    });
+    const medicationId = await mailMedication(request, user, oneTabletLeft('Prednisone'));
     await sendReminderNow(request, user, medicationId);
     const link = takeLink(await waitForMail(user.email, 2));
 

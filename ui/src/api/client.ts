@@ -77,24 +77,35 @@ export async function apiRequest(path: string, options: RequestOptions = {}): Pr
   const token = options.anonymous ? null : getStoredToken();
   if (token) headers.Authorization = `Bearer ${token}`;
 
-  let response: Response;
-  try {
-    response = await fetch(`${apiBaseUrl()}${path}`, {
+  const response = await send(
+    path,
+    {
       method: options.method ?? 'GET',
       headers,
       body: options.body === undefined ? undefined : JSON.stringify(options.body),
       signal: options.signal,
-    });
-  } catch (error) {
-    if (options.signal?.aborted) throw error;
-    setOffline(true);
-    throw new Error(NETWORK_ERROR_MESSAGE, { cause: error });
-  }
+    },
+    true,
+  );
   setOffline(response.headers.get(OFFLINE_HEADER) === '1');
 
   const body = await readJson(response);
   if (!response.ok) throw refusal(response, body, token);
   return body;
+}
+
+/**
+ * Fetches from the API; a request that could not be made throws "Network error occurred"
+ * (and, for JSON calls, marks the app offline), unless the caller aborted it.
+ */
+async function send(path: string, init: RequestInit, marksOffline: boolean): Promise<Response> {
+  try {
+    return await fetch(`${apiBaseUrl()}${path}`, init);
+  } catch (error) {
+    if (init.signal?.aborted) throw error;
+    if (marksOffline) setOffline(true);
+    throw new Error(NETWORK_ERROR_MESSAGE, { cause: error });
+  }
 }
 
 /** The error for a non-OK answer; a 401 to the current session signs it out. */
@@ -129,18 +140,7 @@ export async function apiFileRequest(path: string, options: FileRequestOptions =
   const token = getStoredToken();
   if (token) headers.Authorization = `Bearer ${token}`;
 
-  let response: Response;
-  try {
-    response = await fetch(`${apiBaseUrl()}${path}`, {
-      method: options.method ?? 'GET',
-      headers,
-      body: options.body,
-      signal: options.signal,
-    });
-  } catch (error) {
-    if (options.signal?.aborted) throw error;
-    throw new Error(NETWORK_ERROR_MESSAGE, { cause: error });
-  }
+  const response = await send(path, { method: options.method ?? 'GET', headers, body: options.body, signal: options.signal }, false);
   if (response.ok) return response;
   throw refusal(response, await readJson(response), token);
 }

@@ -77,6 +77,18 @@ function server(routes: Parameters<typeof medsServer>[0] = {}) {
   });
 }
 
+/** Opens History and adds an Inhaler entry at midnight through the dialog, which it returns. */
+async function addInhalerEntry() {
+  renderApp('/history');
+  await screen.findAllByTestId('history-entry');
+  await userEvent.click(screen.getByRole('button', { name: 'Add Historical Entry' }));
+  const dialog = screen.getByRole('dialog');
+  await userEvent.selectOptions(within(dialog).getByLabelText('Medication'), 'Inhaler');
+  await userEvent.type(within(dialog).getByLabelText('Time'), '00:00');
+  await userEvent.click(within(dialog).getByRole('button', { name: 'Add Entry' }));
+  return dialog;
+}
+
 describe('History', () => {
   it('pages through the history with real controls', async () => {
     const fetchMock = server({
@@ -266,13 +278,7 @@ describe('Add Historical Entry', () => {
           201,
         ),
     });
-    renderApp('/history');
-    await screen.findAllByTestId('history-entry');
-    await userEvent.click(screen.getByRole('button', { name: 'Add Historical Entry' }));
-    const dialog = screen.getByRole('dialog');
-    await userEvent.selectOptions(within(dialog).getByLabelText('Medication'), 'Inhaler');
-    await userEvent.type(within(dialog).getByLabelText('Time'), '00:00');
-    await userEvent.click(within(dialog).getByRole('button', { name: 'Add Entry' }));
+    await addInhalerEntry();
     expect((await screen.findByTestId('dose-warning')).textContent).toContain(
       'Inhaler: The dose was recorded. The stock ran out, so it is now 0.',
     );
@@ -281,13 +287,7 @@ describe('Add Historical Entry', () => {
 
   it('shows the server message, or "Failed to add historical entry"', async () => {
     server({ 'POST /api/medications/4/doses': () => new Response(null, { status: 500 }) });
-    renderApp('/history');
-    await screen.findAllByTestId('history-entry');
-    await userEvent.click(screen.getByRole('button', { name: 'Add Historical Entry' }));
-    const dialog = screen.getByRole('dialog');
-    await userEvent.selectOptions(within(dialog).getByLabelText('Medication'), 'Inhaler');
-    await userEvent.type(within(dialog).getByLabelText('Time'), '00:00');
-    await userEvent.click(within(dialog).getByRole('button', { name: 'Add Entry' }));
+    const dialog = await addInhalerEntry();
     expect((await within(dialog).findByRole('alert')).textContent).toBe('Failed to add historical entry');
   });
 });

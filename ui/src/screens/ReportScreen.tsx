@@ -1,4 +1,4 @@
-import { useEffect, useState, type SubmitEvent } from 'react';
+import { useEffect, useState, type ReactNode, type SubmitEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router-dom';
 import { getReport, type Report, type ReportMedication } from '../api/data';
@@ -175,77 +175,100 @@ export function ReportScreen() {
   );
 }
 
+/** A titled report table, or the sentence saying it has no rows. */
+function ReportSection({
+  id,
+  title,
+  empty,
+  children,
+}: {
+  id: string;
+  title: string;
+  empty: string | null;
+  children: ReactNode;
+}) {
+  return (
+    <section aria-labelledby={`report-${id}-title`}>
+      <h2 id={`report-${id}-title`}>{title}</h2>
+      {empty !== null ? (
+        <p className="muted">{empty}</p>
+      ) : (
+        <div className="table-scroll">
+          <table className="data-table" data-testid={`report-${id}`}>
+            {children}
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
 function MedicationTable({ report }: { report: Report }) {
   const { t } = useTranslation('data');
   const format = useMedsFormat();
   const rate = (value: number | null) => (value === null ? t('report.noRate') : formatPercent(value, format.language));
 
   return (
-    <section aria-labelledby="report-medications-title">
-      <h2 id="report-medications-title">{t('report.medications')}</h2>
-      {report.medications.length === 0 ? (
-        <p className="muted">{t('report.noMedications')}</p>
-      ) : (
-        <div className="table-scroll">
-          <table className="data-table" data-testid="report-medications">
-            <thead>
-              <tr>
-                <th scope="col">{t('report.columns.medication')}</th>
-                <th scope="col">{t('report.columns.schedule')}</th>
-                <th scope="col">{t('report.columns.dose')}</th>
-                <th scope="col">{t('report.columns.stock')}</th>
-                <th scope="col" className="numeric">
-                  {t('report.columns.taken')}
-                </th>
-                <th scope="col" className="numeric">
-                  {t('report.columns.skipped')}
-                </th>
-                <th scope="col" className="numeric">
-                  {t('report.columns.missed')}
-                </th>
-                <th scope="col" className="numeric">
-                  {t('report.columns.rate')}
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {report.medications.map((m) => (
-                <tr key={m.id}>
-                  <th scope="row">
-                    <span className="report-name">
-                      <span className={`dot med-color-${m.color}`} aria-hidden="true" />
-                      {m.name}
-                    </span>
-                  </th>
-                  <td>{format.schedule(m)}</td>
-                  <td className="nowrap">{format.amount(m.default_quantity, m.unit)}</td>
-                  <td>
-                    <StockCell medication={m} />
-                  </td>
-                  <td className="numeric">{m.adherence.taken}</td>
-                  <td className="numeric">{m.adherence.skipped}</td>
-                  <td className="numeric">{m.adherence.missed}</td>
-                  <td className="numeric">{rate(m.adherence.rate)}</td>
-                </tr>
-              ))}
-            </tbody>
-            <tfoot>
-              <tr>
-                <th scope="row" colSpan={4}>
-                  {t('report.totals')}
-                </th>
-                <td className="numeric">{report.totals.taken}</td>
-                <td className="numeric">{report.totals.skipped}</td>
-                <td className="numeric">{report.totals.missed}</td>
-                <td className="numeric" data-testid="report-total-rate">
-                  {rate(report.totals.rate)}
-                </td>
-              </tr>
-            </tfoot>
-          </table>
-        </div>
-      )}
-    </section>
+    <ReportSection
+      id="medications"
+      title={t('report.medications')}
+      empty={report.medications.length === 0 ? t('report.noMedications') : null}
+    >
+      <thead>
+        <tr>
+          <th scope="col">{t('report.columns.medication')}</th>
+          <th scope="col">{t('report.columns.schedule')}</th>
+          <th scope="col">{t('report.columns.dose')}</th>
+          <th scope="col">{t('report.columns.stock')}</th>
+          <th scope="col" className="numeric">
+            {t('report.columns.taken')}
+          </th>
+          <th scope="col" className="numeric">
+            {t('report.columns.skipped')}
+          </th>
+          <th scope="col" className="numeric">
+            {t('report.columns.missed')}
+          </th>
+          <th scope="col" className="numeric">
+            {t('report.columns.rate')}
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {report.medications.map((m) => (
+          <tr key={m.id}>
+            <th scope="row">
+              <span className="report-name">
+                <span className={`dot med-color-${m.color}`} aria-hidden="true" />
+                {m.name}
+              </span>
+            </th>
+            <td>{format.schedule(m)}</td>
+            <td className="nowrap">{format.amount(m.default_quantity, m.unit)}</td>
+            <td>
+              <StockCell medication={m} />
+            </td>
+            <td className="numeric">{m.adherence.taken}</td>
+            <td className="numeric">{m.adherence.skipped}</td>
+            <td className="numeric">{m.adherence.missed}</td>
+            <td className="numeric">{rate(m.adherence.rate)}</td>
+          </tr>
+        ))}
+      </tbody>
+      <tfoot>
+        <tr>
+          <th scope="row" colSpan={4}>
+            {t('report.totals')}
+          </th>
+          <td className="numeric">{report.totals.taken}</td>
+          <td className="numeric">{report.totals.skipped}</td>
+          <td className="numeric">{report.totals.missed}</td>
+          <td className="numeric" data-testid="report-total-rate">
+            {rate(report.totals.rate)}
+          </td>
+        </tr>
+      </tfoot>
+    </ReportSection>
   );
 }
 
@@ -270,32 +293,27 @@ function MissedList({ report }: { report: Report }) {
   const { t } = useTranslation('data');
   const format = useMedsFormat();
   return (
-    <section aria-labelledby="report-missed-title">
-      <h2 id="report-missed-title">{t('report.missedTitle')}</h2>
-      {report.missed.length === 0 ? (
-        <p className="muted">{t('report.noMissed')}</p>
-      ) : (
-        <div className="table-scroll">
-          <table className="data-table" data-testid="report-missed">
-            <thead>
-              <tr>
-                <th scope="col">{t('report.missedColumns.time')}</th>
-                <th scope="col">{t('report.missedColumns.medication')}</th>
-                <th scope="col">{t('report.missedColumns.source')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {report.missed.map((dose, index) => (
-                <tr key={`${dose.time}-${dose.medication_name}-${index}`}>
-                  <td>{format.dateTime(dose.time)}</td>
-                  <td>{dose.medication_name}</td>
-                  <td>{t(`report.sources.${dose.source}`)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-    </section>
+    <ReportSection
+      id="missed"
+      title={t('report.missedTitle')}
+      empty={report.missed.length === 0 ? t('report.noMissed') : null}
+    >
+      <thead>
+        <tr>
+          <th scope="col">{t('report.missedColumns.time')}</th>
+          <th scope="col">{t('report.missedColumns.medication')}</th>
+          <th scope="col">{t('report.missedColumns.source')}</th>
+        </tr>
+      </thead>
+      <tbody>
+        {report.missed.map((dose, index) => (
+          <tr key={`${dose.time}-${dose.medication_name}-${index}`}>
+            <td>{format.dateTime(dose.time)}</td>
+            <td>{dose.medication_name}</td>
+            <td>{t(`report.sources.${dose.source}`)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </ReportSection>
   );
 }

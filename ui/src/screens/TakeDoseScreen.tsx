@@ -160,6 +160,18 @@ function ReminderSummary({ details }: { details: TakeDetails }) {
   );
 }
 
+/** The one way out once the dose is settled. */
+function CloseAction({ onLeave }: { onLeave: () => void }) {
+  const { t } = useTranslation('notify');
+  return (
+    <div className="stack-actions">
+      <button type="button" className="button button-secondary button-block" onClick={onLeave}>
+        {t('take.close')}
+      </button>
+    </div>
+  );
+}
+
 function AlreadyLogged({ logged, onLeave }: { logged: TakeLogged; onLeave: () => void }) {
   const { t } = useTranslation('notify');
   const format = useMedsFormat();
@@ -168,11 +180,7 @@ function AlreadyLogged({ logged, onLeave }: { logged: TakeLogged; onLeave: () =>
       <p className="form-success take-result" role="status" data-testid="take-already-logged">
         {t(`take.logged.${logged.status ?? 'unknown'}`, { time: format.dateTime(logged.taken) })}
       </p>
-      <div className="stack-actions">
-        <button type="button" className="button button-secondary button-block" onClick={onLeave}>
-          {t('take.close')}
-        </button>
-      </div>
+      <CloseAction onLeave={onLeave} />
     </>
   );
 }
@@ -219,11 +227,7 @@ function TakeForm({ token, onLeave }: { token: string; onLeave: () => void }) {
         {warning ? (
           <>
             <DoseWarningNote warning={warning} />
-            <div className="stack-actions">
-              <button type="button" className="button button-secondary button-block" onClick={onLeave}>
-                {t('take.close')}
-              </button>
-            </div>
+            <CloseAction onLeave={onLeave} />
           </>
         ) : (
           <p className="public-subtitle">{t('take.leaving')}</p>

@@ -46,6 +46,21 @@ async function openToday(routes: Parameters<typeof medsServer>[0]) {
   return { fetchMock, card };
 }
 
+/** The server's answer to a dose it recorded with a warning about the stock. */
+function warnedDose(
+  inventory: { current_quantity: number; stock_status: string },
+  warning: string,
+  warningCode: string,
+) {
+  return ok({ entry: entryJson(), inventory, warning, warning_code: warningCode }, 201);
+}
+
+/** Logs the card's dose as taken through the confirmation dialog. */
+async function logTaken(card: HTMLElement) {
+  await userEvent.click(within(card).getByRole('button', { name: 'Taken' }));
+  await userEvent.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'Log as Taken' }));
+}
+
 describe('Today', () => {
   it('lists each medication with Taken, Skip and Missed, its stock and recent doses', async () => {
     const { card } = await openToday({});
@@ -169,18 +184,13 @@ describe('Today', () => {
   it('shows the server warning of a dose the stock could not follow, until dismissed', async () => {
     const { card } = await openToday({
       'POST /api/medications/3/doses': () =>
-        ok(
-          {
-            entry: entryJson(),
-            inventory: { current_quantity: 30, stock_status: 'in_stock' },
-            warning: 'Stock not updated: doses in mg cannot be counted in tablets',
-            warning_code: 'stock_unit_mismatch',
-          },
-          201,
+        warnedDose(
+          { current_quantity: 30, stock_status: 'in_stock' },
+          'Stock not updated: doses in mg cannot be counted in tablets',
+          'stock_unit_mismatch',
         ),
     });
-    await userEvent.click(within(card).getByRole('button', { name: 'Taken' }));
-    await userEvent.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'Log as Taken' }));
+    await logTaken(card);
     const warning = await screen.findByTestId('dose-warning');
     expect(warning.textContent).toContain('Aspirin: The dose was recorded, but the stock was not updated');
     expect(warning.getAttribute('role')).toBe('status');
@@ -195,19 +205,10 @@ describe('Today', () => {
         ok([{ ...tablets, inventory: inventoryJson({ current_quantity: current, stock_status: current > 0 ? 'low' : 'out_of_stock' }) }]),
       'POST /api/medications/3/doses': () => {
         current = -1;
-        return ok(
-          {
-            entry: entryJson(),
-            inventory: { current_quantity: 0, stock_status: 'out_of_stock' },
-            warning: 'Stock ran out',
-            warning_code: 'stock_short',
-          },
-          201,
-        );
+        return warnedDose({ current_quantity: 0, stock_status: 'out_of_stock' }, 'Stock ran out', 'stock_short');
       },
     });
-    await userEvent.click(within(card).getByRole('button', { name: 'Taken' }));
-    await userEvent.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'Log as Taken' }));
+    await logTaken(card);
     expect((await screen.findByTestId('dose-warning')).textContent).toBe(
       'Aspirin: The dose was recorded. The stock ran out, so it is now 0.Dismiss',
     );
