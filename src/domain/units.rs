@@ -133,6 +133,14 @@ pub fn validation_message(text: &str) -> Option<String> {
         .then(|| format!("Unit '{}' is not a valid medical unit", text.trim()))
 }
 
+/// A unit from the catalogue as its canonical symbol (`mcg` is `μg`), or the spec's message.
+pub fn canonical(text: &str) -> Result<String, String> {
+    if let Some(message) = validation_message(text) {
+        return Err(message);
+    }
+    Ok(find(text).map(|u| u.symbol.to_owned()).unwrap_or_default())
+}
+
 /// Converts between two units of one convertible category. Same unit: unchanged.
 pub fn convert(value: Quantity, from: &str, to: &str) -> Result<Quantity, UnitError> {
     let (source, target) = (

@@ -26,14 +26,14 @@ use crate::domain::today::{
 use crate::domain::units;
 use crate::reminders::planner::{self, UserClock};
 use crate::reminders::words::Lang;
-use crate::services::report;
+use crate::services::report::{self, Adherence};
 use crate::store::history::{self, Entry};
 use crate::store::medications::{self, Inventory, Medication, StockChange};
 use crate::store::notify_prefs;
 use crate::store::reminders;
 
 use crate::domain::medication::{COLORS, DEFAULT_ICON};
-use crate::domain::medication::{MAX_NAME, MAX_NOTES, MAX_SHORT_TEXT};
+use crate::domain::medication::{MAX_NAME, MAX_NOTES, MAX_SHORT_TEXT, limited_text};
 pub const RECENT_DOSES: i64 = 5;
 /// Clock skew tolerated before a dose time counts as "in the future".
 const FUTURE_SKEW_SECS: i64 = 300;
@@ -44,13 +44,7 @@ fn not_found() -> ApiError {
 
 /// A text field: trimmed, with a length limit.
 fn text(value: &str, max: usize, label: &str) -> ApiResult<String> {
-    let value = value.trim();
-    if value.chars().count() > max {
-        return Err(ApiError::bad_request(format!(
-            "{label} must be at most {max} characters"
-        )));
-    }
-    Ok(value.to_owned())
+    limited_text(value, max, label).map_err(ApiError::bad_request)
 }
 
 #[derive(Deserialize, Default)]
@@ -546,10 +540,7 @@ pub fn dose_quantity(quantity: Quantity) -> ApiResult<Quantity> {
 
 /// A dose unit from the catalogue, as its canonical symbol (`mcg` is `μg`).
 pub fn dose_unit(unit: &str) -> ApiResult<String> {
-    if let Some(message) = units::validation_message(unit) {
-        return Err(ApiError::bad_request(message));
-    }
-    Ok(units::find(unit).map(|u| u.symbol.to_owned()).unwrap_or_default())
+    units::canonical(unit).map_err(ApiError::bad_request)
 }
 
 /// The optional free-text dosage: trimmed, blank is none.
@@ -946,30 +937,6 @@ pub async fn low_stock(State(state): State<AppState>, AuthUser(user): AuthUser) 
     Ok(ok(rows))
 }
 
-#[derive(Default, Clone, Copy, serde::Serialize)]
-struct Tally {
-    taken: u32,
-    skipped: u32,
-    missed: u32,
-}
-
-impl Tally {
-    fn add(&mut self, status: &str) {
-        match status {
-            "taken" => self.taken += 1,
-            "skipped" => self.skipped += 1,
-            _ => self.missed += 1,
-        }
-    }
-
-    /// taken / (taken + skipped + missed), or null with nothing logged.
-    fn json(self) -> Value {
-        let total = self.taken + self.skipped + self.missed;
-        let rate = (total > 0).then(|| (f64::from(self.taken) / f64::from(total) * 1000.0).round() / 1000.0);
-        json!({ "taken": self.taken, "skipped": self.skipped, "missed": self.missed, "rate": rate })
-    }
-}
-
 /// Adherence per medication over the last 7 and 30 days (local days), and a daily series
 /// for the chart.
 pub async fn adherence(State(state): State<AppState>, AuthUser(user): AuthUser) -> ApiResult<Json<Value>> {
@@ -982,8 +949,8 @@ pub async fn adherence(State(state): State<AppState>, AuthUser(user): AuthUser) 
             let first_7 = today - chrono::Duration::days(6);
             let rows = history::since(conn, user.id, &clock::stamp(clock.start_of(first_30)))?;
             let meds = medications::list(conn, user.id)?;
-            let mut per_med: std::collections::HashMap<i64, (Tally, Tally)> = Default::default();
-            let mut daily = vec![Tally::default(); 30];
+            let mut per_med: std::collections::HashMap<i64, (Adherence, Adherence)> = Default::default();
+            let mut daily = vec![Adherence::default(); 30];
             for (medication_id, status, taken) in &rows {
                 let Ok(instant) = DateTime::parse_from_rfc3339(taken) else { continue };
                 let day = instant.with_timezone(&clock.tz).date_naive();
@@ -1004,7 +971,7 @@ pub async fn adherence(State(state): State<AppState>, AuthUser(user): AuthUser) 
                 .iter()
                 .map(|m| {
                     let (last7, last30) = per_med.get(&m.id).copied().unwrap_or_default();
-                    json!({ "medication_id": m.id, "name": m.name, "color": m.color, "last7": last7.json(), "last30": last30.json() })
+                    json!({ "medication_id": m.id, "name": m.name, "color": m.color, "last7": last7, "last30": last30 })
                 })
                 .collect();
             let series: Vec<Value> = daily

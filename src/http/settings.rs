@@ -12,13 +12,8 @@ use super::error::{ApiError, ApiResult, ok};
 use super::extract::ApiJson;
 use super::session::AuthUser;
 use crate::reminders::planner;
-use crate::services::user_settings::{self, RETENTION_DAYS};
+use crate::services::user_settings::{self, DATE_FORMATS, LANGUAGES, RETENTION_DAYS, THEMES, TIME_FORMATS};
 use crate::store::settings::{self, UserSettings};
-
-const LANGUAGES: &[&str] = &["en", "es", "fr", "de"];
-const DATE_FORMATS: &[&str] = &["MM/dd/yyyy", "dd/MM/yyyy", "yyyy-MM-dd"];
-const TIME_FORMATS: &[&str] = &["12h", "24h"];
-const THEMES: &[&str] = &["light", "dark", "system"];
 
 fn to_json(s: &UserSettings) -> Value {
     user_settings::view(s)

@@ -16,9 +16,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::export::{EntryFile, FORMAT_VERSION, MedicationFile, parse_instant};
-use super::{ServiceResult, invalid};
+use super::{ServiceResult, invalid, user_settings};
 use crate::clock;
-use crate::domain::medication::{COLORS, DEFAULT_ICON, MAX_NAME, MAX_NOTES, MAX_SHORT_TEXT};
+use crate::domain::medication::{COLORS, DEFAULT_ICON, MAX_NAME, MAX_NOTES, MAX_SHORT_TEXT, limited_text};
 use crate::domain::quantity::Quantity;
 use crate::domain::schedule::{self, Frequency};
 use crate::domain::stock::Containers;
@@ -253,18 +253,7 @@ fn list(file: &mut serde_json::Map<String, Value>, key: &str) -> ServiceResult<V
 }
 
 fn text(value: Option<String>, max: usize, label: &str) -> Result<String, String> {
-    let value = value.unwrap_or_default().trim().to_owned();
-    if value.chars().count() > max {
-        return Err(format!("{label} must be at most {max} characters"));
-    }
-    Ok(value)
-}
-
-fn unit_symbol(unit: &str) -> Result<String, String> {
-    if let Some(message) = units::validation_message(unit) {
-        return Err(message);
-    }
-    Ok(units::find(unit).map(|u| u.symbol.to_owned()).unwrap_or_default())
+    limited_text(value.as_deref().unwrap_or_default(), max, label)
 }
 
 /// Checks one medication of the file the way the API checks a new one.
@@ -273,7 +262,7 @@ fn medication_of(m: MedicationFile) -> Result<NewMedication, String> {
     if name.is_empty() {
         return Err("Name is required".into());
     }
-    let unit = unit_symbol(&m.unit)?;
+    let unit = units::canonical(&m.unit)?;
     if Frequency::parse(m.frequency.trim()).is_none() {
         return Err(format!("Frequency must be one of {}", Frequency::ALL.join(", ")));
     }
@@ -343,7 +332,7 @@ fn medication_of(m: MedicationFile) -> Result<NewMedication, String> {
                 .into_iter()
                 .flatten()
             {
-                *unit = unit_symbol(unit)?;
+                *unit = units::canonical(unit)?;
             }
             if inv.current_quantity < Quantity::ZERO {
                 return Err("Current quantity cannot be negative".into());
@@ -440,7 +429,7 @@ fn entry_of(
         status,
         taken: clock::stamp(instant),
         quantity,
-        unit: unit_symbol(unit)?,
+        unit: units::canonical(unit)?,
         note,
         affect_inventory,
     })
@@ -464,10 +453,10 @@ fn settings_of(value: &Value) -> ServiceResult<SettingsPatch> {
         s.default_reminder_time = Some(time.to_owned());
     }
     let choices: [(&str, &[&str]); 4] = [
-        ("language", &["en", "es", "fr", "de"]),
-        ("dateFormat", &["MM/dd/yyyy", "dd/MM/yyyy", "yyyy-MM-dd"]),
-        ("timeFormat", &["12h", "24h"]),
-        ("theme", &["light", "dark", "system"]),
+        ("language", user_settings::LANGUAGES),
+        ("dateFormat", user_settings::DATE_FORMATS),
+        ("timeFormat", user_settings::TIME_FORMATS),
+        ("theme", user_settings::THEMES),
     ];
     for (key, allowed) in choices {
         if let Some(v) = map.get(key) {

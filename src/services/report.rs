@@ -31,7 +31,7 @@ pub struct Adherence {
 }
 
 impl Adherence {
-    fn add(&mut self, status: &str) {
+    pub fn add(&mut self, status: &str) {
         match status {
             "taken" => self.taken += 1,
             "skipped" => self.skipped += 1,

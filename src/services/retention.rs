@@ -58,16 +58,9 @@ pub fn prune(conn: &Connection, user_id: i64) -> ServiceResult<usize> {
 
 /// Every user who chose a retention period.
 pub fn users_with_retention(conn: &Connection) -> ServiceResult<Vec<i64>> {
-    let mut statement = conn.prepare("SELECT user_id, preferences FROM user_settings")?;
-    let rows = statement.query_map([], |row| Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?)))?;
     let mut users = Vec::new();
-    for row in rows {
-        let (user_id, preferences) = row?;
-        let chosen = serde_json::from_str::<serde_json::Value>(&preferences)
-            .ok()
-            .and_then(|p| p.get("dataRetention").and_then(serde_json::Value::as_i64))
-            .is_some_and(|d| d > 0);
-        if chosen {
+    for user_id in settings::users(conn)? {
+        if user_settings::retention_days(&settings::get(conn, user_id)?).is_some() {
             users.push(user_id);
         }
     }

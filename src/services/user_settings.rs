@@ -5,6 +5,11 @@ use serde_json::{Map, Value, json};
 
 use crate::store::settings::UserSettings;
 
+pub const LANGUAGES: &[&str] = &["en", "es", "fr", "de"];
+pub const DATE_FORMATS: &[&str] = &["MM/dd/yyyy", "dd/MM/yyyy", "yyyy-MM-dd"];
+pub const TIME_FORMATS: &[&str] = &["12h", "24h"];
+pub const THEMES: &[&str] = &["light", "dark", "system"];
+
 /// The retention periods a person can choose, in days; 0 keeps everything.
 pub const RETENTION_DAYS: &[i64] = &[0, 30, 90, 365, 730];
 

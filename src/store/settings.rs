@@ -45,3 +45,10 @@ pub fn save(conn: &Connection, user_id: i64, s: &UserSettings) -> rusqlite::Resu
     )?;
     Ok(())
 }
+
+/// The users who have saved settings.
+pub fn users(conn: &Connection) -> rusqlite::Result<Vec<i64>> {
+    conn.prepare("SELECT user_id FROM user_settings ORDER BY user_id")?
+        .query_map([], |row| row.get(0))?
+        .collect()
+}
