@@ -33,10 +33,8 @@ use crate::store::notify_prefs;
 use crate::store::reminders;
 
 use crate::domain::medication::{COLORS, DEFAULT_ICON};
-use crate::domain::medication::{MAX_NAME, MAX_NOTES, MAX_SHORT_TEXT, limited_text};
+use crate::domain::medication::{FUTURE_SKEW_SECS, MAX_NAME, MAX_NOTES, MAX_SHORT_TEXT, limited_text};
 pub const RECENT_DOSES: i64 = 5;
-/// Clock skew tolerated before a dose time counts as "in the future".
-const FUTURE_SKEW_SECS: i64 = 300;
 
 fn not_found() -> ApiError {
     ApiError::not_found("Medication not found")

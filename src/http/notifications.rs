@@ -17,6 +17,7 @@ use super::extract::{ApiJson, ApiPath, ApiQuery, query_number};
 use super::medications::{NewDose, parse_status, record_dose};
 use super::session::AuthUser;
 use crate::clock;
+use crate::domain::medication::{MAX_LEAD_MINUTES, MAX_MESSAGE, MAX_REPEATS};
 use crate::reminders::dispatcher::ChannelReport;
 use crate::reminders::planner::{self, UserClock};
 use crate::security::client_ip::ClientIp;
@@ -27,9 +28,6 @@ use crate::store::{deliveries, history, medications, push_subscriptions, reminde
 
 const STATUSES: &[&str] = &["scheduled", "sent", "cancelled", "failed"];
 const MAX_LIMIT: i64 = 200;
-const MAX_LEAD_MINUTES: i64 = 1440;
-const MAX_REPEATS: i64 = 10;
-const MAX_MESSAGE: usize = 500;
 
 fn success(message: &str, data: impl serde::Serialize) -> Json<Value> {
     Json(json!({ "success": true, "message": message, "data": data }))

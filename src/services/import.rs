@@ -18,7 +18,10 @@ use serde_json::Value;
 use super::export::{EntryFile, FORMAT_VERSION, MedicationFile, parse_instant};
 use super::{ServiceResult, invalid, user_settings};
 use crate::clock;
-use crate::domain::medication::{COLORS, DEFAULT_ICON, MAX_NAME, MAX_NOTES, MAX_SHORT_TEXT, limited_text};
+use crate::domain::medication::{
+    COLORS, DEFAULT_ICON, FUTURE_SKEW_SECS, MAX_LEAD_MINUTES, MAX_MESSAGE, MAX_NAME, MAX_NOTES, MAX_REPEATS,
+    MAX_SHORT_TEXT, limited_text,
+};
 use crate::domain::quantity::Quantity;
 use crate::domain::schedule::{self, Frequency};
 use crate::domain::stock::Containers;
@@ -31,11 +34,6 @@ use crate::store::settings;
 
 /// The largest file accepted (a 100,000-entry export is about 20 MiB).
 pub const MAX_FILE_BYTES: usize = 64 * 1024 * 1024;
-/// Clock skew tolerated before a dose time counts as "in the future".
-const FUTURE_SKEW_SECS: i64 = 300;
-const MAX_LEAD_MINUTES: i64 = 1440;
-const MAX_REPEATS: i64 = 10;
-const MAX_MESSAGE: usize = 500;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
