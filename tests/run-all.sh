@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every Pillbox test on a fresh Debian machine with Rust and Node 20: the UI's lint,
 # type check and unit tests, Rust formatting, lints, unit and integration tests against the
-# release binary, then browser end-to-end tests in Debian's Chromium (installed if missing).
+# binary, then browser end-to-end tests in Debian's Chromium (installed if missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,10 +20,12 @@ python3 -c "import aiosmtpd" 2>/dev/null || python3 -m pip install --quiet --dis
 
 step "Rust: format and lints"
 cargo fmt --check
-cargo clippy --release --all-targets --locked -- -D warnings
+cargo clippy --all-targets --locked -- -D warnings
 
-step "Rust: unit and integration tests (release binary)"
-cargo test --release --locked
+# The dev profile (Cargo.toml): no LTO, dependencies optimised; the integration tests and
+# the browser tests run this build of the binary.
+step "Rust: unit and integration tests (the real binary, dev profile)"
+cargo test --locked
 
 step "Browser: Chromium"
 if [ ! -x /usr/bin/chromium ]; then
@@ -34,5 +36,5 @@ if [ ! -x /usr/bin/chromium ]; then
 fi
 /usr/bin/chromium --version
 
-step "Browser: end-to-end tests against target/release/pillbox"
-PILLBOX_BIN="$PWD/target/release/pillbox" npm --prefix ui run e2e
+step "Browser: end-to-end tests against target/debug/pillbox"
+PILLBOX_BIN="$PWD/target/debug/pillbox" npm --prefix ui run e2e

@@ -60,6 +60,8 @@ enum Command {
     GenVapid(gen_vapid::GenVapidArgs),
     /// Send a test reminder to a user and report each channel's result
     SendTest(send_test::SendTestArgs),
+    /// Print the API's OpenAPI 3.1 document (the same as GET /api/openapi.json)
+    Openapi,
 }
 
 /// Flags shared by every subcommand that touches the instance's data.
@@ -95,6 +97,10 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Backup(args) => backup::backup(args),
         Command::Restore(args) => backup::restore(args),
         Command::SendTest(args) => send_test::run(args),
+        Command::Openapi => {
+            println!("{}", crate::http::openapi_document().to_pretty_json()?);
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 

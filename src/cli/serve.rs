@@ -79,6 +79,7 @@ pub fn run(args: ServeArgs) -> CliResult {
             engine: Arc::clone(&engine),
             backups_dir: Arc::new(paths.backups.clone()),
             backup_status,
+            clock: crate::clock::Clock::system(),
         };
         let bind = state.settings.bind;
         let listener = TcpListener::bind(bind)

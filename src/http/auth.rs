@@ -19,6 +19,8 @@ use crate::security::codes;
 use crate::security::rate_limit::Limited;
 use crate::services::user_backups;
 use crate::store::users::{self, TwoFactor, User};
+use axum::routing;
+use utoipa_axum::router::OpenApiRouter;
 
 #[derive(Deserialize)]
 pub struct Credentials {
@@ -465,4 +467,16 @@ pub async fn change_password(
         "message": "Password changed successfully",
         "data": { "user": updated.public(), "token": token },
     })))
+}
+
+/// This module's routes under `/api`.
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .route("/auth/register", routing::post(register))
+        .route("/auth/login", routing::post(login))
+        .route("/auth/refresh", routing::post(refresh))
+        .route("/auth/me", routing::get(me).put(update_me).delete(delete_me))
+        .route("/auth/verify-email/{token}", routing::get(verify_email))
+        .route("/auth/resend-verification", routing::post(resend_verification))
+        .route("/auth/change-password", routing::post(change_password))
 }

@@ -21,15 +21,8 @@ use super::extract::{ApiPath, ApiQuery, query_number};
 use super::session::AuthUser;
 use crate::services::import::{self, MAX_FILE_BYTES};
 use crate::services::{ServiceError, export, report, retention, user_backups};
-
-impl From<ServiceError> for ApiError {
-    fn from(e: ServiceError) -> Self {
-        match e {
-            ServiceError::Invalid(message) => ApiError::bad_request(message),
-            other => ApiError::internal(other.to_string()),
-        }
-    }
-}
+use axum::routing;
+use utoipa_axum::router::OpenApiRouter;
 
 /// Exports stream from a read connection (of the few there are) for as long as the client
 /// reads: at most two at once, so the rest of the app always has readers left.
@@ -278,4 +271,15 @@ pub async fn retention_preview(
 pub fn backup_health(state: &AppState) -> (bool, Value) {
     let health = state.backup_status.get();
     (health.error.is_none(), json!(health))
+}
+
+/// This module's routes under `/api`.
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .route("/medications/history/retention", routing::get(retention_preview))
+        .route("/export", routing::get(export))
+        .route("/import", routing::post(import))
+        .route("/report", routing::get(report))
+        .route("/backups", routing::get(backups))
+        .route("/backups/{name}", routing::get(backup_file))
 }

@@ -1,35 +1,79 @@
 //! The one error type of the HTTP layer. Every failure becomes
-//! `{"success": false, "message": "…"}` with the right status; internal details go to the
-//! log only.
+//! `{"success": false, "message": "…", "code": "…"}` with the right status; internal details
+//! go to the log only. `code` is stable and machine-readable (see `services::ErrorCode`);
+//! where the message has values in it, `params` carries them for translations.
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use serde::Serialize;
 use serde_json::{Map, Value, json};
+use utoipa::ToSchema;
 
 use crate::db::DbError;
+use crate::services::{ErrorCode, Problem, ServiceError};
 
 #[derive(Debug)]
 pub struct ApiError {
     status: StatusCode,
+    code: ErrorCode,
     message: String,
     /// Logged, never sent.
     detail: Option<String>,
+    /// Values named in the message, for translations (`params` in the body).
+    params: Map<String, Value>,
     /// Extra top-level fields for the body (e.g. `requiresEmailVerification`).
     extra: Map<String, Value>,
     retry_after_secs: Option<u64>,
 }
 
+/// The body of every error answer.
+#[derive(Serialize, ToSchema)]
+pub struct ErrorBody {
+    /// Always false.
+    pub success: bool,
+    /// What went wrong, in English, for a person.
+    pub message: String,
+    /// What went wrong, for a program: stable, never renamed.
+    pub code: ErrorCode,
+    /// Values named in the message (a unit, a date), when there are any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub params: Option<Map<String, Value>>,
+}
+
 pub type ApiResult<T> = Result<T, ApiError>;
+
+/// The code an error has when its site names none: the status says enough.
+fn default_code(status: StatusCode) -> ErrorCode {
+    match status {
+        StatusCode::BAD_REQUEST => ErrorCode::ValidationFailed,
+        StatusCode::UNAUTHORIZED => ErrorCode::AuthenticationRequired,
+        StatusCode::NOT_FOUND => ErrorCode::NotFound,
+        StatusCode::METHOD_NOT_ALLOWED => ErrorCode::MethodNotAllowed,
+        StatusCode::PAYLOAD_TOO_LARGE => ErrorCode::BodyTooLarge,
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => ErrorCode::UnsupportedMediaType,
+        StatusCode::TOO_MANY_REQUESTS => ErrorCode::RateLimited,
+        StatusCode::SERVICE_UNAVAILABLE => ErrorCode::ServiceUnavailable,
+        s if s.is_server_error() => ErrorCode::InternalError,
+        _ => ErrorCode::InvalidRequest,
+    }
+}
 
 impl ApiError {
     pub fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
         ApiError {
             status,
+            code: default_code(status),
             message: message.into(),
             detail: None,
+            params: Map::new(),
             extra: Map::new(),
             retry_after_secs: None,
         }
+    }
+
+    /// An error with its own code.
+    pub fn coded(status: StatusCode, code: ErrorCode, message: impl Into<String>) -> ApiError {
+        Self::new(status, message).with_code(code)
     }
 
     pub fn bad_request(message: impl Into<String>) -> ApiError {
@@ -48,6 +92,17 @@ impl ApiError {
         }
     }
 
+    pub fn with_code(mut self, code: ErrorCode) -> ApiError {
+        self.code = code;
+        self
+    }
+
+    #[allow(dead_code)] // used as codes are given out (issue 12)
+    pub fn with_param(mut self, key: &str, value: impl Into<Value>) -> ApiError {
+        self.params.insert(key.to_owned(), value.into());
+        self
+    }
+
     pub fn with_field(mut self, key: &str, value: impl Into<Value>) -> ApiError {
         self.extra.insert(key.to_owned(), value.into());
         self
@@ -62,8 +117,32 @@ impl ApiError {
         self.status
     }
 
+    #[allow(dead_code)]
+    pub fn code(&self) -> ErrorCode {
+        self.code
+    }
+
     pub fn message(&self) -> &str {
         &self.message
+    }
+
+    fn from_problem(status: StatusCode, problem: Problem) -> ApiError {
+        ApiError {
+            params: problem.params,
+            ..ApiError::coded(status, problem.code, problem.message)
+        }
+    }
+}
+
+impl From<ServiceError> for ApiError {
+    fn from(e: ServiceError) -> Self {
+        match e {
+            ServiceError::Invalid(p) => ApiError::from_problem(StatusCode::BAD_REQUEST, p),
+            ServiceError::NotFound(p) => ApiError::from_problem(StatusCode::NOT_FOUND, p),
+            ServiceError::Conflict(p) => ApiError::from_problem(StatusCode::CONFLICT, p),
+            ServiceError::Forbidden(p) => ApiError::from_problem(StatusCode::FORBIDDEN, p),
+            other => ApiError::internal(other.to_string()),
+        }
     }
 }
 
@@ -91,6 +170,10 @@ impl IntoResponse for ApiError {
         let mut body = Map::new();
         body.insert("success".into(), Value::Bool(false));
         body.insert("message".into(), Value::String(self.message));
+        body.insert("code".into(), Value::String(self.code.as_str().to_owned()));
+        if !self.params.is_empty() {
+            body.insert("params".into(), Value::Object(self.params));
+        }
         body.extend(self.extra);
         let mut response = (self.status, axum::Json(Value::Object(body))).into_response();
         if let Some(secs) = self.retry_after_secs {
@@ -102,7 +185,20 @@ impl IntoResponse for ApiError {
     }
 }
 
-/// `{"success": true, "data": …}`
+/// The body of every successful answer: `{"success": true, "data": …}`.
+#[derive(Serialize, ToSchema)]
+pub struct Data<T> {
+    /// Always true.
+    pub success: bool,
+    pub data: T,
+}
+
+/// `{"success": true, "data": …}` from a typed value (documented as `Data<T>`).
+pub fn data<T: Serialize>(data: T) -> axum::Json<Data<T>> {
+    axum::Json(Data { success: true, data })
+}
+
+/// `{"success": true, "data": …}` from any value; prefer `data` with a typed struct.
 pub fn ok<T: serde::Serialize>(data: T) -> axum::Json<Value> {
     axum::Json(json!({ "success": true, "data": data }))
 }

@@ -19,6 +19,8 @@ use crate::domain::quantity::Quantity;
 use crate::reminders::planner::UserClock;
 use crate::store::history::{self, Entry, Filter};
 use crate::store::medications;
+use axum::routing;
+use utoipa_axum::router::OpenApiRouter;
 
 pub const DEFAULT_PAGE_SIZE: i64 = 20;
 pub const MAX_PAGE_SIZE: i64 = 100;
@@ -237,4 +239,12 @@ pub async fn delete(
     Ok(Json(
         json!({ "success": true, "message": "Entry deleted", "data": body }),
     ))
+}
+
+/// This module's routes under `/api`.
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .route("/medications/history", routing::get(list))
+        .route("/medications/history/{id}", routing::put(update).delete(delete))
+        .route("/medications/{id}/history", routing::get(for_medication))
 }

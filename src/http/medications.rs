@@ -31,6 +31,8 @@ use crate::store::history::{self, Entry};
 use crate::store::medications::{self, Inventory, Medication, StockChange};
 use crate::store::notify_prefs;
 use crate::store::reminders;
+use axum::routing;
+use utoipa_axum::router::OpenApiRouter;
 
 use crate::domain::medication::{COLORS, DEFAULT_ICON};
 use crate::domain::medication::{FUTURE_SKEW_SECS, MAX_NAME, MAX_NOTES, MAX_SHORT_TEXT, limited_text};
@@ -1125,4 +1127,27 @@ pub async fn today(State(state): State<AppState>, AuthUser(user): AuthUser) -> A
 /// The unit catalogue (SPEC §3), so the client and server agree on it.
 pub async fn units_catalogue() -> Json<Value> {
     ok(units::CATALOGUE)
+}
+
+/// This module's routes under `/api`.
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .route("/units", routing::get(units_catalogue))
+        .route("/medications", routing::get(list).post(create))
+        .route("/medications/adherence", routing::get(adherence))
+        .route("/medications/today", routing::get(today))
+        .route("/medications/inventory/low-stock", routing::get(low_stock))
+        .route("/medications/{id}", routing::get(get).put(update).delete(delete))
+        .route("/medications/{id}/doses", routing::post(log_dose))
+        .route(
+            "/medications/{id}/inventory",
+            routing::get(get_inventory)
+                .post(save_inventory)
+                .put(save_inventory),
+        )
+        .route(
+            "/medications/{id}/inventory/adjust",
+            routing::post(adjust_inventory),
+        )
+        .route("/medications/{id}/inventory/ledger", routing::get(ledger))
 }

@@ -7,9 +7,13 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
 use super::AppState;
-use super::error::{ApiError, ApiResult, ok};
+use super::error::{ApiError, ApiResult, Data, data, ok};
 use crate::db::migrations;
 use crate::version::VERSION;
+use serde::Serialize;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 /// Healthy when the database answers a query; a failed instance backup shows as "degraded".
 pub async fn health(State(state): State<AppState>) -> Response {
@@ -50,8 +54,22 @@ pub async fn migrations_status(State(state): State<AppState>) -> ApiResult<Json<
     Ok(ok(status))
 }
 
-pub async fn version() -> Json<Value> {
-    ok(json!({ "version": VERSION }))
+#[derive(Serialize, ToSchema)]
+pub struct VersionInfo {
+    /// The server's version, e.g. `0.1.0`.
+    version: &'static str,
+}
+
+/// The server's version.
+#[utoipa::path(
+    get,
+    path = "/version",
+    tag = "instance",
+    security(()),
+    responses((status = 200, description = "The server's version", body = Data<VersionInfo>)),
+)]
+pub async fn version() -> Json<Data<VersionInfo>> {
+    data(VersionInfo { version: VERSION })
 }
 
 pub async fn api_not_found() -> ApiError {
@@ -60,4 +78,9 @@ pub async fn api_not_found() -> ApiError {
 
 pub async fn api_method_not_allowed() -> ApiError {
     ApiError::new(StatusCode::METHOD_NOT_ALLOWED, "Method not allowed")
+}
+
+/// This module's routes under `/api`.
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(version))
 }

@@ -10,6 +10,7 @@ mod medications;
 mod meta;
 mod middleware;
 mod notifications;
+pub mod openapi;
 mod session;
 mod settings;
 mod two_factor;
@@ -21,9 +22,11 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
-use axum::routing::{any, get, post, put};
+use axum::routing::{any, get};
 use tokio::net::TcpListener;
 use tower_http::compression::CompressionLayer;
+use utoipa::OpenApi;
+use utoipa_axum::router::OpenApiRouter;
 
 use crate::accounts::AuthLimits;
 use crate::config::Settings;
@@ -49,118 +52,50 @@ pub struct AppState {
     /// The data directory's `backups/`: instance snapshots and each person's auto-backups.
     pub backups_dir: Arc<PathBuf>,
     pub backup_status: BackupStatus,
+    /// The time for services (`clock.now()`); a test clock in tests that move time.
+    #[allow(dead_code)] // taken up service by service (issue 12)
+    pub clock: crate::clock::Clock,
+}
+
+/// The API's routes and the document that describes them, built from the same
+/// annotations: a route cannot be served without being documented.
+pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
+    let (router, doc) = OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
+        .merge(meta::routes())
+        .merge(auth::routes())
+        .merge(two_factor::routes())
+        .merge(settings::routes())
+        .merge(notifications::routes())
+        .merge(medications::routes())
+        .merge(history::routes())
+        .merge(data::routes())
+        .split_for_parts();
+    (router, prefixed(doc))
+}
+
+/// The document with each path as a client calls it (`/api/…`): the routes are nested
+/// under `/api`, their annotations name the path inside it.
+fn prefixed(mut doc: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
+    let paths = std::mem::take(&mut doc.paths.paths);
+    doc.paths.paths = paths
+        .into_iter()
+        .map(|(path, item)| (format!("/api{path}"), item))
+        .collect();
+    doc
+}
+
+/// The OpenAPI document of `/api` as served at `/api/openapi.json`.
+pub fn openapi_document() -> utoipa::openapi::OpenApi {
+    let (_, doc) = api();
+    doc
 }
 
 pub fn router(state: AppState) -> Router {
-    let api = Router::new()
-        .route("/version", get(meta::version))
-        .route("/auth/register", post(auth::register))
-        .route("/auth/login", post(auth::login))
-        .route("/auth/refresh", post(auth::refresh))
-        .route(
-            "/auth/me",
-            get(auth::me).put(auth::update_me).delete(auth::delete_me),
-        )
-        .route("/auth/verify-email/{token}", get(auth::verify_email))
-        .route("/auth/resend-verification", post(auth::resend_verification))
-        .route("/auth/change-password", post(auth::change_password))
-        .route(
-            "/auth/2fa/check-login-requirements",
-            post(two_factor::check_login_requirements),
-        )
-        .route("/auth/2fa/generate-otp", post(two_factor::generate_otp))
-        .route("/auth/2fa/verify-otp", post(two_factor::verify_otp))
-        .route("/auth/2fa/status", get(two_factor::status))
-        .route("/auth/2fa/setup", post(two_factor::setup))
-        .route("/auth/2fa/setup-email", post(two_factor::setup_email))
-        .route("/auth/2fa/setup-totp", post(two_factor::setup_totp))
-        .route(
-            "/auth/2fa/complete-totp-setup",
-            post(two_factor::complete_totp_setup),
-        )
-        .route("/auth/2fa/disable-method", post(two_factor::disable_method))
-        .route("/auth/2fa/disable", post(two_factor::disable_all))
-        .route("/auth/2fa/set-preference", post(two_factor::set_preference))
-        .route(
-            "/auth/2fa/backup-codes",
-            post(two_factor::regenerate_backup_codes),
-        )
-        .route("/settings", get(settings::get).put(settings::update))
-        .route(
-            "/notifications",
-            get(notifications::list).post(notifications::create),
-        )
-        .route(
-            "/notifications/settings",
-            get(notifications::get_settings).put(notifications::put_settings),
-        )
-        .route(
-            "/notifications/preferences",
-            get(notifications::get_preferences).put(notifications::put_preferences),
-        )
-        .route(
-            "/notifications/medications/{id}/preferences",
-            get(notifications::get_medication_preferences).put(notifications::put_medication_preferences),
-        )
-        .route("/notifications/history", get(notifications::delivery_history))
-        .route(
-            "/notifications/schedule-medication",
-            post(notifications::schedule_medication),
-        )
-        .route(
-            "/notifications/push/public-key",
-            get(notifications::push_public_key),
-        )
-        .route("/notifications/push/register", post(notifications::push_register))
-        .route(
-            "/notifications/push/unregister",
-            post(notifications::push_unregister),
-        )
-        .route("/notifications/test", post(notifications::test))
-        .route(
-            "/notifications/take/{token}",
-            get(notifications::take_details).post(notifications::take_log),
-        )
-        .route(
-            "/notifications/{id}",
-            put(notifications::update).delete(notifications::cancel),
-        )
-        .route("/notifications/{id}/send", post(notifications::send_now))
-        .route("/units", get(medications::units_catalogue))
-        .route("/medications", get(medications::list).post(medications::create))
-        .route("/medications/adherence", get(medications::adherence))
-        .route("/medications/today", get(medications::today))
-        .route("/medications/inventory/low-stock", get(medications::low_stock))
-        .route("/medications/history", get(history::list))
-        .route("/medications/history/retention", get(data::retention_preview))
-        .route("/export", get(data::export))
-        .route("/import", post(data::import))
-        .route("/report", get(data::report))
-        .route("/backups", get(data::backups))
-        .route("/backups/{name}", get(data::backup_file))
-        .route(
-            "/medications/history/{id}",
-            put(history::update).delete(history::delete),
-        )
-        .route(
-            "/medications/{id}",
-            get(medications::get)
-                .put(medications::update)
-                .delete(medications::delete),
-        )
-        .route("/medications/{id}/doses", post(medications::log_dose))
-        .route("/medications/{id}/history", get(history::for_medication))
-        .route(
-            "/medications/{id}/inventory",
-            get(medications::get_inventory)
-                .post(medications::save_inventory)
-                .put(medications::save_inventory),
-        )
-        .route(
-            "/medications/{id}/inventory/adjust",
-            post(medications::adjust_inventory),
-        )
-        .route("/medications/{id}/inventory/ledger", get(medications::ledger))
+    let (api, doc) = api();
+    let doc = Arc::new(doc);
+    let api = api
+        .route("/openapi.json", get(move || openapi::document(doc.clone())))
+        .route("/docs", get(openapi::docs_page))
         .fallback(meta::api_not_found)
         .method_not_allowed_fallback(meta::api_method_not_allowed)
         .layer(CompressionLayer::new());

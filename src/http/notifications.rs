@@ -25,6 +25,8 @@ use crate::security::codes;
 use crate::services::export;
 use crate::store::notify_prefs::{self, GlobalPrefs, MedicationPrefs, Method};
 use crate::store::{deliveries, history, medications, push_subscriptions, reminders, settings};
+use axum::routing;
+use utoipa_axum::router::OpenApiRouter;
 
 const STATUSES: &[&str] = &["scheduled", "sent", "cancelled", "failed"];
 const MAX_LIMIT: i64 = 200;
@@ -967,4 +969,37 @@ pub async fn take_log(
         })),
     )
         .into_response())
+}
+
+/// This module's routes under `/api`.
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .route("/notifications", routing::get(list).post(create))
+        .route(
+            "/notifications/settings",
+            routing::get(get_settings).put(put_settings),
+        )
+        .route(
+            "/notifications/preferences",
+            routing::get(get_preferences).put(put_preferences),
+        )
+        .route(
+            "/notifications/medications/{id}/preferences",
+            routing::get(get_medication_preferences).put(put_medication_preferences),
+        )
+        .route("/notifications/history", routing::get(delivery_history))
+        .route(
+            "/notifications/schedule-medication",
+            routing::post(schedule_medication),
+        )
+        .route("/notifications/push/public-key", routing::get(push_public_key))
+        .route("/notifications/push/register", routing::post(push_register))
+        .route("/notifications/push/unregister", routing::post(push_unregister))
+        .route("/notifications/test", routing::post(test))
+        .route(
+            "/notifications/take/{token}",
+            routing::get(take_details).post(take_log),
+        )
+        .route("/notifications/{id}", routing::put(update).delete(cancel))
+        .route("/notifications/{id}/send", routing::post(send_now))
 }

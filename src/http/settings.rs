@@ -14,6 +14,8 @@ use super::session::AuthUser;
 use crate::reminders::planner;
 use crate::services::user_settings::{self, DATE_FORMATS, LANGUAGES, RETENTION_DAYS, THEMES, TIME_FORMATS};
 use crate::store::settings::{self, UserSettings};
+use axum::routing;
+use utoipa_axum::router::OpenApiRouter;
 
 fn to_json(s: &UserSettings) -> Value {
     user_settings::view(s)
@@ -123,4 +125,9 @@ pub async fn update(
     Ok(Json(
         json!({ "success": true, "message": "App settings updated successfully", "data": to_json(&saved) }),
     ))
+}
+
+/// This module's routes under `/api`.
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().route("/settings", routing::get(get).put(update))
 }

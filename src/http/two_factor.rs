@@ -21,6 +21,8 @@ use crate::accounts;
 use crate::security::client_ip::ClientIp;
 use crate::security::{codes, totp};
 use crate::store::users::{self, TwoFactor, User};
+use axum::routing;
+use utoipa_axum::router::OpenApiRouter;
 
 #[derive(Deserialize)]
 pub struct RequirementsBody {
@@ -480,4 +482,27 @@ pub async fn regenerate_backup_codes(
         })
         .await?;
     Ok(ok(json!({ "backupCodes": codes })))
+}
+
+/// This module's routes under `/api`.
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .route(
+            "/auth/2fa/check-login-requirements",
+            routing::post(check_login_requirements),
+        )
+        .route("/auth/2fa/generate-otp", routing::post(generate_otp))
+        .route("/auth/2fa/verify-otp", routing::post(verify_otp))
+        .route("/auth/2fa/status", routing::get(status))
+        .route("/auth/2fa/setup", routing::post(setup))
+        .route("/auth/2fa/setup-email", routing::post(setup_email))
+        .route("/auth/2fa/setup-totp", routing::post(setup_totp))
+        .route(
+            "/auth/2fa/complete-totp-setup",
+            routing::post(complete_totp_setup),
+        )
+        .route("/auth/2fa/disable-method", routing::post(disable_method))
+        .route("/auth/2fa/disable", routing::post(disable_all))
+        .route("/auth/2fa/set-preference", routing::post(set_preference))
+        .route("/auth/2fa/backup-codes", routing::post(regenerate_backup_codes))
 }

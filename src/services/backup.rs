@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use chrono::{NaiveDate, Utc};
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
-use super::{ServiceError, ServiceResult, invalid};
+use super::{Problem, ServiceError, ServiceResult, invalid};
 use crate::db::{self, migrations};
 use crate::files::{PrivateFile, private_dir, write_private};
 use crate::secrets::{JWT_KEY_FILE, VAPID_KEY_FILE};
@@ -96,7 +96,10 @@ pub struct Restored {
 pub fn restore(file: &Path, data_dir: &Path) -> ServiceResult<Restored> {
     private_dir(data_dir)?;
     let _lock = lock_data_dir(data_dir).map_err(|e| match e {
-        ServiceError::Invalid(m) => invalid(format!("{m}; nothing was restored")),
+        ServiceError::Invalid(m) => ServiceError::Invalid(Problem {
+            message: format!("{m}; nothing was restored"),
+            ..m
+        }),
         other => other,
     })?;
     let stamp = Utc::now().format("%Y%m%dT%H%M%SZ").to_string();

@@ -11,53 +11,7 @@ pub mod retention;
 pub mod user_backups;
 pub mod user_settings;
 
-use std::fmt;
+pub mod error;
 
-/// What went wrong in a service: the person's input (told to them as it is) or the
-/// machinery (logged; the person sees a generic failure).
-#[derive(Debug)]
-pub enum ServiceError {
-    /// Input that cannot be used; the message says what to change.
-    Invalid(String),
-    Database(rusqlite::Error),
-    Io(std::io::Error),
-}
-
-impl fmt::Display for ServiceError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ServiceError::Invalid(message) => f.write_str(message),
-            ServiceError::Database(e) => write!(f, "database error: {e}"),
-            ServiceError::Io(e) => write!(f, "{e}"),
-        }
-    }
-}
-
-impl std::error::Error for ServiceError {}
-
-impl From<rusqlite::Error> for ServiceError {
-    fn from(e: rusqlite::Error) -> Self {
-        ServiceError::Database(e)
-    }
-}
-
-impl From<std::io::Error> for ServiceError {
-    fn from(e: std::io::Error) -> Self {
-        ServiceError::Io(e)
-    }
-}
-
-impl From<crate::db::DbError> for ServiceError {
-    fn from(e: crate::db::DbError) -> Self {
-        match e {
-            crate::db::DbError::Sqlite(e) => ServiceError::Database(e),
-            crate::db::DbError::Task(e) => ServiceError::Io(std::io::Error::other(e)),
-        }
-    }
-}
-
-pub fn invalid(message: impl Into<String>) -> ServiceError {
-    ServiceError::Invalid(message.into())
-}
-
-pub type ServiceResult<T> = Result<T, ServiceError>;
+#[allow(unused_imports)] // the helpers every service module reaches for
+pub use error::{ErrorCode, Problem, ServiceError, ServiceResult, conflict, invalid, not_found, rejected};

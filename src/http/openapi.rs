@@ -1,0 +1,68 @@
+//! The OpenAPI 3.1 document of the API, generated from the handlers' annotations, and the
+//! reference page that shows it at `/api/docs` (embedded, works off-line).
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::http::header;
+use axum::response::{Html, IntoResponse};
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::{Modify, OpenApi};
+
+use super::error::ErrorBody;
+use crate::services::ErrorCode;
+use crate::version::VERSION;
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Pillbox API",
+        description = "The JSON API of a Pillbox server. Every answer is `{\"success\": true, \"data\": …}` or an error body with a stable `code`. Sign in with `POST /api/auth/login` and send the token as `Authorization: Bearer …`.",
+        license(name = "Apache-2.0", identifier = "Apache-2.0"),
+    ),
+    components(schemas(ErrorBody, ErrorCode)),
+    modifiers(&Security),
+    security(("bearer" = [])),
+)]
+pub struct ApiDoc;
+
+struct Security;
+
+impl Modify for Security {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        openapi.info.version = VERSION.to_owned();
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .bearer_format("JWT")
+                    .build(),
+            ),
+        );
+    }
+}
+
+pub async fn document(doc: Arc<utoipa::openapi::OpenApi>) -> impl IntoResponse {
+    ([(header::CACHE_CONTROL, "no-cache")], Json(doc.as_ref().clone()))
+}
+
+/// The API reference page; its script is part of the embedded web app.
+pub async fn docs_page() -> Html<&'static str> {
+    Html(DOCS_PAGE)
+}
+
+const DOCS_PAGE: &str = r#"<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Pillbox API</title>
+</head>
+<body>
+<redoc spec-url="/api/openapi.json"></redoc>
+<script src="/api-docs/redoc.standalone.js"></script>
+</body>
+</html>
+"#;

@@ -1,0 +1,199 @@
+// Codes and constructors are filled in area by area (issue 12); until then some are unused.
+#![allow(dead_code)]
+
+//! The errors of the service layer, and the stable machine codes every error answer carries.
+//!
+//! A code names what went wrong for a program (the web app maps codes to its translations);
+//! the message says the same to a person in English. Codes never change once shipped: add
+//! new ones, never rename. Each area keeps its codes together below.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+use utoipa::ToSchema;
+
+macro_rules! error_codes {
+    ($($(#[$doc:meta])* $variant:ident => $text:literal,)*) => {
+        /// The machine-readable reason of an error answer (`code` in every error body).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+        #[serde(rename_all = "snake_case")]
+        pub enum ErrorCode {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl ErrorCode {
+            pub const ALL: &[ErrorCode] = &[$(ErrorCode::$variant,)*];
+
+            /// The code as it appears in a body (`"unit_mismatch"`).
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(ErrorCode::$variant => $text,)*
+                }
+            }
+        }
+    };
+}
+
+error_codes! {
+    // --- requests in general ---
+    /// The body, a query parameter or a path segment could not be read.
+    InvalidRequest => "invalid_request",
+    /// A field has a value the server cannot use; `message` says which and why.
+    ValidationFailed => "validation_failed",
+    BodyTooLarge => "body_too_large",
+    UnsupportedMediaType => "unsupported_media_type",
+    /// No such API route.
+    NotFound => "not_found",
+    MethodNotAllowed => "method_not_allowed",
+    RateLimited => "rate_limited",
+    InternalError => "internal_error",
+    ServiceUnavailable => "service_unavailable",
+
+    // --- sessions and accounts ---
+    AuthenticationRequired => "authentication_required",
+    SessionExpired => "session_expired",
+    InvalidCredentials => "invalid_credentials",
+    EmailNotVerified => "email_not_verified",
+    RegistrationClosed => "registration_closed",
+    EmailTaken => "email_taken",
+    PasswordIncorrect => "password_incorrect",
+    EmailNotConfigured => "email_not_configured",
+    InvalidToken => "invalid_token",
+    UserNotFound => "user_not_found",
+
+    // --- two-factor sign-in ---
+    TwoFactorRequired => "two_factor_required",
+    InvalidCode => "invalid_code",
+    CodeNotSent => "code_not_sent",
+    MethodNotEnabled => "method_not_enabled",
+    MethodAlreadyEnabled => "method_already_enabled",
+    TwoFactorNotEnabled => "two_factor_not_enabled",
+    TotpSetupNotStarted => "totp_setup_not_started",
+    InvalidBackupCode => "invalid_backup_code",
+
+    // --- medications, doses, stock ---
+    MedicationNotFound => "medication_not_found",
+    EntryNotFound => "entry_not_found",
+    NameRequired => "name_required",
+    UnitRequired => "unit_required",
+    UnitInvalid => "unit_invalid",
+    /// The dose's unit and the stock's unit cannot be converted (`params.stock`, `params.unit`).
+    UnitMismatch => "unit_mismatch",
+    /// Doses and stock need an item strength to convert (`params.stock`, `params.unit`).
+    StrengthNeeded => "strength_needed",
+    UnitIncompatible => "unit_incompatible",
+    FutureDate => "future_date",
+    InventoryNotEnabled => "inventory_not_enabled",
+    StockBelowZero => "stock_below_zero",
+
+    // --- reminders and notifications ---
+    NotificationNotFound => "notification_not_found",
+    ReminderExists => "reminder_exists",
+    NotificationNotScheduled => "notification_not_scheduled",
+    NotificationSending => "notification_sending",
+    NotificationNotSent => "notification_not_sent",
+    DoseAlreadyLogged => "dose_already_logged",
+    PushServiceNotAllowed => "push_service_not_allowed",
+    InvalidSubscription => "invalid_subscription",
+    SubscriptionTaken => "subscription_taken",
+
+    // --- your data ---
+    BackupNotFound => "backup_not_found",
+    ImportInvalid => "import_invalid",
+}
+
+/// What the person did that the service cannot accept, told back with a code and, where the
+/// message has values in it (a unit, a date), the same values under `params` so that a
+/// translation can use them.
+#[derive(Debug, Clone)]
+pub struct Problem {
+    pub code: ErrorCode,
+    pub message: String,
+    pub params: Map<String, Value>,
+}
+
+impl Problem {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Problem {
+        Problem {
+            code,
+            message: message.into(),
+            params: Map::new(),
+        }
+    }
+
+    pub fn with_param(mut self, key: &str, value: impl Into<Value>) -> Problem {
+        self.params.insert(key.to_owned(), value.into());
+        self
+    }
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// What went wrong in a service: the person's input (told to them as it is, with its code)
+/// or the machinery (logged; the person sees a generic failure).
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    /// Input that cannot be used (400); the message says what to change.
+    #[error("{0}")]
+    Invalid(Problem),
+    /// Nothing of the person's with that id (404) — also for other people's ids.
+    #[error("{0}")]
+    NotFound(Problem),
+    /// The request clashes with the current state (409).
+    #[error("{0}")]
+    Conflict(Problem),
+    /// Allowed to see, not to do (403).
+    #[error("{0}")]
+    Forbidden(Problem),
+    #[error("database error: {0}")]
+    Database(#[from] rusqlite::Error),
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+}
+
+impl From<crate::db::DbError> for ServiceError {
+    fn from(e: crate::db::DbError) -> Self {
+        match e {
+            crate::db::DbError::Sqlite(e) => ServiceError::Database(e),
+            crate::db::DbError::Task(e) => ServiceError::Io(std::io::Error::other(e)),
+        }
+    }
+}
+
+/// Input that cannot be used, with the generic `validation_failed` code.
+pub fn invalid(message: impl Into<String>) -> ServiceError {
+    ServiceError::Invalid(Problem::new(ErrorCode::ValidationFailed, message))
+}
+
+/// Input that cannot be used, with its own code.
+pub fn rejected(code: ErrorCode, message: impl Into<String>) -> ServiceError {
+    ServiceError::Invalid(Problem::new(code, message))
+}
+
+pub fn not_found(code: ErrorCode, message: impl Into<String>) -> ServiceError {
+    ServiceError::NotFound(Problem::new(code, message))
+}
+
+pub fn conflict(code: ErrorCode, message: impl Into<String>) -> ServiceError {
+    ServiceError::Conflict(Problem::new(code, message))
+}
+
+pub type ServiceResult<T> = Result<T, ServiceError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_snake_case_words() {
+        assert_eq!(ErrorCode::UnitMismatch.as_str(), "unit_mismatch");
+        assert_eq!(ErrorCode::InvalidCredentials.as_str(), "invalid_credentials");
+        assert_eq!(ErrorCode::RateLimited.as_str(), "rate_limited");
+        for code in ErrorCode::ALL {
+            assert_eq!(serde_json::to_value(code).unwrap(), code.as_str(), "{code:?}");
+        }
+    }
+}
