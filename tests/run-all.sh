@@ -15,8 +15,9 @@ npm --prefix ui run lint
 npm --prefix ui run typecheck
 npm --prefix ui test
 
-step "Test SMTP server (aiosmtpd, for the e-mail tests)"
+step "Test tools from PyPI: aiosmtpd (e-mail tests), schemathesis (API contract)"
 python3 -c "import aiosmtpd" 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check aiosmtpd
+command -v schemathesis >/dev/null || python3 -m pip install --quiet --disable-pip-version-check "schemathesis>=4.3,<5"
 
 step "Rust: format and lints"
 cargo fmt --check
@@ -26,6 +27,9 @@ cargo clippy --all-targets --locked -- -D warnings
 # the browser tests run this build of the binary.
 step "Rust: unit and integration tests (the real binary, dev profile)"
 cargo test --locked
+
+step "API contract: schemathesis against the binary and its OpenAPI document"
+python3 tests/contract.py target/debug/pillbox
 
 step "Browser: Chromium"
 if [ ! -x /usr/bin/chromium ]; then
