@@ -17,7 +17,7 @@ npm --prefix ui test
 
 step "Test tools from PyPI: aiosmtpd (e-mail tests), schemathesis (API contract)"
 python3 -c "import aiosmtpd" 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check aiosmtpd
-command -v schemathesis >/dev/null || python3 -m pip install --quiet --disable-pip-version-check "schemathesis>=4.3,<5"
+python3 -c "import schemathesis" 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check "schemathesis>=4.3,<5"
 
 step "Rust: format and lints"
 cargo fmt --check
