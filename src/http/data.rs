@@ -159,13 +159,12 @@ pub struct ImportQuery {
 }
 
 fn too_large() -> ApiError {
+    let mib = MAX_FILE_BYTES / (1024 * 1024);
     ApiError::new(
         StatusCode::PAYLOAD_TOO_LARGE,
-        format!(
-            "The file is too large: at most {} MiB can be imported at once",
-            MAX_FILE_BYTES / (1024 * 1024)
-        ),
+        format!("The file is too large: at most {mib} MiB can be imported at once"),
     )
+    .with_param("max_mib", mib)
 }
 
 /// Imports an export file or a history CSV; `?dry_run=true` answers what it would do.

@@ -103,7 +103,7 @@ pub fn query_number(value: Option<&str>, label: &str) -> ApiResult<Option<i64>> 
         .filter(|v| !v.is_empty())
         .map(|v| {
             v.parse::<i64>()
-                .map_err(|_| malformed(format!("{label} must be a whole number")))
+                .map_err(|_| malformed(format!("{label} must be a whole number")).with_param("name", label))
         })
         .transpose()
 }

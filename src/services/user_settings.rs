@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use utoipa::ToSchema;
 
-use super::{ServiceResult, invalid};
+use super::{ErrorCode, Problem, ServiceError, ServiceResult, invalid};
 use crate::reminders::planner;
 use crate::store::settings::{self, UserSettings};
 
@@ -87,7 +87,13 @@ fn one_of(
 ) -> ServiceResult<()> {
     if let Some(value) = value {
         if !allowed.contains(&value.as_str()) {
-            return Err(invalid(format!("{label} must be one of {}", allowed.join(", "))));
+            let problem = Problem::new(
+                ErrorCode::ValidationFailed,
+                format!("{label} must be one of {}", allowed.join(", ")),
+            )
+            .with_param("field", key)
+            .with_param("allowed", allowed);
+            return Err(ServiceError::Invalid(problem));
         }
         into.insert(key.into(), json!(value));
     }
@@ -99,7 +105,9 @@ pub fn check(change: &SettingsChange) -> ServiceResult<()> {
     if let Some(tz) = &change.timezone
         && tz.parse::<chrono_tz::Tz>().is_err()
     {
-        return Err(invalid(format!("Unknown time zone '{tz}'")));
+        let problem = Problem::new(ErrorCode::ValidationFailed, format!("Unknown time zone '{tz}'"))
+            .with_param("timezone", tz.as_str());
+        return Err(ServiceError::Invalid(problem));
     }
     if let Some(time) = &change.default_reminder_time
         && chrono::NaiveTime::parse_from_str(time, "%H:%M").is_err()
