@@ -887,3 +887,56 @@ async fn import_keeps_what_is_distinct_and_never_doubles_what_is_there() {
         "{page}"
     );
 }
+
+#[tokio::test]
+async fn settings_refusals_name_the_value_and_its_choices() {
+    let server = Server::start();
+    let token = register(&server, "a@example.com").await;
+    let put = |body: Value| call(&server, Method::PUT, "/api/settings", Some(&token), Some(body));
+    let (status, bad) = put(json!({ "timezone": "Mars/Olympus" })).await;
+    assert_eq!(
+        (status, bad["message"].as_str(), bad["code"].as_str()),
+        (
+            StatusCode::BAD_REQUEST,
+            Some("Unknown time zone 'Mars/Olympus'"),
+            Some("validation_failed")
+        )
+    );
+    assert_eq!(bad["params"], json!({ "timezone": "Mars/Olympus" }));
+    let (status, bad) = put(json!({ "language": "xx" })).await;
+    assert_eq!(
+        (status, bad["message"].as_str()),
+        (
+            StatusCode::BAD_REQUEST,
+            Some("Language must be one of en, es, fr, de")
+        )
+    );
+    assert_eq!(
+        bad["params"],
+        json!({ "field": "language", "allowed": ["en", "es", "fr", "de"] })
+    );
+    let (status, bad) = put(json!({ "autoBackup": "yes" })).await;
+    assert_eq!(
+        (status, bad["code"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_request"))
+    );
+
+    let (status, saved) = put(json!({ "theme": "dark", "timezone": "Europe/Berlin" })).await;
+    assert_eq!(status, StatusCode::OK, "{saved}");
+    assert_eq!(saved["message"], "App settings updated successfully");
+    assert_eq!(
+        saved["data"],
+        json!({
+            "language": "en",
+            "dateFormat": "MM/dd/yyyy",
+            "timeFormat": "12h",
+            "autoBackup": true,
+            "dataRetention": 0,
+            "theme": "dark",
+            "timezone": "Europe/Berlin",
+            "defaultReminderTime": saved["data"]["defaultReminderTime"],
+        })
+    );
+    let (_, read) = get_json(&server, "/api/settings", Some(&token)).await;
+    assert_eq!(read["data"], saved["data"]);
+}

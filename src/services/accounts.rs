@@ -1287,6 +1287,24 @@ mod tests {
     }
 
     #[test]
+    fn methods_are_listed_in_order_and_the_preference_falls_back() {
+        let tf = TwoFactor {
+            email_enabled: true,
+            totp_secret: Some("SECRET".into()),
+            preferred_method: Some("sms".into()),
+            ..TwoFactor::default()
+        };
+        assert_eq!(methods_of(&tf), [TwoFactorMethod::Email, TwoFactorMethod::Totp]);
+        assert_eq!(preference_of(&tf), Some(TwoFactorMethod::Email));
+        assert_eq!(
+            serde_json::to_value(methods_of(&tf)).unwrap(),
+            serde_json::json!(["email", "totp"])
+        );
+        assert!(TwoFactorMethod::parse("sms").is_err());
+        assert_eq!(preference_of(&TwoFactor::default()), None);
+    }
+
+    #[test]
     fn password_rules() {
         assert_eq!(
             validate_new_password("12345"),
