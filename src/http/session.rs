@@ -24,7 +24,7 @@ impl FromRequestParts<AppState> for AuthUser {
                 "Authentication required",
             )
         })?;
-        match accounts(state).user_for_token(token).await? {
+        match accounts(state).user_for_token(token, state.clock.now()).await? {
             Some(user) => Ok(AuthUser(user)),
             None => Err(ApiError::coded(
                 StatusCode::UNAUTHORIZED,

@@ -547,9 +547,9 @@ impl Accounts<'_> {
         })
     }
 
-    /// The user a token belongs to, if it is valid and of the user's current version.
-    pub async fn user_for_token(&self, token: &str) -> ServiceResult<Option<User>> {
-        let Some(claims) = session::decode(self.key, token) else {
+    /// The user a token belongs to, if it is valid at `now` and of the user's current version.
+    pub async fn user_for_token(&self, token: &str, now: DateTime<Utc>) -> ServiceResult<Option<User>> {
+        let Some(claims) = session::decode(self.key, token, now.timestamp()) else {
             return Ok(None);
         };
         let user = self
@@ -561,7 +561,7 @@ impl Accounts<'_> {
 
     /// A fresh session for a valid token.
     pub async fn refresh(&self, token: &str, now: DateTime<Utc>) -> AccountResult<SignedIn> {
-        match self.user_for_token(token).await? {
+        match self.user_for_token(token, now).await? {
             Some(user) => self.signed_in(&user, now),
             None => Err(unauthorized(
                 ErrorCode::SessionExpired,
