@@ -13,10 +13,9 @@ use crate::domain::schedule::{self, Frequency};
 use crate::store::medications::{self, Medication};
 use crate::store::{notify_prefs, reminders, settings};
 
-/// How many days ahead reminders are planned by default (the spec's `days_ahead`).
-pub const HORIZON_DAYS: u32 = 7;
-/// The furthest ahead reminders can be planned, by configuration or by request.
-pub const MAX_DAYS_AHEAD: u32 = 31;
+// The planning horizon's default and bound are the `reminders.horizon_days` setting's, so
+// configuration owns them (it must not import the engine).
+pub use crate::config::{HORIZON_DAYS, MAX_DAYS_AHEAD};
 
 /// The user's time zone and default reminder time, which schedules and dates depend on.
 pub struct UserClock {
