@@ -47,8 +47,12 @@ pub const KEYS: &[&str] = &[
     "log.format",
 ];
 
-/// `PILLBOX_*` variables that are not config keys but are read by the CLI itself.
+/// `PILLBOX_*` variables that are not config keys but are read by the CLI itself; debug
+/// builds also read `PILLBOX_TEST_CLOCK` (http/test_clock.rs).
+#[cfg(not(debug_assertions))]
 const CLI_VARIABLES: &[&str] = &["config"];
+#[cfg(debug_assertions)]
+const CLI_VARIABLES: &[&str] = &["config", "test_clock"];
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
