@@ -14,7 +14,6 @@ use super::AppState;
 use super::auth::limited;
 use super::error::{ApiError, ApiResult, ok};
 use super::extract::{ApiJson, ApiPath, ApiQuery, query_number};
-use super::medications::{NewDose, parse_status, record_dose};
 use super::session::AuthUser;
 use crate::clock;
 use crate::domain::medication::{MAX_LEAD_MINUTES, MAX_MESSAGE, MAX_REPEATS};
@@ -22,6 +21,7 @@ use crate::reminders::dispatcher::ChannelReport;
 use crate::reminders::planner::{self, UserClock};
 use crate::security::client_ip::ClientIp;
 use crate::security::codes;
+use crate::services::doses::{self, NewDose, record_dose};
 use crate::services::export;
 use crate::store::notify_prefs::{self, GlobalPrefs, MedicationPrefs, Method};
 use crate::store::{deliveries, history, medications, push_subscriptions, reminders, settings};
@@ -930,7 +930,8 @@ pub async fn take_log(
     } else {
         serde_json::from_slice(&body).map_err(|_| ApiError::bad_request("Invalid JSON body"))?
     };
-    let status = parse_status(body.status.as_deref())?;
+    let status = doses::status(body.status.as_deref())?;
+    let now = state.clock.now();
     let entry = state
         .db
         .write(move |conn| {
@@ -948,16 +949,17 @@ pub async fn take_log(
                 &m,
                 NewDose {
                     status,
-                    taken: clock::now_stamp(),
+                    taken: now,
                     quantity: m.default_quantity,
                     dosage_unit: m.unit.clone(),
                     dosage: None,
                     dosage_id: Some(target.reminder.id),
                     affect_inventory: true,
                 },
+                now,
             )?;
             tx.commit()?;
-            Ok::<_, ApiError>(recorded.entry_json())
+            Ok::<_, ApiError>(recorded)
         })
         .await?;
     Ok((

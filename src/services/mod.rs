@@ -3,11 +3,13 @@
 //! error type that each edge turns into its own kind of answer.
 
 pub mod backup;
+pub mod doses;
 pub mod export;
 pub mod import;
 pub mod jobs;
 pub mod report;
 pub mod retention;
+pub mod stock;
 pub mod user_backups;
 pub mod user_settings;
 
