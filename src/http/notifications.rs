@@ -9,7 +9,6 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -18,12 +17,11 @@ use super::AppState;
 use super::auth::limited;
 use super::error::{ApiError, ApiResult, Data, ErrorBody, data};
 use super::extract::{ApiJson, ApiPath, ApiQuery, query_number};
-use super::medications::{NewDose, parse_status, record_dose};
 use super::session::AuthUser;
-use crate::clock;
 use crate::domain::notification::{DeliveryMethod, ReminderStatus, check_methods};
 use crate::reminders::dispatcher::ChannelReport;
 use crate::security::client_ip::ClientIp;
+use crate::services::doses::{self, Recorded};
 use crate::services::notifications::{
     self as prefs, GlobalChanges, MedicationChanges, MedicationPreferences, NotificationSettings, Preferences,
 };
@@ -939,7 +937,7 @@ pub struct TakeBody {
     params(("token" = String, Path, description = "The token of the reminder's take link")),
     request_body(content = Option<TakeBody>, description = "Optional; a bare POST logs the dose as taken"),
     responses(
-        (status = 201, description = "The history entry, with `warning` and `warning_code` (null unless the stock could not follow)", body = Saved<Value>),
+        (status = 201, description = "The history entry, with `warning` and `warning_code` (null unless the stock could not follow)", body = Saved<Recorded>),
         (status = 400, description = "A bad body or status", body = ErrorBody),
         (status = 404, description = "invalid_token: unknown or expired", body = ErrorBody),
         (status = 409, description = "dose_already_logged", body = ErrorBody),
@@ -962,30 +960,10 @@ pub async fn take_log(
         serde_json::from_slice(&body)
             .map_err(|_| ApiError::bad_request("Invalid JSON body").with_code(ErrorCode::InvalidRequest))?
     };
-    let status = parse_status(body.status.as_deref())?;
-    let entry: Value = state
+    let status = doses::status(body.status.as_deref())?;
+    let entry = state
         .db
-        .write(move |conn| {
-            let tx = conn.transaction()?;
-            let link = reminders::take_link_to_log(&tx, &token, now)?;
-            let m = &link.medication;
-            let recorded = record_dose(
-                &tx,
-                link.user_id,
-                m,
-                NewDose {
-                    status,
-                    taken: clock::stamp(now),
-                    quantity: m.default_quantity,
-                    dosage_unit: m.unit.clone(),
-                    dosage: None,
-                    dosage_id: Some(link.target.reminder.id),
-                    affect_inventory: true,
-                },
-            )?;
-            tx.commit()?;
-            Ok::<_, ApiError>(recorded.entry_json())
-        })
+        .write(move |conn| Ok::<_, ApiError>(reminders::log_take(conn, &token, status, now)?))
         .await?;
     Ok((
         StatusCode::CREATED,

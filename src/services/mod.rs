@@ -3,6 +3,7 @@
 //! error type that each edge turns into its own kind of answer.
 
 pub mod backup;
+pub mod doses;
 pub mod export;
 pub mod import;
 pub mod jobs;
@@ -11,6 +12,7 @@ pub mod push_subscriptions;
 pub mod reminders;
 pub mod report;
 pub mod retention;
+pub mod stock;
 pub mod user_backups;
 pub mod user_settings;
 

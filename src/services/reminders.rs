@@ -7,8 +7,10 @@ use rusqlite::Connection;
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use super::doses::{self, NewDose, Recorded};
 use super::error::{ErrorCode, ServiceError, ServiceResult, conflict, invalid, not_found};
 use crate::clock;
+use crate::domain::dose::DoseStatus;
 use crate::domain::notification::{ReminderStatus, check_lead, check_message};
 use crate::domain::quantity::Quantity;
 use crate::reminders::planner::{self, UserClock};
@@ -288,14 +290,14 @@ pub fn check_token(token: &str) -> ServiceResult<()> {
 }
 
 /// What a live take link points at: the reminder, its medication and its owner.
-pub struct TakeLink {
+struct TakeLink {
     pub target: TakeTarget,
     pub medication: Medication,
     pub user_id: i64,
 }
 
 /// The reminder a live take link belongs to; `invalid_token` for anything else.
-pub fn take_link(conn: &Connection, token: &str, now: DateTime<Utc>) -> ServiceResult<TakeLink> {
+fn take_link(conn: &Connection, token: &str, now: DateTime<Utc>) -> ServiceResult<TakeLink> {
     check_token(token)?;
     let target = reminders::by_take_token(conn, &codes::hash_link_token(token), &clock::stamp(now))?
         .ok_or_else(invalid_token)?;
@@ -314,16 +316,43 @@ pub fn take_link(conn: &Connection, token: &str, now: DateTime<Utc>) -> ServiceR
     })
 }
 
-/// A take link whose dose can still be logged: a reminder not yet answered.
-pub fn take_link_to_log(conn: &Connection, token: &str, now: DateTime<Utc>) -> ServiceResult<TakeLink> {
-    let link = take_link(conn, token, now)?;
-    if link.target.reminder.answered_at.is_some() {
+/// Logs the dose a live take link asks about, once: the medication's usual amount, now,
+/// answering the link's reminder.
+pub fn log_take(
+    conn: &mut Connection,
+    token: &str,
+    status: DoseStatus,
+    now: DateTime<Utc>,
+) -> ServiceResult<Recorded> {
+    let tx = conn.transaction()?;
+    let TakeLink {
+        target,
+        medication: m,
+        user_id,
+    } = take_link(&tx, token, now)?;
+    if target.reminder.answered_at.is_some() {
         return Err(conflict(
             ErrorCode::DoseAlreadyLogged,
             "This dose was already logged",
         ));
     }
-    Ok(link)
+    let recorded = doses::record_dose(
+        &tx,
+        user_id,
+        &m,
+        NewDose {
+            status,
+            taken: now,
+            quantity: m.default_quantity,
+            dosage_unit: m.unit.clone(),
+            dosage: None,
+            dosage_id: Some(target.reminder.id),
+            affect_inventory: true,
+        },
+        now,
+    )?;
+    tx.commit()?;
+    Ok(recorded)
 }
 
 /// How a take link's reminder was answered already.
