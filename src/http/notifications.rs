@@ -18,6 +18,7 @@ use super::auth::limited;
 use super::error::{ApiError, ApiResult, Data, ErrorBody, data};
 use super::extract::{ApiJson, ApiPath, ApiQuery, query_number};
 use super::session::AuthUser;
+use crate::domain::dose::DoseStatus;
 use crate::domain::notification::{DeliveryMethod, ReminderStatus, check_methods};
 use crate::reminders::dispatcher::ChannelReport;
 use crate::security::client_ip::ClientIp;
@@ -924,6 +925,7 @@ pub async fn take_details(
 #[derive(Deserialize, Default, ToSchema)]
 pub struct TakeBody {
     /// taken (the default), skipped or missed.
+    #[schema(value_type = Option<DoseStatus>)]
     status: Option<String>,
 }
 
@@ -935,7 +937,7 @@ pub struct TakeBody {
     tag = "reminders",
     security(()),
     params(("token" = String, Path, description = "The token of the reminder's take link")),
-    request_body(content = Option<TakeBody>, description = "Optional; a bare POST logs the dose as taken"),
+    request_body(content = TakeBody, description = "Optional; a bare POST logs the dose as taken"),
     responses(
         (status = 201, description = "The history entry, with `warning` and `warning_code` (null unless the stock could not follow)", body = Saved<Recorded>),
         (status = 400, description = "A bad body or status", body = ErrorBody),
