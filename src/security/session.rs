@@ -16,8 +16,13 @@ pub struct Claims {
     pub exp: i64,
 }
 
-pub fn issue(key: &[u8], user_id: i64, token_version: i64) -> Result<String, jsonwebtoken::errors::Error> {
-    let now = chrono::Utc::now().timestamp();
+/// A token issued at `now` (Unix seconds).
+pub fn issue(
+    key: &[u8],
+    user_id: i64,
+    token_version: i64,
+    now: i64,
+) -> Result<String, jsonwebtoken::errors::Error> {
     let claims = Claims {
         sub: user_id,
         ver: token_version,
@@ -47,12 +52,13 @@ mod tests {
     #[test]
     fn tokens_round_trip_and_reject_tampering() {
         let key = b"0123456789abcdef0123456789abcdef";
-        let token = issue(key, 42, 3).unwrap();
+        let now = chrono::Utc::now().timestamp();
+        let token = issue(key, 42, 3, now).unwrap();
         let claims = decode(key, &token).unwrap();
         assert_eq!((claims.sub, claims.ver), (42, 3));
         assert!(decode(b"another key another key another!", &token).is_none());
         let mut parts: Vec<&str> = token.split('.').collect();
-        let forged = issue(key, 43, 3).unwrap();
+        let forged = issue(key, 43, 3, now).unwrap();
         parts[1] = forged.split('.').nth(1).unwrap();
         assert!(
             decode(key, &parts.join(".")).is_none(),
