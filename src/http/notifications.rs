@@ -14,9 +14,10 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::AppState;
-use super::auth::limited;
+use super::answers::{Message, MessageData, message, message_data};
 use super::error::{ApiError, ApiResult, Data, ErrorBody, data};
 use super::extract::{ApiJson, ApiPath, ApiQuery, query_number};
+use super::limits::limited;
 use super::session::AuthUser;
 use crate::domain::dose::DoseStatus;
 use crate::domain::notification::{DeliveryMethod, ReminderStatus, check_methods};
@@ -30,38 +31,6 @@ use crate::services::reminders::{self, NewReminder, Paging, TakeDetails};
 use crate::services::{ErrorCode, push_subscriptions};
 use crate::store::deliveries::Delivery;
 use crate::store::reminders::Reminder;
-
-/// `{"success": true, "message": …, "data": …}`: a change that answers what it made.
-#[derive(Serialize, ToSchema)]
-pub struct Saved<T> {
-    /// Always true.
-    pub success: bool,
-    pub message: String,
-    pub data: T,
-}
-
-fn saved<T>(message: impl Into<String>, data: T) -> Json<Saved<T>> {
-    Json(Saved {
-        success: true,
-        message: message.into(),
-        data,
-    })
-}
-
-/// `{"success": true, "message": …}`: a change with nothing more to tell.
-#[derive(Serialize, ToSchema)]
-pub struct Done {
-    /// Always true.
-    pub success: bool,
-    pub message: String,
-}
-
-fn done(message: &str) -> Json<Done> {
-    Json(Done {
-        success: true,
-        message: message.to_owned(),
-    })
-}
 
 /// A page of a list: the rows, and where they are in the whole.
 #[derive(Serialize, ToSchema)]
@@ -181,7 +150,7 @@ pub struct CreateBody {
     tag = "reminders",
     request_body = CreateBody,
     responses(
-        (status = 201, description = "The reminder", body = Saved<Reminder>),
+        (status = 201, description = "The reminder", body = MessageData<Reminder>),
         (status = 400, description = "A missing or bad field", body = ErrorBody),
         (status = 401, body = ErrorBody),
         (status = 404, description = "medication_not_found", body = ErrorBody),
@@ -209,7 +178,11 @@ pub async fn create(
         .db
         .write(move |conn| Ok::<_, ApiError>(reminders::create(conn, user.id, new, now)?))
         .await?;
-    Ok((StatusCode::CREATED, saved("Notification scheduled", created)).into_response())
+    Ok((
+        StatusCode::CREATED,
+        message_data("Notification scheduled", created),
+    )
+        .into_response())
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -227,7 +200,7 @@ pub struct UpdateBody {
     params(("id" = i64, Path, description = "The reminder's id")),
     request_body = UpdateBody,
     responses(
-        (status = 200, description = "The changed reminder", body = Saved<Reminder>),
+        (status = 200, description = "The changed reminder", body = MessageData<Reminder>),
         (status = 400, description = "The message is too long", body = ErrorBody),
         (status = 401, body = ErrorBody),
         (status = 404, description = "notification_not_found", body = ErrorBody),
@@ -240,7 +213,7 @@ pub async fn update(
     AuthUser(user): AuthUser,
     ApiPath(id): ApiPath<i64>,
     ApiJson(body): ApiJson<UpdateBody>,
-) -> ApiResult<Json<Saved<Reminder>>> {
+) -> ApiResult<Json<MessageData<Reminder>>> {
     let row = state
         .db
         .write(move |conn| {
@@ -252,7 +225,7 @@ pub async fn update(
             )?)
         })
         .await?;
-    Ok(saved("Notification updated", row))
+    Ok(message_data("Notification updated", row))
 }
 
 /// Cancels a scheduled reminder; sent, failed or cancelled ones stay as they are.
@@ -262,7 +235,7 @@ pub async fn update(
     tag = "reminders",
     params(("id" = i64, Path, description = "The reminder's id")),
     responses(
-        (status = 200, description = "Cancelled", body = Done),
+        (status = 200, description = "Cancelled", body = Message),
         (status = 401, body = ErrorBody),
         (status = 404, description = "notification_not_found", body = ErrorBody),
         (status = 409, description = "notification_not_scheduled, or notification_sending", body = ErrorBody),
@@ -272,13 +245,13 @@ pub async fn cancel(
     State(state): State<AppState>,
     AuthUser(user): AuthUser,
     ApiPath(id): ApiPath<i64>,
-) -> ApiResult<Json<Done>> {
+) -> ApiResult<Json<Message>> {
     let now = state.clock.now();
     state
         .db
         .write(move |conn| Ok::<_, ApiError>(reminders::cancel(conn, user.id, id, now)?))
         .await?;
-    Ok(done("Notification cancelled"))
+    Ok(message("Notification cancelled"))
 }
 
 /// One channel's outcome of a test or send-now notification.
@@ -329,7 +302,7 @@ pub struct DeliveryFailure {
 /// 200 when a channel delivered; 502 naming every channel's failure otherwise.
 fn delivery_answer(reports: &[ChannelReport], success_message: &str) -> Response {
     if reports.iter().any(ChannelReport::ok) {
-        return saved(success_message, ChannelResults::of(reports)).into_response();
+        return message_data(success_message, ChannelResults::of(reports)).into_response();
     }
     let reasons = if reports.is_empty() {
         "no delivery method was chosen".to_owned()
@@ -359,7 +332,7 @@ fn delivery_answer(reports: &[ChannelReport], success_message: &str) -> Response
     tag = "reminders",
     params(("id" = i64, Path, description = "The reminder's id")),
     responses(
-        (status = 200, description = "Delivered on at least one channel", body = Saved<ChannelResults>),
+        (status = 200, description = "Delivered on at least one channel", body = MessageData<ChannelResults>),
         (status = 401, body = ErrorBody),
         (status = 404, description = "notification_not_found", body = ErrorBody),
         (status = 409, description = "notification_not_scheduled, notification_sending, or notification_not_sent (nothing to send)", body = ErrorBody),
@@ -414,7 +387,7 @@ pub struct Scheduled {
     tag = "reminders",
     request_body = ScheduleBody,
     responses(
-        (status = 200, description = "Reminders planned", body = Saved<Scheduled>),
+        (status = 200, description = "Reminders planned", body = MessageData<Scheduled>),
         (status = 400, description = "A missing or bad field", body = ErrorBody),
         (status = 401, body = ErrorBody),
         (status = 404, description = "medication_not_found", body = ErrorBody),
@@ -425,7 +398,7 @@ pub async fn schedule_medication(
     State(state): State<AppState>,
     AuthUser(user): AuthUser,
     ApiJson(body): ApiJson<ScheduleBody>,
-) -> ApiResult<Json<Saved<Scheduled>>> {
+) -> ApiResult<Json<MessageData<Scheduled>>> {
     let id = body
         .medication_id
         .ok_or_else(|| ApiError::bad_request("medication_id is required"))?;
@@ -434,7 +407,10 @@ pub async fn schedule_medication(
         .db
         .write(move |conn| Ok::<_, ApiError>(reminders::plan_ahead(conn, user.id, id, days)?))
         .await?;
-    Ok(saved("Reminders scheduled", Scheduled { scheduled: added }))
+    Ok(message_data(
+        "Reminders scheduled",
+        Scheduled { scheduled: added },
+    ))
 }
 
 // --- Delivery history -------------------------------------------------------------------------
@@ -549,7 +525,7 @@ pub struct PreferencesBody {
     tag = "notifications",
     request_body = PreferencesBody,
     responses(
-        (status = 200, description = "The saved preferences", body = Saved<Preferences>),
+        (status = 200, description = "The saved preferences", body = MessageData<Preferences>),
         (status = 400, description = "A value out of range", body = ErrorBody),
         (status = 401, body = ErrorBody),
         (status = 415, body = ErrorBody),
@@ -559,7 +535,7 @@ pub async fn put_preferences(
     State(state): State<AppState>,
     AuthUser(user): AuthUser,
     ApiJson(body): ApiJson<PreferencesBody>,
-) -> ApiResult<Json<Saved<Preferences>>> {
+) -> ApiResult<Json<MessageData<Preferences>>> {
     let changes = GlobalChanges {
         reminders_enabled: body.reminders_enabled,
         email_enabled: body.email_notifications_enabled,
@@ -590,7 +566,7 @@ pub async fn put_preferences(
             )?)
         })
         .await?;
-    Ok(saved("Preferences saved successfully", saved_prefs))
+    Ok(message_data("Preferences saved successfully", saved_prefs))
 }
 
 /// What applies to one medication's reminders.
@@ -638,7 +614,7 @@ pub struct MedicationPreferencesBody {
     params(("id" = i64, Path, description = "The medication's id")),
     request_body = MedicationPreferencesBody,
     responses(
-        (status = 200, description = "The medication's preferences", body = Saved<MedicationPreferences>),
+        (status = 200, description = "The medication's preferences", body = MessageData<MedicationPreferences>),
         (status = 400, description = "A value out of range", body = ErrorBody),
         (status = 401, body = ErrorBody),
         (status = 404, description = "medication_not_found", body = ErrorBody),
@@ -650,7 +626,7 @@ pub async fn put_medication_preferences(
     AuthUser(user): AuthUser,
     ApiPath(id): ApiPath<i64>,
     ApiJson(body): ApiJson<MedicationPreferencesBody>,
-) -> ApiResult<Json<Saved<MedicationPreferences>>> {
+) -> ApiResult<Json<MessageData<MedicationPreferences>>> {
     let changes = MedicationChanges {
         use_defaults: body.use_defaults == Some(true),
         methods: body.delivery_methods.as_deref().map(methods).transpose()?,
@@ -666,7 +642,7 @@ pub async fn put_medication_preferences(
             )?)
         })
         .await?;
-    Ok(saved("Preferences saved successfully", body))
+    Ok(message_data("Preferences saved successfully", body))
 }
 
 /// The Settings page's view of the notification settings.
@@ -708,7 +684,7 @@ pub struct SettingsBody {
     tag = "notifications",
     request_body = SettingsBody,
     responses(
-        (status = 200, description = "The saved settings", body = Saved<NotificationSettings>),
+        (status = 200, description = "The saved settings", body = MessageData<NotificationSettings>),
         (status = 400, description = "A bad time or lead", body = ErrorBody),
         (status = 401, body = ErrorBody),
         (status = 415, body = ErrorBody),
@@ -718,7 +694,7 @@ pub async fn put_settings(
     State(state): State<AppState>,
     AuthUser(user): AuthUser,
     ApiJson(body): ApiJson<SettingsBody>,
-) -> ApiResult<Json<Saved<NotificationSettings>>> {
+) -> ApiResult<Json<MessageData<NotificationSettings>>> {
     let daily_time = body
         .daily_reminder_time
         .map(|t| {
@@ -739,7 +715,7 @@ pub async fn put_settings(
         .db
         .write(move |conn| Ok::<_, ApiError>(prefs::save_settings(conn, user.id, &changes, days)?))
         .await?;
-    Ok(saved("Notification settings updated successfully", body))
+    Ok(message_data("Notification settings updated successfully", body))
 }
 
 // --- Push subscriptions and tests ------------------------------------------------------------
@@ -795,7 +771,7 @@ pub struct RegisterBody {
     tag = "push",
     request_body = RegisterBody,
     responses(
-        (status = 201, description = "Saved", body = Done),
+        (status = 201, description = "Saved", body = Message),
         (status = 400, description = "invalid_subscription, or push_service_not_allowed", body = ErrorBody),
         (status = 401, body = ErrorBody),
         (status = 409, description = "subscription_taken: another account's endpoint with other keys", body = ErrorBody),
@@ -821,7 +797,7 @@ pub async fn push_register(
         .db
         .write(move |conn| Ok::<_, ApiError>(push_subscriptions::register(conn, user.id, &checked, now)?))
         .await?;
-    Ok((StatusCode::CREATED, done("Push subscription saved")).into_response())
+    Ok((StatusCode::CREATED, message("Push subscription saved")).into_response())
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -837,7 +813,7 @@ pub struct UnregisterBody {
     tag = "push",
     request_body = UnregisterBody,
     responses(
-        (status = 200, description = "Removed", body = Done),
+        (status = 200, description = "Removed", body = Message),
         (status = 400, description = "endpoint is required", body = ErrorBody),
         (status = 401, body = ErrorBody),
         (status = 415, body = ErrorBody),
@@ -847,7 +823,7 @@ pub async fn push_unregister(
     State(state): State<AppState>,
     AuthUser(user): AuthUser,
     ApiJson(body): ApiJson<UnregisterBody>,
-) -> ApiResult<Json<Done>> {
+) -> ApiResult<Json<Message>> {
     state
         .db
         .write(move |conn| {
@@ -858,7 +834,7 @@ pub async fn push_unregister(
             )?)
         })
         .await?;
-    Ok(done("Push subscription removed"))
+    Ok(message("Push subscription removed"))
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -876,7 +852,7 @@ pub struct TestBody {
     tag = "notifications",
     request_body = TestBody,
     responses(
-        (status = 200, description = "Delivered on at least one channel", body = Saved<ChannelResults>),
+        (status = 200, description = "Delivered on at least one channel", body = MessageData<ChannelResults>),
         (status = 400, description = "No or unknown delivery methods", body = ErrorBody),
         (status = 401, body = ErrorBody),
         (status = 415, body = ErrorBody),
@@ -939,7 +915,7 @@ pub struct TakeBody {
     params(("token" = String, Path, description = "The token of the reminder's take link")),
     request_body(content = TakeBody, description = "Optional; a bare POST logs the dose as taken"),
     responses(
-        (status = 201, description = "The history entry, with `warning` and `warning_code` (null unless the stock could not follow)", body = Saved<Recorded>),
+        (status = 201, description = "The history entry, with `warning` and `warning_code` (null unless the stock could not follow)", body = MessageData<Recorded>),
         (status = 400, description = "A bad body or status", body = ErrorBody),
         (status = 404, description = "invalid_token: unknown or expired", body = ErrorBody),
         (status = 409, description = "dose_already_logged", body = ErrorBody),
@@ -969,7 +945,7 @@ pub async fn take_log(
         .await?;
     Ok((
         StatusCode::CREATED,
-        saved(format!("Medication {status} logged successfully"), entry),
+        message_data(format!("Medication {status} logged successfully"), entry),
     )
         .into_response())
 }
