@@ -62,10 +62,8 @@ fn paged<T>(rows: Vec<T>, total: i64, page: Paging) -> Json<Paged<T>> {
 }
 
 fn paging(limit: Option<&str>, offset: Option<&str>) -> ApiResult<Paging> {
-    // A number that does not parse is a malformed query, not a value out of range.
-    let number = |text, label| query_number(text, label).map_err(|e| e.with_code(ErrorCode::InvalidRequest));
-    let limit = number(limit, "limit")?;
-    let offset = number(offset, "offset")?;
+    let limit = query_number(limit, "limit")?;
+    let offset = query_number(offset, "offset")?;
     Ok(reminders::paging(limit, offset)?)
 }
 
