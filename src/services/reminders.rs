@@ -359,6 +359,7 @@ pub fn log_take(
 #[derive(Debug, Serialize, ToSchema)]
 pub struct TakeLogged {
     /// taken, skipped or missed; null when the history entry is gone.
+    #[schema(value_type = Option<DoseStatus>)]
     pub status: Option<String>,
     /// When the dose was logged (RFC 3339, UTC).
     pub taken: String,
@@ -392,8 +393,9 @@ pub fn take_details(conn: &Connection, token: &str, now: DateTime<Utc>) -> Servi
     let logged = match (&r.answered_at, target.history_id) {
         (None, _) => None,
         (Some(at), Some(entry)) => Some(match history::find(conn, user_id, entry)? {
+            // As text whether the entry's status is stored typed or not.
             Some(e) => TakeLogged {
-                status: Some(e.status),
+                status: Some(e.status.to_string()),
                 taken: e.taken,
             },
             None => TakeLogged {
