@@ -18,9 +18,6 @@ use crate::security::client_ip::ClientIp;
 use crate::services::ErrorCode;
 use crate::services::accounts::{Profile, Registered, SignedIn};
 
-/// The rate-limit refusal moved to `http::limits`; notifications still reach it here.
-pub use super::limits::limited;
-
 #[derive(Deserialize, ToSchema)]
 pub struct Credentials {
     #[serde(default)]

@@ -4,11 +4,16 @@
 
 pub mod accounts;
 pub mod backup;
+pub mod doses;
 pub mod export;
 pub mod import;
 pub mod jobs;
+pub mod notifications;
+pub mod push_subscriptions;
+pub mod reminders;
 pub mod report;
 pub mod retention;
+pub mod stock;
 pub mod user_backups;
 pub mod user_settings;
 
