@@ -7,6 +7,7 @@ pub mod doses;
 pub mod export;
 pub mod import;
 pub mod jobs;
+pub mod medications;
 pub mod report;
 pub mod retention;
 pub mod stock;

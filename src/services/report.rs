@@ -21,7 +21,7 @@ const DEFAULT_DAYS: i64 = 30;
 /// Missed doses listed at most (the counts stay exact).
 const MAX_MISSED: i64 = 500;
 
-#[derive(Debug, Default, Clone, Copy, Serialize)]
+#[derive(Debug, Default, Clone, Copy, Serialize, utoipa::ToSchema)]
 pub struct Adherence {
     pub taken: u32,
     pub skipped: u32,

@@ -354,11 +354,13 @@ pub fn record_ledger(
     Ok(())
 }
 
-#[derive(Debug, serde::Serialize)]
+/// A row of the stock ledger: one move of the stock and the balance after it.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
 pub struct LedgerRow {
     pub id: i64,
     pub change: Quantity,
     pub balance: Quantity,
+    /// `initial`, `dose`, `dose_reverted`, `adjustment` or `correction`.
     pub kind: String,
     pub reason: Option<String>,
     pub history_id: Option<i64>,
