@@ -60,13 +60,6 @@ impl From<DoseStatus> for DoseState {
     }
 }
 
-impl DoseState {
-    /// A history entry's status; `None` for anything else.
-    pub fn logged(status: &str) -> Option<DoseState> {
-        status.parse::<DoseStatus>().ok().map(DoseState::from)
-    }
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DoseOfToday {
     pub medication_id: i64,

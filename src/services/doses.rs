@@ -53,7 +53,7 @@ pub fn record_dose(
         medication_id: Some(m.id),
         medication_name: m.name.clone(),
         medication_unit: m.unit.clone(),
-        status: dose.status.to_string(),
+        status: dose.status,
         taken: clock::stamp(dose.taken),
         quantity: dose.quantity,
         dosage_unit: dose.dosage_unit,
@@ -207,10 +207,10 @@ pub fn update_entry(
     now: DateTime<Utc>,
 ) -> ServiceResult<Logged> {
     let mut entry = history::find(conn, user_id, id)?.ok_or_else(entry_not_found)?;
-    let stock_relevant = |e: &Entry| (e.status.clone(), e.quantity, e.dosage_unit.clone());
+    let stock_relevant = |e: &Entry| (e.status, e.quantity, e.dosage_unit.clone());
     let before = stock_relevant(&entry);
     if let Some(status) = change.status {
-        entry.status = status.to_string();
+        entry.status = status;
     }
     if let Some(taken) = change.taken {
         entry.taken = clock::stamp(not_in_future(taken, now)?);
@@ -336,7 +336,7 @@ pub fn history(
             .ok_or_else(|| not_found(ErrorCode::MedicationNotFound, "Medication not found"))?;
     }
     let filter = Filter {
-        status: filter.status.map(|s| s.to_string()),
+        status: filter.status,
         medication_id: within.or(filter.medication_id),
         from: bound(filter.date_from.as_deref(), &clock, false)?,
         until: bound(filter.date_to.as_deref(), &clock, true)?,

@@ -163,8 +163,7 @@ impl ScheduleView {
 #[derive(Debug, Serialize, ToSchema)]
 pub struct RecentDose {
     pub id: i64,
-    #[schema(value_type = DoseStatus)]
-    pub status: String,
+    pub status: DoseStatus,
     pub taken: String,
     pub quantity: Quantity,
     pub dosage_unit: String,
@@ -401,12 +400,12 @@ pub fn adherence(conn: &Connection, user_id: i64, now: DateTime<Utc>) -> Service
         if index >= daily.len() {
             continue;
         }
-        daily[index].add(status);
+        daily[index].add(status.as_str());
         if let Some(id) = medication_id {
             let entry = per_med.entry(*id).or_default();
-            entry.1.add(status);
+            entry.1.add(status.as_str());
             if day >= first_7 {
-                entry.0.add(status);
+                entry.0.add(status.as_str());
             }
         }
     }
@@ -509,7 +508,7 @@ fn doses_today(
             Some(Log {
                 id: e.id,
                 medication_id: e.medication_id?,
-                status: DoseState::logged(&e.status)?,
+                status: DoseState::from(e.status),
                 taken: instant(&e.taken)?,
             })
         })

@@ -119,7 +119,7 @@ fn stock_use_of(
     medication: Option<&Medication>,
     inventory: Option<&Inventory>,
 ) -> Result<Quantity, UnitError> {
-    let taken = entry.status.parse::<DoseStatus>() == Ok(DoseStatus::Taken);
+    let taken = entry.status == DoseStatus::Taken;
     match (taken, entry.affect_inventory, medication, inventory) {
         (true, true, Some(m), Some(inv)) if inv.enabled => {
             inv.containers.usage(entry.quantity, &entry.dosage_unit, &m.unit)
