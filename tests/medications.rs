@@ -606,6 +606,16 @@ async fn history_pages_and_filters() {
             get_json(&server, &format!("/api/medications/history?{bad}"), Some(&token)).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}: {body}");
     }
+    // Far past the end is an empty page (it once overflowed into a 500).
+    let (status, body) = get_json(
+        &server,
+        &format!("/api/medications/history?limit=1&offset={}", i64::MAX),
+        Some(&token),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["data"], json!([]));
+    assert_eq!(body["pagination"]["page"], i64::MAX);
 }
 
 #[tokio::test]

@@ -12,6 +12,7 @@ use super::AppState;
 use super::error::{ApiError, ApiResult, ErrorBody};
 use super::extract::{ApiJson, ApiPath, ApiQuery, query_number};
 use super::session::AuthUser;
+use crate::domain::dose::DoseStatus;
 use crate::domain::quantity::Quantity;
 use crate::services::doses::{self, EntryChange, HistoryFilter, Logged, Pagination, Paging};
 use crate::services::stock::StockLevel;
@@ -23,20 +24,23 @@ use crate::store::history::Entry;
 #[into_params(parameter_in = Query)]
 pub struct HistoryQuery {
     /// Entries per page, 1 to 100 (default 20).
+    #[param(value_type = Option<i64>, minimum = 1, maximum = 100)]
     limit: Option<String>,
     /// Entries to pass over; wins over `page`.
+    #[param(value_type = Option<i64>, minimum = 0)]
     offset: Option<String>,
     /// The page, from 1.
+    #[param(value_type = Option<i64>, minimum = 1)]
     page: Option<String>,
     /// `YYYY-MM-DD` (in the person's zone) or an RFC 3339 instant.
     date_from: Option<String>,
     /// `YYYY-MM-DD` (the whole day) or an RFC 3339 instant.
     date_to: Option<String>,
-    /// `taken`, `skipped` or `missed`.
+    #[param(value_type = Option<DoseStatus>)]
     status: Option<String>,
     /// Only this medication's entries.
     #[serde(rename = "medicationId")]
-    #[param(rename = "medicationId")]
+    #[param(rename = "medicationId", value_type = Option<i64>)]
     medication_id: Option<String>,
 }
 
@@ -154,13 +158,17 @@ pub async fn for_medication(
 /// A correction to an entry; absent fields stay.
 #[derive(Deserialize, ToSchema)]
 pub struct EntryUpdate {
-    /// `taken`, `skipped` or `missed`.
+    #[schema(value_type = Option<DoseStatus>)]
     status: Option<String>,
     /// RFC 3339, not in the future; blank keeps it.
+    #[schema(value_type = Option<chrono::DateTime<chrono::Utc>>)]
     taken: Option<String>,
+    /// Positive.
+    #[schema(value_type = Option<f64>, exclusive_minimum = 0)]
     quantity: Option<Quantity>,
     dosage_unit: Option<String>,
     /// A free-text note; blank clears it.
+    #[schema(max_length = 64)]
     dosage: Option<String>,
 }
 

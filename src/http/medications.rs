@@ -14,6 +14,7 @@ use super::AppState;
 use super::error::{ApiError, ApiResult, Data, ErrorBody, data};
 use super::extract::{ApiJson, ApiPath, ApiQuery};
 use super::session::AuthUser;
+use crate::domain::dose::DoseStatus;
 use crate::domain::quantity::Quantity;
 use crate::domain::units::{self, Unit};
 use crate::services::doses::{self, DoseRequest, Logged};
@@ -180,6 +181,7 @@ pub async fn update(
 #[into_params(parameter_in = Query)]
 pub struct DeleteQuery {
     /// `true` (or `1`) deletes the medication's history too; else it stays, under its name.
+    #[param(value_type = Option<bool>)]
     delete_history: Option<String>,
 }
 
@@ -222,14 +224,18 @@ pub async fn delete(
 #[derive(Deserialize, ToSchema)]
 pub struct DoseInput {
     /// RFC 3339; absent or blank is now. Not in the future.
+    #[schema(value_type = Option<chrono::DateTime<chrono::Utc>>)]
     taken: Option<String>,
     /// `taken` (the default), `skipped` or `missed`.
+    #[schema(value_type = Option<DoseStatus>)]
     status: Option<String>,
-    /// Default: the medication's dose.
+    /// Default: the medication's dose; positive.
+    #[schema(value_type = Option<f64>, exclusive_minimum = 0)]
     quantity: Option<Quantity>,
     /// Default: the medication's unit.
     dosage_unit: Option<String>,
     /// A free-text note.
+    #[schema(max_length = 64)]
     dosage: Option<String>,
     /// The planned reminder this dose answers (`reminder_id` of today's dose).
     dosage_id: Option<i64>,

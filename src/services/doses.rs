@@ -349,7 +349,8 @@ pub fn history(
             total,
             limit: paging.limit,
             offset: paging.offset,
-            page: paging.offset / paging.limit + 1,
+            // Saturating: an offset near i64::MAX is an empty page, not an overflow.
+            page: (paging.offset / paging.limit).saturating_add(1),
             pages: pages.max(1),
         },
     ))

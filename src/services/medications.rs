@@ -47,9 +47,11 @@ pub struct Reach {
 /// A medication's schedule as sent; what is absent stays.
 #[derive(Debug, Default, Deserialize, ToSchema)]
 pub struct ScheduleInput {
-    /// Times of day, `HH:MM`.
+    /// Times of day, `HH:MM`, at most 12.
+    #[schema(value_type = Option<Vec<TimeOfDay>>, max_items = 12)]
     times: Option<Vec<String>>,
     /// ISO weekdays, 1 (Monday) to 7 (Sunday).
+    #[schema(value_type = Option<Vec<u8>>)]
     weekdays: Option<Vec<u32>>,
     /// `YYYY-MM-DD`.
     start_date: Option<String>,
@@ -58,15 +60,21 @@ pub struct ScheduleInput {
 /// A medication as sent to create or change it; what is absent stays (or takes its default).
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct MedicationInput {
+    /// Required for a new medication.
+    #[schema(min_length = 1, max_length = 200)]
     name: Option<String>,
     /// A unit of the catalogue (`/api/units`).
     unit: Option<String>,
-    /// One of `daily`, `twice_daily`, `weekly`, `monthly`, `as_needed`.
+    #[schema(value_type = Option<Frequency>)]
     frequency: Option<String>,
     /// One of `blue`, `red`, `green`, `yellow`, `purple`, `pink`, `orange`.
     color: Option<String>,
+    #[schema(max_length = 64)]
     icon: Option<String>,
+    #[schema(max_length = 2000)]
     notes: Option<String>,
+    /// The usual dose, in `unit`; positive.
+    #[schema(value_type = Option<f64>, exclusive_minimum = 0)]
     default_quantity: Option<Quantity>,
     schedule: Option<ScheduleInput>,
     inventory: Option<InventoryInput>,

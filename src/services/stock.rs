@@ -313,7 +313,7 @@ impl InventoryView {
 #[derive(Debug, Default, Deserialize, ToSchema)]
 pub struct InventoryInput {
     enabled: Option<bool>,
-    /// `continuous` or `discrete`.
+    #[schema(value_type = Option<InventoryType>)]
     inventory_type: Option<String>,
     #[serde(default, deserialize_with = "nullable")]
     #[schema(value_type = Option<String>)]
@@ -462,6 +462,7 @@ pub fn save(
 pub struct Adjustment {
     /// How much to add (a refill) or take away (a lost tablet); not zero.
     pub adjustment: Option<Quantity>,
+    #[schema(max_length = 500)]
     pub reason: Option<String>,
 }
 
