@@ -553,3 +553,52 @@ pub fn low(conn: &Connection, user_id: i64) -> ServiceResult<Vec<LowStock>> {
     }
     Ok(low)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn problem(e: ServiceError) -> Problem {
+        match e {
+            ServiceError::Invalid(p) => p,
+            other => panic!("not a 400: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn unit_problems_carry_their_code_and_values() {
+        let p = problem(units::canonical("spoons").unwrap_err().into());
+        assert_eq!(
+            (p.code, p.message.as_str()),
+            (
+                ErrorCode::UnitInvalid,
+                "Unit 'spoons' is not a valid medical unit"
+            )
+        );
+        assert_eq!(p.params["unit"], "spoons");
+        assert_eq!(
+            problem(units::canonical(" ").unwrap_err().into()).code,
+            ErrorCode::UnitRequired
+        );
+        let p = problem(units::convert(Quantity::whole(1), "mg", "ml").unwrap_err().into());
+        assert_eq!(p.code, ErrorCode::UnitIncompatible);
+        assert_eq!((&p.params["from"], &p.params["to"]), (&"mg".into(), &"ml".into()));
+        let strength = DoseUnitError::StrengthNeeded {
+            stock: "tablets".into(),
+            unit: "mg".into(),
+            item: "tablet".into(),
+        };
+        let p = problem(strength.into());
+        assert_eq!(p.code, ErrorCode::StrengthNeeded);
+        assert_eq!(
+            (&p.params["stock"], &p.params["unit"]),
+            (&"tablets".into(), &"mg".into())
+        );
+        let mismatch = DoseUnitError::Mismatch {
+            stock: "ml".into(),
+            unit: "units".into(),
+            hint: ", a unit a dose converts to".into(),
+        };
+        assert_eq!(problem(mismatch.into()).code, ErrorCode::UnitMismatch);
+    }
+}
