@@ -12,7 +12,8 @@ use super::AppState;
 use super::error::{ApiError, ApiResult, ErrorBody};
 use super::extract::{ApiJson, ApiPath, ApiQuery, query_number};
 use super::session::AuthUser;
-use crate::domain::dose::DoseStatus;
+use crate::domain::dose::{DoseStatus, EntryId};
+use crate::domain::medication::MedicationId;
 use crate::domain::quantity::Quantity;
 use crate::services::doses::{self, EntryChange, HistoryFilter, Logged, Pagination, Paging};
 use crate::services::stock::StockLevel;
@@ -83,7 +84,7 @@ async fn page_of(
     state: AppState,
     user_id: i64,
     q: HistoryQuery,
-    medication: Option<i64>,
+    medication: Option<MedicationId>,
 ) -> ApiResult<Json<HistoryPage>> {
     let paging = Paging::new(
         query_number(q.limit.as_deref(), "limit")?,
@@ -149,7 +150,7 @@ pub async fn list(
 pub async fn for_medication(
     State(state): State<AppState>,
     AuthUser(user): AuthUser,
-    ApiPath(id): ApiPath<i64>,
+    ApiPath(id): ApiPath<MedicationId>,
     ApiQuery(q): ApiQuery<HistoryQuery>,
 ) -> ApiResult<Json<HistoryPage>> {
     page_of(state, user.id, q, Some(id)).await
@@ -191,7 +192,7 @@ pub struct EntryUpdate {
 pub async fn update(
     State(state): State<AppState>,
     AuthUser(user): AuthUser,
-    ApiPath(id): ApiPath<i64>,
+    ApiPath(id): ApiPath<EntryId>,
     ApiJson(input): ApiJson<EntryUpdate>,
 ) -> ApiResult<Json<MessageData<Logged>>> {
     let change = EntryChange {
@@ -233,7 +234,7 @@ pub async fn update(
 pub async fn delete(
     State(state): State<AppState>,
     AuthUser(user): AuthUser,
-    ApiPath(id): ApiPath<i64>,
+    ApiPath(id): ApiPath<EntryId>,
 ) -> ApiResult<Json<MessageData<AfterDelete>>> {
     let now = state.clock.now();
     let inventory = state

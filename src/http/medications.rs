@@ -15,6 +15,7 @@ use super::error::{ApiError, ApiResult, Data, ErrorBody, data};
 use super::extract::{ApiJson, ApiPath, ApiQuery};
 use super::session::AuthUser;
 use crate::domain::dose::DoseStatus;
+use crate::domain::medication::MedicationId;
 use crate::domain::quantity::Quantity;
 use crate::domain::units::{self, Unit};
 use crate::services::doses::{self, DoseRequest, Logged};
@@ -92,7 +93,7 @@ pub async fn list(
 pub async fn get(
     State(state): State<AppState>,
     AuthUser(user): AuthUser,
-    ApiPath(id): ApiPath<i64>,
+    ApiPath(id): ApiPath<MedicationId>,
 ) -> ApiResult<Json<Data<MedicationView>>> {
     let reach = reach(&state);
     let medication = state
@@ -157,7 +158,7 @@ pub async fn create(
 pub async fn update(
     State(state): State<AppState>,
     AuthUser(user): AuthUser,
-    ApiPath(id): ApiPath<i64>,
+    ApiPath(id): ApiPath<MedicationId>,
     ApiJson(input): ApiJson<MedicationInput>,
 ) -> ApiResult<Json<Data<MedicationView>>> {
     let (reach, days, now) = (
@@ -201,7 +202,7 @@ pub struct DeleteQuery {
 pub async fn delete(
     State(state): State<AppState>,
     AuthUser(user): AuthUser,
-    ApiPath(id): ApiPath<i64>,
+    ApiPath(id): ApiPath<MedicationId>,
     ApiQuery(query): ApiQuery<DeleteQuery>,
 ) -> ApiResult<Json<Message>> {
     let with_history = matches!(query.delete_history.as_deref(), Some("true" | "1"));
@@ -263,7 +264,7 @@ pub struct DoseInput {
 pub async fn log_dose(
     State(state): State<AppState>,
     AuthUser(user): AuthUser,
-    ApiPath(id): ApiPath<i64>,
+    ApiPath(id): ApiPath<MedicationId>,
     ApiJson(input): ApiJson<DoseInput>,
 ) -> ApiResult<(StatusCode, Json<MessageData<Logged>>)> {
     let dose = DoseRequest {
@@ -303,7 +304,7 @@ pub async fn log_dose(
 pub async fn get_inventory(
     State(state): State<AppState>,
     AuthUser(user): AuthUser,
-    ApiPath(id): ApiPath<i64>,
+    ApiPath(id): ApiPath<MedicationId>,
 ) -> ApiResult<Json<Data<InventoryView>>> {
     let inventory = state
         .db
@@ -332,7 +333,7 @@ pub async fn get_inventory(
 pub async fn put_inventory(
     state: State<AppState>,
     user: AuthUser,
-    id: ApiPath<i64>,
+    id: ApiPath<MedicationId>,
     input: ApiJson<InventoryInput>,
 ) -> ApiResult<Json<Data<InventoryView>>> {
     save_inventory(state, user, id, input).await
@@ -357,7 +358,7 @@ pub async fn put_inventory(
 pub async fn post_inventory(
     state: State<AppState>,
     user: AuthUser,
-    id: ApiPath<i64>,
+    id: ApiPath<MedicationId>,
     input: ApiJson<InventoryInput>,
 ) -> ApiResult<Json<Data<InventoryView>>> {
     save_inventory(state, user, id, input).await
@@ -366,7 +367,7 @@ pub async fn post_inventory(
 async fn save_inventory(
     State(state): State<AppState>,
     AuthUser(user): AuthUser,
-    ApiPath(id): ApiPath<i64>,
+    ApiPath(id): ApiPath<MedicationId>,
     ApiJson(input): ApiJson<InventoryInput>,
 ) -> ApiResult<Json<Data<InventoryView>>> {
     let now = state.clock.now();
@@ -401,7 +402,7 @@ async fn save_inventory(
 pub async fn adjust_inventory(
     State(state): State<AppState>,
     AuthUser(user): AuthUser,
-    ApiPath(id): ApiPath<i64>,
+    ApiPath(id): ApiPath<MedicationId>,
     ApiJson(input): ApiJson<Adjustment>,
 ) -> ApiResult<Json<MessageData<Adjusted>>> {
     let now = state.clock.now();
@@ -432,7 +433,7 @@ pub async fn adjust_inventory(
 pub async fn ledger(
     State(state): State<AppState>,
     AuthUser(user): AuthUser,
-    ApiPath(id): ApiPath<i64>,
+    ApiPath(id): ApiPath<MedicationId>,
 ) -> ApiResult<Json<Data<Vec<LedgerRow>>>> {
     let rows = state
         .db

@@ -10,8 +10,8 @@ use utoipa::ToSchema;
 use super::stock::{self, StockLevel, StockWarning};
 use super::{ErrorCode, ServiceResult, invalid, not_found, rejected};
 use crate::clock;
-use crate::domain::dose::DoseStatus;
-use crate::domain::medication::{FUTURE_SKEW_SECS, MAX_SHORT_TEXT, limited_text};
+use crate::domain::dose::{DoseStatus, EntryId};
+use crate::domain::medication::{FUTURE_SKEW_SECS, MAX_SHORT_TEXT, MedicationId, limited_text};
 use crate::domain::quantity::Quantity;
 use crate::reminders::planner::UserClock;
 use crate::store::history::{self, Entry, Filter};
@@ -143,13 +143,13 @@ pub struct Logged {
 pub fn log(
     conn: &Connection,
     user_id: i64,
-    medication_id: i64,
+    medication_id: MedicationId,
     dose: DoseRequest,
     now: DateTime<Utc>,
 ) -> ServiceResult<Logged> {
     let taken = not_in_future(dose.taken.unwrap_or(now), now)?;
     let dosage = dosage_text(dose.dosage)?;
-    let m = medications::find(conn, user_id, medication_id)?
+    let m = medications::find(conn, user_id, medication_id.0)?
         .ok_or_else(|| not_found(ErrorCode::MedicationNotFound, "Medication not found"))?;
     if let Some(reminder) = dose.dosage_id
         && reminders::find(conn, user_id, reminder)?.is_none_or(|r| r.medication_id != Some(m.id))
@@ -202,11 +202,11 @@ pub struct EntryChange {
 pub fn update_entry(
     conn: &Connection,
     user_id: i64,
-    id: i64,
+    id: EntryId,
     change: EntryChange,
     now: DateTime<Utc>,
 ) -> ServiceResult<Logged> {
-    let mut entry = history::find(conn, user_id, id)?.ok_or_else(entry_not_found)?;
+    let mut entry = history::find(conn, user_id, id.0)?.ok_or_else(entry_not_found)?;
     let stock_relevant = |e: &Entry| (e.status, e.quantity, e.dosage_unit.clone());
     let before = stock_relevant(&entry);
     if let Some(status) = change.status {
@@ -243,12 +243,12 @@ pub fn update_entry(
 pub fn delete_entry(
     conn: &Connection,
     user_id: i64,
-    id: i64,
+    id: EntryId,
     now: DateTime<Utc>,
 ) -> ServiceResult<Option<StockLevel>> {
-    let mut entry = history::find(conn, user_id, id)?.ok_or_else(entry_not_found)?;
+    let mut entry = history::find(conn, user_id, id.0)?.ok_or_else(entry_not_found)?;
     stock::release(conn, user_id, &mut entry, now)?;
-    history::delete(conn, user_id, id)?;
+    history::delete(conn, user_id, id.0)?;
     stock::level(conn, entry.medication_id)
 }
 
@@ -326,18 +326,18 @@ fn bound(value: Option<&str>, clock: &UserClock, end_of_day: bool) -> ServiceRes
 pub fn history(
     conn: &Connection,
     user_id: i64,
-    within: Option<i64>,
+    within: Option<MedicationId>,
     filter: HistoryFilter,
     paging: Paging,
 ) -> ServiceResult<(Vec<Entry>, Pagination)> {
     let clock = UserClock::load(conn, user_id)?;
     if let Some(id) = within {
-        medications::find(conn, user_id, id)?
+        medications::find(conn, user_id, id.0)?
             .ok_or_else(|| not_found(ErrorCode::MedicationNotFound, "Medication not found"))?;
     }
     let filter = Filter {
         status: filter.status,
-        medication_id: within.or(filter.medication_id),
+        medication_id: within.map(|id| id.0).or(filter.medication_id),
         from: bound(filter.date_from.as_deref(), &clock, false)?,
         until: bound(filter.date_to.as_deref(), &clock, true)?,
     };

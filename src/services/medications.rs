@@ -13,7 +13,9 @@ use super::stock::{self, InventoryInput, InventoryView};
 use super::{ErrorCode, ServiceError, ServiceResult, invalid, not_found, rejected};
 use crate::clock;
 use crate::domain::dose::DoseStatus;
-use crate::domain::medication::{COLORS, DEFAULT_ICON, MAX_NAME, MAX_NOTES, MAX_SHORT_TEXT, limited_text};
+use crate::domain::medication::{
+    COLORS, DEFAULT_ICON, MAX_NAME, MAX_NOTES, MAX_SHORT_TEXT, MedicationId, limited_text,
+};
 use crate::domain::quantity::Quantity;
 use crate::domain::schedule::{self, Frequency, TimeOfDay};
 use crate::domain::today::{
@@ -267,9 +269,9 @@ pub fn list(conn: &Connection, user_id: i64, reach: Reach) -> ServiceResult<Vec<
         .collect()
 }
 
-pub fn get(conn: &Connection, user_id: i64, id: i64, reach: Reach) -> ServiceResult<MedicationView> {
+pub fn get(conn: &Connection, user_id: i64, id: MedicationId, reach: Reach) -> ServiceResult<MedicationView> {
     let clock = UserClock::load(conn, user_id)?;
-    let m = medications::find(conn, user_id, id)?.ok_or_else(medication_not_found)?;
+    let m = medications::find(conn, user_id, id.0)?.ok_or_else(medication_not_found)?;
     view(conn, user_id, &m, &clock, reach)
 }
 
@@ -325,7 +327,7 @@ pub fn create(
 pub fn update(
     conn: &Connection,
     user_id: i64,
-    id: i64,
+    id: MedicationId,
     mut input: MedicationInput,
     reach: Reach,
     horizon_days: u32,
@@ -333,7 +335,7 @@ pub fn update(
 ) -> ServiceResult<MedicationView> {
     let inventory = input.inventory.take();
     let clock = UserClock::load(conn, user_id)?;
-    let mut m = medications::find(conn, user_id, id)?.ok_or_else(medication_not_found)?;
+    let mut m = medications::find(conn, user_id, id.0)?.ok_or_else(medication_not_found)?;
     let unit_before = m.unit.clone();
     apply(&mut m, input)?;
     m.updated_at = clock::stamp(now);
@@ -351,8 +353,8 @@ pub fn update(
 }
 
 /// Removes the medication with its stock; its history stays unless `with_history`.
-pub fn delete(conn: &Connection, user_id: i64, id: i64, with_history: bool) -> ServiceResult<()> {
-    if medications::delete(conn, user_id, id, with_history)? {
+pub fn delete(conn: &Connection, user_id: i64, id: MedicationId, with_history: bool) -> ServiceResult<()> {
+    if medications::delete(conn, user_id, id.0, with_history)? {
         Ok(())
     } else {
         Err(medication_not_found())

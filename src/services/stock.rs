@@ -9,7 +9,7 @@ use utoipa::ToSchema;
 use super::{ErrorCode, Problem, ServiceError, ServiceResult, invalid, rejected, report};
 use crate::clock;
 use crate::domain::dose::DoseStatus;
-use crate::domain::medication::limited_text;
+use crate::domain::medication::{MedicationId, limited_text};
 use crate::domain::quantity::Quantity;
 use crate::domain::stock::{self, ContainerError, DoseUnitError, DoseWarning, InventoryType, StockStatus};
 use crate::domain::units::{self, UnitError, UnitInputError};
@@ -435,7 +435,8 @@ pub fn apply(
 }
 
 /// A medication's inventory (a disabled one when it never had any).
-pub fn get(conn: &Connection, user_id: i64, medication_id: i64) -> ServiceResult<InventoryView> {
+pub fn get(conn: &Connection, user_id: i64, medication_id: MedicationId) -> ServiceResult<InventoryView> {
+    let medication_id = medication_id.0;
     let clock = UserClock::load(conn, user_id)?;
     let m = medications::find(conn, user_id, medication_id)?.ok_or_else(medication_not_found)?;
     let inv =
@@ -447,10 +448,11 @@ pub fn get(conn: &Connection, user_id: i64, medication_id: i64) -> ServiceResult
 pub fn save(
     conn: &Connection,
     user_id: i64,
-    medication_id: i64,
+    medication_id: MedicationId,
     input: InventoryInput,
     now: DateTime<Utc>,
 ) -> ServiceResult<InventoryView> {
+    let medication_id = medication_id.0;
     let clock = UserClock::load(conn, user_id)?;
     let m = medications::find(conn, user_id, medication_id)?.ok_or_else(medication_not_found)?;
     let inv = apply(conn, &m, input, &clock::stamp(now))?;
@@ -478,10 +480,11 @@ pub struct Adjusted {
 pub fn adjust(
     conn: &Connection,
     user_id: i64,
-    medication_id: i64,
+    medication_id: MedicationId,
     input: Adjustment,
     now: DateTime<Utc>,
 ) -> ServiceResult<Adjusted> {
+    let medication_id = medication_id.0;
     let change = input
         .adjustment
         .filter(|a| *a != Quantity::ZERO)
@@ -521,7 +524,8 @@ pub fn adjust(
 }
 
 /// The most recent rows of a medication's stock ledger, newest first.
-pub fn ledger(conn: &Connection, user_id: i64, medication_id: i64) -> ServiceResult<Vec<LedgerRow>> {
+pub fn ledger(conn: &Connection, user_id: i64, medication_id: MedicationId) -> ServiceResult<Vec<LedgerRow>> {
+    let medication_id = medication_id.0;
     medications::find(conn, user_id, medication_id)?.ok_or_else(medication_not_found)?;
     Ok(medications::ledger(conn, medication_id, LEDGER_ROWS)?)
 }
