@@ -77,6 +77,7 @@ fn said<T>(message: &'static str, data: T) -> Json<MessageData<T>> {
 #[derive(Serialize, ToSchema)]
 pub struct AfterDelete {
     /// Null when the medication keeps no stock (or is gone).
+    #[schema(required = true)]
     inventory: Option<StockLevel>,
 }
 

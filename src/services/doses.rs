@@ -134,6 +134,7 @@ pub struct DoseRequest {
 pub struct Logged {
     pub entry: Entry,
     /// The stock after the dose; null without an inventory.
+    #[schema(required = true)]
     pub inventory: Option<StockLevel>,
     #[serde(flatten)]
     pub warning: StockWarning,

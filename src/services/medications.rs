@@ -210,9 +210,11 @@ pub struct MedicationView {
     /// The latest doses, newest first.
     pub doses: Vec<RecentDose>,
     /// Null when no inventory was ever set up.
+    #[schema(required = true)]
     pub inventory: Option<InventoryView>,
     /// `no_method` when its reminders go out by no method the person can receive.
     #[schema(value_type = Option<String>)]
+    #[schema(required = true)]
     pub delivery_warning: Option<&'static str>,
 }
 
@@ -548,10 +550,13 @@ pub struct TodayDose {
     pub local_time: TimeOfDay,
     pub status: DoseState,
     /// The entry that answered it.
+    #[schema(required = true)]
     pub history_id: Option<i64>,
     /// Its planned reminder, to log the dose against (`dosage_id`).
+    #[schema(required = true)]
     pub reminder_id: Option<i64>,
     #[schema(value_type = Option<String>)]
+    #[schema(required = true)]
     pub delivery_warning: Option<&'static str>,
 }
 

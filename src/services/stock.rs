@@ -99,7 +99,9 @@ pub fn level(conn: &Connection, medication_id: Option<i64>) -> ServiceResult<Opt
 /// stable code for the client, both null when the stock moved as asked.
 #[derive(Debug, Clone, Default, Serialize, ToSchema)]
 pub struct StockWarning {
+    #[schema(required = true)]
     pub warning: Option<String>,
+    #[schema(required = true)]
     pub warning_code: Option<DoseWarning>,
 }
 
@@ -264,12 +266,19 @@ pub struct InventoryView {
     pub id: i64,
     pub enabled: bool,
     pub inventory_type: InventoryType,
+    #[schema(required = true)]
     pub container_type: Option<String>,
+    #[schema(required = true)]
     pub container_quantity: Option<i64>,
+    #[schema(required = true)]
     pub container_size: Option<Quantity>,
+    #[schema(required = true)]
     pub container_unit: Option<String>,
+    #[schema(required = true)]
     pub item_quantity: Option<i64>,
+    #[schema(required = true)]
     pub item_strength: Option<Quantity>,
+    #[schema(required = true)]
     pub item_unit: Option<String>,
     /// What the containers hold when full.
     pub total_quantity: Quantity,
@@ -279,6 +288,7 @@ pub struct InventoryView {
     pub reminder_threshold: Quantity,
     pub stock_status: StockStatus,
     /// The day the stock runs out at the scheduled use (`YYYY-MM-DD`); null when unknown.
+    #[schema(required = true)]
     pub runs_out_on: Option<String>,
     pub updated_at: String,
 }

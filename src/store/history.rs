@@ -28,6 +28,7 @@ impl rusqlite::types::FromSql for DoseStatus {
 pub struct Entry {
     pub id: i64,
     /// None once the medication is deleted (the entry keeps its name and unit).
+    #[schema(required = true)]
     pub medication_id: Option<i64>,
     pub medication_name: String,
     pub medication_unit: String,
@@ -36,10 +37,12 @@ pub struct Entry {
     pub taken: String,
     pub quantity: Quantity,
     pub dosage_unit: String,
+    #[schema(required = true)]
     pub dosage: Option<String>,
     pub affect_inventory: bool,
     #[serde(skip)]
     pub stock_used: Quantity,
+    #[schema(required = true)]
     pub dosage_id: Option<i64>,
     pub created_at: String,
 }

@@ -362,7 +362,9 @@ pub struct LedgerRow {
     pub balance: Quantity,
     /// `initial`, `dose`, `dose_reverted`, `adjustment` or `correction`.
     pub kind: String,
+    #[schema(required = true)]
     pub reason: Option<String>,
+    #[schema(required = true)]
     pub history_id: Option<i64>,
     pub created_at: String,
 }
