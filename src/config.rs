@@ -13,7 +13,7 @@ use figment::value::{Dict, Map, Value};
 use figment::{Figment, Metadata, Profile, Provider};
 use serde::{Deserialize, Serialize};
 
-use crate::security::client_ip::IpNet;
+use crate::security::client_ip::{self, IpNet};
 
 const ENV_PREFIX: &str = "PILLBOX_";
 
@@ -354,7 +354,7 @@ impl Settings {
         self.trusted_proxies
             .iter()
             .map(|entry| {
-                entry.parse().map_err(|e| {
+                client_ip::parse_net(entry).map_err(|e| {
                     config_error(format!(
                         "trusted_proxies: {e}; list addresses or CIDR blocks, e.g. [\"127.0.0.1\"]"
                     ))

@@ -8,13 +8,13 @@ use clap::Args;
 use tokio::net::TcpListener;
 
 use super::{CliResult, DataArgs, Paths, load_settings, open_and_migrate};
-use crate::accounts::AuthLimits;
 use crate::config::{Overrides, Settings, display_path};
 use crate::db::Db;
 use crate::http::{self, AppState};
 use crate::mailer::Mailer;
 use crate::reminders::{self, dispatcher::Engine, push::Pusher};
 use crate::secrets::{self, Secrets};
+use crate::services::accounts::AuthLimits;
 use crate::services::backup;
 use crate::services::jobs::{BackupStatus, DataJobs};
 use crate::version::VERSION;

@@ -1,11 +1,13 @@
 //! The HTTP server: the JSON API under `/api`, instance endpoints and the embedded web app.
 
+mod answers;
 mod assets;
 mod auth;
 mod data;
 pub mod error;
 pub mod extract;
 mod history;
+mod limits;
 mod medications;
 mod meta;
 mod middleware;
@@ -28,13 +30,13 @@ use tower_http::compression::CompressionLayer;
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 
-use crate::accounts::AuthLimits;
 use crate::config::Settings;
 use crate::db::Db;
 use crate::mailer::Mailer;
 use crate::reminders::dispatcher::Engine;
 use crate::secrets::Secrets;
 use crate::security::client_ip::IpNet;
+use crate::services::accounts::AuthLimits;
 use crate::services::jobs::BackupStatus;
 
 /// Request bodies above this answer 413.
