@@ -746,7 +746,7 @@ async fn another_users_ids_answer_404() {
         let code = if path.contains("/history/") {
             "entry_not_found"
         } else if path.ends_with("not-a-number") {
-            "not_found"
+            "invalid_request"
         } else {
             "medication_not_found"
         };

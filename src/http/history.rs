@@ -9,6 +9,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::AppState;
+use super::answers::{MessageData, message_data};
 use super::error::{ApiError, ApiResult, ErrorBody};
 use super::extract::{ApiJson, ApiPath, ApiQuery, query_number};
 use super::session::AuthUser;
@@ -53,24 +54,6 @@ pub struct HistoryPage {
     /// Newest first.
     data: Vec<Entry>,
     pagination: Pagination,
-}
-
-/// `{"success": true, "message": …, "data": …}`.
-#[derive(Serialize, ToSchema)]
-pub struct MessageData<T> {
-    /// Always true.
-    success: bool,
-    /// What happened, in English, for a person.
-    message: &'static str,
-    data: T,
-}
-
-fn said<T>(message: &'static str, data: T) -> Json<MessageData<T>> {
-    Json(MessageData {
-        success: true,
-        message,
-        data,
-    })
 }
 
 /// What is left of the stock after a delete.
@@ -217,7 +200,7 @@ pub async fn update(
             Ok::<_, ApiError>(updated)
         })
         .await?;
-    Ok(said("Entry updated", updated))
+    Ok(message_data("Entry updated", updated))
 }
 
 /// Deletes an entry and gives back the stock it used.
@@ -247,7 +230,7 @@ pub async fn delete(
             Ok::<_, ApiError>(inventory)
         })
         .await?;
-    Ok(said("Entry deleted", AfterDelete { inventory }))
+    Ok(message_data("Entry deleted", AfterDelete { inventory }))
 }
 
 /// This module's routes under `/api`.

@@ -5,12 +5,13 @@
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::AppState;
+use super::answers::{Message, MessageData, message, message_data};
 use super::error::{ApiError, ApiResult, Data, ErrorBody, data};
 use super::extract::{ApiJson, ApiPath, ApiQuery};
 use super::session::AuthUser;
@@ -22,33 +23,6 @@ use crate::services::doses::{self, DoseRequest, Logged};
 use crate::services::medications::{self, AdherenceView, MedicationInput, MedicationView, Reach, TodayView};
 use crate::services::stock::{self, Adjusted, Adjustment, InventoryInput, InventoryView, LowStock};
 use crate::store::medications::LedgerRow;
-
-/// `{"success": true, "message": …}`.
-#[derive(Serialize, ToSchema)]
-pub struct Message {
-    /// Always true.
-    success: bool,
-    /// What happened, in English, for a person.
-    message: &'static str,
-}
-
-/// `{"success": true, "message": …, "data": …}`.
-#[derive(Serialize, ToSchema)]
-pub struct MessageData<T> {
-    /// Always true.
-    success: bool,
-    /// What happened, in English, for a person.
-    message: &'static str,
-    data: T,
-}
-
-fn said<T>(message: &'static str, data: T) -> Json<MessageData<T>> {
-    Json(MessageData {
-        success: true,
-        message,
-        data,
-    })
-}
 
 fn reach(state: &AppState) -> Reach {
     Reach {
@@ -215,10 +189,7 @@ pub async fn delete(
             Ok::<_, ApiError>(())
         })
         .await?;
-    Ok(Json(Message {
-        success: true,
-        message: "Medication deleted",
-    }))
+    Ok(message("Medication deleted"))
 }
 
 /// A dose as sent; what is absent comes from the medication.
@@ -286,7 +257,7 @@ pub async fn log_dose(
             Ok::<_, ApiError>(logged)
         })
         .await?;
-    Ok((StatusCode::CREATED, said("Dose logged", logged)))
+    Ok((StatusCode::CREATED, message_data("Dose logged", logged)))
 }
 
 /// A medication's inventory (disabled when none was set up).
@@ -415,7 +386,7 @@ pub async fn adjust_inventory(
             Ok::<_, ApiError>(adjusted)
         })
         .await?;
-    Ok(said("Inventory adjusted", adjusted))
+    Ok(message_data("Inventory adjusted", adjusted))
 }
 
 /// The stock ledger, newest first (the latest 500 moves).
