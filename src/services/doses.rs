@@ -253,8 +253,8 @@ pub fn delete_entry(
     stock::level(conn, entry.medication_id)
 }
 
-pub const DEFAULT_PAGE_SIZE: i64 = 20;
-pub const MAX_PAGE_SIZE: i64 = 100;
+const DEFAULT_PAGE_SIZE: i64 = 20;
+const MAX_PAGE_SIZE: i64 = 100;
 
 /// A page of the history: how many entries, from where.
 #[derive(Debug, Clone, Copy)]

@@ -28,7 +28,7 @@ use crate::store::medications::{self, Medication};
 use crate::store::{notify_prefs, reminders};
 
 /// Doses shown with each medication.
-pub const RECENT_DOSES: i64 = 5;
+const RECENT_DOSES: i64 = 5;
 
 fn medication_not_found() -> ServiceError {
     not_found(ErrorCode::MedicationNotFound, "Medication not found")
@@ -278,7 +278,7 @@ pub fn get(conn: &Connection, user_id: i64, id: MedicationId, reach: Reach) -> S
 }
 
 /// Checks what a new medication must have before anything else.
-pub fn check_new(input: &MedicationInput) -> ServiceResult<()> {
+fn check_new(input: &MedicationInput) -> ServiceResult<()> {
     if input.name.as_deref().is_none_or(|n| n.trim().is_empty()) {
         return Err(rejected(ErrorCode::NameRequired, "Name is required"));
     }
