@@ -8,6 +8,8 @@ use std::collections::{HashMap, HashSet};
 use chrono::{DateTime, Duration, Utc};
 use serde::Serialize;
 
+use super::dose::DoseStatus;
+
 /// How far back a log answers a dose, and how far ahead (a dose logged a little early).
 const ANSWERS_BACK_HOURS: i64 = 12;
 const ANSWERS_AHEAD_HOURS: i64 = 1;
@@ -37,7 +39,8 @@ pub struct Log {
     pub taken: DateTime<Utc>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+/// A dose of today as the day reads: answered by a log, else upcoming or due.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum DoseState {
     Upcoming,
@@ -47,14 +50,12 @@ pub enum DoseState {
     Missed,
 }
 
-impl DoseState {
-    /// A history entry's status; `None` for anything else.
-    pub fn logged(status: &str) -> Option<DoseState> {
+impl From<DoseStatus> for DoseState {
+    fn from(status: DoseStatus) -> DoseState {
         match status {
-            "taken" => Some(DoseState::Taken),
-            "skipped" => Some(DoseState::Skipped),
-            "missed" => Some(DoseState::Missed),
-            _ => None,
+            DoseStatus::Taken => DoseState::Taken,
+            DoseStatus::Skipped => DoseState::Skipped,
+            DoseStatus::Missed => DoseState::Missed,
         }
     }
 }

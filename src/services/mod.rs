@@ -8,6 +8,7 @@ pub mod doses;
 pub mod export;
 pub mod import;
 pub mod jobs;
+pub mod medications;
 pub mod notifications;
 pub mod push_subscriptions;
 pub mod reminders;
