@@ -74,8 +74,8 @@ where
 
 #[cfg(test)]
 mod tests {
-    use crate::config::parse_net;
     use super::*;
+    use crate::config::parse_net;
 
     fn ip(s: &str) -> IpAddr {
         s.parse().unwrap()

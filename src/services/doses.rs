@@ -13,7 +13,7 @@ use crate::clock;
 use crate::domain::dose::{DoseStatus, EntryId};
 use crate::domain::medication::{FUTURE_SKEW_SECS, MAX_SHORT_TEXT, MedicationId, limited_text};
 use crate::domain::quantity::Quantity;
-use crate::reminders::planner::UserClock;
+use crate::services::planner::UserClock;
 use crate::store::history::{self, Entry, Filter};
 use crate::store::medications::{self, Medication};
 use crate::store::reminders;

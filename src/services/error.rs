@@ -1,6 +1,3 @@
-// Codes and constructors are filled in area by area (issue 12); until then some are unused.
-#![allow(dead_code)]
-
 //! The errors of the service layer, and the stable machine codes every error answer carries.
 //!
 //! A code names what went wrong for a program (the web app maps codes to its translations);
@@ -21,6 +18,7 @@ macro_rules! error_codes {
         }
 
         impl ErrorCode {
+            #[cfg(test)]
             pub const ALL: &[ErrorCode] = &[$(ErrorCode::$variant,)*];
 
             /// The code as it appears in a body (`"unit_mismatch"`).

@@ -28,7 +28,7 @@ use crate::domain::quantity::Quantity;
 use crate::domain::schedule::{self, Frequency};
 use crate::domain::stock::Containers;
 use crate::domain::units;
-use crate::reminders::planner::{self, UserClock};
+use crate::services::planner::{self, UserClock};
 use crate::store::history::{self, Entry};
 use crate::store::medications::{self, Inventory, Medication, StockChange};
 use crate::store::notify_prefs::{self, GlobalPrefs, MedicationPrefs, Method};

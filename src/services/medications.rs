@@ -22,7 +22,7 @@ use crate::domain::today::{
     Day, DoseOfToday, DoseState, Log, PlannedReminder, ScheduledDose, doses_of_today,
 };
 use crate::domain::units;
-use crate::reminders::planner::{self, UserClock};
+use crate::services::planner::{self, UserClock};
 use crate::store::history::{self, Entry};
 use crate::store::medications::{self, Medication};
 use crate::store::{notify_prefs, reminders};

@@ -10,6 +10,7 @@ pub mod import;
 pub mod jobs;
 pub mod medications;
 pub mod notifications;
+pub mod planner;
 pub mod push_subscriptions;
 pub mod reminders;
 pub mod report;

@@ -13,8 +13,8 @@ use crate::domain::medication::{MedicationId, limited_text};
 use crate::domain::quantity::Quantity;
 use crate::domain::stock::{self, ContainerError, DoseUnitError, DoseWarning, InventoryType, StockStatus};
 use crate::domain::units::{self, UnitError, UnitInputError};
-use crate::reminders::planner::UserClock;
-use crate::reminders::words::Lang;
+use crate::domain::words::Lang;
+use crate::services::planner::UserClock;
 use crate::store::history::{self, Entry};
 use crate::store::medications::{self, Inventory, LedgerRow, Medication, StockChange};
 
