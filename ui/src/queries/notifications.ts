@@ -1,5 +1,5 @@
 // Reminders: the scheduled list, the delivery history, and the preferences that shape them.
-import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { queryOptions, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import {
   getGlobalPreferences,
   getMedicationPreferences,
@@ -15,6 +15,8 @@ import {
   cancelNotification,
   listDeliveries,
   listScheduledNotifications,
+  sendTestNotification,
+  type DeliveryMethod,
   type Delivery,
   type DeliveryPage,
 } from '../api/notifications';
@@ -34,7 +36,7 @@ export function useCancelNotification() {
   return useMutation({
     mutationFn: (id: number) => cancelNotification(id),
     // Refused or not, the list shows what the server has now (it may have been sent meanwhile).
-    onSettled: () => client.invalidateQueries({ queryKey: queryKeys.scheduledNotifications }),
+    onSettled: () => void client.invalidateQueries({ queryKey: queryKeys.scheduledNotifications }),
   });
 }
 
@@ -63,8 +65,23 @@ export function useDeliveriesQuery() {
   });
 }
 
+/** Also read on demand (the test card asks for the current methods when it sends). */
+export const globalPreferencesQuery = queryOptions({
+  queryKey: queryKeys.globalPreferences,
+  queryFn: ({ signal }) => getGlobalPreferences(signal),
+});
+
 export function useGlobalPreferencesQuery() {
-  return useQuery({ queryKey: queryKeys.globalPreferences, queryFn: ({ signal }) => getGlobalPreferences(signal) });
+  return useQuery(globalPreferencesQuery);
+}
+
+/** A test notification: sent or not, its attempts join the delivery history. */
+export function useSendTestNotification() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (methods: readonly DeliveryMethod[]) => sendTestNotification(methods),
+    onSettled: () => void client.invalidateQueries({ queryKey: queryKeys.deliveries }),
+  });
 }
 
 export function useMedicationPreferencesQuery(medicationId: number) {

@@ -5,8 +5,12 @@ import { ApiError, NETWORK_ERROR_MESSAGE } from '../api/client';
 /** Tries after the first: a dropped connection or a restarting server gets a second chance. */
 const MAX_RETRIES = 2;
 
-/** Long enough that moving between screens shows what was loaded without asking again. */
-export const STALE_MS = 10_000;
+/**
+ * A screen that opens shows what the cache has at once and asks again behind it: doses are
+ * logged from a reminder's take link, the dispatcher sends and marks missed doses, and time
+ * moves "due" to "missed", all outside this page. Views open together share one request.
+ */
+export const STALE_MS = 0;
 
 /** A failure another try may cure: the request never got through, or the server faltered (5xx). */
 export function isTransient(error: unknown): boolean {
