@@ -1,7 +1,7 @@
 // The account's server-side settings: two-factor status, time zone, data settings, backups,
 // and the server's version.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { getDataSettings, listBackups, saveDataSettings, type DataSettings } from '../api/data';
+import { getDataSettings, importFile, listBackups, saveDataSettings, type DataSettings } from '../api/data';
 import { getServerTimezone } from '../api/settings';
 import { getTwoFactorStatus } from '../api/twoFactor';
 import { getVersion } from '../api/version';
@@ -27,7 +27,18 @@ export function useSaveDataSettings() {
     onSuccess: (saved, changes) => {
       client.setQueryData(queryKeys.dataSettings, saved);
       // A retention period deletes history now: every view of it is stale.
-      if (changes.dataRetention !== undefined) everythingChanged(client);
+      if (changes.dataRetention !== undefined && changes.dataRetention > 0) everythingChanged(client);
+    },
+  });
+}
+
+/** An import file checked (dry run) or imported; an import changes every view of the data. */
+export function useImportFile() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: ({ file, dryRun }: { file: File; dryRun: boolean }) => importFile(file, dryRun),
+    onSuccess: (_summary, { dryRun }) => {
+      if (!dryRun) everythingChanged(client);
     },
   });
 }
