@@ -25,4 +25,5 @@ export const queryKeys = {
   dataSettings: ['data-settings'] as const,
   backups: ['backups'] as const,
   version: ['version'] as const,
+  take: (token: string) => ['take', token] as const,
 };
