@@ -46,9 +46,10 @@ pub fn export(args: ExportArgs) -> CliResult {
     let paths = Paths::new(&settings)?;
     let conn = open_current(&paths)?;
     let user_id = account(&conn, &args.email)?;
+    let now = crate::clock::now();
     let write = |out: &mut dyn Write| match args.format {
-        Format::Json => export::write_json(&conn, user_id, crate::clock::now(), out),
-        Format::Csv => export::write_csv(&conn, user_id, out),
+        Format::Json => export::write_json(&conn, user_id, now, out),
+        Format::Csv => export::write_csv(&conn, user_id, out, now),
     };
     match &args.out {
         Some(path) => {

@@ -71,6 +71,7 @@ pub fn run(args: ServeArgs) -> CliResult {
             backups: paths.backups.clone(),
             settings: settings.backup.clone(),
             status: backup_status.clone(),
+            clock: clock.clone(),
         };
         let state = AppState {
             db,

@@ -111,7 +111,7 @@ pub async fn export(
     let now = state.clock.now();
     let day = state
         .db
-        .read(move |conn| export::today_for(conn, user.id))
+        .read(move |conn| export::today_for(conn, user.id, now))
         .await?;
     let (sender, mut receiver) = mpsc::channel::<io::Result<Bytes>>(4);
     let db = state.db.clone();
@@ -125,7 +125,7 @@ pub async fn export(
             .read(move |conn| {
                 let mut out = BufWriter::with_capacity(64 * 1024, BodyWriter(sender.clone()));
                 let written = if csv {
-                    export::write_csv(conn, user.id, &mut out)
+                    export::write_csv(conn, user.id, &mut out, now)
                 } else {
                     export::write_json(conn, user.id, now, &mut out)
                 };

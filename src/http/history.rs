@@ -87,9 +87,10 @@ async fn page_of(
         date_from: q.date_from,
         date_to: q.date_to,
     };
+    let now = state.clock.now();
     let (entries, pagination) = state
         .db
-        .read(move |conn| Ok::<_, ApiError>(doses::history(conn, user_id, medication, filter, paging)?))
+        .read(move |conn| Ok::<_, ApiError>(doses::history(conn, user_id, medication, filter, paging, now)?))
         .await?;
     Ok(Json(HistoryPage {
         success: true,

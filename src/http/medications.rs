@@ -44,9 +44,10 @@ pub async fn list(
     AuthUser(user): AuthUser,
 ) -> ApiResult<Json<Data<Vec<MedicationView>>>> {
     let reach = reach(&state);
+    let now = state.clock.now();
     let list = state
         .db
-        .read(move |conn| Ok::<_, ApiError>(medications::list(conn, user.id, reach)?))
+        .read(move |conn| Ok::<_, ApiError>(medications::list(conn, user.id, reach, now)?))
         .await?;
     Ok(data(list))
 }
@@ -68,9 +69,10 @@ pub async fn get(
     ApiPath(id): ApiPath<MedicationId>,
 ) -> ApiResult<Json<Data<MedicationView>>> {
     let reach = reach(&state);
+    let now = state.clock.now();
     let medication = state
         .db
-        .read(move |conn| Ok::<_, ApiError>(medications::get(conn, user.id, id, reach)?))
+        .read(move |conn| Ok::<_, ApiError>(medications::get(conn, user.id, id, reach, now)?))
         .await?;
     Ok(data(medication))
 }
@@ -264,9 +266,10 @@ pub async fn get_inventory(
     AuthUser(user): AuthUser,
     ApiPath(id): ApiPath<MedicationId>,
 ) -> ApiResult<Json<Data<InventoryView>>> {
+    let now = state.clock.now();
     let inventory = state
         .db
-        .read(move |conn| Ok::<_, ApiError>(stock::get(conn, user.id, id)?))
+        .read(move |conn| Ok::<_, ApiError>(stock::get(conn, user.id, id, now)?))
         .await?;
     Ok(data(inventory))
 }
@@ -403,9 +406,10 @@ pub async fn low_stock(
     State(state): State<AppState>,
     AuthUser(user): AuthUser,
 ) -> ApiResult<Json<Data<Vec<LowStock>>>> {
+    let now = state.clock.now();
     let rows = state
         .db
-        .read(move |conn| Ok::<_, ApiError>(stock::low(conn, user.id)?))
+        .read(move |conn| Ok::<_, ApiError>(stock::low(conn, user.id, now)?))
         .await?;
     Ok(data(rows))
 }

@@ -400,9 +400,10 @@ pub async fn schedule_medication(
         .medication_id
         .ok_or_else(|| ApiError::bad_request("medication_id is required"))?;
     let days = body.days_ahead;
+    let now = state.clock.now();
     let added = state
         .db
-        .write(move |conn| Ok::<_, ApiError>(reminders::plan_ahead(conn, user.id, id, days)?))
+        .write(move |conn| Ok::<_, ApiError>(reminders::plan_ahead(conn, user.id, id, days, now)?))
         .await?;
     Ok(message_data(
         "Reminders scheduled",
@@ -458,9 +459,12 @@ pub async fn delivery_history(
     let page = paging(q.limit.as_deref(), q.offset.as_deref())?;
     let start = query_date(q.start_date.as_deref(), "start_date")?;
     let end = query_date(q.end_date.as_deref(), "end_date")?;
+    let now = state.clock.now();
     let (rows, total) = state
         .db
-        .read(move |conn| Ok::<_, ApiError>(reminders::delivery_history(conn, user.id, start, end, page)?))
+        .read(move |conn| {
+            Ok::<_, ApiError>(reminders::delivery_history(conn, user.id, start, end, page, now)?)
+        })
         .await?;
     Ok(paged(rows, total, page))
 }
@@ -547,6 +551,7 @@ pub async fn put_preferences(
     };
     let days = state.settings.reminders.horizon_days;
     let email_available = state.mailer.is_configured();
+    let now = state.clock.now();
     let saved_prefs = state
         .db
         .write(move |conn| {
@@ -556,6 +561,7 @@ pub async fn put_preferences(
                 &changes,
                 days,
                 email_available,
+                now,
             )?)
         })
         .await?;
@@ -624,11 +630,12 @@ pub async fn put_medication_preferences(
         custom_message: body.custom_message.map(Some),
     };
     let days = state.settings.reminders.horizon_days;
+    let now = state.clock.now();
     let body = state
         .db
         .write(move |conn| {
             Ok::<_, ApiError>(prefs::save_medication_preferences(
-                conn, user.id, id, changes, days,
+                conn, user.id, id, changes, days, now,
             )?)
         })
         .await?;
@@ -698,9 +705,10 @@ pub async fn put_settings(
         ..GlobalChanges::default()
     };
     let days = state.settings.reminders.horizon_days;
+    let now = state.clock.now();
     let body = state
         .db
-        .write(move |conn| Ok::<_, ApiError>(prefs::save_settings(conn, user.id, &changes, days)?))
+        .write(move |conn| Ok::<_, ApiError>(prefs::save_settings(conn, user.id, &changes, days, now)?))
         .await?;
     Ok(message_data("Notification settings updated successfully", body))
 }

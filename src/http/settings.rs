@@ -52,9 +52,10 @@ pub async fn update(
 ) -> ApiResult<Json<MessageData<AppSettings>>> {
     user_settings::check(&change)?;
     let days = state.settings.reminders.horizon_days;
+    let now = state.clock.now();
     let saved = state
         .db
-        .write(move |conn| user_settings::update(conn, user.id, change, days))
+        .write(move |conn| user_settings::update(conn, user.id, change, days, now))
         .await?;
     Ok(message_data("App settings updated successfully", saved))
 }

@@ -391,8 +391,6 @@ pub fn preference_of(tf: &TwoFactor) -> Option<TwoFactorMethod> {
     tf.preference().and_then(TwoFactorMethod::of)
 }
 
-/// Why a sign-in or an account change was refused, beyond what every service can answer.
-
 /// What the operator's commands answer: the account, or why nothing was changed.
 pub type OperatorResult<T> = Result<T, String>;
 
@@ -429,6 +427,7 @@ pub fn reset_password(
     Ok(user)
 }
 
+/// Why a sign-in or an account change was refused, beyond what every service can answer.
 #[derive(Debug, thiserror::Error)]
 pub enum AccountError {
     #[error(transparent)]

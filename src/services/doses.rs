@@ -330,8 +330,9 @@ pub fn history(
     within: Option<MedicationId>,
     filter: HistoryFilter,
     paging: Paging,
+    now: DateTime<Utc>,
 ) -> ServiceResult<(Vec<Entry>, Pagination)> {
-    let clock = UserClock::load(conn, user_id)?;
+    let clock = UserClock::at(conn, user_id, now)?;
     if let Some(id) = within {
         medications::find(conn, user_id, id.0)?
             .ok_or_else(|| not_found(ErrorCode::MedicationNotFound, "Medication not found"))?;

@@ -155,8 +155,8 @@ pub fn csv_file_name(day: NaiveDate) -> String {
 }
 
 /// Today in the person's zone, for file names.
-pub fn today_for(conn: &Connection, user_id: i64) -> ServiceResult<NaiveDate> {
-    Ok(UserClock::load(conn, user_id)?.today())
+pub fn today_for(conn: &Connection, user_id: i64, now: DateTime<Utc>) -> ServiceResult<NaiveDate> {
+    Ok(UserClock::at(conn, user_id, now)?.today())
 }
 
 /// The global reminder preferences as the export (and GET /api/notifications/preferences)
@@ -363,9 +363,14 @@ pub fn neutralise_formula(cell: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// Writes the user's history as CSV, oldest first, with local dates and times.
-pub fn write_csv(conn: &Connection, user_id: i64, out: &mut dyn Write) -> ServiceResult<()> {
+pub fn write_csv(
+    conn: &Connection,
+    user_id: i64,
+    out: &mut dyn Write,
+    now: DateTime<Utc>,
+) -> ServiceResult<()> {
     let tx = conn.unchecked_transaction()?;
-    let clock = UserClock::load(&tx, user_id)?;
+    let clock = UserClock::at(&tx, user_id, now)?;
     let mut writer = csv::Writer::from_writer(out);
     writer.write_record(CSV_HEADER).map_err(csv_error)?;
     for_each_entry(&tx, user_id, &HashMap::new(), |e| {

@@ -153,7 +153,7 @@ pub fn apply(
     if dry_run {
         tx.rollback()?;
     } else {
-        planner::plan_user(&tx, user_id, horizon_days)?;
+        planner::plan_user_at(&tx, user_id, horizon_days, now)?;
         tx.commit()?;
     }
     Ok(summary)
@@ -597,7 +597,7 @@ fn plan_csv(conn: &Connection, user_id: i64, bytes: &[u8], now: DateTime<Utc>) -
                 .join(", ")
         )));
     }
-    let clock = UserClock::load(conn, user_id)?;
+    let clock = UserClock::at(conn, user_id, now)?;
     let existing = medications::list(conn, user_id)?;
     let mut by_name: HashMap<String, i64> = HashMap::new();
     let mut plan = Plan {

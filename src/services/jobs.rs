@@ -10,7 +10,7 @@ use rusqlite::Connection;
 use serde::Serialize;
 
 use super::{ServiceError, backup, retention, user_backups, user_settings};
-use crate::clock;
+use crate::clock::{self, Clock};
 use crate::config::BackupSettings;
 use crate::db::Db;
 use crate::store::settings;
@@ -53,6 +53,8 @@ pub struct DataJobs {
     pub backups: PathBuf,
     pub settings: BackupSettings,
     pub status: BackupStatus,
+    /// The server's clock (a test clock moves it too).
+    pub clock: Clock,
 }
 
 impl DataJobs {
@@ -117,7 +119,7 @@ impl DataJobs {
     async fn user_exports(&self) -> Result<(), ServiceError> {
         let backups = self.backups.clone();
         // The jobs are an edge of their own (like the dispatcher): they read the clock.
-        let now = clock::now();
+        let now = self.clock.now();
         self.db
             .read(move |conn| {
                 for user_id in users_with_data(conn)? {
@@ -135,7 +137,7 @@ impl DataJobs {
     }
 
     async fn retention(&self) -> Result<(), ServiceError> {
-        let now = clock::now();
+        let now = self.clock.now();
         self.db
             .write(move |conn| {
                 for user_id in retention::users_with_retention(conn)? {

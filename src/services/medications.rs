@@ -263,16 +263,27 @@ fn view(
 }
 
 /// The person's medications, by name.
-pub fn list(conn: &Connection, user_id: i64, reach: Reach) -> ServiceResult<Vec<MedicationView>> {
-    let clock = UserClock::load(conn, user_id)?;
+pub fn list(
+    conn: &Connection,
+    user_id: i64,
+    reach: Reach,
+    now: DateTime<Utc>,
+) -> ServiceResult<Vec<MedicationView>> {
+    let clock = UserClock::at(conn, user_id, now)?;
     medications::list(conn, user_id)?
         .iter()
         .map(|m| view(conn, user_id, m, &clock, reach))
         .collect()
 }
 
-pub fn get(conn: &Connection, user_id: i64, id: MedicationId, reach: Reach) -> ServiceResult<MedicationView> {
-    let clock = UserClock::load(conn, user_id)?;
+pub fn get(
+    conn: &Connection,
+    user_id: i64,
+    id: MedicationId,
+    reach: Reach,
+    now: DateTime<Utc>,
+) -> ServiceResult<MedicationView> {
+    let clock = UserClock::at(conn, user_id, now)?;
     let m = medications::find(conn, user_id, id.0)?.ok_or_else(medication_not_found)?;
     view(conn, user_id, &m, &clock, reach)
 }
@@ -299,7 +310,7 @@ pub fn create(
 ) -> ServiceResult<MedicationView> {
     check_new(&input)?;
     let inventory = input.inventory.take();
-    let clock = UserClock::load(conn, user_id)?;
+    let clock = UserClock::at(conn, user_id, now)?;
     let stamp = clock::stamp(now);
     let mut m = Medication {
         id: 0,
@@ -336,7 +347,7 @@ pub fn update(
     now: DateTime<Utc>,
 ) -> ServiceResult<MedicationView> {
     let inventory = input.inventory.take();
-    let clock = UserClock::load(conn, user_id)?;
+    let clock = UserClock::at(conn, user_id, now)?;
     let mut m = medications::find(conn, user_id, id.0)?.ok_or_else(medication_not_found)?;
     let unit_before = m.unit.clone();
     apply(&mut m, input)?;
@@ -393,7 +404,7 @@ pub struct AdherenceView {
 /// Adherence per medication over the last 7 and 30 days (local days), and a daily series
 /// for the chart.
 pub fn adherence(conn: &Connection, user_id: i64, now: DateTime<Utc>) -> ServiceResult<AdherenceView> {
-    let clock = UserClock::load(conn, user_id)?;
+    let clock = UserClock::at(conn, user_id, now)?;
     let today = now.with_timezone(&clock.tz).date_naive();
     let first_30 = today - Duration::days(29);
     let first_7 = today - Duration::days(6);
@@ -571,7 +582,7 @@ pub struct TodayView {
 /// (through its reminder, or the nearest one as the reminder engine matches them), else
 /// upcoming or due. Each carries its planned reminder's id for logging it as `dosage_id`.
 pub fn today(conn: &Connection, user_id: i64, reach: Reach, now: DateTime<Utc>) -> ServiceResult<TodayView> {
-    let clock = UserClock::load(conn, user_id)?;
+    let clock = UserClock::at(conn, user_id, now)?;
     let meds = medications::list(conn, user_id)?;
     let by_id: HashMap<i64, &Medication> = meds.iter().map(|m| (m.id, m)).collect();
     let mut doses: Vec<(DoseOfToday, &Medication)> = doses_today(conn, user_id, &meds, &clock, now)?

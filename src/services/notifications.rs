@@ -1,7 +1,7 @@
 //! Reminder preferences (SPEC §3): the person's global ones, the Settings page's view of
 //! them, and each medication's own. Saving a change that moves reminders re-plans them.
 
-use chrono::NaiveTime;
+use chrono::{DateTime, NaiveTime, Utc};
 use rusqlite::Connection;
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -161,6 +161,7 @@ fn save_global(
     user_id: i64,
     changes: &GlobalChanges,
     horizon_days: u32,
+    now: DateTime<Utc>,
 ) -> ServiceResult<(GlobalPrefs, String)> {
     changes.check()?;
     let tx = conn.transaction()?;
@@ -177,7 +178,7 @@ fn save_global(
         || before.reminders_enabled != p.reminders_enabled
         || changes.daily_time.is_some()
     {
-        planner::plan_user(&tx, user_id, horizon_days)?;
+        planner::plan_user_at(&tx, user_id, horizon_days, now)?;
     }
     tx.commit()?;
     Ok((p, s.default_reminder_time))
@@ -189,8 +190,9 @@ pub fn save_preferences(
     changes: &GlobalChanges,
     horizon_days: u32,
     email_available: bool,
+    now: DateTime<Utc>,
 ) -> ServiceResult<Preferences> {
-    let (saved, _) = save_global(conn, user_id, changes, horizon_days)?;
+    let (saved, _) = save_global(conn, user_id, changes, horizon_days, now)?;
     Ok(Preferences::new(&saved, email_available))
 }
 
@@ -205,8 +207,9 @@ pub fn save_settings(
     user_id: i64,
     changes: &GlobalChanges,
     horizon_days: u32,
+    now: DateTime<Utc>,
 ) -> ServiceResult<NotificationSettings> {
-    let (saved, daily_time) = save_global(conn, user_id, changes, horizon_days)?;
+    let (saved, daily_time) = save_global(conn, user_id, changes, horizon_days, now)?;
     Ok(NotificationSettings::new(&saved, daily_time))
 }
 
@@ -244,6 +247,7 @@ pub fn save_medication_preferences(
     medication_id: i64,
     changes: MedicationChanges,
     horizon_days: u32,
+    now: DateTime<Utc>,
 ) -> ServiceResult<MedicationPreferences> {
     let lead_minutes = changes
         .lead_minutes
@@ -273,7 +277,7 @@ pub fn save_medication_preferences(
         }
         notify_prefs::save_for_medication(&tx, medication_id, &own)?;
     }
-    let clock = UserClock::load(&tx, user_id)?;
+    let clock = UserClock::at(&tx, user_id, now)?;
     planner::plan_medication(&tx, user_id, &m, &clock, horizon_days)?;
     let own = notify_prefs::for_medication(&tx, medication_id)?;
     let saved = MedicationPreferences::new(medication_id, &global, own.as_ref());

@@ -37,12 +37,6 @@ impl UserClock {
         })
     }
 
-    /// The user's clock at the system's time, for callers not yet handed the server's
-    /// `Clock` (issue 12 moves them to `at`).
-    pub fn load(conn: &Connection, user_id: i64) -> rusqlite::Result<UserClock> {
-        Self::at(conn, user_id, clock::now())
-    }
-
     pub fn today(&self) -> NaiveDate {
         self.now.with_timezone(&self.tz).date_naive()
     }
@@ -135,12 +129,6 @@ pub fn doses_of(
         tz: user_clock.tz,
     };
     planner::occurrences(&plan, first_day, days, after)
-}
-
-/// Re-plans every medication of one user (their zone or preferences changed) from the
-/// system's time; see `plan_user_at`.
-pub fn plan_user(conn: &Connection, user_id: i64, days: u32) -> rusqlite::Result<usize> {
-    plan_user_at(conn, user_id, days, clock::now())
 }
 
 /// Re-plans every medication of one user from `now`.

@@ -216,6 +216,7 @@ pub fn plan_ahead(
     user_id: i64,
     medication_id: i64,
     days: Option<u32>,
+    now: DateTime<Utc>,
 ) -> ServiceResult<usize> {
     let days = days.unwrap_or(planner::HORIZON_DAYS);
     if !(1..=planner::MAX_DAYS_AHEAD).contains(&days) {
@@ -225,7 +226,7 @@ pub fn plan_ahead(
         )));
     }
     let tx = conn.transaction()?;
-    let clock = UserClock::load(&tx, user_id)?;
+    let clock = UserClock::at(&tx, user_id, now)?;
     let m = medications::find(&tx, user_id, medication_id)?.ok_or_else(medication_not_found)?;
     let added = planner::plan_medication(&tx, user_id, &m, &clock, days)?;
     tx.commit()?;
@@ -248,9 +249,10 @@ pub fn delivery_history(
     start: Option<NaiveDate>,
     end: Option<NaiveDate>,
     page: Paging,
+    now: DateTime<Utc>,
 ) -> ServiceResult<(Vec<Delivery>, i64)> {
     check_window(start, end)?;
-    let clock = UserClock::load(conn, user_id)?;
+    let clock = UserClock::at(conn, user_id, now)?;
     let from = start.map(|d| clock::stamp(clock.start_of(d)));
     let until = end
         .and_then(|d| d.succ_opt())

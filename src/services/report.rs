@@ -155,7 +155,7 @@ pub fn build(
     now: DateTime<Utc>,
 ) -> ServiceResult<Report> {
     let tx = conn.unchecked_transaction()?;
-    let clock = UserClock::load(&tx, user_id)?;
+    let clock = UserClock::at(&tx, user_id, now)?;
     let to = date(to, "end")?.unwrap_or_else(|| clock.today());
     let from = date(from, "start")?.unwrap_or(to - Duration::days(DEFAULT_DAYS - 1));
     if from > to {

@@ -445,9 +445,14 @@ pub fn apply(
 }
 
 /// A medication's inventory (a disabled one when it never had any).
-pub fn get(conn: &Connection, user_id: i64, medication_id: MedicationId) -> ServiceResult<InventoryView> {
+pub fn get(
+    conn: &Connection,
+    user_id: i64,
+    medication_id: MedicationId,
+    now: DateTime<Utc>,
+) -> ServiceResult<InventoryView> {
     let medication_id = medication_id.0;
-    let clock = UserClock::load(conn, user_id)?;
+    let clock = UserClock::at(conn, user_id, now)?;
     let m = medications::find(conn, user_id, medication_id)?.ok_or_else(medication_not_found)?;
     let inv =
         medications::inventory(conn, medication_id)?.unwrap_or_else(|| Inventory::disabled(&m.created_at));
@@ -463,7 +468,7 @@ pub fn save(
     now: DateTime<Utc>,
 ) -> ServiceResult<InventoryView> {
     let medication_id = medication_id.0;
-    let clock = UserClock::load(conn, user_id)?;
+    let clock = UserClock::at(conn, user_id, now)?;
     let m = medications::find(conn, user_id, medication_id)?.ok_or_else(medication_not_found)?;
     let inv = apply(conn, &m, input, &clock::stamp(now))?;
     Ok(InventoryView::of(&m, &inv, &clock))
@@ -504,7 +509,7 @@ pub fn adjust(
         .map(|r| limited_text(&r, MAX_REASON, "Reason").map_err(invalid))
         .transpose()?
         .filter(|r| !r.is_empty());
-    let clock = UserClock::load(conn, user_id)?;
+    let clock = UserClock::at(conn, user_id, now)?;
     let m = medications::find(conn, user_id, medication_id)?.ok_or_else(medication_not_found)?;
     let Some(before) = medications::inventory(conn, medication_id)?.filter(|inv| inv.enabled) else {
         return Err(rejected(
@@ -550,8 +555,8 @@ pub struct LowStock {
 }
 
 /// The person's medications whose stock is low or out.
-pub fn low(conn: &Connection, user_id: i64) -> ServiceResult<Vec<LowStock>> {
-    let clock = UserClock::load(conn, user_id)?;
+pub fn low(conn: &Connection, user_id: i64, now: DateTime<Utc>) -> ServiceResult<Vec<LowStock>> {
+    let clock = UserClock::at(conn, user_id, now)?;
     let mut low = Vec::new();
     for m in medications::list(conn, user_id)? {
         if let Some(inv) = medications::inventory(conn, m.id)?.filter(|inv| inv.enabled)

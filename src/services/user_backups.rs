@@ -79,7 +79,7 @@ pub fn write_daily(
     dir: &Path,
     now: DateTime<Utc>,
 ) -> ServiceResult<Option<PathBuf>> {
-    let path = dir.join(export::json_file_name(export::today_for(conn, user_id)?));
+    let path = dir.join(export::json_file_name(export::today_for(conn, user_id, now)?));
     let written = if path.exists() {
         None
     } else {

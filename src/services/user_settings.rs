@@ -1,6 +1,7 @@
 //! The per-user app settings as the API shows them (SPEC §3 "App settings"), and the two
 //! that jobs act on: daily auto-backup and history retention.
 
+use chrono::{DateTime, Utc};
 use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -131,6 +132,7 @@ pub fn update(
     user_id: i64,
     change: SettingsChange,
     horizon_days: u32,
+    now: DateTime<Utc>,
 ) -> ServiceResult<AppSettings> {
     let replan = change.timezone.is_some() || change.default_reminder_time.is_some();
     let mut s = settings::get(conn, user_id)?;
@@ -154,7 +156,7 @@ pub fn update(
     let tx = conn.transaction()?;
     settings::save(&tx, user_id, &s)?;
     if replan {
-        planner::plan_user(&tx, user_id, horizon_days)?;
+        planner::plan_user_at(&tx, user_id, horizon_days, now)?;
     }
     tx.commit()?;
     Ok(AppSettings::of(&s))
