@@ -277,7 +277,7 @@ describe('the preferences dialog for one medication', () => {
   });
 
   it('says "Failed to load preferences", with the server message when there is one', async () => {
-    mockFetch({ [`GET ${MED_PATH}`]: () => fail('Medication not found', 404) });
+    mockFetch({ [`GET ${MED_PATH}`]: () => fail('Medication not found', 404, 'medication_not_found') });
     const { dialog } = openFor(ASPIRIN);
     expect((await within(dialog).findByRole('alert')).textContent).toBe(
       'Failed to load preferences: Medication not found',
