@@ -22,8 +22,8 @@ pub struct Unit {
     pub description: &'static str,
     pub convertible: bool,
     pub aliases: &'static [&'static str],
-    /// Power of ten relative to the category's base unit (mg, ml).
-    #[serde(skip)]
+    /// Power of ten relative to the category's base unit (mg, ml); sent so that the web app
+    /// converts with the server's own catalogue.
     exponent: i32,
 }
 
