@@ -70,7 +70,7 @@ pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(history::routes())
         .merge(data::routes())
         .split_for_parts();
-    (router, prefixed(doc))
+    (router, openapi::qualified_operation_ids(prefixed(doc)))
 }
 
 /// The document with each path as a client calls it (`/api/…`): the routes are nested

@@ -44,6 +44,31 @@ impl Modify for Security {
     }
 }
 
+/// utoipa names an operation after its handler, and handlers of different modules share names
+/// (`list`, `get`, `update`); OpenAPI wants operation ids unique, and the web app's generated
+/// types are keyed by them. Each id gets its first tag in front: `instance_version`.
+pub fn qualified_operation_ids(mut doc: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
+    for item in doc.paths.paths.values_mut() {
+        let operations = [
+            &mut item.get,
+            &mut item.put,
+            &mut item.post,
+            &mut item.delete,
+            &mut item.options,
+            &mut item.head,
+            &mut item.patch,
+            &mut item.trace,
+        ];
+        for operation in operations.into_iter().flatten() {
+            let tag = operation.tags.as_ref().and_then(|tags| tags.first());
+            if let (Some(tag), Some(id)) = (tag, operation.operation_id.as_mut()) {
+                *id = format!("{}_{id}", tag.replace('-', "_"));
+            }
+        }
+    }
+    doc
+}
+
 pub async fn document(doc: Arc<utoipa::openapi::OpenApi>) -> impl IntoResponse {
     ([(header::CACHE_CONTROL, "no-cache")], Json(doc.as_ref().clone()))
 }
@@ -77,3 +102,32 @@ const DOCS_PAGE: &str = r#"<!doctype html>
 </body>
 </html>
 "#;
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    #[test]
+    fn every_operation_id_is_unique_and_names_its_tag() {
+        let doc = crate::http::openapi_document();
+        let mut seen = HashSet::new();
+        for (path, item) in &doc.paths.paths {
+            let operations = [
+                &item.get,
+                &item.put,
+                &item.post,
+                &item.delete,
+                &item.options,
+                &item.head,
+                &item.patch,
+                &item.trace,
+            ];
+            for operation in operations.into_iter().flatten() {
+                let id = operation.operation_id.clone().unwrap_or_default();
+                assert!(!id.is_empty(), "{path} has an operation without an id");
+                assert!(seen.insert(id.clone()), "{path}: operation id {id} is used twice");
+            }
+        }
+        assert!(seen.contains("instance_version"), "{seen:?}");
+    }
+}

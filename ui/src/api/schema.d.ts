@@ -10,7 +10,7 @@ export interface paths {
             cookie?: never;
         };
         /** The server's version. */
-        get: operations["version"];
+        get: operations["instance_version"];
         put?: never;
         post?: never;
         delete?: never;
@@ -63,7 +63,7 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    version: {
+    instance_version: {
         parameters: {
             query?: never;
             header?: never;
