@@ -64,6 +64,16 @@ describe('server refusals are translated by their code', () => {
     expect(medsErrorText(i18n.getFixedT('fr', 'meds'), refusal('stock_below_zero', 'Stock cannot go below zero'), 'errors.add')).toBe(
       'Le stock ne peut pas descendre en dessous de zéro',
     );
+    expect(
+      medsErrorText(i18n.getFixedT('es', 'meds'), refusal('reminder_exists', 'This medication already has a reminder at that time'), 'errors.add'),
+    ).toBe('Este medicamento ya tiene un recordatorio a esa hora');
+    expect(
+      notifyErrorText(
+        i18n.getFixedT('de', 'notify'),
+        refusal('subscription_taken', 'This push subscription belongs to another account', undefined, 409),
+        'errors.logDose',
+      ),
+    ).toBe('Dieses Push-Abonnement gehört zu einem anderen Konto');
   });
 
   it.each([

@@ -17,6 +17,8 @@ const MEDS_CODE_KEYS: CodeKeys = {
   entry_not_found: 'errors.entryNotFound',
   notification_not_found: 'errors.notificationNotFound',
   notification_not_scheduled: 'errors.onlyScheduledCancel',
+  reminder_exists: 'errors.reminderExists',
+  notification_sending: 'errors.notificationSending',
   strength_needed: 'inventory.errors.strengthNeeded',
   unit_mismatch: 'inventory.errors.unitMismatch',
   unit_incompatible: 'conversion.incompatible',

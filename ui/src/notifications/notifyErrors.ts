@@ -13,6 +13,7 @@ const NOTIFY_CODE_KEYS: CodeKeys = {
   notification_not_found: 'errors.notificationNotFound',
   push_service_not_allowed: 'errors.pushServiceNotAllowed',
   invalid_subscription: 'errors.invalidSubscription',
+  subscription_taken: 'errors.subscriptionTaken',
 };
 
 /**
