@@ -13,7 +13,7 @@ use figment::value::{Dict, Map, Value};
 use figment::{Figment, Metadata, Profile, Provider};
 use serde::{Deserialize, Serialize};
 
-use crate::security::client_ip::IpNet;
+use crate::security::client_ip::{self, IpNet};
 
 const ENV_PREFIX: &str = "PILLBOX_";
 
@@ -47,8 +47,12 @@ pub const KEYS: &[&str] = &[
     "log.format",
 ];
 
-/// `PILLBOX_*` variables that are not config keys but are read by the CLI itself.
+/// `PILLBOX_*` variables that are not config keys but are read by the CLI itself; debug
+/// builds also read `PILLBOX_TEST_CLOCK` (http/test_clock.rs).
+#[cfg(not(debug_assertions))]
 const CLI_VARIABLES: &[&str] = &["config"];
+#[cfg(debug_assertions)]
+const CLI_VARIABLES: &[&str] = &["config", "test_clock"];
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -147,6 +151,11 @@ pub struct VapidSettings {
     pub private_key: Option<String>,
 }
 
+/// How many days ahead reminders are planned by default (the spec's `days_ahead`).
+pub const HORIZON_DAYS: u32 = 7;
+/// The furthest ahead reminders can be planned, by configuration or by request.
+pub const MAX_DAYS_AHEAD: u32 = 31;
+
 /// The reminder engine (DESIGN §4).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -167,7 +176,7 @@ pub struct ReminderSettings {
 impl Default for ReminderSettings {
     fn default() -> Self {
         ReminderSettings {
-            horizon_days: crate::reminders::planner::HORIZON_DAYS,
+            horizon_days: HORIZON_DAYS,
             catch_up_minutes: 60,
             tick_seconds: 30,
             retry_attempts: 5,
@@ -313,10 +322,9 @@ impl Settings {
             )));
         }
         let r = &self.reminders;
-        let max_days = crate::reminders::planner::MAX_DAYS_AHEAD;
-        if !(1..=max_days).contains(&r.horizon_days) {
+        if !(1..=MAX_DAYS_AHEAD).contains(&r.horizon_days) {
             return Err(config_error(format!(
-                "reminders.horizon_days must be between 1 and {max_days}"
+                "reminders.horizon_days must be between 1 and {MAX_DAYS_AHEAD}"
             )));
         }
         if !(1..=3600).contains(&r.tick_seconds) {
@@ -354,7 +362,7 @@ impl Settings {
         self.trusted_proxies
             .iter()
             .map(|entry| {
-                entry.parse().map_err(|e| {
+                client_ip::parse_net(entry).map_err(|e| {
                     config_error(format!(
                         "trusted_proxies: {e}; list addresses or CIDR blocks, e.g. [\"127.0.0.1\"]"
                     ))

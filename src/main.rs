@@ -1,7 +1,6 @@
 //! Pillbox: a self-hosted medication tracker in one binary.
 #![forbid(unsafe_code)]
 
-mod accounts;
 mod cli;
 mod clock;
 mod config;

@@ -40,6 +40,13 @@ async fn login(server: &Server, email: &str, password: &str, code: Option<&str>)
     post(server, "/api/auth/login", None, body).await
 }
 
+/// The machine code of an error answer.
+fn code_of(body: &Value) -> &str {
+    body["code"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no code in {body}"))
+}
+
 fn token_of(body: &Value) -> String {
     body["data"]["token"]
         .as_str()
@@ -130,18 +137,21 @@ async fn registration_is_validated_and_honours_signups() {
     ] {
         let (status, answer) = post(&server, "/api/auth/register", None, body).await;
         assert_eq!(
-            (status, answer["message"].as_str()),
-            (StatusCode::BAD_REQUEST, Some(message))
+            (status, answer["message"].as_str(), code_of(&answer)),
+            (StatusCode::BAD_REQUEST, Some(message), "validation_failed")
         );
     }
-    let (status, _) = post(
+    let (status, body) = post(
         &server,
         "/api/auth/register",
         None,
         json!({ "email": 5, "password": [] }),
     )
     .await;
-    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        (status, code_of(&body)),
+        (StatusCode::BAD_REQUEST, "invalid_request")
+    );
 
     // first-user (the default): the first account may register, then sign-ups close.
     register(&server, "first@example.org").await;
@@ -153,8 +163,12 @@ async fn registration_is_validated_and_honours_signups() {
     )
     .await;
     assert_eq!(
-        (status, body["message"].as_str()),
-        (StatusCode::FORBIDDEN, Some("Registration is closed"))
+        (status, body["message"].as_str(), code_of(&body)),
+        (
+            StatusCode::FORBIDDEN,
+            Some("Registration is closed"),
+            "registration_closed"
+        )
     );
 
     let open = Server::start_with(open_signups);
@@ -168,24 +182,28 @@ async fn registration_is_validated_and_honours_signups() {
     )
     .await;
     assert_eq!(
-        (status, body["message"].as_str()),
+        (status, body["message"].as_str(), code_of(&body)),
         (
             StatusCode::CONFLICT,
-            Some("An account with this email already exists")
+            Some("An account with this email already exists"),
+            "email_taken"
         )
     );
 
     let closed = Server::start_with(|c| {
         c.env("PILLBOX_SIGNUPS", "closed");
     });
-    let (status, _) = post(
+    let (status, body) = post(
         &closed,
         "/api/auth/register",
         None,
         json!({ "email": "x@example.org", "password": PASSWORD }),
     )
     .await;
-    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert_eq!(
+        (status, code_of(&body)),
+        (StatusCode::FORBIDDEN, "registration_closed")
+    );
 }
 
 #[tokio::test]
@@ -196,14 +214,17 @@ async fn registrations_per_address_are_limited() {
     });
     register(&server, "one@example.org").await;
     register(&server, "two@example.org").await;
-    let (status, _) = post(
+    let (status, body) = post(
         &server,
         "/api/auth/register",
         None,
         json!({ "email": "three@example.org", "password": PASSWORD }),
     )
     .await;
-    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(
+        (status, code_of(&body)),
+        (StatusCode::TOO_MANY_REQUESTS, "rate_limited")
+    );
 }
 
 #[tokio::test]
@@ -216,8 +237,12 @@ async fn wrong_credentials_and_bad_tokens_are_refused() {
     ] {
         let (status, body) = login(&server, email, password, None).await;
         assert_eq!(
-            (status, body["message"].as_str()),
-            (StatusCode::UNAUTHORIZED, Some("Invalid email or password"))
+            (status, body["message"].as_str(), code_of(&body)),
+            (
+                StatusCode::UNAUTHORIZED,
+                Some("Invalid email or password"),
+                "invalid_credentials"
+            )
         );
     }
     let (status, body) = post(
@@ -232,11 +257,21 @@ async fn wrong_credentials_and_bad_tokens_are_refused() {
         (StatusCode::BAD_REQUEST, Some("Email and password are required"))
     );
 
-    for token in [None, Some("garbage"), Some("a.b.c")] {
+    for (token, expected) in [
+        (None, "authentication_required"),
+        (Some("garbage"), "session_expired"),
+        (Some("a.b.c"), "session_expired"),
+    ] {
         let (status, body) = get_json(&server, "/api/auth/me", token).await;
         assert_eq!(status, StatusCode::UNAUTHORIZED, "{token:?}");
         assert_eq!(body["success"], false);
+        assert_eq!(code_of(&body), expected, "{token:?}");
     }
+    let (status, body) = post(&server, "/api/auth/refresh", None, json!({ "token": "garbage" })).await;
+    assert_eq!(
+        (status, code_of(&body)),
+        (StatusCode::UNAUTHORIZED, "session_expired")
+    );
 }
 
 #[tokio::test]
@@ -397,8 +432,12 @@ async fn a_stolen_session_cannot_take_over_two_factor() {
         );
         let (status, body) = post(&server, path, Some(&token), json!({ "password": "guess" })).await;
         assert_eq!(
-            (status, body["message"].as_str()),
-            (StatusCode::BAD_REQUEST, Some("Password is incorrect")),
+            (status, body["message"].as_str(), code_of(&body)),
+            (
+                StatusCode::BAD_REQUEST,
+                Some("Password is incorrect"),
+                "password_incorrect"
+            ),
             "{path}"
         );
     }
@@ -446,7 +485,12 @@ async fn repeated_failures_are_rate_limited() {
         .parse()
         .unwrap();
     assert!((1..=900).contains(&retry), "{retry}");
-    assert_eq!(response.json::<Value>().await.unwrap()["success"], false);
+    let body = response.json::<Value>().await.unwrap();
+    assert_eq!(body["success"], false);
+    assert_eq!(
+        (body["message"].as_str(), code_of(&body)),
+        (Some("Too many attempts. Please try again later."), "rate_limited")
+    );
 }
 
 #[tokio::test]
@@ -476,8 +520,8 @@ async fn oversized_and_malformed_bodies_are_client_errors() {
     let big = json!({ "email": "a@example.org", "password": "x".repeat(2 * 1024 * 1024) });
     let (status, body) = post(&server, "/api/auth/register", None, big).await;
     assert_eq!(
-        (status, body["success"].as_bool()),
-        (StatusCode::PAYLOAD_TOO_LARGE, Some(false))
+        (status, body["success"].as_bool(), code_of(&body)),
+        (StatusCode::PAYLOAD_TOO_LARGE, Some(false), "body_too_large")
     );
     let response = common::client()
         .post(server.url("/api/auth/login"))
@@ -487,6 +531,10 @@ async fn oversized_and_malformed_bodies_are_client_errors() {
         .await
         .unwrap();
     assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+    assert_eq!(
+        code_of(&response.json::<Value>().await.unwrap()),
+        "invalid_request"
+    );
     let long = json!({ "email": "a@example.org", "password": "x".repeat(5000) });
     assert_eq!(
         post(&server, "/api/auth/register", None, long).await.0,
@@ -518,8 +566,12 @@ async fn email_verification_through_a_real_smtp_server() {
 
     let (status, body) = login(&server, "ann@example.org", PASSWORD, None).await;
     assert_eq!(
-        (status, body["requiresEmailVerification"].as_bool()),
-        (StatusCode::FORBIDDEN, Some(true))
+        (
+            status,
+            body["requiresEmailVerification"].as_bool(),
+            code_of(&body)
+        ),
+        (StatusCode::FORBIDDEN, Some(true), "email_not_verified")
     );
 
     let mail = smtp.wait_for("ann@example.org", 1);
@@ -565,9 +617,10 @@ async fn email_verification_through_a_real_smtp_server() {
     assert_ne!(new_token, token);
     let (status, body) = get_json(&server, &format!("/api/auth/verify-email/{token}"), None).await;
     assert_eq!(
-        (status, body["emailVerified"].as_bool()),
-        (StatusCode::BAD_REQUEST, Some(false))
+        (status, body["emailVerified"].as_bool(), code_of(&body)),
+        (StatusCode::BAD_REQUEST, Some(false), "invalid_token")
     );
+    assert_eq!(body["message"], "Invalid or expired verification link");
 
     let (status, body) = get_json(&server, &format!("/api/auth/verify-email/{new_token}"), None).await;
     assert_eq!(status, StatusCode::OK, "{body}");
@@ -711,8 +764,12 @@ async fn email_two_factor_codes() {
     // The password alone is not enough; a code alone is not enough either.
     let (status, body) = login(&server, "ann@example.org", PASSWORD, None).await;
     assert_eq!(
-        (status, body["requires2FA"].as_bool()),
-        (StatusCode::UNAUTHORIZED, Some(true))
+        (status, body["requires2FA"].as_bool(), code_of(&body)),
+        (StatusCode::UNAUTHORIZED, Some(true), "two_factor_required")
+    );
+    assert_eq!(
+        (&body["availableMethods"], &body["preferredMethod"]),
+        (&json!(["email"]), &json!("email"))
     );
     let generate = json!({ "email": "ann@example.org", "password": PASSWORD, "method": "email" });
     assert_eq!(
@@ -737,8 +794,12 @@ async fn email_two_factor_codes() {
     let wrong = if code == "000000" { "111111" } else { "000000" };
     let (status, body) = login(&server, "ann@example.org", PASSWORD, Some(wrong)).await;
     assert_eq!(
-        (status, body["message"].as_str()),
-        (StatusCode::UNAUTHORIZED, Some("Invalid verification code"))
+        (status, body["message"].as_str(), code_of(&body)),
+        (
+            StatusCode::UNAUTHORIZED,
+            Some("Invalid verification code"),
+            "invalid_code"
+        )
     );
     let (status, body) = post(
         &server,
@@ -844,8 +905,12 @@ async fn authenticator_app_two_factor() {
     )
     .await;
     assert_eq!(
-        (status, body["message"].as_str()),
-        (StatusCode::BAD_REQUEST, Some("Invalid verification code"))
+        (status, body["message"].as_str(), code_of(&body)),
+        (
+            StatusCode::BAD_REQUEST,
+            Some("Invalid verification code"),
+            "invalid_code"
+        )
     );
     let (status, body) = post(
         &server,
@@ -873,7 +938,22 @@ async fn authenticator_app_two_factor() {
         (StatusCode::UNAUTHORIZED, Some("Invalid verification code")),
         "no replay"
     );
-    // Nothing to send for the authenticator method.
+    // Nothing to send for the authenticator method; e-mail codes are not on.
+    let (status, body) = post(
+        &server,
+        "/api/auth/2fa/generate-otp",
+        None,
+        json!({ "email": "ann@example.org", "password": PASSWORD, "method": "email" }),
+    )
+    .await;
+    assert_eq!(
+        (status, body["message"].as_str(), code_of(&body)),
+        (
+            StatusCode::BAD_REQUEST,
+            Some("This sign-in method is not enabled"),
+            "method_not_enabled"
+        )
+    );
     let (status, _) = post(
         &server,
         "/api/auth/2fa/generate-otp",
@@ -921,8 +1001,12 @@ async fn authenticator_app_two_factor() {
     )
     .await;
     assert_eq!(
-        (status, body["message"].as_str()),
-        (StatusCode::BAD_REQUEST, Some("Invalid backup code"))
+        (status, body["message"].as_str(), code_of(&body)),
+        (
+            StatusCode::BAD_REQUEST,
+            Some("Invalid backup code"),
+            "invalid_backup_code"
+        )
     );
     let (status, body) = post(
         &server,
@@ -932,8 +1016,12 @@ async fn authenticator_app_two_factor() {
     )
     .await;
     assert_eq!(
-        (status, body["message"].as_str()),
-        (StatusCode::BAD_REQUEST, Some("That method is not enabled"))
+        (status, body["message"].as_str(), code_of(&body)),
+        (
+            StatusCode::BAD_REQUEST,
+            Some("That method is not enabled"),
+            "method_not_enabled"
+        )
     );
     let (status, body) = post(
         &server,

@@ -404,16 +404,17 @@ async fn a_bad_file_is_refused_with_what_is_wrong_and_changes_nothing() {
             assert_eq!(status, StatusCode::BAD_REQUEST, "{answer}");
             let message = answer["message"].as_str().unwrap();
             assert!(message.contains(expected), "{message:?} should say {expected:?}");
+            assert_eq!(answer["code"], "import_invalid", "{answer}");
         }
     }
-    let (status, answer) = import(&server, &token, "   ", "application/json", false).await;
-    assert_eq!(status, StatusCode::BAD_REQUEST, "{answer}");
-    let (status, answer) = import(&server, &token, "{}", "application/json", false).await;
-    assert_eq!(status, StatusCode::BAD_REQUEST, "{answer}");
-    let (status, answer) = import(&server, &token, "x", "application/json", false).await;
-    assert_eq!(status, StatusCode::BAD_REQUEST, "{answer}");
-    let (status, answer) = import(&server, &token, "", "application/json", false).await;
-    assert_eq!(status, StatusCode::BAD_REQUEST, "{answer}");
+    for body in ["   ", "{}", "x", ""] {
+        let (status, answer) = import(&server, &token, body, "application/json", false).await;
+        assert_eq!(
+            (status, answer["code"].as_str()),
+            (StatusCode::BAD_REQUEST, Some("import_invalid")),
+            "{answer}"
+        );
+    }
     let token_copy = token.clone();
 
     // Too large: refused from its declared length, before the body is even sent.
@@ -512,6 +513,7 @@ async fn a_spreadsheet_log_comes_in_as_csv() {
     .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert!(bad["message"].as_str().unwrap().contains("unit, status"), "{bad}");
+    assert_eq!(bad["code"], "import_invalid");
     let (status, bad) = import(
         &server,
         &token,
@@ -522,6 +524,7 @@ async fn a_spreadsheet_log_comes_in_as_csv() {
     .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert!(bad["message"].as_str().unwrap().starts_with("line 2:"), "{bad}");
+    assert_eq!(bad["code"], "import_invalid");
 }
 
 #[tokio::test]
@@ -595,8 +598,25 @@ async fn retention_deletes_nothing_until_the_person_chooses_and_says_how_much_fi
     )
     .await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}");
-    let (status, _) = get_json(&server, "/api/medications/history/retention", Some(&token)).await;
-    assert_eq!(status, StatusCode::BAD_REQUEST);
+    let (status, bad) = get_json(&server, "/api/medications/history/retention", Some(&token)).await;
+    assert_eq!(
+        (status, bad["code"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("validation_failed"))
+    );
+    let (status, bad) = get_json(
+        &server,
+        "/api/medications/history/retention?days=ten",
+        Some(&token),
+    )
+    .await;
+    assert_eq!(
+        (status, bad["message"].as_str(), bad["code"].as_str()),
+        (
+            StatusCode::BAD_REQUEST,
+            Some("days must be a whole number"),
+            Some("invalid_request")
+        )
+    );
 
     // Entries a year old: a 90-day period would take them.
     let id = create(
@@ -687,10 +707,18 @@ async fn retention_and_auto_backup_run_when_the_server_starts() {
     // The other person turned auto-backup off, and cannot reach the first one's files.
     let (_, none) = get_json(&server, "/api/backups", Some(&other)).await;
     assert_eq!(none["data"], json!([]));
-    let (status, _, _) = download(&server, &format!("/api/backups/{name}"), &other).await;
-    assert_eq!(status, StatusCode::NOT_FOUND);
-    let (status, _, _) = download(&server, "/api/backups/..%2F..%2Fpillbox.sqlite3", &token).await;
-    assert_eq!(status, StatusCode::NOT_FOUND);
+    for (path, token) in [
+        (format!("/api/backups/{name}"), &other),
+        ("/api/backups/..%2F..%2Fpillbox.sqlite3".to_owned(), &token),
+    ] {
+        let (status, _, body) = download(&server, &path, token).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{path}");
+        let body: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(
+            (body["message"].as_str(), body["code"].as_str()),
+            (Some("Backup not found"), Some("backup_not_found"))
+        );
+    }
 
     // Retention: the chosen 90 days deleted the 400-day-old entry (the job runs right after
     // the backups); the other account, which never chose, keeps everything.
@@ -858,4 +886,57 @@ async fn import_keeps_what_is_distinct_and_never_doubles_what_is_there() {
             .all(|e| !e["medication_id"].is_null()),
         "{page}"
     );
+}
+
+#[tokio::test]
+async fn settings_refusals_name_the_value_and_its_choices() {
+    let server = Server::start();
+    let token = register(&server, "a@example.com").await;
+    let put = |body: Value| call(&server, Method::PUT, "/api/settings", Some(&token), Some(body));
+    let (status, bad) = put(json!({ "timezone": "Mars/Olympus" })).await;
+    assert_eq!(
+        (status, bad["message"].as_str(), bad["code"].as_str()),
+        (
+            StatusCode::BAD_REQUEST,
+            Some("Unknown time zone 'Mars/Olympus'"),
+            Some("validation_failed")
+        )
+    );
+    assert_eq!(bad["params"], json!({ "timezone": "Mars/Olympus" }));
+    let (status, bad) = put(json!({ "language": "xx" })).await;
+    assert_eq!(
+        (status, bad["message"].as_str()),
+        (
+            StatusCode::BAD_REQUEST,
+            Some("Language must be one of en, es, fr, de")
+        )
+    );
+    assert_eq!(
+        bad["params"],
+        json!({ "field": "language", "allowed": ["en", "es", "fr", "de"] })
+    );
+    let (status, bad) = put(json!({ "autoBackup": "yes" })).await;
+    assert_eq!(
+        (status, bad["code"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_request"))
+    );
+
+    let (status, saved) = put(json!({ "theme": "dark", "timezone": "Europe/Berlin" })).await;
+    assert_eq!(status, StatusCode::OK, "{saved}");
+    assert_eq!(saved["message"], "App settings updated successfully");
+    assert_eq!(
+        saved["data"],
+        json!({
+            "language": "en",
+            "dateFormat": "MM/dd/yyyy",
+            "timeFormat": "12h",
+            "autoBackup": true,
+            "dataRetention": 0,
+            "theme": "dark",
+            "timezone": "Europe/Berlin",
+            "defaultReminderTime": saved["data"]["defaultReminderTime"],
+        })
+    );
+    let (_, read) = get_json(&server, "/api/settings", Some(&token)).await;
+    assert_eq!(read["data"], saved["data"]);
 }

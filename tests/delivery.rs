@@ -1,6 +1,7 @@
 //! Reminder delivery end to end against the real binary: a real SMTP server (aiosmtpd), a
 //! local Web Push service that verifies VAPID and decrypts the payload, take links,
-//! restarts, outages, retries, repeats, gone subscriptions and low-stock alerts.
+//! restarts, outages, retries, repeats, gone subscriptions and low-stock alerts. Tests move
+//! the server's clock (`advance_clock`) instead of waiting for reminders to fall due.
 
 mod common;
 
@@ -9,15 +10,18 @@ use std::time::{Duration, Instant};
 
 use chrono::Utc;
 use common::push::PushService;
-use common::{Server, SmtpSink, assert_lead, call, get_json, post};
+use common::{Server, SmtpSink, advance_clock, assert_lead, call, get_json, post};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-/// Environment for a server that ticks every second and may push to `push`.
+/// Environment for a server that may push to `push` and whose clock the test moves. Its
+/// dispatcher's timer is an hour, so only the start and `advance_clock` run a pass and
+/// nothing happens behind the test's back.
 fn engine_env(command: &mut Command, push: &PushService) {
+    common::with_test_clock(command);
     command
         .env("PILLBOX_SIGNUPS", "open")
-        .env("PILLBOX_REMINDERS_TICK_SECONDS", "1")
+        .env("PILLBOX_REMINDERS_TICK_SECONDS", "3600")
         .env("PILLBOX_REMINDERS_RETRY_BACKOFF_SECONDS", "1")
         .env("PILLBOX_PUSH_ALLOW_ENDPOINTS", push.prefix())
         .env("PILLBOX_PUBLIC_URL", "http://pillbox.test");
@@ -135,6 +139,28 @@ async fn wait_reminder(
     }
 }
 
+/// Moves the server's clock `step` seconds at a time until the reminder reaches the state
+/// `done` says yes to (a few steps: retries back off).
+async fn advance_until(
+    server: &Server,
+    token: &str,
+    id: i64,
+    step: i64,
+    done: impl Fn(&Value) -> bool,
+) -> Value {
+    for _ in 0..10 {
+        let r = reminder(server, token, id).await;
+        if done(&r) {
+            return r;
+        }
+        advance_clock(server, step).await;
+    }
+    panic!(
+        "reminder never reached the state: {}",
+        reminder(server, token, id).await
+    );
+}
+
 /// `POST /api/notifications/test` over `methods`.
 async fn send_test(server: &Server, token: &str, methods: Value) -> (StatusCode, Value) {
     post(
@@ -183,6 +209,7 @@ async fn a_due_reminder_arrives_by_push_and_email_and_its_link_logs_the_dose_onc
     let id = remind_in(&server, &token, med, 2).await;
     assert_eq!(reminder(&server, &token, id).await["status"], "scheduled");
 
+    advance_clock(&server, 2).await;
     let pushed = push.wait_for("phone", 1, Duration::from_secs(20)).await;
     let (_, key) = get_json(&server, "/api/notifications/push/public-key", None).await;
     assert_eq!(
@@ -291,6 +318,30 @@ async fn a_due_reminder_arrives_by_push_and_email_and_its_link_logs_the_dose_onc
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_dispatchers_timer_sends_what_falls_due_on_its_own() {
+    let push = PushService::start().await;
+    let server = Server::start_with(|c| {
+        engine_env(c, &push);
+        c.env("PILLBOX_REMINDERS_TICK_SECONDS", "1");
+    });
+    let token = account(&server, "jo@example.test").await;
+    register_device(&server, &token, &push, "phone").await;
+    let med = medication(
+        &server,
+        &token,
+        json!({ "name": "Folic acid", "unit": "tablets", "frequency": "as_needed" }),
+    )
+    .await;
+    let id = remind_in(&server, &token, med, 1).await;
+    let pushed = push.wait_for("phone", 1, Duration::from_secs(15)).await;
+    assert_eq!(pushed.payload["title"], "Time for Folic acid");
+    wait_reminder(&server, &token, id, Duration::from_secs(10), |r| {
+        r["status"] == "sent"
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_reminder_due_while_the_server_was_down_arrives_once_after_the_restart() {
     let push = PushService::start().await;
     let temp = tempfile::tempdir().unwrap();
@@ -308,11 +359,12 @@ async fn a_reminder_due_while_the_server_was_down_arrives_once_after_the_restart
     let too_late = remind_in(&server, &token, med, 4).await;
     let (status, _) = server.terminate();
     assert!(status.success());
-    tokio::time::sleep(Duration::from_secs(6)).await;
-    assert_eq!(push.hits("laptop"), 0, "nothing is sent while the server is down");
+    assert_eq!(push.hits("laptop"), 0, "nothing was due before the stop");
 
-    // Back within catch_up_minutes: the missed reminder goes out, once.
+    // Back within catch_up_minutes (the restarted server's clock is 6 s on): the missed
+    // reminders go out, once.
     let server = Server::start_in(&data, |c| engine_env(c, &push)).unwrap();
+    advance_clock(&server, 6).await;
     let got = push.wait_for("laptop", 1, Duration::from_secs(15)).await;
     assert_eq!(got.payload["title"], "Time for Iron");
     wait_reminder(&server, &token, on_time, Duration::from_secs(10), |r| {
@@ -323,7 +375,7 @@ async fn a_reminder_due_while_the_server_was_down_arrives_once_after_the_restart
         r["status"] == "sent"
     })
     .await;
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    advance_clock(&server, 3).await;
     assert_eq!(
         push.received("laptop").len(),
         2,
@@ -337,12 +389,12 @@ async fn a_reminder_due_while_the_server_was_down_arrives_once_after_the_restart
     let stale = remind_in(&server, &token, med, 2).await;
     let (status, _) = server.terminate();
     assert!(status.success());
-    tokio::time::sleep(Duration::from_secs(3)).await;
     let server = Server::start_in(&data, |c| {
         engine_env(c, &push);
         c.env("PILLBOX_REMINDERS_CATCH_UP_MINUTES", "0");
     })
     .unwrap();
+    advance_clock(&server, 3).await;
     let failed = wait_reminder(&server, &token, stale, Duration::from_secs(10), |r| {
         r["status"] != "scheduled"
     })
@@ -381,10 +433,7 @@ async fn an_smtp_outage_is_retried_then_failed_with_the_reason_and_a_returning_s
 
     // Nobody listens on the SMTP port: 3 rounds (waits 1 s, 2 s), then failed with the reason.
     let lost = remind_in(&server, &token, med, 1).await;
-    let failed = wait_reminder(&server, &token, lost, Duration::from_secs(20), |r| {
-        r["status"] == "failed"
-    })
-    .await;
+    let failed = advance_until(&server, &token, lost, 1, |r| r["status"] == "failed").await;
     let reason = failed["failure_reason"].as_str().unwrap();
     assert!(reason.starts_with("email: "), "{reason}");
     let rows = deliveries(&server, &token).await;
@@ -396,17 +445,11 @@ async fn an_smtp_outage_is_retried_then_failed_with_the_reason_and_a_returning_s
 
     // Another outage, but SMTP comes back within the retry window: delivered, not lost.
     let saved = remind_in(&server, &token, med, 1).await;
-    wait_reminder(&server, &token, saved, Duration::from_secs(10), |r| {
-        !r["failure_reason"].is_null()
-    })
-    .await;
+    advance_until(&server, &token, saved, 1, |r| !r["failure_reason"].is_null()).await;
     let smtp = SmtpSink::start_on(smtp_port);
+    let sent = advance_until(&server, &token, saved, 1, |r| r["status"] == "sent").await;
     let mail = smtp.wait_for("cy@example.test", 1);
     assert_eq!(mail.subject, "Time for Zinc");
-    let sent = wait_reminder(&server, &token, saved, Duration::from_secs(10), |r| {
-        r["status"] == "sent"
-    })
-    .await;
     assert!(sent["failure_reason"].is_null());
     assert_eq!(smtp.count_for("cy@example.test"), 1);
 }
@@ -426,6 +469,7 @@ async fn a_gone_subscription_is_dropped_and_failed_push_falls_back_to_email() {
     .await;
 
     let first = remind_in(&server, &token, med, 1).await;
+    advance_clock(&server, 1).await;
     push.wait_for("tablet", 1, Duration::from_secs(15)).await;
     wait_reminder(&server, &token, first, Duration::from_secs(10), |r| {
         r["status"] == "sent"
@@ -438,6 +482,7 @@ async fn a_gone_subscription_is_dropped_and_failed_push_falls_back_to_email() {
     // remaining push fails, the reminder falls back to e-mail and the history says so.
     push.answer("tablet", StatusCode::INTERNAL_SERVER_ERROR);
     let second = remind_in(&server, &token, med, 1).await;
+    advance_clock(&server, 1).await;
     let mail = smtp.wait_for("di@example.test", 1);
     assert_eq!(mail.subject, "Time for Vitamin D");
     wait_reminder(&server, &token, second, Duration::from_secs(10), |r| {
@@ -490,6 +535,7 @@ async fn an_unanswered_reminder_repeats_and_a_logged_dose_stops_it() {
     .await;
     remind_in(&server, &token, ignored, 1).await;
     let answered_id = remind_in(&server, &token, answered, 1).await;
+    advance_clock(&server, 1).await;
     push.wait_for("phone", 2, Duration::from_secs(15)).await;
     // Logging the dose on the Today screen (no dosage_id) answers the nearest reminder.
     let (status, body) = post(
@@ -502,9 +548,12 @@ async fn an_unanswered_reminder_repeats_and_a_logged_dose_stops_it() {
     assert_eq!(status, StatusCode::CREATED, "{body}");
     assert!(!reminder(&server, &token, answered_id).await["answered_at"].is_null());
 
-    let repeat = push.wait_for("phone", 3, Duration::from_secs(90)).await;
+    // A minute on (repeat_interval_minutes), the ignored one repeats; a minute later
+    // nothing more comes (repeat_max is 1, and the answered one never repeats).
+    advance_clock(&server, 60).await;
+    let repeat = push.wait_for("phone", 3, Duration::from_secs(15)).await;
     assert_eq!(repeat.payload["title"], "Reminder: Ignored is due");
-    tokio::time::sleep(Duration::from_secs(5)).await;
+    advance_clock(&server, 60).await;
     let titles: Vec<String> = push
         .received("phone")
         .iter()
@@ -553,10 +602,11 @@ async fn low_stock_is_announced_once_per_crossing() {
     };
     dose(1).await; // 11: above the threshold
     dose(1).await; // 10: crossing
+    advance_clock(&server, 0).await;
     let alert = push.wait_for("phone", 1, Duration::from_secs(15)).await;
     assert_eq!(alert.payload["title"], "Running low on Statin");
     dose(1).await; // 9: still low, no second alert
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    advance_clock(&server, 0).await;
     assert_eq!(push.received("phone").len(), 1);
     let (status, body) = post(
         &server,
@@ -567,6 +617,7 @@ async fn low_stock_is_announced_once_per_crossing() {
     .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     dose(19).await; // 29 → 10: a new crossing after the refill
+    advance_clock(&server, 0).await;
     let again = push.wait_for("phone", 2, Duration::from_secs(15)).await;
     assert_eq!(again.payload["title"], "Running low on Statin");
 
@@ -580,6 +631,7 @@ async fn low_stock_is_announced_once_per_crossing() {
     .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     dose(20).await; // 15 → 0, 5 beyond the stock
+    advance_clock(&server, 0).await;
     let out = push.wait_for("phone", 3, Duration::from_secs(15)).await;
     assert_eq!(out.payload["body"], "Statin is out of stock. Time to refill.");
 }
@@ -880,6 +932,7 @@ async fn a_medication_whose_only_method_is_off_warns_and_its_reminder_fails_in_t
 
     // Its reminder goes out by no method: failed, with the reason, in the delivery history.
     let id = remind_in(&server, &token, by_mail, 2).await;
+    advance_clock(&server, 2).await;
     let failed = wait_reminder(&server, &token, id, Duration::from_secs(20), |r| {
         r["status"] != "scheduled"
     })
@@ -982,6 +1035,7 @@ async fn a_take_link_on_stock_stored_in_units_it_cannot_count_records_the_dose()
     let server = Server::start_in(&data, |c| engine_env(c, &push)).unwrap();
     register_device(&server, &token, &push, "phone").await;
     let id = remind_in(&server, &token, med, 2).await;
+    advance_clock(&server, 2).await;
     let pushed = push.wait_for("phone", 1, Duration::from_secs(20)).await;
     let take_url = pushed.payload["takeUrl"].as_str().unwrap().to_owned();
     let path = format!("/api/notifications/take/{}", take_token(&take_url));

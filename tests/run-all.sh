@@ -15,8 +15,9 @@ npm --prefix ui run lint
 npm --prefix ui run typecheck
 npm --prefix ui test
 
-step "Test SMTP server (aiosmtpd, for the e-mail tests)"
+step "Test tools from PyPI: aiosmtpd (e-mail tests), schemathesis (API contract)"
 python3 -c "import aiosmtpd" 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check aiosmtpd
+python3 -c "import schemathesis" 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check "schemathesis>=4.3,<5"
 
 step "Rust: format and lints"
 cargo fmt --check
@@ -31,6 +32,9 @@ cargo test --locked
 # changed on the server without regenerating them fails here.
 step "UI: generated API types match the server (ui/src/api/schema.d.ts)"
 PILLBOX_BIN="$PWD/target/debug/pillbox" npm --prefix ui run api-types:check
+
+step "API contract: schemathesis against the binary and its OpenAPI document"
+python3 tests/contract.py target/debug/pillbox
 
 step "Browser: Chromium"
 if [ ! -x /usr/bin/chromium ]; then

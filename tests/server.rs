@@ -80,13 +80,17 @@ async fn unknown_api_paths_answer_json_errors() {
         let body = json(response).await;
         assert_eq!(
             body,
-            serde_json::json!({ "success": false, "message": "Not found" }),
+            serde_json::json!({ "success": false, "message": "Not found", "code": "not_found" }),
             "{path}"
         );
     }
     let response = client().delete(server.url("/api/version")).send().await.unwrap();
     assert_eq!(response.status(), StatusCode::METHOD_NOT_ALLOWED);
-    assert_eq!(json(response).await["success"], false);
+    let body = json(response).await;
+    assert_eq!(
+        (body["success"].as_bool(), body["code"].as_str()),
+        (Some(false), Some("method_not_allowed"))
+    );
 }
 
 #[tokio::test]

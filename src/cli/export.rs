@@ -47,7 +47,7 @@ pub fn export(args: ExportArgs) -> CliResult {
     let conn = open_current(&paths)?;
     let user_id = account(&conn, &args.email)?;
     let write = |out: &mut dyn Write| match args.format {
-        Format::Json => export::write_json(&conn, user_id, out),
+        Format::Json => export::write_json(&conn, user_id, crate::clock::now(), out),
         Format::Csv => export::write_csv(&conn, user_id, out),
     };
     match &args.out {
@@ -106,13 +106,15 @@ pub fn import(args: ImportArgs) -> CliResult {
     };
     let mut conn = open_current(&paths)?;
     let user_id = account(&conn, &args.email)?;
-    let checked = import::check(&conn, user_id, &bytes, format)?;
+    let now = crate::clock::now();
+    let checked = import::check(&conn, user_id, &bytes, format, now)?;
     let summary = import::apply(
         &mut conn,
         user_id,
         checked,
         args.dry_run,
         settings.reminders.horizon_days,
+        now,
     )?;
     let verb = if args.dry_run { "would add" } else { "added" };
     println!(

@@ -53,7 +53,7 @@ pub fn run(args: SendTestArgs) -> CliResult {
         let mailer = Arc::new(Mailer::new(&settings.smtp)?);
         let db = Db::new(paths.database.clone(), writer);
         let settings = Arc::new(settings);
-        let engine = super::serve::engine(&db, &settings, &secrets, &mailer)?;
+        let engine = super::serve::engine(&db, &settings, &secrets, &mailer, crate::clock::Clock::system())?;
         let reports = engine
             .send_test(user.id, &methods)
             .await

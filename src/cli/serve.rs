@@ -8,13 +8,14 @@ use clap::Args;
 use tokio::net::TcpListener;
 
 use super::{CliResult, DataArgs, Paths, load_settings, open_and_migrate};
-use crate::accounts::AuthLimits;
+use crate::clock::Clock;
 use crate::config::{Overrides, Settings, display_path};
 use crate::db::Db;
 use crate::http::{self, AppState};
 use crate::mailer::Mailer;
 use crate::reminders::{self, dispatcher::Engine, push::Pusher};
 use crate::secrets::{self, Secrets};
+use crate::services::accounts::AuthLimits;
 use crate::services::backup;
 use crate::services::jobs::{BackupStatus, DataJobs};
 use crate::version::VERSION;
@@ -59,7 +60,9 @@ pub fn run(args: ServeArgs) -> CliResult {
         let db = Db::new(paths.database.clone(), writer);
         let settings = Arc::new(settings);
         let mailer = Arc::new(mailer);
-        let engine = Arc::new(engine(&db, &settings, &secrets, &mailer)?);
+        // One clock for the API and the reminder engine: a test that moves it moves both.
+        let clock = Clock::system();
+        let engine = Arc::new(engine(&db, &settings, &secrets, &mailer, clock.clone())?);
         let backup_status = BackupStatus::default();
         let data_jobs = DataJobs {
             db: db.clone(),
@@ -79,7 +82,7 @@ pub fn run(args: ServeArgs) -> CliResult {
             engine: Arc::clone(&engine),
             backups_dir: Arc::new(paths.backups.clone()),
             backup_status,
-            clock: crate::clock::Clock::system(),
+            clock,
         };
         let bind = state.settings.bind;
         let listener = TcpListener::bind(bind)
@@ -102,24 +105,26 @@ pub fn run(args: ServeArgs) -> CliResult {
     })
 }
 
-/// The reminder engine: the database, both channels and the settings they need.
+/// The reminder engine: the database, both channels, the settings they need and the clock.
 pub fn engine(
     db: &Db,
     settings: &Arc<Settings>,
     secrets: &Secrets,
     mailer: &Arc<Mailer>,
+    clock: Clock,
 ) -> Result<Engine, String> {
     let pusher = Pusher::new(
         &secrets.vapid.private_key,
         vapid_subject(settings),
         settings.push.allow_endpoints.clone(),
     )?;
-    Ok(Engine {
-        db: db.clone(),
-        mailer: Arc::clone(mailer),
+    Ok(Engine::new(
+        db.clone(),
+        Arc::clone(mailer),
         pusher,
-        settings: Arc::clone(settings),
-    })
+        Arc::clone(settings),
+        clock,
+    ))
 }
 
 /// The contact push services see: configured, else the sender address, else the site.

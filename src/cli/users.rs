@@ -9,10 +9,10 @@ use std::process::ExitCode;
 use clap::Args;
 
 use super::{CliResult, DataArgs, Paths, load_settings, open_and_migrate};
-use crate::accounts;
 use crate::clock;
 use crate::config::display_path;
 use crate::security::password;
+use crate::services::accounts;
 use crate::store::users;
 
 #[derive(Args)]

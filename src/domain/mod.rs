@@ -1,6 +1,8 @@
 //! Pure rules with no I/O: quantities, units, stock and schedules. Tested densely.
 
+pub mod dose;
 pub mod medication;
+pub mod notification;
 pub mod planner;
 pub mod quantity;
 pub mod schedule;

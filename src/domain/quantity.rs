@@ -10,7 +10,9 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// that sums never overflow.
 const MAX_THOUSANDTHS: i64 = 1_000_000_000_000;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+/// In the API: a JSON number with at most three decimals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, utoipa::ToSchema)]
+#[schema(value_type = f64)]
 pub struct Quantity(i64);
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -9,7 +9,7 @@ use chrono::{Duration, NaiveDate};
 use serde::{Deserialize, Serialize};
 
 use super::quantity::Quantity;
-use super::units::{self, Category, UnitError};
+use super::units::{self, Category, UnitError, UnitInputError};
 
 pub const DEFAULT_THRESHOLD: Quantity = Quantity::whole(10);
 /// Containers, and items per container, beyond any real pharmacy order; it keeps totals far
@@ -18,7 +18,7 @@ pub const MAX_COUNT: i64 = 1_000_000;
 pub const CONTINUOUS_CONTAINERS: &[&str] = &["vial", "bottle", "syringe", "box", "tube"];
 pub const DISCRETE_CONTAINERS: &[&str] = &["pill_bottle", "blister_pack", "tablet_strip", "bottle", "box"];
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum InventoryType {
     Continuous,
@@ -40,32 +40,30 @@ pub struct Containers {
 
 impl Containers {
     /// Checks the fields the type needs (SPEC §5 "Medication forms").
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), ContainerError> {
         if self
             .container_quantity
             .is_some_and(|n| !(1..=MAX_COUNT).contains(&n))
         {
-            return Err(format!(
+            return Err(ContainerError::Invalid(format!(
                 "Container quantity must be a whole number from 1 to {MAX_COUNT}"
-            ));
+            )));
         }
         if self.item_quantity.is_some_and(|n| !(1..=MAX_COUNT).contains(&n)) {
-            return Err(format!(
+            return Err(ContainerError::Invalid(format!(
                 "Item quantity must be a whole number from 1 to {MAX_COUNT}"
-            ));
+            )));
         }
         for (value, label) in [
             (self.container_size, "Container size"),
             (self.item_strength, "Item strength"),
         ] {
             if value.is_some_and(|v| v < Quantity::ZERO) {
-                return Err(format!("{label} cannot be negative"));
+                return Err(ContainerError::Invalid(format!("{label} cannot be negative")));
             }
         }
         for unit in [&self.container_unit, &self.item_unit].into_iter().flatten() {
-            if let Some(message) = units::validation_message(unit) {
-                return Err(message);
-            }
+            units::check(unit)?;
         }
         match self.inventory_type {
             InventoryType::Continuous => {
@@ -73,17 +71,17 @@ impl Containers {
                     || self.container_size.is_none()
                     || blank(&self.container_unit)
                 {
-                    return Err(
+                    return Err(ContainerError::Invalid(
                         "Container quantity, size, and unit are required for continuous inventory".into(),
-                    );
+                    ));
                 }
                 check_container(&self.container_type, CONTINUOUS_CONTAINERS)
             }
             InventoryType::Discrete => {
                 if blank(&self.container_type) || self.item_quantity.is_none() || blank(&self.item_unit) {
-                    return Err(
+                    return Err(ContainerError::Invalid(
                         "Container type, item quantity and unit are required for discrete inventory".into(),
-                    );
+                    ));
                 }
                 check_container(&self.container_type, DISCRETE_CONTAINERS)
             }
@@ -143,33 +141,85 @@ impl Containers {
     /// Whether a dose in the medication's own unit can draw from this stock; the error says
     /// what to fill in. A set-up that fails this would refuse every dose, so it is refused
     /// when saved.
-    pub fn check_dose_unit(&self, medication_unit: &str) -> Result<(), String> {
+    pub fn check_dose_unit(&self, medication_unit: &str) -> Result<(), DoseUnitError> {
         if self
             .usage(Quantity::whole(1), medication_unit, medication_unit)
             .is_ok()
         {
             return Ok(());
         }
-        let stock_unit = self.stock_unit();
-        let dose_unit = units::find(medication_unit).map_or(medication_unit, |u| u.symbol);
+        let stock = self.stock_unit().to_owned();
+        let unit = units::find(medication_unit)
+            .map_or(medication_unit, |u| u.symbol)
+            .to_owned();
         Err(match self.inventory_type {
-            InventoryType::Discrete => format!(
-                "Stock is counted in {stock_unit} but doses are in {dose_unit}: enter how many {dose_unit} \
-                 one {} holds (item strength)",
-                singular(stock_unit)
-            ),
-            InventoryType::Continuous => match units::find(dose_unit).filter(|u| u.convertible) {
-                Some(u) => format!(
-                    "Stock is counted in {stock_unit} but doses are in {dose_unit}: count the stock in \
-                     {dose_unit} or another {} unit",
-                    category_name(u.category)
-                ),
-                None => format!(
-                    "Stock is counted in {stock_unit} but doses are in {dose_unit}: count the stock in \
-                     {dose_unit}, a unit a dose converts to"
-                ),
+            InventoryType::Discrete => DoseUnitError::StrengthNeeded {
+                item: singular(&stock).to_owned(),
+                stock,
+                unit,
             },
+            InventoryType::Continuous => {
+                let hint = match units::find(&unit).filter(|u| u.convertible) {
+                    Some(u) => format!(" or another {} unit", category_name(u.category)),
+                    None => ", a unit a dose converts to".to_owned(),
+                };
+                DoseUnitError::Mismatch { stock, unit, hint }
+            }
         })
+    }
+}
+
+/// Why a dose in the medication's unit cannot draw from a stock, and what to fill in.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DoseUnitError {
+    /// Discrete stock whose items need a strength in the dose's unit.
+    #[error(
+        "Stock is counted in {stock} but doses are in {unit}: enter how many {unit} one {item} holds (item strength)"
+    )]
+    StrengthNeeded {
+        stock: String,
+        unit: String,
+        item: String,
+    },
+    /// Continuous stock counted in a unit doses do not convert to; `hint` follows the unit
+    /// (" or another weight unit").
+    #[error("Stock is counted in {stock} but doses are in {unit}: count the stock in {unit}{hint}")]
+    Mismatch {
+        stock: String,
+        unit: String,
+        hint: String,
+    },
+}
+
+impl DoseUnitError {
+    /// The unit the stock is counted in, and the dose's unit.
+    pub fn units(&self) -> (&str, &str) {
+        match self {
+            DoseUnitError::StrengthNeeded { stock, unit, .. }
+            | DoseUnitError::Mismatch { stock, unit, .. } => (stock, unit),
+        }
+    }
+}
+
+/// A stock set-up that cannot be saved.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ContainerError {
+    #[error(transparent)]
+    Unit(#[from] UnitInputError),
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// The importer reports every problem of a file as text.
+impl From<ContainerError> for String {
+    fn from(e: ContainerError) -> String {
+        e.to_string()
+    }
+}
+
+impl From<DoseUnitError> for String {
+    fn from(e: DoseUnitError) -> String {
+        e.to_string()
     }
 }
 
@@ -214,7 +264,7 @@ pub fn on_hand(current: Quantity) -> Quantity {
 
 /// Why a dose left the stock alone or could not take all it needed; the dose itself is
 /// always recorded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum DoseWarning {
     /// The dose's unit cannot be counted in the stock's unit.
@@ -227,16 +277,17 @@ fn blank(value: &Option<String>) -> bool {
     value.as_deref().is_none_or(|v| v.trim().is_empty())
 }
 
-fn check_container(container: &Option<String>, allowed: &[&str]) -> Result<(), String> {
+fn check_container(container: &Option<String>, allowed: &[&str]) -> Result<(), ContainerError> {
     match container.as_deref().map(str::trim).filter(|c| !c.is_empty()) {
-        Some(c) if !allowed.contains(&c) => {
-            Err(format!("Container type must be one of {}", allowed.join(", ")))
-        }
+        Some(c) if !allowed.contains(&c) => Err(ContainerError::Invalid(format!(
+            "Container type must be one of {}",
+            allowed.join(", ")
+        ))),
         _ => Ok(()),
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum StockStatus {
     OutOfStock,
@@ -324,7 +375,7 @@ mod tests {
             ..vials()
         };
         assert_eq!(
-            no_size.validate().unwrap_err(),
+            no_size.validate().unwrap_err().to_string(),
             "Container quantity, size, and unit are required for continuous inventory"
         );
         let no_items = Containers {
@@ -332,7 +383,7 @@ mod tests {
             ..blisters()
         };
         assert_eq!(
-            no_items.validate().unwrap_err(),
+            no_items.validate().unwrap_err().to_string(),
             "Container type, item quantity and unit are required for discrete inventory"
         );
         let no_type = Containers {
@@ -387,7 +438,7 @@ mod tests {
             }
             .validate()
             .unwrap_err(),
-            "Unit 'cups' is not a valid medical unit"
+            ContainerError::Unit(UnitInputError::Unknown("cups".into()))
         );
     }
 
@@ -430,22 +481,25 @@ mod tests {
             ..blisters()
         };
         assert_eq!(
-            no_strength.check_dose_unit("mg").unwrap_err(),
+            no_strength.check_dose_unit("mg").unwrap_err().to_string(),
             "Stock is counted in tablets but doses are in mg: enter how many mg one tablet holds (item strength)"
         );
         let zero_strength = Containers {
             item_strength: Some(Quantity::ZERO),
             ..blisters()
         };
-        assert!(zero_strength.check_dose_unit("mg").is_err());
+        assert_eq!(
+            zero_strength.check_dose_unit("mg").unwrap_err().units(),
+            ("tablets", "mg")
+        );
         assert_eq!(vials().check_dose_unit("ml"), Ok(()));
         assert_eq!(vials().check_dose_unit("μl"), Ok(()), "volumes convert");
         assert_eq!(
-            vials().check_dose_unit("units").unwrap_err(),
+            vials().check_dose_unit("units").unwrap_err().to_string(),
             "Stock is counted in ml but doses are in units: count the stock in units, a unit a dose converts to"
         );
         assert_eq!(
-            vials().check_dose_unit("mcg").unwrap_err(),
+            vials().check_dose_unit("mcg").unwrap_err().to_string(),
             "Stock is counted in ml but doses are in μg: count the stock in μg or another weight unit"
         );
     }

@@ -94,20 +94,28 @@ pub static CATALOGUE: &[Unit] = &[
     ),
 ];
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum UnitError {
-    /// "Invalid unit specified"
+    #[error("Invalid unit specified")]
     Invalid,
-    /// "Cannot convert between {from} and {to}"
+    #[error("Cannot convert between {from} and {to}")]
     Incompatible { from: String, to: String },
 }
 
-impl std::fmt::Display for UnitError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            UnitError::Invalid => f.write_str("Invalid unit specified"),
-            UnitError::Incompatible { from, to } => write!(f, "Cannot convert between {from} and {to}"),
-        }
+/// A unit someone typed that is not one to store, worded as the spec words it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UnitInputError {
+    #[error("Unit is required")]
+    Required,
+    /// The unit as typed (trimmed).
+    #[error("Unit '{0}' is not a valid medical unit")]
+    Unknown(String),
+}
+
+/// The importer reports every problem of a file as text.
+impl From<UnitInputError> for String {
+    fn from(e: UnitInputError) -> String {
+        e.to_string()
     }
 }
 
@@ -123,22 +131,17 @@ pub fn find(text: &str) -> Option<&'static Unit> {
         .find(|u| u.symbol == wanted || u.aliases.contains(&wanted.as_str()))
 }
 
-/// The message for an unknown unit, as the spec words it.
-pub fn validation_message(text: &str) -> Option<String> {
+/// A unit someone typed, looked up in the catalogue.
+pub fn check(text: &str) -> Result<&'static Unit, UnitInputError> {
     if text.trim().is_empty() {
-        return Some("Unit is required".into());
+        return Err(UnitInputError::Required);
     }
-    find(text)
-        .is_none()
-        .then(|| format!("Unit '{}' is not a valid medical unit", text.trim()))
+    find(text).ok_or_else(|| UnitInputError::Unknown(text.trim().to_owned()))
 }
 
-/// A unit from the catalogue as its canonical symbol (`mcg` is `μg`), or the spec's message.
-pub fn canonical(text: &str) -> Result<String, String> {
-    if let Some(message) = validation_message(text) {
-        return Err(message);
-    }
-    Ok(find(text).map(|u| u.symbol.to_owned()).unwrap_or_default())
+/// A unit from the catalogue as its canonical symbol (`mcg` is `μg`).
+pub fn canonical(text: &str) -> Result<String, UnitInputError> {
+    check(text).map(|u| u.symbol.to_owned())
 }
 
 /// Converts between two units of one convertible category. Same unit: unchanged.
@@ -267,11 +270,15 @@ mod tests {
 
     #[test]
     fn spec_validation_messages() {
-        assert_eq!(validation_message(""), Some("Unit is required".into()));
+        assert_eq!(check("").unwrap_err().to_string(), "Unit is required");
         assert_eq!(
-            validation_message("spoons"),
-            Some("Unit 'spoons' is not a valid medical unit".into())
+            check(" spoons ").unwrap_err(),
+            UnitInputError::Unknown("spoons".into())
         );
-        assert_eq!(validation_message("mcg"), None);
+        assert_eq!(
+            check("spoons").unwrap_err().to_string(),
+            "Unit 'spoons' is not a valid medical unit"
+        );
+        assert_eq!(canonical("mcg"), Ok("μg".into()));
     }
 }

@@ -3,26 +3,30 @@
 
 use std::io::{self, BufWriter, Write};
 
+use std::time::{Duration, Instant};
+
 use axum::Json;
 use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
 use serde::Deserialize;
-use serde_json::{Value, json};
-use std::time::{Duration, Instant};
-
 use tokio::sync::Semaphore;
 use tokio::sync::mpsc::{self, error::TrySendError};
+use utoipa::IntoParams;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use super::AppState;
-use super::error::{ApiError, ApiResult, ok};
+use super::answers::{MessageData, message_data};
+use super::error::{ApiError, ApiResult, Data, ErrorBody, data};
 use super::extract::{ApiPath, ApiQuery, query_number};
 use super::session::AuthUser;
-use crate::services::import::{self, MAX_FILE_BYTES};
+use crate::services::import::{self, MAX_FILE_BYTES, Summary};
+use crate::services::report::Report;
+use crate::services::retention::Preview;
+use crate::services::user_backups::Kept;
 use crate::services::{ServiceError, export, report, retention, user_backups};
-use axum::routing;
-use utoipa_axum::router::OpenApiRouter;
 
 /// Exports stream from a read connection (of the few there are) for as long as the client
 /// reads: at most two at once, so the rest of the app always has readers left.
@@ -74,13 +78,27 @@ fn attachment(content_type: &'static str, file_name: &str, body: Body) -> Respon
     response
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct ExportQuery {
+    /// `json` (the default) or `csv` (the history only).
     format: Option<String>,
 }
 
 /// The export file, streamed from one read transaction: a long history is never held in
 /// memory whole.
+#[utoipa::path(
+    get,
+    path = "/export",
+    tag = "data",
+    params(ExportQuery),
+    responses(
+        (status = 200, description = "The export file (attachment): everything as JSON, or the history as CSV",
+            content((Object = "application/json"), (String = "text/csv"))),
+        (status = 400, description = "Unknown format", body = ErrorBody),
+        (status = 401, description = "Not signed in (`authentication_required`, `session_expired`)", body = ErrorBody),
+    ),
+)]
 pub async fn export(
     State(state): State<AppState>,
     AuthUser(user): AuthUser,
@@ -91,6 +109,7 @@ pub async fn export(
         Some("csv") => true,
         Some(_) => return Err(ApiError::bad_request("format must be json or csv")),
     };
+    let now = state.clock.now();
     let day = state
         .db
         .read(move |conn| export::today_for(conn, user.id))
@@ -109,7 +128,7 @@ pub async fn export(
                 let written = if csv {
                     export::write_csv(conn, user.id, &mut out)
                 } else {
-                    export::write_json(conn, user.id, &mut out)
+                    export::write_json(conn, user.id, now, &mut out)
                 };
                 let written = written.and_then(|()| out.flush().map_err(ServiceError::from));
                 if let Err(e) = &written {
@@ -132,29 +151,44 @@ pub async fn export(
     })
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct ImportQuery {
+    /// `true`: only answer what the import would do.
     dry_run: Option<String>,
 }
 
 fn too_large() -> ApiError {
+    let mib = MAX_FILE_BYTES / (1024 * 1024);
     ApiError::new(
         StatusCode::PAYLOAD_TOO_LARGE,
-        format!(
-            "The file is too large: at most {} MiB can be imported at once",
-            MAX_FILE_BYTES / (1024 * 1024)
-        ),
+        format!("The file is too large: at most {mib} MiB can be imported at once"),
     )
+    .with_param("max_mib", mib)
 }
 
 /// Imports an export file or a history CSV; `?dry_run=true` answers what it would do.
+#[utoipa::path(
+    post,
+    path = "/import",
+    tag = "data",
+    params(ImportQuery),
+    request_body(description = "A Pillbox export file, or a history CSV",
+        content((Object = "application/json"), (String = "text/csv"))),
+    responses(
+        (status = 200, description = "What the import did, or would do", body = MessageData<Summary>),
+        (status = 400, description = "The file cannot be imported (`import_invalid`)", body = ErrorBody),
+        (status = 401, description = "Not signed in (`authentication_required`, `session_expired`)", body = ErrorBody),
+        (status = 413, description = "The file is too large", body = ErrorBody),
+    ),
+)]
 pub async fn import(
     State(state): State<AppState>,
     AuthUser(user): AuthUser,
     ApiQuery(q): ApiQuery<ImportQuery>,
     headers: HeaderMap,
     body: Body,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<MessageData<Summary>>> {
     let dry_run = match q.dry_run.as_deref().map(str::trim) {
         None | Some("" | "false" | "0") => false,
         Some("true" | "1") => true,
@@ -170,17 +204,13 @@ pub async fn import(
     let bytes = axum::body::to_bytes(body, MAX_FILE_BYTES)
         .await
         .map_err(|_| too_large())?;
-    if bytes.iter().all(u8::is_ascii_whitespace) {
-        return Err(ApiError::bad_request(
-            "The file is empty: choose a Pillbox export (.json) or a history CSV",
-        ));
-    }
     let content_type = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
     let format = import::sniff(content_type.as_deref(), &bytes);
     let days = state.settings.reminders.horizon_days;
+    let now = state.clock.now();
     // One import at a time: each holds its whole file in memory while it is checked.
     let _turn = IMPORTS
         .acquire()
@@ -188,49 +218,87 @@ pub async fn import(
         .map_err(|e| ApiError::internal(e.to_string()))?;
     let checked = state
         .db
-        .read(move |conn| import::check(conn, user.id, &bytes, format))
+        .read(move |conn| import::check(conn, user.id, &bytes, format, now))
         .await?;
     let summary = state
         .db
-        .write(move |conn| import::apply(conn, user.id, checked, dry_run, days))
+        .write(move |conn| import::apply(conn, user.id, checked, dry_run, days, now))
         .await?;
-    let message = if dry_run {
+    let said = if dry_run {
         "Nothing was changed: this is what the import would do"
     } else {
         "Import complete"
     };
-    Ok(Json(
-        json!({ "success": true, "message": message, "data": summary }),
-    ))
+    Ok(message_data(said, summary))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct ReportQuery {
+    /// The first day, YYYY-MM-DD (default: 29 days before `to`).
     from: Option<String>,
+    /// The last day, YYYY-MM-DD (default: today in the person's zone).
     to: Option<String>,
 }
 
+/// The doctor report over a period.
+#[utoipa::path(
+    get,
+    path = "/report",
+    tag = "data",
+    params(ReportQuery),
+    responses(
+        (status = 200, description = "The report", body = Data<Report>),
+        (status = 400, description = "A date that cannot be read, or a period that is backwards or too long", body = ErrorBody),
+        (status = 401, description = "Not signed in (`authentication_required`, `session_expired`)", body = ErrorBody),
+    ),
+)]
 pub async fn report(
     State(state): State<AppState>,
     AuthUser(user): AuthUser,
     ApiQuery(q): ApiQuery<ReportQuery>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Data<Report>>> {
+    let now = state.clock.now();
     let report = state
         .db
-        .read(move |conn| report::build(conn, user.id, q.from.as_deref(), q.to.as_deref()))
+        .read(move |conn| report::build(conn, user.id, q.from.as_deref(), q.to.as_deref(), now))
         .await?;
-    Ok(ok(report))
+    Ok(data(report))
 }
 
 /// The person's kept daily exports, newest first.
-pub async fn backups(State(state): State<AppState>, AuthUser(user): AuthUser) -> ApiResult<Json<Value>> {
+#[utoipa::path(
+    get,
+    path = "/backups",
+    tag = "data",
+    responses(
+        (status = 200, description = "The kept exports", body = Data<Vec<Kept>>),
+        (status = 401, description = "Not signed in (`authentication_required`, `session_expired`)", body = ErrorBody),
+    ),
+)]
+pub async fn backups(
+    State(state): State<AppState>,
+    AuthUser(user): AuthUser,
+) -> ApiResult<Json<Data<Vec<Kept>>>> {
     let dir = user_backups::dir_for(&state.backups_dir, user.id);
     let kept = tokio::task::spawn_blocking(move || user_backups::list(&dir))
         .await
         .map_err(|e| ApiError::internal(e.to_string()))?;
-    Ok(ok(kept))
+    Ok(data(kept))
 }
 
+/// One kept export, as a download.
+#[utoipa::path(
+    get,
+    path = "/backups/{name}",
+    tag = "data",
+    params(("name" = String, Path, description = "The file name, e.g. `pillbox-export-2026-01-02.json`")),
+    responses(
+        (status = 200, description = "The export file (attachment)", content((Object = "application/json"))),
+        (status = 401, description = "Not signed in (`authentication_required`, `session_expired`)", body = ErrorBody),
+        (status = 404, description = "No such kept export (`backup_not_found`)", body = ErrorBody),
+    ),
+)]
 pub async fn backup_file(
     State(state): State<AppState>,
     AuthUser(user): AuthUser,
@@ -238,48 +306,53 @@ pub async fn backup_file(
 ) -> ApiResult<Response> {
     let dir = user_backups::dir_for(&state.backups_dir, user.id);
     let lookup = name.clone();
-    let contents =
-        tokio::task::spawn_blocking(move || user_backups::find(&dir, &lookup).map(std::fs::read).transpose())
-            .await
-            .map_err(|e| ApiError::internal(e.to_string()))?
-            .map_err(|e| ApiError::internal(e.to_string()))?
-            .ok_or_else(|| ApiError::not_found("Backup not found"))?;
+    let contents = tokio::task::spawn_blocking(move || user_backups::read(&dir, &lookup))
+        .await
+        .map_err(|e| ApiError::internal(e.to_string()))??;
     Ok(attachment("application/json", &name, Body::from(contents)))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct RetentionQuery {
+    /// 0, 30, 90, 365 or 730.
     days: Option<String>,
 }
 
 /// How many history entries a retention period would delete now.
+#[utoipa::path(
+    get,
+    path = "/medications/history/retention",
+    tag = "data",
+    params(RetentionQuery),
+    responses(
+        (status = 200, description = "What would be deleted", body = Data<Preview>),
+        (status = 400, description = "No period, or not one of the choices", body = ErrorBody),
+        (status = 401, description = "Not signed in (`authentication_required`, `session_expired`)", body = ErrorBody),
+    ),
+)]
 pub async fn retention_preview(
     State(state): State<AppState>,
     AuthUser(user): AuthUser,
     ApiQuery(q): ApiQuery<RetentionQuery>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Data<Preview>>> {
     let days = query_number(q.days.as_deref(), "days")?
         .ok_or_else(|| ApiError::bad_request("days is required: 0, 30, 90, 365 or 730"))?;
+    let now = state.clock.now();
     let preview = state
         .db
-        .read(move |conn| retention::preview(conn, user.id, days))
+        .read(move |conn| retention::preview(conn, user.id, days, now))
         .await?;
-    Ok(ok(preview))
-}
-
-/// Whether the last instance backup succeeded, and its details for /health.
-pub fn backup_health(state: &AppState) -> (bool, Value) {
-    let health = state.backup_status.get();
-    (health.error.is_none(), json!(health))
+    Ok(data(preview))
 }
 
 /// This module's routes under `/api`.
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
-        .route("/medications/history/retention", routing::get(retention_preview))
-        .route("/export", routing::get(export))
-        .route("/import", routing::post(import))
-        .route("/report", routing::get(report))
-        .route("/backups", routing::get(backups))
-        .route("/backups/{name}", routing::get(backup_file))
+        .routes(routes!(retention_preview))
+        .routes(routes!(export))
+        .routes(routes!(import))
+        .routes(routes!(report))
+        .routes(routes!(backups))
+        .routes(routes!(backup_file))
 }

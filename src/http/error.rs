@@ -113,6 +113,7 @@ impl ApiError {
         self
     }
 
+    #[allow(dead_code)] // no handler reads its errors back since the account rules moved to services
     pub fn status(&self) -> StatusCode {
         self.status
     }
@@ -122,6 +123,7 @@ impl ApiError {
         self.code
     }
 
+    #[allow(dead_code)]
     pub fn message(&self) -> &str {
         &self.message
     }

@@ -8,6 +8,7 @@ use axum::http::StatusCode;
 use axum::http::request::Parts;
 
 use super::error::{ApiError, ApiResult};
+use crate::services::ErrorCode;
 
 pub struct ApiJson<T>(pub T);
 
@@ -38,11 +39,16 @@ fn reject(rejection: JsonRejection) -> ApiError {
         _ => match rejection {
             // serde's text names the field and the expected type; it never holds server internals.
             JsonRejection::JsonDataError(e) => {
-                ApiError::bad_request(format!("Invalid request body: {}", serde_detail(&e.body_text())))
+                malformed(format!("Invalid request body: {}", serde_detail(&e.body_text())))
             }
-            _ => ApiError::bad_request("Invalid request body: malformed JSON"),
+            _ => malformed("Invalid request body: malformed JSON"),
         },
     }
+}
+
+/// A body, query or path that cannot be read as the route expects (`invalid_request`).
+fn malformed(message: impl Into<String>) -> ApiError {
+    ApiError::coded(StatusCode::BAD_REQUEST, ErrorCode::InvalidRequest, message)
 }
 
 /// axum prefixes serde's message with its own sentence; keep serde's part.
@@ -63,7 +69,7 @@ where
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
         match axum::extract::Path::<T>::from_request_parts(parts, state).await {
             Ok(axum::extract::Path(value)) => Ok(ApiPath(value)),
-            Err(_) => Err(ApiError::not_found("Not found")),
+            Err(_) => Err(ApiError::not_found("Not found").with_code(ErrorCode::InvalidRequest)),
         }
     }
 }
@@ -81,7 +87,7 @@ where
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
         match axum::extract::Query::<T>::from_request_parts(parts, state).await {
             Ok(axum::extract::Query(value)) => Ok(ApiQuery(value)),
-            Err(rejection) => Err(ApiError::bad_request(format!(
+            Err(rejection) => Err(malformed(format!(
                 "Invalid query string: {}",
                 rejection.body_text()
             ))),
@@ -97,7 +103,15 @@ pub fn query_number(value: Option<&str>, label: &str) -> ApiResult<Option<i64>> 
         .filter(|v| !v.is_empty())
         .map(|v| {
             v.parse::<i64>()
-                .map_err(|_| ApiError::bad_request(format!("{label} must be a whole number")))
+                .map_err(|_| malformed(format!("{label} must be a whole number")).with_param("name", label))
         })
         .transpose()
+}
+
+/// The client-address extractor (`security::client_ip::ClientIp`) reads the trusted proxies
+/// from the state without knowing the HTTP layer's state type.
+impl axum::extract::FromRef<super::AppState> for crate::security::client_ip::TrustedProxies {
+    fn from_ref(state: &super::AppState) -> Self {
+        crate::security::client_ip::TrustedProxies(state.trusted_proxies.clone())
+    }
 }

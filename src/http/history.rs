@@ -10,14 +10,12 @@ use serde_json::{Value, json};
 use super::AppState;
 use super::error::{ApiError, ApiResult};
 use super::extract::{ApiJson, ApiPath, ApiQuery, query_number};
-use super::medications::{
-    Warning, dosage_text, dose_quantity, dose_unit, parse_status, parse_taken, settle_stock, stock_summary,
-};
 use super::session::AuthUser;
 use crate::clock;
 use crate::domain::quantity::Quantity;
 use crate::reminders::planner::UserClock;
-use crate::store::history::{self, Entry, Filter};
+use crate::services::doses::{self, EntryChange};
+use crate::store::history::{self, Filter};
 use crate::store::medications;
 use axum::routing;
 use utoipa_axum::router::OpenApiRouter;
@@ -96,7 +94,7 @@ async fn page_of(
         .as_deref()
         .map(str::trim)
         .filter(|s| !s.is_empty())
-        .map(|s| parse_status(Some(s)))
+        .map(|s| doses::status(Some(s)))
         .transpose()?;
     let medication_id = medication.or(query_number(q.medication_id.as_deref(), "medicationId")?);
     let (entries, total) = state
@@ -108,7 +106,7 @@ async fn page_of(
                     .ok_or_else(|| ApiError::not_found("Medication not found"))?;
             }
             let filter = Filter {
-                status: status.map(str::to_owned),
+                status: status.map(|s| s.to_string()),
                 medication_id,
                 from: bound(&q.date_from, &clock, false)?,
                 until: bound(&q.date_to, &clock, true)?,
@@ -169,46 +167,25 @@ pub async fn update(
     ApiPath(id): ApiPath<i64>,
     ApiJson(input): ApiJson<EntryUpdate>,
 ) -> ApiResult<Json<Value>> {
-    let status = input
-        .status
-        .as_deref()
-        .map(|s| parse_status(Some(s)))
-        .transpose()?;
+    let change = EntryChange {
+        status: input
+            .status
+            .as_deref()
+            .map(|s| doses::status(Some(s)))
+            .transpose()?,
+        taken: doses::taken_at(input.taken.as_deref())?,
+        quantity: input.quantity,
+        dosage_unit: input.dosage_unit,
+        dosage: input.dosage,
+    };
+    let now = state.clock.now();
     let body = state
         .db
         .write(move |conn| {
             let tx = conn.transaction()?;
-            let mut entry = history::find(&tx, user.id, id)?
-                .ok_or_else(|| ApiError::not_found("History entry not found"))?;
-            let stock_relevant = |e: &Entry| (e.status.clone(), e.quantity, e.dosage_unit.clone());
-            let before = stock_relevant(&entry);
-            if let Some(status) = status {
-                entry.status = status.to_owned();
-            }
-            if let Some(taken) = input.taken.filter(|t| !t.trim().is_empty()) {
-                entry.taken = parse_taken(Some(&taken))?;
-            }
-            if let Some(quantity) = input.quantity {
-                entry.quantity = dose_quantity(quantity)?;
-            }
-            if let Some(unit) = input.dosage_unit {
-                entry.dosage_unit = dose_unit(&unit)?;
-            }
-            if input.dosage.is_some() {
-                entry.dosage = dosage_text(input.dosage)?;
-            }
-            // Stock moves only when what the dose took changes; editing the time or the note
-            // of an old entry never re-prices it against today's inventory settings.
-            let warning = if stock_relevant(&entry) != before {
-                settle_stock(&tx, user.id, &mut entry, &clock::now_stamp())?
-            } else {
-                None
-            };
-            history::update(&tx, user.id, &entry)?;
-            let mut body = json!({ "entry": entry, "inventory": stock_summary(&tx, entry.medication_id)? });
-            Warning::add_to(warning.as_ref(), &mut body);
+            let updated = doses::update_entry(&tx, user.id, id, change, now)?;
             tx.commit()?;
-            Ok::<_, ApiError>(body)
+            Ok::<_, ApiError>(updated)
         })
         .await?;
     Ok(Json(
@@ -222,22 +199,18 @@ pub async fn delete(
     AuthUser(user): AuthUser,
     ApiPath(id): ApiPath<i64>,
 ) -> ApiResult<Json<Value>> {
-    let body = state
+    let now = state.clock.now();
+    let inventory = state
         .db
         .write(move |conn| {
             let tx = conn.transaction()?;
-            let mut entry = history::find(&tx, user.id, id)?
-                .ok_or_else(|| ApiError::not_found("History entry not found"))?;
-            entry.status = "deleted".into();
-            settle_stock(&tx, user.id, &mut entry, &clock::now_stamp())?;
-            history::delete(&tx, user.id, id)?;
-            let inventory = stock_summary(&tx, entry.medication_id)?;
+            let inventory = doses::delete_entry(&tx, user.id, id, now)?;
             tx.commit()?;
-            Ok::<_, ApiError>(json!({ "inventory": inventory }))
+            Ok::<_, ApiError>(inventory)
         })
         .await?;
     Ok(Json(
-        json!({ "success": true, "message": "Entry deleted", "data": body }),
+        json!({ "success": true, "message": "Entry deleted", "data": { "inventory": inventory } }),
     ))
 }
 

@@ -19,13 +19,12 @@ use super::session::AuthUser;
 use crate::clock;
 use crate::domain::quantity::Quantity;
 use crate::domain::schedule::{self, Frequency};
-use crate::domain::stock::{self, DoseWarning, InventoryType};
+use crate::domain::stock::{self, InventoryType};
 use crate::domain::today::{
     Day, DoseOfToday, DoseState, Log, PlannedReminder, ScheduledDose, doses_of_today,
 };
 use crate::domain::units;
 use crate::reminders::planner::{self, UserClock};
-use crate::reminders::words::Lang;
 use crate::services::report::{self, Adherence};
 use crate::store::history::{self, Entry};
 use crate::store::medications::{self, Inventory, Medication, StockChange};
@@ -35,7 +34,9 @@ use axum::routing;
 use utoipa_axum::router::OpenApiRouter;
 
 use crate::domain::medication::{COLORS, DEFAULT_ICON};
-use crate::domain::medication::{FUTURE_SKEW_SECS, MAX_NAME, MAX_NOTES, MAX_SHORT_TEXT, limited_text};
+use crate::domain::medication::{MAX_NAME, MAX_NOTES, MAX_SHORT_TEXT, limited_text};
+use crate::services::ServiceError;
+use crate::services::doses::{self, DoseRequest};
 pub const RECENT_DOSES: i64 = 5;
 
 fn not_found() -> ApiError {
@@ -110,12 +111,7 @@ fn apply_medication(m: &mut Medication, input: MedicationInput) -> ApiResult<()>
     if let Some(unit) = input.unit {
         m.unit = unit.trim().to_owned();
     }
-    if let Some(message) = units::validation_message(&m.unit) {
-        return Err(ApiError::bad_request(message));
-    }
-    m.unit = units::find(&m.unit)
-        .map(|u| u.symbol.to_owned())
-        .unwrap_or_default();
+    m.unit = units::canonical(&m.unit).map_err(ServiceError::from)?;
     if let Some(frequency) = input.frequency {
         Frequency::parse(frequency.trim()).ok_or_else(|| {
             ApiError::bad_request(format!("Frequency must be one of {}", Frequency::ALL.join(", ")))
@@ -220,7 +216,7 @@ fn apply_inventory(
         return Err(ApiError::bad_request("Current quantity cannot be negative"));
     }
     if inv.enabled {
-        inv.containers.validate().map_err(ApiError::bad_request)?;
+        inv.containers.validate().map_err(ServiceError::from)?;
         for unit in [&mut inv.containers.container_unit, &mut inv.containers.item_unit]
             .into_iter()
             .flatten()
@@ -229,7 +225,7 @@ fn apply_inventory(
         }
         inv.containers
             .check_dose_unit(&medication.unit)
-            .map_err(ApiError::bad_request)?;
+            .map_err(ServiceError::from)?;
     }
     let old = inv.current_quantity;
     let (target, kind) = match (inv.enabled && !was_enabled, input.current_quantity) {
@@ -455,7 +451,7 @@ pub async fn update(
                 // A new dose unit must still draw from the stock as it is counted.
                 inv.containers
                     .check_dose_unit(&m.unit)
-                    .map_err(ApiError::bad_request)?;
+                    .map_err(ServiceError::from)?;
             }
             planner::plan_medication(&tx, user.id, &m, &clock, days)?;
             let body = medication_json(&tx, user.id, &m, &clock, email_available)?;
@@ -504,300 +500,34 @@ pub struct DoseInput {
     affect_inventory: Option<bool>,
 }
 
-pub fn parse_status(status: Option<&str>) -> ApiResult<&'static str> {
-    match status.map(str::trim).unwrap_or("taken") {
-        "taken" => Ok("taken"),
-        "skipped" => Ok("skipped"),
-        "missed" => Ok("missed"),
-        _ => Err(ApiError::bad_request("Status must be taken, skipped or missed")),
-    }
-}
-
-/// A dose time: RFC 3339, not in the future; none or blank means now.
-pub fn parse_taken(taken: Option<&str>) -> ApiResult<String> {
-    let Some(text) = taken.map(str::trim).filter(|t| !t.is_empty()) else {
-        return Ok(clock::now_stamp());
-    };
-    let instant = DateTime::parse_from_rfc3339(text)
-        .map_err(|_| ApiError::bad_request("Please select both date and time"))?
-        .with_timezone(&Utc);
-    if instant > Utc::now() + chrono::Duration::seconds(FUTURE_SKEW_SECS) {
-        return Err(ApiError::bad_request("Cannot add entries for future dates"));
-    }
-    Ok(clock::stamp(instant))
-}
-
-/// A dose amount: positive.
-pub fn dose_quantity(quantity: Quantity) -> ApiResult<Quantity> {
-    if quantity.is_positive() {
-        Ok(quantity)
-    } else {
-        Err(ApiError::bad_request(
-            "Please enter a valid positive number for the dosage amount",
-        ))
-    }
-}
-
-/// A dose unit from the catalogue, as its canonical symbol (`mcg` is `μg`).
-pub fn dose_unit(unit: &str) -> ApiResult<String> {
-    units::canonical(unit).map_err(ApiError::bad_request)
-}
-
-/// The optional free-text dosage: trimmed, blank is none.
-pub fn dosage_text(dosage: Option<String>) -> ApiResult<Option<String>> {
-    Ok(dosage
-        .map(|d| text(&d, MAX_SHORT_TEXT, "Dosage"))
-        .transpose()?
-        .filter(|d| !d.is_empty()))
-}
-
-/// Stock a taken entry uses now: zero unless taken, inventory-affecting, and the
-/// medication's inventory is on. An error when the dose cannot be counted in the stock.
-fn stock_use_of(
-    entry: &Entry,
-    medication: Option<&Medication>,
-    inventory: Option<&Inventory>,
-) -> Result<Quantity, units::UnitError> {
-    match (
-        entry.status.as_str(),
-        entry.affect_inventory,
-        medication,
-        inventory,
-    ) {
-        ("taken", true, Some(m), Some(inv)) if inv.enabled => {
-            inv.containers.usage(entry.quantity, &entry.dosage_unit, &m.unit)
-        }
-        _ => Ok(Quantity::ZERO),
-    }
-}
-
-/// Why a recorded dose did not move the stock as it would have: a stable code for the
-/// client and a message for people.
-#[derive(Debug, Clone)]
-pub struct Warning {
-    pub code: DoseWarning,
-    pub message: String,
-}
-
-impl Warning {
-    /// Adds the `warning` and `warning_code` fields to an answer (both null without one).
-    pub fn add_to(warning: Option<&Warning>, body: &mut Value) {
-        if let Some(object) = body.as_object_mut() {
-            object.insert("warning".into(), json!(warning.map(|w| &w.message)));
-            object.insert("warning_code".into(), json!(warning.map(|w| w.code)));
-        }
-    }
-}
-
-/// "2 tablets", "1 tablet", "0.5 ml": an amount in plain English for stored texts.
-fn amount(quantity: Quantity, unit: &str) -> String {
-    Lang::En.words().amount(quantity, unit)
-}
-
-/// Brings the stock in line with what `entry` should use, writing the ledger row. The
-/// entry is never refused for its stock: a dose the stock cannot count leaves it alone,
-/// and one larger than what is left takes only that (stock never goes below zero); both
-/// answer a warning. `stock_used` is always what really came out of the stock, so a
-/// delete or a switch gives back exactly that.
-pub fn settle_stock(
-    conn: &Connection,
-    user_id: i64,
-    entry: &mut Entry,
-    now: &str,
-) -> ApiResult<Option<Warning>> {
-    let medication = match entry.medication_id {
-        Some(id) => medications::find(conn, user_id, id)?,
-        None => None,
-    };
-    let inventory = match &medication {
-        Some(m) => medications::inventory(conn, m.id)?,
-        None => None,
-    };
-    let should_use = match stock_use_of(entry, medication.as_ref(), inventory.as_ref()) {
-        Ok(usage) => usage,
-        Err(_) => {
-            let (Some(m), Some(inv)) = (&medication, &inventory) else {
-                return Ok(None);
-            };
-            let c = &inv.containers;
-            let why = c.check_dose_unit(&m.unit).err().unwrap_or_else(|| {
-                format!(
-                    "A dose in {} cannot be counted in {}.",
-                    entry.dosage_unit,
-                    c.stock_unit()
-                )
-            });
-            return Ok(Some(Warning {
-                code: DoseWarning::StockUnitMismatch,
-                message: format!(
-                    "The dose is recorded, but the stock was left as it was. {}.",
-                    why.trim_end_matches('.')
-                ),
-            }));
-        }
-    };
-    let delta = should_use - entry.stock_used;
-    let (Some(m), Some(inv)) = (&medication, &inventory) else {
-        entry.stock_used = should_use;
-        return Ok(None);
-    };
-    if delta == Quantity::ZERO {
-        return Ok(None);
-    }
-    if delta < Quantity::ZERO {
-        medications::move_stock(
-            conn,
-            m.id,
-            -delta,
-            StockChange::DoseReverted,
-            None,
-            Some(entry.id),
-            now,
-        )?;
-        entry.stock_used = should_use;
-        return Ok(None);
-    }
-    let draw = stock::draw(inv.current_quantity, delta);
-    let unit = inv.containers.stock_unit();
-    let beyond =
-        (draw.short > Quantity::ZERO).then(|| format!("{} taken beyond the stock", amount(draw.short, unit)));
-    medications::move_stock(
-        conn,
-        m.id,
-        -draw.taken,
-        StockChange::Dose,
-        beyond.as_deref(),
-        Some(entry.id),
-        now,
-    )?;
-    entry.stock_used = entry.stock_used + draw.taken;
-    Ok(beyond.map(|beyond| Warning {
-        code: DoseWarning::StockShort,
-        message: if draw.taken == Quantity::ZERO {
-            format!("The dose is recorded, but the stock was already empty ({beyond}).")
-        } else {
-            format!(
-                "The dose is recorded, but the stock had only {}: it is now 0 ({beyond}).",
-                amount(draw.taken, unit)
-            )
-        },
-    }))
-}
-
-pub fn stock_summary(conn: &Connection, medication_id: Option<i64>) -> ApiResult<Value> {
-    let Some(id) = medication_id else {
-        return Ok(Value::Null);
-    };
-    Ok(match medications::inventory(conn, id)? {
-        Some(inv) if inv.enabled => json!({
-            "current_quantity": stock::on_hand(inv.current_quantity),
-            "stock_status": stock::status(inv.current_quantity, inv.reminder_threshold),
-        }),
-        _ => Value::Null,
-    })
-}
-
-/// A dose to record against a medication.
-pub struct NewDose {
-    pub status: &'static str,
-    pub taken: String,
-    pub quantity: Quantity,
-    pub dosage_unit: String,
-    pub dosage: Option<String>,
-    pub dosage_id: Option<i64>,
-    pub affect_inventory: bool,
-}
-
-/// A recorded dose, with what kept it from moving the stock as asked, if anything.
-pub struct Recorded {
-    pub entry: Entry,
-    pub warning: Option<Warning>,
-}
-
-impl Recorded {
-    /// The entry as the API shows it, with the `warning` and `warning_code` fields.
-    pub fn entry_json(&self) -> Value {
-        let mut body = json!(self.entry);
-        Warning::add_to(self.warning.as_ref(), &mut body);
-        body
-    }
-}
-
-/// Writes a dose to the history, moves the stock, and answers the reminder it belongs to,
-/// all in the caller's transaction. The dose is always written, whatever the stock.
-pub fn record_dose(conn: &Connection, user_id: i64, m: &Medication, dose: NewDose) -> ApiResult<Recorded> {
-    let now = clock::now_stamp();
-    let mut entry = Entry {
-        id: 0,
-        medication_id: Some(m.id),
-        medication_name: m.name.clone(),
-        medication_unit: m.unit.clone(),
-        status: dose.status.to_owned(),
-        taken: dose.taken,
-        quantity: dose.quantity,
-        dosage_unit: dose.dosage_unit,
-        dosage: dose.dosage,
-        affect_inventory: dose.affect_inventory,
-        stock_used: Quantity::ZERO,
-        dosage_id: dose.dosage_id,
-        created_at: now.clone(),
-    };
-    entry.id = history::insert(conn, user_id, &entry)?;
-    let warning = settle_stock(conn, user_id, &mut entry, &now)?;
-    history::update(conn, user_id, &entry)?;
-    reminders::answer(conn, user_id, m.id, entry.dosage_id, &entry.taken, entry.id)?;
-    Ok(Recorded { entry, warning })
-}
-
 pub async fn log_dose(
     State(state): State<AppState>,
     AuthUser(user): AuthUser,
     ApiPath(id): ApiPath<i64>,
     ApiJson(input): ApiJson<DoseInput>,
 ) -> ApiResult<Response> {
-    let status = parse_status(input.status.as_deref())?;
-    let taken = parse_taken(input.taken.as_deref())?;
-    let dosage = dosage_text(input.dosage)?;
-    let body = state
+    let dose = DoseRequest {
+        status: doses::status(input.status.as_deref())?,
+        taken: doses::taken_at(input.taken.as_deref())?,
+        quantity: input.quantity,
+        dosage_unit: input.dosage_unit,
+        dosage: input.dosage,
+        dosage_id: input.dosage_id,
+        affect_inventory: input.affect_inventory.unwrap_or(true),
+    };
+    let now = state.clock.now();
+    let logged = state
         .db
         .write(move |conn| {
             let tx = conn.transaction()?;
-            let m = medications::find(&tx, user.id, id)?.ok_or_else(not_found)?;
-            if let Some(reminder) = input.dosage_id
-                && reminders::find(&tx, user.id, reminder)?.is_none_or(|r| r.medication_id != Some(m.id))
-            {
-                return Err(ApiError::not_found("Notification not found"));
-            }
-            let quantity = dose_quantity(input.quantity.unwrap_or(m.default_quantity))?;
-            let dosage_unit = dose_unit(input.dosage_unit.as_deref().unwrap_or(&m.unit))?;
-            let recorded = record_dose(
-                &tx,
-                user.id,
-                &m,
-                NewDose {
-                    status,
-                    taken,
-                    quantity,
-                    dosage_unit,
-                    dosage,
-                    dosage_id: input.dosage_id,
-                    affect_inventory: input.affect_inventory.unwrap_or(true),
-                },
-            )?;
-            let warning = recorded.warning.as_ref();
-            let body = json!({
-                "entry": recorded.entry,
-                "inventory": stock_summary(&tx, recorded.entry.medication_id)?,
-                "warning": warning.map(|w| &w.message),
-                "warning_code": warning.map(|w| w.code),
-            });
+            let logged = doses::log(&tx, user.id, id, dose, now)?;
             tx.commit()?;
-            Ok::<_, ApiError>(body)
+            Ok::<_, ApiError>(logged)
         })
         .await?;
     Ok((
         StatusCode::CREATED,
-        Json(json!({ "success": true, "message": "Dose logged", "data": body })),
+        Json(json!({ "success": true, "message": "Dose logged", "data": logged })),
     )
         .into_response())
 }

@@ -4,16 +4,26 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use serde_json::{Value, json};
-
-use super::AppState;
-use super::error::{ApiError, ApiResult, Data, data, ok};
-use crate::db::migrations;
-use crate::version::VERSION;
 use serde::Serialize;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
+
+use super::AppState;
+use super::error::{ApiError, ApiResult, Data, data};
+use crate::db::migrations;
+use crate::services::jobs::BackupHealth;
+use crate::version::VERSION;
+
+/// The answer of `/health`.
+#[derive(Serialize)]
+pub struct Health {
+    /// `ok`, or `degraded` while the last instance backup failed.
+    status: &'static str,
+    database: &'static str,
+    backup: BackupHealth,
+    version: &'static str,
+}
 
 /// Healthy when the database answers a query; a failed instance backup shows as "degraded".
 pub async fn health(State(state): State<AppState>) -> Response {
@@ -24,34 +34,30 @@ pub async fn health(State(state): State<AppState>) -> Response {
                 .map_err(ApiError::from)
         })
         .await;
-    let (backup_ok, backup) = super::data::backup_health(&state);
+    let (backup_ok, backup) = state.backup_status.health();
     match probe {
         // A failed backup is shown, not turned into downtime: a proxy's health check must
         // not take the app away from someone logging a dose because a disk filled up.
-        Ok(_) => ok(json!({
-            "status": if backup_ok { "ok" } else { "degraded" },
-            "database": "ok",
-            "backup": backup,
-            "version": VERSION,
-        }))
+        Ok(_) => data(Health {
+            status: if backup_ok { "ok" } else { "degraded" },
+            database: "ok",
+            backup,
+            version: VERSION,
+        })
         .into_response(),
         Err(e) => {
             tracing::error!("health check failed: {e:?}");
-            (
-                StatusCode::SERVICE_UNAVAILABLE,
-                Json(json!({ "success": false, "message": "Database unavailable" })),
-            )
-                .into_response()
+            ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "Database unavailable").into_response()
         }
     }
 }
 
-pub async fn migrations_status(State(state): State<AppState>) -> ApiResult<Json<Value>> {
+pub async fn migrations_status(State(state): State<AppState>) -> ApiResult<Json<Data<migrations::Status>>> {
     let status = state
         .db
         .read(|conn| migrations::status(conn).map_err(|e| ApiError::internal(e.to_string())))
         .await?;
-    Ok(ok(status))
+    Ok(data(status))
 }
 
 #[derive(Serialize, ToSchema)]

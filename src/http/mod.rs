@@ -1,11 +1,13 @@
 //! The HTTP server: the JSON API under `/api`, instance endpoints and the embedded web app.
 
+mod answers;
 mod assets;
 mod auth;
 mod data;
 pub mod error;
 pub mod extract;
 mod history;
+mod limits;
 mod medications;
 mod meta;
 mod middleware;
@@ -13,6 +15,8 @@ mod notifications;
 pub mod openapi;
 mod session;
 mod settings;
+#[cfg(debug_assertions)]
+mod test_clock;
 mod two_factor;
 
 use std::future::Future;
@@ -28,13 +32,13 @@ use tower_http::compression::CompressionLayer;
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 
-use crate::accounts::AuthLimits;
 use crate::config::Settings;
 use crate::db::Db;
 use crate::mailer::Mailer;
 use crate::reminders::dispatcher::Engine;
 use crate::secrets::Secrets;
 use crate::security::client_ip::IpNet;
+use crate::services::accounts::AuthLimits;
 use crate::services::jobs::BackupStatus;
 
 /// Request bodies above this answer 413.
@@ -52,7 +56,8 @@ pub struct AppState {
     /// The data directory's `backups/`: instance snapshots and each person's auto-backups.
     pub backups_dir: Arc<PathBuf>,
     pub backup_status: BackupStatus,
-    /// The time for services (`clock.now()`); a test clock in tests that move time.
+    /// The time for services (`clock.now()`); the reminder engine shares it, and tests
+    /// move it (`POST /api/test/clock`, debug builds only).
     #[allow(dead_code)] // taken up service by service (issue 12)
     pub clock: crate::clock::Clock,
 }
@@ -95,7 +100,11 @@ pub fn router(state: AppState) -> Router {
     let doc = Arc::new(doc);
     let api = api
         .route("/openapi.json", get(move || openapi::document(doc.clone())))
-        .route("/docs", get(openapi::docs_page))
+        .route("/docs", get(openapi::docs_page));
+    // Test-only and undocumented: see test_clock.rs.
+    #[cfg(debug_assertions)]
+    let api = test_clock::mount(api);
+    let api = api
         .fallback(meta::api_not_found)
         .method_not_allowed_fallback(meta::api_method_not_allowed)
         .layer(CompressionLayer::new());

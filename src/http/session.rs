@@ -6,9 +6,10 @@ use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode, header};
 
 use super::AppState;
-use super::error::{ApiError, ApiResult};
-use crate::security::session;
-use crate::store::users::{self, User};
+use super::error::ApiError;
+use crate::services::ErrorCode;
+use crate::services::accounts::Accounts;
+use crate::store::users::User;
 
 pub struct AuthUser(pub User);
 
@@ -16,12 +17,18 @@ impl FromRequestParts<AppState> for AuthUser {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
-        let token = bearer_token(&parts.headers)
-            .ok_or_else(|| ApiError::new(StatusCode::UNAUTHORIZED, "Authentication required"))?;
-        match user_for_token(state, token).await? {
-            Some(user) => Ok(AuthUser(user)),
-            None => Err(ApiError::new(
+        let token = bearer_token(&parts.headers).ok_or_else(|| {
+            ApiError::coded(
                 StatusCode::UNAUTHORIZED,
+                ErrorCode::AuthenticationRequired,
+                "Authentication required",
+            )
+        })?;
+        match accounts(state).user_for_token(token, state.clock.now()).await? {
+            Some(user) => Ok(AuthUser(user)),
+            None => Err(ApiError::coded(
+                StatusCode::UNAUTHORIZED,
+                ErrorCode::SessionExpired,
                 "Invalid or expired session",
             )),
         }
@@ -38,19 +45,14 @@ pub fn bearer_token(headers: &HeaderMap) -> Option<&str> {
         .filter(|t| !t.is_empty())
 }
 
-/// The user a token belongs to, if the token is valid and of the user's current version.
-pub async fn user_for_token(state: &AppState, token: &str) -> ApiResult<Option<User>> {
-    let Some(claims) = session::decode(&state.secrets.jwt_key, token) else {
-        return Ok(None);
-    };
-    let user = state
-        .db
-        .read(move |conn| users::find_by_id(conn, claims.sub).map_err(ApiError::from))
-        .await?;
-    Ok(user.filter(|u| u.token_version == claims.ver))
-}
-
-pub fn issue_token(state: &AppState, user_id: i64, token_version: i64) -> ApiResult<String> {
-    session::issue(&state.secrets.jwt_key, user_id, token_version)
-        .map_err(|e| ApiError::internal(format!("cannot sign a session token: {e}")))
+/// The account services over this server's database, limits, mailer and keys.
+pub fn accounts(state: &AppState) -> Accounts<'_> {
+    Accounts {
+        db: &state.db,
+        limits: &state.limits,
+        mailer: &state.mailer,
+        key: &state.secrets.jwt_key,
+        signups: state.settings.signups,
+        link_base: state.settings.link_base(),
+    }
 }

@@ -4,130 +4,66 @@
 
 use axum::Json;
 use axum::extract::State;
-use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use super::AppState;
-use super::error::{ApiError, ApiResult, ok};
+use super::answers::{MessageData, message_data};
+use super::error::{ApiResult, Data, ErrorBody, data};
 use super::extract::ApiJson;
 use super::session::AuthUser;
-use crate::reminders::planner;
-use crate::services::user_settings::{self, DATE_FORMATS, LANGUAGES, RETENTION_DAYS, THEMES, TIME_FORMATS};
-use crate::store::settings::{self, UserSettings};
-use axum::routing;
-use utoipa_axum::router::OpenApiRouter;
+use crate::services::user_settings::{self, AppSettings, SettingsChange};
 
-fn to_json(s: &UserSettings) -> Value {
-    user_settings::view(s)
-}
-
-pub async fn get(State(state): State<AppState>, AuthUser(user): AuthUser) -> ApiResult<Json<Value>> {
+/// The person's app settings.
+#[utoipa::path(
+    get,
+    path = "/settings",
+    tag = "settings",
+    responses(
+        (status = 200, description = "Every setting, defaults filled in", body = Data<AppSettings>),
+        (status = 401, description = "Not signed in (`authentication_required`, `session_expired`)", body = ErrorBody),
+    ),
+)]
+pub async fn get(
+    State(state): State<AppState>,
+    AuthUser(user): AuthUser,
+) -> ApiResult<Json<Data<AppSettings>>> {
     let s = state
         .db
-        .read(move |conn| settings::get(conn, user.id).map_err(ApiError::from))
+        .read(move |conn| user_settings::get(conn, user.id))
         .await?;
-    Ok(ok(to_json(&s)))
-}
-
-#[derive(Deserialize)]
-pub struct SettingsInput {
-    language: Option<String>,
-    timezone: Option<String>,
-    #[serde(rename = "dateFormat")]
-    date_format: Option<String>,
-    #[serde(rename = "timeFormat")]
-    time_format: Option<String>,
-    #[serde(rename = "defaultReminderTime")]
-    default_reminder_time: Option<String>,
-    #[serde(rename = "autoBackup")]
-    auto_backup: Option<bool>,
-    #[serde(rename = "dataRetention")]
-    data_retention: Option<i64>,
-    theme: Option<String>,
-}
-
-fn one_of(
-    value: Option<String>,
-    allowed: &[&str],
-    label: &str,
-    into: &mut Map<String, Value>,
-    key: &str,
-) -> ApiResult<()> {
-    if let Some(value) = value {
-        if !allowed.contains(&value.as_str()) {
-            return Err(ApiError::bad_request(format!(
-                "{label} must be one of {}",
-                allowed.join(", ")
-            )));
-        }
-        into.insert(key.into(), json!(value));
-    }
-    Ok(())
+    Ok(data(s))
 }
 
 /// Updates the given settings; the others keep their values.
+#[utoipa::path(
+    put,
+    path = "/settings",
+    tag = "settings",
+    request_body = SettingsChange,
+    responses(
+        (status = 200, description = "The settings as saved", body = MessageData<AppSettings>),
+        (status = 400, description = "A value that is not one of the choices", body = ErrorBody),
+        (status = 401, description = "Not signed in (`authentication_required`, `session_expired`)", body = ErrorBody),
+        (status = 413, description = "The body is too large (`body_too_large`)", body = ErrorBody),
+        (status = 415, description = "The body is not JSON (`unsupported_media_type`)", body = ErrorBody),
+    ),
+)]
 pub async fn update(
     State(state): State<AppState>,
     AuthUser(user): AuthUser,
-    ApiJson(input): ApiJson<SettingsInput>,
-) -> ApiResult<Json<Value>> {
-    if let Some(tz) = &input.timezone
-        && tz.parse::<chrono_tz::Tz>().is_err()
-    {
-        return Err(ApiError::bad_request(format!("Unknown time zone '{tz}'")));
-    }
-    if let Some(time) = &input.default_reminder_time
-        && chrono::NaiveTime::parse_from_str(time, "%H:%M").is_err()
-    {
-        return Err(ApiError::bad_request(
-            "Default reminder time must be written as HH:MM",
-        ));
-    }
-    if input.data_retention.is_some_and(|d| !RETENTION_DAYS.contains(&d)) {
-        return Err(ApiError::bad_request(
-            "Data retention must be 0, 30, 90, 365 or 730 days",
-        ));
-    }
-    let input_changes_schedules = input.timezone.is_some() || input.default_reminder_time.is_some();
+    ApiJson(change): ApiJson<SettingsChange>,
+) -> ApiResult<Json<MessageData<AppSettings>>> {
+    user_settings::check(&change)?;
     let days = state.settings.reminders.horizon_days;
     let saved = state
         .db
-        .write(move |conn| {
-            let mut s = settings::get(conn, user.id)?;
-            let p = &mut s.preferences;
-            one_of(input.language, LANGUAGES, "Language", p, "language")?;
-            one_of(input.date_format, DATE_FORMATS, "Date format", p, "dateFormat")?;
-            one_of(input.time_format, TIME_FORMATS, "Time format", p, "timeFormat")?;
-            one_of(input.theme, THEMES, "Theme", p, "theme")?;
-            if let Some(auto) = input.auto_backup {
-                p.insert("autoBackup".into(), json!(auto));
-            }
-            if let Some(days) = input.data_retention {
-                p.insert("dataRetention".into(), json!(days));
-            }
-            if let Some(tz) = input.timezone {
-                s.timezone = tz;
-            }
-            if let Some(time) = input.default_reminder_time {
-                s.default_reminder_time = time;
-            }
-            let replan = input_changes_schedules;
-            let tx = conn.transaction()?;
-            settings::save(&tx, user.id, &s)?;
-            // Wall-clock times mean another instant now: plan the reminders again.
-            if replan {
-                planner::plan_user(&tx, user.id, days)?;
-            }
-            tx.commit()?;
-            Ok::<_, ApiError>(s)
-        })
+        .write(move |conn| user_settings::update(conn, user.id, change, days))
         .await?;
-    Ok(Json(
-        json!({ "success": true, "message": "App settings updated successfully", "data": to_json(&saved) }),
-    ))
+    Ok(message_data("App settings updated successfully", saved))
 }
 
 /// This module's routes under `/api`.
 pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().route("/settings", routing::get(get).put(update))
+    OpenApiRouter::new().routes(routes!(get, update))
 }

@@ -8,23 +8,23 @@
 
 use axum::Json;
 use axum::extract::State;
-use axum::http::StatusCode;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use super::AppState;
-use super::auth::{PasswordBody, authenticate, confirm_password, limited, password_step, signed_in};
-use super::error::{ApiError, ApiResult, ok};
+use super::answers::{Message, MessageData, message, message_data};
+use super::error::{ApiError, ApiResult, Data, ErrorBody, data};
 use super::extract::ApiJson;
-use super::session::{AuthUser, issue_token};
-use crate::accounts;
+use super::session::{AuthUser, accounts};
 use crate::security::client_ip::ClientIp;
-use crate::security::{codes, totp};
-use crate::store::users::{self, TwoFactor, User};
-use axum::routing;
-use utoipa_axum::router::OpenApiRouter;
+use crate::services::accounts::{
+    BackupCodes, Disabled, Enabled, Preference, SetupStep, SignedIn, TotpSetup, TwoFactorMethod,
+    TwoFactorStatus,
+};
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 pub struct RequirementsBody {
     #[serde(default)]
     email: String,
@@ -32,92 +32,98 @@ pub struct RequirementsBody {
     password: String,
 }
 
+/// Whether a code step follows the password.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LoginRequirements {
+    /// Always true.
+    success: bool,
+    #[serde(rename = "requires2FA")]
+    requires_2fa: bool,
+    available_methods: Vec<TwoFactorMethod>,
+    preferred_method: Option<TwoFactorMethod>,
+}
+
 /// Says whether a code step follows. Two-factor details are given only with the right
 /// password; every other case (no password, wrong password, unknown address, no 2FA) gets
 /// the same answer, so the call reveals nothing about which addresses have accounts.
+#[utoipa::path(
+    post,
+    path = "/auth/2fa/check-login-requirements",
+    tag = "two-factor",
+    security(()),
+    request_body = RequirementsBody,
+    responses(
+        (status = 200, description = "What sign-in needs", body = LoginRequirements),
+        (status = 400, description = "The body cannot be read (`invalid_request`)", body = ErrorBody),
+        (status = 413, description = "The body is too large (`body_too_large`)", body = ErrorBody),
+        (status = 415, description = "The body is not JSON (`unsupported_media_type`)", body = ErrorBody),
+        (status = 429, description = "Too many wrong passwords", body = ErrorBody),
+    ),
+)]
 pub async fn check_login_requirements(
     State(state): State<AppState>,
     ClientIp(ip): ClientIp,
     ApiJson(body): ApiJson<RequirementsBody>,
-) -> ApiResult<Json<Value>> {
-    let neutral = Json(
-        json!({ "success": true, "requires2FA": false, "availableMethods": [], "preferredMethod": null }),
-    );
-    if body.email.trim().is_empty() || body.password.is_empty() {
-        return Ok(neutral);
-    }
-    let limits = &state.limits.requirement_checks;
-    match password_step(&state, limits, &ip.to_string(), &body.email, body.password).await {
-        Ok((_, tf)) if tf.enabled() => Ok(Json(json!({
-            "success": true,
-            "requires2FA": true,
-            "availableMethods": tf.methods(),
-            "preferredMethod": tf.preference(),
-        }))),
-        Ok(_) => Ok(neutral),
-        Err(e) if e.status() == StatusCode::TOO_MANY_REQUESTS => Err(e),
-        Err(_) => Ok(neutral),
-    }
+) -> ApiResult<Json<LoginRequirements>> {
+    let needs = accounts(&state)
+        .login_requirements(&ip.to_string(), &body.email, body.password)
+        .await?;
+    Ok(Json(LoginRequirements {
+        success: true,
+        requires_2fa: !needs.methods.is_empty(),
+        available_methods: needs.methods,
+        preferred_method: needs.preferred,
+    }))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 pub struct GenerateBody {
     #[serde(default)]
     email: String,
     #[serde(default)]
     password: String,
+    /// `email` or `totp`.
     #[serde(default)]
     method: String,
 }
 
 /// Sends an e-mail sign-in code (after the password step). For the authenticator method
 /// there is nothing to send.
+#[utoipa::path(
+    post,
+    path = "/auth/2fa/generate-otp",
+    tag = "two-factor",
+    security(()),
+    request_body = GenerateBody,
+    responses(
+        (status = 200, description = "Sent, or nothing to send", body = Message),
+        (status = 400, description = "Unknown method, or one not enabled (`method_not_enabled`)", body = ErrorBody),
+        (status = 401, description = "Wrong password (`invalid_credentials`)", body = ErrorBody),
+        (status = 413, description = "The body is too large (`body_too_large`)", body = ErrorBody),
+        (status = 415, description = "The body is not JSON (`unsupported_media_type`)", body = ErrorBody),
+        (status = 429, description = "Too many tries or codes", body = ErrorBody),
+        (status = 503, description = "The e-mail could not be sent (`code_not_sent`)", body = ErrorBody),
+    ),
+)]
 pub async fn generate_otp(
     State(state): State<AppState>,
     ClientIp(ip): ClientIp,
     ApiJson(body): ApiJson<GenerateBody>,
-) -> ApiResult<Json<Value>> {
-    let client = ip.to_string();
-    let (user, tf) =
-        password_step(&state, &state.limits.sign_in, &client, &body.email, body.password).await?;
-    match body.method.as_str() {
-        "totp" if tf.totp_secret.is_some() => Ok(Json(
-            json!({ "success": true, "message": "Enter the code from your authenticator app" }),
-        )),
-        "email" if tf.email_enabled => {
-            limited(state.limits.codes_per_account.hit(&format!("user:{}", user.id)))?;
-            limited(state.limits.codes_per_client.hit(&client))?;
-            send_email_code(&state, &user).await?;
-            Ok(Json(
-                json!({ "success": true, "message": "A sign-in code has been sent to your email" }),
-            ))
-        }
-        "email" | "totp" => Err(ApiError::bad_request("This sign-in method is not enabled")),
-        _ => Err(ApiError::bad_request("Method must be email or totp")),
-    }
-}
-
-async fn send_email_code(state: &AppState, user: &User) -> ApiResult<()> {
-    let key = state.secrets.jwt_key.clone();
-    let user_id = user.id;
-    let code = state
-        .db
-        .write(move |conn| accounts::new_email_code(conn, &key, user_id).map_err(ApiError::from))
+) -> ApiResult<Json<Message>> {
+    let said = accounts(&state)
+        .send_sign_in_code(
+            &ip.to_string(),
+            &body.email,
+            body.password,
+            &body.method,
+            state.clock.now(),
+        )
         .await?;
-    state
-        .mailer
-        .send(&user.email, accounts::code_email(&code))
-        .await
-        .map_err(|e| {
-            tracing::error!(user = user.id, "sign-in code not sent: {e}");
-            ApiError::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "The code could not be sent by email. Please try again later.",
-            )
-        })
+    Ok(message(said))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 pub struct VerifyBody {
     #[serde(default)]
     email: String,
@@ -128,381 +134,370 @@ pub struct VerifyBody {
 }
 
 /// The code step as its own call: the password is required again, a code alone is not enough.
+#[utoipa::path(
+    post,
+    path = "/auth/2fa/verify-otp",
+    tag = "two-factor",
+    security(()),
+    request_body = VerifyBody,
+    responses(
+        (status = 200, description = "Signed in", body = Data<SignedIn>),
+        (status = 400, description = "No code, or no e-mail or password", body = ErrorBody),
+        (status = 401, description = "`invalid_credentials`, `two_factor_required` or `invalid_code`", body = ErrorBody),
+        (status = 403, description = "The address is not verified (`email_not_verified`)", body = ErrorBody),
+        (status = 413, description = "The body is too large (`body_too_large`)", body = ErrorBody),
+        (status = 415, description = "The body is not JSON (`unsupported_media_type`)", body = ErrorBody),
+        (status = 429, description = "Too many failed attempts", body = ErrorBody),
+    ),
+)]
 pub async fn verify_otp(
     State(state): State<AppState>,
     ClientIp(ip): ClientIp,
     ApiJson(body): ApiJson<VerifyBody>,
-) -> ApiResult<Json<Value>> {
-    if body.otp.trim().is_empty() {
-        return Err(ApiError::bad_request("Please enter the verification code"));
-    }
-    let user = authenticate(
-        &state,
-        &ip.to_string(),
-        &body.email,
-        body.password,
-        Some(&body.otp),
-    )
-    .await?;
-    signed_in(&state, &user)
-}
-
-pub async fn status(State(state): State<AppState>, AuthUser(user): AuthUser) -> ApiResult<Json<Value>> {
-    let (tf, remaining) = state
-        .db
-        .read(move |conn| {
-            Ok::<_, ApiError>((
-                users::two_factor(conn, user.id)?,
-                users::unused_backup_codes(conn, user.id)?,
-            ))
-        })
+) -> ApiResult<Json<Data<SignedIn>>> {
+    let session = accounts(&state)
+        .verify_code(
+            &ip.to_string(),
+            &body.email,
+            body.password,
+            &body.otp,
+            state.clock.now(),
+        )
         .await?;
-    Ok(ok(json!({
-        "methods": tf.methods(),
-        "preference": tf.preference(),
-        "backupCodesRemaining": remaining,
-        "emailAvailable": state.mailer.is_configured(),
-    })))
+    Ok(data(session))
 }
 
-#[derive(Deserialize)]
+/// The person's two-factor settings.
+#[utoipa::path(
+    get,
+    path = "/auth/2fa/status",
+    tag = "two-factor",
+    responses(
+        (status = 200, description = "Methods, preference and backup codes left", body = Data<TwoFactorStatus>),
+        (status = 401, description = "Not signed in (`authentication_required`, `session_expired`)", body = ErrorBody),
+    ),
+)]
+pub async fn status(
+    State(state): State<AppState>,
+    AuthUser(user): AuthUser,
+) -> ApiResult<Json<Data<TwoFactorStatus>>> {
+    Ok(data(accounts(&state).two_factor_status(user.id).await?))
+}
+
+#[derive(Deserialize, ToSchema)]
 pub struct SetupBody {
+    /// `email` or `totp`.
     #[serde(default)]
     method: String,
     #[serde(default)]
     password: String,
 }
 
+/// What `setup` answers: e-mail codes are on at once (with backup codes and a fresh token);
+/// the authenticator app answers its secret and QR code for `complete-totp-setup`.
+#[derive(Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum SetupAnswer {
+    EmailEnabled(MessageData<Enabled>),
+    TotpStarted(Data<TotpSetup>),
+}
+
+fn email_enabled(enabled: Enabled) -> Json<MessageData<Enabled>> {
+    message_data("Email two-factor authentication enabled", enabled)
+}
+
+/// Turns a method on (the password is required).
+#[utoipa::path(
+    post,
+    path = "/auth/2fa/setup",
+    tag = "two-factor",
+    request_body = SetupBody,
+    responses(
+        (status = 200, description = "Enabled, or the authenticator set-up started", body = SetupAnswer),
+        (status = 400, description = "Unknown method, wrong password (`password_incorrect`), no e-mail on this server (`email_not_configured`)", body = ErrorBody),
+        (status = 401, description = "Not signed in (`authentication_required`, `session_expired`)", body = ErrorBody),
+        (status = 409, description = "Already enabled (`method_already_enabled`)", body = ErrorBody),
+        (status = 413, description = "The body is too large (`body_too_large`)", body = ErrorBody),
+        (status = 415, description = "The body is not JSON (`unsupported_media_type`)", body = ErrorBody),
+        (status = 429, description = "Too many wrong passwords", body = ErrorBody),
+    ),
+)]
 pub async fn setup(
     State(state): State<AppState>,
     ClientIp(ip): ClientIp,
     AuthUser(user): AuthUser,
     ApiJson(body): ApiJson<SetupBody>,
-) -> ApiResult<Json<Value>> {
-    if body.method != "email" && body.method != "totp" {
-        return Err(ApiError::bad_request("Method must be email or totp"));
-    }
-    confirm_password(&state, &ip.to_string(), &user, body.password).await?;
-    match body.method.as_str() {
-        "email" => enable_email(&state, &user).await,
-        _ => start_totp(&state, &user).await,
-    }
-}
-
-/// Applies a change to the user's two-factor settings in one transaction, makes a fresh set
-/// of backup codes when asked, and signs out other sessions. Returns the new backup codes
-/// (if any) and the fresh token.
-async fn change_two_factor<F>(
-    state: &AppState,
-    user: &User,
-    new_codes: bool,
-    change: F,
-) -> ApiResult<(Option<Vec<String>>, String, TwoFactor)>
-where
-    F: FnOnce(&rusqlite::Connection, &mut TwoFactor) -> ApiResult<()> + Send + 'static,
-{
-    let key = state.secrets.jwt_key.clone();
-    let user_id = user.id;
-    let (codes, version, tf) = state
-        .db
-        .write(move |conn| {
-            let tx = conn.transaction()?;
-            let mut tf = users::two_factor(&tx, user_id)?;
-            change(&tx, &mut tf)?;
-            if tf.preference() != tf.preferred_method.as_deref() {
-                tf.preferred_method = tf.preference().map(str::to_owned);
-            }
-            users::save_two_factor(&tx, user_id, &tf)?;
-            let codes = if !tf.enabled() {
-                users::replace_backup_codes(&tx, user_id, &[])?;
-                None
-            } else if new_codes {
-                Some(accounts::new_backup_codes(&tx, &key, user_id)?)
-            } else {
-                None
-            };
-            let version = users::bump_token_version(&tx, user_id)?;
-            tx.commit()?;
-            Ok::<_, ApiError>((codes, version, tf))
-        })
+) -> ApiResult<Json<SetupAnswer>> {
+    let step = accounts(&state)
+        .setup(
+            &ip.to_string(),
+            &user,
+            &body.method,
+            body.password,
+            state.clock.now(),
+        )
         .await?;
-    let token = issue_token(state, user_id, version)?;
-    Ok((codes, token, tf))
+    Ok(Json(match step {
+        SetupStep::EmailEnabled(enabled) => SetupAnswer::EmailEnabled(email_enabled(enabled).0),
+        SetupStep::TotpStarted(setup) => SetupAnswer::TotpStarted(data(setup).0),
+    }))
 }
 
+/// The account password, asked again before changes a stolen session must not make.
+#[derive(Deserialize, ToSchema)]
+pub struct ConfirmPassword {
+    #[serde(default)]
+    password: String,
+}
+
+/// Turns e-mail codes on (the password is required).
+#[utoipa::path(
+    post,
+    path = "/auth/2fa/setup-email",
+    tag = "two-factor",
+    request_body = ConfirmPassword,
+    responses(
+        (status = 200, description = "Enabled: backup codes and a fresh token", body = MessageData<Enabled>),
+        (status = 400, description = "Wrong password (`password_incorrect`), no e-mail on this server (`email_not_configured`)", body = ErrorBody),
+        (status = 401, description = "Not signed in (`authentication_required`, `session_expired`)", body = ErrorBody),
+        (status = 409, description = "Already enabled (`method_already_enabled`)", body = ErrorBody),
+        (status = 413, description = "The body is too large (`body_too_large`)", body = ErrorBody),
+        (status = 415, description = "The body is not JSON (`unsupported_media_type`)", body = ErrorBody),
+        (status = 429, description = "Too many wrong passwords", body = ErrorBody),
+    ),
+)]
 pub async fn setup_email(
     State(state): State<AppState>,
     ClientIp(ip): ClientIp,
     AuthUser(user): AuthUser,
-    ApiJson(body): ApiJson<PasswordBody>,
-) -> ApiResult<Json<Value>> {
-    confirm_password(&state, &ip.to_string(), &user, body.password).await?;
-    enable_email(&state, &user).await
+    ApiJson(body): ApiJson<ConfirmPassword>,
+) -> ApiResult<Json<MessageData<Enabled>>> {
+    let accounts = accounts(&state);
+    accounts
+        .confirm_password(&ip.to_string(), &user, body.password)
+        .await?;
+    Ok(email_enabled(
+        accounts.enable_email(&user, state.clock.now()).await?,
+    ))
 }
 
-async fn enable_email(state: &AppState, user: &User) -> ApiResult<Json<Value>> {
-    if !state.mailer.is_configured() {
-        return Err(ApiError::bad_request("Email is not configured on this server"));
-    }
-    let (codes, token, tf) = change_two_factor(state, user, true, |_, tf| {
-        if tf.email_enabled {
-            return Err(ApiError::new(
-                StatusCode::CONFLICT,
-                "Email two-factor authentication is already enabled",
-            ));
-        }
-        tf.email_enabled = true;
-        Ok(())
-    })
-    .await?;
-    Ok(Json(json!({
-        "success": true,
-        "message": "Email two-factor authentication enabled",
-        "data": { "backupCodes": codes, "token": token, "methods": tf.methods() },
-    })))
-}
-
+/// Starts the authenticator app set-up (the password is required).
+#[utoipa::path(
+    post,
+    path = "/auth/2fa/setup-totp",
+    tag = "two-factor",
+    request_body = ConfirmPassword,
+    responses(
+        (status = 200, description = "The secret and its QR code", body = Data<TotpSetup>),
+        (status = 400, description = "Wrong password (`password_incorrect`)", body = ErrorBody),
+        (status = 401, description = "Not signed in (`authentication_required`, `session_expired`)", body = ErrorBody),
+        (status = 409, description = "Already enabled (`method_already_enabled`)", body = ErrorBody),
+        (status = 413, description = "The body is too large (`body_too_large`)", body = ErrorBody),
+        (status = 415, description = "The body is not JSON (`unsupported_media_type`)", body = ErrorBody),
+        (status = 429, description = "Too many wrong passwords", body = ErrorBody),
+    ),
+)]
 pub async fn setup_totp(
     State(state): State<AppState>,
     ClientIp(ip): ClientIp,
     AuthUser(user): AuthUser,
-    ApiJson(body): ApiJson<PasswordBody>,
-) -> ApiResult<Json<Value>> {
-    confirm_password(&state, &ip.to_string(), &user, body.password).await?;
-    start_totp(&state, &user).await
-}
-
-async fn start_totp(state: &AppState, user: &User) -> ApiResult<Json<Value>> {
-    let user_id = user.id;
-    let secret = totp::new_secret();
-    let qr = totp::qr_data_url(&secret, &user.email)
-        .ok_or_else(|| ApiError::internal("cannot draw the TOTP QR code"))?;
-    let pending = secret.clone();
-    state
-        .db
-        .write(move |conn| {
-            let mut tf = users::two_factor(conn, user_id)?;
-            if tf.totp_secret.is_some() {
-                return Err(ApiError::new(
-                    StatusCode::CONFLICT,
-                    "Authenticator app two-factor authentication is already enabled",
-                ));
-            }
-            tf.totp_pending_secret = Some(pending);
-            users::save_two_factor(conn, user_id, &tf)?;
-            Ok(())
-        })
+    ApiJson(body): ApiJson<ConfirmPassword>,
+) -> ApiResult<Json<Data<TotpSetup>>> {
+    let accounts = accounts(&state);
+    accounts
+        .confirm_password(&ip.to_string(), &user, body.password)
         .await?;
-    Ok(ok(json!({ "secret": secret, "qrCodeUrl": qr })))
+    Ok(data(accounts.start_totp(&user).await?))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 pub struct OtpBody {
+    /// A code from the authenticator app.
     #[serde(default)]
     otp: String,
 }
 
+/// Turns the authenticator app on with a first code from it.
+#[utoipa::path(
+    post,
+    path = "/auth/2fa/complete-totp-setup",
+    tag = "two-factor",
+    request_body = OtpBody,
+    responses(
+        (status = 200, description = "Enabled: backup codes and a fresh token", body = MessageData<Enabled>),
+        (status = 400, description = "`invalid_code` or `totp_setup_not_started`", body = ErrorBody),
+        (status = 401, description = "Not signed in (`authentication_required`, `session_expired`)", body = ErrorBody),
+        (status = 413, description = "The body is too large (`body_too_large`)", body = ErrorBody),
+        (status = 415, description = "The body is not JSON (`unsupported_media_type`)", body = ErrorBody),
+        (status = 429, description = "Too many wrong codes", body = ErrorBody),
+    ),
+)]
 pub async fn complete_totp_setup(
     State(state): State<AppState>,
     AuthUser(user): AuthUser,
     ApiJson(body): ApiJson<OtpBody>,
-) -> ApiResult<Json<Value>> {
-    // Counted before the check, forgiven unless the code was wrong.
-    let account = format!("user:{}", user.id);
-    limited(state.limits.sign_in.per_account.hit(&account))?;
-    let otp = body.otp.trim().to_owned();
-    let result = change_two_factor(&state, &user, true, move |_, tf| {
-        let pending = tf
-            .totp_pending_secret
-            .clone()
-            .ok_or_else(|| ApiError::bad_request("Start the authenticator app setup first"))?;
-        let now = u64::try_from(chrono::Utc::now().timestamp()).unwrap_or_default();
-        let step = totp::verify(&pending, &otp, now, 0)
-            .ok_or_else(|| ApiError::bad_request("Invalid verification code"))?;
-        tf.totp_secret = Some(pending);
-        tf.totp_pending_secret = None;
-        tf.totp_last_step = step;
-        Ok(())
-    })
-    .await;
-    if !matches!(&result, Err(e) if e.message() == "Invalid verification code") {
-        state.limits.sign_in.per_account.forgive(&account);
-    }
-    let (codes, token, tf) = result?;
-    Ok(Json(json!({
-        "success": true,
-        "message": "Authenticator app two-factor authentication enabled",
-        "data": { "backupCodes": codes, "token": token, "methods": tf.methods() },
-    })))
+) -> ApiResult<Json<MessageData<Enabled>>> {
+    let enabled = accounts(&state)
+        .complete_totp(&user, &body.otp, state.clock.now())
+        .await?;
+    Ok(message_data(
+        "Authenticator app two-factor authentication enabled",
+        enabled,
+    ))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 pub struct DisableBody {
+    /// `email` or `totp`; all methods when left out (`/disable` only).
     #[serde(default)]
     method: Option<String>,
     #[serde(rename = "backupCode", default)]
     backup_code: String,
+    /// Required by `/disable`.
     password: Option<String>,
 }
 
-/// Turns off one method (`disable-method`) or all of them (`disable`); a valid backup code
-/// is required either way, and is used up.
-async fn disable(
-    state: AppState,
-    user: User,
-    method: Option<String>,
-    backup_code: String,
-) -> ApiResult<Json<Value>> {
-    let backup_code = codes::normalize_backup_code(backup_code.trim());
-    if backup_code.is_empty() {
-        return Err(ApiError::bad_request("Please enter a backup code"));
-    }
-    if let Some(m) = method.as_deref()
-        && m != "email"
-        && m != "totp"
-    {
-        return Err(ApiError::bad_request("Method must be email or totp"));
-    }
-    let account = format!("user:{}", user.id);
-    limited(state.limits.sign_in.per_account.hit(&account))?;
-    let key = state.secrets.jwt_key.clone();
-    let user_id = user.id;
-    let result = change_two_factor(&state, &user, false, move |conn, tf| {
-        match method.as_deref() {
-            Some(m) if !tf.methods().contains(&m) => {
-                return Err(ApiError::bad_request("This method is not enabled"));
-            }
-            None if !tf.enabled() => {
-                return Err(ApiError::bad_request("Two-factor authentication is not enabled"));
-            }
-            _ => {}
-        }
-        if !accounts::use_backup_code(conn, &key, user_id, &backup_code)? {
-            return Err(ApiError::bad_request("Invalid backup code"));
-        }
-        if matches!(method.as_deref(), None | Some("email")) {
-            tf.email_enabled = false;
-        }
-        if matches!(method.as_deref(), None | Some("totp")) {
-            tf.totp_secret = None;
-            tf.totp_pending_secret = None;
-        }
-        Ok(())
-    })
-    .await;
-    if !matches!(&result, Err(e) if e.message() == "Invalid backup code") {
-        state.limits.sign_in.per_account.forgive(&account);
-    }
-    let (_, token, tf) = result?;
-    Ok(Json(json!({
-        "success": true,
-        "message": "Two-factor authentication updated",
-        "data": { "token": token, "methods": tf.methods(), "preference": tf.preference() },
-    })))
+fn two_factor_updated(disabled: Disabled) -> Json<MessageData<Disabled>> {
+    message_data("Two-factor authentication updated", disabled)
 }
 
+/// Turns one method off; a backup code is required and used up.
+#[utoipa::path(
+    post,
+    path = "/auth/2fa/disable-method",
+    tag = "two-factor",
+    request_body = DisableBody,
+    responses(
+        (status = 200, description = "Updated: the settings and a fresh token", body = MessageData<Disabled>),
+        (status = 400, description = "`method_not_enabled`, `invalid_backup_code`, or no method or code", body = ErrorBody),
+        (status = 401, description = "Not signed in (`authentication_required`, `session_expired`)", body = ErrorBody),
+        (status = 413, description = "The body is too large (`body_too_large`)", body = ErrorBody),
+        (status = 415, description = "The body is not JSON (`unsupported_media_type`)", body = ErrorBody),
+        (status = 429, description = "Too many wrong codes", body = ErrorBody),
+    ),
+)]
 pub async fn disable_method(
     State(state): State<AppState>,
     AuthUser(user): AuthUser,
     ApiJson(body): ApiJson<DisableBody>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<MessageData<Disabled>>> {
     let Some(method) = body.method.filter(|m| !m.is_empty()) else {
         return Err(ApiError::bad_request("Method must be email or totp"));
     };
-    disable(state, user, Some(method), body.backup_code).await
+    let disabled = accounts(&state)
+        .disable(&user, Some(&method), &body.backup_code, state.clock.now())
+        .await?;
+    Ok(two_factor_updated(disabled))
 }
 
+/// Turns two-factor off (or one method, when named): the password and a backup code are
+/// both required.
+#[utoipa::path(
+    post,
+    path = "/auth/2fa/disable",
+    tag = "two-factor",
+    request_body = DisableBody,
+    responses(
+        (status = 200, description = "Updated: the settings and a fresh token", body = MessageData<Disabled>),
+        (status = 400, description = "`password_incorrect`, `two_factor_not_enabled`, `method_not_enabled`, `invalid_backup_code`", body = ErrorBody),
+        (status = 401, description = "Not signed in (`authentication_required`, `session_expired`)", body = ErrorBody),
+        (status = 413, description = "The body is too large (`body_too_large`)", body = ErrorBody),
+        (status = 415, description = "The body is not JSON (`unsupported_media_type`)", body = ErrorBody),
+        (status = 429, description = "Too many wrong passwords or codes", body = ErrorBody),
+    ),
+)]
 pub async fn disable_all(
     State(state): State<AppState>,
     ClientIp(ip): ClientIp,
     AuthUser(user): AuthUser,
     ApiJson(body): ApiJson<DisableBody>,
-) -> ApiResult<Json<Value>> {
-    if body.backup_code.trim().is_empty() {
-        return Err(ApiError::bad_request("Please enter a backup code"));
-    }
-    confirm_password(&state, &ip.to_string(), &user, body.password.unwrap_or_default()).await?;
-    disable(
-        state,
-        user,
-        body.method.filter(|m| !m.is_empty()),
-        body.backup_code,
-    )
-    .await
+) -> ApiResult<Json<MessageData<Disabled>>> {
+    let method = body.method.filter(|m| !m.is_empty());
+    let disabled = accounts(&state)
+        .disable_all(
+            &ip.to_string(),
+            &user,
+            method.as_deref(),
+            &body.backup_code,
+            body.password.unwrap_or_default(),
+            state.clock.now(),
+        )
+        .await?;
+    Ok(two_factor_updated(disabled))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 pub struct PreferenceBody {
+    /// `email` or `totp`: an enabled method.
     #[serde(default)]
     preference: String,
 }
 
+/// The method offered first at sign-in.
+#[utoipa::path(
+    post,
+    path = "/auth/2fa/set-preference",
+    tag = "two-factor",
+    request_body = PreferenceBody,
+    responses(
+        (status = 200, description = "The preference", body = Data<Preference>),
+        (status = 400, description = "Not an enabled method (`method_not_enabled`)", body = ErrorBody),
+        (status = 401, description = "Not signed in (`authentication_required`, `session_expired`)", body = ErrorBody),
+        (status = 413, description = "The body is too large (`body_too_large`)", body = ErrorBody),
+        (status = 415, description = "The body is not JSON (`unsupported_media_type`)", body = ErrorBody),
+    ),
+)]
 pub async fn set_preference(
     State(state): State<AppState>,
     AuthUser(user): AuthUser,
     ApiJson(body): ApiJson<PreferenceBody>,
-) -> ApiResult<Json<Value>> {
-    let preference = body.preference;
-    let tf = state
-        .db
-        .write(move |conn| {
-            let mut tf = users::two_factor(conn, user.id)?;
-            if !tf.methods().contains(&preference.as_str()) {
-                return Err(ApiError::bad_request("That method is not enabled"));
-            }
-            tf.preferred_method = Some(preference);
-            users::save_two_factor(conn, user.id, &tf)?;
-            Ok(tf)
-        })
-        .await?;
-    Ok(ok(
-        json!({ "preference": tf.preference(), "methods": tf.methods() }),
+) -> ApiResult<Json<Data<Preference>>> {
+    Ok(data(
+        accounts(&state).set_preference(user.id, body.preference).await?,
     ))
 }
 
 /// A fresh set of backup codes; the old ones stop working.
+#[utoipa::path(
+    post,
+    path = "/auth/2fa/backup-codes",
+    tag = "two-factor",
+    request_body = ConfirmPassword,
+    responses(
+        (status = 200, description = "The new codes, shown once", body = Data<BackupCodes>),
+        (status = 400, description = "`password_incorrect` or `two_factor_not_enabled`", body = ErrorBody),
+        (status = 401, description = "Not signed in (`authentication_required`, `session_expired`)", body = ErrorBody),
+        (status = 413, description = "The body is too large (`body_too_large`)", body = ErrorBody),
+        (status = 415, description = "The body is not JSON (`unsupported_media_type`)", body = ErrorBody),
+        (status = 429, description = "Too many wrong passwords", body = ErrorBody),
+    ),
+)]
 pub async fn regenerate_backup_codes(
     State(state): State<AppState>,
     ClientIp(ip): ClientIp,
     AuthUser(user): AuthUser,
-    ApiJson(body): ApiJson<PasswordBody>,
-) -> ApiResult<Json<Value>> {
-    confirm_password(&state, &ip.to_string(), &user, body.password).await?;
-    let key = state.secrets.jwt_key.clone();
-    let codes = state
-        .db
-        .write(move |conn| {
-            let tx = conn.transaction()?;
-            if !users::two_factor(&tx, user.id)?.enabled() {
-                return Err(ApiError::bad_request("Enable two-factor authentication first"));
-            }
-            let codes = accounts::new_backup_codes(&tx, &key, user.id)?;
-            tx.commit()?;
-            Ok(codes)
-        })
-        .await?;
-    Ok(ok(json!({ "backupCodes": codes })))
+    ApiJson(body): ApiJson<ConfirmPassword>,
+) -> ApiResult<Json<Data<BackupCodes>>> {
+    Ok(data(
+        accounts(&state)
+            .regenerate_backup_codes(&ip.to_string(), &user, body.password)
+            .await?,
+    ))
 }
 
 /// This module's routes under `/api`.
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
-        .route(
-            "/auth/2fa/check-login-requirements",
-            routing::post(check_login_requirements),
-        )
-        .route("/auth/2fa/generate-otp", routing::post(generate_otp))
-        .route("/auth/2fa/verify-otp", routing::post(verify_otp))
-        .route("/auth/2fa/status", routing::get(status))
-        .route("/auth/2fa/setup", routing::post(setup))
-        .route("/auth/2fa/setup-email", routing::post(setup_email))
-        .route("/auth/2fa/setup-totp", routing::post(setup_totp))
-        .route(
-            "/auth/2fa/complete-totp-setup",
-            routing::post(complete_totp_setup),
-        )
-        .route("/auth/2fa/disable-method", routing::post(disable_method))
-        .route("/auth/2fa/disable", routing::post(disable_all))
-        .route("/auth/2fa/set-preference", routing::post(set_preference))
-        .route("/auth/2fa/backup-codes", routing::post(regenerate_backup_codes))
+        .routes(routes!(check_login_requirements))
+        .routes(routes!(generate_otp))
+        .routes(routes!(verify_otp))
+        .routes(routes!(status))
+        .routes(routes!(setup))
+        .routes(routes!(setup_email))
+        .routes(routes!(setup_totp))
+        .routes(routes!(complete_totp_setup))
+        .routes(routes!(disable_method))
+        .routes(routes!(disable_all))
+        .routes(routes!(set_preference))
+        .routes(routes!(regenerate_backup_codes))
 }

@@ -6,11 +6,12 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Duration, Utc};
 use rusqlite::{Connection, OptionalExtension};
+use tokio::sync::Mutex;
 use tokio::task::JoinSet;
 
 use super::messages::{self, Content, Formats};
 use super::push::{PushOutcome, Pusher};
-use crate::clock;
+use crate::clock::{self, Clock};
 use crate::config::Settings;
 use crate::db::{Db, DbError};
 use crate::mailer::Mailer;
@@ -35,6 +36,10 @@ pub struct Engine {
     pub mailer: Arc<Mailer>,
     pub pusher: Pusher,
     pub settings: Arc<Settings>,
+    /// What "now" is for planning and sending: the server's clock, which tests move.
+    pub clock: Clock,
+    /// Held by a dispatcher pass, so that passes never overlap.
+    ticking: Mutex<()>,
 }
 
 /// Who a notification goes to and how they read times.
@@ -113,16 +118,45 @@ enum Plan {
 }
 
 impl Engine {
+    pub fn new(db: Db, mailer: Arc<Mailer>, pusher: Pusher, settings: Arc<Settings>, clock: Clock) -> Engine {
+        Engine {
+            db,
+            mailer,
+            pusher,
+            settings,
+            clock,
+            ticking: Mutex::new(()),
+        }
+    }
+
     fn link(&self, path: &str) -> String {
         format!("{}{path}", self.settings.link_base())
     }
 
+    /// A dispatcher pass unless one is running (then `None`): a timer's late pass skips.
+    pub async fn try_tick(self: &Arc<Self>) -> Option<Result<usize, DbError>> {
+        let _pass = self.ticking.try_lock().ok()?;
+        Some(self.tick().await)
+    }
+
+    /// A dispatcher pass once the one running (if any) has ended: when it returns,
+    /// everything due by then has been handled.
+    pub async fn tick_now(self: &Arc<Self>) -> Result<usize, DbError> {
+        let _pass = self.ticking.lock().await;
+        self.tick().await
+    }
+
+    /// Waits up to `within` for a running pass to end; false when it is still sending.
+    pub async fn finish_pass(&self, within: std::time::Duration) -> bool {
+        tokio::time::timeout(within, self.ticking.lock()).await.is_ok()
+    }
+
     /// One dispatcher pass: claims and delivers everything due now. Returns how many
     /// reminders it handled.
-    pub async fn tick(self: &Arc<Self>) -> Result<usize, DbError> {
+    async fn tick(self: &Arc<Self>) -> Result<usize, DbError> {
         let mut handled = 0;
         loop {
-            let now = Utc::now();
+            let now = self.clock.now();
             let claim = reminders::new_claim(&clock::stamp(now + Duration::minutes(CLAIM_MINUTES)));
             let now_stamp = clock::stamp(now);
             let held = claim.clone();
@@ -148,7 +182,7 @@ impl Engine {
                 break;
             }
         }
-        let now = clock::now_stamp();
+        let now = self.clock.now_stamp();
         self.db
             .write(move |conn| Ok::<_, DbError>(reminders::prune_take_tokens(conn, &now)?))
             .await?;
@@ -160,7 +194,7 @@ impl Engine {
     /// method on).
     pub async fn dispatch(&self, id: i64, claim: &str) -> Result<Option<Vec<ChannelReport>>, DbError> {
         let claim = claim.to_owned();
-        let now = Utc::now();
+        let now = self.clock.now();
         let catch_up = Duration::minutes(i64::from(self.settings.reminders.catch_up_minutes));
         let link_base = self.settings.link_base();
         let held = claim.clone();
@@ -197,6 +231,7 @@ impl Engine {
                 reports,
             } => {
                 // Nothing was sent: like a finish, the caller learns why from the reminder.
+                let recorded_at = self.clock.now();
                 self.db
                     .write(move |conn| {
                         let tx = conn.transaction()?;
@@ -208,7 +243,7 @@ impl Engine {
                             &title,
                             Some(&job.reminder.medication_name),
                             &reports,
-                            Utc::now(),
+                            recorded_at,
                         )?;
                         let why: Vec<&str> = reports.iter().filter_map(|r| r.error.as_deref()).collect();
                         let reason = match why.is_empty() {
@@ -233,10 +268,10 @@ impl Engine {
                 let settings = Arc::clone(&self.settings);
                 let title = content.title.clone();
                 let answer = reports.clone();
+                let now = self.clock.now();
                 self.db
                     .write(move |conn| {
                         let tx = conn.transaction()?;
-                        let now = Utc::now();
                         record(
                             &tx,
                             recipient.user_id,
@@ -402,7 +437,7 @@ impl Engine {
         let Some(recipient) = recipient else {
             return Ok(Vec::new());
         };
-        let (title, body) = messages::test_body(&recipient.formats, Utc::now());
+        let (title, body) = messages::test_body(&recipient.formats, self.clock.now());
         let content = Content {
             title,
             body,
@@ -416,10 +451,11 @@ impl Engine {
         let reports = self.deliver(&recipient, methods, &content, false).await;
         let stored = reports.clone();
         let title = content.title.clone();
+        let now = self.clock.now();
         self.db
             .write(move |conn| {
                 let tx = conn.transaction()?;
-                record(&tx, user_id, None, "test", &title, None, &stored, Utc::now())?;
+                record(&tx, user_id, None, "test", &title, None, &stored, now)?;
                 tx.commit()?;
                 Ok::<_, DbError>(())
             })
@@ -486,10 +522,11 @@ fn record(
     Ok(())
 }
 
-fn parse_instant(text: &str) -> DateTime<Utc> {
+/// A stored instant; an unreadable one counts as `now`.
+fn parse_instant(text: &str, now: DateTime<Utc>) -> DateTime<Utc> {
     DateTime::parse_from_rfc3339(text)
         .map(|t| t.with_timezone(&Utc))
-        .unwrap_or_else(|_| Utc::now())
+        .unwrap_or(now)
 }
 
 /// Decides what a claimed reminder needs, and for dose reminders mints its take link.
@@ -523,7 +560,7 @@ fn plan_job(
         let late = job
             .next_attempt_at
             .as_deref()
-            .is_some_and(|at| now - parse_instant(at) > catch_up);
+            .is_some_and(|at| now - parse_instant(at, now) > catch_up);
         if job.reminder.answered_at.is_some()
             || job.repeats_sent >= recipient.prefs.repeat_max
             || job.reminder.kind == "low_stock"
@@ -538,7 +575,7 @@ fn plan_job(
                 Some("The dose was already logged".into()),
             ));
         }
-        if job.attempts == 0 && now - parse_instant(&job.reminder.reminder_time) > catch_up {
+        if job.attempts == 0 && now - parse_instant(&job.reminder.reminder_time, now) > catch_up {
             return Ok(Plan::Finish("failed", Some("expired".into())));
         }
     }
@@ -567,7 +604,7 @@ fn plan_job(
                 Plan::Finish("cancelled", Some("Reminders are turned off".into()))
             });
         }
-        let due = parse_instant(&job.reminder.scheduled_time);
+        let due = parse_instant(&job.reminder.scheduled_time, now);
         let amount = (medication.default_quantity, medication.unit.as_str());
         let message = job.reminder.message.clone().or(effective.custom_message.clone());
         let (title, body) = messages::dose_body(

@@ -10,7 +10,6 @@ pub mod words;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::sync::Mutex;
 use tokio_cron_scheduler::{Job, JobScheduler};
 
 use crate::db::DbError;
@@ -22,10 +21,10 @@ const PLANNING_EVERY: Duration = Duration::from_secs(6 * 60 * 60);
 /// writer is free again within a few tens of milliseconds.
 const PLANNING_CHUNK: usize = 25;
 
-/// The running engine: its scheduler, and the lock a tick holds while it sends.
+/// The running engine and its scheduler.
 pub struct Running {
     scheduler: JobScheduler,
-    busy: Arc<Mutex<()>>,
+    engine: Arc<Engine>,
 }
 
 impl Running {
@@ -35,10 +34,7 @@ impl Running {
         if let Err(e) = self.scheduler.shutdown().await {
             tracing::warn!("the reminder scheduler did not stop cleanly: {e}");
         }
-        if tokio::time::timeout(Duration::from_secs(60), self.busy.lock())
-            .await
-            .is_err()
-        {
+        if !self.engine.finish_pass(Duration::from_secs(60)).await {
             tracing::warn!(
                 "stopped while reminders were still being sent; their claims lapse and they are retried"
             );
@@ -52,18 +48,15 @@ pub async fn start(engine: Arc<Engine>) -> Result<Running, String> {
         .await
         .map_err(|e| format!("cannot start the reminder scheduler: {e}"))?;
     let tick_every = Duration::from_secs(u64::from(engine.settings.reminders.tick_seconds));
-    // A tick still running when the next is due makes the next one skip.
-    let busy = Arc::new(Mutex::new(()));
     let tick_engine = Arc::clone(&engine);
-    let tick_busy = Arc::clone(&busy);
     let tick = Job::new_repeated_async(tick_every, move |_, _| {
         let engine = Arc::clone(&tick_engine);
-        let busy = Arc::clone(&tick_busy);
         Box::pin(async move {
-            let Ok(_guard) = busy.try_lock() else {
-                return;
-            };
-            run_tick(&engine).await;
+            let started = std::time::Instant::now();
+            // A tick still running when the next is due makes the next one skip.
+            if let Some(result) = engine.try_tick().await {
+                log_tick(&result, started);
+            }
         })
     })
     .map_err(|e| format!("cannot schedule the dispatcher: {e}"))?;
@@ -84,18 +77,24 @@ pub async fn start(engine: Arc<Engine>) -> Result<Running, String> {
         .await
         .map_err(|e| format!("cannot start the reminder scheduler: {e}"))?;
     let first = Arc::clone(&engine);
-    let first_busy = Arc::clone(&busy);
     tokio::spawn(async move {
         run_planning(&first).await;
-        let _guard = first_busy.lock().await;
-        run_tick(&first).await;
+        // Its failure is logged like every pass's.
+        let _ = run_tick_now(&first).await;
     });
-    Ok(Running { scheduler, busy })
+    Ok(Running { scheduler, engine })
 }
 
-async fn run_tick(engine: &Arc<Engine>) {
+/// A dispatcher pass now, after the one running (if any).
+pub async fn run_tick_now(engine: &Arc<Engine>) -> Result<usize, DbError> {
     let started = std::time::Instant::now();
-    match engine.tick().await {
+    let result = engine.tick_now().await;
+    log_tick(&result, started);
+    result
+}
+
+fn log_tick(result: &Result<usize, DbError>, started: std::time::Instant) {
+    match result {
         Ok(0) => {}
         Ok(n) => tracing::info!(
             "dispatcher handled {n} reminders in {} ms",
@@ -109,6 +108,7 @@ async fn run_tick(engine: &Arc<Engine>) {
 /// are never kept waiting long.
 pub async fn run_planning(engine: &Engine) {
     let days = engine.settings.reminders.horizon_days;
+    let now = engine.clock.now();
     let started = std::time::Instant::now();
     let users = match engine
         .db
@@ -131,7 +131,7 @@ pub async fn run_planning(engine: &Engine) {
                 let tx = conn.transaction()?;
                 let mut n = 0;
                 for user_id in chunk {
-                    n += planner::plan_user(&tx, user_id, days)?;
+                    n += planner::plan_user_at(&tx, user_id, days, now)?;
                 }
                 tx.commit()?;
                 Ok::<_, DbError>(n)

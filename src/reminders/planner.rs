@@ -13,29 +13,38 @@ use crate::domain::schedule::{self, Frequency};
 use crate::store::medications::{self, Medication};
 use crate::store::{notify_prefs, reminders, settings};
 
-/// How many days ahead reminders are planned by default (the spec's `days_ahead`).
-pub const HORIZON_DAYS: u32 = 7;
-/// The furthest ahead reminders can be planned, by configuration or by request.
-pub const MAX_DAYS_AHEAD: u32 = 31;
+// The planning horizon's default and bound are the `reminders.horizon_days` setting's, so
+// configuration owns them (it must not import the engine).
+pub use crate::config::{HORIZON_DAYS, MAX_DAYS_AHEAD};
 
-/// The user's time zone and default reminder time, which schedules and dates depend on.
+/// The user's time zone and default reminder time, which schedules and dates depend on,
+/// at one instant: the `now` that "today" and plans start from.
 pub struct UserClock {
     pub tz: Tz,
     pub default_time: NaiveTime,
+    pub now: DateTime<Utc>,
 }
 
 impl UserClock {
-    pub fn load(conn: &Connection, user_id: i64) -> rusqlite::Result<UserClock> {
+    /// The user's clock at `now` (the server's `Clock::now()`).
+    pub fn at(conn: &Connection, user_id: i64, now: DateTime<Utc>) -> rusqlite::Result<UserClock> {
         let s = settings::get(conn, user_id)?;
         Ok(UserClock {
             tz: s.timezone.parse().unwrap_or(Tz::UTC),
             default_time: NaiveTime::parse_from_str(&s.default_reminder_time, "%H:%M")
                 .unwrap_or(NaiveTime::from_hms_opt(9, 0, 0).unwrap_or_default()),
+            now,
         })
     }
 
+    /// The user's clock at the system's time, for callers not yet handed the server's
+    /// `Clock` (issue 12 moves them to `at`).
+    pub fn load(conn: &Connection, user_id: i64) -> rusqlite::Result<UserClock> {
+        Self::at(conn, user_id, clock::now())
+    }
+
     pub fn today(&self) -> NaiveDate {
-        Utc::now().with_timezone(&self.tz).date_naive()
+        self.now.with_timezone(&self.tz).date_naive()
     }
 
     /// The UTC instant a local date starts at (the first valid instant on DST days).
@@ -81,7 +90,7 @@ fn plan_with(
     }
     let own = notify_prefs::for_medication(conn, medication.id)?;
     let lead = notify_prefs::effective(global, own.as_ref()).lead_minutes;
-    let now = Utc::now();
+    let now = user_clock.now;
     let today = now.with_timezone(&user_clock.tz).date_naive();
     let planned: Vec<(String, String)> = doses_of(medication, user_clock, today, days, now)
         .into_iter()
@@ -128,14 +137,25 @@ pub fn doses_of(
     planner::occurrences(&plan, first_day, days, after)
 }
 
-/// Re-plans every medication of one user (their zone or preferences changed).
+/// Re-plans every medication of one user (their zone or preferences changed) from the
+/// system's time; see `plan_user_at`.
 pub fn plan_user(conn: &Connection, user_id: i64, days: u32) -> rusqlite::Result<usize> {
+    plan_user_at(conn, user_id, days, clock::now())
+}
+
+/// Re-plans every medication of one user from `now`.
+pub fn plan_user_at(
+    conn: &Connection,
+    user_id: i64,
+    days: u32,
+    now: DateTime<Utc>,
+) -> rusqlite::Result<usize> {
     let global = notify_prefs::global(conn, user_id)?;
     if !global.reminders_enabled {
         reminders::drop_unsent_for_user(conn, user_id)?;
         return Ok(0);
     }
-    let clock = UserClock::load(conn, user_id)?;
+    let clock = UserClock::at(conn, user_id, now)?;
     let mut added = 0;
     for m in medications::list(conn, user_id)? {
         added += plan_with(conn, user_id, &m, &clock, &global, days)?;

@@ -1,10 +1,21 @@
-//! Web Push (RFC 8030/8291/8292) with the web-push crate for encryption and VAPID, sent
-//! with our own HTTP client. Subscriptions may only point at the browsers' push services
-//! or at a prefix the operator allowed, so the server cannot be made to call arbitrary URLs.
+//! Web Push (RFC 8030): the payload encrypted as RFC 8291 `aes128gcm` and signed with VAPID
+//! (RFC 8292), both on RustCrypto, sent with our own HTTP client. Subscriptions may only
+//! point at the browsers' push services or at a prefix the operator allowed, so the server
+//! cannot be made to call arbitrary URLs.
 
 use std::time::Duration;
 
-use web_push::{ContentEncoding, PartialVapidSignatureBuilder, SubscriptionInfo, WebPushMessageBuilder};
+use aes_gcm::aead::{Aead, KeyInit};
+use aes_gcm::{Aes128Gcm, Nonce};
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
+use hkdf::Hkdf;
+use p256::elliptic_curve::sec1::ToEncodedPoint;
+use p256::pkcs8::EncodePrivateKey;
+use p256::{PublicKey, SecretKey};
+use rand_core::{OsRng, RngCore};
+use serde::Serialize;
+use sha2::Sha256;
 
 use crate::store::push_subscriptions::Subscription;
 
@@ -20,10 +31,18 @@ const PUSH_SERVICES: &[&str] = &[
 const SEND_TIMEOUT: Duration = Duration::from_secs(15);
 /// How long a push service keeps an undelivered reminder (the device may be offline).
 const TTL_SECONDS: u32 = 4 * 60 * 60;
+/// The largest payload sent: what Google's and Mozilla's push services take once encrypted.
+const MAX_PAYLOAD: usize = 3052;
+/// The record size announced in the `aes128gcm` header; every payload fits one record.
+const RECORD_SIZE: u32 = 4096;
+/// How long a VAPID token is valid (RFC 8292 allows at most 24 hours).
+const VAPID_VALID_SECONDS: i64 = 12 * 60 * 60;
 
 pub struct Pusher {
     client: reqwest::Client,
-    vapid: PartialVapidSignatureBuilder,
+    vapid: jsonwebtoken::EncodingKey,
+    /// The VAPID public key as browsers subscribed with it (`k=`).
+    vapid_public: String,
     subject: String,
     allow_prefixes: Vec<String>,
 }
@@ -37,10 +56,25 @@ pub enum PushOutcome {
     Failed(String),
 }
 
+/// The claims of a VAPID token (RFC 8292 §2).
+#[derive(Serialize)]
+struct VapidClaims<'a> {
+    aud: String,
+    exp: i64,
+    sub: &'a str,
+}
+
 impl Pusher {
+    /// `private_key` is the VAPID key as `pillbox gen-vapid` writes it: the P-256 scalar,
+    /// base64url.
     pub fn new(private_key: &str, subject: String, allow_prefixes: Vec<String>) -> Result<Pusher, String> {
-        let vapid = web_push::VapidSignatureBuilder::from_base64_no_sub(private_key)
-            .map_err(|e| format!("the VAPID private key is unusable: {e}"))?;
+        let unusable = |e: &dyn std::fmt::Display| format!("the VAPID private key is unusable: {e}");
+        let bytes = B64
+            .decode(private_key.trim().trim_end_matches('='))
+            .map_err(|e| unusable(&e))?;
+        let secret = SecretKey::from_slice(&bytes).map_err(|e| unusable(&e))?;
+        let der = secret.to_pkcs8_der().map_err(|e| unusable(&e))?;
+        let vapid_public = B64.encode(secret.public_key().to_encoded_point(false).as_bytes());
         let client = reqwest::Client::builder()
             .timeout(SEND_TIMEOUT)
             .redirect(reqwest::redirect::Policy::none())
@@ -49,7 +83,8 @@ impl Pusher {
             .map_err(|e| format!("cannot set up the push client: {e}"))?;
         Ok(Pusher {
             client,
-            vapid,
+            vapid: jsonwebtoken::EncodingKey::from_ec_der(der.as_bytes()),
+            vapid_public,
             subject,
             allow_prefixes,
         })
@@ -64,15 +99,29 @@ impl Pusher {
         if !self.endpoint_allowed(&subscription.endpoint) {
             return PushOutcome::Gone("this push service is no longer allowed".into());
         }
-        let request = match self.build(subscription, payload) {
-            Ok(request) => request,
+        if payload.len() > MAX_PAYLOAD {
+            return PushOutcome::Failed(format!(
+                "the message is too long for push ({} bytes, at most {MAX_PAYLOAD})",
+                payload.len()
+            ));
+        }
+        let body = match encrypt(&subscription.p256dh, &subscription.auth, payload) {
+            Ok(body) => body,
             Err(e) => return PushOutcome::Gone(format!("the subscription's keys are unusable: {e}")),
         };
-        let mut builder = self.client.post(request.uri).body(request.body);
-        for (name, value) in request.headers {
-            builder = builder.header(name, value);
-        }
-        match builder.send().await {
+        let authorization = match self.authorization(&subscription.endpoint) {
+            Ok(authorization) => authorization,
+            Err(e) => return PushOutcome::Failed(format!("cannot sign the push request: {e}")),
+        };
+        let request = self
+            .client
+            .post(&subscription.endpoint)
+            .header("TTL", TTL_SECONDS)
+            .header(reqwest::header::CONTENT_ENCODING, "aes128gcm")
+            .header(reqwest::header::CONTENT_TYPE, "application/octet-stream")
+            .header(reqwest::header::AUTHORIZATION, authorization)
+            .body(body);
+        match request.send().await {
             Ok(response) => {
                 let status = response.status();
                 if status.is_success() {
@@ -94,39 +143,90 @@ impl Pusher {
         }
     }
 
-    fn build(&self, subscription: &Subscription, payload: &[u8]) -> Result<PushRequest, String> {
-        let info = SubscriptionInfo::new(
-            subscription.endpoint.as_str(),
-            subscription.p256dh.as_str(),
-            subscription.auth.as_str(),
-        );
-        let mut signature = self.vapid.clone().add_sub_info(&info);
-        signature.add_claim("sub", self.subject.as_str());
-        let signature = signature.build().map_err(|e| e.to_string())?;
-        let mut message = WebPushMessageBuilder::new(&info);
-        message.set_payload(ContentEncoding::Aes128Gcm, payload);
-        message.set_vapid_signature(signature);
-        message.set_ttl(TTL_SECONDS);
-        let message = message.build().map_err(|e| e.to_string())?;
-        let request = web_push::request_builder::build_request::<Vec<u8>>(message);
-        let headers = request
-            .headers()
-            .iter()
-            .map(|(name, value)| (name.as_str().to_owned(), value.as_bytes().to_vec()))
-            .collect();
-        Ok(PushRequest {
-            uri: request.uri().to_string(),
-            headers,
-            body: request.into_body(),
-        })
+    /// `vapid t=<JWT>, k=<public key>` for the push service that `endpoint` belongs to.
+    fn authorization(&self, endpoint: &str) -> Result<String, String> {
+        let claims = VapidClaims {
+            aud: audience(endpoint)?,
+            // The push service checks this against its own clock: wall time, not the
+            // server's (possibly moved) clock.
+            exp: chrono::Utc::now().timestamp() + VAPID_VALID_SECONDS,
+            sub: &self.subject,
+        };
+        let header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::ES256);
+        let token = jsonwebtoken::encode(&header, &claims, &self.vapid).map_err(|e| e.to_string())?;
+        Ok(format!("vapid t={token}, k={}", self.vapid_public))
     }
 }
 
-/// The encrypted, signed request for one subscription.
-struct PushRequest {
-    uri: String,
-    headers: Vec<(String, Vec<u8>)>,
-    body: Vec<u8>,
+/// The VAPID audience: the endpoint's origin, with its port when it has a non-default one.
+fn audience(endpoint: &str) -> Result<String, String> {
+    let url = reqwest::Url::parse(endpoint).map_err(|e| format!("the endpoint is not a URL: {e}"))?;
+    let host = url.host_str().ok_or("the endpoint has no host")?;
+    // `port()` is None for the scheme's default port, which the origin leaves out.
+    Ok(match url.port() {
+        Some(port) => format!("{}://{host}:{port}", url.scheme()),
+        None => format!("{}://{host}", url.scheme()),
+    })
+}
+
+/// Encrypts `payload` for a subscription (RFC 8291) with a fresh key pair and salt.
+fn encrypt(p256dh: &str, auth: &str, payload: &[u8]) -> Result<Vec<u8>, String> {
+    let decode = |text: &str| B64.decode(text.trim().trim_end_matches('='));
+    let receiver = decode(p256dh)
+        .ok()
+        .and_then(|bytes| PublicKey::from_sec1_bytes(&bytes).ok())
+        .ok_or("p256dh is not a P-256 public key")?;
+    let auth: [u8; 16] = decode(auth)
+        .ok()
+        .and_then(|bytes| bytes.try_into().ok())
+        .ok_or("auth is not a 16-byte secret")?;
+    let mut salt = [0u8; 16];
+    OsRng.fill_bytes(&mut salt);
+    encrypt_with(&receiver, &auth, payload, &SecretKey::random(&mut OsRng), &salt)
+}
+
+/// RFC 8291 §3 with the sender's key pair and the salt given: one `aes128gcm` record
+/// (RFC 8188) behind the header `salt ‖ rs ‖ idlen ‖ sender's public key`.
+fn encrypt_with(
+    receiver: &PublicKey,
+    auth: &[u8; 16],
+    payload: &[u8],
+    sender: &SecretKey,
+    salt: &[u8; 16],
+) -> Result<Vec<u8>, String> {
+    let sender_public = sender.public_key().to_encoded_point(false);
+    let receiver_public = receiver.to_encoded_point(false);
+    let shared = p256::ecdh::diffie_hellman(sender.to_nonzero_scalar(), receiver.as_affine());
+    // IKM = HKDF(auth, ECDH secret, "WebPush: info" ‖ 0 ‖ ua_public ‖ as_public)
+    let mut key_info = b"WebPush: info\0".to_vec();
+    key_info.extend_from_slice(receiver_public.as_bytes());
+    key_info.extend_from_slice(sender_public.as_bytes());
+    let mut ikm = [0u8; 32];
+    Hkdf::<Sha256>::new(Some(auth), shared.raw_secret_bytes())
+        .expand(&key_info, &mut ikm)
+        .map_err(|e| e.to_string())?;
+    let content = Hkdf::<Sha256>::new(Some(salt), &ikm);
+    let mut key = [0u8; 16];
+    let mut nonce = [0u8; 12];
+    content
+        .expand(b"Content-Encoding: aes128gcm\0", &mut key)
+        .and_then(|()| content.expand(b"Content-Encoding: nonce\0", &mut nonce))
+        .map_err(|e| e.to_string())?;
+    // The only record is the last: its padding delimiter is 2, and no padding follows.
+    let mut record = Vec::with_capacity(payload.len() + 1);
+    record.extend_from_slice(payload);
+    record.push(2);
+    let sealed = Aes128Gcm::new(&key.into())
+        .encrypt(&Nonce::from(nonce), record.as_slice())
+        .map_err(|e| e.to_string())?;
+    let key_id = sender_public.as_bytes();
+    let mut body = Vec::with_capacity(16 + 4 + 1 + key_id.len() + sealed.len());
+    body.extend_from_slice(salt);
+    body.extend_from_slice(&RECORD_SIZE.to_be_bytes());
+    body.push(u8::try_from(key_id.len()).map_err(|e| e.to_string())?);
+    body.extend_from_slice(key_id);
+    body.extend_from_slice(&sealed);
+    Ok(body)
 }
 
 fn error_chain(e: &dyn std::error::Error) -> String {
@@ -186,6 +286,59 @@ fn under_prefix(url: &reqwest::Url, prefix: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The worked example of RFC 8291, Appendix A: same keys and salt, same bytes.
+    #[test]
+    fn encryption_matches_the_rfc_8291_example() {
+        let key = |text: &str| B64.decode(text).unwrap();
+        let sender = SecretKey::from_slice(&key("yfWPiYE-n46HLnH0KqZOF1fJJU3MYrct3AELtAQ-oRw")).unwrap();
+        let receiver = PublicKey::from_sec1_bytes(&key(
+            "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4",
+        ))
+        .unwrap();
+        let auth: [u8; 16] = key("BTBZMqHH6r4Tts7J_aSIgg").try_into().unwrap();
+        let salt: [u8; 16] = key("DGv6ra1nlYgDCS1FRnbzlw").try_into().unwrap();
+        let body = encrypt_with(
+            &receiver,
+            &auth,
+            b"When I grow up, I want to be a watermelon",
+            &sender,
+            &salt,
+        )
+        .unwrap();
+        assert_eq!(
+            B64.encode(body),
+            "DGv6ra1nlYgDCS1FRnbzlwAAEABBBP4z9KsN6nGRTbVYI_c7VJSPQTBtkgcy27mlmlMoZIIgDll6e3vCYLocInmYWAmS6TlzAC8wEqKK6PBru3jl7A_yl95bQpu6cVPTpK4Mqgkf1CXztLVBSt2Ks3oZwbuwXPXLWyouBWLVWGNWQexSgSxsj_Qulcy4a-fN"
+        );
+    }
+
+    #[test]
+    fn the_vapid_audience_is_the_endpoints_origin_with_its_port() {
+        assert_eq!(
+            audience("https://fcm.googleapis.com/fcm/send/abc").unwrap(),
+            "https://fcm.googleapis.com"
+        );
+        assert_eq!(
+            audience("https://push.example.com:443/x").unwrap(),
+            "https://push.example.com"
+        );
+        assert_eq!(
+            audience("http://127.0.0.1:9000/push/1").unwrap(),
+            "http://127.0.0.1:9000"
+        );
+        assert!(audience("not a url").is_err());
+    }
+
+    #[test]
+    fn subscription_keys_that_are_not_keys_are_refused() {
+        let auth = B64.encode([7u8; 16]);
+        assert!(encrypt("short", &auth, b"x").is_err());
+        let point = B64.encode(SecretKey::random(&mut OsRng).public_key().to_encoded_point(false));
+        assert!(encrypt(&point, "c2hvcnQ", b"x").is_err());
+        assert!(encrypt(&point, &auth, b"x").is_ok());
+        // Browsers may send the keys padded.
+        assert!(encrypt(&format!("{point}="), &format!("{auth}=="), b"x").is_ok());
+    }
 
     #[test]
     fn only_push_services_and_allowed_prefixes_are_accepted() {

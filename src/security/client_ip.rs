@@ -3,63 +3,30 @@
 //! listed in `trusted_proxies`, so nobody can pick their own address.
 
 use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
 
 use axum::extract::{ConnectInfo, FromRef, FromRequestParts};
 use axum::http::request::Parts;
+pub use ipnet::IpNet;
 
-use crate::http::AppState;
-
-/// An address or a CIDR block from `trusted_proxies`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct IpNet {
-    address: IpAddr,
-    prefix: u8,
-}
-
-impl std::str::FromStr for IpNet {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        let (address, prefix) = match text.split_once('/') {
-            Some((a, p)) => (a, Some(p)),
-            None => (text, None),
-        };
-        let address: IpAddr = address
-            .trim()
-            .parse()
-            .map_err(|_| format!("\"{text}\" is not an IP address"))?;
-        let max = if address.is_ipv4() { 32 } else { 128 };
-        let prefix = match prefix {
-            Some(p) => p
-                .trim()
-                .parse::<u8>()
-                .ok()
-                .filter(|p| *p <= max)
-                .ok_or(format!("\"{text}\" has a bad prefix length"))?,
-            None => max,
-        };
-        Ok(IpNet { address, prefix })
+/// An entry of `trusted_proxies`: a CIDR block, or a single address (a block of one).
+pub fn parse_net(text: &str) -> Result<IpNet, String> {
+    if let Ok(net) = text.trim().parse::<IpNet>() {
+        return Ok(net);
     }
-}
-
-impl IpNet {
-    pub fn contains(&self, ip: IpAddr) -> bool {
-        let ip = canonical(ip);
-        match (self.address, ip) {
-            (IpAddr::V4(net), IpAddr::V4(ip)) => {
-                masked(u32::from(net).into(), 32, self.prefix)
-                    == masked(u32::from(ip).into(), 32, self.prefix)
-            }
-            (IpAddr::V6(net), IpAddr::V6(ip)) => {
-                masked(u128::from(net), 128, self.prefix) == masked(u128::from(ip), 128, self.prefix)
-            }
-            _ => false,
-        }
+    let (address, prefix) = match text.trim().split_once('/') {
+        Some((a, p)) => (a, Some(p)),
+        None => (text, None),
+    };
+    let address: IpAddr = address
+        .trim()
+        .parse()
+        .map_err(|_| format!("\"{text}\" is not an IP address"))?;
+    match prefix {
+        // The address is fine, so only the prefix can be wrong.
+        Some(_) => Err(format!("\"{text}\" has a bad prefix length")),
+        None => Ok(IpNet::from(address)),
     }
-}
-
-fn masked(bits: u128, width: u8, prefix: u8) -> u128 {
-    if prefix == 0 { 0 } else { bits >> (width - prefix) }
 }
 
 /// `::ffff:1.2.3.4` is 1.2.3.4.
@@ -73,7 +40,7 @@ fn canonical(ip: IpAddr) -> IpAddr {
 /// The client address chosen from the peer and, for trusted proxies, `X-Forwarded-For`.
 pub fn resolve(peer: IpAddr, forwarded_for: Option<&str>, trusted: &[IpNet]) -> IpAddr {
     let peer = canonical(peer);
-    let is_trusted = |ip: IpAddr| trusted.iter().any(|net| net.contains(ip));
+    let is_trusted = |ip: IpAddr| trusted.iter().any(|net| net.contains(&ip));
     if !is_trusted(peer) {
         return peer;
     }
@@ -92,17 +59,21 @@ pub fn resolve(peer: IpAddr, forwarded_for: Option<&str>, trusted: &[IpNet]) -> 
         .unwrap_or(peer)
 }
 
+/// The proxies whose `X-Forwarded-For` is believed; the server's state hands them over.
+#[derive(Clone, Default)]
+pub struct TrustedProxies(pub Arc<Vec<IpNet>>);
+
 pub struct ClientIp(pub IpAddr);
 
 impl<S> FromRequestParts<S> for ClientIp
 where
-    AppState: FromRef<S>,
+    TrustedProxies: FromRef<S>,
     S: Send + Sync,
 {
     type Rejection = std::convert::Infallible;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
-        let state = AppState::from_ref(state);
+        let TrustedProxies(trusted) = TrustedProxies::from_ref(state);
         let peer = parts
             .extensions
             .get::<ConnectInfo<SocketAddr>>()
@@ -117,7 +88,7 @@ where
             .filter_map(|v| v.to_str().ok())
             .collect();
         let forwarded = forwarded.join(",");
-        Ok(ClientIp(resolve(peer, Some(&forwarded), &state.trusted_proxies)))
+        Ok(ClientIp(resolve(peer, Some(&forwarded), &trusted)))
     }
 }
 
@@ -131,7 +102,7 @@ mod tests {
 
     #[test]
     fn forwarded_for_is_believed_only_from_trusted_proxies() {
-        let trusted: Vec<IpNet> = vec!["127.0.0.1".parse().unwrap(), "10.0.0.0/8".parse().unwrap()];
+        let trusted = vec![parse_net("127.0.0.1").unwrap(), parse_net("10.0.0.0/8").unwrap()];
         assert_eq!(
             resolve(ip("203.0.113.9"), Some("1.2.3.4"), &trusted),
             ip("203.0.113.9")
@@ -158,12 +129,17 @@ mod tests {
 
     #[test]
     fn parses_addresses_and_blocks() {
-        let net: IpNet = "192.168.0.0/16".parse().unwrap();
-        assert!(net.contains(ip("192.168.44.1")) && !net.contains(ip("192.169.0.1")));
-        let v6: IpNet = "fd00::/8".parse().unwrap();
-        assert!(v6.contains(ip("fd12::1")) && !v6.contains(ip("fe80::1")));
-        assert!("0.0.0.0/0".parse::<IpNet>().unwrap().contains(ip("8.8.8.8")));
-        assert!("10.0.0.0/33".parse::<IpNet>().is_err());
-        assert!("proxy".parse::<IpNet>().is_err());
+        let net = parse_net("192.168.0.0/16").unwrap();
+        assert!(net.contains(&ip("192.168.44.1")) && !net.contains(&ip("192.169.0.1")));
+        let v6 = parse_net("fd00::/8").unwrap();
+        assert!(v6.contains(&ip("fd12::1")) && !v6.contains(&ip("fe80::1")));
+        assert!(parse_net("0.0.0.0/0").unwrap().contains(&ip("8.8.8.8")));
+        let one = parse_net(" 10.1.2.3 ").unwrap();
+        assert!(one.contains(&ip("10.1.2.3")) && !one.contains(&ip("10.1.2.4")));
+        assert_eq!(
+            parse_net("10.0.0.0/33"),
+            Err("\"10.0.0.0/33\" has a bad prefix length".into())
+        );
+        assert_eq!(parse_net("proxy"), Err("\"proxy\" is not an IP address".into()));
     }
 }

@@ -16,8 +16,13 @@ pub struct Claims {
     pub exp: i64,
 }
 
-pub fn issue(key: &[u8], user_id: i64, token_version: i64) -> Result<String, jsonwebtoken::errors::Error> {
-    let now = chrono::Utc::now().timestamp();
+/// A token issued at `now` (Unix seconds).
+pub fn issue(
+    key: &[u8],
+    user_id: i64,
+    token_version: i64,
+    now: i64,
+) -> Result<String, jsonwebtoken::errors::Error> {
     let claims = Claims {
         sub: user_id,
         ver: token_version,
@@ -31,13 +36,16 @@ pub fn issue(key: &[u8], user_id: i64, token_version: i64) -> Result<String, jso
     )
 }
 
-/// The claims of a well-signed, unexpired token. The caller still checks the version.
-pub fn decode(key: &[u8], token: &str) -> Option<Claims> {
+/// The claims of a well-signed token unexpired at `now` (Unix seconds). The caller still
+/// checks the version.
+pub fn decode(key: &[u8], token: &str, now: i64) -> Option<Claims> {
     let mut validation = Validation::new(Algorithm::HS256);
-    validation.leeway = 0;
+    // Expiry is checked against the server's clock below, not the system's.
+    validation.validate_exp = false;
     jsonwebtoken::decode::<Claims>(token, &DecodingKey::from_secret(key), &validation)
         .ok()
         .map(|data| data.claims)
+        .filter(|claims| claims.exp >= now)
 }
 
 #[cfg(test)]
@@ -47,15 +55,16 @@ mod tests {
     #[test]
     fn tokens_round_trip_and_reject_tampering() {
         let key = b"0123456789abcdef0123456789abcdef";
-        let token = issue(key, 42, 3).unwrap();
-        let claims = decode(key, &token).unwrap();
+        let now = chrono::Utc::now().timestamp();
+        let token = issue(key, 42, 3, now).unwrap();
+        let claims = decode(key, &token, now).unwrap();
         assert_eq!((claims.sub, claims.ver), (42, 3));
-        assert!(decode(b"another key another key another!", &token).is_none());
+        assert!(decode(b"another key another key another!", &token, now).is_none());
         let mut parts: Vec<&str> = token.split('.').collect();
-        let forged = issue(key, 43, 3).unwrap();
+        let forged = issue(key, 43, 3, now).unwrap();
         parts[1] = forged.split('.').nth(1).unwrap();
         assert!(
-            decode(key, &parts.join(".")).is_none(),
+            decode(key, &parts.join("."), now).is_none(),
             "payload swapped under an old signature"
         );
     }
@@ -75,6 +84,11 @@ mod tests {
             &EncodingKey::from_secret(key),
         )
         .unwrap();
-        assert!(decode(key, &token).is_none());
+        let now = chrono::Utc::now().timestamp();
+        assert!(decode(key, &token, now).is_none());
+        assert!(
+            decode(key, &token, now - 2).is_some(),
+            "valid on a clock that is behind"
+        );
     }
 }

@@ -95,6 +95,9 @@ error_codes! {
     PushServiceNotAllowed => "push_service_not_allowed",
     InvalidSubscription => "invalid_subscription",
     SubscriptionTaken => "subscription_taken",
+    /// No channel delivered a test or send-now notification (502); `data.results` says why
+    /// per channel.
+    DeliveryFailed => "delivery_failed",
 
     // --- your data ---
     BackupNotFound => "backup_not_found",

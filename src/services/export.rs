@@ -294,7 +294,13 @@ fn for_each_entry(
 }
 
 /// Writes the JSON export file of one user.
-pub fn write_json(conn: &Connection, user_id: i64, out: &mut dyn Write) -> ServiceResult<()> {
+/// The export file as of `now` (its `exportDate`).
+pub fn write_json(
+    conn: &Connection,
+    user_id: i64,
+    now: DateTime<Utc>,
+    out: &mut dyn Write,
+) -> ServiceResult<()> {
     // One read transaction: the medications and the history are from the same moment.
     let tx = conn.unchecked_transaction()?;
     let settings = user_settings::view(&settings::get(&tx, user_id)?);
@@ -314,7 +320,7 @@ pub fn write_json(conn: &Connection, user_id: i64, out: &mut dyn Write) -> Servi
         out,
         "{{\n\"version\": {},\n\"exportDate\": {},\n\"settings\": {},\n\"notificationPreferences\": {},\n\"medications\": [",
         json!(FORMAT_VERSION),
-        json!(crate::clock::now_stamp()),
+        json!(crate::clock::stamp(now)),
         settings,
         preferences
     )?;

@@ -10,13 +10,14 @@
 
 use std::collections::{HashMap, HashSet};
 
-use chrono::{Datelike, NaiveDate, NaiveTime, TimeZone, Utc};
+use chrono::{DateTime, Datelike, NaiveDate, NaiveTime, TimeZone, Utc};
 use rusqlite::{Connection, params};
 use serde::Serialize;
 use serde_json::Value;
+use utoipa::ToSchema;
 
 use super::export::{EntryFile, FORMAT_VERSION, MedicationFile, parse_instant};
-use super::{ServiceResult, invalid, user_settings};
+use super::{ErrorCode, Problem, ServiceError, ServiceResult, invalid, rejected, user_settings};
 use crate::clock;
 use crate::domain::medication::{
     COLORS, DEFAULT_ICON, FUTURE_SKEW_SECS, MAX_LEAD_MINUTES, MAX_MESSAGE, MAX_NAME, MAX_NOTES, MAX_REPEATS,
@@ -41,24 +42,24 @@ pub enum Format {
     Csv,
 }
 
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
 pub struct Counts {
     pub added: usize,
     pub skipped: usize,
 }
 
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
 pub struct Added {
     pub added: usize,
 }
 
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
 pub struct Replaced {
     pub replaced: bool,
 }
 
 /// What an import did, or (dry run) would do.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
 pub struct Summary {
     pub dry_run: bool,
     pub medications: Counts,
@@ -108,11 +109,31 @@ pub struct Checked(Plan);
 /// Reads and checks a file for an account. Needs only a read connection (the CSV matches
 /// names against the account's medications and reads times in the person's zone), so a
 /// large file is parsed without holding up anyone's writes.
-pub fn check(conn: &Connection, user_id: i64, bytes: &[u8], format: Format) -> ServiceResult<Checked> {
-    Ok(Checked(match format {
-        Format::Json => plan_json(bytes)?,
-        Format::Csv => plan_csv(conn, user_id, bytes)?,
-    }))
+/// Every refusal names what is wrong with the file (`import_invalid`).
+pub fn check(
+    conn: &Connection,
+    user_id: i64,
+    bytes: &[u8],
+    format: Format,
+    now: DateTime<Utc>,
+) -> ServiceResult<Checked> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(rejected(
+            ErrorCode::ImportInvalid,
+            "The file is empty: choose a Pillbox export (.json) or a history CSV",
+        ));
+    }
+    let plan = match format {
+        Format::Json => plan_json(bytes, now),
+        Format::Csv => plan_csv(conn, user_id, bytes, now),
+    };
+    plan.map(Checked).map_err(|e| match e {
+        ServiceError::Invalid(p) => ServiceError::Invalid(Problem {
+            code: ErrorCode::ImportInvalid,
+            ..p
+        }),
+        other => other,
+    })
 }
 
 /// Writes a checked file into the account in one transaction; with `dry_run`, rolls it
@@ -123,9 +144,10 @@ pub fn apply(
     checked: Checked,
     dry_run: bool,
     horizon_days: u32,
+    now: DateTime<Utc>,
 ) -> ServiceResult<Summary> {
     let tx = conn.transaction()?;
-    let mut summary = write(&tx, user_id, checked.0)?;
+    let mut summary = write(&tx, user_id, checked.0, now)?;
     summary.dry_run = dry_run;
     if dry_run {
         tx.rollback()?;
@@ -158,7 +180,7 @@ pub fn sniff(content_type: Option<&str>, bytes: &[u8]) -> Format {
 
 // --- JSON ----------------------------------------------------------------------------------
 
-fn plan_json(bytes: &[u8]) -> ServiceResult<Plan> {
+fn plan_json(bytes: &[u8], now: DateTime<Utc>) -> ServiceResult<Plan> {
     let text = std::str::from_utf8(bytes).map_err(|_| {
         invalid("The file is not UTF-8 text: choose a Pillbox export (.json) or a history CSV")
     })?;
@@ -213,7 +235,7 @@ fn plan_json(bytes: &[u8]) -> ServiceResult<Plan> {
             )));
         }
         plan.medications
-            .push(medication_of(m).map_err(|e| invalid(format!("medications[{i}]: {e}")))?);
+            .push(medication_of(m, now).map_err(|e| invalid(format!("medications[{i}]: {e}")))?);
     }
     for (i, value) in history.into_iter().enumerate() {
         let e: EntryFile =
@@ -235,6 +257,7 @@ fn plan_json(bytes: &[u8]) -> ServiceResult<Plan> {
                 &e.status,
                 e.note,
                 e.affect_inventory,
+                now,
             )
             .map_err(|e| invalid(format!("history[{i}]: {e}")))?,
         );
@@ -255,7 +278,7 @@ fn text(value: Option<String>, max: usize, label: &str) -> Result<String, String
 }
 
 /// Checks one medication of the file the way the API checks a new one.
-fn medication_of(m: MedicationFile) -> Result<NewMedication, String> {
+fn medication_of(m: MedicationFile, now: DateTime<Utc>) -> Result<NewMedication, String> {
     let name = text(Some(m.name), MAX_NAME, "Name")?;
     if name.is_empty() {
         return Err("Name is required".into());
@@ -286,9 +309,9 @@ fn medication_of(m: MedicationFile) -> Result<NewMedication, String> {
         Some(date) => NaiveDate::parse_from_str(date, "%Y-%m-%d")
             .map_err(|_| "Start date must be written as YYYY-MM-DD".to_owned())?
             .to_string(),
-        None => Utc::now().date_naive().to_string(),
+        None => now.date_naive().to_string(),
     };
-    let now = clock::now_stamp();
+    let now = clock::stamp(now);
     let stamp = |t: Option<String>| t.and_then(|t| parse_instant(&t)).map(clock::stamp);
     let medication = Medication {
         id: 0,
@@ -394,6 +417,8 @@ fn methods_of(list: &[String]) -> Result<Vec<Method>, String> {
     }
 }
 
+// One parameter per column of an entry, and the time to check it against.
+#[allow(clippy::too_many_arguments)]
 fn entry_of(
     file_medication: i64,
     taken: &str,
@@ -402,6 +427,7 @@ fn entry_of(
     status: &str,
     note: Option<String>,
     affect_inventory: bool,
+    now: DateTime<Utc>,
 ) -> Result<NewEntry, String> {
     let status = match status.trim() {
         "taken" => "taken",
@@ -412,7 +438,7 @@ fn entry_of(
     let instant = parse_instant(taken)
         .filter(|t| t.year() >= 1900)
         .ok_or_else(|| format!("time '{}' is not an RFC 3339 date and time", taken.trim()))?;
-    if instant > Utc::now() + chrono::Duration::seconds(FUTURE_SKEW_SECS) {
+    if instant > now + chrono::Duration::seconds(FUTURE_SKEW_SECS) {
         return Err(format!(
             "the time {} is in the future; only doses that already happened can be imported",
             taken.trim()
@@ -541,7 +567,7 @@ fn cell(text: &str) -> &str {
 /// Reads the history CSV the export writes (or a spreadsheet with those columns). Rows
 /// whose medication the account has are logged against it; other names become as-needed
 /// medications.
-fn plan_csv(conn: &Connection, user_id: i64, bytes: &[u8]) -> ServiceResult<Plan> {
+fn plan_csv(conn: &Connection, user_id: i64, bytes: &[u8], now: DateTime<Utc>) -> ServiceResult<Plan> {
     let text = std::str::from_utf8(bytes).map_err(|_| {
         invalid("The CSV file is not UTF-8 text: save it from the spreadsheet as \"CSV UTF-8\"")
     })?;
@@ -623,14 +649,14 @@ fn plan_csv(conn: &Connection, user_id: i64, bytes: &[u8]) -> ServiceResult<Plan
                         None => MedicationFile::bare(id, name, unit, "as_needed", quantity),
                     },
                 };
-                plan.medications.push(medication_of(file).map_err(at)?);
+                plan.medications.push(medication_of(file, now).map_err(at)?);
                 by_name.insert(key, id);
                 id
             }
         };
         let note = Some(get("note").to_owned()).filter(|n| !n.is_empty());
         plan.history
-            .push(entry_of(file_id, &taken, quantity, unit, get("status"), note, true).map_err(at)?);
+            .push(entry_of(file_id, &taken, quantity, unit, get("status"), note, true, now).map_err(at)?);
     }
     Ok(plan)
 }
@@ -784,9 +810,9 @@ impl Target {
     }
 }
 
-fn write(conn: &Connection, user_id: i64, plan: Plan) -> ServiceResult<Summary> {
+fn write(conn: &Connection, user_id: i64, plan: Plan, now: DateTime<Utc>) -> ServiceResult<Summary> {
     let mut summary = Summary::default();
-    let now = clock::now_stamp();
+    let now = clock::stamp(now);
     if let Some(patch) = plan.settings {
         let current = settings::get(conn, user_id)?;
         let mut merged = current.clone();
@@ -957,7 +983,10 @@ mod tests {
 
     #[test]
     fn a_newer_major_version_is_refused_by_name() {
-        let Err(e) = plan_json(br#"{"version":"2.0.0","medications":[],"history":[]}"#) else {
+        let Err(e) = plan_json(
+            br#"{"version":"2.0.0","medications":[],"history":[]}"#,
+            Utc::now(),
+        ) else {
             panic!("accepted")
         };
         assert!(e.to_string().contains("version 2.0.0"), "{e}");
@@ -967,7 +996,7 @@ mod tests {
     fn history_must_point_into_the_file() {
         let file = br#"{"version":"1.0.0","medications":[],
             "history":[{"medication_id":4,"quantity":1,"unit":"mg","status":"taken","taken":"2024-01-01T08:00:00Z"}]}"#;
-        let Err(e) = plan_json(file) else {
+        let Err(e) = plan_json(file, Utc::now()) else {
             panic!("accepted")
         };
         assert!(e.to_string().contains("medication 4"), "{e}");

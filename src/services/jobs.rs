@@ -35,6 +35,12 @@ impl BackupStatus {
         self.0.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
+    /// Whether the last instance backup succeeded, and its details (for /health).
+    pub fn health(&self) -> (bool, BackupHealth) {
+        let health = self.get();
+        (health.error.is_none(), health)
+    }
+
     fn set(&self, update: impl FnOnce(&mut BackupHealth)) {
         update(&mut self.0.lock().unwrap_or_else(|p| p.into_inner()));
     }
@@ -110,6 +116,8 @@ impl DataJobs {
     /// Today's export for every person who has data and keeps auto-backup on.
     async fn user_exports(&self) -> Result<(), ServiceError> {
         let backups = self.backups.clone();
+        // The jobs are an edge of their own (like the dispatcher): they read the clock.
+        let now = clock::now();
         self.db
             .read(move |conn| {
                 for user_id in users_with_data(conn)? {
@@ -117,7 +125,7 @@ impl DataJobs {
                         continue;
                     }
                     let dir = user_backups::dir_for(&backups, user_id);
-                    if let Err(e) = user_backups::write_daily(conn, user_id, &dir) {
+                    if let Err(e) = user_backups::write_daily(conn, user_id, &dir, now) {
                         tracing::error!("auto-backup of user {user_id} failed: {e}");
                     }
                 }
@@ -127,11 +135,12 @@ impl DataJobs {
     }
 
     async fn retention(&self) -> Result<(), ServiceError> {
+        let now = clock::now();
         self.db
-            .write(|conn| {
+            .write(move |conn| {
                 for user_id in retention::users_with_retention(conn)? {
                     let tx = conn.transaction()?;
-                    let deleted = retention::prune(&tx, user_id)?;
+                    let deleted = retention::prune(&tx, user_id, now)?;
                     tx.commit()?;
                     if deleted > 0 {
                         tracing::info!("retention: deleted {deleted} old history entries of user {user_id}");

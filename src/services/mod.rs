@@ -2,12 +2,18 @@
 //! jobs). They take a connection or paths, never a request, and answer with their own
 //! error type that each edge turns into its own kind of answer.
 
+pub mod accounts;
 pub mod backup;
+pub mod doses;
 pub mod export;
 pub mod import;
 pub mod jobs;
+pub mod notifications;
+pub mod push_subscriptions;
+pub mod reminders;
 pub mod report;
 pub mod retention;
+pub mod stock;
 pub mod user_backups;
 pub mod user_settings;
 

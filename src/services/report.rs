@@ -3,9 +3,10 @@
 
 use std::collections::HashMap;
 
-use chrono::{Duration, NaiveDate};
+use chrono::{DateTime, Duration, NaiveDate, Utc};
 use rusqlite::{Connection, params};
 use serde::Serialize;
+use utoipa::ToSchema;
 
 use super::{ServiceResult, invalid};
 use crate::clock;
@@ -21,7 +22,7 @@ const DEFAULT_DAYS: i64 = 30;
 /// Missed doses listed at most (the counts stay exact).
 const MAX_MISSED: i64 = 500;
 
-#[derive(Debug, Default, Clone, Copy, Serialize)]
+#[derive(Debug, Default, Clone, Copy, Serialize, ToSchema)]
 pub struct Adherence {
     pub taken: u32,
     pub skipped: u32,
@@ -42,27 +43,31 @@ impl Adherence {
     }
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 pub struct ScheduleSummary {
     pub effective_times: Vec<String>,
     pub effective_weekdays: Vec<u32>,
     pub start_date: String,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 pub struct StockSummary {
+    #[schema(value_type = f64)]
     pub current_quantity: Quantity,
     pub total_unit: String,
+    /// `out_of_stock`, `low` or `in_stock`.
+    #[schema(value_type = String)]
     pub stock_status: StockStatus,
     pub runs_out_on: Option<String>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 pub struct MedicationLine {
     pub id: i64,
     pub name: String,
     pub unit: String,
     pub frequency: String,
+    #[schema(value_type = f64)]
     pub default_quantity: Quantity,
     pub color: String,
     pub schedule: ScheduleSummary,
@@ -70,7 +75,7 @@ pub struct MedicationLine {
     pub adherence: Adherence,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 pub struct MissedDose {
     pub medication_name: String,
     pub time: String,
@@ -78,7 +83,7 @@ pub struct MissedDose {
     pub source: &'static str,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 pub struct Report {
     pub from: String,
     pub to: String,
@@ -142,7 +147,13 @@ fn date(text: Option<&str>, label: &str) -> ServiceResult<Option<NaiveDate>> {
 }
 
 /// The report for local dates `from` to `to` (inclusive); by default the last 30 days.
-pub fn build(conn: &Connection, user_id: i64, from: Option<&str>, to: Option<&str>) -> ServiceResult<Report> {
+pub fn build(
+    conn: &Connection,
+    user_id: i64,
+    from: Option<&str>,
+    to: Option<&str>,
+    now: DateTime<Utc>,
+) -> ServiceResult<Report> {
     let tx = conn.unchecked_transaction()?;
     let clock = UserClock::load(&tx, user_id)?;
     let to = date(to, "end")?.unwrap_or_else(|| clock.today());
@@ -195,7 +206,7 @@ pub fn build(conn: &Connection, user_id: i64, from: Option<&str>, to: Option<&st
         });
     }
 
-    let now = clock::now_stamp();
+    let now = clock::stamp(now);
     let mut missed = Vec::new();
     let mut statement = tx.prepare(
         "SELECT medication_name, taken_at, 'logged' FROM dose_history

@@ -5,12 +5,14 @@
 use chrono::{DateTime, Duration, Utc};
 use rusqlite::{Connection, params};
 use serde::Serialize;
+use utoipa::ToSchema;
 
 use super::{ServiceResult, invalid, user_settings};
 use crate::clock;
 use crate::store::settings;
 
-#[derive(Debug, Serialize)]
+/// What a retention period would delete now.
+#[derive(Debug, Serialize, ToSchema)]
 pub struct Preview {
     pub days: i64,
     /// Entries taken before this instant would go.
@@ -23,7 +25,7 @@ fn cutoff(now: DateTime<Utc>, days: i64) -> String {
 }
 
 /// How many entries choosing `days` would delete now (none for 0, "forever").
-pub fn preview(conn: &Connection, user_id: i64, days: i64) -> ServiceResult<Preview> {
+pub fn preview(conn: &Connection, user_id: i64, days: i64, now: DateTime<Utc>) -> ServiceResult<Preview> {
     if !user_settings::RETENTION_DAYS.contains(&days) {
         return Err(invalid("Data retention must be 0, 30, 90, 365 or 730 days"));
     }
@@ -34,7 +36,7 @@ pub fn preview(conn: &Connection, user_id: i64, days: i64) -> ServiceResult<Prev
             entries: 0,
         });
     }
-    let cutoff = cutoff(clock::now(), days);
+    let cutoff = cutoff(now, days);
     let entries = conn
         .prepare_cached("SELECT count(*) FROM dose_history WHERE user_id = ?1 AND taken_at < ?2")?
         .query_row(params![user_id, cutoff], |row| row.get(0))?;
@@ -46,13 +48,13 @@ pub fn preview(conn: &Connection, user_id: i64, days: i64) -> ServiceResult<Prev
 }
 
 /// Deletes what the person's chosen period no longer keeps; nothing when they never chose.
-pub fn prune(conn: &Connection, user_id: i64) -> ServiceResult<usize> {
+pub fn prune(conn: &Connection, user_id: i64, now: DateTime<Utc>) -> ServiceResult<usize> {
     let Some(days) = user_settings::retention_days(&settings::get(conn, user_id)?) else {
         return Ok(0);
     };
     Ok(conn.execute(
         "DELETE FROM dose_history WHERE user_id = ?1 AND taken_at < ?2",
-        params![user_id, cutoff(clock::now(), days)],
+        params![user_id, cutoff(now, days)],
     )?)
 }
 

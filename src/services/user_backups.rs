@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use rusqlite::Connection;
 use serde::Serialize;
+use utoipa::ToSchema;
 
-use super::{ServiceResult, export};
+use super::{ErrorCode, ServiceResult, export, not_found};
 use crate::files::{PrivateFile, private_dir};
 
 /// How many daily exports are kept per person.
@@ -21,7 +22,8 @@ pub fn dir_for(backups: &Path, user_id: i64) -> PathBuf {
     backups.join("users").join(user_id.to_string())
 }
 
-#[derive(Debug, Serialize)]
+/// A kept daily export.
+#[derive(Debug, Serialize, ToSchema)]
 pub struct Kept {
     pub name: String,
     pub size: u64,
@@ -63,16 +65,27 @@ pub fn find(dir: &Path, name: &str) -> Option<PathBuf> {
     (is_export_name(name) && path.is_file()).then_some(path)
 }
 
+/// The contents of a kept export by its name.
+pub fn read(dir: &Path, name: &str) -> ServiceResult<Vec<u8>> {
+    let path = find(dir, name).ok_or_else(|| not_found(ErrorCode::BackupNotFound, "Backup not found"))?;
+    Ok(fs::read(path)?)
+}
+
 /// Writes today's export (the day in the person's zone) unless it exists, then keeps the
 /// newest `KEEP`. Returns the new file, if one was written.
-pub fn write_daily(conn: &Connection, user_id: i64, dir: &Path) -> ServiceResult<Option<PathBuf>> {
+pub fn write_daily(
+    conn: &Connection,
+    user_id: i64,
+    dir: &Path,
+    now: DateTime<Utc>,
+) -> ServiceResult<Option<PathBuf>> {
     let path = dir.join(export::json_file_name(export::today_for(conn, user_id)?));
     let written = if path.exists() {
         None
     } else {
         private_dir(dir)?;
         let mut file = PrivateFile::create(&path)?;
-        export::write_json(conn, user_id, &mut std::io::BufWriter::new(&mut file))?;
+        export::write_json(conn, user_id, now, &mut std::io::BufWriter::new(&mut file))?;
         file.commit()?;
         Some(path)
     };

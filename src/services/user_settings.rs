@@ -1,9 +1,14 @@
 //! The per-user app settings as the API shows them (SPEC §3 "App settings"), and the two
 //! that jobs act on: daily auto-backup and history retention.
 
+use rusqlite::Connection;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
+use utoipa::ToSchema;
 
-use crate::store::settings::UserSettings;
+use super::{ErrorCode, Problem, ServiceError, ServiceResult, invalid};
+use crate::reminders::planner;
+use crate::store::settings::{self, UserSettings};
 
 pub const LANGUAGES: &[&str] = &["en", "es", "fr", "de"];
 pub const DATE_FORMATS: &[&str] = &["MM/dd/yyyy", "dd/MM/yyyy", "yyyy-MM-dd"];
@@ -13,20 +18,151 @@ pub const THEMES: &[&str] = &["light", "dark", "system"];
 /// The retention periods a person can choose, in days; 0 keeps everything.
 pub const RETENTION_DAYS: &[i64] = &[0, 30, 90, 365, 730];
 
-/// Every setting with its default filled in. Retention defaults to "forever" (0), not the
-/// spec's 365: nothing is deleted unless the person chose a period themselves.
+/// A person's app settings, every one with its default filled in.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AppSettings {
+    /// One of `en`, `es`, `fr`, `de`.
+    pub language: String,
+    /// One of `MM/dd/yyyy`, `dd/MM/yyyy`, `yyyy-MM-dd`.
+    pub date_format: String,
+    /// `12h` or `24h`.
+    pub time_format: String,
+    pub auto_backup: bool,
+    /// Days of history kept: 0 (everything), 30, 90, 365 or 730.
+    pub data_retention: i64,
+    /// `light`, `dark` or `system`.
+    pub theme: String,
+    /// An IANA time zone, e.g. `Europe/Berlin`.
+    pub timezone: String,
+    /// HH:MM.
+    pub default_reminder_time: String,
+}
+
+impl AppSettings {
+    /// Retention defaults to "forever" (0), not the spec's 365: nothing is deleted unless the
+    /// person chose a period themselves.
+    pub fn of(s: &UserSettings) -> AppSettings {
+        let p = &s.preferences;
+        let text =
+            |key: &str, default: &str| p.get(key).and_then(Value::as_str).unwrap_or(default).to_owned();
+        AppSettings {
+            language: text("language", "en"),
+            date_format: text("dateFormat", "MM/dd/yyyy"),
+            time_format: text("timeFormat", "12h"),
+            auto_backup: p.get("autoBackup").and_then(Value::as_bool).unwrap_or(true),
+            data_retention: p.get("dataRetention").and_then(Value::as_i64).unwrap_or(0),
+            theme: text("theme", "system"),
+            timezone: s.timezone.clone(),
+            default_reminder_time: s.default_reminder_time.clone(),
+        }
+    }
+}
+
+/// Every setting with its default filled in, as the export file holds them.
 pub fn view(s: &UserSettings) -> Value {
-    let mut body = Map::new();
-    body.insert("language".into(), json!("en"));
-    body.insert("dateFormat".into(), json!("MM/dd/yyyy"));
-    body.insert("timeFormat".into(), json!("12h"));
-    body.insert("autoBackup".into(), json!(true));
-    body.insert("dataRetention".into(), json!(0));
-    body.insert("theme".into(), json!("system"));
-    body.extend(s.preferences.clone());
-    body.insert("timezone".into(), json!(s.timezone));
-    body.insert("defaultReminderTime".into(), json!(s.default_reminder_time));
-    Value::Object(body)
+    serde_json::to_value(AppSettings::of(s)).unwrap_or_else(|_| json!({}))
+}
+
+/// A change to the settings: the ones given are set, the others keep their values.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SettingsChange {
+    pub language: Option<String>,
+    pub timezone: Option<String>,
+    pub date_format: Option<String>,
+    pub time_format: Option<String>,
+    pub default_reminder_time: Option<String>,
+    pub auto_backup: Option<bool>,
+    pub data_retention: Option<i64>,
+    pub theme: Option<String>,
+}
+
+fn one_of(
+    value: Option<String>,
+    allowed: &[&str],
+    label: &str,
+    into: &mut Map<String, Value>,
+    key: &str,
+) -> ServiceResult<()> {
+    if let Some(value) = value {
+        if !allowed.contains(&value.as_str()) {
+            let problem = Problem::new(
+                ErrorCode::ValidationFailed,
+                format!("{label} must be one of {}", allowed.join(", ")),
+            )
+            .with_param("field", key)
+            .with_param("allowed", allowed);
+            return Err(ServiceError::Invalid(problem));
+        }
+        into.insert(key.into(), json!(value));
+    }
+    Ok(())
+}
+
+/// Checks a change without the database (the choices are checked with it, in `update`).
+pub fn check(change: &SettingsChange) -> ServiceResult<()> {
+    if let Some(tz) = &change.timezone
+        && tz.parse::<chrono_tz::Tz>().is_err()
+    {
+        let problem = Problem::new(ErrorCode::ValidationFailed, format!("Unknown time zone '{tz}'"))
+            .with_param("timezone", tz.as_str());
+        return Err(ServiceError::Invalid(problem));
+    }
+    if let Some(time) = &change.default_reminder_time
+        && chrono::NaiveTime::parse_from_str(time, "%H:%M").is_err()
+    {
+        return Err(invalid("Default reminder time must be written as HH:MM"));
+    }
+    if change
+        .data_retention
+        .is_some_and(|d| !RETENTION_DAYS.contains(&d))
+    {
+        return Err(invalid("Data retention must be 0, 30, 90, 365 or 730 days"));
+    }
+    Ok(())
+}
+
+/// Applies a change (checked with `check`). A new time zone or default reminder time means
+/// other instants for the same wall-clock times: the reminders are planned again, up to
+/// `horizon_days` ahead.
+pub fn update(
+    conn: &mut Connection,
+    user_id: i64,
+    change: SettingsChange,
+    horizon_days: u32,
+) -> ServiceResult<AppSettings> {
+    let replan = change.timezone.is_some() || change.default_reminder_time.is_some();
+    let mut s = settings::get(conn, user_id)?;
+    let p = &mut s.preferences;
+    one_of(change.language, LANGUAGES, "Language", p, "language")?;
+    one_of(change.date_format, DATE_FORMATS, "Date format", p, "dateFormat")?;
+    one_of(change.time_format, TIME_FORMATS, "Time format", p, "timeFormat")?;
+    one_of(change.theme, THEMES, "Theme", p, "theme")?;
+    if let Some(auto) = change.auto_backup {
+        p.insert("autoBackup".into(), json!(auto));
+    }
+    if let Some(days) = change.data_retention {
+        p.insert("dataRetention".into(), json!(days));
+    }
+    if let Some(tz) = change.timezone {
+        s.timezone = tz;
+    }
+    if let Some(time) = change.default_reminder_time {
+        s.default_reminder_time = time;
+    }
+    let tx = conn.transaction()?;
+    settings::save(&tx, user_id, &s)?;
+    if replan {
+        planner::plan_user(&tx, user_id, horizon_days)?;
+    }
+    tx.commit()?;
+    Ok(AppSettings::of(&s))
+}
+
+/// The person's settings.
+pub fn get(conn: &Connection, user_id: i64) -> ServiceResult<AppSettings> {
+    Ok(AppSettings::of(&settings::get(conn, user_id)?))
 }
 
 /// Whether the person keeps a daily export of their data (on unless they turned it off).

@@ -3,19 +3,40 @@
 use rusqlite::types::Value;
 use rusqlite::{Connection, params, params_from_iter};
 use serde::Serialize;
+use utoipa::ToSchema;
 
-#[derive(Debug, Clone, Serialize)]
+use crate::domain::notification::DeliveryMethod;
+
+/// One attempt to deliver a notification over one channel.
+#[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct Delivery {
     pub id: i64,
+    /// The reminder it delivered; None for a test or once the reminder is gone.
     pub notification_id: Option<i64>,
+    /// reminder, repeat, low_stock or test.
     pub kind: String,
     pub title: String,
     pub medication_name: Option<String>,
-    pub channel: String,
+    pub channel: DeliveryMethod,
+    /// When it was tried (RFC 3339, UTC).
     pub attempted_at: String,
+    /// sent or failed.
     pub result: String,
+    /// Why it failed.
     pub error: Option<String>,
+    /// E-mail was used because every push failed.
     pub fallback: bool,
+}
+
+fn channel(row: &rusqlite::Row<'_>, index: usize) -> rusqlite::Result<DeliveryMethod> {
+    let text: String = row.get(index)?;
+    text.parse().map_err(|_| {
+        rusqlite::Error::FromSqlConversionFailure(
+            index,
+            rusqlite::types::Type::Text,
+            format!("unexpected channel {text:?}").into(),
+        )
+    })
 }
 
 /// A new row of the history (its id is assigned on insert).
@@ -90,7 +111,7 @@ pub fn page(
                 kind: row.get(2)?,
                 title: row.get(3)?,
                 medication_name: row.get(4)?,
-                channel: row.get(5)?,
+                channel: channel(row, 5)?,
                 attempted_at: row.get(6)?,
                 result: row.get(7)?,
                 error: row.get(8)?,

@@ -6,12 +6,16 @@ use serde::Serialize;
 
 use crate::domain::quantity::Quantity;
 
-#[derive(Debug, Clone, Serialize)]
+/// A history entry as stored, and as the API shows it.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct Entry {
     pub id: i64,
+    /// None once the medication is deleted (the entry keeps its name and unit).
     pub medication_id: Option<i64>,
     pub medication_name: String,
     pub medication_unit: String,
+    /// `taken`, `skipped` or `missed`.
+    #[schema(value_type = crate::domain::dose::DoseStatus)]
     pub status: String,
     /// When the dose was taken (or due), RFC 3339 UTC.
     pub taken: String,

@@ -2,37 +2,12 @@
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-/// A delivery channel.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Method {
-    Push,
-    Email,
-}
-
-impl Method {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Method::Push => "push",
-            Method::Email => "email",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Method> {
-        match text.trim() {
-            "push" => Some(Method::Push),
-            "email" => Some(Method::Email),
-            _ => None,
-        }
-    }
-}
+/// A delivery channel (the domain's `DeliveryMethod`, under the name the engine uses).
+pub use crate::domain::notification::DeliveryMethod as Method;
 
 /// The methods in a list, each once, push first.
 pub fn normalize(methods: &[Method]) -> Vec<Method> {
-    [Method::Push, Method::Email]
-        .into_iter()
-        .filter(|m| methods.contains(m))
-        .collect()
+    crate::domain::notification::normalize_methods(methods)
 }
 
 /// Methods stored as a comma-separated list, in a stable order (push before e-mail).

@@ -1,48 +1,72 @@
 //! Reminders (the spec's scheduled notifications): planned dose instances, one-off
 //! low-stock alerts, their delivery state and their take links.
 
-use rusqlite::types::Value;
+use std::str::FromStr;
+
+use rusqlite::types::{Type, Value};
 use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 use serde::Serialize;
+use utoipa::ToSchema;
 
-#[derive(Debug, Serialize)]
+use crate::domain::notification::{ReminderKind, ReminderStatus};
+
+/// A reminder as the API lists it.
+#[derive(Debug, Serialize, ToSchema)]
 pub struct Reminder {
     pub id: i64,
+    /// The English title ("Time for Aspirin"); the web app shows its own by `kind`.
     pub title: String,
-    pub kind: String,
+    pub kind: ReminderKind,
+    /// None once its medication was deleted.
     pub medication_id: Option<i64>,
     pub medication_name: String,
+    /// The dose's time (RFC 3339, UTC).
     pub scheduled_time: String,
+    /// When the reminder goes out (RFC 3339, UTC).
     pub reminder_time: String,
-    pub status: String,
+    pub status: ReminderStatus,
     pub message: Option<String>,
+    /// When a logged dose answered this reminder.
     pub answered_at: Option<String>,
+    /// Why its delivery failed.
     pub failure_reason: Option<String>,
 }
 
 /// The title people see for a reminder.
-pub fn title(kind: &str, medication_name: &str) -> String {
+pub fn title(kind: ReminderKind, medication_name: &str) -> String {
     match kind {
-        "low_stock" => format!("Running low on {medication_name}"),
+        ReminderKind::LowStock => format!("Running low on {medication_name}"),
         _ => format!("Time for {medication_name}"),
     }
+}
+
+/// A column holding one of an enum's words; any other word is a broken row.
+fn word<T: FromStr>(row: &rusqlite::Row<'_>, index: usize) -> rusqlite::Result<T> {
+    let text: String = row.get(index)?;
+    text.parse().map_err(|_| {
+        rusqlite::Error::FromSqlConversionFailure(
+            index,
+            Type::Text,
+            format!("unexpected value {text:?}").into(),
+        )
+    })
 }
 
 const COLUMNS: &str = "r.id, r.kind, r.medication_id, r.medication_name, r.scheduled_time, r.reminder_time, \
                        r.status, r.message, r.answered_at, r.failure_reason";
 
 fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Reminder> {
-    let kind: String = row.get(1)?;
+    let kind: ReminderKind = word(row, 1)?;
     let name: String = row.get(3)?;
     Ok(Reminder {
         id: row.get(0)?,
-        title: title(&kind, &name),
+        title: title(kind, &name),
         kind,
         medication_id: row.get(2)?,
         medication_name: name,
         scheduled_time: row.get(4)?,
         reminder_time: row.get(5)?,
-        status: row.get(6)?,
+        status: word(row, 6)?,
         message: row.get(7)?,
         answered_at: row.get(8)?,
         failure_reason: row.get(9)?,
@@ -194,7 +218,7 @@ pub fn insert_low_stock(
 pub fn page(
     conn: &Connection,
     user_id: i64,
-    status: Option<&str>,
+    status: Option<ReminderStatus>,
     limit: i64,
     offset: i64,
 ) -> rusqlite::Result<(Vec<Reminder>, i64)> {
@@ -202,7 +226,7 @@ pub fn page(
     let mut values = vec![Value::Integer(user_id)];
     if let Some(status) = status {
         clause.push_str(" AND r.status = ?");
-        values.push(Value::Text(status.to_owned()));
+        values.push(Value::Text(status.as_str().to_owned()));
     }
     let total: i64 = conn
         .prepare_cached(&format!("SELECT count(*) FROM reminders r WHERE {clause}"))?
@@ -641,8 +665,11 @@ mod tests {
         );
         // The first dispatcher's late result changes nothing.
         delivered(&conn, id, &mine, "2026-03-02T09:12:00.000Z", false, None).unwrap();
-        assert_eq!(find(&conn, 1, id).unwrap().unwrap().status, "scheduled");
+        assert_eq!(
+            find(&conn, 1, id).unwrap().unwrap().status,
+            ReminderStatus::Scheduled
+        );
         delivered(&conn, id, &theirs, "2026-03-02T09:12:00.000Z", false, None).unwrap();
-        assert_eq!(find(&conn, 1, id).unwrap().unwrap().status, "sent");
+        assert_eq!(find(&conn, 1, id).unwrap().unwrap().status, ReminderStatus::Sent);
     }
 }

@@ -2,7 +2,6 @@
 //! backup codes and e-mail sign-in codes.
 
 use rusqlite::{Connection, OptionalExtension, Row, params};
-use serde::Serialize;
 
 #[derive(Debug, Clone)]
 pub struct User {
@@ -14,33 +13,6 @@ pub struct User {
     pub email_verified: bool,
     pub token_version: i64,
     pub created_at: String,
-}
-
-/// The user as the API shows it: never the password hash or token version.
-#[derive(Debug, Serialize)]
-pub struct PublicUser {
-    pub id: i64,
-    pub email: String,
-    #[serde(rename = "firstName")]
-    pub first_name: String,
-    #[serde(rename = "lastName")]
-    pub last_name: String,
-    #[serde(rename = "emailVerified")]
-    pub email_verified: bool,
-    pub created_at: String,
-}
-
-impl User {
-    pub fn public(&self) -> PublicUser {
-        PublicUser {
-            id: self.id,
-            email: self.email.clone(),
-            first_name: self.first_name.clone(),
-            last_name: self.last_name.clone(),
-            email_verified: self.email_verified,
-            created_at: self.created_at.clone(),
-        }
-    }
 }
 
 const USER_COLUMNS: &str =

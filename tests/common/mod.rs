@@ -173,6 +173,25 @@ pub async fn post(
     call(server, reqwest::Method::POST, path, token, Some(body)).await
 }
 
+/// Lets a server's clock be moved (`POST /api/test/clock`; debug builds only).
+pub fn with_test_clock(command: &mut Command) {
+    command.env("PILLBOX_TEST_CLOCK", "1");
+}
+
+/// Moves the clock of a server started `with_test_clock` `seconds` forward; it answers once
+/// the reminders due by then have been handled. Returns how many there were.
+pub async fn advance_clock(server: &Server, seconds: i64) -> u64 {
+    let (status, body) = post(
+        server,
+        "/api/test/clock",
+        None,
+        serde_json::json!({ "advance_seconds": seconds }),
+    )
+    .await;
+    assert_eq!(status, reqwest::StatusCode::OK, "{body}");
+    body["data"]["handled"].as_u64().unwrap()
+}
+
 /// Registers an account (sign-ups must be open for all but the first) and returns its token.
 pub async fn register(server: &Server, email: &str) -> String {
     let (status, body) = post(

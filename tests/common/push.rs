@@ -1,12 +1,15 @@
 //! A local Web Push service for tests: it checks what a real push service checks (the
 //! VAPID JWT signed with the key in `k`, `Content-Encoding: aes128gcm`, a TTL) and
-//! decrypts each message with the subscription's private key, so tests see exactly what a
+//! decrypts each message with the subscription's private key as a browser does (RFC 8291,
+//! written here apart from the server's encryption), so tests see exactly what a
 //! browser's service worker would receive.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use aes_gcm::aead::{Aead, KeyInit};
+use aes_gcm::{Aes128Gcm, Nonce};
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
@@ -14,10 +17,15 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::routing::post;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
+use hkdf::Hkdf;
+use p256::elliptic_curve::sec1::ToEncodedPoint;
+use p256::{PublicKey, SecretKey};
+use rand_core::{OsRng, RngCore};
+use sha2::Sha256;
 
 /// One subscription a "browser" made: its keys and what the endpoint answers.
 pub struct Device {
-    keys: ece::EcKeyComponents,
+    key: SecretKey,
     auth: [u8; 16],
     answer: StatusCode,
 }
@@ -34,6 +42,8 @@ pub struct Received {
 
 #[derive(Default)]
 struct Inner {
+    /// `http://127.0.0.1:<port>`: the VAPID audience senders must sign for.
+    origin: String,
     devices: HashMap<String, Device>,
     received: Vec<Received>,
     /// Requests refused, with the reason (bad signature, wrong encoding, …).
@@ -63,6 +73,7 @@ impl PushService {
             .with_state(inner.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
+        inner.lock().unwrap().origin = base.clone();
         tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
         PushService { base, inner }
     }
@@ -74,13 +85,15 @@ impl PushService {
 
     /// A new device: fresh ECDH keys and auth secret, answering 201.
     pub fn subscribe(&self, name: &str) -> NewSubscription {
-        let (pair, auth) = ece::generate_keypair_and_auth_secret().unwrap();
-        let public = pair.pub_as_raw().unwrap();
+        let key = SecretKey::random(&mut OsRng);
+        let mut auth = [0u8; 16];
+        OsRng.fill_bytes(&mut auth);
+        let public = key.public_key().to_encoded_point(false);
         let endpoint = format!("{}/push/{name}", self.base);
         self.inner.lock().unwrap().devices.insert(
             name.to_owned(),
             Device {
-                keys: pair.raw_components().unwrap(),
+                key,
                 auth,
                 answer: StatusCode::CREATED,
             },
@@ -88,7 +101,7 @@ impl PushService {
         NewSubscription {
             json: serde_json::json!({
                 "endpoint": endpoint,
-                "keys": { "p256dh": B64.encode(public), "auth": B64.encode(auth) },
+                "keys": { "p256dh": B64.encode(public.as_bytes()), "auth": B64.encode(auth) },
             }),
             endpoint,
         }
@@ -206,8 +219,8 @@ fn check(inner: &Inner, device: &str, headers: &HeaderMap, body: &[u8]) -> Resul
         jsonwebtoken::DecodingKey::from_ec_components(&B64.encode(&point[1..33]), &B64.encode(&point[33..]))
             .map_err(|e| format!("bad key: {e}"))?;
     let mut validation = jsonwebtoken::Validation::new(jsonwebtoken::Algorithm::ES256);
-    // web-push puts the origin without the port in `aud`.
-    validation.set_audience(&["http://127.0.0.1"]);
+    // The audience is the endpoint's origin, port included (RFC 8292 §2).
+    validation.set_audience(&[inner.origin.as_str()]);
     validation.set_required_spec_claims(&["exp", "aud", "sub"]);
     let claims = jsonwebtoken::decode::<serde_json::Value>(&token, &decoding, &validation)
         .map_err(|e| format!("VAPID JWT rejected: {e}"))?
@@ -216,7 +229,55 @@ fn check(inner: &Inner, device: &str, headers: &HeaderMap, body: &[u8]) -> Resul
     if !(sub.starts_with("mailto:") || sub.starts_with("https://")) {
         return Err(format!("VAPID sub is not mailto:/https: ({sub})"));
     }
-    let plain = ece::decrypt(&device.keys, &device.auth, body).map_err(|e| format!("cannot decrypt: {e}"))?;
+    let plain = decrypt(device, body).map_err(|e| format!("cannot decrypt: {e}"))?;
     let payload = serde_json::from_slice(&plain).map_err(|e| format!("payload is not JSON: {e}"))?;
     Ok((payload, key, ttl))
+}
+
+/// RFC 8291 as a user agent does it: the `aes128gcm` header names the salt, the record size
+/// and the sender's ephemeral key; ECDH with the subscription's key and HKDF with its auth
+/// secret give the content key and nonce of the one record, whose padding ends in 2.
+fn decrypt(device: &Device, body: &[u8]) -> Result<Vec<u8>, String> {
+    if body.len() < 21 {
+        return Err("shorter than the aes128gcm header".into());
+    }
+    let (salt, rest) = body.split_at(16);
+    let record_size = u32::from_be_bytes(rest[..4].try_into().unwrap()) as usize;
+    let id_length = usize::from(rest[4]);
+    let rest = &rest[5..];
+    if id_length != 65 || rest.len() < id_length {
+        return Err(format!("the key id is {id_length} bytes, not a P-256 point"));
+    }
+    let (key_id, sealed) = rest.split_at(id_length);
+    if sealed.len() > record_size || record_size < 18 {
+        return Err(format!("not one record of at most {record_size} bytes"));
+    }
+    let sender = PublicKey::from_sec1_bytes(key_id).map_err(|_| "the key id is not a P-256 key")?;
+    let shared = p256::ecdh::diffie_hellman(device.key.to_nonzero_scalar(), sender.as_affine());
+    let mut info = b"WebPush: info\0".to_vec();
+    info.extend_from_slice(device.key.public_key().to_encoded_point(false).as_bytes());
+    info.extend_from_slice(key_id);
+    let mut ikm = [0u8; 32];
+    Hkdf::<Sha256>::new(Some(&device.auth), shared.raw_secret_bytes())
+        .expand(&info, &mut ikm)
+        .unwrap();
+    let prk = Hkdf::<Sha256>::new(Some(salt), &ikm);
+    let (mut key, mut nonce) = ([0u8; 16], [0u8; 12]);
+    prk.expand(b"Content-Encoding: aes128gcm\0", &mut key).unwrap();
+    prk.expand(b"Content-Encoding: nonce\0", &mut nonce).unwrap();
+    let mut record = Aes128Gcm::new(&key.into())
+        .decrypt(&Nonce::from(nonce), sealed)
+        .map_err(|_| "the record does not authenticate")?;
+    let delimiter = record
+        .iter()
+        .rposition(|&b| b != 0)
+        .ok_or("the record has no padding delimiter")?;
+    if record[delimiter] != 2 {
+        return Err(format!(
+            "the last record's delimiter is {}, not 2",
+            record[delimiter]
+        ));
+    }
+    record.truncate(delimiter);
+    Ok(record)
 }

@@ -1,0 +1,258 @@
+//! What reminders and their deliveries are: the channels they go out on, the states a
+//! reminder passes through, and the limits on what a person may set. No I/O.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::medication::{MAX_LEAD_MINUTES, MAX_MESSAGE, MAX_REPEATS};
+
+/// A delivery channel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum DeliveryMethod {
+    Push,
+    Email,
+}
+
+impl DeliveryMethod {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DeliveryMethod::Push => "push",
+            DeliveryMethod::Email => "email",
+        }
+    }
+
+    /// The method a (trimmed) word names, if any.
+    pub fn parse(text: &str) -> Option<DeliveryMethod> {
+        text.parse().ok()
+    }
+}
+
+impl FromStr for DeliveryMethod {
+    type Err = UnknownWord;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text.trim() {
+            "push" => Ok(DeliveryMethod::Push),
+            "email" => Ok(DeliveryMethod::Email),
+            _ => Err(UnknownWord),
+        }
+    }
+}
+
+impl fmt::Display for DeliveryMethod {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The methods in a list, each once, push first.
+pub fn normalize_methods(methods: &[DeliveryMethod]) -> Vec<DeliveryMethod> {
+    [DeliveryMethod::Push, DeliveryMethod::Email]
+        .into_iter()
+        .filter(|m| methods.contains(m))
+        .collect()
+}
+
+/// A word that names none of an enum's values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("unknown value")]
+pub struct UnknownWord;
+
+/// Where a reminder is in its life. "Being sent" is not a status of its own: a scheduled
+/// reminder that a dispatcher holds a claim on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ReminderStatus {
+    Scheduled,
+    Sent,
+    Cancelled,
+    Failed,
+}
+
+impl ReminderStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReminderStatus::Scheduled => "scheduled",
+            ReminderStatus::Sent => "sent",
+            ReminderStatus::Cancelled => "cancelled",
+            ReminderStatus::Failed => "failed",
+        }
+    }
+}
+
+impl FromStr for ReminderStatus {
+    type Err = UnknownWord;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "scheduled" => Ok(ReminderStatus::Scheduled),
+            "sent" => Ok(ReminderStatus::Sent),
+            "cancelled" => Ok(ReminderStatus::Cancelled),
+            "failed" => Ok(ReminderStatus::Failed),
+            _ => Err(UnknownWord),
+        }
+    }
+}
+
+impl fmt::Display for ReminderStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What a reminder is for: a dose planned from a schedule, a dose someone set a one-off
+/// reminder for, or running low on stock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ReminderKind {
+    Dose,
+    OneOff,
+    LowStock,
+}
+
+impl ReminderKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReminderKind::Dose => "dose",
+            ReminderKind::OneOff => "one_off",
+            ReminderKind::LowStock => "low_stock",
+        }
+    }
+}
+
+impl FromStr for ReminderKind {
+    type Err = UnknownWord;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "dose" => Ok(ReminderKind::Dose),
+            "one_off" => Ok(ReminderKind::OneOff),
+            "low_stock" => Ok(ReminderKind::LowStock),
+            _ => Err(UnknownWord),
+        }
+    }
+}
+
+// The engine still compares a reminder's kind and status with their words
+// (`status == "sent"`); these keep that working while it moves to the enums.
+impl PartialEq<&str> for ReminderStatus {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialEq<&str> for ReminderKind {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+/// A reminder's lead (minutes before the dose): 0 to a day.
+pub fn check_lead(minutes: i64) -> Result<i64, String> {
+    if (0..=MAX_LEAD_MINUTES).contains(&minutes) {
+        Ok(minutes)
+    } else {
+        Err(format!(
+            "Reminder lead must be between 0 and {MAX_LEAD_MINUTES} minutes"
+        ))
+    }
+}
+
+/// A reminder's own message: trimmed, blank is none, at most `MAX_MESSAGE` characters.
+pub fn check_message(message: Option<&str>) -> Result<Option<String>, String> {
+    let message = message.map(str::trim).filter(|m| !m.is_empty());
+    match message {
+        Some(m) if m.chars().count() > MAX_MESSAGE => {
+            Err(format!("Message must be at most {MAX_MESSAGE} characters"))
+        }
+        other => Ok(other.map(str::to_owned)),
+    }
+}
+
+/// Minutes between repeats of an unanswered reminder: 1 to a day.
+pub fn check_repeat_interval(minutes: i64) -> Result<i64, String> {
+    if (1..=MAX_LEAD_MINUTES).contains(&minutes) {
+        Ok(minutes)
+    } else {
+        Err(format!(
+            "Repeat interval must be between 1 and {MAX_LEAD_MINUTES} minutes"
+        ))
+    }
+}
+
+/// How many times an unanswered reminder repeats.
+pub fn check_repeats(count: i64) -> Result<i64, String> {
+    if (0..=MAX_REPEATS).contains(&count) {
+        Ok(count)
+    } else {
+        Err(format!("Repeats must be between 0 and {MAX_REPEATS}"))
+    }
+}
+
+/// A list of delivery methods someone chose: known words, at least one, each once.
+pub fn check_methods(list: &[String]) -> Result<Vec<DeliveryMethod>, String> {
+    let parsed: Option<Vec<DeliveryMethod>> = list.iter().map(|m| DeliveryMethod::parse(m)).collect();
+    let parsed = parsed.ok_or_else(|| "Delivery methods must be push or email".to_owned())?;
+    if parsed.is_empty() {
+        return Err("Choose at least one delivery method".to_owned());
+    }
+    Ok(normalize_methods(&parsed))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_round_trip_through_serde_and_from_str() {
+        for status in [
+            ReminderStatus::Scheduled,
+            ReminderStatus::Sent,
+            ReminderStatus::Cancelled,
+            ReminderStatus::Failed,
+        ] {
+            assert_eq!(serde_json::to_value(status).unwrap(), status.as_str());
+            assert_eq!(status.as_str().parse::<ReminderStatus>(), Ok(status));
+        }
+        for kind in [ReminderKind::Dose, ReminderKind::OneOff, ReminderKind::LowStock] {
+            assert_eq!(serde_json::to_value(kind).unwrap(), kind.as_str());
+            assert_eq!(kind.as_str().parse::<ReminderKind>(), Ok(kind));
+        }
+        assert_eq!(" email ".parse::<DeliveryMethod>(), Ok(DeliveryMethod::Email));
+        assert_eq!("sms".parse::<DeliveryMethod>(), Err(UnknownWord));
+        assert_eq!(serde_json::to_value(DeliveryMethod::Push).unwrap(), "push");
+    }
+
+    #[test]
+    fn chosen_methods_are_known_unique_and_not_empty() {
+        let words = |w: &[&str]| w.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        assert_eq!(
+            check_methods(&words(&["email", "push", "email"])),
+            Ok(vec![DeliveryMethod::Push, DeliveryMethod::Email])
+        );
+        assert_eq!(
+            check_methods(&words(&["fax"])),
+            Err("Delivery methods must be push or email".to_owned())
+        );
+        assert_eq!(
+            check_methods(&[]),
+            Err("Choose at least one delivery method".to_owned())
+        );
+    }
+
+    #[test]
+    fn limits_name_their_bounds() {
+        assert_eq!(check_lead(0), Ok(0));
+        assert!(check_lead(-1).is_err());
+        assert!(check_lead(MAX_LEAD_MINUTES + 1).is_err());
+        assert_eq!(check_message(Some("  ")), Ok(None));
+        assert_eq!(check_message(Some(" hi ")), Ok(Some("hi".to_owned())));
+        assert!(check_message(Some(&"x".repeat(MAX_MESSAGE + 1))).is_err());
+        assert!(check_repeat_interval(0).is_err());
+        assert_eq!(check_repeats(MAX_REPEATS), Ok(MAX_REPEATS));
+    }
+}

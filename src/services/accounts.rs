@@ -1,0 +1,1320 @@
+//! Accounts: registration, sign-in with its second factor, sessions, the profile, the
+//! password, e-mail verification, two-factor management and deleting an account. The HTTP
+//! handlers and the command line call these; the rules live here once.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use rusqlite::Connection;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::{
+    ErrorCode, Problem, ServiceError, ServiceResult, conflict, invalid, not_found, rejected, user_backups,
+};
+use crate::clock;
+use crate::config::Signups;
+use crate::db::Db;
+use crate::mailer::{Email, Mailer, button, escape_html};
+use crate::security::codes::{self, BACKUP_CODE_COUNT, BACKUP_CODE_LENGTH};
+use crate::security::rate_limit::{Limited, RateLimiter};
+use crate::security::{password, session, totp};
+use crate::store::users::{self, TwoFactor, User};
+
+pub const EMAIL_CODE_MINUTES: i64 = 10;
+pub const EMAIL_CODE_MAX_TRIES: i64 = 5;
+pub const VERIFICATION_HOURS: i64 = 24;
+pub const MAX_EMAIL_LENGTH: usize = 254;
+pub const MAX_NAME_LENGTH: usize = 100;
+
+/// Purposes that key the code hashes, so a code of one kind never matches another.
+const EMAIL_CODE: &str = "email-code";
+const BACKUP_CODE: &str = "backup-code";
+
+/// Failed checks counted per account and per client address.
+pub struct FailureLimits {
+    pub per_account: RateLimiter,
+    pub per_client: RateLimiter,
+}
+
+impl FailureLimits {
+    fn new(per_account: usize, per_client: usize, window: Duration) -> FailureLimits {
+        FailureLimits {
+            per_account: RateLimiter::new(per_account, window),
+            per_client: RateLimiter::new(per_client, window),
+        }
+    }
+
+    /// Counts a try before it runs (so parallel tries cannot slip past the limit); a try
+    /// that succeeds is then `forgive`n.
+    pub fn attempt(&self, account: &str, client: &str) -> Result<(), Limited> {
+        self.per_account.hit(account)?;
+        self.per_client
+            .hit(client)
+            .inspect_err(|_| self.per_account.forgive(account))
+    }
+
+    pub fn forgive(&self, account: &str, client: &str) {
+        self.per_account.forgive(account);
+        self.per_client.forgive(client);
+    }
+
+    /// Counts a failure found after the fact (a wrong code after the right password).
+    pub fn record(&self, account: &str, client: &str) {
+        self.per_account.record(account);
+        self.per_client.record(client);
+    }
+}
+
+/// The rate limits of the sign-in and code paths (DESIGN §5).
+pub struct AuthLimits {
+    /// Failed password or code checks when signing in (and changing the password).
+    pub sign_in: FailureLimits,
+    /// Wrong passwords at the two-factor requirement check. Kept apart from `sign_in`: the
+    /// web app checks the requirements before every sign-in, and one typo must count once.
+    pub requirement_checks: FailureLimits,
+    /// E-mail codes sent per account and per client address.
+    pub codes_per_account: RateLimiter,
+    pub codes_per_client: RateLimiter,
+    /// Verification e-mails per address and per client address.
+    pub verification_per_account: RateLimiter,
+    pub verification_per_client: RateLimiter,
+    /// New accounts per client address (when sign-ups are open).
+    pub registrations_per_client: RateLimiter,
+    /// Take-link requests (look-ups and logs) per client address.
+    pub take_links_per_client: RateLimiter,
+}
+
+impl AuthLimits {
+    /// The limits, with `registrations_per_hour` new accounts per client address.
+    pub fn new(registrations_per_hour: u32) -> Self {
+        let quarter_hour = Duration::from_secs(15 * 60);
+        let hour = Duration::from_secs(3600);
+        AuthLimits {
+            sign_in: FailureLimits::new(10, 30, quarter_hour),
+            requirement_checks: FailureLimits::new(10, 30, quarter_hour),
+            codes_per_account: RateLimiter::new(5, quarter_hour),
+            codes_per_client: RateLimiter::new(20, quarter_hour),
+            verification_per_account: RateLimiter::new(3, hour),
+            verification_per_client: RateLimiter::new(10, hour),
+            registrations_per_client: RateLimiter::new(registrations_per_hour as usize, hour),
+            take_links_per_client: RateLimiter::new(60, quarter_hour),
+        }
+    }
+}
+
+/// A trimmed e-mail address that looks deliverable, or the message to show.
+pub fn validate_email(input: &str) -> Result<String, &'static str> {
+    let email = input.trim();
+    if email.is_empty() {
+        return Err("Email is required");
+    }
+    let valid = email.len() <= MAX_EMAIL_LENGTH
+        && !email.chars().any(|c| c.is_whitespace() || c.is_control())
+        && email.split_once('@').is_some_and(|(local, domain)| {
+            !local.is_empty()
+                && !domain.contains('@')
+                && domain.contains('.')
+                && !domain.starts_with('.')
+                && !domain.ends_with('.')
+        });
+    if valid {
+        Ok(email.to_owned())
+    } else {
+        Err("Please enter a valid email address")
+    }
+}
+
+pub fn validate_new_password(input: &str) -> Result<(), &'static str> {
+    // The minimum counts characters (what people see); the maximum counts bytes, the same
+    // measure sign-in applies, so every password that can be set can be used.
+    if input.chars().count() < password::MIN_LENGTH {
+        Err("Password must be at least 6 characters long")
+    } else if input.len() > password::MAX_LENGTH {
+        Err("Password must be at most 1024 bytes long")
+    } else {
+        Ok(())
+    }
+}
+
+/// Password hashes running at once. Each argon2 run holds 19 MiB: without a bound, a flood
+/// of sign-in requests could exhaust a Raspberry Pi's memory and stop the reminders.
+static HASHING: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(4);
+
+/// Argon2 takes tens of milliseconds of CPU: never on the async runtime.
+pub async fn hash_password(input: String) -> Result<String, String> {
+    let _permit = HASHING.acquire().await.map_err(|e| e.to_string())?;
+    tokio::task::spawn_blocking(move || password::hash(&input).map_err(|e| e.to_string()))
+        .await
+        .map_err(|e| e.to_string())?
+}
+
+/// Checks a password off the async runtime; an unknown account costs the same time.
+pub async fn check_password(input: String, stored: Option<String>) -> bool {
+    if input.len() > password::MAX_LENGTH {
+        return false;
+    }
+    let Ok(_permit) = HASHING.acquire().await else {
+        return false;
+    };
+    tokio::task::spawn_blocking(move || match stored {
+        Some(hash) => password::verify(&input, &hash),
+        None => {
+            password::verify_dummy(&input);
+            false
+        }
+    })
+    .await
+    .unwrap_or(false)
+}
+
+/// Which kind of second factor a code was accepted as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SecondFactor {
+    Totp,
+    EmailCode,
+    BackupCode,
+}
+
+/// Checks a sign-in code against the user's enabled methods: an authenticator code (each
+/// step once), the pending e-mail code (10 minutes, 5 tries), or an unused backup code.
+/// Run inside the writer so that every use is recorded before the answer.
+pub fn check_second_factor(
+    conn: &Connection,
+    key: &[u8],
+    user_id: i64,
+    tf: &TwoFactor,
+    code: &str,
+    now: DateTime<Utc>,
+) -> rusqlite::Result<Option<SecondFactor>> {
+    let code = code.trim();
+    if code.len() == 6 && code.bytes().all(|b| b.is_ascii_digit()) {
+        if let Some(secret) = &tf.totp_secret {
+            let unix = u64::try_from(now.timestamp()).unwrap_or_default();
+            if let Some(step) = totp::verify(secret, code, unix, tf.totp_last_step)
+                && users::claim_totp_step(conn, user_id, step)?
+            {
+                return Ok(Some(SecondFactor::Totp));
+            }
+        }
+        if tf.email_enabled && check_email_code(conn, key, user_id, code, &clock::stamp(now))? {
+            return Ok(Some(SecondFactor::EmailCode));
+        }
+        return Ok(None);
+    }
+    let backup = codes::normalize_backup_code(code);
+    if backup.len() == BACKUP_CODE_LENGTH && use_backup_code(conn, key, user_id, &backup, now)? {
+        return Ok(Some(SecondFactor::BackupCode));
+    }
+    Ok(None)
+}
+
+fn check_email_code(
+    conn: &Connection,
+    key: &[u8],
+    user_id: i64,
+    code: &str,
+    now: &str,
+) -> rusqlite::Result<bool> {
+    let Some(pending) = users::email_code(conn, user_id)? else {
+        return Ok(false);
+    };
+    if pending.expires_at.as_str() <= now || pending.attempts >= EMAIL_CODE_MAX_TRIES {
+        users::delete_email_code(conn, user_id)?;
+        return Ok(false);
+    }
+    if codes::hashes_equal(&codes::hash_code(key, EMAIL_CODE, code), &pending.code_hash) {
+        users::delete_email_code(conn, user_id)?;
+        return Ok(true);
+    }
+    users::count_email_code_failure(conn, user_id)?;
+    Ok(false)
+}
+
+/// Consumes a backup code (already normalised); false if it is not an unused code.
+pub fn use_backup_code(
+    conn: &Connection,
+    key: &[u8],
+    user_id: i64,
+    code: &str,
+    now: DateTime<Utc>,
+) -> rusqlite::Result<bool> {
+    users::use_backup_code(
+        conn,
+        user_id,
+        &codes::hash_code(key, BACKUP_CODE, code),
+        &clock::stamp(now),
+    )
+}
+
+/// Makes a fresh set of backup codes (the old ones stop working) and returns them once.
+pub fn new_backup_codes(conn: &Connection, key: &[u8], user_id: i64) -> rusqlite::Result<Vec<String>> {
+    let plain: Vec<String> = (0..BACKUP_CODE_COUNT).map(|_| codes::backup_code()).collect();
+    let hashes: Vec<String> = plain
+        .iter()
+        .map(|c| codes::hash_code(key, BACKUP_CODE, c))
+        .collect();
+    users::replace_backup_codes(conn, user_id, &hashes)?;
+    Ok(plain)
+}
+
+/// Stores a new e-mail sign-in code and returns it for sending.
+pub fn new_email_code(
+    conn: &Connection,
+    key: &[u8],
+    user_id: i64,
+    now: DateTime<Utc>,
+) -> rusqlite::Result<String> {
+    let code = codes::six_digit_code();
+    let expires = clock::stamp(now + chrono::Duration::minutes(EMAIL_CODE_MINUTES));
+    users::replace_email_code(conn, user_id, &codes::hash_code(key, EMAIL_CODE, &code), &expires)?;
+    Ok(code)
+}
+
+/// Stores a new verification link for the user and returns its token.
+pub fn new_verification(conn: &Connection, user_id: i64, now: DateTime<Utc>) -> rusqlite::Result<String> {
+    let token = codes::link_token();
+    let expires = clock::stamp(now + chrono::Duration::hours(VERIFICATION_HOURS));
+    users::replace_verification(conn, user_id, &codes::hash_link_token(&token), &expires)?;
+    Ok(token)
+}
+
+pub fn verification_email(link_base: &str, token: &str) -> Email {
+    let link = format!("{link_base}/verify-email/{token}");
+    Email {
+        subject: "Confirm your e-mail address for Pillbox".into(),
+        text: format!(
+            "Welcome to Pillbox.\n\nConfirm your e-mail address by opening this link within {VERIFICATION_HOURS} hours:\n\n{link}\n\n\
+             If you did not create a Pillbox account, ignore this message."
+        ),
+        html: format!(
+            "<p>Welcome to Pillbox.</p><p>Confirm your e-mail address within {VERIFICATION_HOURS} hours:</p>{}\
+             <p style=\"color:#6b7280\">Or open this link: {}</p>\
+             <p style=\"color:#6b7280\">If you did not create a Pillbox account, ignore this message.</p>",
+            button(&link, "Confirm e-mail address"),
+            escape_html(&link)
+        ),
+    }
+}
+
+pub fn code_email(code: &str) -> Email {
+    Email {
+        subject: "Your Pillbox sign-in code".into(),
+        text: format!(
+            "Your Pillbox sign-in code is {code}\n\nIt is valid for {EMAIL_CODE_MINUTES} minutes. \
+             If you did not try to sign in, change your password."
+        ),
+        html: format!(
+            "<p>Your Pillbox sign-in code is</p><p style=\"font-size:28px;letter-spacing:6px;font-weight:700\">{}</p>\
+             <p>It is valid for {EMAIL_CODE_MINUTES} minutes. If you did not try to sign in, change your password.</p>",
+            escape_html(code)
+        ),
+    }
+}
+
+/// The user as the API shows it: never the password hash or token version.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Profile {
+    pub id: i64,
+    pub email: String,
+    #[serde(rename = "firstName")]
+    pub first_name: String,
+    #[serde(rename = "lastName")]
+    pub last_name: String,
+    #[serde(rename = "emailVerified")]
+    pub email_verified: bool,
+    /// When the account was made (RFC 3339, UTC).
+    pub created_at: String,
+}
+
+impl From<&User> for Profile {
+    fn from(user: &User) -> Profile {
+        Profile {
+            id: user.id,
+            email: user.email.clone(),
+            first_name: user.first_name.clone(),
+            last_name: user.last_name.clone(),
+            email_verified: user.email_verified,
+            created_at: user.created_at.clone(),
+        }
+    }
+}
+
+/// A signed-in session: who, and the bearer token for the next requests.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SignedIn {
+    pub user: Profile,
+    /// Send as `Authorization: Bearer …`.
+    pub token: String,
+}
+
+/// A second sign-in factor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum TwoFactorMethod {
+    /// A code sent by e-mail.
+    Email,
+    /// A code from an authenticator app.
+    Totp,
+}
+
+impl TwoFactorMethod {
+    /// The method a request names; anything else is "Method must be email or totp".
+    pub fn parse(text: &str) -> ServiceResult<TwoFactorMethod> {
+        match text {
+            "email" => Ok(TwoFactorMethod::Email),
+            "totp" => Ok(TwoFactorMethod::Totp),
+            _ => Err(invalid("Method must be email or totp")),
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TwoFactorMethod::Email => "email",
+            TwoFactorMethod::Totp => "totp",
+        }
+    }
+
+    fn of(text: &str) -> Option<TwoFactorMethod> {
+        TwoFactorMethod::parse(text).ok()
+    }
+}
+
+/// The methods a person has turned on, in the order the API lists them.
+pub fn methods_of(tf: &TwoFactor) -> Vec<TwoFactorMethod> {
+    tf.methods().into_iter().filter_map(TwoFactorMethod::of).collect()
+}
+
+pub fn preference_of(tf: &TwoFactor) -> Option<TwoFactorMethod> {
+    tf.preference().and_then(TwoFactorMethod::of)
+}
+
+/// Why a sign-in or an account change was refused, beyond what every service can answer.
+#[derive(Debug, thiserror::Error)]
+pub enum AccountError {
+    #[error(transparent)]
+    Service(#[from] ServiceError),
+    /// Not signed in (401): wrong credentials, a wrong or missing second factor, a dead session.
+    #[error("{0}")]
+    Unauthorized(Problem),
+    /// The address is not verified yet and this server sends e-mail (403).
+    #[error("Please verify your email address before signing in")]
+    EmailNotVerified,
+    /// The password was right; a second factor must follow (401).
+    #[error("Two-factor authentication code required")]
+    TwoFactorRequired {
+        methods: Vec<TwoFactorMethod>,
+        preferred: Option<TwoFactorMethod>,
+    },
+    /// Too many tries: retry after this many seconds (429).
+    #[error("too many attempts, retry in {0} s")]
+    Limited(u64),
+    /// A message the person needs could not be sent (503).
+    #[error("{0}")]
+    Unavailable(Problem),
+    /// Hashing or signing failed: logged, never shown.
+    #[error("{0}")]
+    Internal(String),
+}
+
+impl From<Limited> for AccountError {
+    fn from(Limited(secs): Limited) -> Self {
+        AccountError::Limited(secs)
+    }
+}
+
+impl From<crate::db::DbError> for AccountError {
+    fn from(e: crate::db::DbError) -> Self {
+        AccountError::Service(e.into())
+    }
+}
+
+impl From<rusqlite::Error> for AccountError {
+    fn from(e: rusqlite::Error) -> Self {
+        AccountError::Service(e.into())
+    }
+}
+
+pub type AccountResult<T> = Result<T, AccountError>;
+
+fn unauthorized(code: ErrorCode, message: &str) -> AccountError {
+    AccountError::Unauthorized(Problem::new(code, message))
+}
+
+/// How a registration ended: signed in at once, or waiting for the address to be verified.
+pub enum Registered {
+    SignedIn(SignedIn),
+    /// `sent` is false when the verification e-mail could not be sent.
+    Verify {
+        user: Profile,
+        sent: bool,
+    },
+}
+
+/// Whether a code step follows the password (the answer of the requirement check).
+#[derive(Debug, Default)]
+pub struct Requirements {
+    pub methods: Vec<TwoFactorMethod>,
+    pub preferred: Option<TwoFactorMethod>,
+}
+
+/// A person's two-factor settings as the settings page shows them.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TwoFactorStatus {
+    pub methods: Vec<TwoFactorMethod>,
+    pub preference: Option<TwoFactorMethod>,
+    pub backup_codes_remaining: i64,
+    /// Whether this server can send e-mail codes.
+    pub email_available: bool,
+}
+
+/// A two-factor method turned on: the new backup codes (shown once) and the session's fresh
+/// token (every other session is signed out).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Enabled {
+    /// The new backup codes, shown this once (the old ones stop working).
+    pub backup_codes: Option<Vec<String>>,
+    pub token: String,
+    pub methods: Vec<TwoFactorMethod>,
+}
+
+/// The authenticator app set-up's first step: the secret and its QR code.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TotpSetup {
+    pub secret: String,
+    /// A `data:image/png;base64,…` URL.
+    pub qr_code_url: String,
+}
+
+/// What `setup` did: e-mail codes are on at once; the authenticator app needs a code first.
+pub enum SetupStep {
+    EmailEnabled(Enabled),
+    TotpStarted(TotpSetup),
+}
+
+/// The two-factor settings after a method was turned off, and the session's fresh token.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Disabled {
+    pub token: String,
+    pub methods: Vec<TwoFactorMethod>,
+    pub preference: Option<TwoFactorMethod>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Preference {
+    pub preference: Option<TwoFactorMethod>,
+    pub methods: Vec<TwoFactorMethod>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BackupCodes {
+    pub backup_codes: Vec<String>,
+}
+
+fn account_key(email: &str) -> String {
+    email.trim().to_lowercase()
+}
+
+/// What the account services use of the server: the database, the rate limits, the mailer,
+/// the instance key (session tokens and code hashes) and the sign-up policy.
+pub struct Accounts<'a> {
+    pub db: &'a Db,
+    pub limits: &'a AuthLimits,
+    pub mailer: &'a Arc<Mailer>,
+    pub key: &'a [u8],
+    pub signups: Signups,
+    /// The origin of links in e-mails.
+    pub link_base: String,
+}
+
+impl Accounts<'_> {
+    /// A session token of the user's current token version.
+    pub fn token(&self, user_id: i64, token_version: i64, now: DateTime<Utc>) -> AccountResult<String> {
+        session::issue(self.key, user_id, token_version, now.timestamp())
+            .map_err(|e| AccountError::Internal(format!("cannot sign a session token: {e}")))
+    }
+
+    fn signed_in(&self, user: &User, now: DateTime<Utc>) -> AccountResult<SignedIn> {
+        Ok(SignedIn {
+            user: user.into(),
+            token: self.token(user.id, user.token_version, now)?,
+        })
+    }
+
+    /// The user a token belongs to, if it is valid at `now` and of the user's current version.
+    pub async fn user_for_token(&self, token: &str, now: DateTime<Utc>) -> ServiceResult<Option<User>> {
+        let Some(claims) = session::decode(self.key, token, now.timestamp()) else {
+            return Ok(None);
+        };
+        let user = self
+            .db
+            .read(move |conn| users::find_by_id(conn, claims.sub).map_err(ServiceError::from))
+            .await?;
+        Ok(user.filter(|u| u.token_version == claims.ver))
+    }
+
+    /// A fresh session for a valid token.
+    pub async fn refresh(&self, token: &str, now: DateTime<Utc>) -> AccountResult<SignedIn> {
+        match self.user_for_token(token, now).await? {
+            Some(user) => self.signed_in(&user, now),
+            None => Err(unauthorized(
+                ErrorCode::SessionExpired,
+                "Invalid or expired session",
+            )),
+        }
+    }
+
+    /// A new account. Signed in at once when this server sends no e-mail; otherwise it waits
+    /// for the address to be verified and the link goes out by e-mail.
+    pub async fn register(
+        &self,
+        client: &str,
+        email: &str,
+        password: String,
+        now: DateTime<Utc>,
+    ) -> AccountResult<Registered> {
+        let email = validate_email(email).map_err(invalid)?;
+        validate_new_password(&password).map_err(invalid)?;
+        self.limits.registrations_per_client.hit(client)?;
+        let hash = hash_password(password).await.map_err(AccountError::Internal)?;
+        let needs_verification = self.mailer.is_configured();
+        let signups = self.signups;
+        let (user, verification) = self
+            .db
+            .write(move |conn| {
+                let tx = conn.transaction()?;
+                let open = match signups {
+                    Signups::Open => true,
+                    Signups::Closed => false,
+                    Signups::FirstUser => users::count(&tx)? == 0,
+                };
+                if !open {
+                    return Err(ServiceError::Forbidden(Problem::new(
+                        ErrorCode::RegistrationClosed,
+                        "Registration is closed",
+                    )));
+                }
+                let user = users::insert(&tx, &email, &hash, !needs_verification, &clock::stamp(now))?
+                    .ok_or_else(|| {
+                        conflict(ErrorCode::EmailTaken, "An account with this email already exists")
+                    })?;
+                let verification = match needs_verification {
+                    true => Some(new_verification(&tx, user.id, now)?),
+                    false => None,
+                };
+                tx.commit()?;
+                Ok((user, verification))
+            })
+            .await?;
+        let Some(token) = verification else {
+            return Ok(Registered::SignedIn(self.signed_in(&user, now)?));
+        };
+        let sent = self
+            .mailer
+            .send(&user.email, verification_email(&self.link_base, &token))
+            .await
+            .inspect_err(|e| tracing::error!(user = user.id, "verification e-mail not sent: {e}"))
+            .is_ok();
+        Ok(Registered::Verify {
+            user: (&user).into(),
+            sent,
+        })
+    }
+
+    /// The password step: the user and their two-factor settings when the password is right.
+    /// Failures count against the account and the client address.
+    pub async fn password_step(
+        &self,
+        limits: &FailureLimits,
+        client: &str,
+        email: &str,
+        password: String,
+    ) -> AccountResult<(User, TwoFactor)> {
+        if email.trim().is_empty() || password.is_empty() {
+            return Err(invalid("Email and password are required").into());
+        }
+        let account = account_key(email);
+        limits.attempt(&account, client)?;
+        let lookup = email.trim().to_owned();
+        let found = self
+            .db
+            .read(move |conn| {
+                let Some(user) = users::find_by_email(conn, &lookup)? else {
+                    return Ok(None);
+                };
+                let tf = users::two_factor(conn, user.id)?;
+                Ok::<_, ServiceError>(Some((user, tf)))
+            })
+            .await?;
+        let stored = found.as_ref().map(|(user, _)| user.password_hash.clone());
+        match found {
+            Some(found) if check_password(password, stored).await => {
+                limits.forgive(&account, client);
+                Ok(found)
+            }
+            _ => Err(unauthorized(
+                ErrorCode::InvalidCredentials,
+                "Invalid email or password",
+            )),
+        }
+    }
+
+    /// The whole sign-in: password, verified address, then the second factor when enabled.
+    /// A code without the right password never signs anyone in.
+    pub async fn authenticate(
+        &self,
+        client: &str,
+        email: &str,
+        password: String,
+        code: Option<&str>,
+        now: DateTime<Utc>,
+    ) -> AccountResult<User> {
+        let (user, tf) = self
+            .password_step(&self.limits.sign_in, client, email, password)
+            .await?;
+        if !user.email_verified && self.mailer.is_configured() {
+            return Err(AccountError::EmailNotVerified);
+        }
+        let account = account_key(email);
+        if tf.enabled() {
+            let Some(code) = code.map(str::trim).filter(|c| !c.is_empty()) else {
+                return Err(AccountError::TwoFactorRequired {
+                    methods: methods_of(&tf),
+                    preferred: preference_of(&tf),
+                });
+            };
+            let key = self.key.to_vec();
+            let code = code.to_owned();
+            let user_id = user.id;
+            let accepted = self
+                .db
+                .write(move |conn| {
+                    check_second_factor(conn, &key, user_id, &tf, &code, now).map_err(ServiceError::from)
+                })
+                .await?;
+            if accepted.is_none() {
+                self.limits.sign_in.record(&account, client);
+                return Err(unauthorized(ErrorCode::InvalidCode, "Invalid verification code"));
+            }
+        }
+        self.limits.sign_in.per_account.clear(&account);
+        Ok(user)
+    }
+
+    /// Sign-in: a session for the right password (and code, when two-factor is on).
+    pub async fn login(
+        &self,
+        client: &str,
+        email: &str,
+        password: String,
+        code: Option<&str>,
+        now: DateTime<Utc>,
+    ) -> AccountResult<SignedIn> {
+        let user = self.authenticate(client, email, password, code, now).await?;
+        self.signed_in(&user, now)
+    }
+
+    /// The code step as its own call: the password is required again, a code alone is not
+    /// enough.
+    pub async fn verify_code(
+        &self,
+        client: &str,
+        email: &str,
+        password: String,
+        code: &str,
+        now: DateTime<Utc>,
+    ) -> AccountResult<SignedIn> {
+        if code.trim().is_empty() {
+            return Err(invalid("Please enter the verification code").into());
+        }
+        self.login(client, email, password, Some(code), now).await
+    }
+
+    /// Says whether a code step follows. Two-factor details are given only with the right
+    /// password; every other case (no password, wrong password, unknown address, no 2FA)
+    /// gets the same answer, so the call reveals nothing about which addresses have
+    /// accounts. Only a rate limit is an error.
+    pub async fn login_requirements(
+        &self,
+        client: &str,
+        email: &str,
+        password: String,
+    ) -> AccountResult<Requirements> {
+        if email.trim().is_empty() || password.is_empty() {
+            return Ok(Requirements::default());
+        }
+        let limits = &self.limits.requirement_checks;
+        match self.password_step(limits, client, email, password).await {
+            Ok((_, tf)) if tf.enabled() => Ok(Requirements {
+                methods: methods_of(&tf),
+                preferred: preference_of(&tf),
+            }),
+            Err(e @ AccountError::Limited(_)) => Err(e),
+            _ => Ok(Requirements::default()),
+        }
+    }
+
+    /// Sends an e-mail sign-in code (after the password step); for the authenticator method
+    /// there is nothing to send. Answers the message to show.
+    pub async fn send_sign_in_code(
+        &self,
+        client: &str,
+        email: &str,
+        password: String,
+        method: &str,
+        now: DateTime<Utc>,
+    ) -> AccountResult<&'static str> {
+        let (user, tf) = self
+            .password_step(&self.limits.sign_in, client, email, password)
+            .await?;
+        match method {
+            "totp" if tf.totp_secret.is_some() => Ok("Enter the code from your authenticator app"),
+            "email" if tf.email_enabled => {
+                self.limits.codes_per_account.hit(&format!("user:{}", user.id))?;
+                self.limits.codes_per_client.hit(client)?;
+                self.send_email_code(&user, now).await?;
+                Ok("A sign-in code has been sent to your email")
+            }
+            "email" | "totp" => {
+                Err(rejected(ErrorCode::MethodNotEnabled, "This sign-in method is not enabled").into())
+            }
+            _ => Err(invalid("Method must be email or totp").into()),
+        }
+    }
+
+    async fn send_email_code(&self, user: &User, now: DateTime<Utc>) -> AccountResult<()> {
+        let key = self.key.to_vec();
+        let user_id = user.id;
+        let code = self
+            .db
+            .write(move |conn| new_email_code(conn, &key, user_id, now).map_err(ServiceError::from))
+            .await?;
+        self.mailer
+            .send(&user.email, code_email(&code))
+            .await
+            .map_err(|e| {
+                tracing::error!(user = user.id, "sign-in code not sent: {e}");
+                AccountError::Unavailable(Problem::new(
+                    ErrorCode::CodeNotSent,
+                    "The code could not be sent by email. Please try again later.",
+                ))
+            })
+    }
+
+    /// The account password, asked again before changes a stolen session must not make
+    /// (two-factor set-up, new backup codes, turning two-factor off, deleting the account).
+    pub async fn confirm_password(&self, client: &str, user: &User, password: String) -> AccountResult<()> {
+        if password.is_empty() {
+            return Err(invalid("Please enter your password").into());
+        }
+        let account = account_key(&user.email);
+        self.limits.sign_in.attempt(&account, client)?;
+        if check_password(password, Some(user.password_hash.clone())).await {
+            self.limits.sign_in.forgive(&account, client);
+            Ok(())
+        } else {
+            Err(rejected(ErrorCode::PasswordIncorrect, "Password is incorrect").into())
+        }
+    }
+
+    /// Changes the names given; the others keep their values.
+    pub async fn update_profile(
+        &self,
+        user: User,
+        first_name: Option<String>,
+        last_name: Option<String>,
+        now: DateTime<Utc>,
+    ) -> ServiceResult<Profile> {
+        let first = first_name.map(|s| s.trim().to_owned()).unwrap_or(user.first_name);
+        let last = last_name.map(|s| s.trim().to_owned()).unwrap_or(user.last_name);
+        if first.chars().count() > MAX_NAME_LENGTH {
+            return Err(invalid("First name must be at most 100 characters"));
+        }
+        if last.chars().count() > MAX_NAME_LENGTH {
+            return Err(invalid("Last name must be at most 100 characters"));
+        }
+        let id = user.id;
+        let updated = self
+            .db
+            .write(move |conn| {
+                users::update_profile(conn, id, &first, &last, &clock::stamp(now))?;
+                users::find_by_id(conn, id)?
+                    .ok_or_else(|| not_found(ErrorCode::UserNotFound, "User not found"))
+            })
+            .await?;
+        Ok((&updated).into())
+    }
+
+    /// Deletes the account (the password is required) with everything of it, its daily
+    /// exports in `backups_dir` included: nothing of theirs stays on the server.
+    pub async fn delete_account(
+        &self,
+        client: &str,
+        user: User,
+        password: String,
+        backups_dir: PathBuf,
+    ) -> AccountResult<()> {
+        self.confirm_password(client, &user, password).await?;
+        let id = user.id;
+        self.db
+            .write(move |conn| users::delete(conn, id).map_err(ServiceError::from))
+            .await?;
+        let backups = user_backups::dir_for(&backups_dir, id);
+        if let Err(e) = tokio::task::spawn_blocking(move || user_backups::remove_all(&backups))
+            .await
+            .unwrap_or_else(|e| Err(std::io::Error::other(e.to_string())))
+        {
+            tracing::error!(user = id, "could not remove the deleted account's backups: {e}");
+        }
+        tracing::info!(user = id, "account deleted");
+        Ok(())
+    }
+
+    /// Marks the address of a verification link's account as verified; false for a link
+    /// that is unknown or expired.
+    pub async fn verify_email(&self, token: &str, now: DateTime<Utc>) -> ServiceResult<bool> {
+        let hash = codes::hash_link_token(token.trim());
+        self.db
+            .write(move |conn| {
+                let tx = conn.transaction()?;
+                let Some(user_id) = users::verification_user(&tx, &hash, &clock::stamp(now))? else {
+                    return Ok(false);
+                };
+                users::mark_verified(&tx, user_id)?;
+                tx.commit()?;
+                Ok(true)
+            })
+            .await
+    }
+
+    /// Sends a new verification link when the address has an account waiting. The outcome is
+    /// the same either way (and the e-mail goes out in the background, so the time taken is
+    /// too): it reveals nothing.
+    pub async fn resend_verification(
+        &self,
+        client: &str,
+        email: &str,
+        now: DateTime<Utc>,
+    ) -> AccountResult<()> {
+        let email = validate_email(email).map_err(invalid)?;
+        if !self.mailer.is_configured() {
+            return Err(rejected(
+                ErrorCode::EmailNotConfigured,
+                "Email is not configured on this server",
+            )
+            .into());
+        }
+        self.limits.verification_per_account.hit(&account_key(&email))?;
+        self.limits.verification_per_client.hit(client)?;
+        let issued = self
+            .db
+            .write(move |conn| {
+                let Some(user) = users::find_by_email(conn, &email)?.filter(|u| !u.email_verified) else {
+                    return Ok(None);
+                };
+                let tx = conn.transaction()?;
+                let token = new_verification(&tx, user.id, now)?;
+                tx.commit()?;
+                Ok::<_, ServiceError>(Some((user.email, token)))
+            })
+            .await?;
+        if let Some((address, token)) = issued {
+            let mailer = self.mailer.clone();
+            let email = verification_email(&self.link_base, &token);
+            tokio::spawn(async move {
+                if let Err(e) = mailer.send(&address, email).await {
+                    tracing::error!("verification e-mail not sent: {e}");
+                }
+            });
+        }
+        Ok(())
+    }
+
+    /// Changes the password (the current one is required) and signs out every other session:
+    /// the answer carries the new token for this one.
+    pub async fn change_password(
+        &self,
+        client: &str,
+        user: User,
+        current: String,
+        new: String,
+        now: DateTime<Utc>,
+    ) -> AccountResult<SignedIn> {
+        let account = account_key(&user.email);
+        self.limits.sign_in.attempt(&account, client)?;
+        if !check_password(current, Some(user.password_hash.clone())).await {
+            return Err(rejected(ErrorCode::PasswordIncorrect, "Current password is incorrect").into());
+        }
+        self.limits.sign_in.forgive(&account, client);
+        validate_new_password(&new).map_err(invalid)?;
+        let hash = hash_password(new).await.map_err(AccountError::Internal)?;
+        let id = user.id;
+        let updated = self
+            .db
+            .write(move |conn| {
+                users::set_password(conn, id, &hash, &clock::stamp(now))?;
+                users::find_by_id(conn, id)?
+                    .ok_or_else(|| not_found(ErrorCode::UserNotFound, "User not found"))
+            })
+            .await?;
+        self.signed_in(&updated, now)
+    }
+
+    pub async fn two_factor_status(&self, user_id: i64) -> ServiceResult<TwoFactorStatus> {
+        let (tf, remaining) = self
+            .db
+            .read(move |conn| {
+                Ok::<_, ServiceError>((
+                    users::two_factor(conn, user_id)?,
+                    users::unused_backup_codes(conn, user_id)?,
+                ))
+            })
+            .await?;
+        Ok(TwoFactorStatus {
+            methods: methods_of(&tf),
+            preference: preference_of(&tf),
+            backup_codes_remaining: remaining,
+            email_available: self.mailer.is_configured(),
+        })
+    }
+
+    /// Turns a method on after the password: e-mail codes at once, the authenticator app
+    /// with its first step (the secret to scan).
+    pub async fn setup(
+        &self,
+        client: &str,
+        user: &User,
+        method: &str,
+        password: String,
+        now: DateTime<Utc>,
+    ) -> AccountResult<SetupStep> {
+        let method = TwoFactorMethod::parse(method)?;
+        self.confirm_password(client, user, password).await?;
+        Ok(match method {
+            TwoFactorMethod::Email => SetupStep::EmailEnabled(self.enable_email(user, now).await?),
+            TwoFactorMethod::Totp => SetupStep::TotpStarted(self.start_totp(user).await?),
+        })
+    }
+
+    /// Applies a change to the user's two-factor settings in one transaction, makes a fresh
+    /// set of backup codes when asked, and signs out other sessions. Returns the new backup
+    /// codes (if any), the fresh token and the settings.
+    async fn change_two_factor<F>(
+        &self,
+        user: &User,
+        new_codes: bool,
+        now: DateTime<Utc>,
+        change: F,
+    ) -> AccountResult<(Option<Vec<String>>, String, TwoFactor)>
+    where
+        F: FnOnce(&rusqlite::Connection, &mut TwoFactor) -> ServiceResult<()> + Send + 'static,
+    {
+        let key = self.key.to_vec();
+        let user_id = user.id;
+        let (codes, version, tf) = self
+            .db
+            .write(move |conn| {
+                let tx = conn.transaction()?;
+                let mut tf = users::two_factor(&tx, user_id)?;
+                change(&tx, &mut tf)?;
+                if tf.preference() != tf.preferred_method.as_deref() {
+                    tf.preferred_method = tf.preference().map(str::to_owned);
+                }
+                users::save_two_factor(&tx, user_id, &tf)?;
+                let codes = if !tf.enabled() {
+                    users::replace_backup_codes(&tx, user_id, &[])?;
+                    None
+                } else if new_codes {
+                    Some(new_backup_codes(&tx, &key, user_id)?)
+                } else {
+                    None
+                };
+                let version = users::bump_token_version(&tx, user_id)?;
+                tx.commit()?;
+                Ok::<_, ServiceError>((codes, version, tf))
+            })
+            .await?;
+        let token = self.token(user_id, version, now)?;
+        Ok((codes, token, tf))
+    }
+
+    /// Turns e-mail codes on (the password was confirmed).
+    pub async fn enable_email(&self, user: &User, now: DateTime<Utc>) -> AccountResult<Enabled> {
+        if !self.mailer.is_configured() {
+            return Err(rejected(
+                ErrorCode::EmailNotConfigured,
+                "Email is not configured on this server",
+            )
+            .into());
+        }
+        let (codes, token, tf) = self
+            .change_two_factor(user, true, now, |_, tf| {
+                if tf.email_enabled {
+                    return Err(conflict(
+                        ErrorCode::MethodAlreadyEnabled,
+                        "Email two-factor authentication is already enabled",
+                    ));
+                }
+                tf.email_enabled = true;
+                Ok(())
+            })
+            .await?;
+        Ok(Enabled {
+            backup_codes: codes,
+            token,
+            methods: methods_of(&tf),
+        })
+    }
+
+    /// The authenticator app's first step (the password was confirmed): a new secret,
+    /// pending until a code from it is entered.
+    pub async fn start_totp(&self, user: &User) -> AccountResult<TotpSetup> {
+        let user_id = user.id;
+        let secret = totp::new_secret();
+        let qr = totp::qr_data_url(&secret, &user.email)
+            .ok_or_else(|| AccountError::Internal("cannot draw the TOTP QR code".into()))?;
+        let pending = secret.clone();
+        self.db
+            .write(move |conn| {
+                let mut tf = users::two_factor(conn, user_id)?;
+                if tf.totp_secret.is_some() {
+                    return Err(conflict(
+                        ErrorCode::MethodAlreadyEnabled,
+                        "Authenticator app two-factor authentication is already enabled",
+                    ));
+                }
+                tf.totp_pending_secret = Some(pending);
+                users::save_two_factor(conn, user_id, &tf)?;
+                Ok(())
+            })
+            .await?;
+        Ok(TotpSetup {
+            secret,
+            qr_code_url: qr,
+        })
+    }
+
+    /// Turns the authenticator app on with a first code from it.
+    pub async fn complete_totp(&self, user: &User, otp: &str, now: DateTime<Utc>) -> AccountResult<Enabled> {
+        // Counted before the check, forgiven unless the code was wrong.
+        let account = format!("user:{}", user.id);
+        self.limits.sign_in.per_account.hit(&account)?;
+        let otp = otp.trim().to_owned();
+        let unix = u64::try_from(now.timestamp()).unwrap_or_default();
+        let result = self
+            .change_two_factor(user, true, now, move |_, tf| {
+                let pending = tf.totp_pending_secret.clone().ok_or_else(|| {
+                    rejected(
+                        ErrorCode::TotpSetupNotStarted,
+                        "Start the authenticator app setup first",
+                    )
+                })?;
+                let step = totp::verify(&pending, &otp, unix, 0)
+                    .ok_or_else(|| rejected(ErrorCode::InvalidCode, "Invalid verification code"))?;
+                tf.totp_secret = Some(pending);
+                tf.totp_pending_secret = None;
+                tf.totp_last_step = step;
+                Ok(())
+            })
+            .await;
+        if !is_problem(&result, ErrorCode::InvalidCode) {
+            self.limits.sign_in.per_account.forgive(&account);
+        }
+        let (codes, token, tf) = result?;
+        Ok(Enabled {
+            backup_codes: codes,
+            token,
+            methods: methods_of(&tf),
+        })
+    }
+
+    /// Turns off one method (`Some`) or all of them (`None`); a valid backup code is required
+    /// either way, and is used up.
+    pub async fn disable(
+        &self,
+        user: &User,
+        method: Option<&str>,
+        backup_code: &str,
+        now: DateTime<Utc>,
+    ) -> AccountResult<Disabled> {
+        let backup_code = codes::normalize_backup_code(backup_code.trim());
+        if backup_code.is_empty() {
+            return Err(invalid("Please enter a backup code").into());
+        }
+        let method = method.map(TwoFactorMethod::parse).transpose()?;
+        let account = format!("user:{}", user.id);
+        self.limits.sign_in.per_account.hit(&account)?;
+        let key = self.key.to_vec();
+        let user_id = user.id;
+        let result = self
+            .change_two_factor(user, false, now, move |conn, tf| {
+                match method {
+                    Some(m) if !tf.methods().contains(&m.as_str()) => {
+                        return Err(rejected(
+                            ErrorCode::MethodNotEnabled,
+                            "This method is not enabled",
+                        ));
+                    }
+                    None if !tf.enabled() => {
+                        return Err(rejected(
+                            ErrorCode::TwoFactorNotEnabled,
+                            "Two-factor authentication is not enabled",
+                        ));
+                    }
+                    _ => {}
+                }
+                if !use_backup_code(conn, &key, user_id, &backup_code, now)? {
+                    return Err(rejected(ErrorCode::InvalidBackupCode, "Invalid backup code"));
+                }
+                if matches!(method, None | Some(TwoFactorMethod::Email)) {
+                    tf.email_enabled = false;
+                }
+                if matches!(method, None | Some(TwoFactorMethod::Totp)) {
+                    tf.totp_secret = None;
+                    tf.totp_pending_secret = None;
+                }
+                Ok(())
+            })
+            .await;
+        if !is_problem(&result, ErrorCode::InvalidBackupCode) {
+            self.limits.sign_in.per_account.forgive(&account);
+        }
+        let (_, token, tf) = result?;
+        Ok(Disabled {
+            token,
+            methods: methods_of(&tf),
+            preference: preference_of(&tf),
+        })
+    }
+
+    /// Turns everything off: the password and a backup code are both required.
+    pub async fn disable_all(
+        &self,
+        client: &str,
+        user: &User,
+        method: Option<&str>,
+        backup_code: &str,
+        password: String,
+        now: DateTime<Utc>,
+    ) -> AccountResult<Disabled> {
+        if backup_code.trim().is_empty() {
+            return Err(invalid("Please enter a backup code").into());
+        }
+        self.confirm_password(client, user, password).await?;
+        self.disable(user, method, backup_code, now).await
+    }
+
+    /// The method offered first at sign-in.
+    pub async fn set_preference(&self, user_id: i64, preference: String) -> ServiceResult<Preference> {
+        let tf = self
+            .db
+            .write(move |conn| {
+                let mut tf = users::two_factor(conn, user_id)?;
+                if !tf.methods().contains(&preference.as_str()) {
+                    return Err(rejected(
+                        ErrorCode::MethodNotEnabled,
+                        "That method is not enabled",
+                    ));
+                }
+                tf.preferred_method = Some(preference);
+                users::save_two_factor(conn, user_id, &tf)?;
+                Ok(tf)
+            })
+            .await?;
+        Ok(Preference {
+            preference: preference_of(&tf),
+            methods: methods_of(&tf),
+        })
+    }
+
+    /// A fresh set of backup codes (the password was asked); the old ones stop working.
+    pub async fn regenerate_backup_codes(
+        &self,
+        client: &str,
+        user: &User,
+        password: String,
+    ) -> AccountResult<BackupCodes> {
+        self.confirm_password(client, user, password).await?;
+        let key = self.key.to_vec();
+        let user_id = user.id;
+        let codes = self
+            .db
+            .write(move |conn| {
+                let tx = conn.transaction()?;
+                if !users::two_factor(&tx, user_id)?.enabled() {
+                    return Err(rejected(
+                        ErrorCode::TwoFactorNotEnabled,
+                        "Enable two-factor authentication first",
+                    ));
+                }
+                let codes = new_backup_codes(&tx, &key, user_id)?;
+                tx.commit()?;
+                Ok(codes)
+            })
+            .await?;
+        Ok(BackupCodes { backup_codes: codes })
+    }
+}
+
+/// Whether a result is the refusal with this code (a wrong code counts as a failed try).
+fn is_problem<T>(result: &AccountResult<T>, code: ErrorCode) -> bool {
+    matches!(
+        result,
+        Err(AccountError::Service(ServiceError::Invalid(p))) if p.code == code
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn email_validation() {
+        assert_eq!(
+            validate_email("  Someone@Example.org "),
+            Ok("Someone@Example.org".into())
+        );
+        for bad in ["", "plain", "a@b", "a@@b.c", "a b@c.d", "@c.d", "a@.c", "a@c."] {
+            assert!(validate_email(bad).is_err(), "{bad}");
+        }
+        assert_eq!(validate_email(""), Err("Email is required"));
+    }
+
+    #[test]
+    fn methods_are_listed_in_order_and_the_preference_falls_back() {
+        let tf = TwoFactor {
+            email_enabled: true,
+            totp_secret: Some("SECRET".into()),
+            preferred_method: Some("sms".into()),
+            ..TwoFactor::default()
+        };
+        assert_eq!(methods_of(&tf), [TwoFactorMethod::Email, TwoFactorMethod::Totp]);
+        assert_eq!(preference_of(&tf), Some(TwoFactorMethod::Email));
+        assert_eq!(
+            serde_json::to_value(methods_of(&tf)).unwrap(),
+            serde_json::json!(["email", "totp"])
+        );
+        assert!(TwoFactorMethod::parse("sms").is_err());
+        assert_eq!(preference_of(&TwoFactor::default()), None);
+    }
+
+    #[test]
+    fn password_rules() {
+        assert_eq!(
+            validate_new_password("12345"),
+            Err("Password must be at least 6 characters long")
+        );
+        assert_eq!(validate_new_password("123456"), Ok(()));
+        assert_eq!(validate_new_password("ÄÖÜäöü"), Ok(()), "counted in characters");
+        assert!(
+            validate_new_password(&"é".repeat(600)).is_err(),
+            "1200 bytes could never sign in"
+        );
+    }
+}

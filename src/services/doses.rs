@@ -1,0 +1,252 @@
+//! Doses: recording one (from the app or a reminder's take link), correcting and deleting
+//! history entries. Each moves the stock with its ledger row and answers the reminder it
+//! belongs to, in one transaction.
+
+use chrono::{DateTime, Duration, Utc};
+use rusqlite::Connection;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::stock::{self, StockLevel, StockWarning};
+use super::{ErrorCode, ServiceResult, invalid, not_found, rejected};
+use crate::clock;
+use crate::domain::dose::DoseStatus;
+use crate::domain::medication::{FUTURE_SKEW_SECS, MAX_SHORT_TEXT, limited_text};
+use crate::domain::quantity::Quantity;
+use crate::store::history::{self, Entry};
+use crate::store::medications::{self, Medication};
+use crate::store::reminders;
+
+/// A dose to record against a medication.
+pub struct NewDose {
+    pub status: DoseStatus,
+    pub taken: DateTime<Utc>,
+    pub quantity: Quantity,
+    pub dosage_unit: String,
+    pub dosage: Option<String>,
+    /// The planned reminder this dose answers.
+    pub dosage_id: Option<i64>,
+    pub affect_inventory: bool,
+}
+
+/// A recorded dose: the entry, with what kept it from moving the stock as asked, if anything.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Recorded {
+    #[serde(flatten)]
+    pub entry: Entry,
+    #[serde(flatten)]
+    pub warning: StockWarning,
+}
+
+/// Writes a dose to the history, moves the stock, and answers the reminder it belongs to,
+/// all in the caller's transaction. The dose is always written, whatever the stock.
+pub fn record_dose(
+    conn: &Connection,
+    user_id: i64,
+    m: &Medication,
+    dose: NewDose,
+    now: DateTime<Utc>,
+) -> ServiceResult<Recorded> {
+    let mut entry = Entry {
+        id: 0,
+        medication_id: Some(m.id),
+        medication_name: m.name.clone(),
+        medication_unit: m.unit.clone(),
+        status: dose.status.to_string(),
+        taken: clock::stamp(dose.taken),
+        quantity: dose.quantity,
+        dosage_unit: dose.dosage_unit,
+        dosage: dose.dosage,
+        affect_inventory: dose.affect_inventory,
+        stock_used: Quantity::ZERO,
+        dosage_id: dose.dosage_id,
+        created_at: clock::stamp(now),
+    };
+    entry.id = history::insert(conn, user_id, &entry)?;
+    let warning = stock::settle(conn, user_id, &mut entry, now)?;
+    history::update(conn, user_id, &entry)?;
+    reminders::answer(conn, user_id, m.id, entry.dosage_id, &entry.taken, entry.id)?;
+    Ok(Recorded { entry, warning })
+}
+
+/// A status as sent; none means taken.
+pub fn status(text: Option<&str>) -> ServiceResult<DoseStatus> {
+    text.map_or(Ok(DoseStatus::Taken), |t| {
+        t.parse().map_err(|e| invalid(format!("{e}")))
+    })
+}
+
+/// A dose time as sent: RFC 3339; none or blank is none (now).
+pub fn taken_at(text: Option<&str>) -> ServiceResult<Option<DateTime<Utc>>> {
+    let Some(text) = text.map(str::trim).filter(|t| !t.is_empty()) else {
+        return Ok(None);
+    };
+    DateTime::parse_from_rfc3339(text)
+        .map(|t| Some(t.with_timezone(&Utc)))
+        .map_err(|_| invalid("Please select both date and time"))
+}
+
+/// A dose time not in the future (a few minutes of clock skew allowed).
+fn not_in_future(taken: DateTime<Utc>, now: DateTime<Utc>) -> ServiceResult<DateTime<Utc>> {
+    if taken > now + Duration::seconds(FUTURE_SKEW_SECS) {
+        return Err(rejected(
+            ErrorCode::FutureDate,
+            "Cannot add entries for future dates",
+        ));
+    }
+    Ok(taken)
+}
+
+/// A dose amount: positive.
+fn dose_quantity(quantity: Quantity) -> ServiceResult<Quantity> {
+    if quantity.is_positive() {
+        Ok(quantity)
+    } else {
+        Err(invalid(
+            "Please enter a valid positive number for the dosage amount",
+        ))
+    }
+}
+
+/// The optional free-text dosage: trimmed, blank is none.
+fn dosage_text(dosage: Option<String>) -> ServiceResult<Option<String>> {
+    Ok(dosage
+        .map(|d| limited_text(&d, MAX_SHORT_TEXT, "Dosage").map_err(invalid))
+        .transpose()?
+        .filter(|d| !d.is_empty()))
+}
+
+/// A dose logged in the app; what is left out comes from the medication.
+pub struct DoseRequest {
+    pub status: DoseStatus,
+    /// None: now.
+    pub taken: Option<DateTime<Utc>>,
+    pub quantity: Option<Quantity>,
+    pub dosage_unit: Option<String>,
+    pub dosage: Option<String>,
+    pub dosage_id: Option<i64>,
+    pub affect_inventory: bool,
+}
+
+/// A logged dose with the stock it left.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Logged {
+    pub entry: Entry,
+    /// The stock after the dose; null without an inventory.
+    pub inventory: Option<StockLevel>,
+    #[serde(flatten)]
+    pub warning: StockWarning,
+}
+
+/// Logs a dose of one of the person's medications.
+pub fn log(
+    conn: &Connection,
+    user_id: i64,
+    medication_id: i64,
+    dose: DoseRequest,
+    now: DateTime<Utc>,
+) -> ServiceResult<Logged> {
+    let taken = not_in_future(dose.taken.unwrap_or(now), now)?;
+    let dosage = dosage_text(dose.dosage)?;
+    let m = medications::find(conn, user_id, medication_id)?
+        .ok_or_else(|| not_found(ErrorCode::MedicationNotFound, "Medication not found"))?;
+    if let Some(reminder) = dose.dosage_id
+        && reminders::find(conn, user_id, reminder)?.is_none_or(|r| r.medication_id != Some(m.id))
+    {
+        return Err(not_found(
+            ErrorCode::NotificationNotFound,
+            "Notification not found",
+        ));
+    }
+    let quantity = dose_quantity(dose.quantity.unwrap_or(m.default_quantity))?;
+    let dosage_unit = stock::unit(dose.dosage_unit.as_deref().unwrap_or(&m.unit))?;
+    let recorded = record_dose(
+        conn,
+        user_id,
+        &m,
+        NewDose {
+            status: dose.status,
+            taken,
+            quantity,
+            dosage_unit,
+            dosage,
+            dosage_id: dose.dosage_id,
+            affect_inventory: dose.affect_inventory,
+        },
+        now,
+    )?;
+    Ok(Logged {
+        inventory: stock::level(conn, recorded.entry.medication_id)?,
+        entry: recorded.entry,
+        warning: recorded.warning,
+    })
+}
+
+fn entry_not_found() -> super::ServiceError {
+    not_found(ErrorCode::EntryNotFound, "History entry not found")
+}
+
+/// A correction to a history entry; what is none stays.
+#[derive(Default)]
+pub struct EntryChange {
+    pub status: Option<DoseStatus>,
+    pub taken: Option<DateTime<Utc>>,
+    pub quantity: Option<Quantity>,
+    pub dosage_unit: Option<String>,
+    /// Blank clears the note.
+    pub dosage: Option<String>,
+}
+
+/// Corrects an entry; switching to or from taken moves the stock with a ledger row.
+pub fn update_entry(
+    conn: &Connection,
+    user_id: i64,
+    id: i64,
+    change: EntryChange,
+    now: DateTime<Utc>,
+) -> ServiceResult<Logged> {
+    let mut entry = history::find(conn, user_id, id)?.ok_or_else(entry_not_found)?;
+    let stock_relevant = |e: &Entry| (e.status.clone(), e.quantity, e.dosage_unit.clone());
+    let before = stock_relevant(&entry);
+    if let Some(status) = change.status {
+        entry.status = status.to_string();
+    }
+    if let Some(taken) = change.taken {
+        entry.taken = clock::stamp(not_in_future(taken, now)?);
+    }
+    if let Some(quantity) = change.quantity {
+        entry.quantity = dose_quantity(quantity)?;
+    }
+    if let Some(unit) = change.dosage_unit {
+        entry.dosage_unit = stock::unit(&unit)?;
+    }
+    if change.dosage.is_some() {
+        entry.dosage = dosage_text(change.dosage)?;
+    }
+    // Stock moves only when what the dose took changes; editing the time or the note of an
+    // old entry never re-prices it against today's inventory settings.
+    let warning = if stock_relevant(&entry) != before {
+        stock::settle(conn, user_id, &mut entry, now)?
+    } else {
+        StockWarning::default()
+    };
+    history::update(conn, user_id, &entry)?;
+    Ok(Logged {
+        inventory: stock::level(conn, entry.medication_id)?,
+        entry,
+        warning,
+    })
+}
+
+/// Deletes an entry and gives back the stock it used; answers the stock left.
+pub fn delete_entry(
+    conn: &Connection,
+    user_id: i64,
+    id: i64,
+    now: DateTime<Utc>,
+) -> ServiceResult<Option<StockLevel>> {
+    let mut entry = history::find(conn, user_id, id)?.ok_or_else(entry_not_found)?;
+    stock::release(conn, user_id, &mut entry, now)?;
+    history::delete(conn, user_id, id)?;
+    stock::level(conn, entry.medication_id)
+}
