@@ -2,6 +2,716 @@
 // (`pillbox openapi`). Do not edit: change the server's annotations and regenerate.
 
 export interface paths {
+    "/api/auth/2fa/backup-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A fresh set of backup codes; the old ones stop working. */
+        post: operations["two_factor_regenerate_backup_codes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/2fa/check-login-requirements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Says whether a code step follows. Two-factor details are given only with the right
+         *     password; every other case (no password, wrong password, unknown address, no 2FA) gets
+         *     the same answer, so the call reveals nothing about which addresses have accounts.
+         */
+        post: operations["two_factor_check_login_requirements"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/2fa/complete-totp-setup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Turns the authenticator app on with a first code from it. */
+        post: operations["two_factor_complete_totp_setup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/2fa/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turns two-factor off (or one method, when named): the password and a backup code are
+         *     both required.
+         */
+        post: operations["two_factor_disable_all"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/2fa/disable-method": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Turns one method off; a backup code is required and used up. */
+        post: operations["two_factor_disable_method"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/2fa/generate-otp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sends an e-mail sign-in code (after the password step). For the authenticator method
+         *     there is nothing to send.
+         */
+        post: operations["two_factor_generate_otp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/2fa/set-preference": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The method offered first at sign-in. */
+        post: operations["two_factor_set_preference"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/2fa/setup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Turns a method on (the password is required). */
+        post: operations["two_factor_setup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/2fa/setup-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Turns e-mail codes on (the password is required). */
+        post: operations["two_factor_setup_email"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/2fa/setup-totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Starts the authenticator app set-up (the password is required). */
+        post: operations["two_factor_setup_totp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/2fa/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The person's two-factor settings. */
+        get: operations["two_factor_status"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/2fa/verify-otp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The code step as its own call: the password is required again, a code alone is not enough. */
+        post: operations["two_factor_verify_otp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/change-password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Changes the password (the current one is required) and signs out every other session:
+         *     the answer carries the new token for this one.
+         */
+        post: operations["auth_change_password"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Signs in with the password and, when two-factor is on, a code. Without the code the
+         *     answer is a 401 `two_factor_required` that also carries `requires2FA`,
+         *     `availableMethods` and `preferredMethod`.
+         */
+        post: operations["auth_login"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed-in person's profile. */
+        get: operations["auth_me"];
+        /** Changes the names given; the others keep their values. */
+        put: operations["auth_update_me"];
+        post?: never;
+        /** Deletes the account and everything of it; the password is required. */
+        delete: operations["auth_delete_me"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A fresh token for a valid one (from the body, or the Authorization header). */
+        post: operations["auth_refresh"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Makes an account (when sign-ups are open). Without e-mail on this server the answer
+         *     signs the person in; with it, a verification link is sent first.
+         */
+        post: operations["auth_register"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/resend-verification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sends a new verification link. The answer is the same whether or not the address has an
+         *     account waiting, so it reveals nothing.
+         */
+        post: operations["auth_resend_verification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/verify-email/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Opened by the web app's verification page (never directly by a mail scanner: the link
+         *     in the e-mail points at that page).
+         */
+        get: operations["auth_verify_email"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/backups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The person's kept daily exports, newest first. */
+        get: operations["data_backups"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/backups/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One kept export, as a download. */
+        get: operations["data_backup_file"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The export file, streamed from one read transaction: a long history is never held in
+         *     memory whole.
+         */
+        get: operations["data_export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Imports an export file or a history CSV; `?dry_run=true` answers what it would do. */
+        post: operations["data_import"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/medications/history/retention": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How many history entries a retention period would delete now. */
+        get: operations["data_retention_preview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The person's reminders, soonest first. */
+        get: operations["reminders_list"];
+        put?: never;
+        /** A one-off reminder for a dose of one medication. */
+        post: operations["reminders_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Changes a scheduled reminder's message (its time follows the schedule and the lead;
+         *     a one-off reminder is cancelled and set again).
+         */
+        put: operations["reminders_update"];
+        post?: never;
+        /** Cancels a scheduled reminder; sent, failed or cancelled ones stay as they are. */
+        delete: operations["reminders_cancel"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications/{id}/send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sends a scheduled reminder now, over its usual channels. */
+        post: operations["reminders_send_now"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every attempt to deliver a notification, newest first. */
+        get: operations["notifications_delivery_history"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications/medications/{id}/preferences": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What applies to one medication's reminders. */
+        get: operations["notifications_get_medication_preferences"];
+        /** Saves a medication's own preferences (or drops them) and re-plans its reminders. */
+        put: operations["notifications_put_medication_preferences"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications/preferences": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The global reminder preferences. */
+        get: operations["notifications_get_preferences"];
+        /** Saves global preferences; changing the lead or the master switch re-plans reminders. */
+        put: operations["notifications_put_preferences"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications/push/public-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The VAPID public key browsers subscribe with; there is always one (generated on first
+         *     start, or configured), so push needs no manual set-up.
+         */
+        get: operations["push_push_public_key"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications/push/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Keeps this browser's push subscription for the person. */
+        post: operations["push_push_register"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications/push/unregister": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Forgets one of the person's push endpoints (no error when it was not known). */
+        post: operations["push_push_unregister"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications/schedule-medication": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Plans a medication's reminders for the next `days_ahead` days (default 7). */
+        post: operations["reminders_schedule_medication"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The Settings page's view of the notification settings. */
+        get: operations["notifications_get_settings"];
+        /** Saves the Settings page's notification settings. */
+        put: operations["notifications_put_settings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications/take/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What a take link shows: the reminder and its dose, and whether it was logged already. */
+        get: operations["reminders_take_details"];
+        put?: never;
+        /**
+         * Logs the dose a take link asks about, without signing in (the link is the permission).
+         *     The body is optional: a bare POST logs the dose as taken.
+         */
+        post: operations["reminders_take_log"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sends a test notification now over the chosen methods. */
+        post: operations["notifications_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The doctor report over a period. */
+        get: operations["data_report"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The person's app settings. */
+        get: operations["settings_get"];
+        /** Updates the given settings; the others keep their values. */
+        put: operations["settings_update"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/version": {
         parameters: {
             query?: never;
@@ -23,6 +733,309 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        Added: {
+            added: number;
+        };
+        Adherence: {
+            /** Format: int32 */
+            missed: number;
+            /**
+             * Format: double
+             * @description taken / (taken + skipped + missed), rounded to 0.001; null with nothing logged.
+             */
+            rate?: number | null;
+            /** Format: int32 */
+            skipped: number;
+            /** Format: int32 */
+            taken: number;
+        };
+        /** @description A person's app settings, every one with its default filled in. */
+        AppSettings: {
+            autoBackup: boolean;
+            /**
+             * Format: int64
+             * @description Days of history kept: 0 (everything), 30, 90, 365 or 730.
+             */
+            dataRetention: number;
+            /** @description One of `MM/dd/yyyy`, `dd/MM/yyyy`, `yyyy-MM-dd`. */
+            dateFormat: string;
+            /** @description HH:MM. */
+            defaultReminderTime: string;
+            /** @description One of `en`, `es`, `fr`, `de`. */
+            language: string;
+            /** @description `light`, `dark` or `system`. */
+            theme: string;
+            /** @description `12h` or `24h`. */
+            timeFormat: string;
+            /** @description An IANA time zone, e.g. `Europe/Berlin`. */
+            timezone: string;
+        };
+        BackupCodes: {
+            backupCodes: string[];
+        };
+        /** @description One channel's outcome of a test or send-now notification. */
+        ChannelResult: {
+            channel: components["schemas"]["DeliveryMethod"];
+            /** @description What happened, for a person ("Sent to 2 devices", or why it failed). */
+            detail: string;
+            /** @description E-mail was used because every push failed. */
+            fallback: boolean;
+            ok: boolean;
+        };
+        /** @description Every channel's outcome of one delivery. */
+        ChannelResults: {
+            results: components["schemas"]["ChannelResult"][];
+        };
+        /** @description The account password, asked again before changes a stolen session must not make. */
+        ConfirmPassword: {
+            password?: string;
+        };
+        Counts: {
+            added: number;
+            skipped: number;
+        };
+        CreateBody: {
+            /**
+             * Format: int64
+             * @description Required.
+             */
+            medication_id?: number | null;
+            /** @description At most 500 characters. */
+            message?: string | null;
+            /**
+             * Format: int64
+             * @description Minutes before the dose (0 to 1440); default: the medication's preference.
+             */
+            reminder_minutes_before?: number | null;
+            /** @description The dose's time, RFC 3339 (required): at most a minute past, within a year. */
+            scheduled_time?: string | null;
+        };
+        Credentials: {
+            /** @description The second factor at sign-in: an authenticator or e-mail code, or a backup code. */
+            code?: string | null;
+            email?: string;
+            /** @description The same as `code` (older clients). */
+            otp?: string | null;
+            password?: string;
+        };
+        /** @description The body of every successful answer: `{"success": true, "data": …}`. */
+        Data_AppSettings: {
+            /** @description A person's app settings, every one with its default filled in. */
+            data: {
+                autoBackup: boolean;
+                /**
+                 * Format: int64
+                 * @description Days of history kept: 0 (everything), 30, 90, 365 or 730.
+                 */
+                dataRetention: number;
+                /** @description One of `MM/dd/yyyy`, `dd/MM/yyyy`, `yyyy-MM-dd`. */
+                dateFormat: string;
+                /** @description HH:MM. */
+                defaultReminderTime: string;
+                /** @description One of `en`, `es`, `fr`, `de`. */
+                language: string;
+                /** @description `light`, `dark` or `system`. */
+                theme: string;
+                /** @description `12h` or `24h`. */
+                timeFormat: string;
+                /** @description An IANA time zone, e.g. `Europe/Berlin`. */
+                timezone: string;
+            };
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description The body of every successful answer: `{"success": true, "data": …}`. */
+        Data_BackupCodes: {
+            data: {
+                backupCodes: string[];
+            };
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description The body of every successful answer: `{"success": true, "data": …}`. */
+        Data_MedicationPreferences: {
+            /** @description What applies to one medication's reminders, and whether that is just the defaults. */
+            data: {
+                custom_message?: string | null;
+                delivery_methods: components["schemas"]["DeliveryMethod"][];
+                /** Format: int64 */
+                medication_id: number;
+                /** Format: int64 */
+                reminder_minutes_before: number;
+                /** @description True when the medication has no preferences of its own. */
+                uses_defaults: boolean;
+            };
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description The body of every successful answer: `{"success": true, "data": …}`. */
+        Data_NotificationSettings: {
+            /** @description The Settings page's view of the notification settings. */
+            data: {
+                /** @description HH:MM, the time a once-daily medication without times is due. */
+                daily_reminder_time: string;
+                email_notifications: boolean;
+                medication_reminders: boolean;
+                push_notifications: boolean;
+                /** Format: int64 */
+                reminder_time_before: number;
+            };
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description The body of every successful answer: `{"success": true, "data": …}`. */
+        Data_Preference: {
+            data: {
+                methods: components["schemas"]["TwoFactorMethod"][];
+                preference?: components["schemas"]["TwoFactorMethod"] | null;
+            };
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description The body of every successful answer: `{"success": true, "data": …}`. */
+        Data_Preferences: {
+            /**
+             * @description The global preferences as `GET /api/notifications/preferences` names them (the export
+             *     uses the same names, without `email_available`).
+             */
+            data: {
+                default_delivery_methods: components["schemas"]["DeliveryMethod"][];
+                /** Format: int64 */
+                default_reminder_minutes_before: number;
+                /** @description Read-only: whether this server can send e-mail at all. */
+                email_available: boolean;
+                email_notifications_enabled: boolean;
+                notification_sound_enabled: boolean;
+                notification_vibration_enabled: boolean;
+                push_notifications_enabled: boolean;
+                /** @description The master switch for medication reminders. */
+                reminders_enabled: boolean;
+                /** Format: int64 */
+                repeat_interval_minutes: number;
+                /** Format: int64 */
+                repeat_max: number;
+            };
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description The body of every successful answer: `{"success": true, "data": …}`. */
+        Data_Preview: {
+            /** @description What a retention period would delete now. */
+            data: {
+                /** @description Entries taken before this instant would go. */
+                cutoff?: string | null;
+                /** Format: int64 */
+                days: number;
+                /** Format: int64 */
+                entries: number;
+            };
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description The body of every successful answer: `{"success": true, "data": …}`. */
+        Data_Profile: {
+            /** @description The user as the API shows it: never the password hash or token version. */
+            data: {
+                /** @description When the account was made (RFC 3339, UTC). */
+                created_at: string;
+                email: string;
+                emailVerified: boolean;
+                firstName: string;
+                /** Format: int64 */
+                id: number;
+                lastName: string;
+            };
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description The body of every successful answer: `{"success": true, "data": …}`. */
+        Data_PublicKey: {
+            data: {
+                /** @description The VAPID public key, base64url. */
+                publicKey: string;
+            };
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description The body of every successful answer: `{"success": true, "data": …}`. */
+        Data_Report: {
+            data: {
+                from: string;
+                generated_at: string;
+                medications: components["schemas"]["MedicationLine"][];
+                missed: components["schemas"]["MissedDose"][];
+                timezone: string;
+                to: string;
+                totals: components["schemas"]["Adherence"];
+            };
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description The body of every successful answer: `{"success": true, "data": …}`. */
+        Data_SignedIn: {
+            /** @description A signed-in session: who, and the bearer token for the next requests. */
+            data: {
+                /** @description Send as `Authorization: Bearer …`. */
+                token: string;
+                user: components["schemas"]["Profile"];
+            };
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description The body of every successful answer: `{"success": true, "data": …}`. */
+        Data_TakeDetails: {
+            /** @description What a take link shows before the dose is logged (SPEC §3 "Token notification details"). */
+            data: {
+                /** @description Always null (kept for the spec's shape). */
+                dosage?: string | null;
+                dosage_unit: string;
+                logged?: components["schemas"]["TakeLogged"] | null;
+                medication_name: string;
+                message?: string | null;
+                /** Format: double */
+                quantity: number;
+                scheduled_time: string;
+                title: string;
+            };
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description The body of every successful answer: `{"success": true, "data": …}`. */
+        Data_TotpSetup: {
+            /** @description The authenticator app set-up's first step: the secret and its QR code. */
+            data: {
+                /** @description A `data:image/png;base64,…` URL. */
+                qrCodeUrl: string;
+                secret: string;
+            };
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description The body of every successful answer: `{"success": true, "data": …}`. */
+        Data_TwoFactorStatus: {
+            /** @description A person's two-factor settings as the settings page shows them. */
+            data: {
+                /** Format: int64 */
+                backupCodesRemaining: number;
+                /** @description Whether this server can send e-mail codes. */
+                emailAvailable: boolean;
+                methods: components["schemas"]["TwoFactorMethod"][];
+                preference?: components["schemas"]["TwoFactorMethod"] | null;
+            };
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description The body of every successful answer: `{"success": true, "data": …}`. */
+        Data_Vec_Kept: {
+            data: {
+                created_at: string;
+                name: string;
+                /** Format: int64 */
+                size: number;
+            }[];
+            /** @description Always true. */
+            success: boolean;
+        };
         /** @description The body of every successful answer: `{"success": true, "data": …}`. */
         Data_VersionInfo: {
             data: {
@@ -31,6 +1044,110 @@ export interface components {
             };
             /** @description Always true. */
             success: boolean;
+        };
+        /** @description One attempt to deliver a notification over one channel. */
+        Delivery: {
+            /** @description When it was tried (RFC 3339, UTC). */
+            attempted_at: string;
+            channel: components["schemas"]["DeliveryMethod"];
+            /** @description Why it failed. */
+            error?: string | null;
+            /** @description E-mail was used because every push failed. */
+            fallback: boolean;
+            /** Format: int64 */
+            id: number;
+            /** @description reminder, repeat, low_stock or test. */
+            kind: string;
+            medication_name?: string | null;
+            /**
+             * Format: int64
+             * @description The reminder it delivered; None for a test or once the reminder is gone.
+             */
+            notification_id?: number | null;
+            /** @description sent or failed. */
+            result: string;
+            title: string;
+        };
+        /**
+         * @description The 502 answer when no channel delivered: an error body that also carries each
+         *     channel's outcome.
+         */
+        DeliveryFailure: {
+            /** @description `delivery_failed`. */
+            code: components["schemas"]["ErrorCode"];
+            data: components["schemas"]["ChannelResults"];
+            message: string;
+            /** @description Always false. */
+            success: boolean;
+        };
+        /**
+         * @description A delivery channel.
+         * @enum {string}
+         */
+        DeliveryMethod: "push" | "email";
+        DisableBody: {
+            backupCode?: string;
+            /** @description `email` or `totp`; all methods when left out (`/disable` only). */
+            method?: string | null;
+            /** @description Required by `/disable`. */
+            password?: string | null;
+        };
+        /** @description The two-factor settings after a method was turned off, and the session's fresh token. */
+        Disabled: {
+            methods: components["schemas"]["TwoFactorMethod"][];
+            preference?: components["schemas"]["TwoFactorMethod"] | null;
+            token: string;
+        };
+        /**
+         * @description The status of a history entry, stored and sent as `taken`, `skipped` or `missed`.
+         * @enum {string}
+         */
+        DoseStatus: "taken" | "skipped" | "missed";
+        /**
+         * @description Why a dose left the stock alone or could not take all it needed; the dose itself is
+         *     always recorded.
+         * @enum {string}
+         */
+        DoseWarning: "stock_unit_mismatch" | "stock_short";
+        EmailVerified: {
+            /** @description Always true. */
+            emailVerified: boolean;
+            message: string;
+            /** @description Always true. */
+            success: boolean;
+        };
+        /**
+         * @description A two-factor method turned on: the new backup codes (shown once) and the session's fresh
+         *     token (every other session is signed out).
+         */
+        Enabled: {
+            /** @description The new backup codes, shown this once (the old ones stop working). */
+            backupCodes?: string[] | null;
+            methods: components["schemas"]["TwoFactorMethod"][];
+            token: string;
+        };
+        /** @description A history entry as stored, and as the API shows it. */
+        Entry: {
+            affect_inventory: boolean;
+            created_at: string;
+            dosage?: string | null;
+            /** Format: int64 */
+            dosage_id?: number | null;
+            dosage_unit: string;
+            /** Format: int64 */
+            id: number;
+            /**
+             * Format: int64
+             * @description None once the medication is deleted (the entry keeps its name and unit).
+             */
+            medication_id?: number | null;
+            medication_name: string;
+            medication_unit: string;
+            quantity: components["schemas"]["Quantity"];
+            /** @description `taken`, `skipped` or `missed`. */
+            status: components["schemas"]["DoseStatus"];
+            /** @description When the dose was taken (or due), RFC 3339 UTC. */
+            taken: string;
         };
         /** @description The body of every error answer. */
         ErrorBody: {
@@ -49,7 +1166,721 @@ export interface components {
          * @description The machine-readable reason of an error answer (`code` in every error body).
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "validation_failed" | "body_too_large" | "unsupported_media_type" | "not_found" | "method_not_allowed" | "rate_limited" | "internal_error" | "service_unavailable" | "authentication_required" | "session_expired" | "invalid_credentials" | "email_not_verified" | "registration_closed" | "email_taken" | "password_incorrect" | "email_not_configured" | "invalid_token" | "user_not_found" | "two_factor_required" | "invalid_code" | "code_not_sent" | "method_not_enabled" | "method_already_enabled" | "two_factor_not_enabled" | "totp_setup_not_started" | "invalid_backup_code" | "medication_not_found" | "entry_not_found" | "name_required" | "unit_required" | "unit_invalid" | "unit_mismatch" | "strength_needed" | "unit_incompatible" | "future_date" | "inventory_not_enabled" | "stock_below_zero" | "notification_not_found" | "reminder_exists" | "notification_not_scheduled" | "notification_sending" | "notification_not_sent" | "dose_already_logged" | "push_service_not_allowed" | "invalid_subscription" | "subscription_taken" | "backup_not_found" | "import_invalid";
+        ErrorCode: "invalid_request" | "validation_failed" | "body_too_large" | "unsupported_media_type" | "not_found" | "method_not_allowed" | "rate_limited" | "internal_error" | "service_unavailable" | "authentication_required" | "session_expired" | "invalid_credentials" | "email_not_verified" | "registration_closed" | "email_taken" | "password_incorrect" | "email_not_configured" | "invalid_token" | "user_not_found" | "two_factor_required" | "invalid_code" | "code_not_sent" | "method_not_enabled" | "method_already_enabled" | "two_factor_not_enabled" | "totp_setup_not_started" | "invalid_backup_code" | "medication_not_found" | "entry_not_found" | "name_required" | "unit_required" | "unit_invalid" | "unit_mismatch" | "strength_needed" | "unit_incompatible" | "future_date" | "inventory_not_enabled" | "stock_below_zero" | "notification_not_found" | "reminder_exists" | "notification_not_scheduled" | "notification_sending" | "notification_not_sent" | "dose_already_logged" | "push_service_not_allowed" | "invalid_subscription" | "subscription_taken" | "delivery_failed" | "backup_not_found" | "import_invalid";
+        GenerateBody: {
+            email?: string;
+            /** @description `email` or `totp`. */
+            method?: string;
+            password?: string;
+        };
+        /** @description A kept daily export. */
+        Kept: {
+            created_at: string;
+            name: string;
+            /** Format: int64 */
+            size: number;
+        };
+        /** @description Whether a code step follows the password. */
+        LoginRequirements: {
+            availableMethods: components["schemas"]["TwoFactorMethod"][];
+            preferredMethod?: components["schemas"]["TwoFactorMethod"] | null;
+            requires2FA: boolean;
+            /** @description Always true. */
+            success: boolean;
+        };
+        MedicationLine: {
+            adherence: components["schemas"]["Adherence"];
+            color: string;
+            /** Format: double */
+            default_quantity: number;
+            frequency: string;
+            /** Format: int64 */
+            id: number;
+            inventory?: components["schemas"]["StockSummary"] | null;
+            name: string;
+            schedule: components["schemas"]["ScheduleSummary"];
+            unit: string;
+        };
+        /** @description What applies to one medication's reminders, and whether that is just the defaults. */
+        MedicationPreferences: {
+            custom_message?: string | null;
+            delivery_methods: components["schemas"]["DeliveryMethod"][];
+            /** Format: int64 */
+            medication_id: number;
+            /** Format: int64 */
+            reminder_minutes_before: number;
+            /** @description True when the medication has no preferences of its own. */
+            uses_defaults: boolean;
+        };
+        MedicationPreferencesBody: {
+            /** @description At most 500 characters; blank clears it. */
+            custom_message?: string | null;
+            /** @description push and/or email, at least one. */
+            delivery_methods?: components["schemas"]["DeliveryMethod"][] | null;
+            /**
+             * Format: int64
+             * @description 0 to 1440.
+             */
+            reminder_minutes_before?: number | null;
+            /** @description True drops the medication's own preferences. */
+            use_defaults?: boolean | null;
+        };
+        /** @description `{"success": true, "message": …}`. */
+        Message: {
+            /** @description What happened, in English, for a person. */
+            message: string;
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description `{"success": true, "message": …, "data": …}`. */
+        MessageData_AppSettings: {
+            /** @description A person's app settings, every one with its default filled in. */
+            data: {
+                autoBackup: boolean;
+                /**
+                 * Format: int64
+                 * @description Days of history kept: 0 (everything), 30, 90, 365 or 730.
+                 */
+                dataRetention: number;
+                /** @description One of `MM/dd/yyyy`, `dd/MM/yyyy`, `yyyy-MM-dd`. */
+                dateFormat: string;
+                /** @description HH:MM. */
+                defaultReminderTime: string;
+                /** @description One of `en`, `es`, `fr`, `de`. */
+                language: string;
+                /** @description `light`, `dark` or `system`. */
+                theme: string;
+                /** @description `12h` or `24h`. */
+                timeFormat: string;
+                /** @description An IANA time zone, e.g. `Europe/Berlin`. */
+                timezone: string;
+            };
+            /** @description What happened, in English, for a person. */
+            message: string;
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description `{"success": true, "message": …, "data": …}`. */
+        MessageData_AwaitingVerification: {
+            /** @description A new account waiting for its address to be verified. */
+            data: {
+                /** @description Always true. */
+                requiresEmailVerification: boolean;
+                user: components["schemas"]["Profile"];
+                verificationEmailSent: boolean;
+            };
+            /** @description What happened, in English, for a person. */
+            message: string;
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description `{"success": true, "message": …, "data": …}`. */
+        MessageData_ChannelResults: {
+            /** @description Every channel's outcome of one delivery. */
+            data: {
+                results: components["schemas"]["ChannelResult"][];
+            };
+            /** @description What happened, in English, for a person. */
+            message: string;
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description `{"success": true, "message": …, "data": …}`. */
+        MessageData_Disabled: {
+            /** @description The two-factor settings after a method was turned off, and the session's fresh token. */
+            data: {
+                methods: components["schemas"]["TwoFactorMethod"][];
+                preference?: components["schemas"]["TwoFactorMethod"] | null;
+                token: string;
+            };
+            /** @description What happened, in English, for a person. */
+            message: string;
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description `{"success": true, "message": …, "data": …}`. */
+        MessageData_Enabled: {
+            /**
+             * @description A two-factor method turned on: the new backup codes (shown once) and the session's fresh
+             *     token (every other session is signed out).
+             */
+            data: {
+                /** @description The new backup codes, shown this once (the old ones stop working). */
+                backupCodes?: string[] | null;
+                methods: components["schemas"]["TwoFactorMethod"][];
+                token: string;
+            };
+            /** @description What happened, in English, for a person. */
+            message: string;
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description `{"success": true, "message": …, "data": …}`. */
+        MessageData_MedicationPreferences: {
+            /** @description What applies to one medication's reminders, and whether that is just the defaults. */
+            data: {
+                custom_message?: string | null;
+                delivery_methods: components["schemas"]["DeliveryMethod"][];
+                /** Format: int64 */
+                medication_id: number;
+                /** Format: int64 */
+                reminder_minutes_before: number;
+                /** @description True when the medication has no preferences of its own. */
+                uses_defaults: boolean;
+            };
+            /** @description What happened, in English, for a person. */
+            message: string;
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description `{"success": true, "message": …, "data": …}`. */
+        MessageData_NotificationSettings: {
+            /** @description The Settings page's view of the notification settings. */
+            data: {
+                /** @description HH:MM, the time a once-daily medication without times is due. */
+                daily_reminder_time: string;
+                email_notifications: boolean;
+                medication_reminders: boolean;
+                push_notifications: boolean;
+                /** Format: int64 */
+                reminder_time_before: number;
+            };
+            /** @description What happened, in English, for a person. */
+            message: string;
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description `{"success": true, "message": …, "data": …}`. */
+        MessageData_Preferences: {
+            /**
+             * @description The global preferences as `GET /api/notifications/preferences` names them (the export
+             *     uses the same names, without `email_available`).
+             */
+            data: {
+                default_delivery_methods: components["schemas"]["DeliveryMethod"][];
+                /** Format: int64 */
+                default_reminder_minutes_before: number;
+                /** @description Read-only: whether this server can send e-mail at all. */
+                email_available: boolean;
+                email_notifications_enabled: boolean;
+                notification_sound_enabled: boolean;
+                notification_vibration_enabled: boolean;
+                push_notifications_enabled: boolean;
+                /** @description The master switch for medication reminders. */
+                reminders_enabled: boolean;
+                /** Format: int64 */
+                repeat_interval_minutes: number;
+                /** Format: int64 */
+                repeat_max: number;
+            };
+            /** @description What happened, in English, for a person. */
+            message: string;
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description `{"success": true, "message": …, "data": …}`. */
+        MessageData_Profile: {
+            /** @description The user as the API shows it: never the password hash or token version. */
+            data: {
+                /** @description When the account was made (RFC 3339, UTC). */
+                created_at: string;
+                email: string;
+                emailVerified: boolean;
+                firstName: string;
+                /** Format: int64 */
+                id: number;
+                lastName: string;
+            };
+            /** @description What happened, in English, for a person. */
+            message: string;
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description `{"success": true, "message": …, "data": …}`. */
+        MessageData_Recorded: {
+            /** @description A recorded dose: the entry, with what kept it from moving the stock as asked, if anything. */
+            data: components["schemas"]["Entry"] & components["schemas"]["StockWarning"];
+            /** @description What happened, in English, for a person. */
+            message: string;
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description `{"success": true, "message": …, "data": …}`. */
+        MessageData_Reminder: {
+            /** @description A reminder as the API lists it. */
+            data: {
+                /** @description When a logged dose answered this reminder. */
+                answered_at?: string | null;
+                /** @description Why its delivery failed. */
+                failure_reason?: string | null;
+                /** Format: int64 */
+                id: number;
+                kind: components["schemas"]["ReminderKind"];
+                /**
+                 * Format: int64
+                 * @description None once its medication was deleted.
+                 */
+                medication_id?: number | null;
+                medication_name: string;
+                message?: string | null;
+                /** @description When the reminder goes out (RFC 3339, UTC). */
+                reminder_time: string;
+                /** @description The dose's time (RFC 3339, UTC). */
+                scheduled_time: string;
+                status: components["schemas"]["ReminderStatus"];
+                /** @description The English title ("Time for Aspirin"); the web app shows its own by `kind`. */
+                title: string;
+            };
+            /** @description What happened, in English, for a person. */
+            message: string;
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description `{"success": true, "message": …, "data": …}`. */
+        MessageData_Scheduled: {
+            /** @description How many reminders were added. */
+            data: {
+                scheduled: number;
+            };
+            /** @description What happened, in English, for a person. */
+            message: string;
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description `{"success": true, "message": …, "data": …}`. */
+        MessageData_SignedIn: {
+            /** @description A signed-in session: who, and the bearer token for the next requests. */
+            data: {
+                /** @description Send as `Authorization: Bearer …`. */
+                token: string;
+                user: components["schemas"]["Profile"];
+            };
+            /** @description What happened, in English, for a person. */
+            message: string;
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description `{"success": true, "message": …, "data": …}`. */
+        MessageData_Summary: {
+            /** @description What an import did, or (dry run) would do. */
+            data: {
+                dry_run: boolean;
+                history: components["schemas"]["Counts"];
+                medications: components["schemas"]["Counts"];
+                schedules: components["schemas"]["Added"];
+                settings: components["schemas"]["Replaced"];
+            };
+            /** @description What happened, in English, for a person. */
+            message: string;
+            /** @description Always true. */
+            success: boolean;
+        };
+        MissedDose: {
+            medication_name: string;
+            /** @description "logged" (entered as missed) or "unanswered" (a reminder nobody answered). */
+            source: string;
+            time: string;
+        };
+        /** @description The Settings page's view of the notification settings. */
+        NotificationSettings: {
+            /** @description HH:MM, the time a once-daily medication without times is due. */
+            daily_reminder_time: string;
+            email_notifications: boolean;
+            medication_reminders: boolean;
+            push_notifications: boolean;
+            /** Format: int64 */
+            reminder_time_before: number;
+        };
+        OtpBody: {
+            /** @description A code from the authenticator app. */
+            otp?: string;
+        };
+        /** @description A page of a list: the rows, and where they are in the whole. */
+        Paged_Delivery: {
+            data: {
+                /** @description When it was tried (RFC 3339, UTC). */
+                attempted_at: string;
+                channel: components["schemas"]["DeliveryMethod"];
+                /** @description Why it failed. */
+                error?: string | null;
+                /** @description E-mail was used because every push failed. */
+                fallback: boolean;
+                /** Format: int64 */
+                id: number;
+                /** @description reminder, repeat, low_stock or test. */
+                kind: string;
+                medication_name?: string | null;
+                /**
+                 * Format: int64
+                 * @description The reminder it delivered; None for a test or once the reminder is gone.
+                 */
+                notification_id?: number | null;
+                /** @description sent or failed. */
+                result: string;
+                title: string;
+            }[];
+            pagination: components["schemas"]["Pagination"];
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description A page of a list: the rows, and where they are in the whole. */
+        Paged_Reminder: {
+            data: {
+                /** @description When a logged dose answered this reminder. */
+                answered_at?: string | null;
+                /** @description Why its delivery failed. */
+                failure_reason?: string | null;
+                /** Format: int64 */
+                id: number;
+                kind: components["schemas"]["ReminderKind"];
+                /**
+                 * Format: int64
+                 * @description None once its medication was deleted.
+                 */
+                medication_id?: number | null;
+                medication_name: string;
+                message?: string | null;
+                /** @description When the reminder goes out (RFC 3339, UTC). */
+                reminder_time: string;
+                /** @description The dose's time (RFC 3339, UTC). */
+                scheduled_time: string;
+                status: components["schemas"]["ReminderStatus"];
+                /** @description The English title ("Time for Aspirin"); the web app shows its own by `kind`. */
+                title: string;
+            }[];
+            pagination: components["schemas"]["Pagination"];
+            /** @description Always true. */
+            success: boolean;
+        };
+        Pagination: {
+            /** Format: int64 */
+            limit: number;
+            /** Format: int64 */
+            offset: number;
+            /**
+             * Format: int64
+             * @description How many rows there are in all.
+             */
+            total: number;
+        };
+        /** @description The account password, asked again before changes a stolen session must not make. */
+        PasswordBody: {
+            password?: string;
+        };
+        PasswordChange: {
+            currentPassword?: string;
+            newPassword?: string;
+        };
+        Preference: {
+            methods: components["schemas"]["TwoFactorMethod"][];
+            preference?: components["schemas"]["TwoFactorMethod"] | null;
+        };
+        PreferenceBody: {
+            /** @description `email` or `totp`: an enabled method. */
+            preference?: string;
+        };
+        /**
+         * @description The global preferences as `GET /api/notifications/preferences` names them (the export
+         *     uses the same names, without `email_available`).
+         */
+        Preferences: {
+            default_delivery_methods: components["schemas"]["DeliveryMethod"][];
+            /** Format: int64 */
+            default_reminder_minutes_before: number;
+            /** @description Read-only: whether this server can send e-mail at all. */
+            email_available: boolean;
+            email_notifications_enabled: boolean;
+            notification_sound_enabled: boolean;
+            notification_vibration_enabled: boolean;
+            push_notifications_enabled: boolean;
+            /** @description The master switch for medication reminders. */
+            reminders_enabled: boolean;
+            /** Format: int64 */
+            repeat_interval_minutes: number;
+            /** Format: int64 */
+            repeat_max: number;
+        };
+        PreferencesBody: {
+            /** @description push and/or email, at least one. */
+            default_delivery_methods?: components["schemas"]["DeliveryMethod"][] | null;
+            /**
+             * Format: int64
+             * @description 0 to 1440.
+             */
+            default_reminder_minutes_before?: number | null;
+            /** @description Read-only; accepted (and ignored) so a client can send back what it got. */
+            email_available?: boolean | null;
+            email_notifications_enabled?: boolean | null;
+            notification_sound_enabled?: boolean | null;
+            notification_vibration_enabled?: boolean | null;
+            push_notifications_enabled?: boolean | null;
+            reminders_enabled?: boolean | null;
+            /**
+             * Format: int64
+             * @description 1 to 1440.
+             */
+            repeat_interval_minutes?: number | null;
+            /**
+             * Format: int64
+             * @description 0 to 10.
+             */
+            repeat_max?: number | null;
+        };
+        /** @description What a retention period would delete now. */
+        Preview: {
+            /** @description Entries taken before this instant would go. */
+            cutoff?: string | null;
+            /** Format: int64 */
+            days: number;
+            /** Format: int64 */
+            entries: number;
+        };
+        /** @description The user as the API shows it: never the password hash or token version. */
+        Profile: {
+            /** @description When the account was made (RFC 3339, UTC). */
+            created_at: string;
+            email: string;
+            emailVerified: boolean;
+            firstName: string;
+            /** Format: int64 */
+            id: number;
+            lastName: string;
+        };
+        ProfileUpdate: {
+            firstName?: string | null;
+            lastName?: string | null;
+        };
+        PublicKey: {
+            /** @description The VAPID public key, base64url. */
+            publicKey: string;
+        };
+        /**
+         * Format: double
+         * @description In the API: a JSON number with at most three decimals.
+         */
+        Quantity: number;
+        /** @description A recorded dose: the entry, with what kept it from moving the stock as asked, if anything. */
+        Recorded: components["schemas"]["Entry"] & components["schemas"]["StockWarning"];
+        RefreshBody: {
+            /** @description The current token; without it, the Authorization header's. */
+            token?: string | null;
+        };
+        /** @description The answer to a registration: signed in at once, or waiting for the e-mail link. */
+        RegisterAnswer: components["schemas"]["Data_SignedIn"] | components["schemas"]["MessageData_AwaitingVerification"];
+        RegisterBody: {
+            subscription?: components["schemas"]["SubscriptionBody"] | null;
+            userAgent?: string | null;
+        };
+        /** @description A reminder as the API lists it. */
+        Reminder: {
+            /** @description When a logged dose answered this reminder. */
+            answered_at?: string | null;
+            /** @description Why its delivery failed. */
+            failure_reason?: string | null;
+            /** Format: int64 */
+            id: number;
+            kind: components["schemas"]["ReminderKind"];
+            /**
+             * Format: int64
+             * @description None once its medication was deleted.
+             */
+            medication_id?: number | null;
+            medication_name: string;
+            message?: string | null;
+            /** @description When the reminder goes out (RFC 3339, UTC). */
+            reminder_time: string;
+            /** @description The dose's time (RFC 3339, UTC). */
+            scheduled_time: string;
+            status: components["schemas"]["ReminderStatus"];
+            /** @description The English title ("Time for Aspirin"); the web app shows its own by `kind`. */
+            title: string;
+        };
+        /**
+         * @description What a reminder is for: a dose planned from a schedule, a dose someone set a one-off
+         *     reminder for, or running low on stock.
+         * @enum {string}
+         */
+        ReminderKind: "dose" | "one_off" | "low_stock";
+        /**
+         * @description Where a reminder is in its life. "Being sent" is not a status of its own: a scheduled
+         *     reminder that a dispatcher holds a claim on.
+         * @enum {string}
+         */
+        ReminderStatus: "scheduled" | "sent" | "cancelled" | "failed";
+        Replaced: {
+            replaced: boolean;
+        };
+        Report: {
+            from: string;
+            generated_at: string;
+            medications: components["schemas"]["MedicationLine"][];
+            missed: components["schemas"]["MissedDose"][];
+            timezone: string;
+            to: string;
+            totals: components["schemas"]["Adherence"];
+        };
+        RequirementsBody: {
+            email?: string;
+            password?: string;
+        };
+        ResendBody: {
+            email?: string;
+        };
+        ScheduleBody: {
+            /**
+             * Format: int32
+             * @description 1 to 31 (default 7).
+             */
+            days_ahead?: number | null;
+            /**
+             * Format: int64
+             * @description Required.
+             */
+            medication_id?: number | null;
+        };
+        /** @description How many reminders were added. */
+        Scheduled: {
+            scheduled: number;
+        };
+        ScheduleSummary: {
+            effective_times: string[];
+            effective_weekdays: number[];
+            start_date: string;
+        };
+        SettingsBody: {
+            /** @description HH:MM. */
+            daily_reminder_time?: string | null;
+            email_notifications?: boolean | null;
+            medication_reminders?: boolean | null;
+            push_notifications?: boolean | null;
+            /**
+             * Format: int64
+             * @description 0 to 1440.
+             */
+            reminder_time_before?: number | null;
+        };
+        /** @description A change to the settings: the ones given are set, the others keep their values. */
+        SettingsChange: {
+            autoBackup?: boolean | null;
+            /** Format: int64 */
+            dataRetention?: number | null;
+            dateFormat?: string | null;
+            defaultReminderTime?: string | null;
+            language?: string | null;
+            theme?: string | null;
+            timeFormat?: string | null;
+            timezone?: string | null;
+        };
+        /**
+         * @description What `setup` answers: e-mail codes are on at once (with backup codes and a fresh token);
+         *     the authenticator app answers its secret and QR code for `complete-totp-setup`.
+         */
+        SetupAnswer: components["schemas"]["MessageData_Enabled"] | components["schemas"]["Data_TotpSetup"];
+        SetupBody: {
+            /** @description `email` or `totp`. */
+            method?: string;
+            password?: string;
+        };
+        /** @description A signed-in session: who, and the bearer token for the next requests. */
+        SignedIn: {
+            /** @description Send as `Authorization: Bearer …`. */
+            token: string;
+            user: components["schemas"]["Profile"];
+        };
+        StockSummary: {
+            /** Format: double */
+            current_quantity: number;
+            runs_out_on?: string | null;
+            /** @description `out_of_stock`, `low` or `in_stock`. */
+            stock_status: string;
+            total_unit: string;
+        };
+        /**
+         * @description Why a recorded dose did not move the stock as it would have: a message for people and a
+         *     stable code for the client, both null when the stock moved as asked.
+         */
+        StockWarning: {
+            warning?: string | null;
+            warning_code?: components["schemas"]["DoseWarning"] | null;
+        };
+        /** @description `PushSubscription.toJSON()`. */
+        SubscriptionBody: {
+            endpoint?: string | null;
+            keys?: components["schemas"]["SubscriptionKeys"] | null;
+        };
+        SubscriptionKeys: {
+            /** @description base64url, 16 bytes. */
+            auth?: string | null;
+            /** @description base64url, 65 bytes. */
+            p256dh?: string | null;
+        };
+        /** @description What an import did, or (dry run) would do. */
+        Summary: {
+            dry_run: boolean;
+            history: components["schemas"]["Counts"];
+            medications: components["schemas"]["Counts"];
+            schedules: components["schemas"]["Added"];
+            settings: components["schemas"]["Replaced"];
+        };
+        TakeBody: {
+            status?: components["schemas"]["DoseStatus"] | null;
+        };
+        /** @description What a take link shows before the dose is logged (SPEC §3 "Token notification details"). */
+        TakeDetails: {
+            /** @description Always null (kept for the spec's shape). */
+            dosage?: string | null;
+            dosage_unit: string;
+            logged?: components["schemas"]["TakeLogged"] | null;
+            medication_name: string;
+            message?: string | null;
+            /** Format: double */
+            quantity: number;
+            scheduled_time: string;
+            title: string;
+        };
+        /** @description How a take link's reminder was answered already. */
+        TakeLogged: {
+            status?: components["schemas"]["DoseStatus"] | null;
+            /** @description When the dose was logged (RFC 3339, UTC). */
+            taken: string;
+        };
+        TestBody: {
+            /** @description push and/or email, at least one. */
+            deliveryMethods?: components["schemas"]["DeliveryMethod"][] | null;
+        };
+        /** @description The authenticator app set-up's first step: the secret and its QR code. */
+        TotpSetup: {
+            /** @description A `data:image/png;base64,…` URL. */
+            qrCodeUrl: string;
+            secret: string;
+        };
+        /**
+         * @description A second sign-in factor.
+         * @enum {string}
+         */
+        TwoFactorMethod: "email" | "totp";
+        /** @description A person's two-factor settings as the settings page shows them. */
+        TwoFactorStatus: {
+            /** Format: int64 */
+            backupCodesRemaining: number;
+            /** @description Whether this server can send e-mail codes. */
+            emailAvailable: boolean;
+            methods: components["schemas"]["TwoFactorMethod"][];
+            preference?: components["schemas"]["TwoFactorMethod"] | null;
+        };
+        UnregisterBody: {
+            /** @description Required. */
+            endpoint?: string | null;
+        };
+        UpdateBody: {
+            /** @description The new message; blank or absent clears it. At most 500 characters. */
+            message?: string | null;
+        };
+        VerifyBody: {
+            email?: string;
+            otp?: string;
+            password?: string;
+        };
         VersionInfo: {
             /** @description The server's version, e.g. `0.1.0`. */
             version: string;
@@ -63,6 +1894,2644 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    two_factor_regenerate_backup_codes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConfirmPassword"];
+            };
+        };
+        responses: {
+            /** @description The new codes, shown once */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_BackupCodes"];
+                };
+            };
+            /** @description `password_incorrect` or `two_factor_not_enabled` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many wrong passwords */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    two_factor_check_login_requirements: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RequirementsBody"];
+            };
+        };
+        responses: {
+            /** @description What sign-in needs */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoginRequirements"];
+                };
+            };
+            /** @description The body cannot be read (`invalid_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many wrong passwords */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    two_factor_complete_totp_setup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OtpBody"];
+            };
+        };
+        responses: {
+            /** @description Enabled: backup codes and a fresh token */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageData_Enabled"];
+                };
+            };
+            /** @description `invalid_code` or `totp_setup_not_started` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many wrong codes */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    two_factor_disable_all: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DisableBody"];
+            };
+        };
+        responses: {
+            /** @description Updated: the settings and a fresh token */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageData_Disabled"];
+                };
+            };
+            /** @description `password_incorrect`, `two_factor_not_enabled`, `method_not_enabled`, `invalid_backup_code` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many wrong passwords or codes */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    two_factor_disable_method: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DisableBody"];
+            };
+        };
+        responses: {
+            /** @description Updated: the settings and a fresh token */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageData_Disabled"];
+                };
+            };
+            /** @description `method_not_enabled`, `invalid_backup_code`, or no method or code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many wrong codes */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    two_factor_generate_otp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GenerateBody"];
+            };
+        };
+        responses: {
+            /** @description Sent, or nothing to send */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Unknown method, or one not enabled (`method_not_enabled`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Wrong password (`invalid_credentials`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many tries or codes */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The e-mail could not be sent (`code_not_sent`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    two_factor_set_preference: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PreferenceBody"];
+            };
+        };
+        responses: {
+            /** @description The preference */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_Preference"];
+                };
+            };
+            /** @description Not an enabled method (`method_not_enabled`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    two_factor_setup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetupBody"];
+            };
+        };
+        responses: {
+            /** @description Enabled, or the authenticator set-up started */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SetupAnswer"];
+                };
+            };
+            /** @description Unknown method, wrong password (`password_incorrect`), no e-mail on this server (`email_not_configured`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Already enabled (`method_already_enabled`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many wrong passwords */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    two_factor_setup_email: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConfirmPassword"];
+            };
+        };
+        responses: {
+            /** @description Enabled: backup codes and a fresh token */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageData_Enabled"];
+                };
+            };
+            /** @description Wrong password (`password_incorrect`), no e-mail on this server (`email_not_configured`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Already enabled (`method_already_enabled`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many wrong passwords */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    two_factor_setup_totp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConfirmPassword"];
+            };
+        };
+        responses: {
+            /** @description The secret and its QR code */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_TotpSetup"];
+                };
+            };
+            /** @description Wrong password (`password_incorrect`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Already enabled (`method_already_enabled`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many wrong passwords */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    two_factor_status: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Methods, preference and backup codes left */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_TwoFactorStatus"];
+                };
+            };
+            /** @description Not signed in (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    two_factor_verify_otp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VerifyBody"];
+            };
+        };
+        responses: {
+            /** @description Signed in */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_SignedIn"];
+                };
+            };
+            /** @description No code, or no e-mail or password */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_credentials`, `two_factor_required` or `invalid_code` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The address is not verified (`email_not_verified`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed attempts */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    auth_change_password: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordChange"];
+            };
+        };
+        responses: {
+            /** @description Changed; the fresh session */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageData_SignedIn"];
+                };
+            };
+            /** @description Wrong current password (`password_incorrect`) or a new one too short */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The account is gone (`user_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many wrong passwords */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    auth_login: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Credentials"];
+            };
+        };
+        responses: {
+            /** @description Signed in */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_SignedIn"];
+                };
+            };
+            /** @description E-mail or password missing */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `invalid_credentials`, `two_factor_required` or `invalid_code` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The address is not verified (`email_not_verified`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed attempts */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    auth_me: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The profile */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_Profile"];
+                };
+            };
+            /** @description Not signed in (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    auth_update_me: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProfileUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated profile */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageData_Profile"];
+                };
+            };
+            /** @description A name is too long */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The account is gone (`user_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    auth_delete_me: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordBody"];
+            };
+        };
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Password missing or wrong (`password_incorrect`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many wrong passwords */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    auth_refresh: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Optional: the token may come in the Authorization header instead */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RefreshBody"] | null;
+            };
+        };
+        responses: {
+            /** @description A fresh session */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_SignedIn"];
+                };
+            };
+            /** @description The body is not JSON of this shape (`invalid_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token is invalid or expired (`session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    auth_register: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Credentials"];
+            };
+        };
+        responses: {
+            /** @description Created: signed in, or waiting for verification */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegisterAnswer"];
+                };
+            };
+            /** @description Invalid e-mail address or password */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Registration is closed (`registration_closed`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The address has an account (`email_taken`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many registrations from this address */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    auth_resend_verification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResendBody"];
+            };
+        };
+        responses: {
+            /** @description Sent if an account is waiting */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Invalid address, or no e-mail on this server (`email_not_configured`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many links asked for */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    auth_verify_email: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The token of the e-mailed link */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The address is verified */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailVerified"];
+                };
+            };
+            /** @description Unknown or expired link (`invalid_token`; also `emailVerified: false`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    data_backups: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The kept exports */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_Vec_Kept"];
+                };
+            };
+            /** @description Not signed in (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    data_backup_file: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The file name, e.g. `pillbox-export-2026-01-02.json` */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export file (attachment) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description Not signed in (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such kept export (`backup_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    data_export: {
+        parameters: {
+            query?: {
+                /** @description `json` (the default) or `csv` (the history only). */
+                format?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export file (attachment): everything as JSON, or the history as CSV */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                    "text/csv": string;
+                };
+            };
+            /** @description Unknown format */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    data_import: {
+        parameters: {
+            query?: {
+                /** @description `true`: only answer what the import would do. */
+                dry_run?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A Pillbox export file, or a history CSV */
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description What the import did, or would do */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageData_Summary"];
+                };
+            };
+            /** @description The file cannot be imported (`import_invalid`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The file is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    data_retention_preview: {
+        parameters: {
+            query?: {
+                /** @description 0, 30, 90, 365 or 730. */
+                days?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What would be deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_Preview"];
+                };
+            };
+            /** @description No period, or not one of the choices */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    reminders_list: {
+        parameters: {
+            query?: {
+                /** @description Rows per page, 1 to 200 (default 50). */
+                limit?: number;
+                /** @description Rows to skip (default 0). */
+                offset?: number;
+                /** @description Only reminders with this status. */
+                status?: components["schemas"]["ReminderStatus"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of reminders */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Paged_Reminder"];
+                };
+            };
+            /** @description A bad status, limit or offset */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    reminders_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateBody"];
+            };
+        };
+        responses: {
+            /** @description The reminder */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageData_Reminder"];
+                };
+            };
+            /** @description A missing or bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description medication_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description reminder_exists: the medication has a reminder at that time */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    reminders_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The reminder's id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateBody"];
+            };
+        };
+        responses: {
+            /** @description The changed reminder */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageData_Reminder"];
+                };
+            };
+            /** @description The message is too long */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description notification_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description notification_not_scheduled */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    reminders_cancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The reminder's id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cancelled */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description notification_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description notification_not_scheduled, or notification_sending */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    reminders_send_now: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The reminder's id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Delivered on at least one channel */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageData_ChannelResults"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description notification_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description notification_not_scheduled, notification_sending, or notification_not_sent (nothing to send) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description delivery_failed: no channel delivered */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryFailure"];
+                };
+            };
+        };
+    };
+    notifications_delivery_history: {
+        parameters: {
+            query?: {
+                /** @description Last day (YYYY-MM-DD, in the person's zone). */
+                end_date?: string;
+                /** @description Rows per page, 1 to 200 (default 50). */
+                limit?: number;
+                /** @description Rows to skip (default 0). */
+                offset?: number;
+                /** @description First day (YYYY-MM-DD, in the person's zone). */
+                start_date?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Paged_Delivery"];
+                };
+            };
+            /** @description A bad limit, offset or date */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    notifications_get_medication_preferences: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The medication's id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The medication's preferences */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_MedicationPreferences"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description medication_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    notifications_put_medication_preferences: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The medication's id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MedicationPreferencesBody"];
+            };
+        };
+        responses: {
+            /** @description The medication's preferences */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageData_MedicationPreferences"];
+                };
+            };
+            /** @description A value out of range */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description medication_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    notifications_get_preferences: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The preferences */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_Preferences"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    notifications_put_preferences: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PreferencesBody"];
+            };
+        };
+        responses: {
+            /** @description The saved preferences */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageData_Preferences"];
+                };
+            };
+            /** @description A value out of range */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    push_push_public_key: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_PublicKey"];
+                };
+            };
+        };
+    };
+    push_push_register: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RegisterBody"];
+            };
+        };
+        responses: {
+            /** @description Saved */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description invalid_subscription, or push_service_not_allowed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description subscription_taken: another account's endpoint with other keys */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    push_push_unregister: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UnregisterBody"];
+            };
+        };
+        responses: {
+            /** @description Removed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description endpoint is required */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    reminders_schedule_medication: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScheduleBody"];
+            };
+        };
+        responses: {
+            /** @description Reminders planned */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageData_Scheduled"];
+                };
+            };
+            /** @description A missing or bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description medication_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    notifications_get_settings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_NotificationSettings"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    notifications_put_settings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SettingsBody"];
+            };
+        };
+        responses: {
+            /** @description The saved settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageData_NotificationSettings"];
+                };
+            };
+            /** @description A bad time or lead */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    reminders_take_details: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The token of the reminder's take link */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The reminder's dose */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_TakeDetails"];
+                };
+            };
+            /** @description invalid_token: unknown or expired */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    reminders_take_log: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The token of the reminder's take link */
+                token: string;
+            };
+            cookie?: never;
+        };
+        /** @description Optional; a bare POST logs the dose as taken */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TakeBody"];
+            };
+        };
+        responses: {
+            /** @description The history entry, with `warning` and `warning_code` (null unless the stock could not follow) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageData_Recorded"];
+                };
+            };
+            /** @description A bad body or status */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description invalid_token: unknown or expired */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description dose_already_logged */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    notifications_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TestBody"];
+            };
+        };
+        responses: {
+            /** @description Delivered on at least one channel */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageData_ChannelResults"];
+                };
+            };
+            /** @description No or unknown delivery methods */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description delivery_failed: no channel delivered */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryFailure"];
+                };
+            };
+        };
+    };
+    data_report: {
+        parameters: {
+            query?: {
+                /** @description The first day, YYYY-MM-DD (default: 29 days before `to`). */
+                from?: string;
+                /** @description The last day, YYYY-MM-DD (default: today in the person's zone). */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_Report"];
+                };
+            };
+            /** @description A date that cannot be read, or a period that is backwards or too long */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    settings_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every setting, defaults filled in */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_AppSettings"];
+                };
+            };
+            /** @description Not signed in (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    settings_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SettingsChange"];
+            };
+        };
+        responses: {
+            /** @description The settings as saved */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageData_AppSettings"];
+                };
+            };
+            /** @description A value that is not one of the choices */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     instance_version: {
         parameters: {
             query?: never;
