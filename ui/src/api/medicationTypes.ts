@@ -1,4 +1,5 @@
 // The shapes of /api/medications/* as the server sends them (SPEC §3, DESIGN §3/§7).
+import type { components } from './schema';
 
 export const FREQUENCIES = ['daily', 'twice_daily', 'weekly', 'monthly', 'as_needed'] as const;
 export type Frequency = (typeof FREQUENCIES)[number];
@@ -8,8 +9,8 @@ export type MedicationColor = (typeof MEDICATION_COLORS)[number];
 
 export const DEFAULT_ICON = 'pill-symbolic';
 
-export const DOSE_STATUSES = ['taken', 'skipped', 'missed'] as const;
-export type DoseStatus = (typeof DOSE_STATUSES)[number];
+export type DoseStatus = components['schemas']['DoseStatus'];
+export const DOSE_STATUSES = ['taken', 'skipped', 'missed'] as const satisfies readonly DoseStatus[];
 
 export const STOCK_STATUSES = ['out_of_stock', 'low', 'in_stock'] as const;
 export type StockStatus = (typeof STOCK_STATUSES)[number];
