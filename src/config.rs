@@ -13,7 +13,9 @@ use figment::value::{Dict, Map, Value};
 use figment::{Figment, Metadata, Profile, Provider};
 use serde::{Deserialize, Serialize};
 
-use crate::security::client_ip::{self, IpNet};
+use std::net::IpAddr;
+
+use ipnet::IpNet;
 
 const ENV_PREFIX: &str = "PILLBOX_";
 
@@ -362,7 +364,7 @@ impl Settings {
         self.trusted_proxies
             .iter()
             .map(|entry| {
-                client_ip::parse_net(entry).map_err(|e| {
+                parse_net(entry).map_err(|e| {
                     config_error(format!(
                         "trusted_proxies: {e}; list addresses or CIDR blocks, e.g. [\"127.0.0.1\"]"
                     ))
@@ -583,6 +585,26 @@ pub fn display_path(path: &Path) -> String {
         .unwrap_or_else(|_| path.to_path_buf())
         .display()
         .to_string()
+}
+
+/// An entry of `trusted_proxies`: a CIDR block, or a single address (a block of one).
+pub fn parse_net(text: &str) -> Result<IpNet, String> {
+    if let Ok(net) = text.trim().parse::<IpNet>() {
+        return Ok(net);
+    }
+    let (address, prefix) = match text.trim().split_once('/') {
+        Some((a, p)) => (a, Some(p)),
+        None => (text, None),
+    };
+    let address: IpAddr = address
+        .trim()
+        .parse()
+        .map_err(|_| format!("\"{text}\" is not an IP address"))?;
+    match prefix {
+        // The address is fine, so only the prefix can be wrong.
+        Some(_) => Err(format!("\"{text}\" has a bad prefix length")),
+        None => Ok(IpNet::from(address)),
+    }
 }
 
 #[cfg(test)]

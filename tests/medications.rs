@@ -200,6 +200,19 @@ async fn validation_messages_from_the_spec() {
             (StatusCode::BAD_REQUEST, Some(message)),
             "{body}"
         );
+        // The machine code the app translates; the specific ones carry their values.
+        let code = match message {
+            "Name is required" => "name_required",
+            "Unit is required" => "unit_required",
+            "Unit 'spoons' is not a valid medical unit" => "unit_invalid",
+            _ => "validation_failed",
+        };
+        assert_eq!(answer["code"], code, "{body}: {answer}");
+        if code == "unit_invalid" {
+            assert_eq!(answer["params"], json!({ "unit": "spoons" }));
+        } else {
+            assert!(answer.get("params").is_none(), "{answer}");
+        }
     }
     for body in [
         json!({ "name": 5, "unit": "mg" }),
@@ -210,6 +223,7 @@ async fn validation_messages_from_the_spec() {
         let (status, answer) = post(&server, "/api/medications", Some(&token), body.clone()).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{body}: {answer}");
         assert_eq!(answer["success"], false);
+        assert!(answer["code"].is_string(), "{answer}");
     }
     assert_eq!(
         get_json(&server, "/api/medications", Some(&token)).await.1["data"],
@@ -592,6 +606,16 @@ async fn history_pages_and_filters() {
             get_json(&server, &format!("/api/medications/history?{bad}"), Some(&token)).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}: {body}");
     }
+    // Far past the end is an empty page (it once overflowed into a 500).
+    let (status, body) = get_json(
+        &server,
+        &format!("/api/medications/history?limit=1&offset={}", i64::MAX),
+        Some(&token),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["data"], json!([]));
+    assert_eq!(body["pagination"]["page"], i64::MAX);
 }
 
 #[tokio::test]
@@ -614,6 +638,7 @@ async fn historical_entries_cannot_be_in_the_future() {
             Some("Cannot add entries for future dates")
         )
     );
+    assert_eq!(body["code"], "future_date");
     let yesterday = (chrono::Utc::now() - chrono::Duration::days(1)).to_rfc3339();
     let entry = dose(
         &server,
@@ -626,19 +651,27 @@ async fn historical_entries_cannot_be_in_the_future() {
         entry["inventory"]["current_quantity"], 28,
         "affects inventory by default"
     );
-    for (body, message) in [
+    for (body, message, code) in [
         (
             json!({ "quantity": -2 }),
             "Please enter a valid positive number for the dosage amount",
+            "validation_failed",
         ),
-        (json!({ "dosage_unit": "" }), "Unit is required"),
+        (json!({ "dosage_unit": "" }), "Unit is required", "unit_required"),
         (
             json!({ "dosage_unit": "cups" }),
             "Unit 'cups' is not a valid medical unit",
+            "unit_invalid",
         ),
         (
             json!({ "taken": "yesterday" }),
             "Please select both date and time",
+            "validation_failed",
+        ),
+        (
+            json!({ "status": "eaten" }),
+            "Status must be taken, skipped or missed",
+            "validation_failed",
         ),
     ] {
         let (status, answer) = post(
@@ -649,8 +682,8 @@ async fn historical_entries_cannot_be_in_the_future() {
         )
         .await;
         assert_eq!(
-            (status, answer["message"].as_str()),
-            (StatusCode::BAD_REQUEST, Some(message)),
+            (status, answer["message"].as_str(), answer["code"].as_str()),
+            (StatusCode::BAD_REQUEST, Some(message), Some(code)),
             "{body}"
         );
     }
@@ -710,6 +743,14 @@ async fn another_users_ids_answer_404() {
         let (status, answer) = call(&server, method.clone(), &path, Some(&bob), body).await;
         assert_eq!(status, StatusCode::NOT_FOUND, "{method} {path}: {answer}");
         assert_eq!(answer["success"], false);
+        let code = if path.contains("/history/") {
+            "entry_not_found"
+        } else if path.ends_with("not-a-number") {
+            "invalid_request"
+        } else {
+            "medication_not_found"
+        };
+        assert_eq!(answer["code"], code, "{method} {path}: {answer}");
     }
     assert_eq!(stock(&server, &ann, id).await, 29.0, "ann's stock untouched");
     assert_eq!(
@@ -961,6 +1002,8 @@ async fn a_stock_set_up_that_doses_cannot_draw_from_is_refused_with_what_to_fill
             )
         )
     );
+    assert_eq!(body["code"], "strength_needed");
+    assert_eq!(body["params"], json!({ "stock": "tablets", "unit": "mg" }));
     let insulin = json!({
         "name": "Insulin", "unit": "units", "default_quantity": 8,
         "inventory": { "enabled": true, "inventory_type": "continuous", "container_type": "vial",
@@ -976,6 +1019,8 @@ async fn a_stock_set_up_that_doses_cannot_draw_from_is_refused_with_what_to_fill
             )
         )
     );
+    assert_eq!(body["code"], "unit_mismatch");
+    assert_eq!(body["params"], json!({ "stock": "ml", "unit": "units" }));
     let (_, list) = get_json(&server, "/api/medications", Some(&token)).await;
     assert_eq!(list["data"], json!([]), "nothing was created");
 
@@ -1032,6 +1077,10 @@ async fn a_stock_set_up_that_doses_cannot_draw_from_is_refused_with_what_to_fill
             StatusCode::BAD_REQUEST,
             Some("Stock is counted in ml but doses are in mg: count the stock in mg or another weight unit")
         )
+    );
+    assert_eq!(
+        (body["code"].as_str(), &body["params"]),
+        (Some("unit_mismatch"), &json!({ "stock": "ml", "unit": "mg" }))
     );
     let (_, list) = get_json(&server, "/api/medications", Some(&token)).await;
     let names: Vec<(&str, &str)> = list["data"]
@@ -1201,8 +1250,12 @@ async fn stock_never_goes_below_zero() {
     let adjust = format!("/api/medications/{id}/inventory/adjust");
     let (status, body) = post(&server, &adjust, Some(&token), json!({ "adjustment": -3 })).await;
     assert_eq!(
-        (status, body["message"].as_str()),
-        (StatusCode::BAD_REQUEST, Some("Stock cannot go below zero"))
+        (status, body["message"].as_str(), body["code"].as_str()),
+        (
+            StatusCode::BAD_REQUEST,
+            Some("Stock cannot go below zero"),
+            Some("stock_below_zero")
+        )
     );
     assert_eq!(stock(&server, &token, id).await, 2.0);
     let (status, body) = post(&server, &adjust, Some(&token), json!({ "adjustment": -2 })).await;
@@ -1232,4 +1285,96 @@ async fn stock_never_goes_below_zero() {
     )
     .await;
     assert_eq!(body["data"]["current_quantity"], 5);
+}
+
+#[tokio::test]
+async fn stock_and_history_errors_carry_their_codes() {
+    let server = Server::start();
+    let token = account(&server, "ann@example.org").await;
+    let plain = create(&server, &token, json!({ "name": "Plain", "unit": "mg" })).await["id"]
+        .as_i64()
+        .unwrap();
+    let (status, body) = post(
+        &server,
+        &format!("/api/medications/{plain}/inventory/adjust"),
+        Some(&token),
+        json!({ "adjustment": 5 }),
+    )
+    .await;
+    assert_eq!(
+        (status, body["message"].as_str(), body["code"].as_str()),
+        (
+            StatusCode::BAD_REQUEST,
+            Some("Inventory is not enabled for this medication"),
+            Some("inventory_not_enabled")
+        )
+    );
+    let (status, body) = call(
+        &server,
+        Method::PUT,
+        &format!("/api/medications/{plain}/inventory"),
+        Some(&token),
+        Some(
+            json!({ "enabled": true, "inventory_type": "continuous", "container_type": "vial",
+                     "container_quantity": 1, "container_size": 10, "container_unit": "cups" }),
+        ),
+    )
+    .await;
+    assert_eq!(
+        (status, body["message"].as_str(), body["code"].as_str()),
+        (
+            StatusCode::BAD_REQUEST,
+            Some("Unit 'cups' is not a valid medical unit"),
+            Some("unit_invalid")
+        )
+    );
+    assert_eq!(body["params"], json!({ "unit": "cups" }));
+
+    let entry = dose(&server, &token, plain, json!({})).await["entry"]["id"]
+        .as_i64()
+        .unwrap();
+    let tomorrow = (chrono::Utc::now() + chrono::Duration::days(1)).to_rfc3339();
+    let (status, body) = call(
+        &server,
+        Method::PUT,
+        &format!("/api/medications/history/{entry}"),
+        Some(&token),
+        Some(json!({ "taken": tomorrow })),
+    )
+    .await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("future_date")),
+        "{body}"
+    );
+    let (status, body) = get_json(&server, "/api/medications/history?status=eaten", Some(&token)).await;
+    assert_eq!(
+        (status, body["message"].as_str(), body["code"].as_str()),
+        (
+            StatusCode::BAD_REQUEST,
+            Some("Status must be taken, skipped or missed"),
+            Some("validation_failed")
+        )
+    );
+    let (status, body) = post(
+        &server,
+        &format!("/api/medications/{plain}/doses"),
+        Some(&token),
+        json!({ "dosage_id": 999_999 }),
+    )
+    .await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (StatusCode::NOT_FOUND, Some("notification_not_found")),
+        "{body}"
+    );
+
+    // The unit catalogue needs no sign-in.
+    let (status, body) = get_json(&server, "/api/units", None).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(
+        body["data"]
+            .as_array()
+            .is_some_and(|units| units.iter().any(|u| u["symbol"] == "μg"))
+    );
 }

@@ -50,6 +50,11 @@ impl FromStr for DoseStatus {
     }
 }
 
+/// A history entry's id, kept apart from the other ids a service takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct EntryId(pub i64);
+
 #[cfg(test)]
 mod tests {
     use super::*;

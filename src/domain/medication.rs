@@ -22,3 +22,8 @@ pub fn limited_text(value: &str, max: usize, label: &str) -> Result<String, Stri
     }
     Ok(value.to_owned())
 }
+
+/// A medication's id, kept apart from the other ids a service takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub struct MedicationId(pub i64);

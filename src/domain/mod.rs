@@ -9,3 +9,4 @@ pub mod schedule;
 pub mod stock;
 pub mod today;
 pub mod units;
+pub mod words;

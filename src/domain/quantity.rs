@@ -15,10 +15,13 @@ const MAX_THOUSANDTHS: i64 = 1_000_000_000_000;
 #[schema(value_type = f64)]
 pub struct Quantity(i64);
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum QuantityError {
+    #[error("not a number")]
     NotANumber,
+    #[error("at most 3 decimals are allowed")]
     TooPrecise,
+    #[error("number is too large")]
     TooLarge,
 }
 
@@ -130,13 +133,7 @@ impl Serialize for Quantity {
 impl<'de> Deserialize<'de> for Quantity {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let value = f64::deserialize(deserializer)?;
-        Quantity::from_f64(value).map_err(|e| {
-            serde::de::Error::custom(match e {
-                QuantityError::NotANumber => "not a number",
-                QuantityError::TooPrecise => "at most 3 decimals are allowed",
-                QuantityError::TooLarge => "number is too large",
-            })
-        })
+        Quantity::from_f64(value).map_err(serde::de::Error::custom)
     }
 }
 

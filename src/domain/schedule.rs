@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 pub const MAX_TIMES_PER_DAY: usize = 12;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Frequency {
     Daily,
@@ -30,6 +30,30 @@ impl Frequency {
             _ => None,
         }
     }
+
+    /// The frequency as stored and sent (`twice_daily`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Frequency::Daily => "daily",
+            Frequency::TwiceDaily => "twice_daily",
+            Frequency::Weekly => "weekly",
+            Frequency::Monthly => "monthly",
+            Frequency::AsNeeded => "as_needed",
+        }
+    }
+}
+
+/// A frequency that is none of `Frequency::ALL`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("Frequency must be one of daily, twice_daily, weekly, monthly, as_needed")]
+pub struct UnknownFrequency;
+
+impl std::str::FromStr for Frequency {
+    type Err = UnknownFrequency;
+
+    fn from_str(text: &str) -> Result<Frequency, UnknownFrequency> {
+        Frequency::parse(text).ok_or(UnknownFrequency)
+    }
 }
 
 /// Parses `HH:MM` (24-hour) times of day; sorted, without duplicates.
@@ -51,6 +75,29 @@ pub fn parse_times(texts: &[String]) -> Result<Vec<NaiveTime>, String> {
 
 pub fn format_time(time: NaiveTime) -> String {
     format!("{:02}:{:02}", time.hour(), time.minute())
+}
+
+/// A time of day on the 24-hour clock, written `HH:MM`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, utoipa::ToSchema)]
+#[schema(value_type = String, example = "08:00")]
+pub struct TimeOfDay(NaiveTime);
+
+impl From<NaiveTime> for TimeOfDay {
+    fn from(time: NaiveTime) -> TimeOfDay {
+        TimeOfDay(time)
+    }
+}
+
+impl std::fmt::Display for TimeOfDay {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&format_time(self.0))
+    }
+}
+
+impl Serialize for TimeOfDay {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
 }
 
 /// Weekdays as numbers, Monday = 1 … Sunday = 7 (ISO 8601).
@@ -124,6 +171,26 @@ mod tests {
 
     fn t(s: &str) -> NaiveTime {
         NaiveTime::parse_from_str(s, "%H:%M").unwrap()
+    }
+
+    #[test]
+    fn frequencies_read_and_write_as_stored() {
+        for text in Frequency::ALL {
+            let frequency: Frequency = text.parse().unwrap();
+            assert_eq!(frequency.as_str(), text);
+            assert_eq!(serde_json::to_value(frequency).unwrap(), text);
+        }
+        assert_eq!(
+            "hourly".parse::<Frequency>().unwrap_err().to_string(),
+            format!("Frequency must be one of {}", Frequency::ALL.join(", "))
+        );
+    }
+
+    #[test]
+    fn a_time_of_day_is_hours_and_minutes() {
+        let time = TimeOfDay::from(NaiveTime::from_hms_opt(8, 5, 30).unwrap());
+        assert_eq!(time.to_string(), "08:05");
+        assert_eq!(serde_json::to_value(time).unwrap(), "08:05");
     }
 
     fn d(s: &str) -> NaiveDate {

@@ -1,12 +1,14 @@
 //! Today's doses and their state: each scheduled dose is answered by the history entry that
 //! answered its reminder, else by an entry logged near it (the reminder engine's rule: the
-//! latest dose already due within 12 hours before the log, else the next one within the
-//! hour after it); unanswered doses are upcoming until their time, then due.
+//! latest dose already due within 12 hours before the log — or earlier today — else the next
+//! one within the hour after it); unanswered doses are upcoming until their time, then due.
 
 use std::collections::{HashMap, HashSet};
 
 use chrono::{DateTime, Duration, Utc};
 use serde::Serialize;
+
+use super::dose::DoseStatus;
 
 /// How far back a log answers a dose, and how far ahead (a dose logged a little early).
 const ANSWERS_BACK_HOURS: i64 = 12;
@@ -37,7 +39,8 @@ pub struct Log {
     pub taken: DateTime<Utc>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+/// A dose of today as the day reads: answered by a log, else upcoming or due.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum DoseState {
     Upcoming,
@@ -47,14 +50,12 @@ pub enum DoseState {
     Missed,
 }
 
-impl DoseState {
-    /// A history entry's status; `None` for anything else.
-    pub fn logged(status: &str) -> Option<DoseState> {
+impl From<DoseStatus> for DoseState {
+    fn from(status: DoseStatus) -> DoseState {
         match status {
-            "taken" => Some(DoseState::Taken),
-            "skipped" => Some(DoseState::Skipped),
-            "missed" => Some(DoseState::Missed),
-            _ => None,
+            DoseStatus::Taken => DoseState::Taken,
+            DoseStatus::Skipped => DoseState::Skipped,
+            DoseStatus::Missed => DoseState::Missed,
         }
     }
 }
@@ -114,7 +115,9 @@ pub fn doses_of_today(day: &Day) -> Vec<DoseOfToday> {
             continue;
         }
         let open = |i: &usize| answer[*i].is_none() && doses[*i].medication_id == log.medication_id;
-        let back = log.taken - Duration::hours(ANSWERS_BACK_HOURS);
+        // Twelve hours back, and never less than the whole of today: a dose taken late in
+        // the day answers this morning's dose that had no reminder to link it.
+        let back = (log.taken - Duration::hours(ANSWERS_BACK_HOURS)).min(day.today_from);
         let ahead = log.taken + Duration::hours(ANSWERS_AHEAD_HOURS);
         let latest_due = (0..doses.len())
             .filter(open)
@@ -323,5 +326,29 @@ mod tests {
             ..day
         };
         assert!(doses_of_today(&day).iter().all(|d| d.history_id.is_none()));
+    }
+
+    #[test]
+    fn a_late_log_answers_a_dose_from_earlier_today() {
+        // Midnight's dose had no reminder (the medication was added later); it is logged
+        // at 13:00, more than 12 hours on, and is still today's answer.
+        let doses = [dose(1, "2026-03-02T00:00:00Z"), dose(1, "2026-03-02T23:59:00Z")];
+        let logs = [log(5, 1, DoseState::Taken, "2026-03-02T13:00:00Z")];
+        let none = HashSet::new();
+        let day = Day {
+            doses: &doses,
+            today_from: at(TODAY),
+            reminders: &[],
+            logs: &logs,
+            answered_reminders: &none,
+            now: at("2026-03-02T13:00:05Z"),
+        };
+        assert_eq!(
+            states(&doses_of_today(&day)),
+            [
+                (1, "00:00".into(), DoseState::Taken, Some(5)),
+                (1, "23:59".into(), DoseState::Upcoming, None),
+            ]
+        );
     }
 }

@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::quantity::Quantity;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Category {
     Weight,
@@ -14,13 +14,20 @@ pub enum Category {
     Concentration,
 }
 
-#[derive(Debug, Serialize)]
+/// A unit of the catalogue.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct Unit {
+    #[schema(value_type = String)]
     pub symbol: &'static str,
+    #[schema(value_type = String)]
     pub name: &'static str,
     pub category: Category,
+    #[schema(value_type = String)]
     pub description: &'static str,
+    /// Weight and volume units convert within their category.
     pub convertible: bool,
+    /// Other spellings accepted for it (`mcg` for `μg`).
+    #[schema(value_type = Vec<String>)]
     pub aliases: &'static [&'static str],
     /// Power of ten relative to the category's base unit (mg, ml); sent so that the web app
     /// converts with the server's own catalogue.

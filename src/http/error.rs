@@ -6,7 +6,7 @@
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
 use crate::db::DbError;
@@ -97,7 +97,6 @@ impl ApiError {
         self
     }
 
-    #[allow(dead_code)] // used as codes are given out (issue 12)
     pub fn with_param(mut self, key: &str, value: impl Into<Value>) -> ApiError {
         self.params.insert(key.to_owned(), value.into());
         self
@@ -111,21 +110,6 @@ impl ApiError {
     pub fn with_retry_after(mut self, secs: u64) -> ApiError {
         self.retry_after_secs = Some(secs);
         self
-    }
-
-    #[allow(dead_code)] // no handler reads its errors back since the account rules moved to services
-    pub fn status(&self) -> StatusCode {
-        self.status
-    }
-
-    #[allow(dead_code)]
-    pub fn code(&self) -> ErrorCode {
-        self.code
-    }
-
-    #[allow(dead_code)]
-    pub fn message(&self) -> &str {
-        &self.message
     }
 
     fn from_problem(status: StatusCode, problem: Problem) -> ApiError {
@@ -198,9 +182,4 @@ pub struct Data<T> {
 /// `{"success": true, "data": …}` from a typed value (documented as `Data<T>`).
 pub fn data<T: Serialize>(data: T) -> axum::Json<Data<T>> {
     axum::Json(Data { success: true, data })
-}
-
-/// `{"success": true, "data": …}` from any value; prefer `data` with a typed struct.
-pub fn ok<T: serde::Serialize>(data: T) -> axum::Json<Value> {
-    axum::Json(json!({ "success": true, "data": data }))
 }

@@ -1,172 +1,184 @@
-//! `/api/medications/history*`: the dose history with filters and real paging, status
-//! switches and deletes that move stock back.
+//! `/api/medications/history*`: the dose history with filters and real paging, corrections
+//! and deletes that move stock back. The rules live in `services::doses`.
 
 use axum::Json;
 use axum::extract::State;
-use chrono::{DateTime, NaiveDate, Utc};
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use super::AppState;
-use super::error::{ApiError, ApiResult};
+use super::answers::{MessageData, message_data};
+use super::error::{ApiError, ApiResult, ErrorBody};
 use super::extract::{ApiJson, ApiPath, ApiQuery, query_number};
 use super::session::AuthUser;
-use crate::clock;
+use crate::domain::dose::{DoseStatus, EntryId};
+use crate::domain::medication::MedicationId;
 use crate::domain::quantity::Quantity;
-use crate::reminders::planner::UserClock;
-use crate::services::doses::{self, EntryChange};
-use crate::store::history::{self, Filter};
-use crate::store::medications;
-use axum::routing;
-use utoipa_axum::router::OpenApiRouter;
-
-pub const DEFAULT_PAGE_SIZE: i64 = 20;
-pub const MAX_PAGE_SIZE: i64 = 100;
+use crate::services::doses::{self, EntryChange, HistoryFilter, Logged, Pagination, Paging};
+use crate::services::stock::StockLevel;
+use crate::store::history::Entry;
 
 /// Query parameters arrive as text and are checked here, so a bad one is a 400 with a
 /// message rather than a bare rejection.
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct HistoryQuery {
+    /// Entries per page, 1 to 100 (default 20).
+    #[param(value_type = Option<i64>, minimum = 1, maximum = 100)]
     limit: Option<String>,
+    /// Entries to pass over; wins over `page`.
+    #[param(value_type = Option<i64>, minimum = 0)]
     offset: Option<String>,
+    /// The page, from 1.
+    #[param(value_type = Option<i64>, minimum = 1)]
     page: Option<String>,
+    /// `YYYY-MM-DD` (in the person's zone) or an RFC 3339 instant.
     date_from: Option<String>,
+    /// `YYYY-MM-DD` (the whole day) or an RFC 3339 instant.
     date_to: Option<String>,
+    #[param(value_type = Option<DoseStatus>)]
     status: Option<String>,
+    /// Only this medication's entries.
     #[serde(rename = "medicationId")]
+    #[param(rename = "medicationId", value_type = Option<i64>)]
     medication_id: Option<String>,
 }
 
-/// A date filter bound: `YYYY-MM-DD` in the user's zone, or an RFC 3339 instant.
-fn bound(value: &Option<String>, clock: &UserClock, end_of_day: bool) -> ApiResult<Option<String>> {
-    let Some(text) = value.as_deref().map(str::trim).filter(|v| !v.is_empty()) else {
-        return Ok(None);
-    };
-    if let Ok(date) = NaiveDate::parse_from_str(text, "%Y-%m-%d") {
-        let day = if end_of_day {
-            date.succ_opt().unwrap_or(date)
-        } else {
-            date
-        };
-        return Ok(Some(clock::stamp(clock.start_of(day))));
-    }
-    DateTime::parse_from_rfc3339(text)
-        .map(|t| Some(clock::stamp(t.with_timezone(&Utc))))
-        .map_err(|_| ApiError::bad_request("Dates must be written as YYYY-MM-DD"))
+/// One page of history: `{"success": true, "data": […], "pagination": {…}}`.
+#[derive(Serialize, ToSchema)]
+pub struct HistoryPage {
+    /// Always true.
+    success: bool,
+    /// Newest first.
+    data: Vec<Entry>,
+    pagination: Pagination,
 }
 
-struct Paging {
-    limit: i64,
-    offset: i64,
-}
-
-fn paging(q: &HistoryQuery) -> ApiResult<Paging> {
-    let limit = query_number(q.limit.as_deref(), "limit")?.unwrap_or(DEFAULT_PAGE_SIZE);
-    if !(1..=MAX_PAGE_SIZE).contains(&limit) {
-        return Err(ApiError::bad_request(format!(
-            "limit must be between 1 and {MAX_PAGE_SIZE}"
-        )));
-    }
-    let offset = match (
-        query_number(q.offset.as_deref(), "offset")?,
-        query_number(q.page.as_deref(), "page")?,
-    ) {
-        (Some(offset), _) => offset,
-        (None, Some(page)) if page >= 1 => (page - 1).saturating_mul(limit),
-        (None, Some(_)) => return Err(ApiError::bad_request("page must be 1 or more")),
-        (None, None) => 0,
-    };
-    if offset < 0 {
-        return Err(ApiError::bad_request("offset cannot be negative"));
-    }
-    Ok(Paging { limit, offset })
+/// What is left of the stock after a delete.
+#[derive(Serialize, ToSchema)]
+pub struct AfterDelete {
+    /// Null when the medication keeps no stock (or is gone).
+    #[schema(required = true)]
+    inventory: Option<StockLevel>,
 }
 
 async fn page_of(
     state: AppState,
     user_id: i64,
     q: HistoryQuery,
-    medication: Option<i64>,
-) -> ApiResult<Json<Value>> {
-    let paging = paging(&q)?;
-    let status = q
-        .status
-        .as_deref()
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(|s| doses::status(Some(s)))
-        .transpose()?;
-    let medication_id = medication.or(query_number(q.medication_id.as_deref(), "medicationId")?);
-    let (entries, total) = state
+    medication: Option<MedicationId>,
+) -> ApiResult<Json<HistoryPage>> {
+    let paging = Paging::new(
+        query_number(q.limit.as_deref(), "limit")?,
+        query_number(q.offset.as_deref(), "offset")?,
+        query_number(q.page.as_deref(), "page")?,
+    )?;
+    let filter = HistoryFilter {
+        status: q
+            .status
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(|s| doses::status(Some(s)))
+            .transpose()?,
+        medication_id: query_number(q.medication_id.as_deref(), "medicationId")?,
+        date_from: q.date_from,
+        date_to: q.date_to,
+    };
+    let (entries, pagination) = state
         .db
-        .read(move |conn| {
-            let clock = UserClock::load(conn, user_id)?;
-            if let Some(id) = medication {
-                medications::find(conn, user_id, id)?
-                    .ok_or_else(|| ApiError::not_found("Medication not found"))?;
-            }
-            let filter = Filter {
-                status: status.map(|s| s.to_string()),
-                medication_id,
-                from: bound(&q.date_from, &clock, false)?,
-                until: bound(&q.date_to, &clock, true)?,
-            };
-            Ok::<_, ApiError>(history::page(
-                conn,
-                user_id,
-                &filter,
-                paging.limit,
-                paging.offset,
-            )?)
-        })
+        .read(move |conn| Ok::<_, ApiError>(doses::history(conn, user_id, medication, filter, paging)?))
         .await?;
-    let pages = (total + paging.limit - 1) / paging.limit;
-    Ok(Json(json!({
-        "success": true,
-        "data": entries,
-        "pagination": {
-            "total": total,
-            "limit": paging.limit,
-            "offset": paging.offset,
-            "page": paging.offset / paging.limit + 1,
-            "pages": pages.max(1),
-        },
-    })))
+    Ok(Json(HistoryPage {
+        success: true,
+        data: entries,
+        pagination,
+    }))
 }
 
+/// The person's dose history, newest first, filtered and paged.
+#[utoipa::path(
+    get,
+    path = "/medications/history",
+    tag = "history",
+    params(HistoryQuery),
+    responses(
+        (status = 200, description = "One page of history", body = HistoryPage),
+        (status = 400, description = "A filter or page cannot be used (`validation_failed`, `invalid_request`)", body = ErrorBody),
+        (status = 401, description = "Not signed in", body = ErrorBody),
+    ),
+)]
 pub async fn list(
     State(state): State<AppState>,
     AuthUser(user): AuthUser,
     ApiQuery(q): ApiQuery<HistoryQuery>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<HistoryPage>> {
     page_of(state, user.id, q, None).await
 }
 
+/// One medication's dose history, newest first, filtered and paged.
+#[utoipa::path(
+    get,
+    path = "/medications/{id}/history",
+    tag = "history",
+    params(("id" = i64, Path, description = "The medication's id"), HistoryQuery),
+    responses(
+        (status = 200, description = "One page of history", body = HistoryPage),
+        (status = 400, description = "A filter or page cannot be used (`validation_failed`, `invalid_request`)", body = ErrorBody),
+        (status = 401, description = "Not signed in", body = ErrorBody),
+        (status = 404, description = "No such medication of yours (`medication_not_found`)", body = ErrorBody),
+    ),
+)]
 pub async fn for_medication(
     State(state): State<AppState>,
     AuthUser(user): AuthUser,
-    ApiPath(id): ApiPath<i64>,
+    ApiPath(id): ApiPath<MedicationId>,
     ApiQuery(q): ApiQuery<HistoryQuery>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<HistoryPage>> {
     page_of(state, user.id, q, Some(id)).await
 }
 
-#[derive(Deserialize)]
+/// A correction to an entry; absent fields stay.
+#[derive(Deserialize, ToSchema)]
 pub struct EntryUpdate {
+    #[schema(value_type = Option<DoseStatus>)]
     status: Option<String>,
+    /// RFC 3339, not in the future; blank keeps it.
+    #[schema(value_type = Option<chrono::DateTime<chrono::Utc>>)]
     taken: Option<String>,
+    /// Positive.
+    #[schema(value_type = Option<f64>, exclusive_minimum = 0)]
     quantity: Option<Quantity>,
     dosage_unit: Option<String>,
+    /// A free-text note; blank clears it.
+    #[schema(max_length = 64)]
     dosage: Option<String>,
 }
 
 /// Corrects an entry; switching to or from taken moves the stock with a ledger row.
+#[utoipa::path(
+    put,
+    path = "/medications/history/{id}",
+    tag = "history",
+    params(("id" = i64, Path, description = "The entry's id")),
+    request_body = EntryUpdate,
+    responses(
+        (status = 200, description = "The corrected entry and the stock", body = MessageData<Logged>),
+        (status = 400, description = "A field cannot be used (`future_date`, `unit_required`, `unit_invalid`, `validation_failed`, `invalid_request`)", body = ErrorBody),
+        (status = 401, description = "Not signed in", body = ErrorBody),
+        (status = 404, description = "No such entry of yours (`entry_not_found`)", body = ErrorBody),
+        (status = 413, description = "The body is too large", body = ErrorBody),
+        (status = 415, description = "The body is not JSON", body = ErrorBody),
+    ),
+)]
 pub async fn update(
     State(state): State<AppState>,
     AuthUser(user): AuthUser,
-    ApiPath(id): ApiPath<i64>,
+    ApiPath(id): ApiPath<EntryId>,
     ApiJson(input): ApiJson<EntryUpdate>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<MessageData<Logged>>> {
     let change = EntryChange {
         status: input
             .status
@@ -179,7 +191,7 @@ pub async fn update(
         dosage: input.dosage,
     };
     let now = state.clock.now();
-    let body = state
+    let updated = state
         .db
         .write(move |conn| {
             let tx = conn.transaction()?;
@@ -188,17 +200,26 @@ pub async fn update(
             Ok::<_, ApiError>(updated)
         })
         .await?;
-    Ok(Json(
-        json!({ "success": true, "message": "Entry updated", "data": body }),
-    ))
+    Ok(message_data("Entry updated", updated))
 }
 
 /// Deletes an entry and gives back the stock it used.
+#[utoipa::path(
+    delete,
+    path = "/medications/history/{id}",
+    tag = "history",
+    params(("id" = i64, Path, description = "The entry's id")),
+    responses(
+        (status = 200, description = "Deleted; the stock after it", body = MessageData<AfterDelete>),
+        (status = 401, description = "Not signed in", body = ErrorBody),
+        (status = 404, description = "No such entry of yours (`entry_not_found`)", body = ErrorBody),
+    ),
+)]
 pub async fn delete(
     State(state): State<AppState>,
     AuthUser(user): AuthUser,
-    ApiPath(id): ApiPath<i64>,
-) -> ApiResult<Json<Value>> {
+    ApiPath(id): ApiPath<EntryId>,
+) -> ApiResult<Json<MessageData<AfterDelete>>> {
     let now = state.clock.now();
     let inventory = state
         .db
@@ -209,15 +230,13 @@ pub async fn delete(
             Ok::<_, ApiError>(inventory)
         })
         .await?;
-    Ok(Json(
-        json!({ "success": true, "message": "Entry deleted", "data": { "inventory": inventory } }),
-    ))
+    Ok(message_data("Entry deleted", AfterDelete { inventory }))
 }
 
 /// This module's routes under `/api`.
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
-        .route("/medications/history", routing::get(list))
-        .route("/medications/history/{id}", routing::put(update).delete(delete))
-        .route("/medications/{id}/history", routing::get(for_medication))
+        .routes(routes!(list))
+        .routes(routes!(update, delete))
+        .routes(routes!(for_medication))
 }

@@ -58,7 +58,6 @@ pub struct AppState {
     pub backup_status: BackupStatus,
     /// The time for services (`clock.now()`); the reminder engine shares it, and tests
     /// move it (`POST /api/test/clock`, debug builds only).
-    #[allow(dead_code)] // taken up service by service (issue 12)
     pub clock: crate::clock::Clock,
 }
 

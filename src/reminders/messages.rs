@@ -5,8 +5,8 @@ use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use serde_json::json;
 
-use super::words::{Lang, Words};
 use crate::domain::quantity::Quantity;
+use crate::domain::words::{Lang, Words};
 use crate::mailer::{Email, button, escape_html};
 
 /// How a person writes dates and times, and in which language (their app settings).

@@ -3,9 +3,7 @@
 
 pub mod dispatcher;
 pub mod messages;
-pub mod planner;
 pub mod push;
-pub mod words;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -13,6 +11,7 @@ use std::time::Duration;
 use tokio_cron_scheduler::{Job, JobScheduler};
 
 use crate::db::DbError;
+use crate::services::planner;
 use dispatcher::Engine;
 
 /// How often every user's reminders are topped up to the horizon.

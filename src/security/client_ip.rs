@@ -9,26 +9,6 @@ use axum::extract::{ConnectInfo, FromRef, FromRequestParts};
 use axum::http::request::Parts;
 pub use ipnet::IpNet;
 
-/// An entry of `trusted_proxies`: a CIDR block, or a single address (a block of one).
-pub fn parse_net(text: &str) -> Result<IpNet, String> {
-    if let Ok(net) = text.trim().parse::<IpNet>() {
-        return Ok(net);
-    }
-    let (address, prefix) = match text.trim().split_once('/') {
-        Some((a, p)) => (a, Some(p)),
-        None => (text, None),
-    };
-    let address: IpAddr = address
-        .trim()
-        .parse()
-        .map_err(|_| format!("\"{text}\" is not an IP address"))?;
-    match prefix {
-        // The address is fine, so only the prefix can be wrong.
-        Some(_) => Err(format!("\"{text}\" has a bad prefix length")),
-        None => Ok(IpNet::from(address)),
-    }
-}
-
 /// `::ffff:1.2.3.4` is 1.2.3.4.
 fn canonical(ip: IpAddr) -> IpAddr {
     match ip {
@@ -95,6 +75,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::parse_net;
 
     fn ip(s: &str) -> IpAddr {
         s.parse().unwrap()

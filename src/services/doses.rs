@@ -2,7 +2,7 @@
 //! history entries. Each moves the stock with its ledger row and answers the reminder it
 //! belongs to, in one transaction.
 
-use chrono::{DateTime, Duration, Utc};
+use chrono::{DateTime, Duration, NaiveDate, Utc};
 use rusqlite::Connection;
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -10,10 +10,11 @@ use utoipa::ToSchema;
 use super::stock::{self, StockLevel, StockWarning};
 use super::{ErrorCode, ServiceResult, invalid, not_found, rejected};
 use crate::clock;
-use crate::domain::dose::DoseStatus;
-use crate::domain::medication::{FUTURE_SKEW_SECS, MAX_SHORT_TEXT, limited_text};
+use crate::domain::dose::{DoseStatus, EntryId};
+use crate::domain::medication::{FUTURE_SKEW_SECS, MAX_SHORT_TEXT, MedicationId, limited_text};
 use crate::domain::quantity::Quantity;
-use crate::store::history::{self, Entry};
+use crate::services::planner::UserClock;
+use crate::store::history::{self, Entry, Filter};
 use crate::store::medications::{self, Medication};
 use crate::store::reminders;
 
@@ -52,7 +53,7 @@ pub fn record_dose(
         medication_id: Some(m.id),
         medication_name: m.name.clone(),
         medication_unit: m.unit.clone(),
-        status: dose.status.to_string(),
+        status: dose.status,
         taken: clock::stamp(dose.taken),
         quantity: dose.quantity,
         dosage_unit: dose.dosage_unit,
@@ -133,6 +134,7 @@ pub struct DoseRequest {
 pub struct Logged {
     pub entry: Entry,
     /// The stock after the dose; null without an inventory.
+    #[schema(required = true)]
     pub inventory: Option<StockLevel>,
     #[serde(flatten)]
     pub warning: StockWarning,
@@ -142,13 +144,13 @@ pub struct Logged {
 pub fn log(
     conn: &Connection,
     user_id: i64,
-    medication_id: i64,
+    medication_id: MedicationId,
     dose: DoseRequest,
     now: DateTime<Utc>,
 ) -> ServiceResult<Logged> {
     let taken = not_in_future(dose.taken.unwrap_or(now), now)?;
     let dosage = dosage_text(dose.dosage)?;
-    let m = medications::find(conn, user_id, medication_id)?
+    let m = medications::find(conn, user_id, medication_id.0)?
         .ok_or_else(|| not_found(ErrorCode::MedicationNotFound, "Medication not found"))?;
     if let Some(reminder) = dose.dosage_id
         && reminders::find(conn, user_id, reminder)?.is_none_or(|r| r.medication_id != Some(m.id))
@@ -201,15 +203,15 @@ pub struct EntryChange {
 pub fn update_entry(
     conn: &Connection,
     user_id: i64,
-    id: i64,
+    id: EntryId,
     change: EntryChange,
     now: DateTime<Utc>,
 ) -> ServiceResult<Logged> {
-    let mut entry = history::find(conn, user_id, id)?.ok_or_else(entry_not_found)?;
-    let stock_relevant = |e: &Entry| (e.status.clone(), e.quantity, e.dosage_unit.clone());
+    let mut entry = history::find(conn, user_id, id.0)?.ok_or_else(entry_not_found)?;
+    let stock_relevant = |e: &Entry| (e.status, e.quantity, e.dosage_unit.clone());
     let before = stock_relevant(&entry);
     if let Some(status) = change.status {
-        entry.status = status.to_string();
+        entry.status = status;
     }
     if let Some(taken) = change.taken {
         entry.taken = clock::stamp(not_in_future(taken, now)?);
@@ -242,11 +244,115 @@ pub fn update_entry(
 pub fn delete_entry(
     conn: &Connection,
     user_id: i64,
-    id: i64,
+    id: EntryId,
     now: DateTime<Utc>,
 ) -> ServiceResult<Option<StockLevel>> {
-    let mut entry = history::find(conn, user_id, id)?.ok_or_else(entry_not_found)?;
+    let mut entry = history::find(conn, user_id, id.0)?.ok_or_else(entry_not_found)?;
     stock::release(conn, user_id, &mut entry, now)?;
-    history::delete(conn, user_id, id)?;
+    history::delete(conn, user_id, id.0)?;
     stock::level(conn, entry.medication_id)
+}
+
+const DEFAULT_PAGE_SIZE: i64 = 20;
+const MAX_PAGE_SIZE: i64 = 100;
+
+/// A page of the history: how many entries, from where.
+#[derive(Debug, Clone, Copy)]
+pub struct Paging {
+    pub limit: i64,
+    pub offset: i64,
+}
+
+impl Paging {
+    /// From the query's numbers: `offset` wins over `page` (counted from 1).
+    pub fn new(limit: Option<i64>, offset: Option<i64>, page: Option<i64>) -> ServiceResult<Paging> {
+        let limit = limit.unwrap_or(DEFAULT_PAGE_SIZE);
+        if !(1..=MAX_PAGE_SIZE).contains(&limit) {
+            return Err(invalid(format!("limit must be between 1 and {MAX_PAGE_SIZE}")));
+        }
+        let offset = match (offset, page) {
+            (Some(offset), _) => offset,
+            (None, Some(page)) if page >= 1 => (page - 1).saturating_mul(limit),
+            (None, Some(_)) => return Err(invalid("page must be 1 or more")),
+            (None, None) => 0,
+        };
+        if offset < 0 {
+            return Err(invalid("offset cannot be negative"));
+        }
+        Ok(Paging { limit, offset })
+    }
+}
+
+/// Which entries to list.
+#[derive(Debug, Default)]
+pub struct HistoryFilter {
+    pub status: Option<DoseStatus>,
+    pub medication_id: Option<i64>,
+    /// `YYYY-MM-DD` (local) or an RFC 3339 instant, inclusive.
+    pub date_from: Option<String>,
+    /// `YYYY-MM-DD` (local, the whole day) or an RFC 3339 instant.
+    pub date_to: Option<String>,
+}
+
+/// Where a page sits in the whole list.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Pagination {
+    pub total: i64,
+    pub limit: i64,
+    pub offset: i64,
+    pub page: i64,
+    pub pages: i64,
+}
+
+/// A date filter bound: `YYYY-MM-DD` in the user's zone, or an RFC 3339 instant.
+fn bound(value: Option<&str>, clock: &UserClock, end_of_day: bool) -> ServiceResult<Option<String>> {
+    let Some(text) = value.map(str::trim).filter(|v| !v.is_empty()) else {
+        return Ok(None);
+    };
+    if let Ok(date) = NaiveDate::parse_from_str(text, "%Y-%m-%d") {
+        let day = if end_of_day {
+            date.succ_opt().unwrap_or(date)
+        } else {
+            date
+        };
+        return Ok(Some(clock::stamp(clock.start_of(day))));
+    }
+    DateTime::parse_from_rfc3339(text)
+        .map(|t| Some(clock::stamp(t.with_timezone(&Utc))))
+        .map_err(|_| invalid("Dates must be written as YYYY-MM-DD"))
+}
+
+/// One page of the person's history, newest first; `within` limits it to one medication
+/// (which must be theirs).
+pub fn history(
+    conn: &Connection,
+    user_id: i64,
+    within: Option<MedicationId>,
+    filter: HistoryFilter,
+    paging: Paging,
+) -> ServiceResult<(Vec<Entry>, Pagination)> {
+    let clock = UserClock::load(conn, user_id)?;
+    if let Some(id) = within {
+        medications::find(conn, user_id, id.0)?
+            .ok_or_else(|| not_found(ErrorCode::MedicationNotFound, "Medication not found"))?;
+    }
+    let filter = Filter {
+        status: filter.status,
+        medication_id: within.map(|id| id.0).or(filter.medication_id),
+        from: bound(filter.date_from.as_deref(), &clock, false)?,
+        until: bound(filter.date_to.as_deref(), &clock, true)?,
+    };
+    let (entries, total) = history::page(conn, user_id, &filter, paging.limit, paging.offset)?;
+    let pages = (total + paging.limit - 1) / paging.limit;
+    Ok((
+        entries,
+        Pagination {
+            total,
+            limit: paging.limit,
+            offset: paging.offset,
+            // Saturating: an offset near i64::MAX is an empty page, not an overflow.
+            page: (paging.offset / paging.limit).saturating_add(1),
+            pages: pages.max(1),
+        },
+    ))
 }

@@ -1,6 +1,3 @@
-// Codes and constructors are filled in area by area (issue 12); until then some are unused.
-#![allow(dead_code)]
-
 //! The errors of the service layer, and the stable machine codes every error answer carries.
 //!
 //! A code names what went wrong for a program (the web app maps codes to its translations);
@@ -21,6 +18,7 @@ macro_rules! error_codes {
         }
 
         impl ErrorCode {
+            #[cfg(test)]
             pub const ALL: &[ErrorCode] = &[$(ErrorCode::$variant,)*];
 
             /// The code as it appears in a body (`"unit_mismatch"`).
@@ -71,18 +69,25 @@ error_codes! {
     InvalidBackupCode => "invalid_backup_code",
 
     // --- medications, doses, stock ---
+    /// No medication of the person's with that id.
     MedicationNotFound => "medication_not_found",
+    /// No history entry of the person's with that id.
     EntryNotFound => "entry_not_found",
     NameRequired => "name_required",
     UnitRequired => "unit_required",
+    /// A unit outside the catalogue (`params.unit`, as typed).
     UnitInvalid => "unit_invalid",
     /// The dose's unit and the stock's unit cannot be converted (`params.stock`, `params.unit`).
     UnitMismatch => "unit_mismatch",
     /// Doses and stock need an item strength to convert (`params.stock`, `params.unit`).
     StrengthNeeded => "strength_needed",
+    /// Two units of different kinds (`params.from`, `params.to`).
     UnitIncompatible => "unit_incompatible",
+    /// A dose time in the future.
     FutureDate => "future_date",
+    /// A manual stock change on a medication that keeps no stock.
     InventoryNotEnabled => "inventory_not_enabled",
+    /// A manual stock change that would leave less than nothing.
     StockBelowZero => "stock_below_zero",
 
     // --- reminders and notifications ---

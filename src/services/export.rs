@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use super::{ServiceResult, user_settings};
 use crate::domain::quantity::Quantity;
 use crate::domain::stock::InventoryType;
-use crate::reminders::planner::UserClock;
+use crate::services::planner::UserClock;
 use crate::store::medications::{self, Medication};
 use crate::store::notify_prefs::{self, GlobalPrefs, MedicationPrefs, Method};
 use crate::store::settings;

@@ -19,6 +19,7 @@ use utoipa::ToSchema;
 use super::export::{EntryFile, FORMAT_VERSION, MedicationFile, parse_instant};
 use super::{ErrorCode, Problem, ServiceError, ServiceResult, invalid, rejected, user_settings};
 use crate::clock;
+use crate::domain::dose::DoseStatus;
 use crate::domain::medication::{
     COLORS, DEFAULT_ICON, FUTURE_SKEW_SECS, MAX_LEAD_MINUTES, MAX_MESSAGE, MAX_NAME, MAX_NOTES, MAX_REPEATS,
     MAX_SHORT_TEXT, limited_text,
@@ -27,7 +28,7 @@ use crate::domain::quantity::Quantity;
 use crate::domain::schedule::{self, Frequency};
 use crate::domain::stock::Containers;
 use crate::domain::units;
-use crate::reminders::planner::{self, UserClock};
+use crate::services::planner::{self, UserClock};
 use crate::store::history::{self, Entry};
 use crate::store::medications::{self, Inventory, Medication, StockChange};
 use crate::store::notify_prefs::{self, GlobalPrefs, MedicationPrefs, Method};
@@ -935,7 +936,7 @@ fn write(conn: &Connection, user_id: i64, plan: Plan, now: DateTime<Utc>) -> Ser
             medication_id: target.medication,
             medication_name: target.name.clone(),
             medication_unit: target.unit.clone(),
-            status: e.status.to_owned(),
+            status: e.status.parse().unwrap_or(DoseStatus::Missed),
             taken: e.taken,
             quantity: e.quantity,
             dosage_unit: e.unit,

@@ -10,7 +10,7 @@ use super::error::{ErrorCode, ServiceResult, invalid, not_found};
 use crate::domain::notification::{
     DeliveryMethod, check_lead, check_message, check_repeat_interval, check_repeats,
 };
-use crate::reminders::planner::{self, UserClock};
+use crate::services::planner::{self, UserClock};
 use crate::store::notify_prefs::{self, GlobalPrefs, MedicationPrefs};
 use crate::store::{medications, settings};
 

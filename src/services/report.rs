@@ -13,7 +13,7 @@ use crate::clock;
 use crate::domain::quantity::Quantity;
 use crate::domain::schedule::{self, Frequency};
 use crate::domain::stock::{self, StockStatus};
-use crate::reminders::planner::UserClock;
+use crate::services::planner::UserClock;
 use crate::store::medications::{self, Inventory, Medication};
 
 /// The longest period one report covers.

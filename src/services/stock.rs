@@ -3,18 +3,25 @@
 
 use chrono::{DateTime, Utc};
 use rusqlite::Connection;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::{ErrorCode, Problem, ServiceError, ServiceResult};
+use super::{ErrorCode, Problem, ServiceError, ServiceResult, invalid, rejected, report};
 use crate::clock;
 use crate::domain::dose::DoseStatus;
+use crate::domain::medication::{MedicationId, limited_text};
 use crate::domain::quantity::Quantity;
-use crate::domain::stock::{self, ContainerError, DoseUnitError, DoseWarning, StockStatus};
+use crate::domain::stock::{self, ContainerError, DoseUnitError, DoseWarning, InventoryType, StockStatus};
 use crate::domain::units::{self, UnitError, UnitInputError};
-use crate::reminders::words::Lang;
-use crate::store::history::Entry;
-use crate::store::medications::{self, Inventory, Medication, StockChange};
+use crate::domain::words::Lang;
+use crate::services::planner::UserClock;
+use crate::store::history::{self, Entry};
+use crate::store::medications::{self, Inventory, LedgerRow, Medication, StockChange};
+
+/// Ledger rows shown at most.
+const LEDGER_ROWS: i64 = 500;
+/// The longest reason for a manual stock change.
+const MAX_REASON: usize = 500;
 
 impl From<UnitInputError> for ServiceError {
     fn from(e: UnitInputError) -> Self {
@@ -92,7 +99,9 @@ pub fn level(conn: &Connection, medication_id: Option<i64>) -> ServiceResult<Opt
 /// stable code for the client, both null when the stock moved as asked.
 #[derive(Debug, Clone, Default, Serialize, ToSchema)]
 pub struct StockWarning {
+    #[schema(required = true)]
     pub warning: Option<String>,
+    #[schema(required = true)]
     pub warning_code: Option<DoseWarning>,
 }
 
@@ -112,7 +121,7 @@ fn stock_use_of(
     medication: Option<&Medication>,
     inventory: Option<&Inventory>,
 ) -> Result<Quantity, UnitError> {
-    let taken = entry.status.parse::<DoseStatus>() == Ok(DoseStatus::Taken);
+    let taken = entry.status == DoseStatus::Taken;
     match (taken, entry.affect_inventory, medication, inventory) {
         (true, true, Some(m), Some(inv)) if inv.enabled => {
             inv.containers.usage(entry.quantity, &entry.dosage_unit, &m.unit)
@@ -244,4 +253,366 @@ fn settle_to(
 /// A dose or stock unit from the catalogue, as its canonical symbol (`mcg` is `μg`).
 pub fn unit(text: &str) -> ServiceResult<String> {
     Ok(units::canonical(text)?)
+}
+
+fn medication_not_found() -> ServiceError {
+    super::not_found(ErrorCode::MedicationNotFound, "Medication not found")
+}
+
+/// A medication's inventory as the API shows it: its set-up, totals, status and forecast.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct InventoryView {
+    /// The medication's id.
+    pub id: i64,
+    pub enabled: bool,
+    pub inventory_type: InventoryType,
+    #[schema(required = true)]
+    pub container_type: Option<String>,
+    #[schema(required = true)]
+    pub container_quantity: Option<i64>,
+    #[schema(required = true)]
+    pub container_size: Option<Quantity>,
+    #[schema(required = true)]
+    pub container_unit: Option<String>,
+    #[schema(required = true)]
+    pub item_quantity: Option<i64>,
+    #[schema(required = true)]
+    pub item_strength: Option<Quantity>,
+    #[schema(required = true)]
+    pub item_unit: Option<String>,
+    /// What the containers hold when full.
+    pub total_quantity: Quantity,
+    /// The unit stock is counted in.
+    pub total_unit: String,
+    pub current_quantity: Quantity,
+    pub reminder_threshold: Quantity,
+    pub stock_status: StockStatus,
+    /// The day the stock runs out at the scheduled use (`YYYY-MM-DD`); null when unknown.
+    #[schema(required = true)]
+    pub runs_out_on: Option<String>,
+    pub updated_at: String,
+}
+
+impl InventoryView {
+    pub fn of(medication: &Medication, inv: &Inventory, clock: &UserClock) -> InventoryView {
+        let c = &inv.containers;
+        InventoryView {
+            id: medication.id,
+            enabled: inv.enabled,
+            inventory_type: c.inventory_type,
+            container_type: c.container_type.clone(),
+            container_quantity: c.container_quantity,
+            container_size: c.container_size,
+            container_unit: c.container_unit.clone(),
+            item_quantity: c.item_quantity,
+            item_strength: c.item_strength,
+            item_unit: c.item_unit.clone(),
+            total_quantity: c.total(),
+            total_unit: c.stock_unit().to_owned(),
+            current_quantity: stock::on_hand(inv.current_quantity),
+            reminder_threshold: inv.reminder_threshold,
+            stock_status: stock::status(inv.current_quantity, inv.reminder_threshold),
+            runs_out_on: report::runs_out_on(medication, inv, clock).map(|d| d.to_string()),
+            updated_at: inv.updated_at.clone(),
+        }
+    }
+}
+
+/// A change to an inventory; what is absent stays. The container fields are "absent:
+/// keep", "null: clear", or a value.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+pub struct InventoryInput {
+    enabled: Option<bool>,
+    #[schema(value_type = Option<InventoryType>)]
+    inventory_type: Option<String>,
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<String>)]
+    container_type: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<i64>)]
+    container_quantity: Option<Option<i64>>,
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<f64>)]
+    container_size: Option<Option<Quantity>>,
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<String>)]
+    container_unit: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<i64>)]
+    item_quantity: Option<Option<i64>>,
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<f64>)]
+    item_strength: Option<Option<Quantity>>,
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<String>)]
+    item_unit: Option<Option<String>>,
+    /// On a newly enabled inventory: the starting count (default: full); else a correction.
+    current_quantity: Option<Quantity>,
+    reminder_threshold: Option<Quantity>,
+}
+
+/// A present field, possibly `null`: `Some(None)` clears, a missing field stays `None`.
+fn nullable<'de, D, T>(deserializer: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(deserializer).map(Some)
+}
+
+/// Applies inventory input over the current inventory, validates it, and moves stock with
+/// ledger rows: a newly enabled inventory starts full (or at the given quantity), a given
+/// quantity on an existing one is a correction.
+pub fn apply(
+    conn: &Connection,
+    medication: &Medication,
+    input: InventoryInput,
+    now: &str,
+) -> ServiceResult<Inventory> {
+    let medication_id = medication.id;
+    let existing = medications::inventory(conn, medication_id)?;
+    let old_unit = existing.as_ref().map(|i| i.containers.stock_unit().to_owned());
+    let was_enabled = existing.as_ref().is_some_and(|i| i.enabled);
+    let mut inv = existing.unwrap_or_else(|| Inventory::disabled(now));
+    let c = &mut inv.containers;
+    if let Some(kind) = input.inventory_type {
+        c.inventory_type = match kind.trim() {
+            "continuous" => InventoryType::Continuous,
+            "discrete" => InventoryType::Discrete,
+            _ => return Err(invalid("Inventory type must be continuous or discrete")),
+        };
+    }
+    fn replace<T>(value: Option<Option<T>>, current: &mut Option<T>) {
+        if let Some(value) = value {
+            *current = value;
+        }
+    }
+    let text = |value: Option<Option<String>>| {
+        value.map(|v| v.map(|t| t.trim().to_owned()).filter(|t| !t.is_empty()))
+    };
+    replace(text(input.container_type), &mut c.container_type);
+    replace(text(input.container_unit), &mut c.container_unit);
+    replace(text(input.item_unit), &mut c.item_unit);
+    replace(input.container_quantity, &mut c.container_quantity);
+    replace(input.container_size, &mut c.container_size);
+    replace(input.item_quantity, &mut c.item_quantity);
+    replace(input.item_strength, &mut c.item_strength);
+    if let Some(threshold) = input.reminder_threshold {
+        if threshold < Quantity::ZERO {
+            return Err(invalid("Reminder threshold cannot be negative"));
+        }
+        inv.reminder_threshold = threshold;
+    }
+    inv.enabled = input.enabled.unwrap_or(inv.enabled);
+    if input.current_quantity.is_some_and(|q| q < Quantity::ZERO) {
+        return Err(invalid("Current quantity cannot be negative"));
+    }
+    if inv.enabled {
+        inv.containers.validate()?;
+        for unit in [&mut inv.containers.container_unit, &mut inv.containers.item_unit]
+            .into_iter()
+            .flatten()
+        {
+            *unit = units::find(unit).map(|u| u.symbol.to_owned()).unwrap_or_default();
+        }
+        inv.containers.check_dose_unit(&medication.unit)?;
+    }
+    let old = inv.current_quantity;
+    let (target, kind) = match (inv.enabled && !was_enabled, input.current_quantity) {
+        (true, given) => (
+            given.unwrap_or_else(|| inv.containers.total()),
+            StockChange::Initial,
+        ),
+        (false, Some(given)) => (given, StockChange::Correction),
+        (false, None) => (old, StockChange::Correction),
+    };
+    inv.current_quantity = target;
+    inv.updated_at = now.to_owned();
+    // A fresh stock (turned on again, or counted in another unit) owes nothing to doses
+    // logged before it: deleting one of those later must not add to it.
+    if matches!(kind, StockChange::Initial)
+        || old_unit
+            .as_deref()
+            .is_some_and(|u| u != inv.containers.stock_unit())
+    {
+        history::forget_stock_use(conn, medication_id)?;
+    }
+    medications::save_inventory(conn, medication_id, &inv)?;
+    if target != old || matches!(kind, StockChange::Initial) {
+        medications::record_ledger(conn, medication_id, target - old, target, kind, None, None, now)?;
+    }
+    Ok(inv)
+}
+
+/// A medication's inventory (a disabled one when it never had any).
+pub fn get(conn: &Connection, user_id: i64, medication_id: MedicationId) -> ServiceResult<InventoryView> {
+    let medication_id = medication_id.0;
+    let clock = UserClock::load(conn, user_id)?;
+    let m = medications::find(conn, user_id, medication_id)?.ok_or_else(medication_not_found)?;
+    let inv =
+        medications::inventory(conn, medication_id)?.unwrap_or_else(|| Inventory::disabled(&m.created_at));
+    Ok(InventoryView::of(&m, &inv, &clock))
+}
+
+/// Saves a medication's inventory set-up (see `apply`).
+pub fn save(
+    conn: &Connection,
+    user_id: i64,
+    medication_id: MedicationId,
+    input: InventoryInput,
+    now: DateTime<Utc>,
+) -> ServiceResult<InventoryView> {
+    let medication_id = medication_id.0;
+    let clock = UserClock::load(conn, user_id)?;
+    let m = medications::find(conn, user_id, medication_id)?.ok_or_else(medication_not_found)?;
+    let inv = apply(conn, &m, input, &clock::stamp(now))?;
+    Ok(InventoryView::of(&m, &inv, &clock))
+}
+
+/// A manual stock change as sent.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct Adjustment {
+    /// How much to add (a refill) or take away (a lost tablet); not zero.
+    pub adjustment: Option<Quantity>,
+    #[schema(max_length = 500)]
+    pub reason: Option<String>,
+}
+
+/// The stock after an adjustment, with the whole inventory.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Adjusted {
+    pub current_quantity: Quantity,
+    pub stock_status: StockStatus,
+    pub inventory: InventoryView,
+}
+
+/// A manual stock change (a refill, a lost tablet), with an optional reason.
+pub fn adjust(
+    conn: &Connection,
+    user_id: i64,
+    medication_id: MedicationId,
+    input: Adjustment,
+    now: DateTime<Utc>,
+) -> ServiceResult<Adjusted> {
+    let medication_id = medication_id.0;
+    let change = input
+        .adjustment
+        .filter(|a| *a != Quantity::ZERO)
+        .ok_or_else(|| invalid("Adjustment must be a non-zero number"))?;
+    let reason = input
+        .reason
+        .map(|r| limited_text(&r, MAX_REASON, "Reason").map_err(invalid))
+        .transpose()?
+        .filter(|r| !r.is_empty());
+    let clock = UserClock::load(conn, user_id)?;
+    let m = medications::find(conn, user_id, medication_id)?.ok_or_else(medication_not_found)?;
+    let Some(before) = medications::inventory(conn, medication_id)?.filter(|inv| inv.enabled) else {
+        return Err(rejected(
+            ErrorCode::InventoryNotEnabled,
+            "Inventory is not enabled for this medication",
+        ));
+    };
+    // Refused rather than clamped: a count that does not add up is a typo to fix.
+    if stock::on_hand(before.current_quantity) + change < Quantity::ZERO {
+        return Err(rejected(ErrorCode::StockBelowZero, "Stock cannot go below zero"));
+    }
+    medications::move_stock(
+        conn,
+        medication_id,
+        change,
+        StockChange::Adjustment,
+        reason.as_deref(),
+        None,
+        &clock::stamp(now),
+    )?;
+    let inv = medications::inventory(conn, medication_id)?.ok_or_else(medication_not_found)?;
+    Ok(Adjusted {
+        current_quantity: stock::on_hand(inv.current_quantity),
+        stock_status: stock::status(inv.current_quantity, inv.reminder_threshold),
+        inventory: InventoryView::of(&m, &inv, &clock),
+    })
+}
+
+/// The most recent rows of a medication's stock ledger, newest first.
+pub fn ledger(conn: &Connection, user_id: i64, medication_id: MedicationId) -> ServiceResult<Vec<LedgerRow>> {
+    let medication_id = medication_id.0;
+    medications::find(conn, user_id, medication_id)?.ok_or_else(medication_not_found)?;
+    Ok(medications::ledger(conn, medication_id, LEDGER_ROWS)?)
+}
+
+/// A medication whose stock is low or out.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LowStock {
+    pub medication_id: i64,
+    pub name: String,
+    pub color: String,
+    pub inventory: InventoryView,
+}
+
+/// The person's medications whose stock is low or out.
+pub fn low(conn: &Connection, user_id: i64) -> ServiceResult<Vec<LowStock>> {
+    let clock = UserClock::load(conn, user_id)?;
+    let mut low = Vec::new();
+    for m in medications::list(conn, user_id)? {
+        if let Some(inv) = medications::inventory(conn, m.id)?.filter(|inv| inv.enabled)
+            && stock::status(inv.current_quantity, inv.reminder_threshold) != StockStatus::InStock
+        {
+            low.push(LowStock {
+                medication_id: m.id,
+                name: m.name.clone(),
+                color: m.color.clone(),
+                inventory: InventoryView::of(&m, &inv, &clock),
+            });
+        }
+    }
+    Ok(low)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn problem(e: ServiceError) -> Problem {
+        match e {
+            ServiceError::Invalid(p) => p,
+            other => panic!("not a 400: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn unit_problems_carry_their_code_and_values() {
+        let p = problem(units::canonical("spoons").unwrap_err().into());
+        assert_eq!(
+            (p.code, p.message.as_str()),
+            (
+                ErrorCode::UnitInvalid,
+                "Unit 'spoons' is not a valid medical unit"
+            )
+        );
+        assert_eq!(p.params["unit"], "spoons");
+        assert_eq!(
+            problem(units::canonical(" ").unwrap_err().into()).code,
+            ErrorCode::UnitRequired
+        );
+        let p = problem(units::convert(Quantity::whole(1), "mg", "ml").unwrap_err().into());
+        assert_eq!(p.code, ErrorCode::UnitIncompatible);
+        assert_eq!((&p.params["from"], &p.params["to"]), (&"mg".into(), &"ml".into()));
+        let strength = DoseUnitError::StrengthNeeded {
+            stock: "tablets".into(),
+            unit: "mg".into(),
+            item: "tablet".into(),
+        };
+        let p = problem(strength.into());
+        assert_eq!(p.code, ErrorCode::StrengthNeeded);
+        assert_eq!(
+            (&p.params["stock"], &p.params["unit"]),
+            (&"tablets".into(), &"mg".into())
+        );
+        let mismatch = DoseUnitError::Mismatch {
+            stock: "ml".into(),
+            unit: "units".into(),
+            hint: ", a unit a dose converts to".into(),
+        };
+        assert_eq!(problem(mismatch.into()).code, ErrorCode::UnitMismatch);
+    }
 }

@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 use utoipa::ToSchema;
 
 use super::{ErrorCode, Problem, ServiceError, ServiceResult, invalid};
-use crate::reminders::planner;
+use crate::services::planner;
 use crate::store::settings::{self, UserSettings};
 
 pub const LANGUAGES: &[&str] = &["en", "es", "fr", "de"];

@@ -4,27 +4,45 @@ use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
 use serde::Serialize;
 
+use crate::domain::dose::DoseStatus;
 use crate::domain::quantity::Quantity;
+
+// Stored as its text; the table's CHECK allows only the three statuses.
+impl rusqlite::ToSql for DoseStatus {
+    fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
+        Ok(self.as_str().into())
+    }
+}
+
+impl rusqlite::types::FromSql for DoseStatus {
+    fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
+        value
+            .as_str()?
+            .parse()
+            .map_err(|e| rusqlite::types::FromSqlError::Other(Box::new(e)))
+    }
+}
 
 /// A history entry as stored, and as the API shows it.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct Entry {
     pub id: i64,
     /// None once the medication is deleted (the entry keeps its name and unit).
+    #[schema(required = true)]
     pub medication_id: Option<i64>,
     pub medication_name: String,
     pub medication_unit: String,
-    /// `taken`, `skipped` or `missed`.
-    #[schema(value_type = crate::domain::dose::DoseStatus)]
-    pub status: String,
+    pub status: DoseStatus,
     /// When the dose was taken (or due), RFC 3339 UTC.
     pub taken: String,
     pub quantity: Quantity,
     pub dosage_unit: String,
+    #[schema(required = true)]
     pub dosage: Option<String>,
     pub affect_inventory: bool,
     #[serde(skip)]
     pub stock_used: Quantity,
+    #[schema(required = true)]
     pub dosage_id: Option<i64>,
     pub created_at: String,
 }
@@ -136,7 +154,7 @@ pub fn recent(conn: &Connection, user_id: i64, medication_id: i64, n: i64) -> ru
 
 #[derive(Debug, Default)]
 pub struct Filter {
-    pub status: Option<String>,
+    pub status: Option<DoseStatus>,
     pub medication_id: Option<i64>,
     /// Inclusive lower and exclusive upper bound, RFC 3339 UTC.
     pub from: Option<String>,
@@ -149,7 +167,7 @@ impl Filter {
         let mut values = vec![Value::Integer(user_id)];
         if let Some(status) = &self.status {
             sql.push_str(" AND status = ?");
-            values.push(Value::Text(status.clone()));
+            values.push(Value::Text(status.as_str().to_owned()));
         }
         if let Some(id) = self.medication_id {
             sql.push_str(" AND medication_id = ?");
@@ -214,7 +232,7 @@ pub fn since(
     conn: &Connection,
     user_id: i64,
     from: &str,
-) -> rusqlite::Result<Vec<(Option<i64>, String, String)>> {
+) -> rusqlite::Result<Vec<(Option<i64>, DoseStatus, String)>> {
     conn.prepare_cached(
         "SELECT medication_id, status, taken_at FROM dose_history WHERE user_id = ?1 AND taken_at >= ?2",
     )?

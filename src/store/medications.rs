@@ -354,13 +354,17 @@ pub fn record_ledger(
     Ok(())
 }
 
-#[derive(Debug, serde::Serialize)]
+/// A row of the stock ledger: one move of the stock and the balance after it.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
 pub struct LedgerRow {
     pub id: i64,
     pub change: Quantity,
     pub balance: Quantity,
+    /// `initial`, `dose`, `dose_reverted`, `adjustment` or `correction`.
     pub kind: String,
+    #[schema(required = true)]
     pub reason: Option<String>,
+    #[schema(required = true)]
     pub history_id: Option<i64>,
     pub created_at: String,
 }

@@ -1,0 +1,608 @@
+//! Medications: creating, changing, listing and deleting them with their schedules and
+//! stock, today's doses, and adherence. Another person's ids are "not found".
+
+use std::collections::{HashMap, HashSet};
+
+use chrono::{DateTime, Duration, NaiveDate, Utc};
+use rusqlite::Connection;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::report::{self, Adherence};
+use super::stock::{self, InventoryInput, InventoryView};
+use super::{ErrorCode, ServiceError, ServiceResult, invalid, not_found, rejected};
+use crate::clock;
+use crate::domain::dose::DoseStatus;
+use crate::domain::medication::{
+    COLORS, DEFAULT_ICON, MAX_NAME, MAX_NOTES, MAX_SHORT_TEXT, MedicationId, limited_text,
+};
+use crate::domain::quantity::Quantity;
+use crate::domain::schedule::{self, Frequency, TimeOfDay};
+use crate::domain::today::{
+    Day, DoseOfToday, DoseState, Log, PlannedReminder, ScheduledDose, doses_of_today,
+};
+use crate::domain::units;
+use crate::services::planner::{self, UserClock};
+use crate::store::history::{self, Entry};
+use crate::store::medications::{self, Medication};
+use crate::store::{notify_prefs, reminders};
+
+/// Doses shown with each medication.
+const RECENT_DOSES: i64 = 5;
+
+fn medication_not_found() -> ServiceError {
+    not_found(ErrorCode::MedicationNotFound, "Medication not found")
+}
+
+/// A text field: trimmed, with a length limit.
+fn text(value: &str, max: usize, label: &str) -> ServiceResult<String> {
+    limited_text(value, max, label).map_err(invalid)
+}
+
+/// What the server needs to know about itself to show a medication: whether e-mail can
+/// reach people (else an e-mail-only reminder warns).
+#[derive(Debug, Clone, Copy)]
+pub struct Reach {
+    pub email_available: bool,
+}
+
+/// A medication's schedule as sent; what is absent stays.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+pub struct ScheduleInput {
+    /// Times of day, `HH:MM`, at most 12.
+    #[schema(value_type = Option<Vec<TimeOfDay>>, max_items = 12)]
+    times: Option<Vec<String>>,
+    /// ISO weekdays, 1 (Monday) to 7 (Sunday).
+    #[schema(value_type = Option<Vec<u8>>)]
+    weekdays: Option<Vec<u32>>,
+    /// `YYYY-MM-DD`.
+    start_date: Option<String>,
+}
+
+/// A medication as sent to create or change it; what is absent stays (or takes its default).
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct MedicationInput {
+    /// Required for a new medication.
+    #[schema(min_length = 1, max_length = 200)]
+    name: Option<String>,
+    /// A unit of the catalogue (`/api/units`).
+    unit: Option<String>,
+    #[schema(value_type = Option<Frequency>)]
+    frequency: Option<String>,
+    /// One of `blue`, `red`, `green`, `yellow`, `purple`, `pink`, `orange`.
+    color: Option<String>,
+    #[schema(max_length = 64)]
+    icon: Option<String>,
+    #[schema(max_length = 2000)]
+    notes: Option<String>,
+    /// The usual dose, in `unit`; positive.
+    #[schema(value_type = Option<f64>, exclusive_minimum = 0)]
+    default_quantity: Option<Quantity>,
+    schedule: Option<ScheduleInput>,
+    inventory: Option<InventoryInput>,
+}
+
+/// Applies the input's fields over `m` and validates the result (SPEC §5 messages).
+fn apply(m: &mut Medication, input: MedicationInput) -> ServiceResult<()> {
+    if let Some(name) = input.name {
+        m.name = text(&name, MAX_NAME, "Name")?;
+    }
+    if m.name.is_empty() {
+        return Err(rejected(ErrorCode::NameRequired, "Name is required"));
+    }
+    if let Some(unit) = input.unit {
+        m.unit = unit.trim().to_owned();
+    }
+    m.unit = units::canonical(&m.unit)?;
+    if let Some(frequency) = input.frequency {
+        let frequency: Frequency = frequency.trim().parse().map_err(|e| invalid(format!("{e}")))?;
+        m.frequency = frequency.as_str().to_owned();
+    }
+    if let Some(color) = input.color {
+        if !COLORS.contains(&color.trim()) {
+            return Err(invalid(format!("Color must be one of {}", COLORS.join(", "))));
+        }
+        m.color = color.trim().to_owned();
+    }
+    if let Some(icon) = input.icon {
+        let icon = text(&icon, MAX_SHORT_TEXT, "Icon")?;
+        m.icon = if icon.is_empty() {
+            DEFAULT_ICON.to_owned()
+        } else {
+            icon
+        };
+    }
+    if let Some(notes) = input.notes {
+        m.notes = text(&notes, MAX_NOTES, "Notes")?;
+    }
+    if let Some(quantity) = input.default_quantity {
+        if !quantity.is_positive() {
+            return Err(invalid(
+                "Please enter a valid positive number for the dosage amount",
+            ));
+        }
+        m.default_quantity = quantity;
+    }
+    if let Some(s) = input.schedule {
+        if let Some(times) = s.times {
+            let parsed = schedule::parse_times(&times).map_err(invalid)?;
+            m.schedule_times = parsed
+                .into_iter()
+                .map(|t| TimeOfDay::from(t).to_string())
+                .collect();
+        }
+        if let Some(weekdays) = s.weekdays {
+            let parsed = schedule::parse_weekdays(&weekdays).map_err(invalid)?;
+            m.schedule_weekdays = parsed.iter().map(|d| d.number_from_monday()).collect();
+        }
+        if let Some(start) = s.start_date {
+            NaiveDate::parse_from_str(start.trim(), "%Y-%m-%d")
+                .map_err(|_| invalid("Start date must be written as YYYY-MM-DD"))?;
+            m.start_date = start.trim().to_owned();
+        }
+    }
+    Ok(())
+}
+
+/// A medication's schedule as shown: as set, and with the defaults filled in.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ScheduleView {
+    /// Times of day as set (`HH:MM`); empty means the defaults.
+    pub times: Vec<String>,
+    pub weekdays: Vec<u32>,
+    pub start_date: String,
+    /// The times a dose is due, defaults filled in.
+    pub effective_times: Vec<String>,
+    pub effective_weekdays: Vec<u32>,
+}
+
+impl ScheduleView {
+    fn of(m: &Medication, clock: &UserClock) -> ScheduleView {
+        let summary = report::schedule_summary(m, clock);
+        ScheduleView {
+            times: m.schedule_times.clone(),
+            weekdays: m.schedule_weekdays.clone(),
+            start_date: m.start_date.clone(),
+            effective_times: summary.effective_times,
+            effective_weekdays: summary.effective_weekdays,
+        }
+    }
+}
+
+/// One of a medication's latest doses.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RecentDose {
+    pub id: i64,
+    pub status: DoseStatus,
+    pub taken: String,
+    pub quantity: Quantity,
+    pub dosage_unit: String,
+}
+
+impl From<Entry> for RecentDose {
+    fn from(e: Entry) -> RecentDose {
+        RecentDose {
+            id: e.id,
+            status: e.status,
+            taken: e.taken,
+            quantity: e.quantity,
+            dosage_unit: e.dosage_unit,
+        }
+    }
+}
+
+/// The full medication as the API shows it: schedule, inventory, recent doses and whether
+/// its reminders can reach the person.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MedicationView {
+    pub id: i64,
+    pub name: String,
+    pub unit: String,
+    #[schema(value_type = Frequency)]
+    pub frequency: String,
+    pub color: String,
+    pub icon: String,
+    pub notes: String,
+    pub default_quantity: Quantity,
+    pub schedule: ScheduleView,
+    pub created_at: String,
+    pub updated_at: String,
+    /// The latest doses, newest first.
+    pub doses: Vec<RecentDose>,
+    /// Null when no inventory was ever set up.
+    #[schema(required = true)]
+    pub inventory: Option<InventoryView>,
+    /// `no_method` when its reminders go out by no method the person can receive.
+    #[schema(value_type = Option<String>)]
+    #[schema(required = true)]
+    pub delivery_warning: Option<&'static str>,
+}
+
+/// "no_method" when the medication's reminders go out by no method, so the person learns
+/// why no reminder comes.
+fn delivery_warning(
+    conn: &Connection,
+    user_id: i64,
+    medication_id: i64,
+    reach: Reach,
+) -> ServiceResult<Option<&'static str>> {
+    let global = notify_prefs::global(conn, user_id)?;
+    let own = notify_prefs::for_medication(conn, medication_id)?;
+    Ok(notify_prefs::delivery_warning(
+        &global,
+        own.as_ref(),
+        reach.email_available,
+    ))
+}
+
+fn view(
+    conn: &Connection,
+    user_id: i64,
+    m: &Medication,
+    clock: &UserClock,
+    reach: Reach,
+) -> ServiceResult<MedicationView> {
+    let inventory = medications::inventory(conn, m.id)?;
+    let doses = history::recent(conn, user_id, m.id, RECENT_DOSES)?;
+    Ok(MedicationView {
+        id: m.id,
+        name: m.name.clone(),
+        unit: m.unit.clone(),
+        frequency: m.frequency.clone(),
+        color: m.color.clone(),
+        icon: m.icon.clone(),
+        notes: m.notes.clone(),
+        default_quantity: m.default_quantity,
+        schedule: ScheduleView::of(m, clock),
+        created_at: m.created_at.clone(),
+        updated_at: m.updated_at.clone(),
+        doses: doses.into_iter().map(RecentDose::from).collect(),
+        inventory: inventory.as_ref().map(|inv| InventoryView::of(m, inv, clock)),
+        delivery_warning: delivery_warning(conn, user_id, m.id, reach)?,
+    })
+}
+
+/// The person's medications, by name.
+pub fn list(conn: &Connection, user_id: i64, reach: Reach) -> ServiceResult<Vec<MedicationView>> {
+    let clock = UserClock::load(conn, user_id)?;
+    medications::list(conn, user_id)?
+        .iter()
+        .map(|m| view(conn, user_id, m, &clock, reach))
+        .collect()
+}
+
+pub fn get(conn: &Connection, user_id: i64, id: MedicationId, reach: Reach) -> ServiceResult<MedicationView> {
+    let clock = UserClock::load(conn, user_id)?;
+    let m = medications::find(conn, user_id, id.0)?.ok_or_else(medication_not_found)?;
+    view(conn, user_id, &m, &clock, reach)
+}
+
+/// Checks what a new medication must have before anything else.
+fn check_new(input: &MedicationInput) -> ServiceResult<()> {
+    if input.name.as_deref().is_none_or(|n| n.trim().is_empty()) {
+        return Err(rejected(ErrorCode::NameRequired, "Name is required"));
+    }
+    if input.unit.as_deref().is_none_or(|u| u.trim().is_empty()) {
+        return Err(rejected(ErrorCode::UnitRequired, "Unit is required"));
+    }
+    Ok(())
+}
+
+/// Creates a medication with its stock, and plans its reminders for `horizon_days`.
+pub fn create(
+    conn: &Connection,
+    user_id: i64,
+    mut input: MedicationInput,
+    reach: Reach,
+    horizon_days: u32,
+    now: DateTime<Utc>,
+) -> ServiceResult<MedicationView> {
+    check_new(&input)?;
+    let inventory = input.inventory.take();
+    let clock = UserClock::load(conn, user_id)?;
+    let stamp = clock::stamp(now);
+    let mut m = Medication {
+        id: 0,
+        name: String::new(),
+        unit: String::new(),
+        frequency: Frequency::Daily.as_str().into(),
+        color: "blue".into(),
+        icon: DEFAULT_ICON.into(),
+        notes: String::new(),
+        default_quantity: Quantity::whole(1),
+        schedule_times: Vec::new(),
+        schedule_weekdays: Vec::new(),
+        start_date: now.with_timezone(&clock.tz).date_naive().to_string(),
+        created_at: stamp.clone(),
+        updated_at: stamp.clone(),
+    };
+    apply(&mut m, input)?;
+    m.id = medications::insert(conn, user_id, &m)?;
+    if let Some(inventory) = inventory {
+        stock::apply(conn, &m, inventory, &stamp)?;
+    }
+    planner::plan_medication(conn, user_id, &m, &clock, horizon_days)?;
+    view(conn, user_id, &m, &clock, reach)
+}
+
+/// Changes a medication (and its stock, when sent) and plans its reminders again.
+pub fn update(
+    conn: &Connection,
+    user_id: i64,
+    id: MedicationId,
+    mut input: MedicationInput,
+    reach: Reach,
+    horizon_days: u32,
+    now: DateTime<Utc>,
+) -> ServiceResult<MedicationView> {
+    let inventory = input.inventory.take();
+    let clock = UserClock::load(conn, user_id)?;
+    let mut m = medications::find(conn, user_id, id.0)?.ok_or_else(medication_not_found)?;
+    let unit_before = m.unit.clone();
+    apply(&mut m, input)?;
+    m.updated_at = clock::stamp(now);
+    medications::update(conn, user_id, &m)?;
+    if let Some(inventory) = inventory {
+        stock::apply(conn, &m, inventory, &m.updated_at)?;
+    } else if m.unit != unit_before
+        && let Some(inv) = medications::inventory(conn, m.id)?.filter(|inv| inv.enabled)
+    {
+        // A new dose unit must still draw from the stock as it is counted.
+        inv.containers.check_dose_unit(&m.unit)?;
+    }
+    planner::plan_medication(conn, user_id, &m, &clock, horizon_days)?;
+    view(conn, user_id, &m, &clock, reach)
+}
+
+/// Removes the medication with its stock; its history stays unless `with_history`.
+pub fn delete(conn: &Connection, user_id: i64, id: MedicationId, with_history: bool) -> ServiceResult<()> {
+    if medications::delete(conn, user_id, id.0, with_history)? {
+        Ok(())
+    } else {
+        Err(medication_not_found())
+    }
+}
+
+/// One day of the adherence chart.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct DailyAdherence {
+    /// `YYYY-MM-DD`, local.
+    pub date: String,
+    pub taken: u32,
+    pub skipped: u32,
+    pub missed: u32,
+}
+
+/// One medication's adherence over the last 7 and 30 days.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MedicationAdherence {
+    pub medication_id: i64,
+    pub name: String,
+    pub color: String,
+    pub last7: Adherence,
+    pub last30: Adherence,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct AdherenceView {
+    pub medications: Vec<MedicationAdherence>,
+    /// The last 30 local days, oldest first.
+    pub daily: Vec<DailyAdherence>,
+}
+
+/// Adherence per medication over the last 7 and 30 days (local days), and a daily series
+/// for the chart.
+pub fn adherence(conn: &Connection, user_id: i64, now: DateTime<Utc>) -> ServiceResult<AdherenceView> {
+    let clock = UserClock::load(conn, user_id)?;
+    let today = now.with_timezone(&clock.tz).date_naive();
+    let first_30 = today - Duration::days(29);
+    let first_7 = today - Duration::days(6);
+    let rows = history::since(conn, user_id, &clock::stamp(clock.start_of(first_30)))?;
+    let meds = medications::list(conn, user_id)?;
+    let mut per_med: HashMap<i64, (Adherence, Adherence)> = HashMap::new();
+    let mut daily = vec![Adherence::default(); 30];
+    for (medication_id, status, taken) in &rows {
+        let Ok(instant) = DateTime::parse_from_rfc3339(taken) else {
+            continue;
+        };
+        let day = instant.with_timezone(&clock.tz).date_naive();
+        let Ok(index) = usize::try_from((day - first_30).num_days()) else {
+            continue;
+        };
+        if index >= daily.len() {
+            continue;
+        }
+        daily[index].add(status.as_str());
+        if let Some(id) = medication_id {
+            let entry = per_med.entry(*id).or_default();
+            entry.1.add(status.as_str());
+            if day >= first_7 {
+                entry.0.add(status.as_str());
+            }
+        }
+    }
+    let medications = meds
+        .iter()
+        .map(|m| {
+            let (last7, last30) = per_med.get(&m.id).copied().unwrap_or_default();
+            MedicationAdherence {
+                medication_id: m.id,
+                name: m.name.clone(),
+                color: m.color.clone(),
+                last7,
+                last30,
+            }
+        })
+        .collect();
+    let daily = daily
+        .iter()
+        .zip(0..)
+        .map(|(t, i)| DailyAdherence {
+            date: (first_30 + Duration::days(i)).to_string(),
+            taken: t.taken,
+            skipped: t.skipped,
+            missed: t.missed,
+        })
+        .collect();
+    Ok(AdherenceView { medications, daily })
+}
+
+fn instant(text: &str) -> Option<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(text)
+        .ok()
+        .map(|t| t.with_timezone(&Utc))
+}
+
+/// Today's doses for one user, with the state their logs give them (see `domain::today`).
+fn doses_today(
+    conn: &Connection,
+    user_id: i64,
+    meds: &[Medication],
+    clock: &UserClock,
+    now: DateTime<Utc>,
+) -> ServiceResult<Vec<DoseOfToday>> {
+    let today = now.with_timezone(&clock.tz).date_naive();
+    let yesterday = today.pred_opt().unwrap_or(today);
+    let (from, today_from, until) = (
+        clock.start_of(yesterday),
+        clock.start_of(today),
+        clock.start_of(today.succ_opt().unwrap_or(today)),
+    );
+    // Yesterday's doses take part so that a log just after midnight answers last night's
+    // dose, as it answers last night's reminder.
+    let doses: Vec<ScheduledDose> = meds
+        .iter()
+        .flat_map(|m| {
+            planner::doses_of(m, clock, yesterday, 2, from - Duration::seconds(1))
+                .into_iter()
+                .map(|at| ScheduledDose {
+                    medication_id: m.id,
+                    at,
+                })
+        })
+        .collect();
+    let logs_from = clock::stamp(from - Duration::hours(1));
+    let mut entries = history::between(conn, user_id, &logs_from, &clock::stamp(until))?;
+    let mut found = Vec::new();
+    for r in reminders::for_days(
+        conn,
+        user_id,
+        &clock::stamp(from),
+        &clock::stamp(until),
+        &logs_from,
+    )? {
+        let Some(at) = instant(&r.scheduled_time) else {
+            continue;
+        };
+        // The answer to one of today's reminders counts whenever it says it was taken.
+        if let Some(h) = r.history_id
+            && at >= today_from
+            && !entries.iter().any(|e| e.id == h)
+            && let Some(entry) = history::find(conn, user_id, h)?
+        {
+            entries.push(entry);
+        }
+        let reminder = PlannedReminder {
+            id: r.id,
+            medication_id: r.medication_id,
+            at,
+            history_id: r.history_id,
+        };
+        found.push((r.kind == "dose", reminder));
+    }
+    // A planned dose reminder goes last, so it wins over a one-off set for the same dose.
+    found.sort_by_key(|(planned, _)| *planned);
+    let answered: HashSet<i64> = found.iter().filter_map(|(_, r)| r.history_id).collect();
+    let planned: Vec<PlannedReminder> = found.into_iter().map(|(_, r)| r).collect();
+    let logs: Vec<Log> = entries
+        .iter()
+        .filter_map(|e| {
+            Some(Log {
+                id: e.id,
+                medication_id: e.medication_id?,
+                status: DoseState::from(e.status),
+                taken: instant(&e.taken)?,
+            })
+        })
+        .collect();
+    Ok(doses_of_today(&Day {
+        doses: &doses,
+        today_from,
+        reminders: &planned,
+        logs: &logs,
+        answered_reminders: &answered,
+        now,
+    }))
+}
+
+/// One of today's scheduled doses.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TodayDose {
+    pub medication_id: i64,
+    pub name: String,
+    pub color: String,
+    pub icon: String,
+    pub unit: String,
+    pub quantity: Quantity,
+    /// The dose's instant, RFC 3339 UTC.
+    pub scheduled_time: String,
+    /// The dose's time in the person's zone.
+    pub local_time: TimeOfDay,
+    pub status: DoseState,
+    /// The entry that answered it.
+    #[schema(required = true)]
+    pub history_id: Option<i64>,
+    /// Its planned reminder, to log the dose against (`dosage_id`).
+    #[schema(required = true)]
+    pub reminder_id: Option<i64>,
+    #[schema(value_type = Option<String>)]
+    #[schema(required = true)]
+    pub delivery_warning: Option<&'static str>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TodayView {
+    /// Today in the person's zone, `YYYY-MM-DD`.
+    pub date: String,
+    pub doses: Vec<TodayDose>,
+}
+
+/// Today's scheduled doses in the user's zone with their state: answered by a logged dose
+/// (through its reminder, or the nearest one as the reminder engine matches them), else
+/// upcoming or due. Each carries its planned reminder's id for logging it as `dosage_id`.
+pub fn today(conn: &Connection, user_id: i64, reach: Reach, now: DateTime<Utc>) -> ServiceResult<TodayView> {
+    let clock = UserClock::load(conn, user_id)?;
+    let meds = medications::list(conn, user_id)?;
+    let by_id: HashMap<i64, &Medication> = meds.iter().map(|m| (m.id, m)).collect();
+    let mut doses: Vec<(DoseOfToday, &Medication)> = doses_today(conn, user_id, &meds, &clock, now)?
+        .into_iter()
+        .filter_map(|d| by_id.get(&d.medication_id).map(|m| (d, *m)))
+        .collect();
+    // By time, then by name, as the day reads.
+    doses.sort_by_cached_key(|(d, m)| (d.at, m.name.to_lowercase(), m.id));
+    let warnings = meds
+        .iter()
+        .map(|m| Ok((m.id, delivery_warning(conn, user_id, m.id, reach)?)))
+        .collect::<ServiceResult<HashMap<i64, Option<&'static str>>>>()?;
+    let doses = doses
+        .into_iter()
+        .map(|(dose, m)| TodayDose {
+            medication_id: m.id,
+            name: m.name.clone(),
+            color: m.color.clone(),
+            icon: m.icon.clone(),
+            unit: m.unit.clone(),
+            quantity: m.default_quantity,
+            scheduled_time: clock::stamp(dose.at),
+            local_time: TimeOfDay::from(dose.at.with_timezone(&clock.tz).time()),
+            status: dose.status,
+            history_id: dose.history_id,
+            reminder_id: dose.reminder_id,
+            delivery_warning: warnings.get(&m.id).copied().flatten(),
+        })
+        .collect();
+    Ok(TodayView {
+        date: now.with_timezone(&clock.tz).date_naive().to_string(),
+        doses,
+    })
+}
