@@ -424,6 +424,191 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/medications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The person's medications, by name, each with its schedule, stock and latest doses. */
+        get: operations["medications_list"];
+        put?: never;
+        /** Adds a medication, with its stock when `inventory` is sent, and plans its reminders. */
+        post: operations["medications_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/medications/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One medication. */
+        get: operations["medications_get"];
+        /** Changes a medication (and its stock, when `inventory` is sent); absent fields stay. */
+        put: operations["medications_update"];
+        post?: never;
+        /** Removes the medication with its stock; its history stays unless `delete_history=true`. */
+        delete: operations["medications_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/medications/{id}/doses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Logs a dose; a taken one comes out of the stock (never below zero: a warning says what
+         *     the stock could not give).
+         */
+        post: operations["medications_log_dose"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/medications/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One medication's dose history, newest first, filtered and paged. */
+        get: operations["history_for_medication"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/medications/{id}/inventory": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A medication's inventory (disabled when none was set up). */
+        get: operations["inventory_get_inventory"];
+        /**
+         * Sets up or changes a medication's inventory. A newly enabled one starts full (or at
+         *     `current_quantity`); a `current_quantity` on an enabled one is a correction.
+         */
+        put: operations["inventory_put_inventory"];
+        /** The same as `PUT`. */
+        post: operations["inventory_post_inventory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/medications/{id}/inventory/adjust": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A manual stock change (a refill, a lost tablet), with an optional reason. */
+        post: operations["inventory_adjust_inventory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/medications/{id}/inventory/ledger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The stock ledger, newest first (the latest 500 moves). */
+        get: operations["inventory_ledger"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/medications/adherence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Adherence per medication over the last 7 and 30 days (local days), and a daily series
+         *     for the chart.
+         */
+        get: operations["medications_adherence"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/medications/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The person's dose history, newest first, filtered and paged. */
+        get: operations["history_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/medications/history/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Corrects an entry; switching to or from taken moves the stock with a ledger row. */
+        put: operations["history_update"];
+        post?: never;
+        /** Deletes an entry and gives back the stock it used. */
+        delete: operations["history_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/medications/history/retention": {
         parameters: {
             query?: never;
@@ -433,6 +618,43 @@ export interface paths {
         };
         /** How many history entries a retention period would delete now. */
         get: operations["data_retention_preview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/medications/inventory/low-stock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Medications whose stock is low or out. */
+        get: operations["inventory_low_stock"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/medications/today": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Today's scheduled doses in the person's zone, by time, each answered by a logged dose or
+         *     upcoming or due, with its planned reminder's id for logging it as `dosage_id`.
+         */
+        get: operations["medications_today"];
         put?: never;
         post?: never;
         delete?: never;
@@ -712,6 +934,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/units": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The unit catalogue (SPEC §3), so the client and server agree on it. */
+        get: operations["medications_units_catalogue"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/version": {
         parameters: {
             query?: never;
@@ -749,6 +988,26 @@ export interface components {
             /** Format: int32 */
             taken: number;
         };
+        AdherenceView: {
+            /** @description The last 30 local days, oldest first. */
+            daily: components["schemas"]["DailyAdherence"][];
+            medications: components["schemas"]["MedicationAdherence"][];
+        };
+        /** @description The stock after an adjustment, with the whole inventory. */
+        Adjusted: {
+            current_quantity: components["schemas"]["Quantity"];
+            inventory: components["schemas"]["InventoryView"];
+            stock_status: components["schemas"]["StockStatus"];
+        };
+        /** @description A manual stock change as sent. */
+        Adjustment: {
+            adjustment?: components["schemas"]["Quantity"] | null;
+            reason?: string | null;
+        };
+        /** @description What is left of the stock after a delete. */
+        AfterDelete: {
+            inventory: components["schemas"]["StockLevel"] | null;
+        };
         /** @description A person's app settings, every one with its default filled in. */
         AppSettings: {
             autoBackup: boolean;
@@ -773,6 +1032,8 @@ export interface components {
         BackupCodes: {
             backupCodes: string[];
         };
+        /** @enum {string} */
+        Category: "weight" | "volume" | "count" | "concentration";
         /** @description One channel's outcome of a test or send-now notification. */
         ChannelResult: {
             channel: components["schemas"]["DeliveryMethod"];
@@ -818,6 +1079,27 @@ export interface components {
             otp?: string | null;
             password?: string;
         };
+        /** @description One day of the adherence chart. */
+        DailyAdherence: {
+            /** @description `YYYY-MM-DD`, local. */
+            date: string;
+            /** Format: int32 */
+            missed: number;
+            /** Format: int32 */
+            skipped: number;
+            /** Format: int32 */
+            taken: number;
+        };
+        /** @description The body of every successful answer: `{"success": true, "data": …}`. */
+        Data_AdherenceView: {
+            data: {
+                /** @description The last 30 local days, oldest first. */
+                daily: components["schemas"]["DailyAdherence"][];
+                medications: components["schemas"]["MedicationAdherence"][];
+            };
+            /** @description Always true. */
+            success: boolean;
+        };
         /** @description The body of every successful answer: `{"success": true, "data": …}`. */
         Data_AppSettings: {
             /** @description A person's app settings, every one with its default filled in. */
@@ -853,6 +1135,40 @@ export interface components {
             success: boolean;
         };
         /** @description The body of every successful answer: `{"success": true, "data": …}`. */
+        Data_InventoryView: {
+            /** @description A medication's inventory as the API shows it: its set-up, totals, status and forecast. */
+            data: {
+                /** Format: int64 */
+                container_quantity: number | null;
+                container_size: components["schemas"]["Quantity"] | null;
+                container_type: string | null;
+                container_unit: string | null;
+                current_quantity: components["schemas"]["Quantity"];
+                enabled: boolean;
+                /**
+                 * Format: int64
+                 * @description The medication's id.
+                 */
+                id: number;
+                inventory_type: components["schemas"]["InventoryType"];
+                /** Format: int64 */
+                item_quantity: number | null;
+                item_strength: components["schemas"]["Quantity"] | null;
+                item_unit: string | null;
+                reminder_threshold: components["schemas"]["Quantity"];
+                /** @description The day the stock runs out at the scheduled use (`YYYY-MM-DD`); null when unknown. */
+                runs_out_on: string | null;
+                stock_status: components["schemas"]["StockStatus"];
+                /** @description What the containers hold when full. */
+                total_quantity: components["schemas"]["Quantity"];
+                /** @description The unit stock is counted in. */
+                total_unit: string;
+                updated_at: string;
+            };
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description The body of every successful answer: `{"success": true, "data": …}`. */
         Data_MedicationPreferences: {
             /** @description What applies to one medication's reminders, and whether that is just the defaults. */
             data: {
@@ -864,6 +1180,34 @@ export interface components {
                 reminder_minutes_before: number;
                 /** @description True when the medication has no preferences of its own. */
                 uses_defaults: boolean;
+            };
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description The body of every successful answer: `{"success": true, "data": …}`. */
+        Data_MedicationView: {
+            /**
+             * @description The full medication as the API shows it: schedule, inventory, recent doses and whether
+             *     its reminders can reach the person.
+             */
+            data: {
+                color: string;
+                created_at: string;
+                default_quantity: components["schemas"]["Quantity"];
+                /** @description `no_method` when its reminders go out by no method the person can receive. */
+                delivery_warning: string | null;
+                /** @description The latest doses, newest first. */
+                doses: components["schemas"]["RecentDose"][];
+                frequency: components["schemas"]["Frequency"];
+                icon: string;
+                /** Format: int64 */
+                id: number;
+                inventory: components["schemas"]["InventoryView"] | null;
+                name: string;
+                notes: string;
+                schedule: components["schemas"]["ScheduleView"];
+                unit: string;
+                updated_at: string;
             };
             /** @description Always true. */
             success: boolean;
@@ -1001,6 +1345,16 @@ export interface components {
             success: boolean;
         };
         /** @description The body of every successful answer: `{"success": true, "data": …}`. */
+        Data_TodayView: {
+            data: {
+                /** @description Today in the person's zone, `YYYY-MM-DD`. */
+                date: string;
+                doses: components["schemas"]["TodayDose"][];
+            };
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description The body of every successful answer: `{"success": true, "data": …}`. */
         Data_TotpSetup: {
             /** @description The authenticator app set-up's first step: the secret and its QR code. */
             data: {
@@ -1032,6 +1386,80 @@ export interface components {
                 name: string;
                 /** Format: int64 */
                 size: number;
+            }[];
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description The body of every successful answer: `{"success": true, "data": …}`. */
+        Data_Vec_LedgerRow: {
+            data: {
+                balance: components["schemas"]["Quantity"];
+                change: components["schemas"]["Quantity"];
+                created_at: string;
+                /** Format: int64 */
+                history_id: number | null;
+                /** Format: int64 */
+                id: number;
+                /** @description `initial`, `dose`, `dose_reverted`, `adjustment` or `correction`. */
+                kind: string;
+                reason: string | null;
+            }[];
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description The body of every successful answer: `{"success": true, "data": …}`. */
+        Data_Vec_LowStock: {
+            data: {
+                color: string;
+                inventory: components["schemas"]["InventoryView"];
+                /** Format: int64 */
+                medication_id: number;
+                name: string;
+            }[];
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description The body of every successful answer: `{"success": true, "data": …}`. */
+        Data_Vec_MedicationView: {
+            data: {
+                color: string;
+                created_at: string;
+                default_quantity: components["schemas"]["Quantity"];
+                /** @description `no_method` when its reminders go out by no method the person can receive. */
+                delivery_warning: string | null;
+                /** @description The latest doses, newest first. */
+                doses: components["schemas"]["RecentDose"][];
+                frequency: components["schemas"]["Frequency"];
+                icon: string;
+                /** Format: int64 */
+                id: number;
+                inventory: components["schemas"]["InventoryView"] | null;
+                name: string;
+                notes: string;
+                schedule: components["schemas"]["ScheduleView"];
+                unit: string;
+                updated_at: string;
+            }[];
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description The body of every successful answer: `{"success": true, "data": …}`. */
+        Data_Vec_Unit: {
+            data: {
+                /** @description Other spellings accepted for it (`mcg` for `μg`). */
+                aliases: string[];
+                category: components["schemas"]["Category"];
+                /** @description Weight and volume units convert within their category. */
+                convertible: boolean;
+                description: string;
+                /**
+                 * Format: int32
+                 * @description Power of ten relative to the category's base unit (mg, ml); sent so that the web app
+                 *     converts with the server's own catalogue.
+                 */
+                exponent: number;
+                name: string;
+                symbol: string;
             }[];
             /** @description Always true. */
             success: boolean;
@@ -1098,6 +1526,36 @@ export interface components {
             preference?: components["schemas"]["TwoFactorMethod"] | null;
             token: string;
         };
+        /** @description A dose as sent; what is absent comes from the medication. */
+        DoseInput: {
+            /** @description Whether the dose comes out of the stock (default true). */
+            affect_inventory?: boolean | null;
+            /** @description A free-text note. */
+            dosage?: string | null;
+            /**
+             * Format: int64
+             * @description The planned reminder this dose answers (`reminder_id` of today's dose).
+             */
+            dosage_id?: number | null;
+            /** @description Default: the medication's unit. */
+            dosage_unit?: string | null;
+            /**
+             * Format: double
+             * @description Default: the medication's dose; positive.
+             */
+            quantity?: number | null;
+            status?: components["schemas"]["DoseStatus"] | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339; absent or blank is now. Not in the future.
+             */
+            taken?: string | null;
+        };
+        /**
+         * @description A dose of today as the day reads: answered by a log, else upcoming or due.
+         * @enum {string}
+         */
+        DoseState: "upcoming" | "due" | "taken" | "skipped" | "missed";
         /**
          * @description The status of a history entry, stored and sent as `taken`, `skipped` or `missed`.
          * @enum {string}
@@ -1130,9 +1588,9 @@ export interface components {
         Entry: {
             affect_inventory: boolean;
             created_at: string;
-            dosage?: string | null;
+            dosage: string | null;
             /** Format: int64 */
-            dosage_id?: number | null;
+            dosage_id: number | null;
             dosage_unit: string;
             /** Format: int64 */
             id: number;
@@ -1140,14 +1598,30 @@ export interface components {
              * Format: int64
              * @description None once the medication is deleted (the entry keeps its name and unit).
              */
-            medication_id?: number | null;
+            medication_id: number | null;
             medication_name: string;
             medication_unit: string;
             quantity: components["schemas"]["Quantity"];
-            /** @description `taken`, `skipped` or `missed`. */
             status: components["schemas"]["DoseStatus"];
             /** @description When the dose was taken (or due), RFC 3339 UTC. */
             taken: string;
+        };
+        /** @description A correction to an entry; absent fields stay. */
+        EntryUpdate: {
+            /** @description A free-text note; blank clears it. */
+            dosage?: string | null;
+            dosage_unit?: string | null;
+            /**
+             * Format: double
+             * @description Positive.
+             */
+            quantity?: number | null;
+            status?: components["schemas"]["DoseStatus"] | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339, not in the future; blank keeps it.
+             */
+            taken?: string | null;
         };
         /** @description The body of every error answer. */
         ErrorBody: {
@@ -1167,11 +1641,73 @@ export interface components {
          * @enum {string}
          */
         ErrorCode: "invalid_request" | "validation_failed" | "body_too_large" | "unsupported_media_type" | "not_found" | "method_not_allowed" | "rate_limited" | "internal_error" | "service_unavailable" | "authentication_required" | "session_expired" | "invalid_credentials" | "email_not_verified" | "registration_closed" | "email_taken" | "password_incorrect" | "email_not_configured" | "invalid_token" | "user_not_found" | "two_factor_required" | "invalid_code" | "code_not_sent" | "method_not_enabled" | "method_already_enabled" | "two_factor_not_enabled" | "totp_setup_not_started" | "invalid_backup_code" | "medication_not_found" | "entry_not_found" | "name_required" | "unit_required" | "unit_invalid" | "unit_mismatch" | "strength_needed" | "unit_incompatible" | "future_date" | "inventory_not_enabled" | "stock_below_zero" | "notification_not_found" | "reminder_exists" | "notification_not_scheduled" | "notification_sending" | "notification_not_sent" | "dose_already_logged" | "push_service_not_allowed" | "invalid_subscription" | "subscription_taken" | "delivery_failed" | "backup_not_found" | "import_invalid";
+        /** @enum {string} */
+        Frequency: "daily" | "twice_daily" | "weekly" | "monthly" | "as_needed";
         GenerateBody: {
             email?: string;
             /** @description `email` or `totp`. */
             method?: string;
             password?: string;
+        };
+        /** @description One page of history: `{"success": true, "data": […], "pagination": {…}}`. */
+        HistoryPage: {
+            /** @description Newest first. */
+            data: components["schemas"]["Entry"][];
+            pagination: components["schemas"]["Pagination"];
+            /** @description Always true. */
+            success: boolean;
+        };
+        /**
+         * @description A change to an inventory; what is absent stays. The container fields are "absent:
+         *     keep", "null: clear", or a value.
+         */
+        InventoryInput: {
+            /** Format: int64 */
+            container_quantity?: number | null;
+            /** Format: double */
+            container_size?: number | null;
+            container_type?: string | null;
+            container_unit?: string | null;
+            current_quantity?: components["schemas"]["Quantity"] | null;
+            enabled?: boolean | null;
+            inventory_type?: components["schemas"]["InventoryType"] | null;
+            /** Format: int64 */
+            item_quantity?: number | null;
+            /** Format: double */
+            item_strength?: number | null;
+            item_unit?: string | null;
+            reminder_threshold?: components["schemas"]["Quantity"] | null;
+        };
+        /** @enum {string} */
+        InventoryType: "continuous" | "discrete";
+        /** @description A medication's inventory as the API shows it: its set-up, totals, status and forecast. */
+        InventoryView: {
+            /** Format: int64 */
+            container_quantity: number | null;
+            container_size: components["schemas"]["Quantity"] | null;
+            container_type: string | null;
+            container_unit: string | null;
+            current_quantity: components["schemas"]["Quantity"];
+            enabled: boolean;
+            /**
+             * Format: int64
+             * @description The medication's id.
+             */
+            id: number;
+            inventory_type: components["schemas"]["InventoryType"];
+            /** Format: int64 */
+            item_quantity: number | null;
+            item_strength: components["schemas"]["Quantity"] | null;
+            item_unit: string | null;
+            reminder_threshold: components["schemas"]["Quantity"];
+            /** @description The day the stock runs out at the scheduled use (`YYYY-MM-DD`); null when unknown. */
+            runs_out_on: string | null;
+            stock_status: components["schemas"]["StockStatus"];
+            /** @description What the containers hold when full. */
+            total_quantity: components["schemas"]["Quantity"];
+            /** @description The unit stock is counted in. */
+            total_unit: string;
+            updated_at: string;
         };
         /** @description A kept daily export. */
         Kept: {
@@ -1180,6 +1716,24 @@ export interface components {
             /** Format: int64 */
             size: number;
         };
+        /** @description A row of the stock ledger: one move of the stock and the balance after it. */
+        LedgerRow: {
+            balance: components["schemas"]["Quantity"];
+            change: components["schemas"]["Quantity"];
+            created_at: string;
+            /** Format: int64 */
+            history_id: number | null;
+            /** Format: int64 */
+            id: number;
+            /** @description `initial`, `dose`, `dose_reverted`, `adjustment` or `correction`. */
+            kind: string;
+            reason: string | null;
+        };
+        /** @description A logged dose with the stock it left. */
+        Logged: components["schemas"]["StockWarning"] & {
+            entry: components["schemas"]["Entry"];
+            inventory: components["schemas"]["StockLevel"] | null;
+        };
         /** @description Whether a code step follows the password. */
         LoginRequirements: {
             availableMethods: components["schemas"]["TwoFactorMethod"][];
@@ -1187,6 +1741,42 @@ export interface components {
             requires2FA: boolean;
             /** @description Always true. */
             success: boolean;
+        };
+        /** @description A medication whose stock is low or out. */
+        LowStock: {
+            color: string;
+            inventory: components["schemas"]["InventoryView"];
+            /** Format: int64 */
+            medication_id: number;
+            name: string;
+        };
+        /** @description One medication's adherence over the last 7 and 30 days. */
+        MedicationAdherence: {
+            color: string;
+            last7: components["schemas"]["Adherence"];
+            last30: components["schemas"]["Adherence"];
+            /** Format: int64 */
+            medication_id: number;
+            name: string;
+        };
+        /** @description A medication as sent to create or change it; what is absent stays (or takes its default). */
+        MedicationInput: {
+            /** @description One of `blue`, `red`, `green`, `yellow`, `purple`, `pink`, `orange`. */
+            color?: string | null;
+            /**
+             * Format: double
+             * @description The usual dose, in `unit`; positive.
+             */
+            default_quantity?: number | null;
+            frequency?: components["schemas"]["Frequency"] | null;
+            icon?: string | null;
+            inventory?: components["schemas"]["InventoryInput"] | null;
+            /** @description Required for a new medication. */
+            name?: string | null;
+            notes?: string | null;
+            schedule?: components["schemas"]["ScheduleInput"] | null;
+            /** @description A unit of the catalogue (`/api/units`). */
+            unit?: string | null;
         };
         MedicationLine: {
             adherence: components["schemas"]["Adherence"];
@@ -1225,8 +1815,55 @@ export interface components {
             /** @description True drops the medication's own preferences. */
             use_defaults?: boolean | null;
         };
+        /**
+         * @description The full medication as the API shows it: schedule, inventory, recent doses and whether
+         *     its reminders can reach the person.
+         */
+        MedicationView: {
+            color: string;
+            created_at: string;
+            default_quantity: components["schemas"]["Quantity"];
+            /** @description `no_method` when its reminders go out by no method the person can receive. */
+            delivery_warning: string | null;
+            /** @description The latest doses, newest first. */
+            doses: components["schemas"]["RecentDose"][];
+            frequency: components["schemas"]["Frequency"];
+            icon: string;
+            /** Format: int64 */
+            id: number;
+            inventory: components["schemas"]["InventoryView"] | null;
+            name: string;
+            notes: string;
+            schedule: components["schemas"]["ScheduleView"];
+            unit: string;
+            updated_at: string;
+        };
         /** @description `{"success": true, "message": …}`. */
         Message: {
+            /** @description What happened, in English, for a person. */
+            message: string;
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description `{"success": true, "message": …, "data": …}`. */
+        MessageData_Adjusted: {
+            /** @description The stock after an adjustment, with the whole inventory. */
+            data: {
+                current_quantity: components["schemas"]["Quantity"];
+                inventory: components["schemas"]["InventoryView"];
+                stock_status: components["schemas"]["StockStatus"];
+            };
+            /** @description What happened, in English, for a person. */
+            message: string;
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description `{"success": true, "message": …, "data": …}`. */
+        MessageData_AfterDelete: {
+            /** @description What is left of the stock after a delete. */
+            data: {
+                inventory: components["schemas"]["StockLevel"] | null;
+            };
             /** @description What happened, in English, for a person. */
             message: string;
             /** @description Always true. */
@@ -1309,6 +1946,18 @@ export interface components {
                 backupCodes?: string[] | null;
                 methods: components["schemas"]["TwoFactorMethod"][];
                 token: string;
+            };
+            /** @description What happened, in English, for a person. */
+            message: string;
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description `{"success": true, "message": …, "data": …}`. */
+        MessageData_Logged: {
+            /** @description A logged dose with the stock it left. */
+            data: components["schemas"]["StockWarning"] & {
+                entry: components["schemas"]["Entry"];
+                inventory: components["schemas"]["StockLevel"] | null;
             };
             /** @description What happened, in English, for a person. */
             message: string;
@@ -1659,6 +2308,15 @@ export interface components {
          * @description In the API: a JSON number with at most three decimals.
          */
         Quantity: number;
+        /** @description One of a medication's latest doses. */
+        RecentDose: {
+            dosage_unit: string;
+            /** Format: int64 */
+            id: number;
+            quantity: components["schemas"]["Quantity"];
+            status: components["schemas"]["DoseStatus"];
+            taken: string;
+        };
         /** @description A recorded dose: the entry, with what kept it from moving the stock as asked, if anything. */
         Recorded: components["schemas"]["Entry"] & components["schemas"]["StockWarning"];
         RefreshBody: {
@@ -1742,10 +2400,29 @@ export interface components {
         Scheduled: {
             scheduled: number;
         };
+        /** @description A medication's schedule as sent; what is absent stays. */
+        ScheduleInput: {
+            /** @description `YYYY-MM-DD`. */
+            start_date?: string | null;
+            /** @description Times of day, `HH:MM`, at most 12. */
+            times?: components["schemas"]["TimeOfDay"][] | null;
+            /** @description ISO weekdays, 1 (Monday) to 7 (Sunday). */
+            weekdays?: number[] | null;
+        };
         ScheduleSummary: {
             effective_times: string[];
             effective_weekdays: number[];
             start_date: string;
+        };
+        /** @description A medication's schedule as shown: as set, and with the defaults filled in. */
+        ScheduleView: {
+            /** @description The times a dose is due, defaults filled in. */
+            effective_times: string[];
+            effective_weekdays: number[];
+            start_date: string;
+            /** @description Times of day as set (`HH:MM`); empty means the defaults. */
+            times: string[];
+            weekdays: number[];
         };
         SettingsBody: {
             /** @description HH:MM. */
@@ -1787,6 +2464,13 @@ export interface components {
             token: string;
             user: components["schemas"]["Profile"];
         };
+        /** @description A medication's stock after a change, as answers show it; `None` (null) when it keeps none. */
+        StockLevel: {
+            current_quantity: components["schemas"]["Quantity"];
+            stock_status: components["schemas"]["StockStatus"];
+        };
+        /** @enum {string} */
+        StockStatus: "out_of_stock" | "low" | "in_stock";
         StockSummary: {
             /** Format: double */
             current_quantity: number;
@@ -1800,8 +2484,8 @@ export interface components {
          *     stable code for the client, both null when the stock moved as asked.
          */
         StockWarning: {
-            warning?: string | null;
-            warning_code?: components["schemas"]["DoseWarning"] | null;
+            warning: string | null;
+            warning_code: components["schemas"]["DoseWarning"] | null;
         };
         /** @description `PushSubscription.toJSON()`. */
         SubscriptionBody: {
@@ -1848,6 +2532,42 @@ export interface components {
             /** @description push and/or email, at least one. */
             deliveryMethods?: components["schemas"]["DeliveryMethod"][] | null;
         };
+        /**
+         * @description A time of day on the 24-hour clock, written `HH:MM`.
+         * @example 08:00
+         */
+        TimeOfDay: string;
+        /** @description One of today's scheduled doses. */
+        TodayDose: {
+            color: string;
+            delivery_warning: string | null;
+            /**
+             * Format: int64
+             * @description The entry that answered it.
+             */
+            history_id: number | null;
+            icon: string;
+            /** @description The dose's time in the person's zone. */
+            local_time: components["schemas"]["TimeOfDay"];
+            /** Format: int64 */
+            medication_id: number;
+            name: string;
+            quantity: components["schemas"]["Quantity"];
+            /**
+             * Format: int64
+             * @description Its planned reminder, to log the dose against (`dosage_id`).
+             */
+            reminder_id: number | null;
+            /** @description The dose's instant, RFC 3339 UTC. */
+            scheduled_time: string;
+            status: components["schemas"]["DoseState"];
+            unit: string;
+        };
+        TodayView: {
+            /** @description Today in the person's zone, `YYYY-MM-DD`. */
+            date: string;
+            doses: components["schemas"]["TodayDose"][];
+        };
         /** @description The authenticator app set-up's first step: the secret and its QR code. */
         TotpSetup: {
             /** @description A `data:image/png;base64,…` URL. */
@@ -1867,6 +2587,23 @@ export interface components {
             emailAvailable: boolean;
             methods: components["schemas"]["TwoFactorMethod"][];
             preference?: components["schemas"]["TwoFactorMethod"] | null;
+        };
+        /** @description A unit of the catalogue. */
+        Unit: {
+            /** @description Other spellings accepted for it (`mcg` for `μg`). */
+            aliases: string[];
+            category: components["schemas"]["Category"];
+            /** @description Weight and volume units convert within their category. */
+            convertible: boolean;
+            description: string;
+            /**
+             * Format: int32
+             * @description Power of ten relative to the category's base unit (mg, ml); sent so that the web app
+             *     converts with the server's own catalogue.
+             */
+            exponent: number;
+            name: string;
+            symbol: string;
         };
         UnregisterBody: {
             /** @description Required. */
@@ -3422,6 +4159,889 @@ export interface operations {
             };
         };
     };
+    medications_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The medications */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_Vec_MedicationView"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    medications_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MedicationInput"];
+            };
+        };
+        responses: {
+            /** @description The new medication */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_MedicationView"];
+                };
+            };
+            /** @description A field cannot be used (`name_required`, `unit_required`, `unit_invalid`, `unit_mismatch`, `strength_needed`, `validation_failed`, `invalid_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    medications_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The medication's id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The medication */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_MedicationView"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such medication of yours (`medication_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    medications_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The medication's id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MedicationInput"];
+            };
+        };
+        responses: {
+            /** @description The changed medication */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_MedicationView"];
+                };
+            };
+            /** @description A field cannot be used (`name_required`, `unit_required`, `unit_invalid`, `unit_mismatch`, `strength_needed`, `validation_failed`, `invalid_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such medication of yours (`medication_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    medications_delete: {
+        parameters: {
+            query?: {
+                /** @description `true` (or `1`) deletes the medication's history too; else it stays, under its name. */
+                delete_history?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description The medication's id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The query cannot be read (`invalid_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such medication of yours (`medication_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    medications_log_dose: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The medication's id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DoseInput"];
+            };
+        };
+        responses: {
+            /** @description The dose is logged */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageData_Logged"];
+                };
+            };
+            /** @description A field cannot be used (`future_date`, `unit_required`, `unit_invalid`, `validation_failed`, `invalid_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such medication (`medication_not_found`) or reminder (`notification_not_found`) of yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    history_for_medication: {
+        parameters: {
+            query?: {
+                /** @description `YYYY-MM-DD` (in the person's zone) or an RFC 3339 instant. */
+                date_from?: string;
+                /** @description `YYYY-MM-DD` (the whole day) or an RFC 3339 instant. */
+                date_to?: string;
+                /** @description Entries per page, 1 to 100 (default 20). */
+                limit?: number;
+                /** @description Only this medication's entries. */
+                medicationId?: number;
+                /** @description Entries to pass over; wins over `page`. */
+                offset?: number;
+                /** @description The page, from 1. */
+                page?: number;
+                status?: components["schemas"]["DoseStatus"];
+            };
+            header?: never;
+            path: {
+                /** @description The medication's id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of history */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HistoryPage"];
+                };
+            };
+            /** @description A filter or page cannot be used (`validation_failed`, `invalid_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such medication of yours (`medication_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    inventory_get_inventory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The medication's id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The inventory */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_InventoryView"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such medication of yours (`medication_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    inventory_put_inventory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The medication's id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InventoryInput"];
+            };
+        };
+        responses: {
+            /** @description The inventory */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_InventoryView"];
+                };
+            };
+            /** @description The set-up cannot be used (`unit_mismatch`, `strength_needed`, `unit_invalid`, `unit_required`, `validation_failed`, `invalid_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such medication of yours (`medication_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    inventory_post_inventory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The medication's id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InventoryInput"];
+            };
+        };
+        responses: {
+            /** @description The inventory */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_InventoryView"];
+                };
+            };
+            /** @description The set-up cannot be used (`unit_mismatch`, `strength_needed`, `unit_invalid`, `unit_required`, `validation_failed`, `invalid_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such medication of yours (`medication_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    inventory_adjust_inventory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The medication's id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Adjustment"];
+            };
+        };
+        responses: {
+            /** @description The stock after the change */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageData_Adjusted"];
+                };
+            };
+            /** @description The change cannot be made (`inventory_not_enabled`, `stock_below_zero`, `validation_failed`, `invalid_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such medication of yours (`medication_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    inventory_ledger: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The medication's id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ledger */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_Vec_LedgerRow"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such medication of yours (`medication_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    medications_adherence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Adherence */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_AdherenceView"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    history_list: {
+        parameters: {
+            query?: {
+                /** @description `YYYY-MM-DD` (in the person's zone) or an RFC 3339 instant. */
+                date_from?: string;
+                /** @description `YYYY-MM-DD` (the whole day) or an RFC 3339 instant. */
+                date_to?: string;
+                /** @description Entries per page, 1 to 100 (default 20). */
+                limit?: number;
+                /** @description Only this medication's entries. */
+                medicationId?: number;
+                /** @description Entries to pass over; wins over `page`. */
+                offset?: number;
+                /** @description The page, from 1. */
+                page?: number;
+                status?: components["schemas"]["DoseStatus"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of history */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HistoryPage"];
+                };
+            };
+            /** @description A filter or page cannot be used (`validation_failed`, `invalid_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    history_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The entry's id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EntryUpdate"];
+            };
+        };
+        responses: {
+            /** @description The corrected entry and the stock */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageData_Logged"];
+                };
+            };
+            /** @description A field cannot be used (`future_date`, `unit_required`, `unit_invalid`, `validation_failed`, `invalid_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such entry of yours (`entry_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    history_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The entry's id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; the stock after it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageData_AfterDelete"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such entry of yours (`entry_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     data_retention_preview: {
         parameters: {
             query?: {
@@ -3453,6 +5073,64 @@ export interface operations {
                 };
             };
             /** @description Not signed in (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    inventory_low_stock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Medications low on stock or out of it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_Vec_LowStock"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    medications_today: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Today's doses */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_TodayView"];
+                };
+            };
+            /** @description Not signed in */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4528,6 +6206,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    medications_units_catalogue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The units a dose or stock can be in */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_Vec_Unit"];
                 };
             };
         };

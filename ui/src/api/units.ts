@@ -1,20 +1,15 @@
 import { apiRequest, isJsonObject, type Json } from './client';
 import { parseStrings } from './parse';
+import type { components } from './schema';
 
-export const UNIT_CATEGORIES = ['weight', 'volume', 'count', 'concentration'] as const;
-export type UnitCategory = (typeof UNIT_CATEGORIES)[number];
-
-/** One unit of the server's catalogue (GET /api/units, SPEC §3). */
-export interface UnitInfo {
-  symbol: string;
-  name: string;
-  category: UnitCategory;
-  description: string;
-  convertible: boolean;
-  aliases: string[];
-  /** Power of ten relative to the category's base unit (mg, ml). */
-  exponent: number;
-}
+/**
+ * One unit of the server's catalogue (GET /api/units, SPEC §3); `exponent` is the power of
+ * ten relative to the category's base unit (mg, ml).
+ */
+export type UnitInfo = components['schemas']['Unit'];
+export type UnitCategory = UnitInfo['category'];
+/** The document's categories in the order the unit picker groups them. */
+export const UNIT_CATEGORIES = ['weight', 'volume', 'count', 'concentration'] as const satisfies readonly UnitCategory[];
 
 function isCategory(value: Json | undefined): value is UnitCategory {
   return UNIT_CATEGORIES.some((category) => category === value);
