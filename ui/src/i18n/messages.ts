@@ -49,9 +49,6 @@ export function serverMessageOf(error: ApiError): string | null {
  * of `t`), else the server's message; null when the answer had neither.
  */
 export function serverErrorText(t: TFunction, error: ApiError, overrides: CodeKeys = {}): string | null {
-  // A 500 only says "Internal server error"; another 5xx with that code (a delivery's 502)
-  // names its reasons in the message.
-  if (error.code === 'internal_error' && error.status !== 500) return serverMessageOf(error);
   return translateCode(t, error, { ...SERVER_CODE_KEYS, ...overrides }) ?? serverMessageOf(error);
 }
 

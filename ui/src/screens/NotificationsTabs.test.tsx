@@ -216,7 +216,8 @@ describe('Notifications settings: other cards', () => {
         jsonResponse(
           {
             success: false,
-            code: 'internal_error', message: 'No notification could be sent',
+            code: 'delivery_failed',
+            message: 'No notification could be sent',
             data: {
               results: [
                 { channel: 'push', ok: false, detail: 'No device is subscribed' },
@@ -243,7 +244,7 @@ describe('Notifications settings: other cards', () => {
       'GET /api/notifications/preferences': () => preferences([]),
       'POST /api/notifications/test': () =>
         jsonResponse(
-          { success: false, code: 'internal_error', message: 'No notification could be sent: no delivery method was chosen', data: { results: [] } },
+          { success: false, code: 'delivery_failed', message: 'No notification could be sent: no delivery method was chosen', data: { results: [] } },
           502,
         ),
     });

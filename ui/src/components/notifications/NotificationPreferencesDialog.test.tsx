@@ -262,7 +262,7 @@ describe('the preferences dialog for one medication', () => {
     mockFetch({
       [`GET ${MED_PATH}`]: () => ok(medicationJson()),
       'POST /api/notifications/test': () =>
-        fail('No notification could be sent: push: no device is subscribed', 502),
+        fail('No notification could be sent: push: no device is subscribed', 502, 'delivery_failed'),
     });
     const { dialog, onClose } = openFor(ASPIRIN);
     await within(dialog).findByLabelText('Remind me');
