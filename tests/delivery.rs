@@ -641,9 +641,11 @@ async fn tests_preferences_and_subscriptions_check_their_input() {
     let (push, smtp, server) = push_and_mail().await;
     let token = account(&server, "gi@example.test").await;
 
-    // Test notifications: none delivered is an error naming each channel.
+    // Test notifications: none delivered is an error naming each channel; with no device
+    // subscribed nothing could be tried, which the person can change (409, not 502).
     let (status, body) = send_test(&server, &token, json!(["push"])).await;
-    assert_eq!(status, StatusCode::BAD_GATEWAY, "{body}");
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert_eq!(body["code"], "delivery_failed");
     assert!(
         body["message"]
             .as_str()

@@ -365,7 +365,7 @@ async fn preference_and_subscription_refusals_carry_their_codes() {
         "endpoint is required",
     );
 
-    // A test no channel delivers: 502 with each channel's outcome.
+    // A test no channel can deliver (no device subscribed): 409 with each channel's outcome.
     let (status, failed) = post(
         &server,
         "/api/notifications/test",
@@ -373,7 +373,7 @@ async fn preference_and_subscription_refusals_carry_their_codes() {
         json!({ "deliveryMethods": ["push"] }),
     )
     .await;
-    assert_eq!(status, StatusCode::BAD_GATEWAY, "{failed}");
+    assert_eq!(status, StatusCode::CONFLICT, "{failed}");
     assert_eq!(failed["code"], "delivery_failed");
     assert_eq!(failed["success"], false);
     assert!(

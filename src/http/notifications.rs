@@ -297,7 +297,9 @@ pub struct DeliveryFailure {
     pub data: ChannelResults,
 }
 
-/// 200 when a channel delivered; 502 naming every channel's failure otherwise.
+/// 200 when a channel delivered; otherwise the failure of every channel: 409 when none
+/// could even be tried (nothing subscribed, e-mail not set up — the person can change that),
+/// 502 when a push service or the mail server failed.
 fn delivery_answer(reports: &[ChannelReport], success_message: &str) -> Response {
     if reports.iter().any(ChannelReport::ok) {
         return message_data(success_message, ChannelResults::of(reports)).into_response();
@@ -311,8 +313,13 @@ fn delivery_answer(reports: &[ChannelReport], success_message: &str) -> Response
             .collect::<Vec<_>>()
             .join("; ")
     };
+    let status = if reports.iter().all(|r| r.unavailable) {
+        StatusCode::CONFLICT
+    } else {
+        StatusCode::BAD_GATEWAY
+    };
     (
-        StatusCode::BAD_GATEWAY,
+        status,
         Json(DeliveryFailure {
             success: false,
             message: format!("No notification could be sent: {reasons}"),
@@ -334,7 +341,8 @@ fn delivery_answer(reports: &[ChannelReport], success_message: &str) -> Response
         (status = 401, body = ErrorBody),
         (status = 404, description = "notification_not_found", body = ErrorBody),
         (status = 409, description = "notification_not_scheduled, notification_sending, or notification_not_sent (nothing to send)", body = ErrorBody),
-        (status = 502, description = "delivery_failed: no channel delivered", body = DeliveryFailure),
+        (status = 409, description = "delivery_failed: no channel could be tried (nothing subscribed, e-mail not configured, methods off)", body = DeliveryFailure),
+        (status = 502, description = "delivery_failed: a push service or the mail server failed", body = DeliveryFailure),
     ),
 )]
 pub async fn send_now(
@@ -854,7 +862,8 @@ pub struct TestBody {
         (status = 400, description = "No or unknown delivery methods", body = ErrorBody),
         (status = 401, body = ErrorBody),
         (status = 415, body = ErrorBody),
-        (status = 502, description = "delivery_failed: no channel delivered", body = DeliveryFailure),
+        (status = 409, description = "delivery_failed: no channel could be tried (nothing subscribed, e-mail not configured, methods off)", body = DeliveryFailure),
+        (status = 502, description = "delivery_failed: a push service or the mail server failed", body = DeliveryFailure),
     ),
 )]
 pub async fn test(

@@ -60,6 +60,9 @@ pub struct ChannelReport {
     pub error: Option<String>,
     pub detail: String,
     pub fallback: bool,
+    /// The channel could not even be tried (no device subscribed, e-mail not configured,
+    /// the method switched off): the person's set-up, not a failing service.
+    pub unavailable: bool,
     pub delivered_to: Vec<i64>,
     pub gone: Vec<i64>,
 }
@@ -371,12 +374,14 @@ impl Engine {
             error: None,
             detail: String::new(),
             fallback: false,
+            unavailable: false,
             delivered_to: Vec::new(),
             gone: Vec::new(),
         };
         if recipient.subscriptions.is_empty() {
             report.error = Some("no device is subscribed to push notifications".into());
             report.detail = report.error.clone().unwrap_or_default();
+            report.unavailable = true;
             return report;
         }
         let payload = content.push_payload();
@@ -408,6 +413,7 @@ impl Engine {
 
     async fn email(&self, recipient: &Recipient, content: &Content, fallback: bool) -> ChannelReport {
         let result = self.mailer.send(&recipient.email, content.email()).await;
+        let unavailable = matches!(result, Err(crate::mailer::MailError::NotConfigured));
         let error = result.err().map(|e| match e {
             crate::mailer::MailError::NotConfigured => "E-mail is not configured on this server".to_owned(),
             other => other.to_string(),
@@ -423,6 +429,7 @@ impl Engine {
             }),
             error,
             fallback,
+            unavailable,
             delivered_to: Vec::new(),
             gone: Vec::new(),
         }
@@ -646,6 +653,7 @@ fn plan_job(
                     detail: error.clone(),
                     error: Some(error),
                     fallback: false,
+                    unavailable: true,
                     delivered_to: Vec::new(),
                     gone: Vec::new(),
                 }

@@ -1,3 +1,4 @@
+import type { QueryClient } from '@tanstack/react-query';
 import { Navigate, Route, Routes } from 'react-router-dom';
 import { AuthProvider } from './auth/AuthProvider';
 import { RequireAuth } from './auth/RequireAuth';
@@ -16,6 +17,7 @@ import { SettingsScreen } from './screens/SettingsScreen';
 import { TakeDoseScreen } from './screens/TakeDoseScreen';
 import { TodayScreen } from './screens/TodayScreen';
 import { VerifyEmailScreen } from './screens/VerifyEmailScreen';
+import { QueryProvider, SessionCacheGuard, TimeZoneRefresh } from './queries/QueryProvider';
 import { SettingsProvider } from './settings/SettingsProvider';
 
 /** The route table of spec §2. */
@@ -58,14 +60,21 @@ export function AppRoutes() {
   );
 }
 
-/** The whole app, minus the router (main.tsx uses BrowserRouter, tests MemoryRouter). */
-export function App() {
+/**
+ * The whole app, minus the router (main.tsx uses BrowserRouter, tests MemoryRouter). Tests
+ * pass their own query client.
+ */
+export function App({ queryClient }: { queryClient?: QueryClient }) {
   return (
-    <SettingsProvider>
-      <AuthProvider>
-        <AppRoutes />
-        <InstallBanner />
-      </AuthProvider>
-    </SettingsProvider>
+    <QueryProvider client={queryClient}>
+      <SettingsProvider>
+        <AuthProvider>
+          <SessionCacheGuard />
+          <TimeZoneRefresh />
+          <AppRoutes />
+          <InstallBanner />
+        </AuthProvider>
+      </SettingsProvider>
+    </QueryProvider>
   );
 }

@@ -2,9 +2,10 @@
 // It changes only when the person says so, in Settings or by answering the question this
 // module asks when the browser's zone differs from the stored one. Silently taking the zone
 // of whichever browser signed in last moved a traveller's reminders without a word.
-import { useCallback, useEffect, useState, useSyncExternalStore } from 'react';
-import { getServerTimezone, setServerTimezone } from '../api/settings';
+import { useCallback, useState, useSyncExternalStore } from 'react';
+import { setServerTimezone } from '../api/settings';
 import { useAuth } from '../auth/AuthContext';
+import { useTimeZoneQuery } from '../queries/account';
 import { browserTimeZone } from './format';
 
 // --- Screens that depend on the zone load again when it changes. ----------------------------
@@ -65,11 +66,9 @@ export interface ZoneQuestion {
 }
 
 /** Whether to ask: the zones differ and the person has not said "keep" for this pair here. */
-export async function zoneQuestion(userId: string, signal?: AbortSignal): Promise<ZoneQuestion | null> {
+export function zoneQuestion(userId: string, stored: string | null): ZoneQuestion | null {
   const browser = browserTimeZone();
-  if (!browser) return null;
-  const stored = await getServerTimezone(signal);
-  if (stored === null || sameZone(stored, browser)) return null;
+  if (!browser || stored === null || sameZone(stored, browser)) return null;
   const question = { stored, browser };
   return declinedFor(userId) === pairOf(question) ? null : question;
 }
@@ -95,23 +94,14 @@ export interface ZonePrompt {
 export function useZonePrompt(): ZonePrompt {
   const { user } = useAuth();
   const userId = user ? String(user.id) : null;
-  const version = useTimeZoneVersion();
-  const [question, setQuestion] = useState<ZoneQuestion | null>(null);
+  // Offline or refused: no zone, so nothing to ask about now.
+  const stored = useTimeZoneQuery().data ?? null;
+  // The pair answered on this page (accepted, or kept); the server's next answer decides then.
+  const [answered, setAnswered] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [failed, setFailed] = useState(false);
-
-  useEffect(() => {
-    if (userId === null) return;
-    const controller = new AbortController();
-    zoneQuestion(userId, controller.signal)
-      .then((found) => {
-        if (!controller.signal.aborted) setQuestion(found);
-      })
-      .catch(() => {
-        // Offline or refused: nothing to ask about now.
-      });
-    return () => controller.abort();
-  }, [userId, version]);
+  const found = userId === null ? null : zoneQuestion(userId, stored);
+  const question = found && pairOf(found) !== answered ? found : null;
 
   const accept = useCallback(async () => {
     if (!question) return;
@@ -119,7 +109,7 @@ export function useZonePrompt(): ZonePrompt {
     setFailed(false);
     try {
       await saveTimeZone(question.browser);
-      setQuestion(null);
+      setAnswered(pairOf(question));
     } catch {
       setFailed(true);
     } finally {
@@ -129,7 +119,7 @@ export function useZonePrompt(): ZonePrompt {
 
   const decline = useCallback(() => {
     if (question && userId !== null) declineZone(userId, question);
-    setQuestion(null);
+    if (question) setAnswered(pairOf(question));
   }, [question, userId]);
 
   return { question, busy, failed, accept, decline };

@@ -1,14 +1,8 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router-dom';
-import { deleteHistoryEntry, getAdherence, listHistory, updateHistoryStatus } from '../api/history';
-import {
-  type Adherence,
-  type DoseStatus,
-  type DoseWarning,
-  type HistoryEntry,
-  type HistoryPage,
-} from '../api/medicationTypes';
+import { type DoseStatus, type DoseWarning, type HistoryEntry, type HistoryPage } from '../api/medicationTypes';
 import { AdherenceSummary } from '../components/medications/Adherence';
 import { ConfirmDialog } from '../components/medications/ConfirmDialog';
 import { DoseWarningNote } from '../components/medications/DoseWarningNote';
@@ -25,79 +19,62 @@ import { useFlash } from '../components/useFlash';
 import { medsErrorText } from '../medications/errors';
 import { filtersFromParams, hasFilters, paramsFromFilters } from '../medications/historyFilters';
 import { clampPage, pagerState } from '../medications/paging';
-import { useTimeZoneVersion } from '../medications/timezone';
+import { useAdherenceQuery, useDeleteHistoryEntry, useHistoryQuery, useUpdateHistoryStatus } from '../queries/history';
+import { queryKeys } from '../queries/keys';
 import '../styles/medications.css';
 
 /** SPEC §2 "History screen", with real paging and adherence at a glance (DESIGN §7). */
 export function HistoryScreen() {
   const { t } = useTranslation('meds');
   const format = useMedsFormat();
-  const zoneVersion = useTimeZoneVersion();
+  const client = useQueryClient();
   const { medications } = useMedicationList();
   const [params, setParams] = useSearchParams();
   const filters = filtersFromParams(params);
   const query = paramsFromFilters(filters).toString();
-  const [page, setPage] = useState<HistoryPage | null>(null);
-  const [loadError, setLoadError] = useState<string | null>(null);
-  // The request whose answer is on screen; a newer one means the list is loading.
-  const [answered, setAnswered] = useState<string | null>(null);
-  const [adherence, setAdherence] = useState<Adherence | null>(null);
-  const [generation, setGeneration] = useState(0);
+  const history = useHistoryQuery(filters);
+  // The page on screen stays while another one (or this one again) loads.
+  const page = history.data ?? null;
+  const loading = history.isFetching;
+  const loadError = history.error ? medsErrorText(t, history.error, 'errors.loadHistory') : null;
+  // The summary is extra; the history itself reports its own errors.
+  const adherence = useAdherenceQuery().data ?? null;
+  const updateStatus = useUpdateHistoryStatus();
+  const deleteEntry = useDeleteHistoryEntry();
   const [busyEntry, setBusyEntry] = useState<number | null>(null);
   const [deleting, setDeleting] = useState<HistoryEntry | null>(null);
   const [adding, setAdding] = useState(false);
   const [flash, showFlash] = useFlash();
   // A recorded dose the stock could not follow: stays until dismissed.
   const [warning, setWarning] = useState<{ name: string; warning: DoseWarning } | null>(null);
-  const reload = useCallback(() => setGeneration((g) => g + 1), []);
-  const request = `${query}#${generation}`;
-  const loading = answered !== request;
+  const reload = () => void history.refetch();
+  // The answer for the address's own page, not the one kept on screen while it loads.
+  const answered = history.isPlaceholderData ? null : history.data;
 
+  // Deleting the last entry of the last page, or an old link, can point past the end: show
+  // the last page there is.
   useEffect(() => {
-    const controller = new AbortController();
-    const key = `${query}#${generation}`;
+    if (!answered) return;
     const wanted = filtersFromParams(new URLSearchParams(query));
-    listHistory(wanted, controller.signal)
-      .then((loaded) => {
-        setPage(loaded);
-        setLoadError(null);
-        setAnswered(key);
-        // Deleting the last entry of the last page, or an old link, can point past the
-        // end: show the last page there is.
-        const last = clampPage(wanted.page, loaded.pagination.pages);
-        if (last !== wanted.page) setParams(paramsFromFilters({ ...wanted, page: last }), { replace: true });
-      })
-      .catch((error: unknown) => {
-        if (controller.signal.aborted) return;
-        setLoadError(medsErrorText(t, error, 'errors.loadHistory'));
-        setAnswered(key);
-      });
-    return () => controller.abort();
-  }, [zoneVersion, query, generation, t, setParams]);
-
-  useEffect(() => {
-    const controller = new AbortController();
-    getAdherence(controller.signal)
-      .then(setAdherence)
-      .catch(() => {
-        // The summary is extra; the history itself reports its own errors.
-      });
-    return () => controller.abort();
-  }, [zoneVersion, generation]);
+    const last = clampPage(wanted.page, answered.pagination.pages);
+    if (last !== wanted.page) setParams(paramsFromFilters({ ...wanted, page: last }), { replace: true });
+  }, [answered, query, setParams]);
 
   const switchStatus = async (entry: HistoryEntry, status: DoseStatus) => {
     setBusyEntry(entry.id);
     try {
-      const result = await updateHistoryStatus(entry.id, status);
+      const result = await updateStatus.mutateAsync({ entryId: entry.id, status });
       setWarning(result.warning && { name: entry.medication_name, warning: result.warning });
-      setPage((current) =>
-        current && {
-          ...current,
-          entries: current.entries.map((e) => (e.id === entry.id ? result.entry : e)),
-        },
+      // The new status shows at once; the refetch the change set off confirms it.
+      client.setQueryData<HistoryPage>(
+        queryKeys.historyPage(query),
+        (current) =>
+          current && {
+            ...current,
+            entries: current.entries.map((e) => (e.id === entry.id ? result.entry : e)),
+          },
       );
       showFlash('success', t('history.updated', { status: t(`status.${status}`) }));
-      reload();
     } catch (error) {
       showFlash('error', medsErrorText(t, error, 'errors.updateEntry'));
     } finally {
@@ -108,13 +85,12 @@ export function HistoryScreen() {
   const confirmDelete = async () => {
     if (!deleting) return;
     try {
-      await deleteHistoryEntry(deleting.id);
+      await deleteEntry.mutateAsync(deleting.id);
     } catch (error) {
       throw new Error(medsErrorText(t, error, 'errors.deleteEntry'), { cause: error });
     }
     setDeleting(null);
     showFlash('success', t('history.deleted'));
-    reload();
   };
 
   const state = page && pagerState(page.pagination, page.entries.length);
@@ -207,7 +183,6 @@ export function HistoryScreen() {
             setAdding(false);
             setWarning(added && { name, warning: added });
             showFlash('success', t('historical.added'));
-            reload();
           }}
         />
       )}

@@ -53,9 +53,7 @@ export function MedicationsScreen() {
             <MedicationCard
               key={medication.id}
               medication={medication}
-              onChanged={list.replace}
-              onDeleted={(id) => {
-                list.remove(id);
+              onDeleted={() => {
                 // The card and its buttons are gone; keep the keyboard on the page.
                 headingRef.current?.focus();
               }}
@@ -70,10 +68,7 @@ export function MedicationsScreen() {
       {adding && (
         <AddMedicationDialog
           onClose={() => setAdding(false)}
-          onAdded={(medication) => {
-            setAdding(false);
-            list.add(medication);
-          }}
+          onAdded={() => setAdding(false)}
         />
       )}
     </div>

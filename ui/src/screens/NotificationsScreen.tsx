@@ -1,13 +1,7 @@
-import { useCallback, useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { useRef, useState, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
-import {
-  cancelNotification,
-  listScheduledNotifications,
-  type NotificationList,
-  type NotificationStatus,
-  type ScheduledNotification,
-} from '../api/notifications';
+import { type NotificationList, type NotificationStatus, type ScheduledNotification } from '../api/notifications';
 import { FlashMessage } from '../components/FlashMessage';
 import { DeliveryHistoryPanel } from '../components/notifications/DeliveryHistoryPanel';
 import { NotificationSettingsPanel } from '../components/notifications/NotificationSettingsPanel';
@@ -15,7 +9,7 @@ import { ScreenStatus } from '../components/medications/ScreenStatus';
 import { useMedsFormat } from '../components/medications/useMedsFormat';
 import { useFlash } from '../components/useFlash';
 import { medsErrorText } from '../medications/errors';
-import { withCustomMessages } from '../notifications/customMessages';
+import { useCancelNotification, useScheduledNotificationsQuery } from '../queries/notifications';
 import '../styles/medications.css';
 import '../styles/notifications.css';
 
@@ -34,31 +28,11 @@ const STATUS_CLASS: Record<NotificationStatus, string> = {
 export function NotificationsScreen() {
   const { t } = useTranslation('meds');
   const [tab, setTab] = useState<Tab>('scheduled');
-  const [list, setList] = useState<NotificationList | null>(null);
-  const [loadError, setLoadError] = useState<string | null>(null);
-  const [generation, setGeneration] = useState(0);
-  // The load whose answer is on screen; a newer generation means the list is loading.
-  const [answered, setAnswered] = useState<number | null>(null);
-  const loading = answered !== generation;
-  const reload = useCallback(() => setGeneration((g) => g + 1), []);
+  const query = useScheduledNotificationsQuery();
+  const list = query.data ?? null;
+  const loadError = query.error ? medsErrorText(t, query.error, 'errors.loadNotifications') : null;
+  const reload = () => void query.refetch();
   const tabRefs = useRef<Partial<Record<Tab, HTMLButtonElement | null>>>({});
-
-  useEffect(() => {
-    const controller = new AbortController();
-    listScheduledNotifications(controller.signal)
-      .then((loaded) => withCustomMessages(loaded, controller.signal))
-      .then((loaded) => {
-        setList(loaded);
-        setLoadError(null);
-        setAnswered(generation);
-      })
-      .catch((error: unknown) => {
-        if (controller.signal.aborted) return;
-        setLoadError(medsErrorText(t, error, 'errors.loadNotifications'));
-        setAnswered(generation);
-      });
-    return () => controller.abort();
-  }, [generation, t]);
 
   const onTabKey = (event: KeyboardEvent<HTMLButtonElement>) => {
     const index = TABS.indexOf(tab);
@@ -119,7 +93,7 @@ export function NotificationsScreen() {
           className="notification-panel"
         >
           {name === 'scheduled' && tab === name && (
-            <ScheduledPanel list={list} loading={loading} error={loadError} reload={reload} />
+            <ScheduledPanel list={list} loading={query.isFetching} error={loadError} reload={reload} />
           )}
           {name === 'settings' && tab === name && <NotificationSettingsPanel />}
           {name === 'history' && tab === name && <DeliveryHistoryPanel />}
@@ -139,18 +113,16 @@ interface ScheduledPanelProps {
 function ScheduledPanel({ list, loading, error, reload }: ScheduledPanelProps) {
   const { t } = useTranslation('meds');
   const [flash, showFlash] = useFlash();
-  const [busy, setBusy] = useState<number | null>(null);
+  const cancelling = useCancelNotification();
+  const busy = cancelling.isPending ? cancelling.variables : null;
 
+  // Refused or not, the list is asked again (the reminder may have been sent meanwhile).
   const cancel = async (notification: ScheduledNotification) => {
-    setBusy(notification.id);
     try {
-      await cancelNotification(notification.id);
+      await cancelling.mutateAsync(notification.id);
       showFlash('success', t('notificationsPage.cancelled'));
     } catch (caught) {
       showFlash('error', medsErrorText(t, caught, 'errors.cancelNotification'));
-    } finally {
-      setBusy(null);
-      reload();
     }
   };
 

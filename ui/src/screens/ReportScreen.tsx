@@ -1,11 +1,12 @@
-import { useEffect, useState, type ReactNode, type SubmitEvent } from 'react';
+import { useState, type ReactNode, type SubmitEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router-dom';
-import { getReport, type Report, type ReportMedication } from '../api/data';
+import type { Report, ReportMedication } from '../api/data';
 import { useAuth } from '../auth/AuthContext';
 import { StockBadge } from '../components/medications/Badges';
 import { useMedsFormat } from '../components/medications/useMedsFormat';
 import { dateInputValue, formatPercent } from '../medications/format';
+import { useReportQuery } from '../queries/history';
 import { failureReason } from './settings/data/failureReason';
 import '../styles/medications.css';
 import '../styles/data.css';
@@ -40,23 +41,9 @@ export function ReportScreen() {
   const [custom, setCustom] = useState<Range | null>(null);
   const [rangeError, setRangeError] = useState<string | null>(null);
   // What the server answered, for the period it was asked about.
-  const [loaded, setLoaded] = useState<{ key: string; report: Report | null; error: string | null } | null>(null);
-
-  const { from, to } = range;
-  const key = `${from}/${to}`;
-  useEffect(() => {
-    const controller = new AbortController();
-    getReport({ from, to }, controller.signal)
-      .then((report) => setLoaded({ key: `${from}/${to}`, report, error: null }))
-      .catch((err: unknown) => {
-        if (controller.signal.aborted) return;
-        setLoaded({ key: `${from}/${to}`, report: null, error: failureReason(err) ?? t('report.loadFailed') });
-      });
-    return () => controller.abort();
-  }, [from, to, t]);
-  const current = loaded?.key === key ? loaded : null;
-  const report = current?.report ?? null;
-  const error = rangeError ?? current?.error ?? null;
+  const query = useReportQuery(range);
+  const report = query.data ?? null;
+  const error = rangeError ?? (query.error ? (failureReason(query.error) ?? t('report.loadFailed')) : null);
 
   const choose = (value: string) => {
     setRangeError(null);

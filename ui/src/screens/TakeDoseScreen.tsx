@@ -3,12 +3,13 @@ import { useTranslation } from 'react-i18next';
 import { useNavigate, useParams } from 'react-router-dom';
 import { ApiError } from '../api/client';
 import { DOSE_STATUSES, type DoseStatus, type DoseWarning } from '../api/medicationTypes';
-import { getTakeDetails, logTakeDose, type TakeDetails, type TakeLogged } from '../api/take';
+import type { TakeDetails, TakeLogged } from '../api/take';
 import { CloseIcon } from '../components/icons';
 import { DoseWarningNote } from '../components/medications/DoseWarningNote';
 import { FormError } from '../components/medications/FormError';
 import { useMedsFormat } from '../components/medications/useMedsFormat';
 import { notifyErrorText } from '../notifications/notifyErrors';
+import { useLogTakeDose, useTakeDetailsQuery } from '../queries/take';
 import '../styles/notifications.css';
 import { PublicFrame } from './PublicFrame';
 
@@ -21,6 +22,12 @@ type Load =
   | { kind: 'failed'; text: string }
   | { kind: 'ready'; details: TakeDetails };
 
+/** The page's state: the details, or the failure (not while asking again), else loading. */
+function loadOf(details: TakeDetails | undefined, error: Error | null, failure: (error: Error) => Load): Load {
+  if (details) return { kind: 'ready', details };
+  return error ? failure(error) : { kind: 'loading' };
+}
+
 /**
  * SPEC §2 "Quick dosage logging": the page a reminder's link opens, without signing in.
  * Leaving closes the window when another window opened it, otherwise goes to /today.
@@ -29,23 +36,12 @@ export function TakeDoseScreen() {
   const { t } = useTranslation('notify');
   const navigate = useNavigate();
   const { token = '' } = useParams();
-  const [load, setLoad] = useState<Load>({ kind: 'loading' });
-  const [attempt, setAttempt] = useState(0);
-
-  useEffect(() => {
-    const controller = new AbortController();
-    getTakeDetails(token, controller.signal)
-      .then((details) => setLoad({ kind: 'ready', details }))
-      .catch((error: unknown) => {
-        if (controller.signal.aborted) return;
-        setLoad(
-          error instanceof ApiError && error.status === 404
-            ? { kind: 'invalid' }
-            : { kind: 'failed', text: notifyErrorText(t, error, 'errors.loadDetails') },
-        );
-      });
-    return () => controller.abort();
-  }, [token, attempt, t]);
+  const query = useTakeDetailsQuery(token);
+  const load = loadOf(query.data, query.isFetching ? null : query.error, (error) =>
+    error instanceof ApiError && error.status === 404
+      ? { kind: 'invalid' }
+      : { kind: 'failed', text: notifyErrorText(t, error, 'errors.loadDetails') },
+  );
 
   const leave = useCallback(() => {
     if (window.opener) window.close();
@@ -92,10 +88,7 @@ export function TakeDoseScreen() {
           <button
             type="button"
             className="button button-primary button-block"
-            onClick={() => {
-              setLoad({ kind: 'loading' });
-              setAttempt((a) => a + 1);
-            }}
+            onClick={() => void query.refetch()}
           >
             {t('take.retry')}
           </button>
@@ -189,6 +182,7 @@ function TakeForm({ token, onLeave }: { token: string; onLeave: () => void }) {
   const { t } = useTranslation('notify');
   const formId = useId();
   const [status, setStatus] = useState<DoseStatus>('taken');
+  const { mutateAsync: logTakeDose } = useLogTakeDose(token);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   // Logged elsewhere meanwhile (409): nothing left to log here.
@@ -208,7 +202,7 @@ function TakeForm({ token, onLeave }: { token: string; onLeave: () => void }) {
     setBusy(true);
     setError(null);
     try {
-      setWarning(await logTakeDose(token, status));
+      setWarning(await logTakeDose(status));
       setDone(status);
     } catch (caught) {
       setConflict(caught instanceof ApiError && caught.status === 409);

@@ -229,9 +229,15 @@ describe('Today', () => {
           scheduled_time: '2026-11-22T20:00:00Z', local_time: '20:00', status: 'upcoming', history_id: null, reminder_id: null },
       ],
     };
-    const logged = vi.fn(() =>
-      ok({ entry: entryJson({ id: 12, status: 'taken' }), inventory: { current_quantity: 28, stock_status: 'in_stock' } }, 201),
-    );
+    // Like the server, the schedule answers what was logged (the screen asks again after a log).
+    const answer = (index: number, status: string, id: number) => {
+      const dose = schedule.doses[index];
+      if (dose) Object.assign(dose, { status, history_id: id });
+    };
+    const logged = vi.fn(() => {
+      answer(1, 'taken', 12);
+      return ok({ entry: entryJson({ id: 12, status: 'taken' }), inventory: { current_quantity: 28, stock_status: 'in_stock' } }, 201);
+    });
     const { fetchMock } = await openToday({
       'GET /api/medications/today': () => ok(schedule),
       'POST /api/medications/3/doses': logged,
@@ -255,9 +261,10 @@ describe('Today', () => {
     expect(screen.getByText('Aspirin logged as taken.').getAttribute('role')).toBe('status');
 
     // Without a reminder the server picks the nearest dose.
-    logged.mockImplementation(() =>
-      ok({ entry: entryJson({ id: 13, status: 'skipped' }), inventory: null }, 201),
-    );
+    logged.mockImplementation(() => {
+      answer(2, 'skipped', 13);
+      return ok({ entry: entryJson({ id: 13, status: 'skipped' }), inventory: null }, 201);
+    });
     await userEvent.click(within(nth(rows, 2)).getByRole('button', { name: 'Skip Aspirin at 8:00 PM' }));
     await waitFor(() => expect(within(nth(rows, 2)).getByTestId('today-dose-status').textContent).toBe('Skipped'));
     expect(sentJson(requestsTo(fetchMock, 'POST', '/api/medications/3/doses')[1]?.[1])).toEqual({

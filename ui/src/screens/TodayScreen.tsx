@@ -1,7 +1,6 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
-import { logDose } from '../api/medications';
 import {
   DOSE_STATUSES,
   type DoseInput,
@@ -18,6 +17,7 @@ import { useMedicationList } from '../components/medications/useMedicationList';
 import { useMedsFormat } from '../components/medications/useMedsFormat';
 import { useTodayFeedback } from '../components/medications/useTodayFeedback';
 import { medsErrorText } from '../medications/errors';
+import { useLogDose } from '../queries/medications';
 import '../styles/medications.css';
 
 interface Logging {
@@ -31,11 +31,10 @@ export function TodayScreen() {
   const format = useMedsFormat();
   const list = useMedicationList();
   const feedback = useTodayFeedback();
+  const logDose = useLogDose();
   const [logging, setLogging] = useState<Logging | null>(null);
   // A recorded dose the stock could not follow: stays until dismissed or the next log.
   const [warning, setWarning] = useState<{ name: string; warning: DoseWarning } | null>(null);
-  // Bumped when a dose is logged from a medication's card: the schedule's states move too.
-  const [scheduleGeneration, setScheduleGeneration] = useState(0);
   const { medications } = list;
 
   const close = () => {
@@ -47,15 +46,13 @@ export function TodayScreen() {
     if (!logging) return;
     const { medication } = logging;
     try {
-      const result = await logDose(medication.id, dose);
+      const result = await logDose.mutateAsync({ medicationId: medication.id, dose });
       setLogging(null);
       setWarning(result.warning && { name: medication.name, warning: result.warning });
       feedback.confirmLogged(
         `${medication.id}:${dose.status}`,
         t(`today.logged.${dose.status}`, { name: medication.name }),
       );
-      list.reload();
-      setScheduleGeneration((g) => g + 1);
     } catch (error) {
       feedback.failed(medsErrorText(t, error, 'errors.logDose'));
     }
@@ -79,12 +76,10 @@ export function TodayScreen() {
       )}
 
       <TodaySchedule
-        generation={scheduleGeneration}
         onLogged={(dose, result) => {
           feedback.clearError();
           setWarning(result.warning && { name: dose.name, warning: result.warning });
           feedback.showSuccess(t(`today.logged.${result.entry.status}`, { name: dose.name }));
-          list.reload();
         }}
       />
 

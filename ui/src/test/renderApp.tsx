@@ -1,6 +1,7 @@
 import { render } from '@testing-library/react';
 import { MemoryRouter, useLocation } from 'react-router-dom';
 import { App } from '../App';
+import { testQueryClient } from './queryClient';
 
 function LocationProbe() {
   const location = useLocation();
@@ -16,7 +17,7 @@ function LocationProbe() {
 export function renderApp(path: string) {
   return render(
     <MemoryRouter initialEntries={[path]}>
-      <App />
+      <App queryClient={testQueryClient()} />
       <LocationProbe />
     </MemoryRouter>,
   );

@@ -1,6 +1,5 @@
 import { useState, type SubmitEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { createMedication } from '../../api/medications';
 import type { Medication } from '../../api/medicationTypes';
 import { medsErrorText, problemText } from '../../medications/errors';
 import {
@@ -9,6 +8,7 @@ import {
   medicationProblem,
   type MedicationForm,
 } from '../../medications/medicationForm';
+import { useCreateMedication } from '../../queries/medications';
 import { Dialog } from '../Dialog';
 import { FormError } from './FormError';
 import { MedicationFields } from './MedicationFields';
@@ -23,7 +23,9 @@ const FORM_ID = 'add-medication-form';
 export function AddMedicationDialog({ onClose, onAdded }: AddMedicationDialogProps) {
   const { t } = useTranslation('meds');
   const [form, setForm] = useState<MedicationForm>(emptyMedicationForm);
-  const [busy, setBusy] = useState(false);
+  const create = useCreateMedication();
+  // Stays busy after success too: the dialog is closing.
+  const busy = create.isPending || create.isSuccess;
   const [error, setError] = useState<string | null>(null);
 
   const submit = async (event: SubmitEvent<HTMLFormElement>) => {
@@ -33,13 +35,11 @@ export function AddMedicationDialog({ onClose, onAdded }: AddMedicationDialogPro
       setError(problemText(t, problem));
       return;
     }
-    setBusy(true);
     setError(null);
     try {
-      onAdded(await createMedication(medicationInput(form, true)));
+      onAdded(await create.mutateAsync(medicationInput(form, true)));
     } catch (err) {
       setError(medsErrorText(t, err, 'errors.add'));
-      setBusy(false);
     }
   };
 

@@ -1,8 +1,8 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { deleteMedication } from '../../api/medications';
 import type { Medication } from '../../api/medicationTypes';
 import { medsErrorText } from '../../medications/errors';
+import { useDeleteMedication } from '../../queries/medications';
 import { Dialog } from '../Dialog';
 import { FormError } from './FormError';
 
@@ -16,18 +16,18 @@ interface DeleteMedicationDialogProps {
 export function DeleteMedicationDialog({ medication, onClose, onDeleted }: DeleteMedicationDialogProps) {
   const { t } = useTranslation('meds');
   const [withHistory, setWithHistory] = useState(false);
-  const [busy, setBusy] = useState(false);
+  const remove = useDeleteMedication();
+  // Stays busy after success too: the dialog is closing.
+  const busy = remove.isPending || remove.isSuccess;
   const [error, setError] = useState<string | null>(null);
 
   const confirm = async () => {
-    setBusy(true);
     setError(null);
     try {
-      await deleteMedication(medication.id, withHistory);
+      await remove.mutateAsync({ id: medication.id, deleteHistory: withHistory });
       onDeleted();
     } catch (err) {
       setError(medsErrorText(t, err, 'errors.delete'));
-      setBusy(false);
     }
   };
 

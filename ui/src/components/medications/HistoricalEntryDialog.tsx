@@ -1,10 +1,10 @@
 import { useState, type SubmitEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { logDose } from '../../api/medications';
 import { DOSE_STATUSES, type DoseStatus, type DoseWarning, type Medication } from '../../api/medicationTypes';
 import { defaultDoseQuantity, historicalEntryProblem, type HistoricalEntryFields } from '../../medications/dosage';
 import { medsErrorText, problemText } from '../../medications/errors';
 import { dateInputValue, localMoment } from '../../medications/format';
+import { useLogDose } from '../../queries/medications';
 import { Dialog } from '../Dialog';
 import { DoseFields } from './DoseFields';
 import { FormError } from './FormError';
@@ -31,7 +31,9 @@ export function HistoricalEntryDialog({ medications, onClose, onAdded }: Histori
   const [status, setStatus] = useState<DoseStatus>('taken');
   const [affectInventory, setAffectInventory] = useState(true);
   const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const logDose = useLogDose();
+  // Stays busy after success too: the dialog is closing.
+  const busy = logDose.isPending || logDose.isSuccess;
   const medication = medications.find((m) => String(m.id) === fields.medicationId) ?? null;
   const today = dateInputValue(new Date());
   const change = (changes: Partial<HistoricalEntryFields>) => setFields((f) => ({ ...f, ...changes }));
@@ -52,20 +54,21 @@ export function HistoricalEntryDialog({ medications, onClose, onAdded }: Histori
       setError(problemText(t, problem ?? { key: 'validation.dateTimeRequired' }));
       return;
     }
-    setBusy(true);
     setError(null);
     try {
-      const result = await logDose(medication.id, {
-        taken: moment.toISOString(),
-        status,
-        quantity: Number(fields.quantity),
-        dosage_unit: fields.unit,
-        affect_inventory: affectInventory,
+      const result = await logDose.mutateAsync({
+        medicationId: medication.id,
+        dose: {
+          taken: moment.toISOString(),
+          status,
+          quantity: Number(fields.quantity),
+          dosage_unit: fields.unit,
+          affect_inventory: affectInventory,
+        },
       });
       onAdded(result.warning, medication.name);
     } catch (err) {
       setError(medsErrorText(t, err, 'errors.addHistorical'));
-      setBusy(false);
     }
   };
 

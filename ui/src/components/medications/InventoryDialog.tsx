@@ -1,11 +1,11 @@
-import { useCallback, useEffect, useState, type SubmitEvent } from 'react';
+import { useState, type SubmitEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { adjustInventory, getInventory, getLedger, saveInventory } from '../../api/medications';
-import type { Inventory, LedgerRow, Medication } from '../../api/medicationTypes';
+import type { Medication } from '../../api/medicationTypes';
 import { parseAmount } from '../../medications/dosage';
 import { onHand } from '../../medications/stock';
 import { medsErrorText, problemText } from '../../medications/errors';
 import { inventoryFormOf, inventoryInput, inventoryProblem, type InventoryForm } from '../../medications/inventoryForm';
+import { useAdjustInventory, useInventoryQuery, useLedgerQuery, useSaveInventory } from '../../queries/medications';
 import { Dialog } from '../Dialog';
 import { FlashMessage } from '../FlashMessage';
 import { useFlash } from '../useFlash';
@@ -20,57 +20,35 @@ const LEDGER_ROWS = 10;
 interface InventoryDialogProps {
   medication: Medication;
   onClose: () => void;
-  onSaved: (inventory: Inventory) => void;
-  onStale: () => void;
 }
 
 /** SPEC §2 inventory manager: the stock's description, an adjustment, and its recent changes. */
-export function InventoryDialog({ medication, onClose, onSaved, onStale }: InventoryDialogProps) {
+export function InventoryDialog({ medication, onClose }: InventoryDialogProps) {
   const { t } = useTranslation('meds');
   const format = useMedsFormat();
   const id = medication.id;
-  const [inventory, setInventory] = useState<Inventory | null>(null);
-  const [ledger, setLedger] = useState<LedgerRow[]>([]);
-  const [form, setForm] = useState<InventoryForm | null>(null);
-  const [loadError, setLoadError] = useState<string | null>(null);
+  const inventoryQuery = useInventoryQuery(id);
+  const ledgerQuery = useLedgerQuery(id);
+  const saveMutation = useSaveInventory(id);
+  const adjustMutation = useAdjustInventory(id);
+  // The person's edits; null follows the stock as the server has it (loaded, saved, adjusted).
+  const [edited, setEdited] = useState<InventoryForm | null>(null);
   const [saveError, setSaveError] = useState<string | null>(null);
-  const [saving, setSaving] = useState(false);
+  const saving = saveMutation.isPending;
   const [amount, setAmount] = useState('');
   const [reason, setReason] = useState('');
   const [adjustError, setAdjustError] = useState<string | null>(null);
-  const [adjusting, setAdjusting] = useState(false);
+  const adjusting = adjustMutation.isPending;
   const [flash, showFlash] = useFlash();
 
-  const show = useCallback(
-    (loaded: Inventory) => {
-      setInventory(loaded);
-      setForm(inventoryFormOf(loaded, medication.unit));
-    },
-    [medication.unit],
-  );
+  // Both are needed to open; a later ledger failure is ignored (a courtesy beside the stock).
+  const inventory = ledgerQuery.data ? (inventoryQuery.data ?? null) : null;
+  const ledger = ledgerQuery.data ?? [];
+  const failed = (!inventoryQuery.data && inventoryQuery.error) || (!ledgerQuery.data && ledgerQuery.error) || null;
+  const loadError = failed && medsErrorText(t, failed, 'errors.loadInventory');
+  const form = edited ?? (inventory && inventoryFormOf(inventory, medication.unit));
 
-  const reloadLedger = useCallback(async () => {
-    try {
-      setLedger(await getLedger(id));
-    } catch {
-      // The list is a courtesy; the stock itself is on screen.
-    }
-  }, [id]);
-
-  useEffect(() => {
-    const controller = new AbortController();
-    Promise.all([getInventory(id, controller.signal), getLedger(id, controller.signal)])
-      .then(([loaded, rows]) => {
-        show(loaded);
-        setLedger(rows);
-      })
-      .catch((error: unknown) => {
-        if (!controller.signal.aborted) setLoadError(medsErrorText(t, error, 'errors.loadInventory'));
-      });
-    return () => controller.abort();
-  }, [id, show, t]);
-
-  const change = (changes: Partial<InventoryForm>) => setForm((f) => (f ? { ...f, ...changes } : f));
+  const change = (changes: Partial<InventoryForm>) => setEdited(form && { ...form, ...changes });
 
   const save = async (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -82,18 +60,13 @@ export function InventoryDialog({ medication, onClose, onSaved, onStale }: Inven
     }
     const wasOn = inventory.enabled;
     const sendCurrent = wasOn ? form.currentQuantity !== String(inventory.current_quantity) : true;
-    setSaving(true);
     setSaveError(null);
     try {
-      const saved = await saveInventory(id, inventoryInput(form, sendCurrent));
-      show(saved);
-      onSaved(saved);
+      await saveMutation.mutateAsync(inventoryInput(form, sendCurrent));
+      setEdited(null);
       showFlash('success', t('inventory.saved'));
-      void reloadLedger();
     } catch (err) {
       setSaveError(medsErrorText(t, err, 'errors.updateInventory'));
-    } finally {
-      setSaving(false);
     }
   };
 
@@ -104,21 +77,15 @@ export function InventoryDialog({ medication, onClose, onSaved, onStale }: Inven
       setAdjustError(t('inventory.errors.adjustmentNonZero'));
       return;
     }
-    setAdjusting(true);
     setAdjustError(null);
     try {
-      const result = await adjustInventory(id, value, reason.trim() || undefined);
-      show(result.inventory);
-      onSaved(result.inventory);
+      await adjustMutation.mutateAsync({ adjustment: value, reason: reason.trim() || undefined });
+      setEdited(null);
       setAmount('');
       setReason('');
       showFlash('success', t('inventory.adjusted'));
-      void reloadLedger();
     } catch (err) {
       setAdjustError(medsErrorText(t, err, 'errors.adjustInventory'));
-      onStale();
-    } finally {
-      setAdjusting(false);
     }
   };
 

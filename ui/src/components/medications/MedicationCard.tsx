@@ -1,6 +1,5 @@
 import { useId, useState, type SubmitEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { updateMedication } from '../../api/medications';
 import type { Medication } from '../../api/medicationTypes';
 import { medsErrorText, problemText } from '../../medications/errors';
 import {
@@ -9,6 +8,7 @@ import {
   medicationProblem,
   type MedicationForm,
 } from '../../medications/medicationForm';
+import { useUpdateMedication } from '../../queries/medications';
 import { NotificationPreferencesDialog } from '../notifications/NotificationPreferencesDialog';
 import { DeleteMedicationDialog } from './DeleteMedicationDialog';
 import { DeliveryWarning } from './DeliveryWarning';
@@ -21,7 +21,6 @@ import { useMedsFormat } from './useMedsFormat';
 
 interface MedicationCardProps {
   medication: Medication;
-  onChanged: (medication: Medication) => void;
   onDeleted: (id: number) => void;
   /** Something changed that only a reload shows (the stock after an adjustment). */
   onStale: () => void;
@@ -30,12 +29,13 @@ interface MedicationCardProps {
 type OpenDialog = 'inventory' | 'notifications' | 'delete' | null;
 
 /** One medication: view mode, or edit mode in place (SPEC §2 "Medications screen"). */
-export function MedicationCard({ medication, onChanged, onDeleted, onStale }: MedicationCardProps) {
+export function MedicationCard({ medication, onDeleted, onStale }: MedicationCardProps) {
   const { t } = useTranslation('meds');
   const format = useMedsFormat();
   const titleId = useId();
   const [editForm, setEditForm] = useState<MedicationForm | null>(null);
-  const [saving, setSaving] = useState(false);
+  const update = useUpdateMedication();
+  const saving = update.isPending;
   const [error, setError] = useState<string | null>(null);
   const [dialog, setDialog] = useState<OpenDialog>(null);
   const m = medication;
@@ -53,16 +53,12 @@ export function MedicationCard({ medication, onChanged, onDeleted, onStale }: Me
       setError(problemText(t, problem));
       return;
     }
-    setSaving(true);
     setError(null);
     try {
-      const updated = await updateMedication(m.id, medicationInput(editForm, false));
+      await update.mutateAsync({ id: m.id, changes: medicationInput(editForm, false) });
       setEditForm(null);
-      onChanged(updated);
     } catch (err) {
       setError(medsErrorText(t, err, 'errors.update'));
-    } finally {
-      setSaving(false);
     }
   };
 
@@ -146,8 +142,6 @@ export function MedicationCard({ medication, onChanged, onDeleted, onStale }: Me
         <InventoryDialog
           medication={m}
           onClose={() => setDialog(null)}
-          onSaved={(inventory) => onChanged({ ...m, inventory })}
-          onStale={onStale}
         />
       )}
       {dialog === 'notifications' && (

@@ -1,9 +1,11 @@
-import { useEffect, useState } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ApiError } from '../../api/client';
-import { getTodaySchedule, logDose } from '../../api/medications';
 import type { EntryResult, TodayDose, TodayDoseStatus, TodaySchedule as Schedule } from '../../api/medicationTypes';
 import { medsErrorText } from '../../medications/errors';
+import { queryKeys } from '../../queries/keys';
+import { useLogDose, useTodayScheduleQuery } from '../../queries/medications';
 import { MedicationAvatar } from './MedicationIcon';
 import { useMedsFormat } from './useMedsFormat';
 
@@ -20,51 +22,41 @@ function keyOf(dose: TodayDose): string {
 }
 
 interface TodayScheduleProps {
-  /** Changes when the screen logged something elsewhere and the states may have moved. */
-  generation: number;
   onLogged: (dose: TodayDose, result: EntryResult) => void;
 }
 
 /** Today's scheduled doses with their state, and one-tap Taken / Skip for the open ones. */
-export function TodaySchedule({ generation, onLogged }: TodayScheduleProps) {
+export function TodaySchedule({ onLogged }: TodayScheduleProps) {
   const { t } = useTranslation('meds');
   const format = useMedsFormat();
-  const [schedule, setSchedule] = useState<Schedule | null>(null);
-  const [hidden, setHidden] = useState(false);
-  const [loadError, setLoadError] = useState<string | null>(null);
+  const client = useQueryClient();
+  const query = useTodayScheduleQuery();
+  const logDose = useLogDose();
   const [busy, setBusy] = useState<string | null>(null);
   const [failure, setFailure] = useState<{ key: string; text: string } | null>(null);
+  const schedule = query.data ?? null;
 
-  useEffect(() => {
-    const controller = new AbortController();
-    getTodaySchedule(controller.signal)
-      .then((loaded) => {
-        setSchedule(loaded);
-        setLoadError(null);
-      })
-      .catch((error: unknown) => {
-        if (controller.signal.aborted) return;
-        // A server without the schedule: the medication list below still works.
-        if (error instanceof ApiError && error.status === 404) setHidden(true);
-        else setLoadError(medsErrorText(t, error, 'todaySchedule.loadError'));
-      });
-    return () => controller.abort();
-  }, [generation, t]);
-
-  if (hidden) return null;
+  // A server without the schedule: the medication list below still works.
+  if (query.error instanceof ApiError && query.error.status === 404) return null;
+  const loadError = query.error ? medsErrorText(t, query.error, 'todaySchedule.loadError') : null;
 
   const log = async (dose: TodayDose, status: 'taken' | 'skipped') => {
     const key = keyOf(dose);
     setBusy(key);
     setFailure(null);
     try {
-      const result = await logDose(dose.medication_id, {
-        status,
-        quantity: dose.quantity,
-        dosage_unit: dose.unit,
-        ...(dose.reminder_id === null ? {} : { dosage_id: dose.reminder_id }),
+      const result = await logDose.mutateAsync({
+        medicationId: dose.medication_id,
+        dose: {
+          status,
+          quantity: dose.quantity,
+          dosage_unit: dose.unit,
+          ...(dose.reminder_id === null ? {} : { dosage_id: dose.reminder_id }),
+        },
       });
-      setSchedule(
+      // The dose's new state shows at once; the refetch the log set off confirms it.
+      client.setQueryData<Schedule>(
+        queryKeys.today,
         (current) =>
           current && {
             ...current,

@@ -1,56 +1,26 @@
-import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { listDeliveries, type Delivery, type DeliveryPage } from '../../api/notifications';
+import type { Delivery } from '../../api/notifications';
 import { notifyErrorText } from '../../notifications/notifyErrors';
+import { mergeDeliveryPages, useDeliveriesQuery } from '../../queries/notifications';
 import { ScreenStatus } from '../medications/ScreenStatus';
 import { useMedsFormat } from '../medications/useMedsFormat';
-
-/** Adds a further page, leaving out rows already shown (new deliveries shift the offsets). */
-function appendPage(shown: DeliveryPage, page: DeliveryPage): DeliveryPage {
-  const known = new Set(shown.deliveries.map((d) => d.id));
-  return { deliveries: [...shown.deliveries, ...page.deliveries.filter((d) => !known.has(d.id))], total: page.total };
-}
 
 /** The Notifications page's History tab: every delivery attempt, newest first. */
 export function DeliveryHistoryPanel() {
   const { t } = useTranslation('notify');
-  const [history, setHistory] = useState<DeliveryPage | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [generation, setGeneration] = useState(0);
-  // The load whose answer is on screen; a newer generation means the first page is loading.
-  const [answered, setAnswered] = useState<number | null>(null);
-  const [more, setMore] = useState<{ busy: boolean; error: string | null }>({ busy: false, error: null });
-  const reload = useCallback(() => setGeneration((g) => g + 1), []);
-
-  useEffect(() => {
-    const controller = new AbortController();
-    listDeliveries({ offset: 0 }, controller.signal)
-      .then((page) => {
-        setHistory(page);
-        setError(null);
-        setAnswered(generation);
-      })
-      .catch((caught: unknown) => {
-        if (controller.signal.aborted) return;
-        setError(notifyErrorText(t, caught, 'errors.loadHistory'));
-        setAnswered(generation);
-      });
-    return () => controller.abort();
-  }, [generation, t]);
-
-  const loadMore = async () => {
-    if (!history) return;
-    setMore({ busy: true, error: null });
-    try {
-      const page = await listDeliveries({ offset: history.deliveries.length });
-      setHistory((shown) => (shown ? appendPage(shown, page) : page));
-      setMore({ busy: false, error: null });
-    } catch (caught) {
-      setMore({ busy: false, error: notifyErrorText(t, caught, 'errors.loadHistory') });
-    }
+  const query = useDeliveriesQuery();
+  const history = query.data ? mergeDeliveryPages(query.data.pages) : null;
+  // A further page that failed is said beside its button; the first page's failure above all.
+  const failedMore = query.isFetchNextPageError;
+  const error = query.error && !failedMore ? notifyErrorText(t, query.error, 'errors.loadHistory') : null;
+  const more = {
+    busy: query.isFetchingNextPage,
+    error: query.error && failedMore ? notifyErrorText(t, query.error, 'errors.loadHistory') : null,
   };
+  const reload = () => void query.refetch();
+  const loadMore = () => query.fetchNextPage();
 
-  const loading = answered !== generation;
+  const loading = query.isFetching && !query.isFetchingNextPage;
   const shown = history?.deliveries.length ?? 0;
 
   return (

@@ -1,6 +1,7 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { getGlobalPreferences, saveGlobalPreferences, type GlobalPreferences } from '../../api/notificationPrefs';
+import type { GlobalPreferences } from '../../api/notificationPrefs';
+import { useGlobalPreferencesQuery, useSaveGlobalPreferences } from '../../queries/notifications';
 import {
   DIALOG_LEAD_OPTIONS,
   EmailUnavailableNote,
@@ -37,24 +38,15 @@ function formOf(p: GlobalPreferences): GlobalForm {
 export function GlobalPreferencesDialog({ onClose }: { onClose: () => void }) {
   const { t } = useTranslation('notifyPrefs');
   const actions = usePreferencesActions(onClose);
-  const [form, setForm] = useState<GlobalForm | null>(null);
-  const [emailAvailable, setEmailAvailable] = useState(true);
-  const [loadError, setLoadError] = useState<string | null>(null);
+  const query = useGlobalPreferencesQuery();
+  const saving = useSaveGlobalPreferences();
+  // The person's edits; null shows the preferences as the server has them.
+  const [edited, setEdited] = useState<GlobalForm | null>(null);
+  const form = edited ?? (query.data ? formOf(query.data) : null);
+  const emailAvailable = query.data?.email_available ?? true;
+  const loadError = !query.data && query.error ? prefsErrorText(t, query.error, 'errors.load') : null;
 
-  useEffect(() => {
-    const controller = new AbortController();
-    getGlobalPreferences(controller.signal)
-      .then((loaded) => {
-        setForm(formOf(loaded));
-        setEmailAvailable(loaded.email_available);
-      })
-      .catch((error: unknown) => {
-        if (!controller.signal.aborted) setLoadError(prefsErrorText(t, error, 'errors.load'));
-      });
-    return () => controller.abort();
-  }, [t]);
-
-  const change = (changes: Partial<GlobalForm>) => setForm((f) => (f ? { ...f, ...changes } : f));
+  const change = (changes: Partial<GlobalForm>) => setEdited(form && { ...form, ...changes });
 
   const save = () => {
     if (!form) return;
@@ -63,9 +55,8 @@ export function GlobalPreferencesDialog({ onClose }: { onClose: () => void }) {
       return;
     }
     void actions.save(async () => {
-      const saved = await saveGlobalPreferences(form);
-      setForm(formOf(saved));
-      setEmailAvailable(saved.email_available);
+      await saving.mutateAsync(form);
+      setEdited(null);
     });
   };
 

@@ -1,13 +1,12 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import {
-  getGlobalPreferences,
-  getMedicationPreferences,
-  saveMedicationPreferences,
-  type GlobalPreferences,
-  type MedicationPreferences,
-} from '../../api/notificationPrefs';
+import type { GlobalPreferences, MedicationPreferences } from '../../api/notificationPrefs';
 import type { DeliveryMethod } from '../../api/notifications';
+import {
+  useGlobalPreferencesQuery,
+  useMedicationPreferencesQuery,
+  useSaveMedicationPreferences,
+} from '../../queries/notifications';
 import {
   DIALOG_LEAD_OPTIONS,
   EffectiveMethods,
@@ -63,28 +62,19 @@ export function MedicationPreferencesDialog({ medication, onClose }: MedicationP
   const { t } = useTranslation('notifyPrefs');
   const actions = usePreferencesActions(onClose);
   const { id } = medication;
-  const [form, setForm] = useState<MedicationForm | null>(null);
+  const ownQuery = useMedicationPreferencesQuery(id);
   // The global preferences, for the defaults and whether e-mail works here; a courtesy.
-  const [defaults, setDefaults] = useState<GlobalPreferences | null>(null);
-  const [loadError, setLoadError] = useState<string | null>(null);
+  const globalQuery = useGlobalPreferencesQuery();
+  const saving = useSaveMedicationPreferences(id);
+  // The person's edits; null shows the preferences as the server has them.
+  const [edited, setEdited] = useState<MedicationForm | null>(null);
+  const defaults: GlobalPreferences | null = globalQuery.data ?? null;
+  // Opens once both answered (the global ones may fail: the form works without them).
+  const loaded = ownQuery.data && !globalQuery.isPending ? ownQuery.data : null;
+  const form = edited ?? (loaded ? formOf(loaded) : null);
+  const loadError = !ownQuery.data && ownQuery.error ? prefsErrorText(t, ownQuery.error, 'errors.load') : null;
 
-  useEffect(() => {
-    const controller = new AbortController();
-    Promise.all([
-      getMedicationPreferences(id, controller.signal),
-      getGlobalPreferences(controller.signal).catch(() => null),
-    ])
-      .then(([own, global]) => {
-        setForm(formOf(own));
-        setDefaults(global);
-      })
-      .catch((error: unknown) => {
-        if (!controller.signal.aborted) setLoadError(prefsErrorText(t, error, 'errors.load'));
-      });
-    return () => controller.abort();
-  }, [id, t]);
-
-  const change = (changes: Partial<MedicationForm>) => setForm((f) => (f ? { ...f, ...changes } : f));
+  const change = (changes: Partial<MedicationForm>) => setEdited(form && { ...form, ...changes });
   const shown = form ? shownValues(form, defaults) : null;
 
   const save = () => {
@@ -95,13 +85,12 @@ export function MedicationPreferencesDialog({ medication, onClose }: MedicationP
       return;
     }
     void actions.save(async () => {
-      const saved = await saveMedicationPreferences(
-        id,
+      await saving.mutateAsync(
         form.useDefaults
           ? { use_defaults: true }
           : { delivery_methods: form.methods, reminder_minutes_before: form.minutes, custom_message: form.message.trim() },
       );
-      setForm(formOf(saved));
+      setEdited(null);
     });
   };
 

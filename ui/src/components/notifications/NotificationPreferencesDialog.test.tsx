@@ -1,8 +1,9 @@
-import { fireEvent, render, screen, within } from '@testing-library/react';
+import { fireEvent, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { deferred, jsonResponse, mockFetch, sentJson } from '../../test/fetchMock';
 import { fail, ok, requestsTo } from '../../test/medications';
+import { renderWithQuery } from '../../test/queryClient';
 import { NotificationPreferencesDialog } from './NotificationPreferencesDialog';
 import { settle, advance } from '../../test/fakeClock';
 
@@ -39,7 +40,7 @@ const MED_PATH = '/api/notifications/medications/3/preferences';
 
 function openFor(medication?: typeof ASPIRIN) {
   const onClose = vi.fn();
-  render(<NotificationPreferencesDialog medication={medication} onClose={onClose} />);
+  renderWithQuery(<NotificationPreferencesDialog medication={medication} onClose={onClose} />);
   return { onClose, dialog: screen.getByRole('dialog') };
 }
 

@@ -1,12 +1,9 @@
+import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import {
-  channelResultsOf,
-  sendTestNotification,
-  type ChannelResult,
-} from '../../api/notifications';
-import { getGlobalPreferences } from '../../api/notificationPrefs';
+import { channelResultsOf, type ChannelResult } from '../../api/notifications';
 import { deliveryFailureDetail } from '../../notifications/notifyErrors';
+import { globalPreferencesQuery, useSendTestNotification } from '../../queries/notifications';
 
 interface Outcome {
   ok: boolean;
@@ -18,6 +15,8 @@ interface Outcome {
 /** SPEC §2 "Send Test Notification": a test over the methods the general settings use. */
 export function TestNotificationCard() {
   const { t } = useTranslation('notify');
+  const client = useQueryClient();
+  const sendTest = useSendTestNotification();
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
 
@@ -25,8 +24,9 @@ export function TestNotificationCard() {
     setBusy(true);
     setOutcome(null);
     try {
-      const methods = (await getGlobalPreferences()).default_delivery_methods;
-      const results = await sendTestNotification(methods.length > 0 ? methods : ['push']);
+      // The methods as the server has them now, not as some screen last loaded them.
+      const methods = (await client.query({ ...globalPreferencesQuery, staleTime: 0 })).default_delivery_methods;
+      const results = await sendTest.mutateAsync(methods.length > 0 ? methods : ['push']);
       setOutcome({ ok: true, results, detail: null });
     } catch (error) {
       const results = channelResultsOf(error);

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { sendTestNotification, type DeliveryMethod } from '../../api/notifications';
+import type { DeliveryMethod } from '../../api/notifications';
+import { useSendTestNotification } from '../../queries/notifications';
 import type { Flash } from '../useFlash';
 import { prefsErrorText } from './prefsErrors';
 
@@ -30,6 +31,7 @@ export function usePreferencesActions(onClose: () => void): PreferencesActions {
   const [failedChannels, setFailedChannels] = useState<string[]>([]);
   const [busy, setBusy] = useState<Busy>(null);
   const [closing, setClosing] = useState(false);
+  const { mutateAsync: sendTest } = useSendTestNotification();
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const mounted = useRef(false);
   const close = useRef(onClose);
@@ -79,7 +81,7 @@ export function usePreferencesActions(onClose: () => void): PreferencesActions {
     async (methods: readonly DeliveryMethod[]) => {
       begin('test');
       try {
-        const results = await sendTestNotification(methods);
+        const results = await sendTest(methods);
         setNotice({ kind: 'success', text: t('dialog.testSent') });
         setFailedChannels(
           results
@@ -98,7 +100,7 @@ export function usePreferencesActions(onClose: () => void): PreferencesActions {
         setBusy(null);
       }
     },
-    [begin, closeAfter, t],
+    [begin, closeAfter, sendTest, t],
   );
 
   const showError = useCallback((text: string) => {

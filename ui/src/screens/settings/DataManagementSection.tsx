@@ -12,7 +12,7 @@ import '../../styles/data.css';
 export function DataManagementSection() {
   const { t: tApp } = useTranslation();
   const { t } = useTranslation('data');
-  const { settings, failed, retry, change } = useDataSettings();
+  const { settings, failed, retry } = useDataSettings();
 
   return (
     <>
@@ -20,7 +20,7 @@ export function DataManagementSection() {
       <ExportCard />
       <ImportCard />
       {settings ? (
-        <RetentionCard days={settings.dataRetention} onSaved={(dataRetention) => change({ dataRetention })} />
+        <RetentionCard days={settings.dataRetention} />
       ) : (
         <section className="card" aria-labelledby="data-retention-title">
           <h3 id="data-retention-title">{t('retention.title')}</h3>

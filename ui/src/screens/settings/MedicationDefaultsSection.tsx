@@ -1,9 +1,10 @@
 import { useState, type SubmitEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { saveDataSettings, type DataSettings } from '../../api/data';
+import type { DataSettings } from '../../api/data';
 import { FlashMessage } from '../../components/FlashMessage';
 import { SwitchField } from '../../components/notifications/preferenceFields';
 import { useFlash } from '../../components/useFlash';
+import { useSaveDataSettings } from '../../queries/account';
 import { useAppSettings } from '../../settings/SettingsContext';
 import { BackupList } from './data/BackupList';
 import { failureReason } from './data/failureReason';
@@ -19,16 +20,15 @@ export function MedicationDefaultsSection() {
   const { t: tApp } = useTranslation();
   const { t } = useTranslation('data');
   const { updateSettings } = useAppSettings();
-  const { settings, failed, retry, change } = useDataSettings();
+  const { settings, failed, retry } = useDataSettings();
+  const saveSettings = useSaveDataSettings();
+  const saving = saveSettings.isPending;
   const [time, setTime] = useState<string | null>(null);
-  const [saving, setSaving] = useState(false);
   const [flash, showFlash] = useFlash();
 
   const save = async (changes: Partial<DataSettings>) => {
-    setSaving(true);
     try {
-      const saved = await saveDataSettings(changes);
-      change(saved);
+      const saved = await saveSettings.mutateAsync(changes);
       // The browser's copy of the settings (SPEC §3) follows the server's.
       updateSettings({ defaultReminderTime: saved.defaultReminderTime, autoBackup: saved.autoBackup });
       showFlash('success', t('common.saved'));
@@ -36,8 +36,6 @@ export function MedicationDefaultsSection() {
     } catch (error) {
       showFlash('error', failureReason(error) ?? t('common.saveFailed'));
       return false;
-    } finally {
-      setSaving(false);
     }
   };
 

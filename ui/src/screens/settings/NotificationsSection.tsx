@@ -1,11 +1,6 @@
 import { useEffect, useState, type SubmitEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import {
-  getGlobalPreferences,
-  getNotificationSettings,
-  saveNotificationSettings,
-  type NotificationSettings,
-} from '../../api/notificationPrefs';
+import type { NotificationSettings } from '../../api/notificationPrefs';
 import { FlashMessage } from '../../components/FlashMessage';
 import {
   EmailUnavailableNote,
@@ -16,6 +11,11 @@ import {
 } from '../../components/notifications/preferenceFields';
 import { prefsErrorText } from '../../components/notifications/prefsErrors';
 import { useFlash } from '../../components/useFlash';
+import {
+  useGlobalPreferencesQuery,
+  useNotificationSettingsQuery,
+  useSaveNotificationSettings,
+} from '../../queries/notifications';
 import { SectionHeading } from './SectionHeading';
 import '../../styles/preferences.css';
 
@@ -25,36 +25,27 @@ const TIME = /^([01]\d|2[0-3]):[0-5]\d$/;
 export function NotificationsSection() {
   const { t: tApp } = useTranslation();
   const { t } = useTranslation('notifyPrefs');
-  const [settings, setSettings] = useState<NotificationSettings | null>(null);
-  const [emailAvailable, setEmailAvailable] = useState(true);
-  const [loadFailed, setLoadFailed] = useState(false);
-  const [attempt, setAttempt] = useState(0);
-  const [saving, setSaving] = useState(false);
+  const query = useNotificationSettingsQuery();
+  const saving = useSaveNotificationSettings();
+  // Only to say when e-mail cannot be sent from this server.
+  const emailAvailable = useGlobalPreferencesQuery().data?.email_available ?? true;
+  // The person's edits; null shows the settings as the server has them.
+  const [edited, setEdited] = useState<NotificationSettings | null>(null);
+  const settings = edited ?? query.data ?? null;
+  const loadFailed = !query.data && query.isError && !query.isFetching;
+  const { error: loadError, errorUpdatedAt } = query;
   // Successes go after 3 s, errors after 5 s (SPEC §4).
   const [flash, showFlash, clearFlash] = useFlash();
 
   useEffect(() => {
-    const controller = new AbortController();
-    getNotificationSettings(controller.signal)
-      .then(setSettings)
-      .catch((error: unknown) => {
-        if (controller.signal.aborted) return;
-        setLoadFailed(true);
-        showFlash('error', prefsErrorText(t, error, 'settings.loadFailed'));
-      });
-    // Only to say when e-mail cannot be sent from this server.
-    getGlobalPreferences(controller.signal)
-      .then((preferences) => setEmailAvailable(preferences.email_available))
-      .catch(() => undefined);
-    return () => controller.abort();
-  }, [attempt, showFlash, t]);
+    if (loadFailed && loadError) showFlash('error', prefsErrorText(t, loadError, 'settings.loadFailed'));
+  }, [loadFailed, loadError, errorUpdatedAt, showFlash, t]);
 
-  const change = (changes: Partial<NotificationSettings>) => setSettings((s) => (s ? { ...s, ...changes } : s));
+  const change = (changes: Partial<NotificationSettings>) => setEdited(settings && { ...settings, ...changes });
 
   const retry = () => {
     clearFlash();
-    setLoadFailed(false);
-    setAttempt((n) => n + 1);
+    void query.refetch();
   };
 
   const save = async (event: SubmitEvent<HTMLFormElement>) => {
@@ -64,14 +55,12 @@ export function NotificationsSection() {
       showFlash('error', t('settings.timeRequired'));
       return;
     }
-    setSaving(true);
     try {
-      setSettings(await saveNotificationSettings(settings));
+      await saving.mutateAsync(settings);
+      setEdited(null);
       showFlash('success', t('settings.updated'));
     } catch (error) {
       showFlash('error', prefsErrorText(t, error, 'settings.updateFailed'));
-    } finally {
-      setSaving(false);
     }
   };
 
@@ -137,8 +126,8 @@ export function NotificationsSection() {
             />
             {!emailAvailable && <EmailUnavailableNote />}
             <div className="button-row">
-              <button type="submit" className="button button-primary" disabled={saving}>
-                {saving ? t('dialog.saving') : t('settings.save')}
+              <button type="submit" className="button button-primary" disabled={saving.isPending}>
+                {saving.isPending ? t('dialog.saving') : t('settings.save')}
               </button>
             </div>
           </form>

@@ -1,10 +1,12 @@
+import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { getServerTimezone } from '../../api/settings';
 import { FlashMessage } from '../../components/FlashMessage';
 import { useFlash } from '../../components/useFlash';
 import { browserTimeZone } from '../../medications/format';
-import { saveTimeZone, useTimeZoneVersion } from '../../medications/timezone';
+import { saveTimeZone } from '../../medications/timezone';
+import { useTimeZoneQuery } from '../../queries/account';
+import { queryKeys } from '../../queries/keys';
 import { useAppSettings } from '../../settings/SettingsContext';
 
 /** Every zone the browser knows, plus the stored one and this device's (older browsers list none). */
@@ -20,40 +22,35 @@ export function zoneOptions(stored: string | null, device: string | null): strin
 export function TimeZoneField() {
   const { t } = useTranslation();
   const { updateSettings } = useAppSettings();
-  const version = useTimeZoneVersion();
-  const [stored, setStored] = useState<string | null>(null);
-  const [loadFailed, setLoadFailed] = useState(false);
+  const client = useQueryClient();
+  const query = useTimeZoneQuery();
+  // The zone chosen here while it is being saved; the server's answer otherwise.
+  const [choosing, setChoosing] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
   const [flash, showFlash] = useFlash();
+  const loaded = query.data ?? null;
+  const stored = choosing ?? loaded;
+  const loadFailed = query.isError && loaded === null;
   const device = browserTimeZone();
   const zones = useMemo(() => zoneOptions(stored, device), [stored, device]);
 
+  // The browser's copy of the settings follows the server's zone.
   useEffect(() => {
-    const controller = new AbortController();
-    getServerTimezone(controller.signal)
-      .then((zone) => {
-        setStored(zone);
-        setLoadFailed(false);
-        if (zone) updateSettings({ timezone: zone });
-      })
-      .catch(() => {
-        if (!controller.signal.aborted) setLoadFailed(true);
-      });
-    return () => controller.abort();
-  }, [version, updateSettings]);
+    if (loaded) updateSettings({ timezone: loaded });
+  }, [loaded, updateSettings]);
 
   const change = async (zone: string) => {
-    const before = stored;
-    setStored(zone);
+    setChoosing(zone);
     setSaving(true);
     try {
       await saveTimeZone(zone);
+      client.setQueryData(queryKeys.timeZone, zone);
       updateSettings({ timezone: zone });
       showFlash('success', t('settings.appearance.timezoneSaved'));
     } catch {
-      setStored(before);
       showFlash('error', t('settings.appearance.timezoneFailed'));
     } finally {
+      setChoosing(null);
       setSaving(false);
     }
   };

@@ -1,13 +1,14 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import * as api from '../../api';
-import { TWO_FACTOR_METHODS, type TwoFactorEnabled, type TwoFactorMethod, type TwoFactorStatus } from '../../api';
+import { TWO_FACTOR_METHODS, type TwoFactorEnabled, type TwoFactorMethod } from '../../api';
 import { useAuth } from '../../auth/AuthContext';
 import { BackupCodesDialog } from '../../components/BackupCodes';
 import { FlashMessage } from '../../components/FlashMessage';
 import { MailIcon, PhoneIcon } from '../../components/icons';
 import { useFlash } from '../../components/useFlash';
 import { errorText } from '../../i18n/messages';
+import { useTwoFactorStatusQuery } from '../../queries/account';
 import { DisableMethodDialog } from './DisableMethodDialog';
 import { EnableEmailDialog } from './EnableEmailDialog';
 import { RegenerateCodesDialog } from './RegenerateCodesDialog';
@@ -31,36 +32,18 @@ const METHOD_ICONS = { email: MailIcon, totp: PhoneIcon } as const;
 export function TwoFactorCard() {
   const { t } = useTranslation();
   const { user, replaceToken } = useAuth();
-  const [status, setStatus] = useState<TwoFactorStatus | null>(null);
+  const query = useTwoFactorStatusQuery();
+  const status = query.data ?? null;
   // Kept as the error itself, so its text follows a language change.
-  const [loadError, setLoadError] = useState<unknown>(null);
+  const loadError: unknown = query.error;
   const [dialog, setDialog] = useState<OpenDialog>(null);
   const [busy, setBusy] = useState<'preference' | null>(null);
   const [flash, showFlash] = useFlash();
 
-  const showStatus = useCallback((next: TwoFactorStatus) => {
-    setStatus(next);
-    setLoadError(null);
-  }, []);
-
-  const reload = useCallback(async () => {
-    try {
-      showStatus(await api.getTwoFactorStatus());
-    } catch (error) {
-      setLoadError(error ?? new Error('Failed to load 2FA status'));
-    }
-  }, [showStatus]);
-
-  useEffect(() => {
-    const controller = new AbortController();
-    api
-      .getTwoFactorStatus(controller.signal)
-      .then(showStatus)
-      .catch((error: unknown) => {
-        if (!controller.signal.aborted) setLoadError(error ?? new Error('Failed to load 2FA status'));
-      });
-    return () => controller.abort();
-  }, [showStatus]);
+  // Every change is followed by a fresh status (asked with the new token, stored first).
+  const reload = async () => {
+    await query.refetch();
+  };
 
   const methodName = (method: TwoFactorMethod) => t(`twoFactor.methods.${method}`);
 

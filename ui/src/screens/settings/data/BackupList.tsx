@@ -1,12 +1,13 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { downloadBackup, listBackups, type Backup } from '../../../api/data';
+import { downloadBackup } from '../../../api/data';
 import { FlashMessage } from '../../../components/FlashMessage';
 import { DownloadIcon } from '../../../components/icons';
 import { useMedsFormat } from '../../../components/medications/useMedsFormat';
 import { saveFile } from '../../../components/saveFile';
 import { useFlash } from '../../../components/useFlash';
 import { localeOf } from '../../../medications/format';
+import { useBackupsQuery } from '../../../queries/account';
 
 const SIZE_UNITS = [
   ['megabyte', 1024 * 1024],
@@ -28,21 +29,11 @@ export function formatSize(bytes: number, language: string): string {
 export function BackupList() {
   const { t } = useTranslation('data');
   const format = useMedsFormat();
-  const [backups, setBackups] = useState<Backup[] | null>(null);
-  const [loadFailed, setLoadFailed] = useState(false);
-  const [attempt, setAttempt] = useState(0);
+  const query = useBackupsQuery();
+  const backups = query.data ?? null;
+  const loadFailed = query.isError && !backups && !query.isFetching;
   const [downloading, setDownloading] = useState<string | null>(null);
   const [flash, showFlash] = useFlash();
-
-  useEffect(() => {
-    const controller = new AbortController();
-    listBackups(controller.signal)
-      .then(setBackups)
-      .catch(() => {
-        if (!controller.signal.aborted) setLoadFailed(true);
-      });
-    return () => controller.abort();
-  }, [attempt]);
 
   const download = async (name: string) => {
     setDownloading(name);
@@ -64,10 +55,7 @@ export function BackupList() {
         <button
           type="button"
           className="button button-secondary"
-          onClick={() => {
-            setLoadFailed(false);
-            setAttempt((n) => n + 1);
-          }}
+          onClick={() => void query.refetch()}
         >
           {t('common.retry')}
         </button>

@@ -1,8 +1,9 @@
 import { useRef, useState, type ChangeEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ApiError } from '../../../api/client';
-import { IMPORT_LIMIT_BYTES, importFile, type ImportSummary } from '../../../api/data';
+import { IMPORT_LIMIT_BYTES, type ImportSummary } from '../../../api/data';
 import { Dialog } from '../../../components/Dialog';
+import { useImportFile } from '../../../queries/account';
 import { failureReason } from './failureReason';
 import { ImportCounts, addsNothing } from './ImportCounts';
 
@@ -19,6 +20,7 @@ type Step =
  */
 export function ImportCard() {
   const { t } = useTranslation('data');
+  const { mutateAsync: importFile } = useImportFile();
   const [step, setStep] = useState<Step>({ kind: 'idle' });
   const [error, setError] = useState<string | null>(null);
   const input = useRef<HTMLInputElement>(null);
@@ -45,7 +47,7 @@ export function ImportCard() {
     }
     setStep({ kind: 'checking', file });
     try {
-      setStep({ kind: 'preview', file, summary: await importFile(file, true) });
+      setStep({ kind: 'preview', file, summary: await importFile({ file, dryRun: true }) });
     } catch (err) {
       setError(refusal(err));
       setStep({ kind: 'idle' });
@@ -62,7 +64,7 @@ export function ImportCard() {
     if (step.kind !== 'preview') return;
     setStep({ ...step, kind: 'importing' });
     try {
-      setStep({ kind: 'done', summary: await importFile(step.file, false) });
+      setStep({ kind: 'done', summary: await importFile({ file: step.file, dryRun: false }) });
     } catch (err) {
       setError(refusal(err));
       setStep({ kind: 'idle' });

@@ -1,10 +1,11 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { getRetentionPreview, saveDataSettings, type RetentionPreview } from '../../../api/data';
+import { getRetentionPreview, type RetentionPreview } from '../../../api/data';
 import { FlashMessage } from '../../../components/FlashMessage';
 import { ConfirmDialog } from '../../../components/medications/ConfirmDialog';
 import { useFlash } from '../../../components/useFlash';
 import { formatDate } from '../../../medications/format';
+import { useSaveDataSettings } from '../../../queries/account';
 import { DATA_RETENTION_DAYS } from '../../../settings/appSettings';
 import { useAppSettings } from '../../../settings/SettingsContext';
 import { failureReason } from './failureReason';
@@ -24,18 +25,18 @@ function cutoffOf(preview: RetentionPreview): Date {
  * The retention select. Nothing is deleted unless the person chose a period: choosing one
  * first says how many history entries it deletes now, and Cancel keeps the old value.
  */
-export function RetentionCard({ days, onSaved }: { days: number; onSaved: (days: number) => void }) {
+export function RetentionCard({ days }: { days: number }) {
   const { t } = useTranslation('data');
   const { settings, updateSettings } = useAppSettings();
+  const saveSettings = useSaveDataSettings();
   const [counting, setCounting] = useState(false);
   const [preview, setPreview] = useState<RetentionPreview | null>(null);
   const [flash, showFlash] = useFlash();
 
   const save = async (chosen: number) => {
-    const saved = await saveDataSettings({ dataRetention: chosen });
+    const saved = await saveSettings.mutateAsync({ dataRetention: chosen });
     // The browser's copy of the settings (SPEC §3) follows the server's.
     updateSettings({ dataRetention: saved.dataRetention });
-    onSaved(saved.dataRetention);
     showFlash('success', t('common.saved'));
   };
 

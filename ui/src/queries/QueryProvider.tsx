@@ -1,0 +1,44 @@
+import { QueryClientProvider, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { useEffect, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
+import { useAuth } from '../auth/AuthContext';
+import { useTimeZoneVersion } from '../medications/timezone';
+import { everythingChanged } from './invalidate';
+import { createQueryClient } from './queryClient';
+
+/** The query cache for the app; tests hand in their own client (no retries). */
+export function QueryProvider({ client, children }: { client?: QueryClient; children: ReactNode }) {
+  const [queryClient] = useState(() => client ?? createQueryClient());
+  return <QueryClientProvider client={queryClient}>{children}</QueryClientProvider>;
+}
+
+/**
+ * Keeps the cache to the person signed in: when they sign out (or another account takes
+ * over) everything loaded for them is dropped, so the next person on this browser never
+ * sees it. Runs before paint; the screens that showed it are already gone by then.
+ */
+export function SessionCacheGuard() {
+  const client = useQueryClient();
+  const { user } = useAuth();
+  const userId = user ? String(user.id) : null;
+  const previous = useRef(userId);
+
+  useLayoutEffect(() => {
+    if (previous.current !== null && previous.current !== userId) client.clear();
+    previous.current = userId;
+  }, [client, userId]);
+  return null;
+}
+
+/** The person's time zone moves "today", dates and reminders: everything is asked again. */
+export function TimeZoneRefresh() {
+  const client = useQueryClient();
+  const version = useTimeZoneVersion();
+  const seen = useRef(version);
+
+  useEffect(() => {
+    if (seen.current === version) return;
+    seen.current = version;
+    everythingChanged(client);
+  }, [client, version]);
+  return null;
+}

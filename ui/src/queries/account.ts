@@ -1,0 +1,57 @@
+// The account's server-side settings: two-factor status, time zone, data settings, backups,
+// and the server's version.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { getDataSettings, importFile, listBackups, saveDataSettings, type DataSettings } from '../api/data';
+import { getServerTimezone } from '../api/settings';
+import { getTwoFactorStatus } from '../api/twoFactor';
+import { getVersion } from '../api/version';
+import { everythingChanged } from './invalidate';
+import { queryKeys } from './keys';
+
+export function useTwoFactorStatusQuery() {
+  return useQuery({ queryKey: queryKeys.twoFactorStatus, queryFn: ({ signal }) => getTwoFactorStatus(signal) });
+}
+
+export function useTimeZoneQuery() {
+  return useQuery({ queryKey: queryKeys.timeZone, queryFn: ({ signal }) => getServerTimezone(signal) });
+}
+
+export function useDataSettingsQuery() {
+  return useQuery({ queryKey: queryKeys.dataSettings, queryFn: ({ signal }) => getDataSettings(signal) });
+}
+
+export function useSaveDataSettings() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (changes: Partial<DataSettings>) => saveDataSettings(changes),
+    onSuccess: (saved, changes) => {
+      client.setQueryData(queryKeys.dataSettings, saved);
+      // A retention period deletes history now: every view of it is stale.
+      if (changes.dataRetention !== undefined && changes.dataRetention > 0) everythingChanged(client);
+    },
+  });
+}
+
+/** An import file checked (dry run) or imported; an import changes every view of the data. */
+export function useImportFile() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: ({ file, dryRun }: { file: File; dryRun: boolean }) => importFile(file, dryRun),
+    onSuccess: (_summary, { dryRun }) => {
+      if (!dryRun) everythingChanged(client);
+    },
+  });
+}
+
+export function useBackupsQuery() {
+  return useQuery({ queryKey: queryKeys.backups, queryFn: ({ signal }) => listBackups(signal) });
+}
+
+/** The server's version changes only with a new binary, which reloads the page anyway. */
+export function useVersionQuery() {
+  return useQuery({
+    queryKey: queryKeys.version,
+    queryFn: ({ signal }) => getVersion(signal),
+    staleTime: Infinity,
+  });
+}

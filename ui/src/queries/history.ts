@@ -1,0 +1,45 @@
+// The dose history, its adherence summary and the doctor report.
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { ReportPeriod } from '../api/data';
+import { getReport } from '../api/data';
+import { deleteHistoryEntry, getAdherence, listHistory, updateHistoryStatus } from '../api/history';
+import type { DoseStatus, HistoryFilters } from '../api/medicationTypes';
+import { paramsFromFilters } from '../medications/historyFilters';
+import { doseRecorded } from './invalidate';
+import { queryKeys } from './keys';
+
+/** One page of the history; the page on screen stays while the next one loads. */
+export function useHistoryQuery(filters: HistoryFilters) {
+  return useQuery({
+    queryKey: queryKeys.historyPage(paramsFromFilters(filters).toString()),
+    queryFn: ({ signal }) => listHistory(filters, signal),
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useAdherenceQuery() {
+  return useQuery({ queryKey: queryKeys.adherence, queryFn: ({ signal }) => getAdherence(signal) });
+}
+
+export function useReportQuery(period: ReportPeriod) {
+  return useQuery({
+    queryKey: queryKeys.reportFor(period),
+    queryFn: ({ signal }) => getReport(period, signal),
+  });
+}
+
+export function useUpdateHistoryStatus() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: ({ entryId, status }: { entryId: number; status: DoseStatus }) => updateHistoryStatus(entryId, status),
+    onSuccess: () => doseRecorded(client),
+  });
+}
+
+export function useDeleteHistoryEntry() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (entryId: number) => deleteHistoryEntry(entryId),
+    onSuccess: () => doseRecorded(client),
+  });
+}

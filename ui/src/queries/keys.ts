@@ -1,0 +1,29 @@
+// Stable query keys. A key's first part names the resource, so invalidating that prefix
+// reaches every view of it (a medication's inventory and ledger sit under "medications").
+import type { ReportPeriod } from '../api/data';
+
+export const queryKeys = {
+  medications: ['medications'] as const,
+  medicationList: ['medications', 'list'] as const,
+  inventory: (id: number) => ['medications', id, 'inventory'] as const,
+  ledger: (id: number) => ['medications', id, 'ledger'] as const,
+  today: ['today'] as const,
+  history: ['history'] as const,
+  historyPage: (query: string) => ['history', query] as const,
+  adherence: ['adherence'] as const,
+  report: ['report'] as const,
+  reportFor: (period: ReportPeriod) => ['report', period.from ?? '', period.to ?? ''] as const,
+  notifications: ['notifications'] as const,
+  scheduledNotifications: ['notifications', 'scheduled'] as const,
+  deliveries: ['notifications', 'deliveries'] as const,
+  preferences: ['notification-preferences'] as const,
+  globalPreferences: ['notification-preferences', 'global'] as const,
+  medicationPreferences: (id: number) => ['notification-preferences', 'medication', id] as const,
+  notificationSettings: ['notification-settings'] as const,
+  timeZone: ['settings', 'timezone'] as const,
+  twoFactorStatus: ['two-factor', 'status'] as const,
+  dataSettings: ['data-settings'] as const,
+  backups: ['backups'] as const,
+  version: ['version'] as const,
+  take: (token: string) => ['take', token] as const,
+};
