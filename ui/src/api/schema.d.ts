@@ -5409,16 +5409,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description notification_not_scheduled, notification_sending, or notification_not_sent (nothing to send) */
+            /** @description delivery_failed: no channel could be tried (nothing subscribed, e-mail not configured, methods off) */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["DeliveryFailure"];
                 };
             };
-            /** @description delivery_failed: no channel delivered */
+            /** @description delivery_failed: a push service or the mail server failed */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -6059,6 +6059,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description delivery_failed: no channel could be tried (nothing subscribed, e-mail not configured, methods off) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryFailure"];
+                };
+            };
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6067,7 +6076,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description delivery_failed: no channel delivered */
+            /** @description delivery_failed: a push service or the mail server failed */
             502: {
                 headers: {
                     [name: string]: unknown;

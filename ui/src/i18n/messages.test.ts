@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiError, type ErrorCode } from '../api/client';
 import { prefsErrorText } from '../components/notifications/prefsErrors';
 import { medsErrorText } from '../medications/errors';
-import { notifyErrorText } from '../notifications/notifyErrors';
+import { deliveryFailureDetail, notifyErrorText } from '../notifications/notifyErrors';
 import i18n from '.';
 import { errorText } from './messages';
 
@@ -90,6 +90,20 @@ describe('server refusals are translated by their code', () => {
     expect(prefsErrorText(prefs, refusal('medication_not_found', 'Medication not found', undefined, 404), 'errors.save')).toBe(
       prefs('errors.withReason', { error: prefs('errors.save'), reason: missing }),
     );
+  });
+
+  it('says why a test delivered nothing by the code and the channel list, in the language', () => {
+    const notify = i18n.getFixedT('fr', 'notify');
+    const nothingTried = new ApiError('x', 409, {
+      success: false,
+      message: 'No notification could be sent: no delivery method was chosen',
+      code: 'delivery_failed',
+      data: { results: [] },
+    });
+    expect(deliveryFailureDetail(notify, nothingTried)).toBe(
+      notify('test.noneSent', { reasons: notify('test.noMethod') }),
+    );
+    expect(deliveryFailureDetail(notify, nothingTried)).not.toContain('delivery method was chosen');
   });
 
   it('never reads the sentence: the same English text with another code is not translated as before', () => {

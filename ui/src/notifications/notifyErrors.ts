@@ -47,13 +47,14 @@ function triedNoChannel(error: ApiError): boolean {
 }
 
 /**
- * Why a test (or send-now) delivered nothing. The server answers 502 with its reasons,
- * which a person can act on ("no delivery method was chosen"), unlike other 5xx answers.
+ * Why a test (or send-now) delivered nothing. The server answers `delivery_failed` (409 when
+ * no channel could be tried, 502 when a push service or the mail server failed) with its
+ * reasons, which a person can act on, unlike other server errors.
  */
 export function deliveryFailureDetail(t: TFunction, error: unknown): string | null {
-  if (error instanceof ApiError && error.status === 502) {
+  if (error instanceof ApiError && error.code === 'delivery_failed') {
     if (triedNoChannel(error)) return t('test.noneSent', { reasons: t('test.noMethod') });
-    // Its code only says "server error"; the message names each channel's failure.
+    // The message names each channel's failure.
     const message = serverMessageOf(error);
     if (message !== null) return message;
   }

@@ -244,8 +244,13 @@ describe('Notifications settings: other cards', () => {
       'GET /api/notifications/preferences': () => preferences([]),
       'POST /api/notifications/test': () =>
         jsonResponse(
-          { success: false, code: 'delivery_failed', message: 'No notification could be sent: no delivery method was chosen', data: { results: [] } },
-          502,
+          {
+            success: false,
+            code: 'delivery_failed',
+            message: 'No notification could be sent: no delivery method was chosen',
+            data: { results: [] },
+          },
+          409,
         ),
     });
     const panel = await openTab('Settings');
