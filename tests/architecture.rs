@@ -273,3 +273,32 @@ fn every_api_route_goes_through_the_openapi_router() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+#[test]
+fn handlers_name_store_rows_but_never_call_the_store() {
+    let mut wrong = Vec::new();
+    for (path, text) in sources() {
+        if !path.starts_with("http/") {
+            continue;
+        }
+        let code = without_tests(&text);
+        for line in code.lines().filter(|l| l.contains("crate::store::")) {
+            let used = line.split("crate::store::").nth(1).unwrap_or_default();
+            // `module::{Row, Other}` or `module::Row`: only type names (capitalised) may follow.
+            let names = used.split_once("::").map(|(_, rest)| rest).unwrap_or_default();
+            let names = names.trim_end_matches(';').trim_matches(|c| c == '{' || c == '}');
+            let calls_functions = names
+                .split(',')
+                .map(str::trim)
+                .any(|name| !name.chars().next().is_some_and(char::is_uppercase));
+            if calls_functions {
+                wrong.push(format!("{path}: {}", line.trim()));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "handlers reaching into the store instead of a service:\n{}",
+        wrong.join("\n")
+    );
+}

@@ -11,9 +11,7 @@ use clap::Args;
 use super::{CliResult, DataArgs, Paths, load_settings, open_and_migrate};
 use crate::clock;
 use crate::config::display_path;
-use crate::security::password;
 use crate::services::accounts;
-use crate::store::users;
 
 #[derive(Args)]
 pub struct UserArgs {
@@ -46,28 +44,21 @@ fn read_password(from_stdin: bool) -> Result<String, Box<dyn Error>> {
 
 /// Creates an account, verified at once (the operator vouches for the address).
 pub fn create_user(args: UserArgs) -> CliResult {
-    let email = accounts::validate_email(&args.email)?;
+    accounts::validate_email(&args.email)?;
     let settings = load_settings(&args.data.overrides())?;
     let password = read_password(args.password_stdin)?;
     accounts::validate_new_password(&password)?;
     let paths = Paths::new(&settings)?;
     paths.ensure_data_dir()?;
     let conn = open_and_migrate(&paths)?;
-    let hash = password::hash(&password).map_err(|e| e.to_string())?;
-    match users::insert(&conn, &email, &hash, true, &clock::now_stamp())? {
-        Some(user) => {
-            println!(
-                "created account {} (id {}) in {}",
-                user.email,
-                user.id,
-                display_path(&paths.database)
-            );
-            Ok(ExitCode::SUCCESS)
-        }
-        None => {
-            Err(format!("an account with the address {email} already exists; nothing was changed").into())
-        }
-    }
+    let user = accounts::create_verified(&conn, &args.email, &password, clock::now())?;
+    println!(
+        "created account {} (id {}) in {}",
+        user.email,
+        user.id,
+        display_path(&paths.database)
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Sets a new password and signs the account out everywhere.
@@ -76,12 +67,8 @@ pub fn reset_password(args: UserArgs) -> CliResult {
     let paths = Paths::new(&settings)?;
     paths.database_must_exist()?;
     let conn = open_and_migrate(&paths)?;
-    let user = users::find_by_email(&conn, args.email.trim())?
-        .ok_or_else(|| format!("no account with the address {}", args.email.trim()))?;
     let password = read_password(args.password_stdin)?;
-    accounts::validate_new_password(&password)?;
-    let hash = password::hash(&password).map_err(|e| e.to_string())?;
-    users::set_password(&conn, user.id, &hash, &clock::now_stamp())?;
+    let user = accounts::reset_password(&conn, &args.email, &password, clock::now())?;
     println!(
         "changed the password of {}; all of its sessions were signed out",
         user.email

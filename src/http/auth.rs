@@ -61,8 +61,6 @@ pub enum RegisterAnswer {
         (status = 400, description = "Invalid e-mail address or password", body = ErrorBody),
         (status = 403, description = "Registration is closed (`registration_closed`)", body = ErrorBody),
         (status = 409, description = "The address has an account (`email_taken`)", body = ErrorBody),
-        (status = 413, description = "The body is too large (`body_too_large`)", body = ErrorBody),
-        (status = 415, description = "The body is not JSON (`unsupported_media_type`)", body = ErrorBody),
         (status = 429, description = "Too many registrations from this address", body = ErrorBody),
     ),
 )]
@@ -113,8 +111,6 @@ pub async fn register(
         (status = 400, description = "E-mail or password missing", body = ErrorBody),
         (status = 401, description = "`invalid_credentials`, `two_factor_required` or `invalid_code`", body = ErrorBody),
         (status = 403, description = "The address is not verified (`email_not_verified`)", body = ErrorBody),
-        (status = 413, description = "The body is too large (`body_too_large`)", body = ErrorBody),
-        (status = 415, description = "The body is not JSON (`unsupported_media_type`)", body = ErrorBody),
         (status = 429, description = "Too many failed attempts", body = ErrorBody),
     ),
 )]
@@ -153,7 +149,6 @@ pub struct RefreshBody {
         (status = 200, description = "A fresh session", body = Data<SignedIn>),
         (status = 400, description = "The body is not JSON of this shape (`invalid_request`)", body = ErrorBody),
         (status = 401, description = "The token is invalid or expired (`session_expired`)", body = ErrorBody),
-        (status = 413, description = "The body is too large (`body_too_large`)", body = ErrorBody),
     ),
 )]
 pub async fn refresh(
@@ -182,7 +177,6 @@ pub async fn refresh(
     tag = "auth",
     responses(
         (status = 200, description = "The profile", body = Data<Profile>),
-        (status = 401, description = "Not signed in (`authentication_required`, `session_expired`)", body = ErrorBody),
     ),
 )]
 pub async fn me(AuthUser(user): AuthUser) -> Json<Data<Profile>> {
@@ -206,10 +200,7 @@ pub struct ProfileUpdate {
     responses(
         (status = 200, description = "The updated profile", body = MessageData<Profile>),
         (status = 400, description = "A name is too long", body = ErrorBody),
-        (status = 401, description = "Not signed in (`authentication_required`, `session_expired`)", body = ErrorBody),
         (status = 404, description = "The account is gone (`user_not_found`)", body = ErrorBody),
-        (status = 413, description = "The body is too large (`body_too_large`)", body = ErrorBody),
-        (status = 415, description = "The body is not JSON (`unsupported_media_type`)", body = ErrorBody),
     ),
 )]
 pub async fn update_me(
@@ -239,9 +230,6 @@ pub struct PasswordBody {
     responses(
         (status = 200, description = "Deleted", body = Message),
         (status = 400, description = "Password missing or wrong (`password_incorrect`)", body = ErrorBody),
-        (status = 401, description = "Not signed in (`authentication_required`, `session_expired`)", body = ErrorBody),
-        (status = 413, description = "The body is too large (`body_too_large`)", body = ErrorBody),
-        (status = 415, description = "The body is not JSON (`unsupported_media_type`)", body = ErrorBody),
         (status = 429, description = "Too many wrong passwords", body = ErrorBody),
     ),
 )]
@@ -322,8 +310,6 @@ pub struct ResendBody {
     responses(
         (status = 200, description = "Sent if an account is waiting", body = Message),
         (status = 400, description = "Invalid address, or no e-mail on this server (`email_not_configured`)", body = ErrorBody),
-        (status = 413, description = "The body is too large (`body_too_large`)", body = ErrorBody),
-        (status = 415, description = "The body is not JSON (`unsupported_media_type`)", body = ErrorBody),
         (status = 429, description = "Too many links asked for", body = ErrorBody),
     ),
 )]
@@ -358,10 +344,7 @@ pub struct PasswordChange {
     responses(
         (status = 200, description = "Changed; the fresh session", body = MessageData<SignedIn>),
         (status = 400, description = "Wrong current password (`password_incorrect`) or a new one too short", body = ErrorBody),
-        (status = 401, description = "Not signed in (`authentication_required`, `session_expired`)", body = ErrorBody),
         (status = 404, description = "The account is gone (`user_not_found`)", body = ErrorBody),
-        (status = 413, description = "The body is too large (`body_too_large`)", body = ErrorBody),
-        (status = 415, description = "The body is not JSON (`unsupported_media_type`)", body = ErrorBody),
         (status = 429, description = "Too many wrong passwords", body = ErrorBody),
     ),
 )]

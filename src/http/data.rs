@@ -96,7 +96,6 @@ pub struct ExportQuery {
         (status = 200, description = "The export file (attachment): everything as JSON, or the history as CSV",
             content((Object = "application/json"), (String = "text/csv"))),
         (status = 400, description = "Unknown format", body = ErrorBody),
-        (status = 401, description = "Not signed in (`authentication_required`, `session_expired`)", body = ErrorBody),
     ),
 )]
 pub async fn export(
@@ -178,7 +177,6 @@ fn too_large() -> ApiError {
     responses(
         (status = 200, description = "What the import did, or would do", body = MessageData<Summary>),
         (status = 400, description = "The file cannot be imported (`import_invalid`)", body = ErrorBody),
-        (status = 401, description = "Not signed in (`authentication_required`, `session_expired`)", body = ErrorBody),
         (status = 413, description = "The file is too large", body = ErrorBody),
     ),
 )]
@@ -250,7 +248,6 @@ pub struct ReportQuery {
     responses(
         (status = 200, description = "The report", body = Data<Report>),
         (status = 400, description = "A date that cannot be read, or a period that is backwards or too long", body = ErrorBody),
-        (status = 401, description = "Not signed in (`authentication_required`, `session_expired`)", body = ErrorBody),
     ),
 )]
 pub async fn report(
@@ -273,7 +270,6 @@ pub async fn report(
     tag = "data",
     responses(
         (status = 200, description = "The kept exports", body = Data<Vec<Kept>>),
-        (status = 401, description = "Not signed in (`authentication_required`, `session_expired`)", body = ErrorBody),
     ),
 )]
 pub async fn backups(
@@ -295,7 +291,6 @@ pub async fn backups(
     params(("name" = String, Path, description = "The file name, e.g. `pillbox-export-2026-01-02.json`")),
     responses(
         (status = 200, description = "The export file (attachment)", content((Object = "application/json"))),
-        (status = 401, description = "Not signed in (`authentication_required`, `session_expired`)", body = ErrorBody),
         (status = 404, description = "No such kept export (`backup_not_found`)", body = ErrorBody),
     ),
 )]
@@ -328,7 +323,6 @@ pub struct RetentionQuery {
     responses(
         (status = 200, description = "What would be deleted", body = Data<Preview>),
         (status = 400, description = "No period, or not one of the choices", body = ErrorBody),
-        (status = 401, description = "Not signed in (`authentication_required`, `session_expired`)", body = ErrorBody),
     ),
 )]
 pub async fn retention_preview(

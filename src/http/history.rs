@@ -107,7 +107,6 @@ async fn page_of(
     responses(
         (status = 200, description = "One page of history", body = HistoryPage),
         (status = 400, description = "A filter or page cannot be used (`validation_failed`, `invalid_request`)", body = ErrorBody),
-        (status = 401, description = "Not signed in", body = ErrorBody),
     ),
 )]
 pub async fn list(
@@ -127,7 +126,6 @@ pub async fn list(
     responses(
         (status = 200, description = "One page of history", body = HistoryPage),
         (status = 400, description = "A filter or page cannot be used (`validation_failed`, `invalid_request`)", body = ErrorBody),
-        (status = 401, description = "Not signed in", body = ErrorBody),
         (status = 404, description = "No such medication of yours (`medication_not_found`)", body = ErrorBody),
     ),
 )]
@@ -167,10 +165,7 @@ pub struct EntryUpdate {
     responses(
         (status = 200, description = "The corrected entry and the stock", body = MessageData<Logged>),
         (status = 400, description = "A field cannot be used (`future_date`, `unit_required`, `unit_invalid`, `validation_failed`, `invalid_request`)", body = ErrorBody),
-        (status = 401, description = "Not signed in", body = ErrorBody),
         (status = 404, description = "No such entry of yours (`entry_not_found`)", body = ErrorBody),
-        (status = 413, description = "The body is too large", body = ErrorBody),
-        (status = 415, description = "The body is not JSON", body = ErrorBody),
     ),
 )]
 pub async fn update(
@@ -211,7 +206,6 @@ pub async fn update(
     params(("id" = i64, Path, description = "The entry's id")),
     responses(
         (status = 200, description = "Deleted; the stock after it", body = MessageData<AfterDelete>),
-        (status = 401, description = "Not signed in", body = ErrorBody),
         (status = 404, description = "No such entry of yours (`entry_not_found`)", body = ErrorBody),
     ),
 )]

@@ -37,7 +37,6 @@ fn reach(state: &AppState) -> Reach {
     tag = "medications",
     responses(
         (status = 200, description = "The medications", body = Data<Vec<MedicationView>>),
-        (status = 401, description = "Not signed in", body = ErrorBody),
     ),
 )]
 pub async fn list(
@@ -60,7 +59,6 @@ pub async fn list(
     params(("id" = i64, Path, description = "The medication's id")),
     responses(
         (status = 200, description = "The medication", body = Data<MedicationView>),
-        (status = 401, description = "Not signed in", body = ErrorBody),
         (status = 404, description = "No such medication of yours (`medication_not_found`)", body = ErrorBody),
     ),
 )]
@@ -86,9 +84,6 @@ pub async fn get(
     responses(
         (status = 201, description = "The new medication", body = Data<MedicationView>),
         (status = 400, description = "A field cannot be used (`name_required`, `unit_required`, `unit_invalid`, `unit_mismatch`, `strength_needed`, `validation_failed`, `invalid_request`)", body = ErrorBody),
-        (status = 401, description = "Not signed in", body = ErrorBody),
-        (status = 413, description = "The body is too large", body = ErrorBody),
-        (status = 415, description = "The body is not JSON", body = ErrorBody),
     ),
 )]
 pub async fn create(
@@ -123,10 +118,7 @@ pub async fn create(
     responses(
         (status = 200, description = "The changed medication", body = Data<MedicationView>),
         (status = 400, description = "A field cannot be used (`name_required`, `unit_required`, `unit_invalid`, `unit_mismatch`, `strength_needed`, `validation_failed`, `invalid_request`)", body = ErrorBody),
-        (status = 401, description = "Not signed in", body = ErrorBody),
         (status = 404, description = "No such medication of yours (`medication_not_found`)", body = ErrorBody),
-        (status = 413, description = "The body is too large", body = ErrorBody),
-        (status = 415, description = "The body is not JSON", body = ErrorBody),
     ),
 )]
 pub async fn update(
@@ -169,7 +161,6 @@ pub struct DeleteQuery {
     responses(
         (status = 200, description = "Deleted", body = Message),
         (status = 400, description = "The query cannot be read (`invalid_request`)", body = ErrorBody),
-        (status = 401, description = "Not signed in", body = ErrorBody),
         (status = 404, description = "No such medication of yours (`medication_not_found`)", body = ErrorBody),
     ),
 )]
@@ -226,10 +217,7 @@ pub struct DoseInput {
     responses(
         (status = 201, description = "The dose is logged", body = MessageData<Logged>),
         (status = 400, description = "A field cannot be used (`future_date`, `unit_required`, `unit_invalid`, `validation_failed`, `invalid_request`)", body = ErrorBody),
-        (status = 401, description = "Not signed in", body = ErrorBody),
         (status = 404, description = "No such medication (`medication_not_found`) or reminder (`notification_not_found`) of yours", body = ErrorBody),
-        (status = 413, description = "The body is too large", body = ErrorBody),
-        (status = 415, description = "The body is not JSON", body = ErrorBody),
     ),
 )]
 pub async fn log_dose(
@@ -268,7 +256,6 @@ pub async fn log_dose(
     params(("id" = i64, Path, description = "The medication's id")),
     responses(
         (status = 200, description = "The inventory", body = Data<InventoryView>),
-        (status = 401, description = "Not signed in", body = ErrorBody),
         (status = 404, description = "No such medication of yours (`medication_not_found`)", body = ErrorBody),
     ),
 )]
@@ -295,10 +282,7 @@ pub async fn get_inventory(
     responses(
         (status = 200, description = "The inventory", body = Data<InventoryView>),
         (status = 400, description = "The set-up cannot be used (`unit_mismatch`, `strength_needed`, `unit_invalid`, `unit_required`, `validation_failed`, `invalid_request`)", body = ErrorBody),
-        (status = 401, description = "Not signed in", body = ErrorBody),
         (status = 404, description = "No such medication of yours (`medication_not_found`)", body = ErrorBody),
-        (status = 413, description = "The body is too large", body = ErrorBody),
-        (status = 415, description = "The body is not JSON", body = ErrorBody),
     ),
 )]
 pub async fn put_inventory(
@@ -320,10 +304,7 @@ pub async fn put_inventory(
     responses(
         (status = 200, description = "The inventory", body = Data<InventoryView>),
         (status = 400, description = "The set-up cannot be used (`unit_mismatch`, `strength_needed`, `unit_invalid`, `unit_required`, `validation_failed`, `invalid_request`)", body = ErrorBody),
-        (status = 401, description = "Not signed in", body = ErrorBody),
         (status = 404, description = "No such medication of yours (`medication_not_found`)", body = ErrorBody),
-        (status = 413, description = "The body is too large", body = ErrorBody),
-        (status = 415, description = "The body is not JSON", body = ErrorBody),
     ),
 )]
 pub async fn post_inventory(
@@ -364,10 +345,7 @@ async fn save_inventory(
     responses(
         (status = 200, description = "The stock after the change", body = MessageData<Adjusted>),
         (status = 400, description = "The change cannot be made (`inventory_not_enabled`, `stock_below_zero`, `validation_failed`, `invalid_request`)", body = ErrorBody),
-        (status = 401, description = "Not signed in", body = ErrorBody),
         (status = 404, description = "No such medication of yours (`medication_not_found`)", body = ErrorBody),
-        (status = 413, description = "The body is too large", body = ErrorBody),
-        (status = 415, description = "The body is not JSON", body = ErrorBody),
     ),
 )]
 pub async fn adjust_inventory(
@@ -397,7 +375,6 @@ pub async fn adjust_inventory(
     params(("id" = i64, Path, description = "The medication's id")),
     responses(
         (status = 200, description = "The ledger", body = Data<Vec<LedgerRow>>),
-        (status = 401, description = "Not signed in", body = ErrorBody),
         (status = 404, description = "No such medication of yours (`medication_not_found`)", body = ErrorBody),
     ),
 )]
@@ -420,7 +397,6 @@ pub async fn ledger(
     tag = "inventory",
     responses(
         (status = 200, description = "Medications low on stock or out of it", body = Data<Vec<LowStock>>),
-        (status = 401, description = "Not signed in", body = ErrorBody),
     ),
 )]
 pub async fn low_stock(
@@ -442,7 +418,6 @@ pub async fn low_stock(
     tag = "medications",
     responses(
         (status = 200, description = "Adherence", body = Data<AdherenceView>),
-        (status = 401, description = "Not signed in", body = ErrorBody),
     ),
 )]
 pub async fn adherence(
@@ -465,7 +440,6 @@ pub async fn adherence(
     tag = "medications",
     responses(
         (status = 200, description = "Today's doses", body = Data<TodayView>),
-        (status = 401, description = "Not signed in", body = ErrorBody),
     ),
 )]
 pub async fn today(

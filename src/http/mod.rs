@@ -74,7 +74,9 @@ pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(history::routes())
         .merge(data::routes())
         .split_for_parts();
-    (router, openapi::qualified_operation_ids(prefixed(doc)))
+    let mut doc = openapi::qualified_operation_ids(prefixed(doc));
+    openapi::add_common_responses(&mut doc);
+    (router, doc)
 }
 
 /// The document with each path as a client calls it (`/api/…`): the routes are nested

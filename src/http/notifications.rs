@@ -92,7 +92,6 @@ pub struct ListQuery {
     responses(
         (status = 200, description = "A page of reminders", body = Paged<Reminder>),
         (status = 400, description = "A bad status, limit or offset", body = ErrorBody),
-        (status = 401, body = ErrorBody),
     ),
 )]
 pub async fn list(
@@ -150,10 +149,8 @@ pub struct CreateBody {
     responses(
         (status = 201, description = "The reminder", body = MessageData<Reminder>),
         (status = 400, description = "A missing or bad field", body = ErrorBody),
-        (status = 401, body = ErrorBody),
         (status = 404, description = "medication_not_found", body = ErrorBody),
         (status = 409, description = "reminder_exists: the medication has a reminder at that time", body = ErrorBody),
-        (status = 415, body = ErrorBody),
     ),
 )]
 pub async fn create(
@@ -200,10 +197,8 @@ pub struct UpdateBody {
     responses(
         (status = 200, description = "The changed reminder", body = MessageData<Reminder>),
         (status = 400, description = "The message is too long", body = ErrorBody),
-        (status = 401, body = ErrorBody),
         (status = 404, description = "notification_not_found", body = ErrorBody),
         (status = 409, description = "notification_not_scheduled", body = ErrorBody),
-        (status = 415, body = ErrorBody),
     ),
 )]
 pub async fn update(
@@ -234,7 +229,6 @@ pub async fn update(
     params(("id" = i64, Path, description = "The reminder's id")),
     responses(
         (status = 200, description = "Cancelled", body = Message),
-        (status = 401, body = ErrorBody),
         (status = 404, description = "notification_not_found", body = ErrorBody),
         (status = 409, description = "notification_not_scheduled, or notification_sending", body = ErrorBody),
     ),
@@ -338,7 +332,6 @@ fn delivery_answer(reports: &[ChannelReport], success_message: &str) -> Response
     params(("id" = i64, Path, description = "The reminder's id")),
     responses(
         (status = 200, description = "Delivered on at least one channel", body = MessageData<ChannelResults>),
-        (status = 401, body = ErrorBody),
         (status = 404, description = "notification_not_found", body = ErrorBody),
         (status = 409, description = "notification_not_scheduled, notification_sending, or notification_not_sent (nothing to send)", body = ErrorBody),
         (status = 409, description = "delivery_failed: no channel could be tried (nothing subscribed, e-mail not configured, methods off)", body = DeliveryFailure),
@@ -395,9 +388,7 @@ pub struct Scheduled {
     responses(
         (status = 200, description = "Reminders planned", body = MessageData<Scheduled>),
         (status = 400, description = "A missing or bad field", body = ErrorBody),
-        (status = 401, body = ErrorBody),
         (status = 404, description = "medication_not_found", body = ErrorBody),
-        (status = 415, body = ErrorBody),
     ),
 )]
 pub async fn schedule_medication(
@@ -457,7 +448,6 @@ fn query_date(text: Option<&str>, field: &str) -> ApiResult<Option<NaiveDate>> {
     responses(
         (status = 200, description = "A page of deliveries", body = Paged<Delivery>),
         (status = 400, description = "A bad limit, offset or date", body = ErrorBody),
-        (status = 401, body = ErrorBody),
     ),
 )]
 pub async fn delivery_history(
@@ -488,7 +478,6 @@ fn methods(list: &[String]) -> ApiResult<Vec<DeliveryMethod>> {
     tag = "notifications",
     responses(
         (status = 200, description = "The preferences", body = Data<Preferences>),
-        (status = 401, body = ErrorBody),
     ),
 )]
 pub async fn get_preferences(
@@ -533,8 +522,6 @@ pub struct PreferencesBody {
     responses(
         (status = 200, description = "The saved preferences", body = MessageData<Preferences>),
         (status = 400, description = "A value out of range", body = ErrorBody),
-        (status = 401, body = ErrorBody),
-        (status = 415, body = ErrorBody),
     ),
 )]
 pub async fn put_preferences(
@@ -583,7 +570,6 @@ pub async fn put_preferences(
     params(("id" = i64, Path, description = "The medication's id")),
     responses(
         (status = 200, description = "The medication's preferences", body = Data<MedicationPreferences>),
-        (status = 401, body = ErrorBody),
         (status = 404, description = "medication_not_found", body = ErrorBody),
     ),
 )]
@@ -622,9 +608,7 @@ pub struct MedicationPreferencesBody {
     responses(
         (status = 200, description = "The medication's preferences", body = MessageData<MedicationPreferences>),
         (status = 400, description = "A value out of range", body = ErrorBody),
-        (status = 401, body = ErrorBody),
         (status = 404, description = "medication_not_found", body = ErrorBody),
-        (status = 415, body = ErrorBody),
     ),
 )]
 pub async fn put_medication_preferences(
@@ -658,7 +642,6 @@ pub async fn put_medication_preferences(
     tag = "notifications",
     responses(
         (status = 200, description = "The settings", body = Data<NotificationSettings>),
-        (status = 401, body = ErrorBody),
     ),
 )]
 pub async fn get_settings(
@@ -692,8 +675,6 @@ pub struct SettingsBody {
     responses(
         (status = 200, description = "The saved settings", body = MessageData<NotificationSettings>),
         (status = 400, description = "A bad time or lead", body = ErrorBody),
-        (status = 401, body = ErrorBody),
-        (status = 415, body = ErrorBody),
     ),
 )]
 pub async fn put_settings(
@@ -779,9 +760,7 @@ pub struct RegisterBody {
     responses(
         (status = 201, description = "Saved", body = Message),
         (status = 400, description = "invalid_subscription, or push_service_not_allowed", body = ErrorBody),
-        (status = 401, body = ErrorBody),
         (status = 409, description = "subscription_taken: another account's endpoint with other keys", body = ErrorBody),
-        (status = 415, body = ErrorBody),
     ),
 )]
 pub async fn push_register(
@@ -821,8 +800,6 @@ pub struct UnregisterBody {
     responses(
         (status = 200, description = "Removed", body = Message),
         (status = 400, description = "endpoint is required", body = ErrorBody),
-        (status = 401, body = ErrorBody),
-        (status = 415, body = ErrorBody),
     ),
 )]
 pub async fn push_unregister(
@@ -860,8 +837,6 @@ pub struct TestBody {
     responses(
         (status = 200, description = "Delivered on at least one channel", body = MessageData<ChannelResults>),
         (status = 400, description = "No or unknown delivery methods", body = ErrorBody),
-        (status = 401, body = ErrorBody),
-        (status = 415, body = ErrorBody),
         (status = 409, description = "delivery_failed: no channel could be tried (nothing subscribed, e-mail not configured, methods off)", body = DeliveryFailure),
         (status = 502, description = "delivery_failed: a push service or the mail server failed", body = DeliveryFailure),
     ),

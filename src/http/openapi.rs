@@ -103,6 +103,59 @@ const DOCS_PAGE: &str = r#"<!doctype html>
 </html>
 "#;
 
+/// Adds the answers every operation of a kind can give, so each annotation lists only its
+/// own: 401 on every operation that needs a session, 413 and 415 on every one that reads a
+/// JSON body.
+pub fn add_common_responses(doc: &mut utoipa::openapi::OpenApi) {
+    use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
+
+    let error = |description: &str| {
+        ResponseBuilder::new()
+            .description(description)
+            .content(
+                "application/json",
+                ContentBuilder::new()
+                    .schema(Some(Ref::from_schema_name("ErrorBody")))
+                    .build(),
+            )
+            .build()
+    };
+    for item in doc.paths.paths.values_mut() {
+        let operations = [
+            &mut item.get,
+            &mut item.put,
+            &mut item.post,
+            &mut item.delete,
+            &mut item.patch,
+        ];
+        for operation in operations.into_iter().flatten() {
+            // `security(())` marks a public operation; the rest inherit the bearer scheme.
+            let public = operation.security.as_ref().is_some_and(|s| {
+                s.iter()
+                    .all(|r| serde_json::to_value(r).is_ok_and(|v| v == serde_json::json!({})))
+            });
+            let json_body = operation.request_body.as_ref().is_some_and(|b| match b {
+                utoipa::openapi::RefOr::T(body) => body.content.keys().all(|k| k == "application/json"),
+                utoipa::openapi::RefOr::Ref(_) => false,
+            });
+            let responses = &mut operation.responses.responses;
+            if !public {
+                responses.entry("401".into()).or_insert_with(|| {
+                    error("Not signed in, or the session expired (`authentication_required`, `session_expired`)").into()
+                });
+            }
+            if json_body {
+                responses
+                    .entry("413".into())
+                    .or_insert_with(|| error("The body is too large (`body_too_large`)").into());
+                responses
+                    .entry("415".into())
+                    .or_insert_with(|| error("The body is not JSON (`unsupported_media_type`)").into());
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::HashSet;

@@ -21,7 +21,6 @@ use crate::services::user_settings::{self, AppSettings, SettingsChange};
     tag = "settings",
     responses(
         (status = 200, description = "Every setting, defaults filled in", body = Data<AppSettings>),
-        (status = 401, description = "Not signed in (`authentication_required`, `session_expired`)", body = ErrorBody),
     ),
 )]
 pub async fn get(
@@ -44,9 +43,6 @@ pub async fn get(
     responses(
         (status = 200, description = "The settings as saved", body = MessageData<AppSettings>),
         (status = 400, description = "A value that is not one of the choices", body = ErrorBody),
-        (status = 401, description = "Not signed in (`authentication_required`, `session_expired`)", body = ErrorBody),
-        (status = 413, description = "The body is too large (`body_too_large`)", body = ErrorBody),
-        (status = 415, description = "The body is not JSON (`unsupported_media_type`)", body = ErrorBody),
     ),
 )]
 pub async fn update(

@@ -56,8 +56,6 @@ pub struct LoginRequirements {
     responses(
         (status = 200, description = "What sign-in needs", body = LoginRequirements),
         (status = 400, description = "The body cannot be read (`invalid_request`)", body = ErrorBody),
-        (status = 413, description = "The body is too large (`body_too_large`)", body = ErrorBody),
-        (status = 415, description = "The body is not JSON (`unsupported_media_type`)", body = ErrorBody),
         (status = 429, description = "Too many wrong passwords", body = ErrorBody),
     ),
 )]
@@ -100,8 +98,6 @@ pub struct GenerateBody {
         (status = 200, description = "Sent, or nothing to send", body = Message),
         (status = 400, description = "Unknown method, or one not enabled (`method_not_enabled`)", body = ErrorBody),
         (status = 401, description = "Wrong password (`invalid_credentials`)", body = ErrorBody),
-        (status = 413, description = "The body is too large (`body_too_large`)", body = ErrorBody),
-        (status = 415, description = "The body is not JSON (`unsupported_media_type`)", body = ErrorBody),
         (status = 429, description = "Too many tries or codes", body = ErrorBody),
         (status = 503, description = "The e-mail could not be sent (`code_not_sent`)", body = ErrorBody),
     ),
@@ -145,8 +141,6 @@ pub struct VerifyBody {
         (status = 400, description = "No code, or no e-mail or password", body = ErrorBody),
         (status = 401, description = "`invalid_credentials`, `two_factor_required` or `invalid_code`", body = ErrorBody),
         (status = 403, description = "The address is not verified (`email_not_verified`)", body = ErrorBody),
-        (status = 413, description = "The body is too large (`body_too_large`)", body = ErrorBody),
-        (status = 415, description = "The body is not JSON (`unsupported_media_type`)", body = ErrorBody),
         (status = 429, description = "Too many failed attempts", body = ErrorBody),
     ),
 )]
@@ -174,7 +168,6 @@ pub async fn verify_otp(
     tag = "two-factor",
     responses(
         (status = 200, description = "Methods, preference and backup codes left", body = Data<TwoFactorStatus>),
-        (status = 401, description = "Not signed in (`authentication_required`, `session_expired`)", body = ErrorBody),
     ),
 )]
 pub async fn status(
@@ -215,10 +208,7 @@ fn email_enabled(enabled: Enabled) -> Json<MessageData<Enabled>> {
     responses(
         (status = 200, description = "Enabled, or the authenticator set-up started", body = SetupAnswer),
         (status = 400, description = "Unknown method, wrong password (`password_incorrect`), no e-mail on this server (`email_not_configured`)", body = ErrorBody),
-        (status = 401, description = "Not signed in (`authentication_required`, `session_expired`)", body = ErrorBody),
         (status = 409, description = "Already enabled (`method_already_enabled`)", body = ErrorBody),
-        (status = 413, description = "The body is too large (`body_too_large`)", body = ErrorBody),
-        (status = 415, description = "The body is not JSON (`unsupported_media_type`)", body = ErrorBody),
         (status = 429, description = "Too many wrong passwords", body = ErrorBody),
     ),
 )]
@@ -259,10 +249,7 @@ pub struct ConfirmPassword {
     responses(
         (status = 200, description = "Enabled: backup codes and a fresh token", body = MessageData<Enabled>),
         (status = 400, description = "Wrong password (`password_incorrect`), no e-mail on this server (`email_not_configured`)", body = ErrorBody),
-        (status = 401, description = "Not signed in (`authentication_required`, `session_expired`)", body = ErrorBody),
         (status = 409, description = "Already enabled (`method_already_enabled`)", body = ErrorBody),
-        (status = 413, description = "The body is too large (`body_too_large`)", body = ErrorBody),
-        (status = 415, description = "The body is not JSON (`unsupported_media_type`)", body = ErrorBody),
         (status = 429, description = "Too many wrong passwords", body = ErrorBody),
     ),
 )]
@@ -290,10 +277,7 @@ pub async fn setup_email(
     responses(
         (status = 200, description = "The secret and its QR code", body = Data<TotpSetup>),
         (status = 400, description = "Wrong password (`password_incorrect`)", body = ErrorBody),
-        (status = 401, description = "Not signed in (`authentication_required`, `session_expired`)", body = ErrorBody),
         (status = 409, description = "Already enabled (`method_already_enabled`)", body = ErrorBody),
-        (status = 413, description = "The body is too large (`body_too_large`)", body = ErrorBody),
-        (status = 415, description = "The body is not JSON (`unsupported_media_type`)", body = ErrorBody),
         (status = 429, description = "Too many wrong passwords", body = ErrorBody),
     ),
 )]
@@ -326,9 +310,6 @@ pub struct OtpBody {
     responses(
         (status = 200, description = "Enabled: backup codes and a fresh token", body = MessageData<Enabled>),
         (status = 400, description = "`invalid_code` or `totp_setup_not_started`", body = ErrorBody),
-        (status = 401, description = "Not signed in (`authentication_required`, `session_expired`)", body = ErrorBody),
-        (status = 413, description = "The body is too large (`body_too_large`)", body = ErrorBody),
-        (status = 415, description = "The body is not JSON (`unsupported_media_type`)", body = ErrorBody),
         (status = 429, description = "Too many wrong codes", body = ErrorBody),
     ),
 )]
@@ -370,9 +351,6 @@ fn two_factor_updated(disabled: Disabled) -> Json<MessageData<Disabled>> {
     responses(
         (status = 200, description = "Updated: the settings and a fresh token", body = MessageData<Disabled>),
         (status = 400, description = "`method_not_enabled`, `invalid_backup_code`, or no method or code", body = ErrorBody),
-        (status = 401, description = "Not signed in (`authentication_required`, `session_expired`)", body = ErrorBody),
-        (status = 413, description = "The body is too large (`body_too_large`)", body = ErrorBody),
-        (status = 415, description = "The body is not JSON (`unsupported_media_type`)", body = ErrorBody),
         (status = 429, description = "Too many wrong codes", body = ErrorBody),
     ),
 )]
@@ -400,9 +378,6 @@ pub async fn disable_method(
     responses(
         (status = 200, description = "Updated: the settings and a fresh token", body = MessageData<Disabled>),
         (status = 400, description = "`password_incorrect`, `two_factor_not_enabled`, `method_not_enabled`, `invalid_backup_code`", body = ErrorBody),
-        (status = 401, description = "Not signed in (`authentication_required`, `session_expired`)", body = ErrorBody),
-        (status = 413, description = "The body is too large (`body_too_large`)", body = ErrorBody),
-        (status = 415, description = "The body is not JSON (`unsupported_media_type`)", body = ErrorBody),
         (status = 429, description = "Too many wrong passwords or codes", body = ErrorBody),
     ),
 )]
@@ -442,9 +417,6 @@ pub struct PreferenceBody {
     responses(
         (status = 200, description = "The preference", body = Data<Preference>),
         (status = 400, description = "Not an enabled method (`method_not_enabled`)", body = ErrorBody),
-        (status = 401, description = "Not signed in (`authentication_required`, `session_expired`)", body = ErrorBody),
-        (status = 413, description = "The body is too large (`body_too_large`)", body = ErrorBody),
-        (status = 415, description = "The body is not JSON (`unsupported_media_type`)", body = ErrorBody),
     ),
 )]
 pub async fn set_preference(
@@ -466,9 +438,6 @@ pub async fn set_preference(
     responses(
         (status = 200, description = "The new codes, shown once", body = Data<BackupCodes>),
         (status = 400, description = "`password_incorrect` or `two_factor_not_enabled`", body = ErrorBody),
-        (status = 401, description = "Not signed in (`authentication_required`, `session_expired`)", body = ErrorBody),
-        (status = 413, description = "The body is too large (`body_too_large`)", body = ErrorBody),
-        (status = 415, description = "The body is not JSON (`unsupported_media_type`)", body = ErrorBody),
         (status = 429, description = "Too many wrong passwords", body = ErrorBody),
     ),
 )]
