@@ -2662,7 +2662,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not signed in (`authentication_required`, `session_expired`) */
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2791,7 +2791,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not signed in (`authentication_required`, `session_expired`) */
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2860,7 +2860,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not signed in (`authentication_required`, `session_expired`) */
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2929,7 +2929,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not signed in (`authentication_required`, `session_expired`) */
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3076,7 +3076,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not signed in (`authentication_required`, `session_expired`) */
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3136,7 +3136,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not signed in (`authentication_required`, `session_expired`) */
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3214,7 +3214,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not signed in (`authentication_required`, `session_expired`) */
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3292,7 +3292,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not signed in (`authentication_required`, `session_expired`) */
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3357,7 +3357,7 @@ export interface operations {
                     "application/json": components["schemas"]["Data_TwoFactorStatus"];
                 };
             };
-            /** @description Not signed in (`authentication_required`, `session_expired`) */
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3477,7 +3477,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not signed in (`authentication_required`, `session_expired`) */
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3620,7 +3620,7 @@ export interface operations {
                     "application/json": components["schemas"]["Data_Profile"];
                 };
             };
-            /** @description Not signed in (`authentication_required`, `session_expired`) */
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3662,7 +3662,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not signed in (`authentication_required`, `session_expired`) */
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3731,7 +3731,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not signed in (`authentication_required`, `session_expired`) */
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3812,6 +3812,15 @@ export interface operations {
             };
             /** @description The body is too large (`body_too_large`) */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4009,7 +4018,7 @@ export interface operations {
                     "application/json": components["schemas"]["Data_Vec_Kept"];
                 };
             };
-            /** @description Not signed in (`authentication_required`, `session_expired`) */
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4041,7 +4050,7 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            /** @description Not signed in (`authentication_required`, `session_expired`) */
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4092,7 +4101,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not signed in (`authentication_required`, `session_expired`) */
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4139,7 +4148,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not signed in (`authentication_required`, `session_expired`) */
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4177,7 +4186,7 @@ export interface operations {
                     "application/json": components["schemas"]["Data_Vec_MedicationView"];
                 };
             };
-            /** @description Not signed in */
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4219,7 +4228,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not signed in */
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4228,7 +4237,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The body is too large */
+            /** @description The body is too large (`body_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4237,7 +4246,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is not JSON (`unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4269,7 +4278,7 @@ export interface operations {
                     "application/json": components["schemas"]["Data_MedicationView"];
                 };
             };
-            /** @description Not signed in */
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4323,7 +4332,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not signed in */
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4341,7 +4350,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The body is too large */
+            /** @description The body is too large (`body_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4350,7 +4359,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is not JSON (`unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4394,7 +4403,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not signed in */
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4448,7 +4457,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not signed in */
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4466,7 +4475,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The body is too large */
+            /** @description The body is too large (`body_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4475,7 +4484,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is not JSON (`unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4530,7 +4539,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not signed in */
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4571,7 +4580,7 @@ export interface operations {
                     "application/json": components["schemas"]["Data_InventoryView"];
                 };
             };
-            /** @description Not signed in */
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4625,7 +4634,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not signed in */
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4643,7 +4652,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The body is too large */
+            /** @description The body is too large (`body_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4652,7 +4661,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is not JSON (`unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4697,7 +4706,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not signed in */
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4715,7 +4724,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The body is too large */
+            /** @description The body is too large (`body_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4724,7 +4733,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is not JSON (`unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4769,7 +4778,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not signed in */
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4787,7 +4796,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The body is too large */
+            /** @description The body is too large (`body_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4796,7 +4805,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is not JSON (`unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4828,7 +4837,7 @@ export interface operations {
                     "application/json": components["schemas"]["Data_Vec_LedgerRow"];
                 };
             };
-            /** @description Not signed in */
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4866,7 +4875,7 @@ export interface operations {
                     "application/json": components["schemas"]["Data_AdherenceView"];
                 };
             };
-            /** @description Not signed in */
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4918,7 +4927,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not signed in */
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4963,7 +4972,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not signed in */
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4981,7 +4990,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The body is too large */
+            /** @description The body is too large (`body_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4990,7 +4999,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The body is not JSON */
+            /** @description The body is not JSON (`unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5022,7 +5031,7 @@ export interface operations {
                     "application/json": components["schemas"]["MessageData_AfterDelete"];
                 };
             };
-            /** @description Not signed in */
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5072,7 +5081,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not signed in (`authentication_required`, `session_expired`) */
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5101,7 +5110,7 @@ export interface operations {
                     "application/json": components["schemas"]["Data_Vec_LowStock"];
                 };
             };
-            /** @description Not signed in */
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5130,7 +5139,7 @@ export interface operations {
                     "application/json": components["schemas"]["Data_TodayView"];
                 };
             };
-            /** @description Not signed in */
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5175,6 +5184,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5216,6 +5226,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5242,6 +5253,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The body is too large (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5286,6 +5307,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5312,6 +5334,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The body is too large (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5343,6 +5375,7 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5392,6 +5425,7 @@ export interface operations {
                     "application/json": components["schemas"]["MessageData_ChannelResults"];
                 };
             };
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5465,6 +5499,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5496,6 +5531,7 @@ export interface operations {
                     "application/json": components["schemas"]["Data_MedicationPreferences"];
                 };
             };
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5549,6 +5585,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5566,6 +5603,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The body is too large (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5594,6 +5641,7 @@ export interface operations {
                     "application/json": components["schemas"]["Data_Preferences"];
                 };
             };
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5635,6 +5683,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5643,6 +5692,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The body is too large (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5704,6 +5763,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5721,6 +5781,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The body is too large (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5762,6 +5832,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5770,6 +5841,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The body is too large (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5811,6 +5892,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5828,6 +5910,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The body is too large (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5856,6 +5948,7 @@ export interface operations {
                     "application/json": components["schemas"]["Data_NotificationSettings"];
                 };
             };
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5897,6 +5990,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5905,6 +5999,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The body is too large (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6009,6 +6113,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The body is too large (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description rate_limited */
             429: {
                 headers: {
@@ -6051,6 +6173,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6068,6 +6191,16 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryFailure"];
                 };
             };
+            /** @description The body is too large (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6119,7 +6252,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not signed in (`authentication_required`, `session_expired`) */
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6148,7 +6281,7 @@ export interface operations {
                     "application/json": components["schemas"]["Data_AppSettings"];
                 };
             };
-            /** @description Not signed in (`authentication_required`, `session_expired`) */
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6190,7 +6323,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not signed in (`authentication_required`, `session_expired`) */
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
                 headers: {
                     [name: string]: unknown;
