@@ -28,6 +28,11 @@ cargo clippy --all-targets --locked -- -D warnings
 step "Rust: unit and integration tests (the real binary, dev profile)"
 cargo test --locked
 
+# The UI's API types are generated from the document this binary prints; a route or schema
+# changed on the server without regenerating them fails here.
+step "UI: generated API types match the server (ui/src/api/schema.d.ts)"
+PILLBOX_BIN="$PWD/target/debug/pillbox" npm --prefix ui run api-types:check
+
 step "API contract: schemathesis against the binary and its OpenAPI document"
 python3 tests/contract.py target/debug/pillbox
 

@@ -1,6 +1,28 @@
-import { defineConfig } from 'vitest/config';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { defineConfig, type Plugin } from 'vitest/config';
 import react from '@vitejs/plugin-react';
 import { VitePWA } from 'vite-plugin-pwa';
+
+const require = createRequire(import.meta.url);
+
+/**
+ * Redoc's standalone bundle (and its licence notices) for the server's API reference page,
+ * /api/docs, which loads /api-docs/redoc.standalone.js: embedded with the app, so the page
+ * works without a CDN.
+ */
+function redocBundle(): Plugin {
+  return {
+    name: 'pillbox-redoc-bundle',
+    apply: 'build',
+    generateBundle() {
+      for (const file of ['redoc.standalone.js', 'redoc.standalone.js.LICENSE.txt']) {
+        const source = readFileSync(require.resolve(`redoc/bundles/${file}`));
+        this.emitFile({ type: 'asset', fileName: `api-docs/${file}`, source });
+      }
+    },
+  };
+}
 
 // `pillbox serve` listens here by default; API_PROXY_TARGET points `vite` and `vite preview`
 // at another instance.
@@ -9,6 +31,7 @@ const devServer = process.env.API_PROXY_TARGET ?? 'http://127.0.0.1:3001';
 export default defineConfig({
   plugins: [
     react(),
+    redocBundle(),
     VitePWA({
       strategies: 'injectManifest',
       srcDir: 'src',
@@ -19,6 +42,8 @@ export default defineConfig({
       manifest: false,
       injectManifest: {
         globPatterns: ['**/*.{js,css,html,svg,png,webmanifest}'],
+        // The API reference is a page of the server, not of the app: never precached.
+        globIgnores: ['api-docs/**'],
         rollupFormat: 'iife',
       },
     }),

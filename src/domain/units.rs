@@ -29,8 +29,8 @@ pub struct Unit {
     /// Other spellings accepted for it (`mcg` for `μg`).
     #[schema(value_type = Vec<String>)]
     pub aliases: &'static [&'static str],
-    /// Power of ten relative to the category's base unit (mg, ml).
-    #[serde(skip)]
+    /// Power of ten relative to the category's base unit (mg, ml); sent so that the web app
+    /// converts with the server's own catalogue.
     exponent: i32,
 }
 

@@ -74,7 +74,7 @@ pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(history::routes())
         .merge(data::routes())
         .split_for_parts();
-    let mut doc = prefixed(doc);
+    let mut doc = openapi::qualified_operation_ids(prefixed(doc));
     openapi::add_common_responses(&mut doc);
     (router, doc)
 }

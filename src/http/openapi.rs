@@ -44,14 +44,49 @@ impl Modify for Security {
     }
 }
 
+/// utoipa names an operation after its handler, and handlers of different modules share names
+/// (`list`, `get`, `update`); OpenAPI wants operation ids unique, and the web app's generated
+/// types are keyed by them. Each id gets its first tag in front: `instance_version`.
+pub fn qualified_operation_ids(mut doc: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
+    for item in doc.paths.paths.values_mut() {
+        let operations = [
+            &mut item.get,
+            &mut item.put,
+            &mut item.post,
+            &mut item.delete,
+            &mut item.options,
+            &mut item.head,
+            &mut item.patch,
+            &mut item.trace,
+        ];
+        for operation in operations.into_iter().flatten() {
+            let tag = operation.tags.as_ref().and_then(|tags| tags.first());
+            if let (Some(tag), Some(id)) = (tag, operation.operation_id.as_mut()) {
+                *id = format!("{}_{id}", tag.replace('-', "_"));
+            }
+        }
+    }
+    doc
+}
+
 pub async fn document(doc: Arc<utoipa::openapi::OpenApi>) -> impl IntoResponse {
     ([(header::CACHE_CONTROL, "no-cache")], Json(doc.as_ref().clone()))
 }
 
 /// The API reference page; its script is part of the embedded web app.
-pub async fn docs_page() -> Html<&'static str> {
-    Html(DOCS_PAGE)
+pub async fn docs_page() -> impl IntoResponse {
+    (
+        [(header::CONTENT_SECURITY_POLICY, DOCS_CONTENT_SECURITY_POLICY)],
+        Html(DOCS_PAGE),
+    )
 }
+
+/// The app's policy, except that Redoc writes its styles into `<style>` elements at run time
+/// (styled-components), which `style-src 'self'` blocks; the page holds no personal data.
+const DOCS_CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; \
+     style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self'; \
+     worker-src 'self' blob:; object-src 'none'; base-uri 'self'; form-action 'self'; \
+     frame-ancestors 'none'";
 
 const DOCS_PAGE: &str = r#"<!doctype html>
 <html lang="en">
@@ -59,6 +94,7 @@ const DOCS_PAGE: &str = r#"<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Pillbox API</title>
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 </head>
 <body>
 <redoc spec-url="/api/openapi.json"></redoc>
@@ -117,5 +153,34 @@ pub fn add_common_responses(doc: &mut utoipa::openapi::OpenApi) {
                     .or_insert_with(|| error("The body is not JSON (`unsupported_media_type`)").into());
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    #[test]
+    fn every_operation_id_is_unique_and_names_its_tag() {
+        let doc = crate::http::openapi_document();
+        let mut seen = HashSet::new();
+        for (path, item) in &doc.paths.paths {
+            let operations = [
+                &item.get,
+                &item.put,
+                &item.post,
+                &item.delete,
+                &item.options,
+                &item.head,
+                &item.patch,
+                &item.trace,
+            ];
+            for operation in operations.into_iter().flatten() {
+                let id = operation.operation_id.clone().unwrap_or_default();
+                assert!(!id.is_empty(), "{path} has an operation without an id");
+                assert!(seen.insert(id.clone()), "{path}: operation id {id} is used twice");
+            }
+        }
+        assert!(seen.contains("instance_version"), "{seen:?}");
     }
 }

@@ -4,6 +4,7 @@ import { AuthProvider } from './auth/AuthProvider';
 import { RequireAuth } from './auth/RequireAuth';
 import { AppShell } from './components/AppShell';
 import { InstallBanner } from './components/InstallBanner';
+import { UnitCatalogueGate } from './components/medications/UnitCatalogueGate';
 import { EmailConfirmationScreen } from './screens/EmailConfirmationScreen';
 import { HistoryScreen } from './screens/HistoryScreen';
 import { LoginScreen } from './screens/LoginScreen';
@@ -28,12 +29,21 @@ export function AppRoutes() {
       <Route path="/email-confirmation" element={<EmailConfirmationScreen />} />
       <Route path="/verify-email" element={<VerifyEmailScreen />} />
       <Route path="/verify-email/:token" element={<VerifyEmailScreen />} />
-      <Route path="/notifications/take/:token" element={<TakeDoseScreen />} />
+      <Route
+        path="/notifications/take/:token"
+        element={
+          <UnitCatalogueGate>
+            <TakeDoseScreen />
+          </UnitCatalogueGate>
+        }
+      />
       <Route path="/privacy-policy" element={<PrivacyPolicyScreen />} />
       <Route
         element={
           <RequireAuth>
-            <AppShell />
+            <UnitCatalogueGate>
+              <AppShell />
+            </UnitCatalogueGate>
           </RequireAuth>
         }
       >

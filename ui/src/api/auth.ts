@@ -159,9 +159,10 @@ export function requiresEmailVerification(error: unknown): boolean {
   return (
     error instanceof ApiError &&
     error.status === 403 &&
-    isJsonObject(error.body) &&
-    (error.body.requiresEmailVerification === true ||
-      (isJsonObject(error.body.data) && error.body.data.requiresEmailVerification === true))
+    (error.code === 'email_not_verified' ||
+      (isJsonObject(error.body) &&
+        (error.body.requiresEmailVerification === true ||
+          (isJsonObject(error.body.data) && error.body.data.requiresEmailVerification === true))))
   );
 }
 
@@ -172,7 +173,7 @@ export function requiresEmailVerification(error: unknown): boolean {
 export function twoFactorChallenge(error: unknown): LoginRequirements | null {
   if (!(error instanceof ApiError) || error.status !== 401 || !isJsonObject(error.body)) return null;
   const body = error.body;
-  if (body.requires2FA !== true) return null;
+  if (error.code !== 'two_factor_required' && body.requires2FA !== true) return null;
   return {
     requires2FA: true,
     availableMethods: parseMethods(body.availableMethods),

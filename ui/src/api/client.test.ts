@@ -27,7 +27,7 @@ describe('API client errors', () => {
   it('uses the server message when the error body has one', async () => {
     mockFetch({
       'POST /api/auth/login': () =>
-        jsonResponse({ success: false, message: 'Invalid email or password' }, 401),
+        jsonResponse({ success: false, code: 'invalid_credentials', message: 'Invalid email or password' }, 401),
     });
     await expect(login('a@example.com', 'wrong')).rejects.toThrow('Invalid email or password');
   });
@@ -88,8 +88,8 @@ describe('a refused session', () => {
     setUnauthorizedHandler(onUnauthorized);
     localStorage.setItem('token', 'old-token');
     const fetchMock = mockFetch({
-      'POST /api/auth/login': () => jsonResponse({ success: false, message: 'Invalid email or password' }, 401),
-      'GET /api/auth/2fa/status': () => jsonResponse({ success: false, message: 'Invalid or expired session' }, 401),
+      'POST /api/auth/login': () => jsonResponse({ success: false, code: 'invalid_credentials', message: 'Invalid email or password' }, 401),
+      'GET /api/auth/2fa/status': () => jsonResponse({ success: false, code: 'session_expired', message: 'Invalid or expired session' }, 401),
     });
     try {
       await expect(login('a@example.com', 'wrong')).rejects.toThrow('Invalid email or password');
@@ -111,7 +111,7 @@ describe('a refused session', () => {
     mockFetch({
       'GET /api/auth/2fa/status': () => {
         localStorage.setItem('token', 'new-token');
-        return jsonResponse({ success: false, message: 'Invalid or expired session' }, 401);
+        return jsonResponse({ success: false, code: 'session_expired', message: 'Invalid or expired session' }, 401);
       },
     });
     try {

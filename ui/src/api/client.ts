@@ -1,22 +1,48 @@
 import { OFFLINE_HEADER, setOffline } from './connectivity';
+import type { components } from './schema';
 import { getStoredToken } from './session';
 
 /** A JSON value as it arrives from the server, before it has been checked. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
 
+/** The machine-readable reason of an error answer, as the server's OpenAPI document lists them. */
+export type ErrorCode = components['schemas']['ErrorCode'];
+
+/** The values an error's message names (a unit, a date), as texts for translations. */
+export type ErrorParams = Readonly<Record<string, string>>;
+
 /** An error answer from the server (non-2xx status). */
 export class ApiError extends Error {
   readonly status: number;
   /** The parsed JSON body, or null when the body was empty or not JSON. */
   readonly body: Json;
+  /**
+   * What went wrong, for the app to translate; null when the answer carried no code (a proxy's
+   * error page). A newer server may send a code this build does not know: it then matches no
+   * translation and the server's message is shown.
+   */
+  readonly code: ErrorCode | null;
+  readonly params: ErrorParams;
 
   constructor(message: string, status: number, body: Json) {
     super(message);
     this.name = 'ApiError';
     this.status = status;
     this.body = body;
+    this.code = isJsonObject(body) && typeof body.code === 'string' ? (body.code as ErrorCode) : null;
+    this.params = isJsonObject(body) ? paramsOf(body.params) : {};
   }
+}
+
+/** `params` with its numbers and booleans as text; anything else (nested values) is left out. */
+function paramsOf(value: Json | undefined): ErrorParams {
+  if (!isJsonObject(value)) return {};
+  const params: Record<string, string> = {};
+  for (const [key, item] of Object.entries(value)) {
+    if (typeof item === 'string' || typeof item === 'number' || typeof item === 'boolean') params[key] = String(item);
+  }
+  return params;
 }
 
 export const NETWORK_ERROR_MESSAGE = 'Network error occurred';

@@ -14,6 +14,7 @@ import {
   strings,
 } from './medicationParse';
 import { FREQUENCIES, MEDICATION_COLORS, STOCK_STATUSES, type Schedule, type Tally } from './medicationTypes';
+import type { components } from './schema';
 
 /** A file the server handed over, with the name it gave it. */
 export interface DownloadedFile {
@@ -33,19 +34,14 @@ export interface ImportSummary {
   history: { added: number; skipped: number };
 }
 
-export interface RetentionPreview {
-  days: number;
-  /** The instant before which entries go; null for "forever". */
-  cutoff: string | null;
-  /** How many history entries choosing that period deletes now. */
-  entries: number;
-}
+/**
+ * What choosing a retention period deletes now (`entries`), and the instant before which
+ * entries go (`cutoff`; null for "forever"): the document's Preview, with cutoff always set.
+ */
+export type RetentionPreview = Required<components['schemas']['Preview']>;
 
-export interface Backup {
-  name: string;
-  size: number;
-  created_at: string;
-}
+/** One kept backup file (the document's Kept). */
+export type Backup = components['schemas']['Kept'];
 
 /** The three settings Settings → Medications and → Data Management change. */
 export interface DataSettings {

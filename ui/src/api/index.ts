@@ -1,5 +1,6 @@
 // The one API client: screens import from here and never call fetch themselves.
 export { ApiError, NETWORK_ERROR_MESSAGE, apiBaseUrl, apiRequest, setUnauthorizedHandler } from './client';
+export type { ErrorCode, ErrorParams } from './client';
 export {
   changePassword,
   deleteAccount,

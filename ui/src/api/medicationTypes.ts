@@ -1,21 +1,25 @@
 // The shapes of /api/medications/* as the server sends them (SPEC §3, DESIGN §3/§7).
+import type { components } from './schema';
 
-export const FREQUENCIES = ['daily', 'twice_daily', 'weekly', 'monthly', 'as_needed'] as const;
-export type Frequency = (typeof FREQUENCIES)[number];
+// The enums of the document (components['schemas']), listed for checking answers at run time.
+type Schemas = components['schemas'];
+
+export type Frequency = Schemas['Frequency'];
+export const FREQUENCIES = ['daily', 'twice_daily', 'weekly', 'monthly', 'as_needed'] as const satisfies readonly Frequency[];
 
 export const MEDICATION_COLORS = ['blue', 'red', 'green', 'yellow', 'purple', 'pink', 'orange'] as const;
 export type MedicationColor = (typeof MEDICATION_COLORS)[number];
 
 export const DEFAULT_ICON = 'pill-symbolic';
 
-export const DOSE_STATUSES = ['taken', 'skipped', 'missed'] as const;
-export type DoseStatus = (typeof DOSE_STATUSES)[number];
+export type DoseStatus = Schemas['DoseStatus'];
+export const DOSE_STATUSES = ['taken', 'skipped', 'missed'] as const satisfies readonly DoseStatus[];
 
-export const STOCK_STATUSES = ['out_of_stock', 'low', 'in_stock'] as const;
-export type StockStatus = (typeof STOCK_STATUSES)[number];
+export type StockStatus = Schemas['StockStatus'];
+export const STOCK_STATUSES = ['out_of_stock', 'low', 'in_stock'] as const satisfies readonly StockStatus[];
 
-export const INVENTORY_TYPES = ['continuous', 'discrete'] as const;
-export type InventoryType = (typeof INVENTORY_TYPES)[number];
+export type InventoryType = Schemas['InventoryType'];
+export const INVENTORY_TYPES = ['continuous', 'discrete'] as const satisfies readonly InventoryType[];
 
 export const CONTINUOUS_CONTAINERS = ['vial', 'bottle', 'syringe', 'box', 'tube'] as const;
 export const DISCRETE_CONTAINERS = ['pill_bottle', 'blister_pack', 'tablet_strip', 'bottle', 'box'] as const;
@@ -140,8 +144,8 @@ export interface HistoryEntry {
   created_at: string;
 }
 
-export const TODAY_DOSE_STATUSES = ['upcoming', 'due', 'taken', 'skipped', 'missed'] as const;
-export type TodayDoseStatus = (typeof TODAY_DOSE_STATUSES)[number];
+export type TodayDoseStatus = Schemas['DoseState'];
+export const TODAY_DOSE_STATUSES = ['upcoming', 'due', 'taken', 'skipped', 'missed'] as const satisfies readonly TodayDoseStatus[];
 
 /** One dose scheduled today (GET /api/medications/today), with how it stands. */
 export interface TodayDose {
@@ -181,8 +185,8 @@ export interface StockSummary {
 }
 
 /** Why a recorded dose left the stock alone or could not take all it needed. */
-export const DOSE_WARNING_CODES = ['stock_unit_mismatch', 'stock_short'] as const;
-export type DoseWarningCode = (typeof DOSE_WARNING_CODES)[number];
+export type DoseWarningCode = Schemas['DoseWarning'];
+export const DOSE_WARNING_CODES = ['stock_unit_mismatch', 'stock_short'] as const satisfies readonly DoseWarningCode[];
 
 /** The server's warning about a recorded dose: its English text and, when known, its code. */
 export interface DoseWarning {

@@ -3,9 +3,11 @@
 import { ApiError, apiRequest, isJsonObject, type Json } from './client';
 import { FormatError, dataOf } from './medicationParse';
 import { nonEmptyString } from './parse';
+import type { components } from './schema';
 
-export const NOTIFICATION_STATUSES = ['scheduled', 'sent', 'cancelled', 'failed'] as const;
-export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
+/** The statuses of the document's ReminderStatus, listed for checking answers at run time. */
+export type NotificationStatus = components['schemas']['ReminderStatus'];
+export const NOTIFICATION_STATUSES = ['scheduled', 'sent', 'cancelled', 'failed'] as const satisfies readonly NotificationStatus[];
 
 /** SPEC §3 "Scheduled notification". */
 export interface ScheduledNotification {
@@ -78,8 +80,8 @@ export async function cancelNotification(id: number): Promise<void> {
   await apiRequest(`/api/notifications/${id}`, { method: 'DELETE' });
 }
 
-export const DELIVERY_METHODS = ['push', 'email'] as const;
-export type DeliveryMethod = (typeof DELIVERY_METHODS)[number];
+export type DeliveryMethod = components['schemas']['DeliveryMethod'];
+export const DELIVERY_METHODS = ['push', 'email'] as const satisfies readonly DeliveryMethod[];
 
 /** One channel's outcome of a test (or send-now) notification. */
 export interface ChannelResult {

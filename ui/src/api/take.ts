@@ -4,12 +4,10 @@ import { apiRequest, isJsonObject, type Json } from './client';
 import { FormatError, dataOf, parseDoseWarning } from './medicationParse';
 import { nonEmptyString } from './parse';
 import { DOSE_STATUSES, type DoseStatus, type DoseWarning } from './medicationTypes';
+import type { components } from './schema';
 
 /** How the reminder was answered already; `status` is null when the entry is gone. */
-export interface TakeLogged {
-  status: DoseStatus | null;
-  taken: string;
-}
+export type TakeLogged = Required<components['schemas']['TakeLogged']>;
 
 /** SPEC §3 "Token notification details", plus whether the dose was logged already. */
 export interface TakeDetails {

@@ -1,4 +1,13 @@
-/** The signed-in person, as GET /api/auth/me describes them. */
+import type { components } from './schema';
+
+/** The API's types as its OpenAPI document describes them (generated: schema.d.ts). */
+type Schemas = components['schemas'];
+
+/**
+ * The signed-in person, as GET /api/auth/me describes them (the document's `Profile`). Looser
+ * than the document on purpose: the record is also read back from localStorage, where an
+ * older version of the app may have left fewer fields.
+ */
 export interface User {
   id: number | string;
   email: string;
@@ -18,52 +27,33 @@ export type RegisterResult =
   | { kind: 'signedIn'; session: AuthSession }
   | { kind: 'verificationRequired'; user: User };
 
-export const TWO_FACTOR_METHODS = ['email', 'totp'] as const;
-export type TwoFactorMethod = (typeof TWO_FACTOR_METHODS)[number];
+export type TwoFactorMethod = Schemas['TwoFactorMethod'];
+/** Every method the document names, for checking values at run time. */
+export const TWO_FACTOR_METHODS = ['email', 'totp'] as const satisfies readonly TwoFactorMethod[];
+
+// The parsers below fill every optional field (null, [] or false), so the app's types are the
+// document's with nothing left optional.
 
 /** POST /api/auth/2fa/check-login-requirements (spec §3, "Login requirement check response"). */
-export interface LoginRequirements {
-  requires2FA: boolean;
-  availableMethods: TwoFactorMethod[];
-  preferredMethod: TwoFactorMethod | null;
-}
+export type LoginRequirements = Omit<Required<Schemas['LoginRequirements']>, 'success'>;
 
-/** GET /api/auth/2fa/status. */
-export interface TwoFactorStatus {
-  methods: TwoFactorMethod[];
-  preference: TwoFactorMethod | null;
-  backupCodesRemaining: number;
-  /** False when the server cannot send e-mail (no SMTP), so e-mail codes cannot be enabled. */
-  emailAvailable: boolean;
-}
+/**
+ * GET /api/auth/2fa/status. `emailAvailable` is false when the server cannot send e-mail
+ * (no SMTP), so e-mail codes cannot be enabled.
+ */
+export type TwoFactorStatus = Required<Schemas['TwoFactorStatus']>;
 
-/** POST /api/auth/2fa/setup-totp (spec §3, "TOTP setup response"). */
-export interface TotpSetup {
-  secret: string;
-  /** A `data:image/png;base64,…` URL drawn by the server. */
-  qrCodeUrl: string;
-}
+/** POST /api/auth/2fa/setup-totp (spec §3); `qrCodeUrl` is a `data:image/png;base64,…` URL. */
+export type TotpSetup = Schemas['TotpSetup'];
 
 /**
  * Enabling a method. The server signs out every other session, so the answer carries the
  * token this session must use from now on.
  */
-export interface TwoFactorEnabled {
-  token: string;
-  methods: TwoFactorMethod[];
-  backupCodes: string[];
-}
+export type TwoFactorEnabled = Omit<Schemas['Enabled'], 'backupCodes'> & { backupCodes: string[] };
 
 /** Disabling a method; like enabling, it comes with a fresh token. */
-export interface TwoFactorDisabled {
-  token: string;
-  methods: TwoFactorMethod[];
-  preference: TwoFactorMethod | null;
-}
+export type TwoFactorDisabled = Required<Schemas['Disabled']>;
 
 /** GET /api/auth/verify-email/{token} (spec §3, "Verification response"). */
-export interface VerificationResult {
-  success: boolean;
-  emailVerified: boolean;
-  message: string;
-}
+export type VerificationResult = Schemas['EmailVerified'];

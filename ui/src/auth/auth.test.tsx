@@ -33,7 +33,7 @@ describe('auth start-up', () => {
     storeSession();
     mockFetch({
       'GET /api/version': version,
-      'GET /api/auth/me': () => jsonResponse({ success: false, message: 'Invalid token' }, 401),
+      'GET /api/auth/me': () => jsonResponse({ success: false, code: 'session_expired', message: 'Invalid token' }, 401),
     });
     renderApp('/today');
     expect(await screen.findByRole('heading', { name: 'Welcome back' })).toBeTruthy();
@@ -63,7 +63,7 @@ describe('auth start-up', () => {
     storeSession();
     mockFetch({
       'GET /api/version': version,
-      'GET /api/auth/me': () => jsonResponse({ success: false, message: 'Internal server error' }, 500),
+      'GET /api/auth/me': () => jsonResponse({ success: false, code: 'internal_error', message: 'Internal server error' }, 500),
     });
     const first = renderApp('/today');
     expect(await screen.findByRole('heading', { name: 'Today', level: 1 })).toBeTruthy();
@@ -137,7 +137,7 @@ describe('auth start-up', () => {
     mockFetch({
       'GET /api/version': version,
       ...sessionRoutes(USER),
-      'POST /api/auth/refresh': () => jsonResponse({ success: false, message: 'Invalid or expired session' }, 401),
+      'POST /api/auth/refresh': () => jsonResponse({ success: false, code: 'session_expired', message: 'Invalid or expired session' }, 401),
     });
     renderApp('/today');
     expect(await screen.findByRole('heading', { name: 'Welcome back' })).toBeTruthy();
@@ -151,7 +151,7 @@ describe('auth start-up', () => {
     mockFetch({
       'GET /api/version': version,
       ...sessionRoutes(USER, 'stored-token'),
-      'GET /api/auth/2fa/status': () => jsonResponse({ success: false, message: 'Invalid or expired session' }, 401),
+      'GET /api/auth/2fa/status': () => jsonResponse({ success: false, code: 'session_expired', message: 'Invalid or expired session' }, 401),
     });
     renderApp('/settings?section=security');
     expect(await screen.findByRole('heading', { name: 'Welcome back' })).toBeTruthy();
@@ -170,7 +170,7 @@ describe('guard', () => {
     expect(screen.queryByRole('heading', { name: 'History' })).toBeNull();
     expect(location()).toBe('/history');
 
-    me.resolve(jsonResponse({ success: false, message: 'Unauthorized' }, 401));
+    me.resolve(jsonResponse({ success: false, code: 'authentication_required', message: 'Unauthorized' }, 401));
     expect(await screen.findByRole('heading', { name: 'Welcome back' })).toBeTruthy();
     expect(location()).toBe('/login');
   });
@@ -219,7 +219,7 @@ describe('login', () => {
       'GET /api/version': version,
       'POST /api/auth/2fa/check-login-requirements': () =>
         jsonResponse({ success: true, requires2FA: false, availableMethods: [], preferredMethod: null }),
-      'POST /api/auth/login': () => jsonResponse({ success: false, message: 'Invalid email or password' }, 401),
+      'POST /api/auth/login': () => jsonResponse({ success: false, code: 'invalid_credentials', message: 'Invalid email or password' }, 401),
     });
     renderApp('/login');
     await userEvent.type(screen.getByLabelText('Email'), USER.email);

@@ -45,7 +45,7 @@ describe('signInWithPassword (spec §4 login flow)', () => {
       'POST /api/auth/2fa/check-login-requirements': neutral,
       'POST /api/auth/login': () =>
         jsonResponse(
-          { success: false, message: 'Please verify your email address before signing in', requiresEmailVerification: true },
+          { success: false, code: 'email_not_verified', message: 'Please verify your email address before signing in', requiresEmailVerification: true },
           403,
         ),
     });
@@ -59,7 +59,7 @@ describe('signInWithPassword (spec §4 login flow)', () => {
         jsonResponse(
           {
             success: false,
-            message: 'Two-factor authentication code required',
+            code: 'two_factor_required', message: 'Two-factor authentication code required',
             requires2FA: true,
             availableMethods: ['totp'],
             preferredMethod: 'totp',
@@ -84,7 +84,7 @@ describe('signInWithPassword (spec §4 login flow)', () => {
 
     mockFetch({
       'POST /api/auth/2fa/check-login-requirements': neutral,
-      'POST /api/auth/login': () => jsonResponse({ success: false, message: 'Invalid email or password' }, 401),
+      'POST /api/auth/login': () => jsonResponse({ success: false, code: 'invalid_credentials', message: 'Invalid email or password' }, 401),
     });
     const loginFailure = await signInWithPassword(USER.email, 'wrong').catch((error: unknown) => error);
     expect(loginFailure).toBeInstanceOf(LoginFailure);
@@ -191,7 +191,7 @@ describe('login screen', () => {
   it('a wrong code shows the server message and empties the boxes; Back returns to the form', async () => {
     loginServer({
       'POST /api/auth/2fa/check-login-requirements': needsCode(['totp'], 'totp'),
-      'POST /api/auth/login': () => jsonResponse({ success: false, message: 'Invalid verification code' }, 401),
+      'POST /api/auth/login': () => jsonResponse({ success: false, code: 'invalid_code', message: 'Invalid verification code' }, 401),
     });
     renderApp('/login');
     const user = await enterCredentials();
@@ -212,7 +212,7 @@ describe('login screen', () => {
       'POST /api/auth/2fa/check-login-requirements': neutral,
       'POST /api/auth/login': () =>
         jsonResponse(
-          { success: false, message: 'Please verify your email address before signing in', requiresEmailVerification: true },
+          { success: false, code: 'email_not_verified', message: 'Please verify your email address before signing in', requiresEmailVerification: true },
           403,
         ),
     });

@@ -1,27 +1,132 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../api/client';
+import { ApiError, type ErrorCode } from '../api/client';
+import { prefsErrorText } from '../components/notifications/prefsErrors';
+import { medsErrorText } from '../medications/errors';
+import { deliveryFailureDetail, notifyErrorText } from '../notifications/notifyErrors';
 import i18n from '.';
 import { errorText } from './messages';
 
-const refusal = (message: string) => new ApiError(message, 400, { success: false, message });
+/** A refusal as the server sends it; the message is English whatever the language. */
+const refusal = (code: ErrorCode, message: string, params?: Record<string, string>, status = 400) =>
+  new ApiError(message, status, { success: false, message, code, ...(params ? { params } : {}) });
 
-describe('server messages', () => {
+describe('server refusals are translated by their code', () => {
   it.each([
-    ['en', 'Please enter your password', 'Password is incorrect'],
-    ['es', 'Escribe tu contraseña', 'La contraseña no es correcta'],
-    ['fr', 'Veuillez saisir votre mot de passe', 'Le mot de passe est incorrect'],
-    ['de', 'Bitte geben Sie Ihr Passwort ein', 'Das Passwort ist falsch'],
-  ])('translates the password confirmation answers (%s)', (language, missing, wrong) => {
+    ['en', 'Invalid email or password', 'Password is incorrect', 'Current password is incorrect'],
+    ['es', 'Correo electrónico o contraseña incorrectos', 'La contraseña no es correcta', 'La contraseña actual no es correcta'],
+    ['fr', 'E-mail ou mot de passe incorrect', 'Le mot de passe est incorrect', 'Le mot de passe actuel est incorrect'],
+    ['de', 'E-Mail oder Passwort ist falsch', 'Das Passwort ist falsch', 'Das aktuelle Passwort ist falsch'],
+  ])('in the account screens (%s)', (language, credentials, wrong, wrongCurrent) => {
     const t = i18n.getFixedT(language);
-    expect(errorText(t, refusal('Please enter your password'), 'settings.account.deleteFailed')).toBe(missing);
-    expect(errorText(t, refusal('Password is incorrect'), 'settings.account.deleteFailed')).toBe(wrong);
+    const fallback = 'settings.account.deleteFailed';
+    expect(errorText(t, refusal('invalid_credentials', 'Invalid email or password', undefined, 401), fallback)).toBe(
+      credentials,
+    );
+    expect(errorText(t, refusal('password_incorrect', 'Password is incorrect'), fallback)).toBe(wrong);
+    // The change-password dialog names the password that was wrong.
+    const current = { password_incorrect: 'server.wrongCurrentPassword' } as const;
+    expect(errorText(t, refusal('password_incorrect', 'Current password is incorrect'), fallback, undefined, current)).toBe(
+      wrongCurrent,
+    );
   });
 
-  it('shows an unknown server message as it is, and the fallback without one', () => {
-    const t = i18n.getFixedT('en');
-    expect(errorText(t, refusal('Something new'), 'settings.account.deleteFailed')).toBe('Something new');
-    expect(errorText(t, new ApiError('HTTP error! status: 500', 500, null), 'settings.account.deleteFailed')).toBe(
-      'Failed to delete account',
+  it.each([
+    ['en', "Unit 'spoons' is not a valid medical unit", 'Cannot convert between mg and ml', 'Invalid unit specified'],
+    ['es', "La unidad 'spoons' no es una unidad médica válida", 'No se puede convertir entre mg y ml', 'Unidad no válida'],
+    ['fr', "L'unité « spoons » n'est pas une unité médicale valide", 'Impossible de convertir entre mg et ml', 'Unité non valide'],
+    ['de', 'Die Einheit „spoons“ ist keine gültige medizinische Einheit', 'Umrechnung zwischen mg und ml nicht möglich', 'Ungültige Einheit'],
+  ])('in the medication screens, with the values in params (%s)', (language, invalid, incompatible, unnamed) => {
+    const t = i18n.getFixedT(language, 'meds');
+    const text = (error: ApiError) => medsErrorText(t, error, 'errors.add');
+    expect(text(refusal('unit_invalid', "Unit 'spoons' is not a valid medical unit", { unit: 'spoons' }))).toBe(invalid);
+    expect(text(refusal('unit_invalid', 'Invalid unit specified'))).toBe(unnamed);
+    expect(text(refusal('unit_incompatible', 'Cannot convert between mg and ml', { from: 'mg', to: 'ml' }))).toBe(
+      incompatible,
     );
+  });
+
+  it("translates the account area's codes in the medication screens too (in the app's language)", () => {
+    const error = refusal('session_expired', 'Invalid or expired session', undefined, 401);
+    expect(medsErrorText(i18n.getFixedT('en', 'meds'), error, 'errors.add')).toBe(
+      'Your session has ended. Please sign in again.',
+    );
+  });
+
+  it('puts the stock and dose units of a mismatch into the sentence', () => {
+    const t = i18n.getFixedT('de', 'meds');
+    const error = refusal('unit_mismatch', 'Stock is counted in ml but doses are in mg: count the stock in mg', {
+      stock: 'ml',
+      unit: 'mg',
+    });
+    expect(medsErrorText(t, error, 'errors.add')).toBe(
+      'Der Vorrat wird in ml gezählt, Dosen sind aber in mg: Zählen Sie den Vorrat in mg oder einer Einheit, in die sich eine Dosis umrechnen lässt.',
+    );
+    expect(medsErrorText(i18n.getFixedT('fr', 'meds'), refusal('stock_below_zero', 'Stock cannot go below zero'), 'errors.add')).toBe(
+      'Le stock ne peut pas descendre en dessous de zéro',
+    );
+    expect(
+      medsErrorText(i18n.getFixedT('es', 'meds'), refusal('reminder_exists', 'This medication already has a reminder at that time'), 'errors.add'),
+    ).toBe('Este medicamento ya tiene un recordatorio a esa hora');
+    expect(
+      notifyErrorText(
+        i18n.getFixedT('de', 'notify'),
+        refusal('subscription_taken', 'This push subscription belongs to another account', undefined, 409),
+        'errors.logDose',
+      ),
+    ).toBe('Dieses Push-Abonnement gehört zu einem anderen Konto');
+  });
+
+  it.each([
+    ['en', 'This dose was already logged', 'Medication not found'],
+    ['es', 'Esta dosis ya se registró', 'Medicamento no encontrado'],
+    ['fr', 'Cette prise a déjà été enregistrée', 'Médicament introuvable'],
+    ['de', 'Diese Einnahme wurde bereits erfasst', 'Medikament nicht gefunden'],
+  ])('in the reminder screens and preferences (%s)', (language, logged, missing) => {
+    const notify = i18n.getFixedT(language, 'notify');
+    expect(notifyErrorText(notify, refusal('dose_already_logged', 'This dose was already logged', undefined, 409), 'errors.logDose')).toBe(
+      logged,
+    );
+    const prefs = i18n.getFixedT(language, 'notifyPrefs');
+    expect(prefsErrorText(prefs, refusal('medication_not_found', 'Medication not found', undefined, 404), 'errors.save')).toBe(
+      prefs('errors.withReason', { error: prefs('errors.save'), reason: missing }),
+    );
+  });
+
+  it('says why a test delivered nothing by the code and the channel list, in the language', () => {
+    const notify = i18n.getFixedT('fr', 'notify');
+    const nothingTried = new ApiError('x', 409, {
+      success: false,
+      message: 'No notification could be sent: no delivery method was chosen',
+      code: 'delivery_failed',
+      data: { results: [] },
+    });
+    expect(deliveryFailureDetail(notify, nothingTried)).toBe(
+      notify('test.noneSent', { reasons: notify('test.noMethod') }),
+    );
+    expect(deliveryFailureDetail(notify, nothingTried)).not.toContain('delivery method was chosen');
+  });
+
+  it('never reads the sentence: the same English text with another code is not translated as before', () => {
+    const t = i18n.getFixedT('es');
+    expect(errorText(t, refusal('validation_failed', 'Invalid email or password'), 'settings.account.deleteFailed')).toBe(
+      'Invalid email or password',
+    );
+  });
+
+  it('shows a code it has no translation for as the server wrote it, and the fallback without a message', () => {
+    const t = i18n.getFixedT('de');
+    expect(errorText(t, refusal('validation_failed', 'Please enter your password'), 'settings.account.deleteFailed')).toBe(
+      'Please enter your password',
+    );
+    expect(errorText(t, new ApiError('HTTP error! status: 502', 502, null), 'settings.account.deleteFailed')).toBe(
+      t('settings.account.deleteFailed'),
+    );
+  });
+
+  it('reads code and params from the body into the error', () => {
+    const error = new ApiError('x', 400, { success: false, message: 'x', code: 'unit_mismatch', params: { stock: 'ml', n: 3, deep: {} } });
+    expect(error.code).toBe('unit_mismatch');
+    expect(error.params).toEqual({ stock: 'ml', n: '3' });
+    expect(new ApiError('x', 502, null).code).toBeNull();
   });
 });

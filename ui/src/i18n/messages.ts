@@ -1,51 +1,43 @@
 import type { TFunction } from 'i18next';
-import { ApiError, NETWORK_ERROR_MESSAGE, isJsonObject } from '../api/client';
+import { ApiError, NETWORK_ERROR_MESSAGE, isJsonObject, type ErrorCode } from '../api/client';
+
+/** Translation keys by error code, for one namespace. */
+export type CodeKeys = Partial<Record<ErrorCode, string>>;
 
 /**
- * The server answers in English. The messages people meet in the account screens are
- * translated here; anything else is shown as the server wrote it.
+ * The server answers in English with a stable `code` beside the message. The codes people
+ * meet in the account screens are translated here (main namespace); a code without a
+ * translation shows the server's message as it wrote it.
  */
-const SERVER_MESSAGE_KEYS: Record<string, string> = {
-  'Invalid email or password': 'server.invalidCredentials',
-  'Email and password are required': 'server.credentialsRequired',
-  'Two-factor authentication code required': 'server.codeRequired',
-  'Invalid verification code': 'server.invalidCode',
-  'Please enter the verification code': 'server.enterCode',
-  'Please verify your email address before signing in': 'server.verifyFirst',
-  'Too many attempts. Please try again later.': 'server.tooManyAttempts',
-  'Password must be at least 6 characters long': 'server.passwordTooShort',
-  'Password must be at most 1024 characters long': 'server.passwordTooLong',
-  'Please enter a valid email address': 'server.invalidEmail',
-  'Email is required': 'server.emailRequired',
-  'Registration is closed': 'server.registrationClosed',
-  'An account with this email already exists': 'server.accountExists',
-  'This sign-in method is not enabled': 'server.methodNotEnabled',
-  'The code could not be sent by email. Please try again later.': 'server.codeNotSent',
-  'Email is not configured on this server': 'server.emailNotConfigured',
-  'Invalid or expired verification link': 'server.invalidLink',
-  'Current password is incorrect': 'server.wrongCurrentPassword',
-  'Please enter your password': 'server.enterPassword',
-  'Password is incorrect': 'server.wrongPassword',
-  'First name must be at most 100 characters': 'server.firstNameTooLong',
-  'Last name must be at most 100 characters': 'server.lastNameTooLong',
-  'Please enter a backup code': 'server.enterBackupCode',
-  'Invalid backup code': 'server.invalidBackupCode',
-  'Email two-factor authentication is already enabled': 'server.emailAlreadyEnabled',
-  'Authenticator app two-factor authentication is already enabled': 'server.totpAlreadyEnabled',
-  'Start the authenticator app setup first': 'server.startTotpFirst',
-  'Enable two-factor authentication first': 'server.enableFirst',
-  'Authentication required': 'server.sessionEnded',
-  'Invalid or expired session': 'server.sessionEnded',
-  'Internal server error': 'server.internal',
+const SERVER_CODE_KEYS: CodeKeys = {
+  invalid_credentials: 'server.invalidCredentials',
+  two_factor_required: 'server.codeRequired',
+  invalid_code: 'server.invalidCode',
+  email_not_verified: 'server.verifyFirst',
+  rate_limited: 'server.tooManyAttempts',
+  registration_closed: 'server.registrationClosed',
+  email_taken: 'server.accountExists',
+  method_not_enabled: 'server.methodNotEnabled',
+  code_not_sent: 'server.codeNotSent',
+  email_not_configured: 'server.emailNotConfigured',
+  password_incorrect: 'server.wrongPassword',
+  invalid_backup_code: 'server.invalidBackupCode',
+  // The e-mail and the app setups answer with the same code; the app's dialog says which.
+  method_already_enabled: 'server.emailAlreadyEnabled',
+  totp_setup_not_started: 'server.startTotpFirst',
+  two_factor_not_enabled: 'server.enableFirst',
+  authentication_required: 'server.sessionEnded',
+  session_expired: 'server.sessionEnded',
+  internal_error: 'server.internal',
 };
 
-export function translateServerMessage(t: TFunction, message: string): string {
-  const key = SERVER_MESSAGE_KEYS[message];
-  return key ? t(key) : message;
+/** The translation of a refusal's code among `keys`, with its params; null when there is none. */
+export function translateCode(t: TFunction, error: ApiError, keys: CodeKeys): string | null {
+  const key = error.code === null ? undefined : keys[error.code];
+  return key === undefined ? null : t(key, { ...error.params });
 }
 
 /** The message the server put in an error answer, if it gave one. */
-/** The message a failed call's body carries, if any. */
 export function serverMessageOf(error: ApiError): string | null {
   return isJsonObject(error.body) && typeof error.body.message === 'string' && error.body.message !== ''
     ? error.body.message
@@ -53,21 +45,32 @@ export function serverMessageOf(error: ApiError): string | null {
 }
 
 /**
+ * What a refusal says to a person: its code translated (`overrides` first, in the namespace
+ * of `t`), else the server's message; null when the answer had neither.
+ */
+export function serverErrorText(t: TFunction, error: ApiError, overrides: CodeKeys = {}): string | null {
+  return translateCode(t, error, { ...SERVER_CODE_KEYS, ...overrides }) ?? serverMessageOf(error);
+}
+
+/**
  * The text to show for a failed call: the server's message when it sent one (spec §8
- * "The server message is shown when present"), the network error, else the screen's own
- * fallback. Errors wrapping another (`cause`) are looked through.
+ * "The server message is shown when present"), translated by its code, the network error,
+ * else the screen's own fallback. Errors wrapping another (`cause`) are looked through.
+ * `codeKeys` names a screen's own translation for a code (e.g. "Current password is
+ * incorrect" where the account's only says "Password is incorrect").
  */
 export function errorText(
   t: TFunction,
   error: unknown,
   fallbackKey: string,
   options?: Record<string, string>,
+  codeKeys?: CodeKeys,
 ): string {
   let current: unknown = error;
   while (current instanceof Error) {
     if (current instanceof ApiError) {
-      const message = serverMessageOf(current);
-      if (message !== null) return translateServerMessage(t, message);
+      const text = serverErrorText(t, current, codeKeys);
+      if (text !== null) return text;
       break;
     }
     if (current.message === NETWORK_ERROR_MESSAGE) return t('errors.network');

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import i18n from '../i18n';
 import { problemText } from './errors';
+import { unitCatalogue } from './unitCatalogue';
 import {
-  UNIT_CATALOGUE,
   UnitConversionError,
   convertUnit,
   findUnit,
@@ -14,14 +14,14 @@ import {
 const t = i18n.getFixedT('en', 'meds');
 
 describe('unit catalogue', () => {
-  it('matches the spec list (SPEC §3 "Unit catalogue entry")', () => {
-    const of = (category: string) => UNIT_CATALOGUE.filter((u) => u.category === category).map((u) => u.symbol);
+  it('is the server\'s list (SPEC §3 "Unit catalogue entry"), as GET /api/units answers', () => {
+    const of = (category: string) => unitCatalogue().filter((u) => u.category === category).map((u) => u.symbol);
     expect(of('weight')).toEqual(['mg', 'μg', 'g', 'kg']);
     expect(of('volume')).toEqual(['ml', 'l', 'μl']);
     expect(of('count')).toEqual(['tablets', 'capsules', 'pills', 'units', 'drops']);
     expect(of('concentration')).toEqual(['%', 'mg/ml', 'μg/ml', 'g/l']);
-    expect(UNIT_CATALOGUE).toHaveLength(16);
-    for (const unit of UNIT_CATALOGUE) {
+    expect(unitCatalogue()).toHaveLength(16);
+    for (const unit of unitCatalogue()) {
       expect(unit.convertible, unit.symbol).toBe(unit.category === 'weight' || unit.category === 'volume');
       expect(Object.keys(unit).sort()).toEqual(
         ['aliases', 'category', 'convertible', 'description', 'exponent', 'name', 'symbol'].sort(),

@@ -1,51 +1,9 @@
-// The client's copy of the unit catalogue (SPEC §3, the server's GET /api/units), so unit
-// pickers and conversions work offline. Only weight and volume convert, in steps of 1000.
+// Units as the server's catalogue (GET /api/units, SPEC §3) defines them, and the conversions
+// the screens show before saving. Only weight and volume convert, in steps of 1000.
+import { UNIT_CATEGORIES, type UnitCategory, type UnitInfo } from '../api/units';
+import { unitCatalogue } from './unitCatalogue';
 
-export type UnitCategory = 'weight' | 'volume' | 'count' | 'concentration';
-
-export interface UnitInfo {
-  symbol: string;
-  name: string;
-  category: UnitCategory;
-  description: string;
-  convertible: boolean;
-  aliases: string[];
-  /** Power of ten relative to the category's base unit (mg, ml). */
-  exponent: number;
-}
-
-function unit(
-  symbol: string,
-  name: string,
-  category: UnitCategory,
-  description: string,
-  aliases: string[] = [],
-  exponent = 0,
-): UnitInfo {
-  const convertible = category === 'weight' || category === 'volume';
-  return { symbol, name, category, description, convertible, aliases, exponent };
-}
-
-export const UNIT_CATALOGUE: readonly UnitInfo[] = [
-  unit('mg', 'milligram', 'weight', 'Milligrams'),
-  unit('μg', 'microgram', 'weight', 'Micrograms', ['mcg'], -3),
-  unit('g', 'gram', 'weight', 'Grams', [], 3),
-  unit('kg', 'kilogram', 'weight', 'Kilograms', [], 6),
-  unit('ml', 'millilitre', 'volume', 'Millilitres'),
-  unit('l', 'litre', 'volume', 'Litres', [], 3),
-  unit('μl', 'microlitre', 'volume', 'Microlitres', ['mcl'], -3),
-  unit('tablets', 'tablets', 'count', 'Tablets'),
-  unit('capsules', 'capsules', 'count', 'Capsules'),
-  unit('pills', 'pills', 'count', 'Pills'),
-  unit('units', 'units', 'count', 'Units (for example insulin units)'),
-  unit('drops', 'drops', 'count', 'Drops'),
-  unit('%', 'percent', 'concentration', 'Percent'),
-  unit('mg/ml', 'milligrams per millilitre', 'concentration', 'Milligrams per millilitre'),
-  unit('μg/ml', 'micrograms per millilitre', 'concentration', 'Micrograms per millilitre', ['mcg/ml']),
-  unit('g/l', 'grams per litre', 'concentration', 'Grams per litre'),
-];
-
-export const UNIT_CATEGORIES: readonly UnitCategory[] = ['weight', 'volume', 'count', 'concentration'];
+export { UNIT_CATEGORIES, type UnitCategory, type UnitInfo };
 
 /**
  * A unit by symbol or alias. The micro sign (U+00B5) counts as the Greek mu it is usually
@@ -54,7 +12,7 @@ export const UNIT_CATEGORIES: readonly UnitCategory[] = ['weight', 'volume', 'co
 export function findUnit(text: string): UnitInfo | undefined {
   const wanted = text.trim().replace(/\u00b5/g, 'μ').toLowerCase();
   if (wanted === '') return undefined;
-  return UNIT_CATALOGUE.find((u) => u.symbol === wanted || u.aliases.includes(wanted));
+  return unitCatalogue().find((u) => u.symbol === wanted || u.aliases.includes(wanted));
 }
 
 /** A message to show, as an i18n key (namespace `meds`) and its values. */

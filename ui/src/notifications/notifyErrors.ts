@@ -1,18 +1,19 @@
 // Error texts of the reminder screens (SPEC §8 "Token link", "Notifications"): our translation
-// of a server message we know, the server's own 4xx message otherwise, else the screen's
-// fallback. A 5xx says nothing a person can act on, so it gets the fallback too.
+// of the refusal's code, the server's own 4xx message otherwise, else the screen's fallback. A 5xx says nothing a person can act on, so it gets the fallback too.
 import type { TFunction } from 'i18next';
-import { ApiError, NETWORK_ERROR_MESSAGE } from '../api/client';
+import { ApiError, NETWORK_ERROR_MESSAGE, isJsonObject } from '../api/client';
 import i18n from '../i18n';
-import { serverMessageOf, translateServerMessage } from '../i18n/messages';
+import { serverErrorText, serverMessageOf, translateCode, type CodeKeys } from '../i18n/messages';
 import { PushError } from '../push/pushSubscription';
 
-const SERVER_KEYS: Record<string, string> = {
-  'Invalid or expired token': 'errors.invalidToken',
-  'This dose was already logged': 'errors.alreadyLogged',
-  'Notification not found': 'errors.notificationNotFound',
-  'This push service is not allowed': 'errors.pushServiceNotAllowed',
-  'Invalid push subscription': 'errors.invalidSubscription',
+/** The reminder area's codes, translated in the `notify` namespace. */
+const NOTIFY_CODE_KEYS: CodeKeys = {
+  invalid_token: 'errors.invalidToken',
+  dose_already_logged: 'errors.alreadyLogged',
+  notification_not_found: 'errors.notificationNotFound',
+  push_service_not_allowed: 'errors.pushServiceNotAllowed',
+  invalid_subscription: 'errors.invalidSubscription',
+  subscription_taken: 'errors.subscriptionTaken',
 };
 
 /**
@@ -25,10 +26,8 @@ export function notifyErrorDetail(t: TFunction, error: unknown): string | null {
   while (current instanceof Error) {
     if (current instanceof PushError) return t(`push.errors.${current.problem}`);
     if (current instanceof ApiError) {
-      const message = serverMessageOf(current);
-      if (message === null || current.status >= 500) return null;
-      const key = SERVER_KEYS[message];
-      return key ? t(key) : translateServerMessage(common, message);
+      if (current.status >= 500) return null;
+      return translateCode(t, current, NOTIFY_CODE_KEYS) ?? serverErrorText(common, current);
     }
     if (current.message === NETWORK_ERROR_MESSAGE) return common('errors.network');
     current = current.cause;
@@ -41,20 +40,22 @@ export function notifyErrorText(t: TFunction, error: unknown, fallbackKey: strin
   return notifyErrorDetail(t, error) ?? t(fallbackKey);
 }
 
-const NONE_SENT = /^No notification could be sent: (.+)$/;
+/** True for a delivery answer whose list of channel results is empty: nothing was tried. */
+function triedNoChannel(error: ApiError): boolean {
+  const data = isJsonObject(error.body) ? error.body.data : null;
+  return isJsonObject(data) && Array.isArray(data.results) && data.results.length === 0;
+}
 
 /**
- * Why a test (or send-now) delivered nothing. The server answers 502 with its reasons,
- * which a person can act on ("no delivery method was chosen"), unlike other 5xx answers.
+ * Why a test (or send-now) delivered nothing. The server answers `delivery_failed` (409 when
+ * no channel could be tried, 502 when a push service or the mail server failed) with its
+ * reasons, which a person can act on, unlike other server errors.
  */
 export function deliveryFailureDetail(t: TFunction, error: unknown): string | null {
-  if (error instanceof ApiError && error.status === 502) {
+  if (error instanceof ApiError && error.code === 'delivery_failed') {
+    if (triedNoChannel(error)) return t('test.noneSent', { reasons: t('test.noMethod') });
+    // The message names each channel's failure.
     const message = serverMessageOf(error);
-    const match = message === null ? null : NONE_SENT.exec(message);
-    if (match) {
-      const reasons = match[1] === 'no delivery method was chosen' ? t('test.noMethod') : (match[1] ?? '');
-      return t('test.noneSent', { reasons });
-    }
     if (message !== null) return message;
   }
   return notifyErrorDetail(t, error);

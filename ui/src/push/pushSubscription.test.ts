@@ -145,7 +145,7 @@ describe('subscribeToPush', () => {
 
   it('undoes a new subscription the server refuses', async () => {
     const fake = fakePush();
-    pushServer(PUBLIC_KEY, () => jsonResponse({ success: false, message: 'This push service is not allowed' }, 400));
+    pushServer(PUBLIC_KEY, () => jsonResponse({ success: false, code: 'push_service_not_allowed', message: 'This push service is not allowed' }, 400));
     const error = await subscribeToPush().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).message).toBe('This push service is not allowed');

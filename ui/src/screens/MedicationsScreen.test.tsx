@@ -118,7 +118,12 @@ describe('Medications', () => {
     const fetchMock = medsServer({
       'GET /api/medications': () => ok([]),
       'POST /api/medications': () =>
-        fail('Stock is counted in tablets but doses are in mg: enter how many mg one tablet holds (item strength)'),
+        fail(
+          'Stock is counted in tablets but doses are in mg: enter how many mg one tablet holds (item strength)',
+          400,
+          'strength_needed',
+          { stock: 'tablets', unit: 'mg' },
+        ),
     });
     renderApp('/medications');
     await userEvent.click(await screen.findByRole('button', { name: 'Add Medication' }));

@@ -156,7 +156,7 @@ describe('Notifications', () => {
     server({
       'GET /api/notifications': () => listResponse([notificationJson()]),
       'DELETE /api/notifications/11': () =>
-        status === 500 ? jsonResponse({ success: false }, 500) : fail('Only a scheduled notification can be cancelled', 409),
+        status === 500 ? jsonResponse({ success: false }, 500) : fail('Only a scheduled notification can be cancelled', 409, 'notification_not_scheduled'),
     });
     renderApp('/notifications');
     await userEvent.click(await screen.findByRole('button', { name: 'Cancel Time for Aspirin' }));

@@ -159,7 +159,7 @@ describe('Notifications settings: push card', () => {
 
   it('shows the server refusal of a push service', async () => {
     fakePush({ permission: 'granted' });
-    server({ 'POST /api/notifications/push/register': () => fail('This push service is not allowed') });
+    server({ 'POST /api/notifications/push/register': () => fail('This push service is not allowed', 400, 'push_service_not_allowed') });
     const card = await pushCard();
     const checkbox = within(card).getByRole('checkbox');
     await waitFor(() => expect((checkbox as HTMLInputElement).disabled).toBe(false));
@@ -216,6 +216,7 @@ describe('Notifications settings: other cards', () => {
         jsonResponse(
           {
             success: false,
+            code: 'delivery_failed',
             message: 'No notification could be sent',
             data: {
               results: [
@@ -243,8 +244,13 @@ describe('Notifications settings: other cards', () => {
       'GET /api/notifications/preferences': () => preferences([]),
       'POST /api/notifications/test': () =>
         jsonResponse(
-          { success: false, message: 'No notification could be sent: no delivery method was chosen', data: { results: [] } },
-          502,
+          {
+            success: false,
+            code: 'delivery_failed',
+            message: 'No notification could be sent: no delivery method was chosen',
+            data: { results: [] },
+          },
+          409,
         ),
     });
     const panel = await openTab('Settings');

@@ -159,7 +159,7 @@ describe('Quick dosage logging', () => {
   });
 
   it('shows "Invalid Link" for an unknown token, with Go Home', async () => {
-    openTake({ [`GET ${PATH}`]: () => fail('Invalid or expired token', 404) });
+    openTake({ [`GET ${PATH}`]: () => fail('Invalid or expired token', 404, 'invalid_token') });
     expect(await screen.findByRole('heading', { level: 1, name: 'Invalid Link' })).toBeTruthy();
     expect(screen.queryByRole('radio')).toBeNull();
     await userEvent.click(screen.getByRole('button', { name: 'Go Home' }));
@@ -183,7 +183,7 @@ describe('Quick dosage logging', () => {
   it('says "This dose was already logged" when the server answers 409', async () => {
     openTake({
       [`GET ${PATH}`]: () => ok(detailsJson()),
-      [`POST ${PATH}`]: () => fail('This dose was already logged', 409),
+      [`POST ${PATH}`]: () => fail('This dose was already logged', 409, 'dose_already_logged'),
     });
     await userEvent.click(await screen.findByRole('button', { name: 'Log as Taken' }));
     expect((await screen.findByRole('alert')).textContent).toBe('This dose was already logged');

@@ -152,7 +152,7 @@ describe('Today', () => {
 
   it('shows an error under "Error logging dosage" for 5 s', async () => {
     const { card } = await openToday({
-      'POST /api/medications/3/doses': () => fail('Cannot convert between mg and tablets'),
+      'POST /api/medications/3/doses': () => fail('Cannot convert between mg and tablets', 400, 'unit_incompatible', { from: 'mg', to: 'tablets' }),
     });
     await userEvent.click(within(card).getByRole('button', { name: 'Missed' }));
     const dialog = screen.getByRole('dialog', { name: 'Log a dose of Aspirin' });
@@ -284,7 +284,7 @@ describe('Today', () => {
     };
     await openToday({
       'GET /api/medications/today': () => ok(schedule),
-      'POST /api/medications/3/doses': () => fail('Medication not found', 404),
+      'POST /api/medications/3/doses': () => fail('Medication not found', 404, 'medication_not_found'),
     });
     const row = await screen.findByTestId('today-dose');
     await userEvent.click(within(row).getByRole('button', { name: 'Mark Aspirin at 1:00 PM as taken' }));

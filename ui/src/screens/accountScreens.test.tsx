@@ -69,7 +69,7 @@ describe('register', () => {
     mockFetch({
       'GET /api/version': version,
       'POST /api/auth/register': () =>
-        jsonResponse({ success: false, message: 'An account with this email already exists' }, 409),
+        jsonResponse({ success: false, code: 'email_taken', message: 'An account with this email already exists' }, 409),
     });
     localStorage.setItem('dosage_app_settings', JSON.stringify({ language: 'es' }));
     renderApp('/register');
@@ -164,7 +164,7 @@ describe('verify e-mail', () => {
     mockFetch({
       'GET /api/version': version,
       'GET /api/auth/verify-email/old-token': () =>
-        jsonResponse({ success: false, emailVerified: false, message: 'Invalid or expired verification link' }, 400),
+        jsonResponse({ success: false, emailVerified: false, code: 'invalid_token', message: 'Invalid or expired verification link' }, 400),
     });
     renderApp('/verify-email/old-token');
     expect(await screen.findByRole('heading', { name: 'Verification Failed' })).toBeTruthy();

@@ -61,7 +61,7 @@ describe('appearance settings on the server', () => {
 
   it('changes nothing when the server cannot be reached', async () => {
     const fetchMock = mockFetch({
-      'GET /api/settings': () => jsonResponse({ success: false, message: 'Internal server error' }, 500),
+      'GET /api/settings': () => jsonResponse({ success: false, code: 'internal_error', message: 'Internal server error' }, 500),
     });
     expect(await syncAtStart('9', LOCAL)).toBeNull();
     await sendIfChanged('9', { ...LOCAL, language: 'es' });

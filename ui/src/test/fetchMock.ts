@@ -1,4 +1,5 @@
 import { vi } from 'vitest';
+import units from './fixtures/units.json';
 
 export type Route = (init: RequestInit | undefined) => Response | Promise<Response>;
 
@@ -18,6 +19,11 @@ export function jsonResponse(body: unknown, status = 200): Response {
   });
 }
 
+/** What every server answers unless a test says otherwise: the unit catalogue (the real answer). */
+const SERVER_ROUTES: Record<string, Route> = {
+  'GET /api/units': () => jsonResponse(units),
+};
+
 /**
  * Replaces global fetch with one that answers by "METHOD path" (e.g. "GET /api/version").
  * Unknown requests answer a JSON 404 like the server's API fallback.
@@ -26,8 +32,8 @@ export function mockFetch(routes: Record<string, Route>) {
   const fetchMock = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
     const url = new URL(requestUrl(input), 'http://localhost');
     const key = `${init?.method ?? 'GET'} ${url.pathname}`;
-    const route = routes[key];
-    if (!route) return jsonResponse({ success: false, message: 'Not found' }, 404);
+    const route = routes[key] ?? SERVER_ROUTES[key];
+    if (!route) return jsonResponse({ success: false, message: 'Not found', code: 'not_found' }, 404);
     return route(init);
   });
   vi.stubGlobal('fetch', fetchMock);

@@ -1,4 +1,5 @@
 // Server answers for the medication screens' tests, shaped like the real server's.
+import type { ErrorCode } from '../api/client';
 import { jsonResponse, mockFetch, requestUrl, sessionRoutes, type Route } from './fetchMock';
 
 export const USER = { id: 7, email: 'pat@example.com', emailVerified: true };
@@ -76,7 +77,17 @@ export function entryJson(overrides: Record<string, unknown> = {}): Record<strin
 }
 
 export const ok = (data: unknown, status = 200) => jsonResponse({ success: true, data }, status);
-export const fail = (message: string, status = 400) => jsonResponse({ success: false, message }, status);
+/** The code the server gives a refusal whose site names none (src/http/error.rs `default_code`). */
+function defaultCode(status: number): ErrorCode {
+  if (status === 400) return 'validation_failed';
+  if (status === 401) return 'authentication_required';
+  if (status === 404) return 'not_found';
+  return status >= 500 ? 'internal_error' : 'invalid_request';
+}
+
+/** A refusal as the server sends it: the English message, its code and the values it names. */
+export const fail = (message: string, status = 400, code = defaultCode(status), params?: Record<string, string>) =>
+  jsonResponse({ success: false, message, code, ...(params ? { params } : {}) }, status);
 
 /** The signed-in app's start-up calls plus the given ones. */
 export function medsServer(routes: Record<string, Route>) {

@@ -1,7 +1,14 @@
 import { cleanup } from '@testing-library/react';
 import { afterEach } from 'vitest';
 import { setOffline } from '../api/connectivity';
+import { parseUnitList } from '../api/units';
 import i18n from '../i18n';
+import { setUnitCatalogue } from '../medications/unitCatalogue';
+import units from './fixtures/units.json';
+
+// Every test starts where the app is after its first GET /api/units: with the server's
+// catalogue (the fixture is that answer, taken from the binary).
+setUnitCatalogue(parseUnitList(units.data) ?? []);
 
 afterEach(async () => {
   cleanup();

@@ -1,5 +1,6 @@
 import { useTranslation } from 'react-i18next';
-import { UNIT_CATALOGUE, UNIT_CATEGORIES, findUnit, type UnitCategory } from '../../medications/units';
+import { unitCatalogue } from '../../medications/unitCatalogue';
+import { UNIT_CATEGORIES, findUnit, type UnitCategory } from '../../medications/units';
 import { useMedsFormat } from './useMedsFormat';
 
 interface UnitSelectProps {
@@ -14,7 +15,7 @@ interface UnitSelectProps {
   describedBy?: string;
 }
 
-/** The unit catalogue as a grouped picker; works offline (client copy of SPEC §3). */
+/** The unit catalogue as a grouped picker (the server's, SPEC §3; UnitCatalogueGate loads it). */
 export function UnitSelect({ id, value, onChange, categories, allowEmpty, invalid, describedBy }: UnitSelectProps) {
   const { t } = useTranslation('meds');
   const format = useMedsFormat();
@@ -32,7 +33,7 @@ export function UnitSelect({ id, value, onChange, categories, allowEmpty, invali
       {value !== '' && !known && <option value={value}>{value}</option>}
       {shown.map((category) => (
         <optgroup key={category} label={t(`unitCategories.${category}`)}>
-          {UNIT_CATALOGUE.filter((u) => u.category === category).map((u) => (
+          {unitCatalogue().filter((u) => u.category === category).map((u) => (
             <option key={u.symbol} value={u.symbol}>
               {format.unitLabel(u.symbol)}
             </option>

@@ -263,7 +263,7 @@ describe('the preferences dialog for one medication', () => {
     mockFetch({
       [`GET ${MED_PATH}`]: () => ok(medicationJson()),
       'POST /api/notifications/test': () =>
-        fail('No notification could be sent: push: no device is subscribed', 502),
+        fail('No notification could be sent: push: no device is subscribed', 502, 'delivery_failed'),
     });
     const { dialog, onClose } = openFor(ASPIRIN);
     await within(dialog).findByLabelText('Remind me');
@@ -278,7 +278,7 @@ describe('the preferences dialog for one medication', () => {
   });
 
   it('says "Failed to load preferences", with the server message when there is one', async () => {
-    mockFetch({ [`GET ${MED_PATH}`]: () => fail('Medication not found', 404) });
+    mockFetch({ [`GET ${MED_PATH}`]: () => fail('Medication not found', 404, 'medication_not_found') });
     const { dialog } = openFor(ASPIRIN);
     expect((await within(dialog).findByRole('alert')).textContent).toBe(
       'Failed to load preferences: Medication not found',

@@ -3,8 +3,11 @@ import { useTranslation } from 'react-i18next';
 import * as api from '../../api';
 import { useAuth } from '../../auth/AuthContext';
 import { Dialog } from '../../components/Dialog';
-import { errorText } from '../../i18n/messages';
+import { errorText, type CodeKeys } from '../../i18n/messages';
 import { passwordProblem } from '../RegisterScreen';
+
+/** Here the wrong password is the current one. */
+const CURRENT_PASSWORD: CodeKeys = { password_incorrect: 'server.wrongCurrentPassword' };
 
 interface ChangePasswordDialogProps {
   onClose: () => void;
@@ -37,7 +40,7 @@ export function ChangePasswordDialog({ onClose, onChanged }: ChangePasswordDialo
       updateUser(session.user);
       onChanged();
     } catch (err) {
-      setError(errorText(t, err, 'settings.security.password.failed'));
+      setError(errorText(t, err, 'settings.security.password.failed', undefined, CURRENT_PASSWORD));
       setBusy(false);
     }
   };

@@ -8,8 +8,11 @@ import { CodeInput } from '../../components/CodeInput';
 import { CopyButton } from '../../components/CopyButton';
 import { Dialog } from '../../components/Dialog';
 import { EyeIcon, EyeOffIcon } from '../../components/icons';
-import { errorText } from '../../i18n/messages';
+import { errorText, type CodeKeys } from '../../i18n/messages';
 import { CurrentPasswordField } from './CurrentPasswordField';
+
+/** The method already enabled here is the authenticator app. */
+const APP_ALREADY_ON: CodeKeys = { method_already_enabled: 'server.totpAlreadyEnabled' };
 
 /** The secret in groups of four, as authenticator apps show it. */
 export function groupSecret(secret: string): string {
@@ -58,7 +61,7 @@ export function TotpSetupDialog({ onClose, onEnabled }: TotpSetupDialogProps) {
       // Only the start needs it; it is not kept for the steps that follow.
       setPassword('');
     } catch (err) {
-      setError(errorText(t, err, 'twoFactor.errors.startTotp'));
+      setError(errorText(t, err, 'twoFactor.errors.startTotp', undefined, APP_ALREADY_ON));
     } finally {
       setBusy(false);
     }
@@ -72,7 +75,7 @@ export function TotpSetupDialog({ onClose, onEnabled }: TotpSetupDialogProps) {
       onEnabled(result.token);
       setState({ step: 'done', backupCodes: result.backupCodes });
     } catch (err) {
-      setError(errorText(t, err, 'twoFactor.errors.verifyTotp'));
+      setError(errorText(t, err, 'twoFactor.errors.verifyTotp', undefined, APP_ALREADY_ON));
       setAttempt((value) => value + 1);
     } finally {
       setBusy(false);

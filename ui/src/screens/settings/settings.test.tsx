@@ -27,9 +27,9 @@ const PASSWORD = 'my password';
 function passwordRefused(init: RequestInit | undefined): Response | null {
   const { password } = (sentJson(init) ?? {}) as { password?: unknown };
   if (typeof password !== 'string' || password === '') {
-    return jsonResponse({ success: false, message: 'Please enter your password' }, 400);
+    return jsonResponse({ success: false, code: 'validation_failed', message: 'Please enter your password' }, 400);
   }
-  return password === PASSWORD ? null : jsonResponse({ success: false, message: 'Password is incorrect' }, 400);
+  return password === PASSWORD ? null : jsonResponse({ success: false, code: 'password_incorrect', message: 'Password is incorrect' }, 400);
 }
 
 function authHeader(init: RequestInit | undefined): string | undefined {
@@ -47,7 +47,7 @@ function server(routes: Record<string, Route>, tokens = { current: 'refreshed-to
       (init: RequestInit | undefined) =>
         authHeader(init) === `Bearer ${tokens.current}`
           ? route(init)
-          : jsonResponse({ success: false, message: 'Invalid or expired session' }, 401),
+          : jsonResponse({ success: false, code: 'session_expired', message: 'Invalid or expired session' }, 401),
     ]),
   );
   return mockFetch({ 'GET /api/version': version, ...sessionRoutes(USER), ...guarded });
@@ -199,7 +199,7 @@ describe('appearance', () => {
     signIn();
     server({
       'GET /api/settings': () => jsonResponse({ success: true, data: { timezone: 'UTC' } }),
-      'PUT /api/settings': () => jsonResponse({ success: false, message: 'Server error' }, 500),
+      'PUT /api/settings': () => jsonResponse({ success: false, code: 'internal_error', message: 'Server error' }, 500),
     });
     renderApp('/settings?section=appearance');
     const select = await screen.findByRole<HTMLSelectElement>('combobox', { name: 'Time zone' });
@@ -328,7 +328,7 @@ describe('two-factor management', () => {
           }),
         'POST /api/auth/2fa/complete-totp-setup': (init) => {
           if ((sentJson(init) as { otp: string }).otp !== '246810') {
-            return jsonResponse({ success: false, message: 'Invalid verification code' }, 400);
+            return jsonResponse({ success: false, code: 'invalid_code', message: 'Invalid verification code' }, 400);
           }
           enabled = true;
           tokens.current = 'token-after-totp';
@@ -420,7 +420,7 @@ describe('two-factor management', () => {
         'GET /api/auth/2fa/status': () => status(methods),
         'POST /api/auth/2fa/disable-method': (init) => {
           const body = sentJson(init) as { method: string; backupCode: string };
-          if (body.backupCode !== 'ABCD2345') return jsonResponse({ success: false, message: 'Invalid backup code' }, 400);
+          if (body.backupCode !== 'ABCD2345') return jsonResponse({ success: false, code: 'invalid_backup_code', message: 'Invalid backup code' }, 400);
           methods = ['email'];
           tokens.current = 'token-after-disable';
           return jsonResponse({ success: true, data: { token: 'token-after-disable', methods, preference: 'email' } });

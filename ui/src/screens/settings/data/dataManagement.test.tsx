@@ -229,7 +229,7 @@ describe('Data Management: import', () => {
 
   it('shows the server’s reason for a refused file and asks nothing', async () => {
     const fetchMock = server({
-      'POST /api/import': () => fail('History entry 4 names medication 9, which is not in the file'),
+      'POST /api/import': () => fail('History entry 4 names medication 9, which is not in the file', 400, 'import_invalid'),
     });
     await openData();
     await userEvent.upload(screen.getByLabelText('File to import'), exportFile());
