@@ -265,7 +265,7 @@ async fn preference_and_subscription_refusals_carry_their_codes() {
         )
         .await,
         StatusCode::BAD_REQUEST,
-        "validation_failed",
+        "delivery_method_unknown",
         "Delivery methods must be push or email",
     );
     refused(
@@ -394,7 +394,7 @@ async fn preference_and_subscription_refusals_carry_their_codes() {
         )
         .await,
         StatusCode::BAD_REQUEST,
-        "validation_failed",
+        "delivery_method_required",
         "Choose at least one delivery method",
     );
 }

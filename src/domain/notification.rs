@@ -151,54 +151,65 @@ impl PartialEq<&str> for ReminderKind {
     }
 }
 
+/// Why a reminder setting cannot be used; the text is what the person reads.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SettingError {
+    #[error("Reminder lead must be between 0 and {MAX_LEAD_MINUTES} minutes")]
+    LeadOutOfRange,
+    #[error("Message must be at most {MAX_MESSAGE} characters")]
+    MessageTooLong,
+    #[error("Repeat interval must be between 1 and {MAX_LEAD_MINUTES} minutes")]
+    RepeatIntervalOutOfRange,
+    #[error("Repeats must be between 0 and {MAX_REPEATS}")]
+    RepeatsOutOfRange,
+    #[error("Delivery methods must be push or email")]
+    MethodUnknown,
+    #[error("Choose at least one delivery method")]
+    MethodRequired,
+}
+
 /// A reminder's lead (minutes before the dose): 0 to a day.
-pub fn check_lead(minutes: i64) -> Result<i64, String> {
+pub fn check_lead(minutes: i64) -> Result<i64, SettingError> {
     if (0..=MAX_LEAD_MINUTES).contains(&minutes) {
         Ok(minutes)
     } else {
-        Err(format!(
-            "Reminder lead must be between 0 and {MAX_LEAD_MINUTES} minutes"
-        ))
+        Err(SettingError::LeadOutOfRange)
     }
 }
 
 /// A reminder's own message: trimmed, blank is none, at most `MAX_MESSAGE` characters.
-pub fn check_message(message: Option<&str>) -> Result<Option<String>, String> {
+pub fn check_message(message: Option<&str>) -> Result<Option<String>, SettingError> {
     let message = message.map(str::trim).filter(|m| !m.is_empty());
     match message {
-        Some(m) if m.chars().count() > MAX_MESSAGE => {
-            Err(format!("Message must be at most {MAX_MESSAGE} characters"))
-        }
+        Some(m) if m.chars().count() > MAX_MESSAGE => Err(SettingError::MessageTooLong),
         other => Ok(other.map(str::to_owned)),
     }
 }
 
 /// Minutes between repeats of an unanswered reminder: 1 to a day.
-pub fn check_repeat_interval(minutes: i64) -> Result<i64, String> {
+pub fn check_repeat_interval(minutes: i64) -> Result<i64, SettingError> {
     if (1..=MAX_LEAD_MINUTES).contains(&minutes) {
         Ok(minutes)
     } else {
-        Err(format!(
-            "Repeat interval must be between 1 and {MAX_LEAD_MINUTES} minutes"
-        ))
+        Err(SettingError::RepeatIntervalOutOfRange)
     }
 }
 
 /// How many times an unanswered reminder repeats.
-pub fn check_repeats(count: i64) -> Result<i64, String> {
+pub fn check_repeats(count: i64) -> Result<i64, SettingError> {
     if (0..=MAX_REPEATS).contains(&count) {
         Ok(count)
     } else {
-        Err(format!("Repeats must be between 0 and {MAX_REPEATS}"))
+        Err(SettingError::RepeatsOutOfRange)
     }
 }
 
 /// A list of delivery methods someone chose: known words, at least one, each once.
-pub fn check_methods(list: &[String]) -> Result<Vec<DeliveryMethod>, String> {
+pub fn check_methods(list: &[String]) -> Result<Vec<DeliveryMethod>, SettingError> {
     let parsed: Option<Vec<DeliveryMethod>> = list.iter().map(|m| DeliveryMethod::parse(m)).collect();
-    let parsed = parsed.ok_or_else(|| "Delivery methods must be push or email".to_owned())?;
+    let parsed = parsed.ok_or(SettingError::MethodUnknown)?;
     if parsed.is_empty() {
-        return Err("Choose at least one delivery method".to_owned());
+        return Err(SettingError::MethodRequired);
     }
     Ok(normalize_methods(&parsed))
 }
@@ -234,13 +245,11 @@ mod tests {
             check_methods(&words(&["email", "push", "email"])),
             Ok(vec![DeliveryMethod::Push, DeliveryMethod::Email])
         );
+        assert_eq!(check_methods(&words(&["fax"])), Err(SettingError::MethodUnknown));
+        assert_eq!(check_methods(&[]), Err(SettingError::MethodRequired));
         assert_eq!(
-            check_methods(&words(&["fax"])),
-            Err("Delivery methods must be push or email".to_owned())
-        );
-        assert_eq!(
-            check_methods(&[]),
-            Err("Choose at least one delivery method".to_owned())
+            SettingError::MethodRequired.to_string(),
+            "Choose at least one delivery method"
         );
     }
 

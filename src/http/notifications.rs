@@ -472,7 +472,7 @@ pub async fn delivery_history(
 // --- Preferences ---------------------------------------------------------------------------
 
 fn methods(list: &[String]) -> ApiResult<Vec<DeliveryMethod>> {
-    check_methods(list).map_err(ApiError::bad_request)
+    Ok(check_methods(list).map_err(crate::services::ServiceError::from)?)
 }
 
 /// The global reminder preferences.

@@ -106,10 +106,10 @@ impl AuthLimits {
 }
 
 /// A trimmed e-mail address that looks deliverable, or the message to show.
-pub fn validate_email(input: &str) -> Result<String, &'static str> {
+pub fn validate_email(input: &str) -> Result<String, Problem> {
     let email = input.trim();
     if email.is_empty() {
-        return Err("Email is required");
+        return Err(Problem::new(ErrorCode::EmailRequired, "Email is required"));
     }
     let valid = email.len() <= MAX_EMAIL_LENGTH
         && !email.chars().any(|c| c.is_whitespace() || c.is_control())
@@ -123,17 +123,26 @@ pub fn validate_email(input: &str) -> Result<String, &'static str> {
     if valid {
         Ok(email.to_owned())
     } else {
-        Err("Please enter a valid email address")
+        Err(Problem::new(
+            ErrorCode::EmailInvalid,
+            "Please enter a valid email address",
+        ))
     }
 }
 
-pub fn validate_new_password(input: &str) -> Result<(), &'static str> {
+pub fn validate_new_password(input: &str) -> Result<(), Problem> {
     // The minimum counts characters (what people see); the maximum counts bytes, the same
     // measure sign-in applies, so every password that can be set can be used.
     if input.chars().count() < password::MIN_LENGTH {
-        Err("Password must be at least 6 characters long")
+        Err(Problem::new(
+            ErrorCode::PasswordTooShort,
+            "Password must be at least 6 characters long",
+        ))
     } else if input.len() > password::MAX_LENGTH {
-        Err("Password must be at most 1024 bytes long")
+        Err(Problem::new(
+            ErrorCode::PasswordTooLong,
+            "Password must be at most 1024 bytes long",
+        ))
     } else {
         Ok(())
     }
@@ -402,8 +411,8 @@ pub fn create_verified(
     new_password: &str,
     now: DateTime<Utc>,
 ) -> OperatorResult<User> {
-    let email = validate_email(email)?;
-    validate_new_password(new_password)?;
+    let email = validate_email(email).map_err(|p| p.message)?;
+    validate_new_password(new_password).map_err(|p| p.message)?;
     let hash = password::hash(new_password).map_err(|e| e.to_string())?;
     users::insert(conn, &email, &hash, true, &clock::stamp(now))
         .map_err(|e| format!("database error: {e}"))?
@@ -420,7 +429,7 @@ pub fn reset_password(
     let user = users::find_by_email(conn, email.trim())
         .map_err(|e| format!("database error: {e}"))?
         .ok_or_else(|| format!("no account with the address {}", email.trim()))?;
-    validate_new_password(new_password)?;
+    validate_new_password(new_password).map_err(|p| p.message)?;
     let hash = password::hash(new_password).map_err(|e| e.to_string())?;
     users::set_password(conn, user.id, &hash, &clock::stamp(now))
         .map_err(|e| format!("database error: {e}"))?;
@@ -615,8 +624,8 @@ impl Accounts<'_> {
         password: String,
         now: DateTime<Utc>,
     ) -> AccountResult<Registered> {
-        let email = validate_email(email).map_err(invalid)?;
-        validate_new_password(&password).map_err(invalid)?;
+        let email = validate_email(email).map_err(ServiceError::Invalid)?;
+        validate_new_password(&password).map_err(ServiceError::Invalid)?;
         self.limits.registrations_per_client.hit(client)?;
         let hash = hash_password(password).await.map_err(AccountError::Internal)?;
         let needs_verification = self.mailer.is_configured();
@@ -673,7 +682,7 @@ impl Accounts<'_> {
         password: String,
     ) -> AccountResult<(User, TwoFactor)> {
         if email.trim().is_empty() || password.is_empty() {
-            return Err(invalid("Email and password are required").into());
+            return Err(rejected(ErrorCode::CredentialsRequired, "Email and password are required").into());
         }
         let account = account_key(email);
         limits.attempt(&account, client)?;
@@ -767,7 +776,7 @@ impl Accounts<'_> {
         now: DateTime<Utc>,
     ) -> AccountResult<SignedIn> {
         if code.trim().is_empty() {
-            return Err(invalid("Please enter the verification code").into());
+            return Err(rejected(ErrorCode::CodeRequired, "Please enter the verification code").into());
         }
         self.login(client, email, password, Some(code), now).await
     }
@@ -847,7 +856,7 @@ impl Accounts<'_> {
     /// (two-factor set-up, new backup codes, turning two-factor off, deleting the account).
     pub async fn confirm_password(&self, client: &str, user: &User, password: String) -> AccountResult<()> {
         if password.is_empty() {
-            return Err(invalid("Please enter your password").into());
+            return Err(rejected(ErrorCode::PasswordRequired, "Please enter your password").into());
         }
         let account = account_key(&user.email);
         self.limits.sign_in.attempt(&account, client)?;
@@ -870,10 +879,16 @@ impl Accounts<'_> {
         let first = first_name.map(|s| s.trim().to_owned()).unwrap_or(user.first_name);
         let last = last_name.map(|s| s.trim().to_owned()).unwrap_or(user.last_name);
         if first.chars().count() > MAX_NAME_LENGTH {
-            return Err(invalid("First name must be at most 100 characters"));
+            return Err(rejected(
+                ErrorCode::FirstNameTooLong,
+                "First name must be at most 100 characters",
+            ));
         }
         if last.chars().count() > MAX_NAME_LENGTH {
-            return Err(invalid("Last name must be at most 100 characters"));
+            return Err(rejected(
+                ErrorCode::LastNameTooLong,
+                "Last name must be at most 100 characters",
+            ));
         }
         let id = user.id;
         let updated = self
@@ -938,7 +953,7 @@ impl Accounts<'_> {
         email: &str,
         now: DateTime<Utc>,
     ) -> AccountResult<()> {
-        let email = validate_email(email).map_err(invalid)?;
+        let email = validate_email(email).map_err(ServiceError::Invalid)?;
         if !self.mailer.is_configured() {
             return Err(rejected(
                 ErrorCode::EmailNotConfigured,
@@ -988,7 +1003,7 @@ impl Accounts<'_> {
             return Err(rejected(ErrorCode::PasswordIncorrect, "Current password is incorrect").into());
         }
         self.limits.sign_in.forgive(&account, client);
-        validate_new_password(&new).map_err(invalid)?;
+        validate_new_password(&new).map_err(ServiceError::Invalid)?;
         let hash = hash_password(new).await.map_err(AccountError::Internal)?;
         let id = user.id;
         let updated = self
@@ -1181,7 +1196,7 @@ impl Accounts<'_> {
     ) -> AccountResult<Disabled> {
         let backup_code = codes::normalize_backup_code(backup_code.trim());
         if backup_code.is_empty() {
-            return Err(invalid("Please enter a backup code").into());
+            return Err(rejected(ErrorCode::BackupCodeRequired, "Please enter a backup code").into());
         }
         let method = method.map(TwoFactorMethod::parse).transpose()?;
         let account = format!("user:{}", user.id);
@@ -1240,7 +1255,7 @@ impl Accounts<'_> {
         now: DateTime<Utc>,
     ) -> AccountResult<Disabled> {
         if backup_code.trim().is_empty() {
-            return Err(invalid("Please enter a backup code").into());
+            return Err(rejected(ErrorCode::BackupCodeRequired, "Please enter a backup code").into());
         }
         self.confirm_password(client, user, password).await?;
         self.disable(user, method, backup_code, now).await
@@ -1319,7 +1334,14 @@ mod tests {
         for bad in ["", "plain", "a@b", "a@@b.c", "a b@c.d", "@c.d", "a@.c", "a@c."] {
             assert!(validate_email(bad).is_err(), "{bad}");
         }
-        assert_eq!(validate_email(""), Err("Email is required"));
+        assert_eq!(
+            validate_email("").map_err(|p| p.code),
+            Err(ErrorCode::EmailRequired)
+        );
+        assert_eq!(
+            validate_email("plain").map_err(|p| p.code),
+            Err(ErrorCode::EmailInvalid)
+        );
     }
 
     #[test]
@@ -1344,7 +1366,10 @@ mod tests {
     fn password_rules() {
         assert_eq!(
             validate_new_password("12345"),
-            Err("Password must be at least 6 characters long")
+            Err(Problem::new(
+                ErrorCode::PasswordTooShort,
+                "Password must be at least 6 characters long"
+            ))
         );
         assert_eq!(validate_new_password("123456"), Ok(()));
         assert_eq!(validate_new_password("ÄÖÜäöü"), Ok(()), "counted in characters");

@@ -58,6 +58,16 @@ error_codes! {
     InvalidToken => "invalid_token",
     UserNotFound => "user_not_found",
 
+    /// A form field the person left empty or filled beyond its limit.
+    CredentialsRequired => "credentials_required",
+    EmailRequired => "email_required",
+    EmailInvalid => "email_invalid",
+    PasswordRequired => "password_required",
+    PasswordTooShort => "password_too_short",
+    PasswordTooLong => "password_too_long",
+    FirstNameTooLong => "first_name_too_long",
+    LastNameTooLong => "last_name_too_long",
+
     // --- two-factor sign-in ---
     TwoFactorRequired => "two_factor_required",
     InvalidCode => "invalid_code",
@@ -67,6 +77,8 @@ error_codes! {
     TwoFactorNotEnabled => "two_factor_not_enabled",
     TotpSetupNotStarted => "totp_setup_not_started",
     InvalidBackupCode => "invalid_backup_code",
+    CodeRequired => "code_required",
+    BackupCodeRequired => "backup_code_required",
 
     // --- medications, doses, stock ---
     /// No medication of the person's with that id.
@@ -104,6 +116,15 @@ error_codes! {
     /// per channel.
     DeliveryFailed => "delivery_failed",
 
+    /// A delivery method that is neither `push` nor `email`.
+    DeliveryMethodUnknown => "delivery_method_unknown",
+    /// No delivery method chosen.
+    DeliveryMethodRequired => "delivery_method_required",
+    /// A reminder lead outside 0…1440 minutes (`params.max`).
+    LeadOutOfRange => "lead_out_of_range",
+    /// A reminder message over its length limit (`params.max`).
+    MessageTooLong => "message_too_long",
+
     // --- your data ---
     BackupNotFound => "backup_not_found",
     ImportInvalid => "import_invalid",
@@ -112,7 +133,7 @@ error_codes! {
 /// What the person did that the service cannot accept, told back with a code and, where the
 /// message has values in it (a unit, a date), the same values under `params` so that a
 /// translation can use them.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Problem {
     pub code: ErrorCode,
     pub message: String,
@@ -133,6 +154,8 @@ impl Problem {
         self
     }
 }
+
+impl std::error::Error for Problem {}
 
 impl std::fmt::Display for Problem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -168,6 +191,27 @@ impl From<crate::db::DbError> for ServiceError {
             crate::db::DbError::Sqlite(e) => ServiceError::Database(e),
             crate::db::DbError::Task(e) => ServiceError::Io(std::io::Error::other(e)),
         }
+    }
+}
+
+impl From<crate::domain::notification::SettingError> for ServiceError {
+    fn from(e: crate::domain::notification::SettingError) -> Self {
+        use crate::domain::medication::{MAX_LEAD_MINUTES, MAX_MESSAGE};
+        use crate::domain::notification::SettingError as E;
+        let problem = match e {
+            E::LeadOutOfRange => {
+                Problem::new(ErrorCode::LeadOutOfRange, e.to_string()).with_param("max", MAX_LEAD_MINUTES)
+            }
+            E::MessageTooLong => {
+                Problem::new(ErrorCode::MessageTooLong, e.to_string()).with_param("max", MAX_MESSAGE)
+            }
+            E::MethodUnknown => Problem::new(ErrorCode::DeliveryMethodUnknown, e.to_string()),
+            E::MethodRequired => Problem::new(ErrorCode::DeliveryMethodRequired, e.to_string()),
+            E::RepeatIntervalOutOfRange | E::RepeatsOutOfRange => {
+                Problem::new(ErrorCode::ValidationFailed, e.to_string())
+            }
+        };
+        ServiceError::Invalid(problem)
     }
 }
 

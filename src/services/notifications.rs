@@ -6,7 +6,7 @@ use rusqlite::Connection;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::error::{ErrorCode, ServiceResult, invalid, not_found};
+use super::error::{ErrorCode, ServiceResult, not_found};
 use crate::domain::notification::{
     DeliveryMethod, check_lead, check_message, check_repeat_interval, check_repeats,
 };
@@ -115,13 +115,13 @@ pub struct GlobalChanges {
 impl GlobalChanges {
     fn check(&self) -> ServiceResult<()> {
         if let Some(m) = self.repeat_interval_minutes {
-            check_repeat_interval(m).map_err(invalid)?;
+            check_repeat_interval(m)?;
         }
         if let Some(n) = self.repeat_max {
-            check_repeats(n).map_err(invalid)?;
+            check_repeats(n)?;
         }
         if let Some(l) = self.lead_minutes {
-            check_lead(l).map_err(invalid)?;
+            check_lead(l)?;
         }
         Ok(())
     }
@@ -249,16 +249,11 @@ pub fn save_medication_preferences(
     horizon_days: u32,
     now: DateTime<Utc>,
 ) -> ServiceResult<MedicationPreferences> {
-    let lead_minutes = changes
-        .lead_minutes
-        .map(check_lead)
-        .transpose()
-        .map_err(invalid)?;
+    let lead_minutes = changes.lead_minutes.map(check_lead).transpose()?;
     let custom_message = changes
         .custom_message
         .map(|m| check_message(m.as_deref()))
-        .transpose()
-        .map_err(invalid)?;
+        .transpose()?;
     let tx = conn.transaction()?;
     let m = medications::find(&tx, user_id, medication_id)?.ok_or_else(medication_not_found)?;
     let global = notify_prefs::global(&tx, user_id)?;

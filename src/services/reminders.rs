@@ -46,11 +46,11 @@ pub fn paging(limit: Option<i64>, offset: Option<i64>) -> ServiceResult<Paging> 
 }
 
 fn checked_lead(minutes: Option<i64>) -> ServiceResult<Option<i64>> {
-    minutes.map(check_lead).transpose().map_err(invalid)
+    Ok(minutes.map(check_lead).transpose()?)
 }
 
 fn checked_message(message: Option<&str>) -> ServiceResult<Option<String>> {
-    check_message(message).map_err(invalid)
+    Ok(check_message(message)?)
 }
 
 fn notification_not_found() -> ServiceError {

@@ -11,6 +11,17 @@ export type CodeKeys = Partial<Record<ErrorCode, string>>;
  */
 const SERVER_CODE_KEYS: CodeKeys = {
   invalid_credentials: 'server.invalidCredentials',
+  credentials_required: 'server.credentialsRequired',
+  email_required: 'server.emailRequired',
+  email_invalid: 'server.invalidEmail',
+  password_required: 'server.enterPassword',
+  password_too_short: 'server.passwordTooShort',
+  password_too_long: 'server.passwordTooLong',
+  first_name_too_long: 'server.firstNameTooLong',
+  last_name_too_long: 'server.lastNameTooLong',
+  code_required: 'server.enterCode',
+  backup_code_required: 'server.enterBackupCode',
+  invalid_token: 'server.invalidLink',
   two_factor_required: 'server.codeRequired',
   invalid_code: 'server.invalidCode',
   email_not_verified: 'server.verifyFirst',

@@ -8,6 +8,10 @@ import { serverErrorText, translateCode, type CodeKeys } from '../../i18n/messag
 /** The codes of these calls translated in the `notifyPrefs` namespace (the rest as sent). */
 const PREFS_CODE_KEYS: CodeKeys = {
   medication_not_found: 'server.medicationNotFound',
+  delivery_method_required: 'server.chooseMethod',
+  delivery_method_unknown: 'server.unknownMethod',
+  lead_out_of_range: 'server.leadRange',
+  message_too_long: 'server.messageTooLong',
 };
 
 /** Why the call failed, in words for people, or null when there is nothing beyond "it failed". */
