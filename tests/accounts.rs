@@ -135,7 +135,11 @@ async fn registration_is_validated_and_honours_signups() {
             "Please enter a valid email address",
             "email_invalid",
         ),
-        (json!({ "email": "", "password": PASSWORD }), "Email is required", "email_required"),
+        (
+            json!({ "email": "", "password": PASSWORD }),
+            "Email is required",
+            "email_required",
+        ),
     ] {
         let (status, answer) = post(&server, "/api/auth/register", None, body).await;
         assert_eq!(
