@@ -72,7 +72,10 @@ pub async fn serve(method: Method, uri: Uri, headers: HeaderMap) -> Response {
 }
 
 fn respond(path: &str, file: EmbeddedFile, request: &HeaderMap) -> Response {
-    let etag = format!("W/\"{}\"", hex(&file.metadata.sha256_hash()[..16]));
+    let etag = format!(
+        "W/\"{}\"",
+        base16ct::lower::encode_string(&file.metadata.sha256_hash()[..16])
+    );
     let cache_control = if path.starts_with("assets/") {
         IMMUTABLE
     } else {
@@ -180,10 +183,6 @@ fn preferred_encoding(request: &HeaderMap) -> Option<Encoding> {
     } else {
         None
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]

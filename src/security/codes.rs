@@ -8,6 +8,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
 use hmac::{Hmac, Mac};
 use rand_core::{OsRng, RngCore};
 use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
 
 /// Backup code alphabet: no 0/O, 1/I/L, so codes read back without mistakes.
 const BACKUP_ALPHABET: &[u8] = b"23456789ABCDEFGHJKMNPQRSTUVWXYZ";
@@ -22,7 +23,7 @@ pub fn link_token() -> String {
 }
 
 pub fn hash_link_token(token: &str) -> String {
-    hex(&Sha256::digest(token.as_bytes()))
+    base16ct::lower::encode_string(&Sha256::digest(token.as_bytes()))
 }
 
 pub fn six_digit_code() -> String {
@@ -64,16 +65,12 @@ pub fn hash_code(key: &[u8], purpose: &str, code: &str) -> String {
     mac.update(purpose.as_bytes());
     mac.update(b":");
     mac.update(code.as_bytes());
-    hex(&mac.finalize().into_bytes())
+    base16ct::lower::encode_string(&mac.finalize().into_bytes())
 }
 
 /// Compares two hashes in time independent of where they differ.
 pub fn hashes_equal(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    a.as_bytes().ct_eq(b.as_bytes()).into()
 }
 
 #[cfg(test)]
