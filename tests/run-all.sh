@@ -5,7 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-step() { printf '\n==> %s\n' "$*"; }
+started=$SECONDS
+step() { printf '\n==> [%ds] %s\n' "$((SECONDS - started))" "$*"; }
+trap 'printf "\n==> [%ds] done (exit %d)\n" "$((SECONDS - started))" "$?"' EXIT
 
 step "UI: install packages"
 npm --prefix ui ci --no-audit --no-fund
