@@ -34,6 +34,7 @@ pub const KEYS: &[&str] = &[
     "smtp.user",
     "smtp.password",
     "smtp.from",
+    "smtp.timeout_seconds",
     "vapid.subject",
     "vapid.public_key",
     "vapid.private_key",
@@ -119,9 +120,22 @@ pub struct SmtpSettings {
     pub password: Option<String>,
     #[serde(deserialize_with = "lenient::opt_string")]
     pub from: Option<String>,
+    /// The most one e-mail may take, connection to goodbye (default 30 s): a mail server
+    /// that accepts and then says nothing must not hold reminders or shutdown.
+    pub timeout_seconds: Option<u64>,
 }
 
 impl SmtpSettings {
+    pub const DEFAULT_TIMEOUT_SECONDS: u64 = 30;
+
+    pub fn timeout(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(
+            self.timeout_seconds
+                .unwrap_or(Self::DEFAULT_TIMEOUT_SECONDS)
+                .clamp(1, 600),
+        )
+    }
+
     pub fn port_or_default(&self) -> u16 {
         self.port.unwrap_or(match self.tls {
             SmtpTls::None => 25,

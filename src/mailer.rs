@@ -10,10 +10,11 @@ use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 
 use crate::config::{SmtpSettings, SmtpTls};
 
-const SEND_TIMEOUT: Duration = Duration::from_secs(20);
-
 pub struct Mailer {
     smtp: Option<(AsyncSmtpTransport<Tokio1Executor>, Mailbox)>,
+    /// The whole conversation's limit; lettre's own timeout is per read or write, so a
+    /// server that trickles an answer could otherwise hold a send for minutes.
+    timeout: Duration,
 }
 
 #[derive(Debug)]
@@ -44,8 +45,9 @@ pub struct Email {
 
 impl Mailer {
     pub fn new(settings: &SmtpSettings) -> Result<Mailer, String> {
+        let timeout = settings.timeout();
         let Some(host) = &settings.host else {
-            return Ok(Mailer { smtp: None });
+            return Ok(Mailer { smtp: None, timeout });
         };
         let from: Mailbox = settings
             .from
@@ -61,14 +63,13 @@ impl Mailer {
                 AsyncSmtpTransport::<Tokio1Executor>::relay(host).map_err(|e| format!("smtp.host: {e}"))?
             }
         };
-        let mut builder = builder
-            .port(settings.port_or_default())
-            .timeout(Some(SEND_TIMEOUT));
+        let mut builder = builder.port(settings.port_or_default()).timeout(Some(timeout));
         if let (Some(user), Some(password)) = (&settings.user, &settings.password) {
             builder = builder.credentials(Credentials::new(user.clone(), password.clone()));
         }
         Ok(Mailer {
             smtp: Some((builder.build(), from)),
+            timeout,
         })
     }
 
@@ -91,11 +92,13 @@ impl Mailer {
             .subject(email.subject)
             .multipart(MultiPart::alternative_plain_html(email.text, html))
             .map_err(|e| MailError::Send(e.to_string()))?;
-        transport
-            .send(message)
-            .await
-            .map(|_| ())
-            .map_err(|e| MailError::Send(e.to_string()))
+        match tokio::time::timeout(self.timeout, transport.send(message)).await {
+            Ok(sent) => sent.map(|_| ()).map_err(|e| MailError::Send(e.to_string())),
+            Err(_) => Err(MailError::Send(format!(
+                "the mail server did not finish within {} s (smtp.timeout_seconds)",
+                self.timeout.as_secs()
+            ))),
+        }
     }
 }
 
