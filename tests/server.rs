@@ -299,3 +299,25 @@ async fn sigterm_stops_cleanly_and_the_log_never_holds_tokens() {
     assert!(log.contains("/notifications/take/[token]"), "{log}");
     assert!(!log.contains("SECRET-"), "{log}");
 }
+
+#[tokio::test]
+async fn serve_raises_the_open_files_limit_a_shell_gives_it() {
+    use std::os::unix::process::CommandExt;
+    let (_, hard) = rlimit::getrlimit(rlimit::Resource::NOFILE).unwrap();
+    let server = Server::start_with(|command| {
+        // As if started by hand from a shell with the usual soft limit of 1,024.
+        // SAFETY: setrlimit is async-signal-safe and touches only the child.
+        unsafe {
+            command.pre_exec(move || rlimit::setrlimit(rlimit::Resource::NOFILE, 1024.min(hard), hard));
+        }
+    });
+    let limits = std::fs::read_to_string(format!("/proc/{}/limits", server.pid())).unwrap();
+    let line = limits.lines().find(|l| l.starts_with("Max open files")).unwrap();
+    let soft = line.split_whitespace().nth(3).unwrap();
+    let expected = if hard == rlimit::INFINITY {
+        "unlimited".to_owned()
+    } else {
+        hard.to_string()
+    };
+    assert_eq!(soft, expected, "{line}");
+}

@@ -35,6 +35,7 @@ pub fn run(args: ServeArgs) -> CliResult {
         ..args.data.overrides()
     };
     let settings = load_settings(&overrides)?;
+    raise_open_files_limit();
     let paths = Paths::new(&settings)?;
     paths.ensure_data_dir()?;
     // One server per data directory: two would send every reminder twice, and `pillbox
@@ -198,5 +199,14 @@ mod systemd {
         if let Err(e) = result {
             tracing::warn!("could not notify systemd ({state}): {e}");
         }
+    }
+}
+
+/// Started by hand, a shell gives 1,024 open files: a few hundred idle browsers would use
+/// them up. The soft limit may go up to the hard one without privileges, so take it.
+fn raise_open_files_limit() {
+    match rlimit::increase_nofile_limit(u64::MAX) {
+        Ok(limit) => tracing::debug!("open files limit: {limit}"),
+        Err(e) => tracing::warn!("could not raise the open files limit: {e}"),
     }
 }

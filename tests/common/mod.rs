@@ -110,6 +110,10 @@ impl Server {
         self.log.lock().unwrap().join("\n")
     }
 
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Sends SIGTERM and waits for the process to exit.
     pub fn terminate(mut self) -> (ExitStatus, String) {
         let pid = self.child.id().to_string();
