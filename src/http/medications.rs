@@ -274,10 +274,11 @@ pub async fn get_inventory(
     Ok(data(inventory))
 }
 
-/// Sets up or changes a medication's inventory. A newly enabled one starts full (or at
-/// `current_quantity`); a `current_quantity` on an enabled one is a correction.
+/// Sets up or changes a medication's inventory (`PUT` and `POST` alike). A newly enabled one
+/// starts full (or at `current_quantity`); a `current_quantity` on an enabled one is a
+/// correction.
 #[utoipa::path(
-    put,
+    method(put, post),
     path = "/medications/{id}/inventory",
     tag = "inventory",
     params(("id" = i64, Path, description = "The medication's id")),
@@ -288,38 +289,7 @@ pub async fn get_inventory(
         (status = 404, description = "No such medication of yours (`medication_not_found`)", body = ErrorBody),
     ),
 )]
-pub async fn put_inventory(
-    state: State<AppState>,
-    user: AuthUser,
-    id: ApiPath<MedicationId>,
-    input: ApiJson<InventoryInput>,
-) -> ApiResult<Json<Data<InventoryView>>> {
-    save_inventory(state, user, id, input).await
-}
-
-/// The same as `PUT`.
-#[utoipa::path(
-    post,
-    path = "/medications/{id}/inventory",
-    tag = "inventory",
-    params(("id" = i64, Path, description = "The medication's id")),
-    request_body = InventoryInput,
-    responses(
-        (status = 200, description = "The inventory", body = Data<InventoryView>),
-        (status = 400, description = "The set-up cannot be used (`unit_mismatch`, `strength_needed`, `unit_invalid`, `unit_required`, `validation_failed`, `invalid_request`)", body = ErrorBody),
-        (status = 404, description = "No such medication of yours (`medication_not_found`)", body = ErrorBody),
-    ),
-)]
-pub async fn post_inventory(
-    state: State<AppState>,
-    user: AuthUser,
-    id: ApiPath<MedicationId>,
-    input: ApiJson<InventoryInput>,
-) -> ApiResult<Json<Data<InventoryView>>> {
-    save_inventory(state, user, id, input).await
-}
-
-async fn save_inventory(
+pub async fn save_inventory(
     State(state): State<AppState>,
     AuthUser(user): AuthUser,
     ApiPath(id): ApiPath<MedicationId>,
@@ -480,7 +450,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(low_stock))
         .routes(routes!(get, update, delete))
         .routes(routes!(log_dose))
-        .routes(routes!(get_inventory, post_inventory, put_inventory))
+        .routes(routes!(get_inventory, save_inventory))
         .routes(routes!(adjust_inventory))
         .routes(routes!(ledger))
 }

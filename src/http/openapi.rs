@@ -6,7 +6,11 @@ use std::sync::Arc;
 use axum::Json;
 use axum::http::header;
 use axum::response::{Html, IntoResponse};
-use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use std::collections::HashMap;
+
+use utoipa::openapi::OpenApi as OpenApiDoc;
+use utoipa::openapi::path::Operation;
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
 use super::error::ErrorBody;
@@ -44,26 +48,44 @@ impl Modify for Security {
     }
 }
 
+/// Every operation of the document, with its method.
+fn operations_mut(doc: &mut OpenApiDoc) -> impl Iterator<Item = (&'static str, &mut Operation)> {
+    doc.paths.paths.values_mut().flat_map(|item| {
+        [
+            ("get", &mut item.get),
+            ("put", &mut item.put),
+            ("post", &mut item.post),
+            ("delete", &mut item.delete),
+            ("options", &mut item.options),
+            ("head", &mut item.head),
+            ("patch", &mut item.patch),
+            ("trace", &mut item.trace),
+        ]
+        .into_iter()
+        .filter_map(|(method, operation)| operation.as_mut().map(|o| (method, o)))
+    })
+}
+
 /// utoipa names an operation after its handler, and handlers of different modules share names
 /// (`list`, `get`, `update`); OpenAPI wants operation ids unique, and the web app's generated
-/// types are keyed by them. Each id gets its first tag in front: `instance_version`.
-pub fn qualified_operation_ids(mut doc: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
-    for item in doc.paths.paths.values_mut() {
-        let operations = [
-            &mut item.get,
-            &mut item.put,
-            &mut item.post,
-            &mut item.delete,
-            &mut item.options,
-            &mut item.head,
-            &mut item.patch,
-            &mut item.trace,
-        ];
-        for operation in operations.into_iter().flatten() {
-            let tag = operation.tags.as_ref().and_then(|tags| tags.first());
-            if let (Some(tag), Some(id)) = (tag, operation.operation_id.as_mut()) {
-                *id = format!("{}_{id}", tag.replace('-', "_"));
-            }
+/// types are keyed by them. Each id gets its first tag in front (`instance_version`), and a
+/// handler that serves several methods of one path gets the method behind
+/// (`inventory_save_inventory_put`).
+pub fn qualified_operation_ids(mut doc: OpenApiDoc) -> OpenApiDoc {
+    let mut uses: HashMap<String, usize> = HashMap::new();
+    for (_, operation) in operations_mut(&mut doc) {
+        let tag = operation.tags.as_ref().and_then(|tags| tags.first());
+        if let (Some(tag), Some(id)) = (tag, operation.operation_id.as_mut()) {
+            *id = format!("{}_{id}", tag.replace('-', "_"));
+            *uses.entry(id.clone()).or_default() += 1;
+        }
+    }
+    for (method, operation) in operations_mut(&mut doc) {
+        if let Some(id) = operation.operation_id.as_mut()
+            && uses.get(id.as_str()).is_some_and(|n| *n > 1)
+        {
+            id.push('_');
+            id.push_str(method);
         }
     }
     doc
@@ -120,38 +142,29 @@ pub fn add_common_responses(doc: &mut utoipa::openapi::OpenApi) {
             )
             .build()
     };
-    for item in doc.paths.paths.values_mut() {
-        let operations = [
-            &mut item.get,
-            &mut item.put,
-            &mut item.post,
-            &mut item.delete,
-            &mut item.patch,
-        ];
-        for operation in operations.into_iter().flatten() {
-            // `security(())` marks a public operation; the rest inherit the bearer scheme.
-            let public = operation.security.as_ref().is_some_and(|s| {
-                s.iter()
-                    .all(|r| serde_json::to_value(r).is_ok_and(|v| v == serde_json::json!({})))
-            });
-            let json_body = operation.request_body.as_ref().is_some_and(|b| match b {
-                utoipa::openapi::RefOr::T(body) => body.content.keys().all(|k| k == "application/json"),
-                utoipa::openapi::RefOr::Ref(_) => false,
-            });
-            let responses = &mut operation.responses.responses;
-            if !public {
-                responses.entry("401".into()).or_insert_with(|| {
+    for (_, operation) in operations_mut(doc) {
+        // `security(())` marks a public operation; the rest inherit the bearer scheme.
+        let public = operation
+            .security
+            .as_ref()
+            .is_some_and(|s| s.iter().all(|r| *r == SecurityRequirement::default()));
+        let json_body = operation.request_body.as_ref().is_some_and(|b| match b {
+            utoipa::openapi::RefOr::T(body) => body.content.keys().all(|k| k == "application/json"),
+            utoipa::openapi::RefOr::Ref(_) => false,
+        });
+        let responses = &mut operation.responses.responses;
+        if !public {
+            responses.entry("401".into()).or_insert_with(|| {
                     error("Not signed in, or the session expired (`authentication_required`, `session_expired`)").into()
                 });
-            }
-            if json_body {
-                responses
-                    .entry("413".into())
-                    .or_insert_with(|| error("The body is too large (`body_too_large`)").into());
-                responses
-                    .entry("415".into())
-                    .or_insert_with(|| error("The body is not JSON (`unsupported_media_type`)").into());
-            }
+        }
+        if json_body {
+            responses
+                .entry("413".into())
+                .or_insert_with(|| error("The body is too large (`body_too_large`)").into());
+            responses
+                .entry("415".into())
+                .or_insert_with(|| error("The body is not JSON (`unsupported_media_type`)").into());
         }
     }
 }
@@ -162,24 +175,12 @@ mod tests {
 
     #[test]
     fn every_operation_id_is_unique_and_names_its_tag() {
-        let doc = crate::http::openapi_document();
+        let mut doc = crate::http::openapi_document();
         let mut seen = HashSet::new();
-        for (path, item) in &doc.paths.paths {
-            let operations = [
-                &item.get,
-                &item.put,
-                &item.post,
-                &item.delete,
-                &item.options,
-                &item.head,
-                &item.patch,
-                &item.trace,
-            ];
-            for operation in operations.into_iter().flatten() {
-                let id = operation.operation_id.clone().unwrap_or_default();
-                assert!(!id.is_empty(), "{path} has an operation without an id");
-                assert!(seen.insert(id.clone()), "{path}: operation id {id} is used twice");
-            }
+        for (method, operation) in super::operations_mut(&mut doc) {
+            let id = operation.operation_id.clone().unwrap_or_default();
+            assert!(!id.is_empty(), "a {method} operation has no id");
+            assert!(seen.insert(id.clone()), "operation id {id} is used twice");
         }
         assert!(seen.contains("instance_version"), "{seen:?}");
     }

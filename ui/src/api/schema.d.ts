@@ -508,12 +508,17 @@ export interface paths {
         /** A medication's inventory (disabled when none was set up). */
         get: operations["inventory_get_inventory"];
         /**
-         * Sets up or changes a medication's inventory. A newly enabled one starts full (or at
-         *     `current_quantity`); a `current_quantity` on an enabled one is a correction.
+         * Sets up or changes a medication's inventory (`PUT` and `POST` alike). A newly enabled one
+         *     starts full (or at `current_quantity`); a `current_quantity` on an enabled one is a
+         *     correction.
          */
-        put: operations["inventory_put_inventory"];
-        /** The same as `PUT`. */
-        post: operations["inventory_post_inventory"];
+        put: operations["inventory_save_inventory_put"];
+        /**
+         * Sets up or changes a medication's inventory (`PUT` and `POST` alike). A newly enabled one
+         *     starts full (or at `current_quantity`); a `current_quantity` on an enabled one is a
+         *     correction.
+         */
+        post: operations["inventory_save_inventory_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4600,7 +4605,7 @@ export interface operations {
             };
         };
     };
-    inventory_put_inventory: {
+    inventory_save_inventory_put: {
         parameters: {
             query?: never;
             header?: never;
@@ -4672,7 +4677,7 @@ export interface operations {
             };
         };
     };
-    inventory_post_inventory: {
+    inventory_save_inventory_post: {
         parameters: {
             query?: never;
             header?: never;
