@@ -24,6 +24,7 @@ use crate::domain::medication::{
     COLORS, DEFAULT_ICON, FUTURE_SKEW_SECS, MAX_LEAD_MINUTES, MAX_MESSAGE, MAX_NAME, MAX_NOTES, MAX_REPEATS,
     MAX_SHORT_TEXT, limited_text,
 };
+use crate::domain::notification::{check_lead, check_message, check_methods};
 use crate::domain::quantity::Quantity;
 use crate::domain::schedule::{self, Frequency};
 use crate::domain::stock::Containers;
@@ -375,23 +376,12 @@ fn medication_of(m: MedicationFile, now: DateTime<Utc>) -> Result<NewMedication,
     let prefs = match m.notification_preferences {
         Some(p) => {
             let delivery_methods = p.delivery_methods.as_deref().map(methods_of).transpose()?;
-            if p.reminder_minutes_before
-                .is_some_and(|l| !(0..=MAX_LEAD_MINUTES).contains(&l))
-            {
-                return Err(format!(
-                    "Reminder lead must be between 0 and {MAX_LEAD_MINUTES} minutes"
-                ));
+            if let Some(lead) = p.reminder_minutes_before {
+                check_lead(lead).map_err(|e| e.to_string())?;
             }
-            let custom_message = p
-                .custom_message
-                .map(|c| c.trim().to_owned())
-                .filter(|c| !c.is_empty());
-            if custom_message
-                .as_ref()
-                .is_some_and(|c| c.chars().count() > MAX_MESSAGE)
-            {
-                return Err(format!("Custom message must be at most {MAX_MESSAGE} characters"));
-            }
+            // The API's rule (trimmed, blank is none, a length limit), in the file's words.
+            let custom_message = check_message(p.custom_message.as_deref())
+                .map_err(|_| format!("Custom message must be at most {MAX_MESSAGE} characters"))?;
             Some(MedicationPrefs {
                 delivery_methods,
                 lead_minutes: p.reminder_minutes_before,
@@ -410,12 +400,7 @@ fn medication_of(m: MedicationFile, now: DateTime<Utc>) -> Result<NewMedication,
 }
 
 fn methods_of(list: &[String]) -> Result<Vec<Method>, String> {
-    let parsed: Option<Vec<Method>> = list.iter().map(|m| Method::parse(m)).collect();
-    match parsed {
-        Some(methods) if !methods.is_empty() => Ok(notify_prefs::normalize(&methods)),
-        Some(_) => Err("Choose at least one delivery method".into()),
-        None => Err("Delivery methods must be push or email".into()),
-    }
+    check_methods(list).map_err(|e| e.to_string())
 }
 
 // One parameter per column of an entry, and the time to check it against.
