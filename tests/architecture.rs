@@ -105,10 +105,6 @@ fn matching_brace(text: &str) -> usize {
 /// (config, clock, db, files, logging, secrets, mailer, version) and may import only
 /// infrastructure.
 fn allowed(module: &str) -> Option<&'static [&'static str]> {
-    const INFRA: &[&str] = &[
-        "config", "clock", "db", "files", "logging", "secrets", "mailer", "version",
-    ];
-    let _ = INFRA;
     Some(match module {
         "main" | "cli" => return None, // the binary's edge: may use everything
         "http" => &[
