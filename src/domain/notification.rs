@@ -114,16 +114,6 @@ pub enum ReminderKind {
     LowStock,
 }
 
-impl ReminderKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ReminderKind::Dose => "dose",
-            ReminderKind::OneOff => "one_off",
-            ReminderKind::LowStock => "low_stock",
-        }
-    }
-}
-
 impl FromStr for ReminderKind {
     type Err = UnknownWord;
 
@@ -134,20 +124,6 @@ impl FromStr for ReminderKind {
             "low_stock" => Ok(ReminderKind::LowStock),
             _ => Err(UnknownWord),
         }
-    }
-}
-
-// The engine still compares a reminder's kind and status with their words
-// (`status == "sent"`); these keep that working while it moves to the enums.
-impl PartialEq<&str> for ReminderStatus {
-    fn eq(&self, other: &&str) -> bool {
-        self.as_str() == *other
-    }
-}
-
-impl PartialEq<&str> for ReminderKind {
-    fn eq(&self, other: &&str) -> bool {
-        self.as_str() == *other
     }
 }
 
@@ -230,8 +206,9 @@ mod tests {
             assert_eq!(status.as_str().parse::<ReminderStatus>(), Ok(status));
         }
         for kind in [ReminderKind::Dose, ReminderKind::OneOff, ReminderKind::LowStock] {
-            assert_eq!(serde_json::to_value(kind).unwrap(), kind.as_str());
-            assert_eq!(kind.as_str().parse::<ReminderKind>(), Ok(kind));
+            // The word the API shows is the word the store reads back.
+            let word = serde_json::to_value(kind).unwrap();
+            assert_eq!(word.as_str().unwrap().parse::<ReminderKind>(), Ok(kind));
         }
         assert_eq!(" email ".parse::<DeliveryMethod>(), Ok(DeliveryMethod::Email));
         assert_eq!("sms".parse::<DeliveryMethod>(), Err(UnknownWord));

@@ -14,6 +14,7 @@ use super::push::{PushOutcome, Pusher};
 use crate::clock::{self, Clock};
 use crate::config::Settings;
 use crate::db::{Db, DbError};
+use crate::domain::notification::{ReminderKind, ReminderStatus};
 use crate::mailer::Mailer;
 use crate::security::codes;
 use crate::store::deliveries::{self, NewDelivery};
@@ -289,7 +290,7 @@ impl Engine {
                         let prefs = &recipient.prefs;
                         let interval = Duration::minutes(prefs.repeat_interval_minutes.max(1));
                         let repeats_done = job.repeats_sent + i64::from(repeat);
-                        let next_repeat = (job.reminder.kind != "low_stock"
+                        let next_repeat = (job.reminder.kind != ReminderKind::LowStock
                             && repeats_done < prefs.repeat_max)
                             .then(|| clock::stamp(now + interval));
                         if repeat {
@@ -544,7 +545,7 @@ fn plan_job(
     catch_up: Duration,
     link_base: &str,
 ) -> rusqlite::Result<Plan> {
-    let repeat = job.reminder.status == "sent";
+    let repeat = job.reminder.status == ReminderStatus::Sent;
     match job.reminder.status.as_str() {
         "scheduled" | "sent" => {}
         // Cancelled or failed meanwhile: nothing to send.
@@ -570,7 +571,7 @@ fn plan_job(
             .is_some_and(|at| now - parse_instant(at, now) > catch_up);
         if job.reminder.answered_at.is_some()
             || job.repeats_sent >= recipient.prefs.repeat_max
-            || job.reminder.kind == "low_stock"
+            || job.reminder.kind == ReminderKind::LowStock
             || late
         {
             return Ok(Plan::Finish("sent", None));
@@ -596,7 +597,7 @@ fn plan_job(
     };
     let own = notify_prefs::for_medication(conn, medication.id)?;
     let effective = notify_prefs::effective(&recipient.prefs, own.as_ref());
-    let (kind, title, body, due, open_path) = if job.reminder.kind == "low_stock" {
+    let (kind, title, body, due, open_path) = if job.reminder.kind == ReminderKind::LowStock {
         let inventory = medications::inventory(conn, medication.id)?;
         let left = inventory
             .as_ref()
@@ -630,7 +631,7 @@ fn plan_job(
             "/today",
         )
     };
-    let methods = if job.reminder.kind == "low_stock" {
+    let methods = if job.reminder.kind == ReminderKind::LowStock {
         recipient.prefs.delivery_methods.clone()
     } else {
         effective.methods

@@ -13,10 +13,6 @@ use crate::domain::schedule::{self, Frequency};
 use crate::store::medications::{self, Medication};
 use crate::store::{notify_prefs, reminders, settings};
 
-// The planning horizon's default and bound are the `reminders.horizon_days` setting's, so
-// configuration owns them (it must not import the engine).
-pub use crate::config::{HORIZON_DAYS, MAX_DAYS_AHEAD};
-
 /// The user's time zone and default reminder time, which schedules and dates depend on,
 /// at one instant: the `now` that "today" and plans start from.
 pub struct UserClock {

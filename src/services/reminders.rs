@@ -10,6 +10,7 @@ use utoipa::ToSchema;
 use super::doses::{self, NewDose, Recorded};
 use super::error::{ErrorCode, ServiceError, ServiceResult, conflict, invalid, not_found};
 use crate::clock;
+use crate::config;
 use crate::domain::dose::DoseStatus;
 use crate::domain::notification::{ReminderStatus, check_lead, check_message};
 use crate::domain::quantity::Quantity;
@@ -218,11 +219,11 @@ pub fn plan_ahead(
     days: Option<u32>,
     now: DateTime<Utc>,
 ) -> ServiceResult<usize> {
-    let days = days.unwrap_or(planner::HORIZON_DAYS);
-    if !(1..=planner::MAX_DAYS_AHEAD).contains(&days) {
+    let days = days.unwrap_or(config::HORIZON_DAYS);
+    if !(1..=config::MAX_DAYS_AHEAD).contains(&days) {
         return Err(invalid(format!(
             "days_ahead must be between 1 and {}",
-            planner::MAX_DAYS_AHEAD
+            config::MAX_DAYS_AHEAD
         )));
     }
     let tx = conn.transaction()?;
