@@ -4,11 +4,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 /// A delivery channel (the domain's `DeliveryMethod`, under the name the engine uses).
 pub use crate::domain::notification::DeliveryMethod as Method;
-
-/// The methods in a list, each once, push first.
-pub fn normalize(methods: &[Method]) -> Vec<Method> {
-    crate::domain::notification::normalize_methods(methods)
-}
+use crate::domain::notification::normalize_methods as normalize;
 
 /// Methods stored as a comma-separated list, in a stable order (push before e-mail).
 pub fn encode_methods(methods: &[Method]) -> String {
