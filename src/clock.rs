@@ -43,7 +43,3 @@ pub fn now() -> DateTime<Utc> {
 pub fn stamp(instant: DateTime<Utc>) -> String {
     instant.to_rfc3339_opts(SecondsFormat::Millis, true)
 }
-
-pub fn now_stamp() -> String {
-    stamp(now())
-}

@@ -9,7 +9,7 @@
 use std::fs::{self, File};
 use std::path::{Path, PathBuf};
 
-use chrono::{NaiveDate, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
 use super::{Problem, ServiceError, ServiceResult, invalid};
@@ -270,8 +270,14 @@ pub fn daily_snapshots(dir: &Path) -> Vec<PathBuf> {
 
 /// Takes today's snapshot into `dir` unless there is one, then keeps the newest `keep`.
 /// Returns the new snapshot's path, or `None` when today's already existed.
-pub fn daily(database: &Path, data_dir: &Path, dir: &Path, keep: usize) -> ServiceResult<Option<PathBuf>> {
-    let today = Utc::now().date_naive();
+pub fn daily(
+    database: &Path,
+    data_dir: &Path,
+    dir: &Path,
+    keep: usize,
+    now: DateTime<Utc>,
+) -> ServiceResult<Option<PathBuf>> {
+    let today = now.date_naive();
     let path = dir.join(daily_name(today));
     let taken = if path.exists() {
         None

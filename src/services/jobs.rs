@@ -10,7 +10,7 @@ use rusqlite::Connection;
 use serde::Serialize;
 
 use super::{ServiceError, backup, retention, user_backups, user_settings};
-use crate::clock::{self, Clock};
+use crate::clock::Clock;
 use crate::config::BackupSettings;
 use crate::db::Db;
 use crate::store::settings;
@@ -92,9 +92,11 @@ impl DataJobs {
         let (database, data_dir, backups) =
             (self.database.clone(), self.data_dir.clone(), self.backups.clone());
         let keep = self.settings.keep as usize;
-        let result = tokio::task::spawn_blocking(move || backup::daily(&database, &data_dir, &backups, keep))
-            .await
-            .unwrap_or_else(|e| Err(ServiceError::Io(std::io::Error::other(e.to_string()))));
+        let now = self.clock.now();
+        let result =
+            tokio::task::spawn_blocking(move || backup::daily(&database, &data_dir, &backups, keep, now))
+                .await
+                .unwrap_or_else(|e| Err(ServiceError::Io(std::io::Error::other(e.to_string()))));
         match result {
             Ok(taken) => {
                 if let Some(path) = &taken {
@@ -103,7 +105,7 @@ impl DataJobs {
                 self.status.set(|h| {
                     h.error = None;
                     if let Some(path) = taken {
-                        h.last_success = Some(clock::now_stamp());
+                        h.last_success = Some(self.clock.now_stamp());
                         h.last_file = path.file_name().map(|n| n.to_string_lossy().into_owned());
                     }
                 });
