@@ -390,6 +390,97 @@ async fn sessions_die_with_password_changes_and_account_deletion() {
     );
 }
 
+async fn me_status(server: &Server, token: &str) -> StatusCode {
+    get_json(server, "/api/auth/me", Some(token)).await.0
+}
+
+#[tokio::test]
+async fn signing_out_ends_this_session_on_the_server_and_no_other() {
+    let temp = tempfile::tempdir().unwrap();
+    let data_dir = temp.path().join("data");
+    let server = Server::start_in(&data_dir, open_signups).unwrap();
+    let phone = register(&server, "ann@example.org").await;
+    let laptop = token_of(&login(&server, "ann@example.org", PASSWORD, None).await.1);
+    let bob = register(&server, "bob@example.org").await;
+
+    let (status, body) = post(&server, "/api/auth/logout", Some(&phone), json!({})).await;
+    assert_eq!(
+        (status, body["success"].as_bool()),
+        (StatusCode::OK, Some(true)),
+        "{body}"
+    );
+    let (status, body) = get_json(&server, "/api/auth/me", Some(&phone)).await;
+    assert_eq!(
+        (status, code_of(&body)),
+        (StatusCode::UNAUTHORIZED, "session_expired"),
+        "the signed-out token is refused"
+    );
+    let (status, _) = post(&server, "/api/auth/refresh", None, json!({ "token": phone })).await;
+    assert_eq!(
+        status,
+        StatusCode::UNAUTHORIZED,
+        "nor can it be exchanged for a fresh one"
+    );
+    let (status, _) = post(&server, "/api/auth/logout", Some(&phone), json!({})).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        me_status(&server, &laptop).await,
+        StatusCode::OK,
+        "the laptop stays signed in"
+    );
+    assert_eq!(me_status(&server, &bob).await, StatusCode::OK);
+
+    // Kept on the server: a restart does not bring the token back.
+    drop(server);
+    let server = Server::start_in(&data_dir, open_signups).unwrap();
+    assert_eq!(me_status(&server, &phone).await, StatusCode::UNAUTHORIZED);
+    assert_eq!(me_status(&server, &laptop).await, StatusCode::OK);
+    let again = token_of(&login(&server, "ann@example.org", PASSWORD, None).await.1);
+    assert_eq!(
+        me_status(&server, &again).await,
+        StatusCode::OK,
+        "signing in again works"
+    );
+}
+
+#[tokio::test]
+async fn signing_out_of_all_devices_ends_every_session_of_the_account() {
+    let server = Server::start_with(open_signups);
+    let phone = register(&server, "ann@example.org").await;
+    let laptop = token_of(&login(&server, "ann@example.org", PASSWORD, None).await.1);
+    let (status, refreshed) = post(&server, "/api/auth/refresh", None, json!({ "token": phone })).await;
+    assert_eq!(status, StatusCode::OK);
+    let refreshed = token_of(&refreshed);
+    let bob = register(&server, "bob@example.org").await;
+
+    let (status, body) = post(&server, "/api/auth/logout-all", Some(&laptop), json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["message"], "Signed out of all devices");
+    assert!(
+        body.get("data").is_none(),
+        "no new token: this device signs in again too"
+    );
+    for token in [&phone, &laptop, &refreshed] {
+        let (status, body) = get_json(&server, "/api/auth/me", Some(token)).await;
+        assert_eq!(
+            (status, code_of(&body)),
+            (StatusCode::UNAUTHORIZED, "session_expired")
+        );
+    }
+    assert_eq!(
+        me_status(&server, &bob).await,
+        StatusCode::OK,
+        "other accounts stay"
+    );
+    let again = token_of(&login(&server, "ann@example.org", PASSWORD, None).await.1);
+    assert_eq!(me_status(&server, &again).await, StatusCode::OK);
+    let (status, body) = post(&server, "/api/auth/logout-all", None, json!({})).await;
+    assert_eq!(
+        (status, code_of(&body)),
+        (StatusCode::UNAUTHORIZED, "authentication_required")
+    );
+}
+
 #[tokio::test]
 async fn a_deleted_accounts_token_never_opens_a_new_account() {
     let server = Server::start_with(open_signups);
@@ -464,60 +555,224 @@ async fn a_stolen_session_cannot_take_over_two_factor() {
     );
 }
 
-#[tokio::test]
-async fn repeated_failures_are_rate_limited() {
-    let server = Server::start();
-    register(&server, "ann@example.org").await;
-    for _ in 0..10 {
-        assert_eq!(
-            login(&server, "ann@example.org", "wrong", None).await.0,
-            StatusCode::UNAUTHORIZED
-        );
-    }
-    let response = common::client()
-        .post(server.url("/api/auth/login"))
-        .json(&json!({ "email": "ann@example.org", "password": PASSWORD }))
+/// A server that believes `X-Forwarded-For` from the test (as from a reverse proxy), so one
+/// test can speak from many client addresses.
+fn behind_a_proxy(command: &mut std::process::Command) {
+    command
+        .env("PILLBOX_TRUSTED_PROXIES", "127.0.0.1")
+        .env("PILLBOX_SIGNUPS", "open");
+}
+
+/// A POST from the client address `from`; the raw answer, for its headers.
+async fn post_from(server: &Server, from: &str, path: &str, body: Value) -> reqwest::Response {
+    common::client()
+        .post(server.url(path))
+        .header("X-Forwarded-For", from)
+        .json(&body)
         .send()
         .await
-        .unwrap();
-    assert_eq!(
-        response.status(),
-        StatusCode::TOO_MANY_REQUESTS,
-        "even the right password waits"
-    );
+        .unwrap()
+}
+
+async fn login_from(server: &Server, from: &str, email: &str, password: &str) -> reqwest::Response {
+    post_from(
+        server,
+        from,
+        "/api/auth/login",
+        json!({ "email": email, "password": password }),
+    )
+    .await
+}
+
+async fn check_requirements_from(server: &Server, from: &str, email: &str, password: &str) -> StatusCode {
+    post_from(
+        server,
+        from,
+        "/api/auth/2fa/check-login-requirements",
+        json!({ "email": email, "password": password }),
+    )
+    .await
+    .status()
+}
+
+async fn verify_from(server: &Server, from: &str, token: &str) -> reqwest::Response {
+    common::client()
+        .get(server.url(&format!("/api/auth/verify-email/{token}")))
+        .header("X-Forwarded-For", from)
+        .send()
+        .await
+        .unwrap()
+}
+
+async fn resend_from(server: &Server, from: &str, email: &str) -> reqwest::Response {
+    post_from(
+        server,
+        from,
+        "/api/auth/resend-verification",
+        json!({ "email": email }),
+    )
+    .await
+}
+
+/// Asserts a 429 `rate_limited` answer and returns its Retry-After in seconds.
+async fn assert_limited(response: reqwest::Response) -> u64 {
+    assert_eq!(response.status(), StatusCode::TOO_MANY_REQUESTS);
     let retry: u64 = response.headers()["retry-after"]
         .to_str()
         .unwrap()
         .parse()
         .unwrap();
-    assert!((1..=900).contains(&retry), "{retry}");
     let body = response.json::<Value>().await.unwrap();
     assert_eq!(body["success"], false);
     assert_eq!(
         (body["message"].as_str(), code_of(&body)),
         (Some("Too many attempts. Please try again later."), "rate_limited")
     );
+    retry
 }
 
 #[tokio::test]
-async fn a_mistyped_password_in_the_web_app_counts_once() {
-    // The web app checks the two-factor requirements, then signs in: one attempt, two calls.
-    let server = Server::start();
+async fn wrong_passwords_from_one_address_do_not_lock_the_owner_out_from_another() {
+    let server = Server::start_with(behind_a_proxy);
     register(&server, "ann@example.org").await;
-    for _ in 0..9 {
-        let body = json!({ "email": "ann@example.org", "password": "typo" });
-        let (status, _) = post(&server, "/api/auth/2fa/check-login-requirements", None, body).await;
-        assert_eq!(status, StatusCode::OK);
+    let attacker = "198.51.100.7";
+    let owner = "203.0.113.20";
+    for i in 0..5 {
+        let response = login_from(&server, attacker, "ann@example.org", &format!("guess {i}")).await;
+        assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+    }
+    let retry = assert_limited(login_from(&server, attacker, "ann@example.org", PASSWORD).await).await;
+    assert!((1..=30).contains(&retry), "the first wait is 30 s: {retry}");
+
+    let response = login_from(&server, owner, "ann@example.org", PASSWORD).await;
+    assert_eq!(response.status(), StatusCode::OK, "the owner signs in from home");
+    assert_limited(login_from(&server, attacker, "ann@example.org", "guess 6").await).await;
+    assert_eq!(
+        login_from(&server, owner, "ann@example.org", "a typo")
+            .await
+            .status(),
+        StatusCode::UNAUTHORIZED,
+        "the owner's own typo is just a wrong password"
+    );
+}
+
+#[tokio::test]
+async fn the_account_ceiling_bounds_a_guesser_with_many_addresses() {
+    let server = Server::start_with(behind_a_proxy);
+    register(&server, "ann@example.org").await;
+    register(&server, "bob@example.org").await;
+    // 100 wrong passwords from 20 addresses, each within its own free failures.
+    for i in 0..100 {
+        let from = format!("198.51.100.{}", i / 5);
+        let response = login_from(&server, &from, "ann@example.org", &format!("guess {i}")).await;
+        assert_eq!(response.status(), StatusCode::UNAUTHORIZED, "try {i}");
+    }
+    let fresh = "203.0.113.20";
+    let retry = assert_limited(login_from(&server, fresh, "ann@example.org", PASSWORD).await).await;
+    assert!((1..=3600).contains(&retry), "{retry}");
+    assert_eq!(
+        login_from(&server, fresh, "bob@example.org", PASSWORD)
+            .await
+            .status(),
+        StatusCode::OK,
+        "other accounts are not held up"
+    );
+}
+
+#[tokio::test]
+async fn the_requirement_check_shares_the_sign_in_budget() {
+    let server = Server::start_with(behind_a_proxy);
+    register(&server, "ann@example.org").await;
+
+    // The web app checks the requirements, then signs in with the same password: one typo,
+    // two calls, one failure. Four typos stay within the free five.
+    let laptop = "203.0.113.20";
+    for i in 0..4 {
+        let typo = format!("typo {i}");
         assert_eq!(
-            login(&server, "ann@example.org", "typo", None).await.0,
-            StatusCode::UNAUTHORIZED
+            check_requirements_from(&server, laptop, "ann@example.org", &typo).await,
+            StatusCode::OK
         );
+        let response = login_from(&server, laptop, "ann@example.org", &typo).await;
+        assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
     }
     assert_eq!(
-        login(&server, "ann@example.org", PASSWORD, None).await.0,
+        login_from(&server, laptop, "ann@example.org", PASSWORD)
+            .await
+            .status(),
         StatusCode::OK,
-        "nine typos do not lock the account"
+        "four typos do not hold the owner up"
     );
+
+    // Guessing through the check alone spends the same budget as signing in.
+    let guesser = "198.51.100.7";
+    for i in 0..5 {
+        assert_eq!(
+            check_requirements_from(&server, guesser, "ann@example.org", &format!("guess {i}")).await,
+            StatusCode::OK,
+            "a wrong password looks like an account without two-factor"
+        );
+    }
+    assert_limited(login_from(&server, guesser, "ann@example.org", PASSWORD).await).await;
+    assert_limited(
+        post_from(
+            &server,
+            guesser,
+            "/api/auth/2fa/check-login-requirements",
+            json!({ "email": "ann@example.org", "password": "guess 5" }),
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(
+        login_from(&server, laptop, "ann@example.org", PASSWORD)
+            .await
+            .status(),
+        StatusCode::OK
+    );
+}
+
+#[tokio::test]
+async fn verification_links_and_resends_are_rate_limited() {
+    let smtp = SmtpSink::start();
+    let server = Server::start_with(|c| {
+        smtp.configure(c);
+        behind_a_proxy(c);
+    });
+    let (status, _) = post(
+        &server,
+        "/api/auth/register",
+        None,
+        json!({ "email": "ann@example.org", "password": PASSWORD }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED);
+
+    // Guessing verification links: ten unknown links per address and hour.
+    let guesser = "198.51.100.7";
+    for i in 0..10 {
+        let response = verify_from(&server, guesser, &format!("guess-{i}")).await;
+        assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+    }
+    assert_limited(verify_from(&server, guesser, "guess-10").await).await;
+    assert_eq!(
+        verify_from(&server, "203.0.113.20", "guess-11").await.status(),
+        StatusCode::BAD_REQUEST,
+        "another address is not held up"
+    );
+
+    // New links: three per account and hour, from any address; ten per address.
+    for _ in 0..3 {
+        let response = resend_from(&server, "203.0.113.20", "ann@example.org").await;
+        assert_eq!(response.status(), StatusCode::OK);
+    }
+    assert_limited(resend_from(&server, "203.0.113.21", "ann@example.org").await).await;
+    for i in 0..10 {
+        let response = resend_from(&server, guesser, &format!("nobody{i}@example.org")).await;
+        assert_eq!(response.status(), StatusCode::OK);
+    }
+    assert_limited(resend_from(&server, guesser, "nobody10@example.org").await).await;
+    assert_eq!(smtp.wait_for("ann@example.org", 4).to, "ann@example.org");
 }
 
 #[tokio::test]
@@ -689,7 +944,7 @@ async fn email_two_factor_codes() {
     let smtp = SmtpSink::start();
     let server = Server::start_with(|c| {
         smtp.configure(c);
-        c.env("PILLBOX_SIGNUPS", "open");
+        behind_a_proxy(c);
     });
     let token = verified_account(&server, &smtp, "ann@example.org").await;
     verified_account(&server, &smtp, "plain@example.org").await;
@@ -822,7 +1077,7 @@ async fn email_two_factor_codes() {
         "a code works once"
     );
 
-    // Five wrong tries use a code up.
+    // Five wrong tries use a code up, from whichever addresses they come.
     assert_eq!(
         post(&server, "/api/auth/2fa/generate-otp", None, generate.clone())
             .await
@@ -831,11 +1086,10 @@ async fn email_two_factor_codes() {
     );
     let code = code_from(&smtp.wait_for("ann@example.org", 3));
     let wrong = if code == "000000" { "111111" } else { "000000" };
-    for _ in 0..5 {
-        assert_eq!(
-            login(&server, "ann@example.org", PASSWORD, Some(wrong)).await.0,
-            StatusCode::UNAUTHORIZED
-        );
+    for i in 0..5 {
+        let body = json!({ "email": "ann@example.org", "password": PASSWORD, "code": wrong });
+        let response = post_from(&server, &format!("198.51.100.{i}"), "/api/auth/login", body).await;
+        assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
     }
     assert_eq!(
         login(&server, "ann@example.org", PASSWORD, Some(&code)).await.0,

@@ -18,6 +18,7 @@ use crate::secrets::{self, Secrets};
 use crate::services::accounts::AuthLimits;
 use crate::services::backup;
 use crate::services::jobs::{BackupStatus, DataJobs};
+use crate::services::sessions::RevokedSessions;
 use crate::version::VERSION;
 
 #[derive(Args)]
@@ -58,11 +59,13 @@ pub fn run(args: ServeArgs) -> CliResult {
             tracing::info!("e-mail is off (no smtp.host): new accounts are verified at once, e-mail reminders are unavailable");
         }
         let registration_limit = settings.registration_limit;
+        // One clock for the API and the reminder engine: a test that moves it moves both.
+        let clock = Clock::system();
+        let revoked_sessions = RevokedSessions::load(&writer, clock.now().timestamp())
+            .map_err(|e| format!("cannot read the signed-out sessions: {e}"))?;
         let db = Db::new(paths.database.clone(), writer);
         let settings = Arc::new(settings);
         let mailer = Arc::new(mailer);
-        // One clock for the API and the reminder engine: a test that moves it moves both.
-        let clock = Clock::system();
         let engine = Arc::new(engine(&db, &settings, &secrets, &mailer, clock.clone())?);
         let backup_status = BackupStatus::default();
         let data_jobs = DataJobs {
@@ -80,6 +83,7 @@ pub fn run(args: ServeArgs) -> CliResult {
             secrets: Arc::new(secrets),
             mailer,
             limits: Arc::new(AuthLimits::new(registration_limit)),
+            revoked_sessions: Arc::new(revoked_sessions),
             trusted_proxies: Arc::new(trusted_proxies),
             engine: Arc::clone(&engine),
             backups_dir: Arc::new(paths.backups.clone()),

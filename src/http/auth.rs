@@ -1,4 +1,5 @@
-//! `/api/auth/*`: registration, sign-in, tokens, profile, e-mail verification, password.
+//! `/api/auth/*`: registration, sign-in, tokens and signing out, profile, e-mail
+//! verification, password.
 
 use axum::Json;
 use axum::extract::{Path, State};
@@ -170,6 +171,41 @@ pub async fn refresh(
     Ok(data(session))
 }
 
+/// Signs this session out on the server: its token is refused from now on (also by
+/// `refresh`). The account's other sessions stay signed in.
+#[utoipa::path(
+    post,
+    path = "/auth/logout",
+    tag = "auth",
+    responses(
+        (status = 200, description = "Signed out; the token no longer works", body = Message),
+    ),
+)]
+pub async fn logout(
+    State(state): State<AppState>,
+    headers: axum::http::HeaderMap,
+    _signed_in: AuthUser,
+) -> ApiResult<Json<Message>> {
+    let token = bearer_token(&headers).unwrap_or_default();
+    accounts(&state).logout(token, state.clock.now()).await?;
+    Ok(message("Signed out"))
+}
+
+/// Signs out every session of the account, this one included: each device is back at the
+/// sign-in page on its next request.
+#[utoipa::path(
+    post,
+    path = "/auth/logout-all",
+    tag = "auth",
+    responses(
+        (status = 200, description = "Every session of the account ended, this one too; sign in again", body = Message),
+    ),
+)]
+pub async fn logout_all(State(state): State<AppState>, AuthUser(user): AuthUser) -> ApiResult<Json<Message>> {
+    accounts(&state).logout_everywhere(user.id).await?;
+    Ok(message("Signed out of all devices"))
+}
+
 /// The signed-in person's profile.
 #[utoipa::path(
     get,
@@ -271,13 +307,18 @@ pub struct EmailVerified {
     responses(
         (status = 200, description = "The address is verified", body = EmailVerified),
         (status = 400, description = "Unknown or expired link (`invalid_token`; also `emailVerified: false`)", body = ErrorBody),
+        (status = 429, description = "Too many unknown links from this address (`rate_limited`)", body = ErrorBody),
     ),
 )]
 pub async fn verify_email(
     State(state): State<AppState>,
+    ClientIp(ip): ClientIp,
     Path(token): Path<String>,
 ) -> ApiResult<Json<EmailVerified>> {
-    if accounts(&state).verify_email(&token, state.clock.now()).await? {
+    if accounts(&state)
+        .verify_email(&ip.to_string(), &token, state.clock.now())
+        .await?
+    {
         Ok(Json(EmailVerified {
             success: true,
             email_verified: true,
@@ -372,6 +413,8 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(register))
         .routes(routes!(login))
         .routes(routes!(refresh))
+        .routes(routes!(logout))
+        .routes(routes!(logout_all))
         .routes(routes!(me, update_me, delete_me))
         .routes(routes!(verify_email))
         .routes(routes!(resend_verification))

@@ -40,6 +40,7 @@ use crate::secrets::Secrets;
 use crate::security::client_ip::IpNet;
 use crate::services::accounts::AuthLimits;
 use crate::services::jobs::BackupStatus;
+use crate::services::sessions::RevokedSessions;
 
 /// Request bodies above this answer 413.
 const BODY_LIMIT: usize = 1024 * 1024;
@@ -51,6 +52,8 @@ pub struct AppState {
     pub secrets: Arc<Secrets>,
     pub mailer: Arc<Mailer>,
     pub limits: Arc<AuthLimits>,
+    /// Tokens signed out one by one (loaded at start, kept in step with the database).
+    pub revoked_sessions: Arc<RevokedSessions>,
     pub trusted_proxies: Arc<Vec<IpNet>>,
     pub engine: Arc<Engine>,
     /// The data directory's `backups/`: instance snapshots and each person's auto-backups.

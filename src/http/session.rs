@@ -50,6 +50,7 @@ pub fn accounts(state: &AppState) -> Accounts<'_> {
     Accounts {
         db: &state.db,
         limits: &state.limits,
+        revoked: &state.revoked_sessions,
         mailer: &state.mailer,
         key: &state.secrets.jwt_key,
         signups: state.settings.signups,

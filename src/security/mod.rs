@@ -6,4 +6,5 @@ pub mod codes;
 pub mod password;
 pub mod rate_limit;
 pub mod session;
+pub mod sign_in_budget;
 pub mod totp;

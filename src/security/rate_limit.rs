@@ -1,4 +1,4 @@
-//! In-memory sliding-window rate limits, keyed by account and by client address.
+//! In-memory sliding-window rate limits, keyed by account or by client address.
 //! They protect sign-in, code checks, code sending and verification e-mails. A restart
 //! forgets them, which is acceptable for a single-instance server.
 
@@ -67,11 +67,6 @@ impl RateLimiter {
         }
     }
 
-    /// Forgets `key`'s failures after a success.
-    pub fn clear(&self, key: &str) {
-        self.hits.lock().unwrap_or_else(|p| p.into_inner()).remove(key);
-    }
-
     fn expire(&self, entries: &mut VecDeque<Instant>, now: Instant) {
         while entries
             .front()
@@ -87,7 +82,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn refuses_after_max_tries_until_cleared() {
+    fn refuses_after_max_tries() {
         let limiter = RateLimiter::new(3, Duration::from_secs(900));
         for _ in 0..2 {
             assert_eq!(limiter.hit("a"), Ok(()));
@@ -98,8 +93,6 @@ mod tests {
         };
         assert!((899..=900).contains(&wait), "{wait}");
         assert_eq!(limiter.hit("b"), Ok(()), "other keys are unaffected");
-        limiter.clear("a");
-        assert_eq!(limiter.hit("a"), Ok(()));
     }
 
     #[test]

@@ -1,8 +1,12 @@
-//! Session tokens: HS256 JWTs carrying the user id and the user's token version. Bumping the
-//! version in the database (password change, 2FA change, account deletion) kills every
-//! older token.
+//! Session tokens: HS256 JWTs carrying the user id, the user's token version and an id of
+//! their own. Bumping the version in the database (password change, 2FA change, signing out
+//! everywhere, account deletion) kills every older token; signing out revokes one token by
+//! its id.
 
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
+use rand_core::{OsRng, RngCore};
 use serde::{Deserialize, Serialize};
 
 /// A PWA on a phone stays signed in; the app refreshes its token on every start.
@@ -14,6 +18,25 @@ pub struct Claims {
     pub ver: i64,
     pub iat: i64,
     pub exp: i64,
+    /// 128 random bits naming this token, so that it alone can be signed out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jti: Option<String>,
+}
+
+impl Claims {
+    /// The id that revokes this one token: its `jti`, or for a token issued before tokens
+    /// had one, its user and issue time (tokens of the same second go together).
+    pub fn session_id(&self) -> String {
+        self.jti
+            .clone()
+            .unwrap_or_else(|| format!("{}@{}", self.sub, self.iat))
+    }
+}
+
+fn new_token_id() -> String {
+    let mut bytes = [0u8; 16];
+    OsRng.fill_bytes(&mut bytes);
+    B64.encode(bytes)
 }
 
 /// A token issued at `now` (Unix seconds).
@@ -28,6 +51,7 @@ pub fn issue(
         ver: token_version,
         iat: now,
         exp: now + LIFETIME_SECS,
+        jti: Some(new_token_id()),
     };
     jsonwebtoken::encode(
         &Header::new(Algorithm::HS256),
@@ -59,6 +83,12 @@ mod tests {
         let token = issue(key, 42, 3, now).unwrap();
         let claims = decode(key, &token, now).unwrap();
         assert_eq!((claims.sub, claims.ver), (42, 3));
+        let again = decode(key, &issue(key, 42, 3, now).unwrap(), now).unwrap();
+        assert_ne!(
+            claims.session_id(),
+            again.session_id(),
+            "two tokens of the same second are told apart"
+        );
         assert!(decode(b"another key another key another!", &token, now).is_none());
         let mut parts: Vec<&str> = token.split('.').collect();
         let forged = issue(key, 43, 3, now).unwrap();
@@ -77,6 +107,7 @@ mod tests {
             ver: 0,
             iat: 0,
             exp: chrono::Utc::now().timestamp() - 1,
+            jti: None,
         };
         let token = jsonwebtoken::encode(
             &Header::new(Algorithm::HS256),
@@ -86,9 +117,11 @@ mod tests {
         .unwrap();
         let now = chrono::Utc::now().timestamp();
         assert!(decode(key, &token, now).is_none());
-        assert!(
-            decode(key, &token, now - 2).is_some(),
-            "valid on a clock that is behind"
+        let old = decode(key, &token, now - 2).expect("valid on a clock that is behind");
+        assert_eq!(
+            old.session_id(),
+            "1@0",
+            "a token without an id is named by user and time"
         );
     }
 }

@@ -11,6 +11,7 @@ use rusqlite::Connection;
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use super::sessions::RevokedSessions;
 use super::{
     ErrorCode, Problem, ServiceError, ServiceResult, conflict, invalid, not_found, rejected, user_backups,
 };
@@ -20,7 +21,9 @@ use crate::db::Db;
 use crate::mailer::{Email, Mailer, button, escape_html};
 use crate::security::codes::{self, BACKUP_CODE_COUNT, BACKUP_CODE_LENGTH};
 use crate::security::rate_limit::{Limited, RateLimiter};
+use crate::security::sign_in_budget::{self, SignInBudget, Verdict};
 use crate::security::{password, session, totp};
+use crate::store::sessions;
 use crate::store::users::{self, TwoFactor, User};
 
 pub const EMAIL_CODE_MINUTES: i64 = 10;
@@ -33,54 +36,22 @@ pub const MAX_NAME_LENGTH: usize = 100;
 const EMAIL_CODE: &str = "email-code";
 const BACKUP_CODE: &str = "backup-code";
 
-/// Failed checks counted per account and per client address.
-pub struct FailureLimits {
-    pub per_account: RateLimiter,
-    pub per_client: RateLimiter,
-}
-
-impl FailureLimits {
-    fn new(per_account: usize, per_client: usize, window: Duration) -> FailureLimits {
-        FailureLimits {
-            per_account: RateLimiter::new(per_account, window),
-            per_client: RateLimiter::new(per_client, window),
-        }
-    }
-
-    /// Counts a try before it runs (so parallel tries cannot slip past the limit); a try
-    /// that succeeds is then `forgive`n.
-    pub fn attempt(&self, account: &str, client: &str) -> Result<(), Limited> {
-        self.per_account.hit(account)?;
-        self.per_client
-            .hit(client)
-            .inspect_err(|_| self.per_account.forgive(account))
-    }
-
-    pub fn forgive(&self, account: &str, client: &str) {
-        self.per_account.forgive(account);
-        self.per_client.forgive(client);
-    }
-
-    /// Counts a failure found after the fact (a wrong code after the right password).
-    pub fn record(&self, account: &str, client: &str) {
-        self.per_account.record(account);
-        self.per_client.record(client);
-    }
-}
-
-/// The rate limits of the sign-in and code paths (DESIGN §5).
+/// The rate limits of the sign-in and code paths (DESIGN §5; the numbers are in the README).
 pub struct AuthLimits {
-    /// Failed password or code checks when signing in (and changing the password).
-    pub sign_in: FailureLimits,
-    /// Wrong passwords at the two-factor requirement check. Kept apart from `sign_in`: the
-    /// web app checks the requirements before every sign-in, and one typo must count once.
-    pub requirement_checks: FailureLimits,
+    /// Wrong passwords and sign-in codes: per account and address with backoff, with
+    /// ceilings per account and per address. The two-factor requirement check shares it.
+    pub sign_in: SignInBudget,
+    /// Codes checked by a signed-in session (completing the authenticator set-up, turning
+    /// two-factor off with a backup code), per account.
+    pub session_code_checks: RateLimiter,
     /// E-mail codes sent per account and per client address.
     pub codes_per_account: RateLimiter,
     pub codes_per_client: RateLimiter,
     /// Verification e-mails per address and per client address.
     pub verification_per_account: RateLimiter,
     pub verification_per_client: RateLimiter,
+    /// Verification links that were unknown or expired, per client address.
+    pub verify_failures_per_client: RateLimiter,
     /// New accounts per client address (when sign-ups are open).
     pub registrations_per_client: RateLimiter,
     /// Take-link requests (look-ups and logs) per client address.
@@ -93,12 +64,13 @@ impl AuthLimits {
         let quarter_hour = Duration::from_secs(15 * 60);
         let hour = Duration::from_secs(3600);
         AuthLimits {
-            sign_in: FailureLimits::new(10, 30, quarter_hour),
-            requirement_checks: FailureLimits::new(10, 30, quarter_hour),
+            sign_in: SignInBudget::new(sign_in_budget::POLICY),
+            session_code_checks: RateLimiter::new(10, quarter_hour),
             codes_per_account: RateLimiter::new(5, quarter_hour),
             codes_per_client: RateLimiter::new(20, quarter_hour),
             verification_per_account: RateLimiter::new(3, hour),
             verification_per_client: RateLimiter::new(10, hour),
+            verify_failures_per_client: RateLimiter::new(10, hour),
             registrations_per_client: RateLimiter::new(registrations_per_hour as usize, hour),
             take_links_per_client: RateLimiter::new(60, quarter_hour),
         }
@@ -566,11 +538,13 @@ fn account_key(email: &str) -> String {
     email.trim().to_lowercase()
 }
 
-/// What the account services use of the server: the database, the rate limits, the mailer,
-/// the instance key (session tokens and code hashes) and the sign-up policy.
+/// What the account services use of the server: the database, the rate limits, the signed-out
+/// sessions, the mailer, the instance key (session tokens and code hashes) and the sign-up
+/// policy.
 pub struct Accounts<'a> {
     pub db: &'a Db,
     pub limits: &'a AuthLimits,
+    pub revoked: &'a RevokedSessions,
     pub mailer: &'a Arc<Mailer>,
     pub key: &'a [u8],
     pub signups: Signups,
@@ -597,11 +571,45 @@ impl Accounts<'_> {
         let Some(claims) = session::decode(self.key, token, now.timestamp()) else {
             return Ok(None);
         };
+        if self.revoked.contains(&claims.session_id()) {
+            return Ok(None);
+        }
         let user = self
             .db
             .read(move |conn| users::find_by_id(conn, claims.sub).map_err(ServiceError::from))
             .await?;
         Ok(user.filter(|u| u.token_version == claims.ver))
+    }
+
+    /// Signs this one token out: it is refused from now on, the account's other sessions
+    /// stay. The caller has checked the token.
+    pub async fn logout(&self, token: &str, now: DateTime<Utc>) -> AccountResult<()> {
+        let Some(claims) = session::decode(self.key, token, now.timestamp()) else {
+            return Err(unauthorized(
+                ErrorCode::SessionExpired,
+                "Invalid or expired session",
+            ));
+        };
+        let id = claims.session_id();
+        let (user_id, expires_at, now) = (claims.sub, claims.exp, now.timestamp());
+        let stored = id.clone();
+        self.db
+            .write(move |conn| {
+                sessions::prune(conn, now)?;
+                sessions::revoke(conn, &stored, user_id, expires_at).map_err(ServiceError::from)
+            })
+            .await?;
+        self.revoked.remember(id, expires_at, now);
+        Ok(())
+    }
+
+    /// Signs every session of the account out, the caller's included.
+    pub async fn logout_everywhere(&self, user_id: i64) -> ServiceResult<()> {
+        self.db
+            .write(move |conn| users::bump_token_version(conn, user_id).map_err(ServiceError::from))
+            .await?;
+        tracing::info!(user = user_id, "signed out of all devices");
+        Ok(())
     }
 
     /// A fresh session for a valid token.
@@ -672,11 +680,33 @@ impl Accounts<'_> {
         })
     }
 
+    /// Checks a password against the sign-in budget of `account` from `client`: refused while
+    /// the budget says wait; a wrong guess already charged is answered without checking.
+    async fn budgeted_password_check(
+        &self,
+        account: &str,
+        client: &str,
+        password: String,
+        stored: Option<String>,
+    ) -> AccountResult<bool> {
+        let budget = &self.limits.sign_in;
+        let guess = budget.fingerprint(account, stored.as_deref(), &password);
+        if budget.begin(account, client, Some(&guess))? == Verdict::Repeat {
+            return Ok(false);
+        }
+        if check_password(password, stored).await {
+            budget.passed(account, client);
+            Ok(true)
+        } else {
+            budget.failed(account, client, Some(guess));
+            Ok(false)
+        }
+    }
+
     /// The password step: the user and their two-factor settings when the password is right.
-    /// Failures count against the account and the client address.
+    /// Failures count against the sign-in budget of the account and the client address.
     pub async fn password_step(
         &self,
-        limits: &FailureLimits,
         client: &str,
         email: &str,
         password: String,
@@ -685,7 +715,6 @@ impl Accounts<'_> {
             return Err(rejected(ErrorCode::CredentialsRequired, "Email and password are required").into());
         }
         let account = account_key(email);
-        limits.attempt(&account, client)?;
         let lookup = email.trim().to_owned();
         let found = self
             .db
@@ -697,12 +726,13 @@ impl Accounts<'_> {
                 Ok::<_, ServiceError>(Some((user, tf)))
             })
             .await?;
+        // An unknown address is checked (and charged) like a wrong password.
         let stored = found.as_ref().map(|(user, _)| user.password_hash.clone());
+        let right = self
+            .budgeted_password_check(&account, client, password, stored)
+            .await?;
         match found {
-            Some(found) if check_password(password, stored).await => {
-                limits.forgive(&account, client);
-                Ok(found)
-            }
+            Some(found) if right => Ok(found),
             _ => Err(unauthorized(
                 ErrorCode::InvalidCredentials,
                 "Invalid email or password",
@@ -720,9 +750,7 @@ impl Accounts<'_> {
         code: Option<&str>,
         now: DateTime<Utc>,
     ) -> AccountResult<User> {
-        let (user, tf) = self
-            .password_step(&self.limits.sign_in, client, email, password)
-            .await?;
+        let (user, tf) = self.password_step(client, email, password).await?;
         if !user.email_verified && self.mailer.is_configured() {
             return Err(AccountError::EmailNotVerified);
         }
@@ -744,11 +772,11 @@ impl Accounts<'_> {
                 })
                 .await?;
             if accepted.is_none() {
-                self.limits.sign_in.record(&account, client);
+                self.limits.sign_in.charge(&account, client);
                 return Err(unauthorized(ErrorCode::InvalidCode, "Invalid verification code"));
             }
         }
-        self.limits.sign_in.per_account.clear(&account);
+        self.limits.sign_in.signed_in(&account, client);
         Ok(user)
     }
 
@@ -794,8 +822,9 @@ impl Accounts<'_> {
         if email.trim().is_empty() || password.is_empty() {
             return Ok(Requirements::default());
         }
-        let limits = &self.limits.requirement_checks;
-        match self.password_step(limits, client, email, password).await {
+        // The same budget as sign-in: the web app sends the same password to both, and a
+        // repeated wrong one is charged once.
+        match self.password_step(client, email, password).await {
             Ok((_, tf)) if tf.enabled() => Ok(Requirements {
                 methods: methods_of(&tf),
                 preferred: preference_of(&tf),
@@ -815,9 +844,7 @@ impl Accounts<'_> {
         method: &str,
         now: DateTime<Utc>,
     ) -> AccountResult<&'static str> {
-        let (user, tf) = self
-            .password_step(&self.limits.sign_in, client, email, password)
-            .await?;
+        let (user, tf) = self.password_step(client, email, password).await?;
         match method {
             "totp" if tf.totp_secret.is_some() => Ok("Enter the code from your authenticator app"),
             "email" if tf.email_enabled => {
@@ -859,9 +886,11 @@ impl Accounts<'_> {
             return Err(rejected(ErrorCode::PasswordRequired, "Please enter your password").into());
         }
         let account = account_key(&user.email);
-        self.limits.sign_in.attempt(&account, client)?;
-        if check_password(password, Some(user.password_hash.clone())).await {
-            self.limits.sign_in.forgive(&account, client);
+        let stored = Some(user.password_hash.clone());
+        if self
+            .budgeted_password_check(&account, client, password, stored)
+            .await?
+        {
             Ok(())
         } else {
             Err(rejected(ErrorCode::PasswordIncorrect, "Password is incorrect").into())
@@ -929,9 +958,13 @@ impl Accounts<'_> {
 
     /// Marks the address of a verification link's account as verified; false for a link
     /// that is unknown or expired.
-    pub async fn verify_email(&self, token: &str, now: DateTime<Utc>) -> ServiceResult<bool> {
+    /// Unknown links count against the client address (counted before the look-up, so
+    /// parallel guesses cannot slip past the limit; a good link is forgiven).
+    pub async fn verify_email(&self, client: &str, token: &str, now: DateTime<Utc>) -> AccountResult<bool> {
+        self.limits.verify_failures_per_client.hit(client)?;
         let hash = codes::hash_link_token(token.trim());
-        self.db
+        let verified = self
+            .db
             .write(move |conn| {
                 let tx = conn.transaction()?;
                 let Some(user_id) = users::verification_user(&tx, &hash, &clock::stamp(now))? else {
@@ -939,9 +972,13 @@ impl Accounts<'_> {
                 };
                 users::mark_verified(&tx, user_id)?;
                 tx.commit()?;
-                Ok(true)
+                Ok::<_, ServiceError>(true)
             })
-            .await
+            .await?;
+        if verified {
+            self.limits.verify_failures_per_client.forgive(client);
+        }
+        Ok(verified)
     }
 
     /// Sends a new verification link when the address has an account waiting. The outcome is
@@ -998,11 +1035,13 @@ impl Accounts<'_> {
         now: DateTime<Utc>,
     ) -> AccountResult<SignedIn> {
         let account = account_key(&user.email);
-        self.limits.sign_in.attempt(&account, client)?;
-        if !check_password(current, Some(user.password_hash.clone())).await {
+        let stored = Some(user.password_hash.clone());
+        if !self
+            .budgeted_password_check(&account, client, current, stored)
+            .await?
+        {
             return Err(rejected(ErrorCode::PasswordIncorrect, "Current password is incorrect").into());
         }
-        self.limits.sign_in.forgive(&account, client);
         validate_new_password(&new).map_err(ServiceError::Invalid)?;
         let hash = hash_password(new).await.map_err(AccountError::Internal)?;
         let id = user.id;
@@ -1155,7 +1194,7 @@ impl Accounts<'_> {
     pub async fn complete_totp(&self, user: &User, otp: &str, now: DateTime<Utc>) -> AccountResult<Enabled> {
         // Counted before the check, forgiven unless the code was wrong.
         let account = format!("user:{}", user.id);
-        self.limits.sign_in.per_account.hit(&account)?;
+        self.limits.session_code_checks.hit(&account)?;
         let otp = otp.trim().to_owned();
         let unix = u64::try_from(now.timestamp()).unwrap_or_default();
         let result = self
@@ -1175,7 +1214,7 @@ impl Accounts<'_> {
             })
             .await;
         if !is_problem(&result, ErrorCode::InvalidCode) {
-            self.limits.sign_in.per_account.forgive(&account);
+            self.limits.session_code_checks.forgive(&account);
         }
         let (codes, token, tf) = result?;
         Ok(Enabled {
@@ -1200,7 +1239,7 @@ impl Accounts<'_> {
         }
         let method = method.map(TwoFactorMethod::parse).transpose()?;
         let account = format!("user:{}", user.id);
-        self.limits.sign_in.per_account.hit(&account)?;
+        self.limits.session_code_checks.hit(&account)?;
         let key = self.key.to_vec();
         let user_id = user.id;
         let result = self
@@ -1234,7 +1273,7 @@ impl Accounts<'_> {
             })
             .await;
         if !is_problem(&result, ErrorCode::InvalidBackupCode) {
-            self.limits.sign_in.per_account.forgive(&account);
+            self.limits.session_code_checks.forgive(&account);
         }
         let (_, token, tf) = result?;
         Ok(Disabled {

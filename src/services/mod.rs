@@ -15,6 +15,7 @@ pub mod push_subscriptions;
 pub mod reminders;
 pub mod report;
 pub mod retention;
+pub mod sessions;
 pub mod stock;
 pub mod user_backups;
 pub mod user_settings;

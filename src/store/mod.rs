@@ -7,5 +7,6 @@ pub mod medications;
 pub mod notify_prefs;
 pub mod push_subscriptions;
 pub mod reminders;
+pub mod sessions;
 pub mod settings;
 pub mod users;
