@@ -24,13 +24,20 @@ export async function registerUser(request: APIRequestContext): Promise<TestUser
   return { email, password, token: body.data.token, user: body.data.user };
 }
 
-/** Opens the app once, stores the session the way the app does, and opens `path`. */
+/**
+ * Opens the app once, stores a session of its own for this page the way the app does, and
+ * opens `path`. Each page gets a fresh token (from `refresh`), so a page that signs out ends
+ * only its own session, never `user.token` that tests call the API with.
+ */
 export async function signIn(page: Page, user: TestUser, path = '/'): Promise<void> {
+  const response = await page.request.post('/api/auth/refresh', { data: { token: user.token } });
+  expect(response.status(), await response.text()).toBe(200);
+  const session = (await response.json()) as { data: { token: string } };
   await page.goto('/login');
   await page.evaluate(({ token, record }) => {
     localStorage.setItem('token', token);
     localStorage.setItem('user', JSON.stringify(record));
-  }, { token: user.token, record: user.user });
+  }, { token: session.data.token, record: user.user });
   await page.goto(path);
 }
 
@@ -42,7 +49,8 @@ export async function serverVersion(request: APIRequestContext): Promise<string>
 }
 
 export const test = base.extend<object, { account: TestUser }>({
-  // One account per worker: enough for the shell tests, and sign-out is client-side only.
+  // One account per worker: enough for the shell tests; each page signs in with a session of
+  // its own (see signIn), so signing out there leaves the account's token working.
   account: [
     async ({ playwright }, use, workerInfo) => {
       const request = await playwright.request.newContext({

@@ -1,6 +1,6 @@
 import { ApiError, apiRequest, isJsonObject, type Json } from './client';
 import { nonEmptyString, parseMethod, parseMethods, payloadOf } from './parse';
-import { clearSession } from './session';
+import { clearSession, getStoredToken } from './session';
 import type { AuthSession, LoginRequirements, RegisterResult, User, VerificationResult } from './types';
 
 function optionalString(value: Json | undefined): string | null | undefined {
@@ -149,8 +149,27 @@ export async function resendVerification(email: string): Promise<boolean> {
   return isJsonObject(body) && body.success === true;
 }
 
-/** Signing out is client-side: the token and the user record leave the browser. */
-export function logout(): void {
+/**
+ * Signs out: the server ends this session's token (POST /api/auth/logout), and the token and
+ * the user record leave the browser at once, whether or not the server could be reached.
+ */
+export function logout(): Promise<void> {
+  const token = getStoredToken();
+  clearSession();
+  if (token === null) return Promise.resolve();
+  // Already ended, or offline: the browser has forgotten it all the same.
+  return apiRequest('/api/auth/logout', { method: 'POST', token }).then(
+    () => undefined,
+    () => undefined,
+  );
+}
+
+/**
+ * Ends every session of the account on the server, this one included (POST
+ * /api/auth/logout-all); then this browser forgets its session too.
+ */
+export async function logoutAll(): Promise<void> {
+  await apiRequest('/api/auth/logout-all', { method: 'POST' });
   clearSession();
 }
 

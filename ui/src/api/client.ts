@@ -70,6 +70,8 @@ export interface RequestOptions {
    * sent, and a 401 answer is about the request, not about the session.
    */
   anonymous?: boolean;
+  /** The session to send instead of the stored one (signing out forgets it before the answer). */
+  token?: string;
 }
 
 let unauthorizedHandler: (() => void) | null = null;
@@ -100,7 +102,7 @@ async function readJson(response: Response): Promise<Json> {
 export async function apiRequest(path: string, options: RequestOptions = {}): Promise<Json> {
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (options.body !== undefined) headers['Content-Type'] = 'application/json';
-  const token = options.anonymous ? null : getStoredToken();
+  const token = options.anonymous ? null : (options.token ?? getStoredToken());
   if (token) headers.Authorization = `Bearer ${token}`;
 
   const response = await send(

@@ -7,6 +7,7 @@ export {
   getMe,
   login,
   logout,
+  logoutAll,
   refreshToken,
   register,
   requiresEmailVerification,

@@ -1,7 +1,7 @@
 import { act, fireEvent, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { jsonResponse, mockFetch, sessionRoutes } from '../test/fetchMock';
+import { jsonResponse, mockFetch, requestUrl, sessionRoutes } from '../test/fetchMock';
 import { renderApp } from '../test/renderApp';
 
 const USER = { id: 5, email: 'alex@example.com', firstName: null, lastName: null };
@@ -80,14 +80,19 @@ describe('sidebar', () => {
     expect((await screen.findByTestId('user-initial')).textContent).toBe('Z');
   });
 
-  it('Sign Out clears the stored session and goes to /login', async () => {
-    serverWithVersion(() => jsonResponse({ success: true, data: { version: '1' } }));
+  it('Sign Out ends the session on the server, clears the stored session and goes to /login', async () => {
+    const fetchMock = serverWithVersion(() => jsonResponse({ success: true, data: { version: '1' } }));
     const sidebar = await renderSignedIn('/settings');
+    const token = localStorage.getItem('token');
     await userEvent.click(within(sidebar).getByRole('button', { name: 'Sign Out' }));
     expect(screen.getByTestId('location').textContent).toBe('/login');
     expect(localStorage.getItem('token')).toBeNull();
     expect(localStorage.getItem('user')).toBeNull();
     expect(screen.queryByTestId('sidebar')).toBeNull();
+    const logouts = fetchMock.mock.calls.filter(([url]) => requestUrl(url) === '/api/auth/logout');
+    expect(logouts.map(([, init]) => [init?.method, (init?.headers as Record<string, string>).Authorization])).toEqual([
+      ['POST', `Bearer ${token}`],
+    ]);
   });
 
   it('still signs out to /login when the browser storage fails', async () => {

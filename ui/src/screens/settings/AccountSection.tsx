@@ -73,11 +73,58 @@ export function DeleteAccountDialog({ onClose }: { onClose: () => void }) {
   );
 }
 
+/** Ends every session of the account, this device's too, after a confirmation. */
+export function SignOutEverywhereDialog({ onClose }: { onClose: () => void }) {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const { logout } = useAuth();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  const confirm = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      await api.logoutAll();
+      logout();
+      void navigate('/login', { replace: true });
+    } catch (err) {
+      setError(errorText(t, err, 'settings.account.signOutAllFailed'));
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Dialog
+      title={t('settings.account.signOutAllTitle')}
+      onClose={busy ? undefined : onClose}
+      actions={
+        <>
+          <button type="button" className="button button-secondary" onClick={onClose} disabled={busy}>
+            {t('common.cancel')}
+          </button>
+          <button type="button" className="button button-danger" onClick={() => void confirm()} disabled={busy} data-autofocus>
+            {busy ? t('settings.account.signingOutAll') : t('settings.account.signOutAllConfirm')}
+          </button>
+        </>
+      }
+    >
+      <p>{t('settings.account.signOutAllWarning')}</p>
+      {error && (
+        <p className="form-error" role="alert">
+          {error}
+        </p>
+      )}
+    </Dialog>
+  );
+}
+
 export function AccountSection() {
   const { t } = useTranslation();
   const navigate = useNavigate();
   const { logout } = useAuth();
   const [deleting, setDeleting] = useState(false);
+  const [endingAll, setEndingAll] = useState(false);
 
   const signOut = () => {
     logout();
@@ -97,10 +144,14 @@ export function AccountSection() {
             </dd>
           </div>
         </dl>
+        <p className="card-text">{t('settings.account.signOutAllText')}</p>
         <div className="button-row">
           <button type="button" className="button button-secondary" onClick={signOut}>
             <SignOutIcon />
             <span>{t('nav.signOut')}</span>
+          </button>
+          <button type="button" className="button button-secondary" onClick={() => setEndingAll(true)}>
+            {t('settings.account.signOutAll')}
           </button>
         </div>
       </section>
@@ -116,6 +167,7 @@ export function AccountSection() {
       </section>
 
       {deleting && <DeleteAccountDialog onClose={() => setDeleting(false)} />}
+      {endingAll && <SignOutEverywhereDialog onClose={() => setEndingAll(false)} />}
     </>
   );
 }

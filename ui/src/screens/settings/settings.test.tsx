@@ -607,3 +607,54 @@ describe('account deletion', () => {
     expect(localStorage.getItem('token')).toBe('refreshed-token');
   });
 });
+
+describe('signing out of all devices', () => {
+  it('asks first, then ends every session on the server and returns to /login', async () => {
+    signIn();
+    const fetchMock = server({
+      'POST /api/auth/logout-all': () => jsonResponse({ success: true, message: 'Signed out of all devices' }),
+    });
+    renderApp('/settings?section=account');
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole('button', { name: 'Sign out of all devices' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Sign out of all devices?' });
+    expect(within(dialog).getByText(/this one included, will have to sign in again/)).toBeTruthy();
+    const calls = () => fetchMock.mock.calls.filter(([url]) => requestUrl(url) === '/api/auth/logout-all');
+    await user.click(within(dialog).getByRole('button', { name: 'Cancel' }));
+    expect(screen.queryByRole('dialog')).toBeNull();
+    expect(calls()).toHaveLength(0);
+
+    await user.click(screen.getByRole('button', { name: 'Sign out of all devices' }));
+    await user.click(within(await screen.findByRole('dialog')).getByRole('button', { name: 'Sign out everywhere' }));
+    expect(await screen.findByRole('heading', { name: 'Welcome back' })).toBeTruthy();
+    expect(screen.getByTestId('location').textContent).toBe('/login');
+    expect(localStorage.getItem('token')).toBeNull();
+    expect(calls().map(([, init]) => authHeader(init))).toEqual(['Bearer refreshed-token']);
+  });
+
+  it('says why when the server refuses, and keeps this session', async () => {
+    signIn();
+    server({
+      'POST /api/auth/logout-all': () =>
+        jsonResponse({ success: false, code: 'rate_limited', message: 'Too many attempts. Please try again later.' }, 429),
+    });
+    renderApp('/settings?section=account');
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole('button', { name: 'Sign out of all devices' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Sign out of all devices?' });
+    await user.click(within(dialog).getByRole('button', { name: 'Sign out everywhere' }));
+    expect((await within(dialog).findByRole('alert')).textContent).toBe('Too many attempts. Please try again later.');
+    expect(screen.getByTestId('location').textContent).toBe('/settings');
+    expect(localStorage.getItem('token')).toBe('refreshed-token');
+  });
+
+  it('says "Could not sign out of all devices" when the server gives no reason', async () => {
+    signIn();
+    server({ 'POST /api/auth/logout-all': () => new Response(null, { status: 500 }) });
+    renderApp('/settings?section=account');
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole('button', { name: 'Sign out of all devices' }));
+    await user.click(within(await screen.findByRole('dialog')).getByRole('button', { name: 'Sign out everywhere' }));
+    expect((await screen.findByRole('alert')).textContent).toBe('Could not sign out of all devices');
+  });
+});
