@@ -112,7 +112,7 @@ pub async fn register(
         (status = 400, description = "E-mail or password missing", body = ErrorBody),
         (status = 401, description = "`invalid_credentials`, `two_factor_required` or `invalid_code`", body = ErrorBody),
         (status = 403, description = "The address is not verified (`email_not_verified`)", body = ErrorBody),
-        (status = 429, description = "Too many failed attempts", body = ErrorBody),
+        (status = 429, description = "Too many failures from this address at this account, or at the account from everywhere (`rate_limited`, with Retry-After)", body = ErrorBody),
     ),
 )]
 pub async fn login(

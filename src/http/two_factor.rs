@@ -46,7 +46,9 @@ pub struct LoginRequirements {
 
 /// Says whether a code step follows. Two-factor details are given only with the right
 /// password; every other case (no password, wrong password, unknown address, no 2FA) gets
-/// the same answer, so the call reveals nothing about which addresses have accounts.
+/// the same answer, so the call reveals nothing about which addresses have accounts. A wrong
+/// password spends the sign-in budget like one sent to `login` (the same one sent to both
+/// counts once).
 #[utoipa::path(
     post,
     path = "/auth/2fa/check-login-requirements",
@@ -56,7 +58,7 @@ pub struct LoginRequirements {
     responses(
         (status = 200, description = "What sign-in needs", body = LoginRequirements),
         (status = 400, description = "The body cannot be read (`invalid_request`)", body = ErrorBody),
-        (status = 429, description = "Too many wrong passwords", body = ErrorBody),
+        (status = 429, description = "Too many wrong passwords: the sign-in budget is spent (`rate_limited`, with Retry-After)", body = ErrorBody),
     ),
 )]
 pub async fn check_login_requirements(

@@ -31,7 +31,9 @@ export interface paths {
         /**
          * Says whether a code step follows. Two-factor details are given only with the right
          *     password; every other case (no password, wrong password, unknown address, no 2FA) gets
-         *     the same answer, so the call reveals nothing about which addresses have accounts.
+         *     the same answer, so the call reveals nothing about which addresses have accounts. A wrong
+         *     password spends the sign-in budget like one sent to `login` (the same one sent to both
+         *     counts once).
          */
         post: operations["two_factor_check_login_requirements"];
         delete?: never;
@@ -2794,7 +2796,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Too many wrong passwords */
+            /** @description Too many wrong passwords: the sign-in budget is spent (`rate_limited`, with Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3636,7 +3638,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Too many failed attempts */
+            /** @description Too many failures from this address at this account, or at the account from everywhere (`rate_limited`, with Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
