@@ -84,6 +84,8 @@ pub fn run(args: ServeArgs) -> CliResult {
             engine: Arc::clone(&engine),
             backups_dir: Arc::new(paths.backups.clone()),
             backup_status,
+            data_dir: Arc::new(paths.data_dir.clone()),
+            write_probe: Arc::default(),
             clock,
         };
         let bind = state.settings.bind;
