@@ -104,6 +104,83 @@ async fn a_database_another_process_keeps_locked_answers_503_naming_the_database
     .await;
 }
 
+/// A small tmpfs, unmounted when dropped (after the server that uses it).
+struct SmallFileSystem {
+    _dir: tempfile::TempDir,
+    path: std::path::PathBuf,
+}
+
+impl SmallFileSystem {
+    /// `None` where this process may not mount (not root, or a container without the right).
+    fn mount(megabytes: u32) -> Option<SmallFileSystem> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("fs");
+        std::fs::create_dir(&path).unwrap();
+        let mounted = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={megabytes}m"), "tmpfs"])
+            .arg(&path)
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        mounted.then_some(SmallFileSystem { _dir: dir, path })
+    }
+
+    /// Writes zeros until the file system refuses more.
+    fn fill(&self) {
+        use std::io::Write;
+        let mut file = std::fs::File::create(self.path.join("filler")).unwrap();
+        let block = vec![0u8; 64 * 1024];
+        while file.write_all(&block).is_ok() {}
+        // The last bytes may fit only one at a time.
+        while file.write_all(&[0]).is_ok() {}
+    }
+}
+
+impl Drop for SmallFileSystem {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount")
+            .arg("-l")
+            .arg(&self.path)
+            .status();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_really_full_file_system_answers_503_naming_the_database_and_the_disk() {
+    let Some(fs) = SmallFileSystem::mount(16) else {
+        eprintln!("skipped: mounting a tmpfs needs root (CAP_SYS_ADMIN); the tests above cover each check");
+        return;
+    };
+    let server = Server::start_in(&fs.path.join("data"), |command| {
+        command
+            .env("PILLBOX_HEALTH_MIN_FREE_BYTES", "4000000")
+            .env("PILLBOX_BACKUP_DAILY", "false");
+    })
+    .unwrap();
+    let (status, body) = health(&server).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+
+    fs.fill();
+    let body = health_until(&server, Duration::from_secs(10), |status, body| {
+        status == StatusCode::SERVICE_UNAVAILABLE && body["checks"]["database"] != "ok"
+    })
+    .await;
+    assert_eq!(body["message"], "Unhealthy: database, disk", "{body}");
+    let database = body["checks"]["database"].as_str().unwrap();
+    assert!(database.contains("full"), "{database}");
+    assert!(
+        body["checks"]["disk"].as_str().unwrap().contains("0.0 MB free"),
+        "{body}"
+    );
+
+    std::fs::remove_file(fs.path.join("filler")).unwrap();
+    health_until(&server, Duration::from_secs(10), |status, _| {
+        status == StatusCode::OK
+    })
+    .await;
+    drop(server);
+}
+
 /// A push service that accepts connections and never answers.
 fn silent_push_endpoint() -> String {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();

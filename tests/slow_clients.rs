@@ -295,3 +295,52 @@ fn headers_bodies_and_idle_connections_have_their_own_timeouts() {
         "{took:?}"
     );
 }
+
+#[test]
+fn sigterm_lets_a_request_under_way_finish_and_closes_idle_connections_at_once() {
+    let server = Server::start();
+    let address = server.base.trim_start_matches("http://").to_owned();
+    let mut idle = TcpStream::connect(&address).unwrap();
+    let mut half_sent = TcpStream::connect(&address).unwrap();
+    half_sent.write_all(b"GET /health HTTP/1.1\r\nHost: pil").unwrap();
+    // A sign-in whose body is still on its way when SIGTERM comes.
+    let body = br#"{"email":"nobody@example.test","password":"wrong password"}"#;
+    let mut under_way = TcpStream::connect(&address).unwrap();
+    write!(
+        under_way,
+        "POST /api/auth/login HTTP/1.1\r\nHost: pillbox\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    )
+    .unwrap();
+    under_way.write_all(&body[..10]).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+
+    let stopping = Instant::now();
+    Command::new("kill")
+        .args(["-TERM", &server.pid().to_string()])
+        .status()
+        .unwrap();
+    assert!(
+        closed_within(&mut idle, Duration::from_secs(2)),
+        "idle connection kept"
+    );
+    assert!(
+        closed_within(&mut half_sent, Duration::from_secs(2)),
+        "half-sent headers kept"
+    );
+    under_way.write_all(&body[10..]).unwrap();
+    let (status, answer) = read_response(&mut under_way);
+    assert_eq!(status, 401, "{answer}");
+    assert!(
+        closed_within(&mut under_way, Duration::from_secs(2)),
+        "kept alive while stopping"
+    );
+
+    let (status, log) = server.terminate();
+    assert!(status.success(), "exit status {status}\n{log}");
+    assert!(
+        stopping.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        stopping.elapsed()
+    );
+}

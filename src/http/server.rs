@@ -252,7 +252,8 @@ async fn serve_connection(
             let mut request = request.map(|body| {
                 Body::new(TimedBody {
                     inner: body,
-                    deadline: Box::pin(tokio::time::sleep_until(deadline)),
+                    deadline,
+                    timer: None,
                 })
             });
             request.extensions_mut().insert(ConnectInfo(peer));
@@ -423,7 +424,9 @@ impl AsyncWrite for Watched {
 /// A request body that fails with `BodyTimedOut` once its deadline passes.
 struct TimedBody {
     inner: Incoming,
-    deadline: Pin<Box<tokio::time::Sleep>>,
+    deadline: tokio::time::Instant,
+    /// Started when the body first keeps the reader waiting: most bodies never do.
+    timer: Option<Pin<Box<tokio::time::Sleep>>>,
 }
 
 impl HttpBody for TimedBody {
@@ -437,7 +440,11 @@ impl HttpBody for TimedBody {
         if let Poll::Ready(frame) = Pin::new(&mut self.inner).poll_frame(cx) {
             return Poll::Ready(frame.map(|f| f.map_err(Into::into)));
         }
-        match self.deadline.as_mut().poll(cx) {
+        let deadline = self.deadline;
+        let timer = self
+            .timer
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline)));
+        match timer.as_mut().poll(cx) {
             Poll::Ready(()) => Poll::Ready(Some(Err(Box::new(BodyTimedOut)))),
             Poll::Pending => Poll::Pending,
         }
