@@ -116,6 +116,8 @@ struct Shared {
     limits: Limits,
     conns: Mutex<HashMap<u64, Arc<Conn>>>,
     stopping: AtomicBool,
+    /// When the log last said that the ceiling was reached (milliseconds from `origin`).
+    warned_full: AtomicU64,
 }
 
 impl Shared {
@@ -133,6 +135,7 @@ impl Shared {
         if conns.len() < self.limits.max_connections {
             return true;
         }
+        self.warn_full();
         let oldest = conns
             .values()
             .filter(|c| c.phase.load(Ordering::Acquire) != BUSY && !c.shed.load(Ordering::Acquire))
@@ -144,6 +147,24 @@ impl Shared {
                 true
             }
             None => false,
+        }
+    }
+
+    /// Says so at most once a minute: the operator may want a higher ceiling, or it is an
+    /// attack.
+    fn warn_full(&self) {
+        let now = self.now_ms();
+        let last = self.warned_full.load(Ordering::Relaxed);
+        if (last == 0 || now.saturating_sub(last) >= 60_000)
+            && self
+                .warned_full
+                .compare_exchange(last, now.max(1), Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+        {
+            tracing::warn!(
+                "{} connections open, the most allowed: new ones replace the longest idle (http.max_connections)",
+                self.limits.max_connections
+            );
         }
     }
 }
@@ -168,6 +189,7 @@ pub async fn run(
         limits,
         conns: Mutex::new(HashMap::new()),
         stopping: AtomicBool::new(false),
+        warned_full: AtomicU64::new(0),
     });
     let mut tasks = JoinSet::new();
     let mut next_id: u64 = 0;
