@@ -879,6 +879,34 @@ mod tests {
     }
 
     #[test]
+    fn http_and_health_settings_have_env_twins_and_are_clamped() {
+        let s = load(&[], Overrides::default()).unwrap();
+        assert_eq!(s.http.header_timeout().as_secs(), 10);
+        assert_eq!(s.http.idle_timeout().as_secs(), 60);
+        assert_eq!(s.http.body_timeout().as_secs(), 60);
+        assert_eq!(s.http.max_connections(), 4096);
+        assert_eq!(s.health.min_free_bytes, 32 * 1024 * 1024);
+        let s = load(
+            &[
+                ("PILLBOX_HTTP_HEADER_TIMEOUT_SECONDS", "0"),
+                ("PILLBOX_HTTP_IDLE_TIMEOUT_SECONDS", "99999"),
+                ("PILLBOX_HTTP_BODY_TIMEOUT_SECONDS", "5"),
+                ("PILLBOX_HTTP_MAX_CONNECTIONS", "3"),
+                ("PILLBOX_HEALTH_MIN_FREE_BYTES", "1000"),
+                ("PILLBOX_HEALTH_DISPATCHER_STALE_SECONDS", "300"),
+            ],
+            Overrides::default(),
+        )
+        .unwrap();
+        assert_eq!(s.http.header_timeout().as_secs(), 1);
+        assert_eq!(s.http.idle_timeout().as_secs(), 3600);
+        assert_eq!(s.http.body_timeout().as_secs(), 5);
+        assert_eq!(s.http.max_connections(), 16);
+        assert_eq!(s.health.min_free_bytes, 1000);
+        assert_eq!(s.health.dispatcher_stale_seconds, 300);
+    }
+
+    #[test]
     fn smtp_without_sender_is_refused() {
         let err = load(&[("PILLBOX_SMTP_HOST", "mail.example.org")], Overrides::default()).unwrap_err();
         assert!(err.to_string().contains("smtp.from"), "{err}");
