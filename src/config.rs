@@ -46,6 +46,12 @@ pub const KEYS: &[&str] = &[
     "push.allow_endpoints",
     "backup.daily",
     "backup.keep",
+    "http.header_timeout_seconds",
+    "http.idle_timeout_seconds",
+    "http.body_timeout_seconds",
+    "http.max_connections",
+    "health.min_free_bytes",
+    "health.dispatcher_stale_seconds",
     "log.level",
     "log.format",
 ];
@@ -75,6 +81,8 @@ pub struct Settings {
     pub reminders: ReminderSettings,
     pub push: PushSettings,
     pub backup: BackupSettings,
+    pub http: HttpSettings,
+    pub health: HealthSettings,
     pub log: LogSettings,
 }
 
@@ -92,6 +100,8 @@ impl Default for Settings {
             reminders: ReminderSettings::default(),
             push: PushSettings::default(),
             backup: BackupSettings::default(),
+            http: HttpSettings::default(),
+            health: HealthSettings::default(),
             log: LogSettings::default(),
         }
     }
@@ -222,6 +232,70 @@ pub struct BackupSettings {
 impl Default for BackupSettings {
     fn default() -> Self {
         BackupSettings { daily: true, keep: 7 }
+    }
+}
+
+/// How long the server waits for clients, and how many it holds at once (http/server.rs).
+/// Out-of-range values are clamped.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HttpSettings {
+    /// A request's headers must arrive within this many seconds of its first byte.
+    pub header_timeout_seconds: u64,
+    /// A connection with no request under way is closed after this many seconds.
+    pub idle_timeout_seconds: u64,
+    /// A request's body must arrive within this many seconds of its headers.
+    pub body_timeout_seconds: u64,
+    /// Open connections at most; the limit on open files may lower it.
+    pub max_connections: u64,
+}
+
+impl Default for HttpSettings {
+    fn default() -> Self {
+        HttpSettings {
+            header_timeout_seconds: 10,
+            idle_timeout_seconds: 60,
+            body_timeout_seconds: 60,
+            max_connections: 4096,
+        }
+    }
+}
+
+impl HttpSettings {
+    pub fn header_timeout(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(self.header_timeout_seconds.clamp(1, 300))
+    }
+
+    pub fn idle_timeout(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(self.idle_timeout_seconds.clamp(1, 3600))
+    }
+
+    pub fn body_timeout(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(self.body_timeout_seconds.clamp(1, 3600))
+    }
+
+    pub fn max_connections(&self) -> usize {
+        usize::try_from(self.max_connections.clamp(16, 1_000_000)).unwrap_or(1_000_000)
+    }
+}
+
+/// When `/health` answers 503.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HealthSettings {
+    /// The data directory's file system counts as full below this many free bytes.
+    pub min_free_bytes: u64,
+    /// The dispatcher counts as stuck when no pass has ended for this long (and never
+    /// less than two ticks).
+    pub dispatcher_stale_seconds: u64,
+}
+
+impl Default for HealthSettings {
+    fn default() -> Self {
+        HealthSettings {
+            min_free_bytes: 32 * 1024 * 1024,
+            dispatcher_stale_seconds: 120,
+        }
     }
 }
 
@@ -802,6 +876,34 @@ mod tests {
         ] {
             assert!(validate_public_url(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn http_and_health_settings_have_env_twins_and_are_clamped() {
+        let s = load(&[], Overrides::default()).unwrap();
+        assert_eq!(s.http.header_timeout().as_secs(), 10);
+        assert_eq!(s.http.idle_timeout().as_secs(), 60);
+        assert_eq!(s.http.body_timeout().as_secs(), 60);
+        assert_eq!(s.http.max_connections(), 4096);
+        assert_eq!(s.health.min_free_bytes, 32 * 1024 * 1024);
+        let s = load(
+            &[
+                ("PILLBOX_HTTP_HEADER_TIMEOUT_SECONDS", "0"),
+                ("PILLBOX_HTTP_IDLE_TIMEOUT_SECONDS", "99999"),
+                ("PILLBOX_HTTP_BODY_TIMEOUT_SECONDS", "5"),
+                ("PILLBOX_HTTP_MAX_CONNECTIONS", "3"),
+                ("PILLBOX_HEALTH_MIN_FREE_BYTES", "1000"),
+                ("PILLBOX_HEALTH_DISPATCHER_STALE_SECONDS", "300"),
+            ],
+            Overrides::default(),
+        )
+        .unwrap();
+        assert_eq!(s.http.header_timeout().as_secs(), 1);
+        assert_eq!(s.http.idle_timeout().as_secs(), 3600);
+        assert_eq!(s.http.body_timeout().as_secs(), 5);
+        assert_eq!(s.http.max_connections(), 16);
+        assert_eq!(s.health.min_free_bytes, 1000);
+        assert_eq!(s.health.dispatcher_stale_seconds, 300);
     }
 
     #[test]

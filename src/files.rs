@@ -82,6 +82,13 @@ pub fn private_dir(path: &Path) -> io::Result<()> {
     fs::DirBuilder::new().recursive(true).mode(0o700).create(path)
 }
 
+/// Bytes the server may still write on the file system that holds `path` (what `df`
+/// shows as available: the blocks reserved for root are not counted).
+pub fn free_bytes(path: &Path) -> io::Result<u64> {
+    let stat = rustix::fs::statvfs(path)?;
+    Ok(stat.f_bavail.saturating_mul(stat.f_frsize))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -204,6 +204,7 @@ const HTTP_PLUMBING: &[&str] = &[
     "limits",
     "answers",
     "test_clock",
+    "server",
 ];
 
 #[test]

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::Args;
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpSocket};
 
 use super::{CliResult, DataArgs, Paths, load_settings, open_and_migrate};
 use crate::clock::Clock;
@@ -88,12 +88,13 @@ pub fn run(args: ServeArgs) -> CliResult {
             engine: Arc::clone(&engine),
             backups_dir: Arc::new(paths.backups.clone()),
             backup_status,
+            data_dir: Arc::new(paths.data_dir.clone()),
+            write_probe: Arc::default(),
             clock,
         };
         let bind = state.settings.bind;
-        let listener = TcpListener::bind(bind)
-            .await
-            .map_err(|e| format!("cannot listen on {bind}: {e} (change --bind or PILLBOX_BIND)"))?;
+        let listener =
+            listen(bind).map_err(|e| format!("cannot listen on {bind}: {e} (change --bind or PILLBOX_BIND)"))?;
         let address = listener.local_addr()?;
         tracing::info!(
             "pillbox {VERSION} listening on http://{address} (data in {})",
@@ -109,6 +110,19 @@ pub fn run(args: ServeArgs) -> CliResult {
         tracing::info!("pillbox stopped");
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// A listening socket with room for a burst of new connections: the kernel drops a
+/// connection attempt beyond the backlog, and the client tries again only a second later.
+fn listen(address: SocketAddr) -> std::io::Result<TcpListener> {
+    let socket = if address.is_ipv4() {
+        TcpSocket::new_v4()?
+    } else {
+        TcpSocket::new_v6()?
+    };
+    socket.set_reuseaddr(true)?;
+    socket.bind(address)?;
+    socket.listen(1024)
 }
 
 /// The reminder engine: the database, both channels, the settings they need and the clock.

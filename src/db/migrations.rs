@@ -30,6 +30,7 @@ pub const MIGRATIONS: &[Migration] = &[
     migration!("0004_reminders"),
     migration!("0005_delivery"),
     migration!("0006_revoked_sessions"),
+    migration!("0007_health_probe"),
 ];
 
 #[derive(Debug, Serialize)]

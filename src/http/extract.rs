@@ -8,6 +8,7 @@ use axum::http::StatusCode;
 use axum::http::request::Parts;
 
 use super::error::{ApiError, ApiResult};
+use super::server::BodyTimedOut;
 use crate::services::ErrorCode;
 
 pub struct ApiJson<T>(pub T);
@@ -28,6 +29,9 @@ where
 }
 
 fn reject(rejection: JsonRejection) -> ApiError {
+    if timed_out(&rejection) {
+        return body_timed_out();
+    }
     match rejection.status() {
         StatusCode::PAYLOAD_TOO_LARGE => {
             ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "Request body is too large")
@@ -44,6 +48,27 @@ fn reject(rejection: JsonRejection) -> ApiError {
             _ => malformed("Invalid request body: malformed JSON"),
         },
     }
+}
+
+/// Whether reading the body failed because it did not arrive in time (server.rs).
+pub fn timed_out(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut source = Some(error);
+    while let Some(error) = source {
+        if error.is::<BodyTimedOut>() {
+            return true;
+        }
+        source = error.source();
+    }
+    false
+}
+
+/// The body did not arrive within `http.body_timeout_seconds`.
+pub fn body_timed_out() -> ApiError {
+    ApiError::coded(
+        StatusCode::REQUEST_TIMEOUT,
+        ErrorCode::RequestTimeout,
+        "The request body did not arrive in time",
+    )
 }
 
 /// A body, query or path that cannot be read as the route expects (`invalid_request`).

@@ -12,6 +12,8 @@ use utoipa_axum::routes;
 use super::AppState;
 use super::error::{ApiError, ApiResult, Data, data};
 use crate::db::migrations;
+use crate::reminders::heartbeat;
+use crate::services::health;
 use crate::services::jobs::BackupHealth;
 use crate::version::VERSION;
 
@@ -23,33 +25,89 @@ pub struct Health {
     database: &'static str,
     backup: BackupHealth,
     version: &'static str,
+    checks: Checks,
 }
 
-/// Healthy when the database answers a query; a failed instance backup shows as "degraded".
-pub async fn health(State(state): State<AppState>) -> Response {
-    let probe = state
-        .db
-        .read(|conn| {
-            conn.query_row("SELECT 1", [], |row| row.get::<_, i64>(0))
-                .map_err(ApiError::from)
-        })
-        .await;
-    let (backup_ok, backup) = state.backup_status.health();
-    match probe {
-        // A failed backup is shown, not turned into downtime: a proxy's health check must
-        // not take the app away from someone logging a dose because a disk filled up.
-        Ok(_) => data(Health {
-            status: if backup_ok { "ok" } else { "degraded" },
-            database: "ok",
-            backup,
-            version: VERSION,
-        })
-        .into_response(),
-        Err(e) => {
-            tracing::error!("health check failed: {e:?}");
-            ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "Database unavailable").into_response()
-        }
+/// Each check: `"ok"`, or what is wrong.
+#[derive(Serialize)]
+struct Checks {
+    /// The database takes a write.
+    database: String,
+    /// The data directory's file system has at least `health.min_free_bytes` free.
+    disk: String,
+    /// The reminder dispatcher finished a pass recently.
+    dispatcher: String,
+}
+
+impl Checks {
+    fn failed(&self) -> Vec<&'static str> {
+        [
+            ("database", &self.database),
+            ("disk", &self.disk),
+            ("dispatcher", &self.dispatcher),
+        ]
+        .into_iter()
+        .filter(|(_, outcome)| *outcome != "ok")
+        .map(|(name, _)| name)
+        .collect()
     }
+}
+
+fn shown(outcome: Option<String>) -> String {
+    outcome.unwrap_or_else(|| "ok".to_owned())
+}
+
+/// Healthy when the database takes a write, the disk has room and the dispatcher finishes
+/// its passes; otherwise 503 naming the failed checks. A failed instance backup shows as
+/// "degraded" but stays 200: a proxy's health check must not take the app away from
+/// someone logging a dose because last night's snapshot failed.
+pub async fn health(State(state): State<AppState>) -> Response {
+    let min_free = state.settings.health.min_free_bytes;
+    let (database, disk) = tokio::join!(
+        state.write_probe.check(&state.db, state.clock.now_stamp()),
+        health::check_disk(state.data_dir.to_path_buf(), min_free),
+    );
+    let checks = Checks {
+        database: shown(database),
+        disk: shown(disk),
+        dispatcher: shown(dispatcher_check(&state)),
+    };
+    let failed = checks.failed();
+    if !failed.is_empty() {
+        return ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("Unhealthy: {}", failed.join(", ")),
+        )
+        .with_field("checks", serde_json::to_value(&checks).unwrap_or_default())
+        .into_response();
+    }
+    let (backup_ok, backup) = state.backup_status.health();
+    data(Health {
+        status: if backup_ok { "ok" } else { "degraded" },
+        database: "ok",
+        backup,
+        version: VERSION,
+        checks,
+    })
+    .into_response()
+}
+
+/// Stuck when no dispatcher pass has ended for `heartbeat::stale_after`.
+fn dispatcher_check(state: &AppState) -> Option<String> {
+    let since = state.engine.heartbeat.since_last();
+    let limit = heartbeat::stale_after(&state.settings);
+    if since < limit {
+        return None;
+    }
+    tracing::error!(
+        "health: no dispatcher pass has finished for {} s",
+        since.as_secs()
+    );
+    Some(format!(
+        "no pass has finished for {} s (the limit is {} s)",
+        since.as_secs(),
+        limit.as_secs()
+    ))
 }
 
 pub async fn migrations_status(State(state): State<AppState>) -> ApiResult<Json<Data<migrations::Status>>> {

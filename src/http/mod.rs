@@ -13,6 +13,7 @@ mod meta;
 mod middleware;
 mod notifications;
 pub mod openapi;
+pub mod server;
 mod session;
 mod settings;
 #[cfg(debug_assertions)]
@@ -20,7 +21,6 @@ mod test_clock;
 mod two_factor;
 
 use std::future::Future;
-use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -39,6 +39,7 @@ use crate::reminders::dispatcher::Engine;
 use crate::secrets::Secrets;
 use crate::security::client_ip::IpNet;
 use crate::services::accounts::AuthLimits;
+use crate::services::health::WriteProbe;
 use crate::services::jobs::BackupStatus;
 use crate::services::sessions::RevokedSessions;
 
@@ -59,6 +60,10 @@ pub struct AppState {
     /// The data directory's `backups/`: instance snapshots and each person's auto-backups.
     pub backups_dir: Arc<PathBuf>,
     pub backup_status: BackupStatus,
+    /// The data directory, whose free space /health watches.
+    pub data_dir: Arc<PathBuf>,
+    /// /health's database write check, shared so that its answer is reused for a moment.
+    pub write_probe: Arc<WriteProbe>,
     /// The time for services (`clock.now()`); the reminder engine shares it, and tests
     /// move it (`POST /api/test/clock`, debug builds only).
     pub clock: crate::clock::Clock,
@@ -127,13 +132,13 @@ pub fn router(state: AppState) -> Router {
         .with_state(state)
 }
 
-/// Serves until `shutdown` completes, then finishes in-flight requests.
+/// Serves until `shutdown` completes, then finishes in-flight requests (for a few seconds at
+/// most, see server.rs).
 pub async fn serve(
     listener: TcpListener,
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    // Connect info gives handlers the peer address (for rate limits).
-    let app = router(state).into_make_service_with_connect_info::<SocketAddr>();
-    axum::serve(listener, app).with_graceful_shutdown(shutdown).await
+    let limits = server::Limits::from_settings(&state.settings.http);
+    server::run(listener, router(state), limits, shutdown).await
 }

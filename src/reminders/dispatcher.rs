@@ -9,6 +9,7 @@ use rusqlite::{Connection, OptionalExtension};
 use tokio::sync::Mutex;
 use tokio::task::JoinSet;
 
+use super::heartbeat::Heartbeat;
 use super::messages::{self, Content, Formats};
 use super::push::{PushOutcome, Pusher};
 use crate::clock::{self, Clock};
@@ -41,6 +42,8 @@ pub struct Engine {
     pub clock: Clock,
     /// Held by a dispatcher pass, so that passes never overlap.
     ticking: Mutex<()>,
+    /// Beats when a pass ends well (read by /health).
+    pub heartbeat: Heartbeat,
 }
 
 /// Who a notification goes to and how they read times.
@@ -130,6 +133,7 @@ impl Engine {
             settings,
             clock,
             ticking: Mutex::new(()),
+            heartbeat: Heartbeat::new(),
         }
     }
 
@@ -140,14 +144,14 @@ impl Engine {
     /// A dispatcher pass unless one is running (then `None`): a timer's late pass skips.
     pub async fn try_tick(self: &Arc<Self>) -> Option<Result<usize, DbError>> {
         let _pass = self.ticking.try_lock().ok()?;
-        Some(self.tick().await)
+        Some(self.tick().await.inspect(|_| self.heartbeat.beat()))
     }
 
     /// A dispatcher pass once the one running (if any) has ended: when it returns,
     /// everything due by then has been handled.
     pub async fn tick_now(self: &Arc<Self>) -> Result<usize, DbError> {
         let _pass = self.ticking.lock().await;
-        self.tick().await
+        self.tick().await.inspect(|_| self.heartbeat.beat())
     }
 
     /// Waits up to `within` for a running pass to end; false when it is still sending.

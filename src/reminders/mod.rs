@@ -2,6 +2,7 @@
 //! delivers them by Web Push and e-mail on a timer (tokio-cron-scheduler).
 
 pub mod dispatcher;
+pub mod heartbeat;
 pub mod messages;
 pub mod push;
 

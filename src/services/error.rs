@@ -45,6 +45,8 @@ error_codes! {
     RateLimited => "rate_limited",
     InternalError => "internal_error",
     ServiceUnavailable => "service_unavailable",
+    /// The request body did not arrive within `http.body_timeout_seconds`.
+    RequestTimeout => "request_timeout",
 
     // --- sessions and accounts ---
     AuthenticationRequired => "authentication_required",

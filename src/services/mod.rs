@@ -6,6 +6,7 @@ pub mod accounts;
 pub mod backup;
 pub mod doses;
 pub mod export;
+pub mod health;
 pub mod import;
 pub mod jobs;
 pub mod medications;

@@ -2,6 +2,7 @@
 //! and never decide policy.
 
 pub mod deliveries;
+pub mod health;
 pub mod history;
 pub mod medications;
 pub mod notify_prefs;

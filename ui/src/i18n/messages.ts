@@ -40,6 +40,7 @@ const SERVER_CODE_KEYS: CodeKeys = {
   authentication_required: 'server.sessionEnded',
   session_expired: 'server.sessionEnded',
   internal_error: 'server.internal',
+  request_timeout: 'server.requestTimeout',
 };
 
 /** The translation of a refusal's code among `keys`, with its params; null when there is none. */
