@@ -157,7 +157,10 @@ pub async fn refresh(
     headers: axum::http::HeaderMap,
     body: Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
 ) -> ApiResult<Json<Data<SignedIn>>> {
-    let body = body.map_err(|e| ApiError::new(e.status(), "Request body is too large"))?;
+    let body = body.map_err(|e| match super::extract::timed_out(&e) {
+        true => super::extract::body_timed_out(),
+        false => ApiError::new(e.status(), "Request body is too large"),
+    })?;
     // The body is optional (empty or `null`): a client may send the token in the header only.
     let body: Option<RefreshBody> = match body.is_empty() {
         true => None,
