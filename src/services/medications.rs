@@ -24,7 +24,7 @@ use crate::domain::today::{
 use crate::domain::units;
 use crate::services::planner::{self, UserClock};
 use crate::store::history::{self, Entry};
-use crate::store::medications::{self, Medication};
+use crate::store::medications::{self, Inventory, Medication};
 use crate::store::{notify_prefs, reminders};
 
 /// Doses shown with each medication.
@@ -235,7 +235,21 @@ fn delivery_warning(
     ))
 }
 
-fn view(
+/// The delivery warning of each of the user's medications, read in two queries.
+fn delivery_warnings(
+    conn: &Connection,
+    user_id: i64,
+    reach: Reach,
+) -> ServiceResult<impl Fn(i64) -> Option<&'static str>> {
+    let global = notify_prefs::global(conn, user_id)?;
+    let own = notify_prefs::for_medications_of(conn, user_id)?;
+    Ok(move |medication_id| {
+        notify_prefs::delivery_warning(&global, own.get(&medication_id), reach.email_available)
+    })
+}
+
+/// One medication, read on its own.
+fn view_one(
     conn: &Connection,
     user_id: i64,
     m: &Medication,
@@ -244,7 +258,18 @@ fn view(
 ) -> ServiceResult<MedicationView> {
     let inventory = medications::inventory(conn, m.id)?;
     let doses = history::recent(conn, user_id, m.id, RECENT_DOSES)?;
-    Ok(MedicationView {
+    let warning = delivery_warning(conn, user_id, m.id, reach)?;
+    Ok(view(m, clock, inventory.as_ref(), doses, warning))
+}
+
+fn view(
+    m: &Medication,
+    clock: &UserClock,
+    inventory: Option<&Inventory>,
+    doses: Vec<Entry>,
+    delivery_warning: Option<&'static str>,
+) -> MedicationView {
+    MedicationView {
         id: m.id,
         name: m.name.clone(),
         unit: m.unit.clone(),
@@ -257,12 +282,12 @@ fn view(
         created_at: m.created_at.clone(),
         updated_at: m.updated_at.clone(),
         doses: doses.into_iter().map(RecentDose::from).collect(),
-        inventory: inventory.as_ref().map(|inv| InventoryView::of(m, inv, clock)),
-        delivery_warning: delivery_warning(conn, user_id, m.id, reach)?,
-    })
+        inventory: inventory.map(|inv| InventoryView::of(m, inv, clock)),
+        delivery_warning,
+    }
 }
 
-/// The person's medications, by name.
+/// The person's medications, by name. A fixed number of queries however many there are.
 pub fn list(
     conn: &Connection,
     user_id: i64,
@@ -270,10 +295,16 @@ pub fn list(
     now: DateTime<Utc>,
 ) -> ServiceResult<Vec<MedicationView>> {
     let clock = UserClock::at(conn, user_id, now)?;
-    medications::list(conn, user_id)?
+    let inventories = medications::inventories(conn, user_id)?;
+    let mut recent = history::recent_per_medication(conn, user_id, RECENT_DOSES)?;
+    let warning = delivery_warnings(conn, user_id, reach)?;
+    Ok(medications::list(conn, user_id)?
         .iter()
-        .map(|m| view(conn, user_id, m, &clock, reach))
-        .collect()
+        .map(|m| {
+            let doses = recent.remove(&m.id).unwrap_or_default();
+            view(m, &clock, inventories.get(&m.id), doses, warning(m.id))
+        })
+        .collect())
 }
 
 pub fn get(
@@ -285,7 +316,7 @@ pub fn get(
 ) -> ServiceResult<MedicationView> {
     let clock = UserClock::at(conn, user_id, now)?;
     let m = medications::find(conn, user_id, id.0)?.ok_or_else(medication_not_found)?;
-    view(conn, user_id, &m, &clock, reach)
+    view_one(conn, user_id, &m, &clock, reach)
 }
 
 /// Checks what a new medication must have before anything else.
@@ -333,7 +364,7 @@ pub fn create(
         stock::apply(conn, &m, inventory, &stamp)?;
     }
     planner::plan_medication(conn, user_id, &m, &clock, horizon_days)?;
-    view(conn, user_id, &m, &clock, reach)
+    view_one(conn, user_id, &m, &clock, reach)
 }
 
 /// Changes a medication (and its stock, when sent) and plans its reminders again.
@@ -362,7 +393,7 @@ pub fn update(
         inv.containers.check_dose_unit(&m.unit)?;
     }
     planner::plan_medication(conn, user_id, &m, &clock, horizon_days)?;
-    view(conn, user_id, &m, &clock, reach)
+    view_one(conn, user_id, &m, &clock, reach)
 }
 
 /// Removes the medication with its stock; its history stays unless `with_history`.
@@ -591,10 +622,7 @@ pub fn today(conn: &Connection, user_id: i64, reach: Reach, now: DateTime<Utc>) 
         .collect();
     // By time, then by name, as the day reads.
     doses.sort_by_cached_key(|(d, m)| (d.at, m.name.to_lowercase(), m.id));
-    let warnings = meds
-        .iter()
-        .map(|m| Ok((m.id, delivery_warning(conn, user_id, m.id, reach)?)))
-        .collect::<ServiceResult<HashMap<i64, Option<&'static str>>>>()?;
+    let warning = delivery_warnings(conn, user_id, reach)?;
     let doses = doses
         .into_iter()
         .map(|(dose, m)| TodayDose {
@@ -609,7 +637,7 @@ pub fn today(conn: &Connection, user_id: i64, reach: Reach, now: DateTime<Utc>) 
             status: dose.status,
             history_id: dose.history_id,
             reminder_id: dose.reminder_id,
-            delivery_warning: warnings.get(&m.id).copied().flatten(),
+            delivery_warning: warning(m.id),
         })
         .collect();
     Ok(TodayView {

@@ -1,11 +1,14 @@
 //! Dose history: the record of every dose taken, skipped or missed.
 
+use std::collections::HashMap;
+
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
 use serde::Serialize;
 
 use crate::domain::dose::DoseStatus;
 use crate::domain::quantity::Quantity;
+use crate::store::Count;
 
 // Stored as its text; the table's CHECK allows only the three statuses.
 impl rusqlite::ToSql for DoseStatus {
@@ -49,6 +52,10 @@ pub struct Entry {
 
 const COLUMNS: &str = "id, medication_id, medication_name, medication_unit, status, taken_at, quantity, dosage_unit, \
                        dosage, affect_inventory, stock_used, dosage_id, created_at";
+
+/// `COLUMNS` of `dose_history h`, for queries that join it.
+const H_COLUMNS: &str = "h.id, h.medication_id, h.medication_name, h.medication_unit, h.status, h.taken_at, \
+                         h.quantity, h.dosage_unit, h.dosage, h.affect_inventory, h.stock_used, h.dosage_id, h.created_at";
 
 fn from_row(row: &Row) -> rusqlite::Result<Entry> {
     Ok(Entry {
@@ -94,11 +101,10 @@ pub fn insert(conn: &Connection, user_id: i64, e: &Entry) -> rusqlite::Result<i6
 }
 
 pub fn find(conn: &Connection, user_id: i64, id: i64) -> rusqlite::Result<Option<Entry>> {
-    conn.query_row(
-        &format!("SELECT {COLUMNS} FROM dose_history WHERE user_id = ?1 AND id = ?2"),
-        [user_id, id],
-        from_row,
-    )
+    conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM dose_history WHERE user_id = ?1 AND id = ?2"
+    ))?
+    .query_row([user_id, id], from_row)
     .optional()
 }
 
@@ -152,6 +158,29 @@ pub fn recent(conn: &Connection, user_id: i64, medication_id: i64, n: i64) -> ru
     .collect()
 }
 
+/// The `n` most recent entries of each of the user's medications, newest first, by
+/// medication id: one query for a list, each medication's entries found through its index.
+pub fn recent_per_medication(
+    conn: &Connection,
+    user_id: i64,
+    n: i64,
+) -> rusqlite::Result<HashMap<i64, Vec<Entry>>> {
+    let mut recent: HashMap<i64, Vec<Entry>> = HashMap::new();
+    let mut statement = conn.prepare_cached(&format!(
+        "SELECT {H_COLUMNS} FROM medications m JOIN dose_history h ON h.id IN (
+           SELECT d.id FROM dose_history d WHERE d.user_id = ?1 AND d.medication_id = m.id
+           ORDER BY d.taken_at DESC, d.id DESC LIMIT ?2)
+         WHERE m.user_id = ?1 ORDER BY m.id, h.taken_at DESC, h.id DESC"
+    ))?;
+    for entry in statement.query_map([user_id, n], from_row)? {
+        let entry = entry?;
+        if let Some(id) = entry.medication_id {
+            recent.entry(id).or_default().push(entry);
+        }
+    }
+    Ok(recent)
+}
+
 #[derive(Debug, Default)]
 pub struct Filter {
     pub status: Option<DoseStatus>,
@@ -185,25 +214,39 @@ impl Filter {
     }
 }
 
-/// One page of entries, newest first, with the total number of matching entries.
+/// One page of entries, newest first, with how many entries match.
 pub fn page(
     conn: &Connection,
     user_id: i64,
     filter: &Filter,
     limit: i64,
     offset: i64,
-) -> rusqlite::Result<(Vec<Entry>, i64)> {
+) -> rusqlite::Result<(Vec<Entry>, Count)> {
     let (clause, mut values) = filter.clause(user_id);
-    let total: i64 = match (filter.medication_id, &filter.from, &filter.until) {
-        // Only by status, or nothing: the trigger-kept counts answer without a scan.
-        (None, None, None) => conn
-            .prepare_cached(
-                "SELECT coalesce(sum(entries), 0) FROM history_counts WHERE user_id = ?1 AND (?2 IS NULL OR status = ?2)",
-            )?
-            .query_row(params![user_id, filter.status], |row| row.get(0))?,
-        _ => conn
-            .prepare_cached(&format!("SELECT count(*) FROM dose_history WHERE {clause}"))?
-            .query_row(params_from_iter(values.iter()), |row| row.get(0))?,
+    let count = if filter.from.is_none() && filter.until.is_none() {
+        // By medication and/or status: the trigger-kept counts answer without a scan.
+        Count {
+            total: conn
+                .prepare_cached(
+                    "SELECT coalesce(sum(entries), 0) FROM history_counts
+                     WHERE user_id = ?1 AND (?2 IS NULL OR medication_id = ?2) AND (?3 IS NULL OR status = ?3)",
+                )?
+                .query_row(params![user_id, filter.medication_id, filter.status], |row| {
+                    row.get(0)
+                })?,
+            exact: true,
+        }
+    } else {
+        // A date range is counted through the index, up to a bound past this page.
+        let cap = Count::cap(offset, limit);
+        let mut bounded = values.clone();
+        bounded.push(Value::Integer(cap));
+        let counted = conn
+            .prepare_cached(&format!(
+                "SELECT count(*) FROM (SELECT 1 FROM dose_history WHERE {clause} LIMIT ?)"
+            ))?
+            .query_row(params_from_iter(bounded.iter()), |row| row.get(0))?;
+        Count::capped(counted, cap)
     };
     values.push(Value::Integer(limit));
     values.push(Value::Integer(offset));
@@ -213,7 +256,7 @@ pub fn page(
         ))?
         .query_map(params_from_iter(values.iter()), from_row)?
         .collect::<rusqlite::Result<Vec<_>>>()?;
-    Ok((entries, total))
+    Ok((entries, count))
 }
 
 /// The entries of medications still listed, logged from `from` until before `until`.
