@@ -294,11 +294,14 @@ pub struct HistoryFilter {
     pub date_to: Option<String>,
 }
 
-/// Where a page sits in the whole list.
+/// Where a page sits in the whole list (of history entries or ledger rows).
 #[derive(Debug, Serialize, ToSchema)]
+// Named apart from the notification lists' simpler `Pagination`, which would shadow it in
+// the document.
+#[schema(as = PagePosition)]
 pub struct Pagination {
-    /// How many entries match; when `total_exact` is false, counting stopped there and there
-    /// are more.
+    /// How many rows there are; when `total_exact` is false, at least this many (counting
+    /// stopped there).
     pub total: i64,
     /// False when `total` (and so `pages`) is a lower bound: a long list is counted only
     /// some way past this page.
