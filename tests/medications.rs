@@ -1458,7 +1458,8 @@ async fn the_stock_ledger_pages_like_the_history_past_its_old_500_rows() {
 }
 
 #[tokio::test]
-async fn history_totals_stay_exact_by_medication_and_status_and_say_when_a_date_range_was_not_counted_to_the_end() {
+async fn history_totals_stay_exact_by_medication_and_status_and_say_when_a_date_range_was_not_counted_to_the_end()
+ {
     let server = Server::start();
     let token = account(&server, "ann@example.org").await;
     let a = create(&server, &token, json!({ "name": "A", "unit": "mg" })).await["id"]
@@ -1500,7 +1501,10 @@ async fn history_totals_stay_exact_by_medication_and_status_and_say_when_a_date_
     };
     exact(&total(String::new()).await, 2400);
     exact(&total(format!("medicationId={a}")).await, 1200);
-    exact(&total(format!("medicationId={b}&status=missed&page=3")).await, 400);
+    exact(
+        &total(format!("medicationId={b}&status=missed&page=3")).await,
+        400,
+    );
     exact(&total("status=taken".into()).await, 1600);
 
     // A range of 61 days (1,464 entries) is counted up to a bound past the page: more than
@@ -1531,4 +1535,70 @@ async fn history_totals_stay_exact_by_medication_and_status_and_say_when_a_date_
     exact(&total("status=missed".into()).await, 800);
     exact(&total(format!("medicationId={a}&status=missed")).await, 400);
     exact(&total(format!("medicationId={b}")).await, 0);
+}
+
+#[tokio::test]
+async fn the_list_shows_each_medications_five_latest_doses_as_the_history_orders_them() {
+    let server = Server::start();
+    let token = account(&server, "ann@example.org").await;
+    let a = create(&server, &token, tablets()).await["id"].as_i64().unwrap();
+    let b = create(&server, &token, json!({ "name": "B", "unit": "mg" })).await["id"]
+        .as_i64()
+        .unwrap();
+    let _none = create(&server, &token, json!({ "name": "C", "unit": "mg" })).await;
+    let now = chrono::Utc::now();
+    // Seven doses of A, three of them at one instant (ties are broken by the newer entry),
+    // and two of B.
+    for hours in [30, 1, 1, 1, 20, 10, 40] {
+        let taken = (now - chrono::Duration::hours(hours)).to_rfc3339();
+        dose(&server, &token, a, json!({ "taken": taken })).await;
+    }
+    for hours in [3, 2] {
+        let taken = (now - chrono::Duration::hours(hours)).to_rfc3339();
+        dose(&server, &token, b, json!({ "taken": taken, "status": "skipped" })).await;
+    }
+    let (_, list) = get_json(&server, "/api/medications", Some(&token)).await;
+    let doses_of = |id: i64| -> Vec<Value> {
+        let m = list["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["id"] == id)
+            .unwrap();
+        m["doses"].as_array().unwrap().clone()
+    };
+    for (id, expected) in [(a, 5), (b, 2)] {
+        let (_, history) = get_json(
+            &server,
+            &format!("/api/medications/{id}/history?limit=5"),
+            Some(&token),
+        )
+        .await;
+        let from_history: Vec<&Value> = history["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| &e["id"])
+            .collect();
+        let listed = doses_of(id);
+        let from_list: Vec<&Value> = listed.iter().map(|d| &d["id"]).collect();
+        assert_eq!(from_list.len(), expected);
+        assert_eq!(from_list, from_history, "{listed:?}");
+    }
+    assert_eq!(doses_of(b)[0]["status"], "skipped");
+    let names: Vec<&str> = list["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["B", "C", "Ibuprofen"]);
+    let c = list["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == "C")
+        .unwrap();
+    assert_eq!(c["doses"], json!([]));
+    assert_eq!(c["inventory"], Value::Null);
 }

@@ -23,12 +23,12 @@ use crate::domain::today::{
 };
 use crate::domain::units;
 use crate::services::planner::{self, UserClock};
-use crate::store::history::{self, Entry};
+use crate::store::history::{self, Entry, RecentEntry};
 use crate::store::medications::{self, Inventory, Medication};
 use crate::store::{notify_prefs, reminders};
 
 /// Doses shown with each medication.
-const RECENT_DOSES: i64 = 5;
+const RECENT_DOSES: usize = 5;
 
 fn medication_not_found() -> ServiceError {
     not_found(ErrorCode::MedicationNotFound, "Medication not found")
@@ -179,6 +179,18 @@ pub struct RecentDose {
     pub dosage_unit: String,
 }
 
+impl From<RecentEntry> for RecentDose {
+    fn from(e: RecentEntry) -> RecentDose {
+        RecentDose {
+            id: e.id,
+            status: e.status,
+            taken: e.taken,
+            quantity: e.quantity,
+            dosage_unit: e.dosage_unit,
+        }
+    }
+}
+
 impl From<Entry> for RecentDose {
     fn from(e: Entry) -> RecentDose {
         RecentDose {
@@ -257,7 +269,8 @@ fn view_one(
     reach: Reach,
 ) -> ServiceResult<MedicationView> {
     let inventory = medications::inventory(conn, m.id)?;
-    let doses = history::recent(conn, user_id, m.id, RECENT_DOSES)?;
+    let doses = history::recent(conn, user_id, m.id, RECENT_DOSES as i64)?;
+    let doses = doses.into_iter().map(RecentDose::from).collect();
     let warning = delivery_warning(conn, user_id, m.id, reach)?;
     Ok(view(m, clock, inventory.as_ref(), doses, warning))
 }
@@ -266,7 +279,7 @@ fn view(
     m: &Medication,
     clock: &UserClock,
     inventory: Option<&Inventory>,
-    doses: Vec<Entry>,
+    doses: Vec<RecentDose>,
     delivery_warning: Option<&'static str>,
 ) -> MedicationView {
     MedicationView {
@@ -281,7 +294,7 @@ fn view(
         schedule: ScheduleView::of(m, clock),
         created_at: m.created_at.clone(),
         updated_at: m.updated_at.clone(),
-        doses: doses.into_iter().map(RecentDose::from).collect(),
+        doses,
         inventory: inventory.map(|inv| InventoryView::of(m, inv, clock)),
         delivery_warning,
     }
@@ -302,6 +315,7 @@ pub fn list(
         .iter()
         .map(|m| {
             let doses = recent.remove(&m.id).unwrap_or_default();
+            let doses = doses.into_iter().map(RecentDose::from).collect();
             view(m, &clock, inventories.get(&m.id), doses, warning(m.id))
         })
         .collect())

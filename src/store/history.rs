@@ -53,10 +53,6 @@ pub struct Entry {
 const COLUMNS: &str = "id, medication_id, medication_name, medication_unit, status, taken_at, quantity, dosage_unit, \
                        dosage, affect_inventory, stock_used, dosage_id, created_at";
 
-/// `COLUMNS` of `dose_history h`, for queries that join it.
-const H_COLUMNS: &str = "h.id, h.medication_id, h.medication_name, h.medication_unit, h.status, h.taken_at, \
-                         h.quantity, h.dosage_unit, h.dosage, h.affect_inventory, h.stock_used, h.dosage_id, h.created_at";
-
 fn from_row(row: &Row) -> rusqlite::Result<Entry> {
     Ok(Entry {
         id: row.get(0)?,
@@ -158,24 +154,46 @@ pub fn recent(conn: &Connection, user_id: i64, medication_id: i64, n: i64) -> ru
     .collect()
 }
 
+/// One of a medication's latest entries, as the medication list shows it.
+#[derive(Debug, Clone)]
+pub struct RecentEntry {
+    pub id: i64,
+    pub status: DoseStatus,
+    pub taken: String,
+    pub quantity: Quantity,
+    pub dosage_unit: String,
+}
+
 /// The `n` most recent entries of each of the user's medications, newest first, by
-/// medication id: one query for a list, each medication's entries found through its index.
+/// medication id: one query for a list. Each medication's entries are one range of its
+/// index, from the `n`-th newest entry's time (a scalar subquery) on; entries tied at that
+/// time may add a few, which are cut here.
 pub fn recent_per_medication(
     conn: &Connection,
     user_id: i64,
-    n: i64,
-) -> rusqlite::Result<HashMap<i64, Vec<Entry>>> {
-    let mut recent: HashMap<i64, Vec<Entry>> = HashMap::new();
-    let mut statement = conn.prepare_cached(&format!(
-        "SELECT {H_COLUMNS} FROM medications m JOIN dose_history h ON h.id IN (
-           SELECT d.id FROM dose_history d WHERE d.user_id = ?1 AND d.medication_id = m.id
-           ORDER BY d.taken_at DESC, d.id DESC LIMIT ?2)
-         WHERE m.user_id = ?1 ORDER BY m.id, h.taken_at DESC, h.id DESC"
-    ))?;
-    for entry in statement.query_map([user_id, n], from_row)? {
-        let entry = entry?;
-        if let Some(id) = entry.medication_id {
-            recent.entry(id).or_default().push(entry);
+    n: usize,
+) -> rusqlite::Result<HashMap<i64, Vec<RecentEntry>>> {
+    let mut recent: HashMap<i64, Vec<RecentEntry>> = HashMap::new();
+    // CROSS JOIN keeps the medications outside, so the rows come in index order, unsorted.
+    let mut statement = conn.prepare_cached(
+        "SELECT h.medication_id, h.id, h.status, h.taken_at, h.quantity, h.dosage_unit
+         FROM medications m CROSS JOIN dose_history h
+           ON h.user_id = ?1 AND h.medication_id = m.id AND h.taken_at >= coalesce(
+             (SELECT d.taken_at FROM dose_history d WHERE d.user_id = ?1 AND d.medication_id = m.id
+              ORDER BY d.taken_at DESC, d.id DESC LIMIT 1 OFFSET ?2 - 1), '')
+         WHERE m.user_id = ?1 ORDER BY m.id, h.taken_at DESC, h.id DESC",
+    )?;
+    let mut rows = statement.query(params![user_id, n as i64])?;
+    while let Some(row) = rows.next()? {
+        let entries = recent.entry(row.get(0)?).or_default();
+        if entries.len() < n {
+            entries.push(RecentEntry {
+                id: row.get(1)?,
+                status: row.get(2)?,
+                taken: row.get(3)?,
+                quantity: row.get(4)?,
+                dosage_unit: row.get(5)?,
+            });
         }
     }
     Ok(recent)

@@ -124,7 +124,10 @@ pub fn for_medication(conn: &Connection, medication_id: i64) -> rusqlite::Result
 }
 
 /// The own preferences of every medication of the user that has some, by medication id.
-pub fn for_medications_of(conn: &Connection, user_id: i64) -> rusqlite::Result<HashMap<i64, MedicationPrefs>> {
+pub fn for_medications_of(
+    conn: &Connection,
+    user_id: i64,
+) -> rusqlite::Result<HashMap<i64, MedicationPrefs>> {
     conn.prepare_cached(
         "SELECT p.medication_id, p.delivery_methods, p.lead_minutes, p.custom_message
          FROM medications m JOIN medication_notification_preferences p ON p.medication_id = m.id
