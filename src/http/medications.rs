@@ -5,6 +5,7 @@
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
+use axum::response::Response;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
@@ -12,7 +13,7 @@ use utoipa_axum::routes;
 
 use super::AppState;
 use super::answers::{Message, MessageData, message, message_data};
-use super::error::{ApiError, ApiResult, Data, ErrorBody, data};
+use super::error::{ApiError, ApiResult, Data, ErrorBody, data, data_sized};
 use super::extract::{ApiJson, ApiPath, ApiQuery, query_number};
 use super::session::AuthUser;
 use crate::domain::dose::DoseStatus;
@@ -39,17 +40,16 @@ fn reach(state: &AppState) -> Reach {
         (status = 200, description = "The medications", body = Data<Vec<MedicationView>>),
     ),
 )]
-pub async fn list(
-    State(state): State<AppState>,
-    AuthUser(user): AuthUser,
-) -> ApiResult<Json<Data<Vec<MedicationView>>>> {
+pub async fn list(State(state): State<AppState>, AuthUser(user): AuthUser) -> ApiResult<Response> {
     let reach = reach(&state);
     let now = state.clock.now();
     let list = state
         .db
         .read(move |conn| Ok::<_, ApiError>(medications::list(conn, user.id, reach, now)?))
         .await?;
-    Ok(data(list))
+    // About 1.3 KiB a medication with its schedule, stock and latest doses.
+    let capacity = 256 + list.len() * 1536;
+    data_sized(list, capacity)
 }
 
 /// One medication.

@@ -252,7 +252,7 @@ fn delivery_warnings(
     conn: &Connection,
     user_id: i64,
     reach: Reach,
-) -> ServiceResult<impl Fn(i64) -> Option<&'static str>> {
+) -> ServiceResult<impl Fn(i64) -> Option<&'static str> + use<>> {
     let global = notify_prefs::global(conn, user_id)?;
     let own = notify_prefs::for_medications_of(conn, user_id)?;
     Ok(move |medication_id| {
@@ -264,7 +264,7 @@ fn delivery_warnings(
 fn view_one(
     conn: &Connection,
     user_id: i64,
-    m: &Medication,
+    m: Medication,
     clock: &UserClock,
     reach: Reach,
 ) -> ServiceResult<MedicationView> {
@@ -275,27 +275,30 @@ fn view_one(
     Ok(view(m, clock, inventory.as_ref(), doses, warning))
 }
 
+/// The medication's view; its texts move into it (a list makes thousands of them).
 fn view(
-    m: &Medication,
+    m: Medication,
     clock: &UserClock,
     inventory: Option<&Inventory>,
     doses: Vec<RecentDose>,
     delivery_warning: Option<&'static str>,
 ) -> MedicationView {
+    let schedule = ScheduleView::of(&m, clock);
+    let inventory = inventory.map(|inv| InventoryView::of(&m, inv, clock));
     MedicationView {
         id: m.id,
-        name: m.name.clone(),
-        unit: m.unit.clone(),
-        frequency: m.frequency.clone(),
-        color: m.color.clone(),
-        icon: m.icon.clone(),
-        notes: m.notes.clone(),
+        name: m.name,
+        unit: m.unit,
+        frequency: m.frequency,
+        color: m.color,
+        icon: m.icon,
+        notes: m.notes,
         default_quantity: m.default_quantity,
-        schedule: ScheduleView::of(m, clock),
-        created_at: m.created_at.clone(),
-        updated_at: m.updated_at.clone(),
+        schedule,
+        created_at: m.created_at,
+        updated_at: m.updated_at,
         doses,
-        inventory: inventory.map(|inv| InventoryView::of(m, inv, clock)),
+        inventory,
         delivery_warning,
     }
 }
@@ -307,16 +310,21 @@ pub fn list(
     reach: Reach,
     now: DateTime<Utc>,
 ) -> ServiceResult<Vec<MedicationView>> {
-    let clock = UserClock::at(conn, user_id, now)?;
-    let inventories = medications::inventories(conn, user_id)?;
-    let mut recent = history::recent_per_medication(conn, user_id, RECENT_DOSES)?;
-    let warning = delivery_warnings(conn, user_id, reach)?;
-    Ok(medications::list(conn, user_id)?
-        .iter()
+    // One snapshot for all the queries: stock and doses agree, and the read locks are taken once.
+    let tx = conn.unchecked_transaction()?;
+    let clock = UserClock::at(&tx, user_id, now)?;
+    let inventories = medications::inventories(&tx, user_id)?;
+    let mut recent = history::recent_per_medication(&tx, user_id, RECENT_DOSES)?;
+    let warning = delivery_warnings(&tx, user_id, reach)?;
+    let list = medications::list(&tx, user_id)?;
+    tx.commit()?;
+    Ok(list
+        .into_iter()
         .map(|m| {
             let doses = recent.remove(&m.id).unwrap_or_default();
             let doses = doses.into_iter().map(RecentDose::from).collect();
-            view(m, &clock, inventories.get(&m.id), doses, warning(m.id))
+            let (inventory, warning) = (inventories.get(&m.id), warning(m.id));
+            view(m, &clock, inventory, doses, warning)
         })
         .collect())
 }
@@ -330,7 +338,7 @@ pub fn get(
 ) -> ServiceResult<MedicationView> {
     let clock = UserClock::at(conn, user_id, now)?;
     let m = medications::find(conn, user_id, id.0)?.ok_or_else(medication_not_found)?;
-    view_one(conn, user_id, &m, &clock, reach)
+    view_one(conn, user_id, m, &clock, reach)
 }
 
 /// Checks what a new medication must have before anything else.
@@ -378,7 +386,7 @@ pub fn create(
         stock::apply(conn, &m, inventory, &stamp)?;
     }
     planner::plan_medication(conn, user_id, &m, &clock, horizon_days)?;
-    view_one(conn, user_id, &m, &clock, reach)
+    view_one(conn, user_id, m, &clock, reach)
 }
 
 /// Changes a medication (and its stock, when sent) and plans its reminders again.
@@ -407,7 +415,7 @@ pub fn update(
         inv.containers.check_dose_unit(&m.unit)?;
     }
     planner::plan_medication(conn, user_id, &m, &clock, horizon_days)?;
-    view_one(conn, user_id, &m, &clock, reach)
+    view_one(conn, user_id, m, &clock, reach)
 }
 
 /// Removes the medication with its stock; its history stays unless `with_history`.
