@@ -249,7 +249,7 @@ mod tests {
         )
         .unwrap();
         let applied = migrate(&mut conn, dir.path()).unwrap();
-        assert_eq!(applied.names, vec!["0005_delivery"]);
+        assert_eq!(applied.names[0], "0005_delivery");
         assert!(applied.snapshot.is_some());
         type Row = (i64, String, String, Option<String>, Option<String>);
         let rows: Vec<Row> = conn
