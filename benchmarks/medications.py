@@ -81,7 +81,7 @@ def main():
     if not os.path.exists(hello_bin):
         raise SystemExit(f"{hello_bin} is missing: cargo build --release --example hello")
 
-    server, port, _, conn = start_server(args.binary, 3950, {"PILLBOX_LOG_LEVEL": "info",
+    server, port, data_dir, conn = start_server(args.binary, 3950, {"PILLBOX_LOG_LEVEL": "info",
                                                             "PILLBOX_BACKUP_DAILY": "false"},
                                          stderr=subprocess.DEVNULL)
     hello_port = port + 100
@@ -119,6 +119,7 @@ def main():
         server.terminate()
         hello.wait(timeout=30)
         server.wait(timeout=30)
+        shutil.rmtree(data_dir, ignore_errors=True)
 
 
 if __name__ == "__main__":
