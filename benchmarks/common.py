@@ -21,14 +21,15 @@ def request(conn, method, path, token=None, body=None):
     return json.loads(data)
 
 
-def start_server(binary, first_port, extra_env=None):
-    """Starts `binary serve` on a fresh data directory; returns (process, port, data_dir, conn)."""
+def start_server(binary, first_port, extra_env=None, stderr=None):
+    """Starts `binary serve` on a fresh data directory; returns (process, port, data_dir, conn).
+    `stderr` takes the log (e.g. subprocess.DEVNULL when a benchmark logs every request)."""
     data_dir = tempfile.mkdtemp(prefix="pillbox-bench-")
     port = first_port + random.randint(0, 40)
     env = {k: v for k, v in os.environ.items() if not k.startswith("PILLBOX_")}
     env["PILLBOX_LOG_LEVEL"] = "warn"
     env.update(extra_env or {})
-    server = subprocess.Popen([binary, "serve", "--data-dir", data_dir, "--bind", f"127.0.0.1:{port}"], env=env)
+    server = subprocess.Popen([binary, "serve", "--data-dir", data_dir, "--bind", f"127.0.0.1:{port}"], env=env, stderr=stderr)
     for _ in range(100):
         try:
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)

@@ -10,6 +10,7 @@ page (p50/p99 over sequential requests on loopback).
 """
 import argparse
 import os
+import shutil
 import sqlite3
 import statistics
 import sys
@@ -88,6 +89,8 @@ def main():
     finally:
         server.terminate()
         server.wait(timeout=30)
+        # A 1M-entry database is several hundred MB.
+        shutil.rmtree(data_dir, ignore_errors=True)
 
 
 if __name__ == "__main__":

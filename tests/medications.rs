@@ -56,19 +56,13 @@ async fn dose(server: &Server, token: &str, id: i64, body: Value) -> Value {
 
 /// The ledger's changes add up to the current stock.
 async fn assert_ledger_adds_up(server: &Server, token: &str, id: i64) {
-    let (_, ledger) = get_json(
-        server,
-        &format!("/api/medications/{id}/inventory/ledger"),
-        Some(token),
-    )
-    .await;
-    let rows = ledger["data"].as_array().unwrap();
+    let rows = ledger(server, token, id).await;
     let sum: i64 = rows
         .iter()
         .map(|r| (r["change"].as_f64().unwrap() * 1000.0).round() as i64)
         .sum();
     let current = (stock(server, token, id).await * 1000.0).round() as i64;
-    assert_eq!(sum, current, "ledger: {ledger}");
+    assert_eq!(sum, current, "ledger: {rows:?}");
     assert_eq!(
         (rows[0]["balance"].as_f64().unwrap() * 1000.0).round() as i64,
         current
@@ -544,10 +538,11 @@ async fn history_pages_and_filters() {
     assert_eq!(first["data"].as_array().unwrap().len(), 20);
     assert_eq!(
         first["pagination"],
-        json!({ "total": 45, "limit": 20, "offset": 0, "page": 1, "pages": 3 })
+        json!({ "total": 45, "total_exact": true, "has_more": true, "limit": 20, "offset": 0, "page": 1, "pages": 3 })
     );
     let (_, last) = get_json(&server, "/api/medications/history?page=3", Some(&token)).await;
     assert_eq!(last["data"].as_array().unwrap().len(), 5);
+    assert_eq!(last["pagination"]["has_more"], false);
     let times: Vec<&str> = first["data"]
         .as_array()
         .unwrap()
@@ -972,15 +967,23 @@ fn database(data_dir: &std::path::Path) -> rusqlite::Connection {
     rusqlite::Connection::open(data_dir.join("pillbox.sqlite3")).unwrap()
 }
 
+/// The whole ledger, newest first, read page by page.
 async fn ledger(server: &Server, token: &str, id: i64) -> Vec<Value> {
-    let (status, body) = get_json(
-        server,
-        &format!("/api/medications/{id}/inventory/ledger"),
-        Some(token),
-    )
-    .await;
-    assert_eq!(status, StatusCode::OK, "{body}");
-    body["data"].as_array().unwrap().clone()
+    let mut rows = Vec::new();
+    for page in 1.. {
+        let (status, body) = get_json(
+            server,
+            &format!("/api/medications/{id}/inventory/ledger?limit=100&page={page}"),
+            Some(token),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        rows.extend(body["data"].as_array().unwrap().iter().cloned());
+        if body["pagination"]["has_more"] == false {
+            return rows;
+        }
+    }
+    unreachable!()
 }
 
 #[tokio::test]
@@ -1377,4 +1380,225 @@ async fn stock_and_history_errors_carry_their_codes() {
             .as_array()
             .is_some_and(|units| units.iter().any(|u| u["symbol"] == "μg"))
     );
+}
+
+/// Rows written straight into the ledger, as years of doses would leave them.
+fn seed_ledger(data_dir: &std::path::Path, id: i64, rows: i64) {
+    let db = database(data_dir);
+    db.busy_timeout(std::time::Duration::from_secs(10)).unwrap();
+    db.execute(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?2)
+         INSERT INTO stock_ledger (medication_id, change, balance, kind, reason, history_id, created_at)
+         SELECT ?1, 0, 30000, 'adjustment', 'row ' || i, NULL, '2024-01-01T00:00:00.000Z' FROM n",
+        [id, rows],
+    )
+    .unwrap();
+}
+
+#[tokio::test]
+async fn the_stock_ledger_pages_like_the_history_past_its_old_500_rows() {
+    let server = Server::start_with(open_signups);
+    let token = account(&server, "ann@example.org").await;
+    let id = create(&server, &token, tablets()).await["id"].as_i64().unwrap();
+    seed_ledger(&server.data_dir, id, 1199);
+    let page = |query: &str| {
+        let path = format!("/api/medications/{id}/inventory/ledger?{query}");
+        let (server, token) = (&server, &token);
+        async move {
+            let (status, body) = get_json(server, &path, Some(token)).await;
+            assert_eq!(status, StatusCode::OK, "{body}");
+            body
+        }
+    };
+
+    // 1,200 rows: the first page counts only so far ahead, and says so.
+    let first = page("").await;
+    assert_eq!(first["data"].as_array().unwrap().len(), 20);
+    assert_eq!(first["data"][0]["reason"], "row 1199", "newest first");
+    assert_eq!(first["pagination"]["total_exact"], false, "{first}");
+    assert_eq!(first["pagination"]["has_more"], true);
+    assert!(first["pagination"]["total"].as_i64().unwrap() > 20);
+    // Page 60 of 20 holds the oldest rows, ending with the stock's first one; there the
+    // count reaches the end.
+    let last = page("page=60").await;
+    let rows = last["data"].as_array().unwrap();
+    assert_eq!(rows.len(), 20);
+    assert_eq!(rows[19]["kind"], "initial");
+    assert_eq!(rows[18]["reason"], "row 1");
+    assert_eq!(
+        last["pagination"],
+        json!({ "total": 1200, "total_exact": true, "has_more": false, "limit": 20, "offset": 1180, "page": 60, "pages": 60 })
+    );
+    // The same parameters as the history: `offset` wins over `page`.
+    let by_offset = page("limit=3&offset=600&page=2").await;
+    assert_eq!(by_offset["data"][0]["reason"], "row 599");
+    assert_eq!(by_offset["pagination"]["page"], 201);
+    let past_end = page("page=1000").await;
+    assert_eq!(past_end["data"], json!([]));
+    assert_eq!(past_end["pagination"]["has_more"], false);
+
+    for bad in ["limit=0", "limit=101", "page=0", "offset=-1", "page=x"] {
+        let (status, body) = get_json(
+            &server,
+            &format!("/api/medications/{id}/inventory/ledger?{bad}"),
+            Some(&token),
+        )
+        .await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}: {body}");
+    }
+    let bob = account(&server, "bob@example.org").await;
+    let (status, body) = get_json(
+        &server,
+        &format!("/api/medications/{id}/inventory/ledger"),
+        Some(&bob),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    assert_eq!(body["code"], "medication_not_found");
+}
+
+#[tokio::test]
+async fn history_totals_stay_exact_by_medication_and_status_and_say_when_a_date_range_was_not_counted_to_the_end()
+ {
+    let server = Server::start();
+    let token = account(&server, "ann@example.org").await;
+    let a = create(&server, &token, json!({ "name": "A", "unit": "mg" })).await["id"]
+        .as_i64()
+        .unwrap();
+    let b = create(&server, &token, json!({ "name": "B", "unit": "mg" })).await["id"]
+        .as_i64()
+        .unwrap();
+    let user: i64 = get_json(&server, "/api/auth/me", Some(&token)).await.1["data"]["id"]
+        .as_i64()
+        .unwrap();
+    // 2,400 entries an hour apart, alternating A and B, taken, taken, missed.
+    let db = database(&server.data_dir);
+    db.busy_timeout(std::time::Duration::from_secs(10)).unwrap();
+    db.execute(
+        "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 2399)
+         INSERT INTO dose_history (user_id, medication_id, medication_name, medication_unit, status, taken_at,
+                                   quantity, dosage_unit, affect_inventory, created_at)
+         SELECT ?1, CASE WHEN i % 2 = 0 THEN ?2 ELSE ?3 END, CASE WHEN i % 2 = 0 THEN 'A' ELSE 'B' END, 'mg',
+                CASE WHEN i % 3 = 2 THEN 'missed' ELSE 'taken' END,
+                strftime('%Y-%m-%dT%H:%M:%S.000Z', '2025-06-01', '-' || i || ' hours'), 1000, 'mg', 0,
+                '2025-06-01T00:00:00.000Z'
+         FROM n",
+        rusqlite::params![user, a, b],
+    )
+    .unwrap();
+    let total = |query: String| {
+        let (server, token) = (&server, &token);
+        async move {
+            let (status, body) =
+                get_json(server, &format!("/api/medications/history?{query}"), Some(token)).await;
+            assert_eq!(status, StatusCode::OK, "{body}");
+            body["pagination"].clone()
+        }
+    };
+    let exact = |pagination: &Value, n: i64| {
+        assert_eq!(pagination["total"], n, "{pagination}");
+        assert_eq!(pagination["total_exact"], true, "{pagination}");
+    };
+    exact(&total(String::new()).await, 2400);
+    exact(&total(format!("medicationId={a}")).await, 1200);
+    exact(
+        &total(format!("medicationId={b}&status=missed&page=3")).await,
+        400,
+    );
+    exact(&total("status=taken".into()).await, 1600);
+
+    // A range of 61 days (1,464 entries) is counted up to a bound past the page: more than
+    // the page, less than all, and flagged.
+    let wide = total("date_from=2025-04-01&date_to=2025-05-31".into()).await;
+    assert_eq!(wide["total_exact"], false, "{wide}");
+    assert_eq!(wide["has_more"], true);
+    let counted = wide["total"].as_i64().unwrap();
+    assert!((21..1464).contains(&counted), "{wide}");
+    // Its last page, asked for by offset, is counted exactly.
+    let end = total("date_from=2025-04-01&date_to=2025-05-31&limit=100&offset=1400".into()).await;
+    assert_eq!(end["has_more"], false, "{end}");
+    exact(&end, 1464);
+    // A narrow range is exact.
+    exact(&total("date_from=2025-05-30&date_to=2025-05-30".into()).await, 24);
+
+    // A medication deleted with its history kept: its entries stay, counted without it.
+    let (status, body) = call(
+        &server,
+        Method::DELETE,
+        &format!("/api/medications/{b}"),
+        Some(&token),
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    exact(&total(String::new()).await, 2400);
+    exact(&total("status=missed".into()).await, 800);
+    exact(&total(format!("medicationId={a}&status=missed")).await, 400);
+    exact(&total(format!("medicationId={b}")).await, 0);
+}
+
+#[tokio::test]
+async fn the_list_shows_each_medications_five_latest_doses_as_the_history_orders_them() {
+    let server = Server::start();
+    let token = account(&server, "ann@example.org").await;
+    let a = create(&server, &token, tablets()).await["id"].as_i64().unwrap();
+    let b = create(&server, &token, json!({ "name": "B", "unit": "mg" })).await["id"]
+        .as_i64()
+        .unwrap();
+    let _none = create(&server, &token, json!({ "name": "C", "unit": "mg" })).await;
+    let now = chrono::Utc::now();
+    // Seven doses of A, three of them at one instant (ties are broken by the newer entry),
+    // and two of B.
+    for hours in [30, 1, 1, 1, 20, 10, 40] {
+        let taken = (now - chrono::Duration::hours(hours)).to_rfc3339();
+        dose(&server, &token, a, json!({ "taken": taken })).await;
+    }
+    for hours in [3, 2] {
+        let taken = (now - chrono::Duration::hours(hours)).to_rfc3339();
+        dose(&server, &token, b, json!({ "taken": taken, "status": "skipped" })).await;
+    }
+    let (_, list) = get_json(&server, "/api/medications", Some(&token)).await;
+    let doses_of = |id: i64| -> Vec<Value> {
+        let m = list["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["id"] == id)
+            .unwrap();
+        m["doses"].as_array().unwrap().clone()
+    };
+    for (id, expected) in [(a, 5), (b, 2)] {
+        let (_, history) = get_json(
+            &server,
+            &format!("/api/medications/{id}/history?limit=5"),
+            Some(&token),
+        )
+        .await;
+        let from_history: Vec<&Value> = history["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| &e["id"])
+            .collect();
+        let listed = doses_of(id);
+        let from_list: Vec<&Value> = listed.iter().map(|d| &d["id"]).collect();
+        assert_eq!(from_list.len(), expected);
+        assert_eq!(from_list, from_history, "{listed:?}");
+    }
+    assert_eq!(doses_of(b)[0]["status"], "skipped");
+    let names: Vec<&str> = list["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["B", "C", "Ibuprofen"]);
+    let c = list["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == "C")
+        .unwrap();
+    assert_eq!(c["doses"], json!([]));
+    assert_eq!(c["inventory"], Value::Null);
 }

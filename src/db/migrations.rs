@@ -31,6 +31,7 @@ pub const MIGRATIONS: &[Migration] = &[
     migration!("0005_delivery"),
     migration!("0006_revoked_sessions"),
     migration!("0007_health_probe"),
+    migration!("0008_history_counts"),
 ];
 
 #[derive(Debug, Serialize)]

@@ -11,12 +11,16 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex as StdMutex};
 use std::time::Duration;
 
+use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OpenFlags};
 use tokio::sync::{Mutex, Semaphore};
 
 /// How many read-only connections may be open at once.
 const READERS: usize = 4;
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+/// Prepared statements each connection keeps (rusqlite's default is 16, fewer than the
+/// distinct hot queries, so a mix of screens would evict and re-prepare them).
+const STATEMENT_CACHE: usize = 128;
 
 /// The database file inside the data directory.
 pub const DATABASE_FILE: &str = "pillbox.sqlite3";
@@ -58,6 +62,12 @@ pub fn open_connection(path: &Path, create: bool) -> rusqlite::Result<Connection
     // A logged dose must survive a power cut: fsync at every commit, WAL or not.
     conn.pragma_update(None, "synchronous", "FULL")?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
+    // Without the query planner stability guarantee, SQLite (built with STAT4) marks a
+    // statement to be re-prepared whenever a new value is bound to a parameter the planner
+    // looked at, `LIMIT ?` among them: every paged query would be compiled again on every
+    // call, cached or not. Our queries are index-driven; one plan per statement is right.
+    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
+    conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
     Ok(conn)
 }
 
@@ -138,5 +148,36 @@ impl Db {
         })
         .await
         .map_err(|e| E::from(DbError::Task(e.to_string())))?
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rusqlite::StatementStatus;
+
+    use super::open_connection;
+
+    /// A cached statement with `LIMIT ?` runs with new values without being compiled again.
+    #[test]
+    fn a_new_limit_does_not_recompile_a_cached_statement() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let conn = open_connection(&dir.path().join("t.sqlite3"), true).expect("open");
+        conn.execute_batch(
+            "CREATE TABLE t (id INTEGER PRIMARY KEY, k INTEGER); CREATE INDEX t_k ON t (k, id);
+             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000)
+             INSERT INTO t (k) SELECT i % 7 FROM n; ANALYZE;",
+        )
+        .expect("schema");
+        let sql = "SELECT id FROM t WHERE k = ?1 ORDER BY id DESC LIMIT ?2 OFFSET ?3";
+        for limit in 1..20_i64 {
+            let mut statement = conn.prepare_cached(sql).expect("prepare");
+            let rows: Vec<i64> = statement
+                .query_map([limit % 7, limit, limit], |row| row.get(0))
+                .expect("query")
+                .collect::<Result<_, _>>()
+                .expect("rows");
+            assert_eq!(rows.len(), limit as usize);
+            assert_eq!(statement.get_status(StatementStatus::RePrepare), 0);
+        }
     }
 }

@@ -5,21 +5,22 @@
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use serde::Deserialize;
+use axum::response::Response;
+use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::AppState;
 use super::answers::{Message, MessageData, message, message_data};
-use super::error::{ApiError, ApiResult, Data, ErrorBody, data};
-use super::extract::{ApiJson, ApiPath, ApiQuery};
+use super::error::{ApiError, ApiResult, Data, ErrorBody, data, data_sized};
+use super::extract::{ApiJson, ApiPath, ApiQuery, query_number};
 use super::session::AuthUser;
 use crate::domain::dose::DoseStatus;
 use crate::domain::medication::MedicationId;
 use crate::domain::quantity::Quantity;
 use crate::domain::units::{self, Unit};
-use crate::services::doses::{self, DoseRequest, Logged};
+use crate::services::doses::{self, DoseRequest, Logged, Pagination, Paging};
 use crate::services::medications::{self, AdherenceView, MedicationInput, MedicationView, Reach, TodayView};
 use crate::services::stock::{self, Adjusted, Adjustment, InventoryInput, InventoryView, LowStock};
 use crate::store::medications::LedgerRow;
@@ -39,17 +40,16 @@ fn reach(state: &AppState) -> Reach {
         (status = 200, description = "The medications", body = Data<Vec<MedicationView>>),
     ),
 )]
-pub async fn list(
-    State(state): State<AppState>,
-    AuthUser(user): AuthUser,
-) -> ApiResult<Json<Data<Vec<MedicationView>>>> {
+pub async fn list(State(state): State<AppState>, AuthUser(user): AuthUser) -> ApiResult<Response> {
     let reach = reach(&state);
     let now = state.clock.now();
     let list = state
         .db
         .read(move |conn| Ok::<_, ApiError>(medications::list(conn, user.id, reach, now)?))
         .await?;
-    Ok(data(list))
+    // About 1.3 KiB a medication with its schedule, stock and latest doses.
+    let capacity = 256 + list.len() * 1536;
+    data_sized(list, capacity)
 }
 
 /// One medication.
@@ -340,14 +340,41 @@ pub async fn adjust_inventory(
     Ok(message_data("Inventory adjusted", adjusted))
 }
 
-/// The stock ledger, newest first (the latest 500 moves).
+/// Which page of the ledger: the same parameters as the history's pages.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct LedgerQuery {
+    /// Rows per page, 1 to 100 (default 20).
+    #[param(value_type = Option<i64>, minimum = 1, maximum = 100)]
+    limit: Option<String>,
+    /// Rows to pass over; wins over `page`.
+    #[param(value_type = Option<i64>, minimum = 0)]
+    offset: Option<String>,
+    /// The page, from 1.
+    #[param(value_type = Option<i64>, minimum = 1)]
+    page: Option<String>,
+}
+
+/// One page of the stock ledger: `{"success": true, "data": […], "pagination": {…}}`, as
+/// the history pages.
+#[derive(Serialize, ToSchema)]
+pub struct LedgerPage {
+    /// Always true.
+    success: bool,
+    /// Newest first.
+    data: Vec<LedgerRow>,
+    pagination: Pagination,
+}
+
+/// The stock ledger, newest first, paged like the history.
 #[utoipa::path(
     get,
     path = "/medications/{id}/inventory/ledger",
     tag = "inventory",
-    params(("id" = i64, Path, description = "The medication's id")),
+    params(("id" = i64, Path, description = "The medication's id"), LedgerQuery),
     responses(
-        (status = 200, description = "The ledger", body = Data<Vec<LedgerRow>>),
+        (status = 200, description = "One page of the ledger", body = LedgerPage),
+        (status = 400, description = "A page cannot be used (`validation_failed`, `invalid_request`)", body = ErrorBody),
         (status = 404, description = "No such medication of yours (`medication_not_found`)", body = ErrorBody),
     ),
 )]
@@ -355,12 +382,22 @@ pub async fn ledger(
     State(state): State<AppState>,
     AuthUser(user): AuthUser,
     ApiPath(id): ApiPath<MedicationId>,
-) -> ApiResult<Json<Data<Vec<LedgerRow>>>> {
-    let rows = state
+    ApiQuery(q): ApiQuery<LedgerQuery>,
+) -> ApiResult<Json<LedgerPage>> {
+    let paging = Paging::new(
+        query_number(q.limit.as_deref(), "limit")?,
+        query_number(q.offset.as_deref(), "offset")?,
+        query_number(q.page.as_deref(), "page")?,
+    )?;
+    let (rows, pagination) = state
         .db
-        .read(move |conn| Ok::<_, ApiError>(stock::ledger(conn, user.id, id)?))
+        .read(move |conn| Ok::<_, ApiError>(stock::ledger(conn, user.id, id, paging)?))
         .await?;
-    Ok(data(rows))
+    Ok(Json(LedgerPage {
+        success: true,
+        data: rows,
+        pagination,
+    }))
 }
 
 /// Medications whose stock is low or out.

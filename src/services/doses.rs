@@ -16,7 +16,7 @@ use crate::domain::quantity::Quantity;
 use crate::services::planner::UserClock;
 use crate::store::history::{self, Entry, Filter};
 use crate::store::medications::{self, Medication};
-use crate::store::reminders;
+use crate::store::{Count, reminders};
 
 /// A dose to record against a medication.
 pub struct NewDose {
@@ -256,7 +256,7 @@ pub fn delete_entry(
 const DEFAULT_PAGE_SIZE: i64 = 20;
 const MAX_PAGE_SIZE: i64 = 100;
 
-/// A page of the history: how many entries, from where.
+/// A page of the history (or of a stock ledger): how many rows, from where.
 #[derive(Debug, Clone, Copy)]
 pub struct Paging {
     pub limit: i64,
@@ -294,14 +294,41 @@ pub struct HistoryFilter {
     pub date_to: Option<String>,
 }
 
-/// Where a page sits in the whole list.
+/// Where a page sits in the whole list (of history entries or ledger rows).
 #[derive(Debug, Serialize, ToSchema)]
+// Named apart from the notification lists' simpler `Pagination`, which would shadow it in
+// the document.
+#[schema(as = PagePosition)]
 pub struct Pagination {
+    /// How many rows there are; when `total_exact` is false, at least this many (counting
+    /// stopped there).
     pub total: i64,
+    /// False when `total` (and so `pages`) is a lower bound: a long list is counted only
+    /// some way past this page.
+    pub total_exact: bool,
+    /// Whether entries follow this page.
+    pub has_more: bool,
     pub limit: i64,
     pub offset: i64,
     pub page: i64,
+    /// Pages in all, or as far as they were counted (see `total_exact`); at least 1.
     pub pages: i64,
+}
+
+impl Pagination {
+    pub fn of(paging: Paging, count: Count) -> Pagination {
+        let pages = count.total.saturating_add(paging.limit - 1) / paging.limit;
+        Pagination {
+            total: count.total,
+            total_exact: count.exact,
+            has_more: count.total > paging.offset.saturating_add(paging.limit),
+            limit: paging.limit,
+            offset: paging.offset,
+            // Saturating: an offset near i64::MAX is an empty page, not an overflow.
+            page: (paging.offset / paging.limit).saturating_add(1),
+            pages: pages.max(1),
+        }
+    }
 }
 
 /// A date filter bound: `YYYY-MM-DD` in the user's zone, or an RFC 3339 instant.
@@ -343,17 +370,6 @@ pub fn history(
         from: bound(filter.date_from.as_deref(), &clock, false)?,
         until: bound(filter.date_to.as_deref(), &clock, true)?,
     };
-    let (entries, total) = history::page(conn, user_id, &filter, paging.limit, paging.offset)?;
-    let pages = (total + paging.limit - 1) / paging.limit;
-    Ok((
-        entries,
-        Pagination {
-            total,
-            limit: paging.limit,
-            offset: paging.offset,
-            // Saturating: an offset near i64::MAX is an empty page, not an overflow.
-            page: (paging.offset / paging.limit).saturating_add(1),
-            pages: pages.max(1),
-        },
-    ))
+    let (entries, count) = history::page(conn, user_id, &filter, paging.limit, paging.offset)?;
+    Ok((entries, Pagination::of(paging, count)))
 }

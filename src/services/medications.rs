@@ -23,12 +23,12 @@ use crate::domain::today::{
 };
 use crate::domain::units;
 use crate::services::planner::{self, UserClock};
-use crate::store::history::{self, Entry};
-use crate::store::medications::{self, Medication};
+use crate::store::history::{self, Entry, RecentEntry};
+use crate::store::medications::{self, Inventory, Medication};
 use crate::store::{notify_prefs, reminders};
 
 /// Doses shown with each medication.
-const RECENT_DOSES: i64 = 5;
+const RECENT_DOSES: usize = 5;
 
 fn medication_not_found() -> ServiceError {
     not_found(ErrorCode::MedicationNotFound, "Medication not found")
@@ -179,6 +179,18 @@ pub struct RecentDose {
     pub dosage_unit: String,
 }
 
+impl From<RecentEntry> for RecentDose {
+    fn from(e: RecentEntry) -> RecentDose {
+        RecentDose {
+            id: e.id,
+            status: e.status,
+            taken: e.taken,
+            quantity: e.quantity,
+            dosage_unit: e.dosage_unit,
+        }
+    }
+}
+
 impl From<Entry> for RecentDose {
     fn from(e: Entry) -> RecentDose {
         RecentDose {
@@ -235,45 +247,86 @@ fn delivery_warning(
     ))
 }
 
-fn view(
+/// The delivery warning of each of the user's medications, read in two queries.
+fn delivery_warnings(
     conn: &Connection,
     user_id: i64,
-    m: &Medication,
+    reach: Reach,
+) -> ServiceResult<impl Fn(i64) -> Option<&'static str> + use<>> {
+    let global = notify_prefs::global(conn, user_id)?;
+    let own = notify_prefs::for_medications_of(conn, user_id)?;
+    Ok(move |medication_id| {
+        notify_prefs::delivery_warning(&global, own.get(&medication_id), reach.email_available)
+    })
+}
+
+/// One medication, read on its own.
+fn view_one(
+    conn: &Connection,
+    user_id: i64,
+    m: Medication,
     clock: &UserClock,
     reach: Reach,
 ) -> ServiceResult<MedicationView> {
     let inventory = medications::inventory(conn, m.id)?;
-    let doses = history::recent(conn, user_id, m.id, RECENT_DOSES)?;
-    Ok(MedicationView {
-        id: m.id,
-        name: m.name.clone(),
-        unit: m.unit.clone(),
-        frequency: m.frequency.clone(),
-        color: m.color.clone(),
-        icon: m.icon.clone(),
-        notes: m.notes.clone(),
-        default_quantity: m.default_quantity,
-        schedule: ScheduleView::of(m, clock),
-        created_at: m.created_at.clone(),
-        updated_at: m.updated_at.clone(),
-        doses: doses.into_iter().map(RecentDose::from).collect(),
-        inventory: inventory.as_ref().map(|inv| InventoryView::of(m, inv, clock)),
-        delivery_warning: delivery_warning(conn, user_id, m.id, reach)?,
-    })
+    let doses = history::recent(conn, user_id, m.id, RECENT_DOSES as i64)?;
+    let doses = doses.into_iter().map(RecentDose::from).collect();
+    let warning = delivery_warning(conn, user_id, m.id, reach)?;
+    Ok(view(m, clock, inventory.as_ref(), doses, warning))
 }
 
-/// The person's medications, by name.
+/// The medication's view; its texts move into it (a list makes thousands of them).
+fn view(
+    m: Medication,
+    clock: &UserClock,
+    inventory: Option<&Inventory>,
+    doses: Vec<RecentDose>,
+    delivery_warning: Option<&'static str>,
+) -> MedicationView {
+    let schedule = ScheduleView::of(&m, clock);
+    let inventory = inventory.map(|inv| InventoryView::of(&m, inv, clock));
+    MedicationView {
+        id: m.id,
+        name: m.name,
+        unit: m.unit,
+        frequency: m.frequency,
+        color: m.color,
+        icon: m.icon,
+        notes: m.notes,
+        default_quantity: m.default_quantity,
+        schedule,
+        created_at: m.created_at,
+        updated_at: m.updated_at,
+        doses,
+        inventory,
+        delivery_warning,
+    }
+}
+
+/// The person's medications, by name. A fixed number of queries however many there are.
 pub fn list(
     conn: &Connection,
     user_id: i64,
     reach: Reach,
     now: DateTime<Utc>,
 ) -> ServiceResult<Vec<MedicationView>> {
-    let clock = UserClock::at(conn, user_id, now)?;
-    medications::list(conn, user_id)?
-        .iter()
-        .map(|m| view(conn, user_id, m, &clock, reach))
-        .collect()
+    // One snapshot for all the queries: stock and doses agree, and the read locks are taken once.
+    let tx = conn.unchecked_transaction()?;
+    let clock = UserClock::at(&tx, user_id, now)?;
+    let inventories = medications::inventories(&tx, user_id)?;
+    let mut recent = history::recent_per_medication(&tx, user_id, RECENT_DOSES)?;
+    let warning = delivery_warnings(&tx, user_id, reach)?;
+    let list = medications::list(&tx, user_id)?;
+    tx.commit()?;
+    Ok(list
+        .into_iter()
+        .map(|m| {
+            let doses = recent.remove(&m.id).unwrap_or_default();
+            let doses = doses.into_iter().map(RecentDose::from).collect();
+            let (inventory, warning) = (inventories.get(&m.id), warning(m.id));
+            view(m, &clock, inventory, doses, warning)
+        })
+        .collect())
 }
 
 pub fn get(
@@ -285,7 +338,7 @@ pub fn get(
 ) -> ServiceResult<MedicationView> {
     let clock = UserClock::at(conn, user_id, now)?;
     let m = medications::find(conn, user_id, id.0)?.ok_or_else(medication_not_found)?;
-    view(conn, user_id, &m, &clock, reach)
+    view_one(conn, user_id, m, &clock, reach)
 }
 
 /// Checks what a new medication must have before anything else.
@@ -333,7 +386,7 @@ pub fn create(
         stock::apply(conn, &m, inventory, &stamp)?;
     }
     planner::plan_medication(conn, user_id, &m, &clock, horizon_days)?;
-    view(conn, user_id, &m, &clock, reach)
+    view_one(conn, user_id, m, &clock, reach)
 }
 
 /// Changes a medication (and its stock, when sent) and plans its reminders again.
@@ -362,7 +415,7 @@ pub fn update(
         inv.containers.check_dose_unit(&m.unit)?;
     }
     planner::plan_medication(conn, user_id, &m, &clock, horizon_days)?;
-    view(conn, user_id, &m, &clock, reach)
+    view_one(conn, user_id, m, &clock, reach)
 }
 
 /// Removes the medication with its stock; its history stays unless `with_history`.
@@ -591,10 +644,7 @@ pub fn today(conn: &Connection, user_id: i64, reach: Reach, now: DateTime<Utc>) 
         .collect();
     // By time, then by name, as the day reads.
     doses.sort_by_cached_key(|(d, m)| (d.at, m.name.to_lowercase(), m.id));
-    let warnings = meds
-        .iter()
-        .map(|m| Ok((m.id, delivery_warning(conn, user_id, m.id, reach)?)))
-        .collect::<ServiceResult<HashMap<i64, Option<&'static str>>>>()?;
+    let warning = delivery_warnings(conn, user_id, reach)?;
     let doses = doses
         .into_iter()
         .map(|(dose, m)| TodayDose {
@@ -609,7 +659,7 @@ pub fn today(conn: &Connection, user_id: i64, reach: Reach, now: DateTime<Utc>) 
             status: dose.status,
             history_id: dose.history_id,
             reminder_id: dose.reminder_id,
-            delivery_warning: warnings.get(&m.id).copied().flatten(),
+            delivery_warning: warning(m.id),
         })
         .collect();
     Ok(TodayView {

@@ -6,6 +6,7 @@ use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use super::doses::{Pagination, Paging};
 use super::{ErrorCode, Problem, ServiceError, ServiceResult, invalid, rejected, report};
 use crate::clock;
 use crate::domain::dose::DoseStatus;
@@ -18,8 +19,6 @@ use crate::services::planner::UserClock;
 use crate::store::history::{self, Entry};
 use crate::store::medications::{self, Inventory, LedgerRow, Medication, StockChange};
 
-/// Ledger rows shown at most.
-const LEDGER_ROWS: i64 = 500;
 /// The longest reason for a manual stock change.
 const MAX_REASON: usize = 500;
 
@@ -539,10 +538,16 @@ pub fn adjust(
 }
 
 /// The most recent rows of a medication's stock ledger, newest first.
-pub fn ledger(conn: &Connection, user_id: i64, medication_id: MedicationId) -> ServiceResult<Vec<LedgerRow>> {
+pub fn ledger(
+    conn: &Connection,
+    user_id: i64,
+    medication_id: MedicationId,
+    paging: Paging,
+) -> ServiceResult<(Vec<LedgerRow>, Pagination)> {
     let medication_id = medication_id.0;
     medications::find(conn, user_id, medication_id)?.ok_or_else(medication_not_found)?;
-    Ok(medications::ledger(conn, medication_id, LEDGER_ROWS)?)
+    let (rows, count) = medications::ledger(conn, medication_id, paging.limit, paging.offset)?;
+    Ok((rows, Pagination::of(paging, count)))
 }
 
 /// A medication whose stock is low or out.
@@ -557,16 +562,17 @@ pub struct LowStock {
 /// The person's medications whose stock is low or out.
 pub fn low(conn: &Connection, user_id: i64, now: DateTime<Utc>) -> ServiceResult<Vec<LowStock>> {
     let clock = UserClock::at(conn, user_id, now)?;
+    let inventories = medications::inventories(conn, user_id)?;
     let mut low = Vec::new();
     for m in medications::list(conn, user_id)? {
-        if let Some(inv) = medications::inventory(conn, m.id)?.filter(|inv| inv.enabled)
+        if let Some(inv) = inventories.get(&m.id).filter(|inv| inv.enabled)
             && stock::status(inv.current_quantity, inv.reminder_threshold) != StockStatus::InStock
         {
             low.push(LowStock {
                 medication_id: m.id,
                 name: m.name.clone(),
                 color: m.color.clone(),
-                inventory: InventoryView::of(&m, &inv, &clock),
+                inventory: InventoryView::of(&m, inv, &clock),
             });
         }
     }

@@ -1,11 +1,14 @@
 //! Dose history: the record of every dose taken, skipped or missed.
 
+use std::collections::HashMap;
+
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
 use serde::Serialize;
 
 use crate::domain::dose::DoseStatus;
 use crate::domain::quantity::Quantity;
+use crate::store::Count;
 
 // Stored as its text; the table's CHECK allows only the three statuses.
 impl rusqlite::ToSql for DoseStatus {
@@ -94,11 +97,10 @@ pub fn insert(conn: &Connection, user_id: i64, e: &Entry) -> rusqlite::Result<i6
 }
 
 pub fn find(conn: &Connection, user_id: i64, id: i64) -> rusqlite::Result<Option<Entry>> {
-    conn.query_row(
-        &format!("SELECT {COLUMNS} FROM dose_history WHERE user_id = ?1 AND id = ?2"),
-        [user_id, id],
-        from_row,
-    )
+    conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM dose_history WHERE user_id = ?1 AND id = ?2"
+    ))?
+    .query_row([user_id, id], from_row)
     .optional()
 }
 
@@ -152,6 +154,51 @@ pub fn recent(conn: &Connection, user_id: i64, medication_id: i64, n: i64) -> ru
     .collect()
 }
 
+/// One of a medication's latest entries, as the medication list shows it.
+#[derive(Debug, Clone)]
+pub struct RecentEntry {
+    pub id: i64,
+    pub status: DoseStatus,
+    pub taken: String,
+    pub quantity: Quantity,
+    pub dosage_unit: String,
+}
+
+/// The `n` most recent entries of each of the user's medications, newest first, by
+/// medication id: one query for a list. Each medication's entries are one range of its
+/// index, from the `n`-th newest entry's time (a scalar subquery) on; entries tied at that
+/// time may add a few, which are cut here.
+pub fn recent_per_medication(
+    conn: &Connection,
+    user_id: i64,
+    n: usize,
+) -> rusqlite::Result<HashMap<i64, Vec<RecentEntry>>> {
+    let mut recent: HashMap<i64, Vec<RecentEntry>> = HashMap::new();
+    // CROSS JOIN keeps the medications outside, so the rows come in index order, unsorted.
+    let mut statement = conn.prepare_cached(
+        "SELECT h.medication_id, h.id, h.status, h.taken_at, h.quantity, h.dosage_unit
+         FROM medications m CROSS JOIN dose_history h
+           ON h.user_id = ?1 AND h.medication_id = m.id AND h.taken_at >= coalesce(
+             (SELECT d.taken_at FROM dose_history d WHERE d.user_id = ?1 AND d.medication_id = m.id
+              ORDER BY d.taken_at DESC, d.id DESC LIMIT 1 OFFSET ?2 - 1), '')
+         WHERE m.user_id = ?1 ORDER BY m.id, h.taken_at DESC, h.id DESC",
+    )?;
+    let mut rows = statement.query(params![user_id, n as i64])?;
+    while let Some(row) = rows.next()? {
+        let entries = recent.entry(row.get(0)?).or_default();
+        if entries.len() < n {
+            entries.push(RecentEntry {
+                id: row.get(1)?,
+                status: row.get(2)?,
+                taken: row.get(3)?,
+                quantity: row.get(4)?,
+                dosage_unit: row.get(5)?,
+            });
+        }
+    }
+    Ok(recent)
+}
+
 #[derive(Debug, Default)]
 pub struct Filter {
     pub status: Option<DoseStatus>,
@@ -185,25 +232,39 @@ impl Filter {
     }
 }
 
-/// One page of entries, newest first, with the total number of matching entries.
+/// One page of entries, newest first, with how many entries match.
 pub fn page(
     conn: &Connection,
     user_id: i64,
     filter: &Filter,
     limit: i64,
     offset: i64,
-) -> rusqlite::Result<(Vec<Entry>, i64)> {
+) -> rusqlite::Result<(Vec<Entry>, Count)> {
     let (clause, mut values) = filter.clause(user_id);
-    let total: i64 = match (filter.medication_id, &filter.from, &filter.until) {
-        // Only by status, or nothing: the trigger-kept counts answer without a scan.
-        (None, None, None) => conn
-            .prepare_cached(
-                "SELECT coalesce(sum(entries), 0) FROM history_counts WHERE user_id = ?1 AND (?2 IS NULL OR status = ?2)",
-            )?
-            .query_row(params![user_id, filter.status], |row| row.get(0))?,
-        _ => conn
-            .prepare_cached(&format!("SELECT count(*) FROM dose_history WHERE {clause}"))?
-            .query_row(params_from_iter(values.iter()), |row| row.get(0))?,
+    let count = if filter.from.is_none() && filter.until.is_none() {
+        // By medication and/or status: the trigger-kept counts answer without a scan.
+        Count {
+            total: conn
+                .prepare_cached(
+                    "SELECT coalesce(sum(entries), 0) FROM history_counts
+                     WHERE user_id = ?1 AND (?2 IS NULL OR medication_id = ?2) AND (?3 IS NULL OR status = ?3)",
+                )?
+                .query_row(params![user_id, filter.medication_id, filter.status], |row| {
+                    row.get(0)
+                })?,
+            exact: true,
+        }
+    } else {
+        // A date range is counted through the index, up to a bound past this page.
+        let cap = Count::cap(offset, limit);
+        let mut bounded = values.clone();
+        bounded.push(Value::Integer(cap));
+        let counted = conn
+            .prepare_cached(&format!(
+                "SELECT count(*) FROM (SELECT 1 FROM dose_history WHERE {clause} LIMIT ?)"
+            ))?
+            .query_row(params_from_iter(bounded.iter()), |row| row.get(0))?;
+        Count::capped(counted, cap)
     };
     values.push(Value::Integer(limit));
     values.push(Value::Integer(offset));
@@ -213,7 +274,7 @@ pub fn page(
         ))?
         .query_map(params_from_iter(values.iter()), from_row)?
         .collect::<rusqlite::Result<Vec<_>>>()?;
-    Ok((entries, total))
+    Ok((entries, count))
 }
 
 /// The entries of medications still listed, logged from `from` until before `until`.

@@ -1,9 +1,12 @@
 //! Medications, their inventory and the stock ledger. Every query is scoped by user id.
 
+use std::collections::HashMap;
+
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use crate::domain::quantity::Quantity;
 use crate::domain::stock::{Containers, InventoryType};
+use crate::store::Count;
 
 #[derive(Debug, Clone)]
 pub struct Medication {
@@ -55,11 +58,10 @@ pub fn list(conn: &Connection, user_id: i64) -> rusqlite::Result<Vec<Medication>
 }
 
 pub fn find(conn: &Connection, user_id: i64, id: i64) -> rusqlite::Result<Option<Medication>> {
-    conn.query_row(
-        &format!("SELECT {COLUMNS} FROM medications WHERE user_id = ?1 AND id = ?2"),
-        [user_id, id],
-        from_row,
-    )
+    conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM medications WHERE user_id = ?1 AND id = ?2"
+    ))?
+    .query_row([user_id, id], from_row)
     .optional()
 }
 
@@ -168,31 +170,45 @@ fn inventory_type(text: &str) -> InventoryType {
     }
 }
 
-pub fn inventory(conn: &Connection, medication_id: i64) -> rusqlite::Result<Option<Inventory>> {
-    conn.prepare_cached(
-        "SELECT enabled, inventory_type, container_type, container_quantity, container_size, container_unit,
-                item_quantity, item_strength, item_unit, current_quantity, reminder_threshold, updated_at
-         FROM inventories WHERE medication_id = ?1",
-    )?
-    .query_row([medication_id], |row| {
-        Ok(Inventory {
-            enabled: row.get(0)?,
-            containers: Containers {
-                inventory_type: inventory_type(&row.get::<_, String>(1)?),
-                container_type: row.get(2)?,
-                container_quantity: row.get(3)?,
-                container_size: row.get(4)?,
-                container_unit: row.get(5)?,
-                item_quantity: row.get(6)?,
-                item_strength: row.get(7)?,
-                item_unit: row.get(8)?,
-            },
-            current_quantity: row.get(9)?,
-            reminder_threshold: row.get(10)?,
-            updated_at: row.get(11)?,
-        })
+const INVENTORY_COLUMNS: &str = "i.enabled, i.inventory_type, i.container_type, i.container_quantity, \
+    i.container_size, i.container_unit, i.item_quantity, i.item_strength, i.item_unit, i.current_quantity, \
+    i.reminder_threshold, i.updated_at";
+
+fn inventory_from_row(row: &Row, first: usize) -> rusqlite::Result<Inventory> {
+    Ok(Inventory {
+        enabled: row.get(first)?,
+        containers: Containers {
+            inventory_type: inventory_type(&row.get::<_, String>(first + 1)?),
+            container_type: row.get(first + 2)?,
+            container_quantity: row.get(first + 3)?,
+            container_size: row.get(first + 4)?,
+            container_unit: row.get(first + 5)?,
+            item_quantity: row.get(first + 6)?,
+            item_strength: row.get(first + 7)?,
+            item_unit: row.get(first + 8)?,
+        },
+        current_quantity: row.get(first + 9)?,
+        reminder_threshold: row.get(first + 10)?,
+        updated_at: row.get(first + 11)?,
     })
+}
+
+pub fn inventory(conn: &Connection, medication_id: i64) -> rusqlite::Result<Option<Inventory>> {
+    conn.prepare_cached(&format!(
+        "SELECT {INVENTORY_COLUMNS} FROM inventories i WHERE i.medication_id = ?1"
+    ))?
+    .query_row([medication_id], |row| inventory_from_row(row, 0))
     .optional()
+}
+
+/// The inventories of all the user's medications, by medication id: one query for a list.
+pub fn inventories(conn: &Connection, user_id: i64) -> rusqlite::Result<HashMap<i64, Inventory>> {
+    conn.prepare_cached(&format!(
+        "SELECT i.medication_id, {INVENTORY_COLUMNS} FROM medications m
+         JOIN inventories i ON i.medication_id = m.id WHERE m.user_id = ?1"
+    ))?
+    .query_map([user_id], |row| Ok((row.get(0)?, inventory_from_row(row, 1)?)))?
+    .collect()
 }
 
 pub fn save_inventory(conn: &Connection, medication_id: i64, inv: &Inventory) -> rusqlite::Result<()> {
@@ -369,13 +385,26 @@ pub struct LedgerRow {
     pub created_at: String,
 }
 
-pub fn ledger(conn: &Connection, medication_id: i64, limit: i64) -> rusqlite::Result<Vec<LedgerRow>> {
-    let mut statement = conn.prepare(
-        "SELECT id, change, balance, kind, reason, history_id, created_at FROM stock_ledger
-         WHERE medication_id = ?1 ORDER BY id DESC LIMIT ?2",
-    )?;
-    statement
-        .query_map([medication_id, limit], |row| {
+/// One page of a medication's ledger, newest first, with how many rows it has (counted up to
+/// a bound past this page).
+pub fn ledger(
+    conn: &Connection,
+    medication_id: i64,
+    limit: i64,
+    offset: i64,
+) -> rusqlite::Result<(Vec<LedgerRow>, Count)> {
+    let cap = Count::cap(offset, limit);
+    let counted = conn
+        .prepare_cached(
+            "SELECT count(*) FROM (SELECT 1 FROM stock_ledger WHERE medication_id = ?1 LIMIT ?2)",
+        )?
+        .query_row([medication_id, cap], |row| row.get(0))?;
+    let rows = conn
+        .prepare_cached(
+            "SELECT id, change, balance, kind, reason, history_id, created_at FROM stock_ledger
+             WHERE medication_id = ?1 ORDER BY id DESC LIMIT ?2 OFFSET ?3",
+        )?
+        .query_map([medication_id, limit, offset], |row| {
             Ok(LedgerRow {
                 id: row.get(0)?,
                 change: row.get(1)?,
@@ -386,5 +415,6 @@ pub fn ledger(conn: &Connection, medication_id: i64, limit: i64) -> rusqlite::Re
                 created_at: row.get(6)?,
             })
         })?
-        .collect()
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok((rows, Count::capped(counted, cap)))
 }

@@ -1,5 +1,7 @@
 //! Notification preferences: the user's global ones and each medication's own (SPEC §3).
 
+use std::collections::HashMap;
+
 use rusqlite::{Connection, OptionalExtension, params};
 
 /// A delivery channel (the domain's `DeliveryMethod`, under the name the engine uses).
@@ -119,6 +121,29 @@ pub fn for_medication(conn: &Connection, medication_id: i64) -> rusqlite::Result
         })
     })
     .optional()
+}
+
+/// The own preferences of every medication of the user that has some, by medication id.
+pub fn for_medications_of(
+    conn: &Connection,
+    user_id: i64,
+) -> rusqlite::Result<HashMap<i64, MedicationPrefs>> {
+    conn.prepare_cached(
+        "SELECT p.medication_id, p.delivery_methods, p.lead_minutes, p.custom_message
+         FROM medications m JOIN medication_notification_preferences p ON p.medication_id = m.id
+         WHERE m.user_id = ?1",
+    )?
+    .query_map([user_id], |row| {
+        Ok((
+            row.get(0)?,
+            MedicationPrefs {
+                delivery_methods: row.get::<_, Option<String>>(1)?.map(|m| decode_methods(&m)),
+                lead_minutes: row.get(2)?,
+                custom_message: row.get(3)?,
+            },
+        ))
+    })?
+    .collect()
 }
 
 pub fn save_for_medication(

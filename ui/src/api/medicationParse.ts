@@ -207,10 +207,13 @@ export function parsePagination(value: Json | undefined, entries: number): Pagin
   const p = isJsonObject(value) ? value : {};
   const limit = Math.max(1, num(p.limit, 20));
   const total = num(p.total, entries);
+  const offset = num(p.offset);
   return {
     total,
+    totalExact: typeof p.total_exact === 'boolean' ? p.total_exact : true,
+    hasMore: typeof p.has_more === 'boolean' ? p.has_more : total > offset + entries,
     limit,
-    offset: num(p.offset),
+    offset,
     page: Math.max(1, num(p.page, 1)),
     pages: Math.max(1, num(p.pages, Math.ceil(total / limit))),
   };

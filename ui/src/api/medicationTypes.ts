@@ -226,11 +226,20 @@ export interface HistoryFilters {
 }
 
 export interface Pagination {
+  /** When not `totalExact`, a lower bound: the server counted a long list only so far. */
   total: number;
+  totalExact: boolean;
+  /** Whether rows follow this page. */
+  hasMore: boolean;
   limit: number;
   offset: number;
   page: number;
   pages: number;
+}
+
+export interface LedgerPage {
+  rows: LedgerRow[];
+  pagination: Pagination;
 }
 
 export interface HistoryPage {

@@ -9,6 +9,7 @@ import {
   parseLedgerRow,
   parseMedication,
   parseMedications,
+  parsePagination,
   parseStockSummary,
   parseTodaySchedule,
 } from './medicationParse';
@@ -18,7 +19,7 @@ import type {
   EntryResult,
   Inventory,
   InventoryInput,
-  LedgerRow,
+  LedgerPage,
   Medication,
   MedicationInput,
   TodaySchedule,
@@ -94,9 +95,17 @@ export async function adjustInventory(
   return { ...summary, inventory: inventoryOrThrow(data.inventory) };
 }
 
-/** Every stock change of a medication, newest first. */
-export async function getLedger(medicationId: number, signal?: AbortSignal): Promise<LedgerRow[]> {
-  const data = dataOf(await apiRequest(`/api/medications/${medicationId}/inventory/ledger`, { signal }));
-  if (!Array.isArray(data)) throw new FormatError('ledger');
-  return data.filter(isJsonObject).map(parseLedgerRow);
+/** One page of a medication's stock changes, newest first (pages count from 1). */
+export async function getLedger(
+  medicationId: number,
+  page: number,
+  limit: number,
+  signal?: AbortSignal,
+): Promise<LedgerPage> {
+  const query = new URLSearchParams({ limit: String(limit), page: String(Math.max(1, page)) });
+  const body = await apiRequest(`/api/medications/${medicationId}/inventory/ledger?${query}`, { signal });
+  const data = dataOf(body);
+  if (!Array.isArray(data) || !isJsonObject(body)) throw new FormatError('ledger');
+  const rows = data.filter(isJsonObject).map(parseLedgerRow);
+  return { rows, pagination: parsePagination(body.pagination, rows.length) };
 }

@@ -591,7 +591,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The stock ledger, newest first (the latest 500 moves). */
+        /** The stock ledger, newest first, paged like the history. */
         get: operations["inventory_ledger"];
         put?: never;
         post?: never;
@@ -1438,23 +1438,6 @@ export interface components {
             success: boolean;
         };
         /** @description The body of every successful answer: `{"success": true, "data": …}`. */
-        Data_Vec_LedgerRow: {
-            data: {
-                balance: components["schemas"]["Quantity"];
-                change: components["schemas"]["Quantity"];
-                created_at: string;
-                /** Format: int64 */
-                history_id: number | null;
-                /** Format: int64 */
-                id: number;
-                /** @description `initial`, `dose`, `dose_reverted`, `adjustment` or `correction`. */
-                kind: string;
-                reason: string | null;
-            }[];
-            /** @description Always true. */
-            success: boolean;
-        };
-        /** @description The body of every successful answer: `{"success": true, "data": …}`. */
         Data_Vec_LowStock: {
             data: {
                 color: string;
@@ -1700,7 +1683,7 @@ export interface components {
         HistoryPage: {
             /** @description Newest first. */
             data: components["schemas"]["Entry"][];
-            pagination: components["schemas"]["Pagination"];
+            pagination: components["schemas"]["PagePosition"];
             /** @description Always true. */
             success: boolean;
         };
@@ -1762,6 +1745,17 @@ export interface components {
             name: string;
             /** Format: int64 */
             size: number;
+        };
+        /**
+         * @description One page of the stock ledger: `{"success": true, "data": […], "pagination": {…}}`, as
+         *     the history pages.
+         */
+        LedgerPage: {
+            /** @description Newest first. */
+            data: components["schemas"]["LedgerRow"][];
+            pagination: components["schemas"]["PagePosition"];
+            /** @description Always true. */
+            success: boolean;
         };
         /** @description A row of the stock ledger: one move of the stock and the balance after it. */
         LedgerRow: {
@@ -2247,6 +2241,33 @@ export interface components {
             pagination: components["schemas"]["Pagination"];
             /** @description Always true. */
             success: boolean;
+        };
+        /** @description Where a page sits in the whole list (of history entries or ledger rows). */
+        PagePosition: {
+            /** @description Whether entries follow this page. */
+            has_more: boolean;
+            /** Format: int64 */
+            limit: number;
+            /** Format: int64 */
+            offset: number;
+            /** Format: int64 */
+            page: number;
+            /**
+             * Format: int64
+             * @description Pages in all, or as far as they were counted (see `total_exact`); at least 1.
+             */
+            pages: number;
+            /**
+             * Format: int64
+             * @description How many rows there are; when `total_exact` is false, at least this many (counting
+             *     stopped there).
+             */
+            total: number;
+            /**
+             * @description False when `total` (and so `pages`) is a lower bound: a long list is counted only
+             *     some way past this page.
+             */
+            total_exact: boolean;
         };
         Pagination: {
             /** Format: int64 */
@@ -4932,7 +4953,14 @@ export interface operations {
     };
     inventory_ledger: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Rows per page, 1 to 100 (default 20). */
+                limit?: number;
+                /** @description Rows to pass over; wins over `page`. */
+                offset?: number;
+                /** @description The page, from 1. */
+                page?: number;
+            };
             header?: never;
             path: {
                 /** @description The medication's id */
@@ -4942,13 +4970,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The ledger */
+            /** @description One page of the ledger */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Data_Vec_LedgerRow"];
+                    "application/json": components["schemas"]["LedgerPage"];
+                };
+            };
+            /** @description A page cannot be used (`validation_failed`, `invalid_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */

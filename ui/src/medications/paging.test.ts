@@ -5,6 +5,8 @@ import { clampPage, pageFromParam, pagerState } from './paging';
 
 const pagination = (page: number, total: number, limit = 20) => ({
   total,
+  totalExact: true,
+  hasMore: page * limit < total,
   limit,
   offset: (page - 1) * limit,
   page,
@@ -17,6 +19,7 @@ describe('history paging', () => {
       page: 1,
       pages: 3,
       total: 45,
+      exact: true,
       hasPrevious: false,
       hasNext: true,
       firstItem: 1,
@@ -37,6 +40,18 @@ describe('history paging', () => {
     expect([single.hasPrevious, single.hasNext, single.pages, single.showControls]).toEqual([false, false, 1, true]);
     const empty = pagerState(pagination(1, 0), 0);
     expect([empty.firstItem, empty.lastItem, empty.pages, empty.showControls]).toEqual([0, 0, 1, false]);
+  });
+
+  it('follows the server on whether more come when it stopped counting a long list', () => {
+    // 1,020 counted of a longer list: page 51 of at least 51, and Next stays on.
+    const state = pagerState({ ...pagination(51, 1020), totalExact: false, hasMore: true }, 20);
+    expect([state.exact, state.pages, state.hasNext, state.firstItem, state.lastItem]).toEqual([
+      false,
+      51,
+      true,
+      1001,
+      1020,
+    ]);
   });
 
   it('keeps page numbers in range', () => {

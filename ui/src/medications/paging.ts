@@ -3,8 +3,11 @@ import type { Pagination } from '../api/medicationTypes';
 
 export interface PagerState {
   page: number;
+  /** Pages, or as far as the server counted them (see `exact`). */
   pages: number;
   total: number;
+  /** False when the server counted a long list only some way past this page. */
+  exact: boolean;
   hasPrevious: boolean;
   hasNext: boolean;
   /** The position of the page's first and last entry in the whole list (1-based; 0 when empty). */
@@ -22,8 +25,9 @@ export function pagerState(pagination: Pagination, entriesOnPage: number): Pager
     page,
     pages,
     total: pagination.total,
+    exact: pagination.totalExact,
     hasPrevious: page > 1,
-    hasNext: page < pages,
+    hasNext: pagination.hasMore,
     firstItem,
     lastItem: entriesOnPage === 0 ? 0 : pagination.offset + entriesOnPage,
     showControls: pagination.total > 0,

@@ -1,6 +1,6 @@
 // Medications, today's schedule and stock: the queries the screens read and the changes
 // they make, each change invalidating what it affects (invalidate.ts).
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import {
   adjustInventory,
   createMedication,
@@ -32,10 +32,12 @@ export function useInventoryQuery(medicationId: number) {
   });
 }
 
-export function useLedgerQuery(medicationId: number) {
+/** One page of a medication's ledger; the page on screen stays while the next one loads. */
+export function useLedgerQuery(medicationId: number, page: number, limit: number) {
   return useQuery({
-    queryKey: queryKeys.ledger(medicationId),
-    queryFn: ({ signal }) => getLedger(medicationId, signal),
+    queryKey: [...queryKeys.ledger(medicationId), page, limit],
+    queryFn: ({ signal }) => getLedger(medicationId, page, limit, signal),
+    placeholderData: keepPreviousData,
   });
 }
 

@@ -1,7 +1,7 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
-import { requestUrl, sentJson } from '../test/fetchMock';
+import { jsonResponse, requestUrl, sentJson } from '../test/fetchMock';
 import {
   fail,
   inventoryJson,
@@ -354,6 +354,61 @@ describe('Medications', () => {
     });
     await userEvent.keyboard('{Escape}');
     expect(within(card).getByTestId('stock-quantity').textContent).toBe('59 tablets');
+  });
+
+  it('pages through the whole ledger, ten changes at a time', async () => {
+    signInForMeds();
+    const inventory = inventoryJson({ current_quantity: 29 });
+    const change = (id: number) => ({
+      id,
+      change: -1,
+      balance: id,
+      kind: 'adjustment',
+      reason: `change ${id}`,
+      history_id: null,
+      created_at: '2026-11-20T08:00:00Z',
+    });
+    // 25 changes: pages of ten, the third one holding the oldest five.
+    const fetchMock = medsServer({
+      'GET /api/medications': () => ok([medicationJson({ unit: 'tablets', inventory })]),
+      'GET /api/medications/3/inventory': () => ok(inventory),
+      'GET /api/medications/3/inventory/ledger': () => {
+        const calls = requestsTo(fetchMock, 'GET', '/api/medications/3/inventory/ledger');
+        const last = calls[calls.length - 1];
+        const url = new URL(last ? requestUrl(last[0]) : '/', 'http://x');
+        const page = Number(url.searchParams.get('page'));
+        const limit = Number(url.searchParams.get('limit'));
+        const ids = Array.from({ length: 25 }, (_, i) => 25 - i).slice((page - 1) * limit, page * limit);
+        return jsonResponse({
+          success: true,
+          data: ids.map(change),
+          pagination: {
+            total: 25,
+            total_exact: true,
+            has_more: page * limit < 25,
+            limit,
+            offset: (page - 1) * limit,
+            page,
+            pages: Math.ceil(25 / limit),
+          },
+        });
+      },
+    });
+    renderApp('/medications');
+    const card = await screen.findByTestId('medication-card');
+    await userEvent.click(within(card).getByRole('button', { name: 'Inventory' }));
+    const dialog = screen.getByRole('dialog', { name: 'Inventory: Aspirin' });
+    expect((await within(dialog).findByTestId('ledger')).textContent).toContain('change 25');
+    const pages = within(dialog).getByRole('navigation', { name: 'Pages of stock changes' });
+    expect(within(pages).getByTestId('pager-summary').textContent).toBe('1–10 of 25 entries');
+    await userEvent.click(within(pages).getByRole('button', { name: 'Next' }));
+    await waitFor(() => expect(within(pages).getByTestId('pager-summary').textContent).toBe('11–20 of 25 entries'));
+    await userEvent.click(within(pages).getByRole('button', { name: 'Next' }));
+    await waitFor(() => expect(within(pages).getByTestId('pager-summary').textContent).toBe('21–25 of 25 entries'));
+    const rows = within(dialog).getByTestId('ledger').querySelectorAll('li');
+    expect(rows).toHaveLength(5);
+    expect(rows[4]?.textContent).toContain('change 1');
+    expect(within(pages).getByRole<HTMLButtonElement>('button', { name: 'Next' }).disabled).toBe(true);
   });
 
   it('says "Failed to load inventory" when the stock cannot be loaded', async () => {

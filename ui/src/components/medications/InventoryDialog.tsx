@@ -2,6 +2,7 @@ import { useState, type SubmitEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Medication } from '../../api/medicationTypes';
 import { parseAmount } from '../../medications/dosage';
+import { pagerState } from '../../medications/paging';
 import { onHand } from '../../medications/stock';
 import { medsErrorText, problemText } from '../../medications/errors';
 import { inventoryFormOf, inventoryInput, inventoryProblem, type InventoryForm } from '../../medications/inventoryForm';
@@ -11,10 +12,11 @@ import { FlashMessage } from '../FlashMessage';
 import { useFlash } from '../useFlash';
 import { FormError } from './FormError';
 import { InventoryFields } from './InventoryFields';
+import { Pager } from './Pager';
 import { StockLine } from './StockLine';
 import { useMedsFormat } from './useMedsFormat';
 
-/** The stock changes shown in the dialog. */
+/** Stock changes per page of the dialog's ledger. */
 const LEDGER_ROWS = 10;
 
 interface InventoryDialogProps {
@@ -28,7 +30,8 @@ export function InventoryDialog({ medication, onClose }: InventoryDialogProps) {
   const format = useMedsFormat();
   const id = medication.id;
   const inventoryQuery = useInventoryQuery(id);
-  const ledgerQuery = useLedgerQuery(id);
+  const [ledgerPage, setLedgerPage] = useState(1);
+  const ledgerQuery = useLedgerQuery(id, ledgerPage, LEDGER_ROWS);
   const saveMutation = useSaveInventory(id);
   const adjustMutation = useAdjustInventory(id);
   // The person's edits; null follows the stock as the server has it (loaded, saved, adjusted).
@@ -43,7 +46,8 @@ export function InventoryDialog({ medication, onClose }: InventoryDialogProps) {
 
   // Both are needed to open; a later ledger failure is ignored (a courtesy beside the stock).
   const inventory = ledgerQuery.data ? (inventoryQuery.data ?? null) : null;
-  const ledger = ledgerQuery.data ?? [];
+  const ledger = ledgerQuery.data?.rows ?? [];
+  const ledgerPager = ledgerQuery.data && pagerState(ledgerQuery.data.pagination, ledger.length);
   const failed = (!inventoryQuery.data && inventoryQuery.error) || (!ledgerQuery.data && ledgerQuery.error) || null;
   const loadError = failed && medsErrorText(t, failed, 'errors.loadInventory');
   const form = edited ?? (inventory && inventoryFormOf(inventory, medication.unit));
@@ -195,7 +199,7 @@ export function InventoryDialog({ medication, onClose }: InventoryDialogProps) {
             <section className="form-section" aria-labelledby={`ledger-title-${id}`}>
               <h3 id={`ledger-title-${id}`}>{t('inventory.ledgerTitle')}</h3>
               <ul className="ledger" data-testid="ledger">
-                {ledger.slice(0, LEDGER_ROWS).map((row) => (
+                {ledger.map((row) => (
                   <li key={row.id} className="ledger-row">
                     <span className="ledger-what">
                       <span className="ledger-kind">{t(`ledger.${row.kind}`)}</span>
@@ -214,6 +218,14 @@ export function InventoryDialog({ medication, onClose }: InventoryDialogProps) {
                   </li>
                 ))}
               </ul>
+              {ledgerPager && ledgerPager.pages > 1 && (
+                <Pager
+                  state={ledgerPager}
+                  label={t('inventory.ledgerPages')}
+                  disabled={ledgerQuery.isFetching}
+                  onPage={setLedgerPage}
+                />
+              )}
             </section>
           )}
         </>

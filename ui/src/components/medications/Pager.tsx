@@ -6,17 +6,24 @@ interface PagerProps {
   state: PagerState;
   onPage: (page: number) => void;
   disabled?: boolean;
+  /** What the pages are of, for screen readers (default: the history's). */
+  label?: string;
 }
 
-/** Previous / "Page X of Y" / Next, with the number of entries. */
-export function Pager({ state, onPage, disabled }: PagerProps) {
+/** Previous / "Page X of Y" / Next, with the number of entries ("at least" where the server
+ * stopped counting a long list). */
+export function Pager({ state, onPage, disabled, label }: PagerProps) {
   const { t } = useTranslation('meds');
   return (
-    <nav className="pager" aria-label={t('history.pages')}>
+    <nav className="pager" aria-label={label ?? t('history.pages')}>
       <p className="pager-summary" data-testid="pager-summary">
         {state.total === 0
           ? t('history.noEntries')
-          : t('history.showing', { first: state.firstItem, last: state.lastItem, count: state.total })}
+          : t(state.exact ? 'history.showing' : 'history.showingAtLeast', {
+              first: state.firstItem,
+              last: state.lastItem,
+              count: state.total,
+            })}
       </p>
       {state.showControls && (
         <div className="pager-controls">
@@ -30,7 +37,7 @@ export function Pager({ state, onPage, disabled }: PagerProps) {
             {t('history.previous')}
           </button>
           <span className="pager-position" aria-live="polite" data-testid="pager-position">
-            {t('history.pageOf', { page: state.page, pages: state.pages })}
+            {t(state.exact ? 'history.pageOf' : 'history.pageOfAtLeast', { page: state.page, pages: state.pages })}
           </span>
           <button
             type="button"
