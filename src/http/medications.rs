@@ -45,7 +45,7 @@ pub async fn list(State(state): State<AppState>, AuthUser(user): AuthUser) -> Ap
     let now = state.clock.now();
     let list = state
         .db
-        .read(move |conn| Ok::<_, ApiError>(medications::list(conn, user.id, reach, now)?))
+        .read_inline(move |conn| Ok::<_, ApiError>(medications::list(conn, user.id, reach, now)?))
         .await?;
     // About 1.3 KiB a medication with its schedule, stock and latest doses.
     let capacity = 256 + list.len() * 1536;

@@ -576,7 +576,7 @@ impl Accounts<'_> {
         }
         let user = self
             .db
-            .read(move |conn| users::find_by_id(conn, claims.sub).map_err(ServiceError::from))
+            .read_inline(move |conn| users::find_by_id(conn, claims.sub).map_err(ServiceError::from))
             .await?;
         Ok(user.filter(|u| u.token_version == claims.ver))
     }
