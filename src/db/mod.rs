@@ -61,6 +61,17 @@ pub fn open_connection(path: &Path, create: bool) -> rusqlite::Result<Connection
     Ok(conn)
 }
 
+/// Makes the database and its -wal and -shm files owner-only, if they are not already.
+/// (SQLite creates the -wal and -shm files with the database file's mode.)
+pub fn make_private(database: &Path) -> std::io::Result<()> {
+    for suffix in ["", "-wal", "-shm"] {
+        let mut name = database.as_os_str().to_owned();
+        name.push(suffix);
+        crate::files::make_private(Path::new(&name))?;
+    }
+    Ok(())
+}
+
 fn open_reader(path: &Path) -> rusqlite::Result<Connection> {
     let conn = open_connection(path, false)?;
     conn.pragma_update(None, "query_only", "ON")?;
