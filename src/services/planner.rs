@@ -25,12 +25,21 @@ impl UserClock {
     /// The user's clock at `now` (the server's `Clock::now()`).
     pub fn at(conn: &Connection, user_id: i64, now: DateTime<Utc>) -> rusqlite::Result<UserClock> {
         let s = settings::get(conn, user_id)?;
-        Ok(UserClock {
-            tz: s.timezone.parse().unwrap_or(Tz::UTC),
-            default_time: NaiveTime::parse_from_str(&s.default_reminder_time, "%H:%M")
+        Ok(UserClock::from_settings(
+            &s.timezone,
+            &s.default_reminder_time,
+            now,
+        ))
+    }
+
+    /// From the stored settings' texts; what does not parse falls back to UTC and 09:00.
+    fn from_settings(timezone: &str, default_time: &str, now: DateTime<Utc>) -> UserClock {
+        UserClock {
+            tz: timezone.parse().unwrap_or(Tz::UTC),
+            default_time: NaiveTime::parse_from_str(default_time, "%H:%M")
                 .unwrap_or(NaiveTime::from_hms_opt(9, 0, 0).unwrap_or_default()),
             now,
-        })
+        }
     }
 
     pub fn today(&self) -> NaiveDate {
@@ -63,23 +72,40 @@ pub fn plan_medication(
     days: u32,
 ) -> rusqlite::Result<usize> {
     let global = notify_prefs::global(conn, user_id)?;
-    plan_with(conn, user_id, medication, clock, &global, days)
-}
-
-fn plan_with(
-    conn: &Connection,
-    user_id: i64,
-    medication: &Medication,
-    user_clock: &UserClock,
-    global: &notify_prefs::GlobalPrefs,
-    days: u32,
-) -> rusqlite::Result<usize> {
     if !global.reminders_enabled {
         reminders::drop_unsent_for_medication(conn, medication.id)?;
         return Ok(0);
     }
     let own = notify_prefs::for_medication(conn, medication.id)?;
-    let lead = notify_prefs::effective(global, own.as_ref()).lead_minutes;
+    let lead = notify_prefs::effective(&global, own.as_ref()).lead_minutes;
+    let now = clock::stamp(clock.now);
+    let existing = reminders::replannable_for_medication(conn, medication.id, &now)?;
+    let mut writer = reminders::PlanWriter::new(conn)?;
+    plan_with(
+        &mut writer,
+        user_id,
+        medication,
+        clock,
+        lead,
+        existing,
+        days,
+        &now,
+    )
+}
+
+/// Writes the difference between a medication's plan and its `existing` replannable
+/// reminders.
+#[allow(clippy::too_many_arguments)]
+fn plan_with(
+    writer: &mut reminders::PlanWriter<'_>,
+    user_id: i64,
+    medication: &Medication,
+    user_clock: &UserClock,
+    lead: i64,
+    existing: Vec<reminders::Replannable>,
+    days: u32,
+    now_stamp: &str,
+) -> rusqlite::Result<usize> {
     let now = user_clock.now;
     let today = now.with_timezone(&user_clock.tz).date_naive();
     let planned: Vec<(String, String)> = doses_of(medication, user_clock, today, days, now)
@@ -93,13 +119,13 @@ fn plan_with(
             )
         })
         .collect();
-    reminders::replace_future(
-        conn,
+    writer.apply(
         user_id,
         medication.id,
         &medication.name,
         &planned,
-        &clock::stamp(now),
+        existing,
+        now_stamp,
     )
 }
 
@@ -134,15 +160,61 @@ pub fn plan_user_at(
     days: u32,
     now: DateTime<Utc>,
 ) -> rusqlite::Result<usize> {
-    let global = notify_prefs::global(conn, user_id)?;
-    if !global.reminders_enabled {
-        reminders::drop_unsent_for_user(conn, user_id)?;
-        return Ok(0);
+    plan_users(conn, user_id, user_id, days, now)
+}
+
+/// Re-plans every medication of the users with ids from `first` to `last` from `now`,
+/// reading what planning needs for all of them in a few queries (the daily top-up plans
+/// thousands of users in large chunks). Returns how many new reminders were added.
+pub fn plan_users(
+    conn: &Connection,
+    first: i64,
+    last: i64,
+    days: u32,
+    now: DateTime<Utc>,
+) -> rusqlite::Result<usize> {
+    let now_stamp = clock::stamp(now);
+    let globals = notify_prefs::globals_for_users(conn, first, last)?;
+    for (user_id, global) in &globals {
+        if !global.reminders_enabled {
+            reminders::drop_unsent_for_user(conn, *user_id)?;
+        }
     }
-    let clock = UserClock::at(conn, user_id, now)?;
+    let clocks = settings::clocks_for_users(conn, first, last)?;
+    let own_prefs = notify_prefs::for_medications_of_users(conn, first, last)?;
+    let mut existing = reminders::replannable_for_users(conn, first, last, &now_stamp)?;
+    let defaults = notify_prefs::GlobalPrefs::default();
+    let unset = settings::UserSettings::default();
+    let mut writer = reminders::PlanWriter::new(conn)?;
     let mut added = 0;
-    for m in medications::list(conn, user_id)? {
-        added += plan_with(conn, user_id, &m, &clock, &global, days)?;
+    let mut user_clock: Option<(i64, UserClock)> = None;
+    for (user_id, medication) in medications::for_users(conn, first, last)? {
+        let global = globals.get(&user_id).unwrap_or(&defaults);
+        if !global.reminders_enabled {
+            continue;
+        }
+        let clock = match &user_clock {
+            Some((id, clock)) if *id == user_id => clock,
+            _ => {
+                let clock = clocks.get(&user_id).map_or_else(
+                    || UserClock::from_settings(&unset.timezone, &unset.default_reminder_time, now),
+                    |(zone, time)| UserClock::from_settings(zone, time, now),
+                );
+                &user_clock.insert((user_id, clock)).1
+            }
+        };
+        let lead = notify_prefs::effective(global, own_prefs.get(&medication.id)).lead_minutes;
+        let mine = existing.remove(&medication.id).unwrap_or_default();
+        added += plan_with(
+            &mut writer,
+            user_id,
+            &medication,
+            clock,
+            lead,
+            mine,
+            days,
+            &now_stamp,
+        )?;
     }
     Ok(added)
 }

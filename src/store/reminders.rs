@@ -1,6 +1,7 @@
 //! Reminders (the spec's scheduled notifications): planned dose instances, one-off
 //! low-stock alerts, their delivery state and their take links.
 
+use std::collections::HashMap;
 use std::str::FromStr;
 
 use rusqlite::types::{Type, Value};
@@ -81,64 +82,127 @@ pub fn find(conn: &Connection, user_id: i64, id: i64) -> rusqlite::Result<Option
     .optional()
 }
 
-/// Brings a medication's future unsent reminders in line with `planned` (scheduled,
-/// reminder) pairs: ones no longer planned are removed, new ones added, kept ones get the
-/// new reminder time. Sent, failed, cancelled and half-delivered reminders, and the past,
-/// stay as they are. Returns how many were added.
-pub fn replace_future(
-    conn: &Connection,
-    user_id: i64,
-    medication_id: i64,
-    medication_name: &str,
-    planned: &[(String, String)],
-    now: &str,
-) -> rusqlite::Result<usize> {
-    let wanted: std::collections::HashSet<&str> =
-        planned.iter().map(|(scheduled, _)| scheduled.as_str()).collect();
-    let stale: Vec<i64> = conn
-        .prepare_cached(
-            "SELECT id, scheduled_time FROM reminders
-             WHERE medication_id = ?1 AND kind = 'dose' AND status = 'scheduled' AND attempts = 0
-               AND claimed_until IS NULL AND scheduled_time > ?2",
-        )?
-        .query_map(params![medication_id, now], |row| {
-            Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?))
-        })?
-        .filter_map(Result::ok)
-        .filter(|(_, scheduled)| !wanted.contains(scheduled.as_str()))
-        .map(|(id, _)| id)
-        .collect();
-    for id in stale {
-        conn.execute("DELETE FROM reminders WHERE id = ?1", [id])?;
-    }
-    let before = count_for_medication(conn, medication_id)?;
-    let mut upsert = conn.prepare_cached(
-        "INSERT INTO reminders (user_id, medication_id, medication_name, scheduled_time, reminder_time,
-                                next_attempt_at, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6)
-         ON CONFLICT (medication_id, kind, scheduled_time) DO UPDATE SET
-            reminder_time = excluded.reminder_time, next_attempt_at = excluded.next_attempt_at,
-            medication_name = excluded.medication_name
-         WHERE status = 'scheduled' AND attempts = 0 AND claimed_until IS NULL
-           AND (reminder_time <> excluded.reminder_time OR medication_name <> excluded.medication_name)",
-    )?;
-    for (scheduled, reminder) in planned {
-        upsert.execute(params![
-            user_id,
-            medication_id,
-            medication_name,
-            scheduled,
-            reminder,
-            now
-        ])?;
-    }
-    let after = count_for_medication(conn, medication_id)?;
-    Ok(usize::try_from(after - before).unwrap_or(0))
+/// A planned reminder the planner may still change: in the future, scheduled, never
+/// attempted and not claimed by a dispatcher.
+pub struct Replannable {
+    pub id: i64,
+    pub medication_id: i64,
+    pub scheduled: String,
+    pub reminder: String,
+    pub medication_name: String,
 }
 
-fn count_for_medication(conn: &Connection, medication_id: i64) -> rusqlite::Result<i64> {
-    conn.prepare_cached("SELECT count(*) FROM reminders WHERE medication_id = ?1")?
-        .query_row([medication_id], |row| row.get(0))
+const REPLANNABLE: &str =
+    "SELECT id, medication_id, scheduled_time, reminder_time, medication_name FROM reminders
+     WHERE kind = 'dose' AND status = 'scheduled' AND attempts = 0 AND claimed_until IS NULL";
+
+fn replannable_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Replannable> {
+    Ok(Replannable {
+        id: row.get(0)?,
+        medication_id: row.get(1)?,
+        scheduled: row.get(2)?,
+        reminder: row.get(3)?,
+        medication_name: row.get(4)?,
+    })
+}
+
+/// One medication's replannable reminders after `now`.
+pub fn replannable_for_medication(
+    conn: &Connection,
+    medication_id: i64,
+    now: &str,
+) -> rusqlite::Result<Vec<Replannable>> {
+    conn.prepare_cached(&format!(
+        "{REPLANNABLE} AND medication_id = ?1 AND scheduled_time > ?2"
+    ))?
+    .query_map(params![medication_id, now], replannable_row)?
+    .collect()
+}
+
+/// The replannable reminders after `now` of the users with ids from `first` to `last`,
+/// by medication: one query for a whole chunk of the planner's pass.
+pub fn replannable_for_users(
+    conn: &Connection,
+    first: i64,
+    last: i64,
+    now: &str,
+) -> rusqlite::Result<HashMap<i64, Vec<Replannable>>> {
+    let mut by_medication: HashMap<i64, Vec<Replannable>> = HashMap::new();
+    let mut statement = conn.prepare_cached(&format!(
+        "{REPLANNABLE} AND user_id BETWEEN ?1 AND ?2 AND scheduled_time > ?3"
+    ))?;
+    for row in statement.query_map(params![first, last, now], replannable_row)? {
+        let row = row?;
+        by_medication.entry(row.medication_id).or_default().push(row);
+    }
+    Ok(by_medication)
+}
+
+/// Writes plans: the planner's three statements, prepared once for a whole pass.
+pub struct PlanWriter<'c> {
+    insert: rusqlite::CachedStatement<'c>,
+    update: rusqlite::CachedStatement<'c>,
+    delete: rusqlite::CachedStatement<'c>,
+}
+
+impl<'c> PlanWriter<'c> {
+    pub fn new(conn: &'c Connection) -> rusqlite::Result<PlanWriter<'c>> {
+        Ok(PlanWriter {
+            // A sent or claimed reminder may hold the instant already; it stays as it is.
+            insert: conn.prepare_cached(
+                "INSERT INTO reminders (user_id, medication_id, medication_name, scheduled_time,
+                                        reminder_time, next_attempt_at, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6)
+                 ON CONFLICT (medication_id, kind, scheduled_time) DO NOTHING",
+            )?,
+            update: conn.prepare_cached(
+                "UPDATE reminders SET reminder_time = ?2, next_attempt_at = ?2, medication_name = ?3
+                 WHERE id = ?1",
+            )?,
+            delete: conn.prepare_cached("DELETE FROM reminders WHERE id = ?1")?,
+        })
+    }
+
+    /// Brings a medication's replannable reminders (`existing`, as read in this
+    /// transaction) in line with `planned` (scheduled, reminder) pairs: ones no longer
+    /// planned are removed, new ones added, kept ones get the new reminder time and name;
+    /// unchanged ones are not written. Sent, failed, cancelled and half-delivered reminders,
+    /// and the past, stay as they are. Returns how many were added.
+    pub fn apply(
+        &mut self,
+        user_id: i64,
+        medication_id: i64,
+        medication_name: &str,
+        planned: &[(String, String)],
+        existing: Vec<Replannable>,
+        now: &str,
+    ) -> rusqlite::Result<usize> {
+        let mut existing: HashMap<String, Replannable> =
+            existing.into_iter().map(|r| (r.scheduled.clone(), r)).collect();
+        let mut added = 0;
+        for (scheduled, reminder) in planned {
+            match existing.remove(scheduled) {
+                Some(kept) if kept.reminder == *reminder && kept.medication_name == medication_name => {}
+                Some(kept) => {
+                    self.update.execute(params![kept.id, reminder, medication_name])?;
+                }
+                None => {
+                    added += self.insert.execute(params![
+                        user_id,
+                        medication_id,
+                        medication_name,
+                        scheduled,
+                        reminder,
+                        now
+                    ])?;
+                }
+            }
+        }
+        for stale in existing.into_values() {
+            self.delete.execute([stale.id])?;
+        }
+        Ok(added)
+    }
 }
 
 /// Removes a medication's reminders that have not gone out yet (it is being deleted or
