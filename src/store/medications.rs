@@ -281,12 +281,11 @@ pub fn move_stock(
     now: &str,
 ) -> rusqlite::Result<Option<Quantity>> {
     let balance: Option<Quantity> = conn
-        .query_row(
+        .prepare_cached(
             "UPDATE inventories SET current_quantity = max(current_quantity, 0) + ?2, updated_at = ?3
              WHERE medication_id = ?1 RETURNING current_quantity",
-            params![medication_id, change, now],
-            |row| row.get(0),
-        )
+        )?
+        .query_row(params![medication_id, change, now], |row| row.get(0))
         .optional()?;
     if let Some(balance) = balance {
         record_ledger(

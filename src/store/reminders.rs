@@ -358,12 +358,11 @@ pub fn answer(
 ) -> rusqlite::Result<Option<i64>> {
     let named = match dosage_id {
         Some(id) => conn
-            .query_row(
+            .prepare_cached(
                 "SELECT id FROM reminders WHERE id = ?1 AND user_id = ?2 AND medication_id = ?3
                    AND kind <> 'low_stock' AND answered_at IS NULL",
-                [id, user_id, medication_id],
-                |row| row.get::<_, i64>(0),
-            )
+            )?
+            .query_row([id, user_id, medication_id], |row| row.get::<_, i64>(0))
             .optional()?,
         None => None,
     };
@@ -389,13 +388,13 @@ pub fn answer(
     };
     if let Some(id) = target {
         // A one-off reminder set for the same dose as a planned one is answered with it.
-        conn.execute(
+        conn.prepare_cached(
             "UPDATE reminders SET answered_at = ?3, history_id = ?4,
                 next_attempt_at = CASE WHEN status = 'sent' THEN NULL ELSE next_attempt_at END
              WHERE medication_id = ?2 AND kind <> 'low_stock' AND answered_at IS NULL
                AND scheduled_time = (SELECT scheduled_time FROM reminders WHERE id = ?1)",
-            params![id, medication_id, taken, history_id],
-        )?;
+        )?
+        .execute(params![id, medication_id, taken, history_id])?;
     }
     Ok(target)
 }
