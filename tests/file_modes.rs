@@ -123,7 +123,7 @@ async fn a_server_started_with_umask_000_keeps_every_file_private() {
 }
 
 #[tokio::test]
-async fn an_upgrade_snapshots_privately_and_makes_an_old_readable_database_private() {
+async fn an_upgrade_and_a_restore_keep_an_old_readable_database_private() {
     let temp = tempfile::tempdir().unwrap();
     let data_dir = temp.path().join("data");
     std::fs::create_dir_all(&data_dir).unwrap();
@@ -164,4 +164,26 @@ async fn an_upgrade_snapshots_privately_and_makes_an_old_readable_database_priva
     ] {
         assert_eq!(mode(&path), "600", "{}", path.display());
     }
+
+    // A restore over a database an older version left readable keeps that one beside it,
+    // private.
+    let backup = temp.path().join("instance.sqlite3");
+    let output = run_wide_open(&data_dir, &["backup", "--out", backup.to_str().unwrap()]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    drop(server);
+    std::fs::set_permissions(&database, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let output = run_wide_open(&data_dir, &["restore", backup.to_str().unwrap()]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let replaced = files_starting(&data_dir, "pillbox.sqlite3.replaced-");
+    assert_eq!(replaced.len(), 1);
+    assert_eq!(mode(&replaced[0]), "600");
+    assert_eq!(mode(&database), "600");
 }
