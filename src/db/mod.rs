@@ -93,6 +93,12 @@ pub fn make_private(database: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Gives back the page cache a connection holds beyond what it is using (after a large
+/// pass such as the planner's, so that the memory is not kept until the next one).
+pub fn shrink_memory(conn: &Connection) -> rusqlite::Result<()> {
+    conn.execute_batch("PRAGMA shrink_memory")
+}
+
 fn open_reader(path: &Path) -> rusqlite::Result<Connection> {
     let conn = open_connection(path, false)?;
     conn.pragma_update(None, "query_only", "ON")?;
