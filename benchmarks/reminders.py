@@ -5,8 +5,12 @@
 
 1. Planner: seeds USERS accounts with 3 daily medications each (at 2, 3 and 4 hours from now
    in their local time, in a mix of time zones, so none is due during the run) straight into
-   a migrated database, starts `pillbox serve`, and reports the
-   time its start-up planning takes to fill 7 days (from the server's own log line).
+   a migrated database, starts `pillbox serve`, and reports the time its start-up planning
+   takes to fill 7 days (from the server's own log line). The reference, measured in the same
+   run on a copy of the seeded database: Python's sqlite3 inserting the same number of rows
+   (3 × 7 per user) into the same reminders table, with the same pragmas (WAL,
+   synchronous=FULL), in one transaction — SQLite's own insert cost with nothing planned.
+   `--planning-only` stops after this part.
 2. Dispatcher: adds DUE one-off reminders due now for DUE users, each with e-mail and one
    push subscription, against a local SMTP server (aiosmtpd) and a local push endpoint that
    answers 201, and reports how long the tick that delivers them takes.
@@ -93,6 +97,44 @@ def seed(db, users, now):
     conn.close()
 
 
+def reference_insert(db, users, now):
+    """Seconds Python's sqlite3 takes to insert 21 reminders per user into a copy of the
+    seeded database in one transaction (the rows the planner writes, computed beforehand)."""
+    copy = db + ".reference"
+    source = sqlite3.connect(db)
+    target = sqlite3.connect(copy)
+    source.backup(target)
+    source.close()
+    target.execute("PRAGMA journal_mode=WAL")
+    target.execute("PRAGMA synchronous=FULL")
+    target.execute("PRAGMA foreign_keys=ON")
+    meds = target.execute("SELECT id, user_id, name FROM medications ORDER BY user_id, id").fetchall()
+    created = stamp(now)
+    rows = []
+    for n, (med_id, user_id, name) in enumerate(meds):
+        for day in range(7):
+            due = stamp(now + 3600 * (2 + day * 24 + n % 3))
+            rows.append((user_id, med_id, name, due, due, due, created))
+    began = time.perf_counter()
+    with target:
+        target.executemany(
+            "INSERT INTO reminders (user_id, medication_id, medication_name, scheduled_time, reminder_time, "
+            "next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+    elapsed = time.perf_counter() - began
+    target.close()
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(copy + suffix):
+            os.remove(copy + suffix)
+    return len(rows), elapsed
+
+
+def cpu_seconds(pid):
+    """User and system CPU time a process has used so far."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def columns(conn, table):
     return [row[1] for row in conn.execute(f"PRAGMA table_info({table})")]
 
@@ -102,6 +144,7 @@ def main():
     parser.add_argument("binary", nargs="?", default="target/release/pillbox")
     parser.add_argument("--users", type=int, default=10000)
     parser.add_argument("--due", type=int, default=1000)
+    parser.add_argument("--planning-only", action="store_true")
     args = parser.parse_args()
 
     work = tempfile.mkdtemp(prefix="pillbox-bench-")
@@ -117,6 +160,9 @@ def main():
     began = time.perf_counter()
     seed(db, args.users, now)
     print(f"seeded {args.users} users x 3 daily medications in {time.perf_counter() - began:.1f} s")
+    reference_rows, reference_s = reference_insert(db, args.users, now)
+    print(f"reference: Python's sqlite3 inserts {reference_rows} reminders in one transaction in "
+          f"{reference_s * 1000:.0f} ms")
 
     # Local push endpoint and SMTP server.
     push_port = free_port()
@@ -139,6 +185,7 @@ def main():
     server = subprocess.Popen([args.binary, "serve", "--bind", f"127.0.0.1:{port}"], env=env,
                               stderr=subprocess.PIPE, text=True)
     planned = threading.Event()
+    planning_cpu = []
     ticked = threading.Event()
     tick_ms = []
 
@@ -146,6 +193,7 @@ def main():
         for line in server.stderr:
             log_lines.append(line)
             if "planned" in line and "new reminders" in line:
+                planning_cpu.append(cpu_seconds(server.pid))
                 planned.set()
             m = re.search(r"dispatcher handled (\d+) reminders in (\d+) ms", line)
             if m:
@@ -158,8 +206,20 @@ def main():
         raise SystemExit("planning did not finish")
     line = next(l for l in log_lines if "new reminders" in l)
     print("planner:", line.split("INFO")[-1].strip())
+    planned_ms = int(re.search(r"in (\d+) ms", line).group(1))
+    print(f"planner / reference: {planned_ms / (reference_s * 1000):.2f} "
+          f"(server CPU time from start to the end of planning: {planning_cpu[0]:.2f} s)")
     conn = sqlite3.connect(db)
     print("reminders in the database:", conn.execute("SELECT count(*) FROM reminders").fetchone()[0])
+    if args.planning_only:
+        server.terminate()
+        try:
+            server.wait(60)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        smtp.terminate()
+        push.shutdown()
+        return
 
     # 1000 reminders due at the same minute, each user with e-mail and push.
     key = p256_public_key()

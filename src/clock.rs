@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
 
-use chrono::{DateTime, Duration, SecondsFormat, Utc};
+use chrono::{DateTime, Datelike, Duration, SecondsFormat, Timelike, Utc};
 
 /// The server's clock: the system's, moved forward by an offset that only a test clock
 /// ever changes. Cheap to clone; clones share the offset.
@@ -41,5 +41,59 @@ pub fn now() -> DateTime<Utc> {
 }
 
 pub fn stamp(instant: DateTime<Utc>) -> String {
-    instant.to_rfc3339_opts(SecondsFormat::Millis, true)
+    let (date, time) = (instant.date_naive(), instant.time());
+    // Written digit by digit: the planner stamps two instants per reminder, and chrono's
+    // general formatter was a noticeable part of planning. Years outside four digits and
+    // leap seconds take chrono's way.
+    let (year, nanos) = (date.year(), time.nanosecond());
+    if !(0..=9999).contains(&year) || nanos >= 1_000_000_000 {
+        return instant.to_rfc3339_opts(SecondsFormat::Millis, true);
+    }
+    let mut text = String::with_capacity(24);
+    let mut digits = |value: u32, width: u32, after: char| {
+        for place in (0..width).rev() {
+            let digit = value / 10u32.pow(place) % 10;
+            text.push(char::from(b'0' + digit as u8));
+        }
+        text.push(after);
+    };
+    digits(year.unsigned_abs(), 4, '-');
+    digits(date.month(), 2, '-');
+    digits(date.day(), 2, 'T');
+    digits(time.hour(), 2, ':');
+    digits(time.minute(), 2, ':');
+    digits(time.second(), 2, '.');
+    digits(nanos / 1_000_000, 3, 'Z');
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stamps_are_rfc3339_with_milliseconds_as_chrono_writes_them() {
+        let chrono_way = |t: DateTime<Utc>| t.to_rfc3339_opts(SecondsFormat::Millis, true);
+        let mut t = DateTime::parse_from_rfc3339("1969-12-31T23:59:59.999Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        // Every field rolls over at least once, with odd milliseconds.
+        for _ in 0..20_000 {
+            assert_eq!(stamp(t), chrono_way(t));
+            t += Duration::milliseconds(86_400_000 * 3 + 3_723_457);
+        }
+        for text in [
+            "0000-01-01T00:00:00.000Z",
+            "9999-12-31T23:59:59.999Z",
+            "2026-03-29T01:00:00.5Z",
+        ] {
+            let t = DateTime::parse_from_rfc3339(text).unwrap().with_timezone(&Utc);
+            assert_eq!(stamp(t), chrono_way(t));
+        }
+        use chrono::TimeZone;
+        for year in [-1, 10_000] {
+            let far = Utc.with_ymd_and_hms(year, 1, 1, 0, 0, 0).unwrap();
+            assert_eq!(stamp(far), chrono_way(far));
+        }
+    }
 }

@@ -76,6 +76,19 @@ pub fn write_private(target: &Path, contents: &[u8]) -> io::Result<u64> {
     file.commit()
 }
 
+/// Makes an existing file owner-only (a database an older version left readable by others);
+/// a missing one is fine.
+pub fn make_private(path: &Path) -> io::Result<()> {
+    match fs::metadata(path) {
+        Ok(meta) if meta.permissions().mode() & 0o077 != 0 => {
+            fs::set_permissions(path, fs::Permissions::from_mode(0o600))
+        }
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
 /// Creates a directory (and its parents) readable by the owner only.
 pub fn private_dir(path: &Path) -> io::Result<()> {
     use std::os::unix::fs::DirBuilderExt;

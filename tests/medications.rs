@@ -1602,3 +1602,71 @@ async fn the_list_shows_each_medications_five_latest_doses_as_the_history_orders
     assert_eq!(c["doses"], json!([]));
     assert_eq!(c["inventory"], Value::Null);
 }
+
+#[tokio::test]
+async fn doses_logged_at_the_same_moment_are_all_kept_and_a_refused_one_fails_alone() {
+    let temp = tempfile::tempdir().unwrap();
+    let data_dir = temp.path().join("data");
+    let server = Server::start_in(&data_dir, |_| {}).unwrap();
+    let token = account(&server, "ann@example.org").await;
+    let id = create(&server, &token, tablets()).await["id"].as_i64().unwrap();
+
+    // 32 doses at once share commits; every other one is refused (a dose in the future, a
+    // medication that is not there), inside the same group as the good ones.
+    let mut requests = tokio::task::JoinSet::new();
+    for n in 0..32 {
+        let (path, body) = match n % 4 {
+            1 => (
+                format!("/api/medications/{id}/doses"),
+                json!({ "taken": "2999-01-01T08:00:00Z" }),
+            ),
+            3 => (format!("/api/medications/{}/doses", id + 1000), json!({})),
+            _ => (format!("/api/medications/{id}/doses"), json!({})),
+        };
+        let request = common::client()
+            .post(server.url(&path))
+            .bearer_auth(&token)
+            .json(&body);
+        requests.spawn(async move {
+            let response = request.send().await.unwrap();
+            (n, response.status(), response.json::<Value>().await.unwrap())
+        });
+    }
+    let mut entries = Vec::new();
+    while let Some(answer) = requests.join_next().await {
+        let (n, status, body) = answer.unwrap();
+        match n % 4 {
+            1 => assert_eq!(
+                (status, body["code"].as_str()),
+                (StatusCode::BAD_REQUEST, Some("future_date"))
+            ),
+            3 => assert_eq!(
+                (status, body["code"].as_str()),
+                (StatusCode::NOT_FOUND, Some("medication_not_found"))
+            ),
+            _ => {
+                assert_eq!(status, StatusCode::CREATED, "{body}");
+                entries.push(body["data"]["entry"]["id"].as_i64().unwrap());
+            }
+        }
+    }
+    entries.sort_unstable();
+    entries.dedup();
+    assert_eq!(entries.len(), 16, "every logged dose has its own entry");
+    assert_eq!(stock(&server, &token, id).await, 14.0, "each took its tablet");
+    assert_ledger_adds_up(&server, &token, id).await;
+
+    // What was acknowledged survives the server being killed (Drop sends SIGKILL).
+    drop(server);
+    let server = Server::start_in(&data_dir, |_| {}).unwrap();
+    let (_, history) = get_json(&server, "/api/medications/history?limit=100", Some(&token)).await;
+    let mut kept: Vec<i64> = history["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["id"].as_i64().unwrap())
+        .collect();
+    kept.sort_unstable();
+    assert_eq!(kept, entries);
+    assert_eq!(stock(&server, &token, id).await, 14.0);
+}

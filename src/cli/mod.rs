@@ -197,6 +197,14 @@ fn open_and_migrate(paths: &Paths) -> Result<rusqlite::Connection, Box<dyn Error
     }
     let mut conn = db::open_connection(&paths.database, true)
         .map_err(|e| format!("cannot open the database {}: {e}", paths.database.display()))?;
+    // A database an older version created under a lax umask, and the -wal and -shm files
+    // SQLite gave its mode, become owner-only too.
+    db::make_private(&paths.database).map_err(|e| {
+        format!(
+            "cannot make the database {} private: {e}",
+            paths.database.display()
+        )
+    })?;
     let applied = migrations::migrate(&mut conn, &paths.backups)?;
     if let Some(snapshot) = &applied.snapshot {
         tracing::info!(

@@ -32,6 +32,7 @@ pub const MIGRATIONS: &[Migration] = &[
     migration!("0006_revoked_sessions"),
     migration!("0007_health_probe"),
     migration!("0008_history_counts"),
+    migration!("0009_plain_checks"),
 ];
 
 #[derive(Debug, Serialize)]
@@ -268,5 +269,78 @@ mod tests {
             (rows[1].2.as_str(), rows[1].3.as_deref()),
             ("scheduled", Some("2999-01-01T08:45:00.000Z"))
         );
+    }
+
+    #[test]
+    fn version_10_checks_the_same_values_without_a_temporary_btree_per_row() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut conn = Connection::open(dir.path().join("db")).unwrap();
+        let before = MIGRATIONS.len() - 1;
+        Migrations::new(MIGRATIONS[..before].iter().map(|m| M::up(m.sql)).collect())
+            .to_latest(&mut conn)
+            .unwrap();
+        conn.execute_batch(
+            "INSERT INTO users (id, email, password_hash, created_at, updated_at) VALUES (1, 'a@b.c', 'x', 't', 't');
+             INSERT INTO medications (id, user_id, name, unit, frequency, color, icon, default_quantity, start_date,
+                                      created_at, updated_at)
+                  VALUES (1, 1, 'Aspirin', 'tablets', 'daily', 'blue', 'pill', 1000, '2026-01-01', 't', 't');
+             INSERT INTO reminders (user_id, medication_id, medication_name, scheduled_time, reminder_time, created_at)
+                  VALUES (1, 1, 'Aspirin', '2999-01-01T09:00:00.000Z', '2999-01-01T08:45:00.000Z', 't');",
+        )
+        .unwrap();
+        migrate(&mut conn, dir.path()).unwrap();
+
+        let ok: String = conn
+            .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(ok, "ok");
+        let kept: i64 = conn
+            .query_row("SELECT count(*) FROM reminders", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(kept, 1);
+        for table in ["reminders", "dose_history", "stock_ledger", "deliveries"] {
+            let sql: String = conn
+                .query_row("SELECT sql FROM sqlite_schema WHERE name = ?1", [table], |r| {
+                    r.get(0)
+                })
+                .unwrap();
+            assert!(!sql.contains("kind IN") && !sql.contains("status IN"), "{sql}");
+        }
+        let program: Vec<String> = conn
+            .prepare(
+                "EXPLAIN INSERT INTO reminders (user_id, medication_id, medication_name, kind, status, scheduled_time,
+                                                reminder_time, created_at) VALUES (1, 1, 'A', ?1, ?2, 's', 'r', 't')",
+            )
+            .unwrap()
+            .query_map(["dose", "sent"], |r| r.get::<_, String>(1))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert!(!program.iter().any(|op| op == "OpenEphemeral"), "{program:?}");
+
+        // The same values pass and fail as before.
+        let insert = |kind: &str, status: &str, at: &str| {
+            conn.execute(
+                "INSERT INTO reminders (user_id, medication_id, medication_name, kind, status, scheduled_time,
+                                        reminder_time, created_at) VALUES (1, 1, 'A', ?1, ?2, ?3, ?3, 't')",
+                [kind, status, at],
+            )
+        };
+        assert!(insert("one_off", "cancelled", "a").is_ok());
+        assert!(insert("low_stock", "failed", "b").is_ok());
+        for (kind, status) in [("doze", "sent"), ("dose", "done"), ("DOSE", "sent"), ("dose", "")] {
+            let refused = insert(kind, status, "c").unwrap_err().to_string();
+            assert!(refused.contains("CHECK constraint failed"), "{refused}");
+        }
+        let refused = conn
+            .execute(
+                "INSERT INTO dose_history (user_id, medication_name, medication_unit, status, taken_at, quantity,
+                                           dosage_unit, affect_inventory, created_at)
+                 VALUES (1, 'A', 'mg', 'forgotten', 't', 1, 'mg', 1, 't')",
+                [],
+            )
+            .unwrap_err()
+            .to_string();
+        assert!(refused.contains("CHECK constraint failed"), "{refused}");
     }
 }

@@ -4,16 +4,22 @@
 //! `Db::read` run a closure on tokio's blocking pool. There is one writer connection (SQLite
 //! allows one writer at a time; queuing here is cheaper than `SQLITE_BUSY`) and a few
 //! read-only connections that WAL lets run beside it.
+//!
+//! Every commit waits for an fsync (`synchronous=FULL`), which bounds one-commit-per-write
+//! to the disk's fsync rate. `Db::write_grouped` is for the hot small writes (logging a
+//! dose): the writes that queue up while one commit is on disk run together in the next
+//! transaction, each in its own savepoint, and are all answered after its one commit.
 
 pub mod migrations;
 
+use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex as StdMutex};
 use std::time::Duration;
 
 use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OpenFlags};
-use tokio::sync::{Mutex, Semaphore};
+use tokio::sync::{Mutex, Semaphore, oneshot};
 
 /// How many read-only connections may be open at once.
 const READERS: usize = 4;
@@ -21,6 +27,9 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 /// Prepared statements each connection keeps (rusqlite's default is 16, fewer than the
 /// distinct hot queries, so a mix of screens would evict and re-prepare them).
 const STATEMENT_CACHE: usize = 128;
+
+/// The most writes one group commit takes; the rest wait for the next one.
+const MAX_GROUP: usize = 256;
 
 /// The database file inside the data directory.
 pub const DATABASE_FILE: &str = "pillbox.sqlite3";
@@ -49,6 +58,18 @@ impl From<rusqlite::Error> for DbError {
     }
 }
 
+impl DbError {
+    /// The same failure again, for each of the writes a failed group commit answers.
+    fn again(e: &rusqlite::Error) -> DbError {
+        match e {
+            rusqlite::Error::SqliteFailure(code, message) => {
+                DbError::Sqlite(rusqlite::Error::SqliteFailure(*code, message.clone()))
+            }
+            other => DbError::Task(other.to_string()),
+        }
+    }
+}
+
 /// Opens a connection with Pillbox's pragmas. `create` allows making a new database file.
 pub fn open_connection(path: &Path, create: bool) -> rusqlite::Result<Connection> {
     let mut flags =
@@ -71,6 +92,23 @@ pub fn open_connection(path: &Path, create: bool) -> rusqlite::Result<Connection
     Ok(conn)
 }
 
+/// Makes the database and its -wal and -shm files owner-only, if they are not already.
+/// (SQLite creates the -wal and -shm files with the database file's mode.)
+pub fn make_private(database: &Path) -> std::io::Result<()> {
+    for suffix in ["", "-wal", "-shm"] {
+        let mut name = database.as_os_str().to_owned();
+        name.push(suffix);
+        crate::files::make_private(Path::new(&name))?;
+    }
+    Ok(())
+}
+
+/// Gives back the page cache a connection holds beyond what it is using (after a large
+/// pass such as the planner's, so that the memory is not kept until the next one).
+pub fn shrink_memory(conn: &Connection) -> rusqlite::Result<()> {
+    conn.execute_batch("PRAGMA shrink_memory")
+}
+
 fn open_reader(path: &Path) -> rusqlite::Result<Connection> {
     let conn = open_connection(path, false)?;
     conn.pragma_update(None, "query_only", "ON")?;
@@ -86,6 +124,8 @@ pub struct Db {
 struct Inner {
     path: PathBuf,
     writer: Arc<Mutex<Connection>>,
+    /// Writes waiting for the next group commit, oldest first.
+    grouped: StdMutex<Vec<Box<dyn Grouped>>>,
     idle_readers: StdMutex<Vec<Connection>>,
     reader_slots: Arc<Semaphore>,
 }
@@ -97,6 +137,7 @@ impl Db {
             inner: Arc::new(Inner {
                 path,
                 writer: Arc::new(Mutex::new(writer)),
+                grouped: StdMutex::new(Vec::new()),
                 idle_readers: StdMutex::new(Vec::new()),
                 reader_slots: Arc::new(Semaphore::new(READERS)),
             }),
@@ -149,6 +190,49 @@ impl Db {
         result
     }
 
+    /// Runs `f` on the writer connection inside a transaction shared with the other grouped
+    /// writes queued meanwhile, and answers once that transaction is committed (durable, like
+    /// `write`). `f` runs in its own savepoint: when it returns an error (or panics) only its
+    /// own changes are rolled back and the others commit. `f` must not begin or end a
+    /// transaction itself. A failed commit fails every write of the group.
+    pub async fn write_grouped<T, E, F>(&self, f: F) -> Result<T, E>
+    where
+        T: Send + 'static,
+        E: From<DbError> + Send + 'static,
+        F: FnOnce(&Connection) -> Result<T, E> + Send + 'static,
+    {
+        let (answer, answered) = oneshot::channel();
+        let job = Job {
+            write: Some(f),
+            result: None,
+            answer,
+        };
+        self.inner
+            .grouped
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(Box::new(job));
+        // Each write brings a runner, detached so that a caller who goes away (a closed
+        // connection) never leaves its write queued with nobody to run it. A runner whose
+        // write an earlier group took finds the queue empty and stops.
+        let inner = self.inner.clone();
+        tokio::spawn(async move {
+            let conn = inner.writer.clone().lock_owned().await;
+            let jobs: Vec<Box<dyn Grouped>> = {
+                let mut queue = inner.grouped.lock().unwrap_or_else(|p| p.into_inner());
+                let n = queue.len().min(MAX_GROUP);
+                queue.drain(..n).collect()
+            };
+            if !jobs.is_empty() {
+                // A panic there drops the answers, which their callers see as an error.
+                let _ = tokio::task::spawn_blocking(move || run_group(&conn, jobs)).await;
+            }
+        });
+        answered
+            .await
+            .map_err(|_| E::from(DbError::Task("the write was abandoned".into())))?
+    }
+
     /// Runs `f` on a read-only connection, off the async runtime.
     pub async fn read<T, E, F>(&self, f: F) -> Result<T, E>
     where
@@ -184,9 +268,197 @@ impl Db {
     }
 }
 
+/// A write waiting for a group commit, whatever its closure and result types.
+trait Grouped: Send {
+    /// Runs the write; true when its changes are to stay.
+    fn run(&mut self, conn: &Connection) -> bool;
+    /// Answers the caller once the group's transaction has ended: its own error, the
+    /// commit's, or its result.
+    fn finish(self: Box<Self>, committed: Result<(), DbError>);
+}
+
+struct Job<T, E, F> {
+    write: Option<F>,
+    result: Option<Result<T, E>>,
+    answer: oneshot::Sender<Result<T, E>>,
+}
+
+impl<T, E, F> Grouped for Job<T, E, F>
+where
+    T: Send,
+    E: From<DbError> + Send,
+    F: FnOnce(&Connection) -> Result<T, E> + Send,
+{
+    fn run(&mut self, conn: &Connection) -> bool {
+        let Some(write) = self.write.take() else {
+            return false;
+        };
+        let result = std::panic::catch_unwind(AssertUnwindSafe(|| write(conn)))
+            .unwrap_or_else(|_| Err(E::from(DbError::Task("the write panicked".into()))));
+        let keep = result.is_ok();
+        self.result = Some(result);
+        keep
+    }
+
+    fn finish(self: Box<Self>, committed: Result<(), DbError>) {
+        let answer = match (self.result, committed) {
+            (Some(Err(own)), _) => Err(own),
+            (_, Err(e)) => Err(E::from(e)),
+            (Some(Ok(value)), Ok(())) => Ok(value),
+            (None, Ok(())) => Err(E::from(DbError::Task("the write did not run".into()))),
+        };
+        // A caller that went away no longer wants the answer.
+        let _ = self.answer.send(answer);
+    }
+}
+
+/// One group commit: every job in one transaction, each in a savepoint, then one COMMIT.
+fn run_group(conn: &Connection, jobs: Vec<Box<dyn Grouped>>) {
+    let mut pending: Vec<Box<dyn Grouped>> = Vec::with_capacity(jobs.len());
+    for mut job in jobs {
+        if conn.is_autocommit()
+            && let Err(e) = conn.execute_batch("BEGIN IMMEDIATE")
+        {
+            job.finish(Err(e.into()));
+            continue;
+        }
+        let kept = conn
+            .execute_batch("SAVEPOINT grouped_write")
+            .map(|()| job.run(conn));
+        let ended = match kept {
+            Ok(true) => conn.execute_batch("RELEASE grouped_write"),
+            Ok(false) => conn.execute_batch("ROLLBACK TO grouped_write; RELEASE grouped_write"),
+            Err(e) => Err(e),
+        };
+        if conn.is_autocommit() {
+            // SQLite rolled the whole transaction back (a full disk, an I/O error): nothing
+            // written in it stays, so every write in it fails.
+            for earlier in pending.drain(..) {
+                earlier.finish(Err(DbError::Task(
+                    "the transaction was rolled back by a failing write".into(),
+                )));
+            }
+            job.finish(Err(ended.err().map_or_else(
+                || DbError::Task("the transaction was rolled back".into()),
+                DbError::from,
+            )));
+            continue;
+        }
+        if let Err(e) = ended {
+            // The savepoint could not be ended, so the transaction cannot be trusted: undo it.
+            let _ = conn.execute_batch("ROLLBACK");
+            for earlier in pending.drain(..) {
+                earlier.finish(Err(DbError::again(&e)));
+            }
+            job.finish(Err(e.into()));
+            continue;
+        }
+        pending.push(job);
+    }
+    if conn.is_autocommit() {
+        return;
+    }
+    let committed = conn.execute_batch("COMMIT");
+    if committed.is_err() && !conn.is_autocommit() {
+        let _ = conn.execute_batch("ROLLBACK");
+    }
+    for job in pending {
+        job.finish(committed.as_ref().map_err(DbError::again).copied());
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use rusqlite::StatementStatus;
+    use super::*;
+
+    fn database() -> (tempfile::TempDir, Db) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("test.sqlite3");
+        let conn = open_connection(&path, true).unwrap();
+        conn.execute_batch("CREATE TABLE doses (n INTEGER NOT NULL)")
+            .unwrap();
+        (dir, Db::new(path, conn))
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn grouped_writes_share_a_commit_and_a_failing_one_fails_alone() {
+        let (_dir, db) = database();
+        // Hold the writer so that the writes below queue up and run as one group.
+        let (release, released) = std::sync::mpsc::channel::<()>();
+        let (holding, held) = oneshot::channel();
+        let holder = {
+            let db = db.clone();
+            tokio::spawn(async move {
+                db.write(move |_| {
+                    let _ = holding.send(());
+                    let _ = released.recv();
+                    Ok::<_, DbError>(())
+                })
+                .await
+            })
+        };
+        held.await.unwrap();
+        let wal = db.inner.path.with_extension("sqlite3-wal");
+        let wal_before = std::fs::metadata(&wal).unwrap().len();
+        let writes: Vec<_> = (0..10i64)
+            .map(|n| {
+                let db = db.clone();
+                tokio::spawn(async move {
+                    db.write_grouped(move |conn| {
+                        conn.execute("INSERT INTO doses (n) VALUES (?1)", [n])?;
+                        match n {
+                            3 => Err(DbError::Task("refused".into())),
+                            6 => panic!("a broken write"),
+                            _ => Ok(n),
+                        }
+                    })
+                    .await
+                })
+            })
+            .collect();
+        while db.inner.grouped.lock().unwrap().len() < 10 {
+            tokio::task::yield_now().await;
+        }
+        release.send(()).unwrap();
+        holder.await.unwrap().unwrap();
+        let mut answers = Vec::new();
+        for write in writes {
+            answers.push(write.await.unwrap().map_err(|e| e.to_string()));
+        }
+        assert_eq!(answers[3], Err("database task failed: refused".into()));
+        assert_eq!(answers[6], Err("database task failed: the write panicked".into()));
+        assert_eq!(
+            answers
+                .iter()
+                .filter_map(|a| a.as_ref().ok().copied())
+                .collect::<Vec<_>>(),
+            [0, 1, 2, 4, 5, 7, 8, 9]
+        );
+        let stored: Vec<i64> = db
+            .read(|conn| {
+                conn.prepare("SELECT n FROM doses ORDER BY n")?
+                    .query_map([], |row| row.get(0))?
+                    .collect::<rusqlite::Result<Vec<i64>>>()
+                    .map_err(DbError::from)
+            })
+            .await
+            .unwrap();
+        assert_eq!(stored, [0, 1, 2, 4, 5, 7, 8, 9], "the others' rows stay");
+        // One commit wrote the table's page once; a commit per write would have appended it
+        // to the write-ahead log eight times.
+        let frames = (std::fs::metadata(&wal).unwrap().len() - wal_before) / (4096 + 24);
+        assert_eq!(frames, 1, "one commit for the whole group");
+        // The writer is usable again for ordinary transactions.
+        db.write(|conn| {
+            let tx = conn.transaction()?;
+            tx.execute("INSERT INTO doses (n) VALUES (10)", [])?;
+            tx.commit()?;
+            Ok::<_, DbError>(())
+        })
+        .await
+        .unwrap();
+    }
 
     use super::open_connection;
 

@@ -238,14 +238,11 @@ pub async fn log_dose(
         affect_inventory: input.affect_inventory.unwrap_or(true),
     };
     let now = state.clock.now();
+    // Doses logged at the same moment share one commit (and fsync); each is answered once
+    // it is on disk.
     let logged = state
         .db
-        .write(move |conn| {
-            let tx = conn.transaction()?;
-            let logged = doses::log(&tx, user.id, id, dose, now)?;
-            tx.commit()?;
-            Ok::<_, ApiError>(logged)
-        })
+        .write_grouped(move |conn| Ok::<_, ApiError>(doses::log(conn, user.id, id, dose, now)?))
         .await?;
     Ok((StatusCode::CREATED, message_data("Dose logged", logged)))
 }

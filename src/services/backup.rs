@@ -7,6 +7,7 @@
 //! The file stays an ordinary SQLite database that `sqlite3` opens.
 
 use std::fs::{self, File};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, NaiveDate, Utc};
@@ -71,6 +72,7 @@ pub fn lock_data_dir(data_dir: &Path) -> ServiceResult<DataDirLock> {
         .create(true)
         .truncate(false)
         .write(true)
+        .mode(0o600)
         .open(&path)?;
     match file.try_lock() {
         Ok(()) => Ok(DataDirLock { _file: file }),
@@ -130,6 +132,8 @@ pub fn restore(file: &Path, data_dir: &Path) -> ServiceResult<Restored> {
         }
         let kept = data_dir.join(format!("{}.replaced-{stamp}", db::DATABASE_FILE));
         fs::hard_link(&database, &kept)?;
+        // The old database may come from a version that left it readable by others.
+        crate::files::make_private(&kept)?;
         Some(kept)
     } else {
         None
@@ -147,7 +151,9 @@ pub fn restore(file: &Path, data_dir: &Path) -> ServiceResult<Restored> {
             continue;
         }
         if path.exists() {
-            fs::rename(&path, data_dir.join(format!("{name}.replaced-{stamp}")))?;
+            let kept = data_dir.join(format!("{name}.replaced-{stamp}"));
+            fs::rename(&path, &kept)?;
+            crate::files::make_private(&kept)?;
         }
         write_private(&path, &contents)?;
         restored_files.push(name);

@@ -25,12 +25,21 @@ impl UserClock {
     /// The user's clock at `now` (the server's `Clock::now()`).
     pub fn at(conn: &Connection, user_id: i64, now: DateTime<Utc>) -> rusqlite::Result<UserClock> {
         let s = settings::get(conn, user_id)?;
-        Ok(UserClock {
-            tz: s.timezone.parse().unwrap_or(Tz::UTC),
-            default_time: NaiveTime::parse_from_str(&s.default_reminder_time, "%H:%M")
+        Ok(UserClock::from_settings(
+            &s.timezone,
+            &s.default_reminder_time,
+            now,
+        ))
+    }
+
+    /// From the stored settings' texts; what does not parse falls back to UTC and 09:00.
+    fn from_settings(timezone: &str, default_time: &str, now: DateTime<Utc>) -> UserClock {
+        UserClock {
+            tz: timezone.parse().unwrap_or(Tz::UTC),
+            default_time: NaiveTime::parse_from_str(default_time, "%H:%M")
                 .unwrap_or(NaiveTime::from_hms_opt(9, 0, 0).unwrap_or_default()),
             now,
-        })
+        }
     }
 
     pub fn today(&self) -> NaiveDate {
@@ -63,23 +72,30 @@ pub fn plan_medication(
     days: u32,
 ) -> rusqlite::Result<usize> {
     let global = notify_prefs::global(conn, user_id)?;
-    plan_with(conn, user_id, medication, clock, &global, days)
-}
-
-fn plan_with(
-    conn: &Connection,
-    user_id: i64,
-    medication: &Medication,
-    user_clock: &UserClock,
-    global: &notify_prefs::GlobalPrefs,
-    days: u32,
-) -> rusqlite::Result<usize> {
     if !global.reminders_enabled {
         reminders::drop_unsent_for_medication(conn, medication.id)?;
         return Ok(0);
     }
     let own = notify_prefs::for_medication(conn, medication.id)?;
-    let lead = notify_prefs::effective(global, own.as_ref()).lead_minutes;
+    let lead = notify_prefs::effective(&global, own.as_ref()).lead_minutes;
+    let now = clock::stamp(clock.now);
+    let existing = reminders::replannable_for_medication(conn, medication.id, &now)?;
+    let mut writer = reminders::PlanWriter::new(conn, &now)?;
+    plan_with(&mut writer, user_id, medication, clock, lead, existing, days)?;
+    writer.finish()
+}
+
+/// Writes (or stages) the difference between a medication's plan and its `existing`
+/// replannable reminders.
+fn plan_with(
+    writer: &mut reminders::PlanWriter<'_>,
+    user_id: i64,
+    medication: &Medication,
+    user_clock: &UserClock,
+    lead: i64,
+    existing: Vec<reminders::Replannable>,
+    days: u32,
+) -> rusqlite::Result<()> {
     let now = user_clock.now;
     let today = now.with_timezone(&user_clock.tz).date_naive();
     let planned: Vec<(String, String)> = doses_of(medication, user_clock, today, days, now)
@@ -93,14 +109,7 @@ fn plan_with(
             )
         })
         .collect();
-    reminders::replace_future(
-        conn,
-        user_id,
-        medication.id,
-        &medication.name,
-        &planned,
-        &clock::stamp(now),
-    )
+    writer.apply(user_id, medication.id, &medication.name, &planned, existing)
 }
 
 /// A medication's dose instants after `after`, over `days` local days from `first_day`, in
@@ -134,17 +143,53 @@ pub fn plan_user_at(
     days: u32,
     now: DateTime<Utc>,
 ) -> rusqlite::Result<usize> {
-    let global = notify_prefs::global(conn, user_id)?;
-    if !global.reminders_enabled {
-        reminders::drop_unsent_for_user(conn, user_id)?;
-        return Ok(0);
+    plan_users(conn, user_id, user_id, days, now)
+}
+
+/// Re-plans every medication of the users with ids from `first` to `last` from `now`,
+/// reading what planning needs for all of them in a few queries (the daily top-up plans
+/// thousands of users in large chunks). Returns how many new reminders were added.
+pub fn plan_users(
+    conn: &Connection,
+    first: i64,
+    last: i64,
+    days: u32,
+    now: DateTime<Utc>,
+) -> rusqlite::Result<usize> {
+    let now_stamp = clock::stamp(now);
+    let globals = notify_prefs::globals_for_users(conn, first, last)?;
+    for (user_id, global) in &globals {
+        if !global.reminders_enabled {
+            reminders::drop_unsent_for_user(conn, *user_id)?;
+        }
     }
-    let clock = UserClock::at(conn, user_id, now)?;
-    let mut added = 0;
-    for m in medications::list(conn, user_id)? {
-        added += plan_with(conn, user_id, &m, &clock, &global, days)?;
+    let clocks = settings::clocks_for_users(conn, first, last)?;
+    let own_prefs = notify_prefs::for_medications_of_users(conn, first, last)?;
+    let mut existing = reminders::replannable_for_users(conn, first, last, &now_stamp)?;
+    let defaults = notify_prefs::GlobalPrefs::default();
+    let unset = settings::UserSettings::default();
+    let mut writer = reminders::PlanWriter::new(conn, &now_stamp)?;
+    let mut user_clock: Option<(i64, UserClock)> = None;
+    for (user_id, medication) in medications::for_users(conn, first, last)? {
+        let global = globals.get(&user_id).unwrap_or(&defaults);
+        if !global.reminders_enabled {
+            continue;
+        }
+        let clock = match &user_clock {
+            Some((id, clock)) if *id == user_id => clock,
+            _ => {
+                let clock = clocks.get(&user_id).map_or_else(
+                    || UserClock::from_settings(&unset.timezone, &unset.default_reminder_time, now),
+                    |(zone, time)| UserClock::from_settings(zone, time, now),
+                );
+                &user_clock.insert((user_id, clock)).1
+            }
+        };
+        let lead = notify_prefs::effective(global, own_prefs.get(&medication.id)).lead_minutes;
+        let mine = existing.remove(&medication.id).unwrap_or_default();
+        plan_with(&mut writer, user_id, &medication, clock, lead, mine, days)?;
     }
-    Ok(added)
+    writer.finish()
 }
 
 /// The users who have medications, for the daily top-up.
@@ -152,4 +197,130 @@ pub fn users_with_medications(conn: &Connection) -> rusqlite::Result<Vec<i64>> {
     conn.prepare("SELECT DISTINCT user_id FROM medications ORDER BY user_id")?
         .query_map([], |row| row.get(0))?
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::TimeZone;
+
+    use super::*;
+
+    /// A migrated database with three people: in Berlin with two medications (one with its
+    /// own lead), in Tokyo with a longer lead, and one who turned reminders off.
+    fn people() -> (tempfile::TempDir, Connection) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut conn = crate::db::open_connection(&dir.path().join("db"), true).unwrap();
+        crate::db::migrations::migrate(&mut conn, dir.path()).unwrap();
+        conn.execute_batch(
+            "INSERT INTO users (id, email, password_hash, created_at, updated_at)
+                 VALUES (1, 'a@x.org', 'x', 't', 't'), (2, 'b@x.org', 'x', 't', 't'), (3, 'c@x.org', 'x', 't', 't');
+             INSERT INTO user_settings (user_id, timezone, default_reminder_time)
+                 VALUES (1, 'Europe/Berlin', '08:30'), (2, 'Asia/Tokyo', '09:00');
+             INSERT INTO notification_preferences (user_id, lead_minutes) VALUES (2, 30);
+             INSERT INTO notification_preferences (user_id, reminders_enabled) VALUES (3, 0);
+             INSERT INTO medications (id, user_id, name, unit, frequency, color, icon, default_quantity,
+                                      schedule_times, schedule_weekdays, start_date, created_at, updated_at) VALUES
+                 (1, 1, 'Beta', 'mg', 'daily', 'blue', 'pill', 1, '[\"02:30\",\"21:00\"]', '[]', '2026-01-01', 't', 't'),
+                 (2, 1, 'alpha', 'mg', 'weekly', 'blue', 'pill', 1, '[]', '[7]', '2026-01-01', 't', 't'),
+                 (3, 2, 'Gamma', 'mg', 'twice_daily', 'blue', 'pill', 1, '[]', '[]', '2026-01-01', 't', 't'),
+                 (4, 3, 'Delta', 'mg', 'daily', 'blue', 'pill', 1, '[]', '[]', '2026-01-01', 't', 't');
+             INSERT INTO medication_notification_preferences (medication_id, lead_minutes) VALUES (1, 5);",
+        )
+        .unwrap();
+        (dir, conn)
+    }
+
+    type Row = (i64, i64, i64, String, String, String);
+
+    fn planned(conn: &Connection) -> Vec<Row> {
+        conn.prepare(
+            "SELECT id, user_id, medication_id, medication_name, scheduled_time, reminder_time FROM reminders
+             ORDER BY medication_id, scheduled_time",
+        )
+        .unwrap()
+        .query_map([], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?))
+        })
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+    }
+
+    #[test]
+    fn a_chunk_is_planned_as_each_person_alone_and_a_second_pass_writes_nothing() {
+        // Friday before Berlin's spring forward (02:30 does not exist on Sunday).
+        let now = Utc.with_ymd_and_hms(2026, 3, 27, 12, 0, 0).unwrap();
+        let (_one, one_by_one) = people();
+        for user in 1..=3 {
+            plan_user_at(&one_by_one, user, 7, now).unwrap();
+        }
+        let (_all, together) = people();
+        let added = plan_users(&together, 1, 3, 7, now).unwrap();
+        let rows = planned(&together);
+        assert_eq!(added, rows.len());
+        let alone = planned(&one_by_one);
+        assert_eq!(
+            rows.iter()
+                .map(|r| (r.1, r.2, &r.3, &r.4, &r.5))
+                .collect::<Vec<_>>(),
+            alone
+                .iter()
+                .map(|r| (r.1, r.2, &r.3, &r.4, &r.5))
+                .collect::<Vec<_>>()
+        );
+        assert!(rows.iter().all(|r| r.1 != 3), "reminders off: nothing planned");
+        // Berlin's 02:30 on the 29th moved to 03:00 CEST (01:00 UTC), five minutes early.
+        assert!(
+            rows.iter()
+                .any(|r| r.4 == "2026-03-29T01:00:00.000Z" && r.5 == "2026-03-29T00:55:00.000Z")
+        );
+        // Tokyo, twice daily: 09:00 local is midnight UTC, 30 minutes early.
+        assert!(
+            rows.iter()
+                .any(|r| r.4 == "2026-03-28T00:00:00.000Z" && r.5 == "2026-03-27T23:30:00.000Z")
+        );
+
+        assert_eq!(plan_users(&together, 1, 3, 7, now).unwrap(), 0);
+        assert_eq!(
+            planned(&together),
+            rows,
+            "unchanged rows are left alone, ids and all"
+        );
+
+        // A longer lead moves the reminder times of the kept rows; a dropped time removes its
+        // rows; nothing is added.
+        together
+            .execute_batch(
+                "UPDATE notification_preferences SET lead_minutes = 60 WHERE user_id = 2;
+                 UPDATE medications SET schedule_times = '[\"21:00\"]' WHERE id = 1;",
+            )
+            .unwrap();
+        assert_eq!(plan_users(&together, 1, 3, 7, now).unwrap(), 0);
+        let moved = planned(&together);
+        assert!(moved.iter().filter(|r| r.2 == 3).all(|r| {
+            let due = DateTime::parse_from_rfc3339(&r.4).unwrap();
+            let reminder = DateTime::parse_from_rfc3339(&r.5).unwrap();
+            due - reminder == Duration::minutes(60)
+        }));
+        assert!(
+            moved
+                .iter()
+                .filter(|r| r.2 == 1)
+                .all(|r| r.4.ends_with("T20:00:00.000Z") || r.4.ends_with("T19:00:00.000Z"))
+        );
+        let at_nine_pm = |r: &&Row| r.4.ends_with("T20:00:00.000Z") || r.4.ends_with("T19:00:00.000Z");
+        let dropped = rows.iter().filter(|r| r.2 == 1 && !at_nine_pm(r)).count();
+        assert!(dropped > 0);
+        assert_eq!(moved.len(), rows.len() - dropped);
+
+        // Turning reminders off drops the person's unsent ones.
+        together
+            .execute(
+                "UPDATE notification_preferences SET reminders_enabled = 0 WHERE user_id = 2",
+                [],
+            )
+            .unwrap();
+        plan_users(&together, 1, 3, 7, now).unwrap();
+        assert!(planned(&together).iter().all(|r| r.1 != 2));
+    }
 }

@@ -105,20 +105,20 @@ pub fn find(conn: &Connection, user_id: i64, id: i64) -> rusqlite::Result<Option
 }
 
 pub fn update(conn: &Connection, user_id: i64, e: &Entry) -> rusqlite::Result<()> {
-    conn.execute(
+    conn.prepare_cached(
         "UPDATE dose_history SET status = ?3, taken_at = ?4, quantity = ?5, dosage_unit = ?6, dosage = ?7,
            stock_used = ?8 WHERE user_id = ?1 AND id = ?2",
-        params![
-            user_id,
-            e.id,
-            e.status,
-            e.taken,
-            e.quantity,
-            e.dosage_unit,
-            e.dosage,
-            e.stock_used
-        ],
-    )?;
+    )?
+    .execute(params![
+        user_id,
+        e.id,
+        e.status,
+        e.taken,
+        e.quantity,
+        e.dosage_unit,
+        e.dosage,
+        e.stock_used
+    ])?;
     Ok(())
 }
 

@@ -57,6 +57,17 @@ pub fn list(conn: &Connection, user_id: i64) -> rusqlite::Result<Vec<Medication>
     statement.query_map([user_id], from_row)?.collect()
 }
 
+/// The medications of the users with ids from `first` to `last`, with their user's id, by
+/// user and then as `list` orders them: the planner reads a chunk of users at once.
+pub fn for_users(conn: &Connection, first: i64, last: i64) -> rusqlite::Result<Vec<(i64, Medication)>> {
+    conn.prepare_cached(&format!(
+        "SELECT {COLUMNS}, user_id FROM medications WHERE user_id BETWEEN ?1 AND ?2
+         ORDER BY user_id, name COLLATE NOCASE, id"
+    ))?
+    .query_map([first, last], |row| Ok((row.get(13)?, from_row(row)?)))?
+    .collect()
+}
+
 pub fn find(conn: &Connection, user_id: i64, id: i64) -> rusqlite::Result<Option<Medication>> {
     conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM medications WHERE user_id = ?1 AND id = ?2"
@@ -286,12 +297,11 @@ pub fn move_stock(
     now: &str,
 ) -> rusqlite::Result<Option<Quantity>> {
     let balance: Option<Quantity> = conn
-        .query_row(
+        .prepare_cached(
             "UPDATE inventories SET current_quantity = max(current_quantity, 0) + ?2, updated_at = ?3
              WHERE medication_id = ?1 RETURNING current_quantity",
-            params![medication_id, change, now],
-            |row| row.get(0),
-        )
+        )?
+        .query_row(params![medication_id, change, now], |row| row.get(0))
         .optional()?;
     if let Some(balance) = balance {
         record_ledger(

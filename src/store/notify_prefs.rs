@@ -51,27 +51,46 @@ impl Default for GlobalPrefs {
     }
 }
 
-pub fn global(conn: &Connection, user_id: i64) -> rusqlite::Result<GlobalPrefs> {
-    conn.prepare_cached(
-        "SELECT reminders_enabled, email_enabled, push_enabled, sound_enabled, vibration_enabled,
-                lead_minutes, delivery_methods, repeat_interval_minutes, repeat_max
-         FROM notification_preferences WHERE user_id = ?1",
-    )?
-    .query_row([user_id], |row| {
-        Ok(GlobalPrefs {
-            reminders_enabled: row.get(0)?,
-            email_enabled: row.get(1)?,
-            push_enabled: row.get(2)?,
-            sound_enabled: row.get(3)?,
-            vibration_enabled: row.get(4)?,
-            lead_minutes: row.get(5)?,
-            delivery_methods: decode_methods(&row.get::<_, String>(6)?),
-            repeat_interval_minutes: row.get(7)?,
-            repeat_max: row.get(8)?,
-        })
+const GLOBAL_COLUMNS: &str =
+    "reminders_enabled, email_enabled, push_enabled, sound_enabled, vibration_enabled,
+     lead_minutes, delivery_methods, repeat_interval_minutes, repeat_max";
+
+/// Global preferences from `GLOBAL_COLUMNS` starting at column `at`.
+fn global_from(row: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<GlobalPrefs> {
+    Ok(GlobalPrefs {
+        reminders_enabled: row.get(at)?,
+        email_enabled: row.get(at + 1)?,
+        push_enabled: row.get(at + 2)?,
+        sound_enabled: row.get(at + 3)?,
+        vibration_enabled: row.get(at + 4)?,
+        lead_minutes: row.get(at + 5)?,
+        delivery_methods: decode_methods(&row.get::<_, String>(at + 6)?),
+        repeat_interval_minutes: row.get(at + 7)?,
+        repeat_max: row.get(at + 8)?,
     })
+}
+
+pub fn global(conn: &Connection, user_id: i64) -> rusqlite::Result<GlobalPrefs> {
+    conn.prepare_cached(&format!(
+        "SELECT {GLOBAL_COLUMNS} FROM notification_preferences WHERE user_id = ?1"
+    ))?
+    .query_row([user_id], |row| global_from(row, 0))
     .optional()
     .map(Option::unwrap_or_default)
+}
+
+/// The saved global preferences of the users with ids from `first` to `last` (the others
+/// have the defaults).
+pub fn globals_for_users(
+    conn: &Connection,
+    first: i64,
+    last: i64,
+) -> rusqlite::Result<HashMap<i64, GlobalPrefs>> {
+    conn.prepare_cached(&format!(
+        "SELECT user_id, {GLOBAL_COLUMNS} FROM notification_preferences WHERE user_id BETWEEN ?1 AND ?2"
+    ))?
+    .query_map([first, last], |row| Ok((row.get(0)?, global_from(row, 1)?)))?
+    .collect()
 }
 
 pub fn save_global(conn: &Connection, user_id: i64, p: &GlobalPrefs) -> rusqlite::Result<()> {
@@ -108,18 +127,20 @@ pub struct MedicationPrefs {
     pub custom_message: Option<String>,
 }
 
+fn medication_prefs_from(row: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<MedicationPrefs> {
+    Ok(MedicationPrefs {
+        delivery_methods: row.get::<_, Option<String>>(at)?.map(|m| decode_methods(&m)),
+        lead_minutes: row.get(at + 1)?,
+        custom_message: row.get(at + 2)?,
+    })
+}
+
 pub fn for_medication(conn: &Connection, medication_id: i64) -> rusqlite::Result<Option<MedicationPrefs>> {
     conn.prepare_cached(
         "SELECT delivery_methods, lead_minutes, custom_message
          FROM medication_notification_preferences WHERE medication_id = ?1",
     )?
-    .query_row([medication_id], |row| {
-        Ok(MedicationPrefs {
-            delivery_methods: row.get::<_, Option<String>>(0)?.map(|m| decode_methods(&m)),
-            lead_minutes: row.get(1)?,
-            custom_message: row.get(2)?,
-        })
-    })
+    .query_row([medication_id], |row| medication_prefs_from(row, 0))
     .optional()
 }
 
@@ -142,6 +163,24 @@ pub fn for_medications_of(
                 custom_message: row.get(3)?,
             },
         ))
+    })?
+    .collect()
+}
+
+/// The own preferences of the medications of the users with ids from `first` to `last`,
+/// by medication id.
+pub fn for_medications_of_users(
+    conn: &Connection,
+    first: i64,
+    last: i64,
+) -> rusqlite::Result<HashMap<i64, MedicationPrefs>> {
+    conn.prepare_cached(
+        "SELECT p.medication_id, p.delivery_methods, p.lead_minutes, p.custom_message
+         FROM medication_notification_preferences p JOIN medications m ON m.id = p.medication_id
+         WHERE m.user_id BETWEEN ?1 AND ?2",
+    )?
+    .query_map([first, last], |row| {
+        Ok((row.get(0)?, medication_prefs_from(row, 1)?))
     })?
     .collect()
 }

@@ -1,6 +1,7 @@
 //! Reminders (the spec's scheduled notifications): planned dose instances, one-off
 //! low-stock alerts, their delivery state and their take links.
 
+use std::collections::HashMap;
 use std::str::FromStr;
 
 use rusqlite::types::{Type, Value};
@@ -81,64 +82,153 @@ pub fn find(conn: &Connection, user_id: i64, id: i64) -> rusqlite::Result<Option
     .optional()
 }
 
-/// Brings a medication's future unsent reminders in line with `planned` (scheduled,
-/// reminder) pairs: ones no longer planned are removed, new ones added, kept ones get the
-/// new reminder time. Sent, failed, cancelled and half-delivered reminders, and the past,
-/// stay as they are. Returns how many were added.
-pub fn replace_future(
-    conn: &Connection,
-    user_id: i64,
-    medication_id: i64,
-    medication_name: &str,
-    planned: &[(String, String)],
-    now: &str,
-) -> rusqlite::Result<usize> {
-    let wanted: std::collections::HashSet<&str> =
-        planned.iter().map(|(scheduled, _)| scheduled.as_str()).collect();
-    let stale: Vec<i64> = conn
-        .prepare_cached(
-            "SELECT id, scheduled_time FROM reminders
-             WHERE medication_id = ?1 AND kind = 'dose' AND status = 'scheduled' AND attempts = 0
-               AND claimed_until IS NULL AND scheduled_time > ?2",
-        )?
-        .query_map(params![medication_id, now], |row| {
-            Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?))
-        })?
-        .filter_map(Result::ok)
-        .filter(|(_, scheduled)| !wanted.contains(scheduled.as_str()))
-        .map(|(id, _)| id)
-        .collect();
-    for id in stale {
-        conn.execute("DELETE FROM reminders WHERE id = ?1", [id])?;
-    }
-    let before = count_for_medication(conn, medication_id)?;
-    let mut upsert = conn.prepare_cached(
-        "INSERT INTO reminders (user_id, medication_id, medication_name, scheduled_time, reminder_time,
-                                next_attempt_at, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6)
-         ON CONFLICT (medication_id, kind, scheduled_time) DO UPDATE SET
-            reminder_time = excluded.reminder_time, next_attempt_at = excluded.next_attempt_at,
-            medication_name = excluded.medication_name
-         WHERE status = 'scheduled' AND attempts = 0 AND claimed_until IS NULL
-           AND (reminder_time <> excluded.reminder_time OR medication_name <> excluded.medication_name)",
-    )?;
-    for (scheduled, reminder) in planned {
-        upsert.execute(params![
-            user_id,
-            medication_id,
-            medication_name,
-            scheduled,
-            reminder,
-            now
-        ])?;
-    }
-    let after = count_for_medication(conn, medication_id)?;
-    Ok(usize::try_from(after - before).unwrap_or(0))
+/// A planned reminder the planner may still change: in the future, scheduled, never
+/// attempted and not claimed by a dispatcher.
+pub struct Replannable {
+    pub id: i64,
+    pub medication_id: i64,
+    pub scheduled: String,
+    pub reminder: String,
+    pub medication_name: String,
 }
 
-fn count_for_medication(conn: &Connection, medication_id: i64) -> rusqlite::Result<i64> {
-    conn.prepare_cached("SELECT count(*) FROM reminders WHERE medication_id = ?1")?
-        .query_row([medication_id], |row| row.get(0))
+const REPLANNABLE: &str =
+    "SELECT id, medication_id, scheduled_time, reminder_time, medication_name FROM reminders
+     WHERE kind = 'dose' AND status = 'scheduled' AND attempts = 0 AND claimed_until IS NULL";
+
+fn replannable_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Replannable> {
+    Ok(Replannable {
+        id: row.get(0)?,
+        medication_id: row.get(1)?,
+        scheduled: row.get(2)?,
+        reminder: row.get(3)?,
+        medication_name: row.get(4)?,
+    })
+}
+
+/// One medication's replannable reminders after `now`.
+pub fn replannable_for_medication(
+    conn: &Connection,
+    medication_id: i64,
+    now: &str,
+) -> rusqlite::Result<Vec<Replannable>> {
+    conn.prepare_cached(&format!(
+        "{REPLANNABLE} AND medication_id = ?1 AND scheduled_time > ?2"
+    ))?
+    .query_map(params![medication_id, now], replannable_row)?
+    .collect()
+}
+
+/// The replannable reminders after `now` of the users with ids from `first` to `last`,
+/// by medication: one query for a whole chunk of the planner's pass.
+pub fn replannable_for_users(
+    conn: &Connection,
+    first: i64,
+    last: i64,
+    now: &str,
+) -> rusqlite::Result<HashMap<i64, Vec<Replannable>>> {
+    let mut by_medication: HashMap<i64, Vec<Replannable>> = HashMap::new();
+    let mut statement = conn.prepare_cached(&format!(
+        "{REPLANNABLE} AND user_id BETWEEN ?1 AND ?2 AND scheduled_time > ?3"
+    ))?;
+    for row in statement.query_map(params![first, last, now], replannable_row)? {
+        let row = row?;
+        by_medication.entry(row.medication_id).or_default().push(row);
+    }
+    Ok(by_medication)
+}
+
+/// Writes plans for a pass of the planner. New reminders are staged in a temporary table
+/// and added by one `INSERT … SELECT` at the end: SQLite's cost per statement (opening the
+/// table, its five indexes and the tables its keys point to) is then paid once per pass
+/// instead of once per reminder.
+pub struct PlanWriter<'c> {
+    conn: &'c Connection,
+    stage: rusqlite::CachedStatement<'c>,
+    update: rusqlite::CachedStatement<'c>,
+    delete: rusqlite::CachedStatement<'c>,
+    now: &'c str,
+}
+
+impl<'c> PlanWriter<'c> {
+    /// Starts writing plans made at `now` (the new reminders' creation time).
+    pub fn new(conn: &'c Connection, now: &'c str) -> rusqlite::Result<PlanWriter<'c>> {
+        conn.prepare_cached(
+            "CREATE TEMP TABLE IF NOT EXISTS planned_reminders (
+                 user_id INTEGER, medication_id INTEGER, medication_name TEXT, scheduled_time TEXT,
+                 reminder_time TEXT)",
+        )?
+        .execute([])?;
+        conn.prepare_cached("DELETE FROM temp.planned_reminders")?
+            .execute([])?;
+        Ok(PlanWriter {
+            conn,
+            stage: conn.prepare_cached("INSERT INTO temp.planned_reminders VALUES (?1, ?2, ?3, ?4, ?5)")?,
+            update: conn.prepare_cached(
+                "UPDATE reminders SET reminder_time = ?2, next_attempt_at = ?2, medication_name = ?3
+                 WHERE id = ?1",
+            )?,
+            delete: conn.prepare_cached("DELETE FROM reminders WHERE id = ?1")?,
+            now,
+        })
+    }
+
+    /// Brings a medication's replannable reminders (`existing`, as read in this
+    /// transaction) in line with `planned` (scheduled, reminder) pairs: ones no longer
+    /// planned are removed, new ones staged to be added by `finish`, kept ones get the new
+    /// reminder time and name; unchanged ones are not written. Sent, failed, cancelled and
+    /// half-delivered reminders, and the past, stay as they are.
+    pub fn apply(
+        &mut self,
+        user_id: i64,
+        medication_id: i64,
+        medication_name: &str,
+        planned: &[(String, String)],
+        existing: Vec<Replannable>,
+    ) -> rusqlite::Result<()> {
+        let mut existing: HashMap<String, Replannable> =
+            existing.into_iter().map(|r| (r.scheduled.clone(), r)).collect();
+        for (scheduled, reminder) in planned {
+            match existing.remove(scheduled) {
+                Some(kept) if kept.reminder == *reminder && kept.medication_name == medication_name => {}
+                Some(kept) => {
+                    self.update.execute(params![kept.id, reminder, medication_name])?;
+                }
+                None => {
+                    self.stage.execute(params![
+                        user_id,
+                        medication_id,
+                        medication_name,
+                        scheduled,
+                        reminder
+                    ])?;
+                }
+            }
+        }
+        for stale in existing.into_values() {
+            self.delete.execute([stale.id])?;
+        }
+        Ok(())
+    }
+
+    /// Adds the staged reminders; returns how many were added. A sent or claimed reminder
+    /// may hold one's instant already: it stays as it is.
+    pub fn finish(self) -> rusqlite::Result<usize> {
+        let added = self
+            .conn
+            .prepare_cached(
+                "INSERT INTO reminders (user_id, medication_id, medication_name, scheduled_time,
+                                        reminder_time, next_attempt_at, created_at)
+                 SELECT user_id, medication_id, medication_name, scheduled_time, reminder_time, reminder_time, ?1
+                 FROM temp.planned_reminders WHERE true
+                 ON CONFLICT (medication_id, kind, scheduled_time) DO NOTHING",
+            )?
+            .execute([self.now])?;
+        self.conn
+            .prepare_cached("DELETE FROM temp.planned_reminders")?
+            .execute([])?;
+        Ok(added)
+    }
 }
 
 /// Removes a medication's reminders that have not gone out yet (it is being deleted or
@@ -294,12 +384,11 @@ pub fn answer(
 ) -> rusqlite::Result<Option<i64>> {
     let named = match dosage_id {
         Some(id) => conn
-            .query_row(
+            .prepare_cached(
                 "SELECT id FROM reminders WHERE id = ?1 AND user_id = ?2 AND medication_id = ?3
                    AND kind <> 'low_stock' AND answered_at IS NULL",
-                [id, user_id, medication_id],
-                |row| row.get::<_, i64>(0),
-            )
+            )?
+            .query_row([id, user_id, medication_id], |row| row.get::<_, i64>(0))
             .optional()?,
         None => None,
     };
@@ -325,13 +414,13 @@ pub fn answer(
     };
     if let Some(id) = target {
         // A one-off reminder set for the same dose as a planned one is answered with it.
-        conn.execute(
+        conn.prepare_cached(
             "UPDATE reminders SET answered_at = ?3, history_id = ?4,
                 next_attempt_at = CASE WHEN status = 'sent' THEN NULL ELSE next_attempt_at END
              WHERE medication_id = ?2 AND kind <> 'low_stock' AND answered_at IS NULL
                AND scheduled_time = (SELECT scheduled_time FROM reminders WHERE id = ?1)",
-            params![id, medication_id, taken, history_id],
-        )?;
+        )?
+        .execute(params![id, medication_id, taken, history_id])?;
     }
     Ok(target)
 }

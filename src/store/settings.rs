@@ -1,5 +1,7 @@
 //! Per-user settings: time zone, default reminder time, and the app's other preferences.
 
+use std::collections::HashMap;
+
 use rusqlite::{Connection, OptionalExtension, params};
 
 #[derive(Debug, Clone)]
@@ -34,6 +36,20 @@ pub fn get(conn: &Connection, user_id: i64) -> rusqlite::Result<UserSettings> {
     })
     .optional()
     .map(Option::unwrap_or_default)
+}
+
+/// The time zone and default reminder time of the users with ids from `first` to `last`
+/// who saved settings (the others have the defaults).
+pub fn clocks_for_users(
+    conn: &Connection,
+    first: i64,
+    last: i64,
+) -> rusqlite::Result<HashMap<i64, (String, String)>> {
+    conn.prepare_cached(
+        "SELECT user_id, timezone, default_reminder_time FROM user_settings WHERE user_id BETWEEN ?1 AND ?2",
+    )?
+    .query_map([first, last], |row| Ok((row.get(0)?, (row.get(1)?, row.get(2)?))))?
+    .collect()
 }
 
 pub fn save(conn: &Connection, user_id: i64, s: &UserSettings) -> rusqlite::Result<()> {

@@ -63,6 +63,11 @@ impl Server {
         let mut command = pillbox(data_dir);
         command.args(["serve", "--bind", "127.0.0.1:0"]);
         configure(&mut command);
+        Self::start_command(data_dir, command)
+    }
+
+    /// Starts a server from a prepared command (`serve` on `data_dir`, on port 0).
+    pub fn start_command(data_dir: &Path, mut command: Command) -> Result<Server, String> {
         let mut child = command
             .stdin(Stdio::null())
             .stdout(Stdio::null())
