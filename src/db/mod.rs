@@ -171,7 +171,12 @@ impl Db {
         let Ok(permit) = self.inner.reader_slots.clone().try_acquire_owned() else {
             return self.read(f).await;
         };
-        let idle = self.inner.idle_readers.lock().unwrap_or_else(|p| p.into_inner()).pop();
+        let idle = self
+            .inner
+            .idle_readers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .pop();
         let conn = match idle {
             Some(conn) => conn,
             // Opening a connection is file work: do it off the runtime, once.
@@ -369,8 +374,8 @@ fn run_group(conn: &Connection, jobs: Vec<Box<dyn Grouped>>) {
 
 #[cfg(test)]
 mod tests {
-    use rusqlite::StatementStatus;
     use super::*;
+    use rusqlite::StatementStatus;
 
     fn database() -> (tempfile::TempDir, Db) {
         let dir = tempfile::tempdir().unwrap();
