@@ -29,6 +29,7 @@ pub const MIGRATIONS: &[Migration] = &[
     migration!("0003_medications"),
     migration!("0004_reminders"),
     migration!("0005_delivery"),
+    migration!("0007_mail_outbox"),
 ];
 
 #[derive(Debug, Serialize)]

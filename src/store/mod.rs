@@ -5,6 +5,7 @@ pub mod deliveries;
 pub mod history;
 pub mod medications;
 pub mod notify_prefs;
+pub mod outbox;
 pub mod push_subscriptions;
 pub mod reminders;
 pub mod settings;
