@@ -321,7 +321,10 @@ impl Engine {
             // Everything that came in while the last transaction ran goes into the next.
             let mut sent = Vec::new();
             let first = events.recv().await;
-            for event in first.into_iter().chain(std::iter::from_fn(|| events.try_recv().ok())) {
+            for event in first
+                .into_iter()
+                .chain(std::iter::from_fn(|| events.try_recv().ok()))
+            {
                 match event {
                     Event::Sent {
                         reminder_id,
@@ -375,7 +378,11 @@ impl Engine {
 
     /// Sends a round's pushes, each subscription at once, and reports each accepted one
     /// to `events` as soon as it is.
-    async fn push_round(self: &Arc<Self>, round: &Round, events: Option<&mpsc::UnboundedSender<Event>>) -> Pushes {
+    async fn push_round(
+        self: &Arc<Self>,
+        round: &Round,
+        events: Option<&mpsc::UnboundedSender<Event>>,
+    ) -> Pushes {
         let mut pushes = Pushes {
             delivered: round.already.clone(),
             ..Pushes::default()
@@ -391,7 +398,8 @@ impl Engine {
                 continue;
             }
             let engine = Arc::clone(self);
-            let (subscription, payload, topic) = (subscription.clone(), Arc::clone(&payload), Arc::clone(&topic));
+            let (subscription, payload, topic) =
+                (subscription.clone(), Arc::clone(&payload), Arc::clone(&topic));
             let events = events.cloned();
             let (reminder_id, number) = (round.id, round.number);
             tasks.spawn(async move {
@@ -459,7 +467,11 @@ impl Engine {
     /// Handles one claimed reminder from start to end (the "send now" action). Returns each
     /// channel's outcome, or `None` when there was nothing to send (answered, expired,
     /// cancelled meanwhile, or no method on).
-    pub async fn dispatch(self: &Arc<Self>, id: i64, claim: &str) -> Result<Option<Vec<ChannelReport>>, DbError> {
+    pub async fn dispatch(
+        self: &Arc<Self>,
+        id: i64,
+        claim: &str,
+    ) -> Result<Option<Vec<ChannelReport>>, DbError> {
         let ctx = self.context(self.clock.now());
         let claim = claim.to_owned();
         let round = self
@@ -484,7 +496,12 @@ impl Engine {
     /// Sends `content` over `channels` now and reports each (test notifications: the
     /// person is waiting for the outcome, so e-mail goes straight to the mail server,
     /// bounded by `smtp.timeout_seconds`).
-    async fn deliver_now(&self, recipient: &Recipient, channels: &[Method], content: &Content) -> Vec<ChannelReport> {
+    async fn deliver_now(
+        &self,
+        recipient: &Recipient,
+        channels: &[Method],
+        content: &Content,
+    ) -> Vec<ChannelReport> {
         let mut reports = Vec::new();
         if channels.contains(&Method::Push) {
             reports.push(self.push_now(recipient, content).await);
@@ -599,7 +616,12 @@ fn push_report(devices: usize, mut pushes: Pushes) -> ChannelReport {
 /// Plans a claimed reminder inside the claiming transaction: reminders with nothing to
 /// send are settled here; one to send gets its round (its take link minted, its e-mail
 /// queued, its pushes noted as starting).
-fn plan_claimed(conn: &Connection, id: i64, claim: &str, ctx: &PlanContext) -> rusqlite::Result<Option<Round>> {
+fn plan_claimed(
+    conn: &Connection,
+    id: i64,
+    claim: &str,
+    ctx: &PlanContext,
+) -> rusqlite::Result<Option<Round>> {
     let Some(job) = reminders::job(conn, id)? else {
         return Ok(None);
     };
@@ -680,7 +702,12 @@ fn plan_claimed(conn: &Connection, id: i64, claim: &str, ctx: &PlanContext) -> r
 
 /// Queues a round's e-mail (once per round: planning the round again after a crash adds
 /// nothing) and reports the channel as queued, or as unavailable without SMTP.
-fn queue_mail(conn: &Connection, round: &Round, fallback: bool, ctx: &PlanContext) -> rusqlite::Result<ChannelReport> {
+fn queue_mail(
+    conn: &Connection,
+    round: &Round,
+    fallback: bool,
+    ctx: &PlanContext,
+) -> rusqlite::Result<ChannelReport> {
     if !ctx.mailer.is_configured() {
         return Ok(ChannelReport {
             fallback,
@@ -735,7 +762,12 @@ fn queue_mail(conn: &Connection, round: &Round, fallback: bool, ctx: &PlanContex
 }
 
 /// When a reminder round's next repeat is due, if it has one.
-pub fn next_repeat(kind: ReminderKind, repeats_done: i64, prefs: &GlobalPrefs, now: DateTime<Utc>) -> Option<String> {
+pub fn next_repeat(
+    kind: ReminderKind,
+    repeats_done: i64,
+    prefs: &GlobalPrefs,
+    now: DateTime<Utc>,
+) -> Option<String> {
     let interval = Duration::minutes(prefs.repeat_interval_minutes.max(1));
     (kind != ReminderKind::LowStock && repeats_done < prefs.repeat_max).then(|| clock::stamp(now + interval))
 }

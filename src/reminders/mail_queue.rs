@@ -46,7 +46,10 @@ impl Worker {
     /// queued and go out after the next start).
     pub async fn stop(self) {
         let _ = self.stop.send(true);
-        if tokio::time::timeout(StdDuration::from_secs(2), self.task).await.is_err() {
+        if tokio::time::timeout(StdDuration::from_secs(2), self.task)
+            .await
+            .is_err()
+        {
             tracing::warn!("the e-mail queue did not stop within 2 s");
         }
     }
@@ -106,7 +109,11 @@ impl MailQueue {
             .await;
         match next {
             Ok(Some(at)) => DateTime::parse_from_rfc3339(&at)
-                .map(|at| (at.with_timezone(&Utc) - self.clock.now()).to_std().unwrap_or_default())
+                .map(|at| {
+                    (at.with_timezone(&Utc) - self.clock.now())
+                        .to_std()
+                        .unwrap_or_default()
+                })
                 .unwrap_or_default()
                 .min(IDLE_LOOK),
             Ok(None) => IDLE_LOOK,
@@ -159,7 +166,12 @@ impl MailQueue {
 
 /// Records an attempt's outcome, and for a mail that decides its reminder's round, the
 /// reminder's.
-fn settle(conn: &mut Connection, mail: &QueuedMail, result: Result<(), MailError>, now: DateTime<Utc>) -> Result<(), DbError> {
+fn settle(
+    conn: &mut Connection,
+    mail: &QueuedMail,
+    result: Result<(), MailError>,
+    now: DateTime<Utc>,
+) -> Result<(), DbError> {
     let tx = conn.transaction()?;
     let at = clock::stamp(now);
     // A missing set-up or a refused address is not something a retry changes.
@@ -193,7 +205,15 @@ fn settle(conn: &mut Connection, mail: &QueuedMail, result: Result<(), MailError
             },
         )?;
         if let Some(others) = outbox::decides(&tx, mail.id)? {
-            settle_reminder(&tx, reminder_id, round, error.as_deref(), retry_at.is_some(), others, now)?;
+            settle_reminder(
+                &tx,
+                reminder_id,
+                round,
+                error.as_deref(),
+                retry_at.is_some(),
+                others,
+                now,
+            )?;
         }
     }
     tx.commit()?;

@@ -102,7 +102,12 @@ impl Pusher {
 
     /// Sends one push. A `topic` makes the push service replace an undelivered message with
     /// the same topic: a reminder round sent again after a crash shows once.
-    pub async fn send(&self, subscription: &Subscription, payload: &[u8], topic: Option<&str>) -> PushOutcome {
+    pub async fn send(
+        &self,
+        subscription: &Subscription,
+        payload: &[u8],
+        topic: Option<&str>,
+    ) -> PushOutcome {
         if !self.endpoint_allowed(&subscription.endpoint) {
             return PushOutcome::Gone("this push service is no longer allowed".into());
         }

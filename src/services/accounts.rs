@@ -528,7 +528,9 @@ fn unauthorized(code: ErrorCode, message: &str) -> AccountError {
 pub enum Registered {
     SignedIn(SignedIn),
     /// The verification e-mail is queued (in the transaction that made the account).
-    Verify { user: Profile },
+    Verify {
+        user: Profile,
+    },
 }
 
 /// Whether a code step follows the password (the answer of the requirement check).

@@ -168,5 +168,9 @@ pub fn forget_pushes(conn: &Connection, reminder_id: i64) -> rusqlite::Result<()
 
 /// Pushes a crash left in doubt (started, no answer recorded).
 pub fn pushes_in_doubt(conn: &Connection) -> rusqlite::Result<i64> {
-    conn.query_row("SELECT count(*) FROM push_sends WHERE sent_at IS NULL", [], |row| row.get(0))
+    conn.query_row(
+        "SELECT count(*) FROM push_sends WHERE sent_at IS NULL",
+        [],
+        |row| row.get(0),
+    )
 }

@@ -195,7 +195,11 @@ pub enum MailState {
 }
 
 /// The mail of a reminder round, if it has one.
-pub fn round_mail(conn: &Connection, reminder_id: i64, round: i64) -> rusqlite::Result<Option<(i64, MailState)>> {
+pub fn round_mail(
+    conn: &Connection,
+    reminder_id: i64,
+    round: i64,
+) -> rusqlite::Result<Option<(i64, MailState)>> {
     conn.prepare_cached(
         "SELECT id, accepted_at IS NOT NULL, failed_at IS NOT NULL, coalesce(last_error, '')
          FROM mail_outbox WHERE reminder_id = ?1 AND round = ?2",
