@@ -51,7 +51,7 @@ pub fn run(args: ServeArgs) -> CliResult {
 
     let trusted_proxies = settings.trusted_proxy_nets()?;
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
-    runtime.block_on(async move {
+    let served = runtime.block_on(async move {
         // lettre's connection pool starts a task, so the mailer is made inside the runtime.
         let mailer = Mailer::new(&settings.smtp)?;
         if !mailer.is_configured() {
@@ -104,8 +104,17 @@ pub fn run(args: ServeArgs) -> CliResult {
         data_jobs.abort();
         tracing::info!("pillbox stopped");
         Ok(ExitCode::SUCCESS)
-    })
+    });
+    // A blocking job still running (the daily exports of every account, a snapshot) must
+    // not hold the exit: dropping the runtime would wait for it however long it takes. A
+    // transaction cut off here is rolled back by SQLite's journal, and files are written
+    // under a temporary name and renamed when complete.
+    runtime.shutdown_timeout(SHUTDOWN_BLOCKING_WAIT);
+    served
 }
+
+/// How long the exit waits for blocking work (database calls, file writes) in progress.
+const SHUTDOWN_BLOCKING_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// The reminder engine: the database, both channels, the settings they need and the clock.
 pub fn engine(

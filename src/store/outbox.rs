@@ -240,6 +240,7 @@ pub fn prune(conn: &Connection, before: &str) -> rusqlite::Result<usize> {
 }
 
 /// Whether a mail is due by `now` or being sent.
+#[cfg_attr(not(debug_assertions), allow(dead_code))]
 pub fn busy(conn: &Connection, now: &str) -> rusqlite::Result<bool> {
     conn.prepare_cached(
         "SELECT EXISTS (SELECT 1 FROM mail_outbox
