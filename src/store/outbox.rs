@@ -248,3 +248,72 @@ pub fn busy(conn: &Connection, now: &str) -> rusqlite::Result<bool> {
     )?
     .query_row([now], |row| row.get(0))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn database() -> Connection {
+        let dir = tempfile::tempdir().unwrap();
+        let mut conn = Connection::open_in_memory().unwrap();
+        crate::db::migrations::migrate(&mut conn, dir.path()).unwrap();
+        conn
+    }
+
+    fn queue(conn: &Connection, now: &str) {
+        let mail = NewMail {
+            kind: MailKind::Account,
+            user_id: None,
+            reminder: None,
+            recipient: "a@b.c",
+            subject: "Hello",
+            text: "link",
+            html: "<p>link</p>",
+            message_id: "<x@b.c>",
+            max_attempts: 3,
+            backoff_seconds: 30,
+            now,
+        };
+        assert!(enqueue(conn, &mail).unwrap());
+    }
+
+    #[test]
+    fn an_accepted_mail_is_never_sent_again_and_one_in_doubt_is() {
+        let conn = database();
+        queue(&conn, "2026-03-02T09:00:00.000Z");
+        queue(&conn, "2026-03-02T09:00:00.000Z");
+        let taken = claim_due(&conn, "2026-03-02T09:00:00.000Z", 10).unwrap();
+        assert_eq!(taken.len(), 2);
+        assert_eq!(taken[0].message_id, "<x@b.c>");
+        // Being sent: nobody takes them again.
+        assert!(
+            claim_due(&conn, "2026-03-02T09:00:01.000Z", 10)
+                .unwrap()
+                .is_empty()
+        );
+        accepted(&conn, taken[0].id, "2026-03-02T09:00:01.000Z").unwrap();
+        // A restart: the one without an answer goes back to the queue, the accepted one not.
+        assert_eq!(requeue_in_doubt(&conn).unwrap(), 1);
+        let again = claim_due(&conn, "2026-03-02T09:00:02.000Z", 10).unwrap();
+        assert_eq!(again.iter().map(|m| m.id).collect::<Vec<_>>(), vec![taken[1].id]);
+        // A failure waits for its retry.
+        attempt_failed(
+            &conn,
+            taken[1].id,
+            "2026-03-02T09:00:02.000Z",
+            "refused",
+            Some("2026-03-02T09:00:32.000Z"),
+        )
+        .unwrap();
+        assert!(
+            claim_due(&conn, "2026-03-02T09:00:31.000Z", 10)
+                .unwrap()
+                .is_empty()
+        );
+        assert_eq!(claim_due(&conn, "2026-03-02T09:00:32.000Z", 10).unwrap().len(), 1);
+        assert!(busy(&conn, "2026-03-02T09:00:33.000Z").unwrap());
+        accepted(&conn, taken[1].id, "2026-03-02T09:00:33.000Z").unwrap();
+        assert!(!busy(&conn, "2026-03-02T09:00:33.000Z").unwrap());
+        assert_eq!(prune(&conn, "2026-03-03T00:00:00.000Z").unwrap(), 2);
+    }
+}

@@ -716,6 +716,41 @@ mod tests {
     }
 
     #[test]
+    fn a_restart_releases_the_dispatchers_claims_but_not_the_mail_queues() {
+        let conn = database();
+        let sent = add(
+            &conn,
+            "dose",
+            "2026-03-02T09:00:00.000Z",
+            "2026-03-02T08:45:00.000Z",
+        );
+        let waiting = add(
+            &conn,
+            "dose",
+            "2026-03-02T10:00:00.000Z",
+            "2026-03-02T08:45:00.000Z",
+        );
+        let claim = new_claim("2026-03-02T09:10:00.000Z");
+        assert_eq!(
+            claim_due(&conn, "2026-03-02T09:00:00.000Z", &claim, 10).unwrap(),
+            vec![sent, waiting]
+        );
+        hold_for_mail(&conn, waiting, &claim).unwrap();
+        assert_eq!(release_claims(&conn).unwrap(), 1);
+        // Claimable again at once, long before the claim would have lapsed; the reminder
+        // waiting for its e-mail stays with the queue.
+        assert_eq!(
+            claim_due(&conn, "2026-03-02T09:00:01.000Z", &new_claim("x"), 10).unwrap(),
+            vec![sent]
+        );
+        mail_delivered(&conn, waiting, 0, "2026-03-02T09:01:00.000Z", None).unwrap();
+        assert_eq!(
+            find(&conn, 1, waiting).unwrap().unwrap().status,
+            ReminderStatus::Sent
+        );
+    }
+
+    #[test]
     fn only_the_claim_holder_can_finish_a_reminder() {
         let conn = database();
         let id = add(
