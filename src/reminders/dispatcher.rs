@@ -36,7 +36,7 @@ use crate::store::{medications, settings};
 
 /// Reminders claimed and planned per transaction. A new batch is claimed while fewer than
 /// this many are still being sent, so planning overlaps sending.
-const BATCH: i64 = 200;
+const BATCH: i64 = 100;
 /// Pushes in flight at once, over all reminders.
 const PUSHES_AT_ONCE: usize = 64;
 /// A claim outlives any sending (push timeouts included). A server that stops holding
@@ -58,7 +58,9 @@ pub struct Engine {
     pub mail: Arc<MailQueue>,
     /// Held by a dispatcher pass, so that passes never overlap.
     ticking: Mutex<()>,
-    pushes: Semaphore,
+    /// A push task exists only with a permit, so a burst never holds more than
+    /// `PUSHES_AT_ONCE` requests (and their buffers) in memory.
+    pushes: Arc<Semaphore>,
 }
 
 /// Who a notification goes to and how they read times.
@@ -229,7 +231,7 @@ impl Engine {
             settings,
             clock,
             ticking: Mutex::new(()),
-            pushes: Semaphore::new(PUSHES_AT_ONCE),
+            pushes: Arc::new(Semaphore::new(PUSHES_AT_ONCE)),
         }
     }
 
@@ -397,13 +399,14 @@ impl Engine {
             if round.already.contains(&subscription.id) {
                 continue;
             }
+            let permit = Arc::clone(&self.pushes).acquire_owned().await;
             let engine = Arc::clone(self);
             let (subscription, payload, topic) =
                 (subscription.clone(), Arc::clone(&payload), Arc::clone(&topic));
             let events = events.cloned();
             let (reminder_id, number) = (round.id, round.number);
             tasks.spawn(async move {
-                let outcome = match engine.pushes.acquire().await {
+                let outcome = match permit {
                     Ok(_permit) => engine.pusher.send(&subscription, &payload, Some(&topic)).await,
                     Err(e) => PushOutcome::Failed(e.to_string()),
                 };
