@@ -1,6 +1,8 @@
-//! Outgoing e-mail over SMTP (lettre): verification links and sign-in codes now, reminders
-//! later. Every message has a plain-text and an HTML part. Without `smtp.host` the mailer is
-//! unconfigured and says so; it never pretends to have sent anything.
+//! Outgoing e-mail over SMTP (lettre): verification links, sign-in codes and reminders. Every
+//! message has a plain-text and an HTML part. Without `smtp.host` the mailer is unconfigured
+//! and says so; it never pretends to have sent anything. Mail the server sends on its own
+//! goes through the e-mail queue (`store::outbox`, worked by `reminders::mail_queue`); the
+//! mailer only wakes its worker.
 
 use std::time::Duration;
 
@@ -15,6 +17,8 @@ pub struct Mailer {
     /// The whole conversation's limit; lettre's own timeout is per read or write, so a
     /// server that trickles an answer could otherwise hold a send for minutes.
     timeout: Duration,
+    /// Wakes the e-mail queue's worker when a mail was queued.
+    queued: tokio::sync::Notify,
 }
 
 #[derive(Debug)]
@@ -47,7 +51,11 @@ impl Mailer {
     pub fn new(settings: &SmtpSettings) -> Result<Mailer, String> {
         let timeout = settings.timeout();
         let Some(host) = &settings.host else {
-            return Ok(Mailer { smtp: None, timeout });
+            return Ok(Mailer {
+                smtp: None,
+                timeout,
+                queued: tokio::sync::Notify::new(),
+            });
         };
         let from: Mailbox = settings
             .from
@@ -70,6 +78,7 @@ impl Mailer {
         Ok(Mailer {
             smtp: Some((builder.build(), from)),
             timeout,
+            queued: tokio::sync::Notify::new(),
         })
     }
 
@@ -77,7 +86,33 @@ impl Mailer {
         self.smtp.is_some()
     }
 
+    /// Tells the queue's worker that a mail is waiting (after the transaction that queued it).
+    pub fn wake_queue(&self) {
+        self.queued.notify_one();
+    }
+
+    /// Completes when a mail was queued since the last call.
+    pub async fn queue_woken(&self) {
+        self.queued.notified().await;
+    }
+
+    /// A Message-ID (RFC 5322) with `unique` left of the sender's domain.
+    pub fn message_id(&self, unique: &str) -> String {
+        let domain = self
+            .smtp
+            .as_ref()
+            .map(|(_, from)| from.email.domain().to_owned())
+            .unwrap_or_else(|| "pillbox.invalid".to_owned());
+        format!("<{unique}@{domain}>")
+    }
+
+    /// Sends at once, with a Message-ID of lettre's making (test notifications).
     pub async fn send(&self, to: &str, email: Email) -> Result<(), MailError> {
+        self.send_as(to, email, None).await
+    }
+
+    /// Sends at once; a mail from the queue keeps the Message-ID it was given there.
+    pub async fn send_as(&self, to: &str, email: Email, message_id: Option<&str>) -> Result<(), MailError> {
         let (transport, from) = self.smtp.as_ref().ok_or(MailError::NotConfigured)?;
         let to: Mailbox = to
             .parse()
@@ -90,6 +125,7 @@ impl Mailer {
             .from(from.clone())
             .to(to)
             .subject(email.subject)
+            .message_id(message_id.map(str::to_owned))
             .multipart(MultiPart::alternative_plain_html(email.text, html))
             .map_err(|e| MailError::Send(e.to_string()))?;
         match tokio::time::timeout(self.timeout, transport.send(message)).await {

@@ -52,7 +52,7 @@ pub fn run(args: ServeArgs) -> CliResult {
 
     let trusted_proxies = settings.trusted_proxy_nets()?;
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
-    runtime.block_on(async move {
+    let served = runtime.block_on(async move {
         // lettre's connection pool starts a task, so the mailer is made inside the runtime.
         let mailer = Mailer::new(&settings.smtp)?;
         if !mailer.is_configured() {
@@ -103,13 +103,43 @@ pub fn run(args: ServeArgs) -> CliResult {
         let running = reminders::start(engine).await?;
         let data_jobs = data_jobs.start();
         systemd::notify("READY=1");
-        http::serve(listener, state, shutdown_signal()).await?;
-        systemd::notify("STOPPING=1");
-        running.stop().await;
+        // On SIGTERM the HTTP server drains and the engine stops at the same time, so the
+        // whole stop takes the longer of the two (5 s at most each), not their sum.
+        let (stop, stopping) = tokio::sync::watch::channel(false);
+        let stop = Arc::new(stop);
+        let signal = tokio::spawn({
+            let stop = Arc::clone(&stop);
+            async move {
+                shutdown_signal().await;
+                stop.send_replace(true);
+            }
+        });
+        let engine_stopped = tokio::spawn({
+            let stopping = stopping.clone();
+            async move {
+                stopped(stopping).await;
+                systemd::notify("STOPPING=1");
+                running.stop().await;
+            }
+        });
+        let served = http::serve(listener, state, stopped(stopping)).await;
+        // Also when the server ended with an error rather than a signal.
+        stop.send_replace(true);
+        signal.abort();
+        if let Err(e) = engine_stopped.await {
+            tracing::warn!("the reminder engine did not stop cleanly: {e}");
+        }
         data_jobs.abort();
+        served?;
         tracing::info!("pillbox stopped");
         Ok(ExitCode::SUCCESS)
-    })
+    });
+    // A blocking job still running (the daily exports of every account, a snapshot) must
+    // not hold the exit: dropping the runtime would wait for it however long it takes. A
+    // transaction cut off here is rolled back by SQLite's journal, and files are written
+    // under a temporary name and renamed when complete.
+    runtime.shutdown_timeout(SHUTDOWN_BLOCKING_WAIT);
+    served
 }
 
 /// A listening socket with room for a burst of new connections: the kernel drops a
@@ -124,6 +154,9 @@ fn listen(address: SocketAddr) -> std::io::Result<TcpListener> {
     socket.bind(address)?;
     socket.listen(1024)
 }
+
+/// How long the exit waits for blocking work (database calls, file writes) in progress.
+const SHUTDOWN_BLOCKING_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// The reminder engine: the database, both channels, the settings they need and the clock.
 pub fn engine(
@@ -167,6 +200,12 @@ fn vapid_subject(settings: &Settings) -> String {
             "mailto:pillbox@localhost".to_owned()
         }
     }
+}
+
+/// Completes once `stop` has been set.
+async fn stopped(mut stopping: tokio::sync::watch::Receiver<bool>) {
+    // An error means the sender is gone, which only happens once everything is stopping.
+    let _ = stopping.wait_for(|stop| *stop).await;
 }
 
 /// Completes on SIGTERM (systemd stop) or Ctrl-C.

@@ -33,6 +33,7 @@ pub const MIGRATIONS: &[Migration] = &[
     migration!("0007_health_probe"),
     migration!("0008_history_counts"),
     migration!("0009_plain_checks"),
+    migration!("0010_mail_outbox"),
 ];
 
 #[derive(Debug, Serialize)]

@@ -38,6 +38,7 @@ pub struct AwaitingVerification {
     user: Profile,
     /// Always true.
     requires_email_verification: bool,
+    /// Always true: the e-mail is queued with the account and sent (with retries) at once.
     verification_email_sent: bool,
 }
 
@@ -78,22 +79,15 @@ pub async fn register(
             success: true,
             data: session,
         }),
-        Registered::Verify { user, sent } => {
-            let text = if sent {
-                "Account created. Check your email to verify your address."
-            } else {
-                "Account created, but the verification email could not be sent. Use Resend to try again."
-            };
-            RegisterAnswer::AwaitingVerification(MessageData {
-                success: true,
-                message: text.into(),
-                data: AwaitingVerification {
-                    user,
-                    requires_email_verification: true,
-                    verification_email_sent: sent,
-                },
-            })
-        }
+        Registered::Verify { user } => RegisterAnswer::AwaitingVerification(MessageData {
+            success: true,
+            message: "Account created. Check your email to verify your address.".into(),
+            data: AwaitingVerification {
+                user,
+                requires_email_verification: true,
+                verification_email_sent: true,
+            },
+        }),
     };
     Ok((StatusCode::CREATED, Json(answer)).into_response())
 }

@@ -250,8 +250,10 @@ pub async fn cancel(
 #[derive(Serialize, ToSchema)]
 pub struct ChannelResult {
     pub channel: DeliveryMethod,
+    /// Delivered; for a reminder's e-mail, queued (its result joins the history when the
+    /// mail server answers).
     pub ok: bool,
-    /// What happened, for a person ("Sent to 2 devices", or why it failed).
+    /// What happened, for a person ("Sent to 2 devices", "Queued for …", or why it failed).
     pub detail: String,
     /// E-mail was used because every push failed.
     pub fallback: bool,

@@ -3,7 +3,8 @@
 //!
 //! `POST /api/test/clock` with `{"advance_seconds": N}` moves the server's clock (the one
 //! the API and the reminder engine share) N seconds forward, then runs a dispatcher pass
-//! and answers when it has ended: whatever is due by the new time has been handled. It
+//! and answers when it has ended and the e-mail queue has tried every mail due: whatever
+//! is due by the new time has been handled. It
 //! answers `{"success": true, "data": {"now": "<the server's time>", "handled": <reminders>}}`.
 //!
 //! The route exists only in a debug build (this module is compiled only with
@@ -57,6 +58,8 @@ async fn advance(
     }
     state.clock.advance(Duration::seconds(body.advance_seconds));
     let handled = reminders::run_tick_now(&state.engine).await?;
+    // E-mails that fell due (reminders' among them) have had their attempt too.
+    state.engine.mail.drain(std::time::Duration::from_secs(60)).await;
     Ok(data(Moved {
         now: state.clock.now_stamp(),
         handled,

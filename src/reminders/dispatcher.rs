@@ -1,15 +1,25 @@
 //! The dispatcher (DESIGN §4): every tick it claims the reminders that need it, delivers
 //! them over the person's channels, records every attempt, retries with backoff, repeats
 //! unanswered reminders and falls back to e-mail when every push failed.
+//!
+//! A pass is a pipeline, so that one slow device never holds up anyone else's reminder:
+//! claiming and planning a batch is one transaction (the take links, the queued e-mails and
+//! a note of each push about to go out are written there), every push is its own task
+//! (at most `PUSHES_AT_ONCE` at a time), and results are written as they come in, many per
+//! transaction. E-mail goes through the queue (`mail_queue`), never inline. Each push
+//! carries a Topic of its reminder and round, and each round's pushes are noted before and
+//! after, so that a server killed mid-send resends only what it cannot know went out, and
+//! the push service replaces such a repeat instead of showing it twice.
 
 use std::sync::Arc;
 
 use chrono::{DateTime, Duration, Utc};
 use rusqlite::{Connection, OptionalExtension};
-use tokio::sync::Mutex;
+use tokio::sync::{Mutex, Semaphore, mpsc};
 use tokio::task::JoinSet;
 
 use super::heartbeat::Heartbeat;
+use super::mail_queue::MailQueue;
 use super::messages::{self, Content, Formats};
 use super::push::{PushOutcome, Pusher};
 use crate::clock::{self, Clock};
@@ -20,18 +30,23 @@ use crate::mailer::Mailer;
 use crate::security::codes;
 use crate::store::deliveries::{self, NewDelivery};
 use crate::store::notify_prefs::{self, GlobalPrefs, Method};
+use crate::store::outbox::{self, MailKind, MailState, NewMail, ReminderRound};
 use crate::store::push_subscriptions::{self, Subscription};
 use crate::store::reminders::{self, Job};
 use crate::store::{medications, settings};
 
-/// Reminders claimed per batch, and delivered at once. Batches stay small so that each is
-/// sent well within its claim.
-const BATCH: i64 = 64;
-const CONCURRENCY: usize = 32;
-/// A claim outlives any batch's sending (timeouts included); after a crash it lapses.
+/// Reminders claimed and planned per transaction. A new batch is claimed while fewer than
+/// this many are still being sent, so planning overlaps sending.
+const BATCH: i64 = 100;
+/// Pushes in flight at once, over all reminders.
+const PUSHES_AT_ONCE: usize = 64;
+/// A claim outlives any sending (push timeouts included). A server that stops holding
+/// claims releases them at its next start (`release_claims`).
 const CLAIM_MINUTES: i64 = 10;
 /// Take links work until this long after the dose time.
 const TAKE_LINK_HOURS: i64 = 24;
+/// Mails done (accepted or given up) are forgotten after this long.
+const KEEP_DONE_MAILS_DAYS: i64 = 7;
 
 pub struct Engine {
     pub db: Db,
@@ -40,10 +55,15 @@ pub struct Engine {
     pub settings: Arc<Settings>,
     /// What "now" is for planning and sending: the server's clock, which tests move.
     pub clock: Clock,
+    /// The e-mail queue, which sends every reminder e-mail.
+    pub mail: Arc<MailQueue>,
     /// Held by a dispatcher pass, so that passes never overlap.
     ticking: Mutex<()>,
     /// Beats when a pass ends well (read by /health).
     pub heartbeat: Heartbeat,
+    /// A push task exists only with a permit, so a burst never holds more than
+    /// `PUSHES_AT_ONCE` requests (and their buffers) in memory.
+    pushes: Arc<Semaphore>,
 }
 
 /// Who a notification goes to and how they read times.
@@ -60,13 +80,16 @@ pub struct Recipient {
 #[derive(Debug, Clone)]
 pub struct ChannelReport {
     pub channel: Method,
-    /// `None` when delivered.
+    /// `None` when delivered (or, for e-mail, queued).
     pub error: Option<String>,
     pub detail: String,
     pub fallback: bool,
     /// The channel could not even be tried (no device subscribed, e-mail not configured,
     /// the method switched off): the person's set-up, not a failing service.
     pub unavailable: bool,
+    /// The e-mail is in the queue: its outcome goes into the history when the mail server
+    /// has answered.
+    pub queued: bool,
     pub delivered_to: Vec<i64>,
     pub gone: Vec<i64>,
 }
@@ -75,13 +98,34 @@ impl ChannelReport {
     pub fn ok(&self) -> bool {
         self.error.is_none()
     }
+
+    fn new(channel: Method) -> ChannelReport {
+        ChannelReport {
+            channel,
+            error: None,
+            detail: String::new(),
+            fallback: false,
+            unavailable: false,
+            queued: false,
+            delivered_to: Vec::new(),
+            gone: Vec::new(),
+        }
+    }
+
+    fn failed(channel: Method, error: String, unavailable: bool) -> ChannelReport {
+        ChannelReport {
+            detail: error.clone(),
+            error: Some(error),
+            unavailable,
+            ..ChannelReport::new(channel)
+        }
+    }
 }
 
 pub fn load_recipient(conn: &Connection, user_id: i64) -> rusqlite::Result<Option<Recipient>> {
     let Some(email) = conn
-        .query_row("SELECT email FROM users WHERE id = ?1", [user_id], |row| {
-            row.get::<_, String>(0)
-        })
+        .prepare_cached("SELECT email FROM users WHERE id = ?1")?
+        .query_row([user_id], |row| row.get::<_, String>(0))
         .optional()?
     else {
         return Ok(None);
@@ -124,9 +168,66 @@ enum Plan {
     },
 }
 
+/// A claimed reminder's delivery round, planned and being sent.
+struct Round {
+    id: i64,
+    claim: String,
+    recipient: Box<Recipient>,
+    reminder_kind: ReminderKind,
+    attempts: i64,
+    repeats_sent: i64,
+    repeat: bool,
+    /// 0 for the first sending (and its retries), n for the n-th repeat.
+    number: i64,
+    kind: &'static str,
+    medication_name: String,
+    content: Content,
+    channels: Vec<Method>,
+    /// Subscriptions a server before a crash already reached in this round.
+    already: Vec<i64>,
+    /// The e-mail channel's report when e-mail is one of the channels (queued, or why not).
+    email: Option<ChannelReport>,
+}
+
+/// What a round's pushes came to.
+#[derive(Debug, Default)]
+struct Pushes {
+    delivered: Vec<i64>,
+    gone: Vec<i64>,
+    errors: Vec<String>,
+}
+
+/// News from the pushes of a pass.
+enum Event {
+    /// A push service accepted a round's push: noted at once, so a crash does not resend it.
+    Sent {
+        reminder_id: i64,
+        number: i64,
+        subscription_id: i64,
+    },
+    /// Every push of a round has its answer.
+    Done(Box<(Round, Pushes)>),
+}
+
+/// What planning needs besides the connection.
+#[derive(Clone)]
+struct PlanContext {
+    now: DateTime<Utc>,
+    catch_up: Duration,
+    link_base: String,
+    mailer: Arc<Mailer>,
+    settings: Arc<Settings>,
+}
+
+/// The Web Push Topic of a reminder's round: URL-safe characters, at most 32 of them.
+fn topic(reminder_id: i64, number: i64) -> String {
+    format!("r{reminder_id}n{number}")
+}
+
 impl Engine {
     pub fn new(db: Db, mailer: Arc<Mailer>, pusher: Pusher, settings: Arc<Settings>, clock: Clock) -> Engine {
         Engine {
+            mail: MailQueue::new(db.clone(), Arc::clone(&mailer), clock.clone()),
             db,
             mailer,
             pusher,
@@ -134,11 +235,46 @@ impl Engine {
             clock,
             ticking: Mutex::new(()),
             heartbeat: Heartbeat::new(),
+            pushes: Arc::new(Semaphore::new(PUSHES_AT_ONCE)),
         }
     }
 
     fn link(&self, path: &str) -> String {
         format!("{}{path}", self.settings.link_base())
+    }
+
+    fn context(&self, now: DateTime<Utc>) -> PlanContext {
+        PlanContext {
+            now,
+            catch_up: Duration::minutes(i64::from(self.settings.reminders.catch_up_minutes)),
+            link_base: self.settings.link_base(),
+            mailer: Arc::clone(&self.mailer),
+            settings: Arc::clone(&self.settings),
+        }
+    }
+
+    /// At start, before the first pass: releases the claims and mails a stopped or killed
+    /// server left (the data directory is locked, so they are nobody's now).
+    pub async fn recover(&self) -> Result<(), DbError> {
+        let (claims, mails, pushes) = self
+            .db
+            .write(|conn| {
+                let tx = conn.transaction()?;
+                let claims = reminders::release_claims(&tx)?;
+                let mails = outbox::requeue_in_doubt(&tx)?;
+                let pushes = deliveries::pushes_in_doubt(&tx)?;
+                tx.commit()?;
+                Ok::<_, DbError>((claims, mails, pushes))
+            })
+            .await?;
+        if claims + mails > 0 || pushes > 0 {
+            tracing::warn!(
+                "the last run stopped while sending: {claims} reminders go out again \
+                 ({pushes} pushes whose answer was lost are resent with the same topic), \
+                 {mails} e-mails are back in the queue"
+            );
+        }
+        Ok(())
     }
 
     /// A dispatcher pass unless one is running (then `None`): a timer's late pass skips.
@@ -162,281 +298,262 @@ impl Engine {
     /// One dispatcher pass: claims and delivers everything due now. Returns how many
     /// reminders it handled.
     async fn tick(self: &Arc<Self>) -> Result<usize, DbError> {
+        let (events_out, mut events) = mpsc::unbounded_channel();
         let mut handled = 0;
+        let mut sending = 0usize;
+        let mut more = true;
+        let mut finished = Vec::new();
         loop {
-            let now = self.clock.now();
-            let claim = reminders::new_claim(&clock::stamp(now + Duration::minutes(CLAIM_MINUTES)));
-            let now_stamp = clock::stamp(now);
-            let held = claim.clone();
-            let ids = self
-                .db
-                .write(move |conn| Ok::<_, DbError>(reminders::claim_due(conn, &now_stamp, &held, BATCH)?))
-                .await?;
-            let claimed = ids.len();
-            let mut tasks = JoinSet::new();
-            for id in ids {
-                while tasks.len() >= CONCURRENCY {
-                    join_one(&mut tasks).await;
+            if more && sending < BATCH as usize {
+                let (claimed, rounds) = self.claim_and_plan(BATCH).await?;
+                handled += claimed;
+                more = claimed as i64 == BATCH;
+                for round in rounds {
+                    sending += 1;
+                    let engine = Arc::clone(self);
+                    let events = events_out.clone();
+                    tokio::spawn(async move {
+                        let pushes = engine.push_round(&round, Some(&events)).await;
+                        let _ = events.send(Event::Done(Box::new((round, pushes))));
+                    });
                 }
-                let engine = Arc::clone(self);
-                let claim = claim.clone();
-                tasks.spawn(async move { engine.dispatch(id, &claim).await });
             }
-            while !tasks.is_empty() {
-                join_one(&mut tasks).await;
-            }
-            handled += claimed;
-            if i64::try_from(claimed).unwrap_or(0) < BATCH {
+            if sending == 0 {
+                if more {
+                    continue;
+                }
                 break;
             }
+            // Everything that came in while the last transaction ran goes into the next.
+            let mut sent = Vec::new();
+            let first = events.recv().await;
+            for event in first
+                .into_iter()
+                .chain(std::iter::from_fn(|| events.try_recv().ok()))
+            {
+                match event {
+                    Event::Sent {
+                        reminder_id,
+                        number,
+                        subscription_id,
+                    } => sent.push((reminder_id, number, subscription_id)),
+                    Event::Done(done) => {
+                        sending -= 1;
+                        finished.push(*done);
+                    }
+                }
+            }
+            self.record(sent, std::mem::take(&mut finished)).await?;
         }
-        let now = self.clock.now_stamp();
+        let now = self.clock.now();
+        let keep_mails_since = clock::stamp(now - Duration::days(KEEP_DONE_MAILS_DAYS));
+        let now = clock::stamp(now);
         self.db
-            .write(move |conn| Ok::<_, DbError>(reminders::prune_take_tokens(conn, &now)?))
+            .write(move |conn| {
+                reminders::prune_take_tokens(conn, &now)?;
+                outbox::prune(conn, &keep_mails_since)?;
+                Ok::<_, DbError>(())
+            })
             .await?;
         Ok(handled)
     }
 
-    /// Handles one claimed reminder from start to end. Returns each channel's outcome, or
-    /// `None` when there was nothing to send (answered, expired, cancelled meanwhile, or no
-    /// method on).
-    pub async fn dispatch(&self, id: i64, claim: &str) -> Result<Option<Vec<ChannelReport>>, DbError> {
-        let claim = claim.to_owned();
-        let now = self.clock.now();
-        let catch_up = Duration::minutes(i64::from(self.settings.reminders.catch_up_minutes));
-        let link_base = self.settings.link_base();
-        let held = claim.clone();
-        let plan = self
+    /// Claims up to `limit` due reminders and plans them, in one transaction. Returns how
+    /// many were claimed and the rounds that have something to send.
+    async fn claim_and_plan(&self, limit: i64) -> Result<(usize, Vec<Round>), DbError> {
+        let ctx = self.context(self.clock.now());
+        let (claimed, rounds) = self
             .db
             .write(move |conn| {
-                let Some(job) = reminders::job(conn, id)? else {
-                    return Ok::<_, DbError>(None);
-                };
-                // Someone else's now (the claim lapsed, or the reminder was cancelled).
-                if job.claimed_until.as_deref() != Some(held.as_str()) {
-                    return Ok(None);
+                let tx = conn.transaction()?;
+                let claim = reminders::new_claim(&clock::stamp(ctx.now + Duration::minutes(CLAIM_MINUTES)));
+                let ids = reminders::claim_due(&tx, &clock::stamp(ctx.now), &claim, limit)?;
+                let mut rounds = Vec::with_capacity(ids.len());
+                for id in &ids {
+                    rounds.extend(plan_claimed(&tx, *id, &claim, &ctx)?);
                 }
-                let plan = plan_job(conn, &job, now, catch_up, &link_base)?;
-                Ok(Some((job, plan)))
+                tx.commit()?;
+                Ok::<_, DbError>((ids.len(), rounds))
             })
             .await?;
-        let Some((job, plan)) = plan else {
-            return Ok(None);
-        };
-        match plan {
-            Plan::Finish(status, reason) => {
-                self.db
-                    .write(move |conn| {
-                        Ok::<_, DbError>(reminders::finish(conn, id, &claim, status, reason.as_deref())?)
-                    })
-                    .await?;
-                Ok(None)
-            }
-            Plan::NoMethod {
-                user_id,
-                kind,
-                title,
-                reports,
-            } => {
-                // Nothing was sent: like a finish, the caller learns why from the reminder.
-                let recorded_at = self.clock.now();
-                self.db
-                    .write(move |conn| {
-                        let tx = conn.transaction()?;
-                        record(
-                            &tx,
-                            user_id,
-                            Some(id),
-                            kind,
-                            &title,
-                            Some(&job.reminder.medication_name),
-                            &reports,
-                            recorded_at,
-                        )?;
-                        let why: Vec<&str> = reports.iter().filter_map(|r| r.error.as_deref()).collect();
-                        let reason = match why.is_empty() {
-                            true => "No delivery method is turned on".to_owned(),
-                            false => format!("No delivery method is turned on: {}", why.join("; ")),
-                        };
-                        reminders::finish(&tx, id, &claim, "failed", Some(&reason))?;
-                        tx.commit()?;
-                        Ok::<_, DbError>(())
-                    })
-                    .await?;
-                Ok(None)
-            }
-            Plan::Send {
-                recipient,
-                content,
-                channels,
-                repeat,
-                kind,
-            } => {
-                let reports = self.deliver(&recipient, &channels, &content, true).await;
-                let settings = Arc::clone(&self.settings);
-                let title = content.title.clone();
-                let answer = reports.clone();
-                let now = self.clock.now();
-                self.db
-                    .write(move |conn| {
-                        let tx = conn.transaction()?;
-                        record(
-                            &tx,
-                            recipient.user_id,
-                            Some(job.reminder.id),
-                            kind,
-                            &title,
-                            Some(&job.reminder.medication_name),
-                            &reports,
-                            now,
-                        )?;
-                        let delivered = reports.iter().any(ChannelReport::ok);
-                        let prefs = &recipient.prefs;
-                        let interval = Duration::minutes(prefs.repeat_interval_minutes.max(1));
-                        let repeats_done = job.repeats_sent + i64::from(repeat);
-                        let next_repeat = (job.reminder.kind != ReminderKind::LowStock
-                            && repeats_done < prefs.repeat_max)
-                            .then(|| clock::stamp(now + interval));
-                        if repeat {
-                            if delivered {
-                                reminders::delivered(
-                                    &tx,
-                                    job.reminder.id,
-                                    &claim,
-                                    &clock::stamp(now),
-                                    true,
-                                    next_repeat.as_deref(),
-                                )?;
-                            } else {
-                                reminders::repeat_failed(
-                                    &tx,
-                                    job.reminder.id,
-                                    &claim,
-                                    next_repeat.as_deref(),
-                                )?;
-                            }
-                        } else if delivered {
-                            reminders::delivered(
-                                &tx,
-                                job.reminder.id,
-                                &claim,
-                                &clock::stamp(now),
-                                false,
-                                next_repeat.as_deref(),
-                            )?;
-                        } else {
-                            let attempts = job.attempts + 1;
-                            let reason = failure_reason(&reports);
-                            let retry_at =
-                                (attempts < i64::from(settings.reminders.retry_attempts)).then(|| {
-                                    let base = i64::from(settings.reminders.retry_backoff_seconds);
-                                    let factor = 1_i64 << (attempts - 1).clamp(0, 20);
-                                    clock::stamp(now + Duration::seconds(base.saturating_mul(factor)))
-                                });
-                            reminders::round_failed(
-                                &tx,
-                                job.reminder.id,
-                                &claim,
-                                retry_at.as_deref(),
-                                &reason,
-                            )?;
-                        }
-                        tx.commit()?;
-                        Ok::<_, DbError>(())
-                    })
-                    .await?;
-                Ok(Some(answer))
-            }
+        if rounds.iter().any(|r| r.email.as_ref().is_some_and(|e| e.queued)) {
+            self.mailer.wake_queue();
         }
+        Ok((claimed, rounds))
     }
 
-    /// Sends `content` over `channels`. With `fallback`, a round where push was chosen but
-    /// reached no device goes out by e-mail when e-mail can be sent.
-    pub async fn deliver(
+    /// Sends a round's pushes, each subscription at once, and reports each accepted one
+    /// to `events` as soon as it is.
+    async fn push_round(
+        self: &Arc<Self>,
+        round: &Round,
+        events: Option<&mpsc::UnboundedSender<Event>>,
+    ) -> Pushes {
+        let mut pushes = Pushes {
+            delivered: round.already.clone(),
+            ..Pushes::default()
+        };
+        if !round.channels.contains(&Method::Push) {
+            return pushes;
+        }
+        let payload: Arc<[u8]> = round.content.push_payload().into();
+        let topic: Arc<str> = topic(round.id, round.number).into();
+        let mut tasks = JoinSet::new();
+        for subscription in &round.recipient.subscriptions {
+            if round.already.contains(&subscription.id) {
+                continue;
+            }
+            let permit = Arc::clone(&self.pushes).acquire_owned().await;
+            let engine = Arc::clone(self);
+            let (subscription, payload, topic) =
+                (subscription.clone(), Arc::clone(&payload), Arc::clone(&topic));
+            let events = events.cloned();
+            let (reminder_id, number) = (round.id, round.number);
+            tasks.spawn(async move {
+                let outcome = match permit {
+                    Ok(_permit) => engine.pusher.send(&subscription, &payload, Some(&topic)).await,
+                    Err(e) => PushOutcome::Failed(e.to_string()),
+                };
+                if let (PushOutcome::Delivered, Some(events)) = (&outcome, events) {
+                    let _ = events.send(Event::Sent {
+                        reminder_id,
+                        number,
+                        subscription_id: subscription.id,
+                    });
+                }
+                (subscription.id, outcome)
+            });
+        }
+        while let Some(joined) = tasks.join_next().await {
+            match joined {
+                Ok((id, PushOutcome::Delivered)) => pushes.delivered.push(id),
+                Ok((id, PushOutcome::Gone(e))) => {
+                    pushes.gone.push(id);
+                    pushes.errors.push(e);
+                }
+                Ok((_, PushOutcome::Failed(e))) => pushes.errors.push(e),
+                Err(e) => pushes.errors.push(format!("the push task failed: {e}")),
+            }
+        }
+        pushes
+    }
+
+    /// Writes, in one transaction, the pushes accepted so far and the results of the rounds
+    /// that have all their answers. Returns each finished round's channel reports.
+    async fn record(
+        &self,
+        sent: Vec<(i64, i64, i64)>,
+        finished: Vec<(Round, Pushes)>,
+    ) -> Result<Vec<Vec<ChannelReport>>, DbError> {
+        let ctx = self.context(self.clock.now());
+        let (reports, queued) = self
+            .db
+            .write(move |conn| {
+                let tx = conn.transaction()?;
+                let at = clock::stamp(ctx.now);
+                for (reminder_id, number, subscription_id) in sent {
+                    deliveries::push_sent(&tx, reminder_id, number, subscription_id, &at)?;
+                }
+                let mut all = Vec::with_capacity(finished.len());
+                let mut queued = false;
+                for (round, pushes) in finished {
+                    let (reports, fallback_queued) = finish_round(&tx, &round, pushes, &ctx)?;
+                    queued |= fallback_queued;
+                    all.push(reports);
+                }
+                tx.commit()?;
+                Ok::<_, DbError>((all, queued))
+            })
+            .await?;
+        if queued {
+            self.mailer.wake_queue();
+        }
+        Ok(reports)
+    }
+
+    /// Handles one claimed reminder from start to end (the "send now" action). Returns each
+    /// channel's outcome, or `None` when there was nothing to send (answered, expired,
+    /// cancelled meanwhile, or no method on).
+    pub async fn dispatch(
+        self: &Arc<Self>,
+        id: i64,
+        claim: &str,
+    ) -> Result<Option<Vec<ChannelReport>>, DbError> {
+        let ctx = self.context(self.clock.now());
+        let claim = claim.to_owned();
+        let round = self
+            .db
+            .write(move |conn| {
+                let tx = conn.transaction()?;
+                let round = plan_claimed(&tx, id, &claim, &ctx)?;
+                tx.commit()?;
+                Ok::<_, DbError>(round)
+            })
+            .await?;
+        let Some(round) = round else {
+            return Ok(None);
+        };
+        if round.email.as_ref().is_some_and(|e| e.queued) {
+            self.mailer.wake_queue();
+        }
+        let pushes = self.push_round(&round, None).await;
+        Ok(self.record(Vec::new(), vec![(round, pushes)]).await?.pop())
+    }
+
+    /// Sends `content` over `channels` now and reports each (test notifications: the
+    /// person is waiting for the outcome, so e-mail goes straight to the mail server,
+    /// bounded by `smtp.timeout_seconds`).
+    async fn deliver_now(
         &self,
         recipient: &Recipient,
         channels: &[Method],
         content: &Content,
-        fallback: bool,
     ) -> Vec<ChannelReport> {
         let mut reports = Vec::new();
         if channels.contains(&Method::Push) {
-            reports.push(self.push_all(recipient, content).await);
+            reports.push(self.push_now(recipient, content).await);
         }
         if channels.contains(&Method::Email) {
-            reports.push(self.email(recipient, content, false).await);
-        }
-        let push_failed = reports.iter().any(|r| r.channel == Method::Push && !r.ok());
-        if fallback && push_failed && !channels.contains(&Method::Email) && self.mailer.is_configured() {
-            reports.push(self.email(recipient, content, true).await);
+            reports.push(self.email_now(recipient, content).await);
         }
         reports
     }
 
-    async fn push_all(&self, recipient: &Recipient, content: &Content) -> ChannelReport {
-        let mut report = ChannelReport {
-            channel: Method::Push,
-            error: None,
-            detail: String::new(),
-            fallback: false,
-            unavailable: false,
-            delivered_to: Vec::new(),
-            gone: Vec::new(),
-        };
+    async fn push_now(&self, recipient: &Recipient, content: &Content) -> ChannelReport {
         if recipient.subscriptions.is_empty() {
-            report.error = Some("no device is subscribed to push notifications".into());
-            report.detail = report.error.clone().unwrap_or_default();
-            report.unavailable = true;
-            return report;
-        }
-        let payload = content.push_payload();
-        let mut errors = Vec::new();
-        for subscription in &recipient.subscriptions {
-            match self.pusher.send(subscription, &payload).await {
-                PushOutcome::Delivered => report.delivered_to.push(subscription.id),
-                PushOutcome::Gone(e) => {
-                    report.gone.push(subscription.id);
-                    errors.push(e);
-                }
-                PushOutcome::Failed(e) => errors.push(e),
-            }
-        }
-        let devices = recipient.subscriptions.len();
-        if report.delivered_to.is_empty() {
-            errors.dedup();
-            report.error = Some(errors.join("; "));
-            report.detail = report.error.clone().unwrap_or_default();
-        } else {
-            report.detail = format!(
-                "Sent to {} of {devices} device{}",
-                report.delivered_to.len(),
-                if devices == 1 { "" } else { "s" }
+            return ChannelReport::failed(
+                Method::Push,
+                "no device is subscribed to push notifications".into(),
+                true,
             );
         }
-        report
+        let payload = content.push_payload();
+        let mut pushes = Pushes::default();
+        for subscription in &recipient.subscriptions {
+            match self.pusher.send(subscription, &payload, None).await {
+                PushOutcome::Delivered => pushes.delivered.push(subscription.id),
+                PushOutcome::Gone(e) => {
+                    pushes.gone.push(subscription.id);
+                    pushes.errors.push(e);
+                }
+                PushOutcome::Failed(e) => pushes.errors.push(e),
+            }
+        }
+        push_report(recipient.subscriptions.len(), pushes)
     }
 
-    async fn email(&self, recipient: &Recipient, content: &Content, fallback: bool) -> ChannelReport {
-        let result = self.mailer.send(&recipient.email, content.email()).await;
-        let unavailable = matches!(result, Err(crate::mailer::MailError::NotConfigured));
-        let error = result.err().map(|e| match e {
-            crate::mailer::MailError::NotConfigured => "E-mail is not configured on this server".to_owned(),
-            other => other.to_string(),
-        });
-        ChannelReport {
-            channel: Method::Email,
-            detail: error.clone().unwrap_or_else(|| {
-                if fallback {
-                    format!("Sent to {} (every push failed)", recipient.email)
-                } else {
-                    format!("Sent to {}", recipient.email)
-                }
-            }),
-            error,
-            fallback,
-            unavailable,
-            delivered_to: Vec::new(),
-            gone: Vec::new(),
+    async fn email_now(&self, recipient: &Recipient, content: &Content) -> ChannelReport {
+        match self.mailer.send(&recipient.email, content.email()).await {
+            Ok(()) => ChannelReport {
+                detail: format!("Sent to {}", recipient.email),
+                ..ChannelReport::new(Method::Email)
+            },
+            Err(crate::mailer::MailError::NotConfigured) => ChannelReport::failed(
+                Method::Email,
+                "E-mail is not configured on this server".into(),
+                true,
+            ),
+            Err(other) => ChannelReport::failed(Method::Email, other.to_string(), false),
         }
     }
 
@@ -460,7 +577,7 @@ impl Engine {
             vibrate: recipient.prefs.vibration_enabled,
             lang: recipient.formats.lang,
         };
-        let reports = self.deliver(&recipient, methods, &content, false).await;
+        let reports = self.deliver_now(&recipient, methods, &content).await;
         let stored = reports.clone();
         let title = content.title.clone();
         let now = self.clock.now();
@@ -476,18 +593,291 @@ impl Engine {
     }
 }
 
-async fn join_one(tasks: &mut JoinSet<Result<Option<Vec<ChannelReport>>, DbError>>) {
-    match tasks.join_next().await {
-        Some(Ok(Err(e))) => tracing::error!("reminder delivery could not be recorded: {e}"),
-        Some(Err(e)) => tracing::error!("reminder delivery task failed: {e}"),
-        _ => {}
+/// The push channel's report from its answers.
+fn push_report(devices: usize, mut pushes: Pushes) -> ChannelReport {
+    if devices == 0 {
+        return ChannelReport::failed(
+            Method::Push,
+            "no device is subscribed to push notifications".into(),
+            true,
+        );
+    }
+    if pushes.delivered.is_empty() {
+        pushes.errors.dedup();
+        let mut report = ChannelReport::failed(Method::Push, pushes.errors.join("; "), false);
+        report.gone = pushes.gone;
+        return report;
+    }
+    ChannelReport {
+        detail: format!(
+            "Sent to {} of {devices} device{}",
+            pushes.delivered.len(),
+            if devices == 1 { "" } else { "s" }
+        ),
+        delivered_to: pushes.delivered,
+        gone: pushes.gone,
+        ..ChannelReport::new(Method::Push)
+    }
+}
+
+/// Plans a claimed reminder inside the claiming transaction: reminders with nothing to
+/// send are settled here; one to send gets its round (its take link minted, its e-mail
+/// queued, its pushes noted as starting).
+fn plan_claimed(
+    conn: &Connection,
+    id: i64,
+    claim: &str,
+    ctx: &PlanContext,
+) -> rusqlite::Result<Option<Round>> {
+    let Some(job) = reminders::job(conn, id)? else {
+        return Ok(None);
+    };
+    // Someone else's now (the claim lapsed, or the reminder was cancelled).
+    if job.claimed_until.as_deref() != Some(claim) {
+        return Ok(None);
+    }
+    match plan_job(conn, &job, ctx.now, ctx.catch_up, &ctx.link_base)? {
+        Plan::Finish(status, reason) => {
+            reminders::finish(conn, id, claim, status, reason.as_deref())?;
+            Ok(None)
+        }
+        Plan::NoMethod {
+            user_id,
+            kind,
+            title,
+            reports,
+        } => {
+            // Nothing was sent: like a finish, the caller learns why from the reminder.
+            record(
+                conn,
+                user_id,
+                Some(id),
+                kind,
+                &title,
+                Some(&job.reminder.medication_name),
+                &reports,
+                ctx.now,
+            )?;
+            let why: Vec<&str> = reports.iter().filter_map(|r| r.error.as_deref()).collect();
+            let reason = match why.is_empty() {
+                true => "No delivery method is turned on".to_owned(),
+                false => format!("No delivery method is turned on: {}", why.join("; ")),
+            };
+            reminders::finish(conn, id, claim, "failed", Some(&reason))?;
+            Ok(None)
+        }
+        Plan::Send {
+            recipient,
+            content,
+            channels,
+            repeat,
+            kind,
+        } => {
+            let number = job.repeats_sent + i64::from(repeat);
+            let mut already = Vec::new();
+            if channels.contains(&Method::Push) {
+                let at = clock::stamp(ctx.now);
+                for subscription in &recipient.subscriptions {
+                    if deliveries::push_starting(conn, id, number, subscription.id, &at)? {
+                        already.push(subscription.id);
+                    }
+                }
+            }
+            let mut round = Round {
+                id,
+                claim: claim.to_owned(),
+                recipient,
+                reminder_kind: job.reminder.kind,
+                attempts: job.attempts,
+                repeats_sent: job.repeats_sent,
+                repeat,
+                number,
+                kind,
+                medication_name: job.reminder.medication_name.clone(),
+                content,
+                channels,
+                already,
+                email: None,
+            };
+            if round.channels.contains(&Method::Email) {
+                round.email = Some(queue_mail(conn, &round, false, ctx)?);
+            }
+            Ok(Some(round))
+        }
+    }
+}
+
+/// Queues a round's e-mail (once per round: planning the round again after a crash adds
+/// nothing) and reports the channel as queued, or as unavailable without SMTP.
+fn queue_mail(
+    conn: &Connection,
+    round: &Round,
+    fallback: bool,
+    ctx: &PlanContext,
+) -> rusqlite::Result<ChannelReport> {
+    if !ctx.mailer.is_configured() {
+        return Ok(ChannelReport {
+            fallback,
+            ..ChannelReport::failed(
+                Method::Email,
+                "E-mail is not configured on this server".into(),
+                true,
+            )
+        });
+    }
+    let email = round.content.email();
+    let address = &round.recipient.email;
+    let message_id = ctx.mailer.message_id(&format!(
+        "reminder.{}.{}.{}",
+        round.id,
+        round.number,
+        &codes::link_token()[..12]
+    ));
+    outbox::enqueue(
+        conn,
+        &NewMail {
+            kind: MailKind::Reminder,
+            user_id: Some(round.recipient.user_id),
+            reminder: Some(ReminderRound {
+                reminder_id: round.id,
+                round: round.number,
+                delivery_kind: round.kind,
+                title: &round.content.title,
+                medication_name: Some(&round.medication_name),
+                fallback,
+            }),
+            recipient: address,
+            subject: &email.subject,
+            text: &email.text,
+            html: &email.html,
+            message_id: &message_id,
+            max_attempts: ctx.settings.reminders.retry_attempts,
+            backoff_seconds: ctx.settings.reminders.retry_backoff_seconds,
+            now: &clock::stamp(ctx.now),
+        },
+    )?;
+    Ok(ChannelReport {
+        detail: if fallback {
+            format!("Queued for {address} (every push failed)")
+        } else {
+            format!("Queued for {address}")
+        },
+        fallback,
+        queued: true,
+        ..ChannelReport::new(Method::Email)
+    })
+}
+
+/// When a reminder round's next repeat is due, if it has one.
+pub fn next_repeat(
+    kind: ReminderKind,
+    repeats_done: i64,
+    prefs: &GlobalPrefs,
+    now: DateTime<Utc>,
+) -> Option<String> {
+    let interval = Duration::minutes(prefs.repeat_interval_minutes.max(1));
+    (kind != ReminderKind::LowStock && repeats_done < prefs.repeat_max).then(|| clock::stamp(now + interval))
+}
+
+/// Records a round whose pushes all have their answers: the delivery history, the
+/// fallback e-mail when every push failed, and the reminder's next state. Returns the
+/// channel reports and whether a fallback e-mail was queued.
+fn finish_round(
+    conn: &Connection,
+    round: &Round,
+    pushes: Pushes,
+    ctx: &PlanContext,
+) -> rusqlite::Result<(Vec<ChannelReport>, bool)> {
+    let now = ctx.now;
+    let mut reports = Vec::new();
+    if round.channels.contains(&Method::Push) {
+        reports.push(push_report(round.recipient.subscriptions.len(), pushes));
+    }
+    reports.extend(round.email.clone());
+    let push_failed = reports.iter().any(|r| r.channel == Method::Push && !r.ok());
+    let mut fallback_queued = false;
+    if push_failed && !round.channels.contains(&Method::Email) && ctx.mailer.is_configured() {
+        reports.push(queue_mail(conn, round, true, ctx)?);
+        fallback_queued = true;
+    }
+    record(
+        conn,
+        round.recipient.user_id,
+        Some(round.id),
+        round.kind,
+        &round.content.title,
+        Some(&round.medication_name),
+        &reports,
+        now,
+    )?;
+    deliveries::forget_pushes(conn, round.id)?;
+    let delivered = reports.iter().any(|r| r.ok() && !r.queued);
+    let next = next_repeat(
+        round.reminder_kind,
+        round.repeats_sent + i64::from(round.repeat),
+        &round.recipient.prefs,
+        now,
+    );
+    let mail = match reports.iter().any(|r| r.queued) {
+        true => outbox::round_mail(conn, round.id, round.number)?,
+        false => None,
+    };
+    let sent_reports: Vec<ChannelReport> = reports.iter().filter(|r| !r.queued).cloned().collect();
+    let mut reason = failure_reason(&sent_reports);
+    match (delivered, mail) {
+        (true, _) | (false, Some((_, MailState::Accepted))) => {
+            reminders::delivered(
+                conn,
+                round.id,
+                &round.claim,
+                &clock::stamp(now),
+                round.repeat,
+                next.as_deref(),
+            )?;
+        }
+        (false, Some((mail_id, MailState::Waiting))) => {
+            let others = (!reason.is_empty()).then_some(reason.as_str());
+            outbox::let_decide(conn, mail_id, others)?;
+            reminders::hold_for_mail(conn, round.id, &round.claim)?;
+        }
+        (false, mail) => {
+            if let Some((_, MailState::Failed(error))) = mail {
+                // The e-mail used up its own retries: no further round.
+                reason = join_reasons(&reason, &format!("email: {error}"));
+                if round.repeat {
+                    reminders::repeat_failed(conn, round.id, &round.claim, next.as_deref())?;
+                } else {
+                    reminders::round_failed(conn, round.id, &round.claim, None, &reason)?;
+                }
+            } else if round.repeat {
+                reminders::repeat_failed(conn, round.id, &round.claim, next.as_deref())?;
+            } else {
+                if reason.is_empty() {
+                    reason = "no delivery method is turned on".into();
+                }
+                let attempts = round.attempts + 1;
+                let retry_at = (attempts < i64::from(ctx.settings.reminders.retry_attempts)).then(|| {
+                    let base = i64::from(ctx.settings.reminders.retry_backoff_seconds);
+                    let factor = 1_i64 << (attempts - 1).clamp(0, 20);
+                    clock::stamp(now + Duration::seconds(base.saturating_mul(factor)))
+                });
+                reminders::round_failed(conn, round.id, &round.claim, retry_at.as_deref(), &reason)?;
+            }
+        }
+    }
+    Ok((reports, fallback_queued))
+}
+
+/// Two parts of a failure reason, either possibly empty.
+pub fn join_reasons(first: &str, second: &str) -> String {
+    match (first.is_empty(), second.is_empty()) {
+        (true, _) => second.to_owned(),
+        (_, true) => first.to_owned(),
+        _ => format!("{first}; {second}"),
     }
 }
 
 fn failure_reason(reports: &[ChannelReport]) -> String {
-    if reports.is_empty() {
-        return "no delivery method is turned on".into();
-    }
     reports
         .iter()
         .filter_map(|r| r.error.as_ref().map(|e| format!("{}: {e}", r.channel.as_str())))
@@ -496,9 +886,10 @@ fn failure_reason(reports: &[ChannelReport]) -> String {
 }
 
 /// Writes the delivery history of one round and keeps the subscriptions tidy: the ones the
-/// push service called gone are deleted.
+/// push service called gone are deleted. Queued e-mails are left to the queue, which
+/// records their outcome.
 #[allow(clippy::too_many_arguments)]
-fn record(
+pub fn record(
     conn: &Connection,
     user_id: i64,
     reminder_id: Option<i64>,
@@ -509,7 +900,7 @@ fn record(
     now: DateTime<Utc>,
 ) -> rusqlite::Result<()> {
     let at = clock::stamp(now);
-    for report in reports {
+    for report in reports.iter().filter(|r| !r.queued) {
         deliveries::insert(
             conn,
             &NewDelivery {
@@ -653,15 +1044,7 @@ fn plan_job(
                 let error = notify_prefs::method_off(&recipient.prefs, *method)
                     .unwrap_or("This delivery method is turned off")
                     .to_owned();
-                ChannelReport {
-                    channel: *method,
-                    detail: error.clone(),
-                    error: Some(error),
-                    fallback: false,
-                    unavailable: true,
-                    delivered_to: Vec::new(),
-                    gone: Vec::new(),
-                }
+                ChannelReport::failed(*method, error, true)
             })
             .collect();
         return Ok(Plan::NoMethod {

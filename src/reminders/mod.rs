@@ -3,6 +3,7 @@
 
 pub mod dispatcher;
 pub mod heartbeat;
+pub mod mail_queue;
 pub mod messages;
 pub mod push;
 
@@ -23,29 +24,41 @@ const PLANNING_EVERY: Duration = Duration::from_secs(6 * 60 * 60);
 /// long, and small enough that a pass holds little memory.
 const PLANNING_CHUNK: usize = 500;
 
-/// The running engine and its scheduler.
+/// How long a stop waits for a dispatcher pass that is sending. Pushes are answered in
+/// milliseconds; a push service slower than this has its round sent again after the next
+/// start (with the same topic, so the device shows it once). Together with the HTTP
+/// server's own shutdown this keeps a stop well under systemd's patience.
+const STOP_WAIT: Duration = Duration::from_secs(5);
+
+/// The running engine, its scheduler and the e-mail queue's worker.
 pub struct Running {
     scheduler: JobScheduler,
     engine: Arc<Engine>,
+    mail: mail_queue::Worker,
 }
 
 impl Running {
-    /// Stops scheduling and waits (up to a minute) for a tick that is sending, so that a
-    /// stop never cuts a delivery in half.
+    /// Stops scheduling, waits (up to `STOP_WAIT`) for a pass that is sending, and stops
+    /// the e-mail queue at once: whatever SMTP does, it never holds the stop.
     pub async fn stop(mut self) {
         if let Err(e) = self.scheduler.shutdown().await {
             tracing::warn!("the reminder scheduler did not stop cleanly: {e}");
         }
-        if !self.engine.finish_pass(Duration::from_secs(60)).await {
-            tracing::warn!(
-                "stopped while reminders were still being sent; their claims lapse and they are retried"
-            );
+        let (finished, ()) = tokio::join!(self.engine.finish_pass(STOP_WAIT), self.mail.stop());
+        if !finished {
+            tracing::warn!("stopped while reminders were still being sent; they go out after the next start");
         }
     }
 }
 
-/// Starts the dispatcher and the planner's top-up on a scheduler, and runs both once now.
+/// Takes over what a stopped or killed server left, starts the e-mail queue, the
+/// dispatcher and the planner's top-up on a scheduler, and runs both once now.
 pub async fn start(engine: Arc<Engine>) -> Result<Running, String> {
+    engine
+        .recover()
+        .await
+        .map_err(|e| format!("cannot take over the reminders of the last run: {e}"))?;
+    let mail = engine.mail.start();
     let scheduler = JobScheduler::new()
         .await
         .map_err(|e| format!("cannot start the reminder scheduler: {e}"))?;
@@ -84,7 +97,11 @@ pub async fn start(engine: Arc<Engine>) -> Result<Running, String> {
         // Its failure is logged like every pass's.
         let _ = run_tick_now(&first).await;
     });
-    Ok(Running { scheduler, engine })
+    Ok(Running {
+        scheduler,
+        engine,
+        mail,
+    })
 }
 
 /// A dispatcher pass now, after the one running (if any).

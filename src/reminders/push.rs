@@ -37,9 +37,13 @@ const MAX_PAYLOAD: usize = 3052;
 const RECORD_SIZE: u32 = 4096;
 /// How long a VAPID token is valid (RFC 8292 allows at most 24 hours).
 const VAPID_VALID_SECONDS: i64 = 12 * 60 * 60;
+/// A cached token is signed anew when less than this is left of it.
+const VAPID_REUSE_MARGIN_SECONDS: i64 = 60 * 60;
 
 pub struct Pusher {
     client: reqwest::Client,
+    /// Signed VAPID tokens by audience: signing is an ECDSA operation per push otherwise.
+    tokens: std::sync::Mutex<std::collections::HashMap<String, (String, i64)>>,
     vapid: jsonwebtoken::EncodingKey,
     /// The VAPID public key as browsers subscribed with it (`k=`).
     vapid_public: String,
@@ -83,6 +87,7 @@ impl Pusher {
             .map_err(|e| format!("cannot set up the push client: {e}"))?;
         Ok(Pusher {
             client,
+            tokens: std::sync::Mutex::new(std::collections::HashMap::new()),
             vapid: jsonwebtoken::EncodingKey::from_ec_der(der.as_bytes()),
             vapid_public,
             subject,
@@ -95,7 +100,14 @@ impl Pusher {
         endpoint_allowed(endpoint, &self.allow_prefixes)
     }
 
-    pub async fn send(&self, subscription: &Subscription, payload: &[u8]) -> PushOutcome {
+    /// Sends one push. A `topic` makes the push service replace an undelivered message with
+    /// the same topic: a reminder round sent again after a crash shows once.
+    pub async fn send(
+        &self,
+        subscription: &Subscription,
+        payload: &[u8],
+        topic: Option<&str>,
+    ) -> PushOutcome {
         if !self.endpoint_allowed(&subscription.endpoint) {
             return PushOutcome::Gone("this push service is no longer allowed".into());
         }
@@ -113,10 +125,14 @@ impl Pusher {
             Ok(authorization) => authorization,
             Err(e) => return PushOutcome::Failed(format!("cannot sign the push request: {e}")),
         };
-        let request = self
-            .client
-            .post(&subscription.endpoint)
+        let mut request = self.client.post(&subscription.endpoint);
+        if let Some(topic) = topic {
+            request = request.header("Topic", topic);
+        }
+        let request = request
             .header("TTL", TTL_SECONDS)
+            // Reminders are time-critical: the device is woken for them.
+            .header("Urgency", "high")
             .header(reqwest::header::CONTENT_ENCODING, "aes128gcm")
             .header(reqwest::header::CONTENT_TYPE, "application/octet-stream")
             .header(reqwest::header::AUTHORIZATION, authorization)
@@ -143,18 +159,30 @@ impl Pusher {
         }
     }
 
-    /// `vapid t=<JWT>, k=<public key>` for the push service that `endpoint` belongs to.
+    /// `vapid t=<JWT>, k=<public key>` for the push service that `endpoint` belongs to. A
+    /// token is reused for its audience until it has less than an hour left.
     fn authorization(&self, endpoint: &str) -> Result<String, String> {
+        let aud = audience(endpoint)?;
+        // The push service checks `exp` against its own clock: wall time, not the server's
+        // (possibly moved) clock.
+        let now = chrono::Utc::now().timestamp();
+        let mut tokens = self.tokens.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((header, exp)) = tokens.get(&aud)
+            && *exp - now > VAPID_REUSE_MARGIN_SECONDS
+        {
+            return Ok(header.clone());
+        }
+        let exp = now + VAPID_VALID_SECONDS;
         let claims = VapidClaims {
-            aud: audience(endpoint)?,
-            // The push service checks this against its own clock: wall time, not the
-            // server's (possibly moved) clock.
-            exp: chrono::Utc::now().timestamp() + VAPID_VALID_SECONDS,
+            aud: aud.clone(),
+            exp,
             sub: &self.subject,
         };
         let header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::ES256);
         let token = jsonwebtoken::encode(&header, &claims, &self.vapid).map_err(|e| e.to_string())?;
-        Ok(format!("vapid t={token}, k={}", self.vapid_public))
+        let value = format!("vapid t={token}, k={}", self.vapid_public);
+        tokens.insert(aud, (value.clone(), exp));
+        Ok(value)
     }
 }
 

@@ -23,6 +23,7 @@ use crate::security::codes::{self, BACKUP_CODE_COUNT, BACKUP_CODE_LENGTH};
 use crate::security::rate_limit::{Limited, RateLimiter};
 use crate::security::sign_in_budget::{self, SignInBudget, Verdict};
 use crate::security::{password, session, totp};
+use crate::store::outbox::{self, MailKind, NewMail};
 use crate::store::sessions;
 use crate::store::users::{self, TwoFactor, User};
 
@@ -31,6 +32,12 @@ pub const EMAIL_CODE_MAX_TRIES: i64 = 5;
 pub const VERIFICATION_HOURS: i64 = 24;
 pub const MAX_EMAIL_LENGTH: usize = 254;
 pub const MAX_NAME_LENGTH: usize = 100;
+
+/// An account e-mail (verification link, sign-in code) is tried this many times, the
+/// first retry after `ACCOUNT_MAIL_BACKOFF_SECONDS` and each further one after twice the
+/// wait: about a quarter of an hour in all.
+const ACCOUNT_MAIL_ATTEMPTS: u32 = 6;
+const ACCOUNT_MAIL_BACKOFF_SECONDS: u32 = 30;
 
 /// Purposes that key the code hashes, so a code of one kind never matches another.
 const EMAIL_CODE: &str = "email-code";
@@ -262,6 +269,35 @@ pub fn new_verification(conn: &Connection, user_id: i64, now: DateTime<Utc>) -> 
     Ok(token)
 }
 
+/// Queues an account e-mail; the caller wakes the queue after committing.
+fn queue_account_mail(
+    conn: &Connection,
+    mailer: &Mailer,
+    user_id: i64,
+    to: &str,
+    email: &Email,
+    now: DateTime<Utc>,
+) -> rusqlite::Result<()> {
+    let message_id = mailer.message_id(&format!("account.{}", codes::link_token()));
+    outbox::enqueue(
+        conn,
+        &NewMail {
+            kind: MailKind::Account,
+            user_id: Some(user_id),
+            reminder: None,
+            recipient: to,
+            subject: &email.subject,
+            text: &email.text,
+            html: &email.html,
+            message_id: &message_id,
+            max_attempts: ACCOUNT_MAIL_ATTEMPTS,
+            backoff_seconds: ACCOUNT_MAIL_BACKOFF_SECONDS,
+            now: &clock::stamp(now),
+        },
+    )?;
+    Ok(())
+}
+
 pub fn verification_email(link_base: &str, token: &str) -> Email {
     let link = format!("{link_base}/verify-email/{token}");
     Email {
@@ -463,10 +499,9 @@ fn unauthorized(code: ErrorCode, message: &str) -> AccountError {
 /// How a registration ended: signed in at once, or waiting for the address to be verified.
 pub enum Registered {
     SignedIn(SignedIn),
-    /// `sent` is false when the verification e-mail could not be sent.
+    /// The verification e-mail is queued (in the transaction that made the account).
     Verify {
         user: Profile,
-        sent: bool,
     },
 }
 
@@ -638,6 +673,8 @@ impl Accounts<'_> {
         let hash = hash_password(password).await.map_err(AccountError::Internal)?;
         let needs_verification = self.mailer.is_configured();
         let signups = self.signups;
+        let mailer = Arc::clone(self.mailer);
+        let link_base = self.link_base.clone();
         let (user, verification) = self
             .db
             .write(move |conn| {
@@ -657,27 +694,22 @@ impl Accounts<'_> {
                     .ok_or_else(|| {
                         conflict(ErrorCode::EmailTaken, "An account with this email already exists")
                     })?;
-                let verification = match needs_verification {
-                    true => Some(new_verification(&tx, user.id, now)?),
-                    false => None,
-                };
+                let verification = needs_verification
+                    .then(|| -> rusqlite::Result<()> {
+                        let token = new_verification(&tx, user.id, now)?;
+                        let email = verification_email(&link_base, &token);
+                        queue_account_mail(&tx, &mailer, user.id, &user.email, &email, now)
+                    })
+                    .transpose()?;
                 tx.commit()?;
                 Ok((user, verification))
             })
             .await?;
-        let Some(token) = verification else {
+        if verification.is_none() {
             return Ok(Registered::SignedIn(self.signed_in(&user, now)?));
-        };
-        let sent = self
-            .mailer
-            .send(&user.email, verification_email(&self.link_base, &token))
-            .await
-            .inspect_err(|e| tracing::error!(user = user.id, "verification e-mail not sent: {e}"))
-            .is_ok();
-        Ok(Registered::Verify {
-            user: (&user).into(),
-            sent,
-        })
+        }
+        self.mailer.wake_queue();
+        Ok(Registered::Verify { user: (&user).into() })
     }
 
     /// Checks a password against the sign-in budget of `account` from `client`: refused while
@@ -860,23 +892,29 @@ impl Accounts<'_> {
         }
     }
 
+    /// Makes a sign-in code and queues its e-mail (in one transaction).
     async fn send_email_code(&self, user: &User, now: DateTime<Utc>) -> AccountResult<()> {
+        if !self.mailer.is_configured() {
+            tracing::error!(user = user.id, "sign-in code not sent: e-mail is not configured");
+            return Err(AccountError::Unavailable(Problem::new(
+                ErrorCode::CodeNotSent,
+                "The code could not be sent by email. Please try again later.",
+            )));
+        }
         let key = self.key.to_vec();
-        let user_id = user.id;
-        let code = self
-            .db
-            .write(move |conn| new_email_code(conn, &key, user_id, now).map_err(ServiceError::from))
-            .await?;
-        self.mailer
-            .send(&user.email, code_email(&code))
-            .await
-            .map_err(|e| {
-                tracing::error!(user = user.id, "sign-in code not sent: {e}");
-                AccountError::Unavailable(Problem::new(
-                    ErrorCode::CodeNotSent,
-                    "The code could not be sent by email. Please try again later.",
-                ))
+        let (user_id, address) = (user.id, user.email.clone());
+        let mailer = Arc::clone(self.mailer);
+        self.db
+            .write(move |conn| {
+                let tx = conn.transaction()?;
+                let code = new_email_code(&tx, &key, user_id, now)?;
+                queue_account_mail(&tx, &mailer, user_id, &address, &code_email(&code), now)?;
+                tx.commit()?;
+                Ok::<_, ServiceError>(())
             })
+            .await?;
+        self.mailer.wake_queue();
+        Ok(())
     }
 
     /// The account password, asked again before changes a stolen session must not make
@@ -1000,26 +1038,24 @@ impl Accounts<'_> {
         }
         self.limits.verification_per_account.hit(&account_key(&email))?;
         self.limits.verification_per_client.hit(client)?;
+        let mailer = Arc::clone(self.mailer);
+        let link_base = self.link_base.clone();
         let issued = self
             .db
             .write(move |conn| {
                 let Some(user) = users::find_by_email(conn, &email)?.filter(|u| !u.email_verified) else {
-                    return Ok(None);
+                    return Ok(false);
                 };
                 let tx = conn.transaction()?;
                 let token = new_verification(&tx, user.id, now)?;
+                let mail = verification_email(&link_base, &token);
+                queue_account_mail(&tx, &mailer, user.id, &user.email, &mail, now)?;
                 tx.commit()?;
-                Ok::<_, ServiceError>(Some((user.email, token)))
+                Ok::<_, ServiceError>(true)
             })
             .await?;
-        if let Some((address, token)) = issued {
-            let mailer = self.mailer.clone();
-            let email = verification_email(&self.link_base, &token);
-            tokio::spawn(async move {
-                if let Err(e) = mailer.send(&address, email).await {
-                    tracing::error!("verification e-mail not sent: {e}");
-                }
-            });
+        if issued {
+            self.mailer.wake_queue();
         }
         Ok(())
     }

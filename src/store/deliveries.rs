@@ -121,3 +121,56 @@ pub fn page(
         .collect::<rusqlite::Result<Vec<_>>>()?;
     Ok((rows, total))
 }
+
+// --- Each push of a reminder round, before and after ------------------------------------
+
+/// Notes that a round's push to a subscription is about to be sent; answers whether it
+/// already went out (a dispatcher before a crash got the push service's answer).
+pub fn push_starting(
+    conn: &Connection,
+    reminder_id: i64,
+    round: i64,
+    subscription_id: i64,
+    now: &str,
+) -> rusqlite::Result<bool> {
+    conn.prepare_cached(
+        "INSERT INTO push_sends (reminder_id, round, subscription_id, started_at) VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT DO NOTHING",
+    )?
+    .execute(params![reminder_id, round, subscription_id, now])?;
+    conn.prepare_cached(
+        "SELECT sent_at IS NOT NULL FROM push_sends WHERE reminder_id = ?1 AND round = ?2 AND subscription_id = ?3",
+    )?
+    .query_row(params![reminder_id, round, subscription_id], |row| row.get(0))
+}
+
+/// The push service accepted a round's push to a subscription.
+pub fn push_sent(
+    conn: &Connection,
+    reminder_id: i64,
+    round: i64,
+    subscription_id: i64,
+    now: &str,
+) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "UPDATE push_sends SET sent_at = ?4 WHERE reminder_id = ?1 AND round = ?2 AND subscription_id = ?3",
+    )?
+    .execute(params![reminder_id, round, subscription_id, now])?;
+    Ok(())
+}
+
+/// A round's result is recorded: its pushes need no more remembering.
+pub fn forget_pushes(conn: &Connection, reminder_id: i64) -> rusqlite::Result<()> {
+    conn.prepare_cached("DELETE FROM push_sends WHERE reminder_id = ?1")?
+        .execute([reminder_id])?;
+    Ok(())
+}
+
+/// Pushes a crash left in doubt (started, no answer recorded).
+pub fn pushes_in_doubt(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.query_row(
+        "SELECT count(*) FROM push_sends WHERE sent_at IS NULL",
+        [],
+        |row| row.get(0),
+    )
+}

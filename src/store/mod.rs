@@ -6,6 +6,7 @@ pub mod health;
 pub mod history;
 pub mod medications;
 pub mod notify_prefs;
+pub mod outbox;
 pub mod push_subscriptions;
 pub mod reminders;
 pub mod sessions;

@@ -633,6 +633,83 @@ pub fn repeat_failed(
     Ok(())
 }
 
+/// The claim of a reminder whose round waits for its e-mail: the e-mail queue holds it
+/// until the mail is accepted or given up. It sorts after every instant, so it never lapses.
+pub const HELD_BY_MAIL: &str = "mail";
+
+/// At start, with the data directory locked so that no other dispatcher runs: the claims a
+/// stopped or killed server held are released, and its reminders go out at once instead
+/// of when the claims would lapse.
+pub fn release_claims(conn: &Connection) -> rusqlite::Result<usize> {
+    conn.execute(
+        "UPDATE reminders SET claimed_until = NULL WHERE claimed_until IS NOT NULL AND claimed_until <> ?1",
+        [HELD_BY_MAIL],
+    )
+}
+
+/// No push delivered the round and its e-mail is queued: the queue holds the reminder.
+pub fn hold_for_mail(conn: &Connection, id: i64, claim: &str) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "UPDATE reminders SET claimed_until = ?3, next_attempt_at = NULL WHERE id = ?1 AND claimed_until = ?2",
+    )?
+    .execute(params![id, claim, HELD_BY_MAIL])?;
+    Ok(())
+}
+
+/// The e-mail that decides round `round` was accepted: sent, with the next repeat (if any).
+pub fn mail_delivered(
+    conn: &Connection,
+    id: i64,
+    round: i64,
+    now: &str,
+    next_repeat: Option<&str>,
+) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "UPDATE reminders SET status = 'sent', sent_at = coalesce(sent_at, ?2), attempts = 0,
+            failure_reason = NULL, claimed_until = NULL, repeats_sent = max(repeats_sent, ?3),
+            next_attempt_at = CASE WHEN answered_at IS NULL THEN ?4 END
+         WHERE id = ?1 AND claimed_until = ?5 AND status IN ('scheduled', 'sent')",
+    )?
+    .execute(params![id, now, round, next_repeat, HELD_BY_MAIL])?;
+    Ok(())
+}
+
+/// An attempt of the deciding e-mail failed and another follows: the reason shows meanwhile.
+pub fn mail_retrying(conn: &Connection, id: i64, reason: &str) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "UPDATE reminders SET failure_reason = ?2 WHERE id = ?1 AND claimed_until = ?3 AND status = 'scheduled'",
+    )?
+    .execute(params![id, reason, HELD_BY_MAIL])?;
+    Ok(())
+}
+
+/// The deciding e-mail was given up: a first sending fails with `reason`; a repeat counts
+/// as made and the next one (if any) stays planned.
+pub fn mail_failed(
+    conn: &Connection,
+    id: i64,
+    round: i64,
+    reason: &str,
+    next_repeat: Option<&str>,
+) -> rusqlite::Result<()> {
+    if round == 0 {
+        conn.prepare_cached(
+            "UPDATE reminders SET status = 'failed', failure_reason = ?2, attempts = attempts + 1,
+                next_attempt_at = NULL, claimed_until = NULL
+             WHERE id = ?1 AND claimed_until = ?3 AND status = 'scheduled'",
+        )?
+        .execute(params![id, reason, HELD_BY_MAIL])?;
+    } else {
+        conn.prepare_cached(
+            "UPDATE reminders SET repeats_sent = max(repeats_sent, ?2), claimed_until = NULL,
+                next_attempt_at = CASE WHEN answered_at IS NULL THEN ?3 END
+             WHERE id = ?1 AND claimed_until = ?4",
+        )?
+        .execute(params![id, round, next_repeat, HELD_BY_MAIL])?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -724,6 +801,41 @@ mod tests {
         assert_eq!(
             answer(&conn, 1, 1, None, "2026-03-02T15:00:00.000Z", 7).unwrap(),
             None
+        );
+    }
+
+    #[test]
+    fn a_restart_releases_the_dispatchers_claims_but_not_the_mail_queues() {
+        let conn = database();
+        let sent = add(
+            &conn,
+            "dose",
+            "2026-03-02T09:00:00.000Z",
+            "2026-03-02T08:45:00.000Z",
+        );
+        let waiting = add(
+            &conn,
+            "dose",
+            "2026-03-02T10:00:00.000Z",
+            "2026-03-02T08:45:00.000Z",
+        );
+        let claim = new_claim("2026-03-02T09:10:00.000Z");
+        assert_eq!(
+            claim_due(&conn, "2026-03-02T09:00:00.000Z", &claim, 10).unwrap(),
+            vec![sent, waiting]
+        );
+        hold_for_mail(&conn, waiting, &claim).unwrap();
+        assert_eq!(release_claims(&conn).unwrap(), 1);
+        // Claimable again at once, long before the claim would have lapsed; the reminder
+        // waiting for its e-mail stays with the queue.
+        assert_eq!(
+            claim_due(&conn, "2026-03-02T09:00:01.000Z", &new_claim("x"), 10).unwrap(),
+            vec![sent]
+        );
+        mail_delivered(&conn, waiting, 0, "2026-03-02T09:01:00.000Z", None).unwrap();
+        assert_eq!(
+            find(&conn, 1, waiting).unwrap().unwrap().status,
+            ReminderStatus::Sent
         );
     }
 

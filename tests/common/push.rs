@@ -28,6 +28,8 @@ pub struct Device {
     key: SecretKey,
     auth: [u8; 16],
     answer: StatusCode,
+    /// How long the endpoint takes before it answers (a slow push service).
+    delay: Duration,
 }
 
 /// A message that passed every check and was decrypted.
@@ -38,6 +40,8 @@ pub struct Received {
     /// The VAPID public key (`k=`) the sender signed with.
     pub vapid_key: String,
     pub ttl: u64,
+    /// The `Topic` header: a push service replaces an undelivered message of the same topic.
+    pub topic: Option<String>,
 }
 
 #[derive(Default)]
@@ -50,6 +54,8 @@ struct Inner {
     rejected: Vec<String>,
     /// Requests per device, answered or not.
     hits: HashMap<String, usize>,
+    /// Requests per device that have had their answer.
+    answered: HashMap<String, usize>,
 }
 
 #[derive(Clone)]
@@ -96,6 +102,7 @@ impl PushService {
                 key,
                 auth,
                 answer: StatusCode::CREATED,
+                delay: Duration::ZERO,
             },
         );
         NewSubscription {
@@ -110,6 +117,22 @@ impl PushService {
     /// Makes a device answer `status` from now on (410: unsubscribed, 500: outage).
     pub fn answer(&self, name: &str, status: StatusCode) {
         self.inner.lock().unwrap().devices.get_mut(name).unwrap().answer = status;
+    }
+
+    /// Makes a device's endpoint take `delay` before it answers, from now on.
+    pub fn delay(&self, name: &str, delay: Duration) {
+        self.inner.lock().unwrap().devices.get_mut(name).unwrap().delay = delay;
+    }
+
+    /// Requests to a device that have had their answer.
+    pub fn answered(&self, device: &str) -> usize {
+        self.inner
+            .lock()
+            .unwrap()
+            .answered
+            .get(device)
+            .copied()
+            .unwrap_or(0)
     }
 
     pub fn received(&self, device: &str) -> Vec<Received> {
@@ -156,17 +179,30 @@ async fn receive(
     headers: HeaderMap,
     body: Bytes,
 ) -> StatusCode {
+    let delay = {
+        let mut inner = inner.lock().unwrap();
+        *inner.hits.entry(device.clone()).or_default() += 1;
+        inner.devices.get(&device).map_or(Duration::ZERO, |d| d.delay)
+    };
+    if !delay.is_zero() {
+        tokio::time::sleep(delay).await;
+    }
     let mut inner = inner.lock().unwrap();
-    *inner.hits.entry(device.clone()).or_default() += 1;
+    *inner.answered.entry(device.clone()).or_default() += 1;
     match check(&inner, &device, &headers, &body) {
         Ok((payload, vapid_key, ttl)) => {
             let answer = inner.devices[&device].answer;
             if answer.is_success() {
+                let topic = headers
+                    .get("topic")
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::to_owned);
                 inner.received.push(Received {
                     device,
                     payload,
                     vapid_key,
                     ttl,
+                    topic,
                 });
             }
             answer
@@ -193,6 +229,15 @@ fn check(inner: &Inner, device: &str, headers: &HeaderMap, body: &[u8]) -> Resul
         return Err("content-encoding is not aes128gcm".into());
     }
     let ttl: u64 = header("ttl")?.parse().map_err(|_| "TTL is not a number")?;
+    // RFC 8030 §5.4: at most 32 characters of the URL-safe base64 alphabet.
+    if let Ok(topic) = header("topic")
+        && (topic.len() > 32
+            || !topic
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'))
+    {
+        return Err(format!("topic {topic:?} is not 1-32 URL-safe base64 characters"));
+    }
     // Authorization: vapid t=<JWT>, k=<public key>
     let authorization = header("authorization")?;
     let rest = authorization

@@ -1084,10 +1084,14 @@ export interface components {
         /** @description One channel's outcome of a test or send-now notification. */
         ChannelResult: {
             channel: components["schemas"]["DeliveryMethod"];
-            /** @description What happened, for a person ("Sent to 2 devices", or why it failed). */
+            /** @description What happened, for a person ("Sent to 2 devices", "Queued for …", or why it failed). */
             detail: string;
             /** @description E-mail was used because every push failed. */
             fallback: boolean;
+            /**
+             * @description Delivered; for a reminder's e-mail, queued (its result joins the history when the
+             *     mail server answers).
+             */
             ok: boolean;
         };
         /** @description Every channel's outcome of one delivery. */
@@ -1945,6 +1949,7 @@ export interface components {
                 /** @description Always true. */
                 requiresEmailVerification: boolean;
                 user: components["schemas"]["Profile"];
+                /** @description Always true: the e-mail is queued with the account and sent (with retries) at once. */
                 verificationEmailSent: boolean;
             };
             /** @description What happened, in English, for a person. */
