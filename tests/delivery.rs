@@ -27,39 +27,8 @@ fn engine_env(command: &mut Command, push: &PushService) {
         .env("PILLBOX_PUBLIC_URL", "http://pillbox.test");
 }
 
-/// A signed-in account. Made with `pillbox create-user` (verified at once), as servers with
-/// SMTP want new sign-ups to confirm their address first.
 async fn account(server: &Server, email: &str) -> String {
-    let data = server.data_dir.clone();
-    let address = email.to_owned();
-    let created = tokio::task::spawn_blocking(move || {
-        use std::io::Write;
-        let mut child = common::pillbox(&data)
-            .args(["create-user", "--email", &address, "--password-stdin"])
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        child.stdin.take().unwrap().write_all(b"secret123\n").unwrap();
-        child.wait_with_output().unwrap()
-    })
-    .await
-    .unwrap();
-    assert!(
-        created.status.success(),
-        "{}",
-        String::from_utf8_lossy(&created.stderr)
-    );
-    let (status, body) = post(
-        server,
-        "/api/auth/login",
-        None,
-        json!({ "email": email, "password": "secret123" }),
-    )
-    .await;
-    assert_eq!(status, StatusCode::OK, "{body}");
-    body["data"]["token"].as_str().unwrap().to_owned()
+    common::verified_account(server, email).await
 }
 
 /// A local push endpoint, an SMTP server, and a Pillbox that delivers to both.

@@ -48,30 +48,8 @@ fn engine_env(command: &mut Command, push: &PushService) {
         .env("PILLBOX_PUBLIC_URL", "http://pillbox.test");
 }
 
-/// A verified account made with `pillbox create-user`, signed in.
 async fn account(server: &Server, email: &str) -> String {
-    let data = server.data_dir.clone();
-    let address = email.to_owned();
-    let created = tokio::task::spawn_blocking(move || {
-        use std::io::Write;
-        let mut child = common::pillbox(&data)
-            .args(["create-user", "--email", &address, "--password-stdin"])
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        child.stdin.take().unwrap().write_all(b"secret123\n").unwrap();
-        child.wait_with_output().unwrap()
-    })
-    .await
-    .unwrap();
-    assert!(
-        created.status.success(),
-        "{}",
-        String::from_utf8_lossy(&created.stderr)
-    );
-    common::login(server, email).await
+    common::verified_account(server, email).await
 }
 
 async fn register_device(server: &Server, token: &str, push: &PushService, name: &str) {

@@ -214,6 +214,33 @@ pub async fn register(server: &Server, email: &str) -> String {
     body["data"]["token"].as_str().unwrap().to_owned()
 }
 
+/// A verified account made with `pillbox create-user` (servers with SMTP want new sign-ups
+/// to confirm their address first), signed in; returns its token.
+pub async fn verified_account(server: &Server, email: &str) -> String {
+    let data = server.data_dir.clone();
+    let address = email.to_owned();
+    let created = tokio::task::spawn_blocking(move || {
+        use std::io::Write;
+        let mut child = pillbox(&data)
+            .args(["create-user", "--email", &address, "--password-stdin"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(b"secret123\n").unwrap();
+        child.wait_with_output().unwrap()
+    })
+    .await
+    .unwrap();
+    assert!(
+        created.status.success(),
+        "{}",
+        String::from_utf8_lossy(&created.stderr)
+    );
+    login(server, email).await
+}
+
 /// Signs an account registered by `register` in again and returns its new token.
 pub async fn login(server: &Server, email: &str) -> String {
     let (status, body) = post(
