@@ -424,6 +424,57 @@ async fn an_smtp_outage_is_retried_then_failed_with_the_reason_and_a_returning_s
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reminder_email_waiting_for_a_retry_is_not_sent_once_the_dose_is_logged() {
+    let push = PushService::start().await;
+    let smtp_port = common::free_port();
+    let server = Server::start_with(|c| {
+        engine_env(c, &push);
+        c.env("PILLBOX_SMTP_HOST", "127.0.0.1")
+            .env("PILLBOX_SMTP_PORT", smtp_port.to_string())
+            .env("PILLBOX_SMTP_TLS", "none")
+            .env("PILLBOX_SMTP_FROM", "Pillbox <pillbox@example.test>")
+            .env("PILLBOX_REMINDERS_RETRY_ATTEMPTS", "5");
+    });
+    let token = account(&server, "eve@example.test").await;
+    put(
+        &server,
+        "/api/notifications/preferences",
+        &token,
+        json!({ "email_notifications_enabled": true, "default_delivery_methods": ["email"] }),
+    )
+    .await;
+    let med = medication(
+        &server,
+        &token,
+        json!({ "name": "Iron", "unit": "tablets", "frequency": "as_needed" }),
+    )
+    .await;
+
+    // The mail server is down: the reminder's e-mail waits for its retry.
+    let id = remind_in(&server, &token, med, 1).await;
+    advance_until(&server, &token, id, 1, |r| !r["failure_reason"].is_null()).await;
+    let (status, body) = post(
+        &server,
+        &format!("/api/medications/{med}/doses"),
+        Some(&token),
+        json!({ "dosage_id": id }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+
+    // The mail server comes back: the reminder ends without the stale e-mail.
+    let smtp = SmtpSink::start_on(smtp_port);
+    let done = advance_until(&server, &token, id, 2, |r| r["status"] == "cancelled").await;
+    assert_eq!(done["failure_reason"], "The dose was already logged");
+    advance_clock(&server, 60).await;
+    assert_eq!(
+        smtp.count_for("eve@example.test"),
+        0,
+        "no reminder for a dose already taken"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_gone_subscription_is_dropped_and_failed_push_falls_back_to_email() {
     let (push, smtp, server) = push_and_mail().await;
     let token = account(&server, "di@example.test").await;

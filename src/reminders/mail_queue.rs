@@ -19,6 +19,7 @@ use tokio::task::{JoinHandle, JoinSet};
 use super::dispatcher::{join_reasons, next_repeat};
 use crate::clock::{self, Clock};
 use crate::db::{Db, DbError};
+use crate::domain::notification::ReminderStatus;
 use crate::mailer::{Email, MailError, Mailer};
 use crate::store::deliveries::{self, NewDelivery};
 use crate::store::outbox::{self, QueuedMail};
@@ -131,6 +132,20 @@ impl MailQueue {
     }
 
     async fn send(&self, mail: QueuedMail) {
+        if mail.reminder_id.is_some() {
+            let now = self.clock.now();
+            let queued = mail.clone();
+            match self
+                .db
+                .write(move |conn| drop_if_answered(conn, &queued, now))
+                .await
+            {
+                Ok(true) => return,
+                Ok(false) => {}
+                // Sending is the safer mistake: a reminder too many, not a lost one.
+                Err(e) => tracing::error!(mail = mail.id, "cannot check the reminder of an e-mail: {e}"),
+            }
+        }
         let email = Email {
             subject: mail.subject.clone(),
             text: mail.text.clone(),
@@ -169,6 +184,40 @@ impl MailQueue {
             tokio::time::sleep(StdDuration::from_millis(20)).await;
         }
     }
+}
+
+/// A reminder's e-mail still waiting (for a retry, or behind a slow mail server) is not
+/// sent once the dose has been logged or the reminder cancelled: a reminder for a dose
+/// already taken is noise at best, and at worst invites a second dose. Returns whether it
+/// was dropped; a reminder the mail was holding ends as the dispatcher ends one it finds
+/// answered.
+fn drop_if_answered(conn: &mut Connection, mail: &QueuedMail, now: DateTime<Utc>) -> Result<bool, DbError> {
+    let Some(reminder_id) = mail.reminder_id else {
+        return Ok(false);
+    };
+    let tx = conn.transaction()?;
+    let (status, reason) = match reminders::job(&tx, reminder_id)? {
+        Some(job) if job.reminder.status == ReminderStatus::Cancelled => ("cancelled", None),
+        Some(job) if job.reminder.answered_at.is_some() => match mail.round {
+            Some(0) | None => ("cancelled", Some("The dose was already logged")),
+            // A repeat of a round that went out: the reminder stays sent.
+            Some(_) => ("sent", None),
+        },
+        Some(_) => return Ok(false),
+        // The medication (and so the reminder) was deleted: nothing left to remind of.
+        None => ("cancelled", None),
+    };
+    let at = clock::stamp(now);
+    outbox::attempt_failed(
+        &tx,
+        mail.id,
+        &at,
+        "not sent: the dose was logged or the reminder cancelled first",
+        None,
+    )?;
+    reminders::finish(&tx, reminder_id, reminders::HELD_BY_MAIL, status, reason)?;
+    tx.commit()?;
+    Ok(true)
 }
 
 /// Records an attempt's outcome, and for a mail that decides its reminder's round, the
