@@ -277,6 +277,8 @@ impl Db {
 trait Grouped: Send {
     /// Runs the write; true when its changes are to stay.
     fn run(&mut self, conn: &Connection) -> bool;
+    /// Whether the caller no longer waits for the answer.
+    fn abandoned(&self) -> bool;
     /// Answers the caller once the group's transaction has ended: its own error, the
     /// commit's, or its result.
     fn finish(self: Box<Self>, committed: Result<(), DbError>);
@@ -305,6 +307,10 @@ where
         keep
     }
 
+    fn abandoned(&self) -> bool {
+        self.answer.is_closed()
+    }
+
     fn finish(self: Box<Self>, committed: Result<(), DbError>) {
         let answer = match (self.result, committed) {
             (Some(Err(own)), _) => Err(own),
@@ -320,12 +326,25 @@ where
 /// One group commit: every job in one transaction, each in a savepoint, then one COMMIT.
 fn run_group(conn: &Connection, jobs: Vec<Box<dyn Grouped>>) {
     let mut pending: Vec<Box<dyn Grouped>> = Vec::with_capacity(jobs.len());
-    for mut job in jobs {
+    let mut jobs = jobs.into_iter();
+    while let Some(mut job) = jobs.next() {
+        // A caller that went away (a closed connection, a request cut off at shutdown) was
+        // told the write failed and may send it again: writing it now would log that dose
+        // twice.
+        if job.abandoned() {
+            job.finish(Err(DbError::Task("the caller went away".into())));
+            continue;
+        }
         if conn.is_autocommit()
             && let Err(e) = conn.execute_batch("BEGIN IMMEDIATE")
         {
+            // Another process holds the database (each try waits the busy timeout): the
+            // rest of the group would only wait as long again, one after another.
+            for rest in jobs.by_ref() {
+                rest.finish(Err(DbError::again(&e)));
+            }
             job.finish(Err(e.into()));
-            continue;
+            break;
         }
         let kept = conn
             .execute_batch("SAVEPOINT grouped_write")
@@ -370,6 +389,13 @@ fn run_group(conn: &Connection, jobs: Vec<Box<dyn Grouped>>) {
     for job in pending {
         job.finish(committed.as_ref().map_err(DbError::again).copied());
     }
+    // A transaction left open would make every later `Db::write` fail ("cannot start a
+    // transaction within a transaction") until a restart.
+    if !conn.is_autocommit()
+        && let Err(e) = conn.execute_batch("ROLLBACK")
+    {
+        tracing::error!("the writer connection is stuck in a transaction: {e}");
+    }
 }
 
 #[cfg(test)]
@@ -384,6 +410,68 @@ mod tests {
         conn.execute_batch("CREATE TABLE doses (n INTEGER NOT NULL)")
             .unwrap();
         (dir, Db::new(path, conn))
+    }
+
+    /// A request that went away while its write waited was told it failed; writing it
+    /// anyway would record a dose the person then logs again.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_grouped_write_whose_caller_went_away_is_not_written() {
+        let (_dir, db) = database();
+        let (release, released) = std::sync::mpsc::channel::<()>();
+        let (holding, held) = oneshot::channel();
+        let holder = {
+            let db = db.clone();
+            tokio::spawn(async move {
+                db.write(move |_| {
+                    let _ = holding.send(());
+                    let _ = released.recv();
+                    Ok::<_, DbError>(())
+                })
+                .await
+            })
+        };
+        held.await.unwrap();
+        let gone = {
+            let db = db.clone();
+            tokio::spawn(async move {
+                db.write_grouped(|conn| {
+                    conn.execute("INSERT INTO doses (n) VALUES (1)", [])?;
+                    Ok::<_, DbError>(())
+                })
+                .await
+            })
+        };
+        while db.inner.grouped.lock().unwrap().is_empty() {
+            tokio::task::yield_now().await;
+        }
+        gone.abort();
+        let _ = gone.await;
+        let kept = {
+            let db = db.clone();
+            tokio::spawn(async move {
+                db.write_grouped(|conn| {
+                    conn.execute("INSERT INTO doses (n) VALUES (2)", [])?;
+                    Ok::<_, DbError>(())
+                })
+                .await
+            })
+        };
+        while db.inner.grouped.lock().unwrap().len() < 2 {
+            tokio::task::yield_now().await;
+        }
+        release.send(()).unwrap();
+        holder.await.unwrap().unwrap();
+        kept.await.unwrap().unwrap();
+        let stored: Vec<i64> = db
+            .read(|conn| {
+                conn.prepare("SELECT n FROM doses ORDER BY n")?
+                    .query_map([], |row| row.get(0))?
+                    .collect::<rusqlite::Result<Vec<i64>>>()
+                    .map_err(DbError::from)
+            })
+            .await
+            .unwrap();
+        assert_eq!(stored, [2]);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
