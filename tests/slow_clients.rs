@@ -344,3 +344,35 @@ fn sigterm_lets_a_request_under_way_finish_and_closes_idle_connections_at_once()
         stopping.elapsed()
     );
 }
+
+/// A client that asks for large answers and stops reading them would otherwise keep its
+/// connection busy (never shed) for as long as it likes: it is closed once the answer
+/// makes no progress for `http.body_timeout_seconds`.
+#[test]
+fn a_client_that_stops_reading_its_answer_is_disconnected() {
+    let server = Server::start_with(|c| {
+        c.env("PILLBOX_HTTP_BODY_TIMEOUT_SECONDS", "1");
+    });
+    let mut stream = TcpStream::connect(server.base.trim_start_matches("http://")).unwrap();
+    // Twenty pipelined requests for a 1 MB asset, uncompressed: far more than the socket
+    // buffers hold, so the server must wait for a reader that never comes.
+    const ASKED: usize = 20;
+    let request = "GET /api-docs/redoc.standalone.js HTTP/1.1\r\nHost: pillbox\r\n\r\n".repeat(ASKED);
+    stream.write_all(request.as_bytes()).unwrap();
+    std::thread::sleep(Duration::from_secs(4));
+    // Now read everything there is: a server that gave up stops before the end.
+    stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut received = 0usize;
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        match stream.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => received += n,
+        }
+    }
+    assert!(
+        received < ASKED * 1_000_000,
+        "the whole {received} bytes came: the stalled connection was kept"
+    );
+    assert!(received > 0, "the answers started");
+}

@@ -111,6 +111,18 @@ struct Conn {
     wake: Notify,
 }
 
+/// A connection's place under the ceiling, given back when its task ends.
+struct Slot {
+    shared: Arc<Shared>,
+    id: u64,
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.shared.conns().remove(&self.id);
+    }
+}
+
 struct Shared {
     origin: Instant,
     limits: Limits,
@@ -217,8 +229,9 @@ pub async fn run(
                     shared.conns().insert(next_id, Arc::clone(&conn));
                     let (shared, app, id) = (Arc::clone(&shared), app.clone(), next_id);
                     tasks.spawn(async move {
+                        // Freed however the task ends, a handler's panic included.
+                        let _slot = Slot { shared: Arc::clone(&shared), id };
                         serve_connection(&shared, &conn, stream, peer, app).await;
-                        shared.conns().remove(&id);
                     });
                 }
                 Err(e) => {
@@ -265,6 +278,7 @@ async fn serve_connection(
         stream,
         conn: Arc::clone(conn),
         shared: Arc::clone(shared),
+        write_stall: None,
     });
     let service = {
         let (conn, shared) = (Arc::clone(conn), Arc::clone(shared));
@@ -394,6 +408,31 @@ struct Watched {
     stream: TcpStream,
     conn: Arc<Conn>,
     shared: Arc<Shared>,
+    /// Started when the client stops reading an answer: a busy connection is never shed, so
+    /// one that takes no bytes for `body_timeout` is closed, or clients that ask for large
+    /// answers and never read them could hold every place under the ceiling.
+    write_stall: Option<Pin<Box<tokio::time::Sleep>>>,
+}
+
+impl Watched {
+    /// Passes `poll` on, failing it once writing has made no progress for `body_timeout`.
+    fn watch_write<T>(&mut self, cx: &mut Context<'_>, poll: Poll<io::Result<T>>) -> Poll<io::Result<T>> {
+        if poll.is_ready() {
+            self.write_stall = None;
+            return poll;
+        }
+        let limit = self.shared.limits.body_timeout;
+        let stall = self
+            .write_stall
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep(limit)));
+        match stall.as_mut().poll(cx) {
+            Poll::Ready(()) => Poll::Ready(Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                "the client stopped reading the answer",
+            ))),
+            Poll::Pending => Poll::Pending,
+        }
+    }
 }
 
 impl AsyncRead for Watched {
@@ -419,7 +458,9 @@ impl AsyncRead for Watched {
 
 impl AsyncWrite for Watched {
     fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.get_mut().stream).poll_write(cx, buf)
+        let this = self.get_mut();
+        let poll = Pin::new(&mut this.stream).poll_write(cx, buf);
+        this.watch_write(cx, poll)
     }
 
     fn poll_write_vectored(
@@ -427,7 +468,9 @@ impl AsyncWrite for Watched {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.get_mut().stream).poll_write_vectored(cx, bufs)
+        let this = self.get_mut();
+        let poll = Pin::new(&mut this.stream).poll_write_vectored(cx, bufs);
+        this.watch_write(cx, poll)
     }
 
     fn is_write_vectored(&self) -> bool {
