@@ -50,6 +50,10 @@ pub const POLICY: Policy = Policy {
 
 /// Past this many tracked pairs, forgotten ones are swept.
 const SWEEP_AT: usize = 10_000;
+/// How long a pair that signed in stays exempt from the account's ceiling.
+const TRUSTED_FOR: Duration = Duration::from_secs(30 * 24 * 3600);
+/// Trusted pairs kept at most (memory stays bounded whatever the traffic).
+const MAX_TRUSTED: usize = 100_000;
 /// Wrong passwords remembered per pair for recognising repeats.
 const REMEMBERED_GUESSES: usize = 8;
 
@@ -100,6 +104,10 @@ pub struct SignInBudget {
     policy: Policy,
     key: [u8; 32],
     pairs: Mutex<HashMap<(AccountKey, String), Pair>>,
+    /// Pairs that signed in, and when: the account's ceiling does not apply to them, so
+    /// that guesses spread over many addresses cannot lock the owner out of a place the
+    /// owner has signed in from before.
+    trusted: Mutex<HashMap<(AccountKey, String), Instant>>,
     per_account: RateLimiter,
     per_client: RateLimiter,
 }
@@ -112,9 +120,31 @@ impl SignInBudget {
             policy,
             key,
             pairs: Mutex::new(HashMap::new()),
+            trusted: Mutex::new(HashMap::new()),
             per_account: RateLimiter::new(policy.account_ceiling, policy.ceiling_window),
             per_client: RateLimiter::new(policy.client_ceiling, policy.ceiling_window),
         }
+    }
+
+    /// The client a budget belongs to. An IPv6 client counts by its /64, the block one
+    /// subscriber gets: otherwise each of its 2^64 addresses would have budgets of its own.
+    fn client_key(client: &str) -> String {
+        match client.parse::<std::net::IpAddr>() {
+            Ok(std::net::IpAddr::V6(ip)) if ip.to_ipv4_mapped().is_none() => {
+                let block = u128::from(ip) & !((1u128 << 64) - 1);
+                format!("{}/64", std::net::Ipv6Addr::from(block))
+            }
+            Ok(std::net::IpAddr::V6(ip)) => ip.to_canonical().to_string(),
+            _ => client.to_owned(),
+        }
+    }
+
+    fn is_trusted(&self, key: AccountKey, client: &str, now: Instant) -> bool {
+        self.trusted
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&(key, client.to_owned()))
+            .is_some_and(|at| now.duration_since(*at) < TRUSTED_FOR)
     }
 
     fn account_key(account: &str) -> AccountKey {
@@ -159,7 +189,9 @@ impl SignInBudget {
         now: Instant,
     ) -> Result<Verdict, Limited> {
         let key = Self::account_key(account);
+        let client = &Self::client_key(client);
         let account_id = base16ct::lower::encode_string(&key);
+        let trusted = self.is_trusted(key, client, now);
         let mut pairs = self.pairs.lock().unwrap_or_else(|p| p.into_inner());
         if pairs.len() >= SWEEP_AT {
             pairs.retain(|_, pair| !pair.forgotten(now, &self.policy));
@@ -176,9 +208,11 @@ impl SignInBudget {
             return Err(Limited(round_up(wait)));
         }
         self.per_client.hit(client)?;
-        self.per_account
-            .hit(&account_id)
-            .inspect_err(|_| self.per_client.forgive(client))?;
+        if !trusted {
+            self.per_account
+                .hit(&account_id)
+                .inspect_err(|_| self.per_client.forgive(client))?;
+        }
         pair.failures += 1;
         pair.last_failure = Some(now);
         Ok(Verdict::Check)
@@ -187,6 +221,7 @@ impl SignInBudget {
     /// The try turned out right: it is not a failure after all.
     pub fn passed(&self, account: &str, client: &str) {
         let key = Self::account_key(account);
+        let client = &Self::client_key(client);
         if let Some(pair) = self
             .pairs
             .lock()
@@ -195,7 +230,9 @@ impl SignInBudget {
         {
             pair.failures = pair.failures.saturating_sub(1);
         }
-        self.per_account.forgive(&base16ct::lower::encode_string(&key));
+        if !self.is_trusted(key, client, Instant::now()) {
+            self.per_account.forgive(&base16ct::lower::encode_string(&key));
+        }
         self.per_client.forgive(client);
     }
 
@@ -203,6 +240,7 @@ impl SignInBudget {
     pub fn failed(&self, account: &str, client: &str, guess: Option<Fingerprint>) {
         let Some(guess) = guess else { return };
         let key = Self::account_key(account);
+        let client = &Self::client_key(client);
         let mut pairs = self.pairs.lock().unwrap_or_else(|p| p.into_inner());
         let pair = pairs.entry((key, client.to_owned())).or_default();
         if pair.wrong_guesses.len() >= REMEMBERED_GUESSES {
@@ -214,6 +252,7 @@ impl SignInBudget {
     /// Charges a failure found after the gate (a wrong code after the right password).
     pub fn charge(&self, account: &str, client: &str) {
         let key = Self::account_key(account);
+        let client = &Self::client_key(client);
         let now = Instant::now();
         {
             let mut pairs = self.pairs.lock().unwrap_or_else(|p| p.into_inner());
@@ -221,18 +260,32 @@ impl SignInBudget {
             pair.failures += 1;
             pair.last_failure = Some(now);
         }
-        self.per_account.record(&base16ct::lower::encode_string(&key));
+        if !self.is_trusted(key, client, now) {
+            self.per_account.record(&base16ct::lower::encode_string(&key));
+        }
         self.per_client.record(client);
     }
 
     /// Signed in from this address: its pair starts over. The account's ceiling keeps its
     /// count, or a distributed attack could reset it by watching the owner sign in.
     pub fn signed_in(&self, account: &str, client: &str) {
+        self.signed_in_at(account, client, Instant::now());
+    }
+
+    fn signed_in_at(&self, account: &str, client: &str, now: Instant) {
         let key = Self::account_key(account);
+        let client = Self::client_key(client);
         self.pairs
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .remove(&(key, client.to_owned()));
+            .remove(&(key, client.clone()));
+        let mut trusted = self.trusted.lock().unwrap_or_else(|p| p.into_inner());
+        if trusted.len() >= MAX_TRUSTED {
+            trusted.retain(|_, at| now.duration_since(*at) < TRUSTED_FOR);
+        }
+        if trusted.len() < MAX_TRUSTED {
+            trusted.insert((key, client), now);
+        }
     }
 }
 
@@ -265,6 +318,53 @@ mod tests {
             Ok(Verdict::Check)
         );
         budget.failed(account, client, Some(fp));
+    }
+
+    #[test]
+    fn guesses_from_many_addresses_do_not_lock_the_owner_out_where_they_signed_in_before() {
+        let budget = budget();
+        let start = Instant::now();
+        budget.signed_in_at(ANN, B, start);
+        // 12 failures (the account's ceiling here) from 12 addresses.
+        for i in 0..12 {
+            fail(&budget, ANN, &format!("192.0.2.{i}"), "guess", start);
+        }
+        let fp = budget.fingerprint(ANN, Some("hash"), "new guess");
+        assert!(
+            budget.begin_at(ANN, "198.51.100.77", Some(&fp), start).is_err(),
+            "a new address meets the account's ceiling"
+        );
+        assert_eq!(
+            budget.begin_at(ANN, B, Some(&fp), start),
+            Ok(Verdict::Check),
+            "where the owner signed in before, the ceiling does not apply"
+        );
+    }
+
+    #[test]
+    fn an_ipv6_client_counts_by_its_64_block() {
+        let budget = budget();
+        let start = Instant::now();
+        for i in 0..5 {
+            fail(
+                &budget,
+                ANN,
+                &format!("2001:db8:1:2::{i:x}"),
+                &format!("guess {i}"),
+                start,
+            );
+        }
+        let next = budget.fingerprint(ANN, Some("hash"), "guess 5");
+        assert_eq!(
+            budget.begin_at(ANN, "2001:db8:1:2:ffff::1", Some(&next), start),
+            Err(Limited(30)),
+            "the same /64 shares one budget"
+        );
+        assert_eq!(
+            budget.begin_at(ANN, "2001:db8:1:3::1", Some(&next), start),
+            Ok(Verdict::Check),
+            "another /64 is another client"
+        );
     }
 
     #[test]
