@@ -70,23 +70,30 @@ impl MailQueue {
 
     async fn run(self: Arc<Self>, mut stopped: watch::Receiver<bool>) {
         let mut sending: JoinSet<()> = JoinSet::new();
+        // After a failed claim (a full disk, a read-only file system) the due mail is still
+        // due: without a pause the loop would spin and fill the log.
+        let mut backoff = StdDuration::ZERO;
         loop {
             let free = SENDING_AT_ONCE - sending.len();
             if free > 0 && self.mailer.is_configured() {
                 match self.claim(free).await {
                     Ok(mails) => {
+                        backoff = StdDuration::ZERO;
                         for mail in mails {
                             let queue = Arc::clone(&self);
                             sending.spawn(async move { queue.send(mail).await });
                         }
                     }
-                    Err(e) => tracing::error!("the e-mail queue cannot be read: {e}"),
+                    Err(e) => {
+                        backoff = (backoff * 2).clamp(StdDuration::from_secs(1), IDLE_LOOK);
+                        tracing::error!("the e-mail queue cannot be read: {e}");
+                    }
                 }
             }
             // With every slot taken (or no SMTP), only a finished send or a new mail can
             // change anything: no timer, or the loop would spin on a due mail.
             let wait = if sending.len() < SENDING_AT_ONCE && self.mailer.is_configured() {
-                self.until_next().await
+                self.until_next().await.max(backoff)
             } else {
                 IDLE_LOOK
             };
