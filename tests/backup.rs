@@ -17,19 +17,8 @@ fn text(bytes: &[u8]) -> String {
 
 /// Runs `pillbox ARGS` with umask 000, so only the program's own care makes files private.
 fn run_wide_open(data_dir: &Path, args: &[&str]) -> Output {
-    let mut command = std::process::Command::new("sh");
-    command
-        .arg("-c")
-        .arg("umask 000; exec \"$0\" \"$@\"")
-        .arg(common::BIN)
-        .args(args);
-    for (name, _) in std::env::vars() {
-        if name.starts_with("PILLBOX_") || name == "NOTIFY_SOCKET" {
-            command.env_remove(name);
-        }
-    }
-    command
-        .env("PILLBOX_DATA_DIR", data_dir)
+    common::pillbox_wide_open(data_dir)
+        .args(args)
         .stdin(std::process::Stdio::null())
         .output()
         .unwrap()

@@ -269,19 +269,8 @@ fn send_test_names_an_unknown_account() {
 fn upgrading_an_existing_database_keeps_a_snapshot_first() {
     let temp = tempfile::tempdir().unwrap();
     let data_dir = temp.path().join("data");
-    std::fs::create_dir_all(&data_dir).unwrap();
     // A database as the first release left it: schema version 1, with an account.
-    let database = data_dir.join("pillbox.sqlite3");
-    let conn = rusqlite::Connection::open(&database).unwrap();
-    conn.execute_batch(include_str!("../migrations/0001_users.sql"))
-        .unwrap();
-    conn.execute(
-        "INSERT INTO users (email, password_hash, created_at, updated_at) VALUES ('old@example.org', 'x', 't', 't')",
-        [],
-    )
-    .unwrap();
-    conn.pragma_update(None, "user_version", 1).unwrap();
-    drop(conn);
+    let database = common::first_release_database(&data_dir);
 
     let output = run(&data_dir, &["migrate"]);
     assert!(output.status.success(), "{}", stderr(&output));

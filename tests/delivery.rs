@@ -10,7 +10,10 @@ use std::time::{Duration, Instant};
 
 use chrono::Utc;
 use common::push::PushService;
-use common::{Server, SmtpSink, advance_clock, assert_lead, call, get_json, post};
+use common::{
+    Server, SmtpSink, advance_clock, assert_lead, call, deliveries, get_json, post, register_device,
+    remind_in,
+};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
@@ -50,32 +53,6 @@ async fn medication(server: &Server, token: &str, body: Value) -> i64 {
     let (status, created) = post(server, "/api/medications", Some(token), body).await;
     assert_eq!(status, StatusCode::CREATED, "{created}");
     created["data"]["id"].as_i64().unwrap()
-}
-
-/// A one-off reminder for `medication`, due `seconds` from now with no lead.
-async fn remind_in(server: &Server, token: &str, medication: i64, seconds: i64) -> i64 {
-    let due = Utc::now() + chrono::Duration::seconds(seconds);
-    let (status, body) = post(
-        server,
-        "/api/notifications",
-        Some(token),
-        json!({ "medication_id": medication, "scheduled_time": due.to_rfc3339(), "reminder_minutes_before": 0 }),
-    )
-    .await;
-    assert_eq!(status, StatusCode::CREATED, "{body}");
-    body["data"]["id"].as_i64().unwrap()
-}
-
-async fn register_device(server: &Server, token: &str, push: &PushService, name: &str) {
-    let sub = push.subscribe(name);
-    let (status, body) = post(
-        server,
-        "/api/notifications/push/register",
-        Some(token),
-        json!({ "subscription": sub.json, "userAgent": "test browser" }),
-    )
-    .await;
-    assert_eq!(status, StatusCode::CREATED, "{body}");
 }
 
 async fn reminder(server: &Server, token: &str, id: i64) -> Value {
@@ -139,12 +116,6 @@ async fn send_test(server: &Server, token: &str, methods: Value) -> (StatusCode,
         json!({ "deliveryMethods": methods }),
     )
     .await
-}
-
-async fn deliveries(server: &Server, token: &str) -> Vec<Value> {
-    let (status, body) = get_json(server, "/api/notifications/history?limit=200", Some(token)).await;
-    assert_eq!(status, StatusCode::OK, "{body}");
-    body["data"].as_array().unwrap().clone()
 }
 
 fn take_token(url: &str) -> String {
@@ -373,32 +344,61 @@ async fn a_reminder_due_while_the_server_was_down_arrives_once_after_the_restart
     assert_eq!(push.received("laptop").len(), 2);
 }
 
+/// A person whose reminders go by e-mail only, on a server whose mail server is down
+/// (nobody listens on `smtp_port` until a test starts one there).
+struct EmailWithSmtpDown {
+    _push: PushService,
+    smtp_port: u16,
+    server: Server,
+    token: String,
+    med: i64,
+}
+
+impl EmailWithSmtpDown {
+    async fn start(retry_attempts: u32, email: &str, medication_name: &str) -> EmailWithSmtpDown {
+        let push = PushService::start().await;
+        let smtp_port = common::free_port();
+        let server = Server::start_with(|c| {
+            engine_env(c, &push);
+            c.env("PILLBOX_SMTP_HOST", "127.0.0.1")
+                .env("PILLBOX_SMTP_PORT", smtp_port.to_string())
+                .env("PILLBOX_SMTP_TLS", "none")
+                .env("PILLBOX_SMTP_FROM", "Pillbox <pillbox@example.test>")
+                .env("PILLBOX_REMINDERS_RETRY_ATTEMPTS", retry_attempts.to_string());
+        });
+        let token = account(&server, email).await;
+        put(
+            &server,
+            "/api/notifications/preferences",
+            &token,
+            json!({ "email_notifications_enabled": true, "default_delivery_methods": ["email"] }),
+        )
+        .await;
+        let med = medication(
+            &server,
+            &token,
+            json!({ "name": medication_name, "unit": "tablets", "frequency": "as_needed" }),
+        )
+        .await;
+        EmailWithSmtpDown {
+            _push: push,
+            smtp_port,
+            server,
+            token,
+            med,
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_smtp_outage_is_retried_then_failed_with_the_reason_and_a_returning_server_gets_the_reminder() {
-    let push = PushService::start().await;
-    let smtp_port = common::free_port();
-    let server = Server::start_with(|c| {
-        engine_env(c, &push);
-        c.env("PILLBOX_SMTP_HOST", "127.0.0.1")
-            .env("PILLBOX_SMTP_PORT", smtp_port.to_string())
-            .env("PILLBOX_SMTP_TLS", "none")
-            .env("PILLBOX_SMTP_FROM", "Pillbox <pillbox@example.test>")
-            .env("PILLBOX_REMINDERS_RETRY_ATTEMPTS", "3");
-    });
-    let token = account(&server, "cy@example.test").await;
-    put(
-        &server,
-        "/api/notifications/preferences",
-        &token,
-        json!({ "email_notifications_enabled": true, "default_delivery_methods": ["email"] }),
-    )
-    .await;
-    let med = medication(
-        &server,
-        &token,
-        json!({ "name": "Zinc", "unit": "tablets", "frequency": "as_needed" }),
-    )
-    .await;
+    let EmailWithSmtpDown {
+        _push: _push_service,
+        smtp_port,
+        server,
+        token,
+        med,
+    } = EmailWithSmtpDown::start(3, "cy@example.test", "Zinc").await;
 
     // Nobody listens on the SMTP port: 3 rounds (waits 1 s, 2 s), then failed with the reason.
     let lost = remind_in(&server, &token, med, 1).await;
@@ -425,30 +425,13 @@ async fn an_smtp_outage_is_retried_then_failed_with_the_reason_and_a_returning_s
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_reminder_email_waiting_for_a_retry_is_not_sent_once_the_dose_is_logged() {
-    let push = PushService::start().await;
-    let smtp_port = common::free_port();
-    let server = Server::start_with(|c| {
-        engine_env(c, &push);
-        c.env("PILLBOX_SMTP_HOST", "127.0.0.1")
-            .env("PILLBOX_SMTP_PORT", smtp_port.to_string())
-            .env("PILLBOX_SMTP_TLS", "none")
-            .env("PILLBOX_SMTP_FROM", "Pillbox <pillbox@example.test>")
-            .env("PILLBOX_REMINDERS_RETRY_ATTEMPTS", "5");
-    });
-    let token = account(&server, "eve@example.test").await;
-    put(
-        &server,
-        "/api/notifications/preferences",
-        &token,
-        json!({ "email_notifications_enabled": true, "default_delivery_methods": ["email"] }),
-    )
-    .await;
-    let med = medication(
-        &server,
-        &token,
-        json!({ "name": "Iron", "unit": "tablets", "frequency": "as_needed" }),
-    )
-    .await;
+    let EmailWithSmtpDown {
+        _push: _push_service,
+        smtp_port,
+        server,
+        token,
+        med,
+    } = EmailWithSmtpDown::start(5, "eve@example.test", "Iron").await;
 
     // The mail server is down: the reminder's e-mail waits for its retry.
     let id = remind_in(&server, &token, med, 1).await;

@@ -10,9 +10,8 @@ use std::net::{TcpListener, TcpStream};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use chrono::Utc;
 use common::push::PushService;
-use common::{Server, SmtpSink, advance_clock, call, get_json, post};
+use common::{Server, SmtpSink, advance_clock, call, deliveries, get_json, post, register_device, remind_in};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
@@ -52,18 +51,6 @@ async fn account(server: &Server, email: &str) -> String {
     common::verified_account(server, email).await
 }
 
-async fn register_device(server: &Server, token: &str, push: &PushService, name: &str) {
-    let sub = push.subscribe(name);
-    let (status, body) = post(
-        server,
-        "/api/notifications/push/register",
-        Some(token),
-        json!({ "subscription": sub.json }),
-    )
-    .await;
-    assert_eq!(status, StatusCode::CREATED, "{body}");
-}
-
 async fn medication(server: &Server, token: &str, name: &str) -> i64 {
     let (status, created) = post(
         server,
@@ -76,28 +63,8 @@ async fn medication(server: &Server, token: &str, name: &str) -> i64 {
     created["data"]["id"].as_i64().unwrap()
 }
 
-/// A one-off reminder due `seconds` from now (no lead).
-async fn remind_in(server: &Server, token: &str, medication: i64, seconds: i64) -> i64 {
-    let due = Utc::now() + chrono::Duration::seconds(seconds);
-    let (status, body) = post(
-        server,
-        "/api/notifications",
-        Some(token),
-        json!({ "medication_id": medication, "scheduled_time": due.to_rfc3339(), "reminder_minutes_before": 0 }),
-    )
-    .await;
-    assert_eq!(status, StatusCode::CREATED, "{body}");
-    body["data"]["id"].as_i64().unwrap()
-}
-
 async fn reminders(server: &Server, token: &str) -> Vec<Value> {
     let (_, body) = get_json(server, "/api/notifications?limit=200", Some(token)).await;
-    body["data"].as_array().unwrap().clone()
-}
-
-async fn deliveries(server: &Server, token: &str) -> Vec<Value> {
-    let (status, body) = get_json(server, "/api/notifications/history?limit=200", Some(token)).await;
-    assert_eq!(status, StatusCode::OK, "{body}");
     body["data"].as_array().unwrap().clone()
 }
 

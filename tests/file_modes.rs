@@ -16,20 +16,8 @@ use serde_json::json;
 
 /// `pillbox ARGS` started through `sh` with umask 000.
 fn wide_open(data_dir: &Path, args: &[&str]) -> Command {
-    let mut command = Command::new("sh");
-    command
-        .arg("-c")
-        .arg("umask 000; exec \"$0\" \"$@\"")
-        .arg(common::BIN)
-        .args(args);
-    for (name, _) in std::env::vars() {
-        if name.starts_with("PILLBOX_") || name == "NOTIFY_SOCKET" {
-            command.env_remove(name);
-        }
-    }
-    command
-        .env("PILLBOX_DATA_DIR", data_dir)
-        .env("PILLBOX_LOG_LEVEL", "info");
+    let mut command = common::pillbox_wide_open(data_dir);
+    command.args(args);
     command
 }
 
@@ -126,20 +114,9 @@ async fn a_server_started_with_umask_000_keeps_every_file_private() {
 async fn an_upgrade_and_a_restore_keep_an_old_readable_database_private() {
     let temp = tempfile::tempdir().unwrap();
     let data_dir = temp.path().join("data");
-    std::fs::create_dir_all(&data_dir).unwrap();
     // A database as the first release could leave it under a lax umask: schema version 1,
     // readable by everyone.
-    let database = data_dir.join("pillbox.sqlite3");
-    let conn = rusqlite::Connection::open(&database).unwrap();
-    conn.execute_batch(include_str!("../migrations/0001_users.sql"))
-        .unwrap();
-    conn.execute(
-        "INSERT INTO users (email, password_hash, created_at, updated_at) VALUES ('old@example.org', 'x', 't', 't')",
-        [],
-    )
-    .unwrap();
-    conn.pragma_update(None, "user_version", 1).unwrap();
-    drop(conn);
+    let database = common::first_release_database(&data_dir);
     std::fs::set_permissions(&database, std::fs::Permissions::from_mode(0o644)).unwrap();
 
     let server = Server::start_command(

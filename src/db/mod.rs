@@ -403,20 +403,13 @@ mod tests {
     use super::*;
     use rusqlite::StatementStatus;
 
-    fn database() -> (tempfile::TempDir, Db) {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("test.sqlite3");
-        let conn = open_connection(&path, true).unwrap();
-        conn.execute_batch("CREATE TABLE doses (n INTEGER NOT NULL)")
-            .unwrap();
-        (dir, Db::new(path, conn))
-    }
-
-    /// A request that went away while its write waited was told it failed; writing it
-    /// anyway would record a dose the person then logs again.
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_grouped_write_whose_caller_went_away_is_not_written() {
-        let (_dir, db) = database();
+    /// Holds the writer until the sender is used, so that grouped writes queue up meanwhile.
+    async fn hold_writer(
+        db: &Db,
+    ) -> (
+        std::sync::mpsc::Sender<()>,
+        tokio::task::JoinHandle<Result<(), DbError>>,
+    ) {
         let (release, released) = std::sync::mpsc::channel::<()>();
         let (holding, held) = oneshot::channel();
         let holder = {
@@ -431,6 +424,36 @@ mod tests {
             })
         };
         held.await.unwrap();
+        (release, holder)
+    }
+
+    /// The rows of the test table.
+    async fn stored(db: &Db) -> Vec<i64> {
+        db.read(|conn| {
+            conn.prepare("SELECT n FROM doses ORDER BY n")?
+                .query_map([], |row| row.get(0))?
+                .collect::<rusqlite::Result<Vec<i64>>>()
+                .map_err(DbError::from)
+        })
+        .await
+        .unwrap()
+    }
+
+    fn database() -> (tempfile::TempDir, Db) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("test.sqlite3");
+        let conn = open_connection(&path, true).unwrap();
+        conn.execute_batch("CREATE TABLE doses (n INTEGER NOT NULL)")
+            .unwrap();
+        (dir, Db::new(path, conn))
+    }
+
+    /// A request that went away while its write waited was told it failed; writing it
+    /// anyway would record a dose the person then logs again.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_grouped_write_whose_caller_went_away_is_not_written() {
+        let (_dir, db) = database();
+        let (release, holder) = hold_writer(&db).await;
         let gone = {
             let db = db.clone();
             tokio::spawn(async move {
@@ -462,15 +485,7 @@ mod tests {
         release.send(()).unwrap();
         holder.await.unwrap().unwrap();
         kept.await.unwrap().unwrap();
-        let stored: Vec<i64> = db
-            .read(|conn| {
-                conn.prepare("SELECT n FROM doses ORDER BY n")?
-                    .query_map([], |row| row.get(0))?
-                    .collect::<rusqlite::Result<Vec<i64>>>()
-                    .map_err(DbError::from)
-            })
-            .await
-            .unwrap();
+        let stored = stored(&db).await;
         assert_eq!(stored, [2]);
     }
 
@@ -478,20 +493,7 @@ mod tests {
     async fn grouped_writes_share_a_commit_and_a_failing_one_fails_alone() {
         let (_dir, db) = database();
         // Hold the writer so that the writes below queue up and run as one group.
-        let (release, released) = std::sync::mpsc::channel::<()>();
-        let (holding, held) = oneshot::channel();
-        let holder = {
-            let db = db.clone();
-            tokio::spawn(async move {
-                db.write(move |_| {
-                    let _ = holding.send(());
-                    let _ = released.recv();
-                    Ok::<_, DbError>(())
-                })
-                .await
-            })
-        };
-        held.await.unwrap();
+        let (release, holder) = hold_writer(&db).await;
         let wal = db.inner.path.with_extension("sqlite3-wal");
         let wal_before = std::fs::metadata(&wal).unwrap().len();
         let writes: Vec<_> = (0..10i64)
@@ -528,15 +530,7 @@ mod tests {
                 .collect::<Vec<_>>(),
             [0, 1, 2, 4, 5, 7, 8, 9]
         );
-        let stored: Vec<i64> = db
-            .read(|conn| {
-                conn.prepare("SELECT n FROM doses ORDER BY n")?
-                    .query_map([], |row| row.get(0))?
-                    .collect::<rusqlite::Result<Vec<i64>>>()
-                    .map_err(DbError::from)
-            })
-            .await
-            .unwrap();
+        let stored = stored(&db).await;
         assert_eq!(stored, [0, 1, 2, 4, 5, 7, 8, 9], "the others' rows stay");
         // One commit wrote the table's page once; a commit per write would have appended it
         // to the write-ahead log eight times.

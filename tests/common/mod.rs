@@ -14,7 +14,18 @@ pub const BIN: &str = env!("CARGO_BIN_EXE_pillbox");
 
 /// A `pillbox` command with a clean environment: no `PILLBOX_*` from the developer's shell.
 pub fn pillbox(data_dir: &Path) -> Command {
-    let mut command = Command::new(BIN);
+    with_clean_env(Command::new(BIN), data_dir)
+}
+
+/// `pillbox` started through `sh` with umask 000 (and the same clean environment), so only
+/// the program's own care makes its files private.
+pub fn pillbox_wide_open(data_dir: &Path) -> Command {
+    let mut command = Command::new("sh");
+    command.arg("-c").arg("umask 000; exec \"$0\" \"$@\"").arg(BIN);
+    with_clean_env(command, data_dir)
+}
+
+fn with_clean_env(mut command: Command, data_dir: &Path) -> Command {
     for (name, _) in std::env::vars() {
         if name.starts_with("PILLBOX_") || name == "NOTIFY_SOCKET" {
             command.env_remove(name);
@@ -24,6 +35,22 @@ pub fn pillbox(data_dir: &Path) -> Command {
         .env("PILLBOX_DATA_DIR", data_dir)
         .env("PILLBOX_LOG_LEVEL", "info");
     command
+}
+
+/// A database as the first release left it in `data_dir`: schema version 1, one account.
+pub fn first_release_database(data_dir: &Path) -> PathBuf {
+    std::fs::create_dir_all(data_dir).unwrap();
+    let database = data_dir.join("pillbox.sqlite3");
+    let conn = rusqlite::Connection::open(&database).unwrap();
+    conn.execute_batch(include_str!("../../migrations/0001_users.sql"))
+        .unwrap();
+    conn.execute(
+        "INSERT INTO users (email, password_hash, created_at, updated_at) VALUES ('old@example.org', 'x', 't', 't')",
+        [],
+    )
+    .unwrap();
+    conn.pragma_update(None, "user_version", 1).unwrap();
+    database
 }
 
 /// Runs a CLI command to completion.
@@ -239,6 +266,40 @@ pub async fn verified_account(server: &Server, email: &str) -> String {
         String::from_utf8_lossy(&created.stderr)
     );
     login(server, email).await
+}
+
+/// A one-off reminder for `medication`, due `seconds` from now with no lead.
+pub async fn remind_in(server: &Server, token: &str, medication: i64, seconds: i64) -> i64 {
+    let due = chrono::Utc::now() + chrono::Duration::seconds(seconds);
+    let (status, body) = post(
+        server,
+        "/api/notifications",
+        Some(token),
+        serde_json::json!({ "medication_id": medication, "scheduled_time": due.to_rfc3339(), "reminder_minutes_before": 0 }),
+    )
+    .await;
+    assert_eq!(status, reqwest::StatusCode::CREATED, "{body}");
+    body["data"]["id"].as_i64().unwrap()
+}
+
+/// A device of the local push service `push`, subscribed to the signed-in account.
+pub async fn register_device(server: &Server, token: &str, push: &push::PushService, name: &str) {
+    let sub = push.subscribe(name);
+    let (status, body) = post(
+        server,
+        "/api/notifications/push/register",
+        Some(token),
+        serde_json::json!({ "subscription": sub.json, "userAgent": "test browser" }),
+    )
+    .await;
+    assert_eq!(status, reqwest::StatusCode::CREATED, "{body}");
+}
+
+/// The account's delivery history, newest first.
+pub async fn deliveries(server: &Server, token: &str) -> Vec<serde_json::Value> {
+    let (status, body) = get_json(server, "/api/notifications/history?limit=200", Some(token)).await;
+    assert_eq!(status, reqwest::StatusCode::OK, "{body}");
+    body["data"].as_array().unwrap().clone()
 }
 
 /// Signs an account registered by `register` in again and returns its new token.
