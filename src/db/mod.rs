@@ -130,6 +130,19 @@ struct Inner {
     reader_slots: Arc<Semaphore>,
 }
 
+impl Inner {
+    fn take_idle_reader(&self) -> Option<Connection> {
+        self.idle_readers.lock().unwrap_or_else(|p| p.into_inner()).pop()
+    }
+
+    fn give_back_reader(&self, conn: Connection) {
+        self.idle_readers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(conn);
+    }
+}
+
 impl Db {
     /// Wraps an opened (and migrated) writer connection.
     pub fn new(path: PathBuf, writer: Connection) -> Db {
@@ -171,26 +184,13 @@ impl Db {
         let Ok(permit) = self.inner.reader_slots.clone().try_acquire_owned() else {
             return self.read(f).await;
         };
-        let idle = self
-            .inner
-            .idle_readers
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .pop();
-        let conn = match idle {
-            Some(conn) => conn,
-            // Opening a connection is file work: do it off the runtime, once.
-            None => {
-                drop(permit);
-                return self.read(f).await;
-            }
+        // Opening a connection is file work: that is done off the runtime, by `read`.
+        let Some(conn) = self.inner.take_idle_reader() else {
+            drop(permit);
+            return self.read(f).await;
         };
         let result = f(&conn);
-        self.inner
-            .idle_readers
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(conn);
+        self.inner.give_back_reader(conn);
         drop(permit);
         result
     }
@@ -255,17 +255,12 @@ impl Db {
         let inner = self.inner.clone();
         tokio::task::spawn_blocking(move || {
             let _permit = permit;
-            let idle = inner.idle_readers.lock().unwrap_or_else(|p| p.into_inner()).pop();
-            let conn = match idle {
+            let conn = match inner.take_idle_reader() {
                 Some(conn) => conn,
                 None => open_reader(&inner.path).map_err(|e| E::from(DbError::from(e)))?,
             };
             let result = f(&conn);
-            inner
-                .idle_readers
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .push(conn);
+            inner.give_back_reader(conn);
             result
         })
         .await
