@@ -15,7 +15,7 @@ use super::answers::{Message, MessageData, message, message_data};
 use super::error::{ApiError, ApiResult, Data, ErrorBody, data};
 use super::extract::ApiJson;
 use super::session::{AuthUser, accounts, bearer_token};
-use crate::security::client_ip::ClientIp;
+use crate::security::client_ip::{ClientIp, limit_key};
 use crate::services::ErrorCode;
 use crate::services::accounts::{Profile, Registered, SignedIn};
 
@@ -72,7 +72,7 @@ pub async fn register(
     ApiJson(body): ApiJson<Credentials>,
 ) -> ApiResult<Response> {
     let registered = accounts(&state)
-        .register(&ip.to_string(), &body.email, body.password, state.clock.now())
+        .register(&limit_key(ip), &body.email, body.password, state.clock.now())
         .await?;
     let answer = match registered {
         Registered::SignedIn(session) => RegisterAnswer::SignedIn(Data {
@@ -117,7 +117,7 @@ pub async fn login(
     let code = body.code.or(body.otp);
     let session = accounts(&state)
         .login(
-            &ip.to_string(),
+            &limit_key(ip),
             &body.email,
             body.password,
             code.as_deref(),
@@ -274,7 +274,7 @@ pub async fn delete_me(
 ) -> ApiResult<Json<Message>> {
     accounts(&state)
         .delete_account(
-            &ip.to_string(),
+            &limit_key(ip),
             user,
             body.password,
             state.backups_dir.to_path_buf(),
@@ -313,7 +313,7 @@ pub async fn verify_email(
     Path(token): Path<String>,
 ) -> ApiResult<Json<EmailVerified>> {
     if accounts(&state)
-        .verify_email(&ip.to_string(), &token, state.clock.now())
+        .verify_email(&limit_key(ip), &token, state.clock.now())
         .await?
     {
         Ok(Json(EmailVerified {
@@ -357,7 +357,7 @@ pub async fn resend_verification(
     ApiJson(body): ApiJson<ResendBody>,
 ) -> ApiResult<Json<Message>> {
     accounts(&state)
-        .resend_verification(&ip.to_string(), &body.email, state.clock.now())
+        .resend_verification(&limit_key(ip), &body.email, state.clock.now())
         .await?;
     Ok(message(
         "If an account with that address is waiting for verification, a new link has been sent.",
@@ -394,7 +394,7 @@ pub async fn change_password(
 ) -> ApiResult<Json<MessageData<SignedIn>>> {
     let session = accounts(&state)
         .change_password(
-            &ip.to_string(),
+            &limit_key(ip),
             user,
             body.current_password,
             body.new_password,

@@ -22,7 +22,7 @@ use super::session::AuthUser;
 use crate::domain::dose::DoseStatus;
 use crate::domain::notification::{DeliveryMethod, ReminderStatus, check_methods};
 use crate::reminders::dispatcher::ChannelReport;
-use crate::security::client_ip::ClientIp;
+use crate::security::client_ip::{ClientIp, limit_key};
 use crate::services::doses::{self, Recorded};
 use crate::services::notifications::{
     self as prefs, GlobalChanges, MedicationChanges, MedicationPreferences, NotificationSettings, Preferences,
@@ -881,7 +881,7 @@ pub async fn take_details(
     ClientIp(ip): ClientIp,
     ApiPath(token): ApiPath<String>,
 ) -> ApiResult<Json<Data<TakeDetails>>> {
-    limited(state.limits.take_links_per_client.hit(&ip.to_string()))?;
+    limited(state.limits.take_links_per_client.hit(&limit_key(ip)))?;
     let now = state.clock.now();
     let body = state
         .db
@@ -920,7 +920,7 @@ pub async fn take_log(
     ApiPath(token): ApiPath<String>,
     body: axum::body::Bytes,
 ) -> ApiResult<Response> {
-    limited(state.limits.take_links_per_client.hit(&ip.to_string()))?;
+    limited(state.limits.take_links_per_client.hit(&limit_key(ip)))?;
     let now = state.clock.now();
     // An implausible token is refused before the body is read.
     reminders::check_token(&token)?;

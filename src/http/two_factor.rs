@@ -18,7 +18,7 @@ use super::answers::{Message, MessageData, message, message_data};
 use super::error::{ApiError, ApiResult, Data, ErrorBody, data};
 use super::extract::ApiJson;
 use super::session::{AuthUser, accounts};
-use crate::security::client_ip::ClientIp;
+use crate::security::client_ip::{ClientIp, limit_key};
 use crate::services::accounts::{
     BackupCodes, Disabled, Enabled, Preference, SetupStep, SignedIn, TotpSetup, TwoFactorMethod,
     TwoFactorStatus,
@@ -67,7 +67,7 @@ pub async fn check_login_requirements(
     ApiJson(body): ApiJson<RequirementsBody>,
 ) -> ApiResult<Json<LoginRequirements>> {
     let needs = accounts(&state)
-        .login_requirements(&ip.to_string(), &body.email, body.password)
+        .login_requirements(&limit_key(ip), &body.email, body.password)
         .await?;
     Ok(Json(LoginRequirements {
         success: true,
@@ -111,7 +111,7 @@ pub async fn generate_otp(
 ) -> ApiResult<Json<Message>> {
     let said = accounts(&state)
         .send_sign_in_code(
-            &ip.to_string(),
+            &limit_key(ip),
             &body.email,
             body.password,
             &body.method,
@@ -153,7 +153,7 @@ pub async fn verify_otp(
 ) -> ApiResult<Json<Data<SignedIn>>> {
     let session = accounts(&state)
         .verify_code(
-            &ip.to_string(),
+            &limit_key(ip),
             &body.email,
             body.password,
             &body.otp,
@@ -222,7 +222,7 @@ pub async fn setup(
 ) -> ApiResult<Json<SetupAnswer>> {
     let step = accounts(&state)
         .setup(
-            &ip.to_string(),
+            &limit_key(ip),
             &user,
             &body.method,
             body.password,
@@ -263,7 +263,7 @@ pub async fn setup_email(
 ) -> ApiResult<Json<MessageData<Enabled>>> {
     let accounts = accounts(&state);
     accounts
-        .confirm_password(&ip.to_string(), &user, body.password)
+        .confirm_password(&limit_key(ip), &user, body.password)
         .await?;
     Ok(email_enabled(
         accounts.enable_email(&user, state.clock.now()).await?,
@@ -291,7 +291,7 @@ pub async fn setup_totp(
 ) -> ApiResult<Json<Data<TotpSetup>>> {
     let accounts = accounts(&state);
     accounts
-        .confirm_password(&ip.to_string(), &user, body.password)
+        .confirm_password(&limit_key(ip), &user, body.password)
         .await?;
     Ok(data(accounts.start_totp(&user).await?))
 }
@@ -392,7 +392,7 @@ pub async fn disable_all(
     let method = body.method.filter(|m| !m.is_empty());
     let disabled = accounts(&state)
         .disable_all(
-            &ip.to_string(),
+            &limit_key(ip),
             &user,
             method.as_deref(),
             &body.backup_code,
@@ -451,7 +451,7 @@ pub async fn regenerate_backup_codes(
 ) -> ApiResult<Json<Data<BackupCodes>>> {
     Ok(data(
         accounts(&state)
-            .regenerate_backup_codes(&ip.to_string(), &user, body.password)
+            .regenerate_backup_codes(&limit_key(ip), &user, body.password)
             .await?,
     ))
 }

@@ -39,6 +39,18 @@ pub fn resolve(peer: IpAddr, forwarded_for: Option<&str>, trusted: &[IpNet]) -> 
         .unwrap_or(peer)
 }
 
+/// The key a per-address limit counts by: the address, or for IPv6 its /64, the block one
+/// subscriber gets (else each of its 2^64 addresses would have a budget of its own).
+pub fn limit_key(ip: IpAddr) -> String {
+    match canonical(ip) {
+        IpAddr::V6(v6) => {
+            let block = u128::from(v6) & !((1u128 << 64) - 1);
+            format!("{}/64", std::net::Ipv6Addr::from(block))
+        }
+        v4 => v4.to_string(),
+    }
+}
+
 /// The proxies whose `X-Forwarded-For` is believed; the server's state hands them over.
 #[derive(Clone, Default)]
 pub struct TrustedProxies(pub Arc<Vec<IpNet>>);
@@ -79,6 +91,15 @@ mod tests {
 
     fn ip(s: &str) -> IpAddr {
         s.parse().unwrap()
+    }
+
+    #[test]
+    fn an_ipv6_client_is_limited_by_its_64_block() {
+        assert_eq!(limit_key(ip("2001:db8:1:2::1")), "2001:db8:1:2::/64");
+        assert_eq!(limit_key(ip("2001:db8:1:2:ffff::1")), "2001:db8:1:2::/64");
+        assert_eq!(limit_key(ip("2001:db8:1:3::1")), "2001:db8:1:3::/64");
+        assert_eq!(limit_key(ip("::ffff:198.51.100.1")), "198.51.100.1");
+        assert_eq!(limit_key(ip("198.51.100.1")), "198.51.100.1");
     }
 
     #[test]

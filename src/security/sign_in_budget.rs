@@ -126,19 +126,6 @@ impl SignInBudget {
         }
     }
 
-    /// The client a budget belongs to. An IPv6 client counts by its /64, the block one
-    /// subscriber gets: otherwise each of its 2^64 addresses would have budgets of its own.
-    fn client_key(client: &str) -> String {
-        match client.parse::<std::net::IpAddr>() {
-            Ok(std::net::IpAddr::V6(ip)) if ip.to_ipv4_mapped().is_none() => {
-                let block = u128::from(ip) & !((1u128 << 64) - 1);
-                format!("{}/64", std::net::Ipv6Addr::from(block))
-            }
-            Ok(std::net::IpAddr::V6(ip)) => ip.to_canonical().to_string(),
-            _ => client.to_owned(),
-        }
-    }
-
     fn is_trusted(&self, key: AccountKey, client: &str, now: Instant) -> bool {
         self.trusted
             .lock()
@@ -171,7 +158,8 @@ impl SignInBudget {
 
     /// Decides a try of `account` from `client` and, when it is to be checked, counts it as
     /// a failure at once (parallel tries cannot all slip through before one is counted).
-    /// `guess` is the password's fingerprint (none for a code).
+    /// `client` is the address's limit key (`client_ip::limit_key`); `guess` is the
+    /// password's fingerprint (none for a code).
     pub fn begin(
         &self,
         account: &str,
@@ -189,7 +177,6 @@ impl SignInBudget {
         now: Instant,
     ) -> Result<Verdict, Limited> {
         let key = Self::account_key(account);
-        let client = &Self::client_key(client);
         let account_id = base16ct::lower::encode_string(&key);
         let trusted = self.is_trusted(key, client, now);
         let mut pairs = self.pairs.lock().unwrap_or_else(|p| p.into_inner());
@@ -221,7 +208,6 @@ impl SignInBudget {
     /// The try turned out right: it is not a failure after all.
     pub fn passed(&self, account: &str, client: &str) {
         let key = Self::account_key(account);
-        let client = &Self::client_key(client);
         if let Some(pair) = self
             .pairs
             .lock()
@@ -240,7 +226,6 @@ impl SignInBudget {
     pub fn failed(&self, account: &str, client: &str, guess: Option<Fingerprint>) {
         let Some(guess) = guess else { return };
         let key = Self::account_key(account);
-        let client = &Self::client_key(client);
         let mut pairs = self.pairs.lock().unwrap_or_else(|p| p.into_inner());
         let pair = pairs.entry((key, client.to_owned())).or_default();
         if pair.wrong_guesses.len() >= REMEMBERED_GUESSES {
@@ -252,7 +237,6 @@ impl SignInBudget {
     /// Charges a failure found after the gate (a wrong code after the right password).
     pub fn charge(&self, account: &str, client: &str) {
         let key = Self::account_key(account);
-        let client = &Self::client_key(client);
         let now = Instant::now();
         {
             let mut pairs = self.pairs.lock().unwrap_or_else(|p| p.into_inner());
@@ -274,7 +258,7 @@ impl SignInBudget {
 
     fn signed_in_at(&self, account: &str, client: &str, now: Instant) {
         let key = Self::account_key(account);
-        let client = Self::client_key(client);
+        let client = client.to_owned();
         self.pairs
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -338,32 +322,6 @@ mod tests {
             budget.begin_at(ANN, B, Some(&fp), start),
             Ok(Verdict::Check),
             "where the owner signed in before, the ceiling does not apply"
-        );
-    }
-
-    #[test]
-    fn an_ipv6_client_counts_by_its_64_block() {
-        let budget = budget();
-        let start = Instant::now();
-        for i in 0..5 {
-            fail(
-                &budget,
-                ANN,
-                &format!("2001:db8:1:2::{i:x}"),
-                &format!("guess {i}"),
-                start,
-            );
-        }
-        let next = budget.fingerprint(ANN, Some("hash"), "guess 5");
-        assert_eq!(
-            budget.begin_at(ANN, "2001:db8:1:2:ffff::1", Some(&next), start),
-            Err(Limited(30)),
-            "the same /64 shares one budget"
-        );
-        assert_eq!(
-            budget.begin_at(ANN, "2001:db8:1:3::1", Some(&next), start),
-            Ok(Verdict::Check),
-            "another /64 is another client"
         );
     }
 
