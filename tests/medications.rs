@@ -1670,3 +1670,90 @@ async fn doses_logged_at_the_same_moment_are_all_kept_and_a_refused_one_fails_al
     assert_eq!(kept, entries);
     assert_eq!(stock(&server, &token, id).await, 14.0);
 }
+
+/// GET /api/medications with an Accept-Encoding: its headers and its body decoded.
+async fn list_as(server: &Server, token: &str, accept: &str) -> (Option<String>, String, Value) {
+    let answer = common::client()
+        .get(server.url("/api/medications"))
+        .bearer_auth(token)
+        .header("accept-encoding", accept)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), StatusCode::OK);
+    let header = |name: &str| answer.headers().get(name).map(|v| v.to_str().unwrap().to_owned());
+    let (encoding, vary) = (header("content-encoding"), header("vary").unwrap_or_default());
+    let bytes = answer.bytes().await.unwrap();
+    let mut json = Vec::new();
+    match encoding.as_deref() {
+        Some("br") => {
+            std::io::Read::read_to_end(&mut brotli::Decompressor::new(&bytes[..], 4096), &mut json).unwrap();
+        }
+        Some("gzip") => {
+            std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut json).unwrap();
+        }
+        None => json = bytes.to_vec(),
+        Some(other) => panic!("unexpected encoding {other}"),
+    }
+    (encoding, vary, serde_json::from_slice(&json).unwrap())
+}
+
+/// The list is the app's first screen and is kept between requests: what it shows is never
+/// older than what is stored, whoever changed it (this server or another process beside it),
+/// and it reads the same in every encoding a browser asks for.
+#[tokio::test]
+async fn the_list_is_never_older_than_the_database_and_reads_the_same_in_every_encoding() {
+    let temp = tempfile::tempdir().unwrap();
+    let data_dir = temp.path().join("data");
+    let server = Server::start_in(&data_dir, open_signups).unwrap();
+    let token = account(&server, "ann@example.org").await;
+    let id = create(&server, &token, tablets()).await["id"].as_i64().unwrap();
+    // Long enough to be worth compressing.
+    for name in ["Zinc", "Zolpidem"] {
+        create(
+            &server,
+            &token,
+            json!({ "name": name, "unit": "mg", "notes": "x".repeat(300) }),
+        )
+        .await;
+    }
+    let stock_listed = |list: &Value| list["data"][0]["inventory"]["current_quantity"].as_f64().unwrap();
+    for _ in 0..3 {
+        assert_eq!(stock_listed(&list_as(&server, &token, "identity").await.2), 30.0);
+    }
+
+    dose(&server, &token, id, json!({})).await;
+    let (_, _, list) = list_as(&server, &token, "identity").await;
+    assert_eq!(stock_listed(&list), 29.0);
+    assert_eq!(list["data"][0]["doses"].as_array().unwrap().len(), 1);
+
+    // Another process (a script, a CLI command) changes the database beside the server.
+    database(&data_dir)
+        .execute(
+            "UPDATE medications SET name = 'Ibuprofen 400' WHERE id = ?1",
+            [id],
+        )
+        .unwrap();
+    let (_, _, list) = list_as(&server, &token, "identity").await;
+    assert_eq!(list["data"][0]["name"], "Ibuprofen 400");
+
+    let (plain_encoding, vary, plain) = list_as(&server, &token, "identity").await;
+    assert_eq!(plain_encoding, None);
+    assert!(vary.contains("accept-encoding"), "{vary}");
+    for (accept, expected) in [
+        ("gzip, deflate, br, zstd", "br"),
+        ("gzip", "gzip"),
+        ("br;q=0, gzip;q=0.8", "gzip"),
+    ] {
+        for _ in 0..2 {
+            let (encoding, vary, list) = list_as(&server, &token, accept).await;
+            assert_eq!(encoding.as_deref(), Some(expected), "{accept}");
+            assert!(vary.contains("accept-encoding"), "{vary}");
+            assert_eq!(list, plain, "{accept}");
+        }
+    }
+
+    // Another person sees their own (empty) list, not Ann's kept one.
+    let bob = account(&server, "bob@example.org").await;
+    assert_eq!(list_as(&server, &bob, "gzip").await.2["data"], json!([]));
+}

@@ -91,6 +91,7 @@ pub fn run(args: ServeArgs) -> CliResult {
             data_dir: Arc::new(paths.data_dir.clone()),
             write_probe: Arc::default(),
             clock,
+            list_cache: Arc::default(),
         };
         let bind = state.settings.bind;
         let listener =

@@ -14,6 +14,7 @@ pub mod migrations;
 
 use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex as StdMutex};
 use std::time::Duration;
 
@@ -109,6 +110,11 @@ pub fn shrink_memory(conn: &Connection) -> rusqlite::Result<()> {
     conn.execute_batch("PRAGMA shrink_memory")
 }
 
+fn data_version(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.prepare_cached("PRAGMA data_version")?
+        .query_row([], |row| row.get(0))
+}
+
 fn open_reader(path: &Path) -> rusqlite::Result<Connection> {
     let conn = open_connection(path, false)?;
     conn.pragma_update(None, "query_only", "ON")?;
@@ -128,6 +134,10 @@ struct Inner {
     grouped: StdMutex<Vec<Box<dyn Grouped>>>,
     idle_readers: StdMutex<Vec<Connection>>,
     reader_slots: Arc<Semaphore>,
+    /// A reader kept aside to notice commits (see `Db::version`), with the last
+    /// `data_version` it saw.
+    watcher: StdMutex<Option<(Connection, i64)>>,
+    version: AtomicU64,
 }
 
 impl Inner {
@@ -153,8 +163,42 @@ impl Db {
                 grouped: StdMutex::new(Vec::new()),
                 idle_readers: StdMutex::new(Vec::new()),
                 reader_slots: Arc::new(Semaphore::new(READERS)),
+                watcher: StdMutex::new(None),
+                version: AtomicU64::new(0),
             }),
         }
+    }
+
+    /// A number that is larger than any it answered before whenever something was
+    /// committed to the database since, by this process or another (a CLI command beside
+    /// the server, a restore). What is computed from a read that began after asking may be
+    /// reused for as long as the number stays the same. `None` when it cannot be told (no
+    /// reader opened yet, or the database fails): then nothing may be reused.
+    ///
+    /// One connection watches SQLite's `data_version`, which changes for a connection
+    /// whenever another connection commits; it costs a look at the WAL index in shared
+    /// memory, no file read.
+    pub fn version(&self) -> Option<u64> {
+        let mut watcher = self.inner.watcher.lock().unwrap_or_else(|p| p.into_inner());
+        if watcher.is_none() {
+            // Opening is file work, not for the runtime: take a reader `read` opened.
+            let conn = self.inner.take_idle_reader()?;
+            let seen = data_version(&conn).ok()?;
+            *watcher = Some((conn, seen));
+            // What was cached before the watcher saw anything is not trusted.
+            return Some(self.inner.version.fetch_add(1, Ordering::SeqCst) + 1);
+        }
+        let (conn, seen) = watcher.as_mut()?;
+        let Ok(now) = data_version(conn) else {
+            // Its next answer starts afresh.
+            *watcher = None;
+            return None;
+        };
+        if now != *seen {
+            *seen = now;
+            return Some(self.inner.version.fetch_add(1, Ordering::SeqCst) + 1);
+        }
+        Some(self.inner.version.load(Ordering::SeqCst))
     }
 
     /// Runs `f` on the writer connection, off the async runtime. Writers queue here.
@@ -540,6 +584,36 @@ mod tests {
         })
         .await
         .unwrap();
+    }
+
+    /// The version moves on at every commit, ours or another process's, and only then.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_version_moves_on_at_every_commit_from_anywhere() {
+        let (dir, db) = database();
+        assert_eq!(db.version(), None, "no reader was opened yet");
+        assert!(stored(&db).await.is_empty());
+        let first = db.version().expect("a reader is idle now");
+        assert_eq!(db.version(), Some(first), "nothing was committed");
+
+        db.write(|conn| {
+            conn.execute("INSERT INTO doses (n) VALUES (1)", [])
+                .map_err(DbError::from)
+        })
+        .await
+        .unwrap();
+        let after_ours = db.version().unwrap();
+        assert!(after_ours > first);
+        assert_eq!(db.version(), Some(after_ours));
+
+        // Another process (a CLI command beside the server) writes through its own connection.
+        let other = open_connection(&dir.path().join("test.sqlite3"), false).unwrap();
+        other.execute("INSERT INTO doses (n) VALUES (2)", []).unwrap();
+        let after_theirs = db.version().unwrap();
+        assert!(after_theirs > after_ours);
+
+        // A read changes nothing.
+        assert_eq!(stored(&db).await, vec![1, 2]);
+        assert_eq!(db.version(), Some(after_theirs));
     }
 
     use super::open_connection;

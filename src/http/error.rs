@@ -184,13 +184,12 @@ pub fn data<T: Serialize>(data: T) -> axum::Json<Data<T>> {
     axum::Json(Data { success: true, data })
 }
 
-/// `data(…)` for a large answer whose size is roughly known: written into a buffer of
-/// `capacity` bytes from the start (axum's `Json` starts at 128 bytes and grows by copying).
-pub fn data_sized<T: Serialize>(data: T, capacity: usize) -> ApiResult<axum::response::Response> {
-    use axum::response::IntoResponse;
+/// `{"success": true, "data": …}` as bytes, for a large answer whose size is roughly known:
+/// written into a buffer of `capacity` bytes from the start (axum's `Json` starts at 128
+/// bytes and grows by copying).
+pub fn data_bytes<T: Serialize>(data: T, capacity: usize) -> ApiResult<Vec<u8>> {
     let mut body = Vec::with_capacity(capacity);
     serde_json::to_writer(&mut body, &Data { success: true, data })
         .map_err(|e| ApiError::internal(format!("serialising an answer: {e}")))?;
-    let json = axum::http::HeaderValue::from_static("application/json");
-    Ok(([(axum::http::header::CONTENT_TYPE, json)], body).into_response())
+    Ok(body)
 }

@@ -4,7 +4,9 @@
 
 use axum::Json;
 use axum::extract::State;
-use axum::http::StatusCode;
+use std::sync::Arc;
+
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -13,8 +15,9 @@ use utoipa_axum::routes;
 
 use super::AppState;
 use super::answers::{Message, MessageData, message, message_data};
-use super::error::{ApiError, ApiResult, Data, ErrorBody, data, data_sized};
+use super::error::{ApiError, ApiResult, Data, ErrorBody, data, data_bytes};
 use super::extract::{ApiJson, ApiPath, ApiQuery, query_number};
+use super::list_cache::{Answer, Made};
 use super::session::AuthUser;
 use crate::domain::dose::DoseStatus;
 use crate::domain::medication::MedicationId;
@@ -40,16 +43,40 @@ fn reach(state: &AppState) -> Reach {
         (status = 200, description = "The medications", body = Data<Vec<MedicationView>>),
     ),
 )]
-pub async fn list(State(state): State<AppState>, AuthUser(user): AuthUser) -> ApiResult<Response> {
+pub async fn list(
+    State(state): State<AppState>,
+    AuthUser(user): AuthUser,
+    headers: HeaderMap,
+) -> ApiResult<Response> {
     let reach = reach(&state);
     let now = state.clock.now();
-    let list = state
+    // Asked before the read begins: a commit after it moves the version on.
+    let version = state.db.version();
+    if let Some(version) = version
+        && let Some(answer) = state.list_cache.get(user.id, version, now, reach.email_available)
+    {
+        return Ok(answer.response(&headers));
+    }
+    let listed = state
         .db
         .read_inline(move |conn| Ok::<_, ApiError>(medications::list(conn, user.id, reach, now)?))
         .await?;
     // About 1.3 KiB a medication with its schedule, stock and latest doses.
-    let capacity = 256 + list.len() * 1536;
-    data_sized(list, capacity)
+    let json = data_bytes(&listed.medications, 256 + listed.medications.len() * 1536)?;
+    let answer = Answer::new(
+        json,
+        Made {
+            version: version.unwrap_or(0),
+            tz: listed.tz,
+            today: listed.today,
+            email_available: reach.email_available,
+        },
+    );
+    let response = answer.response(&headers);
+    if version.is_some() {
+        state.list_cache.keep(user.id, Arc::new(answer));
+    }
+    Ok(response)
 }
 
 /// One medication.

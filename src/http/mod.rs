@@ -8,6 +8,7 @@ pub mod error;
 pub mod extract;
 mod history;
 mod limits;
+mod list_cache;
 mod medications;
 mod meta;
 mod middleware;
@@ -69,6 +70,8 @@ pub struct AppState {
     /// The time for services (`clock.now()`); the reminder engine shares it, and tests
     /// move it (`POST /api/test/clock`, debug builds only).
     pub clock: crate::clock::Clock,
+    /// The medication list's answers, reused until the database changes.
+    pub list_cache: Arc<list_cache::ListCache>,
 }
 
 /// The API's routes and the document that describes them, built from the same

@@ -303,13 +303,16 @@ fn view(
     }
 }
 
+/// The person's medications and the day they were shown for (the date the stock's
+/// "runs out on" counts from).
+pub struct Listed {
+    pub medications: Vec<MedicationView>,
+    pub tz: chrono_tz::Tz,
+    pub today: chrono::NaiveDate,
+}
+
 /// The person's medications, by name. A fixed number of queries however many there are.
-pub fn list(
-    conn: &Connection,
-    user_id: i64,
-    reach: Reach,
-    now: DateTime<Utc>,
-) -> ServiceResult<Vec<MedicationView>> {
+pub fn list(conn: &Connection, user_id: i64, reach: Reach, now: DateTime<Utc>) -> ServiceResult<Listed> {
     // One snapshot for all the queries: stock and doses agree, and the read locks are taken once.
     let tx = conn.unchecked_transaction()?;
     let clock = UserClock::at(&tx, user_id, now)?;
@@ -318,7 +321,7 @@ pub fn list(
     let warning = delivery_warnings(&tx, user_id, reach)?;
     let list = medications::list(&tx, user_id)?;
     tx.commit()?;
-    Ok(list
+    let medications = list
         .into_iter()
         .map(|m| {
             let doses = recent.remove(&m.id).unwrap_or_default();
@@ -326,7 +329,12 @@ pub fn list(
             let (inventory, warning) = (inventories.get(&m.id), warning(m.id));
             view(m, &clock, inventory, doses, warning)
         })
-        .collect())
+        .collect();
+    Ok(Listed {
+        medications,
+        tz: clock.tz,
+        today: clock.today(),
+    })
 }
 
 pub fn get(
