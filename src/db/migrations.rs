@@ -34,6 +34,7 @@ pub const MIGRATIONS: &[Migration] = &[
     migration!("0008_history_counts"),
     migration!("0009_plain_checks"),
     migration!("0010_mail_outbox"),
+    migration!("0011_schedule_rules"),
 ];
 
 #[derive(Debug, Serialize)]

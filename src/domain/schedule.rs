@@ -2,10 +2,19 @@
 //! defaults of DESIGN §4. Expanding it into reminders (time zones, daylight saving) is the
 //! reminder planner's job; here it is stored, validated and summarised.
 
-use chrono::{Datelike, NaiveDate, NaiveTime, Timelike, Weekday};
+use chrono::{DateTime, Datelike, NaiveDate, NaiveTime, Timelike, Utc, Weekday};
 use serde::{Deserialize, Serialize};
 
+use super::quantity::Quantity;
+
 pub const MAX_TIMES_PER_DAY: usize = 12;
+/// Limits of the schedule's rules (see `Rules::check`).
+pub const MAX_DAYS: u32 = 366;
+pub const MAX_STEPS: usize = 24;
+pub const MAX_PER_DAY: u32 = 48;
+pub const MAX_GAP_MINUTES: u32 = 1440;
+pub const MAX_GRACE_MINUTES: u32 = 720;
+pub const DEFAULT_GRACE_MINUTES: u32 = 60;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
@@ -53,6 +62,174 @@ impl std::str::FromStr for Frequency {
 
     fn from_str(text: &str) -> Result<Frequency, UnknownFrequency> {
         Frequency::parse(text).ok_or(UnknownFrequency)
+    }
+}
+
+/// How a schedule's times hold when the clock moves (daylight saving, travel).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ClockKind {
+    /// 08:00 wherever the person is, whatever the season.
+    Wall,
+    /// Fixed hours between doses, unchanged by daylight saving or travel.
+    Elapsed,
+}
+
+/// One step of a tapering plan: `quantity` a dose for `days` days.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct Step {
+    #[schema(minimum = 1, maximum = 366)]
+    pub days: u32,
+    #[schema(value_type = f64, exclusive_minimum = 0)]
+    pub quantity: Quantity,
+}
+
+/// A schedule's rules beyond its frequency, times, weekdays and start date; each is absent
+/// unless set. Stored as one JSON object with the medication.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Rules {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interval_hours: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub every_days: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cycle_on_days: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cycle_off_days: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_date: Option<NaiveDate>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<Step>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_per_day: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_gap_minutes: Option<u32>,
+    /// As set; `clock()` gives the one in force.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clock: Option<ClockKind>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grace_minutes: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repeat_every_minutes: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repeat_times: Option<u32>,
+    /// An elapsed schedule's first dose as an instant, fixed when the schedule is saved so
+    /// that a new time zone does not move it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub anchor: Option<DateTime<Utc>>,
+}
+
+impl Rules {
+    /// The clock in force: as set, else elapsed for interval schedules, else wall.
+    pub fn clock(&self) -> ClockKind {
+        self.clock.unwrap_or(if self.interval_hours.is_some() {
+            ClockKind::Elapsed
+        } else {
+            ClockKind::Wall
+        })
+    }
+
+    pub fn grace_minutes(&self) -> u32 {
+        self.grace_minutes.unwrap_or(DEFAULT_GRACE_MINUTES)
+    }
+
+    /// The stored JSON; `{}` when nothing is set.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_else(|_| "{}".to_owned())
+    }
+
+    /// From the stored JSON; what does not read is taken as unset.
+    pub fn from_json(text: &str) -> Rules {
+        serde_json::from_str(text).unwrap_or_default()
+    }
+
+    /// Whether the rules fit together and with the frequency; the message says what to
+    /// change.
+    pub fn check(&self, frequency: Frequency, start_date: NaiveDate) -> Result<(), String> {
+        let within = |value: Option<u32>, low: u32, high: u32, label: &str| match value {
+            Some(v) if v < low || v > high => Err(format!("{label} must be from {low} to {high}")),
+            _ => Ok(()),
+        };
+        within(self.interval_hours, 1, 24, "interval_hours")?;
+        within(self.every_days, 1, MAX_DAYS, "every_days")?;
+        within(self.cycle_on_days, 1, MAX_DAYS, "cycle_on_days")?;
+        within(self.cycle_off_days, 1, MAX_DAYS, "cycle_off_days")?;
+        within(self.max_per_day, 1, MAX_PER_DAY, "max_per_day")?;
+        within(self.min_gap_minutes, 1, MAX_GAP_MINUTES, "min_gap_minutes")?;
+        within(self.grace_minutes, 1, MAX_GRACE_MINUTES, "grace_minutes")?;
+        within(self.repeat_every_minutes, 1, 1440, "repeat_every_minutes")?;
+        within(self.repeat_times, 0, 10, "repeat_times")?;
+        let daily = matches!(frequency, Frequency::Daily | Frequency::TwiceDaily);
+        let scheduled = frequency != Frequency::AsNeeded;
+        if self.interval_hours.is_some() && !daily {
+            return Err("interval_hours repeats doses through the day: use it with a daily frequency".into());
+        }
+        if let Some(hours) = self.interval_hours
+            && self.clock() == ClockKind::Wall
+            && 24 % hours != 0
+        {
+            return Err(format!(
+                "Every {hours} hours does not fit into a day on the wall clock: choose an interval that divides 24, or clock \"elapsed\""
+            ));
+        }
+        if self.every_days.is_some() && !daily {
+            return Err(
+                "every_days needs a daily or twice_daily frequency (weekly and monthly have their own days)"
+                    .into(),
+            );
+        }
+        if self.cycle_on_days.is_some() != self.cycle_off_days.is_some() {
+            return Err("A cycle needs both cycle_on_days and cycle_off_days".into());
+        }
+        if self.cycle_on_days.is_some() && !daily {
+            return Err("A cycle needs a daily or twice_daily frequency".into());
+        }
+        if self.cycle_on_days.is_some() && self.every_days.is_some() {
+            return Err("Choose either every_days or a cycle, not both".into());
+        }
+        if self.clock == Some(ClockKind::Elapsed) && !daily {
+            return Err("clock \"elapsed\" keeps fixed hours between doses: use it with a daily frequency or interval_hours".into());
+        }
+        if let Some(end) = self.end_date
+            && end < start_date
+        {
+            return Err("end_date must be on or after start_date".into());
+        }
+        if !self.steps.is_empty() && !scheduled {
+            return Err("steps need a schedule: an as-needed medication has no days to count".into());
+        }
+        if self.steps.len() > MAX_STEPS {
+            return Err(format!("At most {MAX_STEPS} steps are allowed"));
+        }
+        for step in &self.steps {
+            if step.days < 1 || step.days > MAX_DAYS {
+                return Err(format!("Each step lasts from 1 to {MAX_DAYS} days"));
+            }
+            if !step.quantity.is_positive() {
+                return Err("Each step needs a positive quantity".into());
+            }
+        }
+        Ok(())
+    }
+
+    /// The quantity of a dose on `day` days after the start, when steps are set; `None` past
+    /// the last step (the course is over) or without steps.
+    pub fn step_on(&self, day: i64) -> Option<Quantity> {
+        let mut first = 0_i64;
+        for step in &self.steps {
+            let last = first + i64::from(step.days);
+            if day >= first && day < last {
+                return Some(step.quantity);
+            }
+            first = last;
+        }
+        None
+    }
+
+    /// How many days the steps last together.
+    pub fn steps_days(&self) -> i64 {
+        self.steps.iter().map(|s| i64::from(s.days)).sum()
     }
 }
 
@@ -134,6 +311,22 @@ pub fn effective_times(frequency: Frequency, times: &[NaiveTime], default_time: 
         }
         _ => vec![default_time],
     }
+}
+
+/// The times of day of an every-`hours` schedule, from `first` through one day (on the wall
+/// clock `hours` divides 24; an elapsed schedule's later days shift).
+pub fn interval_times(first: NaiveTime, hours: u32) -> Vec<NaiveTime> {
+    let hours = hours.clamp(1, 24);
+    let mut times: Vec<NaiveTime> = (0..24_u32.div_ceil(hours))
+        .map(|k| {
+            first
+                .overflowing_add_signed(chrono::Duration::hours(i64::from(k * hours)))
+                .0
+        })
+        .collect();
+    times.sort();
+    times.dedup();
+    times
 }
 
 /// The weekdays of a weekly schedule: the user's own, else the weekday of its start date.

@@ -28,6 +28,7 @@ use crate::db::{Db, DbError};
 use crate::domain::notification::{ReminderKind, ReminderStatus};
 use crate::mailer::Mailer;
 use crate::security::codes;
+use crate::services::planner::{self, UserClock};
 use crate::store::deliveries::{self, NewDelivery};
 use crate::store::notify_prefs::{self, GlobalPrefs, Method};
 use crate::store::outbox::{self, MailKind, MailState, NewMail, ReminderRound};
@@ -1008,7 +1009,11 @@ fn plan_job(
             });
         }
         let due = parse_instant(&job.reminder.scheduled_time, now);
-        let amount = (medication.default_quantity, medication.unit.as_str());
+        let quantity = match medication.rules.steps.is_empty() {
+            true => medication.default_quantity,
+            false => planner::quantity_at(&medication, &UserClock::at(conn, job.user_id, now)?, due),
+        };
+        let amount = (quantity, medication.unit.as_str());
         let message = job.reminder.message.clone().or(effective.custom_message.clone());
         let (title, body) = messages::dose_body(
             &medication.name,

@@ -13,7 +13,7 @@ use crate::clock;
 use crate::domain::dose::{DoseStatus, EntryId};
 use crate::domain::medication::{FUTURE_SKEW_SECS, MAX_SHORT_TEXT, MedicationId, limited_text};
 use crate::domain::quantity::Quantity;
-use crate::services::planner::UserClock;
+use crate::services::planner::{self, UserClock};
 use crate::store::history::{self, Entry, Filter};
 use crate::store::medications::{self, Medication};
 use crate::store::{Count, reminders};
@@ -160,7 +160,12 @@ pub fn log(
             "Notification not found",
         ));
     }
-    let quantity = dose_quantity(dose.quantity.unwrap_or(m.default_quantity))?;
+    // Without a quantity, the usual dose (the day's step under a tapering plan).
+    let usual = match m.rules.steps.is_empty() {
+        true => m.default_quantity,
+        false => planner::quantity_at(&m, &UserClock::at(conn, user_id, now)?, taken),
+    };
+    let quantity = dose_quantity(dose.quantity.unwrap_or(usual))?;
     let dosage_unit = stock::unit(dose.dosage_unit.as_deref().unwrap_or(&m.unit))?;
     let recorded = record_dose(
         conn,

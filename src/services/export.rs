@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 
 use super::{ServiceResult, user_settings};
 use crate::domain::quantity::Quantity;
+use crate::domain::schedule::Rules;
 use crate::domain::stock::InventoryType;
 use crate::services::planner::UserClock;
 use crate::store::medications::{self, Medication};
@@ -31,6 +32,9 @@ pub struct ScheduleFile {
     #[serde(default)]
     pub weekdays: Vec<u32>,
     pub start_date: Option<String>,
+    /// Interval, cycles, end date, steps, limits, clock, grace and follow-ups, when set.
+    #[serde(flatten)]
+    pub rules: Rules,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -219,6 +223,7 @@ fn medication_file(conn: &Connection, m: &Medication) -> ServiceResult<Medicatio
             times: m.schedule_times.clone(),
             weekdays: m.schedule_weekdays.clone(),
             start_date: Some(m.start_date.clone()),
+            rules: m.rules.clone(),
         }),
         inventory: medications::inventory(conn, m.id)?.as_ref().map(inventory_file),
         notification_preferences: notify_prefs::for_medication(conn, m.id)?.as_ref().map(prefs_file),

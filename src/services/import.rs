@@ -304,6 +304,7 @@ fn medication_of(m: MedicationFile, now: DateTime<Utc>) -> Result<NewMedication,
         times: Vec::new(),
         weekdays: Vec::new(),
         start_date: None,
+        rules: Default::default(),
     });
     let times = schedule::parse_times(&schedule.times)?;
     let weekdays = schedule::parse_weekdays(&schedule.weekdays)?;
@@ -313,6 +314,9 @@ fn medication_of(m: MedicationFile, now: DateTime<Utc>) -> Result<NewMedication,
             .to_string(),
         None => now.date_naive().to_string(),
     };
+    let frequency = Frequency::parse(m.frequency.trim()).unwrap_or(Frequency::Daily);
+    let start = NaiveDate::parse_from_str(&start_date, "%Y-%m-%d").unwrap_or_default();
+    schedule.rules.check(frequency, start)?;
     let now = clock::stamp(now);
     let stamp = |t: Option<String>| t.and_then(|t| parse_instant(&t)).map(clock::stamp);
     let medication = Medication {
@@ -331,6 +335,7 @@ fn medication_of(m: MedicationFile, now: DateTime<Utc>) -> Result<NewMedication,
         schedule_times: times.into_iter().map(schedule::format_time).collect(),
         schedule_weekdays: weekdays.iter().map(|d| d.number_from_monday()).collect(),
         start_date,
+        rules: schedule.rules,
         created_at: stamp(m.created_at).unwrap_or_else(|| now.clone()),
         updated_at: stamp(m.updated_at).unwrap_or_else(|| now.clone()),
     };

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::report::{self, Adherence};
-use super::stock::{self, InventoryInput, InventoryView};
+use super::stock::{self, InventoryInput, InventoryView, nullable};
 use super::{ErrorCode, ServiceError, ServiceResult, invalid, not_found, rejected};
 use crate::clock;
 use crate::domain::dose::DoseStatus;
@@ -17,7 +17,7 @@ use crate::domain::medication::{
     COLORS, DEFAULT_ICON, MAX_NAME, MAX_NOTES, MAX_SHORT_TEXT, MedicationId, limited_text,
 };
 use crate::domain::quantity::Quantity;
-use crate::domain::schedule::{self, Frequency, TimeOfDay};
+use crate::domain::schedule::{self, ClockKind, Frequency, Rules, Step, TimeOfDay};
 use crate::domain::today::{
     Day, DoseOfToday, DoseState, Log, PlannedReminder, ScheduledDose, doses_of_today,
 };
@@ -57,6 +57,55 @@ pub struct ScheduleInput {
     weekdays: Option<Vec<u32>>,
     /// `YYYY-MM-DD`.
     start_date: Option<String>,
+    /// Every N hours (1–24) from the first time of day (`times[0]`, else the default
+    /// reminder time): "every 8 hours from 06:00". On the wall clock N must divide 24.
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<u32>, nullable, minimum = 1, maximum = 24)]
+    interval_hours: Option<Option<u32>>,
+    /// Every N days from the start date (daily and twice-daily schedules).
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<u32>, nullable, minimum = 1, maximum = 366)]
+    every_days: Option<Option<u32>>,
+    /// Days on in a cycle from the start date ("21 days on, 7 off"); with `cycle_off_days`.
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<u32>, nullable, minimum = 1, maximum = 366)]
+    cycle_on_days: Option<Option<u32>>,
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<u32>, nullable, minimum = 1, maximum = 366)]
+    cycle_off_days: Option<Option<u32>>,
+    /// `YYYY-MM-DD`: the last day with doses (a course that ends by itself).
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<String>, nullable, format = Date)]
+    end_date: Option<Option<String>>,
+    /// A tapering plan taken in order from the start date; nothing is due after the last
+    /// step. An empty list removes it.
+    #[schema(max_items = 24)]
+    steps: Option<Vec<Step>>,
+    /// The most doses taken in one local day; more answers 409 `daily_maximum_reached`
+    /// unless confirmed.
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<u32>, nullable, minimum = 1, maximum = 48)]
+    max_per_day: Option<Option<u32>>,
+    /// The least minutes between two doses taken; sooner answers 409 `dose_too_soon`
+    /// unless confirmed.
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<u32>, nullable, minimum = 1, maximum = 1440)]
+    min_gap_minutes: Option<Option<u32>>,
+    /// `wall` (the default) or `elapsed` (the default of interval schedules).
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<ClockKind>, nullable)]
+    clock: Option<Option<ClockKind>>,
+    /// Minutes after its time before an unlogged dose is recorded as missed (1–720, default 60).
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<u32>, nullable, minimum = 1, maximum = 720)]
+    grace_minutes: Option<Option<u32>>,
+    /// Follow-up reminders for this medication; null means the person's own setting.
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<u32>, nullable, minimum = 1, maximum = 1440)]
+    repeat_every_minutes: Option<Option<u32>>,
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<u32>, nullable, minimum = 0, maximum = 10)]
+    repeat_times: Option<Option<u32>>,
 }
 
 /// A medication as sent to create or change it; what is absent stays (or takes its default).
@@ -140,8 +189,61 @@ fn apply(m: &mut Medication, input: MedicationInput) -> ServiceResult<()> {
                 .map_err(|_| invalid("Start date must be written as YYYY-MM-DD"))?;
             m.start_date = start.trim().to_owned();
         }
+        let r = &mut m.rules;
+        for (field, value) in [
+            (&mut r.interval_hours, s.interval_hours),
+            (&mut r.every_days, s.every_days),
+            (&mut r.cycle_on_days, s.cycle_on_days),
+            (&mut r.cycle_off_days, s.cycle_off_days),
+            (&mut r.max_per_day, s.max_per_day),
+            (&mut r.min_gap_minutes, s.min_gap_minutes),
+            (&mut r.grace_minutes, s.grace_minutes),
+            (&mut r.repeat_every_minutes, s.repeat_every_minutes),
+            (&mut r.repeat_times, s.repeat_times),
+        ] {
+            if let Some(value) = value {
+                *field = value;
+            }
+        }
+        if let Some(clock) = s.clock {
+            r.clock = clock;
+        }
+        if let Some(end) = s.end_date {
+            r.end_date = end
+                .map(|e| NaiveDate::parse_from_str(e.trim(), "%Y-%m-%d"))
+                .transpose()
+                .map_err(|_| invalid("End date must be written as YYYY-MM-DD"))?;
+        }
+        if let Some(steps) = s.steps {
+            r.steps = steps;
+        }
     }
+    let frequency = Frequency::parse(&m.frequency).unwrap_or(Frequency::Daily);
+    let start = NaiveDate::parse_from_str(&m.start_date, "%Y-%m-%d").unwrap_or_default();
+    m.rules.check(frequency, start).map_err(invalid)?;
     Ok(())
+}
+
+/// Fixes an elapsed schedule's first dose as an instant, in the zone the person is in when
+/// they set its times or start (so that a later trip does not move its doses); a wall-clock
+/// schedule has none.
+fn anchor(m: &mut Medication, before: Option<&Medication>, clock: &UserClock) {
+    if m.rules.clock() == ClockKind::Wall {
+        m.rules.anchor = None;
+        return;
+    }
+    let unchanged = before.is_some_and(|b| {
+        b.rules.anchor.is_some()
+            && b.schedule_times == m.schedule_times
+            && b.start_date == m.start_date
+            && b.frequency == m.frequency
+            && b.rules.interval_hours == m.rules.interval_hours
+            && b.rules.clock() == ClockKind::Elapsed
+    });
+    if unchanged {
+        return;
+    }
+    m.rules.anchor = planner::first_dose(m, clock);
 }
 
 /// A medication's schedule as shown: as set, and with the defaults filled in.
@@ -154,6 +256,31 @@ pub struct ScheduleView {
     /// The times a dose is due, defaults filled in.
     pub effective_times: Vec<String>,
     pub effective_weekdays: Vec<u32>,
+    #[schema(required = true)]
+    pub interval_hours: Option<u32>,
+    #[schema(required = true)]
+    pub every_days: Option<u32>,
+    #[schema(required = true)]
+    pub cycle_on_days: Option<u32>,
+    #[schema(required = true)]
+    pub cycle_off_days: Option<u32>,
+    /// `YYYY-MM-DD`, the last day with doses.
+    #[schema(required = true)]
+    pub end_date: Option<String>,
+    pub steps: Vec<Step>,
+    #[schema(required = true)]
+    pub max_per_day: Option<u32>,
+    #[schema(required = true)]
+    pub min_gap_minutes: Option<u32>,
+    /// The clock in force.
+    pub clock: ClockKind,
+    /// The grace in force (the default when unset).
+    pub grace_minutes: u32,
+    /// Null: the person's own follow-up setting.
+    #[schema(required = true)]
+    pub repeat_every_minutes: Option<u32>,
+    #[schema(required = true)]
+    pub repeat_times: Option<u32>,
 }
 
 impl ScheduleView {
@@ -165,6 +292,18 @@ impl ScheduleView {
             start_date: m.start_date.clone(),
             effective_times: summary.effective_times,
             effective_weekdays: summary.effective_weekdays,
+            interval_hours: m.rules.interval_hours,
+            every_days: m.rules.every_days,
+            cycle_on_days: m.rules.cycle_on_days,
+            cycle_off_days: m.rules.cycle_off_days,
+            end_date: m.rules.end_date.map(|d| d.to_string()),
+            steps: m.rules.steps.clone(),
+            max_per_day: m.rules.max_per_day,
+            min_gap_minutes: m.rules.min_gap_minutes,
+            clock: m.rules.clock(),
+            grace_minutes: m.rules.grace_minutes(),
+            repeat_every_minutes: m.rules.repeat_every_minutes,
+            repeat_times: m.rules.repeat_times,
         }
     }
 }
@@ -387,8 +526,10 @@ pub fn create(
         start_date: now.with_timezone(&clock.tz).date_naive().to_string(),
         created_at: stamp.clone(),
         updated_at: stamp.clone(),
+        rules: Rules::default(),
     };
     apply(&mut m, input)?;
+    anchor(&mut m, None, &clock);
     m.id = medications::insert(conn, user_id, &m)?;
     if let Some(inventory) = inventory {
         stock::apply(conn, &m, inventory, &stamp)?;
@@ -410,8 +551,10 @@ pub fn update(
     let inventory = input.inventory.take();
     let clock = UserClock::at(conn, user_id, now)?;
     let mut m = medications::find(conn, user_id, id.0)?.ok_or_else(medication_not_found)?;
-    let unit_before = m.unit.clone();
+    let before = m.clone();
     apply(&mut m, input)?;
+    anchor(&mut m, Some(&before), &clock);
+    let unit_before = before.unit;
     m.updated_at = clock::stamp(now);
     medications::update(conn, user_id, &m)?;
     if let Some(inventory) = inventory {
@@ -661,7 +804,7 @@ pub fn today(conn: &Connection, user_id: i64, reach: Reach, now: DateTime<Utc>) 
             color: m.color.clone(),
             icon: m.icon.clone(),
             unit: m.unit.clone(),
-            quantity: m.default_quantity,
+            quantity: planner::quantity_at(m, &clock, dose.at),
             scheduled_time: clock::stamp(dose.at),
             local_time: TimeOfDay::from(dose.at.with_timezone(&clock.tz).time()),
             status: dose.status,

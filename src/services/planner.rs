@@ -9,6 +9,7 @@ use rusqlite::Connection;
 
 use crate::clock;
 use crate::domain::planner::{self, Plan};
+use crate::domain::quantity::Quantity;
 use crate::domain::schedule::{self, Frequency};
 use crate::store::medications::{self, Medication};
 use crate::store::{notify_prefs, reminders, settings};
@@ -121,6 +122,13 @@ pub fn doses_of(
     days: u32,
     after: DateTime<Utc>,
 ) -> Vec<DateTime<Utc>> {
+    with_plan(medication, user_clock, |plan| {
+        planner::occurrences(plan, first_day, days, after)
+    })
+}
+
+/// Runs `f` with the medication's schedule as the planner reads it.
+fn with_plan<T>(medication: &Medication, user_clock: &UserClock, f: impl FnOnce(&Plan) -> T) -> T {
     let frequency = Frequency::parse(&medication.frequency).unwrap_or(Frequency::AsNeeded);
     let times = schedule::parse_times(&medication.schedule_times).unwrap_or_default();
     let weekdays = schedule::parse_weekdays(&medication.schedule_weekdays).unwrap_or_default();
@@ -132,8 +140,23 @@ pub fn doses_of(
         start_date: NaiveDate::parse_from_str(&medication.start_date, "%Y-%m-%d").unwrap_or(today),
         default_time: user_clock.default_time,
         tz: user_clock.tz,
+        rules: &medication.rules,
     };
-    planner::occurrences(&plan, first_day, days, after)
+    f(&plan)
+}
+
+/// The first dose on the medication's start date, in the person's zone now.
+pub fn first_dose(medication: &Medication, user_clock: &UserClock) -> Option<DateTime<Utc>> {
+    with_plan(medication, user_clock, |plan| plan.first_dose())
+}
+
+/// The quantity of the dose at `instant` under the medication's tapering plan, if it has
+/// one; else its usual dose.
+pub fn quantity_at(medication: &Medication, user_clock: &UserClock, instant: DateTime<Utc>) -> Quantity {
+    with_plan(medication, user_clock, |plan| {
+        planner::step_quantity(plan, instant)
+    })
+    .unwrap_or(medication.default_quantity)
 }
 
 /// Re-plans every medication of one user from `now`.

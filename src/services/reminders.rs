@@ -346,7 +346,11 @@ pub fn log_take(
         NewDose {
             status,
             taken: now,
-            quantity: m.default_quantity,
+            quantity: planner::quantity_at(
+                &m,
+                &UserClock::at(&tx, user_id, now)?,
+                scheduled_at(&target.reminder.scheduled_time, now),
+            ),
             dosage_unit: m.unit.clone(),
             dosage: None,
             dosage_id: Some(target.reminder.id),
@@ -419,14 +423,23 @@ pub fn take_details(conn: &Connection, token: &str, now: DateTime<Utc>) -> Servi
         .or(notify_prefs::effective(&global, own.as_ref()).custom_message);
     Ok(TakeDetails {
         title: r.title.clone(),
+        quantity: planner::quantity_at(
+            &m,
+            &UserClock::at(conn, user_id, now)?,
+            scheduled_at(&r.scheduled_time, now),
+        ),
         medication_name: m.name,
-        quantity: m.default_quantity,
         dosage: None,
         dosage_unit: m.unit,
         scheduled_time: r.scheduled_time.clone(),
         message,
         logged,
     })
+}
+
+/// A reminder's stored dose time; `fallback` if it does not read (it always does).
+fn scheduled_at(stamp: &str, fallback: DateTime<Utc>) -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339(stamp).map_or(fallback, |t| t.with_timezone(&Utc))
 }
 
 #[cfg(test)]

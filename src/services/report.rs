@@ -103,10 +103,11 @@ pub struct Report {
 pub fn schedule_summary(m: &Medication, clock: &UserClock) -> ScheduleSummary {
     let frequency = Frequency::parse(&m.frequency).unwrap_or(Frequency::Daily);
     let times = schedule::parse_times(&m.schedule_times).unwrap_or_default();
-    let effective_times = schedule::effective_times(frequency, &times, clock.default_time)
-        .into_iter()
-        .map(schedule::format_time)
-        .collect();
+    let mut effective = schedule::effective_times(frequency, &times, clock.default_time);
+    if let (Some(hours), Some(first)) = (m.rules.interval_hours, effective.first()) {
+        effective = schedule::interval_times(*first, hours);
+    }
+    let effective_times = effective.into_iter().map(schedule::format_time).collect();
     let effective_weekdays = match frequency {
         Frequency::Weekly => {
             let parsed = schedule::parse_weekdays(&m.schedule_weekdays).unwrap_or_default();
@@ -133,13 +134,33 @@ pub fn runs_out_on(m: &Medication, inv: &Inventory, clock: &UserClock) -> Option
     }
     let frequency = Frequency::parse(&m.frequency)?;
     let times = schedule::parse_times(&m.schedule_times).unwrap_or_default();
-    let per_day = schedule::doses_per_day(
-        frequency,
-        schedule::effective_times(frequency, &times, clock.default_time).len(),
-        m.schedule_weekdays.len(),
-    )?;
-    let per_dose = inv.containers.usage(m.default_quantity, &m.unit, &m.unit).ok()?;
-    stock::runs_out_on(inv.current_quantity, per_dose.to_f64() * per_day, clock.today())
+    let times_per_day = match m.rules.interval_hours {
+        Some(hours) => 24.0 / f64::from(hours.max(1)),
+        None => schedule::effective_times(frequency, &times, clock.default_time).len() as f64,
+    };
+    let mut per_day = schedule::doses_per_day(frequency, 1, m.schedule_weekdays.len())? * times_per_day;
+    if let Some(n) = m.rules.every_days {
+        per_day /= f64::from(n.max(1));
+    }
+    if let (Some(on), Some(off)) = (m.rules.cycle_on_days, m.rules.cycle_off_days) {
+        per_day *= f64::from(on) / f64::from((on + off).max(1));
+    }
+    // Today's dose under a tapering plan (by date: the forecast changes once a day).
+    let start = NaiveDate::parse_from_str(&m.start_date, "%Y-%m-%d").ok()?;
+    let dose = m
+        .rules
+        .step_on((clock.today() - start).num_days())
+        .unwrap_or(m.default_quantity);
+    let per_dose = inv.containers.usage(dose, &m.unit, &m.unit).ok()?;
+    let out = stock::runs_out_on(inv.current_quantity, per_dose.to_f64() * per_day, clock.today())?;
+    // A course that ends first never runs out.
+    let steps_end =
+        (!m.rules.steps.is_empty()).then(|| start + chrono::Duration::days(m.rules.steps_days() - 1));
+    let course_end = [m.rules.end_date, steps_end].into_iter().flatten().min();
+    match course_end {
+        Some(end) if out > end && inv.current_quantity > crate::domain::quantity::Quantity::ZERO => None,
+        _ => Some(out),
+    }
 }
 
 fn date(text: Option<&str>, label: &str) -> ServiceResult<Option<NaiveDate>> {

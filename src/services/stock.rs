@@ -351,7 +351,7 @@ pub struct InventoryInput {
 }
 
 /// A present field, possibly `null`: `Some(None)` clears, a missing field stays `None`.
-fn nullable<'de, D, T>(deserializer: D) -> Result<Option<Option<T>>, D::Error>
+pub(crate) fn nullable<'de, D, T>(deserializer: D) -> Result<Option<Option<T>>, D::Error>
 where
     D: serde::Deserializer<'de>,
     T: Deserialize<'de>,

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use crate::domain::quantity::Quantity;
+use crate::domain::schedule::Rules;
 use crate::domain::stock::{Containers, InventoryType};
 use crate::store::Count;
 
@@ -21,12 +22,13 @@ pub struct Medication {
     pub schedule_times: Vec<String>,
     pub schedule_weekdays: Vec<u32>,
     pub start_date: String,
+    pub rules: Rules,
     pub created_at: String,
     pub updated_at: String,
 }
 
 const COLUMNS: &str = "id, name, unit, frequency, color, icon, notes, default_quantity, schedule_times, \
-                       schedule_weekdays, start_date, created_at, updated_at";
+                       schedule_weekdays, start_date, created_at, updated_at, schedule_rules";
 
 fn json_list<T: serde::de::DeserializeOwned>(text: String) -> Vec<T> {
     serde_json::from_str(&text).unwrap_or_default()
@@ -47,6 +49,7 @@ fn from_row(row: &Row) -> rusqlite::Result<Medication> {
         start_date: row.get(10)?,
         created_at: row.get(11)?,
         updated_at: row.get(12)?,
+        rules: Rules::from_json(&row.get::<_, String>(13)?),
     })
 }
 
@@ -64,7 +67,7 @@ pub fn for_users(conn: &Connection, first: i64, last: i64) -> rusqlite::Result<V
         "SELECT {COLUMNS}, user_id FROM medications WHERE user_id BETWEEN ?1 AND ?2
          ORDER BY user_id, name COLLATE NOCASE, id"
     ))?
-    .query_map([first, last], |row| Ok((row.get(13)?, from_row(row)?)))?
+    .query_map([first, last], |row| Ok((row.get(14)?, from_row(row)?)))?
     .collect()
 }
 
@@ -80,8 +83,8 @@ pub fn find(conn: &Connection, user_id: i64, id: i64) -> rusqlite::Result<Option
 pub fn insert(conn: &Connection, user_id: i64, m: &Medication) -> rusqlite::Result<i64> {
     conn.execute(
         "INSERT INTO medications (user_id, name, unit, frequency, color, icon, notes, default_quantity,
-           schedule_times, schedule_weekdays, start_date, created_at, updated_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12)",
+           schedule_times, schedule_weekdays, start_date, created_at, updated_at, schedule_rules)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?13)",
         params![
             user_id,
             m.name,
@@ -95,6 +98,7 @@ pub fn insert(conn: &Connection, user_id: i64, m: &Medication) -> rusqlite::Resu
             serde_json::to_string(&m.schedule_weekdays).unwrap_or_default(),
             m.start_date,
             m.created_at,
+            m.rules.to_json(),
         ],
     )?;
     Ok(conn.last_insert_rowid())
@@ -103,7 +107,8 @@ pub fn insert(conn: &Connection, user_id: i64, m: &Medication) -> rusqlite::Resu
 pub fn update(conn: &Connection, user_id: i64, m: &Medication) -> rusqlite::Result<()> {
     conn.execute(
         "UPDATE medications SET name = ?3, unit = ?4, frequency = ?5, color = ?6, icon = ?7, notes = ?8,
-           default_quantity = ?9, schedule_times = ?10, schedule_weekdays = ?11, start_date = ?12, updated_at = ?13
+           default_quantity = ?9, schedule_times = ?10, schedule_weekdays = ?11, start_date = ?12, updated_at = ?13,
+           schedule_rules = ?14
          WHERE user_id = ?1 AND id = ?2",
         params![
             user_id,
@@ -119,6 +124,7 @@ pub fn update(conn: &Connection, user_id: i64, m: &Medication) -> rusqlite::Resu
             serde_json::to_string(&m.schedule_weekdays).unwrap_or_default(),
             m.start_date,
             m.updated_at,
+            m.rules.to_json(),
         ],
     )?;
     Ok(())

@@ -1098,6 +1098,11 @@ export interface components {
         ChannelResults: {
             results: components["schemas"]["ChannelResult"][];
         };
+        /**
+         * @description How a schedule's times hold when the clock moves (daylight saving, travel).
+         * @enum {string}
+         */
+        ClockKind: "wall" | "elapsed";
         /** @description The account password, asked again before changes a stolen session must not make. */
         ConfirmPassword: {
             password?: string;
@@ -2475,8 +2480,61 @@ export interface components {
         };
         /** @description A medication's schedule as sent; what is absent stays. */
         ScheduleInput: {
+            clock?: components["schemas"]["ClockKind"] | null;
+            /** Format: int32 */
+            cycle_off_days?: number | null;
+            /**
+             * Format: int32
+             * @description Days on in a cycle from the start date ("21 days on, 7 off"); with `cycle_off_days`.
+             */
+            cycle_on_days?: number | null;
+            /**
+             * Format: date
+             * @description `YYYY-MM-DD`: the last day with doses (a course that ends by itself).
+             */
+            end_date?: string | null;
+            /**
+             * Format: int32
+             * @description Every N days from the start date (daily and twice-daily schedules).
+             */
+            every_days?: number | null;
+            /**
+             * Format: int32
+             * @description Minutes after its time before an unlogged dose is recorded as missed (1–720, default 60).
+             */
+            grace_minutes?: number | null;
+            /**
+             * Format: int32
+             * @description Every N hours (1–24) from the first time of day (`times[0]`, else the default
+             *     reminder time): "every 8 hours from 06:00". On the wall clock N must divide 24.
+             */
+            interval_hours?: number | null;
+            /**
+             * Format: int32
+             * @description The most doses taken in one local day; more answers 409 `daily_maximum_reached`
+             *     unless confirmed.
+             */
+            max_per_day?: number | null;
+            /**
+             * Format: int32
+             * @description The least minutes between two doses taken; sooner answers 409 `dose_too_soon`
+             *     unless confirmed.
+             */
+            min_gap_minutes?: number | null;
+            /**
+             * Format: int32
+             * @description Follow-up reminders for this medication; null means the person's own setting.
+             */
+            repeat_every_minutes?: number | null;
+            /** Format: int32 */
+            repeat_times?: number | null;
             /** @description `YYYY-MM-DD`. */
             start_date?: string | null;
+            /**
+             * @description A tapering plan taken in order from the start date; nothing is due after the last
+             *     step. An empty list removes it.
+             */
+            steps?: components["schemas"]["Step"][] | null;
             /** @description Times of day, `HH:MM`, at most 12. */
             times?: components["schemas"]["TimeOfDay"][] | null;
             /** @description ISO weekdays, 1 (Monday) to 7 (Sunday). */
@@ -2489,10 +2547,39 @@ export interface components {
         };
         /** @description A medication's schedule as shown: as set, and with the defaults filled in. */
         ScheduleView: {
+            /** @description The clock in force. */
+            clock: components["schemas"]["ClockKind"];
+            /** Format: int32 */
+            cycle_off_days: number | null;
+            /** Format: int32 */
+            cycle_on_days: number | null;
             /** @description The times a dose is due, defaults filled in. */
             effective_times: string[];
             effective_weekdays: number[];
+            /** @description `YYYY-MM-DD`, the last day with doses. */
+            end_date: string | null;
+            /** Format: int32 */
+            every_days: number | null;
+            /**
+             * Format: int32
+             * @description The grace in force (the default when unset).
+             */
+            grace_minutes: number;
+            /** Format: int32 */
+            interval_hours: number | null;
+            /** Format: int32 */
+            max_per_day: number | null;
+            /** Format: int32 */
+            min_gap_minutes: number | null;
+            /**
+             * Format: int32
+             * @description Null: the person's own follow-up setting.
+             */
+            repeat_every_minutes: number | null;
+            /** Format: int32 */
+            repeat_times: number | null;
             start_date: string;
+            steps: components["schemas"]["Step"][];
             /** @description Times of day as set (`HH:MM`); empty means the defaults. */
             times: string[];
             weekdays: number[];
@@ -2536,6 +2623,13 @@ export interface components {
             /** @description Send as `Authorization: Bearer …`. */
             token: string;
             user: components["schemas"]["Profile"];
+        };
+        /** @description One step of a tapering plan: `quantity` a dose for `days` days. */
+        Step: {
+            /** Format: int32 */
+            days: number;
+            /** Format: double */
+            quantity: number;
         };
         /** @description A medication's stock after a change, as answers show it; `None` (null) when it keeps none. */
         StockLevel: {

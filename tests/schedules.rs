@@ -1,0 +1,180 @@
+//! Schedules people actually have (issue 15) over HTTP against the real binary: every few
+//! hours, every N days, cycles, courses that end, tapering steps, the clock a schedule keeps,
+//! and what they plan; bad combinations are refused and change nothing; export and import
+//! carry them.
+
+mod common;
+
+use common::{Server, call, get_json, post, register, save_settings};
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+fn open_signups(c: &mut std::process::Command) {
+    c.env("PILLBOX_SIGNUPS", "open");
+}
+
+async fn create(server: &Server, token: &str, body: Value) -> Value {
+    let (status, answer) = post(server, "/api/medications", Some(token), body).await;
+    assert_eq!(status, StatusCode::CREATED, "{answer}");
+    answer["data"].clone()
+}
+
+async fn update(server: &Server, token: &str, id: i64, body: Value) -> (StatusCode, Value) {
+    call(server, Method::PUT, &format!("/api/medications/{id}"), Some(token), Some(body)).await
+}
+
+async fn schedule_of(server: &Server, token: &str, id: i64) -> Value {
+    let (status, body) = get_json(server, &format!("/api/medications/{id}"), Some(token)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    body["data"]["schedule"].clone()
+}
+
+/// The planned reminders' dose times of one medication, RFC 3339.
+async fn planned(server: &Server, token: &str, id: i64) -> Vec<String> {
+    let (status, body) = get_json(server, "/api/notifications?status=scheduled&limit=200", Some(token)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let mut times: Vec<String> = body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["medication_id"] == id)
+        .map(|n| n["scheduled_time"].as_str().unwrap().to_owned())
+        .collect();
+    times.sort();
+    times
+}
+
+#[tokio::test]
+async fn interval_cycle_course_and_taper_are_stored_shown_planned_and_checked() {
+    let server = Server::start_with(open_signups);
+    let token = register(&server, "ann@example.org").await;
+    save_settings(&server, &token, json!({ "timezone": "Europe/Berlin" })).await;
+
+    // "Every 8 hours from 06:00": elapsed by default, three doses a day.
+    let med = create(
+        &server,
+        &token,
+        json!({ "name": "Amoxicillin", "unit": "mg", "default_quantity": 500,
+                "schedule": { "times": ["06:00"], "interval_hours": 8 } }),
+    )
+    .await;
+    let id = med["id"].as_i64().unwrap();
+    let s = &med["schedule"];
+    assert_eq!(s["interval_hours"], 8);
+    assert_eq!(s["clock"], "elapsed");
+    assert_eq!(s["effective_times"], json!(["06:00", "14:00", "22:00"]));
+    assert_eq!(s["grace_minutes"], 60);
+    assert_eq!(s["end_date"], Value::Null);
+    let times = planned(&server, &token, id).await;
+    assert!(times.len() >= 3 * 6, "{times:?}");
+    for pair in times.windows(2) {
+        let (a, b) = (common::instant(&json!(pair[0])), common::instant(&json!(pair[1])));
+        assert_eq!((b - a).num_hours(), 8, "{pair:?}");
+    }
+
+    // Refused, and nothing changes: each says what to do.
+    for (schedule, expected) in [
+        (json!({ "interval_hours": 5, "clock": "wall" }), "choose an interval that divides 24"),
+        (json!({ "interval_hours": 25 }), "interval_hours must be from 1 to 24"),
+        (json!({ "interval_hours": null, "cycle_on_days": 21 }), "A cycle needs both cycle_on_days and cycle_off_days"),
+        (json!({ "end_date": "2000-01-01" }), "end_date must be on or after start_date"),
+        (json!({ "end_date": "tomorrow" }), "End date must be written as YYYY-MM-DD"),
+        (json!({ "grace_minutes": 0 }), "grace_minutes must be from 1 to 720"),
+        (json!({ "steps": [{ "days": 0, "quantity": 10 }] }), "Each step lasts from 1 to 366 days"),
+        (json!({ "every_days": 2, "cycle_on_days": 5, "cycle_off_days": 2, "interval_hours": null }),
+         "Choose either every_days or a cycle, not both"),
+    ] {
+        let (status, body) = update(&server, &token, id, json!({ "schedule": schedule })).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{schedule}: {body}");
+        assert!(body["message"].as_str().unwrap().contains(expected), "{schedule}: {body}");
+    }
+    assert_eq!(schedule_of(&server, &token, id).await, *s);
+    let (status, body) = update(&server, &token, id, json!({ "frequency": "weekly" })).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+
+    // A tapering course every other day that ends by itself, with its own grace and follow-ups.
+    let today = chrono::Utc::now()
+        .with_timezone(&chrono_tz::Europe::Berlin)
+        .date_naive();
+    let (status, body) = update(
+        &server,
+        &token,
+        id,
+        json!({ "schedule": {
+            "times": ["08:00"], "interval_hours": null, "clock": null, "start_date": today.to_string(),
+            "every_days": 2, "end_date": (today + chrono::Duration::days(6)).to_string(),
+            "steps": [{ "days": 2, "quantity": 40 }, { "days": 10, "quantity": 20 }],
+            "grace_minutes": 30, "repeat_every_minutes": 5, "repeat_times": 2 } }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let s = &body["data"]["schedule"];
+    assert_eq!(s["clock"], "wall");
+    assert_eq!(s["interval_hours"], Value::Null);
+    assert_eq!(s["every_days"], 2);
+    assert_eq!(s["steps"], json!([{ "days": 2, "quantity": 40 }, { "days": 10, "quantity": 20 }]));
+    assert_eq!(s["grace_minutes"], 30);
+    assert_eq!((s["repeat_every_minutes"].clone(), s["repeat_times"].clone()), (json!(5), json!(2)));
+    // Days 0, 2, 4 and 6 of the course, at 08:00 Berlin; nothing after its end.
+    let days: Vec<String> = planned(&server, &token, id)
+        .await
+        .iter()
+        .map(|t| {
+            common::instant(&json!(t))
+                .with_timezone(&chrono_tz::Europe::Berlin)
+                .format("%Y-%m-%d %H:%M")
+                .to_string()
+        })
+        .collect();
+    let expected: Vec<String> = [0, 2, 4, 6]
+        .iter()
+        .map(|d| format!("{} 08:00", today + chrono::Duration::days(*d)))
+        .filter(|d| d.as_str() > chrono::Utc::now().with_timezone(&chrono_tz::Europe::Berlin).format("%Y-%m-%d %H:%M").to_string().as_str())
+        .collect();
+    assert_eq!(days, expected);
+    // Today's dose is the first step's quantity, and so is a dose logged without one.
+    let (_, today_view) = get_json(&server, "/api/medications/today", Some(&token)).await;
+    for dose in today_view["data"]["doses"].as_array().unwrap() {
+        assert_eq!(dose["quantity"], 40.0, "{dose}");
+    }
+    let (status, logged) = post(&server, &format!("/api/medications/{id}/doses"), Some(&token), json!({})).await;
+    assert_eq!(status, StatusCode::CREATED, "{logged}");
+    assert_eq!(logged["data"]["entry"]["quantity"], 40.0);
+
+    // A 21-on, 7-off cycle on another medication.
+    let pill = create(
+        &server,
+        &token,
+        json!({ "name": "Pill", "unit": "tablets",
+                "schedule": { "times": ["21:00"], "cycle_on_days": 21, "cycle_off_days": 7 } }),
+    )
+    .await;
+    assert_eq!(pill["schedule"]["cycle_on_days"], 21);
+
+    // Export and import into another account carry every rule.
+    let (status, export) = get_json(&server, "/api/export", Some(&token)).await;
+    assert_eq!(status, StatusCode::OK);
+    let other = register(&server, "bob@example.org").await;
+    let response = common::client()
+        .post(server.url("/api/import?dry_run=false"))
+        .bearer_auth(&other)
+        .header("content-type", "application/json")
+        .body(export.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK, "{}", response.text().await.unwrap());
+    let (_, list) = get_json(&server, "/api/medications", Some(&other)).await;
+    let imported = list["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == "Amoxicillin")
+        .unwrap()
+        .clone();
+    for field in ["every_days", "end_date", "steps", "grace_minutes", "repeat_every_minutes", "repeat_times", "clock"] {
+        assert_eq!(imported["schedule"][field], s[field], "{field}");
+    }
+    let cycled = list["data"].as_array().unwrap().iter().find(|m| m["name"] == "Pill").unwrap().clone();
+    assert_eq!(cycled["schedule"]["cycle_off_days"], 7);
+}
