@@ -4,14 +4,13 @@ import { apiFileRequest, apiRequest, isJsonObject, type Json } from './client';
 import {
   FormatError,
   dataOf,
+  parseSchedule,
   num,
-  numbers,
   objects,
   oneOf,
   parseTally,
   str,
   strOrNull,
-  strings,
 } from './medicationParse';
 import { FREQUENCIES, MEDICATION_COLORS, STOCK_STATUSES, type Schedule, type Tally } from './medicationTypes';
 import type { components } from './schema';
@@ -202,7 +201,6 @@ function parseStock(value: Json | undefined): ReportStock | null {
 
 function parseReportMedication(value: Json): ReportMedication | null {
   if (!isJsonObject(value) || typeof value.id !== 'number') return null;
-  const s = isJsonObject(value.schedule) ? value.schedule : {};
   return {
     id: value.id,
     name: str(value.name),
@@ -210,13 +208,8 @@ function parseReportMedication(value: Json): ReportMedication | null {
     frequency: oneOf(FREQUENCIES, value.frequency, 'daily'),
     default_quantity: num(value.default_quantity),
     color: oneOf(MEDICATION_COLORS, value.color, 'blue'),
-    schedule: {
-      times: [],
-      weekdays: [],
-      start_date: str(s.start_date),
-      effective_times: strings(s.effective_times),
-      effective_weekdays: numbers(s.effective_weekdays),
-    },
+    // The report's summary has no times as set: only those in force are shown.
+    schedule: { ...parseSchedule(value.schedule), times: [], weekdays: [] },
     inventory: parseStock(value.inventory),
     adherence: parseTally(value.adherence),
   };

@@ -2,6 +2,8 @@
 // the wrong kind becomes a safe default, a record without its id is refused.
 import { isJsonObject, type Json, type JsonObject } from './client';
 import {
+  CLOCK_KINDS,
+  DEFAULT_GRACE_MINUTES,
   DEFAULT_ICON,
   DEFAULT_THRESHOLD,
   DOSE_STATUSES,
@@ -78,7 +80,8 @@ export function dataOf(body: Json): Json | undefined {
   return isJsonObject(body) ? body.data : undefined;
 }
 
-function parseSchedule(value: Json | undefined): Schedule {
+/** A schedule; rules the answer leaves out (the report's summary) read as unset. */
+export function parseSchedule(value: Json | undefined): Schedule {
   const s = isJsonObject(value) ? value : {};
   return {
     times: strings(s.times),
@@ -86,6 +89,18 @@ function parseSchedule(value: Json | undefined): Schedule {
     start_date: str(s.start_date),
     effective_times: strings(s.effective_times),
     effective_weekdays: numbers(s.effective_weekdays),
+    interval_hours: numOrNull(s.interval_hours),
+    every_days: numOrNull(s.every_days),
+    cycle_on_days: numOrNull(s.cycle_on_days),
+    cycle_off_days: numOrNull(s.cycle_off_days),
+    end_date: strOrNull(s.end_date),
+    steps: objects(s.steps).map((step) => ({ days: num(step.days, 1), quantity: num(step.quantity, 1) })),
+    max_per_day: numOrNull(s.max_per_day),
+    min_gap_minutes: numOrNull(s.min_gap_minutes),
+    clock: oneOf(CLOCK_KINDS, s.clock, 'wall'),
+    grace_minutes: num(s.grace_minutes, DEFAULT_GRACE_MINUTES),
+    repeat_every_minutes: numOrNull(s.repeat_every_minutes),
+    repeat_times: numOrNull(s.repeat_times),
   };
 }
 
@@ -139,6 +154,7 @@ export function parseMedication(value: Json | undefined): Medication {
     doses: objects(value.doses).map(parseDose),
     inventory: parseInventory(value.inventory),
     delivery_warning: value.delivery_warning === 'no_method' ? 'no_method' : null,
+    next_dose_allowed_at: strOrNull(value.next_dose_allowed_at),
   };
 }
 

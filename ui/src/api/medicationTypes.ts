@@ -46,7 +46,33 @@ export interface Schedule {
   /** The times that apply, defaults included (DESIGN §4). */
   effective_times: string[];
   effective_weekdays: number[];
+  /** Every N hours from `times[0]`. */
+  interval_hours: number | null;
+  every_days: number | null;
+  cycle_on_days: number | null;
+  cycle_off_days: number | null;
+  /** The last day with doses. */
+  end_date: string | null;
+  /** A tapering plan from the start date. */
+  steps: Step[];
+  max_per_day: number | null;
+  min_gap_minutes: number | null;
+  /** The clock in force. */
+  clock: ClockKind;
+  /** The grace in force (the default when unset). */
+  grace_minutes: number;
+  /** Null: the person's own follow-up setting. */
+  repeat_every_minutes: number | null;
+  repeat_times: number | null;
 }
+
+export type ClockKind = Schemas['ClockKind'];
+export const CLOCK_KINDS = ['wall', 'elapsed'] as const satisfies readonly ClockKind[];
+
+export type Step = Schemas['Step'];
+
+/** The server's default grace before an unlogged dose counts as missed. */
+export const DEFAULT_GRACE_MINUTES = 60;
 
 export interface RecentDose {
   id: number;
@@ -92,6 +118,8 @@ export interface Medication {
   inventory: Inventory | null;
   /** "no_method": its reminders go out by no delivery method at all. */
   delivery_warning: 'no_method' | null;
+  /** As needed with limits: when the next dose is allowed (RFC 3339); may lie in the past. */
+  next_dose_allowed_at: string | null;
 }
 
 /** The inventory fields a form sends (POST/PUT medication, PUT inventory). */
@@ -110,11 +138,8 @@ export interface InventoryInput {
   reminder_threshold: number;
 }
 
-export interface ScheduleInput {
-  times: string[];
-  weekdays: number[];
-  start_date?: string;
-}
+/** What a form sends; a rule given as null is cleared, one left out is kept. */
+export type ScheduleInput = Schemas['ScheduleInput'];
 
 export interface MedicationInput {
   name: string;
@@ -177,6 +202,8 @@ export interface DoseInput {
   dosage?: string;
   dosage_id?: number;
   affect_inventory?: boolean;
+  /** Log it even when it comes too soon or over the day's maximum. */
+  confirm?: boolean;
 }
 
 export interface StockSummary {

@@ -35,8 +35,10 @@ function medsCodeText(t: TFunction, error: ApiError): string | null {
   return translateCode(t, error, MEDS_CODE_KEYS);
 }
 
+/** A problem's text; a `field` value is a key of the field's own name. */
 export function problemText(t: TFunction, problem: Problem): string {
-  return t(problem.key, problem.values);
+  const field = problem.values?.field;
+  return t(problem.key, field === undefined ? problem.values : { ...problem.values, field: t(field) });
 }
 
 /**

@@ -1,10 +1,13 @@
 // The add/edit form of a medication as text, its checks and what is sent.
 import {
+  DEFAULT_GRACE_MINUTES,
   DEFAULT_ICON,
+  type ClockKind,
   type Frequency,
   type Medication,
   type MedicationColor,
   type MedicationInput,
+  type ScheduleInput,
 } from '../api/medicationTypes';
 import { positiveAmountProblem } from './dosage';
 import { emptyInventoryForm, inventoryInput, inventoryProblem, type InventoryForm } from './inventoryForm';
@@ -32,6 +35,104 @@ export interface MedicationForm {
   weekdays: number[];
   startDate: string;
   inventory: InventoryForm;
+  rules: RulesForm;
+}
+
+/** Which days a daily schedule falls on. */
+export type DayPattern = 'every_day' | 'every_n_days' | 'cycle';
+
+export interface StepForm {
+  days: string;
+  quantity: string;
+}
+
+/** The schedule rules beyond times and weekdays, as text ('' = not set). */
+export interface RulesForm {
+  /** '' = at the times of day; else every N hours from the first time. */
+  intervalHours: string;
+  dayPattern: DayPattern;
+  everyDays: string;
+  cycleOnDays: string;
+  cycleOffDays: string;
+  endDate: string;
+  steps: StepForm[];
+  maxPerDay: string;
+  minGapMinutes: string;
+  /** '' = the default: elapsed for an interval, else wall. */
+  clock: ClockKind | '';
+  graceMinutes: string;
+  /** false = the person's own follow-up setting. */
+  ownFollowUps: boolean;
+  repeatEveryMinutes: string;
+  repeatTimes: string;
+}
+
+export function emptyRulesForm(): RulesForm {
+  return {
+    intervalHours: '',
+    dayPattern: 'every_day',
+    everyDays: '2',
+    cycleOnDays: '21',
+    cycleOffDays: '7',
+    endDate: '',
+    steps: [],
+    maxPerDay: '',
+    minGapMinutes: '',
+    clock: '',
+    graceMinutes: String(DEFAULT_GRACE_MINUTES),
+    ownFollowUps: false,
+    repeatEveryMinutes: '10',
+    repeatTimes: '3',
+  };
+}
+
+const text = (value: number | null, fallback = '') => (value === null ? fallback : String(value));
+
+/** The clock a schedule gets when none is chosen (the server's rule). */
+export function defaultClock(intervalHours: string): ClockKind {
+  return intervalHours === '' ? 'wall' : 'elapsed';
+}
+
+export function rulesFormOf(m: Medication): RulesForm {
+  const s = m.schedule;
+  const empty = emptyRulesForm();
+  const intervalHours = text(s.interval_hours);
+  return {
+    intervalHours,
+    dayPattern: s.cycle_on_days !== null ? 'cycle' : s.every_days !== null ? 'every_n_days' : 'every_day',
+    everyDays: text(s.every_days, empty.everyDays),
+    cycleOnDays: text(s.cycle_on_days, empty.cycleOnDays),
+    cycleOffDays: text(s.cycle_off_days, empty.cycleOffDays),
+    endDate: s.end_date ?? '',
+    steps: s.steps.map((step) => ({ days: String(step.days), quantity: String(step.quantity) })),
+    maxPerDay: text(s.max_per_day),
+    minGapMinutes: text(s.min_gap_minutes),
+    clock: s.clock === defaultClock(intervalHours) ? '' : s.clock,
+    graceMinutes: String(s.grace_minutes),
+    ownFollowUps: s.repeat_every_minutes !== null || s.repeat_times !== null,
+    repeatEveryMinutes: text(s.repeat_every_minutes, empty.repeatEveryMinutes),
+    repeatTimes: text(s.repeat_times, empty.repeatTimes),
+  };
+}
+
+/** Whether anything under "More schedule options" differs from a plain schedule. */
+export function hasMoreOptions(form: MedicationForm): boolean {
+  const r = form.rules;
+  return (
+    r.intervalHours !== '' ||
+    r.dayPattern !== 'every_day' ||
+    r.endDate !== '' ||
+    r.steps.length > 0 ||
+    r.clock !== '' ||
+    r.graceMinutes !== String(DEFAULT_GRACE_MINUTES) ||
+    r.ownFollowUps ||
+    (form.startDate !== '' && (form.frequency === 'daily' || form.frequency === 'twice_daily'))
+  );
+}
+
+/** Daily and twice-daily schedules can repeat by hours, skip days or cycle. */
+export function repeatsDaily(frequency: Frequency): boolean {
+  return frequency === 'daily' || frequency === 'twice_daily';
 }
 
 export function emptyMedicationForm(): MedicationForm {
@@ -47,6 +148,7 @@ export function emptyMedicationForm(): MedicationForm {
     weekdays: [],
     startDate: '',
     inventory: emptyInventoryForm('tablets'),
+    rules: emptyRulesForm(),
   };
 }
 
@@ -63,6 +165,7 @@ export function medicationFormOf(m: Medication): MedicationForm {
     weekdays: [...m.schedule.weekdays],
     startDate: m.schedule.start_date,
     inventory: emptyInventoryForm(m.unit),
+    rules: rulesFormOf(m),
   };
 }
 
@@ -77,12 +180,108 @@ export function medicationProblem(form: MedicationForm): Problem | null {
   if (unit) return unit;
   const quantity = positiveAmountProblem(form.defaultQuantity);
   if (quantity) return quantity;
+  const rules = rulesProblem(form);
+  if (rules) return rules;
   return inventoryProblem(form.inventory, form.unit);
+}
+
+const WHOLE = /^\d+$/;
+
+/** A whole number from low to high, or null; '' is null too. */
+function whole(value: string, low: number, high: number): number | null {
+  const trimmed = value.trim();
+  if (!WHOLE.test(trimmed)) return null;
+  const n = Number(trimmed);
+  return n >= low && n <= high ? n : null;
+}
+
+interface Limit {
+  value: string;
+  low: number;
+  high: number;
+  key: string;
+  optional?: boolean;
+}
+
+/** The limits the server checks (domain::schedule), checked here first to say it sooner. */
+function rulesProblem(form: MedicationForm): Problem | null {
+  const r = form.rules;
+  const limits: Limit[] = [];
+  if (form.frequency === 'as_needed') {
+    limits.push({ value: r.maxPerDay, low: 1, high: 48, key: 'rules.maxPerDay', optional: true });
+    limits.push({ value: r.minGapMinutes, low: 1, high: 1440, key: 'rules.minGap', optional: true });
+  } else {
+    if (repeatsDaily(form.frequency)) {
+      limits.push({ value: r.intervalHours, low: 1, high: 24, key: 'rules.intervalHours', optional: true });
+      if (r.dayPattern === 'every_n_days') limits.push({ value: r.everyDays, low: 1, high: 366, key: 'rules.everyDays' });
+      if (r.dayPattern === 'cycle') {
+        limits.push({ value: r.cycleOnDays, low: 1, high: 366, key: 'rules.cycleOn' });
+        limits.push({ value: r.cycleOffDays, low: 1, high: 366, key: 'rules.cycleOff' });
+      }
+    }
+    limits.push({ value: r.graceMinutes, low: 1, high: 720, key: 'rules.grace', optional: true });
+    if (r.ownFollowUps) {
+      limits.push({ value: r.repeatEveryMinutes, low: 1, high: 1440, key: 'rules.repeatEvery' });
+      limits.push({ value: r.repeatTimes, low: 0, high: 10, key: 'rules.repeatTimes' });
+    }
+    for (const step of r.steps) {
+      limits.push({ value: step.days, low: 1, high: 366, key: 'rules.stepDays' });
+      const quantity = positiveAmountProblem(step.quantity);
+      if (quantity) return quantity;
+    }
+  }
+  for (const limit of limits) {
+    if (limit.optional && limit.value.trim() === '') continue;
+    if (whole(limit.value, limit.low, limit.high) === null) {
+      return { key: 'validation.range', values: { field: limit.key, low: String(limit.low), high: String(limit.high) } };
+    }
+  }
+  if (r.endDate !== '' && form.startDate !== '' && r.endDate < form.startDate) {
+    return { key: 'validation.endBeforeStart' };
+  }
+  return null;
+}
+
+const numberOrNull = (value: string) => (value.trim() === '' ? null : Number(value.trim()));
+
+/**
+ * The rules as sent: every rule is named, so that one switched off is cleared (null) on
+ * the server rather than kept; the ones a frequency cannot have are null too.
+ */
+export function rulesInput(form: MedicationForm): Omit<ScheduleInput, 'times' | 'weekdays' | 'start_date'> {
+  const r = form.rules;
+  const daily = repeatsDaily(form.frequency);
+  const scheduled = form.frequency !== 'as_needed';
+  return {
+    interval_hours: daily ? numberOrNull(r.intervalHours) : null,
+    every_days: daily && r.dayPattern === 'every_n_days' ? numberOrNull(r.everyDays) : null,
+    cycle_on_days: daily && r.dayPattern === 'cycle' ? numberOrNull(r.cycleOnDays) : null,
+    cycle_off_days: daily && r.dayPattern === 'cycle' ? numberOrNull(r.cycleOffDays) : null,
+    end_date: scheduled && r.endDate !== '' ? r.endDate : null,
+    steps: scheduled ? r.steps.map((step) => ({ days: Number(step.days), quantity: Number(step.quantity) })) : [],
+    max_per_day: scheduled ? null : numberOrNull(r.maxPerDay),
+    min_gap_minutes: scheduled ? null : numberOrNull(r.minGapMinutes),
+    clock: daily && r.clock !== '' ? r.clock : null,
+    grace_minutes: scheduled ? numberOrNull(r.graceMinutes) : null,
+    repeat_every_minutes: scheduled && r.ownFollowUps ? numberOrNull(r.repeatEveryMinutes) : null,
+    repeat_times: scheduled && r.ownFollowUps ? numberOrNull(r.repeatTimes) : null,
+  };
 }
 
 /** Times of day as the server keeps them: filled in, sorted, once each. */
 export function cleanTimes(times: string[]): string[] {
   return [...new Set(times.filter((time) => /^\d{2}:\d{2}$/.test(time)))].sort();
+}
+
+/** The times sent: none as needed; only the first dose's time for an interval schedule. */
+function scheduleTimes(form: MedicationForm): string[] {
+  if (form.frequency === 'as_needed') return [];
+  const times = cleanTimes(form.times);
+  if (repeatsDaily(form.frequency) && form.rules.intervalHours.trim() !== '') {
+    const first = form.times.find((time) => /^\d{2}:\d{2}$/.test(time));
+    return first === undefined ? [] : [first];
+  }
+  return times;
 }
 
 /** The body of POST /api/medications (`withInventory`) or PUT /api/medications/{id}. */
@@ -96,8 +295,9 @@ export function medicationInput(form: MedicationForm, withInventory: boolean): M
     notes: form.notes.trim(),
     default_quantity: Number(form.defaultQuantity),
     schedule: {
-      times: form.frequency === 'as_needed' ? [] : cleanTimes(form.times),
+      times: scheduleTimes(form),
       weekdays: form.frequency === 'weekly' ? [...form.weekdays].sort((a, b) => a - b) : [],
+      ...rulesInput(form),
     },
   };
   if (form.startDate !== '' && input.schedule) input.schedule.start_date = form.startDate;

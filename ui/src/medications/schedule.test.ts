@@ -9,6 +9,18 @@ const schedule = (changes: Partial<Schedule> = {}): Schedule => ({
   start_date: '2026-11-15',
   effective_times: ['09:00'],
   effective_weekdays: [],
+  interval_hours: null,
+  every_days: null,
+  cycle_on_days: null,
+  cycle_off_days: null,
+  end_date: null,
+  steps: [],
+  max_per_day: null,
+  min_gap_minutes: null,
+  clock: 'wall',
+  grace_minutes: 60,
+  repeat_every_minutes: null,
+  repeat_times: null,
   ...changes,
 });
 

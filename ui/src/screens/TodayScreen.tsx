@@ -6,16 +6,19 @@ import {
   type DoseInput,
   type DoseStatus,
   type DoseWarning,
+  type EntryResult,
   type Medication,
 } from '../api/medicationTypes';
 import { DoseDialog } from '../components/medications/DoseDialog';
 import { DoseWarningNote } from '../components/medications/DoseWarningNote';
 import { ScreenStatus } from '../components/medications/ScreenStatus';
+import { TakeAnywayDialog } from '../components/medications/TakeAnywayDialog';
 import { TodayMedication } from '../components/medications/TodayMedication';
 import { TodaySchedule } from '../components/medications/TodaySchedule';
 import { useMedicationList } from '../components/medications/useMedicationList';
 import { useMedsFormat } from '../components/medications/useMedsFormat';
 import { useTodayFeedback } from '../components/medications/useTodayFeedback';
+import { limitRefusalOf, type LimitRefusal } from '../medications/doseLimits';
 import { medsErrorText } from '../medications/errors';
 import { useLogDose } from '../queries/medications';
 import '../styles/medications.css';
@@ -33,6 +36,9 @@ export function TodayScreen() {
   const feedback = useTodayFeedback();
   const logDose = useLogDose();
   const [logging, setLogging] = useState<Logging | null>(null);
+  const [tooSoon, setTooSoon] = useState<{ medication: Medication; dose: DoseInput; refusal: LimitRefusal } | null>(
+    null,
+  );
   // A recorded dose the stock could not follow: stays until dismissed or the next log.
   const [warning, setWarning] = useState<{ name: string; warning: DoseWarning } | null>(null);
   const { medications } = list;
@@ -42,19 +48,39 @@ export function TodayScreen() {
     setLogging(null);
   };
 
+  const logged = (medication: Medication, dose: DoseInput, result: EntryResult) => {
+    setWarning(result.warning && { name: medication.name, warning: result.warning });
+    feedback.confirmLogged(`${medication.id}:${dose.status}`, t(`today.logged.${dose.status}`, { name: medication.name }));
+  };
+
   const submit = async (dose: DoseInput) => {
     if (!logging) return;
     const { medication } = logging;
     try {
       const result = await logDose.mutateAsync({ medicationId: medication.id, dose });
       setLogging(null);
-      setWarning(result.warning && { name: medication.name, warning: result.warning });
-      feedback.confirmLogged(
-        `${medication.id}:${dose.status}`,
-        t(`today.logged.${dose.status}`, { name: medication.name }),
-      );
+      logged(medication, dose, result);
     } catch (error) {
+      const refusal = limitRefusalOf(error);
+      if (refusal) {
+        // Too soon or over the day's maximum: the person decides (Take anyway / Cancel).
+        setLogging(null);
+        setTooSoon({ medication, dose, refusal });
+        return;
+      }
       feedback.failed(medsErrorText(t, error, 'errors.logDose'));
+    }
+  };
+
+  const takeAnyway = async () => {
+    if (!tooSoon) return;
+    const { medication, dose } = tooSoon;
+    try {
+      const result = await logDose.mutateAsync({ medicationId: medication.id, dose: { ...dose, confirm: true } });
+      setTooSoon(null);
+      logged(medication, dose, result);
+    } catch (error) {
+      throw new Error(medsErrorText(t, error, 'errors.logDose'), { cause: error });
     }
   };
 
@@ -122,6 +148,15 @@ export function TodayScreen() {
           error={feedback.error}
           onSubmit={submit}
           onClose={close}
+        />
+      )}
+
+      {tooSoon && (
+        <TakeAnywayDialog
+          name={tooSoon.medication.name}
+          refusal={tooSoon.refusal}
+          onConfirm={takeAnyway}
+          onClose={() => setTooSoon(null)}
         />
       )}
     </div>

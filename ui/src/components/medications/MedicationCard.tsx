@@ -15,6 +15,7 @@ import { DeliveryWarning } from './DeliveryWarning';
 import { FormError } from './FormError';
 import { InventoryDialog } from './InventoryDialog';
 import { MedicationFields } from './MedicationFields';
+import { NextDoseAllowed } from './NextDoseAllowed';
 import { BellSmallIcon, BoxIcon, EditIcon, MedicationAvatar, TrashIcon } from './MedicationIcon';
 import { StockLine } from './StockLine';
 import { useMedsFormat } from './useMedsFormat';
@@ -123,6 +124,7 @@ export function MedicationCard({ medication, onDeleted, onStale }: MedicationCar
         </span>
       </header>
       <p className="med-schedule">{format.schedule(m)}</p>
+      <NextDoseAllowed at={m.next_dose_allowed_at} />
       {m.notes !== '' && <p className="med-notes">{m.notes}</p>}
       <StockLine inventory={m.inventory} showForecast />
       <DeliveryWarning medication={m} onSettingsClosed={onStale} />

@@ -6,6 +6,7 @@ import {
   MAX_NOTES_LENGTH,
   MAX_TIMES,
   MEDICATION_ICONS,
+  repeatsDaily,
   type MedicationForm,
 } from '../../medications/medicationForm';
 import { ISO_WEEKDAYS, weekdayName } from '../../medications/schedule';
@@ -13,6 +14,7 @@ import { useAppSettings } from '../../settings/SettingsContext';
 import { CloseIcon } from '../icons';
 import { InventoryFields } from './InventoryFields';
 import { MedicationGlyph, PlusIcon } from './MedicationIcon';
+import { AsNeededLimits, MoreScheduleOptions } from './ScheduleOptions';
 import { UnitSelect } from './UnitSelect';
 
 interface MedicationFieldsProps {
@@ -29,6 +31,8 @@ export function MedicationFields({ idPrefix, form, onChange, withInventory }: Me
   const { settings } = useAppSettings();
   const id = (name: string) => `${idPrefix}-${name}`;
   const scheduled = form.frequency !== 'as_needed';
+  // Every N hours from one time of day: the first dose's time replaces the list of times.
+  const byInterval = repeatsDaily(form.frequency) && form.rules.intervalHours.trim() !== '';
   const changeInventory = (changes: Partial<InventoryForm>) =>
     onChange({ inventory: { ...form.inventory, ...changes } });
 
@@ -105,7 +109,24 @@ export function MedicationFields({ idPrefix, form, onChange, withInventory }: Me
         </select>
       </div>
 
-      {scheduled && (
+      {scheduled && byInterval && (
+        <div className="field">
+          <label htmlFor={id('first-dose')}>{t('rules.firstDoseLabel')}</label>
+          <input
+            id={id('first-dose')}
+            type="time"
+            className="time-input"
+            value={form.times[0] ?? ''}
+            onChange={(event) => onChange({ times: [event.target.value] })}
+            aria-describedby={id('first-dose-hint')}
+          />
+          <span id={id('first-dose-hint')} className="field-hint">
+            {t('rules.firstDoseHint')}
+          </span>
+        </div>
+      )}
+
+      {scheduled && !byInterval && (
         <fieldset className="choice-group">
           <legend>{t('form.times')}</legend>
           {form.times.length === 0 && <p className="field-hint">{t('form.timesDefault')}</p>}
@@ -171,6 +192,12 @@ export function MedicationFields({ idPrefix, form, onChange, withInventory }: Me
             {form.frequency === 'monthly' ? t('form.startDateMonthly') : t('form.startDateWeekly')}
           </span>
         </div>
+      )}
+
+      {scheduled ? (
+        <MoreScheduleOptions idPrefix={idPrefix} form={form} onChange={onChange} />
+      ) : (
+        <AsNeededLimits idPrefix={idPrefix} form={form} onChange={onChange} />
       )}
 
       <fieldset className="choice-group">

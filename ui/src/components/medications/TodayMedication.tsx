@@ -4,6 +4,7 @@ import { DOSE_STATUSES, RECENT_DOSES, type DoseStatus, type Medication } from '.
 import { DoseStatusBadge } from './Badges';
 import { DeliveryWarning } from './DeliveryWarning';
 import { MedicationAvatar } from './MedicationIcon';
+import { NextDoseAllowed } from './NextDoseAllowed';
 import { StockLine } from './StockLine';
 import { useMedsFormat } from './useMedsFormat';
 
@@ -40,6 +41,7 @@ export function TodayMedication({ medication: m, loggedStatus, onLog, onStale }:
             </p>
           </div>
         </header>
+        <NextDoseAllowed at={m.next_dose_allowed_at} />
         <StockLine inventory={m.inventory} />
         <DeliveryWarning medication={m} onSettingsClosed={onStale} />
         <div className="today-actions" role="group" aria-label={t('today.logFor', { name: m.name })}>

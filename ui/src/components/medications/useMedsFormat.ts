@@ -1,7 +1,7 @@
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Medication } from '../../api/medicationTypes';
-import { formatDateTime, formatPlainDate, formatQuantity, formatTimeOfDay, localeOf } from '../../medications/format';
+import { formatDateTime, formatPlainDate, formatQuantity, formatTime, formatTimeOfDay, localeOf } from '../../medications/format';
 import { scheduleInWords } from '../../medications/schedule';
 import { findUnit, isCountUnit } from '../../medications/units';
 import { useAppSettings } from '../../settings/SettingsContext';
@@ -15,16 +15,17 @@ export function useMedsFormat() {
 
   return useMemo(() => {
     const number = (value: number) => formatQuantity(value, language);
+    /** "29 tablets", "1 tablet", "2.5 ml". */
+    const amountOf = (value: number, unit: string) => {
+      const symbol = findUnit(unit)?.symbol ?? unit;
+      return isCountUnit(symbol)
+        ? t(`amounts.${symbol}`, { count: value, amount: number(value) })
+        : `${number(value)} ${symbol}`;
+    };
     return {
       language,
       number,
-      /** "29 tablets", "1 tablet", "2.5 ml". */
-      amount: (value: number, unit: string) => {
-        const symbol = findUnit(unit)?.symbol ?? unit;
-        return isCountUnit(symbol)
-          ? t(`amounts.${symbol}`, { count: value, amount: number(value) })
-          : `${number(value)} ${symbol}`;
-      },
+      amount: amountOf,
       /** A unit as a picker shows it: "tablets", "mg (milligrams)". */
       unitLabel: (symbol: string) =>
         isCountUnit(symbol) ? t(`unitNames.${symbol}`) : `${symbol} (${t(`unitNames.${symbol}`)})`,
@@ -33,8 +34,14 @@ export function useMedsFormat() {
       timeOfDay: (time: string) => formatTimeOfDay(time, timeFormat, language),
       /** A heading's date: "Saturday, November 21, 2026". */
       longDate: (date: Date) => new Intl.DateTimeFormat(localeOf(language), { dateStyle: 'full' }).format(date),
-      schedule: (m: Pick<Medication, 'frequency' | 'schedule'>) =>
-        scheduleInWords(t, m.frequency, m.schedule, { timeFormat, language }),
+      /** An RFC 3339 instant's local time of day. */
+      time: (instant: string) => formatTime(new Date(instant), timeFormat, language),
+      schedule: (m: Pick<Medication, 'frequency' | 'schedule' | 'unit'>) =>
+        scheduleInWords(t, m.frequency, m.schedule, {
+          timeFormat,
+          language,
+          amount: (value) => amountOf(value, m.unit),
+        }),
     };
   }, [t, language, dateFormat, timeFormat]);
 }

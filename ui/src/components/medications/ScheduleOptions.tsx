@@ -1,0 +1,352 @@
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import {
+  defaultClock,
+  hasMoreOptions,
+  repeatsDaily,
+  type DayPattern,
+  type MedicationForm,
+  type RulesForm,
+  type StepForm,
+} from '../../medications/medicationForm';
+import { findUnit } from '../../medications/units';
+import { CloseIcon } from '../icons';
+import { PlusIcon } from './MedicationIcon';
+
+interface RulesProps {
+  idPrefix: string;
+  form: MedicationForm;
+  onChange: (changes: Partial<MedicationForm>) => void;
+}
+
+const DAY_PATTERNS: DayPattern[] = ['every_day', 'every_n_days', 'cycle'];
+const MAX_STEPS = 24;
+
+interface NumberFieldProps {
+  id: string;
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  min: number;
+  max: number;
+  hint?: string;
+}
+
+function NumberField({ id, label, value, onChange, min, max, hint }: NumberFieldProps) {
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <input
+        id={id}
+        type="number"
+        inputMode="numeric"
+        min={min}
+        max={max}
+        step={1}
+        value={value}
+        onChange={(event) => onChange(event.target.value)}
+        aria-describedby={hint ? `${id}-hint` : undefined}
+      />
+      {hint && (
+        <span id={`${id}-hint`} className="field-hint">
+          {hint}
+        </span>
+      )}
+    </div>
+  );
+}
+
+/** An as-needed medication's limits: shown with the frequency, as they are its whole schedule. */
+export function AsNeededLimits({ idPrefix, form, onChange }: RulesProps) {
+  const { t } = useTranslation('meds');
+  const id = (name: string) => `${idPrefix}-${name}`;
+  const rules = (changes: Partial<RulesForm>) => onChange({ rules: { ...form.rules, ...changes } });
+  return (
+    <fieldset className="choice-group" aria-describedby={id('limits-hint')}>
+      <legend>{t('rules.limits')}</legend>
+      <p id={id('limits-hint')} className="field-hint">
+        {t('rules.limitsHint')}
+      </p>
+      <div className="field-row">
+        <NumberField
+          id={id('max-per-day')}
+          label={t('rules.maxPerDay')}
+          value={form.rules.maxPerDay}
+          min={1}
+          max={48}
+          onChange={(maxPerDay) => rules({ maxPerDay })}
+        />
+        <NumberField
+          id={id('min-gap')}
+          label={t('rules.minGap')}
+          value={form.rules.minGapMinutes}
+          min={1}
+          max={1440}
+          onChange={(minGapMinutes) => rules({ minGapMinutes })}
+        />
+      </div>
+    </fieldset>
+  );
+}
+
+/**
+ * The rules beyond times of day, behind a disclosure so that the common form stays short;
+ * it starts open when the medication already uses any of them.
+ */
+export function MoreScheduleOptions({ idPrefix, form, onChange }: RulesProps) {
+  const { t } = useTranslation('meds');
+  const [open, setOpen] = useState(() => hasMoreOptions(form));
+  const id = (name: string) => `${idPrefix}-${name}`;
+  const r = form.rules;
+  const rules = (changes: Partial<RulesForm>) => onChange({ rules: { ...r, ...changes } });
+  const daily = repeatsDaily(form.frequency);
+  const unit = findUnit(form.unit)?.symbol ?? form.unit;
+
+  const setStep = (index: number, changes: Partial<StepForm>) =>
+    rules({ steps: r.steps.map((step, i) => (i === index ? { ...step, ...changes } : step)) });
+  const addStep = () => {
+    const last = r.steps.at(-1);
+    rules({ steps: [...r.steps, { days: last?.days ?? '7', quantity: last?.quantity ?? form.defaultQuantity }] });
+  };
+  const removeStep = (index: number) => rules({ steps: r.steps.filter((_, i) => i !== index) });
+  const clock = r.clock === '' ? defaultClock(r.intervalHours) : r.clock;
+
+  return (
+    <section className="more-options">
+      <button
+        type="button"
+        className="disclosure"
+        aria-expanded={open}
+        aria-controls={id('more')}
+        onClick={() => setOpen((o) => !o)}
+      >
+        <span className="disclosure-mark" aria-hidden="true">
+          {open ? '▾' : '▸'}
+        </span>
+        {t('rules.more')}
+      </button>
+      <div id={id('more')} className="more-options-body" hidden={!open}>
+        {daily && (
+          <>
+            <NumberField
+              id={id('interval')}
+              label={t('rules.intervalHours')}
+              value={r.intervalHours}
+              min={1}
+              max={24}
+              hint={t('rules.intervalHint')}
+              onChange={(intervalHours) => rules({ intervalHours })}
+            />
+            <div className="field">
+              <label htmlFor={id('days')}>{t('rules.days')}</label>
+              <select
+                id={id('days')}
+                value={r.dayPattern}
+                onChange={(event) => {
+                  const dayPattern = DAY_PATTERNS.find((p) => p === event.target.value);
+                  if (dayPattern) rules({ dayPattern });
+                }}
+              >
+                {DAY_PATTERNS.map((pattern) => (
+                  <option key={pattern} value={pattern}>
+                    {t(`rules.pattern.${pattern}`)}
+                  </option>
+                ))}
+              </select>
+            </div>
+            {r.dayPattern === 'every_n_days' && (
+              <NumberField
+                id={id('every-days')}
+                label={t('rules.everyDays')}
+                value={r.everyDays}
+                min={1}
+                max={366}
+                onChange={(everyDays) => rules({ everyDays })}
+              />
+            )}
+            {r.dayPattern === 'cycle' && (
+              <div className="field-row">
+                <NumberField
+                  id={id('cycle-on')}
+                  label={t('rules.cycleOn')}
+                  value={r.cycleOnDays}
+                  min={1}
+                  max={366}
+                  onChange={(cycleOnDays) => rules({ cycleOnDays })}
+                />
+                <NumberField
+                  id={id('cycle-off')}
+                  label={t('rules.cycleOff')}
+                  value={r.cycleOffDays}
+                  min={1}
+                  max={366}
+                  onChange={(cycleOffDays) => rules({ cycleOffDays })}
+                />
+              </div>
+            )}
+            <div className="field">
+              <label htmlFor={id('rules-start')}>{t('form.startDate')}</label>
+              <input
+                id={id('rules-start')}
+                type="date"
+                value={form.startDate}
+                onChange={(event) => onChange({ startDate: event.target.value })}
+                aria-describedby={id('rules-start-hint')}
+              />
+              <span id={id('rules-start-hint')} className="field-hint">
+                {t('rules.startHint')}
+              </span>
+            </div>
+          </>
+        )}
+
+        <div className="field">
+          <label htmlFor={id('end')}>{t('rules.endDate')}</label>
+          <input
+            id={id('end')}
+            type="date"
+            value={r.endDate}
+            min={form.startDate || undefined}
+            onChange={(event) => rules({ endDate: event.target.value })}
+            aria-describedby={id('end-hint')}
+          />
+          <span id={id('end-hint')} className="field-hint">
+            {t('rules.endDateHint')}
+          </span>
+        </div>
+
+        <fieldset className="choice-group" aria-describedby={id('steps-hint')}>
+          <legend>{t('rules.steps')}</legend>
+          <p id={id('steps-hint')} className="field-hint">
+            {t('rules.stepsHint')}
+          </p>
+          {r.steps.length > 0 && (
+            <ol className="step-list">
+              {r.steps.map((step, index) => {
+                const number = index + 1;
+                return (
+                  <li key={index} className="step-row" aria-label={t('rules.step', { number })}>
+                    <span className="step-number" aria-hidden="true">
+                      {number}
+                    </span>
+                    <div className="field">
+                      <label htmlFor={id(`step-${index}-days`)}>{t('rules.stepDays')}</label>
+                      <input
+                        id={id(`step-${index}-days`)}
+                        type="number"
+                        inputMode="numeric"
+                        min={1}
+                        max={366}
+                        value={step.days}
+                        onChange={(event) => setStep(index, { days: event.target.value })}
+                      />
+                    </div>
+                    <div className="field">
+                      <label htmlFor={id(`step-${index}-quantity`)}>{t('rules.stepQuantity', { unit })}</label>
+                      <input
+                        id={id(`step-${index}-quantity`)}
+                        type="number"
+                        inputMode="decimal"
+                        min={0.001}
+                        step={0.001}
+                        value={step.quantity}
+                        onChange={(event) => setStep(index, { quantity: event.target.value })}
+                      />
+                    </div>
+                    <button
+                      type="button"
+                      className="icon-button"
+                      aria-label={t('rules.removeStep', { number })}
+                      onClick={() => removeStep(index)}
+                    >
+                      <CloseIcon />
+                    </button>
+                  </li>
+                );
+              })}
+            </ol>
+          )}
+          {r.steps.length < MAX_STEPS && (
+            <div>
+              <button type="button" className="button button-secondary button-small" onClick={addStep}>
+                <PlusIcon />
+                {t('rules.addStep')}
+              </button>
+            </div>
+          )}
+        </fieldset>
+
+        {daily && (
+          <fieldset className="choice-group">
+            <legend>{t('rules.clock')}</legend>
+            {(['wall', 'elapsed'] as const).map((kind) => (
+              <label key={kind} className="radio-row">
+                <input
+                  type="radio"
+                  name={id('clock')}
+                  value={kind}
+                  checked={clock === kind}
+                  onChange={() => rules({ clock: kind })}
+                  aria-describedby={id(`clock-${kind}-hint`)}
+                />
+                <span className="switch-text">
+                  <span className="switch-label">{t(kind === 'wall' ? 'rules.clockWall' : 'rules.clockElapsed')}</span>
+                  <span id={id(`clock-${kind}-hint`)} className="field-hint">
+                    {t(kind === 'wall' ? 'rules.clockWallHint' : 'rules.clockElapsedHint')}
+                  </span>
+                </span>
+              </label>
+            ))}
+          </fieldset>
+        )}
+
+        <NumberField
+          id={id('grace')}
+          label={t('rules.grace')}
+          value={r.graceMinutes}
+          min={1}
+          max={720}
+          hint={t('rules.graceHint')}
+          onChange={(graceMinutes) => rules({ graceMinutes })}
+        />
+
+        <fieldset className="choice-group">
+          <legend>{t('rules.followUps')}</legend>
+          <label className="switch-row">
+            <span className="switch-text">
+              <span className="switch-label">{t('rules.ownFollowUps')}</span>
+              <span className="field-hint">{t('rules.ownFollowUpsHint')}</span>
+            </span>
+            <input
+              type="checkbox"
+              role="switch"
+              className="switch"
+              checked={r.ownFollowUps}
+              onChange={(event) => rules({ ownFollowUps: event.target.checked })}
+            />
+          </label>
+          {r.ownFollowUps && (
+            <div className="field-row">
+              <NumberField
+                id={id('repeat-every')}
+                label={t('rules.repeatEvery')}
+                value={r.repeatEveryMinutes}
+                min={1}
+                max={1440}
+                onChange={(repeatEveryMinutes) => rules({ repeatEveryMinutes })}
+              />
+              <NumberField
+                id={id('repeat-times')}
+                label={t('rules.repeatTimes')}
+                value={r.repeatTimes}
+                min={0}
+                max={10}
+                onChange={(repeatTimes) => rules({ repeatTimes })}
+              />
+            </div>
+          )}
+        </fieldset>
+      </div>
+    </section>
+  );
+}
