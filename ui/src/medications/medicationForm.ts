@@ -125,8 +125,7 @@ export function hasMoreOptions(form: MedicationForm): boolean {
     r.steps.length > 0 ||
     r.clock !== '' ||
     r.graceMinutes !== String(DEFAULT_GRACE_MINUTES) ||
-    r.ownFollowUps ||
-    (form.startDate !== '' && (form.frequency === 'daily' || form.frequency === 'twice_daily'))
+    r.ownFollowUps
   );
 }
 
@@ -262,10 +261,18 @@ export function rulesInput(form: MedicationForm): Omit<ScheduleInput, 'times' | 
     max_per_day: scheduled ? null : numberOrNull(r.maxPerDay),
     min_gap_minutes: scheduled ? null : numberOrNull(r.minGapMinutes),
     clock: daily && r.clock !== '' ? r.clock : null,
-    grace_minutes: scheduled ? numberOrNull(r.graceMinutes) : null,
+    // The default is sent as unset, so that it follows the server's default.
+    grace_minutes: scheduled && r.graceMinutes.trim() !== String(DEFAULT_GRACE_MINUTES) ? numberOrNull(r.graceMinutes) : null,
     repeat_every_minutes: scheduled && r.ownFollowUps ? numberOrNull(r.repeatEveryMinutes) : null,
     repeat_times: scheduled && r.ownFollowUps ? numberOrNull(r.repeatTimes) : null,
   };
+}
+
+/** Only the rules that are set: a new medication has nothing to clear. */
+function setRules<T extends object>(rules: T): Partial<T> {
+  return Object.fromEntries(
+    Object.entries(rules).filter(([, value]) => value !== null && !(Array.isArray(value) && value.length === 0)),
+  ) as Partial<T>;
 }
 
 /** Times of day as the server keeps them: filled in, sorted, once each. */
@@ -284,7 +291,10 @@ function scheduleTimes(form: MedicationForm): string[] {
   return times;
 }
 
-/** The body of POST /api/medications (`withInventory`) or PUT /api/medications/{id}. */
+/**
+ * The body of POST /api/medications (`withInventory`: a new one) or PUT /api/medications/{id}
+ * (which names every rule, null clearing it).
+ */
 export function medicationInput(form: MedicationForm, withInventory: boolean): MedicationInput {
   const input: MedicationInput = {
     name: form.name.trim(),
@@ -297,7 +307,7 @@ export function medicationInput(form: MedicationForm, withInventory: boolean): M
     schedule: {
       times: scheduleTimes(form),
       weekdays: form.frequency === 'weekly' ? [...form.weekdays].sort((a, b) => a - b) : [],
-      ...rulesInput(form),
+      ...(withInventory ? setRules(rulesInput(form)) : rulesInput(form)),
     },
   };
   if (form.startDate !== '' && input.schedule) input.schedule.start_date = form.startDate;

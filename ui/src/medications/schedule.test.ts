@@ -66,3 +66,41 @@ describe('schedule in words', () => {
     expect(words('as_needed', s, '24h', 'de')).toBe('Bei Bedarf');
   });
 });
+
+describe('schedule rules in words', () => {
+  const amount = (value: number) => `${value} mg`;
+  const rulesWords = (frequency: Frequency, s: Schedule, language = 'en') =>
+    scheduleInWords(i18n.getFixedT(language, 'meds'), frequency, s, { timeFormat: '24h', language, amount });
+
+  it('every N hours from the first time', () => {
+    const s = schedule({ times: ['06:00'], effective_times: ['06:00', '14:00', '22:00'], interval_hours: 8, clock: 'elapsed' });
+    expect(rulesWords('daily', s)).toBe('Every 8 hours from 06:00');
+    expect(rulesWords('daily', s, 'de')).toBe('Alle 8 Stunden ab 06:00');
+  });
+
+  it('every N days, a cycle, an end date and a tapering plan', () => {
+    expect(rulesWords('daily', schedule({ every_days: 2 }))).toBe('Every 2 days at 09:00');
+    expect(rulesWords('daily', schedule({ cycle_on_days: 21, cycle_off_days: 7 }))).toBe(
+      'Daily at 09:00 · 21 days on, 7 off',
+    );
+    expect(rulesWords('daily', schedule({ end_date: '2020-11-30' }))).toBe('Daily at 09:00 · Until Nov 30, 2020');
+    expect(
+      rulesWords(
+        'daily',
+        schedule({
+          steps: [
+            { days: 5, quantity: 40 },
+            { days: 1, quantity: 30 },
+          ],
+        }),
+      ),
+    ).toBe('Daily at 09:00 · 40 mg for 5 days, then 30 mg for 1 day');
+  });
+
+  it('as needed with its limits', () => {
+    expect(rulesWords('as_needed', schedule({ max_per_day: 4, min_gap_minutes: 240 }))).toBe(
+      'As needed · At most 4 a day · At least 4 h apart',
+    );
+    expect(rulesWords('as_needed', schedule({ min_gap_minutes: 90 }))).toBe('As needed · At least 90 min apart');
+  });
+});

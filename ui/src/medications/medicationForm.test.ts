@@ -1,0 +1,144 @@
+import { describe, expect, it } from 'vitest';
+import { parseMedication } from '../api/medicationParse';
+import i18n from '../i18n';
+import { medicationJson } from '../test/medications';
+import { problemText } from './errors';
+import {
+  emptyMedicationForm,
+  hasMoreOptions,
+  medicationFormOf,
+  medicationInput,
+  medicationProblem,
+  type MedicationForm,
+  type RulesForm,
+} from './medicationForm';
+
+const t = i18n.getFixedT('en', 'meds');
+
+function form(changes: Partial<MedicationForm> = {}, rules: Partial<RulesForm> = {}): MedicationForm {
+  const base = { ...emptyMedicationForm(), name: 'Amoxicillin', ...changes };
+  return { ...base, rules: { ...base.rules, ...rules } };
+}
+
+const problem = (f: MedicationForm) => {
+  const found = medicationProblem(f);
+  return found && problemText(t, found);
+};
+
+describe('schedule rules in the medication form', () => {
+  it('a new plain medication sends no rules', () => {
+    expect(medicationInput(form({ times: ['08:00'] }), true).schedule).toEqual({ times: ['08:00'], weekdays: [] });
+  });
+
+  it('an edit names every rule so that one switched off is cleared', () => {
+    const schedule = medicationInput(form({ times: ['08:00'] }), false).schedule;
+    expect(schedule).toMatchObject({
+      interval_hours: null,
+      every_days: null,
+      cycle_on_days: null,
+      end_date: null,
+      steps: [],
+      clock: null,
+      grace_minutes: null,
+      repeat_every_minutes: null,
+      repeat_times: null,
+    });
+  });
+
+  it('every 8 hours sends only the first time as the anchor', () => {
+    const schedule = medicationInput(form({ times: ['06:00', '14:00'] }, { intervalHours: '8' }), true).schedule;
+    expect(schedule).toEqual({ times: ['06:00'], weekdays: [], interval_hours: 8 });
+  });
+
+  it('a cycle, an end date, steps, a clock, grace and own follow-ups', () => {
+    const f = form(
+      { times: ['21:00'], startDate: '2026-11-01' },
+      {
+        dayPattern: 'cycle',
+        cycleOnDays: '21',
+        cycleOffDays: '7',
+        endDate: '2026-12-31',
+        steps: [
+          { days: '5', quantity: '40' },
+          { days: '5', quantity: '30' },
+        ],
+        clock: 'elapsed',
+        graceMinutes: '90',
+        ownFollowUps: true,
+        repeatEveryMinutes: '15',
+        repeatTimes: '2',
+      },
+    );
+    expect(problem(f)).toBeNull();
+    expect(medicationInput(f, true).schedule).toEqual({
+      times: ['21:00'],
+      weekdays: [],
+      start_date: '2026-11-01',
+      cycle_on_days: 21,
+      cycle_off_days: 7,
+      end_date: '2026-12-31',
+      steps: [
+        { days: 5, quantity: 40 },
+        { days: 5, quantity: 30 },
+      ],
+      clock: 'elapsed',
+      grace_minutes: 90,
+      repeat_every_minutes: 15,
+      repeat_times: 2,
+    });
+  });
+
+  it('as needed sends its limits and nothing a schedule needs', () => {
+    const f = form({ frequency: 'as_needed', times: ['08:00'] }, { maxPerDay: '4', minGapMinutes: '240', intervalHours: '8' });
+    expect(medicationInput(f, false).schedule).toMatchObject({
+      times: [],
+      interval_hours: null,
+      max_per_day: 4,
+      min_gap_minutes: 240,
+      grace_minutes: null,
+    });
+  });
+
+  it('says which number is out of range before the server does', () => {
+    expect(problem(form({}, { intervalHours: '25' }))).toBe('Every N hours: enter a whole number from 1 to 24');
+    expect(problem(form({}, { dayPattern: 'every_n_days', everyDays: '0' }))).toBe(
+      'Every how many days: enter a whole number from 1 to 366',
+    );
+    expect(problem(form({ frequency: 'as_needed' }, { maxPerDay: '2.5' }))).toBe(
+      'Most doses a day: enter a whole number from 1 to 48',
+    );
+    expect(problem(form({}, { steps: [{ days: '3', quantity: '-1' }] }))).toBe(
+      'Please enter a valid positive number for the dosage amount',
+    );
+    expect(problem(form({ startDate: '2026-11-10' }, { endDate: '2026-11-09' }))).toBe(
+      'The end date must be on or after the start date',
+    );
+  });
+
+  it('reads a medication back, and opens More schedule options only when it uses them', () => {
+    const plain = medicationFormOf(parseMedication(medicationJson()));
+    expect(hasMoreOptions(plain)).toBe(false);
+    expect(plain.rules.clock).toBe('');
+    const interval = medicationFormOf(
+      parseMedication(
+        medicationJson({
+          schedule: {
+            times: ['06:00'],
+            weekdays: [],
+            start_date: '2026-11-01',
+            effective_times: ['06:00', '14:00', '22:00'],
+            effective_weekdays: [],
+            interval_hours: 8,
+            clock: 'elapsed',
+            grace_minutes: 60,
+            steps: [],
+            repeat_every_minutes: 20,
+            repeat_times: null,
+          },
+        }),
+      ),
+    );
+    expect(interval.rules).toMatchObject({ intervalHours: '8', clock: '', ownFollowUps: true, repeatEveryMinutes: '20' });
+    expect(hasMoreOptions(interval)).toBe(true);
+  });
+});
