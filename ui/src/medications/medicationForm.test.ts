@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { Json } from '../api/client';
 import { parseMedication } from '../api/medicationParse';
 import i18n from '../i18n';
 import { medicationJson } from '../test/medications';
@@ -116,7 +117,7 @@ describe('schedule rules in the medication form', () => {
   });
 
   it('reads a medication back, and opens More schedule options only when it uses them', () => {
-    const plain = medicationFormOf(parseMedication(medicationJson()));
+    const plain = medicationFormOf(parseMedication(medicationJson() as Json));
     expect(hasMoreOptions(plain)).toBe(false);
     expect(plain.rules.clock).toBe('');
     const interval = medicationFormOf(
@@ -135,7 +136,7 @@ describe('schedule rules in the medication form', () => {
             repeat_every_minutes: 20,
             repeat_times: null,
           },
-        }),
+        }) as Json,
       ),
     );
     expect(interval.rules).toMatchObject({ intervalHours: '8', clock: '', ownFollowUps: true, repeatEveryMinutes: '20' });
