@@ -19,7 +19,13 @@ export interface TakeDetails {
   scheduled_time: string;
   message: string | null;
   logged: TakeLogged | null;
+  /** When a snoozed reminder goes out again (RFC 3339); null unless it is snoozed. */
+  snoozed_until: string | null;
 }
+
+/** The snoozes a take link offers, in minutes. */
+export const SNOOZE_MINUTES = [10, 30, 60] as const;
+export type SnoozeMinutes = (typeof SNOOZE_MINUTES)[number];
 
 function str(value: Json | undefined): string {
   return typeof value === 'string' ? value : '';
@@ -41,6 +47,7 @@ export function parseTakeDetails(value: Json | undefined): TakeDetails {
     scheduled_time: str(value.scheduled_time),
     message: nonEmptyString(value.message),
     logged: parseLogged(value.logged),
+    snoozed_until: nonEmptyString(value.snoozed_until),
   };
 }
 
@@ -61,4 +68,17 @@ export async function getTakeDetails(token: string, signal?: AbortSignal): Promi
 export async function logTakeDose(token: string, status: DoseStatus): Promise<DoseWarning | null> {
   const body = await apiRequest(takePath(token), { method: 'POST', body: { status }, anonymous: true });
   return parseDoseWarning(dataOf(body));
+}
+
+/** Sends the reminder again `minutes` later; answers when (RFC 3339). */
+export async function snoozeTake(token: string, minutes: SnoozeMinutes): Promise<string> {
+  const body = await apiRequest(takePath(token), {
+    method: 'POST',
+    body: { status: 'snoozed', minutes },
+    anonymous: true,
+  });
+  const data = dataOf(body);
+  const until = isJsonObject(data) ? nonEmptyString(data.snoozed_until) : null;
+  if (until === null) throw new FormatError('snooze');
+  return until;
 }

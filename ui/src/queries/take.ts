@@ -1,7 +1,7 @@
 // The page a reminder's link opens, without signing in: the reminder, and logging its dose.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { DoseStatus } from '../api/medicationTypes';
-import { getTakeDetails, logTakeDose } from '../api/take';
+import { getTakeDetails, logTakeDose, snoozeTake, type SnoozeMinutes } from '../api/take';
 import { doseRecorded } from './invalidate';
 import { queryKeys } from './keys';
 
@@ -18,5 +18,14 @@ export function useLogTakeDose(token: string) {
   return useMutation({
     mutationFn: (status: DoseStatus) => logTakeDose(token, status),
     onSuccess: () => doseRecorded(client),
+  });
+}
+
+/** Snoozed from the link: the Scheduled list of a person signed in here shows the new time. */
+export function useSnoozeTake(token: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (minutes: SnoozeMinutes) => snoozeTake(token, minutes),
+    onSuccess: () => client.invalidateQueries({ queryKey: queryKeys.notifications }),
   });
 }

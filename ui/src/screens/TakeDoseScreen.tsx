@@ -3,13 +3,13 @@ import { useTranslation } from 'react-i18next';
 import { useNavigate, useParams } from 'react-router-dom';
 import { ApiError } from '../api/client';
 import { DOSE_STATUSES, type DoseStatus, type DoseWarning } from '../api/medicationTypes';
-import type { TakeDetails, TakeLogged } from '../api/take';
+import { SNOOZE_MINUTES, type SnoozeMinutes, type TakeDetails, type TakeLogged } from '../api/take';
 import { CloseIcon } from '../components/icons';
 import { DoseWarningNote } from '../components/medications/DoseWarningNote';
 import { FormError } from '../components/medications/FormError';
 import { useMedsFormat } from '../components/medications/useMedsFormat';
 import { notifyErrorText } from '../notifications/notifyErrors';
-import { useLogTakeDose, useTakeDetailsQuery } from '../queries/take';
+import { useLogTakeDose, useSnoozeTake, useTakeDetailsQuery } from '../queries/take';
 import '../styles/notifications.css';
 import { PublicFrame } from './PublicFrame';
 
@@ -106,7 +106,7 @@ export function TakeDoseScreen() {
       {load.details.logged ? (
         <AlreadyLogged logged={load.details.logged} onLeave={leave} />
       ) : (
-        <TakeForm token={token} onLeave={leave} />
+        <TakeForm token={token} snoozedUntil={load.details.snoozed_until} onLeave={leave} />
       )}
     </PublicFrame>
   );
@@ -178,9 +178,19 @@ function AlreadyLogged({ logged, onLeave }: { logged: TakeLogged; onLeave: () =>
   );
 }
 
-function TakeForm({ token, onLeave }: { token: string; onLeave: () => void }) {
+interface TakeFormProps {
+  token: string;
+  /** Snoozed already (here or from a notification): when the reminder comes again. */
+  snoozedUntil: string | null;
+  onLeave: () => void;
+}
+
+function TakeForm({ token, snoozedUntil: snoozedBefore, onLeave }: TakeFormProps) {
   const { t } = useTranslation('notify');
+  const format = useMedsFormat();
   const formId = useId();
+  const { mutateAsync: snooze } = useSnoozeTake(token);
+  const [snoozedUntil, setSnoozedUntil] = useState(snoozedBefore);
   const [status, setStatus] = useState<DoseStatus>('taken');
   const { mutateAsync: logTakeDose } = useLogTakeDose(token);
   const [busy, setBusy] = useState(false);
@@ -196,6 +206,19 @@ function TakeForm({ token, onLeave }: { token: string; onLeave: () => void }) {
     const timer = setTimeout(onLeave, TAKE_REDIRECT_MS);
     return () => clearTimeout(timer);
   }, [done, warning, onLeave]);
+
+  const remindLater = async (minutes: SnoozeMinutes) => {
+    setBusy(true);
+    setError(null);
+    try {
+      setSnoozedUntil(await snooze(minutes));
+    } catch (caught) {
+      setConflict(caught instanceof ApiError && caught.status === 409);
+      setError(notifyErrorText(t, caught, 'errors.snooze'));
+    } finally {
+      setBusy(false);
+    }
+  };
 
   const submit = async (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -233,6 +256,11 @@ function TakeForm({ token, onLeave }: { token: string; onLeave: () => void }) {
   return (
     <form id={formId} className="form take-form" noValidate onSubmit={(event) => void submit(event)}>
       <FormError text={error} />
+      {snoozedUntil && (
+        <p className="form-success take-result" role="status" data-testid="take-snoozed">
+          {t('take.snoozedUntil', { time: format.time(snoozedUntil) })}
+        </p>
+      )}
       {!conflict && (
         <fieldset className="choice-group" disabled={busy}>
           <legend>{t('take.statusLegend')}</legend>
@@ -257,9 +285,30 @@ function TakeForm({ token, onLeave }: { token: string; onLeave: () => void }) {
           </button>
         )}
         <button type="button" className="button button-secondary button-block" onClick={onLeave} disabled={busy}>
-          {conflict ? t('take.close') : t('take.cancel')}
+          {conflict || snoozedUntil ? t('take.close') : t('take.cancel')}
         </button>
       </div>
+      {!conflict && (
+        <div className="take-snooze" role="group" aria-labelledby={`${formId}-snooze`}>
+          <p id={`${formId}-snooze`} className="take-snooze-title">
+            {t('take.snoozeTitle')}
+          </p>
+          <div className="take-snooze-buttons">
+            {SNOOZE_MINUTES.map((minutes) => (
+              <button
+                key={minutes}
+                type="button"
+                className="button button-secondary"
+                disabled={busy}
+                onClick={() => void remindLater(minutes)}
+                aria-label={t('take.snoozeFor', { count: minutes })}
+              >
+                {t('take.snoozeMinutes', { count: minutes })}
+              </button>
+            ))}
+          </div>
+        </div>
+      )}
     </form>
   );
 }
