@@ -32,7 +32,13 @@ async fn start() -> (PushService, Server) {
 
 /// Moves the clock and answers the server's time afterwards.
 async fn advance(server: &Server, seconds: i64) -> DateTime<Utc> {
-    let (status, body) = post(server, "/api/test/clock", None, json!({ "advance_seconds": seconds })).await;
+    let (status, body) = post(
+        server,
+        "/api/test/clock",
+        None,
+        json!({ "advance_seconds": seconds }),
+    )
+    .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     common::instant(&body["data"]["now"])
 }
@@ -44,13 +50,25 @@ async fn medication(server: &Server, token: &str, body: Value) -> i64 {
 }
 
 async fn put_prefs(server: &Server, token: &str, body: Value) -> Value {
-    let (status, saved) = call(server, Method::PUT, "/api/notifications/preferences", Some(token), Some(body)).await;
+    let (status, saved) = call(
+        server,
+        Method::PUT,
+        "/api/notifications/preferences",
+        Some(token),
+        Some(body),
+    )
+    .await;
     assert_eq!(status, StatusCode::OK, "{saved}");
     saved["data"].clone()
 }
 
 async fn reminders(server: &Server, token: &str, query: &str) -> Vec<Value> {
-    let (status, body) = get_json(server, &format!("/api/notifications?limit=200{query}"), Some(token)).await;
+    let (status, body) = get_json(
+        server,
+        &format!("/api/notifications?limit=200{query}"),
+        Some(token),
+    )
+    .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     body["data"].as_array().unwrap().clone()
 }
@@ -86,7 +104,13 @@ async fn wait_withdrawal(push: &PushService, device: &str, n: usize) -> Value {
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    panic!("no withdrawal #{n} for {device}: {:?}", push.received(device).iter().map(|r| &r.payload).collect::<Vec<_>>());
+    panic!(
+        "no withdrawal #{n} for {device}: {:?}",
+        push.received(device)
+            .iter()
+            .map(|r| &r.payload)
+            .collect::<Vec<_>>()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -97,6 +121,7 @@ async fn a_dose_not_logged_within_its_grace_is_recorded_missed_once() {
     let server = Server::start_in(&data_dir, |c| engine_env(c, &push)).unwrap();
     let token = common::verified_account(&server, "grace@example.test").await;
     common::save_settings(&server, &token, json!({ "timezone": "UTC" })).await;
+    register_device(&server, &token, &push, "phone").await;
     let now = advance(&server, 0).await;
     // A dose 20 minutes from now (whole minutes), with 30 minutes of grace.
     let due = now + Span::minutes(20);
@@ -118,9 +143,20 @@ async fn a_dose_not_logged_within_its_grace_is_recorded_missed_once() {
 
     // Just before the grace ends, nothing is missed; "Taken" is logged in time.
     advance(&server, 20 * 60 + 29 * 60).await;
-    let (status, body) = post(&server, &format!("/api/medications/{taken}/doses"), Some(&token), json!({})).await;
+    let (status, body) = post(
+        &server,
+        &format!("/api/medications/{taken}/doses"),
+        Some(&token),
+        json!({}),
+    )
+    .await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
-    assert!(history(&server, &token).await.iter().all(|e| e["status"] != "missed"));
+    assert!(
+        history(&server, &token)
+            .await
+            .iter()
+            .all(|e| e["status"] != "missed")
+    );
 
     // Past the grace: "Forgotten" is missed, at its dose time, without stock; once only.
     advance(&server, 2 * 60).await;
@@ -137,7 +173,20 @@ async fn a_dose_not_logged_within_its_grace_is_recorded_missed_once() {
         .filter(|r| r["medication_id"] == forgotten && common::instant(&r["scheduled_time"]) <= at)
         .collect();
     assert_eq!(answered.len(), 1, "{answered:?}");
-    assert!(answered[0]["answered_at"].is_string(), "the reminder is answered: {}", answered[0]);
+    assert!(
+        answered[0]["answered_at"].is_string(),
+        "the reminder is answered: {}",
+        answered[0]
+    );
+    // The phone showed its reminder; it is withdrawn as missed.
+    let shown = pushes_about(&push, "phone", "Forgotten");
+    assert!(!shown.is_empty());
+    let withdrawn: Vec<Value> = withdrawals(&push, "phone")
+        .into_iter()
+        .filter(|w| w["tag"] == format!("reminder-{}", answered[0]["id"]))
+        .collect();
+    assert_eq!(withdrawn.len(), 1, "{withdrawn:?}");
+    assert_eq!(withdrawn[0]["outcome"], "missed");
 
     // Today shows it missed; the taken one stays taken.
     let (_, today) = get_json(&server, "/api/medications/today", Some(&token)).await;
@@ -150,7 +199,11 @@ async fn a_dose_not_logged_within_its_grace_is_recorded_missed_once() {
     let server = Server::start_in(&data_dir, |c| engine_env(c, &push)).unwrap();
     let token = common::login(&server, "grace@example.test").await;
     advance(&server, 60 * 60).await;
-    let missed = history(&server, &token).await.into_iter().filter(|e| e["status"] == "missed").count();
+    let missed = history(&server, &token)
+        .await
+        .into_iter()
+        .filter(|e| e["status"] == "missed")
+        .count();
     assert_eq!(missed, 1);
 }
 
@@ -160,7 +213,12 @@ async fn a_medication_overrides_the_persons_follow_ups() {
     let token = common::verified_account(&server, "follow@example.test").await;
     register_device(&server, &token, &push, "phone").await;
     // The person: every 10 minutes, at most 3.
-    put_prefs(&server, &token, json!({ "repeat_interval_minutes": 10, "repeat_max": 3 })).await;
+    put_prefs(
+        &server,
+        &token,
+        json!({ "repeat_interval_minutes": 10, "repeat_max": 3 }),
+    )
+    .await;
     let own = medication(
         &server,
         &token,
@@ -198,7 +256,10 @@ async fn a_medication_overrides_the_persons_follow_ups() {
         }
     }
     let steps = |name: &str| -> Vec<usize> {
-        seen.iter().filter(|(_, t)| t.contains(name)).map(|(s, _)| *s).collect()
+        seen.iter()
+            .filter(|(_, t)| t.contains(name))
+            .map(|(s, _)| *s)
+            .collect()
     };
     assert_eq!(steps("Usual"), vec![0, 2, 4, 6], "{seen:?}");
     assert_eq!(steps("Quick"), vec![0, 1], "{seen:?}");
@@ -211,7 +272,12 @@ async fn snoozing_sends_the_reminder_again_later_without_the_old_follow_ups() {
     let token = common::verified_account(&server, "snooze@example.test").await;
     register_device(&server, &token, &push, "phone").await;
     // Follow-ups every 5 minutes: one would come before the 10-minute snooze ends.
-    put_prefs(&server, &token, json!({ "repeat_interval_minutes": 5, "repeat_max": 3 })).await;
+    put_prefs(
+        &server,
+        &token,
+        json!({ "repeat_interval_minutes": 5, "repeat_max": 3 }),
+    )
+    .await;
     let med = medication(
         &server,
         &token,
@@ -229,22 +295,43 @@ async fn snoozing_sends_the_reminder_again_later_without_the_old_follow_ups() {
     // Only 10, 30 or 60 minutes.
     let take = format!("/api/notifications/take/{old}");
     for minutes in [json!(15), json!(0), json!("ten"), Value::Null] {
-        let (status, body) = post(&server, &take, None, json!({ "status": "snoozed", "minutes": minutes })).await;
+        let (status, body) = post(
+            &server,
+            &take,
+            None,
+            json!({ "status": "snoozed", "minutes": minutes }),
+        )
+        .await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{minutes}: {body}");
         if minutes.is_number() || minutes.is_null() {
             assert_eq!(body["code"], "invalid_snooze_minutes", "{body}");
         }
     }
-    let (status, body) = post(&server, &take, None, json!({ "status": "snoozed", "minutes": 10 })).await;
+    let (status, body) = post(
+        &server,
+        &take,
+        None,
+        json!({ "status": "snoozed", "minutes": 10 }),
+    )
+    .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let until = common::instant(&body["data"]["snoozed_until"]);
-    assert_eq!(body["message"], format!("Snoozed until {}", until.format("%H:%M")));
+    assert_eq!(
+        body["message"],
+        format!("Snoozed until {}", until.format("%H:%M"))
+    );
 
     // The phone's notification is withdrawn; the Scheduled list has the reminder again.
     let withdrawn = wait_withdrawal(&push, "phone", 1).await;
-    assert_eq!(withdrawn, json!({ "kind": "withdraw", "tag": format!("reminder-{id}"), "outcome": "snoozed" }));
+    assert_eq!(
+        withdrawn,
+        json!({ "kind": "withdraw", "tag": format!("reminder-{id}"), "outcome": "snoozed" })
+    );
     let scheduled = reminders(&server, &token, "&status=scheduled").await;
-    let again = scheduled.iter().find(|r| r["id"] == id).expect("listed as scheduled");
+    let again = scheduled
+        .iter()
+        .find(|r| r["id"] == id)
+        .expect("listed as scheduled");
     assert_eq!(common::instant(&again["reminder_time"]), until);
     let (_, details) = get_json(&server, &take, None).await;
     assert_eq!(common::instant(&details["data"]["snoozed_until"]), until);
@@ -265,7 +352,13 @@ async fn snoozing_sends_the_reminder_again_later_without_the_old_follow_ups() {
     // The old link still logs the dose, once; both links then show it logged.
     let (status, body) = post(&server, &take, None, json!({ "status": "taken" })).await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
-    let (status, _) = post(&server, &format!("/api/notifications/take/{new}"), None, json!({})).await;
+    let (status, _) = post(
+        &server,
+        &format!("/api/notifications/take/{new}"),
+        None,
+        json!({}),
+    )
+    .await;
     assert_eq!(status, StatusCode::CONFLICT);
     let (_, details) = get_json(&server, &format!("/api/notifications/take/{new}"), None).await;
     assert_eq!(details["data"]["logged"]["status"], "taken");
@@ -298,7 +391,10 @@ async fn a_dose_logged_in_the_app_withdraws_the_reminder_from_every_device() {
         assert_eq!(got.payload["actions"], json!(["take", "snooze", "skip"]));
         assert!(got.payload["token"].is_string());
     }
-    assert_eq!(phone.payload["token"], laptop.payload["token"], "one round, one link");
+    assert_eq!(
+        phone.payload["token"], laptop.payload["token"],
+        "one round, one link"
+    );
 
     let (status, body) = post(
         &server,
@@ -310,9 +406,19 @@ async fn a_dose_logged_in_the_app_withdraws_the_reminder_from_every_device() {
     assert_eq!(status, StatusCode::CREATED, "{body}");
     for (device, shown) in [("phone", &phone), ("laptop", &laptop)] {
         let withdrawn = wait_withdrawal(&push, device, 1).await;
-        assert_eq!(withdrawn, json!({ "kind": "withdraw", "tag": format!("reminder-{id}"), "outcome": "skipped" }));
-        let sent = push.received(device).into_iter().find(|r| r.payload["kind"] == "withdraw").unwrap();
-        assert_eq!(sent.topic, shown.topic, "the same Topic replaces a queued reminder");
+        assert_eq!(
+            withdrawn,
+            json!({ "kind": "withdraw", "tag": format!("reminder-{id}"), "outcome": "skipped" })
+        );
+        let sent = push
+            .received(device)
+            .into_iter()
+            .find(|r| r.payload["kind"] == "withdraw")
+            .unwrap();
+        assert_eq!(
+            sent.topic, shown.topic,
+            "the same Topic replaces a queued reminder"
+        );
     }
     // Withdrawn once: a later pass sends nothing more.
     advance(&server, 60).await;
@@ -329,7 +435,12 @@ async fn hidden_names_keep_medications_off_lock_screens_and_mailboxes() {
         smtp.configure(c);
     });
     let token = common::verified_account(&server, "private@example.test").await;
-    common::save_settings(&server, &token, json!({ "timezone": "Europe/Berlin", "timeFormat": "24h" })).await;
+    common::save_settings(
+        &server,
+        &token,
+        json!({ "timezone": "Europe/Berlin", "timeFormat": "24h" }),
+    )
+    .await;
     register_device(&server, &token, &push, "phone").await;
     let saved = put_prefs(
         &server,
@@ -357,8 +468,17 @@ async fn hidden_names_keep_medications_off_lock_screens_and_mailboxes() {
     .await;
     assert!(status.is_success(), "{body}");
     let id = remind_in(&server, &token, med, 60).await;
-    let due = common::instant(&reminders(&server, &token, "").await.into_iter().find(|r| r["id"] == id).unwrap()["scheduled_time"]);
-    let time = due.with_timezone(&chrono_tz::Europe::Berlin).format("%H:%M").to_string();
+    let due = common::instant(
+        &reminders(&server, &token, "")
+            .await
+            .into_iter()
+            .find(|r| r["id"] == id)
+            .unwrap()["scheduled_time"],
+    );
+    let time = due
+        .with_timezone(&chrono_tz::Europe::Berlin)
+        .format("%H:%M")
+        .to_string();
     advance(&server, 60).await;
 
     let pushed = push.wait_for("phone", 1, Duration::from_secs(20)).await.payload;
@@ -404,12 +524,20 @@ async fn the_calendar_feed_serves_fourteen_days_of_doses_until_revoked() {
                 "schedule": { "times": ["08:00", "20:00"] } }),
     )
     .await;
-    medication(&server, &token, json!({ "name": "Rescue", "unit": "tablets", "frequency": "as_needed" })).await;
+    medication(
+        &server,
+        &token,
+        json!({ "name": "Rescue", "unit": "tablets", "frequency": "as_needed" }),
+    )
+    .await;
 
     let (status, created) = post(&server, "/api/calendar/feed", Some(&token), json!({})).await;
     assert_eq!(status, StatusCode::CREATED, "{created}");
     let url = created["data"]["url"].as_str().unwrap().to_owned();
-    assert!(url.starts_with("http://pillbox.test/api/calendar/") && url.ends_with(".ics"), "{url}");
+    assert!(
+        url.starts_with("http://pillbox.test/api/calendar/") && url.ends_with(".ics"),
+        "{url}"
+    );
     let path = url.trim_start_matches("http://pillbox.test").to_owned();
     let (_, exists) = get_json(&server, "/api/calendar/feed", Some(&token)).await;
     assert_eq!(exists["data"]["exists"], true);
@@ -422,7 +550,10 @@ async fn the_calendar_feed_serves_fourteen_days_of_doses_until_revoked() {
     for physical in text.split("\r\n") {
         assert!(physical.len() <= 75, "{physical:?} is {} octets", physical.len());
     }
-    assert!(!text.replace("\r\n", "").contains('\n'), "every line ends in CRLF");
+    assert!(
+        !text.replace("\r\n", "").contains('\n'),
+        "every line ends in CRLF"
+    );
     let lines = unfold(&text);
     assert_eq!(lines.first().map(String::as_str), Some("BEGIN:VCALENDAR"));
     assert_eq!(lines.last().map(String::as_str), Some("END:VCALENDAR"));
@@ -443,24 +574,49 @@ async fn the_calendar_feed_serves_fourteen_days_of_doses_until_revoked() {
         let at = chrono::NaiveDateTime::parse_from_str(&start["DTSTART:".len()..], "%Y%m%dT%H%M%SZ")
             .unwrap_or_else(|_| panic!("{start} is not UTC"))
             .and_utc();
-        let local = at.with_timezone(&chrono_tz::America::New_York).format("%H:%M").to_string();
-        assert!(local == "08:00" || local == "20:00", "{start} is {local} in New York");
+        let local = at
+            .with_timezone(&chrono_tz::America::New_York)
+            .format("%H:%M")
+            .to_string();
+        assert!(
+            local == "08:00" || local == "20:00",
+            "{start} is {local} in New York"
+        );
     }
     let summary = "SUMMARY:Ibuprofen\\, forte\\; long-acting formulation for the nights 500 mg";
     assert_eq!(lines.iter().filter(|l| *l == summary).count(), 28, "{lines:?}");
     // The same feed a moment later has the same UIDs (calendar apps update, not duplicate).
-    let again = common::client().get(server.url(&path)).send().await.unwrap().text().await.unwrap();
-    let mut uids_again: Vec<String> = unfold(&again).into_iter().filter(|l| l.starts_with("UID:")).collect();
+    let again = common::client()
+        .get(server.url(&path))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let mut uids_again: Vec<String> = unfold(&again)
+        .into_iter()
+        .filter(|l| l.starts_with("UID:"))
+        .collect();
     uids_again.sort();
     assert_eq!(uids_again.iter().collect::<Vec<_>>(), uids);
 
     // A new feed replaces the old; revoking ends the new one.
     let (_, replaced) = post(&server, "/api/calendar/feed", Some(&token), json!({})).await;
-    let new_path = replaced["data"]["url"].as_str().unwrap().trim_start_matches("http://pillbox.test").to_owned();
+    let new_path = replaced["data"]["url"]
+        .as_str()
+        .unwrap()
+        .trim_start_matches("http://pillbox.test")
+        .to_owned();
     let (status, body) = get_json(&server, &path, None).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     assert_eq!(body["code"], "calendar_feed_not_found");
-    let status = common::client().get(server.url(&new_path)).send().await.unwrap().status();
+    let status = common::client()
+        .get(server.url(&new_path))
+        .send()
+        .await
+        .unwrap()
+        .status();
     assert_eq!(status, StatusCode::OK);
     let (status, _) = call(&server, Method::DELETE, "/api/calendar/feed", Some(&token), None).await;
     assert_eq!(status, StatusCode::OK);

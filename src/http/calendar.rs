@@ -48,10 +48,7 @@ pub async fn feed_status(
         (status = 201, description = "The feed's secret address", body = Data<NewFeed>),
     ),
 )]
-pub async fn create_feed(
-    State(state): State<AppState>,
-    AuthUser(user): AuthUser,
-) -> ApiResult<Response> {
+pub async fn create_feed(State(state): State<AppState>, AuthUser(user): AuthUser) -> ApiResult<Response> {
     let now = state.clock.now();
     let link_base = state.settings.link_base();
     let feed = state
@@ -70,7 +67,10 @@ pub async fn create_feed(
         (status = 200, description = "The feed is revoked (or there was none)", body = Message),
     ),
 )]
-pub async fn revoke_feed(State(state): State<AppState>, AuthUser(user): AuthUser) -> ApiResult<Json<Message>> {
+pub async fn revoke_feed(
+    State(state): State<AppState>,
+    AuthUser(user): AuthUser,
+) -> ApiResult<Json<Message>> {
     let had = state
         .db
         .write(move |conn| Ok::<_, ApiError>(calendar::revoke(conn, user.id)?))

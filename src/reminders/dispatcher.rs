@@ -26,6 +26,7 @@ use crate::clock::{self, Clock};
 use crate::config::Settings;
 use crate::db::{Db, DbError};
 use crate::domain::notification::{ReminderKind, ReminderStatus};
+use crate::domain::schedule;
 use crate::mailer::Mailer;
 use crate::security::codes;
 use crate::services::planner::{self, UserClock};
@@ -34,7 +35,6 @@ use crate::store::notify_prefs::{self, GlobalPrefs, Method};
 use crate::store::outbox::{self, MailKind, MailState, NewMail, ReminderRound};
 use crate::store::push_subscriptions::{self, Subscription};
 use crate::store::reminders::{self, Job};
-use crate::domain::schedule;
 use crate::store::{medications, settings};
 
 /// Reminders claimed and planned per transaction. A new batch is claimed while fewer than
@@ -481,7 +481,11 @@ impl Engine {
                 tasks.spawn(async move {
                     let _permit = permit;
                     let payload = messages::withdraw_payload(w.reminder_id, &w.outcome);
-                    match engine.pusher.send(&w.subscription, &payload, Some(&w.topic)).await {
+                    match engine
+                        .pusher
+                        .send(&w.subscription, &payload, Some(&w.topic))
+                        .await
+                    {
                         PushOutcome::Delivered => {}
                         PushOutcome::Gone(e) | PushOutcome::Failed(e) => {
                             tracing::debug!("a withdrawal of reminder {} was not sent: {e}", w.reminder_id);
@@ -922,7 +926,11 @@ pub fn next_repeat(
 
 /// Records one overdue dose as missed, or links it to an entry logged near it that named
 /// no reminder. Returns whether a missed entry was written.
-fn record_one_missed(conn: &Connection, dose: &reminders::Overdue, now: DateTime<Utc>) -> Result<bool, DbError> {
+fn record_one_missed(
+    conn: &Connection,
+    dose: &reminders::Overdue,
+    now: DateTime<Utc>,
+) -> Result<bool, DbError> {
     let Some(m) = medications::find(conn, dose.user_id, dose.medication_id)? else {
         return Ok(false);
     };
@@ -1268,7 +1276,12 @@ fn plan_job(
                 .as_str()
                 .max(job.reminder.scheduled_time.as_str());
             let expires = parse_instant(from, due).max(due) + Duration::hours(TAKE_LINK_HOURS);
-            reminders::add_take_token(conn, &codes::hash_link_token(&token), job.reminder.id, &clock::stamp(expires))?;
+            reminders::add_take_token(
+                conn,
+                &codes::hash_link_token(&token),
+                job.reminder.id,
+                &clock::stamp(expires),
+            )?;
             Some(token)
         }
         None => None,

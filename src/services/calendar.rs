@@ -45,7 +45,12 @@ fn feed_not_found() -> ServiceError {
 
 /// Makes a new feed for the person (the old address stops working); answers its address
 /// under `link_base`.
-pub fn create(conn: &Connection, user_id: i64, link_base: &str, now: DateTime<Utc>) -> ServiceResult<NewFeed> {
+pub fn create(
+    conn: &Connection,
+    user_id: i64,
+    link_base: &str,
+    now: DateTime<Utc>,
+) -> ServiceResult<NewFeed> {
     let token = codes::link_token();
     let created_at = clock::stamp(now);
     calendar::set(conn, user_id, &codes::hash_link_token(&token), &created_at)?;
@@ -81,7 +86,11 @@ pub fn feed(conn: &Connection, file: &str, now: DateTime<Utc>) -> ServiceResult<
     let lang = Lang::of(user_settings.preferences.get("language").and_then(|v| v.as_str()));
     let words = lang.words();
     let hide = notify_prefs::global(conn, user_id)?.hide_medication_names;
-    let time_format = match user_settings.preferences.get("timeFormat").and_then(|v| v.as_str()) {
+    let time_format = match user_settings
+        .preferences
+        .get("timeFormat")
+        .and_then(|v| v.as_str())
+    {
         Some("24h") => "%H:%M",
         _ => "%-I:%M %p",
     };
@@ -175,7 +184,10 @@ fn ical(events: &[Event], now: DateTime<Utc>) -> String {
         line(&mut out, &format!("DTSTART:{}", ical_instant(e.start)));
         line(
             &mut out,
-            &format!("DTEND:{}", ical_instant(e.start + Duration::minutes(EVENT_MINUTES))),
+            &format!(
+                "DTEND:{}",
+                ical_instant(e.start + Duration::minutes(EVENT_MINUTES))
+            ),
         );
         line(&mut out, &format!("SUMMARY:{}", escape(&e.summary)));
         line(&mut out, "TRANSP:TRANSPARENT");
@@ -192,7 +204,10 @@ mod tests {
     #[test]
     fn long_lines_fold_at_75_octets_between_characters() {
         let mut out = String::new();
-        let summary = format!("SUMMARY:{}", escape(&"Ibuprofène; 500 mg, nach dem Essen ".repeat(5)));
+        let summary = format!(
+            "SUMMARY:{}",
+            escape(&"Ibuprofène; 500 mg, nach dem Essen ".repeat(5))
+        );
         line(&mut out, &summary);
         for physical in out.split("\r\n").filter(|l| !l.is_empty()) {
             assert!(physical.len() <= 75, "{physical:?} is {} octets", physical.len());

@@ -391,7 +391,9 @@ pub fn snooze(
     let TakeLink { target, user_id, .. } = take_link(&tx, token, now)?;
     let until = now + Duration::minutes(minutes);
     let stamp = clock::stamp(until);
-    if target.reminder.answered_at.is_some() || !reminders::snooze(&tx, target.reminder.id, &stamp, &clock::stamp(now))? {
+    if target.reminder.answered_at.is_some()
+        || !reminders::snooze(&tx, target.reminder.id, &stamp, &clock::stamp(now))?
+    {
         return Err(conflict(
             ErrorCode::DoseAlreadyLogged,
             "This dose was already logged",
@@ -400,9 +402,7 @@ pub fn snooze(
     let tz = UserClock::at(&tx, user_id, now)?.tz;
     tx.commit()?;
     Ok((
-        Snoozed {
-            snoozed_until: stamp,
-        },
+        Snoozed { snoozed_until: stamp },
         until.with_timezone(&tz).format("%H:%M").to_string(),
     ))
 }

@@ -445,7 +445,12 @@ pub fn answer(
 
 /// A device's push service accepted a reminder's notification (with `topic`): it is
 /// withdrawn there once the reminder is handled.
-pub fn shown_on(conn: &Connection, reminder_id: i64, subscription_id: i64, topic: &str) -> rusqlite::Result<()> {
+pub fn shown_on(
+    conn: &Connection,
+    reminder_id: i64,
+    subscription_id: i64,
+    topic: &str,
+) -> rusqlite::Result<()> {
     // The device may have been unsubscribed while the push was out.
     conn.prepare_cached(
         "INSERT INTO reminder_devices (reminder_id, subscription_id, topic)
@@ -510,7 +515,9 @@ pub fn take_withdrawals(conn: &Connection, limit: i64) -> rusqlite::Result<Vec<W
                  (SELECT reminder_id, subscription_id FROM push_withdrawals LIMIT ?1)
              RETURNING reminder_id, subscription_id, topic, outcome",
         )?
-        .query_map([limit], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)))?
+        .query_map([limit], |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+        })?
         .collect::<rusqlite::Result<_>>()?;
     let mut out = Vec::with_capacity(rows.len());
     for (reminder_id, subscription_id, topic, outcome) in rows {
