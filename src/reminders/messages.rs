@@ -60,6 +60,9 @@ pub struct Content {
     /// Absolute link to the app page the notification is about.
     pub open_url: String,
     pub tag: String,
+    /// The take link's token, for dose reminders: the service worker's Take, Snooze and
+    /// Skip actions post to `/api/notifications/take/{token}` with it.
+    pub token: Option<String>,
     pub silent: bool,
     pub vibrate: bool,
     pub lang: Lang,
@@ -73,18 +76,24 @@ impl Content {
             .find("://")
             .and_then(|scheme| self.open_url[scheme + 3..].find('/').map(|i| scheme + 3 + i))
             .map_or("/today", |i| &self.open_url[i..]);
-        json!({
+        let words = self.lang.words();
+        let mut payload = json!({
             "title": self.title,
             "body": self.body,
             "url": path,
             "takeUrl": self.take_url,
-            "takeLabel": self.lang.words().take_action,
+            "takeLabel": words.take_action,
             "tag": self.tag,
             "silent": self.silent,
             "vibrate": self.vibrate,
-        })
-        .to_string()
-        .into_bytes()
+        });
+        if let Some(token) = &self.token {
+            payload["token"] = json!(token);
+            payload["actions"] = json!(["take", "snooze", "skip"]);
+            payload["snoozeLabel"] = json!(words.snooze_action);
+            payload["skipLabel"] = json!(words.skip_action);
+        }
+        payload.to_string().into_bytes()
     }
 
     pub fn email(&self) -> Email {
@@ -156,6 +165,31 @@ pub fn dose_body(
         body.push_str(message.trim());
     }
     (title, body)
+}
+
+/// The words of a dose reminder (or a follow-up) that names no medication: "Time for your
+/// 08:00 medicines", in the person's zone and time format.
+pub fn hidden_dose_body(due: DateTime<Utc>, formats: &Formats) -> (String, String) {
+    let words = formats.words();
+    let time = due.with_timezone(&formats.tz).format(formats.time).to_string();
+    (
+        words.fill(words.hidden_title, &[("time", &time)]),
+        words.hidden_body.to_owned(),
+    )
+}
+
+/// The words of a low-stock alert that names no medication.
+pub fn hidden_low_stock_body(lang: Lang) -> (String, String) {
+    let words = lang.words();
+    (words.hidden_low_title.to_owned(), words.hidden_body.to_owned())
+}
+
+/// A push that withdraws a handled reminder's notification (the service worker closes the
+/// notification with this tag).
+pub fn withdraw_payload(reminder_id: i64, outcome: &str) -> Vec<u8> {
+    json!({"kind": "withdraw", "tag": format!("reminder-{reminder_id}"), "outcome": outcome})
+        .to_string()
+        .into_bytes()
 }
 
 /// The words of a low-stock alert; `left` is what remains, in the stock's unit. Nothing
@@ -269,6 +303,7 @@ mod tests {
             take_url: Some("https://pills.example/notifications/take/abc".into()),
             open_url: "https://pills.example/today".into(),
             tag: "reminder-1".into(),
+            token: Some("abc".into()),
             silent: false,
             vibrate: true,
             lang: Lang::En,
@@ -277,6 +312,8 @@ mod tests {
         assert_eq!(payload["url"], "/today");
         assert_eq!(payload["takeUrl"], "https://pills.example/notifications/take/abc");
         assert_eq!(payload["takeLabel"], "Take");
+        assert_eq!(payload["token"], "abc");
+        assert_eq!(payload["actions"], json!(["take", "snooze", "skip"]));
         let email = content.email();
         assert!(
             email
