@@ -2,7 +2,8 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { BrowserRouter } from 'react-router-dom';
 import { App } from './App';
-import './i18n';
+import i18n from './i18n';
+import { tellServiceWorkerLanguage } from './push/swLanguage';
 import './styles.css';
 
 function registerServiceWorker(): void {
@@ -11,6 +12,7 @@ function registerServiceWorker(): void {
     navigator.serviceWorker.register('/sw.js', { scope: '/' }).catch((error: unknown) => {
       console.error('Service worker registration failed', error);
     });
+    tellServiceWorkerLanguage(i18n, navigator.serviceWorker);
   });
 }
 

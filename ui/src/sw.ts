@@ -1,13 +1,26 @@
 /// <reference lib="webworker" />
 import { cleanupOutdatedCaches, createHandlerBoundToURL, precacheAndRoute } from 'workbox-precaching';
 import { NavigationRoute, registerRoute } from 'workbox-routing';
+import {
+  APP_NAME,
+  DEFAULT_URL,
+  REMINDER_ACTIONS,
+  actionBody,
+  actionButtons,
+  outcomeText,
+  pickLanguage,
+  readPayload,
+  withdrawnText,
+  type ReminderAction,
+  type ReminderPayload,
+  type SwLanguage,
+  type WithdrawPayload,
+} from './swMessages';
 
 declare const self: ServiceWorkerGlobalScope & {
   __WB_MANIFEST: Array<string | { url: string; revision: string | null }>;
 };
 
-const APP_NAME = 'Pillbox';
-const DEFAULT_URL = '/today';
 
 // The app shell and its hashed assets work offline.
 cleanupOutdatedCaches();
@@ -61,22 +74,34 @@ self.addEventListener('activate', (event) => {
   event.waitUntil(self.clients.claim());
 });
 
-interface ReminderPayload {
-  title: string;
-  body: string;
-  url?: string;
-  takeUrl?: string;
-  /** The Take action's label in the person's language (the server sends it). */
-  takeLabel?: string;
-  tag?: string;
-  /** The person's sound and vibration preferences. */
-  silent?: boolean;
-  vibrate?: boolean;
+// The app's language, as the page last said it (the worker keeps no state between wake-ups).
+const SETTINGS_CACHE = 'pillbox-sw-settings';
+const LANGUAGE_KEY = '/__pillbox/language';
+
+self.addEventListener('message', (event) => {
+  const message: unknown = event.data;
+  if (typeof message !== 'object' || message === null) return;
+  const { type, language } = message as Record<string, unknown>;
+  if (type !== 'language' || typeof language !== 'string') return;
+  event.waitUntil(caches.open(SETTINGS_CACHE).then((cache) => cache.put(LANGUAGE_KEY, new Response(language))));
+});
+
+async function appLanguage(): Promise<SwLanguage> {
+  let stored: string | null = null;
+  try {
+    const response = await (await caches.open(SETTINGS_CACHE)).match(LANGUAGE_KEY);
+    stored = response ? await response.text() : null;
+  } catch {
+    // No cache storage: the browser's language will do.
+  }
+  return pickLanguage(stored, self.navigator.language);
 }
 
 interface NotificationData {
   url: string;
   takeUrl?: string;
+  /** The take link's token: the actions post with it. */
+  token?: string;
 }
 
 // NotificationOptions in the TypeScript DOM lib lacks `actions`, which only workers may use.
@@ -85,36 +110,9 @@ interface ReminderNotificationOptions extends NotificationOptions {
   vibrate?: number[];
 }
 
-function optionalString(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
-}
-
-/** Reads the push message; anything that is not our JSON still becomes a notification. */
-function readPayload(data: PushMessageData | null): ReminderPayload {
-  if (!data) return { title: APP_NAME, body: '' };
-  const text = data.text();
-  try {
-    const parsed: unknown = JSON.parse(text);
-    if (typeof parsed !== 'object' || parsed === null) throw new Error('not an object');
-    const fields = parsed as Record<string, unknown>;
-    return {
-      title: optionalString(fields.title) ?? APP_NAME,
-      body: typeof fields.body === 'string' ? fields.body : '',
-      url: optionalString(fields.url),
-      takeUrl: optionalString(fields.takeUrl),
-      takeLabel: optionalString(fields.takeLabel),
-      tag: optionalString(fields.tag),
-      silent: fields.silent === true,
-      vibrate: fields.vibrate !== false,
-    };
-  } catch {
-    return { title: APP_NAME, body: text };
-  }
-}
-
-self.addEventListener('push', (event) => {
-  const payload = readPayload(event.data);
+async function showReminder(payload: ReminderPayload): Promise<void> {
   const data: NotificationData = { url: payload.url ?? DEFAULT_URL, takeUrl: payload.takeUrl };
+  if (payload.token) data.token = payload.token;
   const options: ReminderNotificationOptions = {
     body: payload.body,
     icon: '/pwa-192x192.png',
@@ -124,14 +122,51 @@ self.addEventListener('push', (event) => {
   if (payload.tag) options.tag = payload.tag;
   if (payload.silent) options.silent = true;
   if (payload.vibrate && !payload.silent) options.vibrate = [200, 100, 200];
-  if (payload.takeUrl) options.actions = [{ action: 'take', title: payload.takeLabel ?? 'Take' }];
-  event.waitUntil(self.registration.showNotification(payload.title, options));
+  const actions = actionButtons(payload, await appLanguage());
+  if (actions.length > 0) options.actions = actions;
+  await self.registration.showNotification(payload.title, options);
+}
+
+/**
+ * A reminder answered on another device: its notifications here close. Browsers expect a
+ * push to show something (Chrome shows its own "This site has been updated in the
+ * background" once a site has pushed silently too often; Safari may end the subscription),
+ * so when nothing else of ours stays on screen a quiet notice with the same tag says what
+ * happened instead; when another notification stays, nothing new is shown.
+ */
+async function withdraw(payload: WithdrawPayload): Promise<void> {
+  const tagged = await self.registration.getNotifications({ tag: payload.tag });
+  const title = tagged[0]?.title ?? APP_NAME;
+  for (const notification of tagged) notification.close();
+  const others = (await self.registration.getNotifications()).filter((n) => n.tag !== payload.tag);
+  if (others.length > 0) return;
+  await self.registration.showNotification(title, {
+    body: withdrawnText(payload.outcome, await appLanguage()),
+    icon: '/pwa-192x192.png',
+    badge: '/pwa-192x192.png',
+    tag: payload.tag,
+    silent: true,
+    data: { url: DEFAULT_URL } satisfies NotificationData,
+  });
+}
+
+self.addEventListener('push', (event) => {
+  const payload = readPayload(event.data ? event.data.text() : null);
+  event.waitUntil(payload.kind === 'withdraw' ? withdraw(payload) : showReminder(payload));
 });
+
+function optionalString(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
 
 function readNotificationData(value: unknown): NotificationData {
   if (typeof value !== 'object' || value === null) return { url: DEFAULT_URL };
   const fields = value as Record<string, unknown>;
-  return { url: optionalString(fields.url) ?? DEFAULT_URL, takeUrl: optionalString(fields.takeUrl) };
+  return {
+    url: optionalString(fields.url) ?? DEFAULT_URL,
+    takeUrl: optionalString(fields.takeUrl),
+    token: optionalString(fields.token),
+  };
 }
 
 /** Focuses an open Pillbox window and shows `url` in it, or opens a new one. */
@@ -151,9 +186,49 @@ async function focusOrOpen(url: string): Promise<void> {
   await self.clients.openWindow(target.href);
 }
 
+/**
+ * Take, Snooze or Skip from the notification, without opening a window: the take link
+ * records it and the reminder's notification is replaced by the outcome. When that fails
+ * (offline, handled already, expired) the take page opens and shows why.
+ */
+async function answer(action: ReminderAction, title: string, tag: string, data: NotificationData): Promise<void> {
+  const token = data.token ?? '';
+  const takePage = data.takeUrl ?? `/notifications/take/${encodeURIComponent(token)}`;
+  let snoozedUntil: string | null = null;
+  try {
+    const response = await fetch(`/api/notifications/take/${encodeURIComponent(token)}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(actionBody(action)),
+    });
+    if (!response.ok) throw new Error(`take link answered ${response.status}`);
+    const body: unknown = await response.json();
+    const answered = (body as { data?: { snoozed_until?: unknown } } | null)?.data;
+    snoozedUntil = typeof answered?.snoozed_until === 'string' ? answered.snoozed_until : null;
+  } catch {
+    await self.clients.openWindow(new URL(takePage, self.location.origin).href);
+    return;
+  }
+  const options: NotificationOptions = {
+    body: outcomeText(action, await appLanguage(), snoozedUntil),
+    icon: '/pwa-192x192.png',
+    badge: '/pwa-192x192.png',
+    silent: true,
+    data: { url: data.url } satisfies NotificationData,
+  };
+  if (tag) options.tag = tag;
+  await self.registration.showNotification(title, options);
+}
+
 self.addEventListener('notificationclick', (event) => {
-  event.notification.close();
-  const data = readNotificationData(event.notification.data);
+  const { notification } = event;
+  notification.close();
+  const data = readNotificationData(notification.data);
+  const action = REMINDER_ACTIONS.find((candidate) => candidate === event.action);
+  if (action && data.token) {
+    event.waitUntil(answer(action, notification.title, notification.tag, data));
+    return;
+  }
   if (event.action === 'take' && data.takeUrl) {
     event.waitUntil(self.clients.openWindow(new URL(data.takeUrl, self.location.origin).href));
     return;

@@ -15,6 +15,8 @@ export interface GlobalPreferences {
   reminders_enabled: boolean;
   repeat_interval_minutes: number;
   repeat_max: number;
+  /** Push and e-mail say "Time for your 08:00 medicines" without naming them. */
+  hide_medication_names: boolean;
   /** Read-only: whether this server can send e-mail at all. */
   email_available: boolean;
 }
@@ -85,6 +87,7 @@ export function parseGlobalPreferences(body: Json): GlobalPreferences {
     reminders_enabled: bool(p.reminders_enabled, true),
     repeat_interval_minutes: minutes(p.repeat_interval_minutes, DEFAULT_REPEAT_INTERVAL),
     repeat_max: minutes(p.repeat_max, DEFAULT_REPEAT_MAX),
+    hide_medication_names: bool(p.hide_medication_names, false),
     email_available: bool(p.email_available, true),
   };
 }

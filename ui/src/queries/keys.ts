@@ -21,6 +21,7 @@ export const queryKeys = {
   medicationPreferences: (id: number) => ['notification-preferences', 'medication', id] as const,
   notificationSettings: ['notification-settings'] as const,
   timeZone: ['settings', 'timezone'] as const,
+  calendarFeed: ['calendar-feed'] as const,
   twoFactorStatus: ['two-factor', 'status'] as const,
   dataSettings: ['data-settings'] as const,
   backups: ['backups'] as const,

@@ -31,6 +31,7 @@ function formOf(p: GlobalPreferences): GlobalForm {
     default_delivery_methods: p.default_delivery_methods,
     repeat_interval_minutes: p.repeat_interval_minutes,
     repeat_max: p.repeat_max,
+    hide_medication_names: p.hide_medication_names,
   };
 }
 
@@ -98,6 +99,12 @@ export function GlobalPreferencesDialog({ onClose }: { onClose: () => void }) {
               hint={t('fields.vibrationHint')}
               checked={form.notification_vibration_enabled}
               onChange={(on) => change({ notification_vibration_enabled: on })}
+            />
+            <SwitchField
+              label={t('fields.hideNames')}
+              hint={t('fields.hideNamesHint')}
+              checked={form.hide_medication_names}
+              onChange={(on) => change({ hide_medication_names: on })}
             />
           </fieldset>
 

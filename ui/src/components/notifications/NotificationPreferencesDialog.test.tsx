@@ -363,6 +363,7 @@ describe('the global preferences dialog', () => {
     await userEvent.selectOptions(interval, '30');
     await userEvent.selectOptions(repeats, '0');
     expect(interval.disabled).toBe(true);
+    await userEvent.click(toggle(/^Hide medication names in notifications/));
 
     vi.useFakeTimers();
     fireEvent.click(within(dialog).getByRole('button', { name: 'Save Settings' }));
@@ -376,6 +377,7 @@ describe('the global preferences dialog', () => {
       default_delivery_methods: ['push', 'email'],
       repeat_interval_minutes: 30,
       repeat_max: 0,
+      hide_medication_names: true,
     });
     expect(within(dialog).getByRole('status').textContent).toBe('Preferences saved successfully!');
     await advance(1490);

@@ -26,6 +26,7 @@ function openSection(routes: Record<string, Route>) {
   const fetchMock = mockFetch({
     'GET /api/version': () => ok({ version: '1.0.0' }),
     ...sessionRoutes(USER),
+    'GET /api/calendar/feed': () => ok({ exists: false, created_at: null }),
     ...routes,
   });
   renderApp('/settings?section=notifications');
@@ -137,5 +138,28 @@ describe('Settings, Notifications', () => {
     });
     expect((await screen.findByTestId('email-unavailable')).textContent).toContain('SMTP');
     expect(within(screen.getByRole('main')).getByRole('switch', { name: /^E-mail notifications/ })).toBeTruthy();
+  });
+
+  it('makes a private calendar feed, shows its address once, and revokes it', async () => {
+    const url = 'https://pills.example/api/calendar/secret-token.ics';
+    const fetchMock = openSection({
+      [`GET ${SETTINGS_PATH}`]: () => ok(settingsJson()),
+      'POST /api/calendar/feed': () => ok({ url, created_at: '2026-11-23T10:00:00Z' }, 201),
+      'DELETE /api/calendar/feed': () => ok(undefined),
+    });
+    const card = await screen.findByTestId('calendar-feed');
+    expect(within(card).getByRole('heading', { name: 'Calendar feed' })).toBeTruthy();
+    expect(await within(card).findByText('You have no calendar feed.')).toBeTruthy();
+    expect(card.textContent).toContain('The address is private');
+
+    await userEvent.click(within(card).getByRole('button', { name: 'Create calendar feed' }));
+    expect((await within(card).findByLabelText<HTMLInputElement>('Feed address (shown only now)')).value).toBe(url);
+    expect(within(card).getByRole('button', { name: 'Copy address' })).toBeTruthy();
+    expect(requestsTo(fetchMock, 'POST', '/api/calendar/feed')).toHaveLength(1);
+
+    await userEvent.click(within(card).getByRole('button', { name: 'Revoke feed' }));
+    expect(await within(card).findByText('You have no calendar feed.')).toBeTruthy();
+    expect(within(card).queryByLabelText('Feed address (shown only now)')).toBeNull();
+    expect(requestsTo(fetchMock, 'DELETE', '/api/calendar/feed')).toHaveLength(1);
   });
 });

@@ -16,6 +16,7 @@ import {
   useNotificationSettingsQuery,
   useSaveNotificationSettings,
 } from '../../queries/notifications';
+import { CalendarFeedCard } from './CalendarFeedCard';
 import { SectionHeading } from './SectionHeading';
 import '../../styles/preferences.css';
 
@@ -133,6 +134,7 @@ export function NotificationsSection() {
           </form>
         )}
       </div>
+      <CalendarFeedCard />
     </>
   );
 }
