@@ -6,6 +6,7 @@ mod gen_vapid;
 mod migrate;
 mod send_test;
 mod serve;
+mod systemd;
 mod users;
 
 use std::error::Error;
