@@ -102,7 +102,17 @@ fn serve(args: ServeArgs, runtime: &tokio::runtime::Runtime, stop: &Stop) -> Cli
     // restore` must know not to swap the database under a running server.
     let _lock = backup::lock_data_dir(&paths.data_dir)?;
     systemd::notify("STATUS=Migrating the database");
-    let writer = open_and_migrate(&paths)?;
+    // Migrating a large database (after its snapshot) on an SD card can outlast systemd's
+    // start timeout: while it runs, each note asks for another minute.
+    let extending = runtime.spawn(async {
+        loop {
+            tokio::time::sleep(std::time::Duration::from_secs(20)).await;
+            systemd::notify("EXTEND_TIMEOUT_USEC=60000000");
+        }
+    });
+    let writer = open_and_migrate(&paths);
+    extending.abort();
+    let writer = writer?;
     let secrets = secrets::load_or_create(&paths.data_dir, &settings.vapid)?;
     let tls = tls::Certificates::load(&settings)?;
     if stop_before_ready(stop) {
