@@ -243,3 +243,72 @@ fn sigterm_with_a_request_in_flight_answers_it_and_exits_0() {
     assert_eq!(status.code(), Some(0), "{log}");
     notify.wait_for("STOPPING=1", Duration::from_secs(1));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_mid_pass_lets_the_sends_under_way_finish_and_claims_nothing_more() {
+    use common::push::PushService;
+    use common::{post, register_device, remind_in};
+    // More than one batch (100) is due; each push takes 1.5 s to be answered.
+    const DUE: usize = 150;
+    let push = PushService::start().await;
+    let temp = tempfile::tempdir().unwrap();
+    let data = temp.path().join("data");
+    let engine = |command: &mut Command| {
+        common::with_test_clock(command);
+        command
+            .env("PILLBOX_REMINDERS_TICK_SECONDS", "3600")
+            .env("PILLBOX_PUSH_ALLOW_ENDPOINTS", push.prefix());
+    };
+    let server = Server::start_in(&data, engine).unwrap();
+    let token = common::register(&server, "lee@example.test").await;
+    register_device(&server, &token, &push, "phone").await;
+    let (_, created) = post(
+        &server,
+        "/api/medications",
+        Some(&token),
+        serde_json::json!({ "name": "Metformin", "unit": "tablets", "frequency": "as_needed" }),
+    )
+    .await;
+    let medication = created["data"]["id"].as_i64().unwrap();
+    for _ in 0..DUE {
+        remind_in(&server, &token, medication, 1).await;
+    }
+    push.delay("phone", Duration::from_millis(1500));
+    let clock = server.url("/api/test/clock");
+    tokio::spawn(async move {
+        let _ = common::client()
+            .post(clock)
+            .json(&serde_json::json!({ "advance_seconds": 5 }))
+            .send()
+            .await;
+    });
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while push.hits("phone") == 0 {
+        assert!(Instant::now() < deadline, "no push was sent");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+
+    let (status, log) = tokio::task::spawn_blocking(move || server.terminate())
+        .await
+        .unwrap();
+    assert_eq!(status.code(), Some(0), "{log}");
+    // The first batch's pushes were all answered and recorded; the rest was never claimed.
+    assert_eq!(push.hits("phone"), 100, "{log}");
+    assert_eq!(push.answered("phone"), 100, "{log}");
+    assert!(!log.contains("still being sent"), "{log}");
+    assert!(!log.contains("the last run stopped while sending"), "{log}");
+
+    // After a restart the other 50 go out, and no reminder reaches the phone twice.
+    push.delay("phone", Duration::ZERO);
+    let server = Server::start_in(&data, engine).unwrap();
+    common::advance_clock(&server, 0).await;
+    let received = push.received("phone");
+    let topics: std::collections::BTreeSet<_> = received.iter().filter_map(|r| r.topic.clone()).collect();
+    assert_eq!(received.len(), DUE, "{}", server.log());
+    assert_eq!(topics.len(), DUE, "a reminder was pushed twice");
+    assert!(
+        !server.log().contains("the last run stopped while sending"),
+        "{}",
+        server.log()
+    );
+}
