@@ -312,3 +312,60 @@ async fn sigterm_mid_pass_lets_the_sends_under_way_finish_and_claims_nothing_mor
         server.log()
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_watchdog_goes_hungry_while_the_dispatcher_is_stuck_in_a_pass() {
+    use common::push::PushService;
+    use common::{post, remind_in};
+    // A push service that takes connections and never answers: the pass sending to it
+    // waits for the push timeout (15 s), longer than the 3 s the dispatcher may go quiet.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let prefix = format!("http://{}/push/", silent.local_addr().unwrap());
+    std::thread::spawn(move || {
+        let held: Vec<_> = silent.incoming().flatten().collect();
+        drop(held);
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let notify = NotifySocket::bind(dir.path());
+    let server = Server::start_in(&dir.path().join("data"), |command| {
+        notify.configure(command, Some(Duration::from_secs(1)));
+        command
+            .env("PILLBOX_PUSH_ALLOW_ENDPOINTS", &prefix)
+            .env("PILLBOX_REMINDERS_TICK_SECONDS", "1")
+            .env("PILLBOX_HEALTH_DISPATCHER_STALE_SECONDS", "3");
+    })
+    .unwrap();
+    notify.wait_for("READY=1", Duration::from_secs(10));
+    let token = common::register(&server, "max@example.test").await;
+    let keys = PushService::start().await.subscribe("phone").json["keys"].clone();
+    let (status, body) = post(
+        &server,
+        "/api/notifications/push/register",
+        Some(&token),
+        serde_json::json!({ "subscription": { "endpoint": format!("{prefix}phone"), "keys": keys }, "userAgent": "test browser" }),
+    )
+    .await;
+    assert_eq!(status, reqwest::StatusCode::CREATED, "{body}");
+    let (_, created) = post(
+        &server,
+        "/api/medications",
+        Some(&token),
+        serde_json::json!({ "name": "Folic acid", "unit": "tablets", "frequency": "as_needed" }),
+    )
+    .await;
+    remind_in(&server, &token, created["data"]["id"].as_i64().unwrap(), 1).await;
+
+    let seen = tokio::task::spawn_blocking(move || {
+        let seen = notify.wait_for("STATUS=Unhealthy: dispatcher: ", Duration::from_secs(15));
+        let quiet = notify.collect(Duration::from_secs(2));
+        (seen, quiet)
+    })
+    .await
+    .unwrap();
+    assert!(
+        seen.0.iter().any(|l| l == "WATCHDOG=1"),
+        "fed before: {:?}",
+        seen.0
+    );
+    assert!(!seen.1.iter().any(|l| l == "WATCHDOG=1"), "{:?}", seen.1);
+}
