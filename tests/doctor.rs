@@ -253,3 +253,50 @@ fn doctor_names_a_config_file_it_cannot_use() {
     let line = line_of(&report, "config");
     assert!(line.starts_with("FAIL") && line.contains("smtp.hots"), "{line}");
 }
+
+/// A certificate for pillbox.example.test valid until `until`, and its key, in `dir`.
+fn certificate_until(dir: &Path, until: chrono::NaiveDate) -> (PathBuf, PathBuf) {
+    use chrono::Datelike;
+    let mut params = rcgen::CertificateParams::new(vec!["pillbox.example.test".to_owned()]).unwrap();
+    params.not_before = rcgen::date_time_ymd(2020, 1, 1);
+    params.not_after = rcgen::date_time_ymd(until.year(), until.month() as u8, until.day() as u8);
+    let key = rcgen::KeyPair::generate().unwrap();
+    let cert = params.self_signed(&key).unwrap();
+    let (cert_path, key_path) = (dir.join("cert.pem"), dir.join("key.pem"));
+    std::fs::write(&cert_path, cert.pem()).unwrap();
+    std::fs::write(&key_path, key.serialize_pem()).unwrap();
+    (cert_path, key_path)
+}
+
+#[test]
+fn doctor_warns_of_a_certificate_about_to_expire_and_fails_an_expired_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config.toml");
+    let today = chrono::Utc::now().date_naive();
+    for (until, level, text) in [
+        (today + chrono::Days::new(120), "ok", "valid until"),
+        (today + chrono::Days::new(5), "warn", "days from now"),
+        (today - chrono::Days::new(2), "FAIL", "expired on"),
+    ] {
+        let (cert, key) = certificate_until(dir.path(), until);
+        std::fs::write(
+            &config,
+            format!(
+                "tls_cert = \"{}\"\ntls_key = \"{}\"\n",
+                cert.display(),
+                key.display()
+            ),
+        )
+        .unwrap();
+        let output = command(&dir.path().join("data"), &["doctor"], &config);
+        let report = stdout(&output);
+        let line = line_of(&report, "tls");
+        assert!(
+            line.starts_with(level) && line.contains(text) && line.contains(&until.to_string()),
+            "{line}"
+        );
+        if level != "ok" {
+            assert!(line.contains("-> renew it"), "{line}");
+        }
+    }
+}

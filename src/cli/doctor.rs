@@ -124,7 +124,7 @@ pub fn run(args: DoctorArgs) -> CliResult {
     report(check_public_url(&settings));
     if let (Some(cert), Some(key)) = (&settings.tls_cert, &settings.tls_key) {
         report(match tls::load_pair(cert, key) {
-            Ok(_) => ok("tls", format!("{} and its key load and match", cert.display())),
+            Ok(pair) => check_expiry(cert, tls::expires(&pair)),
             Err(e) => fail(
                 "tls",
                 e,
@@ -141,6 +141,27 @@ pub fn run(args: DoctorArgs) -> CliResult {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+fn check_expiry(cert: &Path, expires: Option<chrono::DateTime<chrono::Utc>>) -> Line {
+    let shown = cert.display();
+    let Some(at) = expires else {
+        return ok("tls", format!("{shown} and its key load and match"));
+    };
+    let left = at - chrono::Utc::now();
+    let text = format!("{shown} and its key match; valid until {}", at.format("%Y-%m-%d"));
+    let renew = "renew it: certbot renew (with the deploy hook in README: HTTPS), or tailscale cert again";
+    if left <= chrono::Duration::zero() {
+        fail(
+            "tls",
+            format!("{shown} expired on {}", at.format("%Y-%m-%d")),
+            renew,
+        )
+    } else if left < chrono::Duration::days(14) {
+        warn("tls", format!("{text}, {} days from now", left.num_days()), renew)
+    } else {
+        ok("tls", text)
+    }
 }
 
 fn check_config(file: Option<&Path>) -> Line {

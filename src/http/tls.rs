@@ -4,6 +4,8 @@
 //! does not load (half-written, or a key that does not match) leaves the old one in place.
 
 use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, NaiveDateTime, Utc};
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, SystemTime};
 
@@ -50,6 +52,7 @@ impl Certificates {
         };
         let seen = stamps(cert, key);
         let pair = load_pair(cert, key)?;
+        warn_if_expiring(&pair);
         let current = Arc::new(Current(RwLock::new(Arc::new(pair))));
         let mut config =
             rustls::ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
@@ -99,8 +102,14 @@ impl Certificates {
                 let loaded = tokio::task::spawn_blocking(move || load_pair(&cert, &key)).await;
                 match loaded {
                     Ok(Ok(pair)) => {
+                        tracing::info!(
+                            "loaded the renewed TLS certificate{}",
+                            expires(&pair)
+                                .map(|at| format!(", valid until {}", at.format("%Y-%m-%d %H:%M UTC")))
+                                .unwrap_or_default()
+                        );
+                        warn_if_expiring(&pair);
                         *current.0.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(pair);
-                        tracing::info!("loaded the renewed TLS certificate");
                     }
                     Ok(Err(e)) => tracing::error!("{e}; still serving the previous certificate"),
                     Err(e) => tracing::error!("cannot reload the TLS certificate: {e}"),
@@ -149,4 +158,114 @@ pub fn load_pair(cert: &Path, key: &Path) -> Result<CertifiedKey, String> {
     })?;
     CertifiedKey::from_der(chain, private, &rustls::crypto::ring::default_provider())
         .map_err(|e| format!("tls_cert {cert_name} and tls_key {key_name} do not make a pair: {e}"))
+}
+
+/// Renewal that failed shows here first: a fortnight's notice in the log.
+const EXPIRY_NOTICE_DAYS: i64 = 14;
+
+fn warn_if_expiring(pair: &CertifiedKey) {
+    let Some(at) = expires(pair) else {
+        return;
+    };
+    let left = at - Utc::now();
+    if left <= chrono::Duration::zero() {
+        tracing::error!(
+            "the TLS certificate expired on {}: browsers refuse it; renew it (certbot renew, tailscale cert)",
+            at.format("%Y-%m-%d")
+        );
+    } else if left < chrono::Duration::days(EXPIRY_NOTICE_DAYS) {
+        tracing::warn!(
+            "the TLS certificate expires on {} ({} days): renew it (certbot renew, tailscale cert)",
+            at.format("%Y-%m-%d"),
+            left.num_days()
+        );
+    }
+}
+
+/// When the pair's own certificate stops being valid (its notAfter).
+pub fn expires(pair: &CertifiedKey) -> Option<DateTime<Utc>> {
+    not_after(pair.end_entity_cert().ok()?.as_ref())
+}
+
+/// Reads notAfter from an X.509 certificate's DER: Certificate → TBSCertificate → (version,
+/// serial, signature, issuer) → Validity → its second time. A few lines of DER walking
+/// rather than an X.509 crate for one field.
+fn not_after(der: &[u8]) -> Option<DateTime<Utc>> {
+    let (_, certificate, _) = der_element(der).filter(|(tag, _, _)| *tag == 0x30)?;
+    let (_, tbs, _) = der_element(certificate).filter(|(tag, _, _)| *tag == 0x30)?;
+    let mut rest = tbs;
+    if rest.first() == Some(&0xa0) {
+        rest = der_element(rest)?.2;
+    }
+    for _ in 0..3 {
+        rest = der_element(rest)?.2;
+    }
+    let (_, validity, _) = der_element(rest).filter(|(tag, _, _)| *tag == 0x30)?;
+    let after_start = der_element(validity)?.2;
+    let (tag, time, _) = der_element(after_start)?;
+    let text = std::str::from_utf8(time).ok()?;
+    let full = match tag {
+        // UTCTime: YYMMDDHHMMSSZ, years 1950-2049 (RFC 5280 4.1.2.5.1).
+        0x17 if text.len() == 13 => {
+            let century = if text[..2].parse::<u32>().ok()? >= 50 {
+                "19"
+            } else {
+                "20"
+            };
+            format!("{century}{text}")
+        }
+        // GeneralizedTime: YYYYMMDDHHMMSSZ.
+        0x18 if text.len() == 15 => text.to_owned(),
+        _ => return None,
+    };
+    NaiveDateTime::parse_from_str(&full, "%Y%m%d%H%M%SZ")
+        .ok()
+        .map(|t| t.and_utc())
+}
+
+/// One DER element: its tag, its contents and what follows it.
+fn der_element(input: &[u8]) -> Option<(u8, &[u8], &[u8])> {
+    let (&tag, rest) = input.split_first()?;
+    let (&first, mut rest) = rest.split_first()?;
+    let length = if first < 0x80 {
+        usize::from(first)
+    } else {
+        let count = usize::from(first & 0x7f);
+        if count == 0 || count > 4 || rest.len() < count {
+            return None;
+        }
+        let (bytes, after) = rest.split_at(count);
+        rest = after;
+        bytes.iter().fold(0usize, |n, b| (n << 8) | usize::from(*b))
+    };
+    (rest.len() >= length).then(|| (tag, &rest[..length], &rest[length..]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn certificate_until(year: i32, month: u8, day: u8) -> Vec<u8> {
+        let mut params = rcgen::CertificateParams::new(vec!["pillbox.example.test".to_owned()]).unwrap();
+        params.not_after = rcgen::date_time_ymd(year, month, day);
+        let key = rcgen::KeyPair::generate().unwrap();
+        params.self_signed(&key).unwrap().der().to_vec()
+    }
+
+    #[test]
+    fn reads_not_after_in_both_time_forms() {
+        // Before 2050 X.509 writes UTCTime, from 2050 on GeneralizedTime.
+        let at = not_after(&certificate_until(2027, 2, 3)).unwrap();
+        assert_eq!(at.format("%Y-%m-%d").to_string(), "2027-02-03");
+        let at = not_after(&certificate_until(2061, 12, 31)).unwrap();
+        assert_eq!(at.format("%Y-%m-%d").to_string(), "2061-12-31");
+    }
+
+    #[test]
+    fn anything_but_a_certificate_has_no_expiry() {
+        assert_eq!(not_after(b""), None);
+        assert_eq!(not_after(b"\x30\x82\xff\xff"), None);
+        let der = certificate_until(2030, 1, 1);
+        assert_eq!(not_after(&der[..der.len() / 3]), None);
+    }
 }
