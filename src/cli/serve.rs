@@ -217,11 +217,12 @@ fn serve(args: ServeArgs, runtime: &tokio::runtime::Runtime, stop: &Stop) -> Cli
 /// A stop asked for while starting ends the start where it is, cleanly (exit code 0):
 /// migrations are whole transactions and nothing has been served yet.
 fn stop_before_ready(stop: &Stop) -> bool {
-    if stop.requested() {
+    let requested = stop.requested();
+    if requested {
         systemd::notify("STOPPING=1");
         tracing::info!("pillbox stopped before it was ready");
     }
-    stop.requested()
+    requested
 }
 
 /// Tells systemd every `period` that the server is alive, but only while the database takes
