@@ -6,8 +6,9 @@
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, NaiveDateTime, Utc};
+use std::os::unix::fs::MetadataExt;
 use std::sync::{Arc, RwLock};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
@@ -26,12 +27,15 @@ pub struct Certificates {
     cert: PathBuf,
     key: PathBuf,
     current: Arc<Current>,
-    /// The files' modification times and sizes when last read.
+    /// The files as they were when last read.
     seen: Stamps,
     reload_every: Duration,
 }
 
-type Stamps = (Option<(SystemTime, u64)>, Option<(SystemTime, u64)>);
+/// Each file's inode, change time and size: a rename over it, a rewrite and a chmod or chgrp
+/// (a key that was unreadable a moment ago) all show.
+type Stamp = Option<(u64, i64, i64, u64)>;
+type Stamps = (Stamp, Stamp);
 
 /// The pair every new handshake gets.
 #[derive(Debug)]
@@ -135,7 +139,7 @@ fn stamps(cert: &Path, key: &Path) -> Stamps {
     let stamp = |path: &Path| {
         std::fs::metadata(path)
             .ok()
-            .and_then(|m| Some((m.modified().ok()?, m.len())))
+            .map(|m| (m.ino(), m.ctime(), m.ctime_nsec(), m.len()))
     };
     (stamp(cert), stamp(key))
 }
