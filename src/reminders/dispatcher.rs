@@ -12,6 +12,7 @@
 //! the push service replaces such a repeat instead of showing it twice.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use chrono::{DateTime, Duration, Utc};
 use rusqlite::{Connection, OptionalExtension};
@@ -65,6 +66,9 @@ pub struct Engine {
     /// A push task exists only with a permit, so a burst never holds more than
     /// `PUSHES_AT_ONCE` requests (and their buffers) in memory.
     pushes: Arc<Semaphore>,
+    /// Set when the server stops: the pass under way claims nothing more and ends once
+    /// what it has sent is recorded.
+    stopping: AtomicBool,
 }
 
 /// Who a notification goes to and how they read times.
@@ -237,6 +241,7 @@ impl Engine {
             ticking: Mutex::new(()),
             heartbeat: Heartbeat::new(),
             pushes: Arc::new(Semaphore::new(PUSHES_AT_ONCE)),
+            stopping: AtomicBool::new(false),
         }
     }
 
@@ -291,8 +296,10 @@ impl Engine {
         self.tick().await.inspect(|_| self.heartbeat.beat())
     }
 
-    /// Waits up to `within` for a running pass to end; false when it is still sending.
+    /// Stops claiming, then waits up to `within` for a running pass to end (once its sends
+    /// under way have their answers); false when it is still sending.
     pub async fn finish_pass(&self, within: std::time::Duration) -> bool {
+        self.stopping.store(true, Ordering::Release);
         tokio::time::timeout(within, self.ticking.lock()).await.is_ok()
     }
 
@@ -305,6 +312,10 @@ impl Engine {
         let mut more = true;
         let mut finished = Vec::new();
         loop {
+            if more && self.stopping.load(Ordering::Acquire) {
+                // Stopping: what is not claimed yet stays due for the next start.
+                more = false;
+            }
             if more && sending < BATCH as usize {
                 let (claimed, rounds) = self.claim_and_plan(BATCH).await?;
                 handled += claimed;
