@@ -12,6 +12,7 @@
 //! the push service replaces such a repeat instead of showing it twice.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use chrono::{DateTime, Duration, Utc};
 use rusqlite::{Connection, OptionalExtension};
@@ -76,6 +77,9 @@ pub struct Engine {
     pushes: Arc<Semaphore>,
     /// Held while withdrawals are being sent, so that one sender empties the queue.
     withdrawing: Mutex<()>,
+    /// Set when the server stops: the pass under way claims nothing more and ends once
+    /// what it has sent is recorded.
+    stopping: AtomicBool,
 }
 
 /// A medication's follow-ups: every so many minutes, at most so many times.
@@ -271,6 +275,7 @@ impl Engine {
             heartbeat: Heartbeat::new(),
             pushes: Arc::new(Semaphore::new(PUSHES_AT_ONCE)),
             withdrawing: Mutex::new(()),
+            stopping: AtomicBool::new(false),
         }
     }
 
@@ -325,8 +330,10 @@ impl Engine {
         self.tick().await.inspect(|_| self.heartbeat.beat())
     }
 
-    /// Waits up to `within` for a running pass to end; false when it is still sending.
+    /// Stops claiming, then waits up to `within` for a running pass to end (once its sends
+    /// under way have their answers); false when it is still sending.
     pub async fn finish_pass(&self, within: std::time::Duration) -> bool {
+        self.stopping.store(true, Ordering::Release);
         tokio::time::timeout(within, self.ticking.lock()).await.is_ok()
     }
 
@@ -340,6 +347,10 @@ impl Engine {
         let mut more = true;
         let mut finished = Vec::new();
         loop {
+            if more && self.stopping.load(Ordering::Acquire) {
+                // Stopping: what is not claimed yet stays due for the next start.
+                more = false;
+            }
             if more && sending < BATCH as usize {
                 let (claimed, rounds) = self.claim_and_plan(BATCH).await?;
                 handled += claimed;
