@@ -1,0 +1,158 @@
+import type { APIRequestContext } from '@playwright/test';
+import { expect, test, type TestUser } from './fixtures';
+import { freshUserAt, localDate } from './medsHelpers';
+
+interface ScheduleView {
+  interval_hours: number | null;
+  clock: string;
+  cycle_on_days: number | null;
+  cycle_off_days: number | null;
+  end_date: string | null;
+  steps: { days: number; quantity: number }[];
+  max_per_day: number | null;
+  min_gap_minutes: number | null;
+  times: string[];
+}
+
+async function schedules(request: APIRequestContext, user: TestUser): Promise<Record<string, ScheduleView>> {
+  const response = await request.get('/api/medications', { headers: { Authorization: `Bearer ${user.token}` } });
+  expect(response.ok()).toBe(true);
+  const body = (await response.json()) as { data: { name: string; schedule: ScheduleView }[] };
+  return Object.fromEntries(body.data.map((m) => [m.name, m.schedule]));
+}
+
+test.describe('schedules people actually have', () => {
+  test('every 8 hours, then a cycle with an end date and a tapering plan, and the server refusing a wall-clock interval', async ({
+    page,
+    request,
+  }) => {
+    const user = await freshUserAt(page, request, '/medications');
+    await page.getByRole('button', { name: 'Add Medication' }).click();
+    const add = page.getByRole('dialog', { name: 'Add Medication' });
+    await add.getByLabel('Name').fill('Prednisolone');
+    // The common case stays short: the other rules wait behind the disclosure.
+    const more = add.getByRole('button', { name: 'More schedule options' });
+    await expect(more).toHaveAttribute('aria-expanded', 'false');
+    await expect(add.getByLabel('Every N hours')).toBeHidden();
+    await more.click();
+    await expect(more).toHaveAttribute('aria-expanded', 'true');
+    await add.getByLabel('Every N hours').fill('8');
+    // An interval counts from one time: the first dose's.
+    await add.getByLabel('Time of the first dose').fill('06:00');
+    await expect(add.getByRole('radio', { name: /Fixed hours between doses/ })).toBeChecked();
+    await add.getByRole('button', { name: 'Add Medication' }).click();
+    await expect(add).toBeHidden();
+
+    const card = page.getByTestId('medication-card').filter({ hasText: 'Prednisolone' });
+    await expect(card.locator('.med-schedule')).toHaveText('Every 8 hours from 6:00 AM');
+    expect((await schedules(request, user)).Prednisolone).toMatchObject({
+      interval_hours: 8,
+      clock: 'elapsed',
+      times: ['06:00'],
+    });
+
+    // Edit: no interval any more, 21 days on and 7 off, an end date and a tapering plan.
+    await card.getByRole('button', { name: 'Edit' }).click();
+    const edit = page.getByTestId('medication-card').filter({ has: page.getByRole('heading', { name: 'Edit Prednisolone' }) });
+    await expect(edit.getByRole('button', { name: 'More schedule options' })).toHaveAttribute('aria-expanded', 'true');
+    await edit.getByLabel('Every N hours').fill('');
+    await expect(edit.getByLabel('Time 1', { exact: true })).toHaveValue('06:00');
+    await edit.getByLabel('Which days').selectOption({ label: 'Days on, then days off' });
+    await expect(edit.getByLabel('Days on')).toHaveValue('21');
+    await expect(edit.getByLabel('Days off')).toHaveValue('7');
+    const end = await localDate(page, 60);
+    await edit.getByLabel('End date').fill(end);
+    await edit.getByRole('button', { name: 'Add step' }).click();
+    await edit.getByRole('button', { name: 'Add step' }).click();
+    const first = edit.getByRole('listitem', { name: 'Step 1' });
+    await first.getByLabel('Days').fill('5');
+    await first.getByLabel('Amount (tablets)').fill('2');
+    const second = edit.getByRole('listitem', { name: 'Step 2' });
+    await second.getByLabel('Days').fill('4');
+    await second.getByLabel('Amount (tablets)').fill('1');
+    await edit.getByRole('button', { name: 'Save' }).click();
+
+    const schedule = card.locator('.med-schedule');
+    await expect(schedule).toContainText('Daily at 6:00 AM · 21 days on, 7 off');
+    await expect(schedule).toContainText('2 tablets for 5 days, then 1 tablet for 4 days');
+    await expect(schedule).toContainText('Until ');
+    expect((await schedules(request, user)).Prednisolone).toMatchObject({
+      interval_hours: null,
+      clock: 'wall',
+      cycle_on_days: 21,
+      cycle_off_days: 7,
+      end_date: end,
+      steps: [
+        { days: 5, quantity: 2 },
+        { days: 4, quantity: 1 },
+      ],
+    });
+
+    // Removing a step sends the shorter plan.
+    await card.getByRole('button', { name: 'Edit' }).click();
+    await edit.getByRole('button', { name: 'Remove step 2' }).click();
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await expect(schedule).toContainText('2 tablets for 5 days');
+    await expect(schedule).not.toContainText('then');
+
+    // Every 5 hours on the wall clock does not fit a day: the server's message is shown.
+    await card.getByRole('button', { name: 'Edit' }).click();
+    await edit.getByLabel('Which days').selectOption({ label: 'Every day' });
+    await edit.getByLabel('Every N hours').fill('5');
+    await edit.getByRole('radio', { name: /Same time of day/ }).check();
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await expect(edit.getByRole('alert')).toHaveText(
+      'Every 5 hours does not fit into a day on the wall clock: choose an interval that divides 24, or clock "elapsed"',
+    );
+    expect((await schedules(request, user)).Prednisolone?.interval_hours).toBeNull();
+  });
+
+  test('as needed: limits on the card, "Next dose allowed at", and Take anyway? on Today', async ({ page, request }) => {
+    const user = await freshUserAt(page, request, '/medications');
+    await page.getByRole('button', { name: 'Add Medication' }).click();
+    const add = page.getByRole('dialog', { name: 'Add Medication' });
+    await add.getByLabel('Name').fill('Paracetamol');
+    await add.getByLabel('Frequency').selectOption('as_needed');
+    await add.getByLabel('Most doses a day').fill('3');
+    await add.getByLabel('Least minutes between doses').fill('240');
+    await add.getByRole('button', { name: 'Add Medication' }).click();
+    await expect(add).toBeHidden();
+    const card = page.getByTestId('medication-card').filter({ hasText: 'Paracetamol' });
+    await expect(card.locator('.med-schedule')).toHaveText('As needed · At most 3 a day · At least 4 h apart');
+    await expect(card.getByTestId('next-dose-allowed')).toHaveCount(0);
+
+    await page.goto('/today');
+    const today = page.getByTestId('today-medication').filter({ hasText: 'Paracetamol' });
+    const logTaken = async () => {
+      await today.getByRole('button', { name: 'Taken' }).click();
+      await page.getByRole('dialog', { name: /Paracetamol/ }).getByRole('button', { name: /Log/ }).click();
+    };
+    await logTaken();
+    await expect(page.getByText('Paracetamol logged as taken.')).toBeVisible();
+    await expect(today.getByTestId('next-dose-allowed')).toHaveText(/^Next dose allowed at \d{1,2}:\d{2}( [AP]M)?$/);
+
+    // Too soon: the server refuses, the app asks.
+    await logTaken();
+    const ask = page.getByRole('dialog', { name: 'Take anyway?' });
+    await expect(ask.getByTestId('take-anyway-text')).toHaveText(/^The next dose of Paracetamol is allowed at \d{1,2}:\d{2}( [AP]M)?\.$/);
+    await expect(ask.getByRole('button', { name: 'Cancel' })).toBeFocused();
+    await ask.getByRole('button', { name: 'Cancel' }).click();
+    await expect(ask).toBeHidden();
+    const history = async () => {
+      const response = await request.get('/api/medications/history', {
+        headers: { Authorization: `Bearer ${user.token}` },
+      });
+      return ((await response.json()) as { data: unknown[] }).data.length;
+    };
+    expect(await history()).toBe(1);
+
+    await logTaken();
+    await ask.getByRole('button', { name: 'Take anyway' }).click();
+    await expect(ask).toBeHidden();
+    await expect(page.getByText('Paracetamol logged as taken.')).toBeVisible();
+    expect(await history()).toBe(2);
+
+    await page.goto('/medications');
+    await expect(card.getByTestId('next-dose-allowed')).toHaveText(/^Next dose allowed at \d{1,2}:\d{2}( [AP]M)?$/);
+  });
+});
