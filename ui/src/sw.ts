@@ -110,6 +110,12 @@ interface ReminderNotificationOptions extends NotificationOptions {
   vibrate?: number[];
 }
 
+/** How many buttons a notification may have here (Chrome: 2); all of ours where unknown. */
+function maxActions(): number {
+  const limit: unknown = (Notification as unknown as { maxActions?: unknown }).maxActions;
+  return typeof limit === 'number' && limit > 0 ? limit : REMINDER_ACTIONS.length;
+}
+
 async function showReminder(payload: ReminderPayload): Promise<void> {
   const data: NotificationData = { url: payload.url ?? DEFAULT_URL, takeUrl: payload.takeUrl };
   if (payload.token) data.token = payload.token;
@@ -122,7 +128,7 @@ async function showReminder(payload: ReminderPayload): Promise<void> {
   if (payload.tag) options.tag = payload.tag;
   if (payload.silent) options.silent = true;
   if (payload.vibrate && !payload.silent) options.vibrate = [200, 100, 200];
-  const actions = actionButtons(payload, await appLanguage());
+  const actions = actionButtons(payload, await appLanguage(), maxActions());
   if (actions.length > 0) options.actions = actions;
   await self.registration.showNotification(payload.title, options);
 }

@@ -24,6 +24,8 @@ describe('service worker messages', () => {
       { action: 'snooze', title: 'Später (10 Min.)' },
       { action: 'skip', title: 'Auslassen' },
     ]);
+    // A browser with two buttons (Chrome) keeps Take and Snooze; Skip is on the take page.
+    expect(actionButtons(payload, 'en', 2).map((button) => button.action)).toEqual(['take', 'snooze']);
   });
 
   it('keeps the Take link of a reminder without a token', () => {

@@ -100,12 +100,18 @@ export function readPayload(text: string | null): PushPayload {
 
 /**
  * The buttons of a reminder's notification. With a token: Take, Snooze (10 min) and Skip,
- * answered without opening a window; without one (an older server): Take opens the take page.
+ * answered without opening a window, as many as the browser shows (Chrome shows two: Take
+ * and Snooze; Skip is then on the take page a tap opens). Without a token (an older
+ * server): Take opens the take page.
  */
-export function actionButtons(payload: ReminderPayload, language: SwLanguage): Array<{ action: string; title: string }> {
+export function actionButtons(
+  payload: ReminderPayload,
+  language: SwLanguage,
+  maxActions: number = REMINDER_ACTIONS.length,
+): Array<{ action: string; title: string }> {
   const texts = textsOf(language);
   if (payload.token && payload.actions.length > 0) {
-    return payload.actions.map((action) => ({
+    return payload.actions.slice(0, Math.max(maxActions, 1)).map((action) => ({
       action,
       title:
         action === 'take'
