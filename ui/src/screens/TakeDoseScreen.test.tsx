@@ -227,4 +227,29 @@ describe('Quick dosage logging', () => {
     expect(screen.getByTestId('take-dosage').textContent).toBe('2 Tabletten');
     expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('Zeit für Aspirin');
   });
+
+  it('snoozes for 10, 30 or 60 minutes and says until when; a snoozed link says so when opened', async () => {
+    const until = '2026-11-22T09:40:00Z';
+    const fetchMock = openTake({
+      [`GET ${PATH}`]: () => ok(detailsJson()),
+      [`POST ${PATH}`]: () => ok({ snoozed_until: until }),
+    });
+    const group = await screen.findByRole('group', { name: 'Remind me again in' });
+    expect(within(group).getAllByRole('button').map((b) => b.textContent)).toEqual(['10 min', '30 min', '60 min']);
+    await userEvent.click(within(group).getByRole('button', { name: 'Snooze 30 minutes' }));
+    const time = formatDateTime(until, DEFAULT_SETTINGS, 'en').split(' ').slice(1).join(' ');
+    expect((await screen.findByTestId('take-snoozed')).textContent).toBe(
+      `Snoozed until ${time}: the reminder comes again then.`,
+    );
+    expect(sentJson(requestsTo(fetchMock, 'POST', PATH)[0]?.[1])).toEqual({ status: 'snoozed', minutes: 30 });
+    // The dose can still be logged from here.
+    expect(screen.getByRole('button', { name: 'Log as Taken' })).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Close' })).toBeTruthy();
+  });
+
+  it('shows a snooze that happened elsewhere', async () => {
+    openTake({ [`GET ${PATH}`]: () => ok(detailsJson({ snoozed_until: '2026-11-22T09:10:00Z' })) });
+    expect((await screen.findByTestId('take-snoozed')).textContent).toMatch(/^Snoozed until /);
+  });
 });
+

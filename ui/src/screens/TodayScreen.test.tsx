@@ -311,4 +311,54 @@ describe('Today', () => {
     renderApp('/today');
     expect((await screen.findByRole('alert')).textContent).toContain('Failed to load medications');
   });
+
+  it('asks "Take anyway?" when a dose is too soon, and sends it again confirmed only when told to', async () => {
+    let posts = 0;
+    const { card, fetchMock } = await openToday({
+      'POST /api/medications/3/doses': () => {
+        posts += 1;
+        return posts === 3
+          ? ok({ entry: entryJson(), inventory: null, warning: null }, 201)
+          : fail('The next dose is allowed at 14:30', 409, 'dose_too_soon', {
+              next_allowed_at: '2026-11-22T14:30:00Z',
+              time: '14:30',
+            });
+      },
+    });
+    await logTaken(card);
+    const ask = await screen.findByRole('dialog', { name: 'Take anyway?' });
+    expect(within(ask).getByTestId('take-anyway-text').textContent).toBe('The next dose of Aspirin is allowed at 2:30 PM.');
+    expect(document.activeElement).toBe(within(ask).getByRole('button', { name: 'Cancel' }));
+    await userEvent.click(within(ask).getByRole('button', { name: 'Cancel' }));
+    expect(screen.queryByRole('dialog')).toBeNull();
+
+    await logTaken(card);
+    await userEvent.click(within(await screen.findByRole('dialog', { name: 'Take anyway?' })).getByRole('button', { name: 'Take anyway' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    expect((await screen.findByRole('status')).textContent).toBe('Aspirin logged as taken.');
+    const sent = requestsTo(fetchMock, 'POST', '/api/medications/3/doses').map(([, init]) => sentJson(init));
+    expect(sent).toEqual([
+      { status: 'taken', quantity: 2, dosage_unit: 'tablets' },
+      { status: 'taken', quantity: 2, dosage_unit: 'tablets' },
+      { status: 'taken', quantity: 2, dosage_unit: 'tablets', confirm: true },
+    ]);
+  });
+
+  it('shows "Next dose allowed at" on a card only while that is still to come', async () => {
+    signInForMeds();
+    const later = new Date(Date.now() + 60 * 60_000).toISOString();
+    const earlier = new Date(Date.now() - 60_000).toISOString();
+    medsServer({
+      'GET /api/medications': () =>
+        ok([
+          { ...tablets, next_dose_allowed_at: later },
+          { ...tablets, id: 4, name: 'Ibuprofen', next_dose_allowed_at: earlier },
+        ]),
+    });
+    renderApp('/today');
+    const cards = await screen.findAllByTestId('today-medication');
+    expect(within(nth(cards, 0)).getByTestId('next-dose-allowed').textContent).toMatch(/^Next dose allowed at \d{1,2}:\d{2} [AP]M$/);
+    expect(within(nth(cards, 1)).queryByTestId('next-dose-allowed')).toBeNull();
+  });
 });
+
