@@ -155,4 +155,41 @@ test.describe('schedules people actually have', () => {
     await page.goto('/medications');
     await expect(card.getByTestId('next-dose-allowed')).toHaveText(/^Next dose allowed at \d{1,2}:\d{2}( [AP]M)?$/);
   });
+
+  test('changing the time zone first says which doses stay at their time and which keep their interval', async ({
+    page,
+    request,
+  }) => {
+    const user = await freshUserAt(page, request, '/medications');
+    const headers = { Authorization: `Bearer ${user.token}` };
+    const zone = await request.put('/api/settings', { headers, data: { timezone: 'Europe/Berlin' } });
+    expect(zone.ok(), await zone.text()).toBe(true);
+    for (const data of [
+      { name: 'Vitamin D', unit: 'tablets', frequency: 'daily', schedule: { times: ['08:00'] } },
+      { name: 'Dolutegravir', unit: 'tablets', frequency: 'daily', schedule: { times: ['21:00'], clock: 'elapsed' } },
+      { name: 'Paracetamol', unit: 'tablets', frequency: 'as_needed' },
+    ]) {
+      const created = await request.post('/api/medications', { headers, data });
+      expect(created.status(), await created.text()).toBe(201);
+    }
+    await page.goto('/settings?section=appearance');
+    const select = page.getByLabel('Time zone');
+    await expect(select).toHaveValue('Europe/Berlin');
+    await select.selectOption('America/New_York');
+    const ask = page.getByRole('dialog', { name: 'Change your time zone to America/New_York?' });
+    await expect(ask.getByTestId('travel-same-time').getByRole('listitem')).toHaveText(['Vitamin D']);
+    await expect(ask.getByTestId('travel-keep-interval').getByRole('listitem')).toHaveText(['Dolutegravir']);
+    await expect(ask).toContainText('their times on the clock move by -6 h');
+    // Cancel keeps the old zone.
+    await ask.getByRole('button', { name: 'Cancel' }).click();
+    await expect(ask).toBeHidden();
+    const kept = await request.get('/api/settings', { headers });
+    expect(((await kept.json()) as { data: { timezone: string } }).data.timezone).toBe('Europe/Berlin');
+
+    await select.selectOption('America/New_York');
+    await ask.getByRole('button', { name: 'Change time zone' }).click();
+    await expect(page.getByText('Time zone saved')).toBeVisible();
+    await expect(select).toHaveValue('America/New_York');
+  });
 });
+

@@ -1,12 +1,15 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Dialog } from '../../components/Dialog';
 import { FlashMessage } from '../../components/FlashMessage';
 import { useFlash } from '../../components/useFlash';
 import { browserTimeZone } from '../../medications/format';
 import { saveTimeZone } from '../../medications/timezone';
+import { shiftText, travelEffect, type TravelEffect } from '../../medications/travel';
 import { useTimeZoneQuery } from '../../queries/account';
 import { queryKeys } from '../../queries/keys';
+import { useMedicationsQuery } from '../../queries/medications';
 import { useAppSettings } from '../../settings/SettingsContext';
 
 /** Every zone the browser knows, plus the stored one and this device's (older browsers list none). */
@@ -39,7 +42,18 @@ export function TimeZoneField() {
     if (loaded) updateSettings({ timezone: loaded });
   }, [loaded, updateSettings]);
 
+  const medications = useMedicationsQuery().data ?? [];
+  // A new zone waiting for the person to see what it does to their schedules.
+  const [pending, setPending] = useState<string | null>(null);
+
+  const choose = (zone: string) => {
+    const effect = travelEffect(medications);
+    if (effect.sameTime.length + effect.keepInterval.length === 0) void change(zone);
+    else setPending(zone);
+  };
+
   const change = async (zone: string) => {
+    setPending(null);
     setChoosing(zone);
     setSaving(true);
     try {
@@ -68,7 +82,7 @@ export function TimeZoneField() {
           value={stored}
           disabled={saving}
           aria-describedby="settings-timezone-hint"
-          onChange={(event) => void change(event.target.value)}
+          onChange={(event) => choose(event.target.value)}
         >
           {zones.map((zone) => (
             <option key={zone} value={zone}>
@@ -81,6 +95,71 @@ export function TimeZoneField() {
         {t('settings.appearance.timezoneHint')}
       </span>
       <FlashMessage flash={flash} />
+      {pending !== null && stored !== null && (
+        <TravelDialog
+          from={stored}
+          to={pending}
+          effect={travelEffect(medications)}
+          onConfirm={() => void change(pending)}
+          onClose={() => setPending(null)}
+        />
+      )}
     </div>
+  );
+}
+
+interface TravelDialogProps {
+  from: string;
+  to: string;
+  effect: TravelEffect;
+  onConfirm: () => void;
+  onClose: () => void;
+}
+
+/** Before a new zone is saved: which doses stay at their time of day, which keep their interval. */
+function TravelDialog({ from, to, effect, onConfirm, onClose }: TravelDialogProps) {
+  const { t } = useTranslation();
+  const [now] = useState(() => new Date());
+  const shift = shiftText(from, to, now);
+  return (
+    <Dialog
+      title={t('settings.appearance.travelTitle', { zone: to })}
+      onClose={onClose}
+      actions={
+        <>
+          <button type="button" className="button button-secondary" onClick={onClose} data-autofocus>
+            {t('common.cancel')}
+          </button>
+          <button type="button" className="button button-primary" onClick={onConfirm}>
+            {t('settings.appearance.travelConfirm')}
+          </button>
+        </>
+      }
+    >
+      {effect.sameTime.length > 0 && (
+        <>
+          <p>{t('settings.appearance.travelSameTime')}</p>
+          <ul data-testid="travel-same-time">
+            {effect.sameTime.map((name, index) => (
+              <li key={`${index}-${name}`}>{name}</li>
+            ))}
+          </ul>
+        </>
+      )}
+      {effect.keepInterval.length > 0 && (
+        <>
+          <p>
+            {shift === null
+              ? t('settings.appearance.travelKeepIntervalUnknown')
+              : t('settings.appearance.travelKeepInterval', { shift })}
+          </p>
+          <ul data-testid="travel-keep-interval">
+            {effect.keepInterval.map((name, index) => (
+              <li key={`${index}-${name}`}>{name}</li>
+            ))}
+          </ul>
+        </>
+      )}
+    </Dialog>
   );
 }
