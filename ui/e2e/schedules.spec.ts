@@ -173,7 +173,7 @@ test.describe('schedules people actually have', () => {
       expect(created.status(), await created.text()).toBe(201);
     }
     await page.goto('/settings?section=appearance');
-    const select = page.getByLabel('Time zone');
+    const select = page.getByRole('combobox', { name: 'Time zone' });
     await expect(select).toHaveValue('Europe/Berlin');
     await select.selectOption('America/New_York');
     const ask = page.getByRole('dialog', { name: 'Change your time zone to America/New_York?' });
