@@ -490,3 +490,52 @@ describe("the server's time zone", () => {
     expect(screen.queryByTestId('timezone-prompt')).toBeNull();
   });
 });
+
+describe('schedule rules in the medication form', () => {
+  it('keeps the rules behind "More schedule options", sends them, and shows an as-needed medication its limits', async () => {
+    signInForMeds();
+    const fetchMock = medsServer({
+      'GET /api/medications': () => ok([]),
+      'POST /api/medications': () => ok(medicationJson({ id: 9, name: 'Paracetamol', frequency: 'as_needed' }), 201),
+    });
+    renderApp('/medications');
+    await userEvent.click(await screen.findByRole('button', { name: 'Add Medication' }));
+    const dialog = screen.getByRole('dialog', { name: 'Add Medication' });
+    const more = within(dialog).getByRole('button', { name: 'More schedule options' });
+    expect(more.getAttribute('aria-expanded')).toBe('false');
+    expect(within(dialog).getByLabelText('Every N hours').closest('[hidden]')).not.toBeNull();
+    await userEvent.click(more);
+    expect(more.getAttribute('aria-expanded')).toBe('true');
+    expect(within(dialog).getByLabelText('Every N hours').closest('[hidden]')).toBeNull();
+    await userEvent.type(within(dialog).getByLabelText('Every N hours'), '25');
+    await userEvent.type(within(dialog).getByLabelText('Name'), 'Paracetamol');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Add Medication' }));
+    expect(within(dialog).getByRole('alert').textContent).toBe('Every N hours: enter a whole number from 1 to 24');
+
+    // As needed: the limits are its schedule, shown without the disclosure.
+    await userEvent.selectOptions(within(dialog).getByLabelText('Frequency'), 'as_needed');
+    expect(within(dialog).queryByRole('button', { name: 'More schedule options' })).toBeNull();
+    await userEvent.type(within(dialog).getByLabelText('Most doses a day'), '4');
+    await userEvent.type(within(dialog).getByLabelText('Least minutes between doses'), '240');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Add Medication' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    expect(sentJson(requestsTo(fetchMock, 'POST', '/api/medications')[0]?.[1])).toMatchObject({
+      frequency: 'as_needed',
+      schedule: { times: [], weekdays: [], max_per_day: 4, min_gap_minutes: 240 },
+    });
+  });
+
+  it('shows the server refusing a schedule next to the form', async () => {
+    signInForMeds();
+    medsServer({
+      'GET /api/medications': () => ok([medicationJson()]),
+      'PUT /api/medications/3': () => fail('A cycle needs a daily or twice_daily frequency', 400, 'validation_failed'),
+    });
+    renderApp('/medications');
+    const card = await screen.findByTestId('medication-card');
+    await userEvent.click(within(card).getByRole('button', { name: 'Edit' }));
+    await userEvent.click(within(card).getByRole('button', { name: 'Save' }));
+    expect((await within(card).findByRole('alert')).textContent).toBe('A cycle needs a daily or twice_daily frequency');
+  });
+});
+
