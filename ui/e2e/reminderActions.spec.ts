@@ -202,4 +202,32 @@ test.describe('reminders a person can act on', () => {
       { title: 'Time for Ibuprofen', body: 'Skipped: logged on another device.', tag: 'reminder-902', actions: [] },
     ]);
   });
+
+  test("the worker's notices follow the app's language", async ({ page, context, baseURL }) => {
+    const origin = baseURL ?? MAIL_SERVER_URL;
+    await page.addInitScript(() => {
+      localStorage.setItem('dosage_app_settings', JSON.stringify({ language: 'de' }));
+    });
+    await context.grantPermissions(['notifications'], { origin });
+    await page.goto('/login');
+    await activeWorker(page, context);
+    const cdp = await context.newCDPSession(page);
+    const id = await registrationId(cdp, `${origin}/`);
+    // The page tells the worker its language once the worker is ready; a reload makes sure
+    // the worker that answers is the one that heard it.
+    await page.reload();
+    await expect(page.locator('html')).toHaveAttribute('lang', 'de');
+    await expect
+      .poll(async () => {
+        await cdp.send('ServiceWorker.deliverPushMessage', {
+          origin,
+          registrationId: id,
+          data: JSON.stringify({ kind: 'withdraw', tag: 'reminder-950', outcome: 'taken' }),
+        });
+        await page.waitForTimeout(200);
+        return (await shown(page)).find((n) => n.tag === 'reminder-950')?.body;
+      })
+      .toBe('Eingenommen: auf einem anderen Gerät erfasst.');
+  });
 });
+
