@@ -76,6 +76,10 @@ pub struct Engine {
     pushes: Arc<Semaphore>,
     /// Held while withdrawals are being sent, so that one sender empties the queue.
     withdrawing: Mutex<()>,
+    /// Some device was sent a reminder (since the start, or before it): only then can a
+    /// handled reminder have withdrawals, so logging a dose on a server without push
+    /// costs no look at the queue.
+    pushed_reminders: std::sync::atomic::AtomicBool,
 }
 
 /// A medication's follow-ups: every so many minutes, at most so many times.
@@ -271,6 +275,7 @@ impl Engine {
             heartbeat: Heartbeat::new(),
             pushes: Arc::new(Semaphore::new(PUSHES_AT_ONCE)),
             withdrawing: Mutex::new(()),
+            pushed_reminders: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -291,17 +296,22 @@ impl Engine {
     /// At start, before the first pass: releases the claims and mails a stopped or killed
     /// server left (the data directory is locked, so they are nobody's now).
     pub async fn recover(&self) -> Result<(), DbError> {
-        let (claims, mails, pushes) = self
+        let (claims, mails, pushes, shown) = self
             .db
             .write(|conn| {
                 let tx = conn.transaction()?;
                 let claims = reminders::release_claims(&tx)?;
                 let mails = outbox::requeue_in_doubt(&tx)?;
                 let pushes = deliveries::pushes_in_doubt(&tx)?;
+                let shown = reminders::shown_anywhere(&tx)?;
                 tx.commit()?;
-                Ok::<_, DbError>((claims, mails, pushes))
+                Ok::<_, DbError>((claims, mails, pushes, shown))
             })
             .await?;
+        if shown {
+            self.pushed_reminders
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+        }
         if claims + mails > 0 || pushes > 0 {
             tracing::warn!(
                 "the last run stopped while sending: {claims} reminders go out again \
@@ -437,6 +447,9 @@ impl Engine {
     /// Sends the queued withdrawals in the background if there are any (a cheap read):
     /// a request that handled a reminder never waits for push services.
     pub async fn wake_withdrawals_if_any(self: &Arc<Self>) {
+        if !self.pushed_reminders.load(std::sync::atomic::Ordering::Relaxed) {
+            return;
+        }
         let pending = self
             .db
             .read(|conn| Ok::<_, DbError>(reminders::has_withdrawals(conn)?))
@@ -588,7 +601,7 @@ impl Engine {
         finished: Vec<(Round, Pushes)>,
     ) -> Result<Vec<Vec<ChannelReport>>, DbError> {
         let ctx = self.context(self.clock.now());
-        let (reports, queued) = self
+        let (reports, queued, pushed) = self
             .db
             .write(move |conn| {
                 let tx = conn.transaction()?;
@@ -598,15 +611,20 @@ impl Engine {
                 }
                 let mut all = Vec::with_capacity(finished.len());
                 let mut queued = false;
+                let pushed = finished.iter().any(|(_, p)| !p.delivered.is_empty());
                 for (round, pushes) in finished {
                     let (reports, fallback_queued) = finish_round(&tx, &round, pushes, &ctx)?;
                     queued |= fallback_queued;
                     all.push(reports);
                 }
                 tx.commit()?;
-                Ok::<_, DbError>((all, queued))
+                Ok::<_, DbError>((all, queued, pushed))
             })
             .await?;
+        if pushed {
+            self.pushed_reminders
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+        }
         if queued {
             self.mailer.wake_queue();
         }
