@@ -28,6 +28,8 @@ pub const KEYS: &[&str] = &[
     "signups",
     "registration_limit",
     "trusted_proxies",
+    "tls_cert",
+    "tls_key",
     "smtp.host",
     "smtp.port",
     "smtp.tls",
@@ -61,7 +63,7 @@ pub const KEYS: &[&str] = &[
 #[cfg(not(debug_assertions))]
 const CLI_VARIABLES: &[&str] = &["config"];
 #[cfg(debug_assertions)]
-const CLI_VARIABLES: &[&str] = &["config", "test_clock"];
+const CLI_VARIABLES: &[&str] = &["config", "test_clock", "test_tls_reload_ms"];
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -76,6 +78,9 @@ pub struct Settings {
     /// Reverse proxies whose `X-Forwarded-For` is believed (addresses or CIDR blocks).
     #[serde(deserialize_with = "lenient::string_list")]
     pub trusted_proxies: Vec<String>,
+    /// HTTPS: a PEM certificate chain and its private key, read again when they change.
+    pub tls_cert: Option<PathBuf>,
+    pub tls_key: Option<PathBuf>,
     pub smtp: SmtpSettings,
     pub vapid: VapidSettings,
     pub reminders: ReminderSettings,
@@ -95,6 +100,8 @@ impl Default for Settings {
             signups: Signups::FirstUser,
             registration_limit: 10,
             trusted_proxies: Vec::new(),
+            tls_cert: None,
+            tls_key: None,
             smtp: SmtpSettings::default(),
             vapid: VapidSettings::default(),
             reminders: ReminderSettings::default(),
@@ -398,6 +405,11 @@ impl Settings {
         if let Some(url) = &self.public_url {
             validate_public_url(url)?;
         }
+        if self.tls_cert.is_some() != self.tls_key.is_some() {
+            return Err(config_error(
+                "tls_cert and tls_key go together: set both (PILLBOX_TLS_CERT and PILLBOX_TLS_KEY) to serve HTTPS, or neither",
+            ));
+        }
         if self.smtp.host.is_some() && self.smtp.from.is_none() {
             return Err(config_error(
                 "smtp.from is required when smtp.host is set: set it to the sender address, \
@@ -465,8 +477,13 @@ impl Settings {
     pub fn link_base(&self) -> String {
         match self.public_base_url() {
             Some(url) => url.to_owned(),
-            None => format!("http://{}", self.bind),
+            None => format!("{}://{}", self.scheme(), self.bind),
         }
+    }
+
+    /// `https` when the server serves TLS itself, else `http`.
+    pub fn scheme(&self) -> &'static str {
+        if self.tls_cert.is_some() { "https" } else { "http" }
     }
 
     /// `public_url` without a trailing slash, if configured.

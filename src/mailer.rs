@@ -106,6 +106,21 @@ impl Mailer {
         format!("<{unique}@{domain}>")
     }
 
+    /// Connects, says EHLO, starts TLS as configured and logs in when a user is set, then
+    /// asks NOOP: the whole path of a send but the message (`pillbox doctor`).
+    pub async fn check_connection(&self) -> Result<(), MailError> {
+        let (transport, _) = self.smtp.as_ref().ok_or(MailError::NotConfigured)?;
+        match tokio::time::timeout(self.timeout, transport.test_connection()).await {
+            Ok(Ok(true)) => Ok(()),
+            Ok(Ok(false)) => Err(MailError::Send("the mail server did not answer NOOP".into())),
+            Ok(Err(e)) => Err(MailError::Send(with_causes(&e))),
+            Err(_) => Err(MailError::Send(format!(
+                "the mail server did not finish within {} s (smtp.timeout_seconds)",
+                self.timeout.as_secs()
+            ))),
+        }
+    }
+
     /// Sends at once, with a Message-ID of lettre's making (test notifications).
     pub async fn send(&self, to: &str, email: Email) -> Result<(), MailError> {
         self.send_as(to, email, None).await
@@ -139,6 +154,20 @@ impl Mailer {
 }
 
 /// Escapes text for HTML bodies.
+/// An error and the reasons under it: lettre's top message alone can be "network error".
+fn with_causes(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut inner = error.source();
+    while let Some(cause) = inner {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text = format!("{text}: {cause_text}");
+        }
+        inner = cause.source();
+    }
+    text
+}
+
 pub fn escape_html(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")

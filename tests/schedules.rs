@@ -20,7 +20,14 @@ async fn create(server: &Server, token: &str, body: Value) -> Value {
 }
 
 async fn update(server: &Server, token: &str, id: i64, body: Value) -> (StatusCode, Value) {
-    call(server, Method::PUT, &format!("/api/medications/{id}"), Some(token), Some(body)).await
+    call(
+        server,
+        Method::PUT,
+        &format!("/api/medications/{id}"),
+        Some(token),
+        Some(body),
+    )
+    .await
 }
 
 async fn schedule_of(server: &Server, token: &str, id: i64) -> Value {
@@ -31,7 +38,12 @@ async fn schedule_of(server: &Server, token: &str, id: i64) -> Value {
 
 /// The planned reminders' dose times of one medication, RFC 3339.
 async fn planned(server: &Server, token: &str, id: i64) -> Vec<String> {
-    let (status, body) = get_json(server, "/api/notifications?status=scheduled&limit=200", Some(token)).await;
+    let (status, body) = get_json(
+        server,
+        "/api/notifications?status=scheduled&limit=200",
+        Some(token),
+    )
+    .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let mut times: Vec<String> = body["data"]
         .as_array()
@@ -74,19 +86,45 @@ async fn interval_cycle_course_and_taper_are_stored_shown_planned_and_checked() 
 
     // Refused, and nothing changes: each says what to do.
     for (schedule, expected) in [
-        (json!({ "interval_hours": 5, "clock": "wall" }), "choose an interval that divides 24"),
-        (json!({ "interval_hours": 25 }), "interval_hours must be from 1 to 24"),
-        (json!({ "interval_hours": null, "cycle_on_days": 21 }), "A cycle needs both cycle_on_days and cycle_off_days"),
-        (json!({ "end_date": "2000-01-01" }), "end_date must be on or after start_date"),
-        (json!({ "end_date": "tomorrow" }), "End date must be written as YYYY-MM-DD"),
-        (json!({ "grace_minutes": 0 }), "grace_minutes must be from 1 to 720"),
-        (json!({ "steps": [{ "days": 0, "quantity": 10 }] }), "Each step lasts from 1 to 366 days"),
-        (json!({ "every_days": 2, "cycle_on_days": 5, "cycle_off_days": 2, "interval_hours": null }),
-         "Choose either every_days or a cycle, not both"),
+        (
+            json!({ "interval_hours": 5, "clock": "wall" }),
+            "choose an interval that divides 24",
+        ),
+        (
+            json!({ "interval_hours": 25 }),
+            "interval_hours must be from 1 to 24",
+        ),
+        (
+            json!({ "interval_hours": null, "cycle_on_days": 21 }),
+            "A cycle needs both cycle_on_days and cycle_off_days",
+        ),
+        (
+            json!({ "end_date": "2000-01-01" }),
+            "end_date must be on or after start_date",
+        ),
+        (
+            json!({ "end_date": "tomorrow" }),
+            "End date must be written as YYYY-MM-DD",
+        ),
+        (
+            json!({ "grace_minutes": 0 }),
+            "grace_minutes must be from 1 to 720",
+        ),
+        (
+            json!({ "steps": [{ "days": 0, "quantity": 10 }] }),
+            "Each step lasts from 1 to 366 days",
+        ),
+        (
+            json!({ "every_days": 2, "cycle_on_days": 5, "cycle_off_days": 2, "interval_hours": null }),
+            "Choose either every_days or a cycle, not both",
+        ),
     ] {
         let (status, body) = update(&server, &token, id, json!({ "schedule": schedule })).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{schedule}: {body}");
-        assert!(body["message"].as_str().unwrap().contains(expected), "{schedule}: {body}");
+        assert!(
+            body["message"].as_str().unwrap().contains(expected),
+            "{schedule}: {body}"
+        );
     }
     assert_eq!(schedule_of(&server, &token, id).await, *s);
     let (status, body) = update(&server, &token, id, json!({ "frequency": "weekly" })).await;
@@ -112,9 +150,15 @@ async fn interval_cycle_course_and_taper_are_stored_shown_planned_and_checked() 
     assert_eq!(s["clock"], "wall");
     assert_eq!(s["interval_hours"], Value::Null);
     assert_eq!(s["every_days"], 2);
-    assert_eq!(s["steps"], json!([{ "days": 2, "quantity": 40 }, { "days": 10, "quantity": 20 }]));
+    assert_eq!(
+        s["steps"],
+        json!([{ "days": 2, "quantity": 40 }, { "days": 10, "quantity": 20 }])
+    );
     assert_eq!(s["grace_minutes"], 30);
-    assert_eq!((s["repeat_every_minutes"].clone(), s["repeat_times"].clone()), (json!(5), json!(2)));
+    assert_eq!(
+        (s["repeat_every_minutes"].clone(), s["repeat_times"].clone()),
+        (json!(5), json!(2))
+    );
     // Days 0, 2, 4 and 6 of the course, at 08:00 Berlin; nothing after its end.
     let days: Vec<String> = planned(&server, &token, id)
         .await
@@ -129,7 +173,14 @@ async fn interval_cycle_course_and_taper_are_stored_shown_planned_and_checked() 
     let expected: Vec<String> = [0, 2, 4, 6]
         .iter()
         .map(|d| format!("{} 08:00", today + chrono::Duration::days(*d)))
-        .filter(|d| d.as_str() > chrono::Utc::now().with_timezone(&chrono_tz::Europe::Berlin).format("%Y-%m-%d %H:%M").to_string().as_str())
+        .filter(|d| {
+            d.as_str()
+                > chrono::Utc::now()
+                    .with_timezone(&chrono_tz::Europe::Berlin)
+                    .format("%Y-%m-%d %H:%M")
+                    .to_string()
+                    .as_str()
+        })
         .collect();
     assert_eq!(days, expected);
     // Today's dose is the first step's quantity, and so is a dose logged without one.
@@ -137,7 +188,13 @@ async fn interval_cycle_course_and_taper_are_stored_shown_planned_and_checked() 
     for dose in today_view["data"]["doses"].as_array().unwrap() {
         assert_eq!(dose["quantity"], 40.0, "{dose}");
     }
-    let (status, logged) = post(&server, &format!("/api/medications/{id}/doses"), Some(&token), json!({})).await;
+    let (status, logged) = post(
+        &server,
+        &format!("/api/medications/{id}/doses"),
+        Some(&token),
+        json!({}),
+    )
+    .await;
     assert_eq!(status, StatusCode::CREATED, "{logged}");
     assert_eq!(logged["data"]["entry"]["quantity"], 40.0);
 
@@ -163,7 +220,12 @@ async fn interval_cycle_course_and_taper_are_stored_shown_planned_and_checked() 
         .send()
         .await
         .unwrap();
-    assert_eq!(response.status(), StatusCode::OK, "{}", response.text().await.unwrap());
+    assert_eq!(
+        response.status(),
+        StatusCode::OK,
+        "{}",
+        response.text().await.unwrap()
+    );
     let (_, list) = get_json(&server, "/api/medications", Some(&other)).await;
     let imported = list["data"]
         .as_array()
@@ -172,9 +234,100 @@ async fn interval_cycle_course_and_taper_are_stored_shown_planned_and_checked() 
         .find(|m| m["name"] == "Amoxicillin")
         .unwrap()
         .clone();
-    for field in ["every_days", "end_date", "steps", "grace_minutes", "repeat_every_minutes", "repeat_times", "clock"] {
+    for field in [
+        "every_days",
+        "end_date",
+        "steps",
+        "grace_minutes",
+        "repeat_every_minutes",
+        "repeat_times",
+        "clock",
+    ] {
         assert_eq!(imported["schedule"][field], s[field], "{field}");
     }
-    let cycled = list["data"].as_array().unwrap().iter().find(|m| m["name"] == "Pill").unwrap().clone();
+    let cycled = list["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == "Pill")
+        .unwrap()
+        .clone();
     assert_eq!(cycled["schedule"]["cycle_off_days"], 7);
+}
+
+/// How many history entries a medication has.
+async fn entries(server: &Server, token: &str, id: i64) -> usize {
+    let (status, body) = get_json(
+        server,
+        &format!("/api/medications/{id}/history?limit=100"),
+        Some(token),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    body["data"].as_array().unwrap().len()
+}
+
+#[tokio::test]
+async fn as_needed_limits_ask_before_a_dose_too_soon_or_over_the_days_maximum() {
+    let server = Server::start_with(open_signups);
+    let token = register(&server, "ann@example.org").await;
+    let med = create(
+        &server,
+        &token,
+        json!({ "name": "Ibuprofen", "unit": "mg", "frequency": "as_needed", "default_quantity": 400,
+                "schedule": { "max_per_day": 2, "min_gap_minutes": 240 },
+                "inventory": { "enabled": true, "inventory_type": "discrete", "container_type": "pill_bottle",
+                               "item_quantity": 20, "item_strength": 400, "item_unit": "tablets" } }),
+    )
+    .await;
+    let id = med["id"].as_i64().unwrap();
+    assert_eq!(med["next_dose_allowed_at"], Value::Null);
+    let doses = format!("/api/medications/{id}/doses");
+
+    let (status, first) = post(&server, &doses, Some(&token), json!({})).await;
+    assert_eq!(status, StatusCode::CREATED, "{first}");
+    let first_at = common::instant(&first["data"]["entry"]["taken"]);
+    let (_, list) = get_json(&server, "/api/medications", Some(&token)).await;
+    let next = common::instant(&list["data"][0]["next_dose_allowed_at"]);
+    assert_eq!(next, first_at + chrono::Duration::minutes(240));
+
+    // Too soon: refused with when, and nothing is recorded or taken from the stock.
+    let (status, refused) = post(&server, &doses, Some(&token), json!({})).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{refused}");
+    assert_eq!(refused["code"], "dose_too_soon");
+    assert_eq!(common::instant(&refused["params"]["next_allowed_at"]), next);
+    assert_eq!(refused["params"]["time"], next.format("%H:%M").to_string());
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains("Too soon for another dose of Ibuprofen"),
+        "{refused}"
+    );
+    assert_eq!(entries(&server, &token, id).await, 1);
+    let (_, inventory) = get_json(&server, &format!("/api/medications/{id}/inventory"), Some(&token)).await;
+    assert_eq!(inventory["data"]["current_quantity"], 19.0);
+
+    // A skipped dose is no dose taken; a confirmed one is recorded.
+    let (status, _) = post(&server, &doses, Some(&token), json!({ "status": "skipped" })).await;
+    assert_eq!(status, StatusCode::CREATED);
+    let (status, body) = post(&server, &doses, Some(&token), json!({ "confirm": true })).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+
+    // Two taken today: the day's maximum, whatever the gap; allowed again tomorrow.
+    let (status, refused) = post(&server, &doses, Some(&token), json!({})).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{refused}");
+    assert_eq!(refused["code"], "daily_maximum_reached");
+    assert_eq!(refused["params"]["max"], 2);
+    let tomorrow = (chrono::Utc::now() + chrono::Duration::days(1)).date_naive();
+    assert_eq!(
+        common::instant(&refused["params"]["next_allowed_at"]),
+        tomorrow.and_hms_opt(0, 0, 0).unwrap().and_utc()
+    );
+    let (_, list) = get_json(&server, "/api/medications", Some(&token)).await;
+    assert_eq!(
+        list["data"][0]["next_dose_allowed_at"],
+        refused["params"]["next_allowed_at"]
+    );
+    assert_eq!(entries(&server, &token, id).await, 3);
 }

@@ -1,11 +1,14 @@
 //! The command line: one file per subcommand.
 
 mod backup;
+mod doctor;
 mod export;
 mod gen_vapid;
+mod healthcheck;
 mod migrate;
 mod send_test;
 mod serve;
+mod systemd;
 mod users;
 
 use std::error::Error;
@@ -62,6 +65,11 @@ enum Command {
     SendTest(send_test::SendTestArgs),
     /// Print the API's OpenAPI 3.1 document (the same as GET /api/openapi.json)
     Openapi,
+    /// Ask the configured server for /health: exit 0 when healthy, 1 otherwise (one line)
+    Healthcheck(healthcheck::HealthcheckArgs),
+    /// Check the instance: config, data directory, database, server, SMTP, keys, HTTPS,
+    /// clock and backups, one line each with how to fix it; exit 1 when a check fails
+    Doctor(doctor::DoctorArgs),
 }
 
 /// Flags shared by every subcommand that touches the instance's data.
@@ -97,6 +105,8 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Backup(args) => backup::backup(args),
         Command::Restore(args) => backup::restore(args),
         Command::SendTest(args) => send_test::run(args),
+        Command::Healthcheck(args) => healthcheck::run(args),
+        Command::Doctor(args) => doctor::run(args),
         Command::Openapi => {
             println!("{}", crate::http::openapi_document().to_pretty_json()?);
             Ok(ExitCode::SUCCESS)

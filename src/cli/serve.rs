@@ -1,5 +1,6 @@
 //! `pillbox serve`: migrate, load secrets, listen, and run until SIGTERM or Ctrl-C.
 
+use std::future::Future;
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -7,11 +8,11 @@ use std::sync::Arc;
 use clap::Args;
 use tokio::net::{TcpListener, TcpSocket};
 
-use super::{CliResult, DataArgs, Paths, load_settings, open_and_migrate};
+use super::{CliResult, DataArgs, Paths, load_settings, open_and_migrate, systemd};
 use crate::clock::Clock;
 use crate::config::{Overrides, Settings, display_path};
 use crate::db::Db;
-use crate::http::{self, AppState};
+use crate::http::{self, AppState, tls};
 use crate::mailer::Mailer;
 use crate::reminders::{self, dispatcher::Engine, push::Pusher};
 use crate::secrets::{self, Secrets};
@@ -31,6 +32,64 @@ pub struct ServeArgs {
 }
 
 pub fn run(args: ServeArgs) -> CliResult {
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    // The signal handlers come first: until they exist, SIGTERM's default action kills the
+    // process on the spot, whatever it is doing (a migration, the first requests).
+    let stop = Stop::listen(&runtime)?;
+    let served = serve(args, &runtime, &stop);
+    // A blocking job still running (the daily exports of every account, a snapshot) must
+    // not hold the exit: dropping the runtime would wait for it however long it takes. A
+    // transaction cut off here is rolled back by SQLite's journal, and files are written
+    // under a temporary name and renamed when complete.
+    runtime.shutdown_timeout(SHUTDOWN_BLOCKING_WAIT);
+    served
+}
+
+/// SIGTERM (systemd stop) or Ctrl-C, heard from the first moment of `serve` on.
+struct Stop {
+    sender: Arc<tokio::sync::watch::Sender<bool>>,
+    receiver: tokio::sync::watch::Receiver<bool>,
+}
+
+impl Stop {
+    fn listen(runtime: &tokio::runtime::Runtime) -> std::io::Result<Stop> {
+        use tokio::signal::unix::{SignalKind, signal};
+        let _context = runtime.enter();
+        // Registered now, not when a task first runs: a signal that arrives in between is
+        // kept for `recv`.
+        let mut terminate = signal(SignalKind::terminate())?;
+        let mut interrupt = signal(SignalKind::interrupt())?;
+        let (sender, receiver) = tokio::sync::watch::channel(false);
+        let sender = Arc::new(sender);
+        runtime.spawn({
+            let sender = Arc::clone(&sender);
+            async move {
+                tokio::select! {
+                    _ = terminate.recv() => {},
+                    _ = interrupt.recv() => {},
+                }
+                tracing::info!("shutting down: finishing requests in flight");
+                sender.send_replace(true);
+            }
+        });
+        Ok(Stop { sender, receiver })
+    }
+
+    fn requested(&self) -> bool {
+        *self.receiver.borrow()
+    }
+
+    /// Completes once a stop has been asked for (at once if it already has).
+    fn stopped(&self) -> impl Future<Output = ()> + Send + 'static {
+        let mut receiver = self.receiver.clone();
+        async move {
+            // An error means the sender is gone, which only happens once everything stops.
+            let _ = receiver.wait_for(|stop| *stop).await;
+        }
+    }
+}
+
+fn serve(args: ServeArgs, runtime: &tokio::runtime::Runtime, stop: &Stop) -> CliResult {
     let overrides = Overrides {
         bind: args.bind,
         ..args.data.overrides()
@@ -42,8 +101,23 @@ pub fn run(args: ServeArgs) -> CliResult {
     // One server per data directory: two would send every reminder twice, and `pillbox
     // restore` must know not to swap the database under a running server.
     let _lock = backup::lock_data_dir(&paths.data_dir)?;
-    let writer = open_and_migrate(&paths)?;
+    systemd::notify("STATUS=Migrating the database");
+    // Migrating a large database (after its snapshot) on an SD card can outlast systemd's
+    // start timeout: while it runs, each note asks for another minute.
+    let extending = runtime.spawn(async {
+        loop {
+            tokio::time::sleep(std::time::Duration::from_secs(20)).await;
+            systemd::notify("EXTEND_TIMEOUT_USEC=60000000");
+        }
+    });
+    let writer = open_and_migrate(&paths);
+    extending.abort();
+    let writer = writer?;
     let secrets = secrets::load_or_create(&paths.data_dir, &settings.vapid)?;
+    let tls = tls::Certificates::load(&settings)?;
+    if stop_before_ready(stop) {
+        return Ok(ExitCode::SUCCESS);
+    }
     if settings.public_url.is_none() {
         tracing::warn!(
             "public_url is not set: links in e-mails and push reminders need it (PILLBOX_PUBLIC_URL)"
@@ -51,8 +125,7 @@ pub fn run(args: ServeArgs) -> CliResult {
     }
 
     let trusted_proxies = settings.trusted_proxy_nets()?;
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
-    let served = runtime.block_on(async move {
+    runtime.block_on(async move {
         // lettre's connection pool starts a task, so the mailer is made inside the runtime.
         let mailer = Mailer::new(&settings.smtp)?;
         if !mailer.is_configured() {
@@ -97,50 +170,100 @@ pub fn run(args: ServeArgs) -> CliResult {
         let listener =
             listen(bind).map_err(|e| format!("cannot listen on {bind}: {e} (change --bind or PILLBOX_BIND)"))?;
         let address = listener.local_addr()?;
+        let scheme = if tls.is_some() { "https" } else { "http" };
         tracing::info!(
-            "pillbox {VERSION} listening on http://{address} (data in {})",
+            "pillbox {VERSION} listening on {scheme}://{address} (data in {})",
             display_path(&paths.data_dir)
         );
         let running = reminders::start(engine).await?;
         let data_jobs = data_jobs.start();
-        systemd::notify("READY=1");
+        let reloading = tls.as_ref().map(|certificates| certificates.watch());
+        if stop_before_ready(stop) {
+            running.stop().await;
+            data_jobs.abort();
+            return Ok(ExitCode::SUCCESS);
+        }
+        systemd::notify(&format!("READY=1\nSTATUS=Serving on {scheme}://{address}"));
+        let watchdog = systemd::watchdog_period().map(|period| tokio::spawn(feed_watchdog(period, state.clone())));
         // On SIGTERM the HTTP server drains and the engine stops at the same time, so the
         // whole stop takes the longer of the two (5 s at most each), not their sum.
-        let (stop, stopping) = tokio::sync::watch::channel(false);
-        let stop = Arc::new(stop);
-        let signal = tokio::spawn({
-            let stop = Arc::clone(&stop);
-            async move {
-                shutdown_signal().await;
-                stop.send_replace(true);
-            }
-        });
         let engine_stopped = tokio::spawn({
-            let stopping = stopping.clone();
+            let stopped = stop.stopped();
+            let watchdog = watchdog.as_ref().map(tokio::task::JoinHandle::abort_handle);
             async move {
-                stopped(stopping).await;
-                systemd::notify("STOPPING=1");
+                stopped.await;
+                if let Some(watchdog) = watchdog {
+                    watchdog.abort();
+                }
+                systemd::notify("STOPPING=1\nSTATUS=Stopping: finishing requests and reminders in flight");
                 running.stop().await;
             }
         });
-        let served = http::serve(listener, state, stopped(stopping)).await;
+        let served = http::serve(listener, state, tls.as_ref().map(tls::Certificates::acceptor), stop.stopped()).await;
         // Also when the server ended with an error rather than a signal.
-        stop.send_replace(true);
-        signal.abort();
+        stop.sender.send_replace(true);
         if let Err(e) = engine_stopped.await {
             tracing::warn!("the reminder engine did not stop cleanly: {e}");
+        }
+        if let Some(reloading) = reloading {
+            reloading.abort();
         }
         data_jobs.abort();
         served?;
         tracing::info!("pillbox stopped");
         Ok(ExitCode::SUCCESS)
-    });
-    // A blocking job still running (the daily exports of every account, a snapshot) must
-    // not hold the exit: dropping the runtime would wait for it however long it takes. A
-    // transaction cut off here is rolled back by SQLite's journal, and files are written
-    // under a temporary name and renamed when complete.
-    runtime.shutdown_timeout(SHUTDOWN_BLOCKING_WAIT);
-    served
+    })
+}
+
+/// A stop asked for while starting ends the start where it is, cleanly (exit code 0):
+/// migrations are whole transactions and nothing has been served yet.
+fn stop_before_ready(stop: &Stop) -> bool {
+    let requested = stop.requested();
+    if requested {
+        systemd::notify("STOPPING=1");
+        tracing::info!("pillbox stopped before it was ready");
+    }
+    requested
+}
+
+/// Tells systemd every `period` that the server is alive, but only while the database takes
+/// a write (the probe `/health` uses) and the reminder dispatcher finishes its passes: a
+/// server stuck in either is restarted by systemd once `WatchdogSec` passes without a ping.
+async fn feed_watchdog(period: std::time::Duration, state: AppState) {
+    let stale_after = reminders::heartbeat::stale_after(&state.settings);
+    let mut ticks = tokio::time::interval(period);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut was_alive = true;
+    loop {
+        ticks.tick().await;
+        let database = state.write_probe.check(&state.db, state.clock.now_stamp()).await;
+        let since = state.engine.heartbeat.since_last();
+        let problem = match database {
+            Some(problem) => Some(format!("database: {problem}")),
+            None if since >= stale_after => Some(format!(
+                "dispatcher: no reminder pass has finished for {} s",
+                since.as_secs()
+            )),
+            None => None,
+        };
+        match problem {
+            None => {
+                if !was_alive {
+                    tracing::info!("healthy again: feeding the systemd watchdog");
+                    systemd::notify("STATUS=Serving");
+                }
+                systemd::notify("WATCHDOG=1");
+                was_alive = true;
+            }
+            Some(problem) => {
+                if was_alive {
+                    tracing::error!("not feeding the systemd watchdog: {problem}");
+                }
+                systemd::notify(&format!("STATUS=Unhealthy: {problem}"));
+                was_alive = false;
+            }
+        }
+    }
 }
 
 /// A listening socket with room for a burst of new connections: the kernel drops a
@@ -199,63 +322,6 @@ fn vapid_subject(settings: &Settings) -> String {
                  some push services (Apple's) refuse the placeholder mailto:pillbox@localhost"
             );
             "mailto:pillbox@localhost".to_owned()
-        }
-    }
-}
-
-/// Completes once `stop` has been set.
-async fn stopped(mut stopping: tokio::sync::watch::Receiver<bool>) {
-    // An error means the sender is gone, which only happens once everything is stopping.
-    let _ = stopping.wait_for(|stop| *stop).await;
-}
-
-/// Completes on SIGTERM (systemd stop) or Ctrl-C.
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        if let Err(e) = tokio::signal::ctrl_c().await {
-            tracing::error!("cannot listen for Ctrl-C: {e}");
-            std::future::pending::<()>().await;
-        }
-    };
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(e) => {
-                tracing::error!("cannot listen for SIGTERM: {e}");
-                std::future::pending::<()>().await;
-            }
-        }
-    };
-    tokio::select! {
-        () = ctrl_c => {},
-        () = terminate => {},
-    }
-    tracing::info!("shutting down: finishing requests in flight");
-}
-
-/// systemd's `Type=notify` readiness protocol: a datagram to `$NOTIFY_SOCKET`.
-mod systemd {
-    use std::os::unix::net::UnixDatagram;
-
-    pub fn notify(state: &str) {
-        let Some(socket) = std::env::var_os("NOTIFY_SOCKET") else {
-            return;
-        };
-        let result = UnixDatagram::unbound().and_then(|sender| {
-            let path = socket.to_string_lossy();
-            match path.strip_prefix('@') {
-                Some(name) => {
-                    use std::os::linux::net::SocketAddrExt;
-                    let address = std::os::unix::net::SocketAddr::from_abstract_name(name.as_bytes())?;
-                    sender.send_to_addr(state.as_bytes(), &address)
-                }
-                None => sender.send_to(state.as_bytes(), &*path),
-            }
-        });
-        if let Err(e) = result {
-            tracing::warn!("could not notify systemd ({state}): {e}");
         }
     }
 }

@@ -233,6 +233,9 @@ pub struct DoseInput {
     dosage_id: Option<i64>,
     /// Whether the dose comes out of the stock (default true).
     affect_inventory: Option<bool>,
+    /// Log a taken dose even though it is sooner or more than the medication's as-needed
+    /// limits allow (the app asks "Take anyway?" first).
+    confirm: Option<bool>,
 }
 
 /// Logs a dose; a taken one comes out of the stock (never below zero: a warning says what
@@ -247,6 +250,7 @@ pub struct DoseInput {
         (status = 201, description = "The dose is logged", body = MessageData<Logged>),
         (status = 400, description = "A field cannot be used (`future_date`, `unit_required`, `unit_invalid`, `validation_failed`, `invalid_request`)", body = ErrorBody),
         (status = 404, description = "No such medication (`medication_not_found`) or reminder (`notification_not_found`) of yours", body = ErrorBody),
+        (status = 409, description = "A taken dose over the medication's as-needed limits, not confirmed (`dose_too_soon`, `daily_maximum_reached`; `params.next_allowed_at`, `params.time`)", body = ErrorBody),
     ),
 )]
 pub async fn log_dose(
@@ -263,6 +267,7 @@ pub async fn log_dose(
         dosage: input.dosage,
         dosage_id: input.dosage_id,
         affect_inventory: input.affect_inventory.unwrap_or(true),
+        confirm: input.confirm.unwrap_or(false),
     };
     let now = state.clock.now();
     // Doses logged at the same moment share one commit (and fsync); each is answered once

@@ -20,6 +20,7 @@ mod session;
 mod settings;
 #[cfg(debug_assertions)]
 mod test_clock;
+pub mod tls;
 mod two_factor;
 
 use std::future::Future;
@@ -156,8 +157,9 @@ pub fn router(state: AppState) -> Router {
 pub async fn serve(
     listener: TcpListener,
     state: AppState,
+    tls: Option<tokio_rustls::TlsAcceptor>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let limits = server::Limits::from_settings(&state.settings.http);
-    server::run(listener, router(state), limits, shutdown).await
+    server::run(listener, router(state), limits, tls, shutdown).await
 }

@@ -14,6 +14,9 @@
 //! its socket rather than a person who is about to send a request. Only when every
 //! connection is busy is the new one closed at once.
 //!
+//! With TLS (`tls_cert`, see tls.rs) each connection's handshake counts as its headers:
+//! timed by `header_timeout`, and shed like a slow request.
+//!
 //! On shutdown: stop accepting, close every connection without a request under way, let
 //! the requests under way finish for up to `DRAIN`, then drop what is left.
 
@@ -39,6 +42,8 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Notify;
 use tokio::task::JoinSet;
+use tokio_rustls::TlsAcceptor;
+use tokio_rustls::server::TlsStream;
 use tower_service::Service;
 
 /// How long requests under way may take to finish once shutdown begins.
@@ -186,6 +191,7 @@ pub async fn run(
     listener: TcpListener,
     app: Router,
     limits: Limits,
+    tls: Option<TlsAcceptor>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> io::Result<()> {
     let limits = limits.fitted();
@@ -219,19 +225,29 @@ pub async fn run(
                         continue;
                     }
                     next_id += 1;
+                    let now = shared.now_ms();
+                    // A TLS handshake is timed and shed like headers that are slow to come.
                     let conn = Arc::new(Conn {
-                        phase: AtomicU8::new(IDLE),
-                        idle_since: AtomicU64::new(shared.now_ms()),
-                        head_since: AtomicU64::new(0),
+                        phase: AtomicU8::new(if tls.is_some() { HEAD } else { IDLE }),
+                        idle_since: AtomicU64::new(now),
+                        head_since: AtomicU64::new(now),
                         shed: AtomicBool::new(false),
                         wake: Notify::new(),
                     });
                     shared.conns().insert(next_id, Arc::clone(&conn));
-                    let (shared, app, id) = (Arc::clone(&shared), app.clone(), next_id);
+                    let (shared, app, id, tls) = (Arc::clone(&shared), app.clone(), next_id, tls.clone());
                     tasks.spawn(async move {
                         // Freed however the task ends, a handler's panic included.
                         let _slot = Slot { shared: Arc::clone(&shared), id };
-                        serve_connection(&shared, &conn, stream, peer, app).await;
+                        let _ = stream.set_nodelay(true);
+                        match tls {
+                            None => serve_connection(&shared, &conn, stream, peer, app).await,
+                            Some(tls) => {
+                                if let Some(stream) = handshake(&shared, &conn, tls, stream, peer).await {
+                                    serve_connection(&shared, &conn, stream, peer, app).await;
+                                }
+                            }
+                        }
                     });
                 }
                 Err(e) => {
@@ -265,15 +281,48 @@ pub async fn run(
     Ok(())
 }
 
-/// Serves one connection until it ends, times out, is shed or shutdown closes it.
-async fn serve_connection(
-    shared: &Arc<Shared>,
-    conn: &Arc<Conn>,
+/// The TLS handshake of a new connection, within the header timeout; `None` when it failed,
+/// took too long, or the connection was shed or the server is stopping meanwhile.
+async fn handshake(
+    shared: &Shared,
+    conn: &Conn,
+    tls: TlsAcceptor,
     stream: TcpStream,
     peer: SocketAddr,
-    app: Router,
-) {
-    let _ = stream.set_nodelay(true);
+) -> Option<TlsStream<TcpStream>> {
+    let given_up = async {
+        loop {
+            conn.wake.notified().await;
+            if shared.stopping.load(Ordering::Acquire) || conn.shed.load(Ordering::Acquire) {
+                return;
+            }
+        }
+    };
+    tokio::select! {
+        done = tokio::time::timeout(shared.limits.header_timeout, tls.accept(stream)) => match done {
+            Ok(Ok(stream)) => {
+                conn.idle_since.store(shared.now_ms(), Ordering::Release);
+                conn.phase.store(IDLE, Ordering::Release);
+                Some(stream)
+            }
+            Ok(Err(e)) => {
+                tracing::debug!("TLS handshake with {peer} failed: {e}");
+                None
+            }
+            Err(_) => {
+                tracing::debug!("TLS handshake with {peer} did not finish in time");
+                None
+            }
+        },
+        () = given_up => None,
+    }
+}
+
+/// Serves one connection until it ends, times out, is shed or shutdown closes it.
+async fn serve_connection<S>(shared: &Arc<Shared>, conn: &Arc<Conn>, stream: S, peer: SocketAddr, app: Router)
+where
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
     let io = TokioIo::new(Watched {
         stream,
         conn: Arc::clone(conn),
@@ -403,9 +452,10 @@ impl Drop for Busy {
     }
 }
 
-/// The socket, noting when a request's first bytes arrive on an idle connection.
-struct Watched {
-    stream: TcpStream,
+/// The socket (or the TLS stream on it), noting when a request's first bytes arrive on an
+/// idle connection.
+struct Watched<S> {
+    stream: S,
     conn: Arc<Conn>,
     shared: Arc<Shared>,
     /// Started when the client stops reading an answer: a busy connection is never shed, so
@@ -414,7 +464,7 @@ struct Watched {
     write_stall: Option<Pin<Box<tokio::time::Sleep>>>,
 }
 
-impl Watched {
+impl<S> Watched<S> {
     /// Passes `poll` on, failing it once writing has made no progress for `body_timeout`.
     fn watch_write<T>(&mut self, cx: &mut Context<'_>, poll: Poll<io::Result<T>>) -> Poll<io::Result<T>> {
         if poll.is_ready() {
@@ -435,7 +485,7 @@ impl Watched {
     }
 }
 
-impl AsyncRead for Watched {
+impl<S: AsyncRead + Unpin> AsyncRead for Watched<S> {
     fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
         let this = self.get_mut();
         let before = buf.filled().len();
@@ -456,7 +506,7 @@ impl AsyncRead for Watched {
     }
 }
 
-impl AsyncWrite for Watched {
+impl<S: AsyncWrite + Unpin> AsyncWrite for Watched<S> {
     fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
         let this = self.get_mut();
         let poll = Pin::new(&mut this.stream).poll_write(cx, buf);

@@ -12,6 +12,7 @@
 //! the push service replaces such a repeat instead of showing it twice.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use chrono::{DateTime, Duration, Utc};
 use rusqlite::{Connection, OptionalExtension};
@@ -74,12 +75,15 @@ pub struct Engine {
     /// A push task exists only with a permit, so a burst never holds more than
     /// `PUSHES_AT_ONCE` requests (and their buffers) in memory.
     pushes: Arc<Semaphore>,
+    /// Set when the server stops: the pass under way claims nothing more and ends once
+    /// what it has sent is recorded.
+    stopping: AtomicBool,
     /// Held while withdrawals are being sent, so that one sender empties the queue.
     withdrawing: Mutex<()>,
     /// Some device was sent a reminder (since the start, or before it): only then can a
     /// handled reminder have withdrawals, so logging a dose on a server without push
     /// costs no look at the queue.
-    pushed_reminders: std::sync::atomic::AtomicBool,
+    pushed_reminders: AtomicBool,
 }
 
 /// A medication's follow-ups: every so many minutes, at most so many times.
@@ -274,8 +278,9 @@ impl Engine {
             ticking: Mutex::new(()),
             heartbeat: Heartbeat::new(),
             pushes: Arc::new(Semaphore::new(PUSHES_AT_ONCE)),
+            stopping: AtomicBool::new(false),
             withdrawing: Mutex::new(()),
-            pushed_reminders: std::sync::atomic::AtomicBool::new(false),
+            pushed_reminders: AtomicBool::new(false),
         }
     }
 
@@ -309,8 +314,7 @@ impl Engine {
             })
             .await?;
         if shown {
-            self.pushed_reminders
-                .store(true, std::sync::atomic::Ordering::Relaxed);
+            self.pushed_reminders.store(true, Ordering::Relaxed);
         }
         if claims + mails > 0 || pushes > 0 {
             tracing::warn!(
@@ -335,8 +339,10 @@ impl Engine {
         self.tick().await.inspect(|_| self.heartbeat.beat())
     }
 
-    /// Waits up to `within` for a running pass to end; false when it is still sending.
+    /// Stops claiming, then waits up to `within` for a running pass to end (once its sends
+    /// under way have their answers); false when it is still sending.
     pub async fn finish_pass(&self, within: std::time::Duration) -> bool {
+        self.stopping.store(true, Ordering::Release);
         tokio::time::timeout(within, self.ticking.lock()).await.is_ok()
     }
 
@@ -350,6 +356,10 @@ impl Engine {
         let mut more = true;
         let mut finished = Vec::new();
         loop {
+            if more && self.stopping.load(Ordering::Acquire) {
+                // Stopping: what is not claimed yet stays due for the next start.
+                more = false;
+            }
             if more && sending < BATCH as usize {
                 let (claimed, rounds) = self.claim_and_plan(BATCH).await?;
                 handled += claimed;
@@ -401,7 +411,10 @@ impl Engine {
                 Ok::<_, DbError>(())
             })
             .await?;
-        self.send_withdrawals().await?;
+        // A stopping server leaves them queued for its next start rather than wait on pushes.
+        if !self.stopping.load(Ordering::Acquire) {
+            self.send_withdrawals().await?;
+        }
         Ok(handled + missed)
     }
 
@@ -447,7 +460,7 @@ impl Engine {
     /// Sends the queued withdrawals in the background if there are any (a cheap read):
     /// a request that handled a reminder never waits for push services.
     pub async fn wake_withdrawals_if_any(self: &Arc<Self>) {
-        if !self.pushed_reminders.load(std::sync::atomic::Ordering::Relaxed) {
+        if !self.pushed_reminders.load(Ordering::Relaxed) {
             return;
         }
         let pending = self
@@ -622,8 +635,7 @@ impl Engine {
             })
             .await?;
         if pushed {
-            self.pushed_reminders
-                .store(true, std::sync::atomic::Ordering::Relaxed);
+            self.pushed_reminders.store(true, Ordering::Relaxed);
         }
         if queued {
             self.mailer.wake_queue();

@@ -8,9 +8,10 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::stock::{self, StockLevel, StockWarning};
-use super::{ErrorCode, ServiceResult, invalid, not_found, rejected};
+use super::{ErrorCode, Problem, ServiceError, ServiceResult, invalid, not_found, rejected};
 use crate::clock;
 use crate::domain::dose::{DoseStatus, EntryId};
+use crate::domain::limits;
 use crate::domain::medication::{FUTURE_SKEW_SECS, MAX_SHORT_TEXT, MedicationId, limited_text};
 use crate::domain::quantity::Quantity;
 use crate::services::planner::{self, UserClock};
@@ -127,6 +128,8 @@ pub struct DoseRequest {
     pub dosage: Option<String>,
     pub dosage_id: Option<i64>,
     pub affect_inventory: bool,
+    /// Taken anyway, over the medication's as-needed limits.
+    pub confirm: bool,
 }
 
 /// A logged dose with the stock it left.
@@ -138,6 +141,67 @@ pub struct Logged {
     pub inventory: Option<StockLevel>,
     #[serde(flatten)]
     pub warning: StockWarning,
+}
+
+/// The local day an instant falls on, as instants.
+pub fn day_of(clock: &UserClock, at: DateTime<Utc>) -> limits::Day {
+    let date = at.with_timezone(&clock.tz).date_naive();
+    limits::Day {
+        start: clock.start_of(date),
+        next: clock.start_of(date + Duration::days(1)),
+    }
+}
+
+/// Refuses a taken dose at `at` that breaks the medication's as-needed limits (409 with when
+/// the next is allowed); the person may send it again confirmed.
+fn within_limits(
+    conn: &Connection,
+    user_id: i64,
+    m: &Medication,
+    at: DateTime<Utc>,
+    now: DateTime<Utc>,
+) -> ServiceResult<()> {
+    let clock = UserClock::at(conn, user_id, now)?;
+    let day = day_of(&clock, at);
+    let gap = Duration::minutes(i64::from(m.rules.min_gap_minutes.unwrap_or(0)));
+    let (from, to) = (day.start.min(at - gap), day.next.max(at + gap));
+    let taken = history::taken_between(conn, user_id, m.id, &clock::stamp(from), &clock::stamp(to))?;
+    let Some(refusal) = m.rules.refuse(&taken, at, day) else {
+        return Ok(());
+    };
+    let local = |t: DateTime<Utc>| t.with_timezone(&clock.tz);
+    let (problem, next) = match refusal {
+        limits::Refusal::TooSoon { next } => (
+            Problem::new(
+                ErrorCode::DoseTooSoon,
+                format!(
+                    "Too soon for another dose of {}: the next is allowed at {}",
+                    m.name,
+                    local(next).format("%H:%M")
+                ),
+            ),
+            next,
+        ),
+        limits::Refusal::DailyMaximum { max, next } => (
+            Problem::new(
+                ErrorCode::DailyMaximumReached,
+                format!(
+                    "{} doses of {} are the most for one day: the next is allowed at {} on {}",
+                    max,
+                    m.name,
+                    local(next).format("%H:%M"),
+                    local(next).format("%Y-%m-%d")
+                ),
+            )
+            .with_param("max", max),
+            next,
+        ),
+    };
+    Err(ServiceError::Conflict(
+        problem
+            .with_param("next_allowed_at", clock::stamp(next))
+            .with_param("time", local(next).format("%H:%M").to_string()),
+    ))
 }
 
 /// Logs a dose of one of the person's medications.
@@ -167,6 +231,9 @@ pub fn log(
     };
     let quantity = dose_quantity(dose.quantity.unwrap_or(usual))?;
     let dosage_unit = stock::unit(dose.dosage_unit.as_deref().unwrap_or(&m.unit))?;
+    if dose.status == DoseStatus::Taken && !dose.confirm && m.rules.has_limits() {
+        within_limits(conn, user_id, &m, taken, now)?;
+    }
     let recorded = record_dose(
         conn,
         user_id,

@@ -8,6 +8,7 @@ use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use super::doses;
 use super::report::{self, Adherence};
 use super::stock::{self, InventoryInput, InventoryView, nullable};
 use super::{ErrorCode, ServiceError, ServiceResult, invalid, not_found, rejected};
@@ -367,6 +368,10 @@ pub struct MedicationView {
     #[schema(value_type = Option<String>)]
     #[schema(required = true)]
     pub delivery_warning: Option<&'static str>,
+    /// With as-needed limits: when the next dose is allowed, RFC 3339; it may lie in the
+    /// past (then one is allowed now). Null without limits or doses that hold one back.
+    #[schema(required = true)]
+    pub next_dose_allowed_at: Option<String>,
 }
 
 /// "no_method" when the medication's reminders go out by no method, so the person learns
@@ -411,7 +416,14 @@ fn view_one(
     let doses = history::recent(conn, user_id, m.id, RECENT_DOSES as i64)?;
     let doses = doses.into_iter().map(RecentDose::from).collect();
     let warning = delivery_warning(conn, user_id, m.id, reach)?;
-    Ok(view(m, clock, inventory.as_ref(), doses, warning))
+    let taken = match m.rules.has_limits() {
+        true => {
+            let (from, to) = limits_window(clock);
+            history::taken_between(conn, user_id, m.id, &from, &to)?
+        }
+        false => Vec::new(),
+    };
+    Ok(view(m, clock, inventory.as_ref(), doses, warning, &taken))
 }
 
 /// The medication's view; its texts move into it (a list makes thousands of them).
@@ -421,8 +433,12 @@ fn view(
     inventory: Option<&Inventory>,
     doses: Vec<RecentDose>,
     delivery_warning: Option<&'static str>,
+    taken: &[DateTime<Utc>],
 ) -> MedicationView {
     let schedule = ScheduleView::of(&m, clock);
+    // Counted from today's start, not from now: the list changes once a day, not by the minute.
+    let today = doses::day_of(clock, clock.start_of(clock.today()));
+    let next_dose_allowed_at = m.rules.next_allowed(taken, today).map(clock::stamp);
     let inventory = inventory.map(|inv| InventoryView::of(&m, inv, clock));
     MedicationView {
         id: m.id,
@@ -439,7 +455,15 @@ fn view(
         doses,
         inventory,
         delivery_warning,
+        next_dose_allowed_at,
     }
+}
+
+/// The doses the as-needed limits look at for "next allowed": from yesterday's start (the
+/// longest gap is a day) to the end of time.
+fn limits_window(clock: &UserClock) -> (String, String) {
+    let from = clock.start_of(clock.today() - Duration::days(1));
+    (clock::stamp(from), "9999".to_owned())
 }
 
 /// The person's medications and the day they were shown for (the date the stock's
@@ -459,6 +483,10 @@ pub fn list(conn: &Connection, user_id: i64, reach: Reach, now: DateTime<Utc>) -
     let mut recent = history::recent_per_medication(&tx, user_id, RECENT_DOSES)?;
     let warning = delivery_warnings(&tx, user_id, reach)?;
     let list = medications::list(&tx, user_id)?;
+    let taken = match list.iter().any(|m| m.rules.has_limits()) {
+        true => history::taken_since(&tx, user_id, &limits_window(&clock).0)?,
+        false => HashMap::new(),
+    };
     tx.commit()?;
     let medications = list
         .into_iter()
@@ -466,7 +494,8 @@ pub fn list(conn: &Connection, user_id: i64, reach: Reach, now: DateTime<Utc>) -
             let doses = recent.remove(&m.id).unwrap_or_default();
             let doses = doses.into_iter().map(RecentDose::from).collect();
             let (inventory, warning) = (inventories.get(&m.id), warning(m.id));
-            view(m, &clock, inventory, doses, warning)
+            let taken = taken.get(&m.id).map_or(&[][..], Vec::as_slice);
+            view(m, &clock, inventory, doses, warning, taken)
         })
         .collect();
     Ok(Listed {

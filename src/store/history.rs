@@ -302,3 +302,46 @@ pub fn since(
     })?
     .collect()
 }
+
+fn instant(text: String) -> Option<chrono::DateTime<chrono::Utc>> {
+    chrono::DateTime::parse_from_rfc3339(&text)
+        .ok()
+        .map(|t| t.with_timezone(&chrono::Utc))
+}
+
+/// When one medication's doses were taken, from `from` up to (not including) `to`: what
+/// its as-needed limits count.
+pub fn taken_between(
+    conn: &Connection,
+    user_id: i64,
+    medication_id: i64,
+    from: &str,
+    to: &str,
+) -> rusqlite::Result<Vec<chrono::DateTime<chrono::Utc>>> {
+    let mut statement = conn.prepare_cached(
+        "SELECT taken_at FROM dose_history
+         WHERE user_id = ?1 AND medication_id = ?2 AND status = 'taken' AND taken_at >= ?3 AND taken_at < ?4",
+    )?;
+    let rows = statement.query_map(params![user_id, medication_id, from, to], |row| row.get(0))?;
+    Ok(rows.filter_map(|text| text.ok().and_then(instant)).collect())
+}
+
+/// When each medication's doses were taken since `from`, in one query.
+pub fn taken_since(
+    conn: &Connection,
+    user_id: i64,
+    from: &str,
+) -> rusqlite::Result<HashMap<i64, Vec<chrono::DateTime<chrono::Utc>>>> {
+    let mut statement = conn.prepare_cached(
+        "SELECT medication_id, taken_at FROM dose_history
+         WHERE user_id = ?1 AND status = 'taken' AND taken_at >= ?2 AND medication_id IS NOT NULL",
+    )?;
+    let mut taken: HashMap<i64, Vec<chrono::DateTime<chrono::Utc>>> = HashMap::new();
+    let mut rows = statement.query(params![user_id, from])?;
+    while let Some(row) = rows.next()? {
+        if let Some(at) = instant(row.get(1)?) {
+            taken.entry(row.get(0)?).or_default().push(at);
+        }
+    }
+    Ok(taken)
+}

@@ -109,17 +109,19 @@ impl Server {
         std::thread::spawn(move || {
             let mut tx = Some(tx);
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if let Some(address) = line.split("listening on http://").nth(1)
+                // "listening on http://ADDR" (or https:// with tls_cert).
+                if let Some(url) = line.split("listening on ").nth(1)
+                    && url.starts_with("http")
                     && let Some(tx) = tx.take()
                 {
-                    let _ = tx.send(address.split_whitespace().next().unwrap_or_default().to_owned());
+                    let _ = tx.send(url.split_whitespace().next().unwrap_or_default().to_owned());
                 }
                 log_writer.lock().unwrap().push(line);
             }
         });
         match rx.recv_timeout(Duration::from_secs(30)) {
-            Ok(address) => Ok(Server {
-                base: format!("http://{address}"),
+            Ok(base) => Ok(Server {
+                base,
                 data_dir: data_dir.to_path_buf(),
                 child,
                 log,

@@ -1316,6 +1316,11 @@ export interface components {
                 id: number;
                 inventory: components["schemas"]["InventoryView"] | null;
                 name: string;
+                /**
+                 * @description With as-needed limits: when the next dose is allowed, RFC 3339; it may lie in the
+                 *     past (then one is allowed now). Null without limits or doses that hold one back.
+                 */
+                next_dose_allowed_at: string | null;
                 notes: string;
                 schedule: components["schemas"]["ScheduleView"];
                 unit: string;
@@ -1549,6 +1554,11 @@ export interface components {
                 id: number;
                 inventory: components["schemas"]["InventoryView"] | null;
                 name: string;
+                /**
+                 * @description With as-needed limits: when the next dose is allowed, RFC 3339; it may lie in the
+                 *     past (then one is allowed now). Null without limits or doses that hold one back.
+                 */
+                next_dose_allowed_at: string | null;
                 notes: string;
                 schedule: components["schemas"]["ScheduleView"];
                 unit: string;
@@ -1644,6 +1654,11 @@ export interface components {
         DoseInput: {
             /** @description Whether the dose comes out of the stock (default true). */
             affect_inventory?: boolean | null;
+            /**
+             * @description Log a taken dose even though it is sooner or more than the medication's as-needed
+             *     limits allow (the app asks "Take anyway?" first).
+             */
+            confirm?: boolean | null;
             /** @description A free-text note. */
             dosage?: string | null;
             /**
@@ -1754,7 +1769,7 @@ export interface components {
          * @description The machine-readable reason of an error answer (`code` in every error body).
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "validation_failed" | "body_too_large" | "unsupported_media_type" | "not_found" | "method_not_allowed" | "rate_limited" | "internal_error" | "service_unavailable" | "request_timeout" | "authentication_required" | "session_expired" | "invalid_credentials" | "email_not_verified" | "registration_closed" | "email_taken" | "password_incorrect" | "email_not_configured" | "invalid_token" | "user_not_found" | "credentials_required" | "email_required" | "email_invalid" | "password_required" | "password_too_short" | "password_too_long" | "first_name_too_long" | "last_name_too_long" | "two_factor_required" | "invalid_code" | "code_not_sent" | "method_not_enabled" | "method_already_enabled" | "two_factor_not_enabled" | "totp_setup_not_started" | "invalid_backup_code" | "code_required" | "backup_code_required" | "medication_not_found" | "entry_not_found" | "name_required" | "unit_required" | "unit_invalid" | "unit_mismatch" | "strength_needed" | "unit_incompatible" | "future_date" | "inventory_not_enabled" | "stock_below_zero" | "notification_not_found" | "reminder_exists" | "notification_not_scheduled" | "notification_sending" | "notification_not_sent" | "dose_already_logged" | "invalid_snooze_minutes" | "calendar_feed_not_found" | "push_service_not_allowed" | "invalid_subscription" | "subscription_taken" | "delivery_failed" | "delivery_method_unknown" | "delivery_method_required" | "lead_out_of_range" | "message_too_long" | "backup_not_found" | "import_invalid";
+        ErrorCode: "invalid_request" | "validation_failed" | "body_too_large" | "unsupported_media_type" | "not_found" | "method_not_allowed" | "rate_limited" | "internal_error" | "service_unavailable" | "request_timeout" | "authentication_required" | "session_expired" | "invalid_credentials" | "email_not_verified" | "registration_closed" | "email_taken" | "password_incorrect" | "email_not_configured" | "invalid_token" | "user_not_found" | "credentials_required" | "email_required" | "email_invalid" | "password_required" | "password_too_short" | "password_too_long" | "first_name_too_long" | "last_name_too_long" | "two_factor_required" | "invalid_code" | "code_not_sent" | "method_not_enabled" | "method_already_enabled" | "two_factor_not_enabled" | "totp_setup_not_started" | "invalid_backup_code" | "code_required" | "backup_code_required" | "medication_not_found" | "entry_not_found" | "name_required" | "unit_required" | "unit_invalid" | "unit_mismatch" | "strength_needed" | "unit_incompatible" | "future_date" | "dose_too_soon" | "daily_maximum_reached" | "inventory_not_enabled" | "stock_below_zero" | "notification_not_found" | "reminder_exists" | "notification_not_scheduled" | "notification_sending" | "notification_not_sent" | "dose_already_logged" | "invalid_snooze_minutes" | "calendar_feed_not_found" | "push_service_not_allowed" | "invalid_subscription" | "subscription_taken" | "delivery_failed" | "delivery_method_unknown" | "delivery_method_required" | "lead_out_of_range" | "message_too_long" | "backup_not_found" | "import_invalid";
         /** @description Whether the person has a feed. */
         FeedStatus: {
             /** @description When the current feed was made (RFC 3339, UTC); null without one. */
@@ -1964,6 +1979,11 @@ export interface components {
             id: number;
             inventory: components["schemas"]["InventoryView"] | null;
             name: string;
+            /**
+             * @description With as-needed limits: when the next dose is allowed, RFC 3339; it may lie in the
+             *     past (then one is allowed now). Null without limits or doses that hold one back.
+             */
+            next_dose_allowed_at: string | null;
             notes: string;
             schedule: components["schemas"]["ScheduleView"];
             unit: string;
@@ -4956,6 +4976,15 @@ export interface operations {
             };
             /** @description No such medication (`medication_not_found`) or reminder (`notification_not_found`) of yours */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A taken dose over the medication's as-needed limits, not confirmed (`dose_too_soon`, `daily_maximum_reached`; `params.next_allowed_at`, `params.time`) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
