@@ -550,16 +550,23 @@ async fn an_unanswered_reminder_repeats_and_a_logged_dose_stops_it() {
     .await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
     assert!(!reminder(&server, &token, answered_id).await["answered_at"].is_null());
+    // The phone's notification of the answered one is withdrawn.
+    let withdrawn = push.wait_for("phone", 3, Duration::from_secs(15)).await;
+    assert_eq!(
+        withdrawn.payload,
+        json!({ "kind": "withdraw", "tag": format!("reminder-{answered_id}"), "outcome": "taken" })
+    );
 
     // A minute on (repeat_interval_minutes), the ignored one repeats; a minute later
     // nothing more comes (repeat_max is 1, and the answered one never repeats).
     advance_clock(&server, 60).await;
-    let repeat = push.wait_for("phone", 3, Duration::from_secs(15)).await;
+    let repeat = push.wait_for("phone", 4, Duration::from_secs(15)).await;
     assert_eq!(repeat.payload["title"], "Reminder: Ignored is due");
     advance_clock(&server, 60).await;
     let titles: Vec<String> = push
         .received("phone")
         .iter()
+        .filter(|r| r.payload["kind"] != "withdraw")
         .map(|r| r.payload["title"].as_str().unwrap().to_owned())
         .collect();
     assert_eq!(

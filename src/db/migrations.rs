@@ -35,6 +35,7 @@ pub const MIGRATIONS: &[Migration] = &[
     migration!("0009_plain_checks"),
     migration!("0010_mail_outbox"),
     migration!("0011_schedule_rules"),
+    migration!("0012_actionable_reminders"),
 ];
 
 #[derive(Debug, Serialize)]

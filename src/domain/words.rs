@@ -53,6 +53,13 @@ pub struct Words {
     pub open_app: &'static str,
     /// The notification's Take action.
     pub take_action: &'static str,
+    pub snooze_action: &'static str,
+    pub skip_action: &'static str,
+    /// A dose reminder that names no medication ("hide medication names"), with `{time}`.
+    pub hidden_title: &'static str,
+    pub hidden_body: &'static str,
+    /// A low-stock alert that names no medication.
+    pub hidden_low_title: &'static str,
     /// Counted units: (unit, singular, plural).
     counted: [(&'static str, &'static str, &'static str); 5],
     decimal_comma: bool,
@@ -79,6 +86,11 @@ const EN: Words = Words {
     log_text: "Log this dose (opens a page where you confirm; works for 24 hours):",
     open_app: "Open Pillbox",
     take_action: "Take",
+    snooze_action: "Snooze",
+    skip_action: "Skip",
+    hidden_title: "Time for your {time} medicines",
+    hidden_body: "Open Pillbox to see which.",
+    hidden_low_title: "Running low on a medicine",
     counted: [
         ("tablets", "tablet", "tablets"),
         ("capsules", "capsule", "capsules"),
@@ -108,6 +120,11 @@ const ES: Words = Words {
     log_text: "Registrar esta dosis (abre una página donde confirmas; funciona durante 24 horas):",
     open_app: "Abrir Pillbox",
     take_action: "Tomar",
+    snooze_action: "Posponer",
+    skip_action: "Omitir",
+    hidden_title: "Hora de tus medicamentos de las {time}",
+    hidden_body: "Abre Pillbox para ver cuáles.",
+    hidden_low_title: "Queda poco de un medicamento",
     counted: [
         ("tablets", "comprimido", "comprimidos"),
         ("capsules", "cápsula", "cápsulas"),
@@ -137,6 +154,11 @@ const FR: Words = Words {
     log_text: "Enregistrer cette prise (ouvre une page où vous confirmez ; valable 24 heures) :",
     open_app: "Ouvrir Pillbox",
     take_action: "Prendre",
+    snooze_action: "Reporter",
+    skip_action: "Sauter",
+    hidden_title: "C'est l'heure de vos médicaments de {time}",
+    hidden_body: "Ouvrez Pillbox pour les voir.",
+    hidden_low_title: "Stock bas pour un médicament",
     counted: [
         ("tablets", "comprimé", "comprimés"),
         ("capsules", "capsule", "capsules"),
@@ -166,6 +188,11 @@ const DE: Words = Words {
     log_text: "Diese Einnahme erfassen (öffnet eine Seite zum Bestätigen; 24 Stunden gültig):",
     open_app: "Pillbox öffnen",
     take_action: "Einnehmen",
+    snooze_action: "Später",
+    skip_action: "Auslassen",
+    hidden_title: "Zeit für Ihre Medikamente um {time}",
+    hidden_body: "Öffnen Sie Pillbox, um sie zu sehen.",
+    hidden_low_title: "Vorrat knapp bei einem Medikament",
     counted: [
         ("tablets", "Tablette", "Tabletten"),
         ("capsules", "Kapsel", "Kapseln"),

@@ -276,6 +276,8 @@ pub async fn log_dose(
         .db
         .write_grouped(move |conn| Ok::<_, ApiError>(doses::log(conn, user.id, id, dose, now)?))
         .await?;
+    // The reminder this dose answered is withdrawn from the devices showing it.
+    state.engine.wake_withdrawals_if_any().await;
     Ok((StatusCode::CREATED, message_data("Dose logged", logged)))
 }
 

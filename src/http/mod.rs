@@ -3,6 +3,7 @@
 mod answers;
 mod assets;
 mod auth;
+mod calendar;
 mod data;
 pub mod error;
 pub mod extract;
@@ -84,6 +85,7 @@ pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(two_factor::routes())
         .merge(settings::routes())
         .merge(notifications::routes())
+        .merge(calendar::routes())
         .merge(medications::routes())
         .merge(history::routes())
         .merge(data::routes())

@@ -19,7 +19,6 @@ use super::error::{ApiError, ApiResult, Data, ErrorBody, data};
 use super::extract::{ApiJson, ApiPath, ApiQuery, query_number};
 use super::limits::limited;
 use super::session::AuthUser;
-use crate::domain::dose::DoseStatus;
 use crate::domain::notification::{DeliveryMethod, ReminderStatus, check_methods};
 use crate::reminders::dispatcher::ChannelReport;
 use crate::security::client_ip::{ClientIp, limit_key};
@@ -27,7 +26,7 @@ use crate::services::doses::{self, Recorded};
 use crate::services::notifications::{
     self as prefs, GlobalChanges, MedicationChanges, MedicationPreferences, NotificationSettings, Preferences,
 };
-use crate::services::reminders::{self, NewReminder, Paging, TakeDetails};
+use crate::services::reminders::{self, NewReminder, Paging, Snoozed, TakeDetails};
 use crate::services::{ErrorCode, push_subscriptions};
 use crate::store::deliveries::Delivery;
 use crate::store::reminders::Reminder;
@@ -514,6 +513,8 @@ pub struct PreferencesBody {
     repeat_interval_minutes: Option<i64>,
     /// 0 to 10.
     repeat_max: Option<i64>,
+    /// Push and e-mail reminders leave medication names (and doses, messages) out.
+    hide_medication_names: Option<bool>,
     /// Read-only; accepted (and ignored) so a client can send back what it got.
     #[serde(rename = "email_available")]
     _email_available: Option<bool>,
@@ -549,6 +550,7 @@ pub async fn put_preferences(
             .transpose()?,
         repeat_interval_minutes: body.repeat_interval_minutes,
         repeat_max: body.repeat_max,
+        hide_medication_names: body.hide_medication_names,
         daily_time: None,
     };
     let days = state.settings.reminders.horizon_days;
@@ -892,13 +894,29 @@ pub async fn take_details(
 
 #[derive(Deserialize, Default, ToSchema)]
 pub struct TakeBody {
-    /// taken (the default), skipped or missed.
-    #[schema(value_type = Option<DoseStatus>)]
+    /// taken (the default), skipped, missed, or snoozed (with `minutes`).
+    #[schema(value_type = Option<TakeStatus>)]
     status: Option<String>,
+    /// For `snoozed`: 10, 30 or 60.
+    minutes: Option<i64>,
+}
+
+/// What a take link may record: a dose's status, or a snooze.
+#[derive(ToSchema)]
+#[schema(rename_all = "snake_case")]
+#[allow(dead_code)]
+pub enum TakeStatus {
+    Taken,
+    Skipped,
+    Missed,
+    Snoozed,
 }
 
 /// Logs the dose a take link asks about, without signing in (the link is the permission).
-/// The body is optional: a bare POST logs the dose as taken.
+/// The body is optional: a bare POST logs the dose as taken. `{"status": "snoozed",
+/// "minutes": 10}` (10, 30 or 60) instead sends the reminder again that much later (200,
+/// "Snoozed until HH:MM" in the person's zone); the link (and the new reminder's) still
+/// logs the dose afterwards. Handling a reminder withdraws its push notifications.
 #[utoipa::path(
     post,
     path = "/notifications/take/{token}",
@@ -908,7 +926,8 @@ pub struct TakeBody {
     request_body(content = TakeBody, description = "Optional; a bare POST logs the dose as taken"),
     responses(
         (status = 201, description = "The history entry, with `warning` and `warning_code` (null unless the stock could not follow)", body = MessageData<Recorded>),
-        (status = 400, description = "A bad body or status", body = ErrorBody),
+        (status = 200, description = "Snoozed: when the reminder goes out again", body = MessageData<Snoozed>),
+        (status = 400, description = "A bad body or status; invalid_snooze_minutes", body = ErrorBody),
         (status = 404, description = "invalid_token: unknown or expired", body = ErrorBody),
         (status = 409, description = "dose_already_logged", body = ErrorBody),
         (status = 429, description = "rate_limited", body = ErrorBody),
@@ -930,11 +949,21 @@ pub async fn take_log(
         serde_json::from_slice(&body)
             .map_err(|_| ApiError::bad_request("Invalid JSON body").with_code(ErrorCode::InvalidRequest))?
     };
+    if body.status.as_deref() == Some("snoozed") {
+        let minutes = body.minutes;
+        let (snoozed, time) = state
+            .db
+            .write(move |conn| Ok::<_, ApiError>(reminders::snooze(conn, &token, minutes, now)?))
+            .await?;
+        state.engine.wake_withdrawals_if_any().await;
+        return Ok(message_data(format!("Snoozed until {time}"), snoozed).into_response());
+    }
     let status = doses::status(body.status.as_deref())?;
     let entry = state
         .db
         .write(move |conn| Ok::<_, ApiError>(reminders::log_take(conn, &token, status, now)?))
         .await?;
+    state.engine.wake_withdrawals_if_any().await;
     Ok((
         StatusCode::CREATED,
         message_data(format!("Medication {status} logged successfully"), entry),

@@ -27,6 +27,7 @@ use crate::clock::{self, Clock};
 use crate::config::Settings;
 use crate::db::{Db, DbError};
 use crate::domain::notification::{ReminderKind, ReminderStatus};
+use crate::domain::schedule;
 use crate::mailer::Mailer;
 use crate::security::codes;
 use crate::services::planner::{self, UserClock};
@@ -49,6 +50,14 @@ const CLAIM_MINUTES: i64 = 10;
 const TAKE_LINK_HOURS: i64 = 24;
 /// Mails done (accepted or given up) are forgotten after this long.
 const KEEP_DONE_MAILS_DAYS: i64 = 7;
+/// Doses whose grace ended longer ago than this are not recorded as missed any more: a
+/// server that was off for days does not fill the history at its start, and the check
+/// reads a bounded range.
+const MISSED_LOOKBACK_HOURS: i64 = 24;
+/// Overdue doses recorded per transaction.
+const MISSED_BATCH: i64 = 200;
+/// Withdrawals sent per pass of the withdrawal queue.
+const WITHDRAWALS_BATCH: i64 = 200;
 
 pub struct Engine {
     pub db: Db,
@@ -69,6 +78,32 @@ pub struct Engine {
     /// Set when the server stops: the pass under way claims nothing more and ends once
     /// what it has sent is recorded.
     stopping: AtomicBool,
+    /// Held while withdrawals are being sent, so that one sender empties the queue.
+    withdrawing: Mutex<()>,
+    /// Some device was sent a reminder (since the start, or before it): only then can a
+    /// handled reminder have withdrawals, so logging a dose on a server without push
+    /// costs no look at the queue.
+    pushed_reminders: AtomicBool,
+}
+
+/// A medication's follow-ups: every so many minutes, at most so many times.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Followups {
+    pub every_minutes: i64,
+    pub times: i64,
+}
+
+/// The follow-ups in force: the medication's own (`repeat_every_minutes`, `repeat_times`
+/// in its schedule), else the person's.
+pub fn followups(prefs: &GlobalPrefs, rules: Option<&crate::domain::schedule::Rules>) -> Followups {
+    Followups {
+        every_minutes: rules
+            .and_then(|r| r.repeat_every_minutes)
+            .map_or(prefs.repeat_interval_minutes, i64::from),
+        times: rules
+            .and_then(|r| r.repeat_times)
+            .map_or(prefs.repeat_max, i64::from),
+    }
 }
 
 /// Who a notification goes to and how they read times.
@@ -170,6 +205,7 @@ enum Plan {
         channels: Vec<Method>,
         repeat: bool,
         kind: &'static str,
+        followups: Followups,
     },
 }
 
@@ -192,6 +228,7 @@ struct Round {
     already: Vec<i64>,
     /// The e-mail channel's report when e-mail is one of the channels (queued, or why not).
     email: Option<ChannelReport>,
+    followups: Followups,
 }
 
 /// What a round's pushes came to.
@@ -242,6 +279,8 @@ impl Engine {
             heartbeat: Heartbeat::new(),
             pushes: Arc::new(Semaphore::new(PUSHES_AT_ONCE)),
             stopping: AtomicBool::new(false),
+            withdrawing: Mutex::new(()),
+            pushed_reminders: AtomicBool::new(false),
         }
     }
 
@@ -262,17 +301,21 @@ impl Engine {
     /// At start, before the first pass: releases the claims and mails a stopped or killed
     /// server left (the data directory is locked, so they are nobody's now).
     pub async fn recover(&self) -> Result<(), DbError> {
-        let (claims, mails, pushes) = self
+        let (claims, mails, pushes, shown) = self
             .db
             .write(|conn| {
                 let tx = conn.transaction()?;
                 let claims = reminders::release_claims(&tx)?;
                 let mails = outbox::requeue_in_doubt(&tx)?;
                 let pushes = deliveries::pushes_in_doubt(&tx)?;
+                let shown = reminders::shown_anywhere(&tx)?;
                 tx.commit()?;
-                Ok::<_, DbError>((claims, mails, pushes))
+                Ok::<_, DbError>((claims, mails, pushes, shown))
             })
             .await?;
+        if shown {
+            self.pushed_reminders.store(true, Ordering::Relaxed);
+        }
         if claims + mails > 0 || pushes > 0 {
             tracing::warn!(
                 "the last run stopped while sending: {claims} reminders go out again \
@@ -306,6 +349,7 @@ impl Engine {
     /// One dispatcher pass: claims and delivers everything due now. Returns how many
     /// reminders it handled.
     async fn tick(self: &Arc<Self>) -> Result<usize, DbError> {
+        let missed = self.record_missed().await?;
         let (events_out, mut events) = mpsc::unbounded_channel();
         let mut handled = 0;
         let mut sending = 0usize;
@@ -367,7 +411,119 @@ impl Engine {
                 Ok::<_, DbError>(())
             })
             .await?;
-        Ok(handled)
+        // A stopping server leaves them queued for its next start rather than wait on pushes.
+        if !self.stopping.load(Ordering::Acquire) {
+            self.send_withdrawals().await?;
+        }
+        Ok(handled + missed)
+    }
+
+    /// Records as missed every planned dose whose grace ran out unlogged (DESIGN §4): a
+    /// history entry `missed` at the dose's time, moving no stock, that answers the
+    /// reminder, so it is never recorded twice (the entry and the answer are one
+    /// transaction) and the devices showing it get a withdrawal. Returns how many.
+    async fn record_missed(&self) -> Result<usize, DbError> {
+        let mut recorded = 0;
+        loop {
+            let now = self.clock.now();
+            let (found, done) = self
+                .db
+                .write(move |conn| {
+                    let tx = conn.transaction()?;
+                    let from = now
+                        - Duration::hours(MISSED_LOOKBACK_HOURS)
+                        - Duration::minutes(i64::from(schedule::MAX_GRACE_MINUTES));
+                    let overdue = reminders::overdue(
+                        &tx,
+                        &clock::stamp(from),
+                        &clock::stamp(now),
+                        schedule::DEFAULT_GRACE_MINUTES,
+                        MISSED_BATCH,
+                    )?;
+                    let mut done = 0;
+                    for dose in &overdue {
+                        done += usize::from(record_one_missed(&tx, dose, now)?);
+                    }
+                    tx.commit()?;
+                    Ok::<_, DbError>((overdue.len(), done))
+                })
+                .await?;
+            recorded += done;
+            if (found as i64) < MISSED_BATCH {
+                break;
+            }
+        }
+        // Their withdrawals go out at the end of the pass.
+        Ok(recorded)
+    }
+
+    /// Sends the queued withdrawals in the background if there are any (a cheap read):
+    /// a request that handled a reminder never waits for push services.
+    pub async fn wake_withdrawals_if_any(self: &Arc<Self>) {
+        if !self.pushed_reminders.load(Ordering::Relaxed) {
+            return;
+        }
+        let pending = self
+            .db
+            .read(|conn| Ok::<_, DbError>(reminders::has_withdrawals(conn)?))
+            .await;
+        if matches!(pending, Ok(true)) {
+            self.wake_withdrawals();
+        }
+    }
+
+    /// Sends the queued withdrawals in the background: a request that handled a reminder
+    /// never waits for push services.
+    pub fn wake_withdrawals(self: &Arc<Self>) {
+        let engine = Arc::clone(self);
+        tokio::spawn(async move {
+            if let Err(e) = engine.send_withdrawals().await {
+                tracing::warn!("withdrawing handled reminders failed: {e}");
+            }
+        });
+    }
+
+    /// Pushes every queued withdrawal once (best effort: a failure is not retried, the
+    /// notification then stays until the person dismisses it). The Topic is the one the
+    /// reminder's round went with, so a push service that still holds the reminder
+    /// replaces it.
+    pub async fn send_withdrawals(self: &Arc<Self>) -> Result<(), DbError> {
+        let _sending = self.withdrawing.lock().await;
+        loop {
+            let batch = self
+                .db
+                .write(|conn| {
+                    let tx = conn.transaction()?;
+                    let batch = reminders::take_withdrawals(&tx, WITHDRAWALS_BATCH)?;
+                    tx.commit()?;
+                    Ok::<_, DbError>(batch)
+                })
+                .await?;
+            let full = batch.len() as i64 == WITHDRAWALS_BATCH;
+            let mut tasks = JoinSet::new();
+            for w in batch {
+                let permit = Arc::clone(&self.pushes).acquire_owned().await;
+                let engine = Arc::clone(self);
+                tasks.spawn(async move {
+                    let _permit = permit;
+                    let payload = messages::withdraw_payload(w.reminder_id, &w.outcome);
+                    match engine
+                        .pusher
+                        .send(&w.subscription, &payload, Some(&w.topic))
+                        .await
+                    {
+                        PushOutcome::Delivered => {}
+                        PushOutcome::Gone(e) | PushOutcome::Failed(e) => {
+                            tracing::debug!("a withdrawal of reminder {} was not sent: {e}", w.reminder_id);
+                        }
+                    }
+                });
+            }
+            while tasks.join_next().await.is_some() {}
+            if !full {
+                return Ok(());
+            }
+        }
     }
 
     /// Claims up to `limit` due reminders and plans them, in one transaction. Returns how
@@ -458,7 +614,7 @@ impl Engine {
         finished: Vec<(Round, Pushes)>,
     ) -> Result<Vec<Vec<ChannelReport>>, DbError> {
         let ctx = self.context(self.clock.now());
-        let (reports, queued) = self
+        let (reports, queued, pushed) = self
             .db
             .write(move |conn| {
                 let tx = conn.transaction()?;
@@ -468,15 +624,19 @@ impl Engine {
                 }
                 let mut all = Vec::with_capacity(finished.len());
                 let mut queued = false;
+                let pushed = finished.iter().any(|(_, p)| !p.delivered.is_empty());
                 for (round, pushes) in finished {
                     let (reports, fallback_queued) = finish_round(&tx, &round, pushes, &ctx)?;
                     queued |= fallback_queued;
                     all.push(reports);
                 }
                 tx.commit()?;
-                Ok::<_, DbError>((all, queued))
+                Ok::<_, DbError>((all, queued, pushed))
             })
             .await?;
+        if pushed {
+            self.pushed_reminders.store(true, Ordering::Relaxed);
+        }
         if queued {
             self.mailer.wake_queue();
         }
@@ -585,6 +745,7 @@ impl Engine {
             take_url: None,
             open_url: self.link("/notifications"),
             tag: "pillbox-test".into(),
+            token: None,
             silent: !recipient.prefs.sound_enabled,
             vibrate: recipient.prefs.vibration_enabled,
             lang: recipient.formats.lang,
@@ -684,8 +845,9 @@ fn plan_claimed(
             channels,
             repeat,
             kind,
+            followups,
         } => {
-            let number = job.repeats_sent + i64::from(repeat);
+            let number = job.round_offset + job.repeats_sent + i64::from(repeat);
             let mut already = Vec::new();
             if channels.contains(&Method::Push) {
                 let at = clock::stamp(ctx.now);
@@ -710,6 +872,7 @@ fn plan_claimed(
                 channels,
                 already,
                 email: None,
+                followups,
             };
             if round.channels.contains(&Method::Email) {
                 round.email = Some(queue_mail(conn, &round, false, ctx)?);
@@ -784,11 +947,52 @@ fn queue_mail(
 pub fn next_repeat(
     kind: ReminderKind,
     repeats_done: i64,
-    prefs: &GlobalPrefs,
+    followups: Followups,
     now: DateTime<Utc>,
 ) -> Option<String> {
-    let interval = Duration::minutes(prefs.repeat_interval_minutes.max(1));
-    (kind != ReminderKind::LowStock && repeats_done < prefs.repeat_max).then(|| clock::stamp(now + interval))
+    let interval = Duration::minutes(followups.every_minutes.max(1));
+    (kind != ReminderKind::LowStock && repeats_done < followups.times).then(|| clock::stamp(now + interval))
+}
+
+/// Records one overdue dose as missed, or links it to an entry logged near it that named
+/// no reminder. Returns whether a missed entry was written.
+fn record_one_missed(
+    conn: &Connection,
+    dose: &reminders::Overdue,
+    now: DateTime<Utc>,
+) -> Result<bool, DbError> {
+    let Some(m) = medications::find(conn, dose.user_id, dose.medication_id)? else {
+        return Ok(false);
+    };
+    let due = parse_instant(&dose.scheduled_time, now);
+    if let Some(entry) = reminders::unclaimed_entry(
+        conn,
+        dose.user_id,
+        m.id,
+        &clock::stamp(due - Duration::hours(1)),
+        &clock::stamp(now),
+    )? {
+        reminders::link_entry(conn, dose.id, entry, &clock::stamp(now))?;
+        return Ok(false);
+    }
+    let quantity = planner::quantity_at(&m, &UserClock::at(conn, dose.user_id, now)?, due);
+    crate::services::doses::record_dose(
+        conn,
+        dose.user_id,
+        &m,
+        crate::services::doses::NewDose {
+            status: crate::domain::dose::DoseStatus::Missed,
+            taken: due,
+            quantity,
+            dosage_unit: m.unit.clone(),
+            dosage: None,
+            dosage_id: Some(dose.id),
+            affect_inventory: false,
+        },
+        now,
+    )
+    .map_err(|e| DbError::Task(format!("recording a missed dose failed: {e:?}")))?;
+    Ok(true)
 }
 
 /// Records a round whose pushes all have their answers: the delivery history, the
@@ -827,9 +1031,22 @@ fn finish_round(
     let next = next_repeat(
         round.reminder_kind,
         round.repeats_sent + i64::from(round.repeat),
-        &round.recipient.prefs,
+        round.followups,
         now,
     );
+    // The devices that show this round's notification get its withdrawal once it is
+    // handled; if it was handled while the round was out, they get it now.
+    if round.reminder_kind != ReminderKind::LowStock {
+        let topic = topic(round.id, round.number);
+        for report in reports.iter().filter(|r| r.channel == Method::Push) {
+            for subscription in &report.delivered_to {
+                reminders::shown_on(conn, round.id, *subscription, &topic)?;
+            }
+        }
+        if let Some(outcome) = reminders::handled_since(conn, round.id, round.number)? {
+            reminders::withdraw(conn, round.id, &outcome, &clock::stamp(now))?;
+        }
+    }
     let mail = match reports.iter().any(|r| r.queued) {
         true => outbox::round_mail(conn, round.id, round.number)?,
         false => None,
@@ -970,6 +1187,11 @@ fn plan_job(
     let Some(recipient) = load_recipient(conn, job.user_id)? else {
         return Ok(Plan::Finish("cancelled", None));
     };
+    let medication = match job.reminder.medication_id {
+        Some(id) => medications::find(conn, job.user_id, id)?,
+        None => None,
+    };
+    let followups = followups(&recipient.prefs, medication.as_ref().map(|m| &m.rules));
     if repeat {
         // Repeats that fell due while the server was down are dropped, not sent hours late.
         let late = job
@@ -977,7 +1199,7 @@ fn plan_job(
             .as_deref()
             .is_some_and(|at| now - parse_instant(at, now) > catch_up);
         if job.reminder.answered_at.is_some()
-            || job.repeats_sent >= recipient.prefs.repeat_max
+            || job.repeats_sent >= followups.times
             || job.reminder.kind == ReminderKind::LowStock
             || late
         {
@@ -994,22 +1216,23 @@ fn plan_job(
             return Ok(Plan::Finish("failed", Some("expired".into())));
         }
     }
-    let medication = match job.reminder.medication_id {
-        Some(id) => medications::find(conn, job.user_id, id)?,
-        None => None,
-    };
     let Some(medication) = medication else {
         // The medication was deleted: a repeat has nothing left to remind of.
         return Ok(Plan::Finish(if repeat { "sent" } else { "cancelled" }, None));
     };
     let own = notify_prefs::for_medication(conn, medication.id)?;
     let effective = notify_prefs::effective(&recipient.prefs, own.as_ref());
+    // "Hide medication names": no name, dose or message on a lock screen or in a mailbox.
+    let hide = recipient.prefs.hide_medication_names;
     let (kind, title, body, due, open_path) = if job.reminder.kind == ReminderKind::LowStock {
         let inventory = medications::inventory(conn, medication.id)?;
         let left = inventory
             .as_ref()
             .map(|inv| (inv.current_quantity, inv.containers.stock_unit()));
-        let (title, body) = messages::low_stock_body(&medication.name, left, recipient.formats.lang);
+        let (title, body) = match hide {
+            true => messages::hidden_low_stock_body(recipient.formats.lang),
+            false => messages::low_stock_body(&medication.name, left, recipient.formats.lang),
+        };
         ("low_stock", title, body, None, "/medications")
     } else {
         if !recipient.prefs.reminders_enabled {
@@ -1026,14 +1249,17 @@ fn plan_job(
         };
         let amount = (quantity, medication.unit.as_str());
         let message = job.reminder.message.clone().or(effective.custom_message.clone());
-        let (title, body) = messages::dose_body(
-            &medication.name,
-            Some(amount),
-            due,
-            &recipient.formats,
-            message.as_deref(),
-            repeat,
-        );
+        let (title, body) = match hide {
+            true => messages::hidden_dose_body(due, &recipient.formats),
+            false => messages::dose_body(
+                &medication.name,
+                Some(amount),
+                due,
+                &recipient.formats,
+                message.as_deref(),
+                repeat,
+            ),
+        };
         (
             if repeat { "repeat" } else { "reminder" },
             title,
@@ -1070,25 +1296,36 @@ fn plan_job(
             reports,
         });
     }
-    let take_url = match due {
+    let token = match due {
         Some(due) => {
             let token = codes::link_token();
+            // A snoozed reminder's link lives as long after the snooze as a first one.
+            let from = job
+                .reminder
+                .reminder_time
+                .as_str()
+                .max(job.reminder.scheduled_time.as_str());
+            let expires = parse_instant(from, due).max(due) + Duration::hours(TAKE_LINK_HOURS);
             reminders::add_take_token(
                 conn,
                 &codes::hash_link_token(&token),
                 job.reminder.id,
-                &clock::stamp(due + Duration::hours(TAKE_LINK_HOURS)),
+                &clock::stamp(expires),
             )?;
-            Some(format!("{link_base}/notifications/take/{token}"))
+            Some(token)
         }
         None => None,
     };
+    let take_url = token
+        .as_ref()
+        .map(|token| format!("{link_base}/notifications/take/{token}"));
     let content = Content {
         title,
         body,
         take_url,
         open_url: format!("{link_base}{open_path}"),
         tag: format!("reminder-{}", job.reminder.id),
+        token,
         silent: !recipient.prefs.sound_enabled,
         vibrate: recipient.prefs.vibration_enabled,
         lang: recipient.formats.lang,
@@ -1099,5 +1336,6 @@ fn plan_job(
         channels,
         repeat,
         kind,
+        followups,
     })
 }

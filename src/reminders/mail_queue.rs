@@ -16,7 +16,7 @@ use rusqlite::Connection;
 use tokio::sync::watch;
 use tokio::task::{JoinHandle, JoinSet};
 
-use super::dispatcher::{join_reasons, next_repeat};
+use super::dispatcher::{followups, join_reasons, next_repeat};
 use crate::clock::{self, Clock};
 use crate::db::{Db, DbError};
 use crate::domain::notification::ReminderStatus;
@@ -205,11 +205,23 @@ fn drop_if_answered(conn: &mut Connection, mail: &QueuedMail, now: DateTime<Utc>
     let tx = conn.transaction()?;
     let (status, reason) = match reminders::job(&tx, reminder_id)? {
         Some(job) if job.reminder.status == ReminderStatus::Cancelled => ("cancelled", None),
-        Some(job) if job.reminder.answered_at.is_some() => match mail.round {
+        Some(job) if job.reminder.answered_at.is_some() => match mail.round.map(|r| r - job.round_offset) {
             Some(0) | None => ("cancelled", Some("The dose was already logged")),
             // A repeat of a round that went out: the reminder stays sent.
             Some(_) => ("sent", None),
         },
+        // A round from before a snooze: the snoozed reminder sends its own.
+        Some(job) if mail.round.is_some_and(|r| r < job.round_offset) => {
+            outbox::attempt_failed(
+                &tx,
+                mail.id,
+                &clock::stamp(now),
+                "not sent: the reminder was snoozed first",
+                None,
+            )?;
+            tx.commit()?;
+            return Ok(true);
+        }
         Some(_) => return Ok(false),
         // The medication (and so the reminder) was deleted: nothing left to remind of.
         None => ("cancelled", None),
@@ -295,8 +307,19 @@ fn settle_reminder(
     let Some(job) = reminders::job(conn, reminder_id)? else {
         return Ok(());
     };
+    // The mail's round counts from the reminder's first; its follow-ups from the latest
+    // snooze. A mail from before a snooze decides nothing any more.
+    let round = round - job.round_offset;
+    if round < 0 {
+        return Ok(());
+    }
     let prefs = notify_prefs::global(conn, job.user_id)?;
-    let next = next_repeat(job.reminder.kind, round, &prefs, now);
+    let medication = match job.reminder.medication_id {
+        Some(id) => crate::store::medications::find(conn, job.user_id, id)?,
+        None => None,
+    };
+    let followups = followups(&prefs, medication.as_ref().map(|m| &m.rules));
+    let next = next_repeat(job.reminder.kind, round, followups, now);
     match error {
         None => reminders::mail_delivered(conn, reminder_id, round, &clock::stamp(now), next.as_deref()),
         Some(e) => {

@@ -60,6 +60,9 @@ pub struct Content {
     /// Absolute link to the app page the notification is about.
     pub open_url: String,
     pub tag: String,
+    /// The take link's token, for dose reminders: the service worker's Take, Snooze and
+    /// Skip actions post to `/api/notifications/take/{token}` with it.
+    pub token: Option<String>,
     pub silent: bool,
     pub vibrate: bool,
     pub lang: Lang,
@@ -73,18 +76,24 @@ impl Content {
             .find("://")
             .and_then(|scheme| self.open_url[scheme + 3..].find('/').map(|i| scheme + 3 + i))
             .map_or("/today", |i| &self.open_url[i..]);
-        json!({
+        let words = self.lang.words();
+        let mut payload = json!({
             "title": self.title,
             "body": self.body,
             "url": path,
             "takeUrl": self.take_url,
-            "takeLabel": self.lang.words().take_action,
+            "takeLabel": words.take_action,
             "tag": self.tag,
             "silent": self.silent,
             "vibrate": self.vibrate,
-        })
-        .to_string()
-        .into_bytes()
+        });
+        if let Some(token) = &self.token {
+            payload["token"] = json!(token);
+            payload["actions"] = json!(["take", "snooze", "skip"]);
+            payload["snoozeLabel"] = json!(words.snooze_action);
+            payload["skipLabel"] = json!(words.skip_action);
+        }
+        payload.to_string().into_bytes()
     }
 
     pub fn email(&self) -> Email {
@@ -156,6 +165,31 @@ pub fn dose_body(
         body.push_str(message.trim());
     }
     (title, body)
+}
+
+/// The words of a dose reminder (or a follow-up) that names no medication: "Time for your
+/// 08:00 medicines", in the person's zone and time format.
+pub fn hidden_dose_body(due: DateTime<Utc>, formats: &Formats) -> (String, String) {
+    let words = formats.words();
+    let time = due.with_timezone(&formats.tz).format(formats.time).to_string();
+    (
+        words.fill(words.hidden_title, &[("time", &time)]),
+        words.hidden_body.to_owned(),
+    )
+}
+
+/// The words of a low-stock alert that names no medication.
+pub fn hidden_low_stock_body(lang: Lang) -> (String, String) {
+    let words = lang.words();
+    (words.hidden_low_title.to_owned(), words.hidden_body.to_owned())
+}
+
+/// A push that withdraws a handled reminder's notification (the service worker closes the
+/// notification with this tag).
+pub fn withdraw_payload(reminder_id: i64, outcome: &str) -> Vec<u8> {
+    json!({"kind": "withdraw", "tag": format!("reminder-{reminder_id}"), "outcome": outcome})
+        .to_string()
+        .into_bytes()
 }
 
 /// The words of a low-stock alert; `left` is what remains, in the stock's unit. Nothing
@@ -262,6 +296,50 @@ mod tests {
     }
 
     #[test]
+    fn hidden_names_say_only_the_time_in_the_person_language() {
+        let due = Utc.with_ymd_and_hms(2026, 3, 29, 7, 30, 0).unwrap();
+        let cases = [
+            (
+                "en",
+                "Time for your 09:30 medicines",
+                "Open Pillbox to see which.",
+            ),
+            (
+                "es",
+                "Hora de tus medicamentos de las 09:30",
+                "Abre Pillbox para ver cuáles.",
+            ),
+            (
+                "fr",
+                "C'est l'heure de vos médicaments de 09:30",
+                "Ouvrez Pillbox pour les voir.",
+            ),
+            (
+                "de",
+                "Zeit für Ihre Medikamente um 09:30",
+                "Öffnen Sie Pillbox, um sie zu sehen.",
+            ),
+        ];
+        for (lang, title, body) in cases {
+            let formats = Formats::new(chrono_tz::Europe::Berlin, None, Some("24h"), Some(lang));
+            assert_eq!(
+                hidden_dose_body(due, &formats),
+                (title.to_owned(), body.to_owned())
+            );
+        }
+        let twelve = Formats::new(chrono_tz::Europe::Berlin, None, None, None);
+        assert_eq!(
+            hidden_dose_body(due, &twelve).0,
+            "Time for your 9:30 AM medicines"
+        );
+        let withdraw: serde_json::Value = serde_json::from_slice(&withdraw_payload(7, "taken")).unwrap();
+        assert_eq!(
+            withdraw,
+            json!({"kind": "withdraw", "tag": "reminder-7", "outcome": "taken"})
+        );
+    }
+
+    #[test]
     fn payload_carries_the_path_and_the_take_link() {
         let content = Content {
             title: "Time for Aspirin".into(),
@@ -269,6 +347,7 @@ mod tests {
             take_url: Some("https://pills.example/notifications/take/abc".into()),
             open_url: "https://pills.example/today".into(),
             tag: "reminder-1".into(),
+            token: Some("abc".into()),
             silent: false,
             vibrate: true,
             lang: Lang::En,
@@ -277,6 +356,8 @@ mod tests {
         assert_eq!(payload["url"], "/today");
         assert_eq!(payload["takeUrl"], "https://pills.example/notifications/take/abc");
         assert_eq!(payload["takeLabel"], "Take");
+        assert_eq!(payload["token"], "abc");
+        assert_eq!(payload["actions"], json!(["take", "snooze", "skip"]));
         let email = content.email();
         assert!(
             email

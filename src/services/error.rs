@@ -117,6 +117,10 @@ error_codes! {
     NotificationSending => "notification_sending",
     NotificationNotSent => "notification_not_sent",
     DoseAlreadyLogged => "dose_already_logged",
+    /// A snooze of other than 10, 30 or 60 minutes.
+    InvalidSnoozeMinutes => "invalid_snooze_minutes",
+    /// No calendar feed has that address (never made, or revoked).
+    CalendarFeedNotFound => "calendar_feed_not_found",
     PushServiceNotAllowed => "push_service_not_allowed",
     InvalidSubscription => "invalid_subscription",
     SubscriptionTaken => "subscription_taken",

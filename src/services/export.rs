@@ -176,6 +176,7 @@ pub fn preferences_view(p: &GlobalPrefs) -> Value {
         "reminders_enabled": p.reminders_enabled,
         "repeat_interval_minutes": p.repeat_interval_minutes,
         "repeat_max": p.repeat_max,
+        "hide_medication_names": p.hide_medication_names,
     })
 }
 

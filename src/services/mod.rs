@@ -4,6 +4,7 @@
 
 pub mod accounts;
 pub mod backup;
+pub mod calendar;
 pub mod doses;
 pub mod export;
 pub mod health;

@@ -28,6 +28,8 @@ pub struct Preferences {
     pub reminders_enabled: bool,
     pub repeat_interval_minutes: i64,
     pub repeat_max: i64,
+    /// Push and e-mail reminders say "Time for your 08:00 medicines" without naming them.
+    pub hide_medication_names: bool,
     /// Read-only: whether this server can send e-mail at all.
     pub email_available: bool,
 }
@@ -44,6 +46,7 @@ impl Preferences {
             reminders_enabled: p.reminders_enabled,
             repeat_interval_minutes: p.repeat_interval_minutes,
             repeat_max: p.repeat_max,
+            hide_medication_names: p.hide_medication_names,
             email_available,
         }
     }
@@ -108,6 +111,7 @@ pub struct GlobalChanges {
     pub methods: Option<Vec<DeliveryMethod>>,
     pub repeat_interval_minutes: Option<i64>,
     pub repeat_max: Option<i64>,
+    pub hide_medication_names: Option<bool>,
     /// The default reminder time (a user setting, shown among the notification settings).
     pub daily_time: Option<NaiveTime>,
 }
@@ -143,6 +147,7 @@ impl GlobalChanges {
         set!(methods, delivery_methods);
         set!(repeat_interval_minutes, repeat_interval_minutes);
         set!(repeat_max, repeat_max);
+        set!(hide_medication_names, hide_medication_names);
     }
 }
 

@@ -362,6 +362,51 @@ pub fn log_take(
     Ok(recorded)
 }
 
+/// The snoozes a person can choose, in minutes.
+pub const SNOOZE_MINUTES: [i64; 3] = [10, 30, 60];
+
+/// A snoozed reminder: when it goes out again.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Snoozed {
+    /// RFC 3339, UTC.
+    pub snoozed_until: String,
+}
+
+/// Snoozes the reminder of a live take link by `minutes` (10, 30 or 60): it is scheduled
+/// again then, as a reminder the Scheduled list shows, its follow-ups stop, and the devices
+/// showing it get a withdrawal. Answers when, and that time as HH:MM in the person's zone.
+pub fn snooze(
+    conn: &mut Connection,
+    token: &str,
+    minutes: Option<i64>,
+    now: DateTime<Utc>,
+) -> ServiceResult<(Snoozed, String)> {
+    let minutes = minutes.filter(|m| SNOOZE_MINUTES.contains(m)).ok_or_else(|| {
+        super::error::rejected(
+            ErrorCode::InvalidSnoozeMinutes,
+            "minutes must be 10, 30 or 60 to snooze a reminder",
+        )
+    })?;
+    let tx = conn.transaction()?;
+    let TakeLink { target, user_id, .. } = take_link(&tx, token, now)?;
+    let until = now + Duration::minutes(minutes);
+    let stamp = clock::stamp(until);
+    if target.reminder.answered_at.is_some()
+        || !reminders::snooze(&tx, target.reminder.id, &stamp, &clock::stamp(now))?
+    {
+        return Err(conflict(
+            ErrorCode::DoseAlreadyLogged,
+            "This dose was already logged",
+        ));
+    }
+    let tz = UserClock::at(&tx, user_id, now)?.tz;
+    tx.commit()?;
+    Ok((
+        Snoozed { snoozed_until: stamp },
+        until.with_timezone(&tz).format("%H:%M").to_string(),
+    ))
+}
+
 /// How a take link's reminder was answered already.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct TakeLogged {
@@ -387,6 +432,10 @@ pub struct TakeDetails {
     pub message: Option<String>,
     /// Null until the dose is logged.
     pub logged: Option<TakeLogged>,
+    /// When a snoozed reminder goes out again (RFC 3339, UTC); null unless it is snoozed
+    /// and has not gone out again yet.
+    #[schema(required = true)]
+    pub snoozed_until: Option<String>,
 }
 
 /// The details a take link shows, for a live token.
@@ -434,6 +483,7 @@ pub fn take_details(conn: &Connection, token: &str, now: DateTime<Utc>) -> Servi
         scheduled_time: r.scheduled_time.clone(),
         message,
         logged,
+        snoozed_until: target.snoozed_until.clone(),
     })
 }
 

@@ -1,6 +1,7 @@
 //! All SQL lives here, one file per resource. Functions take a connection (or transaction)
 //! and never decide policy.
 
+pub mod calendar;
 pub mod deliveries;
 pub mod health;
 pub mod history;

@@ -33,6 +33,8 @@ pub struct GlobalPrefs {
     pub delivery_methods: Vec<Method>,
     pub repeat_interval_minutes: i64,
     pub repeat_max: i64,
+    /// Push and e-mail reminders leave medication names out.
+    pub hide_medication_names: bool,
 }
 
 impl Default for GlobalPrefs {
@@ -47,13 +49,14 @@ impl Default for GlobalPrefs {
             delivery_methods: vec![Method::Push],
             repeat_interval_minutes: 10,
             repeat_max: 3,
+            hide_medication_names: false,
         }
     }
 }
 
 const GLOBAL_COLUMNS: &str =
     "reminders_enabled, email_enabled, push_enabled, sound_enabled, vibration_enabled,
-     lead_minutes, delivery_methods, repeat_interval_minutes, repeat_max";
+     lead_minutes, delivery_methods, repeat_interval_minutes, repeat_max, hide_medication_names";
 
 /// Global preferences from `GLOBAL_COLUMNS` starting at column `at`.
 fn global_from(row: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<GlobalPrefs> {
@@ -67,6 +70,7 @@ fn global_from(row: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<GlobalPre
         delivery_methods: decode_methods(&row.get::<_, String>(at + 6)?),
         repeat_interval_minutes: row.get(at + 7)?,
         repeat_max: row.get(at + 8)?,
+        hide_medication_names: row.get(at + 9)?,
     })
 }
 
@@ -96,13 +100,15 @@ pub fn globals_for_users(
 pub fn save_global(conn: &Connection, user_id: i64, p: &GlobalPrefs) -> rusqlite::Result<()> {
     conn.execute(
         "INSERT INTO notification_preferences (user_id, reminders_enabled, email_enabled, push_enabled,
-            sound_enabled, vibration_enabled, lead_minutes, delivery_methods, repeat_interval_minutes, repeat_max)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+            sound_enabled, vibration_enabled, lead_minutes, delivery_methods, repeat_interval_minutes, repeat_max,
+            hide_medication_names)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
          ON CONFLICT (user_id) DO UPDATE SET reminders_enabled = excluded.reminders_enabled,
             email_enabled = excluded.email_enabled, push_enabled = excluded.push_enabled,
             sound_enabled = excluded.sound_enabled, vibration_enabled = excluded.vibration_enabled,
             lead_minutes = excluded.lead_minutes, delivery_methods = excluded.delivery_methods,
-            repeat_interval_minutes = excluded.repeat_interval_minutes, repeat_max = excluded.repeat_max",
+            repeat_interval_minutes = excluded.repeat_interval_minutes, repeat_max = excluded.repeat_max,
+            hide_medication_names = excluded.hide_medication_names",
         params![
             user_id,
             p.reminders_enabled,
@@ -113,7 +119,8 @@ pub fn save_global(conn: &Connection, user_id: i64, p: &GlobalPrefs) -> rusqlite
             p.lead_minutes,
             encode_methods(&p.delivery_methods),
             p.repeat_interval_minutes,
-            p.repeat_max
+            p.repeat_max,
+            p.hide_medication_names
         ],
     )?;
     Ok(())

@@ -47,6 +47,20 @@ pub fn delete(conn: &Connection, id: i64) -> rusqlite::Result<()> {
     Ok(())
 }
 
+pub fn find(conn: &Connection, id: i64) -> rusqlite::Result<Option<Subscription>> {
+    use rusqlite::OptionalExtension;
+    conn.prepare_cached("SELECT id, endpoint, p256dh, auth FROM push_subscriptions WHERE id = ?1")?
+        .query_row([id], |row| {
+            Ok(Subscription {
+                id: row.get(0)?,
+                endpoint: row.get(1)?,
+                p256dh: row.get(2)?,
+                auth: row.get(3)?,
+            })
+        })
+        .optional()
+}
+
 pub fn for_user(conn: &Connection, user_id: i64) -> rusqlite::Result<Vec<Subscription>> {
     conn.prepare_cached(
         "SELECT id, endpoint, p256dh, auth FROM push_subscriptions WHERE user_id = ?1 ORDER BY id",

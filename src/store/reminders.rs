@@ -94,7 +94,8 @@ pub struct Replannable {
 
 const REPLANNABLE: &str =
     "SELECT id, medication_id, scheduled_time, reminder_time, medication_name FROM reminders
-     WHERE kind = 'dose' AND status = 'scheduled' AND attempts = 0 AND claimed_until IS NULL";
+     WHERE kind = 'dose' AND status = 'scheduled' AND attempts = 0 AND claimed_until IS NULL
+       AND snoozed_until IS NULL";
 
 fn replannable_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Replannable> {
     Ok(Replannable {
@@ -414,15 +415,224 @@ pub fn answer(
     };
     if let Some(id) = target {
         // A one-off reminder set for the same dose as a planned one is answered with it.
-        conn.prepare_cached(
-            "UPDATE reminders SET answered_at = ?3, history_id = ?4,
-                next_attempt_at = CASE WHEN status = 'sent' THEN NULL ELSE next_attempt_at END
-             WHERE medication_id = ?2 AND kind <> 'low_stock' AND answered_at IS NULL
-               AND scheduled_time = (SELECT scheduled_time FROM reminders WHERE id = ?1)",
-        )?
-        .execute(params![id, medication_id, taken, history_id])?;
+        let answered: Vec<i64> = conn
+            .prepare_cached(
+                "UPDATE reminders SET answered_at = ?3, history_id = ?4,
+                    next_attempt_at = CASE WHEN status = 'sent' OR snoozed_until IS NOT NULL THEN NULL
+                                           ELSE next_attempt_at END,
+                    status = CASE WHEN status = 'scheduled' AND snoozed_until IS NOT NULL AND sent_at IS NOT NULL
+                                  THEN 'sent' ELSE status END
+                 WHERE medication_id = ?2 AND kind <> 'low_stock' AND answered_at IS NULL
+                   AND scheduled_time = (SELECT scheduled_time FROM reminders WHERE id = ?1)
+                 RETURNING id",
+            )?
+            .query_map(params![id, medication_id, taken, history_id], |row| row.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        let outcome: Option<String> = conn
+            .prepare_cached("SELECT status FROM dose_history WHERE id = ?1")?
+            .query_row([history_id], |row| row.get(0))
+            .optional()?;
+        if let Some(outcome) = outcome {
+            for reminder in answered {
+                withdraw(conn, reminder, &outcome, taken)?;
+            }
+        }
     }
     Ok(target)
+}
+
+// --- Withdrawing a handled reminder's notifications ---------------------------------------
+
+/// A device's push service accepted a reminder's notification (with `topic`): it is
+/// withdrawn there once the reminder is handled.
+pub fn shown_on(
+    conn: &Connection,
+    reminder_id: i64,
+    subscription_id: i64,
+    topic: &str,
+) -> rusqlite::Result<()> {
+    // The device may have been unsubscribed while the push was out.
+    conn.prepare_cached(
+        "INSERT INTO reminder_devices (reminder_id, subscription_id, topic)
+         SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM push_subscriptions WHERE id = ?2)
+         ON CONFLICT (reminder_id, subscription_id) DO UPDATE SET topic = excluded.topic",
+    )?
+    .execute(params![reminder_id, subscription_id, topic])?;
+    Ok(())
+}
+
+/// How a reminder was handled after its round `number` went out, if it was: the answering
+/// entry's status (taken when the entry is gone), or snoozed.
+pub fn handled_since(conn: &Connection, id: i64, number: i64) -> rusqlite::Result<Option<String>> {
+    conn.prepare_cached(
+        "SELECT CASE WHEN r.answered_at IS NOT NULL THEN coalesce(h.status, 'taken')
+                     WHEN r.round_offset > ?2 THEN 'snoozed' END
+         FROM reminders r LEFT JOIN dose_history h ON h.id = r.history_id WHERE r.id = ?1",
+    )?
+    .query_row(params![id, number], |row| row.get::<_, Option<String>>(0))
+    .optional()
+    .map(Option::flatten)
+}
+
+/// Queues a withdrawal (`outcome`: taken, skipped, snoozed or missed) for every device that
+/// shows the reminder's notification. Cheap when none does, as when push is not used.
+pub fn withdraw(conn: &Connection, reminder_id: i64, outcome: &str, now: &str) -> rusqlite::Result<usize> {
+    let queued = conn
+        .prepare_cached(
+            "INSERT INTO push_withdrawals (reminder_id, subscription_id, topic, outcome, created_at)
+             SELECT reminder_id, subscription_id, topic, ?2, ?3 FROM reminder_devices WHERE reminder_id = ?1
+             ON CONFLICT (reminder_id, subscription_id) DO UPDATE SET topic = excluded.topic,
+                outcome = excluded.outcome, created_at = excluded.created_at",
+        )?
+        .execute(params![reminder_id, outcome, now])?;
+    if queued > 0 {
+        conn.prepare_cached("DELETE FROM reminder_devices WHERE reminder_id = ?1")?
+            .execute([reminder_id])?;
+    }
+    Ok(queued)
+}
+
+/// Whether any device shows a reminder or has a withdrawal waiting.
+pub fn shown_anywhere(conn: &Connection) -> rusqlite::Result<bool> {
+    conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM reminder_devices) OR EXISTS (SELECT 1 FROM push_withdrawals)",
+        [],
+        |row| row.get(0),
+    )
+}
+
+/// Whether withdrawals wait to be pushed (a handled reminder was shown on some device).
+pub fn has_withdrawals(conn: &Connection) -> rusqlite::Result<bool> {
+    conn.prepare_cached("SELECT EXISTS (SELECT 1 FROM push_withdrawals)")?
+        .query_row([], |row| row.get(0))
+}
+
+/// A withdrawal waiting to be pushed.
+#[derive(Debug, Clone)]
+pub struct Withdrawal {
+    pub reminder_id: i64,
+    pub subscription: crate::store::push_subscriptions::Subscription,
+    pub topic: String,
+    pub outcome: String,
+}
+
+/// Takes up to `limit` queued withdrawals off the queue: they are sent once, best effort.
+pub fn take_withdrawals(conn: &Connection, limit: i64) -> rusqlite::Result<Vec<Withdrawal>> {
+    let rows: Vec<(i64, i64, String, String)> = conn
+        .prepare_cached(
+            "DELETE FROM push_withdrawals WHERE (reminder_id, subscription_id) IN
+                 (SELECT reminder_id, subscription_id FROM push_withdrawals LIMIT ?1)
+             RETURNING reminder_id, subscription_id, topic, outcome",
+        )?
+        .query_map([limit], |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut out = Vec::with_capacity(rows.len());
+    for (reminder_id, subscription_id, topic, outcome) in rows {
+        if let Some(subscription) = crate::store::push_subscriptions::find(conn, subscription_id)? {
+            out.push(Withdrawal {
+                reminder_id,
+                subscription,
+                topic,
+                outcome,
+            });
+        }
+    }
+    Ok(out)
+}
+
+// --- Snooze and grace ---------------------------------------------------------------------
+
+/// Snoozes an unanswered reminder until `until`: it is scheduled again then (its follow-ups
+/// stop, and any round in flight no longer counts), and its notifications are withdrawn.
+/// Its later rounds are numbered after every earlier one. False when it was answered.
+pub fn snooze(conn: &Connection, id: i64, until: &str, now: &str) -> rusqlite::Result<bool> {
+    let changed = conn
+        .prepare_cached(
+            "UPDATE reminders SET status = 'scheduled', snoozed_until = ?2, reminder_time = ?2,
+                next_attempt_at = ?2, attempts = 0, failure_reason = NULL, claimed_until = NULL,
+                round_offset = round_offset + repeats_sent + 2, repeats_sent = 0
+             WHERE id = ?1 AND answered_at IS NULL AND kind <> 'low_stock'",
+        )?
+        .execute(params![id, until])?;
+    if changed == 1 {
+        withdraw(conn, id, "snoozed", now)?;
+    }
+    Ok(changed == 1)
+}
+
+/// A planned dose whose grace has run out unlogged.
+#[derive(Debug)]
+pub struct Overdue {
+    pub id: i64,
+    pub user_id: i64,
+    pub medication_id: i64,
+    pub scheduled_time: String,
+}
+
+/// Up to `limit` planned doses of scheduled medications, due from `from` on, still
+/// unanswered `grace_minutes` (the medication's, default `default_grace`) after their time
+/// (or after the snooze that moved their reminder) at `now`. Cancelled reminders are left
+/// alone: someone chose not to be reminded of that dose.
+pub fn overdue(
+    conn: &Connection,
+    from: &str,
+    now: &str,
+    default_grace: u32,
+    limit: i64,
+) -> rusqlite::Result<Vec<Overdue>> {
+    conn.prepare_cached(
+        "SELECT r.id, r.user_id, r.medication_id, r.scheduled_time
+         FROM reminders r JOIN medications m ON m.id = r.medication_id
+         WHERE r.answered_at IS NULL AND r.kind = 'dose' AND r.scheduled_time >= ?1 AND r.scheduled_time <= ?2
+           AND r.status <> 'cancelled' AND m.frequency <> 'as_needed'
+           AND strftime('%Y-%m-%dT%H:%M:%fZ', max(r.scheduled_time, coalesce(r.snoozed_until, '')),
+                        '+' || coalesce(json_extract(m.schedule_rules, '$.grace_minutes'), ?3) || ' minutes') <= ?2
+         ORDER BY r.scheduled_time LIMIT ?4",
+    )?
+    .query_map(params![from, now, default_grace, limit], |row| {
+        Ok(Overdue {
+            id: row.get(0)?,
+            user_id: row.get(1)?,
+            medication_id: row.get(2)?,
+            scheduled_time: row.get(3)?,
+        })
+    })?
+    .collect()
+}
+
+/// A history entry of the medication logged from `from` to `until` that answers no
+/// reminder: logged without naming one (too early for the rule of `answer`), it still
+/// stands for the dose.
+pub fn unclaimed_entry(
+    conn: &Connection,
+    user_id: i64,
+    medication_id: i64,
+    from: &str,
+    until: &str,
+) -> rusqlite::Result<Option<i64>> {
+    conn.prepare_cached(
+        "SELECT h.id FROM dose_history h
+         WHERE h.user_id = ?1 AND h.medication_id = ?2 AND h.taken_at >= ?3 AND h.taken_at <= ?4
+           AND NOT EXISTS (SELECT 1 FROM reminders x WHERE x.medication_id = ?2 AND x.history_id = h.id)
+         ORDER BY h.taken_at LIMIT 1",
+    )?
+    .query_row(params![user_id, medication_id, from, until], |row| row.get(0))
+    .optional()
+}
+
+/// Links a dose's reminder (and its one-off twin) to an entry that answers it.
+pub fn link_entry(conn: &Connection, id: i64, history_id: i64, at: &str) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "UPDATE reminders SET answered_at = ?3, history_id = ?2,
+            next_attempt_at = CASE WHEN status = 'sent' THEN NULL ELSE next_attempt_at END
+         WHERE answered_at IS NULL AND kind <> 'low_stock'
+           AND medication_id = (SELECT medication_id FROM reminders WHERE id = ?1)
+           AND scheduled_time = (SELECT scheduled_time FROM reminders WHERE id = ?1)",
+    )?
+    .execute(params![id, history_id, at])?;
+    Ok(())
 }
 
 /// A dose reminder as the day's view needs it.
@@ -486,12 +696,16 @@ pub struct TakeTarget {
     pub reminder: Reminder,
     pub history_id: Option<i64>,
     pub user_id: i64,
+    /// Until when the reminder is snoozed (while it is scheduled again).
+    pub snoozed_until: Option<String>,
 }
 
 /// The reminder (and its owner) a live take token belongs to.
 pub fn by_take_token(conn: &Connection, hash: &str, now: &str) -> rusqlite::Result<Option<TakeTarget>> {
     conn.prepare_cached(&format!(
-        "SELECT {COLUMNS}, r.history_id, r.user_id FROM take_tokens t JOIN reminders r ON r.id = t.reminder_id
+        "SELECT {COLUMNS}, r.history_id, r.user_id,
+                CASE WHEN r.status = 'scheduled' AND r.answered_at IS NULL THEN r.snoozed_until END
+         FROM take_tokens t JOIN reminders r ON r.id = t.reminder_id
          WHERE t.token_hash = ?1 AND t.expires_at > ?2"
     ))?
     .query_row(params![hash, now], |row| {
@@ -499,6 +713,7 @@ pub fn by_take_token(conn: &Connection, hash: &str, now: &str) -> rusqlite::Resu
             reminder: from_row(row)?,
             history_id: row.get(10)?,
             user_id: row.get(11)?,
+            snoozed_until: row.get(12)?,
         })
     })
     .optional()
@@ -536,12 +751,14 @@ pub struct Job {
     pub repeats_sent: i64,
     pub next_attempt_at: Option<String>,
     pub claimed_until: Option<String>,
+    /// Rounds used before the latest snooze: a round's number is this plus its own.
+    pub round_offset: i64,
 }
 
 pub fn job(conn: &Connection, id: i64) -> rusqlite::Result<Option<Job>> {
     conn.prepare_cached(&format!(
         "SELECT {COLUMNS}, r.user_id, r.attempts, r.repeats_sent, r.next_attempt_at,
-                r.claimed_until FROM reminders r WHERE r.id = ?1"
+                r.claimed_until, r.round_offset FROM reminders r WHERE r.id = ?1"
     ))?
     .query_row([id], |row| {
         Ok(Job {
@@ -551,6 +768,7 @@ pub fn job(conn: &Connection, id: i64) -> rusqlite::Result<Option<Job>> {
             repeats_sent: row.get(12)?,
             next_attempt_at: row.get(13)?,
             claimed_until: row.get(14)?,
+            round_offset: row.get(15)?,
         })
     })
     .optional()
@@ -802,6 +1020,60 @@ mod tests {
             answer(&conn, 1, 1, None, "2026-03-02T15:00:00.000Z", 7).unwrap(),
             None
         );
+    }
+
+    #[test]
+    fn a_dose_is_overdue_after_its_grace_or_snooze_never_as_needed_or_cancelled() {
+        let conn = database();
+        conn.execute_batch(
+            "INSERT INTO medications (id, user_id, name, unit, frequency, color, icon, default_quantity, start_date,
+                                      created_at, updated_at, schedule_rules)
+                  VALUES (2, 1, 'Slow', 'tablets', 'daily', 'blue', 'pill', 1000, '2026-01-01', 't', 't',
+                          '{\"grace_minutes\":120}'),
+                         (3, 1, 'Rescue', 'tablets', 'as_needed', 'blue', 'pill', 1000, '2026-01-01', 't', 't', '{}');",
+        )
+        .unwrap();
+        let add_for = |medication: i64, scheduled: &str| {
+            conn.execute(
+                "INSERT INTO reminders (user_id, medication_id, medication_name, scheduled_time, reminder_time,
+                                        next_attempt_at, created_at)
+                 VALUES (1, ?1, 'x', ?2, ?2, ?2, 't')",
+                params![medication, scheduled],
+            )
+            .unwrap();
+            conn.last_insert_rowid()
+        };
+        let usual = add_for(1, "2026-03-02T08:00:00.000Z");
+        let slow = add_for(2, "2026-03-02T08:00:00.000Z");
+        add_for(3, "2026-03-02T08:00:00.000Z");
+        let cancelled = add_for(1, "2026-03-02T07:00:00.000Z");
+        conn.execute(
+            "UPDATE reminders SET status = 'cancelled' WHERE id = ?1",
+            [cancelled],
+        )
+        .unwrap();
+        let ids = |now: &str| -> Vec<i64> {
+            overdue(&conn, "2026-03-01T00:00:00.000Z", now, 60, 10)
+                .unwrap()
+                .iter()
+                .map(|o| o.id)
+                .collect()
+        };
+        assert!(ids("2026-03-02T08:59:00.000Z").is_empty());
+        assert_eq!(ids("2026-03-02T09:00:00.000Z"), vec![usual]);
+        assert_eq!(ids("2026-03-02T10:00:00.000Z"), vec![usual, slow]);
+        // Snoozed to 08:50: its grace counts from then.
+        assert!(
+            snooze(
+                &conn,
+                usual,
+                "2026-03-02T08:50:00.000Z",
+                "2026-03-02T08:40:00.000Z"
+            )
+            .unwrap()
+        );
+        assert!(ids("2026-03-02T09:30:00.000Z").is_empty());
+        assert_eq!(ids("2026-03-02T09:50:00.000Z"), vec![usual]);
     }
 
     #[test]

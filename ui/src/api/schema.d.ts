@@ -429,6 +429,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/calendar/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The calendar feed (RFC 5545): one event per planned dose of the next 14 days. Fetched
+         *     by calendar apps without signing in; the path's last segment is `<token>.ics`.
+         */
+        get: operations["calendar_feed"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/calendar/feed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether the person has a calendar feed, and since when. */
+        get: operations["calendar_feed_status"];
+        put?: never;
+        /**
+         * Makes a private calendar feed: a secret address serving the next 14 days of planned
+         *     doses as iCalendar events. The address is shown only now; a new one replaces the old.
+         */
+        post: operations["calendar_create_feed"];
+        /** Revokes the calendar feed: its address answers 404 from now on. */
+        delete: operations["calendar_revoke_feed"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/export": {
         parameters: {
             query?: never;
@@ -920,7 +962,10 @@ export interface paths {
         put?: never;
         /**
          * Logs the dose a take link asks about, without signing in (the link is the permission).
-         *     The body is optional: a bare POST logs the dose as taken.
+         *     The body is optional: a bare POST logs the dose as taken. `{"status": "snoozed",
+         *     "minutes": 10}` (10, 30 or 60) instead sends the reminder again that much later (200,
+         *     "Snoozed until HH:MM" in the person's zone); the link (and the new reminder's) still
+         *     logs the dose afterwards. Handling a reminder withdraws its push notifications.
          */
         post: operations["reminders_take_log"];
         delete?: never;
@@ -1191,6 +1236,17 @@ export interface components {
             success: boolean;
         };
         /** @description The body of every successful answer: `{"success": true, "data": …}`. */
+        Data_FeedStatus: {
+            /** @description Whether the person has a feed. */
+            data: {
+                /** @description When the current feed was made (RFC 3339, UTC); null without one. */
+                created_at: string | null;
+                exists: boolean;
+            };
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description The body of every successful answer: `{"success": true, "data": …}`. */
         Data_InventoryView: {
             /** @description A medication's inventory as the API shows it: its set-up, totals, status and forecast. */
             data: {
@@ -1274,6 +1330,18 @@ export interface components {
             success: boolean;
         };
         /** @description The body of every successful answer: `{"success": true, "data": …}`. */
+        Data_NewFeed: {
+            /** @description A new feed's address. */
+            data: {
+                /** @description RFC 3339, UTC. */
+                created_at: string;
+                /** @description The secret address to subscribe to (`…/api/calendar/<token>.ics`); shown once. */
+                url: string;
+            };
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description The body of every successful answer: `{"success": true, "data": …}`. */
         Data_NotificationSettings: {
             /** @description The Settings page's view of the notification settings. */
             data: {
@@ -1310,6 +1378,8 @@ export interface components {
                 /** @description Read-only: whether this server can send e-mail at all. */
                 email_available: boolean;
                 email_notifications_enabled: boolean;
+                /** @description Push and e-mail reminders say "Time for your 08:00 medicines" without naming them. */
+                hide_medication_names: boolean;
                 notification_sound_enabled: boolean;
                 notification_vibration_enabled: boolean;
                 push_notifications_enabled: boolean;
@@ -1400,6 +1470,11 @@ export interface components {
                 /** Format: double */
                 quantity: number;
                 scheduled_time: string;
+                /**
+                 * @description When a snoozed reminder goes out again (RFC 3339, UTC); null unless it is snoozed
+                 *     and has not gone out again yet.
+                 */
+                snoozed_until: string | null;
                 title: string;
             };
             /** @description Always true. */
@@ -1694,7 +1769,13 @@ export interface components {
          * @description The machine-readable reason of an error answer (`code` in every error body).
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "validation_failed" | "body_too_large" | "unsupported_media_type" | "not_found" | "method_not_allowed" | "rate_limited" | "internal_error" | "service_unavailable" | "request_timeout" | "authentication_required" | "session_expired" | "invalid_credentials" | "email_not_verified" | "registration_closed" | "email_taken" | "password_incorrect" | "email_not_configured" | "invalid_token" | "user_not_found" | "credentials_required" | "email_required" | "email_invalid" | "password_required" | "password_too_short" | "password_too_long" | "first_name_too_long" | "last_name_too_long" | "two_factor_required" | "invalid_code" | "code_not_sent" | "method_not_enabled" | "method_already_enabled" | "two_factor_not_enabled" | "totp_setup_not_started" | "invalid_backup_code" | "code_required" | "backup_code_required" | "medication_not_found" | "entry_not_found" | "name_required" | "unit_required" | "unit_invalid" | "unit_mismatch" | "strength_needed" | "unit_incompatible" | "future_date" | "dose_too_soon" | "daily_maximum_reached" | "inventory_not_enabled" | "stock_below_zero" | "notification_not_found" | "reminder_exists" | "notification_not_scheduled" | "notification_sending" | "notification_not_sent" | "dose_already_logged" | "push_service_not_allowed" | "invalid_subscription" | "subscription_taken" | "delivery_failed" | "delivery_method_unknown" | "delivery_method_required" | "lead_out_of_range" | "message_too_long" | "backup_not_found" | "import_invalid";
+        ErrorCode: "invalid_request" | "validation_failed" | "body_too_large" | "unsupported_media_type" | "not_found" | "method_not_allowed" | "rate_limited" | "internal_error" | "service_unavailable" | "request_timeout" | "authentication_required" | "session_expired" | "invalid_credentials" | "email_not_verified" | "registration_closed" | "email_taken" | "password_incorrect" | "email_not_configured" | "invalid_token" | "user_not_found" | "credentials_required" | "email_required" | "email_invalid" | "password_required" | "password_too_short" | "password_too_long" | "first_name_too_long" | "last_name_too_long" | "two_factor_required" | "invalid_code" | "code_not_sent" | "method_not_enabled" | "method_already_enabled" | "two_factor_not_enabled" | "totp_setup_not_started" | "invalid_backup_code" | "code_required" | "backup_code_required" | "medication_not_found" | "entry_not_found" | "name_required" | "unit_required" | "unit_invalid" | "unit_mismatch" | "strength_needed" | "unit_incompatible" | "future_date" | "dose_too_soon" | "daily_maximum_reached" | "inventory_not_enabled" | "stock_below_zero" | "notification_not_found" | "reminder_exists" | "notification_not_scheduled" | "notification_sending" | "notification_not_sent" | "dose_already_logged" | "invalid_snooze_minutes" | "calendar_feed_not_found" | "push_service_not_allowed" | "invalid_subscription" | "subscription_taken" | "delivery_failed" | "delivery_method_unknown" | "delivery_method_required" | "lead_out_of_range" | "message_too_long" | "backup_not_found" | "import_invalid";
+        /** @description Whether the person has a feed. */
+        FeedStatus: {
+            /** @description When the current feed was made (RFC 3339, UTC); null without one. */
+            created_at: string | null;
+            exists: boolean;
+        };
         /** @enum {string} */
         Frequency: "daily" | "twice_daily" | "weekly" | "monthly" | "as_needed";
         GenerateBody: {
@@ -2083,6 +2164,8 @@ export interface components {
                 /** @description Read-only: whether this server can send e-mail at all. */
                 email_available: boolean;
                 email_notifications_enabled: boolean;
+                /** @description Push and e-mail reminders say "Time for your 08:00 medicines" without naming them. */
+                hide_medication_names: boolean;
                 notification_sound_enabled: boolean;
                 notification_vibration_enabled: boolean;
                 push_notifications_enabled: boolean;
@@ -2181,6 +2264,18 @@ export interface components {
             success: boolean;
         };
         /** @description `{"success": true, "message": …, "data": …}`. */
+        MessageData_Snoozed: {
+            /** @description A snoozed reminder: when it goes out again. */
+            data: {
+                /** @description RFC 3339, UTC. */
+                snoozed_until: string;
+            };
+            /** @description What happened, in English, for a person. */
+            message: string;
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description `{"success": true, "message": …, "data": …}`. */
         MessageData_Summary: {
             /** @description What an import did, or (dry run) would do. */
             data: {
@@ -2200,6 +2295,13 @@ export interface components {
             /** @description "logged" (entered as missed) or "unanswered" (a reminder nobody answered). */
             source: string;
             time: string;
+        };
+        /** @description A new feed's address. */
+        NewFeed: {
+            /** @description RFC 3339, UTC. */
+            created_at: string;
+            /** @description The secret address to subscribe to (`…/api/calendar/<token>.ics`); shown once. */
+            url: string;
         };
         /** @description The Settings page's view of the notification settings. */
         NotificationSettings: {
@@ -2337,6 +2439,8 @@ export interface components {
             /** @description Read-only: whether this server can send e-mail at all. */
             email_available: boolean;
             email_notifications_enabled: boolean;
+            /** @description Push and e-mail reminders say "Time for your 08:00 medicines" without naming them. */
+            hide_medication_names: boolean;
             notification_sound_enabled: boolean;
             notification_vibration_enabled: boolean;
             push_notifications_enabled: boolean;
@@ -2358,6 +2462,8 @@ export interface components {
             /** @description Read-only; accepted (and ignored) so a client can send back what it got. */
             email_available?: boolean | null;
             email_notifications_enabled?: boolean | null;
+            /** @description Push and e-mail reminders leave medication names (and doses, messages) out. */
+            hide_medication_names?: boolean | null;
             notification_sound_enabled?: boolean | null;
             notification_vibration_enabled?: boolean | null;
             push_notifications_enabled?: boolean | null;
@@ -2644,6 +2750,11 @@ export interface components {
             token: string;
             user: components["schemas"]["Profile"];
         };
+        /** @description A snoozed reminder: when it goes out again. */
+        Snoozed: {
+            /** @description RFC 3339, UTC. */
+            snoozed_until: string;
+        };
         /** @description One step of a tapering plan: `quantity` a dose for `days` days. */
         Step: {
             /** Format: int32 */
@@ -2694,7 +2805,12 @@ export interface components {
             settings: components["schemas"]["Replaced"];
         };
         TakeBody: {
-            status?: components["schemas"]["DoseStatus"] | null;
+            /**
+             * Format: int64
+             * @description For `snoozed`: 10, 30 or 60.
+             */
+            minutes?: number | null;
+            status?: components["schemas"]["TakeStatus"] | null;
         };
         /** @description What a take link shows before the dose is logged (SPEC §3 "Token notification details"). */
         TakeDetails: {
@@ -2707,6 +2823,11 @@ export interface components {
             /** Format: double */
             quantity: number;
             scheduled_time: string;
+            /**
+             * @description When a snoozed reminder goes out again (RFC 3339, UTC); null unless it is snoozed
+             *     and has not gone out again yet.
+             */
+            snoozed_until: string | null;
             title: string;
         };
         /** @description How a take link's reminder was answered already. */
@@ -2715,6 +2836,11 @@ export interface components {
             /** @description When the dose was logged (RFC 3339, UTC). */
             taken: string;
         };
+        /**
+         * @description What a take link may record: a dose's status, or a snooze.
+         * @enum {string}
+         */
+        TakeStatus: "taken" | "skipped" | "missed" | "snoozed";
         TestBody: {
             /** @description push and/or email, at least one. */
             deliveryMethods?: components["schemas"]["DeliveryMethod"][] | null;
@@ -4315,6 +4441,134 @@ export interface operations {
             };
             /** @description No such kept export (`backup_not_found`) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    calendar_feed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The feed's secret token followed by `.ics` */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The calendar */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/calendar": string;
+                };
+            };
+            /** @description calendar_feed_not_found: unknown or revoked */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    calendar_feed_status: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Whether a feed exists */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_FeedStatus"];
+                };
+            };
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    calendar_create_feed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The feed's secret address */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_NewFeed"];
+                };
+            };
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    calendar_revoke_feed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The feed is revoked (or there was none) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6356,6 +6610,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Snoozed: when the reminder goes out again */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageData_Snoozed"];
+                };
+            };
             /** @description The history entry, with `warning` and `warning_code` (null unless the stock could not follow) */
             201: {
                 headers: {
@@ -6365,7 +6628,7 @@ export interface operations {
                     "application/json": components["schemas"]["MessageData_Recorded"];
                 };
             };
-            /** @description A bad body or status */
+            /** @description A bad body or status; invalid_snooze_minutes */
             400: {
                 headers: {
                     [name: string]: unknown;
