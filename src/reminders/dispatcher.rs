@@ -457,27 +457,21 @@ impl Engine {
         Ok(recorded)
     }
 
-    /// Sends the queued withdrawals in the background if there are any (a cheap read):
-    /// a request that handled a reminder never waits for push services.
-    pub async fn wake_withdrawals_if_any(self: &Arc<Self>) {
+    /// Sends the queued withdrawals in the background if there are any (a cheap read, also
+    /// in the background): a request that handled a reminder waits for neither.
+    pub fn wake_withdrawals_if_any(self: &Arc<Self>) {
         if !self.pushed_reminders.load(Ordering::Relaxed) {
             return;
         }
-        let pending = self
-            .db
-            .read(|conn| Ok::<_, DbError>(reminders::has_withdrawals(conn)?))
-            .await;
-        if matches!(pending, Ok(true)) {
-            self.wake_withdrawals();
-        }
-    }
-
-    /// Sends the queued withdrawals in the background: a request that handled a reminder
-    /// never waits for push services.
-    pub fn wake_withdrawals(self: &Arc<Self>) {
         let engine = Arc::clone(self);
         tokio::spawn(async move {
-            if let Err(e) = engine.send_withdrawals().await {
+            let pending = engine
+                .db
+                .read(|conn| Ok::<_, DbError>(reminders::has_withdrawals(conn)?))
+                .await;
+            if matches!(pending, Ok(true))
+                && let Err(e) = engine.send_withdrawals().await
+            {
                 tracing::warn!("withdrawing handled reminders failed: {e}");
             }
         });
