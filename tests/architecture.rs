@@ -205,6 +205,7 @@ const HTTP_PLUMBING: &[&str] = &[
     "answers",
     "test_clock",
     "server",
+    "list_cache",
 ];
 
 #[test]

@@ -277,7 +277,7 @@ pub async fn log_dose(
         .write_grouped(move |conn| Ok::<_, ApiError>(doses::log(conn, user.id, id, dose, now)?))
         .await?;
     // The reminder this dose answered is withdrawn from the devices showing it.
-    state.engine.wake_withdrawals_if_any().await;
+    state.engine.wake_withdrawals_if_any();
     Ok((StatusCode::CREATED, message_data("Dose logged", logged)))
 }
 

@@ -955,7 +955,7 @@ pub async fn take_log(
             .db
             .write(move |conn| Ok::<_, ApiError>(reminders::snooze(conn, &token, minutes, now)?))
             .await?;
-        state.engine.wake_withdrawals_if_any().await;
+        state.engine.wake_withdrawals_if_any();
         return Ok(message_data(format!("Snoozed until {time}"), snoozed).into_response());
     }
     let status = doses::status(body.status.as_deref())?;
@@ -963,7 +963,7 @@ pub async fn take_log(
         .db
         .write(move |conn| Ok::<_, ApiError>(reminders::log_take(conn, &token, status, now)?))
         .await?;
-    state.engine.wake_withdrawals_if_any().await;
+    state.engine.wake_withdrawals_if_any();
     Ok((
         StatusCode::CREATED,
         message_data(format!("Medication {status} logged successfully"), entry),

@@ -75,11 +75,15 @@ pub struct Engine {
     /// A push task exists only with a permit, so a burst never holds more than
     /// `PUSHES_AT_ONCE` requests (and their buffers) in memory.
     pushes: Arc<Semaphore>,
-    /// Held while withdrawals are being sent, so that one sender empties the queue.
-    withdrawing: Mutex<()>,
     /// Set when the server stops: the pass under way claims nothing more and ends once
     /// what it has sent is recorded.
     stopping: AtomicBool,
+    /// Held while withdrawals are being sent, so that one sender empties the queue.
+    withdrawing: Mutex<()>,
+    /// Some device was sent a reminder (since the start, or before it): only then can a
+    /// handled reminder have withdrawals, so logging a dose on a server without push
+    /// costs no look at the queue.
+    pushed_reminders: AtomicBool,
 }
 
 /// A medication's follow-ups: every so many minutes, at most so many times.
@@ -274,8 +278,9 @@ impl Engine {
             ticking: Mutex::new(()),
             heartbeat: Heartbeat::new(),
             pushes: Arc::new(Semaphore::new(PUSHES_AT_ONCE)),
-            withdrawing: Mutex::new(()),
             stopping: AtomicBool::new(false),
+            withdrawing: Mutex::new(()),
+            pushed_reminders: AtomicBool::new(false),
         }
     }
 
@@ -296,17 +301,21 @@ impl Engine {
     /// At start, before the first pass: releases the claims and mails a stopped or killed
     /// server left (the data directory is locked, so they are nobody's now).
     pub async fn recover(&self) -> Result<(), DbError> {
-        let (claims, mails, pushes) = self
+        let (claims, mails, pushes, shown) = self
             .db
             .write(|conn| {
                 let tx = conn.transaction()?;
                 let claims = reminders::release_claims(&tx)?;
                 let mails = outbox::requeue_in_doubt(&tx)?;
                 let pushes = deliveries::pushes_in_doubt(&tx)?;
+                let shown = reminders::shown_anywhere(&tx)?;
                 tx.commit()?;
-                Ok::<_, DbError>((claims, mails, pushes))
+                Ok::<_, DbError>((claims, mails, pushes, shown))
             })
             .await?;
+        if shown {
+            self.pushed_reminders.store(true, Ordering::Relaxed);
+        }
         if claims + mails > 0 || pushes > 0 {
             tracing::warn!(
                 "the last run stopped while sending: {claims} reminders go out again \
@@ -402,7 +411,10 @@ impl Engine {
                 Ok::<_, DbError>(())
             })
             .await?;
-        self.send_withdrawals().await?;
+        // A stopping server leaves them queued for its next start rather than wait on pushes.
+        if !self.stopping.load(Ordering::Acquire) {
+            self.send_withdrawals().await?;
+        }
         Ok(handled + missed)
     }
 
@@ -445,24 +457,21 @@ impl Engine {
         Ok(recorded)
     }
 
-    /// Sends the queued withdrawals in the background if there are any (a cheap read):
-    /// a request that handled a reminder never waits for push services.
-    pub async fn wake_withdrawals_if_any(self: &Arc<Self>) {
-        let pending = self
-            .db
-            .read(|conn| Ok::<_, DbError>(reminders::has_withdrawals(conn)?))
-            .await;
-        if matches!(pending, Ok(true)) {
-            self.wake_withdrawals();
+    /// Sends the queued withdrawals in the background if there are any (a cheap read, also
+    /// in the background): a request that handled a reminder waits for neither.
+    pub fn wake_withdrawals_if_any(self: &Arc<Self>) {
+        if !self.pushed_reminders.load(Ordering::Relaxed) {
+            return;
         }
-    }
-
-    /// Sends the queued withdrawals in the background: a request that handled a reminder
-    /// never waits for push services.
-    pub fn wake_withdrawals(self: &Arc<Self>) {
         let engine = Arc::clone(self);
         tokio::spawn(async move {
-            if let Err(e) = engine.send_withdrawals().await {
+            let pending = engine
+                .db
+                .read(|conn| Ok::<_, DbError>(reminders::has_withdrawals(conn)?))
+                .await;
+            if matches!(pending, Ok(true))
+                && let Err(e) = engine.send_withdrawals().await
+            {
                 tracing::warn!("withdrawing handled reminders failed: {e}");
             }
         });
@@ -599,7 +608,7 @@ impl Engine {
         finished: Vec<(Round, Pushes)>,
     ) -> Result<Vec<Vec<ChannelReport>>, DbError> {
         let ctx = self.context(self.clock.now());
-        let (reports, queued) = self
+        let (reports, queued, pushed) = self
             .db
             .write(move |conn| {
                 let tx = conn.transaction()?;
@@ -609,15 +618,19 @@ impl Engine {
                 }
                 let mut all = Vec::with_capacity(finished.len());
                 let mut queued = false;
+                let pushed = finished.iter().any(|(_, p)| !p.delivered.is_empty());
                 for (round, pushes) in finished {
                     let (reports, fallback_queued) = finish_round(&tx, &round, pushes, &ctx)?;
                     queued |= fallback_queued;
                     all.push(reports);
                 }
                 tx.commit()?;
-                Ok::<_, DbError>((all, queued))
+                Ok::<_, DbError>((all, queued, pushed))
             })
             .await?;
+        if pushed {
+            self.pushed_reminders.store(true, Ordering::Relaxed);
+        }
         if queued {
             self.mailer.wake_queue();
         }

@@ -210,6 +210,18 @@ fn drop_if_answered(conn: &mut Connection, mail: &QueuedMail, now: DateTime<Utc>
             // A repeat of a round that went out: the reminder stays sent.
             Some(_) => ("sent", None),
         },
+        // A round from before a snooze: the snoozed reminder sends its own.
+        Some(job) if mail.round.is_some_and(|r| r < job.round_offset) => {
+            outbox::attempt_failed(
+                &tx,
+                mail.id,
+                &clock::stamp(now),
+                "not sent: the reminder was snoozed first",
+                None,
+            )?;
+            tx.commit()?;
+            return Ok(true);
+        }
         Some(_) => return Ok(false),
         // The medication (and so the reminder) was deleted: nothing left to remind of.
         None => ("cancelled", None),

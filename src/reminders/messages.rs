@@ -296,6 +296,50 @@ mod tests {
     }
 
     #[test]
+    fn hidden_names_say_only_the_time_in_the_person_language() {
+        let due = Utc.with_ymd_and_hms(2026, 3, 29, 7, 30, 0).unwrap();
+        let cases = [
+            (
+                "en",
+                "Time for your 09:30 medicines",
+                "Open Pillbox to see which.",
+            ),
+            (
+                "es",
+                "Hora de tus medicamentos de las 09:30",
+                "Abre Pillbox para ver cuáles.",
+            ),
+            (
+                "fr",
+                "C'est l'heure de vos médicaments de 09:30",
+                "Ouvrez Pillbox pour les voir.",
+            ),
+            (
+                "de",
+                "Zeit für Ihre Medikamente um 09:30",
+                "Öffnen Sie Pillbox, um sie zu sehen.",
+            ),
+        ];
+        for (lang, title, body) in cases {
+            let formats = Formats::new(chrono_tz::Europe::Berlin, None, Some("24h"), Some(lang));
+            assert_eq!(
+                hidden_dose_body(due, &formats),
+                (title.to_owned(), body.to_owned())
+            );
+        }
+        let twelve = Formats::new(chrono_tz::Europe::Berlin, None, None, None);
+        assert_eq!(
+            hidden_dose_body(due, &twelve).0,
+            "Time for your 9:30 AM medicines"
+        );
+        let withdraw: serde_json::Value = serde_json::from_slice(&withdraw_payload(7, "taken")).unwrap();
+        assert_eq!(
+            withdraw,
+            json!({"kind": "withdraw", "tag": "reminder-7", "outcome": "taken"})
+        );
+    }
+
+    #[test]
     fn payload_carries_the_path_and_the_take_link() {
         let content = Content {
             title: "Time for Aspirin".into(),

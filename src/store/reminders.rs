@@ -492,6 +492,15 @@ pub fn withdraw(conn: &Connection, reminder_id: i64, outcome: &str, now: &str) -
     Ok(queued)
 }
 
+/// Whether any device shows a reminder or has a withdrawal waiting.
+pub fn shown_anywhere(conn: &Connection) -> rusqlite::Result<bool> {
+    conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM reminder_devices) OR EXISTS (SELECT 1 FROM push_withdrawals)",
+        [],
+        |row| row.get(0),
+    )
+}
+
 /// Whether withdrawals wait to be pushed (a handled reminder was shown on some device).
 pub fn has_withdrawals(conn: &Connection) -> rusqlite::Result<bool> {
     conn.prepare_cached("SELECT EXISTS (SELECT 1 FROM push_withdrawals)")?
@@ -1011,6 +1020,60 @@ mod tests {
             answer(&conn, 1, 1, None, "2026-03-02T15:00:00.000Z", 7).unwrap(),
             None
         );
+    }
+
+    #[test]
+    fn a_dose_is_overdue_after_its_grace_or_snooze_never_as_needed_or_cancelled() {
+        let conn = database();
+        conn.execute_batch(
+            "INSERT INTO medications (id, user_id, name, unit, frequency, color, icon, default_quantity, start_date,
+                                      created_at, updated_at, schedule_rules)
+                  VALUES (2, 1, 'Slow', 'tablets', 'daily', 'blue', 'pill', 1000, '2026-01-01', 't', 't',
+                          '{\"grace_minutes\":120}'),
+                         (3, 1, 'Rescue', 'tablets', 'as_needed', 'blue', 'pill', 1000, '2026-01-01', 't', 't', '{}');",
+        )
+        .unwrap();
+        let add_for = |medication: i64, scheduled: &str| {
+            conn.execute(
+                "INSERT INTO reminders (user_id, medication_id, medication_name, scheduled_time, reminder_time,
+                                        next_attempt_at, created_at)
+                 VALUES (1, ?1, 'x', ?2, ?2, ?2, 't')",
+                params![medication, scheduled],
+            )
+            .unwrap();
+            conn.last_insert_rowid()
+        };
+        let usual = add_for(1, "2026-03-02T08:00:00.000Z");
+        let slow = add_for(2, "2026-03-02T08:00:00.000Z");
+        add_for(3, "2026-03-02T08:00:00.000Z");
+        let cancelled = add_for(1, "2026-03-02T07:00:00.000Z");
+        conn.execute(
+            "UPDATE reminders SET status = 'cancelled' WHERE id = ?1",
+            [cancelled],
+        )
+        .unwrap();
+        let ids = |now: &str| -> Vec<i64> {
+            overdue(&conn, "2026-03-01T00:00:00.000Z", now, 60, 10)
+                .unwrap()
+                .iter()
+                .map(|o| o.id)
+                .collect()
+        };
+        assert!(ids("2026-03-02T08:59:00.000Z").is_empty());
+        assert_eq!(ids("2026-03-02T09:00:00.000Z"), vec![usual]);
+        assert_eq!(ids("2026-03-02T10:00:00.000Z"), vec![usual, slow]);
+        // Snoozed to 08:50: its grace counts from then.
+        assert!(
+            snooze(
+                &conn,
+                usual,
+                "2026-03-02T08:50:00.000Z",
+                "2026-03-02T08:40:00.000Z"
+            )
+            .unwrap()
+        );
+        assert!(ids("2026-03-02T09:30:00.000Z").is_empty());
+        assert_eq!(ids("2026-03-02T09:50:00.000Z"), vec![usual]);
     }
 
     #[test]
