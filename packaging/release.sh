@@ -38,7 +38,7 @@ fi
 echo "zig $(python3 -m ziglang version)"
 command -v cargo-zigbuild >/dev/null || cargo install cargo-zigbuild --locked
 command -v cargo-deb >/dev/null || cargo install cargo-deb --locked
-cargo zigbuild --version
+cargo-zigbuild --version
 cargo deb --version
 
 version=$(cargo metadata --no-deps --format-version 1 --locked |
