@@ -6,6 +6,8 @@
 #   dist/pillbox-<version>-aarch64-unknown-linux-musl      static (Raspberry Pi 3/4/5, 64-bit OS)
 #   dist/pillbox-<version>-armv7-unknown-linux-gnueabihf   32-bit Raspberry Pi OS (glibc >= 2.28)
 #   dist/pillbox_<version>-1_{amd64,arm64,armhf}.deb       the same binaries as Debian packages
+#   dist/pillbox.service, dist/pillbox.sysusers, dist/config.toml
+#                                                          for installing a binary by hand
 #   dist/SHA256SUMS
 #
 # Usage: packaging/release.sh [TARGET ...]   (default: all three targets)
@@ -77,6 +79,8 @@ for target in "${targets[@]}"; do
 done
 
 step "Checksums"
-(cd dist && rm -f SHA256SUMS && sha256sum pillbox-* pillbox_*.deb > SHA256SUMS && cat SHA256SUMS)
+cp packaging/pillbox.service packaging/pillbox.sysusers dist/
+cp examples/config.toml dist/config.toml
+(cd dist && rm -f SHA256SUMS && sha256sum pillbox-* pillbox_*.deb pillbox.service pillbox.sysusers config.toml > SHA256SUMS && cat SHA256SUMS)
 step "Done: dist/"
 ls -l dist/
