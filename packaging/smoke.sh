@@ -14,6 +14,9 @@
 # them in /usr/arm-linux-gnueabihf, which qemu-arm-static is pointed at with -L (no
 # multiarch set-up needed). Missing tools are installed with apt-get.
 set -euo pipefail
+args=()
+for a in "$@"; do args+=("$(realpath "$a")"); done
+set -- "${args[@]}"
 cd "$(dirname "$0")/.."
 
 GLIBC_FLOOR=2.28
