@@ -144,7 +144,12 @@ for arch in arm64 armhf; do
     armhf) triple=armv7-unknown-linux-gnueabihf ;;
   esac
   check "Architecture: $arch" test "$(dpkg-deb -f "$pkg" Architecture)" = "$arch"
-  check "Depends: $(dpkg-deb -f "$pkg" Depends)" sh -c "dpkg-deb -f '$pkg' Depends | grep -q systemd"
+  case $arch in
+    arm64) depends="systemd | systemd-standalone-sysusers | systemd-sysusers" ;;
+    armhf) depends="libc6 (>= 2.28), systemd | systemd-standalone-sysusers | systemd-sysusers" ;;
+  esac
+  check "Package: pillbox, Depends: $depends" test "$(dpkg-deb -f "$pkg" Package Depends)" = "Package: pillbox
+Depends: $depends"
   check "/usr/bin/pillbox is dist/pillbox-$version-$triple" cmp "$x/data/usr/bin/pillbox" "dist/pillbox-$version-$triple"
   for script in postinst prerm postrm conffiles; do
     check "$script as in the amd64 package" cmp "$x/control/$script" <(dpkg-deb --ctrl-tarfile "$deb" | tar -xO "./$script")

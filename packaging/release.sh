@@ -75,7 +75,9 @@ for target in "${targets[@]}"; do
   step "Debian package for $target (${deb_arch[$target]})"
   # cargo-deb takes target/release/pillbox in [package.metadata.deb] as
   # target/<triple>/release/pillbox for --target, i.e. the binary just built.
-  cargo deb --no-build --no-strip --target "$target" --output dist/
+  variant=()
+  [[ "$target" == *-gnueabihf ]] && variant=(--variant glibc) # Depends: libc6 (>= 2.28)
+  cargo deb --no-build --no-strip --target "$target" "${variant[@]}" --output dist/
 done
 
 step "Checksums"
