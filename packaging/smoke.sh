@@ -12,7 +12,9 @@
 #
 # The armv7 binary needs an armhf dynamic loader and glibc: Debian's libc6-armhf-cross puts
 # them in /usr/arm-linux-gnueabihf, which qemu-arm-static is pointed at with -L (no
-# multiarch set-up needed). Missing tools are installed with apt-get.
+# multiarch set-up needed). ARMHF_ROOT=DIR runs it against another armhf root instead, e.g. an
+# older Debian's from `debootstrap --foreign --arch=armhf bullseye DIR` (glibc 2.31, as on
+# Raspberry Pi OS 11). Missing tools are installed with apt-get.
 set -euo pipefail
 args=()
 for a in "$@"; do args+=("$(realpath "$a")"); done
@@ -20,7 +22,7 @@ set -- "${args[@]}"
 cd "$(dirname "$0")/.."
 
 GLIBC_FLOOR=2.28
-ARMHF_ROOT=/usr/arm-linux-gnueabihf
+ARMHF_ROOT=${ARMHF_ROOT:-/usr/arm-linux-gnueabihf}
 
 if [ "$#" -gt 0 ]; then
   binaries=("$@")
@@ -38,7 +40,7 @@ for b in "${binaries[@]}"; do
     *aarch64-*) command -v qemu-aarch64-static >/dev/null || need_apt+=(qemu-user-static) ;;
     *armv7-*)
       command -v qemu-arm-static >/dev/null || need_apt+=(qemu-user-static)
-      [ -e "$ARMHF_ROOT/lib/ld-linux-armhf.so.3" ] || need_apt+=(libc6-armhf-cross libgcc-s1-armhf-cross)
+      [ -e "$ARMHF_ROOT/lib/ld-linux-armhf.so.3" ] || need_apt+=(libc6-armhf-cross)
       ;;
   esac
 done
@@ -82,7 +84,10 @@ check_binary() {
   case "$target" in
     x86_64-*) ;;
     aarch64-*) runner=(qemu-aarch64-static) ;;
-    armv7-*) runner=(qemu-arm-static -L "$ARMHF_ROOT") ;;
+    armv7-*)
+      runner=(qemu-arm-static -L "$ARMHF_ROOT")
+      echo "  armhf loader and glibc from $ARMHF_ROOT"
+      ;;
     *) fail "unknown target '$target' in the file name"; return 1 ;;
   esac
   case "$target" in
