@@ -118,8 +118,9 @@ fn npm(args: &[&str]) {
 const MIN_COMPRESS: usize = 256;
 
 /// Writes `$OUT_DIR/ui_files.rs`: one `UiFile` a file of `ui/dist`, sorted by path, with its
-/// content type and its bytes as they are, in Brotli and in gzip (`include_bytes!`), each with
-/// its own ETag: a cache that keeps one encoding must not revalidate it with another's tag.
+/// content type and its bytes in Brotli and gzip (`include_bytes!`), or as they are when
+/// compression is not worth it. Each encoding has its own ETag: a cache that keeps one
+/// encoding must not revalidate it with another's tag.
 fn embed_ui() {
     let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     let dist = Path::new(env!("CARGO_MANIFEST_DIR")).join("ui/dist");
@@ -175,16 +176,25 @@ fn embed_ui() {
                 file.display().to_string()
             )
         };
-        let optional = |file: Option<PathBuf>, suffix: &str| match file {
-            Some(file) => format!("Some({})", variant(&file, format!("\"{hash}-{suffix}\""))),
+        let optional = |file: &Option<PathBuf>, suffix: &str| match file {
+            Some(file) => format!("Some({})", variant(file, format!("\"{hash}-{suffix}\""))),
             None => "None".to_owned(),
+        };
+        // A file with a gzip copy is not embedded as it is too: the rare client that takes
+        // neither encoding gets the copy inflated, which costs a millisecond or two and saves
+        // the binary two megabytes.
+        let plain = match gzip_copy {
+            Some(_) => "None".to_owned(),
+            None => format!("Some(include_bytes!({:?}))", path.display().to_string()),
         };
         let _ = writeln!(
             code,
-            "    UiFile {{ path: {name:?}, content_type: {content_type:?}, plain: {plain}, br: {br}, gzip: {gzip} }},",
-            plain = variant(&path, format!("\"{hash}\"")),
-            br = optional(br_copy, "br"),
-            gzip = optional(gzip_copy, "gz"),
+            "    UiFile {{ path: {name:?}, content_type: {content_type:?}, etag: {etag:?}, \
+             len: {len}, plain: {plain}, br: {br}, gzip: {gzip} }},",
+            etag = format!("\"{hash}\""),
+            len = data.len(),
+            br = optional(&br_copy, "br"),
+            gzip = optional(&gzip_copy, "gz"),
         );
     }
     code.push_str("];\n");

@@ -6,7 +6,10 @@
 //! deploy shows an error rather than a blank page.
 //!
 //! The build script compressed each text file with Brotli and gzip ahead of time: a request
-//! gets the copy its `Accept-Encoding` allows, as it is, and never waits for a compressor.
+//! gets the copy its `Accept-Encoding` allows, as it is, and never waits for a compressor. A
+//! client that takes neither (curl, a monitor) gets the gzip copy inflated.
+
+use std::io::Read;
 
 use axum::body::Body;
 use axum::http::{HeaderMap, Method, StatusCode, Uri, header};
@@ -16,7 +19,11 @@ use axum::response::{IntoResponse, Response};
 struct UiFile {
     path: &'static str,
     content_type: &'static str,
-    plain: Variant,
+    /// The ETag of the file as it is.
+    etag: &'static str,
+    len: usize,
+    /// The file as it is; `None` when it has a gzip copy to inflate instead.
+    plain: Option<&'static [u8]>,
     br: Option<Variant>,
     gzip: Option<Variant>,
 }
@@ -71,10 +78,10 @@ pub async fn serve(method: Method, uri: Uri, headers: HeaderMap) -> Response {
 
 fn respond(file: &UiFile, request: &HeaderMap) -> Response {
     let accepted = accepted_encodings(request);
-    let (variant, encoding) = match (&file.br, &file.gzip) {
-        (Some(br), _) if accepted.br => (br, Some("br")),
-        (_, Some(gzip)) if accepted.gzip => (gzip, Some("gzip")),
-        _ => (&file.plain, None),
+    let (etag, encoding) = match (&file.br, &file.gzip) {
+        (Some(br), _) if accepted.br => (br.etag, Some(("br", br.bytes))),
+        (_, Some(gzip)) if accepted.gzip => (gzip.etag, Some(("gzip", gzip.bytes))),
+        _ => (file.etag, None),
     };
     let cache_control = if file.path.starts_with("assets/") {
         IMMUTABLE
@@ -82,22 +89,48 @@ fn respond(file: &UiFile, request: &HeaderMap) -> Response {
         REVALIDATE
     };
     let mut response = Response::builder()
-        .header(header::ETAG, variant.etag)
+        .header(header::ETAG, etag)
         .header(header::CACHE_CONTROL, cache_control);
     if file.br.is_some() || file.gzip.is_some() {
         response = response.header(header::VARY, "Accept-Encoding");
     }
-    if etag_matches(request, variant.etag) {
+    if etag_matches(request, etag) {
         return response
             .status(StatusCode::NOT_MODIFIED)
             .body(Body::empty())
             .unwrap_or_default();
     }
     response = response.header(header::CONTENT_TYPE, file.content_type);
-    if let Some(encoding) = encoding {
-        response = response.header(header::CONTENT_ENCODING, encoding);
+    let body = match encoding {
+        Some((name, bytes)) => {
+            response = response.header(header::CONTENT_ENCODING, name);
+            Body::from(bytes)
+        }
+        None => match identity(file) {
+            Some(body) => body,
+            None => {
+                return (
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "This build's copy of the file is damaged",
+                )
+                    .into_response();
+            }
+        },
+    };
+    response.body(body).unwrap_or_default()
+}
+
+/// The file as it is: embedded, or inflated from its gzip copy.
+fn identity(file: &UiFile) -> Option<Body> {
+    if let Some(bytes) = file.plain {
+        return Some(Body::from(bytes));
     }
-    response.body(Body::from(variant.bytes)).unwrap_or_default()
+    let gzip = file.gzip.as_ref()?;
+    let mut plain = Vec::with_capacity(file.len);
+    flate2::read::GzDecoder::new(gzip.bytes)
+        .read_to_end(&mut plain)
+        .ok()?;
+    Some(Body::from(plain))
 }
 
 /// `If-None-Match` by weak comparison (RFC 9110 13.1.2): `W/` prefixes do not matter.
@@ -182,13 +215,15 @@ mod tests {
     }
 
     #[test]
-    fn files_are_sorted_for_lookup_and_compressed_copies_are_smaller() {
+    fn files_are_sorted_for_lookup_and_each_is_embedded_once_in_full() {
         assert!(UI_FILES.windows(2).all(|w| w[0].path < w[1].path));
         assert!(file(INDEX).is_some());
         for f in UI_FILES {
+            assert!(f.plain.is_some() != f.gzip.is_some(), "{}", f.path);
+            assert!(f.plain.is_none_or(|p| p.len() == f.len), "{}", f.path);
             for variant in [&f.br, &f.gzip].into_iter().flatten() {
-                assert!(variant.bytes.len() < f.plain.bytes.len(), "{}", f.path);
-                assert_ne!(variant.etag, f.plain.etag, "{}", f.path);
+                assert!(variant.bytes.len() < f.len, "{}", f.path);
+                assert_ne!(variant.etag, f.etag, "{}", f.path);
             }
         }
     }
