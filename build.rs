@@ -1,15 +1,22 @@
-//! Build script: records the git revision for `/api/version` and builds the web UI
-//! (`ui/dist`) that rust-embed compiles into the binary.
+//! Build script: records the git revision for `/api/version`, builds the web UI (`ui/dist`)
+//! and prepares it for embedding: each compressible file also as Brotli and gzip, so that no
+//! request pays for compressing a static file (src/http/assets.rs serves them).
 //!
 //! Set `PILLBOX_SKIP_UI_BUILD=1` to use an existing `ui/dist` as it is (for example when
 //! cross-compiling with a UI built elsewhere).
 
-use std::path::Path;
+use std::collections::HashSet;
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
 use std::process::Command;
+
+use sha2::{Digest, Sha256};
 
 fn main() {
     record_git_revision();
     build_ui();
+    embed_ui();
 }
 
 fn record_git_revision() {
@@ -69,6 +76,9 @@ fn build_ui() {
             npm(&["ci", "--no-audit", "--no-fund"]);
         }
         npm(&["run", "build"]);
+    } else {
+        // Nothing else tells cargo that a UI built by hand changed.
+        println!("cargo:rerun-if-changed=ui/dist");
     }
     if !Path::new("ui/dist/index.html").exists() {
         panic!(
@@ -101,4 +111,175 @@ fn npm(args: &[&str]) {
     if !status.success() {
         panic!("`npm {}` in ui/ failed with {status}", args.join(" "));
     }
+}
+
+/// Smaller files are not worth a `Content-Encoding` header and two more copies. Compressing
+/// costs nothing at run time, so even index.html (about 1 KB) has its copies.
+const MIN_COMPRESS: usize = 256;
+
+/// Writes `$OUT_DIR/ui_files.rs`: one `UiFile` a file of `ui/dist`, sorted by path, with its
+/// content type and its bytes in Brotli and gzip (`include_bytes!`), or as they are when
+/// compression is not worth it. Each encoding has its own ETag: a cache that keeps one
+/// encoding must not revalidate it with another's tag.
+fn embed_ui() {
+    let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
+    let dist = Path::new(env!("CARGO_MANIFEST_DIR")).join("ui/dist");
+    // Quality 11 takes seconds on the UI's two megabytes; a dev build settles for less. The
+    // cache keeps each file's copies by content, so an unchanged file (Redoc, most of the
+    // icons) is never compressed twice.
+    let release = std::env::var("PROFILE").is_ok_and(|p| p == "release");
+    let (brotli_quality, gzip_level) = if release { (11, 9) } else { (5, 6) };
+    let cache = out_dir.join("ui-compressed");
+    std::fs::create_dir_all(&cache).expect("create the UI compression cache");
+
+    let mut paths = Vec::new();
+    list_files(&dist, &mut paths);
+    // By name, as the server looks files up.
+    paths.sort_by_key(|p| p.to_string_lossy().into_owned());
+    let mut used = HashSet::new();
+    let mut code = String::from("static UI_FILES: &[UiFile] = &[\n");
+    for path in paths {
+        let name = path
+            .strip_prefix(&dist)
+            .expect("listed under ui/dist")
+            .to_str()
+            .expect("UI file names are UTF-8")
+            .replace('\\', "/");
+        let data = std::fs::read(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+        let hash = base16(&Sha256::digest(&data)[..16]);
+        let content_type = content_type(&name);
+        let (mut br_copy, mut gzip_copy) = (None, None);
+        if data.len() >= MIN_COMPRESS && compressible(content_type) {
+            let br_file = cache.join(format!("{hash}.q{brotli_quality}.br"));
+            let gzip_file = cache.join(format!("{hash}.l{gzip_level}.gz"));
+            if !br_file.exists() {
+                write_atomically(&br_file, &brotli(&data, brotli_quality));
+            }
+            if !gzip_file.exists() {
+                write_atomically(&gzip_file, &gzip(&data, gzip_level));
+            }
+            // A copy that saves little is not worth its space in the binary.
+            let worth =
+                |file: &Path| std::fs::metadata(file).is_ok_and(|m| (m.len() as usize) < data.len() * 9 / 10);
+            if worth(&br_file) {
+                br_copy = Some(br_file.clone());
+            }
+            if worth(&gzip_file) {
+                gzip_copy = Some(gzip_file.clone());
+            }
+            used.insert(br_file);
+            used.insert(gzip_file);
+        }
+        let variant = |file: &Path, etag: String| {
+            format!(
+                "Variant {{ bytes: include_bytes!({:?}), etag: {etag:?} }}",
+                file.display().to_string()
+            )
+        };
+        let optional = |file: &Option<PathBuf>, suffix: &str| match file {
+            Some(file) => format!("Some({})", variant(file, format!("\"{hash}-{suffix}\""))),
+            None => "None".to_owned(),
+        };
+        // A file with a gzip copy is not embedded as it is too: the rare client that takes
+        // neither encoding gets the copy inflated, which costs a millisecond or two and saves
+        // the binary two megabytes.
+        let plain = match gzip_copy {
+            Some(_) => "None".to_owned(),
+            None => format!("Some(include_bytes!({:?}))", path.display().to_string()),
+        };
+        let _ = writeln!(
+            code,
+            "    UiFile {{ path: {name:?}, content_type: {content_type:?}, etag: {etag:?}, \
+             len: {len}, plain: {plain}, br: {br}, gzip: {gzip} }},",
+            etag = format!("\"{hash}\""),
+            len = data.len(),
+            br = optional(&br_copy, "br"),
+            gzip = optional(&gzip_copy, "gz"),
+        );
+    }
+    code.push_str("];\n");
+    // Copies of files the UI no longer has.
+    if let Ok(entries) = std::fs::read_dir(&cache) {
+        for entry in entries.flatten() {
+            if !used.contains(&entry.path()) {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+    }
+    std::fs::write(out_dir.join("ui_files.rs"), code).expect("write ui_files.rs");
+}
+
+fn list_files(dir: &Path, files: &mut Vec<PathBuf>) {
+    let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("read {}: {e}", dir.display()));
+    for entry in entries {
+        let path = entry.expect("list ui/dist").path();
+        if path.is_dir() {
+            list_files(&path, files);
+        } else {
+            files.push(path);
+        }
+    }
+}
+
+/// The `Content-Type` of a file the UI build makes, by its extension.
+fn content_type(name: &str) -> &'static str {
+    let extension = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
+    match extension.as_deref() {
+        Some("html" | "htm") => "text/html; charset=utf-8",
+        Some("js" | "mjs") => "text/javascript; charset=utf-8",
+        Some("css") => "text/css; charset=utf-8",
+        Some("txt") => "text/plain; charset=utf-8",
+        Some("json" | "map") => "application/json",
+        Some("webmanifest") => "application/manifest+json",
+        Some("svg") => "image/svg+xml",
+        Some("xml") => "application/xml",
+        Some("png") => "image/png",
+        Some("ico") => "image/x-icon",
+        Some("webp") => "image/webp",
+        Some("jpg" | "jpeg") => "image/jpeg",
+        Some("woff2") => "font/woff2",
+        Some("woff") => "font/woff",
+        Some("wasm") => "application/wasm",
+        _ => "application/octet-stream",
+    }
+}
+
+fn compressible(content_type: &str) -> bool {
+    let mime = content_type.split(';').next().unwrap_or_default();
+    mime.starts_with("text/")
+        || mime.ends_with("json")
+        || mime.ends_with("+xml")
+        || mime == "application/xml"
+        || mime == "application/wasm"
+}
+
+fn brotli(data: &[u8], quality: i32) -> Vec<u8> {
+    let params = brotli::enc::BrotliEncoderParams {
+        quality,
+        lgwin: 22,
+        ..Default::default()
+    };
+    let mut out = Vec::with_capacity(data.len() / 3);
+    brotli::BrotliCompress(&mut &data[..], &mut out, &params).expect("Brotli into memory");
+    out
+}
+
+fn gzip(data: &[u8], level: u32) -> Vec<u8> {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(level));
+    encoder.write_all(data).expect("gzip into memory");
+    encoder.finish().expect("gzip into memory")
+}
+
+/// A cache file is whole or absent, even if the build is interrupted.
+fn write_atomically(path: &Path, data: &[u8]) {
+    let partial = path.with_extension("partial");
+    std::fs::write(&partial, data).unwrap_or_else(|e| panic!("write {}: {e}", partial.display()));
+    std::fs::rename(&partial, path).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
+}
+
+fn base16(bytes: &[u8]) -> String {
+    bytes.iter().fold(String::new(), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
 }

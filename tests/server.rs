@@ -183,51 +183,97 @@ async fn hashed_assets_are_immutable_and_revalidated_files_answer_304() {
     }
 }
 
+async fn get_encoded(server: &Server, path: &str, accept_encoding: Option<&str>) -> reqwest::Response {
+    let mut request = client().get(server.url(path));
+    if let Some(accept) = accept_encoding {
+        request = request.header(header::ACCEPT_ENCODING, accept);
+    }
+    request.send().await.unwrap()
+}
+
 #[tokio::test]
-async fn text_assets_are_compressed_per_request() {
+async fn text_files_come_precompressed_as_the_client_accepts_and_decode_to_the_same_bytes() {
     let server = Server::start();
     let index = get(&server, "/").await.text().await.unwrap();
     let script = script_path(&index);
-    let plain = get(&server, &script).await;
-    assert!(plain.headers().get(header::CONTENT_ENCODING).is_none());
-    assert_eq!(plain.headers()[header::VARY], "Accept-Encoding");
-    let plain = plain.bytes().await.unwrap();
+    // The app's script, the API reference's script and a page that falls back to index.html.
+    for path in [script.as_str(), "/api-docs/redoc.standalone.js", "/settings"] {
+        let plain = get_encoded(&server, path, None).await;
+        assert_eq!(plain.status(), StatusCode::OK, "{path}");
+        assert!(plain.headers().get(header::CONTENT_ENCODING).is_none(), "{path}");
+        assert_eq!(plain.headers()[header::VARY], "Accept-Encoding", "{path}");
+        let plain_headers = plain.headers().clone();
+        let plain = plain.bytes().await.unwrap();
+        if path == "/settings" {
+            assert_eq!(plain, index.as_bytes(), "{path} is index.html");
+        }
 
-    let gzip = client()
-        .get(server.url(&script))
-        .header(header::ACCEPT_ENCODING, "gzip")
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(gzip.headers()[header::CONTENT_ENCODING], "gzip");
-    let compressed = gzip.bytes().await.unwrap();
-    assert!(compressed.len() < plain.len() / 2);
-    let mut inflated = Vec::new();
-    flate2::read::GzDecoder::new(&compressed[..])
-        .read_to_end(&mut inflated)
-        .unwrap();
-    assert_eq!(inflated, plain);
+        let gzip = get_encoded(&server, path, Some("gzip, deflate")).await;
+        assert_eq!(gzip.headers()[header::CONTENT_ENCODING], "gzip", "{path}");
+        let gzip_headers = gzip.headers().clone();
+        let compressed = gzip.bytes().await.unwrap();
+        assert!(
+            compressed.len() < plain.len() / 2 || path == "/settings",
+            "{path}"
+        );
+        let mut inflated = Vec::new();
+        flate2::read::GzDecoder::new(&compressed[..])
+            .read_to_end(&mut inflated)
+            .unwrap();
+        assert_eq!(inflated, plain, "{path}");
 
-    let br = client()
-        .get(server.url(&script))
-        .header(header::ACCEPT_ENCODING, "gzip, br")
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(br.headers()[header::CONTENT_ENCODING], "br");
-    let compressed = br.bytes().await.unwrap();
-    let mut decoded = Vec::new();
-    brotli::BrotliDecompress(&mut &compressed[..], &mut decoded).unwrap();
-    assert_eq!(decoded, plain);
+        let br = get_encoded(&server, path, Some("gzip, deflate, br, zstd")).await;
+        assert_eq!(br.headers()[header::CONTENT_ENCODING], "br", "{path}");
+        let br_headers = br.headers().clone();
+        let compressed = br.bytes().await.unwrap();
+        let mut decoded = Vec::new();
+        brotli::BrotliDecompress(&mut &compressed[..], &mut decoded).unwrap();
+        assert_eq!(decoded, plain, "{path}");
 
-    // PNGs are already compressed.
-    let png = client()
-        .get(server.url("/pwa-512x512.png"))
-        .header(header::ACCEPT_ENCODING, "gzip, br")
-        .send()
-        .await
-        .unwrap();
+        // Same type, caching and Vary for each encoding; an ETag of its own, which answers 304
+        // for that encoding only.
+        let tags: Vec<&str> = [&plain_headers, &gzip_headers, &br_headers]
+            .iter()
+            .map(|h| {
+                assert_eq!(
+                    h[header::CONTENT_TYPE],
+                    plain_headers[header::CONTENT_TYPE],
+                    "{path}"
+                );
+                assert_eq!(
+                    h[header::CACHE_CONTROL],
+                    plain_headers[header::CACHE_CONTROL],
+                    "{path}"
+                );
+                assert_eq!(h[header::VARY], "Accept-Encoding", "{path}");
+                h[header::ETAG].to_str().unwrap()
+            })
+            .collect();
+        assert!(
+            tags[0] != tags[1] && tags[1] != tags[2] && tags[0] != tags[2],
+            "{tags:?}"
+        );
+        let revalidate = |etag: &str, accept: &'static str| {
+            client()
+                .get(server.url(path))
+                .header(header::IF_NONE_MATCH, etag.to_owned())
+                .header(header::ACCEPT_ENCODING, accept)
+        };
+        let fresh = revalidate(tags[2], "br").send().await.unwrap();
+        assert_eq!(fresh.status(), StatusCode::NOT_MODIFIED, "{path}");
+        assert_eq!(fresh.headers()[header::ETAG].to_str().unwrap(), tags[2]);
+        assert_eq!(fresh.headers()[header::VARY], "Accept-Encoding");
+        let other_encoding = revalidate(tags[2], "gzip").send().await.unwrap();
+        assert_eq!(other_encoding.status(), StatusCode::OK, "{path}");
+        assert_eq!(other_encoding.headers()[header::CONTENT_ENCODING], "gzip");
+    }
+
+    // A client that refuses Brotli gets gzip; PNGs are already compressed and never vary.
+    let refused = get_encoded(&server, &script, Some("br;q=0, gzip")).await;
+    assert_eq!(refused.headers()[header::CONTENT_ENCODING], "gzip");
+    let png = get_encoded(&server, "/pwa-512x512.png", Some("gzip, br")).await;
     assert!(png.headers().get(header::CONTENT_ENCODING).is_none());
+    assert!(png.headers().get(header::VARY).is_none());
 }
 
 #[tokio::test]

@@ -1,47 +1,52 @@
 //! The web app, embedded from `ui/dist` at compile time.
 //!
-//! Exact file matches are served with their MIME type and an ETag from the embedded bytes.
-//! Hashed `/assets/*` files are immutable for a year; everything else is revalidated. A missing
-//! path with a file extension is a 404; only extension-less GET navigations get `index.html`,
-//! so a broken deploy shows an error rather than a blank page.
+//! Exact file matches are served with their MIME type and an ETag. Hashed `/assets/*` files
+//! are immutable for a year; everything else is revalidated. A missing path with a file
+//! extension is a 404; only extension-less GET navigations get `index.html`, so a broken
+//! deploy shows an error rather than a blank page.
+//!
+//! The build script compressed each text file with Brotli and gzip ahead of time: a request
+//! gets the copy its `Accept-Encoding` allows, as it is, and never waits for a compressor. A
+//! client that takes neither (curl, a monitor) gets the gzip copy inflated.
 
-use std::collections::HashMap;
-use std::io::Write;
-use std::sync::{LazyLock, Mutex};
+use std::io::Read;
 
-use axum::body::{Body, Bytes};
-use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
+use axum::body::Body;
+use axum::http::{HeaderMap, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
-use rust_embed::{EmbeddedFile, RustEmbed};
 
-#[derive(RustEmbed)]
-#[folder = "ui/dist"]
-struct Ui;
+/// One file of `ui/dist`, and its compressed copies where they are worth having.
+struct UiFile {
+    path: &'static str,
+    content_type: &'static str,
+    /// The ETag of the file as it is.
+    etag: &'static str,
+    len: usize,
+    /// The file as it is; `None` when it has a gzip copy to inflate instead.
+    plain: Option<&'static [u8]>,
+    br: Option<Variant>,
+    gzip: Option<Variant>,
+}
+
+/// The bytes of one encoding of a file, with the ETag of exactly these bytes.
+struct Variant {
+    bytes: &'static [u8],
+    etag: &'static str,
+}
+
+// `static UI_FILES: &[UiFile]`, sorted by path; written by build.rs.
+include!(concat!(env!("OUT_DIR"), "/ui_files.rs"));
 
 const INDEX: &str = "index.html";
 const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 const REVALIDATE: &str = "no-cache";
-/// Smaller files are not worth compressing.
-const MIN_COMPRESS: usize = 1024;
 
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-enum Encoding {
-    Brotli,
-    Gzip,
+fn file(path: &str) -> Option<&'static UiFile> {
+    UI_FILES
+        .binary_search_by(|file| file.path.cmp(path))
+        .ok()
+        .map(|i| &UI_FILES[i])
 }
-
-impl Encoding {
-    fn header(self) -> HeaderValue {
-        HeaderValue::from_static(match self {
-            Encoding::Brotli => "br",
-            Encoding::Gzip => "gzip",
-        })
-    }
-}
-
-/// Compressed copies of embedded files, made on first request: the files never change while
-/// the binary runs, so a Raspberry Pi compresses each once, not per request.
-static COMPRESSED: LazyLock<Mutex<HashMap<(String, Encoding), Bytes>>> = LazyLock::new(Default::default);
 
 pub async fn serve(method: Method, uri: Uri, headers: HeaderMap) -> Response {
     if method != Method::GET && method != Method::HEAD {
@@ -49,8 +54,8 @@ pub async fn serve(method: Method, uri: Uri, headers: HeaderMap) -> Response {
     }
     let path = uri.path().trim_start_matches('/');
     let path = if path.is_empty() { INDEX } else { path };
-    if let Some(file) = Ui::get(path) {
-        return respond(path, file, &headers);
+    if let Some(file) = file(path) {
+        return respond(file, &headers);
     }
     let last_segment = path.rsplit('/').next().unwrap_or_default();
     if last_segment.contains('.') {
@@ -61,8 +66,8 @@ pub async fn serve(method: Method, uri: Uri, headers: HeaderMap) -> Response {
         )
             .into_response();
     }
-    match Ui::get(INDEX) {
-        Some(index) => respond(INDEX, index, &headers),
+    match file(INDEX) {
+        Some(index) => respond(index, &headers),
         None => (
             StatusCode::INTERNAL_SERVER_ERROR,
             "The web app is missing from this build",
@@ -71,85 +76,64 @@ pub async fn serve(method: Method, uri: Uri, headers: HeaderMap) -> Response {
     }
 }
 
-fn respond(path: &str, file: EmbeddedFile, request: &HeaderMap) -> Response {
-    let etag = format!(
-        "W/\"{}\"",
-        base16ct::lower::encode_string(&file.metadata.sha256_hash()[..16])
-    );
-    let cache_control = if path.starts_with("assets/") {
+fn respond(file: &UiFile, request: &HeaderMap) -> Response {
+    let accepted = accepted_encodings(request);
+    let (etag, encoding) = match (&file.br, &file.gzip) {
+        (Some(br), _) if accepted.br => (br.etag, Some(("br", br.bytes))),
+        (_, Some(gzip)) if accepted.gzip => (gzip.etag, Some(("gzip", gzip.bytes))),
+        _ => (file.etag, None),
+    };
+    let cache_control = if file.path.starts_with("assets/") {
         IMMUTABLE
     } else {
         REVALIDATE
     };
-    let mime = file.metadata.mimetype();
-    let content_type = if mime.starts_with("text/") || mime == "application/javascript" {
-        format!("{mime}; charset=utf-8")
-    } else {
-        mime.to_owned()
-    };
     let mut response = Response::builder()
-        .header(header::ETAG, &etag)
-        .header(header::CACHE_CONTROL, cache_control)
-        .header(header::VARY, "Accept-Encoding");
-
-    if etag_matches(request, &etag) {
+        .header(header::ETAG, etag)
+        .header(header::CACHE_CONTROL, cache_control);
+    if file.br.is_some() || file.gzip.is_some() {
+        response = response.header(header::VARY, "Accept-Encoding");
+    }
+    if etag_matches(request, etag) {
         return response
             .status(StatusCode::NOT_MODIFIED)
             .body(Body::empty())
             .unwrap_or_default();
     }
-    response = response.header(header::CONTENT_TYPE, content_type);
-    let data = file.data;
-    let body = match preferred_encoding(request).filter(|_| data.len() >= MIN_COMPRESS && compressible(mime))
-    {
-        Some(encoding) => {
-            response = response.header(header::CONTENT_ENCODING, encoding.header());
-            compressed(path, encoding, &data)
+    response = response.header(header::CONTENT_TYPE, file.content_type);
+    let body = match encoding {
+        Some((name, bytes)) => {
+            response = response.header(header::CONTENT_ENCODING, name);
+            Body::from(bytes)
         }
-        None => Bytes::from(data.into_owned()),
+        None => match identity(file) {
+            Some(body) => body,
+            None => {
+                return (
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "This build's copy of the file is damaged",
+                )
+                    .into_response();
+            }
+        },
     };
-    response.body(Body::from(body)).unwrap_or_default()
+    response.body(body).unwrap_or_default()
 }
 
-fn compressible(mime: &str) -> bool {
-    mime.starts_with("text/")
-        || mime.ends_with("javascript")
-        || mime.ends_with("json")
-        || mime.ends_with("+json")
-        || mime.ends_with("+xml")
-        || mime == "image/svg+xml"
-}
-
-fn compressed(path: &str, encoding: Encoding, data: &[u8]) -> Bytes {
-    let key = (path.to_owned(), encoding);
-    if let Some(hit) = COMPRESSED.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
-        return hit.clone();
+/// The file as it is: embedded, or inflated from its gzip copy.
+fn identity(file: &UiFile) -> Option<Body> {
+    if let Some(bytes) = file.plain {
+        return Some(Body::from(bytes));
     }
-    let bytes = Bytes::from(match encoding {
-        Encoding::Brotli => {
-            let mut out = Vec::with_capacity(data.len() / 3);
-            let params = brotli::enc::BrotliEncoderParams {
-                quality: 9,
-                lgwin: 22,
-                ..Default::default()
-            };
-            // Writing into a Vec cannot fail.
-            let _ = brotli::BrotliCompress(&mut &data[..], &mut out, &params);
-            out
-        }
-        Encoding::Gzip => {
-            let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-            let _ = encoder.write_all(data);
-            encoder.finish().unwrap_or_default()
-        }
-    });
-    COMPRESSED
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .insert(key, bytes.clone());
-    bytes
+    let gzip = file.gzip.as_ref()?;
+    let mut plain = Vec::with_capacity(file.len);
+    flate2::read::GzDecoder::new(gzip.bytes)
+        .read_to_end(&mut plain)
+        .ok()?;
+    Some(Body::from(plain))
 }
 
+/// `If-None-Match` by weak comparison (RFC 9110 13.1.2): `W/` prefixes do not matter.
 fn etag_matches(request: &HeaderMap, etag: &str) -> bool {
     let bare = etag.trim_start_matches("W/");
     request
@@ -161,33 +145,42 @@ fn etag_matches(request: &HeaderMap, etag: &str) -> bool {
         .any(|candidate| candidate == "*" || candidate.trim_start_matches("W/") == bare)
 }
 
-/// Brotli when the client takes it, else gzip, else none (`q=0` means "not acceptable").
-fn preferred_encoding(request: &HeaderMap) -> Option<Encoding> {
-    let accepted: Vec<&str> = request
+#[derive(Default, PartialEq, Debug)]
+struct Accepted {
+    br: bool,
+    gzip: bool,
+}
+
+/// The codings the client takes (`q=0` means "not acceptable"). Brotli is preferred when
+/// both are: it is the smaller.
+fn accepted_encodings(request: &HeaderMap) -> Accepted {
+    let mut accepted = Accepted::default();
+    let items = request
         .get_all(header::ACCEPT_ENCODING)
         .iter()
         .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .filter_map(|item| {
-            let mut parts = item.split(';').map(str::trim);
-            let coding = parts.next()?;
-            let refused = parts
-                .any(|p| matches!(p.strip_prefix("q="), Some(q) if q.parse::<f32>().is_ok_and(|q| q <= 0.0)));
-            (!refused).then_some(coding)
-        })
-        .collect();
-    if accepted.contains(&"br") {
-        Some(Encoding::Brotli)
-    } else if accepted.contains(&"gzip") {
-        Some(Encoding::Gzip)
-    } else {
-        None
+        .flat_map(|v| v.split(','));
+    for item in items {
+        let mut parts = item.split(';').map(str::trim);
+        let coding = parts.next().unwrap_or_default();
+        let refused = parts
+            .any(|p| matches!(p.strip_prefix("q="), Some(q) if q.parse::<f32>().is_ok_and(|q| q <= 0.0)));
+        if refused {
+            continue;
+        }
+        if coding.eq_ignore_ascii_case("br") {
+            accepted.br = true;
+        } else if coding.eq_ignore_ascii_case("gzip") || coding.eq_ignore_ascii_case("x-gzip") {
+            accepted.gzip = true;
+        }
     }
+    accepted
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use axum::http::HeaderValue;
 
     fn headers(name: header::HeaderName, value: &str) -> HeaderMap {
         let mut map = HeaderMap::new();
@@ -197,16 +190,21 @@ mod tests {
 
     #[test]
     fn encoding_negotiation() {
-        let pick = |v| preferred_encoding(&headers(header::ACCEPT_ENCODING, v));
-        assert!(pick("gzip, deflate, br, zstd") == Some(Encoding::Brotli));
-        assert!(pick("gzip") == Some(Encoding::Gzip));
-        assert!(pick("br;q=0, gzip;q=0.5") == Some(Encoding::Gzip));
-        assert!(pick("identity").is_none());
+        let pick = |v| accepted_encodings(&headers(header::ACCEPT_ENCODING, v));
+        let both = Accepted { br: true, gzip: true };
+        let gzip = Accepted {
+            br: false,
+            gzip: true,
+        };
+        assert_eq!(pick("gzip, deflate, br, zstd"), both);
+        assert_eq!(pick("gzip"), gzip);
+        assert_eq!(pick("br;q=0, gzip;q=0.5"), gzip);
+        assert_eq!(pick("identity"), Accepted::default());
     }
 
     #[test]
     fn etag_comparison_is_weak() {
-        let etag = "W/\"abc\"";
+        let etag = "\"abc\"";
         assert!(etag_matches(&headers(header::IF_NONE_MATCH, "\"abc\""), etag));
         assert!(etag_matches(
             &headers(header::IF_NONE_MATCH, "W/\"x\", W/\"abc\""),
@@ -214,5 +212,19 @@ mod tests {
         ));
         assert!(!etag_matches(&headers(header::IF_NONE_MATCH, "\"abd\""), etag));
         assert!(!etag_matches(&HeaderMap::new(), etag));
+    }
+
+    #[test]
+    fn files_are_sorted_for_lookup_and_each_is_embedded_once_in_full() {
+        assert!(UI_FILES.windows(2).all(|w| w[0].path < w[1].path));
+        assert!(file(INDEX).is_some());
+        for f in UI_FILES {
+            assert!(f.plain.is_some() != f.gzip.is_some(), "{}", f.path);
+            assert!(f.plain.is_none_or(|p| p.len() == f.len), "{}", f.path);
+            for variant in [&f.br, &f.gzip].into_iter().flatten() {
+                assert!(variant.bytes.len() < f.len, "{}", f.path);
+                assert_ne!(variant.etag, f.etag, "{}", f.path);
+            }
+        }
     }
 }

@@ -1,9 +1,7 @@
 //! The OpenAPI 3.1 document of the API, generated from the handlers' annotations, and the
 //! reference page that shows it at `/api/docs` (embedded, works off-line).
 
-use std::sync::Arc;
-
-use axum::Json;
+use axum::body::Bytes;
 use axum::http::header;
 use axum::response::{Html, IntoResponse};
 use std::collections::HashMap;
@@ -91,8 +89,19 @@ pub fn qualified_operation_ids(mut doc: OpenApiDoc) -> OpenApiDoc {
     doc
 }
 
-pub async fn document(doc: Arc<utoipa::openapi::OpenApi>) -> impl IntoResponse {
-    ([(header::CACHE_CONTROL, "no-cache")], Json(doc.as_ref().clone()))
+/// The document as served: made once when the router is built.
+pub fn serialized(doc: &OpenApiDoc) -> Bytes {
+    Bytes::from(serde_json::to_vec(doc).expect("the OpenAPI document serializes"))
+}
+
+pub async fn document(doc: Bytes) -> impl IntoResponse {
+    (
+        [
+            (header::CONTENT_TYPE, "application/json"),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        doc,
+    )
 }
 
 /// The API reference page; its script is part of the embedded web app.

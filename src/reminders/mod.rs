@@ -1,5 +1,5 @@
 //! The reminder engine: the planner turns schedules into reminders, the dispatcher
-//! delivers them by Web Push and e-mail on a timer (tokio-cron-scheduler).
+//! delivers them by Web Push and e-mail on a timer.
 
 pub mod dispatcher;
 pub mod heartbeat;
@@ -7,10 +7,12 @@ pub mod mail_queue;
 pub mod messages;
 pub mod push;
 
+use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio_cron_scheduler::{Job, JobScheduler};
+use tokio::task::JoinHandle;
+use tokio::time::{Instant, MissedTickBehavior};
 
 use crate::db::DbError;
 use crate::services::planner;
@@ -30,9 +32,9 @@ const PLANNING_CHUNK: usize = 500;
 /// server's own shutdown this keeps a stop well under systemd's patience.
 const STOP_WAIT: Duration = Duration::from_secs(5);
 
-/// The running engine, its scheduler and the e-mail queue's worker.
+/// The running engine, its timers and the e-mail queue's worker.
 pub struct Running {
-    scheduler: JobScheduler,
+    timers: [JoinHandle<()>; 2],
     engine: Arc<Engine>,
     mail: mail_queue::Worker,
 }
@@ -40,9 +42,9 @@ pub struct Running {
 impl Running {
     /// Stops scheduling, waits (up to `STOP_WAIT`) for a pass that is sending, and stops
     /// the e-mail queue at once: whatever SMTP does, it never holds the stop.
-    pub async fn stop(mut self) {
-        if let Err(e) = self.scheduler.shutdown().await {
-            tracing::warn!("the reminder scheduler did not stop cleanly: {e}");
+    pub async fn stop(self) {
+        for timer in &self.timers {
+            timer.abort();
         }
         let (finished, ()) = tokio::join!(self.engine.finish_pass(STOP_WAIT), self.mail.stop());
         if !finished {
@@ -52,45 +54,30 @@ impl Running {
 }
 
 /// Takes over what a stopped or killed server left, starts the e-mail queue, the
-/// dispatcher and the planner's top-up on a scheduler, and runs both once now.
+/// dispatcher and the planner's top-up on timers, and runs both once now.
 pub async fn start(engine: Arc<Engine>) -> Result<Running, String> {
     engine
         .recover()
         .await
         .map_err(|e| format!("cannot take over the reminders of the last run: {e}"))?;
     let mail = engine.mail.start();
-    let scheduler = JobScheduler::new()
-        .await
-        .map_err(|e| format!("cannot start the reminder scheduler: {e}"))?;
     let tick_every = Duration::from_secs(u64::from(engine.settings.reminders.tick_seconds));
     let tick_engine = Arc::clone(&engine);
-    let tick = Job::new_repeated_async(tick_every, move |_, _| {
+    let tick = every(tick_every, move || {
         let engine = Arc::clone(&tick_engine);
-        Box::pin(async move {
+        async move {
             let started = std::time::Instant::now();
             // A tick still running when the next is due makes the next one skip.
             if let Some(result) = engine.try_tick().await {
                 log_tick(&result, started);
             }
-        })
-    })
-    .map_err(|e| format!("cannot schedule the dispatcher: {e}"))?;
+        }
+    });
     let plan_engine = Arc::clone(&engine);
-    let plan = Job::new_repeated_async(PLANNING_EVERY, move |_, _| {
+    let plan = every(PLANNING_EVERY, move || {
         let engine = Arc::clone(&plan_engine);
-        Box::pin(async move { run_planning(&engine).await })
-    })
-    .map_err(|e| format!("cannot schedule the planner: {e}"))?;
-    for job in [tick, plan] {
-        scheduler
-            .add(job)
-            .await
-            .map_err(|e| format!("cannot schedule reminders: {e}"))?;
-    }
-    scheduler
-        .start()
-        .await
-        .map_err(|e| format!("cannot start the reminder scheduler: {e}"))?;
+        async move { run_planning(&engine).await }
+    });
     let first = Arc::clone(&engine);
     tokio::spawn(async move {
         run_planning(&first).await;
@@ -98,9 +85,27 @@ pub async fn start(engine: Arc<Engine>) -> Result<Running, String> {
         let _ = run_tick_now(&first).await;
     });
     Ok(Running {
-        scheduler,
+        timers: [tick, plan],
         engine,
         mail,
+    })
+}
+
+/// Starts `job` in a task of its own every `period`, the first time one period from now.
+/// The timer only waits: aborting it never cancels a job it started.
+fn every<F, Fut>(period: Duration, job: F) -> JoinHandle<()>
+where
+    F: Fn() -> Fut + Send + 'static,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    tokio::spawn(async move {
+        let mut timer = tokio::time::interval_at(Instant::now() + period, period);
+        // After a suspend or a stall, one run, not a burst of the missed ones.
+        timer.set_missed_tick_behavior(MissedTickBehavior::Skip);
+        loop {
+            timer.tick().await;
+            tokio::spawn(job());
+        }
     })
 }
 

@@ -10,13 +10,14 @@ use aes_gcm::{Aes128Gcm, Nonce};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
 use hkdf::Hkdf;
+use p256::ecdsa::SigningKey;
 use p256::elliptic_curve::sec1::ToEncodedPoint;
-use p256::pkcs8::EncodePrivateKey;
 use p256::{PublicKey, SecretKey};
 use rand_core::{OsRng, RngCore};
 use serde::Serialize;
 use sha2::Sha256;
 
+use crate::security::jwt;
 use crate::store::push_subscriptions::Subscription;
 
 /// Hosts (and their sub-domains) of the browser vendors' push services.
@@ -44,7 +45,7 @@ pub struct Pusher {
     client: reqwest::Client,
     /// Signed VAPID tokens by audience: signing is an ECDSA operation per push otherwise.
     tokens: std::sync::Mutex<std::collections::HashMap<String, (String, i64)>>,
-    vapid: jsonwebtoken::EncodingKey,
+    vapid: SigningKey,
     /// The VAPID public key as browsers subscribed with it (`k=`).
     vapid_public: String,
     subject: String,
@@ -77,7 +78,6 @@ impl Pusher {
             .decode(private_key.trim().trim_end_matches('='))
             .map_err(|e| unusable(&e))?;
         let secret = SecretKey::from_slice(&bytes).map_err(|e| unusable(&e))?;
-        let der = secret.to_pkcs8_der().map_err(|e| unusable(&e))?;
         let vapid_public = B64.encode(secret.public_key().to_encoded_point(false).as_bytes());
         let client = reqwest::Client::builder()
             .timeout(SEND_TIMEOUT)
@@ -88,7 +88,7 @@ impl Pusher {
         Ok(Pusher {
             client,
             tokens: std::sync::Mutex::new(std::collections::HashMap::new()),
-            vapid: jsonwebtoken::EncodingKey::from_ec_der(der.as_bytes()),
+            vapid: SigningKey::from(&secret),
             vapid_public,
             subject,
             allow_prefixes,
@@ -178,8 +178,7 @@ impl Pusher {
             exp,
             sub: &self.subject,
         };
-        let header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::ES256);
-        let token = jsonwebtoken::encode(&header, &claims, &self.vapid).map_err(|e| e.to_string())?;
+        let token = jwt::sign_es256(&claims, &self.vapid).map_err(|e| e.to_string())?;
         let value = format!("vapid t={token}, k={}", self.vapid_public);
         tokens.insert(aud, (value.clone(), exp));
         Ok(value)

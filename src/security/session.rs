@@ -5,9 +5,10 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
-use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use rand_core::{OsRng, RngCore};
 use serde::{Deserialize, Serialize};
+
+use super::jwt;
 
 /// A PWA on a phone stays signed in; the app refreshes its token on every start.
 pub const LIFETIME_SECS: i64 = 30 * 24 * 3600;
@@ -40,12 +41,7 @@ fn new_token_id() -> String {
 }
 
 /// A token issued at `now` (Unix seconds).
-pub fn issue(
-    key: &[u8],
-    user_id: i64,
-    token_version: i64,
-    now: i64,
-) -> Result<String, jsonwebtoken::errors::Error> {
+pub fn issue(key: &[u8], user_id: i64, token_version: i64, now: i64) -> Result<String, serde_json::Error> {
     let claims = Claims {
         sub: user_id,
         ver: token_version,
@@ -53,23 +49,14 @@ pub fn issue(
         exp: now + LIFETIME_SECS,
         jti: Some(new_token_id()),
     };
-    jsonwebtoken::encode(
-        &Header::new(Algorithm::HS256),
-        &claims,
-        &EncodingKey::from_secret(key),
-    )
+    jwt::sign_hs256(&claims, key)
 }
 
 /// The claims of a well-signed token unexpired at `now` (Unix seconds). The caller still
 /// checks the version.
 pub fn decode(key: &[u8], token: &str, now: i64) -> Option<Claims> {
-    let mut validation = Validation::new(Algorithm::HS256);
-    // Expiry is checked against the server's clock below, not the system's.
-    validation.validate_exp = false;
-    jsonwebtoken::decode::<Claims>(token, &DecodingKey::from_secret(key), &validation)
-        .ok()
-        .map(|data| data.claims)
-        .filter(|claims| claims.exp >= now)
+    // Expiry against the server's clock, not the system's.
+    jwt::verify_hs256::<Claims>(token, key).filter(|claims| claims.exp >= now)
 }
 
 #[cfg(test)]
@@ -109,12 +96,7 @@ mod tests {
             exp: chrono::Utc::now().timestamp() - 1,
             jti: None,
         };
-        let token = jsonwebtoken::encode(
-            &Header::new(Algorithm::HS256),
-            &claims,
-            &EncodingKey::from_secret(key),
-        )
-        .unwrap();
+        let token = jwt::sign_hs256(&claims, key).unwrap();
         let now = chrono::Utc::now().timestamp();
         assert!(decode(key, &token, now).is_none());
         let old = decode(key, &token, now - 2).expect("valid on a clock that is behind");
