@@ -1153,7 +1153,7 @@ async fn authenticator_app_two_factor() {
         body["data"]["qrCodeUrl"]
             .as_str()
             .unwrap()
-            .starts_with("data:image/png;base64,"),
+            .starts_with("data:image/svg+xml;base64,"),
         "drawn by the server"
     );
 

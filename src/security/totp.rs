@@ -24,11 +24,38 @@ fn build(secret: &str, account: &str) -> Option<Totp> {
         .ok()
 }
 
-/// The QR code of the provisioning URL as a PNG data URL, drawn here: the secret never
-/// leaves the instance.
+/// The QR code of the provisioning URL as an SVG data URL, drawn here: the secret never
+/// leaves the instance. (SVG, not PNG: a few hundred bytes of text, and no image encoder in
+/// the binary.)
 pub fn qr_data_url(secret: &str, account: &str) -> Option<String> {
-    let png = build(secret, account)?.to_qr_base64().ok()?;
-    Some(format!("data:image/png;base64,{png}"))
+    use base64::Engine;
+    let url = build(secret, account)?.to_url().ok()?;
+    let code = qrcodegen::QrCode::encode_text(&url, qrcodegen::QrCodeEcc::Medium).ok()?;
+    Some(format!(
+        "data:image/svg+xml;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(svg(&code))
+    ))
+}
+
+/// The code as an SVG: one path of unit squares on a white square with a four-module margin.
+fn svg(code: &qrcodegen::QrCode) -> String {
+    const MARGIN: i32 = 4;
+    let size = code.size();
+    let side = size + 2 * MARGIN;
+    // Six pixels a module: sharp at the 200 px the app shows it, and a size of its own.
+    let px = side * 6;
+    let mut path = String::new();
+    for y in 0..size {
+        for x in 0..size {
+            if code.get_module(x, y) {
+                path.push_str(&format!("M{},{}h1v1h-1z", x + MARGIN, y + MARGIN));
+            }
+        }
+    }
+    format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{px}\" height=\"{px}\" viewBox=\"0 0 {side} {side}\" shape-rendering=\"crispEdges\">\
+         <rect width=\"{side}\" height=\"{side}\" fill=\"#fff\"/><path d=\"{path}\" fill=\"#000\"/></svg>"
+    )
 }
 
 /// The step the code matched at `now` (Unix seconds), if it is valid and newer than
@@ -65,8 +92,30 @@ mod tests {
     }
 
     #[test]
-    fn qr_codes_are_png_data_urls() {
-        let url = qr_data_url(&new_secret(), "someone@example.com").unwrap();
-        assert!(url.starts_with("data:image/png;base64,iVBOR"), "{}", &url[..40]);
+    fn qr_codes_are_svg_data_urls_of_the_provisioning_url() {
+        use base64::Engine;
+        let secret = new_secret();
+        let url = qr_data_url(&secret, "someone@example.com").unwrap();
+        let svg = url.strip_prefix("data:image/svg+xml;base64,").unwrap();
+        let svg = String::from_utf8(base64::engine::general_purpose::STANDARD.decode(svg).unwrap()).unwrap();
+        assert!(
+            svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""),
+            "{svg}"
+        );
+        // The same modules as the code of the provisioning URL, drawn once each.
+        let code = qrcodegen::QrCode::encode_text(
+            &build(&secret, "someone@example.com").unwrap().to_url().unwrap(),
+            qrcodegen::QrCodeEcc::Medium,
+        )
+        .unwrap();
+        let dark = (0..code.size())
+            .flat_map(|y| (0..code.size()).map(move |x| (x, y)))
+            .filter(|(x, y)| code.get_module(*x, *y))
+            .count();
+        assert_eq!(svg.matches("h1v1h-1z").count(), dark);
+        assert!(
+            svg.contains(&format!("M{},{}h1v1h-1z", 4, 4)),
+            "the finder pattern's corner"
+        );
     }
 }

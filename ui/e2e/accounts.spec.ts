@@ -62,7 +62,7 @@ test.describe('authenticator app', () => {
 
     const qr = dialog.getByRole('img', { name: 'QR code for your authenticator app' });
     await expect(qr).toBeVisible();
-    expect(await qr.getAttribute('src')).toMatch(/^data:image\/png;base64,/);
+    expect(await qr.getAttribute('src')).toMatch(/^data:image\/svg\+xml;base64,/);
     // Drawn by the server: a real image, not a broken one.
     expect(await qr.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(50);
     await expect(dialog.getByTestId('totp-secret')).toHaveCount(0);
