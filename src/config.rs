@@ -451,7 +451,7 @@ impl Settings {
                 "push.allow_endpoints: \"{prefix}\" is not an http(s) URL prefix, e.g. \"http://127.0.0.1:8080/push/\""
             )));
         }
-        if let Err(e) = tracing_subscriber::EnvFilter::try_new(&self.log.level) {
+        if let Err(e) = self.log.level.parse::<tracing_subscriber::filter::Targets>() {
             return Err(config_error(format!(
                 "log.level \"{}\" is not a valid filter ({e}); use error, warn, info, debug or trace",
                 self.log.level
