@@ -30,7 +30,7 @@ use crate::domain::notification::{ReminderKind, ReminderStatus};
 use crate::domain::schedule;
 use crate::mailer::Mailer;
 use crate::security::codes;
-use crate::services::planner::{self, UserClock};
+use crate::services::planner;
 use crate::store::deliveries::{self, NewDelivery};
 use crate::store::notify_prefs::{self, GlobalPrefs, Method};
 use crate::store::outbox::{self, MailKind, MailState, NewMail, ReminderRound};
@@ -969,7 +969,7 @@ fn record_one_missed(
         reminders::link_entry(conn, dose.id, entry, &clock::stamp(now))?;
         return Ok(false);
     }
-    let quantity = planner::quantity_at(&m, &UserClock::at(conn, dose.user_id, now)?, due);
+    let quantity = planner::dose_quantity(conn, dose.user_id, &m, due, now)?;
     crate::services::doses::record_dose(
         conn,
         dose.user_id,
@@ -1237,10 +1237,7 @@ fn plan_job(
             });
         }
         let due = parse_instant(&job.reminder.scheduled_time, now);
-        let quantity = match medication.rules.steps.is_empty() {
-            true => medication.default_quantity,
-            false => planner::quantity_at(&medication, &UserClock::at(conn, job.user_id, now)?, due),
-        };
+        let quantity = planner::dose_quantity(conn, job.user_id, &medication, due, now)?;
         let amount = (quantity, medication.unit.as_str());
         let message = job.reminder.message.clone().or(effective.custom_message.clone());
         let (title, body) = match hide {

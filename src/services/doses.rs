@@ -225,10 +225,7 @@ pub fn log(
         ));
     }
     // Without a quantity, the usual dose (the day's step under a tapering plan).
-    let usual = match m.rules.steps.is_empty() {
-        true => m.default_quantity,
-        false => planner::quantity_at(&m, &UserClock::at(conn, user_id, now)?, taken),
-    };
+    let usual = planner::dose_quantity(conn, user_id, &m, taken, now)?;
     let quantity = dose_quantity(dose.quantity.unwrap_or(usual))?;
     let dosage_unit = stock::unit(dose.dosage_unit.as_deref().unwrap_or(&m.unit))?;
     if dose.status == DoseStatus::Taken && !dose.confirm && m.rules.has_limits() {

@@ -150,6 +150,25 @@ pub fn first_dose(medication: &Medication, user_clock: &UserClock) -> Option<Dat
     with_plan(medication, user_clock, |plan| plan.first_dose())
 }
 
+/// `quantity_at` for a caller without the person's clock: it is read only when a tapering
+/// plan needs it (most medications have none).
+pub fn dose_quantity(
+    conn: &Connection,
+    user_id: i64,
+    medication: &Medication,
+    instant: DateTime<Utc>,
+    now: DateTime<Utc>,
+) -> rusqlite::Result<Quantity> {
+    if medication.rules.steps.is_empty() {
+        return Ok(medication.default_quantity);
+    }
+    Ok(quantity_at(
+        medication,
+        &UserClock::at(conn, user_id, now)?,
+        instant,
+    ))
+}
+
 /// The quantity of the dose at `instant` under the medication's tapering plan, if it has
 /// one; else its usual dose.
 pub fn quantity_at(medication: &Medication, user_clock: &UserClock, instant: DateTime<Utc>) -> Quantity {

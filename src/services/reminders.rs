@@ -346,11 +346,13 @@ pub fn log_take(
         NewDose {
             status,
             taken: now,
-            quantity: planner::quantity_at(
+            quantity: planner::dose_quantity(
+                &tx,
+                user_id,
                 &m,
-                &UserClock::at(&tx, user_id, now)?,
                 scheduled_at(&target.reminder.scheduled_time, now),
-            ),
+                now,
+            )?,
             dosage_unit: m.unit.clone(),
             dosage: None,
             dosage_id: Some(target.reminder.id),
@@ -472,11 +474,7 @@ pub fn take_details(conn: &Connection, token: &str, now: DateTime<Utc>) -> Servi
         .or(notify_prefs::effective(&global, own.as_ref()).custom_message);
     Ok(TakeDetails {
         title: r.title.clone(),
-        quantity: planner::quantity_at(
-            &m,
-            &UserClock::at(conn, user_id, now)?,
-            scheduled_at(&r.scheduled_time, now),
-        ),
+        quantity: planner::dose_quantity(conn, user_id, &m, scheduled_at(&r.scheduled_time, now), now)?,
         medication_name: m.name,
         dosage: None,
         dosage_unit: m.unit,
