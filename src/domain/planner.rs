@@ -79,16 +79,6 @@ impl Plan<'_> {
         }
     }
 
-    /// The times of day a dose is due: as set (or the defaults), or, every N hours, from the
-    /// first of them through the day.
-    fn times_of_day(&self) -> Vec<NaiveTime> {
-        let times = schedule::effective_times(self.frequency, self.times, self.default_time);
-        match (self.rules.interval_hours, times.first()) {
-            (Some(hours), Some(first)) => schedule::interval_times(*first, hours),
-            _ => times,
-        }
-    }
-
     /// The first dose on the start date as an instant in the plan's zone: where an elapsed
     /// schedule counts from.
     pub fn first_dose(&self) -> Option<DateTime<Utc>> {
@@ -145,7 +135,12 @@ pub fn occurrences(plan: &Plan, first_day: NaiveDate, days: u32, after: DateTime
         let last = first_day + Duration::days(i64::from(days));
         plan.elapsed(anchor, start(first_day), start(last))
     } else {
-        let times = plan.times_of_day();
+        let times = schedule::day_times(
+            plan.frequency,
+            plan.times,
+            plan.default_time,
+            plan.rules.interval_hours,
+        );
         let weekdays = schedule::effective_weekdays(plan.weekdays, plan.start_date);
         (0..days)
             .filter_map(|offset| first_day.checked_add_signed(Duration::days(i64::from(offset))))

@@ -313,9 +313,24 @@ pub fn effective_times(frequency: Frequency, times: &[NaiveTime], default_time: 
     }
 }
 
+/// The times of day a dose is due: as set (or the defaults), or, every `interval_hours`,
+/// from the first of them through the day.
+pub fn day_times(
+    frequency: Frequency,
+    times: &[NaiveTime],
+    default_time: NaiveTime,
+    interval_hours: Option<u32>,
+) -> Vec<NaiveTime> {
+    let times = effective_times(frequency, times, default_time);
+    match (interval_hours, times.first()) {
+        (Some(hours), Some(first)) => interval_times(*first, hours),
+        _ => times,
+    }
+}
+
 /// The times of day of an every-`hours` schedule, from `first` through one day (on the wall
 /// clock `hours` divides 24; an elapsed schedule's later days shift).
-pub fn interval_times(first: NaiveTime, hours: u32) -> Vec<NaiveTime> {
+fn interval_times(first: NaiveTime, hours: u32) -> Vec<NaiveTime> {
     let hours = hours.clamp(1, 24);
     let mut times: Vec<NaiveTime> = (0..24_u32.div_ceil(hours))
         .map(|k| {

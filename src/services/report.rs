@@ -103,11 +103,10 @@ pub struct Report {
 pub fn schedule_summary(m: &Medication, clock: &UserClock) -> ScheduleSummary {
     let frequency = Frequency::parse(&m.frequency).unwrap_or(Frequency::Daily);
     let times = schedule::parse_times(&m.schedule_times).unwrap_or_default();
-    let mut effective = schedule::effective_times(frequency, &times, clock.default_time);
-    if let (Some(hours), Some(first)) = (m.rules.interval_hours, effective.first()) {
-        effective = schedule::interval_times(*first, hours);
-    }
-    let effective_times = effective.into_iter().map(schedule::format_time).collect();
+    let effective_times = schedule::day_times(frequency, &times, clock.default_time, m.rules.interval_hours)
+        .into_iter()
+        .map(schedule::format_time)
+        .collect();
     let effective_weekdays = match frequency {
         Frequency::Weekly => {
             let parsed = schedule::parse_weekdays(&m.schedule_weekdays).unwrap_or_default();
