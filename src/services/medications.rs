@@ -460,10 +460,12 @@ fn view(
 }
 
 /// The doses the as-needed limits look at for "next allowed": from yesterday's start (the
-/// longest gap is a day) to the end of time.
+/// longest gap is a day) to tomorrow's end (no dose is logged later than a few minutes from
+/// now). Both from the date, so the list's answer changes once a day, not by the minute.
 fn limits_window(clock: &UserClock) -> (String, String) {
     let from = clock.start_of(clock.today() - Duration::days(1));
-    (clock::stamp(from), "9999".to_owned())
+    let to = clock.start_of(clock.today() + Duration::days(2));
+    (clock::stamp(from), clock::stamp(to))
 }
 
 /// The person's medications and the day they were shown for (the date the stock's
@@ -484,7 +486,10 @@ pub fn list(conn: &Connection, user_id: i64, reach: Reach, now: DateTime<Utc>) -
     let warning = delivery_warnings(&tx, user_id, reach)?;
     let list = medications::list(&tx, user_id)?;
     let taken = match list.iter().any(|m| m.rules.has_limits()) {
-        true => history::taken_since(&tx, user_id, &limits_window(&clock).0)?,
+        true => {
+            let (from, to) = limits_window(&clock);
+            history::taken_by_medication(&tx, user_id, &from, &to)?
+        }
         false => HashMap::new(),
     };
     tx.commit()?;

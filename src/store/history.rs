@@ -326,18 +326,21 @@ pub fn taken_between(
     Ok(rows.filter_map(|text| text.ok().and_then(instant)).collect())
 }
 
-/// When each medication's doses were taken since `from`, in one query.
-pub fn taken_since(
+/// When each medication's doses were taken from `from` up to (not including) `to`, in one
+/// query.
+pub fn taken_by_medication(
     conn: &Connection,
     user_id: i64,
     from: &str,
+    to: &str,
 ) -> rusqlite::Result<HashMap<i64, Vec<chrono::DateTime<chrono::Utc>>>> {
     let mut statement = conn.prepare_cached(
         "SELECT medication_id, taken_at FROM dose_history
-         WHERE user_id = ?1 AND status = 'taken' AND taken_at >= ?2 AND medication_id IS NOT NULL",
+         WHERE user_id = ?1 AND status = 'taken' AND taken_at >= ?2 AND taken_at < ?3
+           AND medication_id IS NOT NULL",
     )?;
     let mut taken: HashMap<i64, Vec<chrono::DateTime<chrono::Utc>>> = HashMap::new();
-    let mut rows = statement.query(params![user_id, from])?;
+    let mut rows = statement.query(params![user_id, from, to])?;
     while let Some(row) = rows.next()? {
         if let Some(at) = instant(row.get(1)?) {
             taken.entry(row.get(0)?).or_default().push(at);
