@@ -1,6 +1,7 @@
-import type { BrowserContext, CDPSession, Page, Worker } from '@playwright/test';
+import type { BrowserContext, Page, Worker } from '@playwright/test';
 import { expect, test, type TestUser } from './fixtures';
 import { MAIL_SERVER_URL, waitForMail } from './mail';
+import { registrationId, shownNotifications } from './swHelpers';
 import { doseHistory, emailReminders, mailMedication, sendReminderNow, takeLink, verifiedMailUser } from './notifyHelpers';
 
 // Take links come from reminder e-mails, so these run against the SMTP-enabled server.
@@ -35,27 +36,14 @@ async function activeWorker(page: Page, context: BrowserContext): Promise<Worker
   return context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker'));
 }
 
-async function registrationId(cdp: CDPSession, scopeURL: string): Promise<string> {
-  const found = new Promise<string>((resolve) => {
-    cdp.on('ServiceWorker.workerRegistrationUpdated', ({ registrations }) => {
-      const match = registrations.find((r) => r.scopeURL === scopeURL && !r.isDeleted);
-      if (match) resolve(match.registrationId);
-    });
-  });
-  await cdp.send('ServiceWorker.enable');
-  return found;
-}
-
+/** The notifications on screen, with their action buttons' titles. */
 async function shown(page: Page): Promise<Shown[]> {
-  return page.evaluate(async () => {
-    const registration = await navigator.serviceWorker.ready;
-    return (await registration.getNotifications()).map((n) => ({
-      title: n.title,
-      body: n.body,
-      tag: n.tag,
-      actions: [...((n as Notification & { actions?: { title: string }[] }).actions ?? [])].map((a) => a.title),
-    }));
-  });
+  return (await shownNotifications(page)).map(({ title, body, tag, actions }) => ({
+    title,
+    body,
+    tag,
+    actions: actions.map((a) => a.title),
+  }));
 }
 
 /** What a person's tap on an action does: a notificationclick in the worker. */
