@@ -36,6 +36,7 @@ pub const MIGRATIONS: &[Migration] = &[
     migration!("0010_mail_outbox"),
     migration!("0011_schedule_rules"),
     migration!("0012_actionable_reminders"),
+    migration!("0013_care_circle"),
 ];
 
 #[derive(Debug, Serialize)]

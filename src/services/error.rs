@@ -140,6 +140,29 @@ error_codes! {
     // --- your data ---
     BackupNotFound => "backup_not_found",
     ImportInvalid => "import_invalid",
+
+    // --- the care circle ---
+    /// A person you cannot see, or no such person.
+    PersonNotFound => "person_not_found",
+    PersonNameRequired => "person_name_required",
+    /// The account holder's own person cannot be archived or deleted.
+    PersonIsAccountHolder => "person_is_account_holder",
+    /// You can see it, but your role does not allow this change (`params.role`, `params.needed`).
+    NotPermitted => "not_permitted",
+    CarerNotFound => "carer_not_found",
+    /// That address is already a carer of this person, or invited.
+    CarerExists => "carer_exists",
+    /// The owner cannot be their own person's carer.
+    CarerIsOwner => "carer_is_owner",
+    /// `role` is not `view`, `record` or `manage`.
+    RoleInvalid => "role_invalid",
+    /// No such invitation, or it expired or was used.
+    InvitationNotFound => "invitation_not_found",
+    /// The invitation was sent to another address (`params.email`, masked).
+    InvitationOtherAccount => "invitation_other_account",
+    /// An escalation setting cannot be used (`after_minutes` out of range, or a chosen carer
+    /// who cannot record doses of this person).
+    EscalationInvalid => "escalation_invalid",
 }
 
 /// What the person did that the service cannot accept, told back with a code and, where the

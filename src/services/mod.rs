@@ -2,6 +2,7 @@
 //! jobs). They take a connection or paths, never a request, and answer with their own
 //! error type that each edge turns into its own kind of answer.
 
+pub mod access;
 pub mod accounts;
 pub mod backup;
 pub mod calendar;

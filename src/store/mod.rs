@@ -8,6 +8,7 @@ pub mod history;
 pub mod medications;
 pub mod notify_prefs;
 pub mod outbox;
+pub mod people;
 pub mod push_subscriptions;
 pub mod reminders;
 pub mod sessions;
