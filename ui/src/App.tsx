@@ -7,9 +7,12 @@ import { InstallBanner } from './components/InstallBanner';
 import { UnitCatalogueGate } from './components/medications/UnitCatalogueGate';
 import { EmailConfirmationScreen } from './screens/EmailConfirmationScreen';
 import { HistoryScreen } from './screens/HistoryScreen';
+import { InvitationScreen } from './screens/InvitationScreen';
 import { LoginScreen } from './screens/LoginScreen';
 import { MedicationsScreen } from './screens/MedicationsScreen';
 import { NotificationsScreen } from './screens/NotificationsScreen';
+import { PeopleScreen } from './screens/PeopleScreen';
+import { PersonScreen } from './screens/PersonScreen';
 import { PrivacyPolicyScreen } from './screens/PrivacyPolicyScreen';
 import { RegisterScreen } from './screens/RegisterScreen';
 import { ReportScreen } from './screens/ReportScreen';
@@ -38,6 +41,7 @@ export function AppRoutes() {
         }
       />
       <Route path="/privacy-policy" element={<PrivacyPolicyScreen />} />
+      <Route path="/invite/:token" element={<InvitationScreen />} />
       <Route
         element={
           <RequireAuth>
@@ -52,6 +56,8 @@ export function AppRoutes() {
         <Route path="/today" element={<TodayScreen />} />
         <Route path="/notifications" element={<NotificationsScreen />} />
         <Route path="/history" element={<HistoryScreen />} />
+        <Route path="/people" element={<PeopleScreen />} />
+        <Route path="/people/:personId" element={<PersonScreen />} />
         <Route path="/settings" element={<SettingsScreen />} />
         <Route path="/report" element={<ReportScreen />} />
       </Route>

@@ -1,7 +1,7 @@
 // The dose history (/api/medications/history*) and adherence.
 import { apiRequest, isJsonObject } from './client';
 import { FormatError, dataOf, parseAdherence, parseEntry, parsePagination, parseStockSummary } from './medicationParse';
-import { parseEntryResult } from './medications';
+import { parseEntryResult, personQuery } from './medications';
 import {
   HISTORY_PAGE_SIZE,
   type Adherence,
@@ -21,6 +21,7 @@ export function historyQuery(filters: HistoryFilters): string {
   if (filters.medicationId != null) params.set('medicationId', String(filters.medicationId));
   if (filters.date_from) params.set('date_from', filters.date_from);
   if (filters.date_to) params.set('date_to', filters.date_to);
+  if (filters.personId != null) params.set('person_id', String(filters.personId));
   return params.toString();
 }
 
@@ -44,6 +45,6 @@ export async function deleteHistoryEntry(entryId: number): Promise<StockSummary 
   return isJsonObject(data) ? parseStockSummary(data.inventory) : null;
 }
 
-export async function getAdherence(signal?: AbortSignal): Promise<Adherence> {
-  return parseAdherence(dataOf(await apiRequest('/api/medications/adherence', { signal })));
+export async function getAdherence(personId: number | null, signal?: AbortSignal): Promise<Adherence> {
+  return parseAdherence(dataOf(await apiRequest(`/api/medications/adherence${personQuery(personId)}`, { signal })));
 }

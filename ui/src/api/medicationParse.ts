@@ -30,6 +30,7 @@ import {
   type TodayDose,
   type TodaySchedule,
 } from './medicationTypes';
+import type { Escalation, LoggedBy } from './peopleTypes';
 
 export class FormatError extends Error {
   constructor(what: string) {
@@ -137,6 +138,18 @@ export function parseInventory(value: Json | undefined): Inventory | null {
   };
 }
 
+/** A medication's escalation, or null when it is off (`{}`, null or missing). */
+export function parseEscalation(value: Json | undefined): Escalation | null {
+  if (!isJsonObject(value) || typeof value.after_minutes !== 'number') return null;
+  return { after_minutes: value.after_minutes, carers: numbers(value.carers) };
+}
+
+/** Who logged an entry, or null for entries from before the care circle. */
+export function parseLoggedBy(value: Json | undefined): LoggedBy | null {
+  if (!isJsonObject(value)) return null;
+  return { user_id: numOrNull(value.user_id), name: str(value.name) };
+}
+
 export function parseMedication(value: Json | undefined): Medication {
   if (!isJsonObject(value)) throw new FormatError('medication');
   return {
@@ -155,6 +168,8 @@ export function parseMedication(value: Json | undefined): Medication {
     inventory: parseInventory(value.inventory),
     delivery_warning: value.delivery_warning === 'no_method' ? 'no_method' : null,
     next_dose_allowed_at: strOrNull(value.next_dose_allowed_at),
+    person_id: numOrNull(value.person_id),
+    escalation: parseEscalation(value.escalation),
   };
 }
 
@@ -171,6 +186,8 @@ function parseTodayDose(value: JsonObject): TodayDose {
     status: oneOf(TODAY_DOSE_STATUSES, value.status, 'upcoming'),
     history_id: numOrNull(value.history_id),
     reminder_id: numOrNull(value.reminder_id),
+    person_id: numOrNull(value.person_id),
+    person_name: strOrNull(value.person_name),
   };
 }
 
@@ -199,6 +216,8 @@ export function parseEntry(value: Json | undefined): HistoryEntry {
     affect_inventory: value.affect_inventory !== false,
     dosage_id: numOrNull(value.dosage_id),
     created_at: str(value.created_at),
+    person_id: numOrNull(value.person_id),
+    logged_by: parseLoggedBy(value.logged_by),
   };
 }
 

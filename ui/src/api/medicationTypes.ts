@@ -1,4 +1,5 @@
 // The shapes of /api/medications/* as the server sends them (SPEC §3, DESIGN §3/§7).
+import type { Escalation, LoggedBy } from './peopleTypes';
 import type { components } from './schema';
 
 // The enums of the document (components['schemas']), listed for checking answers at run time.
@@ -120,6 +121,10 @@ export interface Medication {
   delivery_warning: 'no_method' | null;
   /** As needed with limits: when the next dose is allowed (RFC 3339); may lie in the past. */
   next_dose_allowed_at: string | null;
+  /** Whose medication it is (null from a server without the care circle). */
+  person_id: number | null;
+  /** Null: missed doses are not escalated to carers. */
+  escalation: Escalation | null;
 }
 
 /** The inventory fields a form sends (POST/PUT medication, PUT inventory). */
@@ -151,6 +156,10 @@ export interface MedicationInput {
   default_quantity: number;
   schedule?: ScheduleInput;
   inventory?: InventoryInput;
+  /** On create: whose medication (the account holder when left out). */
+  person_id?: number;
+  /** Null turns escalation off; left out keeps it. */
+  escalation?: Escalation | null;
 }
 
 export interface HistoryEntry {
@@ -167,6 +176,9 @@ export interface HistoryEntry {
   affect_inventory: boolean;
   dosage_id: number | null;
   created_at: string;
+  person_id: number | null;
+  /** Null for entries from before the care circle. */
+  logged_by: LoggedBy | null;
 }
 
 export type TodayDoseStatus = Schemas['DoseState'];
@@ -186,6 +198,8 @@ export interface TodayDose {
   status: TodayDoseStatus;
   history_id: number | null;
   reminder_id: number | null;
+  person_id: number | null;
+  person_name: string | null;
 }
 
 export interface TodaySchedule {
@@ -250,6 +264,8 @@ export interface HistoryFilters {
   medicationId?: number | null;
   date_from?: string;
   date_to?: string;
+  /** One person's history; left out: everyone's the server shows. */
+  personId?: number | null;
 }
 
 export interface Pagination {

@@ -25,13 +25,22 @@ import type {
   TodaySchedule,
 } from './medicationTypes';
 
-export async function listMedications(signal?: AbortSignal): Promise<Medication[]> {
-  return parseMedications(dataOf(await apiRequest('/api/medications', { signal })));
+/** `?person_id=` when one person is asked for; nothing for the server's default. */
+export function personQuery(personId: number | null | undefined, prefix = '?'): string {
+  return personId == null ? '' : `${prefix}person_id=${personId}`;
 }
 
-/** Today's scheduled doses in the person's zone, each with how it stands. */
-export async function getTodaySchedule(signal?: AbortSignal): Promise<TodaySchedule> {
-  return parseTodaySchedule(dataOf(await apiRequest('/api/medications/today', { signal })));
+/** One person's medications, or (null) those of all the account's own people. */
+export async function listMedications(personId: number | null, signal?: AbortSignal): Promise<Medication[]> {
+  return parseMedications(dataOf(await apiRequest(`/api/medications${personQuery(personId)}`, { signal })));
+}
+
+/**
+ * Today's scheduled doses in the account's zone, each with how it stands: one person's, or
+ * (null) everyone's the account sees, own and cared for.
+ */
+export async function getTodaySchedule(personId: number | null, signal?: AbortSignal): Promise<TodaySchedule> {
+  return parseTodaySchedule(dataOf(await apiRequest(`/api/medications/today${personQuery(personId)}`, { signal })));
 }
 
 export async function createMedication(input: MedicationInput): Promise<Medication> {

@@ -1,10 +1,13 @@
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Outlet, useLocation } from 'react-router-dom';
+import { PersonScopeProvider } from '../people/PersonScopeProvider';
+import { usePeopleQuery } from '../queries/people';
 import { useServerSettingsSync } from '../settings/serverSettings';
 import { BrandMark } from './BrandMark';
 import { MenuIcon } from './icons';
 import { OfflineNotice } from './OfflineNotice';
+import { PersonSwitcher } from './people/PersonSwitcher';
 import { Sidebar } from './Sidebar';
 import { TimeZonePrompt } from './TimeZonePrompt';
 
@@ -20,6 +23,9 @@ export function AppShell() {
   const drawerOpen = openedOn === pathname;
   const menuButtonRef = useRef<HTMLButtonElement>(null);
   const closeButtonRef = useRef<HTMLButtonElement>(null);
+  const people = usePeopleQuery().data;
+  // Only an account with more than one person has anyone to switch to.
+  const switcher = people && people.length > 1;
 
   const closeDrawer = () => setOpenedOn(null);
 
@@ -41,39 +47,42 @@ export function AppShell() {
   }, [drawerOpen]);
 
   return (
-    <div className="app-shell">
-      <a className="skip-link" href="#main-content">
-        {t('nav.skipToContent')}
-      </a>
-      <header className="topbar">
-        <button
-          type="button"
-          className="icon-button menu-button"
-          data-testid="menu-button"
-          aria-label={t('nav.openMenu')}
-          aria-controls={SIDEBAR_ID}
-          aria-expanded={drawerOpen}
-          onClick={() => setOpenedOn(pathname)}
-          ref={menuButtonRef}
-        >
-          <MenuIcon />
-        </button>
-        <span className="topbar-brand">
-          <BrandMark size={28} />
-          <span>{t('app.name')}</span>
-        </span>
-      </header>
+    <PersonScopeProvider>
+      <div className="app-shell">
+        <a className="skip-link" href="#main-content">
+          {t('nav.skipToContent')}
+        </a>
+        <header className={switcher ? 'topbar has-switcher' : 'topbar'}>
+          <button
+            type="button"
+            className="icon-button menu-button"
+            data-testid="menu-button"
+            aria-label={t('nav.openMenu')}
+            aria-controls={SIDEBAR_ID}
+            aria-expanded={drawerOpen}
+            onClick={() => setOpenedOn(pathname)}
+            ref={menuButtonRef}
+          >
+            <MenuIcon />
+          </button>
+          <span className="topbar-brand">
+            <BrandMark size={28} />
+            <span>{t('app.name')}</span>
+          </span>
+          {switcher && <PersonSwitcher people={people} />}
+        </header>
 
-      <Sidebar id={SIDEBAR_ID} open={drawerOpen} onClose={closeDrawer} closeButtonRef={closeButtonRef} />
-      {drawerOpen && (
-        <div className="drawer-backdrop" data-testid="drawer-backdrop" aria-hidden="true" onClick={closeDrawer} />
-      )}
+        <Sidebar id={SIDEBAR_ID} open={drawerOpen} onClose={closeDrawer} closeButtonRef={closeButtonRef} />
+        {drawerOpen && (
+          <div className="drawer-backdrop" data-testid="drawer-backdrop" aria-hidden="true" onClick={closeDrawer} />
+        )}
 
-      <main id="main-content" className="app-main" tabIndex={-1}>
-        <OfflineNotice />
-        <TimeZonePrompt />
-        <Outlet />
-      </main>
-    </div>
+        <main id="main-content" className="app-main" tabIndex={-1}>
+          <OfflineNotice />
+          <TimeZonePrompt />
+          <Outlet />
+        </main>
+      </div>
+    </PersonScopeProvider>
   );
 }

@@ -29,7 +29,7 @@ const navLinks = (sidebar: HTMLElement) =>
   within(within(sidebar).getByRole('navigation', { name: 'Main navigation' })).getAllByRole('link');
 
 describe('sidebar', () => {
-  it('has five entries, the user initial and e-mail, sign out and the server version', async () => {
+  it('has six entries (People for the care circle), the user initial and e-mail, sign out and the server version', async () => {
     serverWithVersion(() => jsonResponse({ success: true, data: { version: '2.3.4' } }));
     const sidebar = await renderSignedIn('/medications');
 
@@ -38,6 +38,7 @@ describe('sidebar', () => {
       ['Today', '/today'],
       ['Notifications', '/notifications'],
       ['History', '/history'],
+      ['People', '/people'],
       ['Settings', '/settings'],
     ]);
     expect(within(sidebar).getByTestId('user-initial').textContent).toBe('A');

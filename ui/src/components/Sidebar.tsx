@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { Link, useLocation, useNavigate } from 'react-router-dom';
 import { useAuth } from '../auth/AuthContext';
 import { BrandMark } from './BrandMark';
-import { BellIcon, CalendarIcon, CloseIcon, HistoryIcon, PillIcon, SettingsIcon, SignOutIcon } from './icons';
+import { BellIcon, CalendarIcon, CloseIcon, HistoryIcon, PeopleIcon, PillIcon, SettingsIcon, SignOutIcon } from './icons';
 import { VersionLabel } from './VersionLabel';
 
 interface NavEntry {
@@ -19,6 +19,7 @@ export const NAV_ENTRIES: NavEntry[] = [
   { to: '/today', labelKey: 'nav.today', icon: CalendarIcon },
   { to: '/notifications', labelKey: 'nav.notifications', icon: BellIcon },
   { to: '/history', labelKey: 'nav.history', icon: HistoryIcon },
+  { to: '/people', labelKey: 'nav.people', icon: PeopleIcon },
   { to: '/settings', labelKey: 'nav.settings', icon: SettingsIcon },
 ];
 

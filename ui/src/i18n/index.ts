@@ -1,6 +1,10 @@
 import i18n from 'i18next';
 import { initReactI18next } from 'react-i18next';
 import { loadSettings, type Language } from '../settings/appSettings';
+import circleDe from './circle/de.json';
+import circleEn from './circle/en.json';
+import circleEs from './circle/es.json';
+import circleFr from './circle/fr.json';
 import dataDe from './data/de.json';
 import dataEn from './data/en.json';
 import dataEs from './data/es.json';
@@ -32,10 +36,10 @@ export const LANGUAGE_NAMES: Record<Language, string> = {
 
 void i18n.use(initReactI18next).init({
   resources: {
-    en: { translation: en, meds: medsEn, notify: notifyEn, notifyPrefs: prefsEn, data: dataEn },
-    es: { translation: es, meds: medsEs, notify: notifyEs, notifyPrefs: prefsEs, data: dataEs },
-    fr: { translation: fr, meds: medsFr, notify: notifyFr, notifyPrefs: prefsFr, data: dataFr },
-    de: { translation: de, meds: medsDe, notify: notifyDe, notifyPrefs: prefsDe, data: dataDe },
+    en: { translation: en, meds: medsEn, notify: notifyEn, notifyPrefs: prefsEn, data: dataEn, circle: circleEn },
+    es: { translation: es, meds: medsEs, notify: notifyEs, notifyPrefs: prefsEs, data: dataEs, circle: circleEs },
+    fr: { translation: fr, meds: medsFr, notify: notifyFr, notifyPrefs: prefsFr, data: dataFr, circle: circleFr },
+    de: { translation: de, meds: medsDe, notify: notifyDe, notifyPrefs: prefsDe, data: dataDe, circle: circleDe },
   },
   lng: loadSettings().language,
   fallbackLng: 'en',

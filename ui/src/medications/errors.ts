@@ -5,6 +5,7 @@ import type { TFunction } from 'i18next';
 import { ApiError, NETWORK_ERROR_MESSAGE } from '../api/client';
 import i18n from '../i18n';
 import { serverErrorText, translateCode, type CodeKeys } from '../i18n/messages';
+import { CIRCLE_CODE_KEYS } from '../people/circleCodes';
 import { UnitConversionError, type Problem } from './units';
 
 /** The medication area's codes, translated in the `meds` namespace (params fill the values). */
@@ -32,7 +33,8 @@ function medsCodeText(t: TFunction, error: ApiError): string | null {
     const unit = error.params.unit;
     return unit === undefined ? t('conversion.invalidUnit') : t('validation.unitInvalid', { unit });
   }
-  return translateCode(t, error, MEDS_CODE_KEYS);
+  // The care circle's refusals (a carer's role, an escalation) meet the medication screens too.
+  return translateCode(t, error, MEDS_CODE_KEYS) ?? translateCode(i18n.getFixedT(null, 'circle'), error, CIRCLE_CODE_KEYS);
 }
 
 /** A problem's text; a `field` value is a key of the field's own name. */

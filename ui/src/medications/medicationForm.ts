@@ -23,7 +23,29 @@ export const MEDICATION_ICONS = [
   'inhaler-symbolic',
 ] as const;
 
+/** Missed-dose escalation as the form holds it. */
+export interface EscalationForm {
+  enabled: boolean;
+  afterMinutes: string;
+  /** The chosen carers' user ids. */
+  carers: number[];
+}
+
+/** The server's bounds for `after_minutes`. */
+export const ESCALATION_MIN_MINUTES = 5;
+export const ESCALATION_MAX_MINUTES = 1440;
+export const DEFAULT_ESCALATION_MINUTES = 30;
+
+export function escalationFormOf(m: Pick<Medication, 'escalation'> | null): EscalationForm {
+  return m?.escalation
+    ? { enabled: true, afterMinutes: String(m.escalation.after_minutes), carers: [...m.escalation.carers] }
+    : { enabled: false, afterMinutes: String(DEFAULT_ESCALATION_MINUTES), carers: [] };
+}
+
 export interface MedicationForm {
+  /** Whose medication (chosen on create; null: the server's default, the account holder). */
+  personId: number | null;
+  escalation: EscalationForm;
   name: string;
   unit: string;
   frequency: Frequency;
@@ -134,8 +156,10 @@ export function repeatsDaily(frequency: Frequency): boolean {
   return frequency === 'daily' || frequency === 'twice_daily';
 }
 
-export function emptyMedicationForm(): MedicationForm {
+export function emptyMedicationForm(personId: number | null = null): MedicationForm {
   return {
+    personId,
+    escalation: escalationFormOf(null),
     name: '',
     unit: 'tablets',
     frequency: 'daily',
@@ -153,6 +177,8 @@ export function emptyMedicationForm(): MedicationForm {
 
 export function medicationFormOf(m: Medication): MedicationForm {
   return {
+    personId: m.person_id,
+    escalation: escalationFormOf(m),
     name: m.name,
     unit: m.unit,
     frequency: m.frequency,
@@ -181,7 +207,33 @@ export function medicationProblem(form: MedicationForm): Problem | null {
   if (quantity) return quantity;
   const rules = rulesProblem(form);
   if (rules) return rules;
+  const escalation = escalationProblem(form.escalation);
+  if (escalation) return escalation;
   return inventoryProblem(form.inventory, form.unit);
+}
+
+/** An escalation that is on needs its delay in bounds and at least one carer. */
+export function escalationProblem(escalation: EscalationForm): Problem | null {
+  if (!escalation.enabled) return null;
+  if (whole(escalation.afterMinutes, ESCALATION_MIN_MINUTES, ESCALATION_MAX_MINUTES) === null) {
+    return {
+      key: 'validation.range',
+      values: {
+        field: 'circle:escalation.afterMinutes',
+        low: String(ESCALATION_MIN_MINUTES),
+        high: String(ESCALATION_MAX_MINUTES),
+      },
+    };
+  }
+  if (escalation.carers.length === 0) return { key: 'circle:escalation.noCarersChosen' };
+  return null;
+}
+
+/** The escalation as sent: null turns it off. */
+export function escalationInput(escalation: EscalationForm): MedicationInput['escalation'] {
+  return escalation.enabled
+    ? { after_minutes: Number(escalation.afterMinutes.trim()), carers: [...escalation.carers].sort((a, b) => a - b) }
+    : null;
 }
 
 const WHOLE = /^\d+$/;
@@ -293,9 +345,10 @@ function scheduleTimes(form: MedicationForm): string[] {
 
 /**
  * The body of POST /api/medications (`withInventory`: a new one) or PUT /api/medications/{id}
- * (which names every rule, null clearing it).
+ * (which names every rule, null clearing it). `withEscalation`: the viewer set the escalation
+ * (only a person's owner can), else it is left as it is.
  */
-export function medicationInput(form: MedicationForm, withInventory: boolean): MedicationInput {
+export function medicationInput(form: MedicationForm, withInventory: boolean, withEscalation = false): MedicationInput {
   const input: MedicationInput = {
     name: form.name.trim(),
     unit: form.unit,
@@ -312,5 +365,7 @@ export function medicationInput(form: MedicationForm, withInventory: boolean): M
   };
   if (form.startDate !== '' && input.schedule) input.schedule.start_date = form.startDate;
   if (withInventory && form.inventory.enabled) input.inventory = inventoryInput(form.inventory, true);
+  if (withInventory && form.personId !== null) input.person_id = form.personId;
+  if (withEscalation) input.escalation = escalationInput(form.escalation);
   return input;
 }

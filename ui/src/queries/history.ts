@@ -8,17 +8,22 @@ import { paramsFromFilters } from '../medications/historyFilters';
 import { doseRecorded } from './invalidate';
 import { queryKeys } from './keys';
 
+/** The cache key of one history page: its filters and whose history. */
+export function historyKey(filters: HistoryFilters) {
+  return queryKeys.historyPage(`${paramsFromFilters(filters).toString()}|${filters.personId ?? 'all'}`);
+}
+
 /** One page of the history; the page on screen stays while the next one loads. */
 export function useHistoryQuery(filters: HistoryFilters) {
   return useQuery({
-    queryKey: queryKeys.historyPage(paramsFromFilters(filters).toString()),
+    queryKey: historyKey(filters),
     queryFn: ({ signal }) => listHistory(filters, signal),
     placeholderData: keepPreviousData,
   });
 }
 
-export function useAdherenceQuery() {
-  return useQuery({ queryKey: queryKeys.adherence, queryFn: ({ signal }) => getAdherence(signal) });
+export function useAdherenceQuery(personId: number | null) {
+  return useQuery({ queryKey: queryKeys.adherenceFor(personId), queryFn: ({ signal }) => getAdherence(personId, signal) });
 }
 
 export function useReportQuery(period: ReportPeriod) {

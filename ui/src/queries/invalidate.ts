@@ -69,3 +69,11 @@ export function remindersChanged(client: QueryClient): void {
 export function everythingChanged(client: QueryClient): void {
   void client.invalidateQueries();
 }
+
+/**
+ * A person added or a carer's access begun or ended: the people, their carers, and what is
+ * shown of their medications (Today includes the people one cares for).
+ */
+export function peopleChanged(client: QueryClient): void {
+  invalidate(client, [queryKeys.people, queryKeys.medicationList, queryKeys.today, queryKeys.history, queryKeys.adherence]);
+}

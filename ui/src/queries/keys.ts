@@ -4,13 +4,17 @@ import type { ReportPeriod } from '../api/data';
 
 export const queryKeys = {
   medications: ['medications'] as const,
+  /** Every medication list; one per person scope below it. */
   medicationList: ['medications', 'list'] as const,
+  medicationListFor: (personId: number | null) => ['medications', 'list', personId ?? 'all'] as const,
   inventory: (id: number) => ['medications', id, 'inventory'] as const,
   ledger: (id: number) => ['medications', id, 'ledger'] as const,
   today: ['today'] as const,
+  todayFor: (personId: number | null) => ['today', personId ?? 'all'] as const,
   history: ['history'] as const,
   historyPage: (query: string) => ['history', query] as const,
   adherence: ['adherence'] as const,
+  adherenceFor: (personId: number | null) => ['adherence', personId ?? 'all'] as const,
   report: ['report'] as const,
   reportFor: (period: ReportPeriod) => ['report', period.from ?? '', period.to ?? ''] as const,
   notifications: ['notifications'] as const,
@@ -27,4 +31,9 @@ export const queryKeys = {
   backups: ['backups'] as const,
   version: ['version'] as const,
   take: (token: string) => ['take', token] as const,
+  /** People, and under each their carers and audit list. */
+  people: ['people'] as const,
+  carers: (personId: number) => ['people', personId, 'carers'] as const,
+  audit: (personId: number, page: number) => ['people', personId, 'audit', page] as const,
+  invitation: (token: string) => ['invitation', token] as const,
 };

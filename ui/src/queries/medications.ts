@@ -1,6 +1,6 @@
 // Medications, today's schedule and stock: the queries the screens read and the changes
 // they make, each change invalidating what it affects (invalidate.ts).
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import {
   adjustInventory,
   createMedication,
@@ -14,15 +14,23 @@ import {
   updateMedication,
 } from '../api/medications';
 import type { DoseInput, InventoryInput, Medication, MedicationInput } from '../api/medicationTypes';
+import type { Person } from '../api/peopleTypes';
 import { doseRecorded, medicationChanged, stockChanged, stockRefused } from './invalidate';
 import { queryKeys } from './keys';
 
-export function useMedicationsQuery() {
-  return useQuery({ queryKey: queryKeys.medicationList, queryFn: ({ signal }) => listMedications(signal) });
+/** One person's medications, or (null) those of all the account's own people. */
+export function useMedicationsQuery(personId: number | null) {
+  return useQuery({
+    queryKey: queryKeys.medicationListFor(personId),
+    queryFn: ({ signal }) => listMedications(personId, signal),
+  });
 }
 
-export function useTodayScheduleQuery() {
-  return useQuery({ queryKey: queryKeys.today, queryFn: ({ signal }) => getTodaySchedule(signal) });
+export function useTodayScheduleQuery(personId: number | null) {
+  return useQuery({
+    queryKey: queryKeys.todayFor(personId),
+    queryFn: ({ signal }) => getTodaySchedule(personId, signal),
+  });
 }
 
 export function useInventoryQuery(medicationId: number) {
@@ -41,12 +49,35 @@ export function useLedgerQuery(medicationId: number, page: number, limit: number
   });
 }
 
-/** Puts a medication the server answered into the cached list, so it shows before the refetch. */
-function putInList(list: Medication[] | undefined, medication: Medication): Medication[] | undefined {
-  if (!list) return list;
-  return list.some((m) => m.id === medication.id)
-    ? list.map((m) => (m.id === medication.id ? medication : m))
-    : [...list, medication];
+/** Changes every cached medication list (one per person scope). */
+function updateLists(client: QueryClient, change: (list: Medication[], scope: number | 'all') => Medication[]): void {
+  for (const [key, list] of client.getQueriesData<Medication[]>({ queryKey: queryKeys.medicationList })) {
+    const scope = key[2];
+    if (list && (typeof scope === 'number' || scope === 'all')) client.setQueryData(key, change(list, scope));
+  }
+}
+
+/**
+ * Whether a list shows a medication: its person's own list, and the account's whole list
+ * when the person is one of the account's own (a medication without a person is too).
+ */
+function listShows(client: QueryClient, scope: number | 'all', medication: Medication): boolean {
+  if (medication.person_id === null) return true;
+  if (scope !== 'all') return scope === medication.person_id;
+  const people = client.getQueryData<Person[]>(queryKeys.people);
+  return people?.some((p) => p.id === medication.person_id && p.role === 'owner') ?? false;
+}
+
+/** Puts a medication the server answered into the cached lists, so it shows before the refetch. */
+function putInLists(client: QueryClient, medication: Medication): void {
+  updateLists(client, (list, scope) => {
+    if (list.some((m) => m.id === medication.id)) return list.map((m) => (m.id === medication.id ? medication : m));
+    return listShows(client, scope, medication) ? [...list, medication] : list;
+  });
+}
+
+function updateInLists(client: QueryClient, id: number, change: (medication: Medication) => Medication): void {
+  updateLists(client, (list) => list.map((m) => (m.id === id ? change(m) : m)));
 }
 
 export function useLogDose() {
@@ -62,7 +93,7 @@ export function useCreateMedication() {
   return useMutation({
     mutationFn: (input: MedicationInput) => createMedication(input),
     onSuccess: (medication) => {
-      client.setQueryData<Medication[]>(queryKeys.medicationList, (list) => putInList(list, medication));
+      putInLists(client, medication);
       medicationChanged(client);
     },
   });
@@ -73,7 +104,7 @@ export function useUpdateMedication() {
   return useMutation({
     mutationFn: ({ id, changes }: { id: number; changes: Partial<MedicationInput> }) => updateMedication(id, changes),
     onSuccess: (medication) => {
-      client.setQueryData<Medication[]>(queryKeys.medicationList, (list) => putInList(list, medication));
+      putInLists(client, medication);
       medicationChanged(client, medication.id);
     },
   });
@@ -84,7 +115,7 @@ export function useDeleteMedication() {
   return useMutation({
     mutationFn: ({ id, deleteHistory }: { id: number; deleteHistory: boolean }) => deleteMedication(id, deleteHistory),
     onSuccess: (_nothing, { id }) => {
-      client.setQueryData<Medication[]>(queryKeys.medicationList, (list) => list?.filter((m) => m.id !== id));
+      updateLists(client, (list) => list.filter((m) => m.id !== id));
       client.removeQueries({ queryKey: [...queryKeys.medications, id] });
       medicationChanged(client);
     },
@@ -97,9 +128,7 @@ export function useSaveInventory(medicationId: number) {
     mutationFn: (input: InventoryInput) => saveInventory(medicationId, input),
     onSuccess: (inventory) => {
       client.setQueryData(queryKeys.inventory(medicationId), inventory);
-      client.setQueryData<Medication[]>(queryKeys.medicationList, (list) =>
-        list?.map((m) => (m.id === medicationId ? { ...m, inventory } : m)),
-      );
+      updateInLists(client, medicationId, (m) => ({ ...m, inventory }));
       stockChanged(client, medicationId);
     },
   });
@@ -112,9 +141,7 @@ export function useAdjustInventory(medicationId: number) {
       adjustInventory(medicationId, adjustment, reason),
     onSuccess: ({ inventory }) => {
       client.setQueryData(queryKeys.inventory(medicationId), inventory);
-      client.setQueryData<Medication[]>(queryKeys.medicationList, (list) =>
-        list?.map((m) => (m.id === medicationId ? { ...m, inventory } : m)),
-      );
+      updateInLists(client, medicationId, (m) => ({ ...m, inventory }));
       stockChanged(client, medicationId);
     },
     onError: () => stockRefused(client, medicationId),

@@ -19,9 +19,20 @@ import { useFlash } from '../components/useFlash';
 import { medsErrorText } from '../medications/errors';
 import { filtersFromParams, hasFilters, paramsFromFilters } from '../medications/historyFilters';
 import { clampPage, pagerState } from '../medications/paging';
-import { useAdherenceQuery, useDeleteHistoryEntry, useHistoryQuery, useUpdateHistoryStatus } from '../queries/history';
-import { queryKeys } from '../queries/keys';
+import { useAuth } from '../auth/AuthContext';
+import { usePersonScope } from '../people/PersonScopeContext';
+import { givenByOf } from '../people/givenBy';
+import { canLog } from '../people/roles';
+import { usePeople } from '../people/usePeople';
+import {
+  historyKey,
+  useAdherenceQuery,
+  useDeleteHistoryEntry,
+  useHistoryQuery,
+  useUpdateHistoryStatus,
+} from '../queries/history';
 import '../styles/medications.css';
+import '../styles/people.css';
 
 /** SPEC §2 "History screen", with real paging and adherence at a glance (DESIGN §7). */
 export function HistoryScreen() {
@@ -29,16 +40,21 @@ export function HistoryScreen() {
   const format = useMedsFormat();
   const client = useQueryClient();
   const { medications } = useMedicationList();
+  const { user } = useAuth();
+  const { scope } = usePersonScope();
+  const { roleOf, tagOf } = usePeople();
   const [params, setParams] = useSearchParams();
-  const filters = filtersFromParams(params);
+  const filters = { ...filtersFromParams(params), personId: scope };
   const query = paramsFromFilters(filters).toString();
+  // Only medications whose doses the viewer may log can get a historical entry.
+  const loggable = medications?.filter((m) => canLog(roleOf(m.person_id))) ?? null;
   const history = useHistoryQuery(filters);
   // The page on screen stays while another one (or this one again) loads.
   const page = history.data ?? null;
   const loading = history.isFetching;
   const loadError = history.error ? medsErrorText(t, history.error, 'errors.loadHistory') : null;
   // The summary is extra; the history itself reports its own errors.
-  const adherence = useAdherenceQuery().data ?? null;
+  const adherence = useAdherenceQuery(scope).data ?? null;
   const updateStatus = useUpdateHistoryStatus();
   const deleteEntry = useDeleteHistoryEntry();
   const [busyEntry, setBusyEntry] = useState<number | null>(null);
@@ -67,7 +83,7 @@ export function HistoryScreen() {
       setWarning(result.warning && { name: entry.medication_name, warning: result.warning });
       // The new status shows at once; the refetch the change set off confirms it.
       client.setQueryData<HistoryPage>(
-        queryKeys.historyPage(query),
+        historyKey(filters),
         (current) =>
           current && {
             ...current,
@@ -103,7 +119,7 @@ export function HistoryScreen() {
           type="button"
           className="button button-primary"
           onClick={() => setAdding(true)}
-          disabled={!medications || medications.length === 0}
+          disabled={!loggable || loggable.length === 0}
         >
           <PlusIcon />
           {t('historical.button')}
@@ -141,6 +157,9 @@ export function HistoryScreen() {
                 entry={entry}
                 when={format.dateTime(entry.taken)}
                 busy={busyEntry === entry.id}
+                canEdit={canLog(roleOf(entry.person_id))}
+                givenBy={givenByOf(entry, user?.id ?? null)}
+                person={scope === null ? tagOf(entry.person_id) : null}
                 onStatus={(status) => void switchStatus(entry, status)}
                 onDelete={() => setDeleting(entry)}
               />
@@ -175,9 +194,9 @@ export function HistoryScreen() {
         </ConfirmDialog>
       )}
 
-      {adding && medications && (
+      {adding && loggable && (
         <HistoricalEntryDialog
-          medications={medications}
+          medications={loggable}
           onClose={() => setAdding(false)}
           onAdded={(added, name) => {
             setAdding(false);

@@ -16,6 +16,7 @@ import {
 import { CodeInput } from '../components/CodeInput';
 import { VersionLabel } from '../components/VersionLabel';
 import { errorText } from '../i18n/messages';
+import { pathAfterSignIn } from '../people/pendingInvitation';
 
 import { PublicFrame } from './PublicFrame';
 
@@ -43,7 +44,8 @@ export function LoginScreen() {
   const [useBackupCode, setUseBackupCode] = useState(false);
   const [backupCode, setBackupCode] = useState('');
 
-  if (isAuthenticated) return <Navigate to="/medications" replace />;
+  // Back to an invitation opened while signed out, if one waits.
+  if (isAuthenticated) return <Navigate to={pathAfterSignIn()} replace />;
 
   const methodName = (method: TwoFactorMethod) => t(`twoFactor.methods.${method}`);
   const address = email.trim();
@@ -72,7 +74,7 @@ export function LoginScreen() {
     setError(null);
     setNotice(null);
     try {
-      // Once signed in, this screen re-renders as a redirect to /medications.
+      // Once signed in, this screen re-renders as a redirect (to /medications, or an invitation).
       const outcome = await login(address, password);
       if (outcome.kind === 'verificationRequired') {
         void navigate(`/email-confirmation?email=${encodeURIComponent(address)}`);

@@ -6,7 +6,11 @@ import { BellSmallIcon, PlusIcon } from '../components/medications/MedicationIco
 import { useMedicationList } from '../components/medications/useMedicationList';
 import { ScreenStatus } from '../components/medications/ScreenStatus';
 import { NotificationPreferencesDialog } from '../components/notifications/NotificationPreferencesDialog';
+import { usePersonScope } from '../people/PersonScopeContext';
+import { canManage, medicationOwners } from '../people/roles';
+import { usePeople } from '../people/usePeople';
 import '../styles/medications.css';
+import '../styles/people.css';
 
 /**
  * SPEC §2 "Medications screen": the card grid, Add Medication, edit, stock and delete, and
@@ -15,6 +19,11 @@ import '../styles/medications.css';
 export function MedicationsScreen() {
   const { t } = useTranslation('meds');
   const list = useMedicationList();
+  const { scope } = usePersonScope();
+  const { people, roleOf, tagOf } = usePeople();
+  // Someone to add a medication for: the chosen person when the viewer manages them, else
+  // anyone they manage (a server without people: the account itself).
+  const canAdd = scope === null ? people === null || medicationOwners(people).length > 0 : canManage(roleOf(scope));
   const [adding, setAdding] = useState(false);
   const [configuring, setConfiguring] = useState(false);
   const { medications } = list;
@@ -31,10 +40,12 @@ export function MedicationsScreen() {
             <BellSmallIcon />
             {t('card.notifications')}
           </button>
-          <button type="button" className="button button-primary" onClick={() => setAdding(true)}>
-            <PlusIcon />
-            {t('add.button')}
-          </button>
+          {canAdd && (
+            <button type="button" className="button button-primary" onClick={() => setAdding(true)}>
+              <PlusIcon />
+              {t('add.button')}
+            </button>
+          )}
         </div>
       </header>
 
@@ -58,6 +69,8 @@ export function MedicationsScreen() {
                 headingRef.current?.focus();
               }}
               onStale={list.reload}
+              role={roleOf(medication.person_id)}
+              person={scope === null ? tagOf(medication.person_id) : null}
             />
           ))}
         </div>

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { Link, Navigate, useNavigate } from 'react-router-dom';
 import { useAuth } from '../auth/AuthContext';
 import { errorText } from '../i18n/messages';
+import { pathAfterSignIn } from '../people/pendingInvitation';
 import { PublicFrame } from './PublicFrame';
 
 /** Spec §9: passwords have at least 6 characters. */
@@ -26,7 +27,7 @@ export function RegisterScreen() {
   const [submitting, setSubmitting] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
-  if (isAuthenticated && !submitting) return <Navigate to="/medications" replace />;
+  if (isAuthenticated && !submitting) return <Navigate to={pathAfterSignIn()} replace />;
 
   const submit = async (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -44,7 +45,7 @@ export function RegisterScreen() {
       if (result.kind === 'verificationRequired') {
         void navigate(`/email-confirmation?email=${encodeURIComponent(address)}`);
       } else {
-        void navigate('/medications', { replace: true });
+        void navigate(pathAfterSignIn(), { replace: true });
       }
     } catch (err) {
       setError(errorText(t, err, 'register.failed'));

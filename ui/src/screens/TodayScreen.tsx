@@ -20,8 +20,12 @@ import { useMedsFormat } from '../components/medications/useMedsFormat';
 import { useTodayFeedback } from '../components/medications/useTodayFeedback';
 import { limitRefusalOf, type LimitRefusal } from '../medications/doseLimits';
 import { medsErrorText } from '../medications/errors';
+import { usePersonScope } from '../people/PersonScopeContext';
+import { canLog } from '../people/roles';
+import { usePeople } from '../people/usePeople';
 import { useLogDose } from '../queries/medications';
 import '../styles/medications.css';
+import '../styles/people.css';
 
 interface Logging {
   medication: Medication;
@@ -33,6 +37,8 @@ export function TodayScreen() {
   const { t } = useTranslation('meds');
   const format = useMedsFormat();
   const list = useMedicationList();
+  const { scope } = usePersonScope();
+  const { roleOf, tagOf } = usePeople();
   const feedback = useTodayFeedback();
   const logDose = useLogDose();
   const [logging, setLogging] = useState<Logging | null>(null);
@@ -130,6 +136,9 @@ export function TodayScreen() {
                   DOSE_STATUSES.find((status) => feedback.logged === `${medication.id}:${status}`) ?? null
                 }
                 onStale={list.reload}
+                canLog={canLog(roleOf(medication.person_id))}
+                own={roleOf(medication.person_id) === 'owner'}
+                person={scope === null ? tagOf(medication.person_id) : null}
                 onLog={(status) => {
                   feedback.clearError();
                   setLogging({ medication, status });

@@ -8,19 +8,40 @@ interface HistoryEntryRowProps {
   entry: HistoryEntry;
   when: string;
   busy: boolean;
+  /** Whether the viewer may change or delete it (a carer with the view role may not). */
+  canEdit?: boolean;
+  /** Who logged it, when that was someone other than the viewer. */
+  givenBy?: string | null;
+  /** Whose dose, when the screen shows more than one person's. */
+  person?: string | null;
   onStatus: (status: DoseStatus) => void;
   onDelete: () => void;
 }
 
 /** One dose: when, what, how much, its status, and the switches to the other two statuses. */
-export function HistoryEntryRow({ entry, when, busy, onStatus, onDelete }: HistoryEntryRowProps) {
+export function HistoryEntryRow({
+  entry,
+  when,
+  busy,
+  onStatus,
+  onDelete,
+  canEdit = true,
+  givenBy = null,
+  person = null,
+}: HistoryEntryRowProps) {
   const { t } = useTranslation('meds');
+  const { t: tc } = useTranslation('circle');
   const format = useMedsFormat();
   const others = DOSE_STATUSES.filter((status) => status !== entry.status);
   return (
     <li className="history-entry" data-testid="history-entry">
       <div className="history-main">
         <p className="history-name">
+          {person && (
+            <span className="person-tag" data-testid="history-person">
+              {person}
+            </span>
+          )}
           <strong>{entry.medication_name}</strong>
           {entry.medication_id === null && (
             <span className="badge badge-neutral">{t('history.deletedMedication')}</span>
@@ -30,38 +51,48 @@ export function HistoryEntryRow({ entry, when, busy, onStatus, onDelete }: Histo
           <time dateTime={entry.taken}>{when}</time>
           <span aria-hidden="true"> · </span>
           <span>{format.amount(entry.quantity, entry.dosage_unit)}</span>
+          {givenBy && (
+            <>
+              <span aria-hidden="true"> · </span>
+              <span className="given-by" data-testid="given-by">
+                {tc('history.givenBy', { name: givenBy })}
+              </span>
+            </>
+          )}
         </p>
       </div>
       <div className="history-status">
         <DoseStatusBadge status={entry.status} />
       </div>
-      <div className="history-actions">
-        {others.map((status) => (
+      {canEdit && (
+        <div className="history-actions">
+          {others.map((status) => (
+            <button
+              key={status}
+              type="button"
+              className="button button-secondary button-small"
+              disabled={busy}
+              onClick={() => onStatus(status)}
+              aria-label={t('history.entryAction', {
+                action: t(`history.markAs.${status}`),
+                name: entry.medication_name,
+                when,
+              })}
+            >
+              {t(`history.markAs.${status}`)}
+            </button>
+          ))}
           <button
-            key={status}
             type="button"
-            className="button button-secondary button-small"
+            className="icon-button history-delete"
             disabled={busy}
-            onClick={() => onStatus(status)}
-            aria-label={t('history.entryAction', {
-              action: t(`history.markAs.${status}`),
-              name: entry.medication_name,
-              when,
-            })}
+            onClick={onDelete}
+            aria-label={t('history.deleteLabel', { name: entry.medication_name, when })}
           >
-            {t(`history.markAs.${status}`)}
+            <TrashIcon />
           </button>
-        ))}
-        <button
-          type="button"
-          className="icon-button history-delete"
-          disabled={busy}
-          onClick={onDelete}
-          aria-label={t('history.deleteLabel', { name: entry.medication_name, when })}
-        >
-          <TrashIcon />
-        </button>
-      </div>
+        </div>
+      )}
     </li>
   );
 }

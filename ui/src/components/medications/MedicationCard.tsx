@@ -1,6 +1,8 @@
 import { useId, useState, type SubmitEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Medication } from '../../api/medicationTypes';
+import type { Role } from '../../api/peopleTypes';
+import { canManage } from '../../people/roles';
 import { medsErrorText, problemText } from '../../medications/errors';
 import {
   medicationFormOf,
@@ -25,12 +27,16 @@ interface MedicationCardProps {
   onDeleted: (id: number) => void;
   /** Something changed that only a reload shows (the stock after an adjustment). */
   onStale: () => void;
+  /** The viewer's role on its person: only manage and owner change it. */
+  role?: Role;
+  /** Whose medication, when the screen shows more than one person's. */
+  person?: string | null;
 }
 
 type OpenDialog = 'inventory' | 'notifications' | 'delete' | null;
 
 /** One medication: view mode, or edit mode in place (SPEC §2 "Medications screen"). */
-export function MedicationCard({ medication, onDeleted, onStale }: MedicationCardProps) {
+export function MedicationCard({ medication, onDeleted, onStale, role = 'owner', person = null }: MedicationCardProps) {
   const { t } = useTranslation('meds');
   const format = useMedsFormat();
   const titleId = useId();
@@ -40,6 +46,11 @@ export function MedicationCard({ medication, onDeleted, onStale }: MedicationCar
   const [error, setError] = useState<string | null>(null);
   const [dialog, setDialog] = useState<OpenDialog>(null);
   const m = medication;
+  const manages = canManage(role);
+  // Reminder settings belong to the account; a carer's own reminders are not set here.
+  const own = role === 'owner';
+  // As-needed doses are never missed; a server without the care circle has no escalation.
+  const escalationEditable = own && m.person_id !== null && editForm?.frequency !== 'as_needed';
 
   const startEditing = () => {
     setError(null);
@@ -56,7 +67,7 @@ export function MedicationCard({ medication, onDeleted, onStale }: MedicationCar
     }
     setError(null);
     try {
-      await update.mutateAsync({ id: m.id, changes: medicationInput(editForm, false) });
+      await update.mutateAsync({ id: m.id, changes: medicationInput(editForm, false, escalationEditable) });
       setEditForm(null);
     } catch (err) {
       setError(medsErrorText(t, err, 'errors.update'));
@@ -73,6 +84,8 @@ export function MedicationCard({ medication, onDeleted, onStale }: MedicationCar
           <FormError text={error} />
           <MedicationFields
             idPrefix={`edit-${m.id}`}
+            personId={m.person_id}
+            escalationEditable={escalationEditable}
             form={editForm}
             onChange={(changes) => setEditForm((f) => (f ? { ...f, ...changes } : f))}
           />
@@ -99,46 +112,61 @@ export function MedicationCard({ medication, onDeleted, onStale }: MedicationCar
       <header className="med-card-header">
         <MedicationAvatar icon={m.icon} color={m.color} />
         <div className="med-card-title">
+          {person && (
+            <p className="person-tag" data-testid="medication-person">
+              {person}
+            </p>
+          )}
           <h2 id={titleId}>{m.name}</h2>
           <p className="med-dosage">{format.amount(m.default_quantity, m.unit)}</p>
         </div>
         <span className="med-card-icons">
-          <button
-            type="button"
-            className="icon-button"
-            onClick={() => setDialog('notifications')}
-            aria-label={t('card.notificationsFor', { name: m.name })}
-            title={t('card.notifications')}
-          >
-            <BellSmallIcon />
-          </button>
-          <button
-            type="button"
-            className="icon-button med-delete"
-            onClick={() => setDialog('delete')}
-            aria-label={t('card.deleteFor', { name: m.name })}
-            title={t('card.delete')}
-          >
-            <TrashIcon />
-          </button>
+          {own && (
+            <button
+              type="button"
+              className="icon-button"
+              onClick={() => setDialog('notifications')}
+              aria-label={t('card.notificationsFor', { name: m.name })}
+              title={t('card.notifications')}
+            >
+              <BellSmallIcon />
+            </button>
+          )}
+          {manages && (
+            <button
+              type="button"
+              className="icon-button med-delete"
+              onClick={() => setDialog('delete')}
+              aria-label={t('card.deleteFor', { name: m.name })}
+              title={t('card.delete')}
+            >
+              <TrashIcon />
+            </button>
+          )}
         </span>
       </header>
       <p className="med-schedule">{format.schedule(m)}</p>
       <NextDoseAllowed at={m.next_dose_allowed_at} />
       {m.notes !== '' && <p className="med-notes">{m.notes}</p>}
       <StockLine inventory={m.inventory} showForecast />
-      <DeliveryWarning medication={m} onSettingsClosed={onStale} />
+      {own && <DeliveryWarning medication={m} onSettingsClosed={onStale} />}
       <FormError text={error} />
-      <div className="med-card-actions">
-        <button type="button" className="button button-secondary button-small" onClick={startEditing}>
-          <EditIcon />
-          {t('card.edit')}
-        </button>
-        <button type="button" className="button button-secondary button-small" onClick={() => setDialog('inventory')}>
-          <BoxIcon />
-          {t('card.inventory')}
-        </button>
-      </div>
+      {manages && (
+        <div className="med-card-actions">
+          <button type="button" className="button button-secondary button-small" onClick={startEditing}>
+            <EditIcon />
+            {t('card.edit')}
+          </button>
+          <button
+            type="button"
+            className="button button-secondary button-small"
+            onClick={() => setDialog('inventory')}
+          >
+            <BoxIcon />
+            {t('card.inventory')}
+          </button>
+        </div>
+      )}
 
       {dialog === 'inventory' && (
         <InventoryDialog

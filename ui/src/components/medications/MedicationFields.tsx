@@ -12,6 +12,7 @@ import {
 import { ISO_WEEKDAYS, weekdayName } from '../../medications/schedule';
 import { useAppSettings } from '../../settings/SettingsContext';
 import { CloseIcon } from '../icons';
+import { EscalationFields } from '../people/EscalationFields';
 import { InventoryFields } from './InventoryFields';
 import { MedicationGlyph, PlusIcon } from './MedicationIcon';
 import { AsNeededLimits, MoreScheduleOptions } from './ScheduleOptions';
@@ -23,10 +24,21 @@ interface MedicationFieldsProps {
   onChange: (changes: Partial<MedicationForm>) => void;
   /** The add form has an optional stock section; editing stock has its own dialog. */
   withInventory?: boolean;
+  /** Whose medication (for the escalation's carers). */
+  personId?: number | null;
+  /** Only the person's owner sets who hears of a missed dose. */
+  escalationEditable?: boolean;
 }
 
 /** The fields of a medication, shared by the Add Medication dialog and a card's edit mode. */
-export function MedicationFields({ idPrefix, form, onChange, withInventory }: MedicationFieldsProps) {
+export function MedicationFields({
+  idPrefix,
+  form,
+  onChange,
+  withInventory,
+  personId = null,
+  escalationEditable = false,
+}: MedicationFieldsProps) {
   const { t, i18n } = useTranslation('meds');
   const { settings } = useAppSettings();
   const id = (name: string) => `${idPrefix}-${name}`;
@@ -250,6 +262,15 @@ export function MedicationFields({ idPrefix, form, onChange, withInventory }: Me
           onChange={(event) => onChange({ notes: event.target.value })}
         />
       </div>
+
+      {escalationEditable && personId !== null && form.frequency !== 'as_needed' && (
+        <EscalationFields
+          idPrefix={idPrefix}
+          personId={personId}
+          form={form.escalation}
+          onChange={(escalation) => onChange({ escalation })}
+        />
+      )}
 
       {withInventory && (
         <section className="form-section" aria-labelledby={id('stock-title')}>

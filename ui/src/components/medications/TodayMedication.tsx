@@ -15,6 +15,12 @@ interface TodayMedicationProps {
   onLog: (status: DoseStatus) => void;
   /** Something changed that only a reload shows (its reminder settings). */
   onStale?: () => void;
+  /** Whether the viewer may log doses of it (a carer with the view role may not). */
+  canLog?: boolean;
+  /** Whose medication, when the screen shows more than one person's. */
+  person?: string | null;
+  /** Whether it is the viewer's own (reminder settings are). */
+  own?: boolean;
 }
 
 const BUTTON_CLASS: Record<DoseStatus, string> = {
@@ -23,7 +29,15 @@ const BUTTON_CLASS: Record<DoseStatus, string> = {
   missed: 'button button-secondary',
 };
 
-export function TodayMedication({ medication: m, loggedStatus, onLog, onStale }: TodayMedicationProps) {
+export function TodayMedication({
+  medication: m,
+  loggedStatus,
+  onLog,
+  onStale,
+  canLog = true,
+  person = null,
+  own = true,
+}: TodayMedicationProps) {
   const { t } = useTranslation('meds');
   const format = useMedsFormat();
   const titleId = useId();
@@ -35,6 +49,11 @@ export function TodayMedication({ medication: m, loggedStatus, onLog, onStale }:
         <header className="med-card-header">
           <MedicationAvatar icon={m.icon} color={m.color} />
           <div className="med-card-title">
+            {person && (
+              <p className="person-tag" data-testid="medication-person">
+                {person}
+              </p>
+            )}
             <h2 id={titleId}>{m.name}</h2>
             <p className="med-dosage">
               {format.amount(m.default_quantity, m.unit)} · {format.schedule(m)}
@@ -43,19 +62,21 @@ export function TodayMedication({ medication: m, loggedStatus, onLog, onStale }:
         </header>
         <NextDoseAllowed at={m.next_dose_allowed_at} />
         <StockLine inventory={m.inventory} />
-        <DeliveryWarning medication={m} onSettingsClosed={onStale} />
-        <div className="today-actions" role="group" aria-label={t('today.logFor', { name: m.name })}>
-          {DOSE_STATUSES.map((status) => (
-            <button
-              key={status}
-              type="button"
-              className={`${BUTTON_CLASS[status]}${loggedStatus === status ? ' is-logged' : ''}`}
-              onClick={() => onLog(status)}
-            >
-              {loggedStatus === status ? t('today.loggedButton') : t(`today.actions.${status}`)}
-            </button>
-          ))}
-        </div>
+        {own && <DeliveryWarning medication={m} onSettingsClosed={onStale} />}
+        {canLog && (
+          <div className="today-actions" role="group" aria-label={t('today.logFor', { name: m.name })}>
+            {DOSE_STATUSES.map((status) => (
+              <button
+                key={status}
+                type="button"
+                className={`${BUTTON_CLASS[status]}${loggedStatus === status ? ' is-logged' : ''}`}
+                onClick={() => onLog(status)}
+              >
+                {loggedStatus === status ? t('today.loggedButton') : t(`today.actions.${status}`)}
+              </button>
+            ))}
+          </div>
+        )}
       </div>
       <section className="today-recent" aria-label={t('today.recent', { name: m.name })}>
         <h3>{t('today.recentTitle')}</h3>

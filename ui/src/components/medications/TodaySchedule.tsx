@@ -4,6 +4,9 @@ import { useTranslation } from 'react-i18next';
 import { ApiError } from '../../api/client';
 import type { EntryResult, TodayDose, TodayDoseStatus, TodaySchedule as Schedule } from '../../api/medicationTypes';
 import { medsErrorText } from '../../medications/errors';
+import { usePersonScope } from '../../people/PersonScopeContext';
+import { canLog } from '../../people/roles';
+import { usePeople } from '../../people/usePeople';
 import { queryKeys } from '../../queries/keys';
 import { useLogDose, useTodayScheduleQuery } from '../../queries/medications';
 import { MedicationAvatar } from './MedicationIcon';
@@ -25,16 +28,31 @@ interface TodayScheduleProps {
   onLogged: (dose: TodayDose, result: EntryResult) => void;
 }
 
-/** Today's scheduled doses with their state, and one-tap Taken / Skip for the open ones. */
+/**
+ * Whether the doses need their person's name: not when every one of them is the account
+ * holder's own.
+ */
+export function showsPersonNames(doses: readonly TodayDose[], selfId: number | null): boolean {
+  return doses.some((dose) => dose.person_id !== null && dose.person_id !== selfId);
+}
+
+/**
+ * Today's scheduled doses with their state, and one-tap Taken / Skip for the open ones of
+ * people the viewer may log for; each with its person's name when not all are the viewer's own.
+ */
 export function TodaySchedule({ onLogged }: TodayScheduleProps) {
   const { t } = useTranslation('meds');
+  const { t: tc } = useTranslation('circle');
   const format = useMedsFormat();
   const client = useQueryClient();
-  const query = useTodayScheduleQuery();
+  const { scope } = usePersonScope();
+  const { self, roleOf } = usePeople();
+  const query = useTodayScheduleQuery(scope);
   const logDose = useLogDose();
   const [busy, setBusy] = useState<string | null>(null);
   const [failure, setFailure] = useState<{ key: string; text: string } | null>(null);
   const schedule = query.data ?? null;
+  const withNames = schedule !== null && showsPersonNames(schedule.doses, self?.id ?? null);
 
   // A server without the schedule: the medication list below still works.
   if (query.error instanceof ApiError && query.error.status === 404) return null;
@@ -56,7 +74,7 @@ export function TodaySchedule({ onLogged }: TodayScheduleProps) {
       });
       // The dose's new state shows at once; the refetch the log set off confirms it.
       client.setQueryData<Schedule>(
-        queryKeys.today,
+        queryKeys.todayFor(scope),
         (current) =>
           current && {
             ...current,
@@ -87,12 +105,18 @@ export function TodaySchedule({ onLogged }: TodayScheduleProps) {
           {schedule.doses.map((dose) => {
             const key = keyOf(dose);
             const time = format.timeOfDay(dose.local_time);
-            const open = dose.status === 'upcoming' || dose.status === 'due';
+            const open = (dose.status === 'upcoming' || dose.status === 'due') && canLog(roleOf(dose.person_id));
+            const person = withNames ? dose.person_name : null;
             return (
               <li key={key} className="today-dose" data-testid="today-dose">
                 <span className="today-dose-time">{time}</span>
                 <MedicationAvatar icon={dose.icon} color={dose.color} small />
                 <span className="today-dose-what">
+                  {person && (
+                    <span className="person-tag" data-testid="today-dose-person">
+                      {person}
+                    </span>
+                  )}
                   <strong>{dose.name}</strong> <span className="muted">{format.amount(dose.quantity, dose.unit)}</span>
                 </span>
                 <span className={STATUS_CLASS[dose.status]} data-testid="today-dose-status">
@@ -104,7 +128,11 @@ export function TodaySchedule({ onLogged }: TodayScheduleProps) {
                       type="button"
                       className="button button-primary button-small"
                       disabled={busy !== null}
-                      aria-label={t('todaySchedule.takeLabel', { name: dose.name, time })}
+                      aria-label={
+                        person
+                          ? tc('today.takeLabel', { name: dose.name, time, person })
+                          : t('todaySchedule.takeLabel', { name: dose.name, time })
+                      }
                       onClick={() => void log(dose, 'taken')}
                     >
                       {t('todaySchedule.take')}
@@ -113,7 +141,11 @@ export function TodaySchedule({ onLogged }: TodayScheduleProps) {
                       type="button"
                       className="button button-secondary button-small"
                       disabled={busy !== null}
-                      aria-label={t('todaySchedule.skipLabel', { name: dose.name, time })}
+                      aria-label={
+                        person
+                          ? tc('today.skipLabel', { name: dose.name, time, person })
+                          : t('todaySchedule.skipLabel', { name: dose.name, time })
+                      }
                       onClick={() => void log(dose, 'skipped')}
                     >
                       {t('todaySchedule.skip')}

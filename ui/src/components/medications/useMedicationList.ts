@@ -1,6 +1,7 @@
 import { useTranslation } from 'react-i18next';
 import type { Medication } from '../../api/medicationTypes';
 import { medsErrorText } from '../../medications/errors';
+import { usePersonScope, type PersonScope } from '../../people/PersonScopeContext';
 import { useMedicationsQuery } from '../../queries/medications';
 
 export interface MedicationList {
@@ -10,10 +11,14 @@ export interface MedicationList {
   reload: () => void;
 }
 
-/** The person's medications (loaded again when their time zone or anything about them changes). */
-export function useMedicationList(): MedicationList {
+/**
+ * The medications of the person chosen in the top bar (or of `scope`), loaded again when the
+ * time zone or anything about them changes.
+ */
+export function useMedicationList(scope?: PersonScope): MedicationList {
   const { t } = useTranslation('meds');
-  const query = useMedicationsQuery();
+  const chosen = usePersonScope().scope;
+  const query = useMedicationsQuery(scope === undefined ? chosen : scope);
   const { refetch } = query;
   return {
     medications: query.data ?? null,

@@ -42,7 +42,7 @@ export function TimeZoneField() {
     if (loaded) updateSettings({ timezone: loaded });
   }, [loaded, updateSettings]);
 
-  const medications = useMedicationsQuery().data ?? [];
+  const medications = useMedicationsQuery(null).data ?? [];
   // A new zone waiting for the person to see what it does to their schedules.
   const [pending, setPending] = useState<string | null>(null);
 

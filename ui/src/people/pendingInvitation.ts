@@ -1,0 +1,32 @@
+// An invitation opened while signed out: kept on this device through sign-in, registration
+// and e-mail verification, so the person comes back to it afterwards.
+const STORAGE_KEY = 'pillbox_invitation';
+const TOKEN = /^[A-Za-z0-9_-]{1,200}$/;
+
+export function rememberInvitation(token: string): void {
+  if (!TOKEN.test(token)) return;
+  try {
+    localStorage.setItem(STORAGE_KEY, token);
+  } catch {
+    // Storage blocked: the link in the e-mail still works after signing in.
+  }
+}
+
+export function forgetInvitation(): void {
+  try {
+    localStorage.removeItem(STORAGE_KEY);
+  } catch {
+    // Nothing was kept.
+  }
+}
+
+/** Where to go after signing in: the invitation waiting, else the medications. */
+export function pathAfterSignIn(): string {
+  let token: string | null = null;
+  try {
+    token = localStorage.getItem(STORAGE_KEY);
+  } catch {
+    token = null;
+  }
+  return token !== null && TOKEN.test(token) ? `/invite/${token}` : '/medications';
+}
