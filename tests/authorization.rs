@@ -553,3 +553,199 @@ async fn every_route_answers_each_role_as_the_care_circle_allows() {
     assert_eq!(body["data"]["person_id"], c.fixture.person);
     assert!(tried.len() > 40, "only {} routes were called", tried.len());
 }
+
+/// The signed-in account's id.
+async fn my_id(server: &Server, token: &str) -> i64 {
+    let (status, body) = get_json(server, "/api/auth/me", Some(token)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    body["data"]["id"].as_i64().unwrap()
+}
+
+#[tokio::test]
+async fn a_carers_dose_shows_who_gave_it_and_reaches_everyones_today() {
+    let c = circle().await;
+    let (p, m) = (c.fixture.person, c.fixture.medication);
+    // The record carer gives their name and a daily 08:00 dose is due today for Emma.
+    let (status, body) = call(
+        &c.server,
+        Method::PUT,
+        "/api/auth/me",
+        Some(c.token(Who::Record)),
+        Some(json!({"first_name": "Anna", "last_name": "Berg"})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let path = format!("/api/medications/{m}/doses");
+    let (status, body) = post(
+        &c.server,
+        &path,
+        Some(c.token(Who::Record)),
+        json!({"quantity": 5}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+
+    // The owner's history of Emma says who gave it; the owner's own doses say the owner.
+    let history = format!("/api/medications/history?person_id={p}");
+    let (status, body) = get_json(&c.server, &history, Some(&c.owner)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let newest = &body["data"][0];
+    assert_eq!(newest["logged_by"]["name"], "Anna Berg", "{body}");
+    assert_eq!(
+        newest["logged_by"]["user_id"],
+        my_id(&c.server, c.token(Who::Record)).await
+    );
+    assert_eq!(newest["person_id"], p);
+    assert_eq!(
+        body["data"][1]["logged_by"]["name"], "owner@example.com",
+        "{body}"
+    );
+
+    // The audit list shows the carer's dose; the owner's own dose is not listed.
+    let (status, body) = get_json(&c.server, &format!("/api/people/{p}/audit"), Some(&c.owner)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let logged: Vec<&Value> = body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["action"] == "dose.logged")
+        .collect();
+    assert_eq!(logged.len(), 1, "{body}");
+    assert_eq!(logged[0]["actor_name"], "Anna Berg");
+    assert_eq!(logged[0]["subject"], "Amoxicillin");
+
+    // Emma's daily dose is on the owner's Today and on each carer's, with her name; a
+    // stranger's Today has none of it.
+    for who in [Who::Owner, Who::Manage, Who::Record, Who::View] {
+        let (status, body) = get_json(&c.server, "/api/medications/today", Some(c.token(who))).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        let doses = body["data"]["doses"].as_array().unwrap();
+        assert!(
+            doses
+                .iter()
+                .any(|d| d["medication_id"] == m && d["person_name"] == "Emma" && d["person_id"] == p),
+            "{who:?}: {body}"
+        );
+    }
+    let (_, body) = get_json(&c.server, "/api/medications/today", Some(c.token(Who::Stranger))).await;
+    assert_eq!(body["data"]["doses"], json!([]), "{body}");
+}
+
+#[tokio::test]
+async fn a_manage_carer_adds_a_medication_to_the_person_and_escalation_names_only_carers_who_record() {
+    let c = circle().await;
+    let p = c.fixture.person;
+    let (status, body) = post(
+        &c.server,
+        "/api/medications",
+        Some(c.token(Who::Manage)),
+        json!({"name": "Vitamin D", "unit": "drop", "person_id": p}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let vitamin = body["data"]["id"].as_i64().unwrap();
+    assert_eq!(body["data"]["person_id"], p);
+    // It is the owner's, listed under Emma; the carer's own list stays theirs.
+    let (_, body) = get_json(
+        &c.server,
+        &format!("/api/medications?person_id={p}"),
+        Some(&c.owner),
+    )
+    .await;
+    let names: Vec<&str> = body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["Amoxicillin", "Vitamin D"], "{body}");
+    let (_, body) = get_json(&c.server, "/api/medications", Some(c.token(Who::Manage))).await;
+    assert_eq!(body["data"], json!([]), "{body}");
+
+    // Escalation: the view carer cannot be told (their link could not record the dose).
+    let (view_id, record_id) = (
+        my_id(&c.server, c.token(Who::View)).await,
+        my_id(&c.server, c.token(Who::Record)).await,
+    );
+    let stranger_id = my_id(&c.server, c.token(Who::Stranger)).await;
+    let path = format!("/api/medications/{vitamin}");
+    for (escalation, code) in [
+        (
+            json!({"after_minutes": 30, "carers": [view_id]}),
+            "escalation_invalid",
+        ),
+        (
+            json!({"after_minutes": 30, "carers": [stranger_id]}),
+            "escalation_invalid",
+        ),
+        (
+            json!({"after_minutes": 4, "carers": [record_id]}),
+            "escalation_invalid",
+        ),
+        (json!({"after_minutes": 30, "carers": []}), "escalation_invalid"),
+    ] {
+        let (status, body) = call(
+            &c.server,
+            Method::PUT,
+            &path,
+            Some(&c.owner),
+            Some(json!({"escalation": escalation})),
+        )
+        .await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+        assert_eq!(body["code"], code);
+    }
+    let (_, body) = get_json(&c.server, &path, Some(&c.owner)).await;
+    assert_eq!(
+        body["data"]["escalation"],
+        Value::Null,
+        "a refused setting changed nothing: {body}"
+    );
+    let wanted = json!({"after_minutes": 30, "carers": [record_id]});
+    let (status, body) = call(
+        &c.server,
+        Method::PUT,
+        &path,
+        Some(c.token(Who::Manage)),
+        Some(json!({"escalation": wanted})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["data"]["escalation"], wanted);
+    let (status, body) = call(
+        &c.server,
+        Method::PUT,
+        &path,
+        Some(&c.owner),
+        Some(json!({"escalation": null})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["data"]["escalation"], Value::Null);
+
+    // Only the owner moves a medication to another of their people.
+    let me = c.person("Leo").await;
+    let (status, body) = call(
+        &c.server,
+        Method::PUT,
+        &path,
+        Some(c.token(Who::Manage)),
+        Some(json!({"person_id": me})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+    assert_eq!(body["code"], "not_permitted");
+    let (status, body) = call(
+        &c.server,
+        Method::PUT,
+        &path,
+        Some(&c.owner),
+        Some(json!({"person_id": me})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["data"]["person_id"], me);
+    // Now out of the carers' reach.
+    let (status, _) = get_json(&c.server, &path, Some(c.token(Who::Manage))).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+}
