@@ -318,6 +318,9 @@ async fn an_invited_carer_registers_accepts_and_the_owner_manages_the_circle() {
         ),
         (&json!("active"), &json!("Kim Berg"), &Value::Null)
     );
+    // The escalation settings name carers by account: the list says which one it is.
+    let (_, me) = get_json(&server, "/api/auth/me", Some(&carer)).await;
+    assert_eq!(listed["data"][0]["user_id"], me["data"]["id"]);
 
     // Only the owner changes the circle: a carer gets 403, a stranger 404.
     for (who, expected) in [

@@ -143,6 +143,10 @@ pub struct CarerView {
     /// The carer's name; null until accepted.
     #[schema(required = true)]
     pub name: Option<String>,
+    /// The carer's account once accepted (a medication's escalation names carers by it);
+    /// null while invited.
+    #[schema(required = true)]
+    pub user_id: Option<i64>,
     pub role: CarerRole,
     pub status: CarerStatus,
     /// RFC 3339, UTC.
@@ -166,6 +170,7 @@ impl CarerView {
             person_id: carer.person_id,
             email: carer.email,
             name: carer.name,
+            user_id: carer.user_id,
             role: CarerRole::stored(&carer.role),
             status: if carer.user_id.is_some() {
                 CarerStatus::Active

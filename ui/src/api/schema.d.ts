@@ -1320,6 +1320,12 @@ export interface components {
             person_id: number;
             role: components["schemas"]["CarerRole"];
             status: components["schemas"]["CarerStatus"];
+            /**
+             * Format: int64
+             * @description The carer's account once accepted (a medication's escalation names carers by it);
+             *     null while invited.
+             */
+            user_id: number | null;
         };
         /** @enum {string} */
         Category: "weight" | "volume" | "count" | "concentration";
@@ -1457,6 +1463,12 @@ export interface components {
                 person_id: number;
                 role: components["schemas"]["CarerRole"];
                 status: components["schemas"]["CarerStatus"];
+                /**
+                 * Format: int64
+                 * @description The carer's account once accepted (a medication's escalation names carers by it);
+                 *     null while invited.
+                 */
+                user_id: number | null;
             };
             /** @description Always true. */
             success: boolean;
@@ -1835,6 +1847,12 @@ export interface components {
                 person_id: number;
                 role: components["schemas"]["CarerRole"];
                 status: components["schemas"]["CarerStatus"];
+                /**
+                 * Format: int64
+                 * @description The carer's account once accepted (a medication's escalation names carers by it);
+                 *     null while invited.
+                 */
+                user_id: number | null;
             }[];
             /** @description Always true. */
             success: boolean;
