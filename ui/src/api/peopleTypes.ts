@@ -1,55 +1,28 @@
-// The care circle's shapes (/api/people/*, /api/invitations/*), as the parsers hand them on.
+// The care circle's shapes (/api/people/*, /api/invitations/*), as the OpenAPI document
+// describes them (generated: schema.d.ts); the parsers in people.ts check every answer.
+import type { components } from './schema';
+
+type Schemas = components['schemas'];
 
 /** What the viewer may do with a person's data: their own (owner) or a carer's role. */
-export type Role = 'owner' | 'manage' | 'record' | 'view';
+export type Role = Schemas['Role'];
 export const ROLES = ['owner', 'manage', 'record', 'view'] as const satisfies readonly Role[];
 
 /** The roles an owner gives a carer. */
-export type CarerRole = Exclude<Role, 'owner'>;
+export type CarerRole = Schemas['CarerRole'];
 export const CARER_ROLES = ['view', 'record', 'manage'] as const satisfies readonly CarerRole[];
 
-export type CarerStatus = 'invited' | 'active';
+export type CarerStatus = Schemas['CarerStatus'];
 export const CARER_STATUSES = ['invited', 'active'] as const satisfies readonly CarerStatus[];
 
 /** One person: the account holder, someone without a login they look after, or someone they care for. */
-export interface Person {
-  id: number;
-  name: string;
-  /** The account holder's own person (cannot be archived or deleted). */
-  is_self: boolean;
-  archived: boolean;
-  role: Role;
-  /** The display name of the account the person belongs to. */
-  owner_name: string;
-  /** The viewer's own carer row for a person they care for (to leave); null for their own people. */
-  carer_id: number | null;
-  created_at: string;
-}
+export type Person = Schemas['PersonView'];
 
-export interface Carer {
-  id: number;
-  person_id: number;
-  email: string;
-  /** Null until the invitation is accepted. */
-  name: string | null;
-  /** The carer's account, once accepted (escalation names carers by it). */
-  user_id: number | null;
-  role: CarerRole;
-  status: CarerStatus;
-  created_at: string;
-  accepted_at: string | null;
-  expires_at: string | null;
-  /** Only in the answer to an invitation: the link to pass on by hand. */
-  invite_url: string | null;
-}
+/** A carer of one of the owner's people, from invitation to acceptance. */
+export type Carer = Schemas['CarerView'];
 
-export interface Invitation {
-  person_name: string;
-  owner_name: string;
-  role: CarerRole;
-  email: string;
-  expires_at: string;
-}
+/** What an invitation link shows its addressee. */
+export type Invitation = Schemas['InvitationView'];
 
 export type AuditAction =
   | 'dose.logged'
@@ -79,26 +52,13 @@ export const AUDIT_ACTIONS = [
   'carer.left',
 ] as const satisfies readonly AuditAction[];
 
-export interface AuditEntry {
-  id: number;
-  actor_name: string;
-  /** A known action, or the server's own word for a newer one. */
-  action: string;
-  subject: string;
-  created_at: string;
-}
+export type AuditEntry = Schemas['AuditEntry'];
 
 /** A medication's missed-dose escalation: after how long, to which carers (user ids). */
-export interface Escalation {
-  after_minutes: number;
-  carers: number[];
-}
+export type Escalation = Schemas['Escalation'];
 
-/** Who logged a dose: a user of this instance (null for a take link of the account holder). */
-export interface LoggedBy {
-  user_id: number | null;
-  name: string;
-}
+/** Who logged a dose (`user_id` null when it was not a signed-in user). */
+export type LoggedBy = Schemas['LoggedBy'];
 
 /** The audit page size. */
 export const AUDIT_PAGE_SIZE = 25;
