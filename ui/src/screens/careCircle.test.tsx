@@ -1,0 +1,210 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, describe, expect, it } from 'vitest';
+import { requestUrl, sentJson } from '../test/fetchMock';
+import { fail, medicationJson, medsServer, ok, requestsTo, signInForMeds, USER } from '../test/medications';
+import { renderApp } from '../test/renderApp';
+
+afterEach(() => localStorage.clear());
+
+const PEOPLE = [
+  { id: 1, name: 'Pat', is_self: true, archived: false, role: 'owner', owner_name: 'Pat', carer_id: null, created_at: '' },
+  { id: 2, name: 'Kid', is_self: false, archived: false, role: 'owner', owner_name: 'Pat', carer_id: null, created_at: '' },
+  { id: 5, name: 'Mum', is_self: false, archived: false, role: 'view', owner_name: 'Sam', carer_id: 40, created_at: '' },
+];
+
+const aspirin = medicationJson({ id: 3, name: 'Aspirin', person_id: 1, escalation: null });
+const syrup = medicationJson({ id: 4, name: 'Syrup', person_id: 2, escalation: null });
+const digoxin = medicationJson({ id: 6, name: 'Digoxin', person_id: 5, escalation: null });
+
+function server() {
+  return medsServer({
+    'GET /api/people': () => ok(PEOPLE),
+    'GET /api/medications': () => ok([aspirin, syrup]),
+  });
+}
+
+/** The medication lists asked for, by their person_id (null: no filter). */
+function listRequests(fetchMock: ReturnType<typeof server>): (string | null)[] {
+  return requestsTo(fetchMock, 'GET', '/api/medications').map(([input]) =>
+    new URL(requestUrl(input), 'http://x').searchParams.get('person_id'),
+  );
+}
+
+describe('the person switcher', () => {
+  it('offers everyone, own people and cared people with their owner, and filters the list', async () => {
+    signInForMeds();
+    const fetchMock = server();
+    renderApp('/medications');
+    const switcher = await screen.findByLabelText('Person');
+    expect(within(switcher).getAllByRole('option').map((o) => o.textContent)).toEqual([
+      'Everyone',
+      'Pat',
+      'Kid',
+      'Mum (Sam)',
+    ]);
+    // Everyone: a card of someone other than the account holder says whose it is.
+    const syrupCard = (await screen.findByRole('heading', { name: 'Syrup' })).closest('article');
+    expect(syrupCard && within(syrupCard).getByTestId('medication-person').textContent).toBe('Kid');
+
+    await userEvent.selectOptions(switcher, 'Kid');
+    await waitFor(() => expect(listRequests(fetchMock)).toContain('2'));
+    expect(JSON.parse(localStorage.getItem('pillbox_person') ?? '{}')).toEqual({ [String(USER.id)]: 2 });
+  });
+
+  it('is not shown to an account with nobody else', async () => {
+    signInForMeds();
+    medsServer({ 'GET /api/people': () => ok([PEOPLE[0]]), 'GET /api/medications': () => ok([aspirin]) });
+    renderApp('/medications');
+    await screen.findByRole('heading', { name: 'Aspirin' });
+    expect(screen.queryByLabelText('Person')).toBeNull();
+  });
+
+  it('gives a view-role carer no buttons that change the medication', async () => {
+    signInForMeds();
+    localStorage.setItem('pillbox_person', JSON.stringify({ [String(USER.id)]: 5 }));
+    const fetchMock = medsServer({
+      'GET /api/people': () => ok(PEOPLE),
+      'GET /api/medications': () => ok([digoxin]),
+    });
+    renderApp('/medications');
+    const card = (await screen.findByRole('heading', { name: 'Digoxin' })).closest('article');
+    if (!card) throw new Error('no card');
+    await waitFor(() => expect(listRequests(fetchMock)).toContain('5'));
+    expect(within(card).queryAllByRole('button')).toEqual([]);
+    expect(screen.queryByRole('button', { name: 'Add Medication' })).toBeNull();
+  });
+
+  it('falls back to everyone when the chosen person is gone', async () => {
+    signInForMeds();
+    localStorage.setItem('pillbox_person', JSON.stringify({ [String(USER.id)]: 99 }));
+    const fetchMock = server();
+    renderApp('/medications');
+    const switcher = await screen.findByLabelText<HTMLSelectElement>('Person');
+    await waitFor(() => expect(switcher.value).toBe(''));
+    await waitFor(() => expect(listRequests(fetchMock)).toContain(null));
+  });
+});
+
+describe('the invitation page', () => {
+  it('asks a signed-out visitor to sign in and brings them back afterwards', async () => {
+    medsServer({});
+    renderApp('/invite/tok_123');
+    expect(await screen.findByRole('heading', { name: 'Invitation to help' })).toBeTruthy();
+    expect(screen.getByRole('link', { name: 'Sign in' }).getAttribute('href')).toBe('/login');
+    expect(localStorage.getItem('pillbox_invitation')).toBe('tok_123');
+  });
+
+  it('shows who invites, for whom and the role; accepting opens that person', async () => {
+    signInForMeds();
+    const fetchMock = medsServer({
+      'GET /api/invitations/tok_123': () =>
+        ok({ person_name: 'Mum', owner_name: 'Sam', role: 'record', email: USER.email, expires_at: '2026-12-01T00:00:00Z' }),
+      'POST /api/invitations/tok_123/accept': () => ok(PEOPLE[2]),
+      'GET /api/people': () => ok(PEOPLE),
+      'GET /api/medications': () => ok([digoxin]),
+    });
+    renderApp('/invite/tok_123');
+    expect((await screen.findByTestId('invitation-text')).textContent).toBe('Sam invites you to help care for Mum.');
+    expect(screen.getByText(/Also logs, edits and skips doses/)).toBeTruthy();
+    await userEvent.click(screen.getByRole('button', { name: 'Accept' }));
+    await waitFor(() => expect(screen.getByTestId('location').textContent).toBe('/medications'));
+    expect(requestsTo(fetchMock, 'POST', '/api/invitations/tok_123/accept')).toHaveLength(1);
+    await waitFor(() => expect(listRequests(fetchMock)).toContain('5'));
+  });
+
+  it('explains an invitation sent to another address', async () => {
+    signInForMeds();
+    medsServer({
+      'GET /api/invitations/tok_123': () =>
+        fail('This invitation was sent to another address', 403, 'invitation_other_account', {
+          email: 'k***@example.org',
+        }),
+    });
+    renderApp('/invite/tok_123');
+    expect((await screen.findByRole('alert')).textContent).toContain(
+      `This invitation was sent to k***@example.org, but you are signed in as ${USER.email}.`,
+    );
+    expect(screen.getByRole('button', { name: 'Sign in with another account' })).toBeTruthy();
+  });
+
+  it('explains one that expired or was used, and forgets it', async () => {
+    signInForMeds();
+    localStorage.setItem('pillbox_invitation', 'tok_123');
+    medsServer({
+      'GET /api/invitations/tok_123': () => fail('Invitation not found', 404, 'invitation_not_found'),
+    });
+    renderApp('/invite/tok_123');
+    expect((await screen.findByRole('alert')).textContent).toContain('This invitation is not valid any more');
+    await waitFor(() => expect(localStorage.getItem('pillbox_invitation')).toBeNull());
+  });
+});
+
+describe('a person’s carers', () => {
+  it('invites with a role and shows the link to pass on', async () => {
+    signInForMeds();
+    const invited = {
+      id: 30,
+      person_id: 2,
+      email: 'kim@example.org',
+      name: null,
+      user_id: null,
+      role: 'view',
+      status: 'invited',
+      created_at: '',
+      accepted_at: null,
+      expires_at: '2026-12-01T00:00:00Z',
+    };
+    const fetchMock = medsServer({
+      'GET /api/people': () => ok(PEOPLE),
+      'GET /api/people/2/carers': () => ok([]),
+      'GET /api/people/2/audit': () => ok([]),
+      'POST /api/people/2/carers': () =>
+        ok({ ...invited, invite_url: 'https://pillbox.example/invite/tok_9' }, 201),
+    });
+    renderApp('/people/2');
+    const card = await screen.findByTestId('carers-card');
+    await within(card).findByText('No carers yet.');
+    await userEvent.type(within(card).getByLabelText('Their e-mail address'), 'kim@example.org');
+    await userEvent.click(within(card).getByRole('radio', { name: /View/ }));
+    await userEvent.click(within(card).getByRole('button', { name: 'Send invitation' }));
+    const link = await screen.findByTestId('invite-link');
+    expect(within(link).getByLabelText<HTMLInputElement>('Invitation link').value).toBe(
+      'https://pillbox.example/invite/tok_9',
+    );
+    const [, init] = requestsTo(fetchMock, 'POST', '/api/people/2/carers')[0] ?? [];
+    expect(sentJson(init)).toEqual({ email: 'kim@example.org', role: 'view' });
+  });
+
+  it('asks before deleting a person and offers archiving instead', async () => {
+    signInForMeds();
+    const fetchMock = medsServer({
+      'GET /api/people': () => ok(PEOPLE),
+      'GET /api/people/2/carers': () => ok([]),
+      'GET /api/people/2/audit': () => ok([]),
+      'PUT /api/people/2': () => ok({ ...PEOPLE[1], archived: true }),
+    });
+    renderApp('/people/2');
+    await userEvent.click(await screen.findByRole('button', { name: 'Delete' }));
+    const dialog = screen.getByRole('dialog', { name: 'Delete Kid?' });
+    expect(dialog.textContent).toContain('all their medications, reminders and history');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Archive instead' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    const [, init] = requestsTo(fetchMock, 'PUT', '/api/people/2')[0] ?? [];
+    expect(sentJson(init)).toEqual({ archived: true });
+    expect(requestsTo(fetchMock, 'DELETE', '/api/people/2')).toHaveLength(0);
+  });
+
+  it('gives the account holder’s own person no archive or delete', async () => {
+    signInForMeds();
+    medsServer({
+      'GET /api/people': () => ok(PEOPLE),
+      'GET /api/people/1/carers': () => ok([]),
+      'GET /api/people/1/audit': () => ok([]),
+    });
+    renderApp('/people/1');
+    await screen.findByTestId('carers-card');
+    expect(screen.queryByRole('button', { name: 'Delete' })).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Archive' })).toBeNull();
+  });
+});
