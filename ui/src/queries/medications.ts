@@ -1,6 +1,14 @@
 // Medications, today's schedule and stock: the queries the screens read and the changes
 // they make, each change invalidating what it affects (invalidate.ts).
-import { keepPreviousData, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import {
+  keepPreviousData,
+  useMutation,
+  useQueries,
+  useQuery,
+  useQueryClient,
+  type QueryClient,
+  type UseQueryResult,
+} from '@tanstack/react-query';
 import {
   adjustInventory,
   createMedication,
@@ -19,10 +27,33 @@ import { doseRecorded, medicationChanged, stockChanged, stockRefused } from './i
 import { queryKeys } from './keys';
 
 /** One person's medications, or (null) those of all the account's own people. */
-export function useMedicationsQuery(personId: number | null) {
-  return useQuery({
+export function useMedicationsQuery(personId: number | null, enabled = true) {
+  return useQuery({ ...medicationsQuery(personId), enabled });
+}
+
+function medicationsQuery(personId: number | null) {
+  return {
     queryKey: queryKeys.medicationListFor(personId),
-    queryFn: ({ signal }) => listMedications(personId, signal),
+    queryFn: ({ signal }: { signal: AbortSignal }) => listMedications(personId, signal),
+  };
+}
+
+/**
+ * Everyone's medications: the account's own people's in one list, and each person the user
+ * cares for in their own (the server lists them one person at a time).
+ */
+export function useEveryonesMedicationsQuery(caredIds: readonly number[], enabled = true) {
+  return useQueries({
+    queries: [null, ...caredIds].map((personId) => ({ ...medicationsQuery(personId), enabled })),
+    combine: (results: UseQueryResult<Medication[]>[]) => {
+      const lists = results.map((r) => r.data);
+      return {
+        // Shown once every list is there, own people first.
+        data: lists.every((list) => list !== undefined) ? lists.flat() : undefined,
+        error: results.find((r) => r.error)?.error ?? null,
+        refetch: () => results.forEach((r) => void r.refetch()),
+      };
+    },
   });
 }
 

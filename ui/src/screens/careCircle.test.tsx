@@ -17,10 +17,12 @@ const aspirin = medicationJson({ id: 3, name: 'Aspirin', person_id: 1, escalatio
 const syrup = medicationJson({ id: 4, name: 'Syrup', person_id: 2, escalation: null });
 const digoxin = medicationJson({ id: 6, name: 'Digoxin', person_id: 5, escalation: null });
 
+/** Each person's list by `?person_id=`; without it, the account's own people's. */
 function server() {
+  const byPerson: Record<string, unknown[]> = { '': [aspirin, syrup], '1': [aspirin], '2': [syrup], '5': [digoxin] };
   return medsServer({
     'GET /api/people': () => ok(PEOPLE),
-    'GET /api/medications': () => ok([aspirin, syrup]),
+    'GET /api/medications': (_init, url) => ok(byPerson[url.searchParams.get('person_id') ?? ''] ?? []),
   });
 }
 
@@ -43,9 +45,21 @@ describe('the person switcher', () => {
       'Kid',
       'Mum (Sam)',
     ]);
-    // Everyone: a card of someone other than the account holder says whose it is.
-    const syrupCard = (await screen.findByRole('heading', { name: 'Syrup' })).closest('article');
-    expect(syrupCard && within(syrupCard).getByTestId('medication-person').textContent).toBe('Kid');
+    // Everyone: own people's and cared people's, each card of someone other than the account
+    // holder saying whose it is.
+    await screen.findByRole('heading', { name: 'Digoxin' });
+    const whose = screen.getAllByTestId('medication-card').map((card) => [
+      within(card).getByRole('heading').textContent,
+      within(card).queryByTestId('medication-person')?.textContent ?? null,
+    ]);
+    expect(whose).toEqual([
+      ['Aspirin', null],
+      ['Syrup', 'Kid'],
+      ['Digoxin', 'Mum'],
+    ]);
+    // The view role: no buttons on Mum's card, the others have theirs.
+    const mumCard = screen.getAllByTestId('medication-card')[2];
+    expect(mumCard && within(mumCard).queryAllByRole('button')).toEqual([]);
 
     await userEvent.selectOptions(switcher, 'Kid');
     await waitFor(() => expect(listRequests(fetchMock)).toContain('2'));
@@ -63,10 +77,7 @@ describe('the person switcher', () => {
   it('gives a view-role carer no buttons that change the medication', async () => {
     signInForMeds();
     localStorage.setItem('pillbox_person', JSON.stringify({ [String(USER.id)]: 5 }));
-    const fetchMock = medsServer({
-      'GET /api/people': () => ok(PEOPLE),
-      'GET /api/medications': () => ok([digoxin]),
-    });
+    const fetchMock = server();
     renderApp('/medications');
     const card = (await screen.findByRole('heading', { name: 'Digoxin' })).closest('article');
     if (!card) throw new Error('no card');
@@ -102,7 +113,7 @@ describe('the invitation page', () => {
         ok({ person_name: 'Mum', owner_name: 'Sam', role: 'record', email: USER.email, expires_at: '2026-12-01T00:00:00Z' }),
       'POST /api/invitations/tok_123/accept': () => ok(PEOPLE[2]),
       'GET /api/people': () => ok(PEOPLE),
-      'GET /api/medications': () => ok([digoxin]),
+      'GET /api/medications': (_init, url) => ok(url.searchParams.get('person_id') === '5' ? [digoxin] : []),
     });
     renderApp('/invite/tok_123');
     expect((await screen.findByTestId('invitation-text')).textContent).toBe('Sam invites you to help care for Mum.');

@@ -1,7 +1,8 @@
 import { vi } from 'vitest';
 import units from './fixtures/units.json';
 
-export type Route = (init: RequestInit | undefined) => Response | Promise<Response>;
+/** A mocked answer; `url` carries the query string (e.g. `?person_id=`). */
+export type Route = (init: RequestInit | undefined, url: URL) => Response | Promise<Response>;
 
 export function requestUrl(input: RequestInfo | URL): string {
   return typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
@@ -34,7 +35,7 @@ export function mockFetch(routes: Record<string, Route>) {
     const key = `${init?.method ?? 'GET'} ${url.pathname}`;
     const route = routes[key] ?? SERVER_ROUTES[key];
     if (!route) return jsonResponse({ success: false, message: 'Not found', code: 'not_found' }, 404);
-    return route(init);
+    return route(init, url);
   });
   vi.stubGlobal('fetch', fetchMock);
   return fetchMock;

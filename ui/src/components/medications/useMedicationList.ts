@@ -2,7 +2,8 @@ import { useTranslation } from 'react-i18next';
 import type { Medication } from '../../api/medicationTypes';
 import { medsErrorText } from '../../medications/errors';
 import { usePersonScope, type PersonScope } from '../../people/PersonScopeContext';
-import { useMedicationsQuery } from '../../queries/medications';
+import { useEveryonesMedicationsQuery, useMedicationsQuery } from '../../queries/medications';
+import { usePeopleQuery } from '../../queries/people';
 
 export interface MedicationList {
   medications: Medication[] | null;
@@ -12,17 +13,22 @@ export interface MedicationList {
 }
 
 /**
- * The medications of the person chosen in the top bar (or of `scope`), loaded again when the
- * time zone or anything about them changes.
+ * The medications of the person chosen in the top bar (or of `scope`): one person's, or
+ * everyone's (own people and the people the user cares for), loaded again when the time zone
+ * or anything about them changes.
  */
 export function useMedicationList(scope?: PersonScope): MedicationList {
   const { t } = useTranslation('meds');
   const chosen = usePersonScope().scope;
-  const query = useMedicationsQuery(scope === undefined ? chosen : scope);
-  const { refetch } = query;
+  const person = scope === undefined ? chosen : scope;
+  const people = usePeopleQuery().data;
+  const caredIds = people?.filter((p) => p.role !== 'owner' && !p.archived).map((p) => p.id) ?? [];
+  const one = useMedicationsQuery(person, person !== null);
+  const everyone = useEveryonesMedicationsQuery(caredIds, person === null);
+  const query = person === null ? everyone : one;
   return {
     medications: query.data ?? null,
     error: query.error ? medsErrorText(t, query.error, 'errors.load') : null,
-    reload: () => void refetch(),
+    reload: () => void query.refetch(),
   };
 }

@@ -15,7 +15,7 @@ function useActionText(): (entry: AuditEntry) => string {
       : entry.action;
 }
 
-/** What carers changed in a person's data, newest first (the owner's own changes are not listed). */
+/** A person's audit list: carers' doses and changes, and changes to the circle, newest first. */
 export function AuditCard({ personId }: { personId: number }) {
   const { t } = useTranslation('circle');
   const format = useMedsFormat();
