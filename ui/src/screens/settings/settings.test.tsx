@@ -44,9 +44,9 @@ function server(routes: Record<string, Route>, tokens = { current: 'refreshed-to
   const guarded = Object.fromEntries(
     Object.entries(routes).map(([key, route]) => [
       key,
-      (init: RequestInit | undefined) =>
+      (init: RequestInit | undefined, url: URL) =>
         authHeader(init) === `Bearer ${tokens.current}`
-          ? route(init)
+          ? route(init, url)
           : jsonResponse({ success: false, code: 'session_expired', message: 'Invalid or expired session' }, 401),
     ]),
   );
