@@ -1,11 +1,11 @@
 import { expect, serverVersion, signIn, test } from './fixtures';
 
-const ENTRIES = ['Medications', 'Today', 'Notifications', 'History', 'Settings'];
+const ENTRIES = ['Medications', 'Today', 'Notifications', 'History', 'People', 'Settings'];
 
 test.describe('shell on a desktop (1280×800)', () => {
   test.use({ viewport: { width: 1280, height: 800 } });
 
-  test('the sidebar is fixed at 256 px with five entries, the user and the version', async ({
+  test('the sidebar is fixed at 256 px with six entries, the user and the version', async ({
     page,
     request,
     account,
