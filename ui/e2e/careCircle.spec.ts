@@ -129,6 +129,18 @@ test.describe('care circle', () => {
     await expect(cards).toHaveCount(1);
     await expect(cards.first()).toContainText('Digoxin');
 
+    // A medication added now is the chosen person's unless the form says otherwise.
+    await page.getByRole('button', { name: 'Add Medication' }).click();
+    const add = page.getByRole('dialog', { name: 'Add Medication' });
+    const whose = add.getByLabel('Person', { exact: true });
+    await expect(whose.locator('option:checked')).toHaveText('Grandpa Jo');
+    await expect(whose.locator('option')).toHaveText([owner.email, 'Grandpa Jo']);
+    await add.getByLabel('Name').fill('Vitamin D');
+    await add.getByRole('button', { name: 'Add Medication' }).click();
+    await expect(add).toBeHidden();
+    await expect(cards).toHaveCount(2);
+    await expect(cards.filter({ hasText: 'Vitamin D' })).toBeVisible();
+
     await page.getByTestId('sidebar').getByRole('link', { name: 'History' }).click();
     await expect(page.getByTestId('history-entry')).toHaveCount(1);
     await expect(page.getByTestId('history-entry')).toContainText('Digoxin');
@@ -136,12 +148,12 @@ test.describe('care circle', () => {
     // Kept on this device.
     await page.goto('/medications');
     await expect(page.getByLabel('Person', { exact: true }).locator('option:checked')).toHaveText('Grandpa Jo');
-    await expect(cards).toHaveCount(1);
+    await expect(cards).toHaveCount(2);
     await chooseMedicationsOf(page, owner.email);
     await expect(cards).toHaveCount(1);
     await expect(cards.first()).toContainText('Aspirin');
     await chooseMedicationsOf(page, 'Everyone');
-    await expect(cards).toHaveCount(2);
+    await expect(cards).toHaveCount(3);
   });
 
   test('missed-dose escalation is saved and shown again', async ({ page, request }) => {
