@@ -7,11 +7,13 @@ use rusqlite::Connection;
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use super::access;
 use super::doses::{self, NewDose, Recorded};
 use super::error::{ErrorCode, ServiceError, ServiceResult, conflict, invalid, not_found};
 use crate::clock;
 use crate::config;
-use crate::domain::dose::DoseStatus;
+use crate::domain::dose::{DoseStatus, EntryId};
+use crate::domain::medication::MedicationId;
 use crate::domain::notification::{ReminderStatus, check_lead, check_message};
 use crate::domain::quantity::Quantity;
 use crate::security::codes;
@@ -19,7 +21,7 @@ use crate::services::planner::{self, UserClock};
 use crate::store::deliveries::{self, Delivery};
 use crate::store::medications::{self, Medication};
 use crate::store::reminders::{self, Reminder, TakeTarget};
-use crate::store::{history, notify_prefs};
+use crate::store::{escalations, history, notify_prefs};
 
 /// The most rows one page of a list may have.
 pub const MAX_LIMIT: i64 = 200;
@@ -297,9 +299,12 @@ struct TakeLink {
     pub target: TakeTarget,
     pub medication: Medication,
     pub user_id: i64,
+    /// Who the link was sent to: the account holder, or a carer.
+    pub recipient: i64,
 }
 
-/// The reminder a live take link belongs to; `invalid_token` for anything else.
+/// The reminder a live take link belongs to; `invalid_token` for anything else, and for a
+/// carer's link once that carer may no longer record the person's doses.
 fn take_link(conn: &Connection, token: &str, now: DateTime<Utc>) -> ServiceResult<TakeLink> {
     check_token(token)?;
     let target = reminders::by_take_token(conn, &codes::hash_link_token(token), &clock::stamp(now))?
@@ -312,15 +317,22 @@ fn take_link(conn: &Connection, token: &str, now: DateTime<Utc>) -> ServiceResul
         .transpose()?
         .flatten()
         .ok_or_else(invalid_token)?;
+    let recipient = target.recipient.unwrap_or(user_id);
+    if recipient != user_id && !escalations::may_record(conn, recipient, medication.id)? {
+        return Err(invalid_token());
+    }
     Ok(TakeLink {
         target,
         medication,
         user_id,
+        recipient,
     })
 }
 
 /// Logs the dose a live take link asks about, once: the medication's usual amount, now,
-/// answering the link's reminder.
+/// answering the link's reminder, logged by the link's recipient. A dose recorded missed
+/// (the engine's grace pass) that is then taken or skipped through a link is corrected, not
+/// logged twice: the missed entry gives way to the new one.
 pub fn log_take(
     conn: &mut Connection,
     token: &str,
@@ -332,12 +344,24 @@ pub fn log_take(
         target,
         medication: m,
         user_id,
+        recipient,
     } = take_link(&tx, token, now)?;
     if target.reminder.answered_at.is_some() {
-        return Err(conflict(
-            ErrorCode::DoseAlreadyLogged,
-            "This dose was already logged",
-        ));
+        let missed = match target.history_id {
+            Some(entry) => history::find(&tx, user_id, entry)?.filter(|e| e.status == DoseStatus::Missed),
+            None => None,
+        };
+        match missed {
+            Some(entry) if status != DoseStatus::Missed => {
+                doses::delete_entry(&tx, user_id, EntryId(entry.id), now)?;
+            }
+            _ => {
+                return Err(conflict(
+                    ErrorCode::DoseAlreadyLogged,
+                    "This dose was already logged",
+                ));
+            }
+        }
     }
     let recorded = doses::record_dose(
         &tx,
@@ -360,6 +384,13 @@ pub fn log_take(
         },
         now,
     )?;
+    let logger = access::actor(&tx, recipient)?;
+    history::set_logger(&tx, recorded.entry.id, logger.user_id, &logger.name)?;
+    reminders::set_answered_by(&tx, recorded.entry.id, logger.user_id, &logger.name)?;
+    if recipient != user_id {
+        let access = access::medication(&tx, recipient, MedicationId(m.id))?;
+        access::audit(&tx, &access, "dose.logged", &m.name, now)?;
+    }
     tx.commit()?;
     Ok(recorded)
 }
@@ -438,6 +469,15 @@ pub struct TakeDetails {
     /// and has not gone out again yet.
     #[schema(required = true)]
     pub snoozed_until: Option<String>,
+    /// Who handled the dose (logged it taken or skipped), by name, as every link for the dose
+    /// shows it: the account holder or a carer. Null until then, for a dose the engine
+    /// recorded missed, and for entries from before carers.
+    #[schema(required = true)]
+    pub handled_by: Option<String>,
+    /// When the handled dose was logged as taken or skipped (RFC 3339, UTC); null with
+    /// `handled_by`.
+    #[schema(required = true)]
+    pub handled_at: Option<String>,
 }
 
 /// The details a take link shows, for a live token.
@@ -446,6 +486,7 @@ pub fn take_details(conn: &Connection, token: &str, now: DateTime<Utc>) -> Servi
         target,
         medication: m,
         user_id,
+        ..
     } = take_link(conn, token, now)?;
     let r = &target.reminder;
     let logged = match (&r.answered_at, target.history_id) {
@@ -466,6 +507,11 @@ pub fn take_details(conn: &Connection, token: &str, now: DateTime<Utc>) -> Servi
             taken: at.clone(),
         }),
     };
+    let handled_at = logged
+        .as_ref()
+        .filter(|l| l.status.as_deref() != Some("missed"))
+        .map(|l| l.taken.clone());
+    let handled_by = target.handled_by.clone().filter(|_| handled_at.is_some());
     let global = notify_prefs::global(conn, user_id)?;
     let own = notify_prefs::for_medication(conn, m.id)?;
     let message = r
@@ -482,6 +528,8 @@ pub fn take_details(conn: &Connection, token: &str, now: DateTime<Utc>) -> Servi
         message,
         logged,
         snoozed_until: target.snoozed_until.clone(),
+        handled_at: handled_by.as_ref().and(handled_at),
+        handled_by,
     })
 }
 

@@ -122,6 +122,13 @@ pub fn update(conn: &Connection, user_id: i64, e: &Entry) -> rusqlite::Result<()
     Ok(())
 }
 
+/// Who logged an entry: a user and their name as others see it.
+pub fn set_logger(conn: &Connection, id: i64, user_id: i64, name: &str) -> rusqlite::Result<()> {
+    conn.prepare_cached("UPDATE dose_history SET logged_by = ?2, logged_by_name = ?3 WHERE id = ?1")?
+        .execute(params![id, user_id, name])?;
+    Ok(())
+}
+
 pub fn delete(conn: &Connection, user_id: i64, id: i64) -> rusqlite::Result<()> {
     // The reminder this entry answered is open again: its take link works once more.
     conn.execute(

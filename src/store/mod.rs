@@ -3,6 +3,7 @@
 
 pub mod calendar;
 pub mod deliveries;
+pub mod escalations;
 pub mod health;
 pub mod history;
 pub mod medications;
