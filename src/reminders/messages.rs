@@ -395,6 +395,59 @@ mod tests {
     }
 
     #[test]
+    fn a_carers_alert_says_whose_dose_which_and_when_in_the_carers_language() {
+        let due = Utc.with_ymd_and_hms(2026, 3, 29, 7, 30, 0).unwrap();
+        let one = Quantity::from_f64(1.0).unwrap();
+        let cases = [
+            (
+                "en",
+                "Tom has not taken Aspirin",
+                "1 tablet of Aspirin, due at 29/03/2026 09:30, has not been logged for Tom.",
+                "Tom has not taken the 09:30 medicines",
+            ),
+            (
+                "es",
+                "Tom no ha tomado Aspirin",
+                "1 comprimido de Aspirin, prevista el 29/03/2026 09:30, no se ha registrado para Tom.",
+                "Tom no ha tomado los medicamentos de las 09:30",
+            ),
+            (
+                "fr",
+                "Tom n'a pas pris Aspirin",
+                "1 comprimé d'Aspirin, prévu le 29/03/2026 09:30, n'a pas été enregistré pour Tom.",
+                "Tom n'a pas pris ses médicaments de 09:30",
+            ),
+            (
+                "de",
+                "Tom hat Aspirin nicht genommen",
+                "1 Tablette Aspirin, fällig am 29/03/2026 09:30, wurde für Tom nicht erfasst.",
+                "Tom hat die Medikamente um 09:30 nicht genommen",
+            ),
+        ];
+        for (lang, title, body, hidden) in cases {
+            let formats = Formats::new(
+                chrono_tz::Europe::Berlin,
+                Some("dd/MM/yyyy"),
+                Some("24h"),
+                Some(lang),
+            );
+            assert_eq!(
+                escalation_body("Tom", "Aspirin", (one, "tablets"), due, &formats),
+                (title.to_owned(), body.to_owned())
+            );
+            assert_eq!(hidden_escalation_body("Tom", due, &formats).0, hidden);
+        }
+        assert_eq!(
+            for_person("Time for Aspirin", "Tom", Lang::En),
+            "Tom: Time for Aspirin"
+        );
+        assert_eq!(
+            for_person("À prendre : Aspirin", "Tom", Lang::Fr),
+            "Tom : À prendre : Aspirin"
+        );
+    }
+
+    #[test]
     fn payload_carries_the_path_and_the_take_link() {
         let content = Content {
             title: "Time for Aspirin".into(),

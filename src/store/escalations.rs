@@ -31,7 +31,11 @@ pub fn due(conn: &Connection, from: &str, now: &str, limit: i64) -> rusqlite::Re
          JOIN json_each(m.rule, '$.carers') j
          JOIN carers c ON c.person_id = m.person_id AND c.user_id = j.value
          LEFT JOIN dose_history h ON h.id = r.history_id
-         WHERE r.scheduled_time >= ?1 AND r.scheduled_time <= ?2 AND r.status <> 'cancelled'
+         WHERE r.scheduled_time >= ?1 AND r.scheduled_time <= ?2
+           -- A reminder someone cancelled is a dose nobody expects (the grace pass leaves it
+           -- alone too); one the dispatcher cancelled because the dose was recorded missed
+           -- before it went out is not.
+           AND (r.status <> 'cancelled' OR r.answered_at IS NOT NULL)
            AND (r.answered_at IS NULL OR h.status = 'missed')
            AND c.accepted_at IS NOT NULL AND c.role IN ('record', 'manage') AND c.user_id <> m.user_id
            AND strftime('%Y-%m-%dT%H:%M:%fZ', r.scheduled_time,
