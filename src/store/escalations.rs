@@ -20,14 +20,15 @@ pub struct Due {
 /// manage for that person and has had no alert about that dose yet.
 pub fn due(conn: &Connection, from: &str, now: &str, limit: i64) -> rusqlite::Result<Vec<Due>> {
     conn.prepare_cached(
-        "WITH escalating AS (
+        "WITH escalating AS MATERIALIZED (
              SELECT id, user_id, person_id,
                     CASE WHEN json_valid(escalation) THEN escalation ELSE '{}' END AS rule
              FROM medications WHERE escalation <> '{}')
          SELECT r.id, c.user_id
          FROM escalating m
+         -- In this order: the few medications that escalate, then their doses in the window.
+         CROSS JOIN reminders r ON r.medication_id = m.id AND r.kind = 'dose'
          JOIN people p ON p.id = m.person_id AND p.archived_at IS NULL
-         JOIN reminders r ON r.medication_id = m.id AND r.kind = 'dose'
          JOIN json_each(m.rule, '$.carers') j
          JOIN carers c ON c.person_id = m.person_id AND c.user_id = j.value
          LEFT JOIN dose_history h ON h.id = r.history_id
