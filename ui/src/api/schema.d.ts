@@ -1464,6 +1464,17 @@ export interface components {
                 /** @description Always null (kept for the spec's shape). */
                 dosage?: string | null;
                 dosage_unit: string;
+                /**
+                 * @description When the handled dose was logged as taken or skipped (RFC 3339, UTC); null with
+                 *     `handled_by`.
+                 */
+                handled_at: string | null;
+                /**
+                 * @description Who handled the dose (logged it taken or skipped), by name, as every link for the dose
+                 *     shows it: the account holder or a carer. Null until then, for a dose the engine
+                 *     recorded missed, and for entries from before carers.
+                 */
+                handled_by: string | null;
                 logged?: components["schemas"]["TakeLogged"] | null;
                 medication_name: string;
                 message?: string | null;
@@ -1769,7 +1780,7 @@ export interface components {
          * @description The machine-readable reason of an error answer (`code` in every error body).
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "validation_failed" | "body_too_large" | "unsupported_media_type" | "not_found" | "method_not_allowed" | "rate_limited" | "internal_error" | "service_unavailable" | "request_timeout" | "authentication_required" | "session_expired" | "invalid_credentials" | "email_not_verified" | "registration_closed" | "email_taken" | "password_incorrect" | "email_not_configured" | "invalid_token" | "user_not_found" | "credentials_required" | "email_required" | "email_invalid" | "password_required" | "password_too_short" | "password_too_long" | "first_name_too_long" | "last_name_too_long" | "two_factor_required" | "invalid_code" | "code_not_sent" | "method_not_enabled" | "method_already_enabled" | "two_factor_not_enabled" | "totp_setup_not_started" | "invalid_backup_code" | "code_required" | "backup_code_required" | "medication_not_found" | "entry_not_found" | "name_required" | "unit_required" | "unit_invalid" | "unit_mismatch" | "strength_needed" | "unit_incompatible" | "future_date" | "dose_too_soon" | "daily_maximum_reached" | "inventory_not_enabled" | "stock_below_zero" | "notification_not_found" | "reminder_exists" | "notification_not_scheduled" | "notification_sending" | "notification_not_sent" | "dose_already_logged" | "invalid_snooze_minutes" | "calendar_feed_not_found" | "push_service_not_allowed" | "invalid_subscription" | "subscription_taken" | "delivery_failed" | "delivery_method_unknown" | "delivery_method_required" | "lead_out_of_range" | "message_too_long" | "backup_not_found" | "import_invalid";
+        ErrorCode: "invalid_request" | "validation_failed" | "body_too_large" | "unsupported_media_type" | "not_found" | "method_not_allowed" | "rate_limited" | "internal_error" | "service_unavailable" | "request_timeout" | "authentication_required" | "session_expired" | "invalid_credentials" | "email_not_verified" | "registration_closed" | "email_taken" | "password_incorrect" | "email_not_configured" | "invalid_token" | "user_not_found" | "credentials_required" | "email_required" | "email_invalid" | "password_required" | "password_too_short" | "password_too_long" | "first_name_too_long" | "last_name_too_long" | "two_factor_required" | "invalid_code" | "code_not_sent" | "method_not_enabled" | "method_already_enabled" | "two_factor_not_enabled" | "totp_setup_not_started" | "invalid_backup_code" | "code_required" | "backup_code_required" | "medication_not_found" | "entry_not_found" | "name_required" | "unit_required" | "unit_invalid" | "unit_mismatch" | "strength_needed" | "unit_incompatible" | "future_date" | "dose_too_soon" | "daily_maximum_reached" | "inventory_not_enabled" | "stock_below_zero" | "notification_not_found" | "reminder_exists" | "notification_not_scheduled" | "notification_sending" | "notification_not_sent" | "dose_already_logged" | "invalid_snooze_minutes" | "calendar_feed_not_found" | "push_service_not_allowed" | "invalid_subscription" | "subscription_taken" | "delivery_failed" | "delivery_method_unknown" | "delivery_method_required" | "lead_out_of_range" | "message_too_long" | "backup_not_found" | "import_invalid" | "person_not_found" | "person_name_required" | "person_is_account_holder" | "not_permitted" | "carer_not_found" | "carer_exists" | "carer_is_owner" | "role_invalid" | "invitation_not_found" | "invitation_other_account" | "escalation_invalid";
         /** @description Whether the person has a feed. */
         FeedStatus: {
             /** @description When the current feed was made (RFC 3339, UTC); null without one. */
@@ -2817,6 +2828,17 @@ export interface components {
             /** @description Always null (kept for the spec's shape). */
             dosage?: string | null;
             dosage_unit: string;
+            /**
+             * @description When the handled dose was logged as taken or skipped (RFC 3339, UTC); null with
+             *     `handled_by`.
+             */
+            handled_at: string | null;
+            /**
+             * @description Who handled the dose (logged it taken or skipped), by name, as every link for the dose
+             *     shows it: the account holder or a carer. Null until then, for a dose the engine
+             *     recorded missed, and for entries from before carers.
+             */
+            handled_by: string | null;
             logged?: components["schemas"]["TakeLogged"] | null;
             medication_name: string;
             message?: string | null;
