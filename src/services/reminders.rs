@@ -21,7 +21,7 @@ use crate::services::planner::{self, UserClock};
 use crate::store::deliveries::{self, Delivery};
 use crate::store::medications::{self, Medication};
 use crate::store::reminders::{self, Reminder, TakeTarget};
-use crate::store::{escalations, history, notify_prefs};
+use crate::store::{escalations, history, notify_prefs, people};
 
 /// The most rows one page of a list may have.
 pub const MAX_LIMIT: i64 = 200;
@@ -454,6 +454,8 @@ pub struct TakeLogged {
 #[derive(Debug, Serialize, ToSchema)]
 pub struct TakeDetails {
     pub title: String,
+    /// Whose dose it is: the medication's person (the account holder's name for their own).
+    pub person_name: String,
     pub medication_name: String,
     #[schema(value_type = f64)]
     pub quantity: Quantity,
@@ -518,8 +520,14 @@ pub fn take_details(conn: &Connection, token: &str, now: DateTime<Utc>) -> Servi
         .message
         .clone()
         .or(notify_prefs::effective(&global, own.as_ref()).custom_message);
+    let person_name = escalations::medication_person(conn, m.id)?
+        .map(|p| people::name(conn, p.person_id))
+        .transpose()?
+        .flatten()
+        .unwrap_or_default();
     Ok(TakeDetails {
         title: r.title.clone(),
+        person_name,
         quantity: planner::dose_quantity(conn, user_id, &m, scheduled_at(&r.scheduled_time, now), now)?,
         medication_name: m.name,
         dosage: None,

@@ -1478,6 +1478,8 @@ export interface components {
                 logged?: components["schemas"]["TakeLogged"] | null;
                 medication_name: string;
                 message?: string | null;
+                /** @description Whose dose it is: the medication's person (the account holder's name for their own). */
+                person_name: string;
                 /** Format: double */
                 quantity: number;
                 scheduled_time: string;
@@ -2842,6 +2844,8 @@ export interface components {
             logged?: components["schemas"]["TakeLogged"] | null;
             medication_name: string;
             message?: string | null;
+            /** @description Whose dose it is: the medication's person (the account holder's name for their own). */
+            person_name: string;
             /** Format: double */
             quantity: number;
             scheduled_time: string;
