@@ -1,62 +1,60 @@
-//! A medication's missed-dose escalation (issue 16): when a planned dose is still not logged
-//! `after_minutes` after its time (or was recorded missed), the chosen carers are told. Stored
-//! in `medications.escalation` as `{"after_minutes": N, "carers": [user ids]}`; `{}` is off.
+//! Missed-dose escalation of a medication (issue 16): when a planned dose is still unanswered
+//! `after_minutes` after its time (or was recorded missed), the chosen carers are told, each on
+//! their own channels with their own take link.
 
 use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
 /// The shortest and longest wait before carers are told.
 pub const MIN_AFTER_MINUTES: u32 = 5;
 pub const MAX_AFTER_MINUTES: u32 = 1440;
-/// Carers one medication may escalate to.
+/// At most this many carers per medication.
 pub const MAX_CARERS: usize = 20;
 
-/// What the column holds when escalation is off.
-pub const OFF: &str = "{}";
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct Escalation {
-    /// Minutes after the dose time (5–1440).
+    /// Minutes after the dose's time, from 5 to 1440.
+    #[schema(minimum = 5, maximum = 1440)]
     pub after_minutes: u32,
-    /// The carers told: user ids of accepted carers of the medication's person with role
-    /// record or manage.
+    /// The user ids of the carers to tell: accepted carers of the medication's person with
+    /// role `record` or `manage`.
     pub carers: Vec<i64>,
 }
 
-/// Why an escalation cannot be saved.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum EscalationError {
-    #[error("after_minutes must be between {MIN_AFTER_MINUTES} and {MAX_AFTER_MINUTES}")]
-    AfterMinutes,
-    #[error("an escalation needs at least one carer, and at most {MAX_CARERS}")]
-    Carers,
-}
-
 impl Escalation {
-    /// The stored column: `None` when off; a value that does not read counts as off rather
-    /// than alerting anyone by mistake.
-    pub fn parse(stored: &str) -> Option<Escalation> {
-        serde_json::from_str::<Escalation>(stored).ok()
+    /// From the stored JSON; `{}` (or anything unreadable) is off.
+    pub fn from_json(text: &str) -> Option<Escalation> {
+        serde_json::from_str(text).ok()
     }
 
-    /// The column's text for `escalation` (`{}` for none).
-    pub fn store(escalation: Option<&Escalation>) -> String {
-        escalation
+    /// The stored JSON of a setting, `{}` when off.
+    pub fn to_json(setting: Option<&Escalation>) -> String {
+        setting
             .and_then(|e| serde_json::to_string(e).ok())
-            .unwrap_or_else(|| OFF.to_owned())
+            .unwrap_or_else(|| "{}".to_owned())
     }
 
-    /// Checks the bounds and removes repeated carers (whether each is an accepted carer
-    /// with the right role is the service's question, it needs the database).
-    pub fn checked(mut self) -> Result<Escalation, EscalationError> {
+    /// Whether the setting can be used on its own terms (the carers' roles are checked
+    /// against the database by the service); the message says what to change.
+    pub fn check(&self) -> Result<(), String> {
         if !(MIN_AFTER_MINUTES..=MAX_AFTER_MINUTES).contains(&self.after_minutes) {
-            return Err(EscalationError::AfterMinutes);
+            return Err(format!(
+                "after_minutes must be from {MIN_AFTER_MINUTES} to {MAX_AFTER_MINUTES}"
+            ));
         }
+        if self.carers.is_empty() {
+            return Err("Choose at least one carer, or turn escalation off (null)".to_owned());
+        }
+        if self.carers.len() > MAX_CARERS {
+            return Err(format!("At most {MAX_CARERS} carers"));
+        }
+        Ok(())
+    }
+
+    /// The carers without repeats, in the order given.
+    pub fn normalise(&mut self) {
         let mut seen = std::collections::HashSet::new();
         self.carers.retain(|id| seen.insert(*id));
-        if self.carers.is_empty() || self.carers.len() > MAX_CARERS {
-            return Err(EscalationError::Carers);
-        }
-        Ok(self)
     }
 }
 
@@ -65,32 +63,31 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_column_reads_back_and_off_is_none() {
-        let e = Escalation {
+    fn off_is_empty_json_and_reads_back_as_off() {
+        assert_eq!(Escalation::to_json(None), "{}");
+        assert_eq!(Escalation::from_json("{}"), None);
+        let on = Escalation {
             after_minutes: 30,
             carers: vec![4, 9],
         };
-        let stored = Escalation::store(Some(&e));
-        assert_eq!(stored, r#"{"after_minutes":30,"carers":[4,9]}"#);
-        assert_eq!(Escalation::parse(&stored), Some(e));
-        assert_eq!(Escalation::parse(OFF), None);
-        assert_eq!(Escalation::parse("not json"), None);
-        assert_eq!(Escalation::store(None), OFF);
+        assert_eq!(Escalation::from_json(&Escalation::to_json(Some(&on))), Some(on));
     }
 
     #[test]
-    fn bounds_are_checked_and_repeats_removed() {
-        let with = |after_minutes, carers: Vec<i64>| {
-            Escalation {
-                after_minutes,
-                carers,
-            }
-            .checked()
+    fn check_bounds_and_carers() {
+        let mut e = Escalation {
+            after_minutes: 4,
+            carers: vec![1],
         };
-        assert_eq!(with(4, vec![1]), Err(EscalationError::AfterMinutes));
-        assert_eq!(with(1441, vec![1]), Err(EscalationError::AfterMinutes));
-        assert_eq!(with(5, vec![]), Err(EscalationError::Carers));
-        assert_eq!(with(1440, vec![3, 3, 2]).unwrap().carers, vec![3, 2]);
-        assert_eq!(with(5, (0..21).collect()), Err(EscalationError::Carers));
+        assert!(e.check().unwrap_err().contains("from 5 to 1440"));
+        e.after_minutes = 1441;
+        assert!(e.check().is_err());
+        e.after_minutes = 1440;
+        assert!(e.check().is_ok());
+        e.carers.clear();
+        assert!(e.check().unwrap_err().contains("at least one carer"));
+        e.carers = vec![3, 3, 2, 3];
+        e.normalise();
+        assert_eq!(e.carers, vec![3, 2]);
     }
 }

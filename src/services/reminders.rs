@@ -10,9 +10,10 @@ use utoipa::ToSchema;
 use super::access;
 use super::doses::{self, NewDose, Recorded};
 use super::error::{ErrorCode, ServiceError, ServiceResult, conflict, invalid, not_found};
+use super::stock;
 use crate::clock;
 use crate::config;
-use crate::domain::dose::{DoseStatus, EntryId};
+use crate::domain::dose::DoseStatus;
 use crate::domain::medication::MedicationId;
 use crate::domain::notification::{ReminderStatus, check_lead, check_message};
 use crate::domain::quantity::Quantity;
@@ -352,8 +353,10 @@ pub fn log_take(
             None => None,
         };
         match missed {
-            Some(entry) if status != DoseStatus::Missed => {
-                doses::delete_entry(&tx, user_id, EntryId(entry.id), now)?;
+            // Replaced, not deleted: the audit lists the dose logged, not a deletion.
+            Some(mut entry) if status != DoseStatus::Missed => {
+                stock::release(&tx, user_id, &mut entry, now)?;
+                history::delete(&tx, user_id, entry.id)?;
             }
             _ => {
                 return Err(conflict(
@@ -381,12 +384,11 @@ pub fn log_take(
             dosage: None,
             dosage_id: Some(target.reminder.id),
             affect_inventory: true,
+            // The link's recipient: the account holder, or the carer it was sent to.
+            logged_by: Some(doses::logger(&tx, recipient)?),
         },
         now,
     )?;
-    let logger = access::actor(&tx, recipient)?;
-    history::set_logger(&tx, recorded.entry.id, logger.user_id, &logger.name)?;
-    reminders::set_answered_by(&tx, recorded.entry.id, logger.user_id, &logger.name)?;
     if recipient != user_id {
         let access = access::medication(&tx, recipient, MedicationId(m.id))?;
         access::audit(&tx, &access, "dose.logged", &m.name, now)?;

@@ -418,6 +418,8 @@ pub fn answer(
         let answered: Vec<i64> = conn
             .prepare_cached(
                 "UPDATE reminders SET answered_at = ?3, history_id = ?4,
+                    answered_by = (SELECT logged_by FROM dose_history WHERE id = ?4),
+                    answered_by_name = (SELECT logged_by_name FROM dose_history WHERE id = ?4),
                     next_attempt_at = CASE WHEN status = 'sent' OR snoozed_until IS NOT NULL THEN NULL
                                            ELSE next_attempt_at END,
                     status = CASE WHEN status = 'scheduled' AND snoozed_until IS NOT NULL AND sent_at IS NOT NULL
@@ -631,19 +633,12 @@ pub fn unclaimed_entry(
     .optional()
 }
 
-/// Who answered a reminder (and its one-off twin): the logger of the entry that answers it.
-pub fn set_answered_by(conn: &Connection, history_id: i64, user_id: i64, name: &str) -> rusqlite::Result<()> {
-    conn.prepare_cached(
-        "UPDATE reminders SET answered_by = ?2, answered_by_name = ?3 WHERE history_id = ?1",
-    )?
-    .execute(params![history_id, user_id, name])?;
-    Ok(())
-}
-
 /// Links a dose's reminder (and its one-off twin) to an entry that answers it.
 pub fn link_entry(conn: &Connection, id: i64, history_id: i64, at: &str) -> rusqlite::Result<()> {
     conn.prepare_cached(
         "UPDATE reminders SET answered_at = ?3, history_id = ?2,
+            answered_by = (SELECT logged_by FROM dose_history WHERE id = ?2),
+            answered_by_name = (SELECT logged_by_name FROM dose_history WHERE id = ?2),
             next_attempt_at = CASE WHEN status = 'sent' THEN NULL ELSE next_attempt_at END
          WHERE answered_at IS NULL AND kind <> 'low_stock'
            AND medication_id = (SELECT medication_id FROM reminders WHERE id = ?1)
