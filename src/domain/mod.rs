@@ -1,6 +1,7 @@
 //! Pure rules with no I/O: quantities, units, stock and schedules. Tested densely.
 
 pub mod dose;
+pub mod escalation;
 pub mod limits;
 pub mod medication;
 pub mod notification;

@@ -16,6 +16,7 @@ use super::session::AuthUser;
 use crate::domain::dose::{DoseStatus, EntryId};
 use crate::domain::medication::MedicationId;
 use crate::domain::quantity::Quantity;
+use crate::services::access::{self, Role};
 use crate::services::doses::{self, EntryChange, HistoryFilter, Logged, Pagination, Paging};
 use crate::services::stock::StockLevel;
 use crate::store::history::Entry;
@@ -44,6 +45,10 @@ pub struct HistoryQuery {
     #[serde(rename = "medicationId")]
     #[param(rename = "medicationId", value_type = Option<i64>)]
     medication_id: Option<String>,
+    /// Only this person's entries: one of the account's people, or a person you care for
+    /// (`GET /api/people`). Without it, every person of your own account.
+    #[param(value_type = Option<i64>)]
+    person_id: Option<String>,
 }
 
 /// One page of history: `{"success": true, "data": […], "pagination": {…}}`.
@@ -87,10 +92,22 @@ async fn page_of(
         date_from: q.date_from,
         date_to: q.date_to,
     };
+    let person = query_number(q.person_id.as_deref(), "person_id")?;
     let now = state.clock.now();
     let (entries, pagination) = state
         .db
-        .read(move |conn| Ok::<_, ApiError>(doses::history(conn, user_id, medication, filter, paging, now)?))
+        .read(move |conn| {
+            // The account whose history it is: the user's own, or the owner of the person
+            // (or medication) they care for.
+            let owner = match (medication, person) {
+                (Some(id), _) => access::medication(conn, user_id, id)?.owner_id,
+                (None, Some(person)) => access::person(conn, user_id, person)?.owner_id,
+                (None, None) => user_id,
+            };
+            Ok::<_, ApiError>(doses::history(
+                conn, owner, person, medication, filter, paging, now,
+            )?)
+        })
         .await?;
     Ok(Json(HistoryPage {
         success: true,
@@ -108,6 +125,7 @@ async fn page_of(
     responses(
         (status = 200, description = "One page of history", body = HistoryPage),
         (status = 400, description = "A filter or page cannot be used (`validation_failed`, `invalid_request`)", body = ErrorBody),
+        (status = 404, description = "No such person you can see (`person_not_found`)", body = ErrorBody),
     ),
 )]
 pub async fn list(
@@ -166,7 +184,8 @@ pub struct EntryUpdate {
     responses(
         (status = 200, description = "The corrected entry and the stock", body = MessageData<Logged>),
         (status = 400, description = "A field cannot be used (`future_date`, `unit_required`, `unit_invalid`, `validation_failed`, `invalid_request`)", body = ErrorBody),
-        (status = 404, description = "No such entry of yours (`entry_not_found`)", body = ErrorBody),
+        (status = 403, description = "A carer whose role does not allow changing doses (`not_permitted`)", body = ErrorBody),
+        (status = 404, description = "No such entry you can see (`entry_not_found`)", body = ErrorBody),
     ),
 )]
 pub async fn update(
@@ -191,7 +210,8 @@ pub async fn update(
         .db
         .write(move |conn| {
             let tx = conn.transaction()?;
-            let updated = doses::update_entry(&tx, user.id, id, change, now)?;
+            let access = access::entry(&tx, user.id, id.0)?.allow(Role::Record)?;
+            let updated = doses::update_entry(&tx, &access, id, change, now)?;
             tx.commit()?;
             Ok::<_, ApiError>(updated)
         })
@@ -207,7 +227,8 @@ pub async fn update(
     params(("id" = i64, Path, description = "The entry's id")),
     responses(
         (status = 200, description = "Deleted; the stock after it", body = MessageData<AfterDelete>),
-        (status = 404, description = "No such entry of yours (`entry_not_found`)", body = ErrorBody),
+        (status = 403, description = "A carer whose role does not allow changing doses (`not_permitted`)", body = ErrorBody),
+        (status = 404, description = "No such entry you can see (`entry_not_found`)", body = ErrorBody),
     ),
 )]
 pub async fn delete(
@@ -220,7 +241,8 @@ pub async fn delete(
         .db
         .write(move |conn| {
             let tx = conn.transaction()?;
-            let inventory = doses::delete_entry(&tx, user.id, id, now)?;
+            let access = access::entry(&tx, user.id, id.0)?.allow(Role::Record)?;
+            let inventory = doses::delete_entry(&tx, &access, id, now)?;
             tx.commit()?;
             Ok::<_, ApiError>(inventory)
         })

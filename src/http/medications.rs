@@ -23,6 +23,7 @@ use crate::domain::dose::DoseStatus;
 use crate::domain::medication::MedicationId;
 use crate::domain::quantity::Quantity;
 use crate::domain::units::{self, Unit};
+use crate::services::access::{self, Role};
 use crate::services::doses::{self, DoseRequest, Logged, Pagination, Paging};
 use crate::services::medications::{self, AdherenceView, MedicationInput, MedicationView, Reach, TodayView};
 use crate::services::stock::{self, Adjusted, Adjustment, InventoryInput, InventoryView, LowStock};
@@ -34,22 +35,73 @@ fn reach(state: &AppState) -> Reach {
     }
 }
 
-/// The person's medications, by name, each with its schedule, stock and latest doses.
+/// Whose: one person (of your own account, or one you care for).
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct PersonQuery {
+    /// One person's (`GET /api/people`); without it, every person of your own account.
+    #[param(value_type = Option<i64>)]
+    person_id: Option<String>,
+}
+
+impl PersonQuery {
+    fn id(&self) -> ApiResult<Option<i64>> {
+        query_number(self.person_id.as_deref(), "person_id")
+    }
+}
+
+/// The account whose rows hold `person`'s data (the user's own without a person), and the
+/// person: 404 `person_not_found` for one the user cannot see.
+fn owner_of(conn: &rusqlite::Connection, user_id: i64, person: Option<i64>) -> ApiResult<i64> {
+    Ok(match person {
+        Some(id) => access::person(conn, user_id, id)?.owner_id,
+        None => user_id,
+    })
+}
+
+/// The medications of your own people, or of one person, by name, each with its schedule,
+/// stock and latest doses.
 #[utoipa::path(
     get,
     path = "/medications",
     tag = "medications",
+    params(PersonQuery),
     responses(
         (status = 200, description = "The medications", body = Data<Vec<MedicationView>>),
+        (status = 400, description = "The query cannot be read (`validation_failed`, `invalid_request`)", body = ErrorBody),
+        (status = 404, description = "No such person you can see (`person_not_found`)", body = ErrorBody),
     ),
 )]
 pub async fn list(
     State(state): State<AppState>,
     AuthUser(user): AuthUser,
+    ApiQuery(query): ApiQuery<PersonQuery>,
     headers: HeaderMap,
 ) -> ApiResult<Response> {
     let reach = reach(&state);
     let now = state.clock.now();
+    if let Some(person) = query.id()? {
+        // One person's list is not kept: carers' and owners' views of a person differ in
+        // whose account answers, and the whole account's list is the one read all day.
+        let listed = state
+            .db
+            .read_inline(move |conn| {
+                let owner = owner_of(conn, user.id, Some(person))?;
+                Ok::<_, ApiError>(medications::list(conn, owner, Some(person), reach, now)?)
+            })
+            .await?;
+        let json = data_bytes(&listed.medications, 256 + listed.medications.len() * 1536)?;
+        let answer = Answer::new(
+            json,
+            Made {
+                version: 0,
+                tz: listed.tz,
+                today: listed.today,
+                email_available: reach.email_available,
+            },
+        );
+        return Ok(answer.response(&headers));
+    }
     // Asked before the read begins: a commit after it moves the version on.
     let version = state.db.version();
     if let Some(version) = version
@@ -59,7 +111,7 @@ pub async fn list(
     }
     let listed = state
         .db
-        .read_inline(move |conn| Ok::<_, ApiError>(medications::list(conn, user.id, reach, now)?))
+        .read_inline(move |conn| Ok::<_, ApiError>(medications::list(conn, user.id, None, reach, now)?))
         .await?;
     // About 1.3 KiB a medication with its schedule, stock and latest doses.
     let json = data_bytes(&listed.medications, 256 + listed.medications.len() * 1536)?;
@@ -99,7 +151,10 @@ pub async fn get(
     let now = state.clock.now();
     let medication = state
         .db
-        .read(move |conn| Ok::<_, ApiError>(medications::get(conn, user.id, id, reach, now)?))
+        .read(move |conn| {
+            let access = access::medication(conn, user.id, id)?;
+            Ok::<_, ApiError>(medications::get(conn, access.owner_id, id, reach, now)?)
+        })
         .await?;
     Ok(data(medication))
 }
@@ -165,7 +220,8 @@ pub async fn update(
         .db
         .write(move |conn| {
             let tx = conn.transaction()?;
-            let updated = medications::update(&tx, user.id, id, input, reach, days, now)?;
+            let access = access::medication(&tx, user.id, id)?.allow(Role::Manage)?;
+            let updated = medications::update(&tx, &access, id, input, reach, days, now)?;
             tx.commit()?;
             Ok::<_, ApiError>(updated)
         })
@@ -200,11 +256,13 @@ pub async fn delete(
     ApiQuery(query): ApiQuery<DeleteQuery>,
 ) -> ApiResult<Json<Message>> {
     let with_history = matches!(query.delete_history.as_deref(), Some("true" | "1"));
+    let now = state.clock.now();
     state
         .db
         .write(move |conn| {
             let tx = conn.transaction()?;
-            medications::delete(&tx, user.id, id, with_history)?;
+            let access = access::medication(&tx, user.id, id)?.allow(Role::Manage)?;
+            medications::delete(&tx, &access, id, with_history, now)?;
             tx.commit()?;
             Ok::<_, ApiError>(())
         })
@@ -274,7 +332,10 @@ pub async fn log_dose(
     // it is on disk.
     let logged = state
         .db
-        .write_grouped(move |conn| Ok::<_, ApiError>(doses::log(conn, user.id, id, dose, now)?))
+        .write_grouped(move |conn| {
+            let access = access::medication(conn, user.id, id)?.allow(Role::Record)?;
+            Ok::<_, ApiError>(doses::log(conn, &access, id, dose, now)?)
+        })
         .await?;
     // The reminder this dose answered is withdrawn from the devices showing it.
     state.engine.wake_withdrawals_if_any();
@@ -300,7 +361,10 @@ pub async fn get_inventory(
     let now = state.clock.now();
     let inventory = state
         .db
-        .read(move |conn| Ok::<_, ApiError>(stock::get(conn, user.id, id, now)?))
+        .read(move |conn| {
+            let access = access::medication(conn, user.id, id)?;
+            Ok::<_, ApiError>(stock::get(conn, access.owner_id, id, now)?)
+        })
         .await?;
     Ok(data(inventory))
 }
@@ -331,7 +395,9 @@ pub async fn save_inventory(
         .db
         .write(move |conn| {
             let tx = conn.transaction()?;
-            let inventory = stock::save(&tx, user.id, id, input, now)?;
+            let access = access::medication(&tx, user.id, id)?.allow(Role::Manage)?;
+            let inventory = stock::save(&tx, access.owner_id, id, input, now)?;
+            medications::audit_change(&tx, &access, id, "stock.changed", now)?;
             tx.commit()?;
             Ok::<_, ApiError>(inventory)
         })
@@ -363,7 +429,9 @@ pub async fn adjust_inventory(
         .db
         .write(move |conn| {
             let tx = conn.transaction()?;
-            let adjusted = stock::adjust(&tx, user.id, id, input, now)?;
+            let access = access::medication(&tx, user.id, id)?.allow(Role::Manage)?;
+            let adjusted = stock::adjust(&tx, access.owner_id, id, input, now)?;
+            medications::audit_change(&tx, &access, id, "stock.changed", now)?;
             tx.commit()?;
             Ok::<_, ApiError>(adjusted)
         })
@@ -422,7 +490,10 @@ pub async fn ledger(
     )?;
     let (rows, pagination) = state
         .db
-        .read(move |conn| Ok::<_, ApiError>(stock::ledger(conn, user.id, id, paging)?))
+        .read(move |conn| {
+            let access = access::medication(conn, user.id, id)?;
+            Ok::<_, ApiError>(stock::ledger(conn, access.owner_id, id, paging)?)
+        })
         .await?;
     Ok(Json(LedgerPage {
         success: true,
@@ -436,18 +507,26 @@ pub async fn ledger(
     get,
     path = "/medications/inventory/low-stock",
     tag = "inventory",
+    params(PersonQuery),
     responses(
         (status = 200, description = "Medications low on stock or out of it", body = Data<Vec<LowStock>>),
+        (status = 400, description = "The query cannot be read (`validation_failed`, `invalid_request`)", body = ErrorBody),
+        (status = 404, description = "No such person you can see (`person_not_found`)", body = ErrorBody),
     ),
 )]
 pub async fn low_stock(
     State(state): State<AppState>,
     AuthUser(user): AuthUser,
+    ApiQuery(query): ApiQuery<PersonQuery>,
 ) -> ApiResult<Json<Data<Vec<LowStock>>>> {
     let now = state.clock.now();
+    let person = query.id()?;
     let rows = state
         .db
-        .read(move |conn| Ok::<_, ApiError>(stock::low(conn, user.id, now)?))
+        .read(move |conn| {
+            let owner = owner_of(conn, user.id, person)?;
+            Ok::<_, ApiError>(stock::low(conn, owner, person, now)?)
+        })
         .await?;
     Ok(data(rows))
 }
@@ -458,18 +537,26 @@ pub async fn low_stock(
     get,
     path = "/medications/adherence",
     tag = "medications",
+    params(PersonQuery),
     responses(
         (status = 200, description = "Adherence", body = Data<AdherenceView>),
+        (status = 400, description = "The query cannot be read (`validation_failed`, `invalid_request`)", body = ErrorBody),
+        (status = 404, description = "No such person you can see (`person_not_found`)", body = ErrorBody),
     ),
 )]
 pub async fn adherence(
     State(state): State<AppState>,
     AuthUser(user): AuthUser,
+    ApiQuery(query): ApiQuery<PersonQuery>,
 ) -> ApiResult<Json<Data<AdherenceView>>> {
     let now = state.clock.now();
+    let person = query.id()?;
     let body = state
         .db
-        .read(move |conn| Ok::<_, ApiError>(medications::adherence(conn, user.id, now)?))
+        .read(move |conn| {
+            let owner = owner_of(conn, user.id, person)?;
+            Ok::<_, ApiError>(medications::adherence(conn, owner, person, now)?)
+        })
         .await?;
     Ok(data(body))
 }
@@ -480,18 +567,23 @@ pub async fn adherence(
     get,
     path = "/medications/today",
     tag = "medications",
+    params(PersonQuery),
     responses(
         (status = 200, description = "Today's doses", body = Data<TodayView>),
+        (status = 400, description = "The query cannot be read (`validation_failed`, `invalid_request`)", body = ErrorBody),
+        (status = 404, description = "No such person you can see (`person_not_found`)", body = ErrorBody),
     ),
 )]
 pub async fn today(
     State(state): State<AppState>,
     AuthUser(user): AuthUser,
+    ApiQuery(query): ApiQuery<PersonQuery>,
 ) -> ApiResult<Json<Data<TodayView>>> {
     let (reach, now) = (reach(&state), state.clock.now());
+    let person = query.id()?;
     let body = state
         .db
-        .read(move |conn| Ok::<_, ApiError>(medications::today(conn, user.id, reach, now)?))
+        .read(move |conn| Ok::<_, ApiError>(medications::today(conn, user.id, person, reach, now)?))
         .await?;
     Ok(data(body))
 }

@@ -982,6 +982,8 @@ fn record_one_missed(
             dosage: None,
             dosage_id: Some(dose.id),
             affect_inventory: false,
+            // Recorded by the engine, not by a person.
+            logged_by: None,
         },
         now,
     )

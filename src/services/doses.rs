@@ -7,6 +7,7 @@ use rusqlite::Connection;
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use super::access::{self, Access};
 use super::stock::{self, StockLevel, StockWarning};
 use super::{ErrorCode, Problem, ServiceError, ServiceResult, invalid, not_found, rejected};
 use crate::clock;
@@ -15,7 +16,7 @@ use crate::domain::limits;
 use crate::domain::medication::{FUTURE_SKEW_SECS, MAX_SHORT_TEXT, MedicationId, limited_text};
 use crate::domain::quantity::Quantity;
 use crate::services::planner::{self, UserClock};
-use crate::store::history::{self, Entry, Filter};
+use crate::store::history::{self, Entry, Filter, LoggedBy};
 use crate::store::medications::{self, Medication};
 use crate::store::{Count, reminders};
 
@@ -29,6 +30,17 @@ pub struct NewDose {
     /// The planned reminder this dose answers.
     pub dosage_id: Option<i64>,
     pub affect_inventory: bool,
+    /// Who logged it (none for what the engine records by itself, a missed dose).
+    pub logged_by: Option<LoggedBy>,
+}
+
+/// A signed-in user as the logger of a dose.
+pub fn logger(conn: &Connection, user_id: i64) -> ServiceResult<LoggedBy> {
+    let actor = access::actor(conn, user_id)?;
+    Ok(LoggedBy {
+        user_id: Some(actor.user_id),
+        name: actor.name,
+    })
 }
 
 /// A recorded dose: the entry, with what kept it from moving the stock as asked, if anything.
@@ -63,6 +75,8 @@ pub fn record_dose(
         stock_used: Quantity::ZERO,
         dosage_id: dose.dosage_id,
         created_at: clock::stamp(now),
+        person_id: m.person_id,
+        logged_by: dose.logged_by,
     };
     entry.id = history::insert(conn, user_id, &entry)?;
     let warning = stock::settle(conn, user_id, &mut entry, now)?;
@@ -204,14 +218,15 @@ fn within_limits(
     ))
 }
 
-/// Logs a dose of one of the person's medications.
+/// Logs a dose of a medication the user may record doses of (their own, or as a carer).
 pub fn log(
     conn: &Connection,
-    user_id: i64,
+    access: &Access,
     medication_id: MedicationId,
     dose: DoseRequest,
     now: DateTime<Utc>,
 ) -> ServiceResult<Logged> {
+    let user_id = access.owner_id;
     let taken = not_in_future(dose.taken.unwrap_or(now), now)?;
     let dosage = dosage_text(dose.dosage)?;
     let m = medications::find(conn, user_id, medication_id.0)?
@@ -243,9 +258,11 @@ pub fn log(
             dosage,
             dosage_id: dose.dosage_id,
             affect_inventory: dose.affect_inventory,
+            logged_by: Some(logger(conn, access.user_id)?),
         },
         now,
     )?;
+    access::audit(conn, access, "dose.logged", &m.name, now)?;
     Ok(Logged {
         inventory: stock::level(conn, recorded.entry.medication_id)?,
         entry: recorded.entry,
@@ -271,11 +288,12 @@ pub struct EntryChange {
 /// Corrects an entry; switching to or from taken moves the stock with a ledger row.
 pub fn update_entry(
     conn: &Connection,
-    user_id: i64,
+    access: &Access,
     id: EntryId,
     change: EntryChange,
     now: DateTime<Utc>,
 ) -> ServiceResult<Logged> {
+    let user_id = access.owner_id;
     let mut entry = history::find(conn, user_id, id.0)?.ok_or_else(entry_not_found)?;
     let stock_relevant = |e: &Entry| (e.status, e.quantity, e.dosage_unit.clone());
     let before = stock_relevant(&entry);
@@ -302,6 +320,7 @@ pub fn update_entry(
         StockWarning::default()
     };
     history::update(conn, user_id, &entry)?;
+    access::audit(conn, access, "dose.edited", &entry.medication_name, now)?;
     Ok(Logged {
         inventory: stock::level(conn, entry.medication_id)?,
         entry,
@@ -312,13 +331,15 @@ pub fn update_entry(
 /// Deletes an entry and gives back the stock it used; answers the stock left.
 pub fn delete_entry(
     conn: &Connection,
-    user_id: i64,
+    access: &Access,
     id: EntryId,
     now: DateTime<Utc>,
 ) -> ServiceResult<Option<StockLevel>> {
+    let user_id = access.owner_id;
     let mut entry = history::find(conn, user_id, id.0)?.ok_or_else(entry_not_found)?;
     stock::release(conn, user_id, &mut entry, now)?;
     history::delete(conn, user_id, id.0)?;
+    access::audit(conn, access, "dose.deleted", &entry.medication_name, now)?;
     stock::level(conn, entry.medication_id)
 }
 
@@ -418,11 +439,12 @@ fn bound(value: Option<&str>, clock: &UserClock, end_of_day: bool) -> ServiceRes
         .map_err(|_| invalid("Dates must be written as YYYY-MM-DD"))
 }
 
-/// One page of the person's history, newest first; `within` limits it to one medication
-/// (which must be theirs).
+/// One page of an account's history (`user_id` is the owner's), newest first; `person`
+/// limits it to one of its people, `within` to one medication (which must be the account's).
 pub fn history(
     conn: &Connection,
     user_id: i64,
+    person: Option<i64>,
     within: Option<MedicationId>,
     filter: HistoryFilter,
     paging: Paging,
@@ -436,6 +458,7 @@ pub fn history(
     let filter = Filter {
         status: filter.status,
         medication_id: within.map(|id| id.0).or(filter.medication_id),
+        person_id: person,
         from: bound(filter.date_from.as_deref(), &clock, false)?,
         until: bound(filter.date_to.as_deref(), &clock, true)?,
     };

@@ -336,6 +336,10 @@ fn medication_of(m: MedicationFile, now: DateTime<Utc>) -> Result<NewMedication,
         schedule_weekdays: weekdays.iter().map(|d| d.number_from_monday()).collect(),
         start_date,
         rules: schedule.rules,
+        // The account holder's until the file says whose it is.
+        person_id: 0,
+        // Carers are other accounts, not carried by an export.
+        escalation: None,
         created_at: stamp(m.created_at).unwrap_or_else(|| now.clone()),
         updated_at: stamp(m.updated_at).unwrap_or_else(|| now.clone()),
     };
@@ -937,6 +941,9 @@ fn write(conn: &Connection, user_id: i64, plan: Plan, now: DateTime<Utc>) -> Ser
             stock_used: Quantity::ZERO,
             dosage_id: None,
             created_at: now.clone(),
+            // The medication's person, or the account holder's.
+            person_id: 0,
+            logged_by: None,
         };
         history::insert(conn, user_id, &entry)?;
         summary.history.added += 1;

@@ -8,12 +8,14 @@ use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use super::access::{self, Access, Role};
 use super::doses;
 use super::report::{self, Adherence};
 use super::stock::{self, InventoryInput, InventoryView, nullable};
 use super::{ErrorCode, ServiceError, ServiceResult, invalid, not_found, rejected};
 use crate::clock;
 use crate::domain::dose::DoseStatus;
+use crate::domain::escalation::Escalation;
 use crate::domain::medication::{
     COLORS, DEFAULT_ICON, MAX_NAME, MAX_NOTES, MAX_SHORT_TEXT, MedicationId, limited_text,
 };
@@ -26,7 +28,7 @@ use crate::domain::units;
 use crate::services::planner::{self, UserClock};
 use crate::store::history::{self, Entry, RecentEntry};
 use crate::store::medications::{self, Inventory, Medication};
-use crate::store::{notify_prefs, reminders};
+use crate::store::{notify_prefs, people, reminders};
 
 /// Doses shown with each medication.
 const RECENT_DOSES: usize = 5;
@@ -130,6 +132,15 @@ pub struct MedicationInput {
     default_quantity: Option<Quantity>,
     schedule: Option<ScheduleInput>,
     inventory: Option<InventoryInput>,
+    /// Whose medicine it is (`GET /api/people`): one of your own people, or a person you
+    /// care for with the `manage` role. Default on a new medication: you. On a change, the
+    /// owner may move it to another of their own people.
+    person_id: Option<i64>,
+    /// Missed-dose escalation: which carers are told, and after how many minutes, when a
+    /// planned dose is not logged. Null turns it off; absent leaves it as it is.
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<Escalation>, nullable)]
+    escalation: Option<Option<Escalation>>,
 }
 
 /// Applies the input's fields over `m` and validates the result (SPEC §5 messages).
@@ -172,6 +183,17 @@ fn apply(m: &mut Medication, input: MedicationInput) -> ServiceResult<()> {
             ));
         }
         m.default_quantity = quantity;
+    }
+    if let Some(escalation) = input.escalation {
+        m.escalation = match escalation {
+            Some(mut e) => {
+                e.normalise();
+                e.check()
+                    .map_err(|message| rejected(ErrorCode::EscalationInvalid, message))?;
+                Some(e)
+            }
+            None => None,
+        };
     }
     if let Some(s) = input.schedule {
         if let Some(times) = s.times {
@@ -372,6 +394,11 @@ pub struct MedicationView {
     /// past (then one is allowed now). Null without limits or doses that hold one back.
     #[schema(required = true)]
     pub next_dose_allowed_at: Option<String>,
+    /// Whose medicine it is.
+    pub person_id: i64,
+    /// Missed-dose escalation, or null when off.
+    #[schema(required = true)]
+    pub escalation: Option<Escalation>,
 }
 
 /// "no_method" when the medication's reminders go out by no method, so the person learns
@@ -456,6 +483,8 @@ fn view(
         inventory,
         delivery_warning,
         next_dose_allowed_at,
+        person_id: m.person_id,
+        escalation: m.escalation,
     }
 }
 
@@ -477,14 +506,24 @@ pub struct Listed {
 }
 
 /// The person's medications, by name. A fixed number of queries however many there are.
-pub fn list(conn: &Connection, user_id: i64, reach: Reach, now: DateTime<Utc>) -> ServiceResult<Listed> {
+/// `user_id` is the owning account's; `person` keeps one of its people's.
+pub fn list(
+    conn: &Connection,
+    user_id: i64,
+    person: Option<i64>,
+    reach: Reach,
+    now: DateTime<Utc>,
+) -> ServiceResult<Listed> {
     // One snapshot for all the queries: stock and doses agree, and the read locks are taken once.
     let tx = conn.unchecked_transaction()?;
     let clock = UserClock::at(&tx, user_id, now)?;
     let inventories = medications::inventories(&tx, user_id)?;
     let mut recent = history::recent_per_medication(&tx, user_id, RECENT_DOSES)?;
     let warning = delivery_warnings(&tx, user_id, reach)?;
-    let list = medications::list(&tx, user_id)?;
+    let mut list = medications::list(&tx, user_id)?;
+    if let Some(person) = person {
+        list.retain(|m| m.person_id == person);
+    }
     let taken = match list.iter().any(|m| m.rules.has_limits()) {
         true => {
             let (from, to) = limits_window(&clock);
@@ -536,13 +575,19 @@ fn check_new(input: &MedicationInput) -> ServiceResult<()> {
 /// Creates a medication with its stock, and plans its reminders for `horizon_days`.
 pub fn create(
     conn: &Connection,
-    user_id: i64,
+    signed_in: i64,
     mut input: MedicationInput,
     reach: Reach,
     horizon_days: u32,
     now: DateTime<Utc>,
 ) -> ServiceResult<MedicationView> {
     check_new(&input)?;
+    // Whose: the user's own person unless another is named, which needs the manage role.
+    let person = match input.person_id {
+        Some(id) => access::person(conn, signed_in, id)?.allow(Role::Manage)?,
+        None => access::person(conn, signed_in, people::self_person(conn, signed_in)?)?,
+    };
+    let user_id = person.owner_id;
     let inventory = input.inventory.take();
     let clock = UserClock::at(conn, user_id, now)?;
     let stamp = clock::stamp(now);
@@ -561,10 +606,14 @@ pub fn create(
         created_at: stamp.clone(),
         updated_at: stamp.clone(),
         rules: Rules::default(),
+        person_id: person.person_id,
+        escalation: None,
     };
     apply(&mut m, input)?;
+    check_escalation(conn, &m)?;
     anchor(&mut m, None, &clock);
     m.id = medications::insert(conn, user_id, &m)?;
+    access::audit(conn, &person, "medication.created", &m.name, now)?;
     if let Some(inventory) = inventory {
         stock::apply(conn, &m, inventory, &stamp)?;
     }
@@ -575,18 +624,31 @@ pub fn create(
 /// Changes a medication (and its stock, when sent) and plans its reminders again.
 pub fn update(
     conn: &Connection,
-    user_id: i64,
+    access: &Access,
     id: MedicationId,
     mut input: MedicationInput,
     reach: Reach,
     horizon_days: u32,
     now: DateTime<Utc>,
 ) -> ServiceResult<MedicationView> {
+    let user_id = access.owner_id;
     let inventory = input.inventory.take();
     let clock = UserClock::at(conn, user_id, now)?;
     let mut m = medications::find(conn, user_id, id.0)?.ok_or_else(medication_not_found)?;
     let before = m.clone();
+    if let Some(person_id) = input.person_id.take().filter(|p| *p != m.person_id) {
+        // Only the owner moves a medication, and only between their own people.
+        access.allow(Role::Owner)?;
+        let to = access::person(conn, access.user_id, person_id)?;
+        if to.owner_id != user_id {
+            return Err(access::person_not_found());
+        }
+        m.person_id = person_id;
+    }
     apply(&mut m, input)?;
+    if m.escalation != before.escalation || m.person_id != before.person_id {
+        check_escalation(conn, &m)?;
+    }
     anchor(&mut m, Some(&before), &clock);
     let unit_before = before.unit;
     m.updated_at = clock::stamp(now);
@@ -600,16 +662,44 @@ pub fn update(
         inv.containers.check_dose_unit(&m.unit)?;
     }
     planner::plan_medication(conn, user_id, &m, &clock, horizon_days)?;
+    access::audit(conn, access, "medication.updated", &m.name, now)?;
     view_one(conn, user_id, m, &clock, reach)
 }
 
 /// Removes the medication with its stock; its history stays unless `with_history`.
-pub fn delete(conn: &Connection, user_id: i64, id: MedicationId, with_history: bool) -> ServiceResult<()> {
-    if medications::delete(conn, user_id, id.0, with_history)? {
-        Ok(())
-    } else {
-        Err(medication_not_found())
+pub fn delete(
+    conn: &Connection,
+    access: &Access,
+    id: MedicationId,
+    with_history: bool,
+    now: DateTime<Utc>,
+) -> ServiceResult<()> {
+    let m = medications::find(conn, access.owner_id, id.0)?.ok_or_else(medication_not_found)?;
+    if !medications::delete(conn, access.owner_id, id.0, with_history)? {
+        return Err(medication_not_found());
     }
+    access::audit(conn, access, "medication.deleted", &m.name, now)
+}
+
+/// Every carer an escalation names must be an accepted carer of the medication's person who
+/// may record doses (their take link records one).
+fn check_escalation(conn: &Connection, m: &Medication) -> ServiceResult<()> {
+    let Some(escalation) = &m.escalation else {
+        return Ok(());
+    };
+    for &carer in &escalation.carers {
+        let role = people::carer_role(conn, m.person_id, carer)?;
+        if !matches!(role.as_deref(), Some("record" | "manage")) {
+            return Err(ServiceError::Invalid(
+                super::Problem::new(
+                    ErrorCode::EscalationInvalid,
+                    "Each carer told about a missed dose must be a carer of this person who may record doses (role record or manage)",
+                )
+                .with_param("carer", carer),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// One day of the adherence chart.
@@ -641,16 +731,30 @@ pub struct AdherenceView {
 
 /// Adherence per medication over the last 7 and 30 days (local days), and a daily series
 /// for the chart.
-pub fn adherence(conn: &Connection, user_id: i64, now: DateTime<Utc>) -> ServiceResult<AdherenceView> {
+/// The adherence of an account (`user_id` is the owner's), or of one of its people.
+pub fn adherence(
+    conn: &Connection,
+    user_id: i64,
+    person: Option<i64>,
+    now: DateTime<Utc>,
+) -> ServiceResult<AdherenceView> {
     let clock = UserClock::at(conn, user_id, now)?;
     let today = now.with_timezone(&clock.tz).date_naive();
     let first_30 = today - Duration::days(29);
     let first_7 = today - Duration::days(6);
     let rows = history::since(conn, user_id, &clock::stamp(clock.start_of(first_30)))?;
-    let meds = medications::list(conn, user_id)?;
+    let mut meds = medications::list(conn, user_id)?;
+    if let Some(person) = person {
+        meds.retain(|m| m.person_id == person);
+    }
+    let theirs: HashSet<i64> = meds.iter().map(|m| m.id).collect();
     let mut per_med: HashMap<i64, (Adherence, Adherence)> = HashMap::new();
     let mut daily = vec![Adherence::default(); 30];
     for (medication_id, status, taken) in &rows {
+        // One person's chart counts only their medications' entries.
+        if person.is_some() && medication_id.is_none_or(|id| !theirs.contains(&id)) {
+            continue;
+        }
         let Ok(instant) = DateTime::parse_from_rfc3339(taken) else {
             continue;
         };
@@ -788,6 +892,9 @@ fn doses_today(
 #[derive(Debug, Serialize, ToSchema)]
 pub struct TodayDose {
     pub medication_id: i64,
+    /// Whose dose it is, and their name (the app shows it when several people have doses).
+    pub person_id: i64,
+    pub person_name: String,
     pub name: String,
     pub color: String,
     pub icon: String,
@@ -816,39 +923,106 @@ pub struct TodayView {
     pub doses: Vec<TodayDose>,
 }
 
-/// Today's scheduled doses in the user's zone with their state: answered by a logged dose
-/// (through its reminder, or the nearest one as the reminder engine matches them), else
-/// upcoming or due. Each carries its planned reminder's id for logging it as `dosage_id`.
-pub fn today(conn: &Connection, user_id: i64, reach: Reach, now: DateTime<Utc>) -> ServiceResult<TodayView> {
+/// Today's scheduled doses with their state: answered by a logged dose (through its
+/// reminder, or the nearest one as the reminder engine matches them), else upcoming or due.
+/// Each carries its planned reminder's id for logging it as `dosage_id`. Without `person`,
+/// the doses of every person the user reaches and who is not archived (their own people and
+/// the people they care for), each in its owner's zone; `date` is the user's today.
+pub fn today(
+    conn: &Connection,
+    user_id: i64,
+    person: Option<i64>,
+    reach: Reach,
+    now: DateTime<Utc>,
+) -> ServiceResult<TodayView> {
+    let wanted = match person {
+        Some(id) => vec![access::person(conn, user_id, id)?],
+        None => access::reachable(conn, user_id)?,
+    };
+    // Whose doses, by owning account; an archived person is left out unless asked for.
+    let mut by_owner: Vec<(i64, HashMap<i64, String>)> = Vec::new();
+    for access in wanted {
+        let Some((name, archived)) = people::brief(conn, access.person_id)? else {
+            continue;
+        };
+        if archived && person.is_none() {
+            continue;
+        }
+        match by_owner.iter_mut().find(|(owner, _)| *owner == access.owner_id) {
+            Some((_, names)) => {
+                names.insert(access.person_id, name);
+            }
+            None => by_owner.push((access.owner_id, HashMap::from([(access.person_id, name)]))),
+        }
+    }
+    let mut doses = Vec::new();
+    for (owner, names) in &by_owner {
+        doses.extend(today_of(conn, *owner, names, reach, now)?);
+    }
+    // By time, then by name, as the day reads.
+    doses.sort_by_cached_key(|(at, d)| (*at, d.name.to_lowercase(), d.person_id, d.medication_id));
     let clock = UserClock::at(conn, user_id, now)?;
-    let meds = medications::list(conn, user_id)?;
+    Ok(TodayView {
+        date: now.with_timezone(&clock.tz).date_naive().to_string(),
+        doses: doses.into_iter().map(|(_, d)| d).collect(),
+    })
+}
+
+/// Today's doses of an account's people named in `names`, in the account's zone.
+fn today_of(
+    conn: &Connection,
+    user_id: i64,
+    names: &HashMap<i64, String>,
+    reach: Reach,
+    now: DateTime<Utc>,
+) -> ServiceResult<Vec<(DateTime<Utc>, TodayDose)>> {
+    let clock = UserClock::at(conn, user_id, now)?;
+    let mut meds = medications::list(conn, user_id)?;
+    meds.retain(|m| names.contains_key(&m.person_id));
+    if meds.is_empty() {
+        return Ok(Vec::new());
+    }
     let by_id: HashMap<i64, &Medication> = meds.iter().map(|m| (m.id, m)).collect();
-    let mut doses: Vec<(DoseOfToday, &Medication)> = doses_today(conn, user_id, &meds, &clock, now)?
+    let doses: Vec<(DoseOfToday, &Medication)> = doses_today(conn, user_id, &meds, &clock, now)?
         .into_iter()
         .filter_map(|d| by_id.get(&d.medication_id).map(|m| (d, *m)))
         .collect();
-    // By time, then by name, as the day reads.
-    doses.sort_by_cached_key(|(d, m)| (d.at, m.name.to_lowercase(), m.id));
     let warning = delivery_warnings(conn, user_id, reach)?;
-    let doses = doses
+    Ok(doses
         .into_iter()
-        .map(|(dose, m)| TodayDose {
-            medication_id: m.id,
-            name: m.name.clone(),
-            color: m.color.clone(),
-            icon: m.icon.clone(),
-            unit: m.unit.clone(),
-            quantity: planner::quantity_at(m, &clock, dose.at),
-            scheduled_time: clock::stamp(dose.at),
-            local_time: TimeOfDay::from(dose.at.with_timezone(&clock.tz).time()),
-            status: dose.status,
-            history_id: dose.history_id,
-            reminder_id: dose.reminder_id,
-            delivery_warning: warning(m.id),
+        .map(|(dose, m)| {
+            let today = TodayDose {
+                medication_id: m.id,
+                person_id: m.person_id,
+                person_name: names.get(&m.person_id).cloned().unwrap_or_default(),
+                name: m.name.clone(),
+                color: m.color.clone(),
+                icon: m.icon.clone(),
+                unit: m.unit.clone(),
+                quantity: planner::quantity_at(m, &clock, dose.at),
+                scheduled_time: clock::stamp(dose.at),
+                local_time: TimeOfDay::from(dose.at.with_timezone(&clock.tz).time()),
+                status: dose.status,
+                history_id: dose.history_id,
+                reminder_id: dose.reminder_id,
+                delivery_warning: warning(m.id),
+            };
+            (dose.at, today)
         })
-        .collect();
-    Ok(TodayView {
-        date: now.with_timezone(&clock.tz).date_naive().to_string(),
-        doses,
-    })
+        .collect())
+}
+
+/// Writes a carer's change to a medication (its stock, say) into the person's audit list.
+pub fn audit_change(
+    conn: &Connection,
+    access: &Access,
+    id: MedicationId,
+    action: &str,
+    now: DateTime<Utc>,
+) -> ServiceResult<()> {
+    if access.is_owner() {
+        return Ok(());
+    }
+    let m = medications::find(conn, access.owner_id, id.0)?.ok_or_else(medication_not_found)?;
+    access::audit(conn, access, action, &m.name, now)
 }

@@ -357,6 +357,9 @@ pub fn log_take(
             dosage: None,
             dosage_id: Some(target.reminder.id),
             affect_inventory: true,
+            // The link's recipient: the account holder (carers' own links are issue 16's
+            // escalation).
+            logged_by: Some(doses::logger(&tx, user_id)?),
         },
         now,
     )?;

@@ -560,11 +560,21 @@ pub struct LowStock {
 }
 
 /// The person's medications whose stock is low or out.
-pub fn low(conn: &Connection, user_id: i64, now: DateTime<Utc>) -> ServiceResult<Vec<LowStock>> {
+/// The account's (`user_id` is the owner's) medications low on stock, or one person's.
+pub fn low(
+    conn: &Connection,
+    user_id: i64,
+    person: Option<i64>,
+    now: DateTime<Utc>,
+) -> ServiceResult<Vec<LowStock>> {
     let clock = UserClock::at(conn, user_id, now)?;
     let inventories = medications::inventories(conn, user_id)?;
     let mut low = Vec::new();
-    for m in medications::list(conn, user_id)? {
+    let list = medications::list(conn, user_id)?;
+    for m in list
+        .into_iter()
+        .filter(|m| person.is_none_or(|p| m.person_id == p))
+    {
         if let Some(inv) = inventories.get(&m.id).filter(|inv| inv.enabled)
             && stock::status(inv.current_quantity, inv.reminder_threshold) != StockStatus::InStock
         {

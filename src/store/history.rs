@@ -48,10 +48,24 @@ pub struct Entry {
     #[schema(required = true)]
     pub dosage_id: Option<i64>,
     pub created_at: String,
+    /// The person whose dose it is (0 on a new entry: the medication's person).
+    pub person_id: i64,
+    /// Who logged it; null for entries from before the care circle.
+    #[schema(required = true)]
+    pub logged_by: Option<LoggedBy>,
+}
+
+/// Who logged a dose: the account holder, a carer, or a take link's recipient.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct LoggedBy {
+    /// Null once that account is deleted (the name stays).
+    #[schema(required = true)]
+    pub user_id: Option<i64>,
+    pub name: String,
 }
 
 const COLUMNS: &str = "id, medication_id, medication_name, medication_unit, status, taken_at, quantity, dosage_unit, \
-                       dosage, affect_inventory, stock_used, dosage_id, created_at";
+                       dosage, affect_inventory, stock_used, dosage_id, created_at, person_id, logged_by, logged_by_name";
 
 fn from_row(row: &Row) -> rusqlite::Result<Entry> {
     Ok(Entry {
@@ -68,6 +82,16 @@ fn from_row(row: &Row) -> rusqlite::Result<Entry> {
         stock_used: row.get(10)?,
         dosage_id: row.get(11)?,
         created_at: row.get(12)?,
+        person_id: row.get::<_, Option<i64>>(13)?.unwrap_or_default(),
+        logged_by: row
+            .get::<_, Option<String>>(15)?
+            .map(|name| -> rusqlite::Result<LoggedBy> {
+                Ok(LoggedBy {
+                    user_id: row.get(14)?,
+                    name,
+                })
+            })
+            .transpose()?,
     })
 }
 
@@ -75,8 +99,9 @@ fn from_row(row: &Row) -> rusqlite::Result<Entry> {
 pub fn insert(conn: &Connection, user_id: i64, e: &Entry) -> rusqlite::Result<i64> {
     conn.prepare_cached(
         "INSERT INTO dose_history (user_id, medication_id, medication_name, medication_unit, status, taken_at,
-           quantity, dosage_unit, dosage, affect_inventory, stock_used, dosage_id, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+           quantity, dosage_unit, dosage, affect_inventory, stock_used, dosage_id, created_at, person_id, logged_by,
+           logged_by_name)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, nullif(?14, 0), ?15, ?16)",
     )?
     .execute(params![
         user_id,
@@ -91,7 +116,10 @@ pub fn insert(conn: &Connection, user_id: i64, e: &Entry) -> rusqlite::Result<i6
         e.affect_inventory,
         e.stock_used,
         e.dosage_id,
-        e.created_at
+        e.created_at,
+        e.person_id,
+        e.logged_by.as_ref().and_then(|by| by.user_id),
+        e.logged_by.as_ref().map(|by| &by.name),
     ])?;
     Ok(conn.last_insert_rowid())
 }
@@ -203,6 +231,8 @@ pub fn recent_per_medication(
 pub struct Filter {
     pub status: Option<DoseStatus>,
     pub medication_id: Option<i64>,
+    /// One person's entries (the account's own people, or a person cared for).
+    pub person_id: Option<i64>,
     /// Inclusive lower and exclusive upper bound, RFC 3339 UTC.
     pub from: Option<String>,
     pub until: Option<String>,
@@ -218,6 +248,10 @@ impl Filter {
         }
         if let Some(id) = self.medication_id {
             sql.push_str(" AND medication_id = ?");
+            values.push(Value::Integer(id));
+        }
+        if let Some(id) = self.person_id {
+            sql.push_str(" AND person_id = ?");
             values.push(Value::Integer(id));
         }
         if let Some(from) = &self.from {
@@ -241,7 +275,7 @@ pub fn page(
     offset: i64,
 ) -> rusqlite::Result<(Vec<Entry>, Count)> {
     let (clause, mut values) = filter.clause(user_id);
-    let count = if filter.from.is_none() && filter.until.is_none() {
+    let count = if filter.from.is_none() && filter.until.is_none() && filter.person_id.is_none() {
         // By medication and/or status: the trigger-kept counts answer without a scan.
         Count {
             total: conn
@@ -255,7 +289,7 @@ pub fn page(
             exact: true,
         }
     } else {
-        // A date range is counted through the index, up to a bound past this page.
+        // A date range or a person is counted through an index, up to a bound past this page.
         let cap = Count::cap(offset, limit);
         let mut bounded = values.clone();
         bounded.push(Value::Integer(cap));

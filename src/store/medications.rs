@@ -4,6 +4,7 @@ use std::collections::HashMap;
 
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
+use crate::domain::escalation::Escalation;
 use crate::domain::quantity::Quantity;
 use crate::domain::schedule::Rules;
 use crate::domain::stock::{Containers, InventoryType};
@@ -23,12 +24,15 @@ pub struct Medication {
     pub schedule_weekdays: Vec<u32>,
     pub start_date: String,
     pub rules: Rules,
+    /// The person whose medicine it is (0 on a new one: the account holder's).
+    pub person_id: i64,
+    pub escalation: Option<Escalation>,
     pub created_at: String,
     pub updated_at: String,
 }
 
 const COLUMNS: &str = "id, name, unit, frequency, color, icon, notes, default_quantity, schedule_times, \
-                       schedule_weekdays, start_date, created_at, updated_at, schedule_rules";
+                       schedule_weekdays, start_date, created_at, updated_at, schedule_rules, person_id, escalation";
 
 fn json_list<T: serde::de::DeserializeOwned>(text: String) -> Vec<T> {
     serde_json::from_str(&text).unwrap_or_default()
@@ -50,6 +54,8 @@ fn from_row(row: &Row) -> rusqlite::Result<Medication> {
         created_at: row.get(11)?,
         updated_at: row.get(12)?,
         rules: Rules::from_json(&row.get::<_, String>(13)?),
+        person_id: row.get::<_, Option<i64>>(14)?.unwrap_or_default(),
+        escalation: Escalation::from_json(&row.get::<_, String>(15)?),
     })
 }
 
@@ -67,7 +73,7 @@ pub fn for_users(conn: &Connection, first: i64, last: i64) -> rusqlite::Result<V
         "SELECT {COLUMNS}, user_id FROM medications WHERE user_id BETWEEN ?1 AND ?2
          ORDER BY user_id, name COLLATE NOCASE, id"
     ))?
-    .query_map([first, last], |row| Ok((row.get(14)?, from_row(row)?)))?
+    .query_map([first, last], |row| Ok((row.get(16)?, from_row(row)?)))?
     .collect()
 }
 
@@ -83,8 +89,9 @@ pub fn find(conn: &Connection, user_id: i64, id: i64) -> rusqlite::Result<Option
 pub fn insert(conn: &Connection, user_id: i64, m: &Medication) -> rusqlite::Result<i64> {
     conn.execute(
         "INSERT INTO medications (user_id, name, unit, frequency, color, icon, notes, default_quantity,
-           schedule_times, schedule_weekdays, start_date, created_at, updated_at, schedule_rules)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?13)",
+           schedule_times, schedule_weekdays, start_date, created_at, updated_at, schedule_rules, person_id,
+           escalation)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?13, nullif(?14, 0), ?15)",
         params![
             user_id,
             m.name,
@@ -99,6 +106,8 @@ pub fn insert(conn: &Connection, user_id: i64, m: &Medication) -> rusqlite::Resu
             m.start_date,
             m.created_at,
             m.rules.to_json(),
+            m.person_id,
+            Escalation::to_json(m.escalation.as_ref()),
         ],
     )?;
     Ok(conn.last_insert_rowid())
@@ -108,7 +117,7 @@ pub fn update(conn: &Connection, user_id: i64, m: &Medication) -> rusqlite::Resu
     conn.execute(
         "UPDATE medications SET name = ?3, unit = ?4, frequency = ?5, color = ?6, icon = ?7, notes = ?8,
            default_quantity = ?9, schedule_times = ?10, schedule_weekdays = ?11, start_date = ?12, updated_at = ?13,
-           schedule_rules = ?14
+           schedule_rules = ?14, person_id = coalesce(nullif(?15, 0), person_id), escalation = ?16
          WHERE user_id = ?1 AND id = ?2",
         params![
             user_id,
@@ -125,6 +134,8 @@ pub fn update(conn: &Connection, user_id: i64, m: &Medication) -> rusqlite::Resu
             m.start_date,
             m.updated_at,
             m.rules.to_json(),
+            m.person_id,
+            Escalation::to_json(m.escalation.as_ref()),
         ],
     )?;
     Ok(())

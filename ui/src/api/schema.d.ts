@@ -549,7 +549,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The person's medications, by name, each with its schedule, stock and latest doses. */
+        /**
+         * The medications of your own people, or of one person, by name, each with its schedule,
+         *     stock and latest doses.
+         */
         get: operations["medications_list"];
         put?: never;
         /** Adds a medication, with its stock when `inventory` is sent, and plans its reminders. */
@@ -1550,6 +1553,7 @@ export interface components {
                 delivery_warning: string | null;
                 /** @description The latest doses, newest first. */
                 doses: components["schemas"]["RecentDose"][];
+                escalation: components["schemas"]["Escalation"] | null;
                 frequency: components["schemas"]["Frequency"];
                 icon: string;
                 /** Format: int64 */
@@ -1562,6 +1566,11 @@ export interface components {
                  */
                 next_dose_allowed_at: string | null;
                 notes: string;
+                /**
+                 * Format: int64
+                 * @description Whose medicine it is.
+                 */
+                person_id: number;
                 schedule: components["schemas"]["ScheduleView"];
                 unit: string;
                 updated_at: string;
@@ -1863,6 +1872,7 @@ export interface components {
                 delivery_warning: string | null;
                 /** @description The latest doses, newest first. */
                 doses: components["schemas"]["RecentDose"][];
+                escalation: components["schemas"]["Escalation"] | null;
                 frequency: components["schemas"]["Frequency"];
                 icon: string;
                 /** Format: int64 */
@@ -1875,6 +1885,11 @@ export interface components {
                  */
                 next_dose_allowed_at: string | null;
                 notes: string;
+                /**
+                 * Format: int64
+                 * @description Whose medicine it is.
+                 */
+                person_id: number;
                 schedule: components["schemas"]["ScheduleView"];
                 unit: string;
                 updated_at: string;
@@ -2063,6 +2078,7 @@ export interface components {
             dosage_unit: string;
             /** Format: int64 */
             id: number;
+            logged_by: components["schemas"]["LoggedBy"] | null;
             /**
              * Format: int64
              * @description None once the medication is deleted (the entry keeps its name and unit).
@@ -2070,6 +2086,11 @@ export interface components {
             medication_id: number | null;
             medication_name: string;
             medication_unit: string;
+            /**
+             * Format: int64
+             * @description The person whose dose it is (0 on a new entry: the medication's person).
+             */
+            person_id: number;
             quantity: components["schemas"]["Quantity"];
             status: components["schemas"]["DoseStatus"];
             /** @description When the dose was taken (or due), RFC 3339 UTC. */
@@ -2110,6 +2131,18 @@ export interface components {
          * @enum {string}
          */
         ErrorCode: "invalid_request" | "validation_failed" | "body_too_large" | "unsupported_media_type" | "not_found" | "method_not_allowed" | "rate_limited" | "internal_error" | "service_unavailable" | "request_timeout" | "authentication_required" | "session_expired" | "invalid_credentials" | "email_not_verified" | "registration_closed" | "email_taken" | "password_incorrect" | "email_not_configured" | "invalid_token" | "user_not_found" | "credentials_required" | "email_required" | "email_invalid" | "password_required" | "password_too_short" | "password_too_long" | "first_name_too_long" | "last_name_too_long" | "two_factor_required" | "invalid_code" | "code_not_sent" | "method_not_enabled" | "method_already_enabled" | "two_factor_not_enabled" | "totp_setup_not_started" | "invalid_backup_code" | "code_required" | "backup_code_required" | "medication_not_found" | "entry_not_found" | "name_required" | "unit_required" | "unit_invalid" | "unit_mismatch" | "strength_needed" | "unit_incompatible" | "future_date" | "dose_too_soon" | "daily_maximum_reached" | "inventory_not_enabled" | "stock_below_zero" | "notification_not_found" | "reminder_exists" | "notification_not_scheduled" | "notification_sending" | "notification_not_sent" | "dose_already_logged" | "invalid_snooze_minutes" | "calendar_feed_not_found" | "push_service_not_allowed" | "invalid_subscription" | "subscription_taken" | "delivery_failed" | "delivery_method_unknown" | "delivery_method_required" | "lead_out_of_range" | "message_too_long" | "backup_not_found" | "import_invalid" | "person_not_found" | "person_name_required" | "person_is_account_holder" | "not_permitted" | "carer_not_found" | "carer_exists" | "carer_is_owner" | "role_invalid" | "invitation_not_found" | "invitation_other_account" | "escalation_invalid";
+        Escalation: {
+            /**
+             * Format: int32
+             * @description Minutes after the dose's time, from 5 to 1440.
+             */
+            after_minutes: number;
+            /**
+             * @description The user ids of the carers to tell: accepted carers of the medication's person with
+             *     role `record` or `manage`.
+             */
+            carers: number[];
+        };
         /** @description Whether the person has a feed. */
         FeedStatus: {
             /** @description When the current feed was made (RFC 3339, UTC); null without one. */
@@ -2232,6 +2265,15 @@ export interface components {
             entry: components["schemas"]["Entry"];
             inventory: components["schemas"]["StockLevel"] | null;
         };
+        /** @description Who logged a dose: the account holder, a carer, or a take link's recipient. */
+        LoggedBy: {
+            name: string;
+            /**
+             * Format: int64
+             * @description Null once that account is deleted (the name stays).
+             */
+            user_id: number | null;
+        };
         /** @description Whether a code step follows the password. */
         LoginRequirements: {
             availableMethods: components["schemas"]["TwoFactorMethod"][];
@@ -2266,12 +2308,20 @@ export interface components {
              * @description The usual dose, in `unit`; positive.
              */
             default_quantity?: number | null;
+            escalation?: components["schemas"]["Escalation"] | null;
             frequency?: components["schemas"]["Frequency"] | null;
             icon?: string | null;
             inventory?: components["schemas"]["InventoryInput"] | null;
             /** @description Required for a new medication. */
             name?: string | null;
             notes?: string | null;
+            /**
+             * Format: int64
+             * @description Whose medicine it is (`GET /api/people`): one of your own people, or a person you
+             *     care for with the `manage` role. Default on a new medication: you. On a change, the
+             *     owner may move it to another of their own people.
+             */
+            person_id?: number | null;
             schedule?: components["schemas"]["ScheduleInput"] | null;
             /** @description A unit of the catalogue (`/api/units`). */
             unit?: string | null;
@@ -2325,6 +2375,7 @@ export interface components {
             delivery_warning: string | null;
             /** @description The latest doses, newest first. */
             doses: components["schemas"]["RecentDose"][];
+            escalation: components["schemas"]["Escalation"] | null;
             frequency: components["schemas"]["Frequency"];
             icon: string;
             /** Format: int64 */
@@ -2337,6 +2388,11 @@ export interface components {
              */
             next_dose_allowed_at: string | null;
             notes: string;
+            /**
+             * Format: int64
+             * @description Whose medicine it is.
+             */
+            person_id: number;
             schedule: components["schemas"]["ScheduleView"];
             unit: string;
             updated_at: string;
@@ -3260,6 +3316,12 @@ export interface components {
             /** Format: int64 */
             medication_id: number;
             name: string;
+            /**
+             * Format: int64
+             * @description Whose dose it is, and their name (the app shows it when several people have doses).
+             */
+            person_id: number;
+            person_name: string;
             quantity: components["schemas"]["Quantity"];
             /**
              * Format: int64
@@ -5200,7 +5262,10 @@ export interface operations {
     };
     medications_list: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description One person's (`GET /api/people`); without it, every person of your own account. */
+                person_id?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -5216,8 +5281,26 @@ export interface operations {
                     "application/json": components["schemas"]["Data_Vec_MedicationView"];
                 };
             };
+            /** @description The query cannot be read (`validation_failed`, `invalid_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such person you can see (`person_not_found`) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5549,6 +5632,11 @@ export interface operations {
                 offset?: number;
                 /** @description The page, from 1. */
                 page?: number;
+                /**
+                 * @description Only this person's entries: one of the account's people, or a person you care for
+                 *     (`GET /api/people`). Without it, every person of your own account.
+                 */
+                person_id?: number;
                 status?: components["schemas"]["DoseStatus"];
             };
             header?: never;
@@ -5914,7 +6002,10 @@ export interface operations {
     };
     medications_adherence: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description One person's (`GET /api/people`); without it, every person of your own account. */
+                person_id?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -5930,8 +6021,26 @@ export interface operations {
                     "application/json": components["schemas"]["Data_AdherenceView"];
                 };
             };
+            /** @description The query cannot be read (`validation_failed`, `invalid_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such person you can see (`person_not_found`) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5956,6 +6065,11 @@ export interface operations {
                 offset?: number;
                 /** @description The page, from 1. */
                 page?: number;
+                /**
+                 * @description Only this person's entries: one of the account's people, or a person you care for
+                 *     (`GET /api/people`). Without it, every person of your own account.
+                 */
+                person_id?: number;
                 status?: components["schemas"]["DoseStatus"];
             };
             header?: never;
@@ -5984,6 +6098,15 @@ export interface operations {
             };
             /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such person you can see (`person_not_found`) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6036,7 +6159,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such entry of yours (`entry_not_found`) */
+            /** @description A carer whose role does not allow changing doses (`not_permitted`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such entry you can see (`entry_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6095,7 +6227,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such entry of yours (`entry_not_found`) */
+            /** @description A carer whose role does not allow changing doses (`not_permitted`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such entry you can see (`entry_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6149,7 +6290,10 @@ export interface operations {
     };
     inventory_low_stock: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description One person's (`GET /api/people`); without it, every person of your own account. */
+                person_id?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -6165,8 +6309,26 @@ export interface operations {
                     "application/json": components["schemas"]["Data_Vec_LowStock"];
                 };
             };
+            /** @description The query cannot be read (`validation_failed`, `invalid_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such person you can see (`person_not_found`) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6178,7 +6340,10 @@ export interface operations {
     };
     medications_today: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description One person's (`GET /api/people`); without it, every person of your own account. */
+                person_id?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -6194,8 +6359,26 @@ export interface operations {
                     "application/json": components["schemas"]["Data_TodayView"];
                 };
             };
+            /** @description The query cannot be read (`validation_failed`, `invalid_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such person you can see (`person_not_found`) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

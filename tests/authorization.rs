@@ -1,0 +1,751 @@
+//! The authorization matrix of the care circle (issue 16): every route of the OpenAPI
+//! document, tried by the person's owner, by carers with the roles manage, record and view,
+//! and by a stranger. A route the table below does not name fails the test, so a new route
+//! cannot be added without deciding who may use it.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use common::{Server, call, get_json, post, register};
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+/// The five kinds of caller, most powerful first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Who {
+    Stranger,
+    View,
+    Record,
+    Manage,
+    Owner,
+}
+
+const EVERYONE: [Who; 5] = [Who::Owner, Who::Manage, Who::Record, Who::View, Who::Stranger];
+
+/// Who may use a route, and what the others get.
+#[derive(Debug, Clone, Copy)]
+enum Rule {
+    /// The person's data (medications, doses, stock, history): allowed from this role up,
+    /// 403 below it for a carer, who can see the person, and 404 for a stranger.
+    Person(Who),
+    /// The person's owner only: carers 403, a stranger 404.
+    Owner,
+    /// Something of the owner's account that is not the person's data (a reminder, its
+    /// delivery preferences): the owner only, and 404 for everyone else, carers included.
+    OwnerObject,
+    /// Acts on the caller's own account and names nobody else's id: each caller gets their
+    /// own answer, never a 401, 403, 404 or 5xx.
+    OwnAccount,
+    /// Needs no sign-in (public facts, or a secret token in the path); not a matter of roles.
+    Public,
+    /// Ends the caller's session or account, or names a file only the server writes; not
+    /// called here, for the reason given, where another test covers it.
+    NotCalled(&'static str),
+}
+
+/// One route as the matrix tries it.
+struct Case {
+    rule: Rule,
+    /// The path with its parameters filled in.
+    path: String,
+    body: Option<Value>,
+    /// What to make fresh for each allowed caller, for routes that delete what they name.
+    fresh: Fresh,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Fresh {
+    Nothing,
+    Medication,
+    Entry,
+    Person,
+    Invitation,
+}
+
+struct Fixture {
+    person: i64,
+    medication: i64,
+    entry: i64,
+    reminder: i64,
+    view_carer: i64,
+}
+
+fn case(method: &Method, path: &str, f: &Fixture) -> Option<Case> {
+    use Rule::*;
+    let m = f.medication;
+    let p = f.person;
+    let person_query = |base: &str| format!("{base}?person_id={p}");
+    let (rule, path, body, fresh): (Rule, String, Option<Value>, Fresh) = match (method.as_str(), path) {
+        // --- the person's data ---
+        ("GET", "/api/medications") => (Person(Who::View), person_query(path), None, Fresh::Nothing),
+        ("POST", "/api/medications") => (
+            Person(Who::Manage),
+            path.into(),
+            Some(json!({"name": "Ibuprofen", "unit": "tablet", "person_id": p})),
+            Fresh::Nothing,
+        ),
+        ("GET", "/api/medications/adherence")
+        | ("GET", "/api/medications/history")
+        | ("GET", "/api/medications/inventory/low-stock")
+        | ("GET", "/api/medications/today") => (Person(Who::View), person_query(path), None, Fresh::Nothing),
+        ("GET", "/api/medications/{id}")
+        | ("GET", "/api/medications/{id}/history")
+        | ("GET", "/api/medications/{id}/inventory")
+        | ("GET", "/api/medications/{id}/inventory/ledger") => (
+            Person(Who::View),
+            path.replace("{id}", &m.to_string()),
+            None,
+            Fresh::Nothing,
+        ),
+        ("POST", "/api/medications/{id}/doses") => (
+            Person(Who::Record),
+            path.replace("{id}", &m.to_string()),
+            Some(json!({"status": "taken"})),
+            Fresh::Nothing,
+        ),
+        ("PUT", "/api/medications/history/{id}") => (
+            Person(Who::Record),
+            path.replace("{id}", &f.entry.to_string()),
+            Some(json!({"dosage": "with food"})),
+            Fresh::Nothing,
+        ),
+        ("DELETE", "/api/medications/history/{id}") => (Person(Who::Record), path.into(), None, Fresh::Entry),
+        ("PUT", "/api/medications/{id}") => (
+            Person(Who::Manage),
+            path.replace("{id}", &m.to_string()),
+            Some(json!({"notes": "after breakfast"})),
+            Fresh::Nothing,
+        ),
+        ("DELETE", "/api/medications/{id}") => (Person(Who::Manage), path.into(), None, Fresh::Medication),
+        ("PUT", "/api/medications/{id}/inventory") | ("POST", "/api/medications/{id}/inventory") => (
+            Person(Who::Manage),
+            path.replace("{id}", &m.to_string()),
+            Some(json!({"enabled": true, "current_quantity": 40})),
+            Fresh::Nothing,
+        ),
+        ("POST", "/api/medications/{id}/inventory/adjust") => (
+            Person(Who::Manage),
+            path.replace("{id}", &m.to_string()),
+            Some(json!({"adjustment": 1, "reason": "refill"})),
+            Fresh::Nothing,
+        ),
+        // --- the person and their circle ---
+        ("PUT", "/api/people/{id}") => (
+            Owner,
+            path.replace("{id}", &p.to_string()),
+            Some(json!({"name": "Emma"})),
+            Fresh::Nothing,
+        ),
+        ("DELETE", "/api/people/{id}") => (Owner, path.into(), None, Fresh::Person),
+        ("GET", "/api/people/{id}/carers") | ("GET", "/api/people/{id}/audit") => {
+            (Owner, path.replace("{id}", &p.to_string()), None, Fresh::Nothing)
+        }
+        ("POST", "/api/people/{id}/carers") => (
+            Owner,
+            path.replace("{id}", &p.to_string()),
+            Some(json!({"email": "someone@example.com", "role": "view"})),
+            Fresh::Nothing,
+        ),
+        ("PUT", "/api/people/{id}/carers/{carerId}") => (
+            Owner,
+            path.replace("{id}", &p.to_string())
+                .replace("{carerId}", &f.view_carer.to_string()),
+            Some(json!({"role": "view"})),
+            Fresh::Nothing,
+        ),
+        // A carer may remove their own row (leave); another carer's is the owner's to revoke.
+        ("DELETE", "/api/people/{id}/carers/{carerId}") => (Owner, path.into(), None, Fresh::Invitation),
+        ("GET", "/api/people") | ("POST", "/api/people") => (
+            OwnAccount,
+            path.into(),
+            (method == Method::POST).then(|| json!({"name": "Someone"})),
+            Fresh::Nothing,
+        ),
+        ("GET", "/api/invitations/{token}") | ("POST", "/api/invitations/{token}/accept") => (
+            NotCalled("a secret token in the path, for the invited address only: tests/care_circle.rs"),
+            path.into(),
+            None,
+            Fresh::Nothing,
+        ),
+        // --- the owner's reminders and their delivery, not the person's data ---
+        ("PUT", "/api/notifications/{id}") => (
+            OwnerObject,
+            path.replace("{id}", &f.reminder.to_string()),
+            Some(json!({"reminder_minutes_before": 5})),
+            Fresh::Nothing,
+        ),
+        ("DELETE", "/api/notifications/{id}") | ("POST", "/api/notifications/{id}/send") => (
+            OwnerObject,
+            path.replace("{id}", &f.reminder.to_string()),
+            None,
+            Fresh::Nothing,
+        ),
+        ("GET", "/api/notifications/medications/{id}/preferences") => (
+            OwnerObject,
+            path.replace("{id}", &m.to_string()),
+            None,
+            Fresh::Nothing,
+        ),
+        ("PUT", "/api/notifications/medications/{id}/preferences") => (
+            OwnerObject,
+            path.replace("{id}", &m.to_string()),
+            Some(json!({"enabled": true})),
+            Fresh::Nothing,
+        ),
+        ("POST", "/api/notifications") => (
+            OwnerObject,
+            path.into(),
+            Some(json!({"medication_id": m, "scheduled_time": "2099-01-01T08:00:00Z"})),
+            Fresh::Nothing,
+        ),
+        ("POST", "/api/notifications/schedule-medication") => (
+            OwnerObject,
+            path.into(),
+            Some(json!({"medication_id": m})),
+            Fresh::Nothing,
+        ),
+        // --- the caller's own account ---
+        ("GET", "/api/auth/me")
+        | ("PUT", "/api/auth/me")
+        | ("GET", "/api/auth/2fa/status")
+        | ("POST", "/api/auth/refresh")
+        | ("GET", "/api/backups")
+        | ("GET", "/api/calendar/feed")
+        | ("POST", "/api/calendar/feed")
+        | ("DELETE", "/api/calendar/feed")
+        | ("GET", "/api/export")
+        | ("POST", "/api/import")
+        | ("GET", "/api/medications/history/retention")
+        | ("GET", "/api/notifications")
+        | ("GET", "/api/notifications/history")
+        | ("GET", "/api/notifications/preferences")
+        | ("PUT", "/api/notifications/preferences")
+        | ("GET", "/api/notifications/settings")
+        | ("PUT", "/api/notifications/settings")
+        | ("POST", "/api/notifications/push/register")
+        | ("POST", "/api/notifications/push/unregister")
+        | ("POST", "/api/notifications/test")
+        | ("GET", "/api/report")
+        | ("GET", "/api/settings")
+        | ("PUT", "/api/settings")
+        | ("POST", "/api/auth/2fa/backup-codes")
+        | ("POST", "/api/auth/2fa/complete-totp-setup")
+        | ("POST", "/api/auth/2fa/disable-method")
+        | ("POST", "/api/auth/2fa/set-preference")
+        | ("POST", "/api/auth/2fa/setup")
+        | ("POST", "/api/auth/2fa/setup-email")
+        | ("POST", "/api/auth/2fa/setup-totp") => (
+            OwnAccount,
+            path.into(),
+            Some(own_body(method, path)),
+            Fresh::Nothing,
+        ),
+        ("GET", "/api/backups/{name}") => (
+            NotCalled(
+                "names a file in the caller's own backup folder, which only the server writes: tests/backup.rs",
+            ),
+            path.into(),
+            None,
+            Fresh::Nothing,
+        ),
+        ("POST", "/api/auth/logout")
+        | ("POST", "/api/auth/logout-all")
+        | ("POST", "/api/auth/change-password")
+        | ("POST", "/api/auth/2fa/disable")
+        | ("DELETE", "/api/auth/me") => (
+            NotCalled("ends the caller's own session or account: tests/accounts.rs, tests/care_circle.rs"),
+            path.into(),
+            None,
+            Fresh::Nothing,
+        ),
+        // --- no sign-in ---
+        ("POST", "/api/auth/2fa/check-login-requirements")
+        | ("POST", "/api/auth/2fa/generate-otp")
+        | ("POST", "/api/auth/2fa/verify-otp")
+        | ("POST", "/api/auth/login")
+        | ("POST", "/api/auth/register")
+        | ("POST", "/api/auth/resend-verification")
+        | ("GET", "/api/auth/verify-email/{token}")
+        | ("GET", "/api/calendar/{file}")
+        | ("GET", "/api/notifications/push/public-key")
+        | ("GET", "/api/notifications/take/{token}")
+        | ("POST", "/api/notifications/take/{token}")
+        | ("GET", "/api/units")
+        | ("GET", "/api/version") => (Public, path.into(), None, Fresh::Nothing),
+        _ => return None,
+    };
+    Some(Case {
+        rule,
+        path,
+        body,
+        fresh,
+    })
+}
+
+/// A body for an own-account route that the route can read.
+fn own_body(method: &Method, path: &str) -> Value {
+    match (method.as_str(), path) {
+        ("PUT", "/api/auth/me") => json!({"first_name": "Sam"}),
+        ("PUT", "/api/settings") => json!({"timezone": "UTC"}),
+        ("POST", "/api/import") => json!({"medications": [], "history": []}),
+        ("POST", "/api/notifications/push/register") => json!({}),
+        _ => json!({}),
+    }
+}
+
+struct Circle {
+    server: Server,
+    tokens: Vec<(Who, String)>,
+    owner: String,
+    fixture: Fixture,
+}
+
+impl Circle {
+    fn token(&self, who: Who) -> &str {
+        &self.tokens.iter().find(|(w, _)| *w == who).unwrap().1
+    }
+
+    async fn medication(&self) -> i64 {
+        let (status, body) = post(
+            &self.server,
+            "/api/medications",
+            Some(&self.owner),
+            json!({"name": "Amoxicillin", "unit": "ml", "default_quantity": 5, "person_id": self.fixture.person,
+                   "inventory": {"enabled": true, "current_quantity": 100}}),
+        )
+        .await;
+        assert_eq!(status, StatusCode::CREATED, "{body}");
+        body["data"]["id"].as_i64().unwrap()
+    }
+
+    async fn entry(&self) -> i64 {
+        let path = format!("/api/medications/{}/doses", self.fixture.medication);
+        let (status, body) = post(&self.server, &path, Some(&self.owner), json!({"status": "taken"})).await;
+        assert_eq!(status, StatusCode::CREATED, "{body}");
+        body["data"]["id"].as_i64().unwrap()
+    }
+
+    async fn person(&self, name: &str) -> i64 {
+        let (status, body) = post(
+            &self.server,
+            "/api/people",
+            Some(&self.owner),
+            json!({"name": name}),
+        )
+        .await;
+        assert_eq!(status, StatusCode::CREATED, "{body}");
+        body["data"]["id"].as_i64().unwrap()
+    }
+
+    /// Invites `email` to the fixture's person; returns the carer row's id and the token.
+    async fn invite(&self, email: &str, role: &str) -> (i64, String) {
+        let path = format!("/api/people/{}/carers", self.fixture.person);
+        let (status, body) = post(
+            &self.server,
+            &path,
+            Some(&self.owner),
+            json!({"email": email, "role": role}),
+        )
+        .await;
+        assert_eq!(status, StatusCode::CREATED, "{body}");
+        let url = body["data"]["invite_url"].as_str().unwrap();
+        let token = url.rsplit('/').next().unwrap().to_owned();
+        (body["data"]["id"].as_i64().unwrap(), token)
+    }
+}
+
+async fn circle() -> Circle {
+    let server = Server::start();
+    let mut tokens = Vec::new();
+    for (who, email) in [
+        (Who::Owner, "owner@example.com"),
+        (Who::Manage, "manage@example.com"),
+        (Who::Record, "record@example.com"),
+        (Who::View, "view@example.com"),
+        (Who::Stranger, "stranger@example.com"),
+    ] {
+        tokens.push((who, register(&server, email).await));
+    }
+    let owner = tokens[0].1.clone();
+    let placeholder = Fixture {
+        person: 0,
+        medication: 0,
+        entry: 0,
+        reminder: 0,
+        view_carer: 0,
+    };
+    let mut c = Circle {
+        server,
+        tokens,
+        owner,
+        fixture: placeholder,
+    };
+    c.fixture.person = c.person("Emma").await;
+    for (who, role) in [
+        (Who::Manage, "manage"),
+        (Who::Record, "record"),
+        (Who::View, "view"),
+    ] {
+        let email = format!("{role}@example.com");
+        let (id, token) = c.invite(&email, role).await;
+        let path = format!("/api/invitations/{token}/accept");
+        let (status, body) = post(&c.server, &path, Some(c.token(who)), json!({})).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        if who == Who::View {
+            c.fixture.view_carer = id;
+        }
+    }
+    c.fixture.medication = c.medication().await;
+    c.fixture.entry = c.entry().await;
+    let (status, body) = post(
+        &c.server,
+        "/api/notifications",
+        Some(&c.owner),
+        json!({"medication_id": c.fixture.medication, "scheduled_time": "2099-01-01T09:00:00Z"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    c.fixture.reminder = body["data"]["id"].as_i64().unwrap();
+    c
+}
+
+/// The status a caller should get under a rule, as a check on the status they got.
+fn expected(rule: Rule, who: Who) -> fn(StatusCode) -> bool {
+    let allowed: fn(StatusCode) -> bool = |s| s.is_success();
+    let own: fn(StatusCode) -> bool = |s| !matches!(s.as_u16(), 401 | 403 | 404) && !s.is_server_error();
+    let forbidden: fn(StatusCode) -> bool = |s| s == StatusCode::FORBIDDEN;
+    let unseen: fn(StatusCode) -> bool = |s| s == StatusCode::NOT_FOUND;
+    match rule {
+        Rule::Person(needed) if who >= needed => allowed,
+        Rule::Person(_) if who == Who::Stranger => unseen,
+        Rule::Person(_) => forbidden,
+        Rule::Owner if who == Who::Owner => allowed,
+        Rule::Owner if who == Who::Stranger => unseen,
+        Rule::Owner => forbidden,
+        Rule::OwnerObject if who == Who::Owner => allowed,
+        Rule::OwnerObject => unseen,
+        Rule::OwnAccount => own,
+        Rule::Public | Rule::NotCalled(_) => own,
+    }
+}
+
+#[tokio::test]
+async fn every_route_answers_each_role_as_the_care_circle_allows() {
+    let c = circle().await;
+    let (status, document) = get_json(&c.server, "/api/openapi.json", None).await;
+    assert_eq!(status, StatusCode::OK);
+    let mut routes = Vec::new();
+    for (path, operations) in document["paths"].as_object().unwrap() {
+        for method in operations.as_object().unwrap().keys() {
+            if let Ok(method) = method.to_uppercase().parse::<Method>() {
+                routes.push((method, path.clone()));
+            }
+        }
+    }
+    assert!(routes.len() > 70, "the document lists {} routes", routes.len());
+
+    let missing: Vec<String> = routes
+        .iter()
+        .filter(|(method, path)| case(method, path, &c.fixture).is_none())
+        .map(|(method, path)| format!("{method} {path}"))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "routes without an entry in the authorization matrix (add one to `case`): {missing:?}"
+    );
+
+    let mut failures = Vec::new();
+    let mut tried = BTreeSet::new();
+    for (method, route) in &routes {
+        let Case {
+            rule,
+            path,
+            body,
+            fresh,
+        } = case(method, route, &c.fixture).unwrap();
+        if let Rule::NotCalled(reason) = rule {
+            // A route left out here is covered elsewhere, and says where.
+            assert!(reason.contains("tests/"), "{method} {route}: {reason}");
+            continue;
+        }
+        if matches!(rule, Rule::Public) {
+            continue;
+        }
+        // The least powerful first: a refusal must change nothing the next caller relies on.
+        for who in EVERYONE.iter().rev().copied() {
+            let check = expected(rule, who);
+            let allowed = check(StatusCode::OK);
+            let path = match (fresh, allowed) {
+                (Fresh::Nothing, _) => path.clone(),
+                (Fresh::Medication, true) => route.replace("{id}", &c.medication().await.to_string()),
+                (Fresh::Medication, false) => route.replace("{id}", &c.fixture.medication.to_string()),
+                (Fresh::Entry, true) => route.replace("{id}", &c.entry().await.to_string()),
+                (Fresh::Entry, false) => route.replace("{id}", &c.fixture.entry.to_string()),
+                (Fresh::Person, true) => route.replace("{id}", &c.person("Leo").await.to_string()),
+                (Fresh::Person, false) => route.replace("{id}", &c.fixture.person.to_string()),
+                (Fresh::Invitation, true) => {
+                    let (id, _) = c.invite("pending@example.com", "view").await;
+                    route
+                        .replace("{id}", &c.fixture.person.to_string())
+                        .replace("{carerId}", &id.to_string())
+                }
+                // Another carer's row: the view carer's, which only the owner may revoke.
+                (Fresh::Invitation, false) => route
+                    .replace("{id}", &c.fixture.person.to_string())
+                    .replace("{carerId}", &c.fixture.view_carer.to_string()),
+            };
+            let path = if fresh == Fresh::Invitation && who == Who::View && !allowed {
+                // The view carer's own row would be leaving, which is allowed: they try the
+                // record carer's row instead.
+                let (status, carers) = get_json(
+                    &c.server,
+                    &format!("/api/people/{}/carers", c.fixture.person),
+                    Some(&c.owner),
+                )
+                .await;
+                assert_eq!(status, StatusCode::OK);
+                let record = carers["data"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|carer| carer["role"] == "record")
+                    .unwrap()["id"]
+                    .as_i64()
+                    .unwrap();
+                route
+                    .replace("{id}", &c.fixture.person.to_string())
+                    .replace("{carerId}", &record.to_string())
+            } else {
+                path
+            };
+            let token = c.token(who).to_owned();
+            let (status, answer) = call(&c.server, method.clone(), &path, Some(&token), body.clone()).await;
+            tried.insert(format!("{method} {route}"));
+            if !check(status) {
+                failures.push(format!("{who:?} {method} {path} ({rule:?}): {status} {answer}"));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} wrong answers:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+
+    // What the refusals must not have changed: the person, their medication and the entry.
+    let (status, body) = get_json(
+        &c.server,
+        &format!(
+            "/api/medications/history?person_id={}&limit=100",
+            c.fixture.person
+        ),
+        Some(&c.owner),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let entries = body["data"].as_array().unwrap();
+    assert!(entries.iter().any(|e| e["id"] == c.fixture.entry), "{body}");
+    let path = format!("/api/medications/{}", c.fixture.medication);
+    let (status, body) = get_json(&c.server, &path, Some(&c.owner)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["data"]["person_id"], c.fixture.person);
+    assert!(tried.len() > 40, "only {} routes were called", tried.len());
+}
+
+/// The signed-in account's id.
+async fn my_id(server: &Server, token: &str) -> i64 {
+    let (status, body) = get_json(server, "/api/auth/me", Some(token)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    body["data"]["id"].as_i64().unwrap()
+}
+
+#[tokio::test]
+async fn a_carers_dose_shows_who_gave_it_and_reaches_everyones_today() {
+    let c = circle().await;
+    let (p, m) = (c.fixture.person, c.fixture.medication);
+    // The record carer gives their name and a daily 08:00 dose is due today for Emma.
+    let (status, body) = call(
+        &c.server,
+        Method::PUT,
+        "/api/auth/me",
+        Some(c.token(Who::Record)),
+        Some(json!({"first_name": "Anna", "last_name": "Berg"})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let path = format!("/api/medications/{m}/doses");
+    let (status, body) = post(
+        &c.server,
+        &path,
+        Some(c.token(Who::Record)),
+        json!({"quantity": 5}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+
+    // The owner's history of Emma says who gave it; the owner's own doses say the owner.
+    let history = format!("/api/medications/history?person_id={p}");
+    let (status, body) = get_json(&c.server, &history, Some(&c.owner)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let newest = &body["data"][0];
+    assert_eq!(newest["logged_by"]["name"], "Anna Berg", "{body}");
+    assert_eq!(
+        newest["logged_by"]["user_id"],
+        my_id(&c.server, c.token(Who::Record)).await
+    );
+    assert_eq!(newest["person_id"], p);
+    assert_eq!(
+        body["data"][1]["logged_by"]["name"], "owner@example.com",
+        "{body}"
+    );
+
+    // The audit list shows the carer's dose; the owner's own dose is not listed.
+    let (status, body) = get_json(&c.server, &format!("/api/people/{p}/audit"), Some(&c.owner)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let logged: Vec<&Value> = body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["action"] == "dose.logged")
+        .collect();
+    assert_eq!(logged.len(), 1, "{body}");
+    assert_eq!(logged[0]["actor_name"], "Anna Berg");
+    assert_eq!(logged[0]["subject"], "Amoxicillin");
+
+    // Emma's daily dose is on the owner's Today and on each carer's, with her name; a
+    // stranger's Today has none of it.
+    for who in [Who::Owner, Who::Manage, Who::Record, Who::View] {
+        let (status, body) = get_json(&c.server, "/api/medications/today", Some(c.token(who))).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        let doses = body["data"]["doses"].as_array().unwrap();
+        assert!(
+            doses
+                .iter()
+                .any(|d| d["medication_id"] == m && d["person_name"] == "Emma" && d["person_id"] == p),
+            "{who:?}: {body}"
+        );
+    }
+    let (_, body) = get_json(&c.server, "/api/medications/today", Some(c.token(Who::Stranger))).await;
+    assert_eq!(body["data"]["doses"], json!([]), "{body}");
+}
+
+#[tokio::test]
+async fn a_manage_carer_adds_a_medication_to_the_person_and_escalation_names_only_carers_who_record() {
+    let c = circle().await;
+    let p = c.fixture.person;
+    let (status, body) = post(
+        &c.server,
+        "/api/medications",
+        Some(c.token(Who::Manage)),
+        json!({"name": "Vitamin D", "unit": "drop", "person_id": p}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let vitamin = body["data"]["id"].as_i64().unwrap();
+    assert_eq!(body["data"]["person_id"], p);
+    // It is the owner's, listed under Emma; the carer's own list stays theirs.
+    let (_, body) = get_json(
+        &c.server,
+        &format!("/api/medications?person_id={p}"),
+        Some(&c.owner),
+    )
+    .await;
+    let names: Vec<&str> = body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["Amoxicillin", "Vitamin D"], "{body}");
+    let (_, body) = get_json(&c.server, "/api/medications", Some(c.token(Who::Manage))).await;
+    assert_eq!(body["data"], json!([]), "{body}");
+
+    // Escalation: the view carer cannot be told (their link could not record the dose).
+    let (view_id, record_id) = (
+        my_id(&c.server, c.token(Who::View)).await,
+        my_id(&c.server, c.token(Who::Record)).await,
+    );
+    let stranger_id = my_id(&c.server, c.token(Who::Stranger)).await;
+    let path = format!("/api/medications/{vitamin}");
+    for (escalation, code) in [
+        (
+            json!({"after_minutes": 30, "carers": [view_id]}),
+            "escalation_invalid",
+        ),
+        (
+            json!({"after_minutes": 30, "carers": [stranger_id]}),
+            "escalation_invalid",
+        ),
+        (
+            json!({"after_minutes": 4, "carers": [record_id]}),
+            "escalation_invalid",
+        ),
+        (json!({"after_minutes": 30, "carers": []}), "escalation_invalid"),
+    ] {
+        let (status, body) = call(
+            &c.server,
+            Method::PUT,
+            &path,
+            Some(&c.owner),
+            Some(json!({"escalation": escalation})),
+        )
+        .await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+        assert_eq!(body["code"], code);
+    }
+    let (_, body) = get_json(&c.server, &path, Some(&c.owner)).await;
+    assert_eq!(
+        body["data"]["escalation"],
+        Value::Null,
+        "a refused setting changed nothing: {body}"
+    );
+    let wanted = json!({"after_minutes": 30, "carers": [record_id]});
+    let (status, body) = call(
+        &c.server,
+        Method::PUT,
+        &path,
+        Some(c.token(Who::Manage)),
+        Some(json!({"escalation": wanted})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["data"]["escalation"], wanted);
+    let (status, body) = call(
+        &c.server,
+        Method::PUT,
+        &path,
+        Some(&c.owner),
+        Some(json!({"escalation": null})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["data"]["escalation"], Value::Null);
+
+    // Only the owner moves a medication to another of their people.
+    let me = c.person("Leo").await;
+    let (status, body) = call(
+        &c.server,
+        Method::PUT,
+        &path,
+        Some(c.token(Who::Manage)),
+        Some(json!({"person_id": me})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+    assert_eq!(body["code"], "not_permitted");
+    let (status, body) = call(
+        &c.server,
+        Method::PUT,
+        &path,
+        Some(&c.owner),
+        Some(json!({"person_id": me})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["data"]["person_id"], me);
+    // Now out of the carers' reach.
+    let (status, _) = get_json(&c.server, &path, Some(c.token(Who::Manage))).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+}
