@@ -1112,7 +1112,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/people/{id}/carers/{carer_id}": {
+    "/api/people/{id}/carers/{carerId}": {
         parameters: {
             query?: never;
             header?: never;
@@ -7906,7 +7906,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The carers row's id */
-                carer_id: number;
+                carerId: number;
                 /** @description The person's id */
                 id: number;
             };
@@ -7989,7 +7989,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The carers row's id */
-                carer_id: number;
+                carerId: number;
                 /** @description The person's id */
                 id: number;
             };
