@@ -7,7 +7,7 @@ use rusqlite::Connection;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::access;
+use super::access::{self, Access, Role};
 use super::doses::{self, NewDose, Recorded};
 use super::error::{ErrorCode, ServiceError, ServiceResult, conflict, invalid, not_found};
 use super::stock;
@@ -300,8 +300,8 @@ struct TakeLink {
     pub target: TakeTarget,
     pub medication: Medication,
     pub user_id: i64,
-    /// Who the link was sent to: the account holder, or a carer.
-    pub recipient: i64,
+    /// What the link's recipient (the account holder, or the carer it was sent to) may do.
+    pub access: Access,
 }
 
 /// The reminder a live take link belongs to; `invalid_token` for anything else, and for a
@@ -318,15 +318,18 @@ fn take_link(conn: &Connection, token: &str, now: DateTime<Utc>) -> ServiceResul
         .transpose()?
         .flatten()
         .ok_or_else(invalid_token)?;
+    // Asked now, not when the link was sent: a carer whose access ended has no link.
     let recipient = target.recipient.unwrap_or(user_id);
-    if recipient != user_id && !escalations::may_record(conn, recipient, medication.id)? {
-        return Err(invalid_token());
-    }
+    let access = match access::medication(conn, recipient, MedicationId(medication.id)) {
+        Ok(access) if access.role >= Role::Record => access,
+        Ok(_) | Err(ServiceError::NotFound(_)) => return Err(invalid_token()),
+        Err(other) => return Err(other),
+    };
     Ok(TakeLink {
         target,
         medication,
         user_id,
-        recipient,
+        access,
     })
 }
 
@@ -345,7 +348,7 @@ pub fn log_take(
         target,
         medication: m,
         user_id,
-        recipient,
+        access,
     } = take_link(&tx, token, now)?;
     if target.reminder.answered_at.is_some() {
         let missed = match target.history_id {
@@ -385,14 +388,11 @@ pub fn log_take(
             dosage_id: Some(target.reminder.id),
             affect_inventory: true,
             // The link's recipient: the account holder, or the carer it was sent to.
-            logged_by: Some(doses::logger(&tx, recipient)?),
+            logged_by: Some(doses::logger(&tx, access.user_id)?),
         },
         now,
     )?;
-    if recipient != user_id {
-        let access = access::medication(&tx, recipient, MedicationId(m.id))?;
-        access::audit(&tx, &access, "dose.logged", &m.name, now)?;
-    }
+    access::audit(&tx, &access, "dose.logged", &m.name, now)?;
     tx.commit()?;
     Ok(recorded)
 }

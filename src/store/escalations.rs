@@ -121,17 +121,6 @@ pub fn wanted(conn: &Connection, id: i64) -> rusqlite::Result<bool> {
     .query_row([id], |row| row.get(0))
 }
 
-/// Whether `carer_id` may still record doses of the person `medication_id` belongs to.
-pub fn may_record(conn: &Connection, carer_id: i64, medication_id: i64) -> rusqlite::Result<bool> {
-    conn.prepare_cached(
-        "SELECT EXISTS (
-             SELECT 1 FROM medications m JOIN carers c ON c.person_id = m.person_id
-             WHERE m.id = ?2 AND c.user_id = ?1 AND c.accepted_at IS NOT NULL
-               AND c.role IN ('record', 'manage'))",
-    )?
-    .query_row([carer_id, medication_id], |row| row.get(0))
-}
-
 /// Ends a pending alert: `sent` (a channel took it) or `failed`; one withdrawn meanwhile
 /// stays withdrawn.
 pub fn settle(conn: &Connection, id: i64, status: &str, now: &str) -> rusqlite::Result<()> {
