@@ -417,3 +417,76 @@ async fn a_missed_dose_reaches_carers_who_still_may_record_and_a_revoked_link_st
     assert_eq!(entries[0]["quantity"].as_f64(), Some(4.0));
     assert_eq!(entries[0]["logged_by"]["user_id"], anna_id);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_alert_cut_off_by_a_crash_goes_out_after_the_restart_once() {
+    let push = PushService::start().await;
+    let smtp = SmtpSink::start();
+    let dir = tempfile::tempdir().unwrap();
+    let data_dir = dir.path().join("data");
+    let server = start_in(&data_dir, &push, Some(&smtp));
+    let (owner, _) = person(&server, &push, "olga@example.test", "Olga", "olga-phone").await;
+    let (anna, anna_id) = person(&server, &push, "anna@example.test", "Anna", "anna-phone").await;
+    let tom = dependent(&server, &owner, "Tom").await;
+    add_carer(&server, &owner, tom, "anna@example.test", "record", &anna).await;
+    let now = advance(&server, 0).await;
+    let (_, time) = dose_time(now, 20);
+    medication(
+        &server,
+        &owner,
+        json!({ "name": "Amoxicillin", "unit": "tablets", "frequency": "daily", "person_id": tom,
+                "schedule": { "times": [time], "grace_minutes": 120 },
+                "escalation": { "after_minutes": 15, "carers": [anna_id] } }),
+    )
+    .await;
+    advance(&server, 20 * 60).await;
+
+    // Anna's push service stalls: the server is killed while her alert is in flight (its
+    // e-mail, written with it, has gone out).
+    push.delay("anna-phone", Duration::from_secs(60));
+    let clock = server.url("/api/test/clock");
+    let _pass = tokio::spawn(async move {
+        let _ = common::client()
+            .post(clock)
+            .json(&json!({ "advance_seconds": 16 * 60 }))
+            .send()
+            .await;
+    });
+    wait_alert_mail(&smtp, "anna@example.test").await;
+    for _ in 0..200 {
+        if push.hits("anna-phone") > 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(push.hits("anna-phone"), 1);
+    assert_eq!(push.answered("anna-phone"), 0, "the alert is in flight");
+    Command::new("kill")
+        .args(["-KILL", &server.pid().to_string()])
+        .status()
+        .unwrap();
+    drop(server);
+
+    // Started again, the next pass pushes it once more with the same Topic (a push service
+    // that did take the first replaces it); the e-mail is not sent again.
+    push.delay("anna-phone", Duration::ZERO);
+    let server = start_in(&data_dir, &push, Some(&smtp));
+    advance(&server, 60).await;
+    let got = wait_alert(&push, "anna-phone", "Tom").await;
+    assert_eq!(got["title"], "Tom has not taken Amoxicillin");
+    let topics: Vec<Option<String>> = push.received("anna-phone").into_iter().map(|r| r.topic).collect();
+    assert!(
+        !topics.is_empty() && topics.iter().all(|t| t == &topics[0]),
+        "{topics:?}"
+    );
+    assert!(
+        topics[0].as_deref().is_some_and(|t| t.starts_with('e')),
+        "{topics:?}"
+    );
+    advance(&server, 60 * 60).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(alert_mails(&smtp, "anna@example.test").len(), 1);
+    let topics_after: Vec<Option<String>> =
+        push.received("anna-phone").into_iter().map(|r| r.topic).collect();
+    assert_eq!(topics_after.len(), topics.len(), "no alert after the one resent");
+}
