@@ -15,6 +15,7 @@ mod meta;
 mod middleware;
 mod notifications;
 pub mod openapi;
+mod people;
 pub mod server;
 mod session;
 mod settings;
@@ -88,6 +89,7 @@ pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(calendar::routes())
         .merge(medications::routes())
         .merge(history::routes())
+        .merge(people::routes())
         .merge(data::routes())
         .split_for_parts();
     let mut doc = openapi::qualified_operation_ids(prefixed(doc));

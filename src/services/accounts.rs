@@ -23,6 +23,7 @@ use crate::security::codes::{self, BACKUP_CODE_COUNT, BACKUP_CODE_LENGTH};
 use crate::security::rate_limit::{Limited, RateLimiter};
 use crate::security::sign_in_budget::{self, SignInBudget, Verdict};
 use crate::security::{password, session, totp};
+use crate::store::carers;
 use crate::store::outbox::{self, MailKind, NewMail};
 use crate::store::sessions;
 use crate::store::users::{self, TwoFactor, User};
@@ -269,8 +270,9 @@ pub fn new_verification(conn: &Connection, user_id: i64, now: DateTime<Utc>) -> 
     Ok(token)
 }
 
-/// Queues an account e-mail; the caller wakes the queue after committing.
-fn queue_account_mail(
+/// Queues an account e-mail (or another a person asked for, like a care invitation); the
+/// caller wakes the queue after committing.
+pub fn queue_account_mail(
     conn: &Connection,
     mailer: &Mailer,
     user_id: i64,
@@ -679,10 +681,14 @@ impl Accounts<'_> {
             .db
             .write(move |conn| {
                 let tx = conn.transaction()?;
+                // Past the first account, an address invited to care for someone may still
+                // register: the invitation is an account holder's explicit choice.
                 let open = match signups {
                     Signups::Open => true,
                     Signups::Closed => false,
-                    Signups::FirstUser => users::count(&tx)? == 0,
+                    Signups::FirstUser => {
+                        users::count(&tx)? == 0 || carers::invited(&tx, &email, &clock::stamp(now))?
+                    }
                 };
                 if !open {
                     return Err(ServiceError::Forbidden(Problem::new(

@@ -13,6 +13,7 @@ pub mod import;
 pub mod jobs;
 pub mod medications;
 pub mod notifications;
+pub mod people;
 pub mod planner;
 pub mod push_subscriptions;
 pub mod reminders;

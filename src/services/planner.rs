@@ -12,7 +12,7 @@ use crate::domain::planner::{self, Plan};
 use crate::domain::quantity::Quantity;
 use crate::domain::schedule::{self, Frequency};
 use crate::store::medications::{self, Medication};
-use crate::store::{notify_prefs, reminders, settings};
+use crate::store::{notify_prefs, people, reminders, settings};
 
 /// The user's time zone and default reminder time, which schedules and dates depend on,
 /// at one instant: the `now` that "today" and plans start from.
@@ -63,8 +63,9 @@ impl UserClock {
 }
 
 /// Plans `days` days of reminders for a medication, starting today in the user's zone,
-/// with the lead its notification preferences give. With reminders switched off, its
-/// unsent reminders are removed instead. Returns how many new reminders were added.
+/// with the lead its notification preferences give. With reminders switched off, or for an
+/// archived person's medication, its unsent reminders are removed instead. Returns how many
+/// new reminders were added.
 pub fn plan_medication(
     conn: &Connection,
     user_id: i64,
@@ -73,7 +74,7 @@ pub fn plan_medication(
     days: u32,
 ) -> rusqlite::Result<usize> {
     let global = notify_prefs::global(conn, user_id)?;
-    if !global.reminders_enabled {
+    if !global.reminders_enabled || people::medication_archived(conn, medication.id)? {
         reminders::drop_unsent_for_medication(conn, medication.id)?;
         return Ok(0);
     }
@@ -208,13 +209,18 @@ pub fn plan_users(
     let clocks = settings::clocks_for_users(conn, first, last)?;
     let own_prefs = notify_prefs::for_medications_of_users(conn, first, last)?;
     let mut existing = reminders::replannable_for_users(conn, first, last, &now_stamp)?;
+    // Archived people get no reminders: what was planned for them goes.
+    let archived = people::archived_medications(conn, first, last)?;
+    for id in &archived {
+        reminders::drop_unsent_for_medication(conn, *id)?;
+    }
     let defaults = notify_prefs::GlobalPrefs::default();
     let unset = settings::UserSettings::default();
     let mut writer = reminders::PlanWriter::new(conn, &now_stamp)?;
     let mut user_clock: Option<(i64, UserClock)> = None;
     for (user_id, medication) in medications::for_users(conn, first, last)? {
         let global = globals.get(&user_id).unwrap_or(&defaults);
-        if !global.reminders_enabled {
+        if !global.reminders_enabled || archived.contains(&medication.id) {
             continue;
         }
         let clock = match &user_clock {

@@ -2,6 +2,7 @@
 //! and never decide policy.
 
 pub mod calendar;
+pub mod carers;
 pub mod deliveries;
 pub mod health;
 pub mod history;

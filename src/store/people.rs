@@ -119,6 +119,179 @@ pub fn audit(
     Ok(())
 }
 
+/// A person as the people list shows them.
+#[derive(Debug, Clone)]
+pub struct Person {
+    pub id: i64,
+    pub owner_id: i64,
+    /// As `name` shows it (the account's name for an account holder without one).
+    pub name: String,
+    pub is_self: bool,
+    pub archived: bool,
+    pub created_at: String,
+    /// The account holder's name as others see it.
+    pub owner_name: String,
+}
+
+/// A person the user cares for, with their carers row.
+#[derive(Debug, Clone)]
+pub struct Cared {
+    pub person: Person,
+    pub role: String,
+    pub carer_id: i64,
+}
+
+const PERSON_COLUMNS: &str = "p.id, p.owner_id,
+        CASE WHEN p.name <> '' THEN p.name
+             ELSE coalesce(nullif(trim(u.first_name || ' ' || u.last_name), ''), u.email) END AS shown,
+        p.is_self, p.archived_at IS NOT NULL, p.created_at,
+        coalesce(nullif(trim(u.first_name || ' ' || u.last_name), ''), u.email)";
+
+fn person_from(row: &Row) -> rusqlite::Result<Person> {
+    Ok(Person {
+        id: row.get(0)?,
+        owner_id: row.get(1)?,
+        name: row.get(2)?,
+        is_self: row.get(3)?,
+        archived: row.get(4)?,
+        created_at: row.get(5)?,
+        owner_name: row.get(6)?,
+    })
+}
+
+/// One person, whoever owns them.
+pub fn find(conn: &Connection, person_id: i64) -> rusqlite::Result<Option<Person>> {
+    conn.prepare_cached(&format!(
+        "SELECT {PERSON_COLUMNS} FROM people p JOIN users u ON u.id = p.owner_id WHERE p.id = ?1"
+    ))?
+    .query_row([person_id], person_from)
+    .optional()
+}
+
+/// An account's own people: the account holder first, then by name.
+pub fn own(conn: &Connection, owner_id: i64) -> rusqlite::Result<Vec<Person>> {
+    conn.prepare_cached(&format!(
+        "SELECT {PERSON_COLUMNS} FROM people p JOIN users u ON u.id = p.owner_id
+         WHERE p.owner_id = ?1 ORDER BY p.is_self DESC, shown COLLATE NOCASE, p.id"
+    ))?
+    .query_map([owner_id], person_from)?
+    .collect()
+}
+
+/// The people a user cares for (accepted invitations), by name.
+pub fn cared(conn: &Connection, user_id: i64) -> rusqlite::Result<Vec<Cared>> {
+    conn.prepare_cached(&format!(
+        "SELECT {PERSON_COLUMNS}, c.role, c.id
+         FROM carers c JOIN people p ON p.id = c.person_id JOIN users u ON u.id = p.owner_id
+         WHERE c.user_id = ?1 ORDER BY shown COLLATE NOCASE, p.id"
+    ))?
+    .query_map([user_id], |row| {
+        Ok(Cared {
+            person: person_from(row)?,
+            role: row.get(7)?,
+            carer_id: row.get(8)?,
+        })
+    })?
+    .collect()
+}
+
+/// Adds a person (not an account holder) to an account; answers the id.
+pub fn insert(conn: &Connection, owner_id: i64, name: &str, now: &str) -> rusqlite::Result<i64> {
+    conn.prepare_cached(
+        "INSERT INTO people (owner_id, name, is_self, created_at, updated_at) VALUES (?1, ?2, 0, ?3, ?3)",
+    )?
+    .execute(rusqlite::params![owner_id, name, now])?;
+    Ok(conn.last_insert_rowid())
+}
+
+pub fn rename(conn: &Connection, person_id: i64, name: &str, now: &str) -> rusqlite::Result<()> {
+    conn.prepare_cached("UPDATE people SET name = ?2, updated_at = ?3 WHERE id = ?1")?
+        .execute(rusqlite::params![person_id, name, now])?;
+    Ok(())
+}
+
+/// Archives (with the time) or brings back (None) a person.
+pub fn set_archived(
+    conn: &Connection,
+    person_id: i64,
+    archived_at: Option<&str>,
+    now: &str,
+) -> rusqlite::Result<()> {
+    conn.prepare_cached("UPDATE people SET archived_at = ?2, updated_at = ?3 WHERE id = ?1")?
+        .execute(rusqlite::params![person_id, archived_at, now])?;
+    Ok(())
+}
+
+/// Deletes a person with their history, medications (reminders, stock and all) and carers.
+/// The history goes first and by itself, so the history counts' triggers see each entry
+/// leave once, under the medication it was counted under.
+pub fn delete(conn: &Connection, person_id: i64) -> rusqlite::Result<bool> {
+    conn.prepare_cached("DELETE FROM dose_history WHERE person_id = ?1")?
+        .execute([person_id])?;
+    conn.prepare_cached("DELETE FROM medications WHERE person_id = ?1")?
+        .execute([person_id])?;
+    Ok(conn
+        .prepare_cached("DELETE FROM people WHERE id = ?1 AND is_self = 0")?
+        .execute([person_id])?
+        == 1)
+}
+
+/// Whether a medication belongs to an archived person (who gets no reminders).
+pub fn medication_archived(conn: &Connection, medication_id: i64) -> rusqlite::Result<bool> {
+    conn.prepare_cached(
+        "SELECT EXISTS (SELECT 1 FROM medications m JOIN people p ON p.id = m.person_id
+                        WHERE m.id = ?1 AND p.archived_at IS NOT NULL)",
+    )?
+    .query_row([medication_id], |row| row.get(0))
+}
+
+/// The medications of archived people of the users with ids from `first` to `last`.
+pub fn archived_medications(
+    conn: &Connection,
+    first: i64,
+    last: i64,
+) -> rusqlite::Result<std::collections::HashSet<i64>> {
+    conn.prepare_cached(
+        "SELECT m.id FROM medications m JOIN people p ON p.id = m.person_id
+         WHERE m.user_id BETWEEN ?1 AND ?2 AND p.archived_at IS NOT NULL",
+    )?
+    .query_map([first, last], |row| row.get(0))?
+    .collect()
+}
+
+/// A line of a person's audit list.
+#[derive(Debug, Clone)]
+pub struct AuditRow {
+    pub id: i64,
+    pub actor_name: String,
+    pub action: String,
+    pub subject: String,
+    pub created_at: String,
+}
+
+/// A page of a person's audit list, newest first.
+pub fn audit_page(
+    conn: &Connection,
+    person_id: i64,
+    limit: i64,
+    offset: i64,
+) -> rusqlite::Result<Vec<AuditRow>> {
+    conn.prepare_cached(
+        "SELECT id, actor_name, action, subject, created_at FROM care_audit WHERE person_id = ?1
+         ORDER BY id DESC LIMIT ?2 OFFSET ?3",
+    )?
+    .query_map([person_id, limit, offset], |row| {
+        Ok(AuditRow {
+            id: row.get(0)?,
+            actor_name: row.get(1)?,
+            action: row.get(2)?,
+            subject: row.get(3)?,
+            created_at: row.get(4)?,
+        })
+    })?
+    .collect()
+}
+
 /// An accepted carer's role for a person, or None.
 pub fn carer_role(conn: &Connection, person_id: i64, user_id: i64) -> rusqlite::Result<Option<String>> {
     conn.prepare_cached("SELECT role FROM carers WHERE person_id = ?1 AND user_id = ?2")?

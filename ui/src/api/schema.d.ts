@@ -508,6 +508,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/invitations/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What an invitation offers, for the signed-in account it was sent to. */
+        get: operations["people_invitation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/invitations/{token}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Accepts an invitation: you become the person's carer with the invited role. */
+        post: operations["people_accept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/medications": {
         parameters: {
             query?: never;
@@ -994,6 +1028,108 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/people": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The people you keep medicines for (you first, then by name; archived ones included),
+         *     then the people you care for, each with your role.
+         */
+        get: operations["people_list"];
+        put?: never;
+        /** Adds a person without a login (a child, a parent) to your account. */
+        post: operations["people_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/people/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Renames, archives or brings back one of your people. An archived person gets no
+         *     reminders and is left out of Today; their data stays readable.
+         */
+        put: operations["people_update"];
+        post?: never;
+        /**
+         * Deletes one of your people with their medications, reminders and history (archiving
+         *     keeps them). The account holder cannot be deleted here.
+         */
+        delete: operations["people_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/people/{id}/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What carers changed for the person, and changes to the circle, newest first (owner only). */
+        get: operations["people_audit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/people/{id}/carers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The person's carers and open invitations (owner only). */
+        get: operations["people_carers"];
+        put?: never;
+        /**
+         * Invites an address to care for the person with a role (owner only). The invitation's
+         *     link (valid 7 days) goes out by e-mail when the server sends e-mail, and is in this answer
+         *     (`invite_url`) only, to share by hand. An address already invited gets a new link.
+         */
+        post: operations["people_invite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/people/{id}/carers/{carerId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Changes a carer's role (owner only). */
+        put: operations["people_change_role"];
+        post?: never;
+        /** Ends a carer's access or withdraws an invitation (owner), or leaves (the carer themself). */
+        delete: operations["people_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/report": {
         parameters: {
             query?: never;
@@ -1124,8 +1260,66 @@ export interface components {
             /** @description An IANA time zone, e.g. `Europe/Berlin`. */
             timezone: string;
         };
+        /** @description A line of a person's audit list. */
+        AuditEntry: {
+            /**
+             * @description `dose.logged`, `dose.edited`, `dose.deleted`, `medication.created`,
+             *     `medication.updated`, `medication.deleted`, `stock.changed`, `carer.invited`,
+             *     `carer.accepted`, `carer.role_changed`, `carer.revoked` or `carer.left`.
+             */
+            action: string;
+            /** @description Who did it (kept when that account is deleted). */
+            actor_name: string;
+            /** @description RFC 3339, UTC. */
+            created_at: string;
+            /** Format: int64 */
+            id: number;
+            /** @description What it was about: a medication's name, a carer's name or address. */
+            subject: string;
+        };
         BackupCodes: {
             backupCodes: string[];
+        };
+        /** @description An invitation to care for a person. */
+        CarerInput: {
+            /** @description The address to invite; the invitation is accepted by the account with this address. */
+            email: string;
+            /** @description `view`, `record` or `manage`. */
+            role: components["schemas"]["CarerRole"];
+        };
+        /**
+         * @description A carer's role.
+         * @enum {string}
+         */
+        CarerRole: "view" | "record" | "manage";
+        /**
+         * @description Where a carer is: invited (not yet accepted) or active.
+         * @enum {string}
+         */
+        CarerStatus: "invited" | "active";
+        /** @description A carer of a person, or an invitation not yet accepted. */
+        CarerView: {
+            /** @description When the invitation was accepted; null while invited. */
+            accepted_at: string | null;
+            /** @description RFC 3339, UTC. */
+            created_at: string;
+            /** @description The invited address. */
+            email: string;
+            /** @description When the invitation's link stops working; null once accepted. */
+            expires_at: string | null;
+            /** Format: int64 */
+            id: number;
+            /**
+             * @description The invitation's link (`{public_url}/invite/{token}`): only in the answer that made it,
+             *     for sharing by hand where the server sends no e-mail; null everywhere else.
+             */
+            invite_url: string | null;
+            /** @description The carer's name; null until accepted. */
+            name: string | null;
+            /** Format: int64 */
+            person_id: number;
+            role: components["schemas"]["CarerRole"];
+            status: components["schemas"]["CarerStatus"];
         };
         /** @enum {string} */
         Category: "weight" | "volume" | "count" | "concentration";
@@ -1239,6 +1433,35 @@ export interface components {
             success: boolean;
         };
         /** @description The body of every successful answer: `{"success": true, "data": …}`. */
+        Data_CarerView: {
+            /** @description A carer of a person, or an invitation not yet accepted. */
+            data: {
+                /** @description When the invitation was accepted; null while invited. */
+                accepted_at: string | null;
+                /** @description RFC 3339, UTC. */
+                created_at: string;
+                /** @description The invited address. */
+                email: string;
+                /** @description When the invitation's link stops working; null once accepted. */
+                expires_at: string | null;
+                /** Format: int64 */
+                id: number;
+                /**
+                 * @description The invitation's link (`{public_url}/invite/{token}`): only in the answer that made it,
+                 *     for sharing by hand where the server sends no e-mail; null everywhere else.
+                 */
+                invite_url: string | null;
+                /** @description The carer's name; null until accepted. */
+                name: string | null;
+                /** Format: int64 */
+                person_id: number;
+                role: components["schemas"]["CarerRole"];
+                status: components["schemas"]["CarerStatus"];
+            };
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description The body of every successful answer: `{"success": true, "data": …}`. */
         Data_FeedStatus: {
             /** @description Whether the person has a feed. */
             data: {
@@ -1279,6 +1502,23 @@ export interface components {
                 /** @description The unit stock is counted in. */
                 total_unit: string;
                 updated_at: string;
+            };
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description The body of every successful answer: `{"success": true, "data": …}`. */
+        Data_InvitationView: {
+            /** @description What an invitation offers, shown before it is accepted. */
+            data: {
+                /** @description The invited address. */
+                email: string;
+                /** @description RFC 3339, UTC. */
+                expires_at: string;
+                /** @description Who sent it (the person's account holder). */
+                owner_name: string;
+                /** @description Who the invitation is about. */
+                person_name: string;
+                role: components["schemas"]["CarerRole"];
             };
             /** @description Always true. */
             success: boolean;
@@ -1361,6 +1601,32 @@ export interface components {
                 push_notifications: boolean;
                 /** Format: int64 */
                 reminder_time_before: number;
+            };
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description The body of every successful answer: `{"success": true, "data": …}`. */
+        Data_PersonView: {
+            /** @description A person as the signed-in user sees them. */
+            data: {
+                /** @description Archived people get no reminders and are left out of Today; their data stays. */
+                archived: boolean;
+                /**
+                 * Format: int64
+                 * @description The viewer's own carers row for a person they care for (to leave); null for their own.
+                 */
+                carer_id: number | null;
+                /** @description RFC 3339, UTC. */
+                created_at: string;
+                /** Format: int64 */
+                id: number;
+                /** @description The account holder's own person. */
+                is_self: boolean;
+                name: string;
+                /** @description The name of the account the person belongs to. */
+                owner_name: string;
+                /** @description The viewer's role: `owner` for their own people, else their role as a carer. */
+                role: components["schemas"]["Role"];
             };
             /** @description Always true. */
             success: boolean;
@@ -1525,6 +1791,55 @@ export interface components {
             success: boolean;
         };
         /** @description The body of every successful answer: `{"success": true, "data": …}`. */
+        Data_Vec_AuditEntry: {
+            data: {
+                /**
+                 * @description `dose.logged`, `dose.edited`, `dose.deleted`, `medication.created`,
+                 *     `medication.updated`, `medication.deleted`, `stock.changed`, `carer.invited`,
+                 *     `carer.accepted`, `carer.role_changed`, `carer.revoked` or `carer.left`.
+                 */
+                action: string;
+                /** @description Who did it (kept when that account is deleted). */
+                actor_name: string;
+                /** @description RFC 3339, UTC. */
+                created_at: string;
+                /** Format: int64 */
+                id: number;
+                /** @description What it was about: a medication's name, a carer's name or address. */
+                subject: string;
+            }[];
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description The body of every successful answer: `{"success": true, "data": …}`. */
+        Data_Vec_CarerView: {
+            data: {
+                /** @description When the invitation was accepted; null while invited. */
+                accepted_at: string | null;
+                /** @description RFC 3339, UTC. */
+                created_at: string;
+                /** @description The invited address. */
+                email: string;
+                /** @description When the invitation's link stops working; null once accepted. */
+                expires_at: string | null;
+                /** Format: int64 */
+                id: number;
+                /**
+                 * @description The invitation's link (`{public_url}/invite/{token}`): only in the answer that made it,
+                 *     for sharing by hand where the server sends no e-mail; null everywhere else.
+                 */
+                invite_url: string | null;
+                /** @description The carer's name; null until accepted. */
+                name: string | null;
+                /** Format: int64 */
+                person_id: number;
+                role: components["schemas"]["CarerRole"];
+                status: components["schemas"]["CarerStatus"];
+            }[];
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description The body of every successful answer: `{"success": true, "data": …}`. */
         Data_Vec_Kept: {
             data: {
                 created_at: string;
@@ -1578,6 +1893,31 @@ export interface components {
                 schedule: components["schemas"]["ScheduleView"];
                 unit: string;
                 updated_at: string;
+            }[];
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description The body of every successful answer: `{"success": true, "data": …}`. */
+        Data_Vec_PersonView: {
+            data: {
+                /** @description Archived people get no reminders and are left out of Today; their data stays. */
+                archived: boolean;
+                /**
+                 * Format: int64
+                 * @description The viewer's own carers row for a person they care for (to leave); null for their own.
+                 */
+                carer_id: number | null;
+                /** @description RFC 3339, UTC. */
+                created_at: string;
+                /** Format: int64 */
+                id: number;
+                /** @description The account holder's own person. */
+                is_self: boolean;
+                name: string;
+                /** @description The name of the account the person belongs to. */
+                owner_name: string;
+                /** @description The viewer's role: `owner` for their own people, else their role as a carer. */
+                role: components["schemas"]["Role"];
             }[];
             /** @description Always true. */
             success: boolean;
@@ -1876,6 +2216,18 @@ export interface components {
             /** @description The unit stock is counted in. */
             total_unit: string;
             updated_at: string;
+        };
+        /** @description What an invitation offers, shown before it is accepted. */
+        InvitationView: {
+            /** @description The invited address. */
+            email: string;
+            /** @description RFC 3339, UTC. */
+            expires_at: string;
+            /** @description Who sent it (the person's account holder). */
+            owner_name: string;
+            /** @description Who the invitation is about. */
+            person_name: string;
+            role: components["schemas"]["CarerRole"];
         };
         /** @description A kept daily export. */
         Kept: {
@@ -2359,6 +2711,11 @@ export interface components {
             /** @description The secret address to subscribe to (`…/api/calendar/<token>.ics`); shown once. */
             url: string;
         };
+        /** @description A new person. */
+        NewPerson: {
+            /** @description 1–100 characters. */
+            name: string;
+        };
         /** @description The Settings page's view of the notification settings. */
         NotificationSettings: {
             /** @description HH:MM, the time a once-daily medication without times is due. */
@@ -2475,6 +2832,34 @@ export interface components {
         PasswordChange: {
             currentPassword?: string;
             newPassword?: string;
+        };
+        /** @description A change to a person; absent fields stay. */
+        PersonChange: {
+            /** @description Archive (true) or bring back (false); the account holder cannot be archived. */
+            archived?: boolean | null;
+            /** @description 1–100 characters (the account holder's may be empty: the account's name shows). */
+            name?: string | null;
+        };
+        /** @description A person as the signed-in user sees them. */
+        PersonView: {
+            /** @description Archived people get no reminders and are left out of Today; their data stays. */
+            archived: boolean;
+            /**
+             * Format: int64
+             * @description The viewer's own carers row for a person they care for (to leave); null for their own.
+             */
+            carer_id: number | null;
+            /** @description RFC 3339, UTC. */
+            created_at: string;
+            /** Format: int64 */
+            id: number;
+            /** @description The account holder's own person. */
+            is_self: boolean;
+            name: string;
+            /** @description The name of the account the person belongs to. */
+            owner_name: string;
+            /** @description The viewer's role: `owner` for their own people, else their role as a carer. */
+            role: components["schemas"]["Role"];
         };
         Preference: {
             methods: components["schemas"]["TwoFactorMethod"][];
@@ -2643,6 +3028,16 @@ export interface components {
         };
         ResendBody: {
             email?: string;
+        };
+        /**
+         * @description What a user may do with a person's data, in rising order.
+         * @enum {string}
+         */
+        Role: "view" | "record" | "manage" | "owner";
+        /** @description A carer's new role. */
+        RoleChange: {
+            /** @description `view`, `record` or `manage`. */
+            role: components["schemas"]["CarerRole"];
         };
         ScheduleBody: {
             /**
@@ -4729,6 +5124,133 @@ export interface operations {
             };
             /** @description The file is too large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    people_invitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The invitation link's token */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invitation */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_InvitationView"];
+                };
+            };
+            /** @description Your own person (`carer_is_owner`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sent to another address (`invitation_other_account`, `params.email` masked) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, expired or used (`invitation_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    people_accept: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The invitation link's token */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The person you now care for */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_PersonView"];
+                };
+            };
+            /** @description Your own person (`carer_is_owner`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sent to another address (`invitation_other_account`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown, expired or used (`invitation_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description You already care for this person (`carer_exists`) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6941,6 +7463,574 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeliveryFailure"];
+                };
+            };
+        };
+    };
+    people_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The people */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_Vec_PersonView"];
+                };
+            };
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    people_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewPerson"];
+            };
+        };
+        responses: {
+            /** @description The new person */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_PersonView"];
+                };
+            };
+            /** @description `person_name_required`, or a name over 100 characters (`validation_failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    people_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The person's id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PersonChange"];
+            };
+        };
+        responses: {
+            /** @description The person as saved */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_PersonView"];
+                };
+            };
+            /** @description `person_name_required`, `validation_failed`, or archiving the account holder (`person_is_account_holder`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description You care for this person but are not their owner (`not_permitted`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `person_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    people_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The person's id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The person is deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The account holder (`person_is_account_holder`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description You care for this person but are not their owner (`not_permitted`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `person_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    people_audit: {
+        parameters: {
+            query?: {
+                /** @description Lines per page, 1–200 (default 50). */
+                limit?: number;
+                /** @description Lines to skip (default 0). */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The person's id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The audit list */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_Vec_AuditEntry"];
+                };
+            };
+            /** @description `limit` or `offset` out of range (`validation_failed`, `invalid_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_permitted` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `person_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    people_carers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The person's id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Carers and invitations, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_Vec_CarerView"];
+                };
+            };
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_permitted` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `person_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    people_invite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The person's id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CarerInput"];
+            };
+        };
+        responses: {
+            /** @description The invitation, with its link */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_CarerView"];
+                };
+            };
+            /** @description `email_required`, `email_invalid`, `role_invalid`, or your own address (`carer_is_owner`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_permitted` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `person_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description That address is already an active carer (`carer_exists`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    people_change_role: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The carers row's id */
+                carerId: number;
+                /** @description The person's id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RoleChange"];
+            };
+        };
+        responses: {
+            /** @description The carer as saved */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_CarerView"];
+                };
+            };
+            /** @description `role_invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `not_permitted` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `person_not_found`, `carer_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    people_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The carers row's id */
+                carerId: number;
+                /** @description The person's id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Access ended */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Another carer's row (`not_permitted`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `person_not_found`, `carer_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
