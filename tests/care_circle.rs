@@ -858,11 +858,7 @@ async fn export_and_import_carry_the_people_and_who_logged_each_dose() {
         "her Digoxin stays hers: {listed}"
     );
     let new_his = his_history[0]["medication_id"].as_i64().unwrap();
-    assert_eq!(
-        planned(&server, &other, new_his).await > 0,
-        true,
-        "reminders planned"
-    );
+    assert!(planned(&server, &other, new_his).await > 0, "reminders planned");
 
     // Importing it again adds nothing.
     let again = import(&server, &other, &file).await;
