@@ -866,6 +866,71 @@ async fn export_and_import_carry_the_people_and_who_logged_each_dose() {
     assert_eq!(again["medications"], json!({ "added": 0, "skipped": 3 }));
     assert_eq!(again["history"]["added"], json!(0));
 
+    // The history CSV names the person (empty for the account holder) and who logged it;
+    // imported elsewhere, it brings the people along.
+    let response = common::client()
+        .get(server.url("/api/export?format=csv"))
+        .bearer_auth(&owner)
+        .send()
+        .await
+        .unwrap();
+    let csv = response.text().await.unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(
+        lines[0],
+        "date,time,medication,quantity,unit,status,note,taken_at,person,logged_by"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains(",Digoxin,") && l.ends_with(",Grandpa Jo,Kim Berg")),
+        "{csv}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains(",Digoxin,") && l.ends_with(",Aunt May,eva@example.org")),
+        "{csv}"
+    );
+    let third = common::verified_account(&server, "max@example.org").await;
+    let response = common::client()
+        .post(server.url("/api/import"))
+        .bearer_auth(&third)
+        .header("content-type", "text/csv")
+        .body(csv.clone())
+        .send()
+        .await
+        .unwrap();
+    let imported: Value = response.json().await.unwrap();
+    assert_eq!(
+        imported["data"]["people"],
+        json!({ "added": 2, "skipped": 0 }),
+        "{imported}"
+    );
+    let from_csv = people(&server, &third).await;
+    let csv_grandpa = from_csv
+        .iter()
+        .find(|p| p["name"] == json!("Grandpa Jo"))
+        .unwrap();
+    let entries = history(&server, &third, csv_grandpa["id"].as_i64().unwrap()).await;
+    assert_eq!(entries.len(), 1);
+    assert_eq!(entries[0]["logged_by"]["name"], json!("Kim Berg"));
+    let response = common::client()
+        .post(server.url("/api/import"))
+        .bearer_auth(&third)
+        .header("content-type", "text/csv")
+        .body(csv)
+        .send()
+        .await
+        .unwrap();
+    let again: Value = response.json().await.unwrap();
+    assert_eq!(
+        again["data"]["people"],
+        json!({ "added": 0, "skipped": 2 }),
+        "{again}"
+    );
+    assert_eq!(again["data"]["history"]["added"], json!(0), "{again}");
+
     // A file from before the care circle puts everything on the account holder.
     let old = json!({
         "version": "1.0.0",

@@ -253,11 +253,11 @@ async fn the_history_csv_opens_in_a_spreadsheet_and_runs_no_formulas() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[0],
-        "date,time,medication,quantity,unit,status,note,taken_at"
+        "date,time,medication,quantity,unit,status,note,taken_at,person,logged_by"
     );
     assert_eq!(
         lines[1],
-        "2026-03-01,07:30,\"'=HYPERLINK(\"\"http://evil\"\")\",1,tablets,taken,'@SUM(A1),2026-03-01T07:30:00.000Z"
+        "2026-03-01,07:30,\"'=HYPERLINK(\"\"http://evil\"\")\",1,tablets,taken,'@SUM(A1),2026-03-01T07:30:00.000Z,,a@example.com"
     );
     assert_eq!(lines.len(), 2);
     let (status, body) = get_json(&server, "/api/export?format=xml", Some(&token)).await;

@@ -384,8 +384,10 @@ pub fn write_json(
     Ok(())
 }
 
-/// The CSV header; the importer reads the same columns.
-pub const CSV_HEADER: [&str; 8] = [
+/// The CSV header; the importer reads the same columns (`person` names whose dose it is,
+/// empty for the account holder's own, so the file imports into another account as its
+/// holder's; `logged_by` who logged it).
+pub const CSV_HEADER: [&str; 10] = [
     "date",
     "time",
     "medication",
@@ -394,6 +396,8 @@ pub const CSV_HEADER: [&str; 8] = [
     "status",
     "note",
     "taken_at",
+    "person",
+    "logged_by",
 ];
 
 /// A spreadsheet runs a cell that starts with `=`, `+`, `-` or `@` (or a tab or carriage
@@ -414,6 +418,11 @@ pub fn write_csv(
 ) -> ServiceResult<()> {
     let tx = conn.unchecked_transaction()?;
     let clock = UserClock::at(&tx, user_id, now)?;
+    let names: HashMap<i64, String> = people::own(&tx, user_id)?
+        .into_iter()
+        .filter(|p| !p.is_self)
+        .map(|p| (p.id, p.name))
+        .collect();
     let mut writer = csv::Writer::from_writer(out);
     writer.write_record(CSV_HEADER).map_err(csv_error)?;
     for_each_entry(&tx, user_id, &HashMap::new(), |e| {
@@ -427,6 +436,12 @@ pub fn write_csv(
         let name = e.medication_name.unwrap_or_default();
         let quantity = e.quantity.to_string();
         let note = e.note.unwrap_or_default();
+        let person = e
+            .person_id
+            .and_then(|id| names.get(&id))
+            .map(String::as_str)
+            .unwrap_or_default();
+        let logged_by = e.logged_by_name.unwrap_or_default();
         let cells = [
             date.as_str(),
             time.as_str(),
@@ -436,6 +451,8 @@ pub fn write_csv(
             &e.status,
             &note,
             &e.taken,
+            person,
+            &logged_by,
         ];
         writer
             .write_record(cells.iter().map(|c| neutralise_formula(c).into_owned()))

@@ -656,7 +656,26 @@ fn plan_csv(conn: &Connection, user_id: i64, bytes: &[u8], now: DateTime<Utc>) -
     }
     let clock = UserClock::at(conn, user_id, now)?;
     let existing = medications::list(conn, user_id)?;
-    let mut by_name: HashMap<String, i64> = HashMap::new();
+    let own_people = people::own(conn, user_id)?;
+    // The people the rows name, as a file's people: the account's own by name (the account
+    // holder as such), or new ones.
+    let mut file_people: Vec<PersonFile> = Vec::new();
+    let mut person_file = |name: &str, is_self: bool| -> i64 {
+        let key = name.to_lowercase();
+        if let Some(p) = file_people.iter().find(|p| p.name.to_lowercase() == key) {
+            return p.id;
+        }
+        let id = file_people.len() as i64 + 1;
+        file_people.push(PersonFile {
+            id,
+            name: name.to_owned(),
+            is_self,
+            archived: false,
+        });
+        id
+    };
+    // By medication name and person cell, lowercase.
+    let mut by_name: HashMap<(String, String), (i64, Option<i64>)> = HashMap::new();
     let mut plan = Plan {
         people: None,
         medications: Vec::new(),
@@ -687,12 +706,32 @@ fn plan_csv(conn: &Connection, user_id: i64, bytes: &[u8], now: DateTime<Utc>) -
             "" => local_instant(&clock, get("date"), get("time")).map_err(at)?,
             text => text.to_owned(),
         };
-        let key = name.to_lowercase();
-        let file_id = match by_name.get(&key) {
-            Some(id) => *id,
+        let person = get("person");
+        let key = (name.to_lowercase(), person.to_lowercase());
+        let (file_id, file_person) = match by_name.get(&key) {
+            Some(known) => *known,
             None => {
                 let id = plan.medications.len() as i64 + 1;
-                let file = match existing.iter().find(|m| m.name.to_lowercase() == key) {
+                // Without a person, a medication of that name of whoever's; with one, theirs.
+                let named = own_people.iter().find(|p| p.name.to_lowercase() == key.1);
+                let same = existing.iter().find(|m| {
+                    m.name.to_lowercase() == key.0
+                        && (person.is_empty() || named.is_some_and(|p| p.id == m.person_id))
+                });
+                let file_person = match (same, named) {
+                    (Some(m), _) => own_people
+                        .iter()
+                        .find(|p| p.id == m.person_id)
+                        .map(|p| person_file(&p.name, p.is_self)),
+                    (None, Some(p)) => Some(person_file(&p.name, p.is_self)),
+                    (None, None) if !person.is_empty() => {
+                        let checked =
+                            super::people::person_name(person, false).map_err(|e| at(e.to_string()))?;
+                        Some(person_file(&checked, false))
+                    }
+                    (None, None) => None,
+                };
+                let file = match same {
                     Some(m) => MedicationFile {
                         color: Some(m.color.clone()),
                         icon: Some(m.icon.clone()),
@@ -708,15 +747,22 @@ fn plan_csv(conn: &Connection, user_id: i64, bytes: &[u8], now: DateTime<Utc>) -
                         None => MedicationFile::bare(id, name, unit, "as_needed", quantity),
                     },
                 };
-                plan.medications.push(medication_of(file, now).map_err(at)?);
-                by_name.insert(key, id);
-                id
+                let mut new = medication_of(file, now).map_err(at)?;
+                new.file_person = file_person;
+                plan.medications.push(new);
+                by_name.insert(key, (id, file_person));
+                (id, file_person)
             }
         };
         let note = Some(get("note").to_owned()).filter(|n| !n.is_empty());
-        plan.history
-            .push(entry_of(file_id, &taken, quantity, unit, get("status"), note, true, now).map_err(at)?);
+        let mut entry =
+            entry_of(file_id, &taken, quantity, unit, get("status"), note, true, now).map_err(at)?;
+        entry.file_person = file_person;
+        let logged_by = self::text(Some(get("logged_by").to_owned()), MAX_NAME, "logged_by").map_err(at)?;
+        entry.logged_by_name = Some(logged_by).filter(|n| !n.is_empty());
+        plan.history.push(entry);
     }
+    plan.people = Some(file_people).filter(|p| !p.is_empty());
     Ok(plan)
 }
 
