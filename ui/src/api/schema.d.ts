@@ -2703,6 +2703,11 @@ export interface components {
                 dry_run: boolean;
                 history: components["schemas"]["Counts"];
                 medications: components["schemas"]["Counts"];
+                /**
+                 * @description People other than the account holder (the file's account holder is the importing
+                 *     account's own person): added, or already there by name.
+                 */
+                people: components["schemas"]["Counts"];
                 schedules: components["schemas"]["Added"];
                 settings: components["schemas"]["Replaced"];
             };
@@ -3265,6 +3270,11 @@ export interface components {
             dry_run: boolean;
             history: components["schemas"]["Counts"];
             medications: components["schemas"]["Counts"];
+            /**
+             * @description People other than the account holder (the file's account holder is the importing
+             *     account's own person): added, or already there by name.
+             */
+            people: components["schemas"]["Counts"];
             schedules: components["schemas"]["Added"];
             settings: components["schemas"]["Replaced"];
         };
