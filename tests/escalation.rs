@@ -490,3 +490,62 @@ async fn an_alert_cut_off_by_a_crash_goes_out_after_the_restart_once() {
         push.received("anna-phone").into_iter().map(|r| r.topic).collect();
     assert_eq!(topics_after.len(), topics.len(), "no alert after the one resent");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_alert_mail_still_queued_when_the_dose_is_taken_is_never_sent() {
+    let push = PushService::start().await;
+    // The mail server is down when the alerts go out: their e-mails wait in the queue.
+    let port = common::free_port();
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start_in(&dir.path().join("data"), |c| {
+        engine_env(c, &push);
+        c.env("PILLBOX_SMTP_HOST", "127.0.0.1")
+            .env("PILLBOX_SMTP_PORT", port.to_string())
+            .env("PILLBOX_SMTP_TLS", "none")
+            .env("PILLBOX_SMTP_FROM", "Pillbox <pillbox@example.test>")
+            .env("PILLBOX_REMINDERS_RETRY_BACKOFF_SECONDS", "60");
+    })
+    .unwrap();
+    let (owner, _) = person(&server, &push, "olga@example.test", "Olga", "olga-phone").await;
+    let (anna, anna_id) = person(&server, &push, "anna@example.test", "Anna", "anna-phone").await;
+    let (ben, ben_id) = person(&server, &push, "ben@example.test", "Ben", "ben-phone").await;
+    let tom = dependent(&server, &owner, "Tom").await;
+    add_carer(&server, &owner, tom, "anna@example.test", "record", &anna).await;
+    add_carer(&server, &owner, tom, "ben@example.test", "record", &ben).await;
+    let now = advance(&server, 0).await;
+    let (_, time) = dose_time(now, 20);
+    medication(
+        &server,
+        &owner,
+        json!({ "name": "Amoxicillin", "unit": "tablets", "frequency": "daily", "person_id": tom,
+                "schedule": { "times": [time], "grace_minutes": 120 },
+                "escalation": { "after_minutes": 10, "carers": [anna_id, ben_id] } }),
+    )
+    .await;
+    advance(&server, 20 * 60).await;
+    advance(&server, 10 * 60).await;
+    let to_anna = wait_alert(&push, "anna-phone", "Tom").await;
+    wait_alert(&push, "ben-phone", "Tom").await;
+
+    // Anna takes it; then the mail server is back and the queue's retries come due.
+    let (status, taken) = post(
+        &server,
+        &take_path(to_anna["takeUrl"].as_str().unwrap()),
+        None,
+        json!({}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{taken}");
+    let smtp = SmtpSink::start_on(port);
+    for _ in 0..4 {
+        advance(&server, 30 * 60).await;
+    }
+    // The invitations went out meanwhile; the alerts did not.
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    while smtp.count_for("anna@example.test") == 0 {
+        assert!(std::time::Instant::now() < deadline, "the invitation never came");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(alert_mails(&smtp, "anna@example.test").is_empty());
+    assert!(alert_mails(&smtp, "ben@example.test").is_empty());
+}
