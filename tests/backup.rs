@@ -111,7 +111,7 @@ async fn export_and_import_from_the_command_line_while_the_server_runs() {
     assert!(csv.status.success(), "{}", text(&csv.stderr));
     let csv = text(&csv.stdout);
     assert!(
-        csv.starts_with("date,time,medication,quantity,unit,status,note,taken_at\n"),
+        csv.starts_with("date,time,medication,quantity,unit,status,note,taken_at,person,logged_by\n"),
         "{csv}"
     );
     assert!(

@@ -443,12 +443,20 @@ async fn an_invited_carer_registers_accepts_and_the_owner_manages_the_circle() {
     assert_eq!(status, StatusCode::NOT_FOUND);
 
     // Revoking ends the carer's access to the person.
+    let his_medications = format!("/api/medications?person_id={grandpa}");
+    let (status, _) = get_json(&server, &his_medications, Some(&carer)).await;
+    assert_eq!(status, StatusCode::OK, "a carer reads the person's medications");
     let (status, body) = call(&server, Method::DELETE, &role_path, Some(&owner), None).await;
     assert_eq!(
         (status, &body["message"]),
         (StatusCode::OK, &json!("Carer removed"))
     );
     assert_eq!(people(&server, &carer).await.len(), 1);
+    let (status, body) = get_json(&server, &his_medications, Some(&carer)).await;
+    assert_eq!(
+        (status, code_of(&body)),
+        (StatusCode::NOT_FOUND, "person_not_found")
+    );
     let (status, body) = get_json(&server, &format!("/api/people/{grandpa}/audit"), Some(&carer)).await;
     assert_eq!(
         (status, code_of(&body)),
@@ -516,4 +524,541 @@ async fn an_invited_carer_registers_accepts_and_the_owner_manages_the_circle() {
     )
     .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
+}
+
+/// A server without e-mail: invitations are shared by their link (`invite_url`).
+fn server_without_mail() -> Server {
+    Server::start_with(common::with_test_clock)
+}
+
+/// Invites `email` to `person` with `role` and has it accept: the address registers (allowed
+/// by the invitation), names itself and accepts. Returns its token and carers row id.
+async fn carer_by_link(
+    server: &Server,
+    owner: &str,
+    person: i64,
+    email: &str,
+    role: &str,
+    name: (&str, &str),
+) -> (String, i64) {
+    let (status, body) = invite(server, owner, person, email, role).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let link = body["data"]["invite_url"].as_str().unwrap().to_owned();
+    let token = common::register(server, email).await;
+    set_name(server, &token, name.0, name.1).await;
+    let (status, body) = accept(server, &token, link.rsplit('/').next().unwrap()).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    (token, body["data"]["carer_id"].as_i64().unwrap())
+}
+
+/// A daily medication at 08:00 and 20:00 for a person (None: the account holder).
+async fn medication(server: &Server, token: &str, name: &str, person: Option<i64>) -> i64 {
+    let mut body = json!({
+        "name": name, "unit": "mg", "default_quantity": 1, "frequency": "daily",
+        "schedule": { "times": ["08:00", "20:00"] },
+    });
+    if let Some(person) = person {
+        body["person_id"] = json!(person);
+    }
+    let (status, body) = post(server, "/api/medications", Some(token), body).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    body["data"]["id"].as_i64().unwrap()
+}
+
+async fn log_dose(server: &Server, token: &str, medication: i64) {
+    let (status, body) = post(
+        server,
+        &format!("/api/medications/{medication}/doses"),
+        Some(token),
+        json!({ "status": "taken" }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+}
+
+/// How many reminders are planned for a medication.
+async fn planned(server: &Server, token: &str, medication: i64) -> usize {
+    let (status, body) = get_json(
+        server,
+        "/api/notifications?status=scheduled&limit=200",
+        Some(token),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["medication_id"] == json!(medication))
+        .count()
+}
+
+async fn history_total(server: &Server, token: &str, query: &str) -> i64 {
+    let (status, body) = get_json(server, &format!("/api/medications/history?{query}"), Some(token)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["pagination"]["total_exact"], json!(true));
+    body["pagination"]["total"].as_i64().unwrap()
+}
+
+#[tokio::test]
+async fn an_archived_person_gets_no_reminders_and_deleting_one_takes_their_data_with_them() {
+    let server = server_without_mail();
+    let owner = common::register(&server, "eva@example.org").await;
+    let me = people(&server, &owner).await[0]["id"].as_i64().unwrap();
+    let grandpa = new_person(&server, &owner, "Grandpa Jo").await;
+    let his = medication(&server, &owner, "Digoxin", Some(grandpa)).await;
+    let mine = medication(&server, &owner, "Aspirin", None).await;
+    log_dose(&server, &owner, his).await;
+    log_dose(&server, &owner, mine).await;
+    assert!(planned(&server, &owner, his).await > 0);
+    let mine_planned = planned(&server, &owner, mine).await;
+    assert!(mine_planned > 0);
+
+    let path = format!("/api/people/{grandpa}");
+    let (status, body) = call(
+        &server,
+        Method::PUT,
+        &path,
+        Some(&owner),
+        Some(json!({ "archived": true })),
+    )
+    .await;
+    assert_eq!(
+        (status, &body["data"]["archived"]),
+        (StatusCode::OK, &json!(true)),
+        "{body}"
+    );
+    assert_eq!(
+        planned(&server, &owner, his).await,
+        0,
+        "archiving takes the planned reminders away"
+    );
+    assert_eq!(planned(&server, &owner, mine).await, mine_planned);
+    let (_, today) = get_json(&server, "/api/medications/today", Some(&owner)).await;
+    assert!(
+        today["data"]["doses"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|d| d["person_id"] != json!(grandpa)),
+        "left out of Today: {today}"
+    );
+    // The data stays readable.
+    let (status, listed) = get_json(
+        &server,
+        &format!("/api/medications?person_id={grandpa}"),
+        Some(&owner),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{listed}");
+    assert_eq!(listed["data"][0]["id"], json!(his));
+    // A day later the daily top-up still plans nothing for him.
+    common::advance_clock(&server, 24 * 3600).await;
+    assert_eq!(planned(&server, &owner, his).await, 0);
+
+    let (status, body) = call(
+        &server,
+        Method::PUT,
+        &path,
+        Some(&owner),
+        Some(json!({ "archived": false, "name": "Jo" })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(
+        (&body["data"]["archived"], &body["data"]["name"]),
+        (&json!(false), &json!("Jo"))
+    );
+    assert!(
+        planned(&server, &owner, his).await > 0,
+        "brought back, planned again"
+    );
+
+    // The account holder is neither archived nor deleted here.
+    let own = format!("/api/people/{me}");
+    let (status, body) = call(
+        &server,
+        Method::PUT,
+        &own,
+        Some(&owner),
+        Some(json!({ "archived": true })),
+    )
+    .await;
+    assert_eq!(
+        (status, code_of(&body)),
+        (StatusCode::BAD_REQUEST, "person_is_account_holder")
+    );
+    let (status, body) = call(&server, Method::DELETE, &own, Some(&owner), None).await;
+    assert_eq!(
+        (status, code_of(&body)),
+        (StatusCode::BAD_REQUEST, "person_is_account_holder")
+    );
+
+    // Deleting him takes his medications, reminders and history; the counts follow.
+    // (The day that passed left missed doses of the account holder's in the history.)
+    let all = history_total(&server, &owner, "").await;
+    let his_entries = history(&server, &owner, grandpa).await.len() as i64;
+    assert_eq!(his_entries, 1);
+    let mine_entries = history_total(&server, &owner, &format!("medicationId={mine}")).await;
+    assert_eq!(all, mine_entries + his_entries);
+    assert_eq!(history_total(&server, &owner, "status=taken").await, 2);
+    let (status, body) = call(&server, Method::DELETE, &path, Some(&owner), None).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(
+        people(&server, &owner)
+            .await
+            .iter()
+            .all(|p| p["id"] != json!(grandpa))
+    );
+    let (status, _) = get_json(&server, &format!("/api/medications/{his}"), Some(&owner)).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(planned(&server, &owner, his).await, 0);
+    assert_eq!(history_total(&server, &owner, "").await, mine_entries);
+    assert_eq!(history_total(&server, &owner, "status=taken").await, 1);
+    assert_eq!(
+        history_total(&server, &owner, &format!("medicationId={mine}")).await,
+        mine_entries
+    );
+    assert_eq!(
+        history_total(&server, &owner, &format!("medicationId={his}")).await,
+        0
+    );
+    let (status, _) = call(&server, Method::DELETE, &path, Some(&owner), None).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+}
+
+async fn export(server: &Server, token: &str) -> Value {
+    let response = common::client()
+        .get(server.url("/api/export"))
+        .bearer_auth(token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    serde_json::from_str(&response.text().await.unwrap()).unwrap()
+}
+
+async fn import(server: &Server, token: &str, file: &Value) -> Value {
+    let response = common::client()
+        .post(server.url("/api/import"))
+        .bearer_auth(token)
+        .header("content-type", "application/json")
+        .body(file.to_string())
+        .send()
+        .await
+        .unwrap();
+    let status = response.status();
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(status, StatusCode::OK, "{body}");
+    body["data"].clone()
+}
+
+async fn history(server: &Server, token: &str, person: i64) -> Vec<Value> {
+    let (status, body) = get_json(
+        server,
+        &format!("/api/medications/history?person_id={person}&limit=100"),
+        Some(token),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    body["data"].as_array().unwrap().clone()
+}
+
+#[tokio::test]
+async fn export_and_import_carry_the_people_and_who_logged_each_dose() {
+    let server = server_without_mail();
+    let owner = common::register(&server, "eva@example.org").await;
+    let grandpa = new_person(&server, &owner, "Grandpa Jo").await;
+    let aunt = new_person(&server, &owner, "Aunt May").await;
+    let his = medication(&server, &owner, "Digoxin", Some(grandpa)).await;
+    let hers = medication(&server, &owner, "Digoxin", Some(aunt)).await;
+    medication(&server, &owner, "Aspirin", None).await;
+    let (carer, _) = carer_by_link(
+        &server,
+        &owner,
+        grandpa,
+        "kim@example.org",
+        "record",
+        ("Kim", "Berg"),
+    )
+    .await;
+    log_dose(&server, &carer, his).await;
+    log_dose(&server, &owner, hers).await;
+    let (status, _) = call(
+        &server,
+        Method::PUT,
+        &format!("/api/people/{aunt}"),
+        Some(&owner),
+        Some(json!({ "archived": true })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+
+    let file = export(&server, &owner).await;
+    assert_eq!(file["version"], json!("1.1.0"));
+    let names: Vec<(&Value, &Value, &Value)> = file["people"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (&p["name"], &p["is_self"], &p["archived"]))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            (&json!("eva@example.org"), &json!(true), &json!(false)),
+            (&json!("Aunt May"), &json!(false), &json!(true)),
+            (&json!("Grandpa Jo"), &json!(false), &json!(false)),
+        ]
+    );
+    assert!(
+        file.to_string().find("kim@example.org").is_none(),
+        "carers are not exported"
+    );
+    let entry = file["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["medication_id"] == json!(his))
+        .unwrap();
+    assert_eq!(
+        (&entry["person_id"], &entry["logged_by_name"]),
+        (&json!(grandpa), &json!("Kim Berg"))
+    );
+
+    // Into another account (the invitation let Kim register; this one is made by the CLI).
+    let other = common::verified_account(&server, "lee@example.org").await;
+    let summary = import(&server, &other, &file).await;
+    assert_eq!(summary["people"], json!({ "added": 2, "skipped": 0 }));
+    assert_eq!(summary["medications"]["added"], json!(3));
+    let theirs = people(&server, &other).await;
+    assert_eq!(theirs.len(), 3);
+    assert_eq!(
+        (&theirs[0]["is_self"], &theirs[0]["name"]),
+        (&json!(true), &json!("lee@example.org"))
+    );
+    let new_grandpa = theirs.iter().find(|p| p["name"] == json!("Grandpa Jo")).unwrap();
+    let new_aunt = theirs.iter().find(|p| p["name"] == json!("Aunt May")).unwrap();
+    assert_eq!(
+        (&new_grandpa["archived"], &new_aunt["archived"]),
+        (&json!(false), &json!(true))
+    );
+    let his_history = history(&server, &other, new_grandpa["id"].as_i64().unwrap()).await;
+    assert_eq!(his_history.len(), 1);
+    assert_eq!(his_history[0]["medication_name"], json!("Digoxin"));
+    assert_eq!(
+        his_history[0]["logged_by"],
+        json!({ "user_id": null, "name": "Kim Berg" })
+    );
+    let (_, listed) = get_json(
+        &server,
+        &format!("/api/medications?person_id={}", new_aunt["id"]),
+        Some(&other),
+    )
+    .await;
+    assert_eq!(
+        listed["data"].as_array().unwrap().len(),
+        1,
+        "her Digoxin stays hers: {listed}"
+    );
+    let new_his = his_history[0]["medication_id"].as_i64().unwrap();
+    assert!(planned(&server, &other, new_his).await > 0, "reminders planned");
+
+    // Importing it again adds nothing.
+    let again = import(&server, &other, &file).await;
+    assert_eq!(again["people"], json!({ "added": 0, "skipped": 2 }));
+    assert_eq!(again["medications"], json!({ "added": 0, "skipped": 3 }));
+    assert_eq!(again["history"]["added"], json!(0));
+
+    // The history CSV names the person (empty for the account holder) and who logged it;
+    // imported elsewhere, it brings the people along.
+    let response = common::client()
+        .get(server.url("/api/export?format=csv"))
+        .bearer_auth(&owner)
+        .send()
+        .await
+        .unwrap();
+    let csv = response.text().await.unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(
+        lines[0],
+        "date,time,medication,quantity,unit,status,note,taken_at,person,logged_by"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains(",Digoxin,") && l.ends_with(",Grandpa Jo,Kim Berg")),
+        "{csv}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains(",Digoxin,") && l.ends_with(",Aunt May,eva@example.org")),
+        "{csv}"
+    );
+    let third = common::verified_account(&server, "max@example.org").await;
+    let response = common::client()
+        .post(server.url("/api/import"))
+        .bearer_auth(&third)
+        .header("content-type", "text/csv")
+        .body(csv.clone())
+        .send()
+        .await
+        .unwrap();
+    let imported: Value = response.json().await.unwrap();
+    assert_eq!(
+        imported["data"]["people"],
+        json!({ "added": 2, "skipped": 0 }),
+        "{imported}"
+    );
+    let from_csv = people(&server, &third).await;
+    let csv_grandpa = from_csv
+        .iter()
+        .find(|p| p["name"] == json!("Grandpa Jo"))
+        .unwrap();
+    let entries = history(&server, &third, csv_grandpa["id"].as_i64().unwrap()).await;
+    assert_eq!(entries.len(), 1);
+    assert_eq!(entries[0]["logged_by"]["name"], json!("Kim Berg"));
+    let response = common::client()
+        .post(server.url("/api/import"))
+        .bearer_auth(&third)
+        .header("content-type", "text/csv")
+        .body(csv)
+        .send()
+        .await
+        .unwrap();
+    let again: Value = response.json().await.unwrap();
+    assert_eq!(
+        again["data"]["people"],
+        json!({ "added": 0, "skipped": 2 }),
+        "{again}"
+    );
+    assert_eq!(again["data"]["history"]["added"], json!(0), "{again}");
+
+    // A file from before the care circle puts everything on the account holder.
+    let old = json!({
+        "version": "1.0.0",
+        "medications": [{ "id": 1, "name": "Ramipril", "unit": "mg", "frequency": "daily", "default_quantity": 5 }],
+        "history": [{ "medication_id": 1, "quantity": 5, "unit": "mg", "status": "taken", "taken": "2026-01-02T08:00:00Z" }],
+    });
+    let summary = import(&server, &other, &old).await;
+    assert_eq!(summary["people"], json!({ "added": 0, "skipped": 0 }));
+    let holder = theirs[0]["id"].as_i64().unwrap();
+    assert!(
+        history(&server, &other, holder)
+            .await
+            .iter()
+            .any(|e| e["medication_name"] == json!("Ramipril"))
+    );
+    assert_eq!(people(&server, &other).await.len(), 3);
+}
+
+#[tokio::test]
+async fn deleting_a_carers_account_keeps_the_owners_data_and_deleting_the_owners_ends_every_carers_access() {
+    let server = server_without_mail();
+    let owner = common::register(&server, "eva@example.org").await;
+    let grandpa = new_person(&server, &owner, "Grandpa Jo").await;
+    let his = medication(&server, &owner, "Digoxin", Some(grandpa)).await;
+    let (kim, _) = carer_by_link(
+        &server,
+        &owner,
+        grandpa,
+        "kim@example.org",
+        "record",
+        ("Kim", "Berg"),
+    )
+    .await;
+    let (ann, _) = carer_by_link(
+        &server,
+        &owner,
+        grandpa,
+        "ann@example.org",
+        "view",
+        ("Ann", "Roe"),
+    )
+    .await;
+    log_dose(&server, &kim, his).await;
+    let logged = history(&server, &owner, grandpa).await;
+    assert_eq!(logged[0]["logged_by"]["name"], json!("Kim Berg"));
+    assert!(logged[0]["logged_by"]["user_id"].is_i64());
+
+    // Kim deletes their account: the dose, its "given by" and the audit list stay.
+    let (status, body) = call(
+        &server,
+        Method::DELETE,
+        "/api/auth/me",
+        Some(&kim),
+        Some(json!({ "password": PASSWORD })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let kept = history(&server, &owner, grandpa).await;
+    assert_eq!(kept.len(), 1);
+    assert_eq!(
+        kept[0]["logged_by"],
+        json!({ "user_id": null, "name": "Kim Berg" })
+    );
+    let (_, listed) = get_json(
+        &server,
+        &format!("/api/medications?person_id={grandpa}"),
+        Some(&owner),
+    )
+    .await;
+    assert_eq!(listed["data"][0]["id"], json!(his));
+    let (_, carers) = get_json(&server, &format!("/api/people/{grandpa}/carers"), Some(&owner)).await;
+    let emails: Vec<&Value> = carers["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| &c["email"])
+        .collect();
+    assert_eq!(
+        emails,
+        [&json!("ann@example.org")],
+        "Kim's row went with the account"
+    );
+    let (_, audit) = get_json(&server, &format!("/api/people/{grandpa}/audit"), Some(&owner)).await;
+    assert!(
+        audit["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l["actor_name"] == json!("Kim Berg") && l["action"] == json!("dose.logged")),
+        "{audit}"
+    );
+
+    // Eva deletes hers: Ann no longer reaches Grandpa or anything of his.
+    assert_eq!(people(&server, &ann).await.len(), 2);
+    let (status, _) = get_json(
+        &server,
+        &format!("/api/medications?person_id={grandpa}"),
+        Some(&ann),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, body) = call(
+        &server,
+        Method::DELETE,
+        "/api/auth/me",
+        Some(&owner),
+        Some(json!({ "password": PASSWORD })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let left = people(&server, &ann).await;
+    assert_eq!(left.len(), 1);
+    assert_eq!(left[0]["is_self"], json!(true));
+    let (status, body) = get_json(
+        &server,
+        &format!("/api/medications?person_id={grandpa}"),
+        Some(&ann),
+    )
+    .await;
+    assert_eq!(
+        (status, code_of(&body)),
+        (StatusCode::NOT_FOUND, "person_not_found")
+    );
+    let (status, _) = get_json(&server, &format!("/api/medications/{his}"), Some(&ann)).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (_, today) = get_json(&server, "/api/medications/today", Some(&ann)).await;
+    assert_eq!(today["data"]["doses"], json!([]));
 }

@@ -164,7 +164,7 @@ async fn the_export_file_holds_the_whole_record() {
             .starts_with("application/json")
     );
     let file: Value = serde_json::from_str(&text).unwrap();
-    assert_eq!(file["version"], "1.0.0");
+    assert_eq!(file["version"], "1.1.0");
     assert!(chrono::DateTime::parse_from_rfc3339(file["exportDate"].as_str().unwrap()).is_ok());
     assert_eq!(file["settings"]["timezone"], "Europe/Berlin");
     assert_eq!(file["settings"]["language"], "de");
@@ -253,11 +253,11 @@ async fn the_history_csv_opens_in_a_spreadsheet_and_runs_no_formulas() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[0],
-        "date,time,medication,quantity,unit,status,note,taken_at"
+        "date,time,medication,quantity,unit,status,note,taken_at,person,logged_by"
     );
     assert_eq!(
         lines[1],
-        "2026-03-01,07:30,\"'=HYPERLINK(\"\"http://evil\"\")\",1,tablets,taken,'@SUM(A1),2026-03-01T07:30:00.000Z"
+        "2026-03-01,07:30,\"'=HYPERLINK(\"\"http://evil\"\")\",1,tablets,taken,'@SUM(A1),2026-03-01T07:30:00.000Z,,a@example.com"
     );
     assert_eq!(lines.len(), 2);
     let (status, body) = get_json(&server, "/api/export?format=xml", Some(&token)).await;
@@ -273,14 +273,36 @@ fn content(file: &Value) -> Value {
         .iter()
         .map(|m| (m["id"].as_i64().unwrap(), m["name"].as_str().unwrap().to_owned()))
         .collect();
+    // People by name, the account holder (named after each account) as such.
+    let people: std::collections::HashMap<i64, Value> = file["people"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            let name = if p["is_self"] == true {
+                json!("(account holder)")
+            } else {
+                p["name"].clone()
+            };
+            (p["id"].as_i64().unwrap(), name)
+        })
+        .collect();
+    let person = |value: &Value| value.as_i64().map_or(Value::Null, |id| people[&id].clone());
     file.as_object_mut().unwrap().remove("exportDate");
+    for p in file["people"].as_array_mut().unwrap() {
+        let named = person(&p["id"]);
+        p["name"] = named;
+        p.as_object_mut().unwrap().remove("id");
+    }
     for m in file["medications"].as_array_mut().unwrap() {
         m.as_object_mut().unwrap().remove("id");
+        m["person_id"] = person(&m["person_id"]);
     }
     for e in file["history"].as_array_mut().unwrap() {
         let id = e["medication_id"].as_i64().unwrap();
         e["medication_id"] = json!(names[&id]);
         e.as_object_mut().unwrap().remove("id");
+        e["person_id"] = person(&e["person_id"]);
     }
     file
 }
@@ -297,7 +319,8 @@ async fn export_import_export_gives_the_same_record_and_a_second_import_adds_not
     assert_eq!(status, StatusCode::OK, "{dry}");
     assert_eq!(
         dry["data"],
-        json!({ "dry_run": true, "medications": { "added": 2, "skipped": 0 }, "schedules": { "added": 2 },
+        json!({ "dry_run": true, "people": { "added": 0, "skipped": 0 },
+                "medications": { "added": 2, "skipped": 0 }, "schedules": { "added": 2 },
                 "history": { "added": 6, "skipped": 0 }, "settings": { "replaced": true } })
     );
     let untouched = export(&server, &fresh).await;
@@ -315,7 +338,8 @@ async fn export_import_export_gives_the_same_record_and_a_second_import_adds_not
     assert_eq!(status, StatusCode::OK, "{again}");
     assert_eq!(
         again["data"],
-        json!({ "dry_run": false, "medications": { "added": 0, "skipped": 2 }, "schedules": { "added": 0 },
+        json!({ "dry_run": false, "people": { "added": 0, "skipped": 0 },
+                "medications": { "added": 0, "skipped": 2 }, "schedules": { "added": 0 },
                 "history": { "added": 0, "skipped": 6 }, "settings": { "replaced": false } })
     );
     assert_eq!(content(&export(&server, &fresh).await), content(&first));

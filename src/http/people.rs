@@ -203,12 +203,12 @@ pub async fn invite(
 /// Changes a carer's role (owner only).
 #[utoipa::path(
     put,
-    path = "/people/{id}/carers/{carer_id}",
+    path = "/people/{id}/carers/{carerId}",
     tag = "people",
     request_body = RoleChange,
     params(
         ("id" = i64, Path, description = "The person's id"),
-        ("carer_id" = i64, Path, description = "The carers row's id"),
+        ("carerId" = i64, Path, description = "The carers row's id"),
     ),
     responses(
         (status = 200, description = "The carer as saved", body = Data<CarerView>),
@@ -239,11 +239,11 @@ pub async fn change_role(
 /// Ends a carer's access or withdraws an invitation (owner), or leaves (the carer themself).
 #[utoipa::path(
     delete,
-    path = "/people/{id}/carers/{carer_id}",
+    path = "/people/{id}/carers/{carerId}",
     tag = "people",
     params(
         ("id" = i64, Path, description = "The person's id"),
-        ("carer_id" = i64, Path, description = "The carers row's id"),
+        ("carerId" = i64, Path, description = "The carers row's id"),
     ),
     responses(
         (status = 200, description = "Access ended", body = Message),

@@ -20,10 +20,24 @@ use crate::domain::stock::InventoryType;
 use crate::services::planner::UserClock;
 use crate::store::medications::{self, Medication};
 use crate::store::notify_prefs::{self, GlobalPrefs, MedicationPrefs, Method};
-use crate::store::settings;
+use crate::store::{people, settings};
 
-/// The format this build writes; it reads every 1.x file.
-pub const FORMAT_VERSION: &str = "1.0.0";
+/// The format this build writes; it reads every 1.x file. 1.1 added the people of the
+/// account (`people`, each medication's and entry's `person_id`, `logged_by_name`).
+pub const FORMAT_VERSION: &str = "1.1.0";
+
+/// One of the account's people. Carers are other accounts and are not part of an export.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PersonFile {
+    /// Unique within the file; medications and history entries point to it.
+    pub id: i64,
+    pub name: String,
+    /// The account holder (at most one); an import maps it to the importing account's own.
+    #[serde(default)]
+    pub is_self: bool,
+    #[serde(default)]
+    pub archived: bool,
+}
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ScheduleFile {
@@ -93,6 +107,9 @@ pub struct MedicationFile {
     pub notification_preferences: Option<MedicationPrefsFile>,
     #[serde(default)]
     pub archived: bool,
+    /// Whose medicine it is (a `people` id of the file); absent: the account holder's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub person_id: Option<i64>,
     #[serde(default)]
     pub created_at: Option<String>,
     #[serde(default)]
@@ -121,6 +138,7 @@ impl MedicationFile {
             inventory: None,
             notification_preferences: None,
             archived: false,
+            person_id: None,
             created_at: None,
             updated_at: None,
         }
@@ -143,6 +161,12 @@ pub struct EntryFile {
     pub note: Option<String>,
     #[serde(default = "yes")]
     pub affect_inventory: bool,
+    /// Whose dose it is (a `people` id of the file); absent: the medication's person.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub person_id: Option<i64>,
+    /// Who logged it, by name (the account holder, a carer, a take link's recipient).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub logged_by_name: Option<String>,
 }
 
 fn yes() -> bool {
@@ -229,6 +253,7 @@ fn medication_file(conn: &Connection, m: &Medication) -> ServiceResult<Medicatio
         inventory: medications::inventory(conn, m.id)?.as_ref().map(inventory_file),
         notification_preferences: notify_prefs::for_medication(conn, m.id)?.as_ref().map(prefs_file),
         archived: false,
+        person_id: Some(m.person_id),
         created_at: Some(m.created_at.clone()),
         updated_at: Some(m.updated_at.clone()),
     })
@@ -273,7 +298,7 @@ fn for_each_entry(
 ) -> ServiceResult<()> {
     let mut statement = conn.prepare(
         "SELECT id, medication_id, medication_name, medication_unit, quantity, dosage_unit, status, taken_at,
-                dosage, affect_inventory
+                dosage, affect_inventory, person_id, logged_by_name
          FROM dose_history WHERE user_id = ?1 ORDER BY taken_at, id",
     )?;
     let mut rows = statement.query([user_id])?;
@@ -294,6 +319,8 @@ fn for_each_entry(
             taken: row.get(7)?,
             note: row.get(8)?,
             affect_inventory: row.get(9)?,
+            person_id: row.get(10)?,
+            logged_by_name: row.get(11)?,
         })?;
     }
     Ok(())
@@ -311,6 +338,15 @@ pub fn write_json(
     let tx = conn.unchecked_transaction()?;
     let settings = user_settings::view(&settings::get(&tx, user_id)?);
     let preferences = preferences_view(&notify_prefs::global(&tx, user_id)?);
+    let people: Vec<PersonFile> = people::own(&tx, user_id)?
+        .into_iter()
+        .map(|p| PersonFile {
+            id: p.id,
+            name: p.name,
+            is_self: p.is_self,
+            archived: p.archived,
+        })
+        .collect();
     let mut meds = Vec::new();
     for m in medications::list(&tx, user_id)? {
         meds.push(medication_file(&tx, &m)?);
@@ -324,11 +360,12 @@ pub fn write_json(
 
     write!(
         out,
-        "{{\n\"version\": {},\n\"exportDate\": {},\n\"settings\": {},\n\"notificationPreferences\": {},\n\"medications\": [",
+        "{{\n\"version\": {},\n\"exportDate\": {},\n\"settings\": {},\n\"notificationPreferences\": {},\n\"people\": {},\n\"medications\": [",
         json!(FORMAT_VERSION),
         json!(crate::clock::stamp(now)),
         settings,
-        preferences
+        preferences,
+        serde_json::to_string(&people).map_err(std::io::Error::from)?
     )?;
     for (i, m) in meds.iter().enumerate() {
         out.write_all(if i == 0 { b"\n" } else { b",\n" })?;
@@ -347,8 +384,10 @@ pub fn write_json(
     Ok(())
 }
 
-/// The CSV header; the importer reads the same columns.
-pub const CSV_HEADER: [&str; 8] = [
+/// The CSV header; the importer reads the same columns (`person` names whose dose it is,
+/// empty for the account holder's own, so the file imports into another account as its
+/// holder's; `logged_by` who logged it).
+pub const CSV_HEADER: [&str; 10] = [
     "date",
     "time",
     "medication",
@@ -357,6 +396,8 @@ pub const CSV_HEADER: [&str; 8] = [
     "status",
     "note",
     "taken_at",
+    "person",
+    "logged_by",
 ];
 
 /// A spreadsheet runs a cell that starts with `=`, `+`, `-` or `@` (or a tab or carriage
@@ -377,6 +418,11 @@ pub fn write_csv(
 ) -> ServiceResult<()> {
     let tx = conn.unchecked_transaction()?;
     let clock = UserClock::at(&tx, user_id, now)?;
+    let names: HashMap<i64, String> = people::own(&tx, user_id)?
+        .into_iter()
+        .filter(|p| !p.is_self)
+        .map(|p| (p.id, p.name))
+        .collect();
     let mut writer = csv::Writer::from_writer(out);
     writer.write_record(CSV_HEADER).map_err(csv_error)?;
     for_each_entry(&tx, user_id, &HashMap::new(), |e| {
@@ -390,6 +436,12 @@ pub fn write_csv(
         let name = e.medication_name.unwrap_or_default();
         let quantity = e.quantity.to_string();
         let note = e.note.unwrap_or_default();
+        let person = e
+            .person_id
+            .and_then(|id| names.get(&id))
+            .map(String::as_str)
+            .unwrap_or_default();
+        let logged_by = e.logged_by_name.unwrap_or_default();
         let cells = [
             date.as_str(),
             time.as_str(),
@@ -399,6 +451,8 @@ pub fn write_csv(
             &e.status,
             &note,
             &e.taken,
+            person,
+            &logged_by,
         ];
         writer
             .write_record(cells.iter().map(|c| neutralise_formula(c).into_owned()))

@@ -16,7 +16,7 @@ use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use super::export::{EntryFile, FORMAT_VERSION, MedicationFile, parse_instant};
+use super::export::{EntryFile, FORMAT_VERSION, MedicationFile, PersonFile, parse_instant};
 use super::{ErrorCode, Problem, ServiceError, ServiceResult, invalid, rejected, user_settings};
 use crate::clock;
 use crate::domain::dose::DoseStatus;
@@ -30,10 +30,10 @@ use crate::domain::schedule::{self, Frequency};
 use crate::domain::stock::Containers;
 use crate::domain::units;
 use crate::services::planner::{self, UserClock};
-use crate::store::history::{self, Entry};
+use crate::store::history::{self, Entry, LoggedBy};
 use crate::store::medications::{self, Inventory, Medication, StockChange};
 use crate::store::notify_prefs::{self, GlobalPrefs, MedicationPrefs, Method};
-use crate::store::settings;
+use crate::store::{people, settings};
 
 /// The largest file accepted (a 100,000-entry export is about 20 MiB).
 pub const MAX_FILE_BYTES: usize = 64 * 1024 * 1024;
@@ -64,6 +64,9 @@ pub struct Replaced {
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
 pub struct Summary {
     pub dry_run: bool,
+    /// People other than the account holder (the file's account holder is the importing
+    /// account's own person): added, or already there by name.
+    pub people: Counts,
     pub medications: Counts,
     pub schedules: Added,
     pub history: Counts,
@@ -72,6 +75,8 @@ pub struct Summary {
 
 /// A file checked and ready to write.
 struct Plan {
+    /// The file's people; None for a file from before the care circle (all the holder's).
+    people: Option<Vec<PersonFile>>,
     medications: Vec<NewMedication>,
     history: Vec<NewEntry>,
     settings: Option<SettingsPatch>,
@@ -89,6 +94,8 @@ struct SettingsPatch {
 
 struct NewMedication {
     file_id: i64,
+    /// The file's person; None is the account holder.
+    file_person: Option<i64>,
     archived: bool,
     medication: Medication,
     inventory: Option<Inventory>,
@@ -97,6 +104,9 @@ struct NewMedication {
 
 struct NewEntry {
     file_medication: i64,
+    /// The file's person; None is the medication's.
+    file_person: Option<i64>,
+    logged_by_name: Option<String>,
     status: &'static str,
     taken: String,
     quantity: Quantity,
@@ -210,8 +220,21 @@ fn plan_json(bytes: &[u8], now: DateTime<Utc>) -> ServiceResult<Plan> {
     }
     let medications = list(&mut file, "medications")?;
     let history = list(&mut file, "history")?;
+    let people = match file.remove("people") {
+        None => None,
+        Some(Value::Array(items)) => Some(people_of(items)?),
+        Some(_) => return Err(invalid("\"people\" must be a list")),
+    };
+    let person_ids: HashSet<i64> = people.iter().flatten().map(|p| p.id).collect();
+    let known_person = |id: Option<i64>, at: String| match id {
+        Some(id) if !person_ids.contains(&id) => Err(invalid(format!(
+            "{at} points to person {id}, which is not in the file's people"
+        ))),
+        _ => Ok(id),
+    };
 
     let mut plan = Plan {
+        people,
         medications: Vec::with_capacity(medications.len()),
         history: Vec::with_capacity(history.len()),
         settings: file.get("settings").map(settings_of).transpose()?,
@@ -236,8 +259,10 @@ fn plan_json(bytes: &[u8], now: DateTime<Utc>) -> ServiceResult<Plan> {
                 m.id
             )));
         }
-        plan.medications
-            .push(medication_of(m, now).map_err(|e| invalid(format!("medications[{i}]: {e}")))?);
+        let file_person = known_person(m.person_id, format!("medications[{i}]"))?;
+        let mut new = medication_of(m, now).map_err(|e| invalid(format!("medications[{i}]: {e}")))?;
+        new.file_person = file_person;
+        plan.medications.push(new);
     }
     for (i, value) in history.into_iter().enumerate() {
         let e: EntryFile =
@@ -250,21 +275,55 @@ fn plan_json(bytes: &[u8], now: DateTime<Utc>) -> ServiceResult<Plan> {
                 "history[{i}] points to medication {medication}, which is not in the file's medications"
             )));
         }
-        plan.history.push(
-            entry_of(
-                medication,
-                &e.taken,
-                e.quantity,
-                &e.unit,
-                &e.status,
-                e.note,
-                e.affect_inventory,
-                now,
-            )
-            .map_err(|e| invalid(format!("history[{i}]: {e}")))?,
-        );
+        let file_person = known_person(e.person_id, format!("history[{i}]"))?;
+        let logged_by_name = self::text(e.logged_by_name, MAX_NAME, "logged_by_name")
+            .map_err(|e| invalid(format!("history[{i}]: {e}")))?;
+        let mut entry = entry_of(
+            medication,
+            &e.taken,
+            e.quantity,
+            &e.unit,
+            &e.status,
+            e.note,
+            e.affect_inventory,
+            now,
+        )
+        .map_err(|e| invalid(format!("history[{i}]: {e}")))?;
+        entry.file_person = file_person;
+        entry.logged_by_name = Some(logged_by_name).filter(|n| !n.is_empty());
+        plan.history.push(entry);
     }
     Ok(plan)
+}
+
+/// The file's people, checked: names as the API takes them, ids unique, one account holder
+/// at most.
+fn people_of(items: Vec<Value>) -> ServiceResult<Vec<PersonFile>> {
+    let mut ids = HashSet::new();
+    let mut holders = 0;
+    let mut checked = Vec::with_capacity(items.len());
+    for (i, value) in items.into_iter().enumerate() {
+        let mut p: PersonFile =
+            serde_json::from_value(value).map_err(|e| invalid(format!("people[{i}]: {e}")))?;
+        if !ids.insert(p.id) {
+            return Err(invalid(format!(
+                "people[{i}]: the id {} is used by another person in the file",
+                p.id
+            )));
+        }
+        p.name = super::people::person_name(&p.name, p.is_self)
+            .map_err(|e| invalid(format!("people[{i}]: {e}")))?;
+        if p.is_self {
+            holders += 1;
+            if holders > 1 {
+                return Err(invalid(format!(
+                    "people[{i}]: only one person can be the account holder (is_self)"
+                )));
+            }
+        }
+        checked.push(p);
+    }
+    Ok(checked)
 }
 
 fn list(file: &mut serde_json::Map<String, Value>, key: &str) -> ServiceResult<Vec<Value>> {
@@ -401,6 +460,7 @@ fn medication_of(m: MedicationFile, now: DateTime<Utc>) -> Result<NewMedication,
     };
     Ok(NewMedication {
         file_id: m.id,
+        file_person: None,
         archived: m.archived,
         medication,
         inventory,
@@ -445,6 +505,8 @@ fn entry_of(
     let note = Some(text(note, MAX_SHORT_TEXT, "Note")?).filter(|n| !n.is_empty());
     Ok(NewEntry {
         file_medication,
+        file_person: None,
+        logged_by_name: None,
         status,
         taken: clock::stamp(instant),
         quantity,
@@ -594,8 +656,28 @@ fn plan_csv(conn: &Connection, user_id: i64, bytes: &[u8], now: DateTime<Utc>) -
     }
     let clock = UserClock::at(conn, user_id, now)?;
     let existing = medications::list(conn, user_id)?;
-    let mut by_name: HashMap<String, i64> = HashMap::new();
+    let own_people = people::own(conn, user_id)?;
+    // The people the rows name, as a file's people: the account's own by name (the account
+    // holder as such), or new ones.
+    let mut file_people: Vec<PersonFile> = Vec::new();
+    let mut person_file = |name: &str, is_self: bool| -> i64 {
+        let key = name.to_lowercase();
+        if let Some(p) = file_people.iter().find(|p| p.name.to_lowercase() == key) {
+            return p.id;
+        }
+        let id = file_people.len() as i64 + 1;
+        file_people.push(PersonFile {
+            id,
+            name: name.to_owned(),
+            is_self,
+            archived: false,
+        });
+        id
+    };
+    // By medication name and person cell, lowercase.
+    let mut by_name: HashMap<(String, String), (i64, Option<i64>)> = HashMap::new();
     let mut plan = Plan {
+        people: None,
         medications: Vec::new(),
         history: Vec::new(),
         settings: None,
@@ -624,12 +706,32 @@ fn plan_csv(conn: &Connection, user_id: i64, bytes: &[u8], now: DateTime<Utc>) -
             "" => local_instant(&clock, get("date"), get("time")).map_err(at)?,
             text => text.to_owned(),
         };
-        let key = name.to_lowercase();
-        let file_id = match by_name.get(&key) {
-            Some(id) => *id,
+        let person = get("person");
+        let key = (name.to_lowercase(), person.to_lowercase());
+        let (file_id, file_person) = match by_name.get(&key) {
+            Some(known) => *known,
             None => {
                 let id = plan.medications.len() as i64 + 1;
-                let file = match existing.iter().find(|m| m.name.to_lowercase() == key) {
+                // Without a person, a medication of that name of whoever's; with one, theirs.
+                let named = own_people.iter().find(|p| p.name.to_lowercase() == key.1);
+                let same = existing.iter().find(|m| {
+                    m.name.to_lowercase() == key.0
+                        && (person.is_empty() || named.is_some_and(|p| p.id == m.person_id))
+                });
+                let file_person = match (same, named) {
+                    (Some(m), _) => own_people
+                        .iter()
+                        .find(|p| p.id == m.person_id)
+                        .map(|p| person_file(&p.name, p.is_self)),
+                    (None, Some(p)) => Some(person_file(&p.name, p.is_self)),
+                    (None, None) if !person.is_empty() => {
+                        let checked =
+                            super::people::person_name(person, false).map_err(|e| at(e.to_string()))?;
+                        Some(person_file(&checked, false))
+                    }
+                    (None, None) => None,
+                };
+                let file = match same {
                     Some(m) => MedicationFile {
                         color: Some(m.color.clone()),
                         icon: Some(m.icon.clone()),
@@ -645,15 +747,22 @@ fn plan_csv(conn: &Connection, user_id: i64, bytes: &[u8], now: DateTime<Utc>) -
                         None => MedicationFile::bare(id, name, unit, "as_needed", quantity),
                     },
                 };
-                plan.medications.push(medication_of(file, now).map_err(at)?);
-                by_name.insert(key, id);
-                id
+                let mut new = medication_of(file, now).map_err(at)?;
+                new.file_person = file_person;
+                plan.medications.push(new);
+                by_name.insert(key, (id, file_person));
+                (id, file_person)
             }
         };
         let note = Some(get("note").to_owned()).filter(|n| !n.is_empty());
-        plan.history
-            .push(entry_of(file_id, &taken, quantity, unit, get("status"), note, true, now).map_err(at)?);
+        let mut entry =
+            entry_of(file_id, &taken, quantity, unit, get("status"), note, true, now).map_err(at)?;
+        entry.file_person = file_person;
+        let logged_by = self::text(Some(get("logged_by").to_owned()), MAX_NAME, "logged_by").map_err(at)?;
+        entry.logged_by_name = Some(logged_by).filter(|n| !n.is_empty());
+        plan.history.push(entry);
     }
+    plan.people = Some(file_people).filter(|p| !p.is_empty());
     Ok(plan)
 }
 
@@ -789,6 +898,8 @@ fn existing_history(conn: &Connection, user_id: i64) -> rusqlite::Result<Existin
 /// Where a file's medication lands in the account.
 struct Target {
     medication: Option<i64>,
+    /// The account's person the medication (and so its entries) belongs to.
+    person: i64,
     name: String,
     unit: String,
     /// Made by this import: history kept from its deleted predecessor comes back to it.
@@ -799,6 +910,7 @@ impl Target {
     fn new(medication: Option<i64>, m: &Medication, created: bool) -> Self {
         Target {
             medication,
+            person: m.person_id,
             name: m.name.clone(),
             unit: m.unit.clone(),
             created,
@@ -842,14 +954,19 @@ fn write(conn: &Connection, user_id: i64, plan: Plan, now: DateTime<Utc>) -> Ser
         }
     }
 
-    // Each medication of the file matches at most one the account had before, by name and
-    // unit; two alike in the file stay two.
-    let mut unclaimed: Vec<(i64, String, String)> = medications::list(conn, user_id)?
+    let person_of = write_people(conn, user_id, plan.people, &mut summary.people, &now)?;
+    let holder = people::self_person(conn, user_id)?;
+    let person = |file: Option<i64>| file.and_then(|id| person_of.get(&id).copied()).unwrap_or(holder);
+
+    // Each medication of the file matches at most one the account had before, by name, unit
+    // and person; two alike in the file stay two.
+    let mut unclaimed: Vec<(i64, String, String, i64)> = medications::list(conn, user_id)?
         .into_iter()
-        .map(|m| (m.id, m.name.to_lowercase(), m.unit))
+        .map(|m| (m.id, m.name.to_lowercase(), m.unit, m.person_id))
         .collect();
     let mut targets: HashMap<i64, Target> = HashMap::new();
-    for new in plan.medications {
+    for mut new in plan.medications {
+        new.medication.person_id = person(new.file_person);
         let m = &new.medication;
         if new.archived {
             targets.insert(new.file_id, Target::new(None, m, false));
@@ -858,9 +975,9 @@ fn write(conn: &Connection, user_id: i64, plan: Plan, now: DateTime<Utc>) -> Ser
         let wanted = m.name.to_lowercase();
         if let Some(index) = unclaimed
             .iter()
-            .position(|(_, name, unit)| *name == wanted && *unit == m.unit)
+            .position(|(_, name, unit, owner)| *name == wanted && *unit == m.unit && *owner == m.person_id)
         {
-            let (id, _, _) = unclaimed.swap_remove(index);
+            let (id, _, _, _) = unclaimed.swap_remove(index);
             summary.medications.skipped += 1;
             targets.insert(new.file_id, Target::new(Some(id), m, false));
             continue;
@@ -941,14 +1058,61 @@ fn write(conn: &Connection, user_id: i64, plan: Plan, now: DateTime<Utc>) -> Ser
             stock_used: Quantity::ZERO,
             dosage_id: None,
             created_at: now.clone(),
-            // The medication's person, or the account holder's.
-            person_id: 0,
-            logged_by: None,
+            person_id: match e.file_person {
+                Some(_) => person(e.file_person),
+                None => target.person,
+            },
+            logged_by: e.logged_by_name.map(|name| LoggedBy { user_id: None, name }),
         };
         history::insert(conn, user_id, &entry)?;
         summary.history.added += 1;
     }
     Ok(summary)
+}
+
+/// Brings the file's people into the account: its account holder is the importing account's
+/// own person; another is the account's person of that name, or a new one (archived as in
+/// the file). Answers the account's person for each of the file's ids.
+fn write_people(
+    conn: &Connection,
+    user_id: i64,
+    file: Option<Vec<PersonFile>>,
+    counts: &mut Counts,
+    now: &str,
+) -> ServiceResult<HashMap<i64, i64>> {
+    let mut person_of = HashMap::new();
+    let Some(file) = file else {
+        return Ok(person_of);
+    };
+    let holder = people::self_person(conn, user_id)?;
+    let mut unclaimed: Vec<(i64, String)> = people::own(conn, user_id)?
+        .into_iter()
+        .filter(|p| !p.is_self)
+        .map(|p| (p.id, p.name.to_lowercase()))
+        .collect();
+    for p in file {
+        if p.is_self {
+            person_of.insert(p.id, holder);
+            continue;
+        }
+        let wanted = p.name.to_lowercase();
+        let id = match unclaimed.iter().position(|(_, name)| *name == wanted) {
+            Some(index) => {
+                counts.skipped += 1;
+                unclaimed.swap_remove(index).0
+            }
+            None => {
+                counts.added += 1;
+                let id = people::insert(conn, user_id, &p.name, now)?;
+                if p.archived {
+                    people::set_archived(conn, id, Some(now), now)?;
+                }
+                id
+            }
+        };
+        person_of.insert(p.id, id);
+    }
+    Ok(person_of)
 }
 
 #[cfg(test)]
@@ -999,5 +1163,54 @@ mod tests {
             panic!("accepted")
         };
         assert!(e.to_string().contains("medication 4"), "{e}");
+    }
+
+    #[test]
+    fn people_are_checked_and_must_be_in_the_file() {
+        let refused = |file: &str| match plan_json(file.as_bytes(), Utc::now()) {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("accepted {file}"),
+        };
+        let medication =
+            r#"{"id":1,"name":"Aspirin","unit":"mg","frequency":"daily","default_quantity":1,"person_id":7}"#;
+        assert!(
+            refused(&format!(
+                r#"{{"version":"1.1.0","medications":[{medication}],"history":[]}}"#
+            ))
+            .contains("medications[0] points to person 7"),
+        );
+        let entry = r#"{"medication_id":1,"quantity":1,"unit":"mg","status":"taken","taken":"2024-01-01T08:00:00Z","person_id":9}"#;
+        let people = r#"[{"id":7,"name":"Jo"}]"#;
+        assert!(
+            refused(&format!(
+                r#"{{"version":"1.1.0","people":{people},"medications":[{medication}],"history":[{entry}]}}"#
+            ))
+            .contains("history[0] points to person 9"),
+        );
+        let two_holders = r#"[{"id":1,"name":"","is_self":true},{"id":2,"name":"B","is_self":true}]"#;
+        assert!(
+            refused(&format!(
+                r#"{{"version":"1.1.0","people":{two_holders},"medications":[],"history":[]}}"#
+            ))
+            .contains("people[1]: only one person"),
+        );
+        assert!(
+            refused(r#"{"version":"1.1.0","people":[{"id":1,"name":" "}],"medications":[],"history":[]}"#)
+                .contains("people[0]: Please enter the person's name"),
+        );
+        assert!(
+            refused(r#"{"version":"1.1.0","people":{},"medications":[],"history":[]}"#)
+                .contains("\"people\" must be a list"),
+        );
+        let file = format!(
+            r#"{{"version":"1.1.0","people":{people},"medications":[{medication}],
+                "history":[{{"medication_id":1,"quantity":1,"unit":"mg","status":"taken","taken":"2024-01-01T08:00:00Z","person_id":7,"logged_by_name":" Kim "}}]}}"#
+        );
+        let Ok(plan) = plan_json(file.as_bytes(), Utc::now()) else {
+            panic!("refused")
+        };
+        assert_eq!(plan.medications[0].file_person, Some(7));
+        assert_eq!(plan.history[0].file_person, Some(7));
+        assert_eq!(plan.history[0].logged_by_name.as_deref(), Some("Kim"));
     }
 }

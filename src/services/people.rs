@@ -272,7 +272,7 @@ fn view(conn: &Connection, access: &Access) -> ServiceResult<PersonView> {
 }
 
 /// A person's name: trimmed, at most 100 characters; empty only where `may_be_empty`.
-fn person_name(value: &str, may_be_empty: bool) -> ServiceResult<String> {
+pub fn person_name(value: &str, may_be_empty: bool) -> ServiceResult<String> {
     let name = value.trim();
     if name.is_empty() && !may_be_empty {
         return Err(rejected(

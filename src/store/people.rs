@@ -119,24 +119,6 @@ pub fn audit(
     Ok(())
 }
 
-/// An accepted carer's role for a person, or None.
-pub fn carer_role(conn: &Connection, person_id: i64, user_id: i64) -> rusqlite::Result<Option<String>> {
-    conn.prepare_cached("SELECT role FROM carers WHERE person_id = ?1 AND user_id = ?2")?
-        .query_row([person_id, user_id], |row| row.get(0))
-        .optional()
-}
-
-/// A person's name and whether they are archived.
-pub fn brief(conn: &Connection, person_id: i64) -> rusqlite::Result<Option<(String, bool)>> {
-    let Some(name) = name(conn, person_id)? else {
-        return Ok(None);
-    };
-    let archived = conn
-        .prepare_cached("SELECT archived_at IS NOT NULL FROM people WHERE id = ?1")?
-        .query_row([person_id], |row| row.get(0))?;
-    Ok(Some((name, archived)))
-}
-
 /// A person as the people list shows them.
 #[derive(Debug, Clone)]
 pub struct Person {
@@ -308,4 +290,22 @@ pub fn audit_page(
         })
     })?
     .collect()
+}
+
+/// An accepted carer's role for a person, or None.
+pub fn carer_role(conn: &Connection, person_id: i64, user_id: i64) -> rusqlite::Result<Option<String>> {
+    conn.prepare_cached("SELECT role FROM carers WHERE person_id = ?1 AND user_id = ?2")?
+        .query_row([person_id, user_id], |row| row.get(0))
+        .optional()
+}
+
+/// A person's name and whether they are archived.
+pub fn brief(conn: &Connection, person_id: i64) -> rusqlite::Result<Option<(String, bool)>> {
+    let Some(name) = name(conn, person_id)? else {
+        return Ok(None);
+    };
+    let archived = conn
+        .prepare_cached("SELECT archived_at IS NOT NULL FROM people WHERE id = ?1")?
+        .query_row([person_id], |row| row.get(0))?;
+    Ok(Some((name, archived)))
 }

@@ -1112,7 +1112,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/people/{id}/carers/{carer_id}": {
+    "/api/people/{id}/carers/{carerId}": {
         parameters: {
             query?: never;
             header?: never;
@@ -1751,9 +1751,22 @@ export interface components {
                 /** @description Always null (kept for the spec's shape). */
                 dosage?: string | null;
                 dosage_unit: string;
+                /**
+                 * @description When the handled dose was logged as taken or skipped (RFC 3339, UTC); null with
+                 *     `handled_by`.
+                 */
+                handled_at: string | null;
+                /**
+                 * @description Who handled the dose (logged it taken or skipped), by name, as every link for the dose
+                 *     shows it: the account holder or a carer. Null until then, for a dose the engine
+                 *     recorded missed, and for entries from before carers.
+                 */
+                handled_by: string | null;
                 logged?: components["schemas"]["TakeLogged"] | null;
                 medication_name: string;
                 message?: string | null;
+                /** @description Whose dose it is: the medication's person (the account holder's name for their own). */
+                person_name: string;
                 /** Format: double */
                 quantity: number;
                 scheduled_time: string;
@@ -2708,6 +2721,11 @@ export interface components {
                 dry_run: boolean;
                 history: components["schemas"]["Counts"];
                 medications: components["schemas"]["Counts"];
+                /**
+                 * @description People other than the account holder (the file's account holder is the importing
+                 *     account's own person): added, or already there by name.
+                 */
+                people: components["schemas"]["Counts"];
                 schedules: components["schemas"]["Added"];
                 settings: components["schemas"]["Replaced"];
             };
@@ -3270,6 +3288,11 @@ export interface components {
             dry_run: boolean;
             history: components["schemas"]["Counts"];
             medications: components["schemas"]["Counts"];
+            /**
+             * @description People other than the account holder (the file's account holder is the importing
+             *     account's own person): added, or already there by name.
+             */
+            people: components["schemas"]["Counts"];
             schedules: components["schemas"]["Added"];
             settings: components["schemas"]["Replaced"];
         };
@@ -3286,9 +3309,22 @@ export interface components {
             /** @description Always null (kept for the spec's shape). */
             dosage?: string | null;
             dosage_unit: string;
+            /**
+             * @description When the handled dose was logged as taken or skipped (RFC 3339, UTC); null with
+             *     `handled_by`.
+             */
+            handled_at: string | null;
+            /**
+             * @description Who handled the dose (logged it taken or skipped), by name, as every link for the dose
+             *     shows it: the account holder or a carer. Null until then, for a dose the engine
+             *     recorded missed, and for entries from before carers.
+             */
+            handled_by: string | null;
             logged?: components["schemas"]["TakeLogged"] | null;
             medication_name: string;
             message?: string | null;
+            /** @description Whose dose it is: the medication's person (the account holder's name for their own). */
+            person_name: string;
             /** Format: double */
             quantity: number;
             scheduled_time: string;
@@ -7924,7 +7960,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The carers row's id */
-                carer_id: number;
+                carerId: number;
                 /** @description The person's id */
                 id: number;
             };
@@ -8007,7 +8043,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The carers row's id */
-                carer_id: number;
+                carerId: number;
                 /** @description The person's id */
                 id: number;
             };
