@@ -649,6 +649,17 @@ async fn an_archived_person_gets_no_reminders_and_deleting_one_takes_their_data_
     .await;
     assert_eq!(status, StatusCode::OK, "{listed}");
     assert_eq!(listed["data"][0]["id"], json!(his));
+    // Changing his medication plans nothing either.
+    let (status, body) = call(
+        &server,
+        Method::PUT,
+        &format!("/api/medications/{his}"),
+        Some(&owner),
+        Some(json!({ "schedule": { "times": ["09:00"] } })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(planned(&server, &owner, his).await, 0);
     // A day later the daily top-up still plans nothing for him.
     common::advance_clock(&server, 24 * 3600).await;
     assert_eq!(planned(&server, &owner, his).await, 0);
