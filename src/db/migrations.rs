@@ -37,6 +37,7 @@ pub const MIGRATIONS: &[Migration] = &[
     migration!("0011_schedule_rules"),
     migration!("0012_actionable_reminders"),
     migration!("0013_care_circle"),
+    migration!("0014_escalation_delivery"),
 ];
 
 #[derive(Debug, Serialize)]

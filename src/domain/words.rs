@@ -60,6 +60,13 @@ pub struct Words {
     pub hidden_body: &'static str,
     /// A low-stock alert that names no medication.
     pub hidden_low_title: &'static str,
+    /// A reminder of a medication of someone else in the account: `{person}` and `{title}`.
+    pub for_person: &'static str,
+    /// A carer's alert about a dose not logged: `{person}`, `{name}`, `{what}`, `{when}`.
+    pub escalation_title: &'static str,
+    pub escalation_body: &'static str,
+    /// The same, naming no medication: `{person}`, `{time}`.
+    pub escalation_hidden_title: &'static str,
     /// Counted units: (unit, singular, plural).
     counted: [(&'static str, &'static str, &'static str); 5],
     decimal_comma: bool,
@@ -91,6 +98,10 @@ const EN: Words = Words {
     hidden_title: "Time for your {time} medicines",
     hidden_body: "Open Pillbox to see which.",
     hidden_low_title: "Running low on a medicine",
+    for_person: "{person}: {title}",
+    escalation_title: "{person} has not taken {name}",
+    escalation_body: "{what}, due at {when}, has not been logged for {person}.",
+    escalation_hidden_title: "{person} has not taken the {time} medicines",
     counted: [
         ("tablets", "tablet", "tablets"),
         ("capsules", "capsule", "capsules"),
@@ -125,6 +136,10 @@ const ES: Words = Words {
     hidden_title: "Hora de tus medicamentos de las {time}",
     hidden_body: "Abre Pillbox para ver cuáles.",
     hidden_low_title: "Queda poco de un medicamento",
+    for_person: "{person}: {title}",
+    escalation_title: "{person} no ha tomado {name}",
+    escalation_body: "{what}, prevista el {when}, no se ha registrado para {person}.",
+    escalation_hidden_title: "{person} no ha tomado los medicamentos de las {time}",
     counted: [
         ("tablets", "comprimido", "comprimidos"),
         ("capsules", "cápsula", "cápsulas"),
@@ -159,6 +174,10 @@ const FR: Words = Words {
     hidden_title: "C'est l'heure de vos médicaments de {time}",
     hidden_body: "Ouvrez Pillbox pour les voir.",
     hidden_low_title: "Stock bas pour un médicament",
+    for_person: "{person} : {title}",
+    escalation_title: "{person} n'a pas pris {name}",
+    escalation_body: "{what}, prévu le {when}, n'a pas été enregistré pour {person}.",
+    escalation_hidden_title: "{person} n'a pas pris ses médicaments de {time}",
     counted: [
         ("tablets", "comprimé", "comprimés"),
         ("capsules", "capsule", "capsules"),
@@ -193,6 +212,10 @@ const DE: Words = Words {
     hidden_title: "Zeit für Ihre Medikamente um {time}",
     hidden_body: "Öffnen Sie Pillbox, um sie zu sehen.",
     hidden_low_title: "Vorrat knapp bei einem Medikament",
+    for_person: "{person}: {title}",
+    escalation_title: "{person} hat {name} nicht genommen",
+    escalation_body: "{what}, fällig am {when}, wurde für {person} nicht erfasst.",
+    escalation_hidden_title: "{person} hat die Medikamente um {time} nicht genommen",
     counted: [
         ("tablets", "Tablette", "Tabletten"),
         ("capsules", "Kapsel", "Kapseln"),

@@ -36,7 +36,7 @@ use crate::store::notify_prefs::{self, GlobalPrefs, Method};
 use crate::store::outbox::{self, MailKind, MailState, NewMail, ReminderRound};
 use crate::store::push_subscriptions::{self, Subscription};
 use crate::store::reminders::{self, Job};
-use crate::store::{medications, settings};
+use crate::store::{escalations, medications, people, settings};
 
 /// Reminders claimed and planned per transaction. A new batch is claimed while fewer than
 /// this many are still being sent, so planning overlaps sending.
@@ -46,8 +46,8 @@ const PUSHES_AT_ONCE: usize = 64;
 /// A claim outlives any sending (push timeouts included). A server that stops holding
 /// claims releases them at its next start (`release_claims`).
 const CLAIM_MINUTES: i64 = 10;
-/// Take links work until this long after the dose time.
-const TAKE_LINK_HOURS: i64 = 24;
+/// Take links work until this long after the dose time (a carer's, after the alert).
+pub(super) const TAKE_LINK_HOURS: i64 = 24;
 /// Mails done (accepted or given up) are forgotten after this long.
 const KEEP_DONE_MAILS_DAYS: i64 = 7;
 /// Doses whose grace ended longer ago than this are not recorded as missed any more: a
@@ -74,7 +74,7 @@ pub struct Engine {
     pub heartbeat: Heartbeat,
     /// A push task exists only with a permit, so a burst never holds more than
     /// `PUSHES_AT_ONCE` requests (and their buffers) in memory.
-    pushes: Arc<Semaphore>,
+    pub(super) pushes: Arc<Semaphore>,
     /// Set when the server stops: the pass under way claims nothing more and ends once
     /// what it has sent is recorded.
     stopping: AtomicBool,
@@ -83,7 +83,7 @@ pub struct Engine {
     /// Some device was sent a reminder (since the start, or before it): only then can a
     /// handled reminder have withdrawals, so logging a dose on a server without push
     /// costs no look at the queue.
-    pushed_reminders: AtomicBool,
+    pub(super) pushed_reminders: AtomicBool,
 }
 
 /// A medication's follow-ups: every so many minutes, at most so many times.
@@ -350,6 +350,8 @@ impl Engine {
     /// reminders it handled.
     async fn tick(self: &Arc<Self>) -> Result<usize, DbError> {
         let missed = self.record_missed().await?;
+        // After the grace pass: a dose it recorded missed is one carers hear about.
+        let escalated = self.escalate().await?;
         let (events_out, mut events) = mpsc::unbounded_channel();
         let mut handled = 0;
         let mut sending = 0usize;
@@ -415,7 +417,7 @@ impl Engine {
         if !self.stopping.load(Ordering::Acquire) {
             self.send_withdrawals().await?;
         }
-        Ok(handled + missed)
+        Ok(handled + missed + escalated)
     }
 
     /// Records as missed every planned dose whose grace ran out unlogged (DESIGN §4): a
@@ -740,6 +742,7 @@ impl Engine {
             open_url: self.link("/notifications"),
             tag: "pillbox-test".into(),
             token: None,
+            snooze: false,
             silent: !recipient.prefs.sound_enabled,
             vibrate: recipient.prefs.vibration_enabled,
             lang: recipient.formats.lang,
@@ -1216,6 +1219,18 @@ fn plan_job(
         // The medication was deleted: a repeat has nothing left to remind of.
         return Ok(Plan::Finish(if repeat { "sent" } else { "cancelled" }, None));
     };
+    // An archived person gets no reminders; someone else's in the account are named.
+    let person = escalations::medication_person(conn, medication.id)?;
+    if person.as_ref().is_some_and(|p| p.archived) {
+        return Ok(Plan::Finish(
+            if repeat { "sent" } else { "cancelled" },
+            (!repeat).then(|| "The person is archived".to_owned()),
+        ));
+    }
+    let whose = match person.filter(|p| !p.is_self) {
+        Some(p) => people::name(conn, p.person_id)?,
+        None => None,
+    };
     let own = notify_prefs::for_medication(conn, medication.id)?;
     let effective = notify_prefs::effective(&recipient.prefs, own.as_ref());
     // "Hide medication names": no name, dose or message on a lock screen or in a mailbox.
@@ -1261,6 +1276,10 @@ fn plan_job(
             "/today",
         )
     };
+    let title = match &whose {
+        Some(person) => messages::for_person(&title, person, recipient.formats.lang),
+        None => title,
+    };
     let methods = if job.reminder.kind == ReminderKind::LowStock {
         recipient.prefs.delivery_methods.clone()
     } else {
@@ -1304,6 +1323,7 @@ fn plan_job(
                 &codes::hash_link_token(&token),
                 job.reminder.id,
                 &clock::stamp(expires),
+                None,
             )?;
             Some(token)
         }
@@ -1319,6 +1339,7 @@ fn plan_job(
         open_url: format!("{link_base}{open_path}"),
         tag: format!("reminder-{}", job.reminder.id),
         token,
+        snooze: true,
         silent: !recipient.prefs.sound_enabled,
         vibrate: recipient.prefs.vibration_enabled,
         lang: recipient.formats.lang,

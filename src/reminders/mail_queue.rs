@@ -23,7 +23,7 @@ use crate::domain::notification::ReminderStatus;
 use crate::mailer::{Email, MailError, Mailer};
 use crate::store::deliveries::{self, NewDelivery};
 use crate::store::outbox::{self, QueuedMail};
-use crate::store::{notify_prefs, reminders};
+use crate::store::{escalations, notify_prefs, reminders};
 
 /// SMTP conversations at once.
 const SENDING_AT_ONCE: usize = 4;
@@ -153,6 +153,19 @@ impl MailQueue {
                 Err(e) => tracing::error!(mail = mail.id, "cannot check the reminder of an e-mail: {e}"),
             }
         }
+        if let Some(escalation) = mail.escalation_id {
+            let now = self.clock.now();
+            let id = mail.id;
+            match self
+                .db
+                .write(move |conn| drop_if_unwanted(conn, id, escalation, now))
+                .await
+            {
+                Ok(true) => return,
+                Ok(false) => {}
+                Err(e) => tracing::error!(mail = mail.id, "cannot check the alert of an e-mail: {e}"),
+            }
+        }
         let email = Email {
             subject: mail.subject.clone(),
             text: mail.text.clone(),
@@ -236,6 +249,27 @@ fn drop_if_answered(conn: &mut Connection, mail: &QueuedMail, now: DateTime<Utc>
     )?;
     reminders::finish(&tx, reminder_id, reminders::HELD_BY_MAIL, status, reason)?;
     tx.commit()?;
+    Ok(true)
+}
+
+/// A carer's alert waiting in the queue is not sent once the dose has been handled, or the
+/// carer's access has ended. Returns whether it was dropped.
+fn drop_if_unwanted(
+    conn: &mut Connection,
+    id: i64,
+    escalation_id: i64,
+    now: DateTime<Utc>,
+) -> Result<bool, DbError> {
+    if escalations::wanted(conn, escalation_id)? {
+        return Ok(false);
+    }
+    outbox::attempt_failed(
+        conn,
+        id,
+        &clock::stamp(now),
+        "not sent: the dose was handled first, or the carer's access ended",
+        None,
+    )?;
     Ok(true)
 }
 

@@ -63,6 +63,8 @@ pub struct Content {
     /// The take link's token, for dose reminders: the service worker's Take, Snooze and
     /// Skip actions post to `/api/notifications/take/{token}` with it.
     pub token: Option<String>,
+    /// The notification offers Snooze (a carer's alert does not: the reminder is not theirs).
+    pub snooze: bool,
     pub silent: bool,
     pub vibrate: bool,
     pub lang: Lang,
@@ -89,8 +91,12 @@ impl Content {
         });
         if let Some(token) = &self.token {
             payload["token"] = json!(token);
-            payload["actions"] = json!(["take", "snooze", "skip"]);
-            payload["snoozeLabel"] = json!(words.snooze_action);
+            if self.snooze {
+                payload["actions"] = json!(["take", "snooze", "skip"]);
+                payload["snoozeLabel"] = json!(words.snooze_action);
+            } else {
+                payload["actions"] = json!(["take", "skip"]);
+            }
             payload["skipLabel"] = json!(words.skip_action);
         }
         payload.to_string().into_bytes()
@@ -174,6 +180,55 @@ pub fn hidden_dose_body(due: DateTime<Utc>, formats: &Formats) -> (String, Strin
     let time = due.with_timezone(&formats.tz).format(formats.time).to_string();
     (
         words.fill(words.hidden_title, &[("time", &time)]),
+        words.hidden_body.to_owned(),
+    )
+}
+
+/// A reminder's title for a medication of someone else in the account ("Tom: Time for
+/// Aspirin"), so the account holder knows whose dose it is.
+pub fn for_person(title: &str, person: &str, lang: Lang) -> String {
+    let words = lang.words();
+    words.fill(words.for_person, &[("person", person), ("title", title)])
+}
+
+/// The words of a carer's alert: whose dose, which medicine and amount, and when it was due.
+pub fn escalation_body(
+    person: &str,
+    medication: &str,
+    amount: (Quantity, &str),
+    due: DateTime<Utc>,
+    formats: &Formats,
+) -> (String, String) {
+    let words = formats.words();
+    let what = words.fill(
+        words.amount_of,
+        &[
+            ("amount", &words.amount(amount.0, amount.1)),
+            ("name", medication),
+        ],
+    );
+    let when = formats.date_time(due);
+    (
+        words.fill(
+            words.escalation_title,
+            &[("person", person), ("name", medication)],
+        ),
+        words.fill(
+            words.escalation_body,
+            &[("what", &what), ("when", &when), ("person", person)],
+        ),
+    )
+}
+
+/// A carer's alert that names no medication: whose, and the time.
+pub fn hidden_escalation_body(person: &str, due: DateTime<Utc>, formats: &Formats) -> (String, String) {
+    let words = formats.words();
+    let time = due.with_timezone(&formats.tz).format(formats.time).to_string();
+    (
+        words.fill(
+            words.escalation_hidden_title,
+            &[("person", person), ("time", &time)],
+        ),
         words.hidden_body.to_owned(),
     )
 }
@@ -340,6 +395,59 @@ mod tests {
     }
 
     #[test]
+    fn a_carers_alert_says_whose_dose_which_and_when_in_the_carers_language() {
+        let due = Utc.with_ymd_and_hms(2026, 3, 29, 7, 30, 0).unwrap();
+        let one = Quantity::from_f64(1.0).unwrap();
+        let cases = [
+            (
+                "en",
+                "Tom has not taken Aspirin",
+                "1 tablet of Aspirin, due at 29/03/2026 09:30, has not been logged for Tom.",
+                "Tom has not taken the 09:30 medicines",
+            ),
+            (
+                "es",
+                "Tom no ha tomado Aspirin",
+                "1 comprimido de Aspirin, prevista el 29/03/2026 09:30, no se ha registrado para Tom.",
+                "Tom no ha tomado los medicamentos de las 09:30",
+            ),
+            (
+                "fr",
+                "Tom n'a pas pris Aspirin",
+                "1 comprimé d'Aspirin, prévu le 29/03/2026 09:30, n'a pas été enregistré pour Tom.",
+                "Tom n'a pas pris ses médicaments de 09:30",
+            ),
+            (
+                "de",
+                "Tom hat Aspirin nicht genommen",
+                "1 Tablette Aspirin, fällig am 29/03/2026 09:30, wurde für Tom nicht erfasst.",
+                "Tom hat die Medikamente um 09:30 nicht genommen",
+            ),
+        ];
+        for (lang, title, body, hidden) in cases {
+            let formats = Formats::new(
+                chrono_tz::Europe::Berlin,
+                Some("dd/MM/yyyy"),
+                Some("24h"),
+                Some(lang),
+            );
+            assert_eq!(
+                escalation_body("Tom", "Aspirin", (one, "tablets"), due, &formats),
+                (title.to_owned(), body.to_owned())
+            );
+            assert_eq!(hidden_escalation_body("Tom", due, &formats).0, hidden);
+        }
+        assert_eq!(
+            for_person("Time for Aspirin", "Tom", Lang::En),
+            "Tom: Time for Aspirin"
+        );
+        assert_eq!(
+            for_person("À prendre : Aspirin", "Tom", Lang::Fr),
+            "Tom : À prendre : Aspirin"
+        );
+    }
+
+    #[test]
     fn payload_carries_the_path_and_the_take_link() {
         let content = Content {
             title: "Time for Aspirin".into(),
@@ -348,6 +456,7 @@ mod tests {
             open_url: "https://pills.example/today".into(),
             tag: "reminder-1".into(),
             token: Some("abc".into()),
+            snooze: true,
             silent: false,
             vibrate: true,
             lang: Lang::En,

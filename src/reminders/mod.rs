@@ -2,6 +2,7 @@
 //! delivers them by Web Push and e-mail on a timer.
 
 pub mod dispatcher;
+pub mod escalation;
 pub mod heartbeat;
 pub mod mail_queue;
 pub mod messages;

@@ -7,11 +7,14 @@ use rusqlite::Connection;
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use super::access::{self, Access, Role};
 use super::doses::{self, NewDose, Recorded};
 use super::error::{ErrorCode, ServiceError, ServiceResult, conflict, invalid, not_found};
+use super::stock;
 use crate::clock;
 use crate::config;
 use crate::domain::dose::DoseStatus;
+use crate::domain::medication::MedicationId;
 use crate::domain::notification::{ReminderStatus, check_lead, check_message};
 use crate::domain::quantity::Quantity;
 use crate::security::codes;
@@ -19,7 +22,7 @@ use crate::services::planner::{self, UserClock};
 use crate::store::deliveries::{self, Delivery};
 use crate::store::medications::{self, Medication};
 use crate::store::reminders::{self, Reminder, TakeTarget};
-use crate::store::{history, notify_prefs};
+use crate::store::{escalations, history, notify_prefs, people};
 
 /// The most rows one page of a list may have.
 pub const MAX_LIMIT: i64 = 200;
@@ -297,9 +300,12 @@ struct TakeLink {
     pub target: TakeTarget,
     pub medication: Medication,
     pub user_id: i64,
+    /// What the link's recipient (the account holder, or the carer it was sent to) may do.
+    pub access: Access,
 }
 
-/// The reminder a live take link belongs to; `invalid_token` for anything else.
+/// The reminder a live take link belongs to; `invalid_token` for anything else, and for a
+/// carer's link once that carer may no longer record the person's doses.
 fn take_link(conn: &Connection, token: &str, now: DateTime<Utc>) -> ServiceResult<TakeLink> {
     check_token(token)?;
     let target = reminders::by_take_token(conn, &codes::hash_link_token(token), &clock::stamp(now))?
@@ -312,15 +318,25 @@ fn take_link(conn: &Connection, token: &str, now: DateTime<Utc>) -> ServiceResul
         .transpose()?
         .flatten()
         .ok_or_else(invalid_token)?;
+    // Asked now, not when the link was sent: a carer whose access ended has no link.
+    let recipient = target.recipient.unwrap_or(user_id);
+    let access = match access::medication(conn, recipient, MedicationId(medication.id)) {
+        Ok(access) if access.role >= Role::Record => access,
+        Ok(_) | Err(ServiceError::NotFound(_)) => return Err(invalid_token()),
+        Err(other) => return Err(other),
+    };
     Ok(TakeLink {
         target,
         medication,
         user_id,
+        access,
     })
 }
 
 /// Logs the dose a live take link asks about, once: the medication's usual amount, now,
-/// answering the link's reminder.
+/// answering the link's reminder, logged by the link's recipient. A dose recorded missed
+/// (the engine's grace pass) that is then taken or skipped through a link is corrected, not
+/// logged twice: the missed entry gives way to the new one.
 pub fn log_take(
     conn: &mut Connection,
     token: &str,
@@ -332,12 +348,26 @@ pub fn log_take(
         target,
         medication: m,
         user_id,
+        access,
     } = take_link(&tx, token, now)?;
     if target.reminder.answered_at.is_some() {
-        return Err(conflict(
-            ErrorCode::DoseAlreadyLogged,
-            "This dose was already logged",
-        ));
+        let missed = match target.history_id {
+            Some(entry) => history::find(&tx, user_id, entry)?.filter(|e| e.status == DoseStatus::Missed),
+            None => None,
+        };
+        match missed {
+            // Replaced, not deleted: the audit lists the dose logged, not a deletion.
+            Some(mut entry) if status != DoseStatus::Missed => {
+                stock::release(&tx, user_id, &mut entry, now)?;
+                history::delete(&tx, user_id, entry.id)?;
+            }
+            _ => {
+                return Err(conflict(
+                    ErrorCode::DoseAlreadyLogged,
+                    "This dose was already logged",
+                ));
+            }
+        }
     }
     let recorded = doses::record_dose(
         &tx,
@@ -357,12 +387,12 @@ pub fn log_take(
             dosage: None,
             dosage_id: Some(target.reminder.id),
             affect_inventory: true,
-            // The link's recipient: the account holder (carers' own links are issue 16's
-            // escalation).
-            logged_by: Some(doses::logger(&tx, user_id)?),
+            // The link's recipient: the account holder, or the carer it was sent to.
+            logged_by: Some(doses::logger(&tx, access.user_id)?),
         },
         now,
     )?;
+    access::audit(&tx, &access, "dose.logged", &m.name, now)?;
     tx.commit()?;
     Ok(recorded)
 }
@@ -426,6 +456,8 @@ pub struct TakeLogged {
 #[derive(Debug, Serialize, ToSchema)]
 pub struct TakeDetails {
     pub title: String,
+    /// Whose dose it is: the medication's person (the account holder's name for their own).
+    pub person_name: String,
     pub medication_name: String,
     #[schema(value_type = f64)]
     pub quantity: Quantity,
@@ -441,6 +473,15 @@ pub struct TakeDetails {
     /// and has not gone out again yet.
     #[schema(required = true)]
     pub snoozed_until: Option<String>,
+    /// Who handled the dose (logged it taken or skipped), by name, as every link for the dose
+    /// shows it: the account holder or a carer. Null until then, for a dose the engine
+    /// recorded missed, and for entries from before carers.
+    #[schema(required = true)]
+    pub handled_by: Option<String>,
+    /// When the handled dose was logged as taken or skipped (RFC 3339, UTC); null with
+    /// `handled_by`.
+    #[schema(required = true)]
+    pub handled_at: Option<String>,
 }
 
 /// The details a take link shows, for a live token.
@@ -449,6 +490,7 @@ pub fn take_details(conn: &Connection, token: &str, now: DateTime<Utc>) -> Servi
         target,
         medication: m,
         user_id,
+        ..
     } = take_link(conn, token, now)?;
     let r = &target.reminder;
     let logged = match (&r.answered_at, target.history_id) {
@@ -469,14 +511,25 @@ pub fn take_details(conn: &Connection, token: &str, now: DateTime<Utc>) -> Servi
             taken: at.clone(),
         }),
     };
+    let handled_at = logged
+        .as_ref()
+        .filter(|l| l.status.as_deref() != Some("missed"))
+        .map(|l| l.taken.clone());
+    let handled_by = target.handled_by.clone().filter(|_| handled_at.is_some());
     let global = notify_prefs::global(conn, user_id)?;
     let own = notify_prefs::for_medication(conn, m.id)?;
     let message = r
         .message
         .clone()
         .or(notify_prefs::effective(&global, own.as_ref()).custom_message);
+    let person_name = escalations::medication_person(conn, m.id)?
+        .map(|p| people::name(conn, p.person_id))
+        .transpose()?
+        .flatten()
+        .unwrap_or_default();
     Ok(TakeDetails {
         title: r.title.clone(),
+        person_name,
         quantity: planner::dose_quantity(conn, user_id, &m, scheduled_at(&r.scheduled_time, now), now)?,
         medication_name: m.name,
         dosage: None,
@@ -485,6 +538,8 @@ pub fn take_details(conn: &Connection, token: &str, now: DateTime<Utc>) -> Servi
         message,
         logged,
         snoozed_until: target.snoozed_until.clone(),
+        handled_at: handled_by.as_ref().and(handled_at),
+        handled_by,
     })
 }
 

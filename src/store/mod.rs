@@ -4,6 +4,7 @@
 pub mod calendar;
 pub mod carers;
 pub mod deliveries;
+pub mod escalations;
 pub mod health;
 pub mod history;
 pub mod medications;

@@ -80,6 +80,31 @@ pub fn enqueue(conn: &Connection, m: &NewMail<'_>) -> rusqlite::Result<bool> {
     Ok(changed == 1)
 }
 
+/// Queues the e-mail of a carer's alert (`escalation_id`), due at once; once per alert
+/// (false when it has one).
+pub fn enqueue_escalation(conn: &Connection, escalation_id: i64, m: &NewMail<'_>) -> rusqlite::Result<bool> {
+    let changed = conn
+        .prepare_cached(
+            "INSERT INTO mail_outbox (kind, user_id, escalation_id, recipient, subject, text_body, html_body,
+                                      message_id, created_at, max_attempts, backoff_seconds, next_attempt_at)
+             VALUES ('reminder', ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?8)
+             ON CONFLICT (escalation_id) WHERE escalation_id IS NOT NULL DO NOTHING",
+        )?
+        .execute(params![
+            m.user_id,
+            escalation_id,
+            m.recipient,
+            m.subject,
+            m.text,
+            m.html,
+            m.message_id,
+            m.now,
+            m.max_attempts.max(1),
+            m.backoff_seconds.max(1),
+        ])?;
+    Ok(changed == 1)
+}
+
 /// A queued mail as the worker sends it.
 #[derive(Debug, Clone)]
 pub struct QueuedMail {
@@ -87,6 +112,8 @@ pub struct QueuedMail {
     pub user_id: Option<i64>,
     pub reminder_id: Option<i64>,
     pub round: Option<i64>,
+    /// The carer's alert this mail carries, if it is one.
+    pub escalation_id: Option<i64>,
     pub delivery_kind: Option<String>,
     pub title: Option<String>,
     pub medication_name: Option<String>,
@@ -109,7 +136,8 @@ pub fn claim_due(conn: &Connection, now: &str, limit: usize) -> rusqlite::Result
                       WHERE next_attempt_at IS NOT NULL AND next_attempt_at <= ?1 AND sending_since IS NULL
                       ORDER BY next_attempt_at, id LIMIT ?2)
          RETURNING id, user_id, reminder_id, round, delivery_kind, title, medication_name, fallback, recipient,
-                   subject, text_body, html_body, message_id, attempts, max_attempts, backoff_seconds",
+                   subject, text_body, html_body, message_id, attempts, max_attempts, backoff_seconds,
+                   escalation_id",
     )?
     .query_map(params![now, i64::try_from(limit).unwrap_or(i64::MAX)], |row| {
         Ok(QueuedMail {
@@ -129,6 +157,7 @@ pub fn claim_due(conn: &Connection, now: &str, limit: usize) -> rusqlite::Result
             attempts: row.get(13)?,
             max_attempts: row.get(14)?,
             backoff_seconds: row.get(15)?,
+            escalation_id: row.get(16)?,
         })
     })?
     .collect()

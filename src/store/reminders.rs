@@ -418,6 +418,8 @@ pub fn answer(
         let answered: Vec<i64> = conn
             .prepare_cached(
                 "UPDATE reminders SET answered_at = ?3, history_id = ?4,
+                    answered_by = (SELECT logged_by FROM dose_history WHERE id = ?4),
+                    answered_by_name = (SELECT logged_by_name FROM dose_history WHERE id = ?4),
                     next_attempt_at = CASE WHEN status = 'sent' OR snoozed_until IS NOT NULL THEN NULL
                                            ELSE next_attempt_at END,
                     status = CASE WHEN status = 'scheduled' AND snoozed_until IS NOT NULL AND sent_at IS NOT NULL
@@ -474,20 +476,29 @@ pub fn handled_since(conn: &Connection, id: i64, number: i64) -> rusqlite::Resul
     .map(Option::flatten)
 }
 
-/// Queues a withdrawal (`outcome`: taken, skipped, snoozed or missed) for every device that
-/// shows the reminder's notification. Cheap when none does, as when push is not used.
+/// Queues a withdrawal (`outcome`: taken, skipped, snoozed or missed) for the devices that
+/// show the reminder's notification. A dose taken or skipped is handled: every device is
+/// told, carers' too, and alerts to carers not yet out are not sent. One snoozed or recorded
+/// missed still wants someone: only the account holder's devices are told, carers' alerts
+/// stay. Cheap when no device shows it, as when push is not used.
 pub fn withdraw(conn: &Connection, reminder_id: i64, outcome: &str, now: &str) -> rusqlite::Result<usize> {
+    let everyone = outcome == "taken" || outcome == "skipped";
+    if everyone {
+        crate::store::escalations::withdraw_pending(conn, reminder_id)?;
+    }
+    const CHOSEN: &str = "reminder_id = ?1 AND (?2 OR subscription_id IN
+        (SELECT s.id FROM push_subscriptions s JOIN reminders r ON r.user_id = s.user_id WHERE r.id = ?1))";
     let queued = conn
-        .prepare_cached(
+        .prepare_cached(&format!(
             "INSERT INTO push_withdrawals (reminder_id, subscription_id, topic, outcome, created_at)
-             SELECT reminder_id, subscription_id, topic, ?2, ?3 FROM reminder_devices WHERE reminder_id = ?1
+             SELECT reminder_id, subscription_id, topic, ?3, ?4 FROM reminder_devices WHERE {CHOSEN}
              ON CONFLICT (reminder_id, subscription_id) DO UPDATE SET topic = excluded.topic,
-                outcome = excluded.outcome, created_at = excluded.created_at",
-        )?
-        .execute(params![reminder_id, outcome, now])?;
+                outcome = excluded.outcome, created_at = excluded.created_at"
+        ))?
+        .execute(params![reminder_id, everyone, outcome, now])?;
     if queued > 0 {
-        conn.prepare_cached("DELETE FROM reminder_devices WHERE reminder_id = ?1")?
-            .execute([reminder_id])?;
+        conn.prepare_cached(&format!("DELETE FROM reminder_devices WHERE {CHOSEN}"))?
+            .execute(params![reminder_id, everyone])?;
     }
     Ok(queued)
 }
@@ -626,6 +637,8 @@ pub fn unclaimed_entry(
 pub fn link_entry(conn: &Connection, id: i64, history_id: i64, at: &str) -> rusqlite::Result<()> {
     conn.prepare_cached(
         "UPDATE reminders SET answered_at = ?3, history_id = ?2,
+            answered_by = (SELECT logged_by FROM dose_history WHERE id = ?2),
+            answered_by_name = (SELECT logged_by_name FROM dose_history WHERE id = ?2),
             next_attempt_at = CASE WHEN status = 'sent' THEN NULL ELSE next_attempt_at END
          WHERE answered_at IS NULL AND kind <> 'low_stock'
            AND medication_id = (SELECT medication_id FROM reminders WHERE id = ?1)
@@ -675,14 +688,19 @@ pub fn for_days(
 
 // --- Take links -------------------------------------------------------------------------
 
+/// A take link for a reminder, sent to `recipient` (a carer), or with none to the account
+/// holder.
 pub fn add_take_token(
     conn: &Connection,
     hash: &str,
     reminder_id: i64,
     expires: &str,
+    recipient: Option<i64>,
 ) -> rusqlite::Result<()> {
-    conn.prepare_cached("INSERT INTO take_tokens (token_hash, reminder_id, expires_at) VALUES (?1, ?2, ?3)")?
-        .execute(params![hash, reminder_id, expires])?;
+    conn.prepare_cached(
+        "INSERT INTO take_tokens (token_hash, reminder_id, expires_at, user_id) VALUES (?1, ?2, ?3, ?4)",
+    )?
+    .execute(params![hash, reminder_id, expires, recipient])?;
     Ok(())
 }
 
@@ -698,14 +716,21 @@ pub struct TakeTarget {
     pub user_id: i64,
     /// Until when the reminder is snoozed (while it is scheduled again).
     pub snoozed_until: Option<String>,
+    /// The carer the link was sent to; `None` for the account holder's own.
+    pub recipient: Option<i64>,
+    /// Who logged the entry that answers the reminder, by name (null for the engine's own
+    /// "missed" and for entries from before carers).
+    pub handled_by: Option<String>,
 }
 
 /// The reminder (and its owner) a live take token belongs to.
 pub fn by_take_token(conn: &Connection, hash: &str, now: &str) -> rusqlite::Result<Option<TakeTarget>> {
     conn.prepare_cached(&format!(
         "SELECT {COLUMNS}, r.history_id, r.user_id,
-                CASE WHEN r.status = 'scheduled' AND r.answered_at IS NULL THEN r.snoozed_until END
+                CASE WHEN r.status = 'scheduled' AND r.answered_at IS NULL THEN r.snoozed_until END,
+                t.user_id, CASE WHEN r.answered_at IS NOT NULL THEN coalesce(r.answered_by_name, h.logged_by_name) END
          FROM take_tokens t JOIN reminders r ON r.id = t.reminder_id
+         LEFT JOIN dose_history h ON h.id = r.history_id
          WHERE t.token_hash = ?1 AND t.expires_at > ?2"
     ))?
     .query_row(params![hash, now], |row| {
@@ -714,6 +739,8 @@ pub fn by_take_token(conn: &Connection, hash: &str, now: &str) -> rusqlite::Resu
             history_id: row.get(10)?,
             user_id: row.get(11)?,
             snoozed_until: row.get(12)?,
+            recipient: row.get(13)?,
+            handled_by: row.get(14)?,
         })
     })
     .optional()

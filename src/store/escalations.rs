@@ -1,0 +1,332 @@
+//! Missed-dose escalations (issue 16): which carers are due an alert about which planned dose,
+//! one `escalations` row per dose and carer (so an alert never goes out twice), and whose dose
+//! a reminder is.
+//!
+//! A dose is *handled* once an entry other than `missed` answers its reminder: a dose recorded
+//! missed (by the engine's grace pass or by hand) still wants someone.
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+/// A carer due an alert about a dose.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Due {
+    pub reminder_id: i64,
+    pub carer_id: i64,
+}
+
+/// Up to `limit` (dose, carer) pairs due an alert at `now`: planned doses from `from` on of
+/// medications that escalate, of people not archived, not handled `after_minutes` after their
+/// time, to each listed carer who still has an accepted carers row with role record or
+/// manage for that person and has had no alert about that dose yet.
+pub fn due(conn: &Connection, from: &str, now: &str, limit: i64) -> rusqlite::Result<Vec<Due>> {
+    conn.prepare_cached(
+        "WITH escalating AS MATERIALIZED (
+             SELECT id, user_id, person_id,
+                    CASE WHEN json_valid(escalation) THEN escalation ELSE '{}' END AS rule
+             FROM medications WHERE escalation <> '{}')
+         SELECT r.id, c.user_id
+         FROM escalating m
+         -- In this order: the few medications that escalate, then their doses in the window.
+         CROSS JOIN reminders r ON r.medication_id = m.id AND r.kind = 'dose'
+         JOIN people p ON p.id = m.person_id AND p.archived_at IS NULL
+         JOIN json_each(m.rule, '$.carers') j
+         JOIN carers c ON c.person_id = m.person_id AND c.user_id = j.value
+         LEFT JOIN dose_history h ON h.id = r.history_id
+         WHERE r.scheduled_time >= ?1 AND r.scheduled_time <= ?2
+           -- A reminder someone cancelled is a dose nobody expects (the grace pass leaves it
+           -- alone too); one the dispatcher cancelled because the dose was recorded missed
+           -- before it went out is not.
+           AND (r.status <> 'cancelled' OR r.answered_at IS NOT NULL)
+           AND (r.answered_at IS NULL OR h.status = 'missed')
+           AND c.accepted_at IS NOT NULL AND c.role IN ('record', 'manage') AND c.user_id <> m.user_id
+           AND strftime('%Y-%m-%dT%H:%M:%fZ', r.scheduled_time,
+                        '+' || CAST(json_extract(m.rule, '$.after_minutes') AS INTEGER) || ' minutes') <= ?2
+           AND NOT EXISTS (SELECT 1 FROM escalations e WHERE e.reminder_id = r.id AND e.carer_id = c.user_id)
+         ORDER BY r.scheduled_time, r.id, c.user_id LIMIT ?3",
+    )?
+    .query_map(params![from, now, limit], |row| {
+        Ok(Due {
+            reminder_id: row.get(0)?,
+            carer_id: row.get(1)?,
+        })
+    })?
+    .collect()
+}
+
+/// Starts an alert: its row, pending until its pushes have their answers. `None` when that
+/// carer already had one about that dose.
+pub fn insert(
+    conn: &Connection,
+    reminder_id: i64,
+    carer_id: i64,
+    now: &str,
+) -> rusqlite::Result<Option<i64>> {
+    conn.prepare_cached(
+        "INSERT INTO escalations (reminder_id, carer_id, status, created_at) VALUES (?1, ?2, 'pending', ?3)
+         ON CONFLICT (reminder_id, carer_id) DO NOTHING RETURNING id",
+    )?
+    .query_row(params![reminder_id, carer_id, now], |row| row.get(0))
+    .optional()
+}
+
+/// An alert whose pushes have not had their answers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pending {
+    pub id: i64,
+    pub reminder_id: i64,
+    pub carer_id: i64,
+    /// The account holding the dose.
+    pub owner_id: i64,
+    pub medication_id: i64,
+    pub person_id: i64,
+    pub scheduled_time: String,
+}
+
+/// Up to `limit` pending alerts: the ones just started, and any a stopped server left.
+pub fn pending(conn: &Connection, limit: i64) -> rusqlite::Result<Vec<Pending>> {
+    conn.prepare_cached(
+        "SELECT e.id, e.reminder_id, e.carer_id, r.user_id, m.id, m.person_id, r.scheduled_time
+         FROM escalations e JOIN reminders r ON r.id = e.reminder_id JOIN medications m ON m.id = r.medication_id
+         WHERE e.status = 'pending' ORDER BY e.id LIMIT ?1",
+    )?
+    .query_map([limit], |row| {
+        Ok(Pending {
+            id: row.get(0)?,
+            reminder_id: row.get(1)?,
+            carer_id: row.get(2)?,
+            owner_id: row.get(3)?,
+            medication_id: row.get(4)?,
+            person_id: row.get(5)?,
+            scheduled_time: row.get(6)?,
+        })
+    })?
+    .collect()
+}
+
+/// Whether an alert is still wanted: not withdrawn, its dose not handled, its person not
+/// archived, and its carer still an accepted carer of that person with role record or manage.
+pub fn wanted(conn: &Connection, id: i64) -> rusqlite::Result<bool> {
+    conn.prepare_cached(
+        "SELECT EXISTS (
+             SELECT 1 FROM escalations e
+             JOIN reminders r ON r.id = e.reminder_id
+             JOIN medications m ON m.id = r.medication_id
+             JOIN people p ON p.id = m.person_id AND p.archived_at IS NULL
+             JOIN carers c ON c.person_id = m.person_id AND c.user_id = e.carer_id
+             LEFT JOIN dose_history h ON h.id = r.history_id
+             WHERE e.id = ?1 AND e.status <> 'withdrawn'
+               AND (r.answered_at IS NULL OR h.status = 'missed')
+               AND c.accepted_at IS NOT NULL AND c.role IN ('record', 'manage'))",
+    )?
+    .query_row([id], |row| row.get(0))
+}
+
+/// Ends a pending alert: `sent` (a channel took it) or `failed`; one withdrawn meanwhile
+/// stays withdrawn.
+pub fn settle(conn: &Connection, id: i64, status: &str, now: &str) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "UPDATE escalations SET status = ?2, sent_at = CASE WHEN ?2 = 'sent' THEN ?3 END
+         WHERE id = ?1 AND status = 'pending'",
+    )?
+    .execute(params![id, status, now])?;
+    Ok(())
+}
+
+/// A pending alert that is no longer wanted is not sent.
+pub fn drop_pending(conn: &Connection, id: i64) -> rusqlite::Result<()> {
+    conn.prepare_cached("UPDATE escalations SET status = 'withdrawn' WHERE id = ?1 AND status = 'pending'")?
+        .execute([id])?;
+    Ok(())
+}
+
+/// The dose was handled: its alerts not yet out are not sent.
+pub fn withdraw_pending(conn: &Connection, reminder_id: i64) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "UPDATE escalations SET status = 'withdrawn' WHERE reminder_id = ?1 AND status = 'pending'",
+    )?
+    .execute([reminder_id])?;
+    Ok(())
+}
+
+/// How a dose was handled (the answering entry's status; taken when the entry is gone), or
+/// `None` while it is not (unanswered, or recorded missed).
+pub fn handled(conn: &Connection, reminder_id: i64) -> rusqlite::Result<Option<String>> {
+    conn.prepare_cached(
+        "SELECT coalesce(h.status, 'taken') FROM reminders r LEFT JOIN dose_history h ON h.id = r.history_id
+         WHERE r.id = ?1 AND r.answered_at IS NOT NULL",
+    )?
+    .query_row([reminder_id], |row| row.get::<_, String>(0))
+    .optional()
+    .map(|status| status.filter(|s| s != "missed"))
+}
+
+/// Whether an alert's e-mail is in the queue (or went out).
+pub fn has_mail(conn: &Connection, id: i64) -> rusqlite::Result<bool> {
+    conn.prepare_cached("SELECT EXISTS (SELECT 1 FROM mail_outbox WHERE escalation_id = ?1)")?
+        .query_row([id], |row| row.get(0))
+}
+
+/// The person a medication belongs to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MedicationPerson {
+    pub person_id: i64,
+    /// The account holder's own person.
+    pub is_self: bool,
+    pub archived: bool,
+}
+
+pub fn medication_person(
+    conn: &Connection,
+    medication_id: i64,
+) -> rusqlite::Result<Option<MedicationPerson>> {
+    conn.prepare_cached(
+        "SELECT p.id, p.is_self, p.archived_at IS NOT NULL
+         FROM medications m JOIN people p ON p.id = m.person_id WHERE m.id = ?1",
+    )?
+    .query_row([medication_id], |row| {
+        Ok(MedicationPerson {
+            person_id: row.get(0)?,
+            is_self: row.get(1)?,
+            archived: row.get(2)?,
+        })
+    })
+    .optional()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An owner (1) with a dependent person (Tom), carers 2 (record), 3 (manage), 4 (view)
+    /// and 5 (invited, not accepted), and Tom's medication escalating after 30 minutes to all
+    /// of them, with a dose at 08:00.
+    fn database() -> (Connection, i64, i64) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut conn = Connection::open_in_memory().unwrap();
+        crate::db::migrations::migrate(&mut conn, dir.path()).unwrap();
+        conn.execute_batch(
+            "INSERT INTO users (id, email, password_hash, created_at, updated_at) VALUES
+                 (1, 'o@x.test', 'x', 't', 't'), (2, 'a@x.test', 'x', 't', 't'), (3, 'b@x.test', 'x', 't', 't'),
+                 (4, 'v@x.test', 'x', 't', 't'), (5, 'i@x.test', 'x', 't', 't');
+             INSERT INTO people (id, owner_id, name, created_at, updated_at) VALUES (100, 1, 'Tom', 't', 't');
+             INSERT INTO carers (person_id, email, role, user_id, accepted_at, created_at, updated_at) VALUES
+                 (100, 'a@x.test', 'record', 2, 't', 't', 't'), (100, 'b@x.test', 'manage', 3, 't', 't', 't'),
+                 (100, 'v@x.test', 'view', 4, 't', 't', 't');
+             INSERT INTO carers (person_id, email, role, user_id, created_at, updated_at) VALUES
+                 (100, 'i@x.test', 'record', 5, 't', 't');
+             INSERT INTO medications (id, user_id, person_id, name, unit, frequency, color, icon, default_quantity,
+                                      start_date, created_at, updated_at, escalation)
+                  VALUES (1, 1, 100, 'Aspirin', 'tablets', 'daily', 'blue', 'pill', 1000, '2026-01-01', 't', 't',
+                          '{\"after_minutes\":30,\"carers\":[2,3,4,5,1]}');
+             INSERT INTO reminders (id, user_id, medication_id, medication_name, scheduled_time, reminder_time,
+                                    next_attempt_at, created_at)
+                  VALUES (10, 1, 1, 'Aspirin', '2026-03-02T08:00:00.000Z', '2026-03-02T08:00:00.000Z', NULL, 't');",
+        )
+        .unwrap();
+        (conn, 10, 1)
+    }
+
+    const FROM: &str = "2026-03-01T00:00:00.000Z";
+
+    fn carers(conn: &Connection, now: &str) -> Vec<i64> {
+        due(conn, FROM, now, 100)
+            .unwrap()
+            .into_iter()
+            .map(|d| d.carer_id)
+            .collect()
+    }
+
+    #[test]
+    fn only_carers_who_may_record_are_due_once_after_the_wait() {
+        let (conn, reminder, _) = database();
+        assert!(carers(&conn, "2026-03-02T08:29:59.000Z").is_empty());
+        // Not the viewer, not the one still invited, not the owner listed by mistake.
+        assert_eq!(carers(&conn, "2026-03-02T08:30:00.000Z"), vec![2, 3]);
+        assert!(insert(&conn, reminder, 2, "t").unwrap().is_some());
+        assert!(insert(&conn, reminder, 2, "t").unwrap().is_none());
+        assert_eq!(carers(&conn, "2026-03-02T09:00:00.000Z"), vec![3]);
+        // Revoked: gone from the list.
+        conn.execute("DELETE FROM carers WHERE user_id = 3", []).unwrap();
+        assert!(carers(&conn, "2026-03-02T09:00:00.000Z").is_empty());
+    }
+
+    #[test]
+    fn a_handled_dose_or_an_archived_person_alerts_nobody_a_missed_one_does() {
+        let (conn, reminder, _) = database();
+        let now = "2026-03-02T09:00:00.000Z";
+        let answer_with = |status: &str| {
+            conn.execute("DELETE FROM dose_history", []).unwrap();
+            conn.execute(
+                "INSERT INTO dose_history (id, user_id, medication_id, medication_name, medication_unit, status,
+                                           taken_at, quantity, dosage_unit, affect_inventory, created_at)
+                 VALUES (7, 1, 1, 'Aspirin', 'tablets', ?1, '2026-03-02T08:00:00.000Z', 1000, 'tablets', 0, 't')",
+                [status],
+            )
+            .unwrap();
+            conn.execute(
+                "UPDATE reminders SET answered_at = 't', history_id = 7 WHERE id = ?1",
+                [reminder],
+            )
+            .unwrap();
+        };
+        answer_with("taken");
+        assert!(carers(&conn, now).is_empty());
+        assert_eq!(handled(&conn, reminder).unwrap().as_deref(), Some("taken"));
+        answer_with("missed");
+        assert_eq!(carers(&conn, now), vec![2, 3]);
+        assert_eq!(handled(&conn, reminder).unwrap(), None);
+        conn.execute("UPDATE people SET archived_at = 't' WHERE id = 100", [])
+            .unwrap();
+        assert!(carers(&conn, now).is_empty());
+    }
+
+    #[test]
+    fn a_broken_or_missing_rule_alerts_nobody() {
+        let (conn, _, medication) = database();
+        for rule in ["{}", "{\"carers\":[2]}", "not json", "{\"after_minutes\":30}"] {
+            conn.execute(
+                "UPDATE medications SET escalation = ?2 WHERE id = ?1",
+                params![medication, rule],
+            )
+            .unwrap();
+            assert!(carers(&conn, "2026-03-03T00:00:00.000Z").is_empty(), "{rule}");
+        }
+    }
+
+    #[test]
+    fn handling_the_dose_withdraws_carers_devices_and_stops_pending_alerts() {
+        let (conn, reminder, _) = database();
+        conn.execute_batch(
+            "INSERT INTO push_subscriptions (id, user_id, endpoint, p256dh, auth, created_at) VALUES
+                 (1, 1, 'https://p/1', 'k', 'a', 't'), (2, 2, 'https://p/2', 'k', 'a', 't');",
+        )
+        .unwrap();
+        let alert = insert(&conn, reminder, 2, "t").unwrap().unwrap();
+        let other = insert(&conn, reminder, 3, "t").unwrap().unwrap();
+        settle(&conn, alert, "sent", "t").unwrap();
+        crate::store::reminders::shown_on(&conn, reminder, 1, "r10n0").unwrap();
+        crate::store::reminders::shown_on(&conn, reminder, 2, "e1").unwrap();
+        let queued = |conn: &Connection| -> Vec<i64> {
+            conn.prepare("SELECT subscription_id FROM push_withdrawals ORDER BY 1")
+                .unwrap()
+                .query_map([], |r| r.get(0))
+                .unwrap()
+                .collect::<rusqlite::Result<_>>()
+                .unwrap()
+        };
+        // Recorded missed or snoozed: only the account holder's device; the carers' alerts stay.
+        crate::store::reminders::withdraw(&conn, reminder, "missed", "t").unwrap();
+        assert_eq!(queued(&conn), vec![1]);
+        assert!(wanted(&conn, other).unwrap());
+        // Taken: the carer's device too, and the alert not yet out is not sent.
+        crate::store::reminders::withdraw(&conn, reminder, "taken", "t").unwrap();
+        assert_eq!(queued(&conn), vec![1, 2]);
+        let status: String = conn
+            .query_row("SELECT status FROM escalations WHERE id = ?1", [other], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(status, "withdrawn");
+        assert!(!wanted(&conn, other).unwrap());
+    }
+}
