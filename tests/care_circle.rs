@@ -418,9 +418,23 @@ async fn an_invited_carer_registers_accepts_and_the_owner_manages_the_circle() {
     let (status, _) = invite(&server, &owner, grandpa, "sam@example.org", "view").await;
     assert_eq!(status, StatusCode::CREATED);
     let first = invitation_token(&smtp, "sam@example.org", 1);
+    common::save_settings(&server, &owner, json!({ "language": "de" })).await;
     let (status, again) = invite(&server, &owner, grandpa, "sam@example.org", "record").await;
     assert_eq!(status, StatusCode::CREATED);
     let second = invitation_token(&smtp, "sam@example.org", 2);
+    // (The second mail went out after the owner switched the app to German.)
+    let german = smtp
+        .messages()
+        .into_iter()
+        .find(|m| m.to.contains("sam@example.org") && m.text.contains(&second))
+        .unwrap();
+    assert!(
+        german
+            .text
+            .starts_with("Eva Lind lädt Sie ein, bei den Medikamenten von Grandpa Jo in Pillbox zu helfen."),
+        "{}",
+        german.text
+    );
     assert_ne!(first, second);
     let (_, listed) = get_json(&server, &format!("/api/people/{grandpa}/carers"), Some(&owner)).await;
     assert_eq!(
@@ -652,6 +666,17 @@ async fn an_archived_person_gets_no_reminders_and_deleting_one_takes_their_data_
     .await;
     assert_eq!(status, StatusCode::OK, "{listed}");
     assert_eq!(listed["data"][0]["id"], json!(his));
+    // Changing his medication plans nothing either.
+    let (status, body) = call(
+        &server,
+        Method::PUT,
+        &format!("/api/medications/{his}"),
+        Some(&owner),
+        Some(json!({ "schedule": { "times": ["09:00"] } })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(planned(&server, &owner, his).await, 0);
     // A day later the daily top-up still plans nothing for him.
     common::advance_clock(&server, 24 * 3600).await;
     assert_eq!(planned(&server, &owner, his).await, 0);

@@ -118,6 +118,12 @@ pub fn import(args: ImportArgs) -> CliResult {
         now,
     )?;
     let verb = if args.dry_run { "would add" } else { "added" };
+    if summary.people != import::Counts::default() {
+        println!(
+            "people: {verb} {}, {} already there",
+            summary.people.added, summary.people.skipped
+        );
+    }
     println!(
         "medications: {verb} {}, {} already there\nschedules: {verb} {}\nhistory entries: {verb} {}, {} already there",
         summary.medications.added,
