@@ -21,6 +21,11 @@ export interface TakeDetails {
   logged: TakeLogged | null;
   /** When a snoozed reminder goes out again (RFC 3339); null unless it is snoozed. */
   snoozed_until: string | null;
+  /** Whose dose it is (the account holder's name for their own). */
+  person_name: string | null;
+  /** Who logged it taken or skipped, and when: the account holder or a carer. */
+  handled_by: string | null;
+  handled_at: string | null;
 }
 
 /** The snoozes a take link offers, in minutes. */
@@ -48,6 +53,9 @@ export function parseTakeDetails(value: Json | undefined): TakeDetails {
     message: nonEmptyString(value.message),
     logged: parseLogged(value.logged),
     snoozed_until: nonEmptyString(value.snoozed_until),
+    person_name: nonEmptyString(value.person_name),
+    handled_by: nonEmptyString(value.handled_by),
+    handled_at: nonEmptyString(value.handled_at),
   };
 }
 

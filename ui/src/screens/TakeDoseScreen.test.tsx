@@ -180,6 +180,24 @@ describe('Quick dosage logging', () => {
     expect(screen.getByTestId('location').textContent).toBe('/today');
   });
 
+  it('names whose dose it is, and who handled it and when (a carer\'s link shows the same)', async () => {
+    openTake({
+      [`GET ${PATH}`]: () =>
+        ok(
+          detailsJson({
+            person_name: 'Grandpa Jo',
+            logged: { status: 'taken', taken: '2026-11-22T09:10:00Z' },
+            handled_by: 'Kim Berg',
+            handled_at: '2026-11-22T09:12:00Z',
+          }),
+        ),
+    });
+    expect((await screen.findByTestId('take-person')).textContent).toBe('Grandpa Jo');
+    expect(screen.getByTestId('take-already-logged').textContent).toBe(
+      `Kim Berg logged this dose as taken (${formatDateTime('2026-11-22T09:12:00Z', DEFAULT_SETTINGS, 'en')}).`,
+    );
+  });
+
   it('says "This dose was already logged" when the server answers 409', async () => {
     openTake({
       [`GET ${PATH}`]: () => ok(detailsJson()),

@@ -104,7 +104,7 @@ export function TakeDoseScreen() {
     <PublicFrame>
       <ReminderSummary details={load.details} />
       {load.details.logged ? (
-        <AlreadyLogged logged={load.details.logged} onLeave={leave} />
+        <AlreadyLogged details={load.details} logged={load.details.logged} onLeave={leave} />
       ) : (
         <TakeForm token={token} snoozedUntil={load.details.snoozed_until} onLeave={leave} />
       )}
@@ -125,12 +125,19 @@ export function dosageText(
 
 function ReminderSummary({ details }: { details: TakeDetails }) {
   const { t } = useTranslation('notify');
+  const { t: tc } = useTranslation('circle');
   const format = useMedsFormat();
   const dosage = dosageText(details, format.amount, t('take.asPrescribed'));
   return (
     <>
       <h1>{details.medication_name ? t('take.heading', { name: details.medication_name }) : details.title}</h1>
       <dl className="take-details" data-testid="take-details">
+        {details.person_name && (
+          <div>
+            <dt>{tc('take.person')}</dt>
+            <dd data-testid="take-person">{details.person_name}</dd>
+          </div>
+        )}
         <div>
           <dt>{t('take.medication')}</dt>
           <dd data-testid="take-medication">{details.medication_name}</dd>
@@ -165,13 +172,25 @@ function CloseAction({ onLeave }: { onLeave: () => void }) {
   );
 }
 
-function AlreadyLogged({ logged, onLeave }: { logged: TakeLogged; onLeave: () => void }) {
+interface AlreadyLoggedProps {
+  details: TakeDetails;
+  logged: TakeLogged;
+  onLeave: () => void;
+}
+
+/** Logged already: by whom and when, when the server says (every carer's link shows it). */
+function AlreadyLogged({ details, logged, onLeave }: AlreadyLoggedProps) {
   const { t } = useTranslation('notify');
+  const { t: tc } = useTranslation('circle');
   const format = useMedsFormat();
+  const { handled_by: by, handled_at: at } = details;
+  const handled = by !== null && (logged.status === 'taken' || logged.status === 'skipped');
   return (
     <>
       <p className="form-success take-result" role="status" data-testid="take-already-logged">
-        {t(`take.logged.${logged.status ?? 'unknown'}`, { time: format.dateTime(logged.taken) })}
+        {handled
+          ? tc(`take.handled.${logged.status ?? 'taken'}`, { name: by, time: format.dateTime(at ?? logged.taken) })
+          : t(`take.logged.${logged.status ?? 'unknown'}`, { time: format.dateTime(logged.taken) })}
       </p>
       <CloseAction onLeave={onLeave} />
     </>
