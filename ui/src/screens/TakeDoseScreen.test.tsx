@@ -194,7 +194,7 @@ describe('Quick dosage logging', () => {
     });
     expect((await screen.findByTestId('take-person')).textContent).toBe('Grandpa Jo');
     expect(screen.getByTestId('take-already-logged').textContent).toBe(
-      `Kim Berg logged this dose as taken (${formatDateTime('2026-11-22T09:12:00Z', DEFAULT_SETTINGS, 'en')}).`,
+      `This dose was already logged as taken by Kim Berg (${formatDateTime('2026-11-22T09:12:00Z', DEFAULT_SETTINGS, 'en')}).`,
     );
   });
 
