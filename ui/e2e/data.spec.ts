@@ -64,7 +64,9 @@ test.describe('Settings → Data Management', () => {
     await expect(page.getByRole('status').filter({ hasText: 'Data exported successfully' })).toBeVisible();
 
     const file = JSON.parse(await readFile(await download.path(), 'utf8')) as ExportFile & { version: string };
-    expect(file.version).toBe('1.0.0');
+    // 1.1.0: the file carries the people too (here only the account holder).
+    expect(file.version).toBe('1.1.0');
+    expect((file as { people?: unknown[] }).people).toHaveLength(1);
     expect(file.medications.map((m) => m.name)).toEqual(['Ibuprofen']);
     expect(file.medications[0]?.inventory?.current_quantity).toBe(18);
     expect(file.history.map((h) => `${h.medication_name} ${h.status}`).sort()).toEqual([
@@ -85,7 +87,7 @@ test.describe('Settings → Data Management', () => {
     ]);
     expect(download.suggestedFilename()).toMatch(/^pillbox-history-\d{4}-\d{2}-\d{2}\.csv$/);
     const lines = (await readFile(await download.path(), 'utf8')).trim().split(/\r?\n/);
-    expect(lines[0]).toBe('date,time,medication,quantity,unit,status,note,taken_at');
+    expect(lines[0]).toBe('date,time,medication,quantity,unit,status,note,taken_at,person,logged_by');
     expect(lines).toHaveLength(5);
     expect(lines.filter((line) => line.includes(',Ibuprofen,1,tablets,taken,'))).toHaveLength(2);
   });
