@@ -1739,9 +1739,22 @@ export interface components {
                 /** @description Always null (kept for the spec's shape). */
                 dosage?: string | null;
                 dosage_unit: string;
+                /**
+                 * @description When the handled dose was logged as taken or skipped (RFC 3339, UTC); null with
+                 *     `handled_by`.
+                 */
+                handled_at: string | null;
+                /**
+                 * @description Who handled the dose (logged it taken or skipped), by name, as every link for the dose
+                 *     shows it: the account holder or a carer. Null until then, for a dose the engine
+                 *     recorded missed, and for entries from before carers.
+                 */
+                handled_by: string | null;
                 logged?: components["schemas"]["TakeLogged"] | null;
                 medication_name: string;
                 message?: string | null;
+                /** @description Whose dose it is: the medication's person (the account holder's name for their own). */
+                person_name: string;
                 /** Format: double */
                 quantity: number;
                 scheduled_time: string;
@@ -3278,9 +3291,22 @@ export interface components {
             /** @description Always null (kept for the spec's shape). */
             dosage?: string | null;
             dosage_unit: string;
+            /**
+             * @description When the handled dose was logged as taken or skipped (RFC 3339, UTC); null with
+             *     `handled_by`.
+             */
+            handled_at: string | null;
+            /**
+             * @description Who handled the dose (logged it taken or skipped), by name, as every link for the dose
+             *     shows it: the account holder or a carer. Null until then, for a dose the engine
+             *     recorded missed, and for entries from before carers.
+             */
+            handled_by: string | null;
             logged?: components["schemas"]["TakeLogged"] | null;
             medication_name: string;
             message?: string | null;
+            /** @description Whose dose it is: the medication's person (the account holder's name for their own). */
+            person_name: string;
             /** Format: double */
             quantity: number;
             scheduled_time: string;
