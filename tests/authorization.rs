@@ -745,6 +745,45 @@ async fn a_manage_carer_adds_a_medication_to_the_person_and_escalation_names_onl
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["data"]["escalation"], Value::Null);
 
+    // A carer who leaves the circle drops out of the setting on its next save, instead of
+    // making it refused.
+    let (status, body) = call(
+        &c.server,
+        Method::PUT,
+        &path,
+        Some(&c.owner),
+        Some(json!({"escalation": wanted})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (_, carers) = get_json(&c.server, &format!("/api/people/{p}/carers"), Some(&c.owner)).await;
+    let row = carers["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["user_id"] == record_id)
+        .unwrap()["id"]
+        .clone();
+    let (status, body) = call(
+        &c.server,
+        Method::DELETE,
+        &format!("/api/people/{p}/carers/{row}"),
+        Some(&c.owner),
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, body) = call(
+        &c.server,
+        Method::PUT,
+        &path,
+        Some(&c.owner),
+        Some(json!({"escalation": wanted})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["data"]["escalation"], Value::Null, "{body}");
+
     // Only the owner moves a medication to another of their people.
     let me = c.person("Leo").await;
     let (status, body) = call(

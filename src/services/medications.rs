@@ -610,7 +610,7 @@ pub fn create(
         escalation: None,
     };
     apply(&mut m, input)?;
-    check_escalation(conn, &m)?;
+    check_escalation(conn, &mut m, None)?;
     anchor(&mut m, None, &clock);
     m.id = medications::insert(conn, user_id, &m)?;
     access::audit(conn, &person, "medication.created", &m.name, now)?;
@@ -647,7 +647,7 @@ pub fn update(
     }
     apply(&mut m, input)?;
     if m.escalation != before.escalation || m.person_id != before.person_id {
-        check_escalation(conn, &m)?;
+        check_escalation(conn, &mut m, before.escalation.as_ref())?;
     }
     anchor(&mut m, Some(&before), &clock);
     let unit_before = before.unit;
@@ -682,14 +682,19 @@ pub fn delete(
 }
 
 /// Every carer an escalation names must be an accepted carer of the medication's person who
-/// may record doses (their take link records one).
-fn check_escalation(conn: &Connection, m: &Medication) -> ServiceResult<()> {
-    let Some(escalation) = &m.escalation else {
+/// may record doses (their take link records one). One who was in the setting before and has
+/// since left, been revoked, lost the role or deleted their account is dropped quietly, so the
+/// owner's next save is not refused for it; escalation with nobody left is off.
+fn check_escalation(conn: &Connection, m: &mut Medication, before: Option<&Escalation>) -> ServiceResult<()> {
+    let Some(escalation) = &mut m.escalation else {
         return Ok(());
     };
+    let mut kept = Vec::with_capacity(escalation.carers.len());
     for &carer in &escalation.carers {
         let role = people::carer_role(conn, m.person_id, carer)?;
-        if !matches!(role.as_deref(), Some("record" | "manage")) {
+        if matches!(role.as_deref(), Some("record" | "manage")) {
+            kept.push(carer);
+        } else if !before.is_some_and(|b| b.carers.contains(&carer)) {
             return Err(ServiceError::Invalid(
                 super::Problem::new(
                     ErrorCode::EscalationInvalid,
@@ -698,6 +703,10 @@ fn check_escalation(conn: &Connection, m: &Medication) -> ServiceResult<()> {
                 .with_param("carer", carer),
             ));
         }
+    }
+    escalation.carers = kept;
+    if escalation.carers.is_empty() {
+        m.escalation = None;
     }
     Ok(())
 }
