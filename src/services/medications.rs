@@ -645,8 +645,9 @@ pub fn update(
         }
         m.person_id = person_id;
     }
+    let escalation_sent = input.escalation.is_some();
     apply(&mut m, input)?;
-    if m.escalation != before.escalation || m.person_id != before.person_id {
+    if escalation_sent || m.person_id != before.person_id {
         check_escalation(conn, &mut m, before.escalation.as_ref())?;
     }
     anchor(&mut m, Some(&before), &clock);
