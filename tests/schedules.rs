@@ -313,16 +313,19 @@ async fn as_needed_limits_ask_before_a_dose_too_soon_or_over_the_days_maximum() 
     assert_eq!(status, StatusCode::CREATED);
     let (status, body) = post(&server, &doses, Some(&token), json!({ "confirm": true })).await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
+    let second_at = common::instant(&body["data"]["entry"]["taken"]);
 
-    // Two taken today: the day's maximum, whatever the gap; allowed again tomorrow.
+    // Two taken today: the day's maximum, whatever the gap; allowed again tomorrow (or, in the
+    // evening, once the gap after the second dose is over, if that is later).
     let (status, refused) = post(&server, &doses, Some(&token), json!({})).await;
     assert_eq!(status, StatusCode::CONFLICT, "{refused}");
     assert_eq!(refused["code"], "daily_maximum_reached");
     assert_eq!(refused["params"]["max"], 2);
     let tomorrow = (chrono::Utc::now() + chrono::Duration::days(1)).date_naive();
+    let midnight = tomorrow.and_hms_opt(0, 0, 0).unwrap().and_utc();
     assert_eq!(
         common::instant(&refused["params"]["next_allowed_at"]),
-        tomorrow.and_hms_opt(0, 0, 0).unwrap().and_utc()
+        midnight.max(second_at + chrono::Duration::minutes(240))
     );
     let (_, list) = get_json(&server, "/api/medications", Some(&token)).await;
     assert_eq!(
