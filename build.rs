@@ -1,6 +1,6 @@
 //! Build script: records the git revision for `/api/version`, builds the web UI (`ui/dist`)
-//! and prepares it for embedding: each compressible file also as Brotli and gzip, so that no
-//! request pays for compressing a static file (src/http/assets.rs serves them).
+//! and prepares it for embedding: each compressible file gzipped, so that no request pays for
+//! compressing a static file (src/http/assets.rs serves them).
 //!
 //! Set `PILLBOX_SKIP_UI_BUILD=1` to use an existing `ui/dist` as it is (for example when
 //! cross-compiling with a UI built elsewhere).
@@ -113,22 +113,25 @@ fn npm(args: &[&str]) {
     }
 }
 
-/// Smaller files are not worth a `Content-Encoding` header and two more copies. Compressing
-/// costs nothing at run time, so even index.html (about 1 KB) has its copies.
+/// Smaller files are not worth a `Content-Encoding` header and another copy. Compressing
+/// costs nothing at run time, so even index.html (about 1 KB) has its copy.
 const MIN_COMPRESS: usize = 256;
 
 /// Writes `$OUT_DIR/ui_files.rs`: one `UiFile` a file of `ui/dist`, sorted by path, with its
-/// content type and its bytes in Brotli and gzip (`include_bytes!`), or as they are when
-/// compression is not worth it. Each encoding has its own ETag: a cache that keeps one
-/// encoding must not revalidate it with another's tag.
+/// content type and its bytes gzipped (`include_bytes!`), or as they are when compression is
+/// not worth it. Each encoding has its own ETag: a cache that keeps one encoding must not
+/// revalidate it with another's tag.
+///
+/// One compressed copy, gzip: every client takes it, while browsers offer Brotli only over
+/// HTTPS. A Brotli copy as well cost 475 KB of the binary to save 16% of a transfer that a
+/// browser makes once per version of the app (hashed assets are cached for a year).
 fn embed_ui() {
     let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     let dist = Path::new(env!("CARGO_MANIFEST_DIR")).join("ui/dist");
-    // Quality 11 takes seconds on the UI's two megabytes; a dev build settles for less. The
-    // cache keeps each file's copies by content, so an unchanged file (Redoc, most of the
+    // The cache keeps each file's copy by content, so an unchanged file (Redoc, most of the
     // icons) is never compressed twice.
     let release = std::env::var("PROFILE").is_ok_and(|p| p == "release");
-    let (brotli_quality, gzip_level) = if release { (11, 9) } else { (5, 6) };
+    let gzip_level = if release { 9 } else { 6 };
     let cache = out_dir.join("ui-compressed");
     std::fs::create_dir_all(&cache).expect("create the UI compression cache");
 
@@ -148,53 +151,41 @@ fn embed_ui() {
         let data = std::fs::read(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
         let hash = base16(&Sha256::digest(&data)[..16]);
         let content_type = content_type(&name);
-        let (mut br_copy, mut gzip_copy) = (None, None);
+        let mut gzip_copy = None;
         if data.len() >= MIN_COMPRESS && compressible(content_type) {
-            let br_file = cache.join(format!("{hash}.q{brotli_quality}.br"));
             let gzip_file = cache.join(format!("{hash}.l{gzip_level}.gz"));
-            if !br_file.exists() {
-                write_atomically(&br_file, &brotli(&data, brotli_quality));
-            }
             if !gzip_file.exists() {
                 write_atomically(&gzip_file, &gzip(&data, gzip_level));
             }
             // A copy that saves little is not worth its space in the binary.
-            let worth =
-                |file: &Path| std::fs::metadata(file).is_ok_and(|m| (m.len() as usize) < data.len() * 9 / 10);
-            if worth(&br_file) {
-                br_copy = Some(br_file.clone());
-            }
-            if worth(&gzip_file) {
+            if std::fs::metadata(&gzip_file).is_ok_and(|m| (m.len() as usize) < data.len() * 9 / 10) {
                 gzip_copy = Some(gzip_file.clone());
             }
-            used.insert(br_file);
             used.insert(gzip_file);
         }
-        let variant = |file: &Path, etag: String| {
-            format!(
-                "Variant {{ bytes: include_bytes!({:?}), etag: {etag:?} }}",
-                file.display().to_string()
-            )
-        };
-        let optional = |file: &Option<PathBuf>, suffix: &str| match file {
-            Some(file) => format!("Some({})", variant(file, format!("\"{hash}-{suffix}\""))),
-            None => "None".to_owned(),
-        };
-        // A file with a gzip copy is not embedded as it is too: the rare client that takes
-        // neither encoding gets the copy inflated, which costs a millisecond or two and saves
-        // the binary two megabytes.
-        let plain = match gzip_copy {
-            Some(_) => "None".to_owned(),
-            None => format!("Some(include_bytes!({:?}))", path.display().to_string()),
+        // A file with a gzip copy is not embedded as it is too: the rare client that does not
+        // take gzip gets the copy inflated, which costs a millisecond or two and saves the
+        // binary two megabytes.
+        let (plain, gzip) = match gzip_copy {
+            Some(file) => (
+                "None".to_owned(),
+                format!(
+                    "Some(Variant {{ bytes: include_bytes!({:?}), etag: {:?} }})",
+                    file.display().to_string(),
+                    format!("\"{hash}-gz\""),
+                ),
+            ),
+            None => (
+                format!("Some(include_bytes!({:?}))", path.display().to_string()),
+                "None".to_owned(),
+            ),
         };
         let _ = writeln!(
             code,
             "    UiFile {{ path: {name:?}, content_type: {content_type:?}, etag: {etag:?}, \
-             len: {len}, plain: {plain}, br: {br}, gzip: {gzip} }},",
+             len: {len}, plain: {plain}, gzip: {gzip} }},",
             etag = format!("\"{hash}\""),
             len = data.len(),
-            br = optional(&br_copy, "br"),
-            gzip = optional(&gzip_copy, "gz"),
         );
     }
     code.push_str("];\n");
@@ -251,17 +242,6 @@ fn compressible(content_type: &str) -> bool {
         || mime.ends_with("+xml")
         || mime == "application/xml"
         || mime == "application/wasm"
-}
-
-fn brotli(data: &[u8], quality: i32) -> Vec<u8> {
-    let params = brotli::enc::BrotliEncoderParams {
-        quality,
-        lgwin: 22,
-        ..Default::default()
-    };
-    let mut out = Vec::with_capacity(data.len() / 3);
-    brotli::BrotliCompress(&mut &data[..], &mut out, &params).expect("Brotli into memory");
-    out
 }
 
 fn gzip(data: &[u8], level: u32) -> Vec<u8> {

@@ -129,7 +129,7 @@ pub fn router(state: AppState) -> Router {
             // The API's JSON is made per request: gzip's fastest level still shrinks it
             // several times, at a fraction of the default level's CPU. Only gzip: a Brotli
             // encoder would add about 2 MB to the binary for answers that gzip shrinks nearly
-            // as well (the web app's files have Brotli copies made at build time). Bodies
+            // as well (the web app's files are gzipped at build time). Bodies
             // under 1 KiB (most answers) are not worth the work and the headers.
             CompressionLayer::new()
                 .quality(CompressionLevel::Fastest)
