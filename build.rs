@@ -15,10 +15,34 @@ use std::process::Command;
 use sha2::{Digest, Sha256};
 
 fn main() {
-    record_git_revision();
+    let version = record_git_revision();
     build_ui();
     embed_ui();
+    embed_openapi(&version);
     pack_relative_relocations();
+}
+
+/// Writes `$OUT_DIR/openapi.json.gz`: the API's OpenAPI document (src/http/openapi.json,
+/// which a test keeps equal to the handlers' annotations) with this build's version, gzipped
+/// for src/http/openapi.rs to serve.
+fn embed_openapi(version: &str) {
+    let file = "src/http/openapi.json";
+    println!("cargo:rerun-if-changed={file}");
+    let text = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("read {file}: {e}"));
+    let package = format!(
+        "\"version\": \"{}\"",
+        std::env::var("CARGO_PKG_VERSION").unwrap_or_default()
+    );
+    // The document's own version comes first: `info` is written before paths and schemas.
+    let found = text.find(&package);
+    if found.is_none_or(|at| text.find("\"paths\"").is_some_and(|paths| paths < at)) {
+        panic!(
+            "{file} does not name the package's version in `info`: write it anew (see src/http/openapi.rs)"
+        );
+    }
+    let text = text.replacen(&package, &format!("\"version\": \"{version}\""), 1);
+    let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
+    std::fs::write(out_dir.join("openapi.json.gz"), gzip(text.as_bytes(), 9)).expect("write openapi.json.gz");
 }
 
 /// The binary is position-independent, so every pointer in its static data (vtables, the 35,000
@@ -58,7 +82,8 @@ fn host_glibc_has_relr() -> bool {
     (major, minor) >= (2, 36)
 }
 
-fn record_git_revision() {
+/// Sets `PILLBOX_VERSION` (the package's version and the git revision) and answers it.
+fn record_git_revision() -> String {
     println!("cargo:rerun-if-env-changed=PILLBOX_GIT_REV");
     for path in [".git/HEAD", ".git/packed-refs"] {
         if Path::new(path).exists() {
@@ -89,6 +114,7 @@ fn record_git_revision() {
         None => package_version,
     };
     println!("cargo:rustc-env=PILLBOX_VERSION={version}");
+    version
 }
 
 fn build_ui() {
