@@ -51,11 +51,20 @@ fn embed_openapi(version: &str) {
 /// packs them into bitmaps of 18 KB and keeps address randomisation. The C library applies
 /// them: musl from 1.2.4 (Rust's musl targets ship 1.2.5; a static-pie relocates itself) and
 /// glibc from 2.36, which only a native build can check (the binary then names
-/// GLIBC_ABI_DT_RELR, so an older glibc refuses it). x86_64 only: both linkers here (GNU ld
-/// 2.40, lld) support it there, and the other targets are cross-built with zig.
+/// GLIBC_ABI_DT_RELR, so an older glibc refuses it). x86_64 with the toolchain's own linker
+/// only (GNU ld 2.40 and lld take the flag): zig's, which packaging/release.sh links with,
+/// refuses it, and an unknown one may too.
 fn pack_relative_relocations() {
     let var = |name: &str| std::env::var(name).unwrap_or_default();
-    if var("CARGO_CFG_TARGET_OS") != "linux" || var("CARGO_CFG_TARGET_ARCH") != "x86_64" {
+    let linker_setting = format!(
+        "CARGO_TARGET_{}_LINKER",
+        var("TARGET").to_uppercase().replace('-', "_")
+    );
+    println!("cargo:rerun-if-env-changed={linker_setting}");
+    if var("CARGO_CFG_TARGET_OS") != "linux"
+        || var("CARGO_CFG_TARGET_ARCH") != "x86_64"
+        || std::env::var_os("RUSTC_LINKER").is_some()
+    {
         return;
     }
     let supported = match var("CARGO_CFG_TARGET_ENV").as_str() {
