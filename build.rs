@@ -1,6 +1,7 @@
 //! Build script: records the git revision for `/api/version`, builds the web UI (`ui/dist`)
-//! and prepares it for embedding: each compressible file also as Brotli and gzip, so that no
-//! request pays for compressing a static file (src/http/assets.rs serves them).
+//! and prepares it for embedding: each compressible file gzipped, so that no request pays for
+//! compressing a static file (src/http/assets.rs serves them), and packs the binary's
+//! relocations where the platform allows it.
 //!
 //! Set `PILLBOX_SKIP_UI_BUILD=1` to use an existing `ui/dist` as it is (for example when
 //! cross-compiling with a UI built elsewhere).
@@ -14,12 +15,84 @@ use std::process::Command;
 use sha2::{Digest, Sha256};
 
 fn main() {
-    record_git_revision();
+    let version = record_git_revision();
     build_ui();
     embed_ui();
+    embed_openapi(&version);
+    pack_relative_relocations();
 }
 
-fn record_git_revision() {
+/// Writes `$OUT_DIR/openapi.json.gz`: the API's OpenAPI document (src/http/openapi.json,
+/// which a test keeps equal to the handlers' annotations) with this build's version, gzipped
+/// for src/http/openapi.rs to serve.
+fn embed_openapi(version: &str) {
+    let file = "src/http/openapi.json";
+    println!("cargo:rerun-if-changed={file}");
+    let text = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("read {file}: {e}"));
+    let package = format!(
+        "\"version\": \"{}\"",
+        std::env::var("CARGO_PKG_VERSION").unwrap_or_default()
+    );
+    // The document's own version comes first: `info` is written before paths and schemas.
+    let found = text.find(&package);
+    if found.is_none_or(|at| text.find("\"paths\"").is_some_and(|paths| paths < at)) {
+        panic!(
+            "{file} does not name the package's version in `info`: write it anew (see src/http/openapi.rs)"
+        );
+    }
+    let text = text.replacen(&package, &format!("\"version\": \"{version}\""), 1);
+    let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
+    std::fs::write(out_dir.join("openapi.json.gz"), gzip(text.as_bytes(), 9)).expect("write openapi.json.gz");
+}
+
+/// The binary is position-independent, so every pointer in its static data (vtables, the 35,000
+/// rows of chrono-tz's time zone tables) is a relocation applied at start: as classic
+/// `Elf64_Rela` entries they took 1 MB of the file, read once and then kept resident. DT_RELR
+/// packs them into bitmaps of 18 KB and keeps address randomisation. The C library applies
+/// them: musl from 1.2.4 (Rust's musl targets ship 1.2.5; a static-pie relocates itself) and
+/// glibc from 2.36, which only a native build can check (the binary then names
+/// GLIBC_ABI_DT_RELR, so an older glibc refuses it). x86_64 with the toolchain's own linker
+/// only (GNU ld 2.40 and lld take the flag): zig's, which packaging/release.sh links with,
+/// refuses it, and an unknown one may too.
+fn pack_relative_relocations() {
+    let var = |name: &str| std::env::var(name).unwrap_or_default();
+    let linker_setting = format!(
+        "CARGO_TARGET_{}_LINKER",
+        var("TARGET").to_uppercase().replace('-', "_")
+    );
+    println!("cargo:rerun-if-env-changed={linker_setting}");
+    if var("CARGO_CFG_TARGET_OS") != "linux"
+        || var("CARGO_CFG_TARGET_ARCH") != "x86_64"
+        || std::env::var_os("RUSTC_LINKER").is_some()
+    {
+        return;
+    }
+    let supported = match var("CARGO_CFG_TARGET_ENV").as_str() {
+        "musl" => true,
+        "gnu" => var("TARGET") == var("HOST") && host_glibc_has_relr(),
+        _ => false,
+    };
+    if supported {
+        println!("cargo:rustc-link-arg-bins=-Wl,-z,pack-relative-relocs");
+    }
+}
+
+/// glibc 2.36 or later on the build machine (`getconf GNU_LIBC_VERSION` says "glibc 2.36").
+fn host_glibc_has_relr() -> bool {
+    let Ok(out) = Command::new("getconf").arg("GNU_LIBC_VERSION").output() else {
+        return false;
+    };
+    let text = String::from_utf8_lossy(&out.stdout);
+    let Some(version) = text.trim().strip_prefix("glibc ") else {
+        return false;
+    };
+    let mut parts = version.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
+    let (major, minor) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
+    (major, minor) >= (2, 36)
+}
+
+/// Sets `PILLBOX_VERSION` (the package's version and the git revision) and answers it.
+fn record_git_revision() -> String {
     println!("cargo:rerun-if-env-changed=PILLBOX_GIT_REV");
     for path in [".git/HEAD", ".git/packed-refs"] {
         if Path::new(path).exists() {
@@ -50,6 +123,7 @@ fn record_git_revision() {
         None => package_version,
     };
     println!("cargo:rustc-env=PILLBOX_VERSION={version}");
+    version
 }
 
 fn build_ui() {
@@ -113,22 +187,25 @@ fn npm(args: &[&str]) {
     }
 }
 
-/// Smaller files are not worth a `Content-Encoding` header and two more copies. Compressing
-/// costs nothing at run time, so even index.html (about 1 KB) has its copies.
+/// Smaller files are not worth a `Content-Encoding` header and another copy. Compressing
+/// costs nothing at run time, so even index.html (about 1 KB) has its copy.
 const MIN_COMPRESS: usize = 256;
 
 /// Writes `$OUT_DIR/ui_files.rs`: one `UiFile` a file of `ui/dist`, sorted by path, with its
-/// content type and its bytes in Brotli and gzip (`include_bytes!`), or as they are when
-/// compression is not worth it. Each encoding has its own ETag: a cache that keeps one
-/// encoding must not revalidate it with another's tag.
+/// content type and its bytes gzipped (`include_bytes!`), or as they are when compression is
+/// not worth it. Each encoding has its own ETag: a cache that keeps one encoding must not
+/// revalidate it with another's tag.
+///
+/// One compressed copy, gzip: every client takes it, while browsers offer Brotli only over
+/// HTTPS. A Brotli copy as well cost 475 KB of the binary to save 16% of a transfer that a
+/// browser makes once per version of the app (hashed assets are cached for a year).
 fn embed_ui() {
     let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     let dist = Path::new(env!("CARGO_MANIFEST_DIR")).join("ui/dist");
-    // Quality 11 takes seconds on the UI's two megabytes; a dev build settles for less. The
-    // cache keeps each file's copies by content, so an unchanged file (Redoc, most of the
+    // The cache keeps each file's copy by content, so an unchanged file (Redoc, most of the
     // icons) is never compressed twice.
     let release = std::env::var("PROFILE").is_ok_and(|p| p == "release");
-    let (brotli_quality, gzip_level) = if release { (11, 9) } else { (5, 6) };
+    let gzip_level = if release { 9 } else { 6 };
     let cache = out_dir.join("ui-compressed");
     std::fs::create_dir_all(&cache).expect("create the UI compression cache");
 
@@ -148,53 +225,41 @@ fn embed_ui() {
         let data = std::fs::read(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
         let hash = base16(&Sha256::digest(&data)[..16]);
         let content_type = content_type(&name);
-        let (mut br_copy, mut gzip_copy) = (None, None);
+        let mut gzip_copy = None;
         if data.len() >= MIN_COMPRESS && compressible(content_type) {
-            let br_file = cache.join(format!("{hash}.q{brotli_quality}.br"));
             let gzip_file = cache.join(format!("{hash}.l{gzip_level}.gz"));
-            if !br_file.exists() {
-                write_atomically(&br_file, &brotli(&data, brotli_quality));
-            }
             if !gzip_file.exists() {
                 write_atomically(&gzip_file, &gzip(&data, gzip_level));
             }
             // A copy that saves little is not worth its space in the binary.
-            let worth =
-                |file: &Path| std::fs::metadata(file).is_ok_and(|m| (m.len() as usize) < data.len() * 9 / 10);
-            if worth(&br_file) {
-                br_copy = Some(br_file.clone());
-            }
-            if worth(&gzip_file) {
+            if std::fs::metadata(&gzip_file).is_ok_and(|m| (m.len() as usize) < data.len() * 9 / 10) {
                 gzip_copy = Some(gzip_file.clone());
             }
-            used.insert(br_file);
             used.insert(gzip_file);
         }
-        let variant = |file: &Path, etag: String| {
-            format!(
-                "Variant {{ bytes: include_bytes!({:?}), etag: {etag:?} }}",
-                file.display().to_string()
-            )
-        };
-        let optional = |file: &Option<PathBuf>, suffix: &str| match file {
-            Some(file) => format!("Some({})", variant(file, format!("\"{hash}-{suffix}\""))),
-            None => "None".to_owned(),
-        };
-        // A file with a gzip copy is not embedded as it is too: the rare client that takes
-        // neither encoding gets the copy inflated, which costs a millisecond or two and saves
-        // the binary two megabytes.
-        let plain = match gzip_copy {
-            Some(_) => "None".to_owned(),
-            None => format!("Some(include_bytes!({:?}))", path.display().to_string()),
+        // A file with a gzip copy is not embedded as it is too: the rare client that does not
+        // take gzip gets the copy inflated, which costs a millisecond or two and saves the
+        // binary two megabytes.
+        let (plain, gzip) = match gzip_copy {
+            Some(file) => (
+                "None".to_owned(),
+                format!(
+                    "Some(Variant {{ bytes: include_bytes!({:?}), etag: {:?} }})",
+                    file.display().to_string(),
+                    format!("\"{hash}-gz\""),
+                ),
+            ),
+            None => (
+                format!("Some(include_bytes!({:?}))", path.display().to_string()),
+                "None".to_owned(),
+            ),
         };
         let _ = writeln!(
             code,
             "    UiFile {{ path: {name:?}, content_type: {content_type:?}, etag: {etag:?}, \
-             len: {len}, plain: {plain}, br: {br}, gzip: {gzip} }},",
+             len: {len}, plain: {plain}, gzip: {gzip} }},",
             etag = format!("\"{hash}\""),
             len = data.len(),
-            br = optional(&br_copy, "br"),
-            gzip = optional(&gzip_copy, "gz"),
         );
     }
     code.push_str("];\n");
@@ -251,17 +316,6 @@ fn compressible(content_type: &str) -> bool {
         || mime.ends_with("+xml")
         || mime == "application/xml"
         || mime == "application/wasm"
-}
-
-fn brotli(data: &[u8], quality: i32) -> Vec<u8> {
-    let params = brotli::enc::BrotliEncoderParams {
-        quality,
-        lgwin: 22,
-        ..Default::default()
-    };
-    let mut out = Vec::with_capacity(data.len() / 3);
-    brotli::BrotliCompress(&mut &data[..], &mut out, &params).expect("Brotli into memory");
-    out
 }
 
 fn gzip(data: &[u8], level: u32) -> Vec<u8> {

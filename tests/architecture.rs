@@ -272,6 +272,21 @@ fn every_api_route_goes_through_the_openapi_router() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
+/// The server takes only paths and methods from the annotations (`http::routes!`); utoipa's own
+/// macro would put the code that describes each operation back into the binary (the tests make
+/// the document, see src/http/openapi.rs).
+#[test]
+fn handler_modules_mount_routes_with_the_servers_own_macro() {
+    let wrong: Vec<String> = sources()
+        .into_iter()
+        .filter(|(path, text)| {
+            path.starts_with("http/") && path != "http/mod.rs" && text.contains("utoipa_axum::routes")
+        })
+        .map(|(path, _)| format!("{path}: use super::routes, not utoipa_axum::routes"))
+        .collect();
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
 #[test]
 fn handlers_name_store_rows_but_never_call_the_store() {
     let mut wrong = Vec::new();

@@ -108,7 +108,7 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Healthcheck(args) => healthcheck::run(args),
         Command::Doctor(args) => doctor::run(args),
         Command::Openapi => {
-            println!("{}", crate::http::openapi_document().to_pretty_json()?);
+            print!("{}", crate::http::openapi::document_json()?);
             Ok(ExitCode::SUCCESS)
         }
     }

@@ -5,9 +5,9 @@
 //! extension is a 404; only extension-less GET navigations get `index.html`, so a broken
 //! deploy shows an error rather than a blank page.
 //!
-//! The build script compressed each text file with Brotli and gzip ahead of time: a request
-//! gets the copy its `Accept-Encoding` allows, as it is, and never waits for a compressor. A
-//! client that takes neither (curl, a monitor) gets the gzip copy inflated.
+//! The build script gzipped each text file ahead of time: a request that accepts gzip (every
+//! browser) gets that copy as it is and never waits for a compressor. A client that does not
+//! (curl, a monitor) gets the copy inflated. One copy, not Brotli as well: see build.rs.
 
 use std::io::Read;
 
@@ -15,7 +15,7 @@ use axum::body::Body;
 use axum::http::{HeaderMap, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 
-/// One file of `ui/dist`, and its compressed copies where they are worth having.
+/// One file of `ui/dist`, and its gzip copy where it is worth having.
 struct UiFile {
     path: &'static str,
     content_type: &'static str,
@@ -24,11 +24,10 @@ struct UiFile {
     len: usize,
     /// The file as it is; `None` when it has a gzip copy to inflate instead.
     plain: Option<&'static [u8]>,
-    br: Option<Variant>,
     gzip: Option<Variant>,
 }
 
-/// The bytes of one encoding of a file, with the ETag of exactly these bytes.
+/// The bytes of the gzip copy of a file, with the ETag of exactly these bytes.
 struct Variant {
     bytes: &'static [u8],
     etag: &'static str,
@@ -77,10 +76,8 @@ pub async fn serve(method: Method, uri: Uri, headers: HeaderMap) -> Response {
 }
 
 fn respond(file: &UiFile, request: &HeaderMap) -> Response {
-    let accepted = accepted_encodings(request);
-    let (etag, encoding) = match (&file.br, &file.gzip) {
-        (Some(br), _) if accepted.br => (br.etag, Some(("br", br.bytes))),
-        (_, Some(gzip)) if accepted.gzip => (gzip.etag, Some(("gzip", gzip.bytes))),
+    let (etag, gzipped) = match &file.gzip {
+        Some(gzip) if accepts_gzip(request) => (gzip.etag, Some(gzip.bytes)),
         _ => (file.etag, None),
     };
     let cache_control = if file.path.starts_with("assets/") {
@@ -91,7 +88,7 @@ fn respond(file: &UiFile, request: &HeaderMap) -> Response {
     let mut response = Response::builder()
         .header(header::ETAG, etag)
         .header(header::CACHE_CONTROL, cache_control);
-    if file.br.is_some() || file.gzip.is_some() {
+    if file.gzip.is_some() {
         response = response.header(header::VARY, "Accept-Encoding");
     }
     if etag_matches(request, etag) {
@@ -101,9 +98,9 @@ fn respond(file: &UiFile, request: &HeaderMap) -> Response {
             .unwrap_or_default();
     }
     response = response.header(header::CONTENT_TYPE, file.content_type);
-    let body = match encoding {
-        Some((name, bytes)) => {
-            response = response.header(header::CONTENT_ENCODING, name);
+    let body = match gzipped {
+        Some(bytes) => {
+            response = response.header(header::CONTENT_ENCODING, "gzip");
             Body::from(bytes)
         }
         None => match identity(file) {
@@ -145,16 +142,8 @@ fn etag_matches(request: &HeaderMap, etag: &str) -> bool {
         .any(|candidate| candidate == "*" || candidate.trim_start_matches("W/") == bare)
 }
 
-#[derive(Default, PartialEq, Debug)]
-struct Accepted {
-    br: bool,
-    gzip: bool,
-}
-
-/// The codings the client takes (`q=0` means "not acceptable"). Brotli is preferred when
-/// both are: it is the smaller.
-fn accepted_encodings(request: &HeaderMap) -> Accepted {
-    let mut accepted = Accepted::default();
+/// Whether the client takes gzip (`q=0` means "not acceptable").
+pub(super) fn accepts_gzip(request: &HeaderMap) -> bool {
     let items = request
         .get_all(header::ACCEPT_ENCODING)
         .iter()
@@ -165,16 +154,11 @@ fn accepted_encodings(request: &HeaderMap) -> Accepted {
         let coding = parts.next().unwrap_or_default();
         let refused = parts
             .any(|p| matches!(p.strip_prefix("q="), Some(q) if q.parse::<f32>().is_ok_and(|q| q <= 0.0)));
-        if refused {
-            continue;
-        }
-        if coding.eq_ignore_ascii_case("br") {
-            accepted.br = true;
-        } else if coding.eq_ignore_ascii_case("gzip") || coding.eq_ignore_ascii_case("x-gzip") {
-            accepted.gzip = true;
+        if !refused && (coding.eq_ignore_ascii_case("gzip") || coding.eq_ignore_ascii_case("x-gzip")) {
+            return true;
         }
     }
-    accepted
+    false
 }
 
 #[cfg(test)]
@@ -190,16 +174,13 @@ mod tests {
 
     #[test]
     fn encoding_negotiation() {
-        let pick = |v| accepted_encodings(&headers(header::ACCEPT_ENCODING, v));
-        let both = Accepted { br: true, gzip: true };
-        let gzip = Accepted {
-            br: false,
-            gzip: true,
-        };
-        assert_eq!(pick("gzip, deflate, br, zstd"), both);
-        assert_eq!(pick("gzip"), gzip);
-        assert_eq!(pick("br;q=0, gzip;q=0.5"), gzip);
-        assert_eq!(pick("identity"), Accepted::default());
+        let gzip = |v| accepts_gzip(&headers(header::ACCEPT_ENCODING, v));
+        assert!(gzip("gzip, deflate, br, zstd"));
+        assert!(gzip("br;q=0, gzip;q=0.5"));
+        assert!(gzip("x-gzip"));
+        assert!(!gzip("gzip;q=0, br"));
+        assert!(!gzip("identity"));
+        assert!(!accepts_gzip(&HeaderMap::new()));
     }
 
     #[test]
@@ -221,9 +202,9 @@ mod tests {
         for f in UI_FILES {
             assert!(f.plain.is_some() != f.gzip.is_some(), "{}", f.path);
             assert!(f.plain.is_none_or(|p| p.len() == f.len), "{}", f.path);
-            for variant in [&f.br, &f.gzip].into_iter().flatten() {
-                assert!(variant.bytes.len() < f.len, "{}", f.path);
-                assert_ne!(variant.etag, f.etag, "{}", f.path);
+            if let Some(gzip) = &f.gzip {
+                assert!(gzip.bytes.len() < f.len, "{}", f.path);
+                assert_ne!(gzip.etag, f.etag, "{}", f.path);
             }
         }
     }

@@ -7,13 +7,13 @@ use axum::extract::State;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use utoipa_axum::router::OpenApiRouter;
-use utoipa_axum::routes;
 
 use super::AppState;
 use super::answers::{Message, message};
 use super::error::{ApiError, ApiResult, Data, ErrorBody, data};
 use super::extract::ApiPath;
 use super::limits::limited;
+use super::routes;
 use super::session::AuthUser;
 use crate::security::client_ip::{ClientIp, limit_key};
 use crate::services::calendar::{self, FeedStatus, NewFeed};

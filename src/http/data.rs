@@ -15,12 +15,12 @@ use tokio::sync::Semaphore;
 use tokio::sync::mpsc::{self, error::TrySendError};
 use utoipa::IntoParams;
 use utoipa_axum::router::OpenApiRouter;
-use utoipa_axum::routes;
 
 use super::AppState;
 use super::answers::{MessageData, message_data};
 use super::error::{ApiError, ApiResult, Data, ErrorBody, data};
 use super::extract::{ApiPath, ApiQuery, query_number};
+use super::routes;
 use super::session::AuthUser;
 use crate::services::import::{self, MAX_FILE_BYTES, Summary};
 use crate::services::report::Report;

@@ -6,12 +6,12 @@ use axum::extract::State;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
-use utoipa_axum::routes;
 
 use super::AppState;
 use super::answers::{MessageData, message_data};
 use super::error::{ApiError, ApiResult, ErrorBody};
 use super::extract::{ApiJson, ApiPath, ApiQuery, query_number};
+use super::routes;
 use super::session::AuthUser;
 use crate::domain::dose::{DoseStatus, EntryId};
 use crate::domain::medication::MedicationId;

@@ -11,13 +11,13 @@ use axum::response::Response;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
-use utoipa_axum::routes;
 
 use super::AppState;
 use super::answers::{Message, MessageData, message, message_data};
 use super::error::{ApiError, ApiResult, Data, ErrorBody, data, data_bytes};
 use super::extract::{ApiJson, ApiPath, ApiQuery, query_number};
 use super::list_cache::{Answer, Made};
+use super::routes;
 use super::session::AuthUser;
 use crate::domain::dose::DoseStatus;
 use crate::domain::medication::MedicationId;

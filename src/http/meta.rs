@@ -7,10 +7,10 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
-use utoipa_axum::routes;
 
 use super::AppState;
 use super::error::{ApiError, ApiResult, Data, data};
+use super::routes;
 use crate::db::migrations;
 use crate::reminders::heartbeat;
 use crate::services::health;

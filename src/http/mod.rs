@@ -35,7 +35,6 @@ use tokio::net::TcpListener;
 use tower_http::CompressionLevel;
 use tower_http::compression::CompressionLayer;
 use tower_http::compression::predicate::{NotForContentType, Predicate, SizeAbove};
-use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 
 use crate::config::Settings;
@@ -77,10 +76,15 @@ pub struct AppState {
     pub list_cache: Arc<list_cache::ListCache>,
 }
 
-/// The API's routes and the document that describes them, built from the same
-/// annotations: a route cannot be served without being documented.
-pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
-    let (router, doc) = OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
+/// The API's routes, declared with the annotations the OpenAPI document is made from: a
+/// route cannot be served without being documented.
+fn api() -> Router<AppState> {
+    let (router, _) = api_routes().split_for_parts();
+    router
+}
+
+fn api_routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
         .merge(meta::routes())
         .merge(auth::routes())
         .merge(two_factor::routes())
@@ -91,14 +95,55 @@ pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(history::routes())
         .merge(people::routes())
         .merge(data::routes())
-        .split_for_parts();
-    let mut doc = openapi::qualified_operation_ids(prefixed(doc));
-    openapi::add_common_responses(&mut doc);
-    (router, doc)
+}
+
+/// `utoipa_axum::routes!` in the tests, which make the OpenAPI document from the handlers'
+/// annotations (see openapi.rs). The server itself takes only each handler's path and methods
+/// from them, so the code describing each operation and schema is left out of the binary.
+#[cfg(test)]
+macro_rules! routes {
+    ($($handlers:tt)*) => { utoipa_axum::routes!($($handlers)*) };
+}
+
+#[cfg(not(test))]
+macro_rules! routes {
+    ($($handler:ident),+ $(,)?) => {{
+        use utoipa::Path as _;
+        use utoipa_axum::PathItemExt as _;
+        let mut paths = utoipa::openapi::path::Paths::new();
+        let mut router = axum::routing::MethodRouter::new();
+        $(utoipa_axum::paste! {
+            let methods = [<__path_ $handler>]::methods();
+            router = methods
+                .iter()
+                .fold(router, |router, method| router.on(method.to_method_filter(), $handler));
+            paths.add_path_operation(
+                [<__path_ $handler>]::path(),
+                methods,
+                utoipa::openapi::path::Operation::new(),
+            );
+        })+
+        (Vec::new(), paths, router)
+    }};
+}
+pub(crate) use routes;
+
+/// The OpenAPI document of `/api` made from the annotations (the binary serves
+/// src/http/openapi.json, which a test keeps equal to this).
+#[cfg(test)]
+pub fn openapi_document() -> utoipa::openapi::OpenApi {
+    use utoipa::OpenApi;
+    let doc = OpenApiRouter::with_openapi(openapi::generate::ApiDoc::openapi())
+        .merge(api_routes())
+        .into_openapi();
+    let mut doc = openapi::generate::qualified_operation_ids(prefixed(doc));
+    openapi::generate::add_common_responses(&mut doc);
+    doc
 }
 
 /// The document with each path as a client calls it (`/api/…`): the routes are nested
 /// under `/api`, their annotations name the path inside it.
+#[cfg(test)]
 fn prefixed(mut doc: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
     let paths = std::mem::take(&mut doc.paths.paths);
     doc.paths.paths = paths
@@ -108,18 +153,9 @@ fn prefixed(mut doc: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
     doc
 }
 
-/// The OpenAPI document of `/api` as served at `/api/openapi.json`.
-pub fn openapi_document() -> utoipa::openapi::OpenApi {
-    let (_, doc) = api();
-    doc
-}
-
 pub fn router(state: AppState) -> Router {
-    let (api, doc) = api();
-    // Kept as its JSON (about a tenth of the size of the structure it is made from).
-    let doc = openapi::serialized(&doc);
-    let api = api
-        .route("/openapi.json", get(move || openapi::document(doc.clone())))
+    let api = api()
+        .route("/openapi.json", get(openapi::document))
         .route("/docs", get(openapi::docs_page));
     // Test-only and undocumented: see test_clock.rs.
     #[cfg(debug_assertions)]
@@ -131,7 +167,7 @@ pub fn router(state: AppState) -> Router {
             // The API's JSON is made per request: gzip's fastest level still shrinks it
             // several times, at a fraction of the default level's CPU. Only gzip: a Brotli
             // encoder would add about 2 MB to the binary for answers that gzip shrinks nearly
-            // as well (the web app's files have Brotli copies made at build time). Bodies
+            // as well (the web app's files are gzipped at build time). Bodies
             // under 1 KiB (most answers) are not worth the work and the headers.
             CompressionLayer::new()
                 .quality(CompressionLevel::Fastest)

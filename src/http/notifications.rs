@@ -11,13 +11,13 @@ use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
-use utoipa_axum::routes;
 
 use super::AppState;
 use super::answers::{Message, MessageData, message, message_data};
 use super::error::{ApiError, ApiResult, Data, ErrorBody, data};
 use super::extract::{ApiJson, ApiPath, ApiQuery, query_number};
 use super::limits::limited;
+use super::routes;
 use super::session::AuthUser;
 use crate::domain::notification::{DeliveryMethod, ReminderStatus, check_methods};
 use crate::reminders::dispatcher::ChannelReport;

@@ -5,12 +5,12 @@
 use axum::Json;
 use axum::extract::State;
 use utoipa_axum::router::OpenApiRouter;
-use utoipa_axum::routes;
 
 use super::AppState;
 use super::answers::{MessageData, message_data};
 use super::error::{ApiResult, Data, ErrorBody, data};
 use super::extract::ApiJson;
+use super::routes;
 use super::session::AuthUser;
 use crate::services::user_settings::{self, AppSettings, SettingsChange};
 

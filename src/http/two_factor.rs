@@ -11,12 +11,12 @@ use axum::extract::State;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
-use utoipa_axum::routes;
 
 use super::AppState;
 use super::answers::{Message, MessageData, message, message_data};
 use super::error::{ApiError, ApiResult, Data, ErrorBody, data};
 use super::extract::ApiJson;
+use super::routes;
 use super::session::{AuthUser, accounts};
 use crate::security::client_ip::{ClientIp, limit_key};
 use crate::services::accounts::{
