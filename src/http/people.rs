@@ -10,7 +10,7 @@ use axum::http::StatusCode;
 use serde::Deserialize;
 use utoipa::IntoParams;
 use utoipa_axum::router::OpenApiRouter;
-use utoipa_axum::routes;
+use super::routes;
 
 use super::AppState;
 use super::answers::{Message, message};
