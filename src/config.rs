@@ -117,8 +117,8 @@ impl Default for Settings {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Signups {
-    /// Open until the first account exists, then only to addresses with an open care
-    /// invitation (services::accounts::register).
+    /// Open until the first account exists, then only to an address registering with the
+    /// token of its open care invitation (services::accounts::register).
     FirstUser,
     Open,
     Closed,

@@ -784,6 +784,16 @@ async fn a_manage_carer_adds_a_medication_to_the_person_and_escalation_names_onl
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["data"]["escalation"], Value::Null, "{body}");
 
+    // A dose of it, given by the manage carer, goes with the medication when it moves.
+    let (status, body) = post(
+        &c.server,
+        &format!("{path}/doses"),
+        Some(c.token(Who::Manage)),
+        json!({}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+
     // Only the owner moves a medication to another of their people.
     let me = c.person("Leo").await;
     let (status, body) = call(
@@ -806,7 +816,43 @@ async fn a_manage_carer_adds_a_medication_to_the_person_and_escalation_names_onl
     .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["data"]["person_id"], me);
-    // Now out of the carers' reach.
+    // Now out of the carers' reach, its history with it: Leo's history has the dose, Emma's
+    // does not, and the carer can neither read nor change the entry.
     let (status, _) = get_json(&c.server, &path, Some(c.token(Who::Manage))).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (_, leo) = get_json(
+        &c.server,
+        &format!("/api/medications/history?person_id={me}"),
+        Some(&c.owner),
+    )
+    .await;
+    let moved = leo["data"].as_array().unwrap();
+    assert_eq!(moved.len(), 1, "{leo}");
+    assert_eq!(moved[0]["person_id"], me);
+    let (_, emma) = get_json(
+        &c.server,
+        &format!("/api/medications/history?person_id={p}"),
+        Some(&c.owner),
+    )
+    .await;
+    assert!(
+        emma["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|e| e["medication_id"] != vitamin),
+        "{emma}"
+    );
+    let entry = format!("/api/medications/history/{}", moved[0]["id"]);
+    let (status, _) = call(
+        &c.server,
+        Method::PUT,
+        &entry,
+        Some(c.token(Who::Manage)),
+        Some(json!({"dosage": "x"})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, _) = get_json(&c.server, &format!("{path}/history"), Some(c.token(Who::Manage))).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
 }

@@ -60,13 +60,13 @@ fn invitation_token(smtp: &SmtpSink, to: &str, n: usize) -> String {
 }
 
 /// Registers an address through the API and confirms it with the mailed link; signs in.
-async fn register_by_mail(server: &Server, smtp: &SmtpSink, email: &str) -> String {
+async fn register_by_mail(server: &Server, smtp: &SmtpSink, email: &str, invitation: Option<&str>) -> String {
     let before = smtp.count_for(email);
     let (status, body) = post(
         server,
         "/api/auth/register",
         None,
-        json!({ "email": email, "password": PASSWORD }),
+        json!({ "email": email, "password": PASSWORD, "invitation": invitation }),
     )
     .await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
@@ -236,7 +236,31 @@ async fn an_invited_carer_registers_accepts_and_the_owner_manages_the_circle() {
         (status, code_of(&body)),
         (StatusCode::FORBIDDEN, "registration_closed")
     );
-    let carer = register_by_mail(&server, &smtp, "kim@example.org").await;
+    // The invited address alone does not open it; with the link's token it does.
+    let (status, body) = post(
+        &server,
+        "/api/auth/register",
+        None,
+        json!({ "email": "kim@example.org", "password": PASSWORD }),
+    )
+    .await;
+    assert_eq!(
+        (status, code_of(&body)),
+        (StatusCode::FORBIDDEN, "registration_closed")
+    );
+    let (status, body) = post(
+        &server,
+        "/api/auth/register",
+        None,
+        json!({ "email": "nobody@example.org", "password": PASSWORD, "invitation": token }),
+    )
+    .await;
+    assert_eq!(
+        (status, code_of(&body)),
+        (StatusCode::FORBIDDEN, "registration_closed"),
+        "the token opens registration for the invited address only"
+    );
+    let carer = register_by_mail(&server, &smtp, "kim@example.org", Some(&token)).await;
     set_name(&server, &carer, "Kim", "Berg").await;
 
     // Another account cannot read or take it; the address is masked.
@@ -558,9 +582,19 @@ async fn carer_by_link(
     let (status, body) = invite(server, owner, person, email, role).await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
     let link = body["data"]["invite_url"].as_str().unwrap().to_owned();
-    let token = common::register(server, email).await;
+    let invitation = link.rsplit('/').next().unwrap();
+    // Sign-ups are closed past the first account: the invitation's link opens them.
+    let (status, body) = post(
+        server,
+        "/api/auth/register",
+        None,
+        json!({ "email": email, "password": PASSWORD, "invitation": invitation }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let token = body["data"]["token"].as_str().unwrap().to_owned();
     set_name(server, &token, name.0, name.1).await;
-    let (status, body) = accept(server, &token, link.rsplit('/').next().unwrap()).await;
+    let (status, body) = accept(server, &token, invitation).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     (token, body["data"]["carer_id"].as_i64().unwrap())
 }

@@ -314,6 +314,16 @@ async fn carers_hear_of_a_dose_not_logged_and_the_first_to_take_it_ends_it_for_e
     assert!(before["data"]["logged"].is_null(), "{before}");
     assert!(before["data"]["handled_by"].is_null(), "{before}");
     assert_eq!(before["data"]["person_name"], "Tom");
+    // A carer's link gives or skips the dose; it cannot move the owner's reminder.
+    let (status, refused) = post(
+        &server,
+        &ben_link,
+        None,
+        json!({"status": "snoozed", "minutes": 10}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{refused}");
+    assert_eq!(refused["code"], "not_permitted");
 
     // Anna takes it through her link: the history says she gave it.
     let (status, taken) = post(&server, &take_path(&links[0]), None, json!({})).await;

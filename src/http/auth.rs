@@ -29,6 +29,9 @@ pub struct Credentials {
     code: Option<String>,
     /// The same as `code` (older clients).
     otp: Option<String>,
+    /// Registering to accept an invitation to care for someone: the token of its link. Past
+    /// the first account, it opens registration for the invited address only.
+    invitation: Option<String>,
 }
 
 /// A new account waiting for its address to be verified.
@@ -72,7 +75,13 @@ pub async fn register(
     ApiJson(body): ApiJson<Credentials>,
 ) -> ApiResult<Response> {
     let registered = accounts(&state)
-        .register(&limit_key(ip), &body.email, body.password, state.clock.now())
+        .register(
+            &limit_key(ip),
+            &body.email,
+            body.password,
+            body.invitation.as_deref(),
+            state.clock.now(),
+        )
         .await?;
     let answer = match registered {
         Registered::SignedIn(session) => RegisterAnswer::SignedIn(Data {

@@ -928,6 +928,7 @@ pub enum TakeStatus {
         (status = 201, description = "The history entry, with `warning` and `warning_code` (null unless the stock could not follow)", body = MessageData<Recorded>),
         (status = 200, description = "Snoozed: when the reminder goes out again", body = MessageData<Snoozed>),
         (status = 400, description = "A bad body or status; invalid_snooze_minutes", body = ErrorBody),
+        (status = 403, description = "not_permitted: a carer's alert link cannot snooze the person's reminder", body = ErrorBody),
         (status = 404, description = "invalid_token: unknown or expired", body = ErrorBody),
         (status = 409, description = "dose_already_logged", body = ErrorBody),
         (status = 429, description = "rate_limited", body = ErrorBody),

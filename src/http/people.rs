@@ -4,13 +4,13 @@
 
 use std::sync::Arc;
 
+use super::routes;
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use serde::Deserialize;
 use utoipa::IntoParams;
 use utoipa_axum::router::OpenApiRouter;
-use super::routes;
 
 use super::AppState;
 use super::answers::{Message, message};

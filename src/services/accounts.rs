@@ -667,8 +667,10 @@ impl Accounts<'_> {
         client: &str,
         email: &str,
         password: String,
+        invitation: Option<&str>,
         now: DateTime<Utc>,
     ) -> AccountResult<Registered> {
+        let invitation = invitation.map(crate::security::codes::hash_link_token);
         let email = validate_email(email).map_err(ServiceError::Invalid)?;
         validate_new_password(&password).map_err(ServiceError::Invalid)?;
         self.limits.registrations_per_client.hit(client)?;
@@ -682,12 +684,17 @@ impl Accounts<'_> {
             .write(move |conn| {
                 let tx = conn.transaction()?;
                 // Past the first account, an address invited to care for someone may still
-                // register: the invitation is an account holder's explicit choice.
+                // register with the invitation's link: the invitation is an account holder's
+                // explicit choice, and its token (not the address alone) proves it was received.
                 let open = match signups {
                     Signups::Open => true,
                     Signups::Closed => false,
                     Signups::FirstUser => {
-                        users::count(&tx)? == 0 || carers::invited(&tx, &email, &clock::stamp(now))?
+                        users::count(&tx)? == 0
+                            || match &invitation {
+                                Some(hash) => carers::invited(&tx, &email, hash, &clock::stamp(now))?,
+                                None => false,
+                            }
                     }
                 };
                 if !open {

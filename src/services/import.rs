@@ -1035,9 +1035,10 @@ fn write(conn: &Connection, user_id: i64, plan: Plan, now: DateTime<Utc>) -> Ser
             .and_then(Vec::pop)
         {
             if let (Some(id), true) = (target.medication, target.created) {
+                // It goes to the new medication's person too: who may see an entry follows it.
                 conn.execute(
-                    "UPDATE dose_history SET medication_id = ?3 WHERE user_id = ?1 AND id = ?2",
-                    params![user_id, entry_id, id],
+                    "UPDATE dose_history SET medication_id = ?3, person_id = ?4 WHERE user_id = ?1 AND id = ?2",
+                    params![user_id, entry_id, id, target.person],
                 )?;
             }
             summary.history.skipped += 1;

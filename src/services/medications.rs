@@ -644,6 +644,8 @@ pub fn update(
             return Err(access::person_not_found());
         }
         m.person_id = person_id;
+        // Its doses go with it: who may read and change an entry follows the entry's person.
+        history::reassign(conn, user_id, m.id, person_id)?;
     }
     let escalation_sent = input.escalation.is_some();
     apply(&mut m, input)?;

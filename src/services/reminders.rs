@@ -423,7 +423,20 @@ pub fn snooze(
         )
     })?;
     let tx = conn.transaction()?;
-    let TakeLink { target, user_id, .. } = take_link(&tx, token, now)?;
+    let TakeLink {
+        target,
+        user_id,
+        access,
+        ..
+    } = take_link(&tx, token, now)?;
+    // A carer's alert asks them to give or skip the dose; moving the person's own reminder
+    // is the account holder's.
+    if !access.is_owner() {
+        return Err(ServiceError::Forbidden(super::Problem::new(
+            ErrorCode::NotPermitted,
+            "Only the account holder can snooze this reminder",
+        )));
+    }
     let until = now + Duration::minutes(minutes);
     let stamp = clock::stamp(until);
     if target.reminder.answered_at.is_some()

@@ -75,12 +75,14 @@ pub fn cares_for(conn: &Connection, person_id: i64, user_id: i64) -> rusqlite::R
         .query_row([person_id, user_id], |row| row.get(0))
 }
 
-/// Whether an address has an open invitation to any person (such an address may register).
-pub fn invited(conn: &Connection, email: &str, now: &str) -> rusqlite::Result<bool> {
+/// Whether the invitation whose token hashes to `token_hash` is open and was sent to `email`
+/// (such an address may register).
+pub fn invited(conn: &Connection, email: &str, token_hash: &str, now: &str) -> rusqlite::Result<bool> {
     conn.prepare_cached(
-        "SELECT EXISTS (SELECT 1 FROM carers WHERE email = ?1 AND user_id IS NULL AND expires_at > ?2)",
+        "SELECT EXISTS (SELECT 1 FROM carers
+         WHERE email = ?1 AND token_hash = ?2 AND user_id IS NULL AND expires_at > ?3)",
     )?
-    .query_row(params![email, now], |row| row.get(0))
+    .query_row(params![email, token_hash, now], |row| row.get(0))
 }
 
 /// A new invitation; answers its id.

@@ -163,6 +163,19 @@ pub fn delete(conn: &Connection, user_id: i64, id: i64) -> rusqlite::Result<()> 
     Ok(())
 }
 
+/// Moves a medication's entries to the person it now belongs to.
+pub fn reassign(
+    conn: &Connection,
+    user_id: i64,
+    medication_id: i64,
+    person_id: i64,
+) -> rusqlite::Result<usize> {
+    conn.execute(
+        "UPDATE dose_history SET person_id = ?3 WHERE user_id = ?1 AND medication_id = ?2",
+        [user_id, medication_id, person_id],
+    )
+}
+
 /// Marks a medication's entries as having taken nothing from its (new) stock.
 pub fn forget_stock_use(conn: &Connection, medication_id: i64) -> rusqlite::Result<()> {
     conn.execute(

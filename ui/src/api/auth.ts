@@ -1,6 +1,7 @@
 import { ApiError, apiRequest, isJsonObject, type Json } from './client';
 import { nonEmptyString, parseMethod, parseMethods, payloadOf } from './parse';
 import { clearSession, getStoredToken } from './session';
+import { keptInvitation } from '../people/pendingInvitation';
 import type { AuthSession, LoginRequirements, RegisterResult, User, VerificationResult } from './types';
 
 function optionalString(value: Json | undefined): string | null | undefined {
@@ -79,10 +80,11 @@ export async function login(email: string, password: string, code?: string): Pro
 }
 
 export async function register(email: string, password: string): Promise<RegisterResult> {
+  const invitation = keptInvitation();
   const body = await apiRequest('/api/auth/register', {
     method: 'POST',
     anonymous: true,
-    body: { email, password },
+    body: invitation ? { email, password, invitation } : { email, password },
   });
   const session = parseSession(body);
   if (session) return { kind: 'signedIn', session };

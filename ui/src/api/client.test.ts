@@ -173,4 +173,18 @@ describe('typed calls', () => {
       session: { user, token: 'x' },
     });
   });
+
+  it('register sends the invitation kept on this device, which opens closed sign-ups', async () => {
+    const user = { id: 4, email: 'kim@example.com' };
+    const respond = () => jsonResponse({ success: true, data: { user, token: 'x' } }, 201);
+    let fetchMock = mockFetch({ 'POST /api/auth/register': respond });
+    await register('kim@example.com', 'secret1');
+    expect(sentJson(fetchMock.mock.calls[0]?.[1])).toEqual({ email: 'kim@example.com', password: 'secret1' });
+
+    localStorage.setItem('pillbox_invitation', 'tok_123');
+    fetchMock = mockFetch({ 'POST /api/auth/register': respond });
+    await register('kim@example.com', 'secret1');
+    expect(sentJson(fetchMock.mock.calls[0]?.[1])).toEqual({ email: 'kim@example.com', password: 'secret1', invitation: 'tok_123' });
+    localStorage.removeItem('pillbox_invitation');
+  });
 });

@@ -1379,6 +1379,11 @@ export interface components {
             /** @description The second factor at sign-in: an authenticator or e-mail code, or a backup code. */
             code?: string | null;
             email?: string;
+            /**
+             * @description Registering to accept an invitation to care for someone: the token of its link. Past
+             *     the first account, it opens registration for the invited address only.
+             */
+            invitation?: string | null;
             /** @description The same as `code` (older clients). */
             otp?: string | null;
             password?: string;
@@ -7389,6 +7394,15 @@ export interface operations {
             };
             /** @description A bad body or status; invalid_snooze_minutes */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_permitted: a carer's alert link cannot snooze the person's reminder */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

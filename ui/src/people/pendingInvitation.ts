@@ -20,6 +20,17 @@ export function forgetInvitation(): void {
   }
 }
 
+/** The invitation waiting on this device, if any: registering sends it, since on a server
+ *  whose sign-ups closed after the first account only an invitation's link opens them. */
+export function keptInvitation(): string | null {
+  try {
+    const token = localStorage.getItem(STORAGE_KEY);
+    return token !== null && TOKEN.test(token) ? token : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Where to go after signing in: the invitation waiting, else the medications. */
 export function pathAfterSignIn(): string {
   let token: string | null = null;
