@@ -954,17 +954,17 @@ pub fn today(
     // Whose doses, by owning account; an archived person is left out unless asked for.
     let mut by_owner: Vec<(i64, HashMap<i64, String>)> = Vec::new();
     for access in wanted {
-        let Some((name, archived)) = people::brief(conn, access.person_id)? else {
+        let Some(found) = people::find(conn, access.person_id)? else {
             continue;
         };
-        if archived && person.is_none() {
+        if found.archived && person.is_none() {
             continue;
         }
         match by_owner.iter_mut().find(|(owner, _)| *owner == access.owner_id) {
             Some((_, names)) => {
-                names.insert(access.person_id, name);
+                names.insert(access.person_id, found.name);
             }
-            None => by_owner.push((access.owner_id, HashMap::from([(access.person_id, name)]))),
+            None => by_owner.push((access.owner_id, HashMap::from([(access.person_id, found.name)]))),
         }
     }
     let mut doses = Vec::new();

@@ -81,13 +81,7 @@ pub fn self_person(conn: &Connection, owner_id: i64) -> rusqlite::Result<i64> {
 /// A person's name, as the account shows it (the account holder's own person shows the
 /// account's name when it has none of its own).
 pub fn name(conn: &Connection, person_id: i64) -> rusqlite::Result<Option<String>> {
-    conn.prepare_cached(
-        "SELECT CASE WHEN p.name <> '' THEN p.name
-                     ELSE coalesce(nullif(trim(u.first_name || ' ' || u.last_name), ''), u.email) END
-         FROM people p JOIN users u ON u.id = p.owner_id WHERE p.id = ?1",
-    )?
-    .query_row([person_id], |row| row.get(0))
-    .optional()
+    Ok(find(conn, person_id)?.map(|person| person.name))
 }
 
 /// A user's name as others see it (first and last name, else the e-mail address).
@@ -297,15 +291,4 @@ pub fn carer_role(conn: &Connection, person_id: i64, user_id: i64) -> rusqlite::
     conn.prepare_cached("SELECT role FROM carers WHERE person_id = ?1 AND user_id = ?2")?
         .query_row([person_id, user_id], |row| row.get(0))
         .optional()
-}
-
-/// A person's name and whether they are archived.
-pub fn brief(conn: &Connection, person_id: i64) -> rusqlite::Result<Option<(String, bool)>> {
-    let Some(name) = name(conn, person_id)? else {
-        return Ok(None);
-    };
-    let archived = conn
-        .prepare_cached("SELECT archived_at IS NOT NULL FROM people WHERE id = ?1")?
-        .query_row([person_id], |row| row.get(0))?;
-    Ok(Some((name, archived)))
 }
