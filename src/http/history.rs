@@ -99,10 +99,9 @@ async fn page_of(
         .read(move |conn| {
             // The account whose history it is: the user's own, or the owner of the person
             // (or medication) they care for.
-            let owner = match (medication, person) {
-                (Some(id), _) => access::medication(conn, user_id, id)?.owner_id,
-                (None, Some(person)) => access::person(conn, user_id, person)?.owner_id,
-                (None, None) => user_id,
+            let owner = match medication {
+                Some(id) => access::medication(conn, user_id, id)?.owner_id,
+                None => access::owner(conn, user_id, person)?,
             };
             Ok::<_, ApiError>(doses::history(
                 conn, owner, person, medication, filter, paging, now,

@@ -50,15 +50,6 @@ impl PersonQuery {
     }
 }
 
-/// The account whose rows hold `person`'s data (the user's own without a person), and the
-/// person: 404 `person_not_found` for one the user cannot see.
-fn owner_of(conn: &rusqlite::Connection, user_id: i64, person: Option<i64>) -> ApiResult<i64> {
-    Ok(match person {
-        Some(id) => access::person(conn, user_id, id)?.owner_id,
-        None => user_id,
-    })
-}
-
 /// The medications of your own people, or of one person, by name, each with its schedule,
 /// stock and latest doses.
 #[utoipa::path(
@@ -86,7 +77,7 @@ pub async fn list(
         let listed = state
             .db
             .read_inline(move |conn| {
-                let owner = owner_of(conn, user.id, Some(person))?;
+                let owner = access::owner(conn, user.id, Some(person))?;
                 Ok::<_, ApiError>(medications::list(conn, owner, Some(person), reach, now)?)
             })
             .await?;
@@ -524,7 +515,7 @@ pub async fn low_stock(
     let rows = state
         .db
         .read(move |conn| {
-            let owner = owner_of(conn, user.id, person)?;
+            let owner = access::owner(conn, user.id, person)?;
             Ok::<_, ApiError>(stock::low(conn, owner, person, now)?)
         })
         .await?;
@@ -554,7 +545,7 @@ pub async fn adherence(
     let body = state
         .db
         .read(move |conn| {
-            let owner = owner_of(conn, user.id, person)?;
+            let owner = access::owner(conn, user.id, person)?;
             Ok::<_, ApiError>(medications::adherence(conn, owner, person, now)?)
         })
         .await?;

@@ -115,6 +115,15 @@ pub fn person(conn: &Connection, user_id: i64, person_id: i64) -> ServiceResult<
     Ok(Access::of(user_id, reach))
 }
 
+/// The account whose rows hold `person`'s data, or the user's own without a person; 404
+/// `person_not_found` for a person the user cannot see.
+pub fn owner(conn: &Connection, user_id: i64, person: Option<i64>) -> ServiceResult<i64> {
+    Ok(match person {
+        Some(id) => self::person(conn, user_id, id)?.owner_id,
+        None => user_id,
+    })
+}
+
 /// The user's access to a medication's person; 404 `medication_not_found` when they have none.
 pub fn medication(conn: &Connection, user_id: i64, id: MedicationId) -> ServiceResult<Access> {
     let reach = people::reach_medication(conn, user_id, id.0)?
