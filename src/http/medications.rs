@@ -71,30 +71,14 @@ pub async fn list(
 ) -> ApiResult<Response> {
     let reach = reach(&state);
     let now = state.clock.now();
-    if let Some(person) = query.id()? {
-        // One person's list is not kept: carers' and owners' views of a person differ in
-        // whose account answers, and the whole account's list is the one read all day.
-        let listed = state
-            .db
-            .read_inline(move |conn| {
-                let owner = access::owner(conn, user.id, Some(person))?;
-                Ok::<_, ApiError>(medications::list(conn, owner, Some(person), reach, now)?)
-            })
-            .await?;
-        let json = data_bytes(&listed.medications, 256 + listed.medications.len() * 1536)?;
-        let answer = Answer::new(
-            json,
-            Made {
-                version: 0,
-                tz: listed.tz,
-                today: listed.today,
-                email_available: reach.email_available,
-            },
-        );
-        return Ok(answer.response(&headers));
-    }
-    // Asked before the read begins: a commit after it moves the version on.
-    let version = state.db.version();
+    let person = query.id()?;
+    // Asked before the read begins: a commit after it moves the version on. One person's list
+    // is not kept: carers' and owners' views of a person differ in whose account answers, and
+    // the whole account's list is the one read all day.
+    let version = match person {
+        None => state.db.version(),
+        Some(_) => None,
+    };
     if let Some(version) = version
         && let Some(answer) = state.list_cache.get(user.id, version, now, reach.email_available)
     {
@@ -102,7 +86,10 @@ pub async fn list(
     }
     let listed = state
         .db
-        .read_inline(move |conn| Ok::<_, ApiError>(medications::list(conn, user.id, None, reach, now)?))
+        .read_inline(move |conn| {
+            let owner = access::owner(conn, user.id, person)?;
+            Ok::<_, ApiError>(medications::list(conn, owner, person, reach, now)?)
+        })
         .await?;
     // About 1.3 KiB a medication with its schedule, stock and latest doses.
     let json = data_bytes(&listed.medications, 256 + listed.medications.len() * 1536)?;
