@@ -9,9 +9,9 @@ mod common;
 use std::process::Command;
 use std::time::Duration;
 
-use chrono::{DateTime, Duration as Span, Utc};
+use chrono::Duration as Span;
 use common::push::PushService;
-use common::{Server, SmtpSink, call, get_json, post, register_device, remind_in};
+use common::{Server, SmtpSink, advance, call, get_json, medication, post, register_device, remind_in};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
@@ -28,25 +28,6 @@ async fn start() -> (PushService, Server) {
     let push = PushService::start().await;
     let server = Server::start_with(|c| engine_env(c, &push));
     (push, server)
-}
-
-/// Moves the clock and answers the server's time afterwards.
-async fn advance(server: &Server, seconds: i64) -> DateTime<Utc> {
-    let (status, body) = post(
-        server,
-        "/api/test/clock",
-        None,
-        json!({ "advance_seconds": seconds }),
-    )
-    .await;
-    assert_eq!(status, StatusCode::OK, "{body}");
-    common::instant(&body["data"]["now"])
-}
-
-async fn medication(server: &Server, token: &str, body: Value) -> i64 {
-    let (status, created) = post(server, "/api/medications", Some(token), body).await;
-    assert_eq!(status, StatusCode::CREATED, "{created}");
-    created["data"]["id"].as_i64().unwrap()
 }
 
 async fn put_prefs(server: &Server, token: &str, body: Value) -> Value {

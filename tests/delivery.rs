@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 use chrono::Utc;
 use common::push::PushService;
 use common::{
-    Server, SmtpSink, advance_clock, assert_lead, call, deliveries, get_json, post, register_device,
-    remind_in,
+    Server, SmtpSink, advance_clock, assert_lead, call, deliveries, get_json, medication, post,
+    register_device, remind_in,
 };
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
@@ -47,12 +47,6 @@ async fn push_and_mail() -> (PushService, SmtpSink, Server) {
 
 async fn put(server: &Server, path: &str, token: &str, body: Value) -> (StatusCode, Value) {
     call(server, Method::PUT, path, Some(token), Some(body)).await
-}
-
-async fn medication(server: &Server, token: &str, body: Value) -> i64 {
-    let (status, created) = post(server, "/api/medications", Some(token), body).await;
-    assert_eq!(status, StatusCode::CREATED, "{created}");
-    created["data"]["id"].as_i64().unwrap()
 }
 
 async fn reminder(server: &Server, token: &str, id: i64) -> Value {

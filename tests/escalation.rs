@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use chrono::{DateTime, Duration as Span, Utc};
 use common::push::PushService;
-use common::{Server, SmtpSink, call, get_json, post, register_device};
+use common::{Server, SmtpSink, advance, call, get_json, medication, post, register_device};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
@@ -33,19 +33,6 @@ fn start_in(data_dir: &Path, push: &PushService, smtp: Option<&SmtpSink>) -> Ser
         }
     })
     .unwrap()
-}
-
-/// Moves the clock and answers the server's time afterwards.
-async fn advance(server: &Server, seconds: i64) -> DateTime<Utc> {
-    let (status, body) = post(
-        server,
-        "/api/test/clock",
-        None,
-        json!({ "advance_seconds": seconds }),
-    )
-    .await;
-    assert_eq!(status, StatusCode::OK, "{body}");
-    common::instant(&body["data"]["now"])
 }
 
 /// A verified account named `first` with a device of the local push service; returns its
@@ -114,12 +101,6 @@ async fn revoke(server: &Server, owner: &str, person: i64, carer_row: i64) {
     )
     .await;
     assert_eq!(status, StatusCode::OK, "{body}");
-}
-
-async fn medication(server: &Server, token: &str, body: Value) -> i64 {
-    let (status, created) = post(server, "/api/medications", Some(token), body).await;
-    assert_eq!(status, StatusCode::CREATED, "{created}");
-    created["data"]["id"].as_i64().unwrap()
 }
 
 /// The non-withdrawal pushes a device has received whose title mentions `text`.

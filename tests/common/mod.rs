@@ -217,8 +217,8 @@ pub fn with_test_clock(command: &mut Command) {
 }
 
 /// Moves the clock of a server started `with_test_clock` `seconds` forward; it answers once
-/// the reminders due by then have been handled. Returns how many there were.
-pub async fn advance_clock(server: &Server, seconds: i64) -> u64 {
+/// the reminders due by then have been handled, with how many there were and the new time.
+async fn move_clock(server: &Server, seconds: i64) -> serde_json::Value {
     let (status, body) = post(
         server,
         "/api/test/clock",
@@ -227,7 +227,26 @@ pub async fn advance_clock(server: &Server, seconds: i64) -> u64 {
     )
     .await;
     assert_eq!(status, reqwest::StatusCode::OK, "{body}");
-    body["data"]["handled"].as_u64().unwrap()
+    body
+}
+
+/// Moves the clock (see `move_clock`) and returns how many reminders were handled.
+pub async fn advance_clock(server: &Server, seconds: i64) -> u64 {
+    move_clock(server, seconds).await["data"]["handled"]
+        .as_u64()
+        .unwrap()
+}
+
+/// Moves the clock (see `move_clock`) and returns the server's time afterwards.
+pub async fn advance(server: &Server, seconds: i64) -> chrono::DateTime<chrono::Utc> {
+    instant(&move_clock(server, seconds).await["data"]["now"])
+}
+
+/// Adds a medication for the signed-in account; the test stops unless it is created.
+pub async fn medication(server: &Server, token: &str, body: serde_json::Value) -> i64 {
+    let (status, created) = post(server, "/api/medications", Some(token), body).await;
+    assert_eq!(status, reqwest::StatusCode::CREATED, "{created}");
+    created["data"]["id"].as_i64().unwrap()
 }
 
 /// Registers an account (sign-ups must be open for all but the first) and returns its token.
