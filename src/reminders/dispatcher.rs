@@ -36,7 +36,7 @@ use crate::store::notify_prefs::{self, GlobalPrefs, Method};
 use crate::store::outbox::{self, MailKind, MailState, NewMail, ReminderRound};
 use crate::store::push_subscriptions::{self, Subscription};
 use crate::store::reminders::{self, Job};
-use crate::store::{escalations, medications, people, settings};
+use crate::store::{medications, people, settings};
 
 /// Reminders claimed and planned per transaction. A new batch is claimed while fewer than
 /// this many are still being sent, so planning overlaps sending.
@@ -1220,17 +1220,14 @@ fn plan_job(
         return Ok(Plan::Finish(if repeat { "sent" } else { "cancelled" }, None));
     };
     // An archived person gets no reminders; someone else's in the account are named.
-    let person = escalations::medication_person(conn, medication.id)?;
+    let person = people::find(conn, medication.person_id)?;
     if person.as_ref().is_some_and(|p| p.archived) {
         return Ok(Plan::Finish(
             if repeat { "sent" } else { "cancelled" },
             (!repeat).then(|| "The person is archived".to_owned()),
         ));
     }
-    let whose = match person.filter(|p| !p.is_self) {
-        Some(p) => people::name(conn, p.person_id)?,
-        None => None,
-    };
+    let whose = person.filter(|p| !p.is_self).map(|p| p.name);
     let own = notify_prefs::for_medication(conn, medication.id)?;
     let effective = notify_prefs::effective(&recipient.prefs, own.as_ref());
     // "Hide medication names": no name, dose or message on a lock screen or in a mailbox.

@@ -74,7 +74,7 @@ pub fn plan_medication(
     days: u32,
 ) -> rusqlite::Result<usize> {
     let global = notify_prefs::global(conn, user_id)?;
-    if !global.reminders_enabled || people::medication_archived(conn, medication.id)? {
+    if !global.reminders_enabled || people::find(conn, medication.person_id)?.is_some_and(|p| p.archived) {
         reminders::drop_unsent_for_medication(conn, medication.id)?;
         return Ok(0);
     }

@@ -22,7 +22,7 @@ use crate::services::planner::{self, UserClock};
 use crate::store::deliveries::{self, Delivery};
 use crate::store::medications::{self, Medication};
 use crate::store::reminders::{self, Reminder, TakeTarget};
-use crate::store::{escalations, history, notify_prefs, people};
+use crate::store::{history, notify_prefs, people};
 
 /// The most rows one page of a list may have.
 pub const MAX_LIMIT: i64 = 200;
@@ -535,11 +535,7 @@ pub fn take_details(conn: &Connection, token: &str, now: DateTime<Utc>) -> Servi
         .message
         .clone()
         .or(notify_prefs::effective(&global, own.as_ref()).custom_message);
-    let person_name = escalations::medication_person(conn, m.id)?
-        .map(|p| people::name(conn, p.person_id))
-        .transpose()?
-        .flatten()
-        .unwrap_or_default();
+    let person_name = people::name(conn, m.person_id)?.unwrap_or_default();
     Ok(TakeDetails {
         title: r.title.clone(),
         person_name,

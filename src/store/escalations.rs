@@ -166,33 +166,6 @@ pub fn has_mail(conn: &Connection, id: i64) -> rusqlite::Result<bool> {
         .query_row([id], |row| row.get(0))
 }
 
-/// The person a medication belongs to.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MedicationPerson {
-    pub person_id: i64,
-    /// The account holder's own person.
-    pub is_self: bool,
-    pub archived: bool,
-}
-
-pub fn medication_person(
-    conn: &Connection,
-    medication_id: i64,
-) -> rusqlite::Result<Option<MedicationPerson>> {
-    conn.prepare_cached(
-        "SELECT p.id, p.is_self, p.archived_at IS NOT NULL
-         FROM medications m JOIN people p ON p.id = m.person_id WHERE m.id = ?1",
-    )?
-    .query_row([medication_id], |row| {
-        Ok(MedicationPerson {
-            person_id: row.get(0)?,
-            is_self: row.get(1)?,
-            archived: row.get(2)?,
-        })
-    })
-    .optional()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

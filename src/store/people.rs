@@ -230,15 +230,6 @@ pub fn delete(conn: &Connection, person_id: i64) -> rusqlite::Result<bool> {
         == 1)
 }
 
-/// Whether a medication belongs to an archived person (who gets no reminders).
-pub fn medication_archived(conn: &Connection, medication_id: i64) -> rusqlite::Result<bool> {
-    conn.prepare_cached(
-        "SELECT EXISTS (SELECT 1 FROM medications m JOIN people p ON p.id = m.person_id
-                        WHERE m.id = ?1 AND p.archived_at IS NOT NULL)",
-    )?
-    .query_row([medication_id], |row| row.get(0))
-}
-
 /// The medications of archived people of the users with ids from `first` to `last`.
 pub fn archived_medications(
     conn: &Connection,
