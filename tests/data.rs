@@ -964,3 +964,190 @@ async fn settings_refusals_name_the_value_and_its_choices() {
     let (_, read) = get_json(&server, "/api/settings", Some(&token)).await;
     assert_eq!(read["data"], saved["data"]);
 }
+
+/// The medication called `name` in a report.
+fn line<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["medications"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == name)
+        .unwrap_or_else(|| panic!("{name} is not in the report: {report}"))
+}
+
+#[tokio::test]
+async fn the_report_states_every_schedule_and_counts_as_needed_doses_as_use_with_those_over_a_limit() {
+    let server = Server::start_with(open_signups);
+    let token = register(&server, "doctor@example.com").await;
+    save_settings(&server, &token, json!({ "timezone": "UTC" })).await;
+    let today = chrono::Utc::now().date_naive();
+    let day = |offset: i64| (today + chrono::Duration::days(offset)).to_string();
+    let started = day(-10);
+    let mut ids = std::collections::HashMap::new();
+    for (name, frequency, schedule) in [
+        (
+            "Daily",
+            "daily",
+            json!({ "times": ["08:00"], "start_date": started }),
+        ),
+        (
+            "Twice",
+            "twice_daily",
+            json!({ "times": ["08:00", "20:00"], "start_date": started }),
+        ),
+        (
+            "Weekly",
+            "weekly",
+            json!({ "times": ["20:00"], "weekdays": [4, 1], "start_date": started }),
+        ),
+        (
+            "Monthly",
+            "monthly",
+            json!({ "times": ["09:00"], "start_date": "2026-01-15" }),
+        ),
+        (
+            "Interval",
+            "daily",
+            json!({ "times": ["06:00"], "interval_hours": 8, "start_date": started, "end_date": day(5) }),
+        ),
+        (
+            "Every third day",
+            "daily",
+            json!({ "times": ["08:00"], "every_days": 3, "start_date": started }),
+        ),
+        (
+            "Cycle",
+            "daily",
+            json!({ "times": ["21:00"], "cycle_on_days": 21, "cycle_off_days": 7, "start_date": started }),
+        ),
+        (
+            "Taper",
+            "daily",
+            json!({ "times": ["08:00"], "start_date": day(-3),
+                    "steps": [{ "days": 5, "quantity": 40 }, { "days": 5, "quantity": 30 }, { "days": 5, "quantity": 10 }] }),
+        ),
+        (
+            "As needed",
+            "as_needed",
+            json!({ "max_per_day": 2, "min_gap_minutes": 240, "start_date": started }),
+        ),
+    ] {
+        let body = json!({ "name": name, "unit": "mg", "frequency": frequency, "default_quantity": 40, "schedule": schedule });
+        ids.insert(name, create(&server, &token, body).await);
+    }
+    dose(&server, &token, ids["Daily"], json!({ "taken": days_ago(2, 8) })).await;
+    dose(
+        &server,
+        &token,
+        ids["Daily"],
+        json!({ "taken": days_ago(1, 8), "status": "missed" }),
+    )
+    .await;
+    let as_needed = ids["As needed"];
+    dose(&server, &token, as_needed, json!({ "taken": days_ago(3, 8) })).await;
+    // Two hours later (the gap is four) and a third that day (the most is two): both asked
+    // "Take anyway?" and confirmed.
+    let (status, refused) = post(
+        &server,
+        &format!("/api/medications/{as_needed}/doses"),
+        Some(&token),
+        json!({ "taken": days_ago(3, 10) }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CONFLICT, "{refused}");
+    dose(
+        &server,
+        &token,
+        as_needed,
+        json!({ "taken": days_ago(3, 10), "confirm": true }),
+    )
+    .await;
+    dose(
+        &server,
+        &token,
+        as_needed,
+        json!({ "taken": days_ago(3, 15), "confirm": true }),
+    )
+    .await;
+    dose(&server, &token, as_needed, json!({ "taken": days_ago(2, 9) })).await;
+
+    let (status, body) = get_json(&server, "/api/report", Some(&token)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let report = &body["data"];
+
+    let daily = line(report, "Daily");
+    assert_eq!(daily["schedule"]["effective_times"], json!(["08:00"]));
+    assert_eq!(daily["schedule"]["start_date"], started);
+    assert_eq!(daily["last_day"], Value::Null);
+    assert_eq!(
+        daily["adherence"],
+        json!({ "taken": 1, "skipped": 0, "missed": 1, "rate": 0.5 })
+    );
+    assert_eq!(daily["usage"], Value::Null);
+    assert_eq!(
+        line(report, "Twice")["schedule"]["effective_times"],
+        json!(["08:00", "20:00"])
+    );
+    assert_eq!(
+        line(report, "Weekly")["schedule"]["effective_weekdays"],
+        json!([1, 4])
+    );
+    assert_eq!(line(report, "Monthly")["schedule"]["start_date"], "2026-01-15");
+
+    let interval = &line(report, "Interval")["schedule"];
+    assert_eq!(interval["interval_hours"], 8);
+    assert_eq!(interval["times"], json!(["06:00"]));
+    assert_eq!(interval["effective_times"], json!(["06:00", "14:00", "22:00"]));
+    assert_eq!(interval["clock"], "elapsed");
+    assert_eq!(interval["end_date"], day(5));
+    assert_eq!(line(report, "Interval")["last_day"], day(5));
+    assert_eq!(line(report, "Every third day")["schedule"]["every_days"], 3);
+    let cycle = &line(report, "Cycle")["schedule"];
+    assert_eq!(
+        (cycle["cycle_on_days"].clone(), cycle["cycle_off_days"].clone()),
+        (json!(21), json!(7))
+    );
+
+    let taper = line(report, "Taper");
+    assert_eq!(
+        taper["stages"],
+        json!([
+            { "first_day": day(-3), "last_day": day(1), "quantity": 40 },
+            { "first_day": day(2), "last_day": day(6), "quantity": 30 },
+            { "first_day": day(7), "last_day": day(11), "quantity": 10 },
+        ])
+    );
+    assert_eq!(taper["last_day"], day(11));
+
+    let prn = line(report, "As needed");
+    assert_eq!(prn["schedule"]["max_per_day"], 2);
+    assert_eq!(prn["schedule"]["min_gap_minutes"], 240);
+    assert_eq!(
+        prn["adherence"],
+        Value::Null,
+        "as needed, no dose is kept to or missed"
+    );
+    assert_eq!(prn["usage"], json!({ "taken": 4, "days": 30, "per_day": 0.13 }));
+    assert_eq!(
+        prn["over_limit"],
+        json!([
+            { "time": days_ago(3, 10), "limit": "min_gap" },
+            { "time": days_ago(3, 15), "limit": "max_per_day" },
+        ])
+    );
+    for m in report["medications"].as_array().unwrap() {
+        if m["name"] != "As needed" {
+            assert_eq!(m["over_limit"], json!([]), "{m}");
+            assert_eq!(
+                m["stages"].as_array().unwrap().is_empty(),
+                m["name"] != "Taper",
+                "{m}"
+            );
+        }
+    }
+    // Only scheduled doses count: the as-needed ones are use, not adherence.
+    assert_eq!(
+        report["totals"],
+        json!({ "taken": 1, "skipped": 0, "missed": 1, "rate": 0.5 })
+    );
+}

@@ -49,6 +49,32 @@ impl Rules {
         too_close.map(|next| Refusal::TooSoon { next })
     }
 
+    /// The doses (`taken`, in time order) that broke a limit when they were taken, each
+    /// judged against the doses before it, with the limit it broke: those a person logged
+    /// with "Take anyway". `day_of` gives the local day an instant falls on.
+    pub fn over_limits(
+        &self,
+        taken: &[DateTime<Utc>],
+        day_of: impl Fn(DateTime<Utc>) -> Day,
+    ) -> Vec<(DateTime<Utc>, Refusal)> {
+        if !self.has_limits() {
+            return Vec::new();
+        }
+        // A gap is at most a day and so is a day: older doses cannot count.
+        let reach = Duration::days(2);
+        let mut oldest = 0;
+        let mut over = Vec::new();
+        for (i, at) in taken.iter().enumerate() {
+            while taken[oldest] < *at - reach {
+                oldest += 1;
+            }
+            if let Some(refusal) = self.refuse(&taken[oldest..i], *at, day_of(*at)) {
+                over.push((*at, refusal));
+            }
+        }
+        over
+    }
+
     /// When the next dose is allowed after the doses taken so far today (`day`) and before;
     /// `None` without limits or when no dose holds one back. May lie in the past.
     pub fn next_allowed(&self, taken: &[DateTime<Utc>], day: Day) -> Option<DateTime<Utc>> {
@@ -126,5 +152,46 @@ mod tests {
             None
         );
         assert_eq!(Rules::default().next_allowed(&three, day()), None);
+    }
+
+    #[test]
+    fn doses_taken_over_a_limit_are_found_in_the_order_they_were_taken() {
+        let rules = Rules {
+            max_per_day: Some(2),
+            min_gap_minutes: Some(240),
+            ..Rules::default()
+        };
+        let taken = [
+            at("2026-11-22T22:00:00Z"),
+            at("2026-11-23T01:00:00Z"),
+            at("2026-11-23T08:00:00Z"),
+            at("2026-11-23T20:00:00Z"),
+        ];
+        let day_of = |t: DateTime<Utc>| {
+            let start = t.date_naive().and_hms_opt(0, 0, 0).unwrap().and_utc();
+            Day {
+                start,
+                next: start + Duration::days(1),
+            }
+        };
+        assert_eq!(
+            rules.over_limits(&taken, day_of),
+            [
+                (
+                    taken[1],
+                    Refusal::TooSoon {
+                        next: at("2026-11-23T02:00:00Z")
+                    }
+                ),
+                (
+                    taken[3],
+                    Refusal::DailyMaximum {
+                        max: 2,
+                        next: day().next
+                    }
+                ),
+            ]
+        );
+        assert!(Rules::default().over_limits(&taken, day_of).is_empty());
     }
 }

@@ -231,6 +231,49 @@ impl Rules {
     pub fn steps_days(&self) -> i64 {
         self.steps.iter().map(|s| i64::from(s.days)).sum()
     }
+
+    /// The last day with doses of a schedule that starts on `start`: its end date or its
+    /// last step's, whichever comes first; `None` when it has no end.
+    pub fn last_day(&self, start: NaiveDate) -> Option<NaiveDate> {
+        let steps_end =
+            (!self.steps.is_empty()).then(|| start + chrono::Duration::days(self.steps_days() - 1));
+        [self.end_date, steps_end].into_iter().flatten().min()
+    }
+
+    /// The steps of a tapering plan that starts on `start`, with their dates; a step the end
+    /// date cuts short ends on it, and one after it is left out (it never happens).
+    pub fn dated_steps(&self, start: NaiveDate) -> Vec<DatedStep> {
+        let mut first = start;
+        let mut dated = Vec::new();
+        for step in &self.steps {
+            let mut last = first + chrono::Duration::days(i64::from(step.days) - 1);
+            if let Some(end) = self.end_date {
+                if first > end {
+                    break;
+                }
+                last = last.min(end);
+            }
+            dated.push(DatedStep {
+                first_day: first,
+                last_day: last,
+                quantity: step.quantity,
+            });
+            first += chrono::Duration::days(i64::from(step.days));
+        }
+        dated
+    }
+}
+
+/// One step of a tapering plan on the calendar: `quantity` a dose from `first_day` to
+/// `last_day`, both included.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct DatedStep {
+    #[schema(value_type = String, format = Date, example = "2026-11-01")]
+    pub first_day: NaiveDate,
+    #[schema(value_type = String, format = Date, example = "2026-11-05")]
+    pub last_day: NaiveDate,
+    #[schema(value_type = f64)]
+    pub quantity: Quantity,
 }
 
 /// Parses `HH:MM` (24-hour) times of day; sorted, without duplicates.
@@ -449,6 +492,56 @@ mod tests {
         assert!(parse_weekdays(&[8]).is_err());
         assert_eq!(Frequency::parse("twice_daily"), Some(Frequency::TwiceDaily));
         assert_eq!(Frequency::parse("hourly"), None);
+    }
+
+    #[test]
+    fn a_tapering_plan_has_dates_and_ends_with_its_last_step_or_end_date() {
+        let q = Quantity::whole;
+        let mut rules = Rules {
+            steps: vec![
+                Step {
+                    days: 5,
+                    quantity: q(40),
+                },
+                Step {
+                    days: 3,
+                    quantity: q(30),
+                },
+                Step {
+                    days: 2,
+                    quantity: q(10),
+                },
+            ],
+            ..Rules::default()
+        };
+        let start = d("2026-11-01");
+        let dated = |r: &Rules| {
+            r.dated_steps(start)
+                .iter()
+                .map(|s| (s.first_day.to_string(), s.last_day.to_string(), s.quantity))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            dated(&rules),
+            [
+                ("2026-11-01".into(), "2026-11-05".into(), q(40)),
+                ("2026-11-06".into(), "2026-11-08".into(), q(30)),
+                ("2026-11-09".into(), "2026-11-10".into(), q(10)),
+            ]
+        );
+        assert_eq!(rules.last_day(start), Some(d("2026-11-10")));
+        rules.end_date = Some(d("2026-11-07"));
+        assert_eq!(
+            dated(&rules),
+            [
+                ("2026-11-01".into(), "2026-11-05".into(), q(40)),
+                ("2026-11-06".into(), "2026-11-07".into(), q(30)),
+            ]
+        );
+        assert_eq!(rules.last_day(start), Some(d("2026-11-07")));
+        let open = Rules::default();
+        assert!(open.dated_steps(start).is_empty());
+        assert_eq!(open.last_day(start), None);
     }
 
     #[test]

@@ -307,7 +307,7 @@ pub struct ScheduleView {
 }
 
 impl ScheduleView {
-    fn of(m: &Medication, clock: &UserClock) -> ScheduleView {
+    pub fn of(m: &Medication, clock: &UserClock) -> ScheduleView {
         let summary = report::schedule_summary(m, clock);
         ScheduleView {
             times: m.schedule_times.clone(),

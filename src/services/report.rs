@@ -1,7 +1,7 @@
 //! The doctor report: what a person takes, how well they kept to it over a period, the
 //! doses they missed, and their stock. The web app lays it out for print.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use rusqlite::{Connection, params};
@@ -10,10 +10,14 @@ use utoipa::ToSchema;
 
 use super::{ServiceResult, invalid};
 use crate::clock;
+use crate::domain::limits::Refusal;
 use crate::domain::quantity::Quantity;
-use crate::domain::schedule::{self, Frequency};
+use crate::domain::schedule::{self, DatedStep, Frequency};
 use crate::domain::stock::{self, StockStatus};
+use crate::services::doses::day_of;
+use crate::services::medications::ScheduleView;
 use crate::services::planner::UserClock;
+use crate::store::history;
 use crate::store::medications::{self, Inventory, Medication};
 
 /// The longest period one report covers.
@@ -48,11 +52,38 @@ impl Adherence {
     }
 }
 
+/// An as-needed medication's use over the report's period, in place of adherence.
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+pub struct Usage {
+    /// Doses taken in the period.
+    pub taken: u32,
+    /// Days of the period counted (those up to today).
+    pub days: u32,
+    /// taken / days, rounded to 0.01.
+    pub per_day: f64,
+}
+
+/// The as-needed limit a dose broke.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Limit {
+    /// Taken sooner after the dose before than `min_gap_minutes`.
+    MinGap,
+    /// One more than `max_per_day` in its day.
+    MaxPerDay,
+}
+
+/// A dose taken over an as-needed limit ("Take anyway"), judged against the doses before it.
 #[derive(Debug, Serialize, ToSchema)]
+pub struct OverLimitDose {
+    pub time: String,
+    pub limit: Limit,
+}
+
+/// The times and weekdays a medication is due, defaults filled in.
 pub struct ScheduleSummary {
     pub effective_times: Vec<String>,
     pub effective_weekdays: Vec<u32>,
-    pub start_date: String,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -75,9 +106,22 @@ pub struct MedicationLine {
     #[schema(value_type = f64)]
     pub default_quantity: Quantity,
     pub color: String,
-    pub schedule: ScheduleSummary,
+    /// The whole schedule, as the medication shows it.
+    pub schedule: ScheduleView,
+    /// A tapering plan's steps with their dates (empty without one).
+    pub stages: Vec<DatedStep>,
+    /// `YYYY-MM-DD`, the last day with doses (end date or last stage); null: no end.
+    #[schema(required = true)]
+    pub last_day: Option<String>,
     pub inventory: Option<StockSummary>,
-    pub adherence: Adherence,
+    /// Null for an as-needed medication: it has no doses to keep to (see `usage`).
+    #[schema(required = true)]
+    pub adherence: Option<Adherence>,
+    /// An as-needed medication's use; null for a scheduled one.
+    #[schema(required = true)]
+    pub usage: Option<Usage>,
+    /// An as-needed medication's doses in the period taken over a limit, oldest first.
+    pub over_limit: Vec<OverLimitDose>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -94,12 +138,12 @@ pub struct Report {
     pub to: String,
     pub generated_at: String,
     pub timezone: String,
+    /// Every scheduled medication's doses (deleted ones' too); as-needed ones are not counted.
     pub totals: Adherence,
     pub medications: Vec<MedicationLine>,
     pub missed: Vec<MissedDose>,
 }
 
-/// The times and weekdays a medication is due, defaults filled in.
 pub fn schedule_summary(m: &Medication, clock: &UserClock) -> ScheduleSummary {
     let frequency = Frequency::parse(&m.frequency).unwrap_or(Frequency::Daily);
     let times = schedule::parse_times(&m.schedule_times).unwrap_or_default();
@@ -122,7 +166,6 @@ pub fn schedule_summary(m: &Medication, clock: &UserClock) -> ScheduleSummary {
     ScheduleSummary {
         effective_times,
         effective_weekdays,
-        start_date: m.start_date.clone(),
     }
 }
 
@@ -153,12 +196,19 @@ pub fn runs_out_on(m: &Medication, inv: &Inventory, clock: &UserClock) -> Option
     let per_dose = inv.containers.usage(dose, &m.unit, &m.unit).ok()?;
     let out = stock::runs_out_on(inv.current_quantity, per_dose.to_f64() * per_day, clock.today())?;
     // A course that ends first never runs out.
-    let steps_end =
-        (!m.rules.steps.is_empty()).then(|| start + chrono::Duration::days(m.rules.steps_days() - 1));
-    let course_end = [m.rules.end_date, steps_end].into_iter().flatten().min();
-    match course_end {
+    match m.rules.last_day(start) {
         Some(end) if out > end && inv.current_quantity > crate::domain::quantity::Quantity::ZERO => None,
         _ => Some(out),
+    }
+}
+
+/// `taken` doses over `days` days.
+fn usage(taken: u32, days: i64) -> Usage {
+    let days = u32::try_from(days).unwrap_or(u32::MAX).max(1);
+    Usage {
+        taken,
+        days,
+        per_day: (f64::from(taken) / f64::from(days) * 100.0).round() / 100.0,
     }
 }
 
@@ -192,6 +242,13 @@ pub fn build(
     let start = clock::stamp(clock.start_of(from));
     let end = clock::stamp(clock.start_of(to + Duration::days(1)));
 
+    let listed = medications::list(&tx, user_id)?;
+    let as_needed: HashSet<i64> = listed
+        .iter()
+        .filter(|m| Frequency::parse(&m.frequency) == Some(Frequency::AsNeeded))
+        .map(|m| m.id)
+        .collect();
+
     let mut per_medication: HashMap<i64, Adherence> = HashMap::new();
     let mut totals = Adherence::default();
     // Counted by SQLite: a report over years of a long history sends a few rows, not all.
@@ -205,17 +262,33 @@ pub fn build(
     while let Some(row) = rows.next()? {
         let status: String = row.get(1)?;
         let n: u32 = row.get(2)?;
-        totals.add_many(&status, n);
-        if let Some(id) = row.get::<_, Option<i64>>(0)? {
+        let id = row.get::<_, Option<i64>>(0)?;
+        // Taken as needed, a dose is not one kept to or missed.
+        if id.is_none_or(|id| !as_needed.contains(&id)) {
+            totals.add_many(&status, n);
+        }
+        if let Some(id) = id {
             per_medication.entry(id).or_default().add_many(&status, n);
         }
     }
     drop(rows);
     drop(statement);
 
+    // Each as-needed dose is judged against the ones before it, so the doses a gap or a
+    // day's maximum reaches back to are read too.
+    let taken_as_needed = if as_needed.is_empty() {
+        HashMap::new()
+    } else {
+        let reach = clock::stamp(clock.start_of(from - Duration::days(2)));
+        history::taken_by_medication(&tx, user_id, &reach, &end)?
+    };
+    let period_start = clock.start_of(from);
+    // The period's days so far: a period that ends in the future has not been lived yet.
+    let days = ((to.min(clock.today()) - from).num_days() + 1).max(1);
+
     let mut medications = Vec::new();
     let inventories = medications::inventories(&tx, user_id)?;
-    for m in medications::list(&tx, user_id)? {
+    for m in listed {
         let inventory = inventories
             .get(&m.id)
             .filter(|inv| inv.enabled)
@@ -225,10 +298,38 @@ pub fn build(
                 stock_status: stock::status(inv.current_quantity, inv.reminder_threshold),
                 runs_out_on: runs_out_on(&m, inv, &clock).map(|d| d.to_string()),
             });
+        let adherence = per_medication.get(&m.id).copied().unwrap_or_default();
+        let (adherence, usage, over_limit) = if as_needed.contains(&m.id) {
+            let mut taken = taken_as_needed.get(&m.id).cloned().unwrap_or_default();
+            taken.sort();
+            let over_limit = m
+                .rules
+                .over_limits(&taken, |at| day_of(&clock, at))
+                .into_iter()
+                .filter(|(at, _)| *at >= period_start)
+                .map(|(at, refusal)| OverLimitDose {
+                    time: clock::stamp(at),
+                    limit: match refusal {
+                        Refusal::TooSoon { .. } => Limit::MinGap,
+                        Refusal::DailyMaximum { .. } => Limit::MaxPerDay,
+                    },
+                })
+                .collect();
+            (None, Some(usage(adherence.taken, days)), over_limit)
+        } else {
+            (Some(adherence), None, Vec::new())
+        };
+        let start_date = NaiveDate::parse_from_str(&m.start_date, "%Y-%m-%d").ok();
         medications.push(MedicationLine {
             id: m.id,
-            schedule: schedule_summary(&m, &clock),
-            adherence: per_medication.get(&m.id).copied().unwrap_or_default(),
+            schedule: ScheduleView::of(&m, &clock),
+            stages: start_date.map(|d| m.rules.dated_steps(d)).unwrap_or_default(),
+            last_day: start_date
+                .and_then(|d| m.rules.last_day(d))
+                .map(|d| d.to_string()),
+            adherence,
+            usage,
+            over_limit,
             inventory,
             name: m.name,
             unit: m.unit,

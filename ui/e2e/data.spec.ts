@@ -193,7 +193,7 @@ test.describe('Settings → Data Management', () => {
     await expect(page.getByLabel('Keep dose history for')).toHaveValue('365');
   });
 
-  test('the doctor report shows the medication, its stock, adherence and missed doses, and prints bare', async ({
+  test('the doctor report shows the medication, its stock, its use and missed doses, and prints bare', async ({
     page,
     request,
   }) => {
@@ -205,7 +205,13 @@ test.describe('Settings → Data Management', () => {
     await expect(page.getByTestId('report-facts')).toContainText(user.email);
 
     const row = page.getByTestId('report-medications').getByRole('row', { name: /^Ibuprofen/ });
-    await expect(row.getByRole('cell')).toHaveText(['As needed', '1 tablet', /18 tablets\s*In stock/, '2', '1', '1', '50%']);
+    // Taken as needed, not kept to a schedule: its use, not an adherence rate.
+    await expect(row.getByRole('cell')).toHaveText([
+      /^As needed\s*From \d\d\/\d\d\/\d{4}, no end date$/,
+      '1 tablet',
+      /18 tablets\s*In stock/,
+      'As needed: not counted in adherence2 doses in 30 days · 0.07 a day',
+    ]);
     await expect(page.getByTestId('report-missed').getByRole('row')).toHaveText([
       /Scheduled for/,
       /Ibuprofen\s*Marked as missed/,
@@ -213,7 +219,7 @@ test.describe('Settings → Data Management', () => {
 
     await page.getByLabel('Period').selectOption('90');
     await expect(page).toHaveURL(/\/report\?days=90$/);
-    await expect(row.getByRole('cell').nth(3)).toHaveText('2');
+    await expect(row.getByRole('cell').nth(3)).toHaveText(/2 doses in 90 days/);
 
     await page.emulateMedia({ media: 'print' });
     await expect(page.getByRole('button', { name: 'Print' })).toBeHidden();

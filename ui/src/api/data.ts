@@ -12,7 +12,14 @@ import {
   str,
   strOrNull,
 } from './medicationParse';
-import { FREQUENCIES, MEDICATION_COLORS, STOCK_STATUSES, type Schedule, type Tally } from './medicationTypes';
+import {
+  FREQUENCIES,
+  MEDICATION_COLORS,
+  STOCK_STATUSES,
+  type DatedStep,
+  type Schedule,
+  type Tally,
+} from './medicationTypes';
 import type { components } from './schema';
 
 /** A file the server handed over, with the name it gave it. */
@@ -56,6 +63,12 @@ export interface ReportStock {
   runs_out_on: string | null;
 }
 
+/** An as-needed medication's use over the period (the document's Usage). */
+export type ReportUsage = components['schemas']['Usage'];
+
+/** A dose taken over an as-needed limit (the document's OverLimitDose). */
+export type OverLimitDose = components['schemas']['OverLimitDose'];
+
 export interface ReportMedication {
   id: number;
   name: string;
@@ -64,8 +77,14 @@ export interface ReportMedication {
   default_quantity: number;
   color: (typeof MEDICATION_COLORS)[number];
   schedule: Schedule;
+  /** A tapering plan's steps with their dates, and the course's last day. */
+  stages: DatedStep[];
+  last_day: string | null;
   inventory: ReportStock | null;
-  adherence: Tally;
+  /** Null for an as-needed medication: its `usage` stands instead. */
+  adherence: Tally | null;
+  usage: ReportUsage | null;
+  over_limit: OverLimitDose[];
 }
 
 export interface MissedDose {
@@ -208,11 +227,26 @@ function parseReportMedication(value: Json): ReportMedication | null {
     frequency: oneOf(FREQUENCIES, value.frequency, 'daily'),
     default_quantity: num(value.default_quantity),
     color: oneOf(MEDICATION_COLORS, value.color, 'blue'),
-    // The report's summary has no times as set: only those in force are shown.
-    schedule: { ...parseSchedule(value.schedule), times: [], weekdays: [] },
+    schedule: parseSchedule(value.schedule),
+    stages: objects(value.stages).map((stage) => ({
+      first_day: str(stage.first_day),
+      last_day: str(stage.last_day),
+      quantity: num(stage.quantity),
+    })),
+    last_day: strOrNull(value.last_day),
     inventory: parseStock(value.inventory),
-    adherence: parseTally(value.adherence),
+    adherence: isJsonObject(value.adherence) ? parseTally(value.adherence) : null,
+    usage: parseUsage(value.usage),
+    over_limit: objects(value.over_limit).map((dose) => ({
+      time: str(dose.time),
+      limit: dose.limit === 'max_per_day' ? 'max_per_day' : 'min_gap',
+    })),
   };
+}
+
+function parseUsage(value: Json | undefined): ReportUsage | null {
+  if (!isJsonObject(value)) return null;
+  return { taken: num(value.taken), days: num(value.days, 1), per_day: num(value.per_day) };
 }
 
 export interface ReportPeriod {

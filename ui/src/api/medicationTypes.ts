@@ -72,6 +72,9 @@ export const CLOCK_KINDS = ['wall', 'elapsed'] as const satisfies readonly Clock
 
 export type Step = Schemas['Step'];
 
+/** A tapering plan's step on the calendar, both days included (the report's stages). */
+export type DatedStep = Schemas['DatedStep'];
+
 /** The server's default grace before an unlogged dose counts as missed. */
 export const DEFAULT_GRACE_MINUTES = 60;
 

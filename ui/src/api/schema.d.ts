@@ -1733,6 +1733,7 @@ export interface components {
                 missed: components["schemas"]["MissedDose"][];
                 timezone: string;
                 to: string;
+                /** @description Every scheduled medication's doses (deleted ones' too); as-needed ones are not counted. */
                 totals: components["schemas"]["Adherence"];
             };
             /** @description Always true. */
@@ -1987,6 +1988,24 @@ export interface components {
             };
             /** @description Always true. */
             success: boolean;
+        };
+        /**
+         * @description One step of a tapering plan on the calendar: `quantity` a dose from `first_day` to
+         *     `last_day`, both included.
+         */
+        DatedStep: {
+            /**
+             * Format: date
+             * @example 2026-11-01
+             */
+            first_day: string;
+            /**
+             * Format: date
+             * @example 2026-11-05
+             */
+            last_day: string;
+            /** Format: double */
+            quantity: number;
         };
         /** @description One attempt to deliver a notification over one channel. */
         Delivery: {
@@ -2296,6 +2315,11 @@ export interface components {
             kind: string;
             reason: string | null;
         };
+        /**
+         * @description The as-needed limit a dose broke.
+         * @enum {string}
+         */
+        Limit: "min_gap" | "max_per_day";
         /** @description A logged dose with the stock it left. */
         Logged: components["schemas"]["StockWarning"] & {
             entry: components["schemas"]["Entry"];
@@ -2363,7 +2387,7 @@ export interface components {
             unit?: string | null;
         };
         MedicationLine: {
-            adherence: components["schemas"]["Adherence"];
+            adherence: components["schemas"]["Adherence"] | null;
             color: string;
             /** Format: double */
             default_quantity: number;
@@ -2371,9 +2395,17 @@ export interface components {
             /** Format: int64 */
             id: number;
             inventory?: components["schemas"]["StockSummary"] | null;
+            /** @description `YYYY-MM-DD`, the last day with doses (end date or last stage); null: no end. */
+            last_day: string | null;
             name: string;
-            schedule: components["schemas"]["ScheduleSummary"];
+            /** @description An as-needed medication's doses in the period taken over a limit, oldest first. */
+            over_limit: components["schemas"]["OverLimitDose"][];
+            /** @description The whole schedule, as the medication shows it. */
+            schedule: components["schemas"]["ScheduleView"];
+            /** @description A tapering plan's steps with their dates (empty without one). */
+            stages: components["schemas"]["DatedStep"][];
             unit: string;
+            usage: components["schemas"]["Usage"] | null;
         };
         /** @description What applies to one medication's reminders, and whether that is just the defaults. */
         MedicationPreferences: {
@@ -2771,6 +2803,11 @@ export interface components {
             /** @description A code from the authenticator app. */
             otp?: string;
         };
+        /** @description A dose taken over an as-needed limit ("Take anyway"), judged against the doses before it. */
+        OverLimitDose: {
+            limit: components["schemas"]["Limit"];
+            time: string;
+        };
         /** @description A page of a list: the rows, and where they are in the whole. */
         Paged_Delivery: {
             data: {
@@ -3061,6 +3098,7 @@ export interface components {
             missed: components["schemas"]["MissedDose"][];
             timezone: string;
             to: string;
+            /** @description Every scheduled medication's doses (deleted ones' too); as-needed ones are not counted. */
             totals: components["schemas"]["Adherence"];
         };
         RequirementsBody: {
@@ -3157,11 +3195,6 @@ export interface components {
             times?: components["schemas"]["TimeOfDay"][] | null;
             /** @description ISO weekdays, 1 (Monday) to 7 (Sunday). */
             weekdays?: number[] | null;
-        };
-        ScheduleSummary: {
-            effective_times: string[];
-            effective_weekdays: number[];
-            start_date: string;
         };
         /** @description A medication's schedule as shown: as set, and with the defaults filled in. */
         ScheduleView: {
@@ -3441,6 +3474,24 @@ export interface components {
         UpdateBody: {
             /** @description The new message; blank or absent clears it. At most 500 characters. */
             message?: string | null;
+        };
+        /** @description An as-needed medication's use over the report's period, in place of adherence. */
+        Usage: {
+            /**
+             * Format: int32
+             * @description Days of the period counted (those up to today).
+             */
+            days: number;
+            /**
+             * Format: double
+             * @description taken / days, rounded to 0.01.
+             */
+            per_day: number;
+            /**
+             * Format: int32
+             * @description Doses taken in the period.
+             */
+            taken: number;
         };
         VerifyBody: {
             email?: string;

@@ -1,6 +1,6 @@
 // A medication's schedule in words: "Twice daily at 08:00 and 20:00", "As needed".
 import type { TFunction } from 'i18next';
-import type { Frequency, Schedule } from '../api/medicationTypes';
+import type { DatedStep, Frequency, Schedule } from '../api/medicationTypes';
 import type { TimeFormat } from '../settings/appSettings';
 import { formatTimeOfDay, localeOf } from './format';
 
@@ -29,6 +29,15 @@ export interface ScheduleFormat {
   language: string;
   /** A step's amount in the medication's unit ("40 mg"); the bare number when not given. */
   amount?: (value: number) => string;
+  /** A calendar date ("YYYY-MM-DD") in words; `shortDate` when not given. */
+  date?: (date: string) => string;
+}
+
+/** The calendar of a course, as the server counts it: its steps' dates and its last day. */
+export interface ScheduleCalendar {
+  stages: DatedStep[];
+  /** The last day with doses (end date or last step); null when the course has no end. */
+  last_day: string | null;
 }
 
 /** "30 Nov", with the year when it is not this year's. */
@@ -46,7 +55,7 @@ export function shortDate(date: string, language: string, today = new Date()): s
 }
 
 /** "4 h", "90 min". */
-function gapInWords(t: TFunction, minutes: number): string {
+export function gapInWords(t: TFunction, minutes: number): string {
   return minutes % 60 === 0 ? t('schedule.gapHours', { count: minutes / 60 }) : t('schedule.gapMinutes', { count: minutes });
 }
 
@@ -55,25 +64,71 @@ function gapInWords(t: TFunction, minutes: number): string {
  * on, 7 off · Until 30 Nov", "40 mg for 5 days, then 30 mg for 5 days".
  */
 export function scheduleInWords(t: TFunction, frequency: Frequency, schedule: Schedule, format: ScheduleFormat): string {
+  return scheduleParts(t, frequency, schedule, format, null).join(' · ');
+}
+
+/**
+ * The whole regimen, one line each, with its dates: "Every 8 hours from 6:00 AM", "At most 3
+ * a day", "Nov 1, 2026 to Nov 5, 2026: 40 mg", "From Nov 1, 2026 to Nov 15, 2026".
+ */
+export function scheduleLines(
+  t: TFunction,
+  frequency: Frequency,
+  schedule: Schedule,
+  format: ScheduleFormat,
+  calendar: ScheduleCalendar,
+): string[] {
+  return scheduleParts(t, frequency, schedule, format, calendar);
+}
+
+/** The schedule's parts; with a calendar, each step and the course's dates in full. */
+function scheduleParts(
+  t: TFunction,
+  frequency: Frequency,
+  schedule: Schedule,
+  format: ScheduleFormat,
+  calendar: ScheduleCalendar | null,
+): string[] {
   const parts = [baseInWords(t, frequency, schedule, format)];
   const s = schedule;
+  const date = format.date ?? ((text: string) => shortDate(text, format.language));
+  const amount = format.amount ?? ((value: number) => String(value));
   if (frequency === 'as_needed') {
     if (s.max_per_day !== null) parts.push(t('schedule.maxPerDay', { count: s.max_per_day }));
     if (s.min_gap_minutes !== null) parts.push(t('schedule.minGap', { gap: gapInWords(t, s.min_gap_minutes) }));
-    return parts.join(' · ');
+  } else {
+    if (s.cycle_on_days !== null && s.cycle_off_days !== null) {
+      parts.push(t('schedule.cycle', { on: s.cycle_on_days, off: s.cycle_off_days }));
+    }
+    if (s.clock === 'elapsed' && s.interval_hours === null) parts.push(t('schedule.elapsed'));
+    if (calendar !== null) {
+      for (const stage of calendar.stages) {
+        parts.push(
+          stage.first_day === stage.last_day
+            ? t('schedule.stageDay', { date: date(stage.first_day), amount: amount(stage.quantity) })
+            : t('schedule.stage', {
+                from: date(stage.first_day),
+                to: date(stage.last_day),
+                amount: amount(stage.quantity),
+              }),
+        );
+      }
+    } else if (s.steps.length > 0) {
+      parts.push(
+        s.steps.map((step) => t('schedule.step', { amount: amount(step.quantity), count: step.days })).join(t('schedule.then')),
+      );
+    }
   }
-  if (s.cycle_on_days !== null && s.cycle_off_days !== null) {
-    parts.push(t('schedule.cycle', { on: s.cycle_on_days, off: s.cycle_off_days }));
-  }
-  if (s.clock === 'elapsed' && s.interval_hours === null) parts.push(t('schedule.elapsed'));
-  if (s.steps.length > 0) {
-    const amount = format.amount ?? ((value: number) => String(value));
+  if (calendar !== null) {
     parts.push(
-      s.steps.map((step) => t('schedule.step', { amount: amount(step.quantity), count: step.days })).join(t('schedule.then')),
+      calendar.last_day === null
+        ? t('schedule.since', { from: date(s.start_date) })
+        : t('schedule.course', { from: date(s.start_date), to: date(calendar.last_day) }),
     );
+  } else if (frequency !== 'as_needed' && s.end_date !== null) {
+    parts.push(t('schedule.until', { date: date(s.end_date) }));
   }
-  if (s.end_date !== null) parts.push(t('schedule.until', { date: shortDate(s.end_date, format.language) }));
-  return parts.join(' · ');
+  return parts;
 }
 
 function baseInWords(

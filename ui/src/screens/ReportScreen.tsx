@@ -1,7 +1,7 @@
 import { useState, type ReactNode, type SubmitEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router-dom';
-import type { Report, ReportMedication } from '../api/data';
+import type { OverLimitDose, Report, ReportMedication } from '../api/data';
 import { useAuth } from '../auth/AuthContext';
 import { StockBadge } from '../components/medications/Badges';
 import { useMedsFormat } from '../components/medications/useMedsFormat';
@@ -156,6 +156,7 @@ export function ReportScreen() {
           </dl>
           <MedicationTable report={report} />
           <MissedList report={report} />
+          <OverLimitList report={report} />
         </>
       )}
     </div>
@@ -230,15 +231,31 @@ function MedicationTable({ report }: { report: Report }) {
                 {m.name}
               </span>
             </th>
-            <td>{format.schedule(m)}</td>
-            <td className="nowrap">{format.amount(m.default_quantity, m.unit)}</td>
+            <td>
+              <ul className="report-schedule" data-testid="report-schedule">
+                {format.scheduleLines(m, m).map((line) => (
+                  <li key={line}>{line}</li>
+                ))}
+              </ul>
+            </td>
+            <td className="nowrap">
+              {m.stages.length > 0 ? t('report.doseByStage') : format.amount(m.default_quantity, m.unit)}
+            </td>
             <td>
               <StockCell medication={m} />
             </td>
-            <td className="numeric">{m.adherence.taken}</td>
-            <td className="numeric">{m.adherence.skipped}</td>
-            <td className="numeric">{m.adherence.missed}</td>
-            <td className="numeric">{rate(m.adherence.rate)}</td>
+            {m.adherence ? (
+              <>
+                <td className="numeric">{m.adherence.taken}</td>
+                <td className="numeric">{m.adherence.skipped}</td>
+                <td className="numeric">{m.adherence.missed}</td>
+                <td className="numeric">{rate(m.adherence.rate)}</td>
+              </>
+            ) : (
+              <td colSpan={4}>
+                <UsageCell medication={m} />
+              </td>
+            )}
           </tr>
         ))}
       </tbody>
@@ -256,6 +273,30 @@ function MedicationTable({ report }: { report: Report }) {
         </tr>
       </tfoot>
     </ReportSection>
+  );
+}
+
+/** An as-needed medication's use in place of adherence: it has no doses to keep to. */
+function UsageCell({ medication }: { medication: ReportMedication }) {
+  const { t } = useTranslation('data');
+  const format = useMedsFormat();
+  const usage = medication.usage;
+  return (
+    <>
+      <span className="report-line">{t('report.notCounted')}</span>
+      {usage && (
+        <span className="report-line" data-testid="report-usage">
+          {t('report.usage', { count: usage.taken, days: t('report.usageDays', { count: usage.days }) })}
+          {' · '}
+          {t('report.perDay', { perDay: format.number(usage.per_day) })}
+        </span>
+      )}
+      {medication.over_limit.length > 0 && (
+        <span className="report-line report-over-limit">
+          {t('report.overLimit', { count: medication.over_limit.length })}
+        </span>
+      )}
+    </>
   );
 }
 
@@ -298,6 +339,45 @@ function MissedList({ report }: { report: Report }) {
             <td>{format.dateTime(dose.time)}</td>
             <td>{dose.medication_name}</td>
             <td>{t(`report.sources.${dose.source}`)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </ReportSection>
+  );
+}
+
+/** Doses an as-needed medication's limits would have held back, taken anyway. */
+function OverLimitList({ report }: { report: Report }) {
+  const { t } = useTranslation('data');
+  const format = useMedsFormat();
+  const asNeeded = report.medications.filter((m) => m.usage !== null);
+  if (asNeeded.length === 0) return null;
+  const doses = asNeeded
+    .flatMap((m) => m.over_limit.map((dose) => ({ ...dose, medication: m })))
+    .sort((a, b) => a.time.localeCompare(b.time));
+  const limitText = (limit: OverLimitDose['limit'], m: ReportMedication) =>
+    limit === 'min_gap'
+      ? t('report.limits.min_gap', { gap: format.gap(m.schedule.min_gap_minutes ?? 0) })
+      : t('report.limits.max_per_day', { max: m.schedule.max_per_day ?? 0 });
+  return (
+    <ReportSection
+      id="over-limit"
+      title={t('report.overLimitTitle')}
+      empty={doses.length === 0 ? t('report.noOverLimit') : null}
+    >
+      <thead>
+        <tr>
+          <th scope="col">{t('report.overLimitColumns.time')}</th>
+          <th scope="col">{t('report.overLimitColumns.medication')}</th>
+          <th scope="col">{t('report.overLimitColumns.limit')}</th>
+        </tr>
+      </thead>
+      <tbody>
+        {doses.map((dose) => (
+          <tr key={`${dose.medication.id}-${dose.time}`}>
+            <td>{format.dateTime(dose.time)}</td>
+            <td>{dose.medication.name}</td>
+            <td>{limitText(dose.limit, dose.medication)}</td>
           </tr>
         ))}
       </tbody>

@@ -2,7 +2,7 @@ import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Medication } from '../../api/medicationTypes';
 import { formatDateTime, formatPlainDate, formatQuantity, formatTime, formatTimeOfDay, localeOf } from '../../medications/format';
-import { scheduleInWords } from '../../medications/schedule';
+import { gapInWords, scheduleInWords, scheduleLines, type ScheduleCalendar } from '../../medications/schedule';
 import { findUnit, isCountUnit } from '../../medications/units';
 import { useAppSettings } from '../../settings/SettingsContext';
 
@@ -42,6 +42,22 @@ export function useMedsFormat() {
           language,
           amount: (value) => amountOf(value, m.unit),
         }),
+      /** The whole regimen line by line, with its dates in full (the doctor report). */
+      scheduleLines: (m: Pick<Medication, 'frequency' | 'schedule' | 'unit'>, calendar: ScheduleCalendar) =>
+        scheduleLines(
+          t,
+          m.frequency,
+          m.schedule,
+          {
+            timeFormat,
+            language,
+            amount: (value) => amountOf(value, m.unit),
+            date: (date) => formatPlainDate(date, dateFormat),
+          },
+          calendar,
+        ),
+      /** The least time between two doses: "4 h", "90 min". */
+      gap: (minutes: number) => gapInWords(t, minutes),
     };
   }, [t, language, dateFormat, timeFormat]);
 }
