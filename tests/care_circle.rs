@@ -59,9 +59,10 @@ fn invitation_token(smtp: &SmtpSink, to: &str, n: usize) -> String {
     }
 }
 
-/// Registers an address through the API and confirms it with the mailed link; signs in.
-async fn register_by_mail(server: &Server, smtp: &SmtpSink, email: &str, invitation: Option<&str>) -> String {
-    let before = smtp.count_for(email);
+/// Registers an invited address with its invitation's token: the invitation's mail proved
+/// the address, so the account is signed in at once and verified, and later sign-ins are not
+/// asked to verify it (this server sends e-mail). Returns its token.
+async fn register_invited(server: &Server, email: &str, invitation: &str) -> String {
     let (status, body) = post(
         server,
         "/api/auth/register",
@@ -70,18 +71,8 @@ async fn register_by_mail(server: &Server, smtp: &SmtpSink, email: &str, invitat
     )
     .await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
-    let mail = smtp.wait_for(email, before + 1);
-    let token = mail
-        .text
-        .split("/verify-email/")
-        .nth(1)
-        .expect("a verification mail")
-        .split_whitespace()
-        .next()
-        .unwrap()
-        .to_owned();
-    let (status, _) = get_json(server, &format!("/api/auth/verify-email/{token}"), None).await;
-    assert_eq!(status, StatusCode::OK);
+    assert_eq!(body["data"]["user"]["emailVerified"], true, "{body}");
+    assert!(body["data"]["token"].is_string(), "signed in at once: {body}");
     common::login(server, email).await
 }
 
@@ -260,7 +251,7 @@ async fn an_invited_carer_registers_accepts_and_the_owner_manages_the_circle() {
         (StatusCode::FORBIDDEN, "registration_closed"),
         "the token opens registration for the invited address only"
     );
-    let carer = register_by_mail(&server, &smtp, "kim@example.org", Some(&token)).await;
+    let carer = register_invited(&server, "kim@example.org", &token).await;
     set_name(&server, &carer, "Kim", "Berg").await;
 
     // Another account cannot read or take it; the address is masked.
@@ -282,6 +273,28 @@ async fn an_invited_carer_registers_accepts_and_the_owner_manages_the_circle() {
     );
     let (status, _) = get_json(&server, &format!("/api/invitations/{token}"), None).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
+    // Before signing in, the link's holder sees who invites and for whom; the address masked.
+    let (status, body) = get_json(&server, &format!("/api/invitations/{token}/preview"), None).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(
+        (
+            &body["data"]["owner_name"],
+            &body["data"]["person_name"],
+            &body["data"]["role"],
+            &body["data"]["email"]
+        ),
+        (
+            &json!("Eva Lind"),
+            &json!("Grandpa Jo"),
+            &json!("record"),
+            &json!("k***@example.org")
+        )
+    );
+    let (status, body) = get_json(&server, "/api/invitations/not-a-token/preview", None).await;
+    assert_eq!(
+        (status, code_of(&body)),
+        (StatusCode::NOT_FOUND, "invitation_not_found")
+    );
 
     let (status, body) = get_json(&server, &format!("/api/invitations/{token}"), Some(&carer)).await;
     assert_eq!(status, StatusCode::OK, "{body}");
@@ -567,6 +580,73 @@ async fn an_invited_carer_registers_accepts_and_the_owner_manages_the_circle() {
 /// A server without e-mail: invitations are shared by their link (`invite_url`).
 fn server_without_mail() -> Server {
     Server::start_with(common::with_test_clock)
+}
+
+#[tokio::test]
+async fn signing_in_with_an_invitation_to_the_same_address_proves_it() {
+    let smtp = SmtpSink::start();
+    let server = Server::start_with(|c| {
+        smtp.configure(c);
+        c.env("PILLBOX_PUBLIC_URL", PUBLIC_URL);
+        c.env("PILLBOX_SIGNUPS", "open");
+    });
+    let owner = common::verified_account(&server, "eva@example.org").await;
+    let grandpa = new_person(&server, &owner, "Grandpa Jo").await;
+    // Two accounts that registered on their own and never opened their verification mail.
+    for email in ["kim@example.org", "lee@example.org"] {
+        let (status, body) = post(
+            &server,
+            "/api/auth/register",
+            None,
+            json!({ "email": email, "password": PASSWORD }),
+        )
+        .await;
+        assert_eq!(status, StatusCode::CREATED, "{body}");
+    }
+    let sign_in = |email: &'static str, invitation: Option<String>| {
+        let server = &server;
+        async move {
+            post(
+                server,
+                "/api/auth/login",
+                None,
+                json!({ "email": email, "password": PASSWORD, "invitation": invitation }),
+            )
+            .await
+        }
+    };
+    let (status, body) = sign_in("kim@example.org", None).await;
+    assert_eq!(
+        (status, code_of(&body)),
+        (StatusCode::FORBIDDEN, "email_not_verified")
+    );
+
+    let (status, body) = invite(&server, &owner, grandpa, "kim@example.org", "view").await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let token = invitation_token(&smtp, "kim@example.org", 1);
+
+    // Kim's invitation proves nothing about Lee's address.
+    let (status, body) = sign_in("lee@example.org", Some(token.clone())).await;
+    assert_eq!(
+        (status, code_of(&body)),
+        (StatusCode::FORBIDDEN, "email_not_verified")
+    );
+    // Signed in from the invitation, Kim's address is verified: no verification asked, now
+    // or later.
+    let (status, body) = sign_in("kim@example.org", Some(token.clone())).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["data"]["user"]["emailVerified"], true);
+    let carer = body["data"]["token"].as_str().unwrap().to_owned();
+    let (status, body) = accept(&server, &carer, &token).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, body) = sign_in("kim@example.org", None).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    // A used invitation verifies nobody.
+    let (status, body) = sign_in("lee@example.org", Some(token)).await;
+    assert_eq!(
+        (status, code_of(&body)),
+        (StatusCode::FORBIDDEN, "email_not_verified")
+    );
 }
 
 /// Invites `email` to `person` with `role` and has it accept: the address registers (allowed

@@ -17,7 +17,7 @@ use super::routes;
 use super::session::{AuthUser, accounts, bearer_token};
 use crate::security::client_ip::{ClientIp, limit_key};
 use crate::services::ErrorCode;
-use crate::services::accounts::{Profile, Registered, SignedIn};
+use crate::services::accounts::{Profile, Registered, Registration, SignedIn};
 
 #[derive(Deserialize, ToSchema)]
 pub struct Credentials {
@@ -29,8 +29,9 @@ pub struct Credentials {
     code: Option<String>,
     /// The same as `code` (older clients).
     otp: Option<String>,
-    /// Registering to accept an invitation to care for someone: the token of its link. Past
-    /// the first account, it opens registration for the invited address only.
+    /// Registering or signing in to accept an invitation to care for someone: the token of
+    /// its link. Past the first account, it opens registration for the invited address only;
+    /// it also proves that address, so the account needs no verification link.
     invitation: Option<String>,
 }
 
@@ -130,6 +131,7 @@ pub async fn login(
             &body.email,
             body.password,
             code.as_deref(),
+            body.invitation.as_deref(),
             state.clock.now(),
         )
         .await?;
@@ -373,6 +375,100 @@ pub async fn resend_verification(
     ))
 }
 
+/// Whether people can make an account here now, for the sign-in and registration pages
+/// (no session needed).
+#[utoipa::path(
+    get,
+    path = "/auth/registration",
+    tag = "auth",
+    security(()),
+    responses(
+        (status = 200, description = "The sign-up policy and whether it is open now", body = Data<Registration>),
+    ),
+)]
+pub async fn registration(State(state): State<AppState>) -> ApiResult<Json<Data<Registration>>> {
+    Ok(data(accounts(&state).registration().await?))
+}
+
+#[derive(Deserialize, ToSchema)]
+pub struct ForgotBody {
+    #[serde(default)]
+    email: String,
+}
+
+/// What asking for a password link tells: the same for every address.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ResetAsked {
+    /// Whether this server sends e-mail at all (a setting of the server, not of the address):
+    /// without it no link can come, and the administrator resets passwords
+    /// (`pillbox reset-password`).
+    email_available: bool,
+}
+
+/// Asks for a one-time link to choose a new password (valid 1 hour), mailed when the address
+/// has an account and this server sends e-mail. The answer is the same whether or not the
+/// address has an account, so it reveals nothing.
+#[utoipa::path(
+    post,
+    path = "/auth/forgot-password",
+    tag = "auth",
+    security(()),
+    request_body = ForgotBody,
+    responses(
+        (status = 200, description = "Sent if the address has an account", body = MessageData<ResetAsked>),
+        (status = 400, description = "Invalid address (`email_required`, `email_invalid`)", body = ErrorBody),
+        (status = 429, description = "Too many links asked for (`rate_limited`)", body = ErrorBody),
+    ),
+)]
+pub async fn forgot_password(
+    State(state): State<AppState>,
+    ClientIp(ip): ClientIp,
+    ApiJson(body): ApiJson<ForgotBody>,
+) -> ApiResult<Json<MessageData<ResetAsked>>> {
+    let email_available = accounts(&state)
+        .forgot_password(&limit_key(ip), &body.email, state.clock.now())
+        .await?;
+    Ok(message_data(
+        "If an account with that address exists, a link to choose a new password has been sent.",
+        ResetAsked { email_available },
+    ))
+}
+
+#[derive(Deserialize, ToSchema)]
+pub struct ResetBody {
+    /// The token of the e-mailed link.
+    #[serde(default)]
+    token: String,
+    #[serde(default)]
+    password: String,
+}
+
+/// Sets a new password with the e-mailed link's token: the link is used up and every session
+/// of the account is signed out; sign in with the new password afterwards.
+#[utoipa::path(
+    post,
+    path = "/auth/reset-password",
+    tag = "auth",
+    security(()),
+    request_body = ResetBody,
+    responses(
+        (status = 200, description = "Changed; every session was signed out", body = Message),
+        (status = 400, description = "The link is unknown, expired or used (`reset_link_invalid`), or the password breaks the rules (`password_too_short`, `password_too_long`)", body = ErrorBody),
+        (status = 429, description = "Too many tries (`rate_limited`, with Retry-After)", body = ErrorBody),
+    ),
+)]
+pub async fn reset_password(
+    State(state): State<AppState>,
+    ClientIp(ip): ClientIp,
+    ApiJson(body): ApiJson<ResetBody>,
+) -> ApiResult<Json<Message>> {
+    accounts(&state)
+        .reset_password(&limit_key(ip), &body.token, body.password, state.clock.now())
+        .await?;
+    Ok(message("Password changed. Sign in with your new password."))
+}
+
 #[derive(Deserialize, ToSchema)]
 pub struct PasswordChange {
     #[serde(rename = "currentPassword", default)]
@@ -425,4 +521,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(verify_email))
         .routes(routes!(resend_verification))
         .routes(routes!(change_password))
+        .routes(routes!(registration))
+        .routes(routes!(forgot_password))
+        .routes(routes!(reset_password))
 }

@@ -64,13 +64,16 @@ pub async fn request_log(request: Request, next: Next) -> Response {
     response
 }
 
-/// Paths whose last segment is a secret token (take links, e-mail verification). The query
-/// string is never logged.
+/// Paths whose last segment is a secret token (take links, e-mail verification, password
+/// links, invitations). The query string is never logged.
 const TOKEN_PATHS: &[&str] = &[
     "/api/notifications/take/",
     "/notifications/take/",
     "/api/auth/verify-email/",
     "/verify-email/",
+    "/reset-password/",
+    "/api/invitations/",
+    "/invite/",
 ];
 
 fn redact(path: &str) -> String {
@@ -92,6 +95,8 @@ mod tests {
             "/api/notifications/take/[token]"
         );
         assert_eq!(redact("/verify-email/xyz"), "/verify-email/[token]");
+        assert_eq!(redact("/reset-password/xyz"), "/reset-password/[token]");
+        assert_eq!(redact("/api/invitations/xyz/preview"), "/api/invitations/[token]");
         assert_eq!(redact("/api/medications/3"), "/api/medications/3");
     }
 }

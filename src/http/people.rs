@@ -16,7 +16,9 @@ use super::AppState;
 use super::answers::{Message, message};
 use super::error::{ApiError, ApiResult, Data, ErrorBody, data};
 use super::extract::{ApiJson, ApiPath, ApiQuery, query_number};
+use super::limits::limited;
 use super::session::AuthUser;
+use crate::security::client_ip::{ClientIp, limit_key};
 use crate::services::people::{
     self, AuditEntry, CarerInput, CarerView, InvitationView, Invitations, NewPerson, PersonChange,
     PersonView, Removed, RoleChange,
@@ -339,6 +341,34 @@ pub async fn invitation(
     Ok(data(found))
 }
 
+/// What an invitation offers, for whoever holds its link (no session): who invites, for
+/// whom and with which role; the invited address is masked. Rate-limited per client address.
+#[utoipa::path(
+    get,
+    path = "/invitations/{token}/preview",
+    tag = "people",
+    security(()),
+    params(("token" = String, Path, description = "The invitation link's token")),
+    responses(
+        (status = 200, description = "The invitation, its address masked", body = Data<InvitationView>),
+        (status = 404, description = "Unknown, expired or used (`invitation_not_found`)", body = ErrorBody),
+        (status = 429, description = "Too many look-ups from this address (`rate_limited`)", body = ErrorBody),
+    ),
+)]
+pub async fn invitation_preview(
+    State(state): State<AppState>,
+    ClientIp(ip): ClientIp,
+    ApiPath(token): ApiPath<String>,
+) -> ApiResult<Json<Data<InvitationView>>> {
+    limited(state.limits.take_links_per_client.hit(&limit_key(ip)))?;
+    let now = state.clock.now();
+    let found = state
+        .db
+        .read(move |conn| Ok::<_, ApiError>(people::invitation_preview(conn, &token, now)?))
+        .await?;
+    Ok(data(found))
+}
+
 /// Accepts an invitation: you become the person's carer with the invited role.
 #[utoipa::path(
     post,
@@ -380,5 +410,6 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(change_role, remove))
         .routes(routes!(audit))
         .routes(routes!(invitation))
+        .routes(routes!(invitation_preview))
         .routes(routes!(accept))
 }

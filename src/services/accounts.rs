@@ -18,6 +18,7 @@ use super::{
 use crate::clock;
 use crate::config::Signups;
 use crate::db::Db;
+use crate::domain::words::Lang;
 use crate::mailer::{Email, Mailer, button, escape_html};
 use crate::security::codes::{self, BACKUP_CODE_COUNT, BACKUP_CODE_LENGTH};
 use crate::security::rate_limit::{Limited, RateLimiter};
@@ -25,12 +26,14 @@ use crate::security::sign_in_budget::{self, SignInBudget, Verdict};
 use crate::security::{password, session, totp};
 use crate::store::carers;
 use crate::store::outbox::{self, MailKind, NewMail};
-use crate::store::sessions;
 use crate::store::users::{self, TwoFactor, User};
+use crate::store::{sessions, settings};
 
 pub const EMAIL_CODE_MINUTES: i64 = 10;
 pub const EMAIL_CODE_MAX_TRIES: i64 = 5;
 pub const VERIFICATION_HOURS: i64 = 24;
+/// How long a forgotten-password link works.
+pub const PASSWORD_RESET_HOURS: i64 = 1;
 pub const MAX_EMAIL_LENGTH: usize = 254;
 pub const MAX_NAME_LENGTH: usize = 100;
 
@@ -60,6 +63,11 @@ pub struct AuthLimits {
     pub verification_per_client: RateLimiter,
     /// Verification links that were unknown or expired, per client address.
     pub verify_failures_per_client: RateLimiter,
+    /// Forgotten-password links asked for, per address and per client address.
+    pub password_resets_per_account: RateLimiter,
+    pub password_resets_per_client: RateLimiter,
+    /// Forgotten-password links that were unknown, expired or used, per client address.
+    pub reset_failures_per_client: RateLimiter,
     /// New accounts per client address (when sign-ups are open).
     pub registrations_per_client: RateLimiter,
     /// Take-link requests (look-ups and logs) per client address.
@@ -79,6 +87,9 @@ impl AuthLimits {
             verification_per_account: RateLimiter::new(3, hour),
             verification_per_client: RateLimiter::new(10, hour),
             verify_failures_per_client: RateLimiter::new(10, hour),
+            password_resets_per_account: RateLimiter::new(3, hour),
+            password_resets_per_client: RateLimiter::new(10, hour),
+            reset_failures_per_client: RateLimiter::new(10, hour),
             registrations_per_client: RateLimiter::new(registrations_per_hour as usize, hour),
             take_links_per_client: RateLimiter::new(60, quarter_hour),
         }
@@ -333,6 +344,80 @@ pub fn code_email(code: &str) -> Email {
     }
 }
 
+/// The language the user chose for the app (English when unset): their e-mails speak it.
+pub fn language_of(conn: &Connection, user_id: i64) -> rusqlite::Result<Lang> {
+    let s = settings::get(conn, user_id)?;
+    Ok(Lang::of(s.preferences.get("language").and_then(|v| v.as_str())))
+}
+
+/// Stores a new forgotten-password link for the user and returns its token.
+pub fn new_password_reset(conn: &Connection, user_id: i64, now: DateTime<Utc>) -> rusqlite::Result<String> {
+    let token = codes::link_token();
+    let expires = clock::stamp(now + chrono::Duration::hours(PASSWORD_RESET_HOURS));
+    users::replace_password_reset(conn, user_id, &codes::hash_link_token(&token), &expires)?;
+    Ok(token)
+}
+
+/// The forgotten-password e-mail, in the account holder's language.
+pub fn password_reset_email(lang: Lang, link_base: &str, token: &str) -> Email {
+    let link = format!("{link_base}/reset-password/{token}");
+    let w = reset_words(lang);
+    Email {
+        subject: w.subject.into(),
+        text: format!("{}\n\n{}\n\n{link}\n\n{}", w.asked, w.open, w.ignore),
+        html: format!(
+            "<p>{}</p><p>{}</p>{}<p style=\"color:#6b7280\">{}</p><p style=\"color:#6b7280\">{}</p>",
+            escape_html(w.asked),
+            escape_html(w.open),
+            button(&link, w.button),
+            escape_html(&link),
+            escape_html(w.ignore)
+        ),
+    }
+}
+
+/// The forgotten-password e-mail's texts (the link is valid for `PASSWORD_RESET_HOURS`: one).
+struct ResetWords {
+    subject: &'static str,
+    asked: &'static str,
+    open: &'static str,
+    button: &'static str,
+    ignore: &'static str,
+}
+
+fn reset_words(lang: Lang) -> &'static ResetWords {
+    match lang {
+        Lang::En => &ResetWords {
+            subject: "Reset your Pillbox password",
+            asked: "Someone asked to reset the password of your Pillbox account.",
+            open: "Open this link within 1 hour to choose a new password. It works once.",
+            button: "Choose a new password",
+            ignore: "If you did not ask for this, ignore this message: your password stays as it is.",
+        },
+        Lang::Es => &ResetWords {
+            subject: "Restablece tu contraseña de Pillbox",
+            asked: "Alguien ha pedido restablecer la contraseña de tu cuenta de Pillbox.",
+            open: "Abre este enlace en la próxima hora para elegir una contraseña nueva. Solo funciona una vez.",
+            button: "Elegir una contraseña nueva",
+            ignore: "Si no lo has pedido tú, ignora este mensaje: tu contraseña no cambia.",
+        },
+        Lang::Fr => &ResetWords {
+            subject: "Réinitialisez votre mot de passe Pillbox",
+            asked: "Quelqu'un a demandé à réinitialiser le mot de passe de votre compte Pillbox.",
+            open: "Ouvrez ce lien dans l'heure pour choisir un nouveau mot de passe. Il ne fonctionne qu'une fois.",
+            button: "Choisir un nouveau mot de passe",
+            ignore: "Si vous n'avez rien demandé, ignorez ce message : votre mot de passe reste inchangé.",
+        },
+        Lang::De => &ResetWords {
+            subject: "Ihr Pillbox-Passwort zurücksetzen",
+            asked: "Jemand hat das Zurücksetzen des Passworts Ihres Pillbox-Kontos angefordert.",
+            open: "Öffnen Sie diesen Link innerhalb einer Stunde, um ein neues Passwort zu wählen. Er funktioniert nur einmal.",
+            button: "Neues Passwort wählen",
+            ignore: "Wenn Sie das nicht angefordert haben, ignorieren Sie diese Nachricht: Ihr Passwort bleibt unverändert.",
+        },
+    }
+}
+
 /// The user as the API shows it: never the password hash or token version.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct Profile {
@@ -507,6 +592,35 @@ pub enum Registered {
     },
 }
 
+/// Whether people can make an account on this server now.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Registration {
+    /// The server's `signups` setting: `open`, `closed`, or `first-user` (open until the
+    /// first account exists, then only through a care invitation's link).
+    #[schema(value_type = String, example = "first-user")]
+    pub signups: Signups,
+    /// Anyone may register now.
+    pub open: bool,
+    /// An open care invitation's link lets its address register even when `open` is false
+    /// (`first-user` once the first account exists).
+    pub invitations: bool,
+}
+
+impl Registration {
+    pub fn of(signups: Signups, first_account_missing: bool) -> Registration {
+        let open = match signups {
+            Signups::Open => true,
+            Signups::Closed => false,
+            Signups::FirstUser => first_account_missing,
+        };
+        Registration {
+            signups,
+            open,
+            invitations: open || signups == Signups::FirstUser,
+        }
+    }
+}
+
 /// Whether a code step follows the password (the answer of the requirement check).
 #[derive(Debug, Default)]
 pub struct Requirements {
@@ -679,45 +793,45 @@ impl Accounts<'_> {
         let signups = self.signups;
         let mailer = Arc::clone(self.mailer);
         let link_base = self.link_base.clone();
-        let (user, verification) = self
-            .db
-            .write(move |conn| {
-                let tx = conn.transaction()?;
-                // Past the first account, an address invited to care for someone may still
-                // register with the invitation's link: the invitation is an account holder's
-                // explicit choice, and its token (not the address alone) proves it was received.
-                let open = match signups {
-                    Signups::Open => true,
-                    Signups::Closed => false,
-                    Signups::FirstUser => {
-                        users::count(&tx)? == 0
-                            || match &invitation {
-                                Some(hash) => carers::invited(&tx, &email, hash, &clock::stamp(now))?,
-                                None => false,
-                            }
+        let (user, verification) =
+            self.db
+                .write(move |conn| {
+                    let tx = conn.transaction()?;
+                    // The invitation's token (not the address alone) proves that the mail sent to
+                    // this address was received: the address needs no verification link.
+                    let invited = match &invitation {
+                        Some(hash) => carers::invited(&tx, &email, hash, &clock::stamp(now))?,
+                        None => false,
+                    };
+                    // Past the first account, an address invited to care for someone may still
+                    // register with the invitation's link: the invitation is an account holder's
+                    // explicit choice.
+                    let open = match signups {
+                        Signups::Open => true,
+                        Signups::Closed => false,
+                        Signups::FirstUser => invited || users::count(&tx)? == 0,
+                    };
+                    if !open {
+                        return Err(ServiceError::Forbidden(Problem::new(
+                            ErrorCode::RegistrationClosed,
+                            "Registration is closed",
+                        )));
                     }
-                };
-                if !open {
-                    return Err(ServiceError::Forbidden(Problem::new(
-                        ErrorCode::RegistrationClosed,
-                        "Registration is closed",
-                    )));
-                }
-                let user = users::insert(&tx, &email, &hash, !needs_verification, &clock::stamp(now))?
-                    .ok_or_else(|| {
-                        conflict(ErrorCode::EmailTaken, "An account with this email already exists")
-                    })?;
-                let verification = needs_verification
-                    .then(|| -> rusqlite::Result<()> {
-                        let token = new_verification(&tx, user.id, now)?;
-                        let email = verification_email(&link_base, &token);
-                        queue_account_mail(&tx, &mailer, user.id, &user.email, &email, now)
-                    })
-                    .transpose()?;
-                tx.commit()?;
-                Ok((user, verification))
-            })
-            .await?;
+                    let verified = !needs_verification || invited;
+                    let user = users::insert(&tx, &email, &hash, verified, &clock::stamp(now))?.ok_or_else(
+                        || conflict(ErrorCode::EmailTaken, "An account with this email already exists"),
+                    )?;
+                    let verification = (!verified)
+                        .then(|| -> rusqlite::Result<()> {
+                            let token = new_verification(&tx, user.id, now)?;
+                            let email = verification_email(&link_base, &token);
+                            queue_account_mail(&tx, &mailer, user.id, &user.email, &email, now)
+                        })
+                        .transpose()?;
+                    tx.commit()?;
+                    Ok((user, verification))
+                })
+                .await?;
         if verification.is_none() {
             return Ok(Registered::SignedIn(self.signed_in(&user, now)?));
         }
@@ -793,11 +907,15 @@ impl Accounts<'_> {
         email: &str,
         password: String,
         code: Option<&str>,
+        invitation: Option<&str>,
         now: DateTime<Utc>,
     ) -> AccountResult<User> {
-        let (user, tf) = self.password_step(client, email, password).await?;
+        let (mut user, tf) = self.password_step(client, email, password).await?;
         if !user.email_verified && self.mailer.is_configured() {
-            return Err(AccountError::EmailNotVerified);
+            if !self.verify_by_invitation(&user, invitation, now).await? {
+                return Err(AccountError::EmailNotVerified);
+            }
+            user.email_verified = true;
         }
         let account = account_key(email);
         if tf.enabled() {
@@ -825,16 +943,44 @@ impl Accounts<'_> {
         Ok(user)
     }
 
-    /// Sign-in: a session for the right password (and code, when two-factor is on).
+    /// An invitation's link proves its address like a verification link does: marks the
+    /// account verified when `invitation` is an open invitation to the account's own address.
+    async fn verify_by_invitation(
+        &self,
+        user: &User,
+        invitation: Option<&str>,
+        now: DateTime<Utc>,
+    ) -> ServiceResult<bool> {
+        let Some(hash) = invitation.map(|t| codes::hash_link_token(t.trim())) else {
+            return Ok(false);
+        };
+        let (user_id, email) = (user.id, user.email.clone());
+        self.db
+            .write(move |conn| {
+                if !carers::invited(conn, &email, &hash, &clock::stamp(now))? {
+                    return Ok(false);
+                }
+                users::mark_verified(conn, user_id)?;
+                Ok::<_, ServiceError>(true)
+            })
+            .await
+    }
+
+    /// Sign-in: a session for the right password (and code, when two-factor is on). With the
+    /// token of an open invitation to the account's address, an unverified address counts
+    /// as verified (the invitation's mail reached it).
     pub async fn login(
         &self,
         client: &str,
         email: &str,
         password: String,
         code: Option<&str>,
+        invitation: Option<&str>,
         now: DateTime<Utc>,
     ) -> AccountResult<SignedIn> {
-        let user = self.authenticate(client, email, password, code, now).await?;
+        let user = self
+            .authenticate(client, email, password, code, invitation, now)
+            .await?;
         self.signed_in(&user, now)
     }
 
@@ -851,7 +997,7 @@ impl Accounts<'_> {
         if code.trim().is_empty() {
             return Err(rejected(ErrorCode::CodeRequired, "Please enter the verification code").into());
         }
-        self.login(client, email, password, Some(code), now).await
+        self.login(client, email, password, Some(code), None, now).await
     }
 
     /// Says whether a code step follows. Two-factor details are given only with the right
@@ -1070,6 +1216,131 @@ impl Accounts<'_> {
         if issued {
             self.mailer.wake_queue();
         }
+        Ok(())
+    }
+
+    /// Whether registration is possible now (`GET /api/auth/registration`, no session).
+    pub async fn registration(&self) -> ServiceResult<Registration> {
+        let signups = self.signups;
+        let first_account_missing = match signups {
+            Signups::FirstUser => {
+                self.db
+                    .read(|conn| Ok::<_, ServiceError>(users::count(conn)? == 0))
+                    .await?
+            }
+            Signups::Open | Signups::Closed => false,
+        };
+        Ok(Registration::of(signups, first_account_missing))
+    }
+
+    /// Mails a one-time link to choose a new password when the address has an account and
+    /// this server sends e-mail. The outcome is the same whether or not the address has an
+    /// account (and the e-mail goes out in the background): it reveals nothing. Answers
+    /// whether this server can send e-mail at all, which says nothing about the address.
+    pub async fn forgot_password(
+        &self,
+        client: &str,
+        email: &str,
+        now: DateTime<Utc>,
+    ) -> AccountResult<bool> {
+        let email = validate_email(email).map_err(ServiceError::Invalid)?;
+        self.limits
+            .password_resets_per_account
+            .hit(&account_key(&email))?;
+        self.limits.password_resets_per_client.hit(client)?;
+        if !self.mailer.is_configured() {
+            tracing::warn!(
+                "a password reset was asked for, but e-mail is not configured: use `pillbox reset-password`"
+            );
+            return Ok(false);
+        }
+        let mailer = Arc::clone(self.mailer);
+        let link_base = self.link_base.clone();
+        let issued = self
+            .db
+            .write(move |conn| {
+                let Some(user) = users::find_by_email(conn, &email)? else {
+                    return Ok(false);
+                };
+                let tx = conn.transaction()?;
+                let token = new_password_reset(&tx, user.id, now)?;
+                let mail = password_reset_email(language_of(&tx, user.id)?, &link_base, &token);
+                queue_account_mail(&tx, &mailer, user.id, &user.email, &mail, now)?;
+                tx.commit()?;
+                Ok::<_, ServiceError>(true)
+            })
+            .await?;
+        if issued {
+            self.mailer.wake_queue();
+        }
+        Ok(true)
+    }
+
+    /// Sets a new password with a forgotten-password link: the link is used up, every session
+    /// of the account ends, and the address counts as verified (the link reached it). Unknown,
+    /// expired or used links count against the client address; the account's sign-in budget
+    /// applies as to a sign-in.
+    pub async fn reset_password(
+        &self,
+        client: &str,
+        token: &str,
+        new_password: String,
+        now: DateTime<Utc>,
+    ) -> AccountResult<()> {
+        self.limits.reset_failures_per_client.hit(client)?;
+        let invalid_link = || {
+            AccountError::Service(rejected(
+                ErrorCode::ResetLinkInvalid,
+                "This link is invalid or has expired: ask for a new one",
+            ))
+        };
+        let token = token.trim();
+        // A link token is 43 characters; anything far longer names nothing.
+        if token.is_empty() || token.len() > 128 {
+            return Err(invalid_link());
+        }
+        let hash = codes::hash_link_token(token);
+        let lookup = hash.clone();
+        let user = self
+            .db
+            .read(move |conn| {
+                let Some(id) = users::password_reset_user(conn, &lookup, &clock::stamp(now))? else {
+                    return Ok(None);
+                };
+                Ok::<_, ServiceError>(users::find_by_id(conn, id)?)
+            })
+            .await?
+            .ok_or_else(invalid_link)?;
+        self.limits.reset_failures_per_client.forgive(client);
+        validate_new_password(&new_password).map_err(ServiceError::Invalid)?;
+        let account = account_key(&user.email);
+        self.limits.sign_in.begin(&account, client, None)?;
+        let password_hash = hash_password(new_password)
+            .await
+            .map_err(AccountError::Internal)?;
+        let reset = self
+            .db
+            .write(move |conn| {
+                let tx = conn.transaction()?;
+                // Used up here, inside the change: two tries with one link cannot both succeed.
+                let Some(user_id) = users::consume_password_reset(&tx, &hash, &clock::stamp(now))? else {
+                    return Ok(false);
+                };
+                users::set_password(&tx, user_id, &password_hash, &clock::stamp(now))?;
+                users::mark_verified(&tx, user_id)?;
+                tx.commit()?;
+                Ok::<_, ServiceError>(true)
+            })
+            .await?;
+        if !reset {
+            // Used up by a parallel try meanwhile: stays counted as a failure.
+            return Err(invalid_link());
+        }
+        self.limits.sign_in.passed(&account, client);
+        tracing::info!(
+            user = user.id,
+            "password reset with an e-mailed link; every session signed out"
+        );
         Ok(())
     }
 

@@ -58,6 +58,8 @@ error_codes! {
     PasswordIncorrect => "password_incorrect",
     EmailNotConfigured => "email_not_configured",
     InvalidToken => "invalid_token",
+    /// A forgotten-password link that is unknown, expired (after an hour) or already used.
+    ResetLinkInvalid => "reset_link_invalid",
     UserNotFound => "user_not_found",
 
     /// A form field the person left empty or filled beyond its limit.

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::access::{self, Access, Role, person_not_found};
-use super::accounts::{queue_account_mail, validate_email};
+use super::accounts::{language_of, queue_account_mail, validate_email};
 use super::error::{ErrorCode, Problem, ServiceError, ServiceResult, conflict, invalid, not_found, rejected};
 use super::planner;
 use crate::clock;
@@ -20,7 +20,7 @@ use crate::mailer::{Email, Mailer, button, escape_html};
 use crate::security::codes;
 use crate::store::carers::{self, Carer};
 use crate::store::people::{self, AuditRow, Person};
-use crate::store::{settings, users};
+use crate::store::users;
 
 /// The longest name a person can have, in characters.
 pub const MAX_PERSON_NAME: usize = 100;
@@ -211,7 +211,7 @@ pub struct InvitationView {
     /// Who sent it (the person's account holder).
     pub owner_name: String,
     pub role: CarerRole,
-    /// The invited address.
+    /// The invited address (masked, `a***@example.com`, in the signed-out preview).
     pub email: String,
     /// RFC 3339, UTC.
     pub expires_at: String,
@@ -415,7 +415,7 @@ pub fn invite(
     let mailed = server.mailer.is_configured();
     if mailed {
         let person_name = people::name(conn, person_id)?.unwrap_or_default();
-        let lang = language(conn, owner.id)?;
+        let lang = language_of(conn, owner.id)?;
         let mail = invitation_email(lang, &owner_name, &person_name, role, &email, &link);
         queue_account_mail(conn, server.mailer, owner.id, &email, &mail, now)?;
     }
@@ -586,7 +586,36 @@ pub fn invitation(
     })
 }
 
-/// Accepts an invitation: the signed-in account becomes the person's carer.
+/// What an invitation offers, for whoever holds its link before signing in: who invites,
+/// for whom, the role, and the invited address masked (the link may have been passed on).
+pub fn invitation_preview(
+    conn: &Connection,
+    token: &str,
+    now: DateTime<Utc>,
+) -> ServiceResult<InvitationView> {
+    let not_found = || {
+        not_found(
+            ErrorCode::InvitationNotFound,
+            "This invitation does not exist, expired or was used",
+        )
+    };
+    if token.is_empty() || token.len() > 128 {
+        return Err(not_found());
+    }
+    let carer = carers::invitation(conn, &codes::hash_link_token(token), &clock::stamp(now))?
+        .ok_or_else(not_found)?;
+    let person = people::find(conn, carer.person_id)?.ok_or_else(not_found)?;
+    Ok(InvitationView {
+        person_name: person.name,
+        owner_name: person.owner_name,
+        role: CarerRole::stored(&carer.role),
+        email: masked(&carer.email),
+        expires_at: carer.expires_at.unwrap_or_default(),
+    })
+}
+
+/// Accepts an invitation: the signed-in account becomes the person's carer, and its address
+/// counts as verified.
 pub fn accept(
     conn: &Connection,
     user_id: i64,
@@ -603,6 +632,9 @@ pub fn accept(
     }
     let stamp = clock::stamp(now);
     carers::accept(conn, carer.id, user_id, &stamp)?;
+    // The invitation was mailed to this very address (open_invitation checked): its link
+    // proves the address as a verification link would.
+    users::mark_verified(conn, user_id)?;
     let actor = access::actor(conn, user_id)?;
     people::audit(
         conn,
@@ -638,12 +670,6 @@ pub fn audit(
         .into_iter()
         .map(AuditEntry::from)
         .collect())
-}
-
-/// The language the user chose for the app (English when unset).
-fn language(conn: &Connection, user_id: i64) -> ServiceResult<Lang> {
-    let s = settings::get(conn, user_id)?;
-    Ok(Lang::of(s.preferences.get("language").and_then(|v| v.as_str())))
 }
 
 /// The invitation e-mail, in the inviting owner's language (the invitee may have no account

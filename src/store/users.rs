@@ -140,6 +140,45 @@ pub fn verification_user(conn: &Connection, token_hash: &str, now: &str) -> rusq
     .optional()
 }
 
+/// Stores a forgotten-password link, replacing the user's earlier ones.
+pub fn replace_password_reset(
+    conn: &Connection,
+    user_id: i64,
+    token_hash: &str,
+    expires_at: &str,
+) -> rusqlite::Result<()> {
+    conn.execute("DELETE FROM password_resets WHERE user_id = ?1", [user_id])?;
+    conn.execute(
+        "INSERT INTO password_resets (token_hash, user_id, expires_at) VALUES (?1, ?2, ?3)",
+        params![token_hash, user_id, expires_at],
+    )?;
+    Ok(())
+}
+
+/// The user a valid, unexpired forgotten-password link belongs to.
+pub fn password_reset_user(conn: &Connection, token_hash: &str, now: &str) -> rusqlite::Result<Option<i64>> {
+    conn.query_row(
+        "SELECT user_id FROM password_resets WHERE token_hash = ?1 AND expires_at > ?2",
+        params![token_hash, now],
+        |row| row.get(0),
+    )
+    .optional()
+}
+
+/// Uses up a valid forgotten-password link (and any other of its user's): the user it
+/// belonged to, or None when it was unknown, expired or already used.
+pub fn consume_password_reset(
+    conn: &Connection,
+    token_hash: &str,
+    now: &str,
+) -> rusqlite::Result<Option<i64>> {
+    let Some(user_id) = password_reset_user(conn, token_hash, now)? else {
+        return Ok(None);
+    };
+    conn.execute("DELETE FROM password_resets WHERE user_id = ?1", [user_id])?;
+    Ok(Some(user_id))
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct TwoFactor {
     pub email_enabled: bool,

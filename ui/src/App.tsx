@@ -6,6 +6,7 @@ import { AppShell } from './components/AppShell';
 import { InstallBanner } from './components/InstallBanner';
 import { UnitCatalogueGate } from './components/medications/UnitCatalogueGate';
 import { EmailConfirmationScreen } from './screens/EmailConfirmationScreen';
+import { ForgotPasswordScreen } from './screens/ForgotPasswordScreen';
 import { HistoryScreen } from './screens/HistoryScreen';
 import { InvitationScreen } from './screens/InvitationScreen';
 import { LoginScreen } from './screens/LoginScreen';
@@ -16,6 +17,7 @@ import { PersonScreen } from './screens/PersonScreen';
 import { PrivacyPolicyScreen } from './screens/PrivacyPolicyScreen';
 import { RegisterScreen } from './screens/RegisterScreen';
 import { ReportScreen } from './screens/ReportScreen';
+import { ResetPasswordScreen } from './screens/ResetPasswordScreen';
 import { SettingsScreen } from './screens/SettingsScreen';
 import { TakeDoseScreen } from './screens/TakeDoseScreen';
 import { TodayScreen } from './screens/TodayScreen';
@@ -29,6 +31,8 @@ export function AppRoutes() {
     <Routes>
       <Route path="/login" element={<LoginScreen />} />
       <Route path="/register" element={<RegisterScreen />} />
+      <Route path="/forgot-password" element={<ForgotPasswordScreen />} />
+      <Route path="/reset-password/:token" element={<ResetPasswordScreen />} />
       <Route path="/email-confirmation" element={<EmailConfirmationScreen />} />
       <Route path="/verify-email" element={<VerifyEmailScreen />} />
       <Route path="/verify-email/:token" element={<VerifyEmailScreen />} />

@@ -2,7 +2,7 @@ import { ApiError, apiRequest, isJsonObject, type Json } from './client';
 import { nonEmptyString, parseMethod, parseMethods, payloadOf } from './parse';
 import { clearSession, getStoredToken } from './session';
 import { keptInvitation } from '../people/pendingInvitation';
-import type { AuthSession, LoginRequirements, RegisterResult, User, VerificationResult } from './types';
+import type { AuthSession, LoginRequirements, RegisterResult, Registration, User, VerificationResult } from './types';
 
 function optionalString(value: Json | undefined): string | null | undefined {
   if (typeof value === 'string' || value === null) return value;
@@ -69,10 +69,18 @@ export async function deleteAccount(password: string): Promise<void> {
  * accepts it together with the right password.
  */
 export async function login(email: string, password: string, code?: string): Promise<AuthSession> {
+  // An invitation opened on this device proves its address: the server then asks for no
+  // verification link when it is the account's own.
+  const invitation = keptInvitation();
   const body = await apiRequest('/api/auth/login', {
     method: 'POST',
     anonymous: true,
-    body: code === undefined ? { email, password } : { email, password, code },
+    body: {
+      email,
+      password,
+      ...(code === undefined ? {} : { code }),
+      ...(invitation === null ? {} : { invitation }),
+    },
   });
   const session = parseSession(body);
   if (!session) throw new Error('Invalid login response format');
@@ -139,6 +147,30 @@ export async function verifyEmail(token: string): Promise<VerificationResult> {
     emailVerified: body.emailVerified === true,
     message: typeof body.message === 'string' ? body.message : '',
   };
+}
+
+/** Whether people can make an account on this server now (GET /api/auth/registration). */
+export async function getRegistration(signal?: AbortSignal): Promise<Registration> {
+  const body = await apiRequest('/api/auth/registration', { anonymous: true, signal });
+  const data = payloadOf(body);
+  if (!data || typeof data.open !== 'boolean' || typeof data.invitations !== 'boolean') {
+    throw new Error('Invalid registration status format');
+  }
+  return { open: data.open, invitations: data.invitations };
+}
+
+/**
+ * Asks for a link to choose a new password. The answer is the same for every address; it
+ * resolves to whether this server can send e-mail at all.
+ */
+export async function forgotPassword(email: string): Promise<{ emailAvailable: boolean }> {
+  const body = await apiRequest('/api/auth/forgot-password', { method: 'POST', anonymous: true, body: { email } });
+  return { emailAvailable: payloadOf(body)?.emailAvailable !== false };
+}
+
+/** Sets a new password with the e-mailed link's token; every session of the account ends. */
+export async function resetPassword(token: string, password: string): Promise<void> {
+  await apiRequest('/api/auth/reset-password', { method: 'POST', anonymous: true, body: { token, password } });
 }
 
 /** Sends a new verification link; resolves to whether the server said it did. */

@@ -121,6 +121,12 @@ export async function getInvitation(token: string, signal?: AbortSignal): Promis
   return parseInvitation(dataOf(await apiRequest(`/api/invitations/${encodeURIComponent(token)}`, { signal })));
 }
 
+/** What an invitation offers, before signing in: who invites, for whom; the address masked. */
+export async function getInvitationPreview(token: string, signal?: AbortSignal): Promise<Invitation> {
+  const path = `/api/invitations/${encodeURIComponent(token)}/preview`;
+  return parseInvitation(dataOf(await apiRequest(path, { signal, anonymous: true })));
+}
+
 /** Accepts an invitation; answers the person now cared for. */
 export async function acceptInvitation(token: string): Promise<Person> {
   const body = await apiRequest(`/api/invitations/${encodeURIComponent(token)}/accept`, { method: 'POST' });

@@ -238,6 +238,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/forgot-password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Asks for a one-time link to choose a new password (valid 1 hour), mailed when the address
+         *     has an account and this server sends e-mail. The answer is the same whether or not the
+         *     address has an account, so it reveals nothing.
+         */
+        post: operations["auth_forgot_password"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/login": {
         parameters: {
             query?: never;
@@ -355,6 +376,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/registration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether people can make an account here now, for the sign-in and registration pages
+         *     (no session needed).
+         */
+        get: operations["auth_registration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/resend-verification": {
         parameters: {
             query?: never;
@@ -369,6 +410,26 @@ export interface paths {
          *     account waiting, so it reveals nothing.
          */
         post: operations["auth_resend_verification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/reset-password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sets a new password with the e-mailed link's token: the link is used up and every session
+         *     of the account is signed out; sign in with the new password afterwards.
+         */
+        post: operations["auth_reset_password"];
         delete?: never;
         options?: never;
         head?: never;
@@ -536,6 +597,26 @@ export interface paths {
         put?: never;
         /** Accepts an invitation: you become the person's carer with the invited role. */
         post: operations["people_accept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/invitations/{token}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What an invitation offers, for whoever holds its link (no session): who invites, for
+         *     whom and with which role; the invited address is masked. Rate-limited per client address.
+         */
+        get: operations["people_invitation_preview"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1380,8 +1461,9 @@ export interface components {
             code?: string | null;
             email?: string;
             /**
-             * @description Registering to accept an invitation to care for someone: the token of its link. Past
-             *     the first account, it opens registration for the invited address only.
+             * @description Registering or signing in to accept an invitation to care for someone: the token of
+             *     its link. Past the first account, it opens registration for the invited address only;
+             *     it also proves that address, so the account needs no verification link.
              */
             invitation?: string | null;
             /** @description The same as `code` (older clients). */
@@ -1527,7 +1609,7 @@ export interface components {
         Data_InvitationView: {
             /** @description What an invitation offers, shown before it is accepted. */
             data: {
-                /** @description The invited address. */
+                /** @description The invited address (masked, `a***@example.com`, in the signed-out preview). */
                 email: string;
                 /** @description RFC 3339, UTC. */
                 expires_at: string;
@@ -1720,6 +1802,27 @@ export interface components {
             data: {
                 /** @description The VAPID public key, base64url. */
                 publicKey: string;
+            };
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description The body of every successful answer: `{"success": true, "data": …}`. */
+        Data_Registration: {
+            /** @description Whether people can make an account on this server now. */
+            data: {
+                /**
+                 * @description An open care invitation's link lets its address register even when `open` is false
+                 *     (`first-user` once the first account exists).
+                 */
+                invitations: boolean;
+                /** @description Anyone may register now. */
+                open: boolean;
+                /**
+                 * @description The server's `signups` setting: `open`, `closed`, or `first-user` (open until the
+                 *     first account exists, then only through a care invitation's link).
+                 * @example first-user
+                 */
+                signups: string;
             };
             /** @description Always true. */
             success: boolean;
@@ -2185,7 +2288,7 @@ export interface components {
          * @description The machine-readable reason of an error answer (`code` in every error body).
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "validation_failed" | "body_too_large" | "unsupported_media_type" | "not_found" | "method_not_allowed" | "rate_limited" | "internal_error" | "service_unavailable" | "request_timeout" | "authentication_required" | "session_expired" | "invalid_credentials" | "email_not_verified" | "registration_closed" | "email_taken" | "password_incorrect" | "email_not_configured" | "invalid_token" | "user_not_found" | "credentials_required" | "email_required" | "email_invalid" | "password_required" | "password_too_short" | "password_too_long" | "first_name_too_long" | "last_name_too_long" | "two_factor_required" | "invalid_code" | "code_not_sent" | "method_not_enabled" | "method_already_enabled" | "two_factor_not_enabled" | "totp_setup_not_started" | "invalid_backup_code" | "code_required" | "backup_code_required" | "medication_not_found" | "entry_not_found" | "name_required" | "unit_required" | "unit_invalid" | "unit_mismatch" | "strength_needed" | "unit_incompatible" | "future_date" | "dose_too_soon" | "daily_maximum_reached" | "inventory_not_enabled" | "stock_below_zero" | "notification_not_found" | "reminder_exists" | "notification_not_scheduled" | "notification_sending" | "notification_not_sent" | "dose_already_logged" | "invalid_snooze_minutes" | "calendar_feed_not_found" | "push_service_not_allowed" | "invalid_subscription" | "subscription_taken" | "delivery_failed" | "delivery_method_unknown" | "delivery_method_required" | "lead_out_of_range" | "message_too_long" | "backup_not_found" | "import_invalid" | "person_not_found" | "person_name_required" | "person_is_account_holder" | "not_permitted" | "carer_not_found" | "carer_exists" | "carer_is_owner" | "role_invalid" | "invitation_not_found" | "invitation_other_account" | "escalation_invalid";
+        ErrorCode: "invalid_request" | "validation_failed" | "body_too_large" | "unsupported_media_type" | "not_found" | "method_not_allowed" | "rate_limited" | "internal_error" | "service_unavailable" | "request_timeout" | "authentication_required" | "session_expired" | "invalid_credentials" | "email_not_verified" | "registration_closed" | "email_taken" | "password_incorrect" | "email_not_configured" | "invalid_token" | "reset_link_invalid" | "user_not_found" | "credentials_required" | "email_required" | "email_invalid" | "password_required" | "password_too_short" | "password_too_long" | "first_name_too_long" | "last_name_too_long" | "two_factor_required" | "invalid_code" | "code_not_sent" | "method_not_enabled" | "method_already_enabled" | "two_factor_not_enabled" | "totp_setup_not_started" | "invalid_backup_code" | "code_required" | "backup_code_required" | "medication_not_found" | "entry_not_found" | "name_required" | "unit_required" | "unit_invalid" | "unit_mismatch" | "strength_needed" | "unit_incompatible" | "future_date" | "dose_too_soon" | "daily_maximum_reached" | "inventory_not_enabled" | "stock_below_zero" | "notification_not_found" | "reminder_exists" | "notification_not_scheduled" | "notification_sending" | "notification_not_sent" | "dose_already_logged" | "invalid_snooze_minutes" | "calendar_feed_not_found" | "push_service_not_allowed" | "invalid_subscription" | "subscription_taken" | "delivery_failed" | "delivery_method_unknown" | "delivery_method_required" | "lead_out_of_range" | "message_too_long" | "backup_not_found" | "import_invalid" | "person_not_found" | "person_name_required" | "person_is_account_holder" | "not_permitted" | "carer_not_found" | "carer_exists" | "carer_is_owner" | "role_invalid" | "invitation_not_found" | "invitation_other_account" | "escalation_invalid";
         Escalation: {
             /**
              * Format: int32
@@ -2203,6 +2306,9 @@ export interface components {
             /** @description When the current feed was made (RFC 3339, UTC); null without one. */
             created_at: string | null;
             exists: boolean;
+        };
+        ForgotBody: {
+            email?: string;
         };
         /** @enum {string} */
         Frequency: "daily" | "twice_daily" | "weekly" | "monthly" | "as_needed";
@@ -2274,7 +2380,7 @@ export interface components {
         };
         /** @description What an invitation offers, shown before it is accepted. */
         InvitationView: {
-            /** @description The invited address. */
+            /** @description The invited address (masked, `a***@example.com`, in the signed-out preview). */
             email: string;
             /** @description RFC 3339, UTC. */
             expires_at: string;
@@ -2716,6 +2822,22 @@ export interface components {
             success: boolean;
         };
         /** @description `{"success": true, "message": …, "data": …}`. */
+        MessageData_ResetAsked: {
+            /** @description What asking for a password link tells: the same for every address. */
+            data: {
+                /**
+                 * @description Whether this server sends e-mail at all (a setting of the server, not of the address):
+                 *     without it no link can come, and the administrator resets passwords
+                 *     (`pillbox reset-password`).
+                 */
+                emailAvailable: boolean;
+            };
+            /** @description What happened, in English, for a person. */
+            message: string;
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description `{"success": true, "message": …, "data": …}`. */
         MessageData_Scheduled: {
             /** @description How many reminders were added. */
             data: {
@@ -3052,6 +3174,22 @@ export interface components {
             subscription?: components["schemas"]["SubscriptionBody"] | null;
             userAgent?: string | null;
         };
+        /** @description Whether people can make an account on this server now. */
+        Registration: {
+            /**
+             * @description An open care invitation's link lets its address register even when `open` is false
+             *     (`first-user` once the first account exists).
+             */
+            invitations: boolean;
+            /** @description Anyone may register now. */
+            open: boolean;
+            /**
+             * @description The server's `signups` setting: `open`, `closed`, or `first-user` (open until the
+             *     first account exists, then only through a care invitation's link).
+             * @example first-user
+             */
+            signups: string;
+        };
         /** @description A reminder as the API lists it. */
         Reminder: {
             /** @description When a logged dose answered this reminder. */
@@ -3107,6 +3245,20 @@ export interface components {
         };
         ResendBody: {
             email?: string;
+        };
+        /** @description What asking for a password link tells: the same for every address. */
+        ResetAsked: {
+            /**
+             * @description Whether this server sends e-mail at all (a setting of the server, not of the address):
+             *     without it no link can come, and the administrator resets passwords
+             *     (`pillbox reset-password`).
+             */
+            emailAvailable: boolean;
+        };
+        ResetBody: {
+            password?: string;
+            /** @description The token of the e-mailed link. */
+            token?: string;
         };
         /**
          * @description What a user may do with a person's data, in rising order.
@@ -4404,6 +4556,66 @@ export interface operations {
             };
         };
     };
+    auth_forgot_password: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ForgotBody"];
+            };
+        };
+        responses: {
+            /** @description Sent if the address has an account */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageData_ResetAsked"];
+                };
+            };
+            /** @description Invalid address (`email_required`, `email_invalid`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many links asked for (`rate_limited`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     auth_login: {
         parameters: {
             query?: never;
@@ -4846,6 +5058,26 @@ export interface operations {
             };
         };
     };
+    auth_registration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sign-up policy and whether it is open now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_Registration"];
+                };
+            };
+        };
+    };
     auth_resend_verification: {
         parameters: {
             query?: never;
@@ -4896,6 +5128,66 @@ export interface operations {
                 };
             };
             /** @description Too many links asked for */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    auth_reset_password: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResetBody"];
+            };
+        };
+        responses: {
+            /** @description Changed; every session was signed out */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description The link is unknown, expired or used (`reset_link_invalid`), or the password breaks the rules (`password_too_short`, `password_too_long`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many tries (`rate_limited`, with Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5361,6 +5653,47 @@ export interface operations {
             };
             /** @description You already care for this person (`carer_exists`) */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    people_invitation_preview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The invitation link's token */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invitation, its address masked */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_InvitationView"];
+                };
+            };
+            /** @description Unknown, expired or used (`invitation_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many look-ups from this address (`rate_limited`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

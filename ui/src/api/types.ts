@@ -27,6 +27,12 @@ export type RegisterResult =
   | { kind: 'signedIn'; session: AuthSession }
   | { kind: 'verificationRequired'; user: User };
 
+/**
+ * GET /api/auth/registration: anyone may register now (`open`), or an open care invitation's
+ * link lets its address register (`invitations`).
+ */
+export type Registration = Pick<Schemas['Registration'], 'open' | 'invitations'>;
+
 export type TwoFactorMethod = Schemas['TwoFactorMethod'];
 /** Every method the document names, for checking values at run time. */
 export const TWO_FACTOR_METHODS = ['email', 'totp'] as const satisfies readonly TwoFactorMethod[];

@@ -22,6 +22,7 @@ const SERVER_CODE_KEYS: CodeKeys = {
   code_required: 'server.enterCode',
   backup_code_required: 'server.enterBackupCode',
   invalid_token: 'server.invalidLink',
+  reset_link_invalid: 'server.resetLinkInvalid',
   two_factor_required: 'server.codeRequired',
   invalid_code: 'server.invalidCode',
   email_not_verified: 'server.verifyFirst',

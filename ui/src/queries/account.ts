@@ -1,12 +1,22 @@
 // The account's server-side settings: two-factor status, time zone, data settings, backups,
-// and the server's version.
+// the server's version, and whether sign-ups are open.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { getRegistration } from '../api/auth';
 import { getDataSettings, importFile, listBackups, saveDataSettings, type DataSettings } from '../api/data';
 import { getServerTimezone } from '../api/settings';
 import { getTwoFactorStatus } from '../api/twoFactor';
 import { getVersion } from '../api/version';
 import { everythingChanged } from './invalidate';
 import { queryKeys } from './keys';
+
+/** Whether people can make an account here now; kept for the app's life once known. */
+export function useRegistrationQuery() {
+  return useQuery({
+    queryKey: queryKeys.registration,
+    queryFn: ({ signal }) => getRegistration(signal),
+    staleTime: 60_000,
+  });
+}
 
 export function useTwoFactorStatusQuery() {
   return useQuery({ queryKey: queryKeys.twoFactorStatus, queryFn: ({ signal }) => getTwoFactorStatus(signal) });

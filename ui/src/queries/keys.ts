@@ -36,4 +36,7 @@ export const queryKeys = {
   carers: (personId: number) => ['people', personId, 'carers'] as const,
   audit: (personId: number, page: number) => ['people', personId, 'audit', page] as const,
   invitation: (token: string) => ['invitation', token] as const,
+  invitationPreview: (token: string) => ['invitation', token, 'preview'] as const,
+  /** Whether sign-ups are open (asked before sign-in). */
+  registration: ['registration'] as const,
 };

@@ -7,6 +7,7 @@ import {
   deletePerson,
   getAudit,
   getInvitation,
+  getInvitationPreview,
   inviteCarer,
   listCarers,
   listPeople,
@@ -42,6 +43,15 @@ export function useInvitationQuery(token: string, enabled: boolean) {
   return useQuery({
     queryKey: queryKeys.invitation(token),
     queryFn: ({ signal }) => getInvitation(token, signal),
+    enabled,
+  });
+}
+
+/** The invitation as its link's holder sees it before signing in. */
+export function useInvitationPreviewQuery(token: string, enabled: boolean) {
+  return useQuery({
+    queryKey: queryKeys.invitationPreview(token),
+    queryFn: ({ signal }) => getInvitationPreview(token, signal),
     enabled,
   });
 }

@@ -3,34 +3,16 @@ import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams } from 'react-router-dom';
 import { ApiError } from '../api/client';
 import { useAuth } from '../auth/AuthContext';
+import { registrationOffered } from '../auth/registration';
 import { LoadingScreen } from '../components/LoadingScreen';
 import { FormError } from '../components/medications/FormError';
 import { circleErrorText, errorCodeOf } from '../people/errors';
 import { forgetInvitation, rememberInvitation } from '../people/pendingInvitation';
 import { savePersonChoice } from '../people/personChoice';
-import { useAcceptInvitation, useInvitationQuery } from '../queries/people';
+import { useRegistrationQuery } from '../queries/account';
+import { useAcceptInvitation, useInvitationPreviewQuery, useInvitationQuery } from '../queries/people';
 import { PublicFrame } from './PublicFrame';
 import '../styles/people.css';
-
-/** Signed out: what the link is, and the way in (and back here afterwards). */
-function SignedOut({ token }: { token: string }) {
-  const { t } = useTranslation('circle');
-  useEffect(() => rememberInvitation(token), [token]);
-  return (
-    <>
-      <h1>{t('invitation.title')}</h1>
-      <p className="public-subtitle">{t('invitation.signInFirst')}</p>
-      <div className="stack-actions">
-        <Link to="/login" className="button button-primary button-block">
-          {t('invitation.signIn')}
-        </Link>
-        <Link to="/register" className="button button-secondary button-block">
-          {t('invitation.register')}
-        </Link>
-      </div>
-    </>
-  );
-}
 
 /** Why an invitation cannot be used, with what to do about it. */
 function Refusal({ error }: { error: unknown }) {
@@ -65,6 +47,64 @@ function Refusal({ error }: { error: unknown }) {
         <Link to="/medications" className="button button-secondary button-block" onClick={forgetInvitation}>
           {t('invitation.goHome')}
         </Link>
+      </div>
+    </>
+  );
+}
+
+/**
+ * Signed out: who invites, for whom and with which role (from the link alone, the address
+ * masked), and the way in (and back here afterwards). Registering is offered only where this
+ * server lets the invited address register.
+ */
+function SignedOut({ token }: { token: string }) {
+  const { t } = useTranslation('circle');
+  const preview = useInvitationPreviewQuery(token, true);
+  const registration = useRegistrationQuery();
+  useEffect(() => rememberInvitation(token), [token]);
+  const gone = errorCodeOf(preview.error) === 'invitation_not_found';
+  useEffect(() => {
+    if (gone) forgetInvitation();
+  }, [gone]);
+  if (preview.isPending) {
+    return (
+      <p className="public-subtitle" role="status">
+        {t('common.loading')}
+      </p>
+    );
+  }
+  if (gone) return <Refusal error={preview.error} />;
+  const invitation = preview.data;
+  return (
+    <>
+      <h1>{t('invitation.title')}</h1>
+      {invitation ? (
+        <>
+          <p className="public-subtitle" data-testid="invitation-text">
+            {t('invitation.text', { owner: invitation.owner_name, person: invitation.person_name })}
+          </p>
+          <dl className="detail-list invitation-details">
+            <div>
+              <dt>{t('invitation.role')}</dt>
+              <dd>
+                <strong>{t(`roles.${invitation.role}.name`)}</strong>: {t(`roles.${invitation.role}.explain`)}
+              </dd>
+            </div>
+          </dl>
+          <p>{t('invitation.signInWith', { email: invitation.email })}</p>
+        </>
+      ) : (
+        <p className="public-subtitle">{t('invitation.signInFirst')}</p>
+      )}
+      <div className="stack-actions">
+        <Link to="/login" className="button button-primary button-block">
+          {t('invitation.signIn')}
+        </Link>
+        {!registration.isPending && registrationOffered(registration.data, true) && (
+          <Link to="/register" className="button button-secondary button-block">
+            {t('invitation.register')}
+          </Link>
+        )}
       </div>
     </>
   );

@@ -5,6 +5,7 @@ import * as api from '../api';
 import type { TwoFactorMethod } from '../api';
 import { useAuth } from '../auth/AuthContext';
 import { cleanBackupCode } from '../auth/backupCode';
+import { registrationOffered } from '../auth/registration';
 import {
   LoginFailure,
   initialLoginView,
@@ -16,7 +17,8 @@ import {
 import { CodeInput } from '../components/CodeInput';
 import { VersionLabel } from '../components/VersionLabel';
 import { errorText } from '../i18n/messages';
-import { pathAfterSignIn } from '../people/pendingInvitation';
+import { keptInvitation, pathAfterSignIn } from '../people/pendingInvitation';
+import { useRegistrationQuery } from '../queries/account';
 
 import { PublicFrame } from './PublicFrame';
 
@@ -43,6 +45,7 @@ export function LoginScreen() {
   const [codeAttempt, setCodeAttempt] = useState(0);
   const [useBackupCode, setUseBackupCode] = useState(false);
   const [backupCode, setBackupCode] = useState('');
+  const registration = useRegistrationQuery();
 
   // Back to an invitation opened while signed out, if one waits.
   if (isAuthenticated) return <Navigate to={pathAfterSignIn()} replace />;
@@ -263,6 +266,11 @@ export function LoginScreen() {
             {t('login.verified')}
           </p>
         )}
+        {searchParams.get('reset') === 'true' && !error && (
+          <p className="form-success" role="status">
+            {t('login.passwordReset')}
+          </p>
+        )}
         {errorBox}
         <div className="field">
           <label htmlFor="login-email">{t('login.email')}</label>
@@ -286,13 +294,18 @@ export function LoginScreen() {
             onChange={(event) => setPassword(event.target.value)}
           />
         </div>
+        <p className="form-hint">
+          <Link to="/forgot-password">{t('login.forgotPassword')}</Link>
+        </p>
         <button type="submit" className="button button-primary button-block" disabled={busy !== 'idle'}>
           {busy === 'signingIn' ? t('login.submitting') : t('login.submit')}
         </button>
       </form>
-      <p className="public-alt">
-        {t('login.noAccount')} <Link to="/register">{t('login.createAccount')}</Link>
-      </p>
+      {!registration.isPending && registrationOffered(registration.data, keptInvitation() !== null) && (
+        <p className="public-alt">
+          {t('login.noAccount')} <Link to="/register">{t('login.createAccount')}</Link>
+        </p>
+      )}
     </PublicFrame>
   );
 }

@@ -2,8 +2,10 @@ import { useState, type SubmitEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, Navigate, useNavigate } from 'react-router-dom';
 import { useAuth } from '../auth/AuthContext';
+import { registrationOffered } from '../auth/registration';
 import { errorText } from '../i18n/messages';
-import { pathAfterSignIn } from '../people/pendingInvitation';
+import { keptInvitation, pathAfterSignIn } from '../people/pendingInvitation';
+import { useRegistrationQuery } from '../queries/account';
 import { PublicFrame } from './PublicFrame';
 
 /** Spec §9: passwords have at least 6 characters. */
@@ -26,8 +28,35 @@ export function RegisterScreen() {
   const [confirmation, setConfirmation] = useState('');
   const [submitting, setSubmitting] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const registration = useRegistrationQuery();
 
   if (isAuthenticated && !submitting) return <Navigate to={pathAfterSignIn()} replace />;
+
+  if (registration.isPending) {
+    return (
+      <PublicFrame>
+        <h1>{t('register.title')}</h1>
+        <p className="public-subtitle" role="status">
+          {t('common.loading')}
+        </p>
+      </PublicFrame>
+    );
+  }
+  if (!registrationOffered(registration.data, keptInvitation() !== null)) {
+    return (
+      <PublicFrame>
+        <h1>{t('register.closedTitle')}</h1>
+        <p className="public-subtitle" data-testid="registration-closed">
+          {registration.data?.invitations ? t('register.closedInvitations') : t('register.closed')}
+        </p>
+        <div className="stack-actions">
+          <Link to="/login" className="button button-primary button-block">
+            {t('register.signIn')}
+          </Link>
+        </div>
+      </PublicFrame>
+    );
+  }
 
   const submit = async (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault();

@@ -106,6 +106,20 @@ describe('the invitation page', () => {
     expect(localStorage.getItem('pillbox_invitation')).toBe('tok_123');
   });
 
+  it('names who invites and for whom before signing in, and offers registration only where it works', async () => {
+    medsServer({
+      'GET /api/invitations/tok_123/preview': () =>
+        ok({ person_name: 'Mum', owner_name: 'Sam', role: 'record', email: 'k***@example.org', expires_at: '' }),
+      'GET /api/auth/registration': () => ok({ signups: 'closed', open: false, invitations: false }),
+    });
+    renderApp('/invite/tok_123');
+    expect((await screen.findByTestId('invitation-text')).textContent).toBe('Sam invites you to help care for Mum.');
+    expect(screen.getByText(/Also logs, edits and skips doses/)).toBeTruthy();
+    expect(screen.getByText(/the address the invitation went to \(k\*\*\*@example\.org\)/)).toBeTruthy();
+    expect(screen.getByRole('link', { name: 'Sign in' })).toBeTruthy();
+    await waitFor(() => expect(screen.queryByRole('link', { name: 'Create an account' })).toBeNull());
+  });
+
   it('shows who invites, for whom and the role; accepting opens that person', async () => {
     signInForMeds();
     const fetchMock = medsServer({
@@ -185,6 +199,79 @@ describe('a person’s carers', () => {
     );
     const [, init] = requestsTo(fetchMock, 'POST', '/api/people/2/carers')[0] ?? [];
     expect(sentJson(init)).toEqual({ email: 'kim@example.org', role: 'view' });
+  });
+
+  it('asks before changing a carer’s role', async () => {
+    signInForMeds();
+    const kim = {
+      id: 31,
+      person_id: 2,
+      email: 'kim@example.org',
+      name: 'Kim Berg',
+      user_id: 9,
+      role: 'view',
+      status: 'active',
+      created_at: '',
+      accepted_at: '2026-11-01T00:00:00Z',
+      expires_at: null,
+      invite_url: null,
+    };
+    const fetchMock = medsServer({
+      'GET /api/people': () => ok(PEOPLE),
+      'GET /api/people/2/carers': () => ok([kim]),
+      'GET /api/people/2/audit': () => ok([]),
+      'PUT /api/people/2/carers/31': () => ok({ ...kim, role: 'manage' }),
+    });
+    renderApp('/people/2');
+    const card = await screen.findByTestId('carers-card');
+    await userEvent.selectOptions(await within(card).findByLabelText('Role of Kim Berg'), 'manage');
+    const dialog = await screen.findByRole('dialog', { name: 'Change the role?' });
+    expect(within(dialog).getByText('Kim Berg becomes Manage for Kid: Also changes medications, schedules and stock.')).toBeTruthy();
+    expect(requestsTo(fetchMock, 'PUT', '/api/people/2/carers/31')).toHaveLength(0);
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Cancel' }));
+    expect(requestsTo(fetchMock, 'PUT', '/api/people/2/carers/31')).toHaveLength(0);
+
+    await userEvent.selectOptions(within(card).getByLabelText('Role of Kim Berg'), 'manage');
+    await userEvent.click(await screen.findByRole('button', { name: 'Change role' }));
+    await waitFor(() => expect(requestsTo(fetchMock, 'PUT', '/api/people/2/carers/31')).toHaveLength(1));
+    const [, init] = requestsTo(fetchMock, 'PUT', '/api/people/2/carers/31')[0] ?? [];
+    expect(sentJson(init)).toEqual({ role: 'manage' });
+  });
+
+  it('shows a carer’s address once', async () => {
+    signInForMeds();
+    const carer = (id: number, email: string, name: string | null) => ({
+      id,
+      person_id: 2,
+      email,
+      name,
+      user_id: name === null ? null : id,
+      role: 'view',
+      status: name === null ? 'invited' : 'active',
+      created_at: '',
+      accepted_at: name === null ? null : '2026-11-01T00:00:00Z',
+      expires_at: name === null ? '2026-12-01T00:00:00Z' : null,
+      invite_url: null,
+    });
+    medsServer({
+      'GET /api/people': () => ok(PEOPLE),
+      // An account without a name of its own is named by its address.
+      'GET /api/people/2/carers': () =>
+        ok([
+          carer(31, 'lee@example.org', 'lee@example.org'),
+          carer(32, 'kim@example.org', 'Kim Berg'),
+          carer(33, 'new@example.org', null),
+        ]),
+      'GET /api/people/2/audit': () => ok([]),
+    });
+    renderApp('/people/2');
+    const rows = await screen.findAllByTestId('carer-row');
+    expect(rows).toHaveLength(3);
+    const [lee, kim, invited] = rows.map((row) => row.querySelector('.carer-text')?.textContent ?? '');
+    expect(lee?.split('lee@example.org')).toHaveLength(2);
+    expect(kim).toContain('Kim Berg');
+    expect(kim).toContain('kim@example.org');
+    expect(invited?.split('new@example.org')).toHaveLength(2);
   });
 
   it('asks before deleting a person and offers archiving instead', async () => {

@@ -1,6 +1,7 @@
 import { useState, type SubmitEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { CARER_ROLES, type Carer, type CarerRole, type Person } from '../../api/peopleTypes';
+import { addressLine } from '../../people/carerAddress';
 import { circleErrorText } from '../../people/errors';
 import { useCarersQuery, useInviteCarer, useRemoveCarer, useUpdateCarer } from '../../queries/people';
 import { CopyButton } from '../CopyButton';
@@ -33,24 +34,27 @@ function CarerRow({ person, carer, onRemove }: { person: Person; carer: Carer; o
   const { t } = useTranslation('circle');
   const format = useMedsFormat();
   const update = useUpdateCarer(person.id);
-  const [error, setError] = useState<string | null>(null);
+  // The role chosen in the select, waiting for the owner to confirm it.
+  const [newRole, setNewRole] = useState<CarerRole | null>(null);
   const who = carer.name ?? carer.email;
+  const address = addressLine(carer);
   const invited = carer.status === 'invited';
 
-  const changeRole = async (role: CarerRole) => {
-    setError(null);
+  const confirmRole = async () => {
+    if (!newRole) return;
     try {
-      await update.mutateAsync({ carerId: carer.id, role });
+      await update.mutateAsync({ carerId: carer.id, role: newRole });
     } catch (err) {
-      setError(circleErrorText(err, 'carers.roleFailed'));
+      throw new Error(circleErrorText(err, 'carers.roleFailed'), { cause: err });
     }
+    setNewRole(null);
   };
 
   return (
     <li className="carer-row" data-testid="carer-row">
       <div className="carer-text">
         <span className="person-name">{who}</span>
-        {carer.name && <span className="muted break-anywhere">{carer.email}</span>}
+        {address && <span className="muted break-anywhere">{address}</span>}
         <span className="carer-status">
           <span className={invited ? 'badge' : 'badge badge-on'} data-testid="carer-status">
             {t(`carers.status.${carer.status}`)}
@@ -61,7 +65,6 @@ function CarerRow({ person, carer, onRemove }: { person: Person; carer: Carer; o
               : carer.accepted_at && t('carers.since', { date: format.dateTime(carer.accepted_at) })}
           </span>
         </span>
-        <FormError text={error} />
       </div>
       <div className="carer-actions">
         <label className="visually-hidden" htmlFor={`carer-role-${carer.id}`}>
@@ -73,7 +76,7 @@ function CarerRow({ person, carer, onRemove }: { person: Person; carer: Carer; o
           disabled={update.isPending}
           onChange={(event) => {
             const role = CARER_ROLES.find((r) => r === event.target.value);
-            if (role) void changeRole(role);
+            if (role && role !== carer.role) setNewRole(role);
           }}
         >
           {CARER_ROLES.map((role) => (
@@ -86,6 +89,24 @@ function CarerRow({ person, carer, onRemove }: { person: Person; carer: Carer; o
           {invited ? t('carers.cancelInvitation') : t('carers.revoke')}
         </button>
       </div>
+      {newRole && (
+        <ConfirmDialog
+          title={t('carers.changeRoleTitle')}
+          confirmLabel={t('carers.changeRole')}
+          busyLabel={t('common.saving')}
+          onConfirm={confirmRole}
+          onClose={() => setNewRole(null)}
+        >
+          <p>
+            {t('carers.changeRoleText', {
+              name: who,
+              person: person.name,
+              role: t(`roles.${newRole}.name`),
+              explain: t(`roles.${newRole}.explain`),
+            })}
+          </p>
+        </ConfirmDialog>
+      )}
     </li>
   );
 }
