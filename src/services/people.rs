@@ -13,14 +13,14 @@ use utoipa::ToSchema;
 use super::access::{self, Access, Role, person_not_found};
 use super::accounts::{queue_account_mail, validate_email};
 use super::error::{ErrorCode, Problem, ServiceError, ServiceResult, conflict, invalid, not_found, rejected};
-use super::planner;
+use super::{planner, user_settings};
 use crate::clock;
 use crate::domain::words::Lang;
 use crate::mailer::{Email, Mailer, button, escape_html};
 use crate::security::codes;
 use crate::store::carers::{self, Carer};
 use crate::store::people::{self, AuditRow, Person};
-use crate::store::{settings, users};
+use crate::store::users;
 
 /// The longest name a person can have, in characters.
 pub const MAX_PERSON_NAME: usize = 100;
@@ -415,7 +415,7 @@ pub fn invite(
     let mailed = server.mailer.is_configured();
     if mailed {
         let person_name = people::name(conn, person_id)?.unwrap_or_default();
-        let lang = language(conn, owner.id)?;
+        let lang = user_settings::language(conn, owner.id)?;
         let mail = invitation_email(lang, &owner_name, &person_name, role, &email, &link);
         queue_account_mail(conn, server.mailer, owner.id, &email, &mail, now)?;
     }
@@ -638,12 +638,6 @@ pub fn audit(
         .into_iter()
         .map(AuditEntry::from)
         .collect())
-}
-
-/// The language the user chose for the app (English when unset).
-fn language(conn: &Connection, user_id: i64) -> ServiceResult<Lang> {
-    let s = settings::get(conn, user_id)?;
-    Ok(Lang::of(s.preferences.get("language").and_then(|v| v.as_str())))
 }
 
 /// The invitation e-mail, in the inviting owner's language (the invitee may have no account
