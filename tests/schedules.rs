@@ -315,22 +315,76 @@ async fn as_needed_limits_ask_before_a_dose_too_soon_or_over_the_days_maximum() 
     assert_eq!(status, StatusCode::CREATED, "{body}");
     let second_at = common::instant(&body["data"]["entry"]["taken"]);
 
-    // Two taken today: the day's maximum, whatever the gap; allowed again tomorrow (or, in the
-    // evening, once the gap after the second dose is over, if that is later).
+    // Two taken within 24 hours: the maximum, whatever the gap; allowed again once the first
+    // is 24 hours old (or once the gap after the second is over, if that is later).
     let (status, refused) = post(&server, &doses, Some(&token), json!({})).await;
     assert_eq!(status, StatusCode::CONFLICT, "{refused}");
     assert_eq!(refused["code"], "daily_maximum_reached");
     assert_eq!(refused["params"]["max"], 2);
-    let tomorrow = (chrono::Utc::now() + chrono::Duration::days(1)).date_naive();
-    let midnight = tomorrow.and_hms_opt(0, 0, 0).unwrap().and_utc();
     assert_eq!(
         common::instant(&refused["params"]["next_allowed_at"]),
-        midnight.max(second_at + chrono::Duration::minutes(240))
+        (first_at + chrono::Duration::hours(24)).max(second_at + chrono::Duration::minutes(240))
     );
     let (_, list) = get_json(&server, "/api/medications", Some(&token)).await;
     assert_eq!(
         list["data"][0]["next_dose_allowed_at"],
         refused["params"]["next_allowed_at"]
     );
+    assert_eq!(entries(&server, &token, id).await, 3);
+}
+
+#[tokio::test]
+async fn the_as_needed_maximum_counts_the_last_24_hours_across_midnight() {
+    let server = Server::start_with(|c| {
+        open_signups(c);
+        common::with_test_clock(c);
+    });
+    let token = register(&server, "ann@example.org").await;
+    save_settings(&server, &token, json!({ "timezone": "UTC" })).await;
+    let id = common::medication(
+        &server,
+        &token,
+        json!({ "name": "Paracetamol", "unit": "mg", "frequency": "as_needed", "default_quantity": 500,
+                "schedule": { "max_per_day": 2 } }),
+    )
+    .await;
+    let doses = format!("/api/medications/{id}/doses");
+    // The first dose at 20:00 UTC, the second at 22:00.
+    let now = common::advance(&server, 0).await;
+    let evening = now.date_naive().and_hms_opt(20, 0, 0).unwrap().and_utc();
+    let evening = if evening > now {
+        evening
+    } else {
+        evening + chrono::Duration::days(1)
+    };
+    common::advance(&server, (evening - now).num_seconds()).await;
+    let (status, body) = post(&server, &doses, Some(&token), json!({})).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let first_at = common::instant(&body["data"]["entry"]["taken"]);
+    common::advance(&server, 2 * 3600).await;
+    let (status, body) = post(&server, &doses, Some(&token), json!({})).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+
+    // Past midnight, a new calendar day: still two within 24 hours, so refused until the
+    // first is 24 hours old.
+    let after_midnight = common::advance(&server, 3 * 3600).await;
+    assert_ne!(after_midnight.date_naive(), first_at.date_naive());
+    let (status, refused) = post(&server, &doses, Some(&token), json!({})).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{refused}");
+    assert_eq!(refused["code"], "daily_maximum_reached");
+    let next = first_at + chrono::Duration::hours(24);
+    assert_eq!(common::instant(&refused["params"]["next_allowed_at"]), next);
+    assert_eq!(refused["params"]["time"], next.format("%H:%M").to_string());
+    let (_, list) = get_json(&server, "/api/medications", Some(&token)).await;
+    assert_eq!(common::instant(&list["data"][0]["next_dose_allowed_at"]), next);
+    assert_eq!(entries(&server, &token, id).await, 2);
+
+    // A minute before the first leaves the 24 hours: still refused; then allowed.
+    common::advance(&server, (next - after_midnight).num_seconds() - 60).await;
+    let (status, refused) = post(&server, &doses, Some(&token), json!({})).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{refused}");
+    common::advance(&server, 60).await;
+    let (status, body) = post(&server, &doses, Some(&token), json!({})).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
     assert_eq!(entries(&server, &token, id).await, 3);
 }

@@ -66,6 +66,8 @@ pub struct DoseOfToday {
     pub at: DateTime<Utc>,
     pub status: DoseState,
     pub history_id: Option<i64>,
+    /// When the entry that answered it was logged.
+    pub logged_at: Option<DateTime<Utc>>,
     pub reminder_id: Option<i64>,
 }
 
@@ -147,6 +149,7 @@ pub fn doses_of_today(day: &Day) -> Vec<DoseOfToday> {
                 None => DoseState::Due,
             },
             history_id: log.map(|l| l.id),
+            logged_at: log.map(|l| l.taken),
             reminder_id: reminder_of.get(&(d.medication_id, d.at)).map(|r| r.id),
         })
         .collect()

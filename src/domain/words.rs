@@ -23,6 +23,16 @@ impl Lang {
         }
     }
 
+    /// The setting's code for the language: `en`, `es`, `fr`, `de`.
+    pub fn code(self) -> &'static str {
+        match self {
+            Lang::En => "en",
+            Lang::Es => "es",
+            Lang::Fr => "fr",
+            Lang::De => "de",
+        }
+    }
+
     pub fn words(self) -> &'static Words {
         match self {
             Lang::En => &EN,

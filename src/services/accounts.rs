@@ -13,7 +13,7 @@ use utoipa::ToSchema;
 
 use super::sessions::RevokedSessions;
 use super::{
-    ErrorCode, Problem, ServiceError, ServiceResult, conflict, invalid, not_found, rejected, user_backups,
+    ErrorCode, Problem, ServiceError, ServiceResult, conflict, invalid, not_found, rejected, user_backups, user_settings,
 };
 use crate::clock;
 use crate::config::Signups;
@@ -27,7 +27,7 @@ use crate::security::{password, session, totp};
 use crate::store::carers;
 use crate::store::outbox::{self, MailKind, NewMail};
 use crate::store::users::{self, TwoFactor, User};
-use crate::store::{sessions, settings};
+use crate::store::sessions;
 
 pub const EMAIL_CODE_MINUTES: i64 = 10;
 pub const EMAIL_CODE_MAX_TRIES: i64 = 5;
@@ -342,12 +342,6 @@ pub fn code_email(code: &str) -> Email {
             escape_html(code)
         ),
     }
-}
-
-/// The language the user chose for the app (English when unset): their e-mails speak it.
-pub fn language_of(conn: &Connection, user_id: i64) -> rusqlite::Result<Lang> {
-    let s = settings::get(conn, user_id)?;
-    Ok(Lang::of(s.preferences.get("language").and_then(|v| v.as_str())))
 }
 
 /// Stores a new forgotten-password link for the user and returns its token.
@@ -1264,7 +1258,7 @@ impl Accounts<'_> {
                 };
                 let tx = conn.transaction()?;
                 let token = new_password_reset(&tx, user.id, now)?;
-                let mail = password_reset_email(language_of(&tx, user.id)?, &link_base, &token);
+                let mail = password_reset_email(user_settings::language(&tx, user.id)?, &link_base, &token);
                 queue_account_mail(&tx, &mailer, user.id, &user.email, &mail, now)?;
                 tx.commit()?;
                 Ok::<_, ServiceError>(true)

@@ -157,15 +157,6 @@ pub struct Logged {
     pub warning: StockWarning,
 }
 
-/// The local day an instant falls on, as instants.
-pub fn day_of(clock: &UserClock, at: DateTime<Utc>) -> limits::Day {
-    let date = at.with_timezone(&clock.tz).date_naive();
-    limits::Day {
-        start: clock.start_of(date),
-        next: clock.start_of(date + Duration::days(1)),
-    }
-}
-
 /// Refuses a taken dose at `at` that breaks the medication's as-needed limits (409 with when
 /// the next is allowed); the person may send it again confirmed.
 fn within_limits(
@@ -176,11 +167,10 @@ fn within_limits(
     now: DateTime<Utc>,
 ) -> ServiceResult<()> {
     let clock = UserClock::at(conn, user_id, now)?;
-    let day = day_of(&clock, at);
-    let gap = Duration::minutes(i64::from(m.rules.min_gap_minutes.unwrap_or(0)));
-    let (from, to) = (day.start.min(at - gap), day.next.max(at + gap));
+    let reach = m.rules.reach();
+    let (from, to) = (at - reach, at + reach);
     let taken = history::taken_between(conn, user_id, m.id, &clock::stamp(from), &clock::stamp(to))?;
-    let Some(refusal) = m.rules.refuse(&taken, at, day) else {
+    let Some(refusal) = m.rules.refuse(&taken, at) else {
         return Ok(());
     };
     let local = |t: DateTime<Utc>| t.with_timezone(&clock.tz);
@@ -200,7 +190,7 @@ fn within_limits(
             Problem::new(
                 ErrorCode::DailyMaximumReached,
                 format!(
-                    "{} doses of {} are the most for one day: the next is allowed at {} on {}",
+                    "{} doses of {} are the most in 24 hours: the next is allowed at {} on {}",
                     max,
                     m.name,
                     local(next).format("%H:%M"),

@@ -104,7 +104,7 @@ error_codes! {
     /// A dose sooner after the last than the medication's `min_gap_minutes` allows, sent
     /// without `confirm` (409; `params.next_allowed_at`, RFC 3339, and `params.time`, HH:MM).
     DoseTooSoon => "dose_too_soon",
-    /// A dose over the medication's `max_per_day` for the local day, sent without `confirm`
+    /// A dose over the medication's `max_per_day` within 24 hours, sent without `confirm`
     /// (409; `params.max`, `params.next_allowed_at`, `params.time`).
     DailyMaximumReached => "daily_maximum_reached",
     /// A manual stock change on a medication that keeps no stock.

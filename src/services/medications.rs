@@ -9,7 +9,6 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::access::{self, Access, Role};
-use super::doses;
 use super::report::{self, Adherence};
 use super::stock::{self, InventoryInput, InventoryView, nullable};
 use super::{ErrorCode, ServiceError, ServiceResult, invalid, not_found, rejected};
@@ -84,7 +83,7 @@ pub struct ScheduleInput {
     /// step. An empty list removes it.
     #[schema(max_items = 24)]
     steps: Option<Vec<Step>>,
-    /// The most doses taken in one local day; more answers 409 `daily_maximum_reached`
+    /// The most doses taken in any 24 hours; more answers 409 `daily_maximum_reached`
     /// unless confirmed.
     #[serde(default, deserialize_with = "nullable")]
     #[schema(value_type = Option<u32>, nullable, minimum = 1, maximum = 48)]
@@ -463,9 +462,9 @@ fn view(
     taken: &[DateTime<Utc>],
 ) -> MedicationView {
     let schedule = ScheduleView::of(&m, clock);
-    // Counted from today's start, not from now: the list changes once a day, not by the minute.
-    let today = doses::day_of(clock, clock.start_of(clock.today()));
-    let next_dose_allowed_at = m.rules.next_allowed(taken, today).map(clock::stamp);
+    // From the doses alone, not from now: the list changes when a dose is logged, not by
+    // the minute (a moment already past is left for the app to drop).
+    let next_dose_allowed_at = m.rules.next_allowed(taken).map(clock::stamp);
     let inventory = inventory.map(|inv| InventoryView::of(&m, inv, clock));
     MedicationView {
         id: m.id,
@@ -488,11 +487,13 @@ fn view(
     }
 }
 
-/// The doses the as-needed limits look at for "next allowed": from yesterday's start (the
-/// longest gap is a day) to tomorrow's end (no dose is logged later than a few minutes from
-/// now). Both from the date, so the list's answer changes once a day, not by the minute.
+/// The doses the as-needed limits look at for "next allowed": from the day before
+/// yesterday's start (more than the 24 hours the maximum counts and the longest gap, even
+/// on a day that a clock change shortens) to tomorrow's end (no dose is logged later than a
+/// few minutes from now). Both from the date, so the list's answer changes once a day, not
+/// by the minute.
 fn limits_window(clock: &UserClock) -> (String, String) {
-    let from = clock.start_of(clock.today() - Duration::days(1));
+    let from = clock.start_of(clock.today() - Duration::days(2));
     let to = clock.start_of(clock.today() + Duration::days(2));
     (clock::stamp(from), clock::stamp(to))
 }
@@ -920,6 +921,9 @@ pub struct TodayDose {
     /// The entry that answered it.
     #[schema(required = true)]
     pub history_id: Option<i64>,
+    /// When that entry was logged (RFC 3339 UTC): "Already taken at 6:00 AM".
+    #[schema(required = true)]
+    pub logged_at: Option<String>,
     /// Its planned reminder, to log the dose against (`dosage_id`).
     #[schema(required = true)]
     pub reminder_id: Option<i64>,
@@ -1016,6 +1020,7 @@ fn today_of(
                 local_time: TimeOfDay::from(dose.at.with_timezone(&clock.tz).time()),
                 status: dose.status,
                 history_id: dose.history_id,
+                logged_at: dose.logged_at.map(clock::stamp),
                 reminder_id: dose.reminder_id,
                 delivery_warning: warning(m.id),
             };

@@ -11,9 +11,9 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::access::{self, Access, Role, person_not_found};
-use super::accounts::{language_of, queue_account_mail, validate_email};
+use super::accounts::{queue_account_mail, validate_email};
 use super::error::{ErrorCode, Problem, ServiceError, ServiceResult, conflict, invalid, not_found, rejected};
-use super::planner;
+use super::{planner, user_settings};
 use crate::clock;
 use crate::domain::words::Lang;
 use crate::mailer::{Email, Mailer, button, escape_html};
@@ -415,7 +415,7 @@ pub fn invite(
     let mailed = server.mailer.is_configured();
     if mailed {
         let person_name = people::name(conn, person_id)?.unwrap_or_default();
-        let lang = language_of(conn, owner.id)?;
+        let lang = user_settings::language(conn, owner.id)?;
         let mail = invitation_email(lang, &owner_name, &person_name, role, &email, &link);
         queue_account_mail(conn, server.mailer, owner.id, &email, &mail, now)?;
     }

@@ -10,7 +10,7 @@ use utoipa::ToSchema;
 use super::access::{self, Access, Role};
 use super::doses::{self, NewDose, Recorded};
 use super::error::{ErrorCode, ServiceError, ServiceResult, conflict, invalid, not_found};
-use super::stock;
+use super::{stock, user_settings};
 use crate::clock;
 use crate::config;
 use crate::domain::dose::DoseStatus;
@@ -495,6 +495,9 @@ pub struct TakeDetails {
     /// `handled_by`.
     #[schema(required = true)]
     pub handled_at: Option<String>,
+    /// The language the link's reminder is written in, its recipient's (`en`, `es`, `fr`,
+    /// `de`): the page speaks it to a browser that is not signed in.
+    pub language: String,
 }
 
 /// The details a take link shows, for a live token.
@@ -503,7 +506,7 @@ pub fn take_details(conn: &Connection, token: &str, now: DateTime<Utc>) -> Servi
         target,
         medication: m,
         user_id,
-        ..
+        access,
     } = take_link(conn, token, now)?;
     let r = &target.reminder;
     let logged = match (&r.answered_at, target.history_id) {
@@ -549,6 +552,7 @@ pub fn take_details(conn: &Connection, token: &str, now: DateTime<Utc>) -> Servi
         snoozed_until: target.snoozed_until.clone(),
         handled_at: handled_by.as_ref().and(handled_at),
         handled_by,
+        language: user_settings::language(conn, access.user_id)?.code().to_owned(),
     })
 }
 

@@ -14,7 +14,6 @@ use crate::domain::limits::Refusal;
 use crate::domain::quantity::Quantity;
 use crate::domain::schedule::{self, DatedStep, Frequency};
 use crate::domain::stock::{self, StockStatus};
-use crate::services::doses::day_of;
 use crate::services::medications::ScheduleView;
 use crate::services::planner::UserClock;
 use crate::store::history;
@@ -304,7 +303,7 @@ pub fn build(
             taken.sort();
             let over_limit = m
                 .rules
-                .over_limits(&taken, |at| day_of(&clock, at))
+                .over_limits(&taken)
                 .into_iter()
                 .filter(|(at, _)| *at >= period_start)
                 .map(|(at, refusal)| OverLimitDose {

@@ -8,6 +8,7 @@ use serde_json::{Map, Value, json};
 use utoipa::ToSchema;
 
 use super::{ErrorCode, Problem, ServiceError, ServiceResult, invalid};
+use crate::domain::words::Lang;
 use crate::services::planner;
 use crate::store::settings::{self, UserSettings};
 
@@ -18,6 +19,13 @@ pub const THEMES: &[&str] = &["light", "dark", "system"];
 
 /// The retention periods a person can choose, in days; 0 keeps everything.
 pub const RETENTION_DAYS: &[i64] = &[0, 30, 90, 365, 730];
+
+/// The language the user chose for the app, which their reminders and e-mails are written
+/// in (English when unset).
+pub fn language(conn: &Connection, user_id: i64) -> ServiceResult<Lang> {
+    let s = settings::get(conn, user_id)?;
+    Ok(Lang::of(s.preferences.get("language").and_then(|v| v.as_str())))
+}
 
 /// A person's app settings, every one with its default filled in.
 #[derive(Debug, Clone, Serialize, ToSchema)]

@@ -1,6 +1,6 @@
 import type { APIRequestContext } from '@playwright/test';
 import { expect, test, type TestUser } from './fixtures';
-import { freshUserAt, localDate } from './medsHelpers';
+import { createMedication, freshUserAt, localDate, logDose } from './medsHelpers';
 
 interface ScheduleView {
   interval_hours: number | null;
@@ -20,6 +20,9 @@ async function schedules(request: APIRequestContext, user: TestUser): Promise<Re
   const body = (await response.json()) as { data: { name: string; schedule: ScheduleView }[] };
   return Object.fromEntries(body.data.map((m) => [m.name, m.schedule]));
 }
+
+/** Four hours after now: later today, or tomorrow in the evening. */
+const NEXT_ALLOWED = /^The next dose is allowed (today|tomorrow) at \d{1,2}:\d{2}\s[AP]M$/;
 
 test.describe('schedules people actually have', () => {
   test('every 8 hours, then a cycle with an end date and a tapering plan, and the server refusing a wall-clock interval', async ({
@@ -107,18 +110,19 @@ test.describe('schedules people actually have', () => {
     expect((await schedules(request, user)).Prednisolone?.interval_hours).toBeNull();
   });
 
-  test('as needed: limits on the card, "Next dose allowed at", and Take anyway? on Today', async ({ page, request }) => {
+  test('as needed: limits on the card, "The next dose is allowed", and Take anyway? on Today', async ({ page, request }) => {
     const user = await freshUserAt(page, request, '/medications');
     await page.getByRole('button', { name: 'Add Medication' }).click();
     const add = page.getByRole('dialog', { name: 'Add Medication' });
     await add.getByLabel('Name').fill('Paracetamol');
     await add.getByLabel('Frequency').selectOption('as_needed');
-    await add.getByLabel('Most doses a day').fill('3');
+    await add.getByLabel('Most doses in 24 hours').fill('3');
+    await expect(add.getByTestId('max-per-day-words')).toHaveText('At most 3 doses in 24 hours');
     await add.getByLabel('Least minutes between doses').fill('240');
     await add.getByRole('button', { name: 'Add Medication' }).click();
     await expect(add).toBeHidden();
     const card = page.getByTestId('medication-card').filter({ hasText: 'Paracetamol' });
-    await expect(card.locator('.med-schedule')).toHaveText('As needed · At most 3 a day · At least 4 h apart');
+    await expect(card.locator('.med-schedule')).toHaveText('As needed · At most 3 doses in 24 hours · At least 4 h apart');
     await expect(card.getByTestId('next-dose-allowed')).toHaveCount(0);
 
     await page.goto('/today');
@@ -129,12 +133,14 @@ test.describe('schedules people actually have', () => {
     };
     await logTaken();
     await expect(page.getByText('Paracetamol logged as taken.')).toBeVisible();
-    await expect(today.getByTestId('next-dose-allowed')).toHaveText(/^Next dose allowed at \d{1,2}:\d{2}( [AP]M)?$/);
+    await expect(today.getByTestId('next-dose-allowed')).toHaveText(NEXT_ALLOWED);
 
     // Too soon: the server refuses, the app asks.
     await logTaken();
     const ask = page.getByRole('dialog', { name: 'Take anyway?' });
-    await expect(ask.getByTestId('take-anyway-text')).toHaveText(/^The next dose of Paracetamol is allowed at \d{1,2}:\d{2}( [AP]M)?\.$/);
+    await expect(ask.getByTestId('take-anyway-text')).toHaveText(
+      /^The next dose of Paracetamol is allowed (today|tomorrow) at \d{1,2}:\d{2}\s[AP]M\.$/,
+    );
     await expect(ask.getByRole('button', { name: 'Cancel' })).toBeFocused();
     await ask.getByRole('button', { name: 'Cancel' }).click();
     await expect(ask).toBeHidden();
@@ -153,7 +159,49 @@ test.describe('schedules people actually have', () => {
     expect(await history()).toBe(2);
 
     await page.goto('/medications');
-    await expect(card.getByTestId('next-dose-allowed')).toHaveText(/^Next dose allowed at \d{1,2}:\d{2}( [AP]M)?$/);
+    await expect(card.getByTestId('next-dose-allowed')).toHaveText(NEXT_ALLOWED);
+  });
+
+  test('as needed: the most in 24 hours waits for the oldest dose to be 24 hours old, said as today, tomorrow or a date', async ({
+    page,
+    request,
+  }) => {
+    const user = await freshUserAt(page, request, '/today');
+    const { id } = await createMedication(request, user, {
+      name: 'Naproxen',
+      unit: 'tablets',
+      frequency: 'as_needed',
+      schedule: { max_per_day: 1 },
+    });
+    // One dose an hour ago (to the minute): the next is allowed 24 hours after it, not at
+    // midnight as a calendar day would have it.
+    const taken = await page.evaluate(() => {
+      const moment = new Date(Date.now() - 60 * 60 * 1000);
+      moment.setSeconds(0, 0);
+      return moment.toISOString();
+    });
+    await logDose(request, user, id, { status: 'taken', quantity: 1, dosage_unit: 'tablets', taken });
+    const when = await page.evaluate((instant) => {
+      const next = new Date(new Date(instant).getTime() + 24 * 60 * 60 * 1000);
+      const now = new Date();
+      const tomorrow = new Date(now.getFullYear(), now.getMonth(), now.getDate() + 1);
+      const day = next.getDate() === now.getDate() && next.getMonth() === now.getMonth() ? 'today' : next.getDate() === tomorrow.getDate() ? 'tomorrow' : 'later';
+      const time = new Intl.DateTimeFormat('en-US', { hour: 'numeric', minute: '2-digit', hour12: true }).format(next);
+      return `${day} at ${time}`;
+    }, taken);
+    expect(when.startsWith('later')).toBe(false);
+
+    await page.reload();
+    const card = page.getByTestId('today-medication').filter({ hasText: 'Naproxen' });
+    await expect(card.getByTestId('next-dose-allowed')).toHaveText(`The next dose is allowed ${when}`);
+    await card.getByRole('button', { name: 'Taken' }).click();
+    await page.getByRole('dialog', { name: /Naproxen/ }).getByRole('button', { name: /Log/ }).click();
+    const ask = page.getByRole('dialog', { name: 'Take anyway?' });
+    await expect(ask.getByTestId('take-anyway-text')).toHaveText(
+      `Naproxen has reached its most doses in 24 hours. The next dose is allowed ${when}.`,
+    );
+    await ask.getByRole('button', { name: 'Cancel' }).click();
+    await expect(ask).toBeHidden();
   });
 
   test('changing the time zone first says which doses stay at their time and which keep their interval', async ({

@@ -36,8 +36,12 @@ test.describe('quick dosage logging', () => {
     await page.getByRole('button', { name: 'Log as Taken' }).click();
 
     await expect(page.getByTestId('take-success')).toHaveText('Medication taken logged successfully!');
-    // Opened directly (no opener): the page goes to /today after 2 seconds.
-    await expect(page).toHaveURL(/\/today$/, { timeout: 5_000 });
+    await expect(page.getByTestId('take-recorded')).toContainText('Metformin (2 tablets) recorded as taken');
+    // The page ends on what happened; signed in, Close goes on to Today.
+    await page.waitForTimeout(2500);
+    await expect(page).toHaveURL(/\/notifications\/take\//);
+    await page.getByRole('button', { name: 'Close' }).click();
+    await expect(page).toHaveURL(/\/today$/);
 
     const history = await doseHistory(request, user);
     expect(history.filter((entry) => entry.medication_id === medicationId).map((entry) => entry.status)).toEqual([
@@ -69,6 +73,55 @@ test.describe('quick dosage logging', () => {
     await page.waitForTimeout(2500);
     await expect(page).toHaveURL(/\/notifications\/take\//);
     expect((await doseHistory(request, user)).map((entry) => entry.status)).toEqual(['taken']);
+  });
+
+  test('on a phone, signed out, the link logs the dose and the page stays on what was recorded, in the reminder language', async ({
+    browser,
+    request,
+  }) => {
+    const user = await verifiedMailUser(request, 'take-phone');
+    await emailReminders(request, user);
+    const language = await request.put(`${MAIL_SERVER_URL}/api/settings`, {
+      headers: { Authorization: `Bearer ${user.token}` },
+      data: { language: 'de' },
+    });
+    expect(language.ok(), await language.text()).toBe(true);
+    const medicationId = await mailMedication(request, user, {
+      name: 'Metformin',
+      unit: 'tablets',
+      frequency: 'as_needed',
+      default_quantity: 2,
+    });
+    await sendReminderNow(request, user, medicationId);
+    const link = takeLink(await waitForMail(user.email, 2));
+    const details = await request.get(`${MAIL_SERVER_URL}/api/notifications/take/${link.split('/take/')[1] ?? ''}`);
+    const person = ((await details.json()) as { data: { person_name: string } }).data.person_name;
+    expect(person).not.toBe('');
+
+    // A fresh browser with no session, phone-sized, in English by default.
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'en-US' });
+    const page = await phone.newPage();
+    await page.goto(link);
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText('Zeit für Metformin');
+    // The snooze buttons are found by the text they show (their accessible name holds it).
+    const snooze = page.getByRole('group', { name: 'Erneut erinnern in' });
+    for (const text of ['10 Min.', '30 Min.', '60 Min.']) {
+      await expect(snooze.getByRole('button', { name: text, exact: true })).toBeVisible();
+    }
+    await page.getByRole('button', { name: 'Als genommen erfassen' }).click();
+
+    await expect(page.getByTestId('take-success')).toHaveText('Medikament als genommen erfasst!');
+    expect((await doseHistory(request, user)).map((entry) => entry.status)).toEqual(['taken']);
+    const escaped = person.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    await expect(page.getByTestId('take-recorded')).toHaveText(
+      new RegExp(`^Metformin \\(2 Tabletten\\) für ${escaped} am .*\\d{1,2}:\\d{2}.* als genommen erfasst\\.$`),
+    );
+    // It stays: never on to the sign-in page.
+    await page.waitForTimeout(3000);
+    await expect(page).toHaveURL(/\/notifications\/take\//);
+    await expect(page.getByTestId('take-recorded')).toBeVisible();
+    expect(await doseHistory(request, user)).toHaveLength(1);
+    await phone.close();
   });
 
   test('an unknown link shows "Invalid Link" with Go Home', async ({ page }) => {

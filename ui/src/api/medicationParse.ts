@@ -185,6 +185,7 @@ function parseTodayDose(value: JsonObject): TodayDose {
     local_time: str(value.local_time),
     status: oneOf(TODAY_DOSE_STATUSES, value.status, 'upcoming'),
     history_id: numOrNull(value.history_id),
+    logged_at: strOrNull(value.logged_at),
     reminder_id: numOrNull(value.reminder_id),
     person_id: numOrNull(value.person_id),
     person_name: strOrNull(value.person_name),

@@ -200,6 +200,8 @@ export interface TodayDose {
   local_time: string;
   status: TodayDoseStatus;
   history_id: number | null;
+  /** When the entry that answered it was logged (RFC 3339). */
+  logged_at: string | null;
   reminder_id: number | null;
   person_id: number | null;
   person_name: string | null;

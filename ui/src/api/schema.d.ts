@@ -1871,6 +1871,11 @@ export interface components {
                  *     recorded missed, and for entries from before carers.
                  */
                 handled_by: string | null;
+                /**
+                 * @description The language the link's reminder is written in, its recipient's (`en`, `es`, `fr`,
+                 *     `de`): the page speaks it to a browser that is not signed in.
+                 */
+                language: string;
                 logged?: components["schemas"]["TakeLogged"] | null;
                 medication_name: string;
                 message?: string | null;
@@ -3319,7 +3324,7 @@ export interface components {
             interval_hours?: number | null;
             /**
              * Format: int32
-             * @description The most doses taken in one local day; more answers 409 `daily_maximum_reached`
+             * @description The most doses taken in any 24 hours; more answers 409 `daily_maximum_reached`
              *     unless confirmed.
              */
             max_per_day?: number | null;
@@ -3510,6 +3515,11 @@ export interface components {
              *     recorded missed, and for entries from before carers.
              */
             handled_by: string | null;
+            /**
+             * @description The language the link's reminder is written in, its recipient's (`en`, `es`, `fr`,
+             *     `de`): the page speaks it to a browser that is not signed in.
+             */
+            language: string;
             logged?: components["schemas"]["TakeLogged"] | null;
             medication_name: string;
             message?: string | null;
@@ -3557,6 +3567,8 @@ export interface components {
             icon: string;
             /** @description The dose's time in the person's zone. */
             local_time: components["schemas"]["TimeOfDay"];
+            /** @description When that entry was logged (RFC 3339 UTC): "Already taken at 6:00 AM". */
+            logged_at: string | null;
             /** Format: int64 */
             medication_id: number;
             name: string;

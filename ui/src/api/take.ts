@@ -5,6 +5,7 @@ import { FormatError, dataOf, parseDoseWarning } from './medicationParse';
 import { nonEmptyString } from './parse';
 import { DOSE_STATUSES, type DoseStatus, type DoseWarning } from './medicationTypes';
 import type { components } from './schema';
+import { LANGUAGES, type Language } from '../settings/appSettings';
 
 /** How the reminder was answered already; `status` is null when the entry is gone. */
 export type TakeLogged = Required<components['schemas']['TakeLogged']>;
@@ -26,6 +27,16 @@ export interface TakeDetails {
   /** Who logged it taken or skipped, and when: the account holder or a carer. */
   handled_by: string | null;
   handled_at: string | null;
+  /** The language the reminder was written in (`en`, `es`, `fr`, `de`), when the server says. */
+  language: Language | null;
+}
+
+/** What a take link recorded: the entry the server wrote, and its stock warning. */
+export interface TakeRecorded {
+  status: DoseStatus;
+  /** When it was logged (RFC 3339). */
+  taken: string;
+  warning: DoseWarning | null;
 }
 
 /** The snoozes a take link offers, in minutes. */
@@ -56,6 +67,7 @@ export function parseTakeDetails(value: Json | undefined): TakeDetails {
     person_name: nonEmptyString(value.person_name),
     handled_by: nonEmptyString(value.handled_by),
     handled_at: nonEmptyString(value.handled_at),
+    language: LANGUAGES.find((language) => language === value.language) ?? null,
   };
 }
 
@@ -70,12 +82,18 @@ export async function getTakeDetails(token: string, signal?: AbortSignal): Promi
 }
 
 /**
- * Logs the reminder's dose with `status`; answers the server's warning when the dose was
- * recorded but the stock could not follow. 409 (ApiError) when it was logged already.
+ * Logs the reminder's dose with `status`; answers what was recorded, with the server's
+ * warning when the stock could not follow. 409 (ApiError) when it was logged already.
  */
-export async function logTakeDose(token: string, status: DoseStatus): Promise<DoseWarning | null> {
+export async function logTakeDose(token: string, status: DoseStatus): Promise<TakeRecorded> {
   const body = await apiRequest(takePath(token), { method: 'POST', body: { status }, anonymous: true });
-  return parseDoseWarning(dataOf(body));
+  const data = dataOf(body);
+  if (!isJsonObject(data)) throw new FormatError('logged dose');
+  return {
+    status: DOSE_STATUSES.find((s) => s === data.status) ?? status,
+    taken: str(data.taken),
+    warning: parseDoseWarning(data),
+  };
 }
 
 /** Sends the reminder again `minutes` later; answers when (RFC 3339). */

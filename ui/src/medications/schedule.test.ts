@@ -99,7 +99,7 @@ describe('schedule rules in words', () => {
 
   it('as needed with its limits', () => {
     expect(rulesWords('as_needed', schedule({ max_per_day: 4, min_gap_minutes: 240 }))).toBe(
-      'As needed · At most 4 a day · At least 4 h apart',
+      'As needed · At most 4 doses in 24 hours · At least 4 h apart',
     );
     expect(rulesWords('as_needed', schedule({ min_gap_minutes: 90 }))).toBe('As needed · At least 90 min apart');
   });

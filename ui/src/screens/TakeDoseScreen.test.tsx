@@ -90,8 +90,8 @@ describe('Quick dosage logging', () => {
     expect(screen.getAllByRole('radio')).toHaveLength(3);
   });
 
-  it('logs the chosen status, says so, and goes to /today after 2 seconds', async () => {
-    const logged = vi.fn(() => ok({ id: 90 }, 201));
+  it('logs the chosen status, says what was recorded and when, and stays there', async () => {
+    const logged = vi.fn(() => ok({ id: 90, status: 'skipped', taken: '2026-11-22T09:05:00Z' }, 201));
     const fetchMock = openTake({ [`GET ${PATH}`]: () => ok(detailsJson()), [`POST ${PATH}`]: logged });
     await userEvent.click(await screen.findByRole('radio', { name: 'Skipped' }));
 
@@ -102,12 +102,42 @@ describe('Quick dosage logging', () => {
     const [post] = requestsTo(fetchMock, 'POST', PATH);
     expect(sentJson(post?.[1])).toEqual({ status: 'skipped' });
     expect(new Headers(post?.[1]?.headers).get('Authorization')).toBeNull();
-    expect(screen.getByRole('status').textContent).toBe('Medication skipped logged successfully!');
+    expect(screen.getByTestId('take-success').textContent).toBe('Medication skipped logged successfully!');
+    expect(screen.getByTestId('take-recorded').textContent).toBe(
+      `Aspirin (2 tablets) recorded as skipped at ${formatDateTime('2026-11-22T09:05:00Z', DEFAULT_SETTINGS, 'en')}.`,
+    );
+    expect(screen.getByTestId('take-recorded').closest('[role="status"]')).not.toBeNull();
 
-    await advance(1990);
+    await advance(10_000);
     expect(screen.getByTestId('location').textContent).toBe(`/notifications/take/${TOKEN}`);
-    await advance(10);
+    // Signed in: Close goes on to Today.
+    fireEvent.click(screen.getByRole('button', { name: 'Close' }));
     expect(screen.getByTestId('location').textContent).toBe('/today');
+  });
+
+  it('signed out, speaks the reminder\'s language, says for whom it was recorded, and never leaves for the sign-in page', async () => {
+    medsServer({
+      [`GET ${PATH}`]: () => ok(detailsJson({ person_name: 'Opa Jo', language: 'de' })),
+      [`POST ${PATH}`]: () => ok({ id: 90, status: 'taken', taken: '2026-11-22T09:05:00Z' }, 201),
+    });
+    renderApp(`/notifications/take/${TOKEN}`);
+    expect(await screen.findByRole('heading', { level: 1, name: 'Zeit für Aspirin' })).toBeTruthy();
+    const group = screen.getByRole('group', { name: 'Erneut erinnern in' });
+    // Each snooze button's name is the text it shows.
+    expect(within(group).getAllByRole('button').map((b) => b.getAttribute('aria-label'))).toEqual([null, null, null]);
+    expect(within(group).getByRole('button', { name: '10 Min.' })).toBeTruthy();
+
+    vi.useFakeTimers();
+    fireEvent.click(screen.getByRole('button', { name: 'Als genommen erfassen' }));
+    await advance(5);
+    expect(screen.getByTestId('take-success').textContent).toBe('Medikament als genommen erfasst!');
+    expect(screen.getByTestId('take-recorded').textContent).toBe(
+      `Aspirin (2 Tabletten) für Opa Jo am ${formatDateTime('2026-11-22T09:05:00Z', DEFAULT_SETTINGS, 'de')} als genommen erfasst.`,
+    );
+    await advance(10_000);
+    expect(screen.getByTestId('location').textContent).toBe(`/notifications/take/${TOKEN}`);
+    // Nowhere to go from here without a session: no Close that would lead to sign-in.
+    expect(screen.queryByRole('button', { name: 'Schließen' })).toBeNull();
   });
 
   it('records the dose and stays to show why the stock did not follow', async () => {
@@ -134,7 +164,7 @@ describe('Quick dosage logging', () => {
     expect((await screen.findByTestId('dose-warning')).textContent).toBe('Something odd happened to the stock');
   });
 
-  it('closes the window instead when another window opened it', async () => {
+  it('closes the window on Close instead when another window opened it', async () => {
     const close = vi.spyOn(window, 'close').mockImplementation(() => undefined);
     vi.stubGlobal('opener', {});
     openTake({ [`GET ${PATH}`]: () => ok(detailsJson()), [`POST ${PATH}`]: () => ok({ id: 90 }, 201) });
@@ -144,9 +174,9 @@ describe('Quick dosage logging', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Log as Taken' }));
     await advance(5);
     expect(screen.getByTestId('take-success').textContent).toBe('Medication taken logged successfully!');
-    await advance(1990);
+    await advance(5000);
     expect(close).not.toHaveBeenCalled();
-    await advance(10);
+    fireEvent.click(screen.getByRole('button', { name: 'Close' }));
     expect(close).toHaveBeenCalledTimes(1);
     expect(screen.getByTestId('location').textContent).toBe(`/notifications/take/${TOKEN}`);
   });
@@ -254,7 +284,7 @@ describe('Quick dosage logging', () => {
     });
     const group = await screen.findByRole('group', { name: 'Remind me again in' });
     expect(within(group).getAllByRole('button').map((b) => b.textContent)).toEqual(['10 min', '30 min', '60 min']);
-    await userEvent.click(within(group).getByRole('button', { name: 'Snooze 30 minutes' }));
+    await userEvent.click(within(group).getByRole('button', { name: '30 min' }));
     const time = formatDateTime(until, DEFAULT_SETTINGS, 'en').split(' ').slice(1).join(' ');
     expect((await screen.findByTestId('take-snoozed')).textContent).toBe(
       `Snoozed until ${time}: the reminder comes again then.`,

@@ -2,19 +2,19 @@ import { useCallback, useEffect, useId, useState, type SubmitEvent } from 'react
 import { useTranslation } from 'react-i18next';
 import { useNavigate, useParams } from 'react-router-dom';
 import { ApiError } from '../api/client';
-import { DOSE_STATUSES, type DoseStatus, type DoseWarning } from '../api/medicationTypes';
-import { SNOOZE_MINUTES, type SnoozeMinutes, type TakeDetails, type TakeLogged } from '../api/take';
+import { DOSE_STATUSES, type DoseStatus } from '../api/medicationTypes';
+import { SNOOZE_MINUTES, type SnoozeMinutes, type TakeDetails, type TakeLogged, type TakeRecorded } from '../api/take';
+import { useAuth } from '../auth/AuthContext';
 import { CloseIcon } from '../components/icons';
 import { DoseWarningNote } from '../components/medications/DoseWarningNote';
 import { FormError } from '../components/medications/FormError';
 import { useMedsFormat } from '../components/medications/useMedsFormat';
 import { notifyErrorText } from '../notifications/notifyErrors';
 import { useLogTakeDose, useSnoozeTake, useTakeDetailsQuery } from '../queries/take';
+import i18n from '../i18n';
+import type { Language } from '../settings/appSettings';
 import '../styles/notifications.css';
 import { PublicFrame } from './PublicFrame';
-
-/** SPEC §9: the page leaves 2 seconds after a dose was logged. */
-export const TAKE_REDIRECT_MS = 2000;
 
 type Load =
   | { kind: 'loading' }
@@ -29,14 +29,33 @@ function loadOf(details: TakeDetails | undefined, error: Error | null, failure: 
 }
 
 /**
+ * A browser without a session (a phone opening the link from a reminder) reads the page in
+ * the reminder's language; a signed-in one keeps the person's own settings. Not saved: the
+ * app's own language setting stays as it was.
+ */
+function useReminderLanguage(language: Language | null | undefined) {
+  const { token } = useAuth();
+  const signedOut = token === null;
+  useEffect(() => {
+    if (!signedOut || !language || i18n.language === language) return;
+    document.documentElement.lang = language;
+    void i18n.changeLanguage(language);
+  }, [signedOut, language]);
+  return signedOut;
+}
+
+/**
  * SPEC §2 "Quick dosage logging": the page a reminder's link opens, without signing in.
- * Leaving closes the window when another window opened it, otherwise goes to /today.
+ * It ends on what was recorded and stays there; leaving closes the window when another
+ * window opened it, otherwise goes to /today (offered only to a signed-in browser, as
+ * /today would ask a signed-out one to sign in).
  */
 export function TakeDoseScreen() {
   const { t } = useTranslation('notify');
   const navigate = useNavigate();
   const { token = '' } = useParams();
   const query = useTakeDetailsQuery(token);
+  const signedOut = useReminderLanguage(query.data?.language);
   const load = loadOf(query.data, query.isFetching ? null : query.error, (error) =>
     error instanceof ApiError && error.status === 404
       ? { kind: 'invalid' }
@@ -106,7 +125,13 @@ export function TakeDoseScreen() {
       {load.details.logged ? (
         <AlreadyLogged details={load.details} logged={load.details.logged} onLeave={leave} />
       ) : (
-        <TakeForm token={token} snoozedUntil={load.details.snoozed_until} onLeave={leave} />
+        <TakeForm
+          token={token}
+          details={load.details}
+          snoozedUntil={load.details.snoozed_until}
+          onLeave={leave}
+          canLeave={!signedOut || Boolean(window.opener)}
+        />
       )}
     </PublicFrame>
   );
@@ -199,12 +224,31 @@ function AlreadyLogged({ details, logged, onLeave }: AlreadyLoggedProps) {
 
 interface TakeFormProps {
   token: string;
+  details: TakeDetails;
   /** Snoozed already (here or from a notification): when the reminder comes again. */
   snoozedUntil: string | null;
   onLeave: () => void;
+  /** Whether leaving has somewhere to go once the dose is recorded. */
+  canLeave: boolean;
 }
 
-function TakeForm({ token, snoozedUntil: snoozedBefore, onLeave }: TakeFormProps) {
+/** "Aspirin (1 tablet) recorded as taken for Anna at 11/26/2026 8:05 AM." */
+function RecordedLine({ details, recorded }: { details: TakeDetails; recorded: TakeRecorded }) {
+  const { t } = useTranslation('notify');
+  const format = useMedsFormat();
+  const dosage = dosageText(details, format.amount, t('take.asPrescribed'));
+  const what = `${details.medication_name} (${dosage})`;
+  const time = format.dateTime(recorded.taken);
+  return (
+    <p className="take-recorded" data-testid="take-recorded">
+      {details.person_name
+        ? t(`take.recorded.${recorded.status}`, { what, person: details.person_name, time })
+        : t(`take.recordedOwn.${recorded.status}`, { what, time })}
+    </p>
+  );
+}
+
+function TakeForm({ token, details, snoozedUntil: snoozedBefore, onLeave, canLeave }: TakeFormProps) {
   const { t } = useTranslation('notify');
   const format = useMedsFormat();
   const formId = useId();
@@ -216,15 +260,8 @@ function TakeForm({ token, snoozedUntil: snoozedBefore, onLeave }: TakeFormProps
   const [error, setError] = useState<string | null>(null);
   // Logged elsewhere meanwhile (409): nothing left to log here.
   const [conflict, setConflict] = useState(false);
-  const [done, setDone] = useState<DoseStatus | null>(null);
-  // The dose was recorded but its stock could not follow: the page stays so it can be read.
-  const [warning, setWarning] = useState<DoseWarning | null>(null);
-
-  useEffect(() => {
-    if (!done || warning) return;
-    const timer = setTimeout(onLeave, TAKE_REDIRECT_MS);
-    return () => clearTimeout(timer);
-  }, [done, warning, onLeave]);
+  // What was recorded: the page stays on it (a phone's browser has nowhere better to go).
+  const [done, setDone] = useState<TakeRecorded | null>(null);
 
   const remindLater = async (minutes: SnoozeMinutes) => {
     setBusy(true);
@@ -244,8 +281,7 @@ function TakeForm({ token, snoozedUntil: snoozedBefore, onLeave }: TakeFormProps
     setBusy(true);
     setError(null);
     try {
-      setWarning(await logTakeDose(status));
-      setDone(status);
+      setDone(await logTakeDose(status));
     } catch (caught) {
       setConflict(caught instanceof ApiError && caught.status === 409);
       setError(notifyErrorText(t, caught, 'errors.logDose'));
@@ -257,17 +293,12 @@ function TakeForm({ token, snoozedUntil: snoozedBefore, onLeave }: TakeFormProps
   if (done) {
     return (
       <>
-        <p className="form-success take-result" role="status" data-testid="take-success">
-          {t(`take.success.${done}`)}
-        </p>
-        {warning ? (
-          <>
-            <DoseWarningNote warning={warning} />
-            <CloseAction onLeave={onLeave} />
-          </>
-        ) : (
-          <p className="public-subtitle">{t('take.leaving')}</p>
-        )}
+        <div className="form-success take-result" role="status">
+          <p data-testid="take-success">{t(`take.success.${done.status}`)}</p>
+          <RecordedLine details={details} recorded={done} />
+        </div>
+        {done.warning && <DoseWarningNote warning={done.warning} />}
+        {canLeave && <CloseAction onLeave={onLeave} />}
       </>
     );
   }
@@ -320,7 +351,6 @@ function TakeForm({ token, snoozedUntil: snoozedBefore, onLeave }: TakeFormProps
                 className="button button-secondary"
                 disabled={busy}
                 onClick={() => void remindLater(minutes)}
-                aria-label={t('take.snoozeFor', { count: minutes })}
               >
                 {t('take.snoozeMinutes', { count: minutes })}
               </button>

@@ -14,6 +14,7 @@ import {
 } from '../test/medications';
 import { renderApp } from '../test/renderApp';
 import { settle, advance } from '../test/fakeClock';
+import i18n from '../i18n';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -119,7 +120,7 @@ describe('Today', () => {
     expect(document.activeElement).toBe(within(card).getByRole('button', { name: 'Skip' }));
   });
 
-  it('says "Logged!" for 2 s and shows the success message for 3 s', async () => {
+  it('says "Logged!" for 2 s and shows the confirmation with its Undo for 10 s', async () => {
     const stock = { current_quantity: 28, stock_status: 'in_stock' };
     const logged = vi.fn(() => ok({ entry: entryJson(), inventory: stock }, 201));
     const { card, fetchMock } = await openToday({ 'POST /api/medications/3/doses': logged });
@@ -135,7 +136,8 @@ describe('Today', () => {
     expect(sentJson(post?.[1])).toEqual({ status: 'taken', quantity: 2, dosage_unit: 'tablets' });
     expect(screen.queryByRole('dialog')).toBeNull();
     expect(within(card).getByRole('button', { name: 'Logged!' })).toBeTruthy();
-    expect(screen.getByText('Aspirin logged as taken.').getAttribute('role')).toBe('status');
+    expect(screen.getByText('Aspirin logged as taken.').closest('[role="status"]')).not.toBeNull();
+    expect(within(screen.getByTestId('today-feedback')).getByRole('button', { name: 'Undo logging Aspirin' })).toBeTruthy();
 
     await advance(1985);
     expect(within(card).queryByRole('button', { name: 'Logged!' })).not.toBeNull();
@@ -144,10 +146,12 @@ describe('Today', () => {
     expect(within(card).getByRole('button', { name: 'Taken' })).toBeTruthy();
     expect(screen.queryByText('Aspirin logged as taken.')).not.toBeNull();
 
-    await advance(985);
+    await advance(7985);
     expect(screen.queryByText('Aspirin logged as taken.')).not.toBeNull();
+    expect(screen.queryByRole('button', { name: 'Undo logging Aspirin' })).not.toBeNull();
     await advance(15);
     expect(screen.queryByText('Aspirin logged as taken.')).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Undo logging Aspirin' })).toBeNull();
   });
 
   it('shows an error under "Error logging dosage" for 5 s', async () => {
@@ -258,7 +262,7 @@ describe('Today', () => {
     expect(within(nth(rows, 1)).queryByRole('button')).toBeNull();
     const [post] = requestsTo(fetchMock, 'POST', '/api/medications/3/doses');
     expect(sentJson(post?.[1])).toEqual({ status: 'taken', quantity: 2, dosage_unit: 'tablets', dosage_id: 41 });
-    expect(screen.getByText('Aspirin logged as taken.').getAttribute('role')).toBe('status');
+    expect(screen.getByText('Aspirin logged as taken.').closest('[role="status"]')).not.toBeNull();
 
     // Without a reminder the server picks the nearest dose.
     logged.mockImplementation(() => {
@@ -313,6 +317,8 @@ describe('Today', () => {
   });
 
   it('asks "Take anyway?" when a dose is too soon, and sends it again confirmed only when told to', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true, toFake: ['Date'] });
+    vi.setSystemTime(new Date(2026, 10, 22, 9, 0));
     let posts = 0;
     const { card, fetchMock } = await openToday({
       'POST /api/medications/3/doses': () => {
@@ -320,14 +326,14 @@ describe('Today', () => {
         return posts === 3
           ? ok({ entry: entryJson(), inventory: null, warning: null }, 201)
           : fail('The next dose is allowed at 14:30', 409, 'dose_too_soon', {
-              next_allowed_at: '2026-11-22T14:30:00Z',
+              next_allowed_at: new Date(2026, 10, 22, 14, 30).toISOString(),
               time: '14:30',
             });
       },
     });
     await logTaken(card);
     const ask = await screen.findByRole('dialog', { name: 'Take anyway?' });
-    expect(within(ask).getByTestId('take-anyway-text').textContent).toBe('The next dose of Aspirin is allowed at 2:30 PM.');
+    expect(within(ask).getByTestId('take-anyway-text').textContent).toBe('The next dose of Aspirin is allowed today at 2:30 PM.');
     expect(document.activeElement).toBe(within(ask).getByRole('button', { name: 'Cancel' }));
     await userEvent.click(within(ask).getByRole('button', { name: 'Cancel' }));
     expect(screen.queryByRole('dialog')).toBeNull();
@@ -335,7 +341,7 @@ describe('Today', () => {
     await logTaken(card);
     await userEvent.click(within(await screen.findByRole('dialog', { name: 'Take anyway?' })).getByRole('button', { name: 'Take anyway' }));
     await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
-    expect((await screen.findByRole('status')).textContent).toBe('Aspirin logged as taken.');
+    expect((await screen.findByTestId('today-feedback')).textContent).toBe('Aspirin logged as taken.Undo');
     const sent = requestsTo(fetchMock, 'POST', '/api/medications/3/doses').map(([, init]) => sentJson(init));
     expect(sent).toEqual([
       { status: 'taken', quantity: 2, dosage_unit: 'tablets' },
@@ -344,7 +350,7 @@ describe('Today', () => {
     ]);
   });
 
-  it('shows "Next dose allowed at" on a card only while that is still to come', async () => {
+  it('shows "The next dose is allowed" on a card only while that is still to come', async () => {
     signInForMeds();
     const later = new Date(Date.now() + 60 * 60_000).toISOString();
     const earlier = new Date(Date.now() - 60_000).toISOString();
@@ -357,8 +363,81 @@ describe('Today', () => {
     });
     renderApp('/today');
     const cards = await screen.findAllByTestId('today-medication');
-    expect(within(nth(cards, 0)).getByTestId('next-dose-allowed').textContent).toMatch(/^Next dose allowed at \d{1,2}:\d{2} [AP]M$/);
+    expect(within(nth(cards, 0)).getByTestId('next-dose-allowed').textContent).toMatch(
+      /^The next dose is allowed (today|tomorrow) at \d{1,2}:\d{2}\s[AP]M$/,
+    );
     expect(within(nth(cards, 1)).queryByTestId('next-dose-allowed')).toBeNull();
   });
-});
 
+  it('offers one Taken per due dose: the card leaves it to the dose of today that is still open', async () => {
+    const schedule = {
+      date: '2026-11-22',
+      doses: [
+        { medication_id: 3, name: 'Aspirin', color: 'blue', icon: 'pill-symbolic', unit: 'tablets', quantity: 2,
+          scheduled_time: '2026-11-22T13:00:00Z', local_time: '13:00', status: 'due', history_id: null, logged_at: null,
+          reminder_id: 41 },
+      ],
+    };
+    const { card } = await openToday({ 'GET /api/medications/today': () => ok(schedule) });
+    const section = await screen.findByRole('region', { name: 'Scheduled today' });
+    await within(section).findByRole('button', { name: 'Mark Aspirin at 1:00 PM as taken' });
+    await waitFor(() => expect(within(card).queryByRole('button', { name: 'Taken' })).toBeNull());
+    expect(within(card).queryByRole('button', { name: 'Skip' })).toBeNull();
+    expect(screen.getAllByRole('button', { name: /taken/i })).toHaveLength(1);
+  });
+
+  it('asks "Already taken at 6:00 AM — log another dose?" before a second taken dose, in the person\'s time format', async () => {
+    const schedule = {
+      date: '2026-11-22',
+      doses: [
+        { medication_id: 3, name: 'Aspirin', color: 'blue', icon: 'pill-symbolic', unit: 'tablets', quantity: 2,
+          scheduled_time: new Date(2026, 10, 22, 6, 0).toISOString(), local_time: '06:00', status: 'taken', history_id: 11,
+          logged_at: new Date(2026, 10, 22, 6, 0).toISOString(), reminder_id: 40 },
+      ],
+    };
+    const logged = vi.fn(() => ok({ entry: entryJson({ id: 12, status: 'taken' }), inventory: null }, 201));
+    const { card } = await openToday({
+      'GET /api/medications/today': () => ok(schedule),
+      'POST /api/medications/3/doses': logged,
+    });
+    await screen.findByRole('region', { name: 'Scheduled today' });
+    await waitFor(() => expect(within(screen.getByTestId('today-schedule')).getAllByTestId('today-dose')).toHaveLength(1));
+    await userEvent.click(within(card).getByRole('button', { name: 'Taken' }));
+    const ask = await screen.findByRole('dialog', { name: 'Already taken' });
+    expect(ask.textContent).toContain('Already taken at 6:00 AM — log another dose?');
+    await userEvent.click(within(ask).getByRole('button', { name: 'Cancel' }));
+    expect(screen.queryByRole('dialog')).toBeNull();
+    expect(logged).not.toHaveBeenCalled();
+
+    await userEvent.click(within(card).getByRole('button', { name: 'Taken' }));
+    await userEvent.click(within(await screen.findByRole('dialog', { name: 'Already taken' })).getByRole('button', { name: 'Log another dose' }));
+    await userEvent.click(within(await screen.findByRole('dialog', { name: 'Log a dose of Aspirin' })).getByRole('button', { name: 'Log as Taken' }));
+    await waitFor(() => expect(logged).toHaveBeenCalledTimes(1));
+
+    // Skipped and missed need no asking.
+    await userEvent.click(within(card).getByRole('button', { name: 'Skip' }));
+    expect(screen.getByRole('dialog', { name: 'Log a dose of Aspirin' })).toBeTruthy();
+  });
+
+  it('says the already-taken question in each language', () => {
+    const question = (language: string) => i18n.getFixedT(language, 'meds')('today.alreadyTaken', { time: '06:00' });
+    expect(question('en')).toBe('Already taken at 06:00 — log another dose?');
+    expect(question('de')).toBe('Bereits um 06:00 eingenommen – eine weitere Einnahme erfassen?');
+    expect(question('fr')).toBe('Déjà prise à 06:00 — enregistrer une autre prise ?');
+    expect(question('es')).toBe('Ya tomada a las 06:00. ¿Registrar otra dosis?');
+  });
+
+  it('undoes a logged dose from the confirmation: the entry is deleted and the screen says so', async () => {
+    const { card, fetchMock } = await openToday({
+      'POST /api/medications/3/doses': () => ok({ entry: entryJson({ id: 12, status: 'taken' }), inventory: null }, 201),
+      'DELETE /api/medications/history/12': () => ok({ inventory: { current_quantity: 30, stock_status: 'in_stock' } }),
+    });
+    await logTaken(card);
+    const feedback = await screen.findByTestId('today-feedback');
+    await userEvent.click(within(feedback).getByRole('button', { name: 'Undo logging Aspirin' }));
+    await waitFor(() =>
+      expect(screen.getByTestId('today-feedback').textContent).toBe('Undone: the dose of Aspirin is no longer recorded.'),
+    );
+    expect(requestsTo(fetchMock, 'DELETE', '/api/medications/history/12')).toHaveLength(1);
+  });
+});

@@ -8,7 +8,9 @@ import {
   type DoseWarning,
   type EntryResult,
   type Medication,
+  type TodayDose,
 } from '../api/medicationTypes';
+import { ConfirmDialog } from '../components/medications/ConfirmDialog';
 import { DoseDialog } from '../components/medications/DoseDialog';
 import { DoseWarningNote } from '../components/medications/DoseWarningNote';
 import { ScreenStatus } from '../components/medications/ScreenStatus';
@@ -17,19 +19,34 @@ import { TodayMedication } from '../components/medications/TodayMedication';
 import { TodaySchedule } from '../components/medications/TodaySchedule';
 import { useMedicationList } from '../components/medications/useMedicationList';
 import { useMedsFormat } from '../components/medications/useMedsFormat';
-import { useTodayFeedback } from '../components/medications/useTodayFeedback';
+import { useTodayFeedback, type UndoOffer } from '../components/medications/useTodayFeedback';
 import { limitRefusalOf, type LimitRefusal } from '../medications/doseLimits';
 import { medsErrorText } from '../medications/errors';
 import { usePersonScope } from '../people/PersonScopeContext';
 import { canLog } from '../people/roles';
 import { usePeople } from '../people/usePeople';
-import { useLogDose } from '../queries/medications';
+import { useDeleteHistoryEntry } from '../queries/history';
+import { useLogDose, useTodayScheduleQuery } from '../queries/medications';
 import '../styles/medications.css';
 import '../styles/people.css';
 
 interface Logging {
   medication: Medication;
   status: DoseStatus;
+}
+
+/** Whether a medication has a dose of today still to log: its own Taken / Skip is there. */
+function hasOpenDose(doses: readonly TodayDose[], medicationId: number): boolean {
+  return doses.some((d) => d.medication_id === medicationId && (d.status === 'due' || d.status === 'upcoming'));
+}
+
+/** The latest of today's doses of a medication that is taken already, if any. */
+function takenAlready(doses: readonly TodayDose[], medicationId: number): TodayDose | null {
+  const taken = doses.filter((d) => d.medication_id === medicationId && d.status === 'taken');
+  return taken.reduce<TodayDose | null>(
+    (latest, d) => (latest === null || d.scheduled_time > latest.scheduled_time ? d : latest),
+    null,
+  );
 }
 
 /** SPEC §2 "Today screen": Taken, Skip and Missed per medication, and the recent doses. */
@@ -41,7 +58,12 @@ export function TodayScreen() {
   const { roleOf, tagOf } = usePeople();
   const feedback = useTodayFeedback();
   const logDose = useLogDose();
+  const deleteEntry = useDeleteHistoryEntry();
+  const todayDoses = useTodayScheduleQuery(scope).data?.doses ?? [];
   const [logging, setLogging] = useState<Logging | null>(null);
+  // A taken dose asked for a medication whose dose of today is taken already.
+  const [again, setAgain] = useState<{ medication: Medication; dose: TodayDose } | null>(null);
+  const [undoFailure, setUndoFailure] = useState<string | null>(null);
   const [tooSoon, setTooSoon] = useState<{ medication: Medication; dose: DoseInput; refusal: LimitRefusal } | null>(
     null,
   );
@@ -56,7 +78,30 @@ export function TodayScreen() {
 
   const logged = (medication: Medication, dose: DoseInput, result: EntryResult) => {
     setWarning(result.warning && { name: medication.name, warning: result.warning });
-    feedback.confirmLogged(`${medication.id}:${dose.status}`, t(`today.logged.${dose.status}`, { name: medication.name }));
+    setUndoFailure(null);
+    feedback.confirmLogged(`${medication.id}:${dose.status}`, t(`today.logged.${dose.status}`, { name: medication.name }), {
+      entryId: result.entry.id,
+      name: medication.name,
+    });
+  };
+
+  // Deletes the entry the log wrote (the stock gets its amount back), as History's delete does.
+  const undo = async (offer: UndoOffer) => {
+    setUndoFailure(null);
+    try {
+      await deleteEntry.mutateAsync(offer.entryId);
+      setWarning(null);
+      feedback.showSuccess(t('today.undone', { name: offer.name }));
+    } catch (error) {
+      setUndoFailure(medsErrorText(t, error, 'today.undoFailed'));
+    }
+  };
+
+  const startLog = (medication: Medication, status: DoseStatus) => {
+    feedback.clearError();
+    const taken = status === 'taken' ? takenAlready(todayDoses, medication.id) : null;
+    if (taken) setAgain({ medication, dose: taken });
+    else setLogging({ medication, status });
   };
 
   const submit = async (dose: DoseInput) => {
@@ -98,8 +143,16 @@ export function TodayScreen() {
       </header>
 
       {feedback.success && (
-        <p className="form-success today-feedback" role="status">
-          {feedback.success}
+        <div className="form-success today-feedback" role="status" data-testid="today-feedback">
+          <span>{feedback.success}</span>
+          {feedback.undo && (
+            <UndoButton offer={feedback.undo} busy={deleteEntry.isPending} onUndo={(offer) => void undo(offer)} />
+          )}
+        </div>
+      )}
+      {undoFailure && (
+        <p className="form-error today-feedback" role="alert">
+          {undoFailure}
         </p>
       )}
 
@@ -110,8 +163,12 @@ export function TodayScreen() {
       <TodaySchedule
         onLogged={(dose, result) => {
           feedback.clearError();
+          setUndoFailure(null);
           setWarning(result.warning && { name: dose.name, warning: result.warning });
-          feedback.showSuccess(t(`today.logged.${result.entry.status}`, { name: dose.name }));
+          feedback.showSuccess(t(`today.logged.${result.entry.status}`, { name: dose.name }), {
+            entryId: result.entry.id,
+            name: dose.name,
+          });
         }}
       />
 
@@ -136,13 +193,11 @@ export function TodayScreen() {
                   DOSE_STATUSES.find((status) => feedback.logged === `${medication.id}:${status}`) ?? null
                 }
                 onStale={list.reload}
-                canLog={canLog(roleOf(medication.person_id))}
+                // A dose of today still open is logged at its time above: one control per dose.
+                canLog={canLog(roleOf(medication.person_id)) && !hasOpenDose(todayDoses, medication.id)}
                 own={roleOf(medication.person_id) === 'owner'}
                 person={scope === null ? tagOf(medication.person_id) : null}
-                onLog={(status) => {
-                  feedback.clearError();
-                  setLogging({ medication, status });
-                }}
+                onLog={(status) => startLog(medication, status)}
               />
             </li>
           ))}
@@ -160,6 +215,27 @@ export function TodayScreen() {
         />
       )}
 
+      {again && (
+        <ConfirmDialog
+          title={t('today.alreadyTakenTitle')}
+          confirmLabel={t('today.logAnother')}
+          busyLabel={t('dose.logging')}
+          onConfirm={() => {
+            setLogging({ medication: again.medication, status: 'taken' });
+            setAgain(null);
+            return Promise.resolve();
+          }}
+          onClose={() => setAgain(null)}
+        >
+          <p data-testid="already-taken-text">
+            {t('today.alreadyTaken', {
+              time:
+                again.dose.logged_at === null ? format.timeOfDay(again.dose.local_time) : format.time(again.dose.logged_at),
+            })}
+          </p>
+        </ConfirmDialog>
+      )}
+
       {tooSoon && (
         <TakeAnywayDialog
           name={tooSoon.medication.name}
@@ -169,5 +245,21 @@ export function TodayScreen() {
         />
       )}
     </div>
+  );
+}
+
+/** The confirmation's Undo: it names what it takes back. */
+function UndoButton({ offer, busy, onUndo }: { offer: UndoOffer; busy: boolean; onUndo: (offer: UndoOffer) => void }) {
+  const { t } = useTranslation('meds');
+  return (
+    <button
+      type="button"
+      className="button button-secondary button-small today-undo"
+      disabled={busy}
+      aria-label={t('today.undoLabel', { name: offer.name })}
+      onClick={() => onUndo(offer)}
+    >
+      {t('today.undo')}
+    </button>
   );
 }

@@ -1,12 +1,12 @@
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { laterThanNow } from '../../medications/doseLimits';
+import { allowedWhen, laterThanNow } from '../../medications/doseLimits';
 import { useMedsFormat } from './useMedsFormat';
 
 // setTimeout holds at most 2^31-1 ms; a later moment is checked again after that long.
 const MAX_TIMER_MS = 2_147_483_647;
 
-/** "Next dose allowed at 14:30" while that is still to come; it goes away when it passes. */
+/** "The next dose is allowed tomorrow at 6:00 AM" while that is still to come; it goes away when it passes. */
 export function NextDoseAllowed({ at }: { at: string | null }) {
   const { t } = useTranslation('meds');
   const format = useMedsFormat();
@@ -22,10 +22,10 @@ export function NextDoseAllowed({ at }: { at: string | null }) {
     return () => clearTimeout(timer);
   }, [at, now]);
 
-  if (moment === null || at === null) return null;
+  if (moment === null) return null;
   return (
     <p className="med-next-allowed" data-testid="next-dose-allowed">
-      {t('card.nextAllowed', { time: format.time(at) })}
+      {t('card.nextAllowed', { when: allowedWhen(t, moment, format.moment, new Date(now)) })}
     </p>
   );
 }

@@ -85,6 +85,11 @@ export function AsNeededLimits({ idPrefix, form, onChange }: RulesProps) {
           onChange={(minGapMinutes) => rules({ minGapMinutes })}
         />
       </div>
+      {/^\d+$/.test(form.rules.maxPerDay.trim()) && Number(form.rules.maxPerDay) > 0 && (
+        <p className="field-hint" data-testid="max-per-day-words">
+          {t('schedule.maxPerDay', { count: Number(form.rules.maxPerDay) })}
+        </p>
+      )}
     </fieldset>
   );
 }

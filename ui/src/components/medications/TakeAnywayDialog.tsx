@@ -1,5 +1,5 @@
 import { useTranslation } from 'react-i18next';
-import type { LimitRefusal } from '../../medications/doseLimits';
+import { allowedWhen, type LimitRefusal } from '../../medications/doseLimits';
 import { ConfirmDialog } from './ConfirmDialog';
 import { useMedsFormat } from './useMedsFormat';
 
@@ -11,16 +11,16 @@ interface TakeAnywayDialogProps {
   onClose: () => void;
 }
 
-/** "Take anyway?" for an as-needed dose the server found too soon or over the day's maximum. */
+/** "Take anyway?" for an as-needed dose the server found too soon or over the most in 24 hours. */
 export function TakeAnywayDialog({ name, refusal, onConfirm, onClose }: TakeAnywayDialogProps) {
   const { t } = useTranslation('meds');
   const format = useMedsFormat();
-  const time =
-    refusal.time !== null
-      ? format.timeOfDay(refusal.time)
-      : refusal.nextAllowedAt !== null
-        ? format.time(refusal.nextAllowedAt)
-        : '';
+  const moment = refusal.nextAllowedAt === null ? null : new Date(refusal.nextAllowedAt);
+  // The instant says the day as well; the server's "HH:MM" alone is today's time.
+  const when =
+    moment !== null && !Number.isNaN(moment.getTime())
+      ? allowedWhen(t, moment, format.moment)
+      : t('card.nextAllowedWhen.today', { time: refusal.time === null ? '' : format.timeOfDay(refusal.time) });
   return (
     <ConfirmDialog
       title={t('takeAnyway.title')}
@@ -30,7 +30,7 @@ export function TakeAnywayDialog({ name, refusal, onConfirm, onClose }: TakeAnyw
       onClose={onClose}
     >
       <p data-testid="take-anyway-text">
-        {t(refusal.code === 'dose_too_soon' ? 'takeAnyway.tooSoon' : 'takeAnyway.maximum', { name, time })}
+        {t(refusal.code === 'dose_too_soon' ? 'takeAnyway.tooSoon' : 'takeAnyway.maximum', { name, when })}
       </p>
     </ConfirmDialog>
   );

@@ -1,7 +1,7 @@
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Medication } from '../../api/medicationTypes';
-import { formatDateTime, formatPlainDate, formatQuantity, formatTime, formatTimeOfDay, localeOf } from '../../medications/format';
+import { formatDate, formatDateTime, formatPlainDate, formatQuantity, formatTime, formatTimeOfDay, localeOf } from '../../medications/format';
 import { gapInWords, scheduleInWords, scheduleLines, type ScheduleCalendar } from '../../medications/schedule';
 import { findUnit, isCountUnit } from '../../medications/units';
 import { useAppSettings } from '../../settings/SettingsContext';
@@ -36,6 +36,11 @@ export function useMedsFormat() {
       longDate: (date: Date) => new Intl.DateTimeFormat(localeOf(language), { dateStyle: 'full' }).format(date),
       /** An RFC 3339 instant's local time of day. */
       time: (instant: string) => formatTime(new Date(instant), timeFormat, language),
+      /** A moment's local time of day and its local date. */
+      moment: {
+        time: (moment: Date) => formatTime(moment, timeFormat, language),
+        date: (moment: Date) => formatDate(moment, dateFormat),
+      },
       schedule: (m: Pick<Medication, 'frequency' | 'schedule' | 'unit'>) =>
         scheduleInWords(t, m.frequency, m.schedule, {
           timeFormat,
