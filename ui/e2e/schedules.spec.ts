@@ -111,6 +111,7 @@ test.describe('schedules people actually have', () => {
   });
 
   test('as needed: limits on the card, "The next dose is allowed", and Take anyway? on Today', async ({ page, request }) => {
+    test.setTimeout(90_000);
     const user = await freshUserAt(page, request, '/medications');
     await page.getByRole('button', { name: 'Add Medication' }).click();
     const add = page.getByRole('dialog', { name: 'Add Medication' });

@@ -13,6 +13,7 @@ test.describe('Today never records a dose twice without asking', () => {
     page,
     request,
   }) => {
+    test.setTimeout(120_000);
     const user = await registerUser(request);
     await createMedication(request, user, {
       name: 'Metformin',
@@ -32,7 +33,7 @@ test.describe('Today never records a dose twice without asking', () => {
     await signIn(page, user, '/today');
     const slot = page.getByRole('region', { name: 'Scheduled today' }).getByTestId('today-dose');
     const card = page.getByTestId('today-medication').filter({ hasText: 'Metformin' });
-    await expect(slot.getByTestId('today-dose-status')).toHaveText('Due');
+    await expect(slot.getByTestId('today-dose-status')).toHaveText('Due', { timeout: 20_000 });
     await expect(card.getByTestId('stock-quantity')).toHaveText('10 tablets');
     // The due dose has its Take and Skip; the card offers no second Taken for it.
     await expect(page.getByRole('button', { name: /taken/i })).toHaveCount(1);
