@@ -1201,3 +1201,166 @@ async fn deleting_a_carers_account_keeps_the_owners_data_and_deleting_the_owners
     let (_, today) = get_json(&server, "/api/medications/today", Some(&ann)).await;
     assert_eq!(today["data"]["doses"], json!([]));
 }
+
+/// One page of a history the signed-in person can see (`query` may name a person).
+async fn history_page(server: &Server, token: &str, query: &str) -> (StatusCode, Value) {
+    get_json(
+        server,
+        &format!("/api/medications/history?limit=100{query}"),
+        Some(token),
+    )
+    .await
+}
+
+/// `(medication, person)` names of a history page's entries, sorted.
+fn whose(page: &Value) -> Vec<(String, String)> {
+    let mut names: Vec<(String, String)> = page["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["medication_name"].as_str().unwrap().to_owned(),
+                e["person_name"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+/// `(medication, person, taken in the last 7 days)` of an adherence answer, sorted.
+fn adherence_of(body: &Value) -> Vec<(String, String, i64)> {
+    let mut rows: Vec<(String, String, i64)> = body["data"]["medications"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["name"].as_str().unwrap().to_owned(),
+                m["person_name"].as_str().unwrap().to_owned(),
+                m["last7"]["taken"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    rows.sort();
+    rows
+}
+
+fn named(rows: &[(&str, &str)]) -> Vec<(String, String)> {
+    rows.iter()
+        .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_carers_history_and_adherence_show_the_people_they_care_for_and_no_one_else() {
+    let server = server_without_mail();
+    let owner = common::register(&server, "eva@example.org").await;
+    set_name(&server, &owner, "Eva", "Lind").await;
+    let eva = people(&server, &owner).await[0]["id"].as_i64().unwrap();
+    let grandpa = new_person(&server, &owner, "Grandpa Jo").await;
+    let his = medication(&server, &owner, "Digoxin", Some(grandpa)).await;
+    let evas = medication(&server, &owner, "Aspirin", None).await;
+    log_dose(&server, &owner, his).await;
+    log_dose(&server, &owner, evas).await;
+    // Kim cares for Grandpa (view only) and keeps her own medicine.
+    let (carer, _) = carer_by_link(
+        &server,
+        &owner,
+        grandpa,
+        "kim@example.org",
+        "view",
+        ("Kim", "Berg"),
+    )
+    .await;
+    let kims = medication(&server, &carer, "Vitamin D", None).await;
+    log_dose(&server, &carer, kims).await;
+    // A stranger to both, with a dose of their own.
+    let stranger = common::verified_account(&server, "sam@example.org").await;
+    let sams = medication(&server, &stranger, "Insulin", None).await;
+    log_dose(&server, &stranger, sams).await;
+    let sam = people(&server, &stranger).await[0]["id"].as_i64().unwrap();
+
+    // Without a person: Kim's own dose and Grandpa's, each with whose it is; never Eva's or
+    // the stranger's.
+    let (status, page) = history_page(&server, &carer, "").await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    assert_eq!(
+        whose(&page),
+        named(&[("Digoxin", "Grandpa Jo"), ("Vitamin D", "Kim Berg")])
+    );
+    assert_eq!(
+        (&page["pagination"]["total"], &page["pagination"]["pages"]),
+        (&json!(2), &json!(1))
+    );
+    let (_, taken) = history_page(&server, &carer, "&status=taken").await;
+    assert_eq!(taken["pagination"]["total"], json!(2), "{taken}");
+    let (_, one_medication) = history_page(&server, &carer, &format!("&medicationId={his}")).await;
+    assert_eq!(whose(&one_medication), named(&[("Digoxin", "Grandpa Jo")]));
+    let (_, paged) = get_json(&server, "/api/medications/history?limit=1&page=2", Some(&carer)).await;
+    assert_eq!(
+        (
+            paged["data"].as_array().unwrap().len(),
+            &paged["pagination"]["total"]
+        ),
+        (1, &json!(2)),
+        "{paged}"
+    );
+
+    // One person: only theirs; a person Kim cannot see is not found.
+    let (_, his_only) = history_page(&server, &carer, &format!("&person_id={grandpa}")).await;
+    assert_eq!(whose(&his_only), named(&[("Digoxin", "Grandpa Jo")]));
+    for hidden in [eva, sam] {
+        let (status, body) = history_page(&server, &carer, &format!("&person_id={hidden}")).await;
+        assert_eq!(
+            (status, code_of(&body)),
+            (StatusCode::NOT_FOUND, "person_not_found")
+        );
+    }
+
+    // The adherence chart covers the same people.
+    let (status, body) = get_json(&server, "/api/medications/adherence", Some(&carer)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(
+        adherence_of(&body),
+        [
+            ("Digoxin".to_owned(), "Grandpa Jo".to_owned(), 1),
+            ("Vitamin D".to_owned(), "Kim Berg".to_owned(), 1)
+        ]
+    );
+    let taken_by_day: i64 = body["data"]["daily"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["taken"].as_i64().unwrap())
+        .sum();
+    assert_eq!(taken_by_day, 2, "{body}");
+    let (_, body) = get_json(
+        &server,
+        &format!("/api/medications/adherence?person_id={grandpa}"),
+        Some(&carer),
+    )
+    .await;
+    assert_eq!(
+        adherence_of(&body),
+        [("Digoxin".to_owned(), "Grandpa Jo".to_owned(), 1)]
+    );
+    let (status, body) = get_json(
+        &server,
+        &format!("/api/medications/adherence?person_id={sam}"),
+        Some(&carer),
+    )
+    .await;
+    assert_eq!(
+        (status, code_of(&body)),
+        (StatusCode::NOT_FOUND, "person_not_found")
+    );
+
+    // The owner still sees her own people's doses, not her carer's.
+    let (_, page) = history_page(&server, &owner, "").await;
+    assert_eq!(
+        whose(&page),
+        named(&[("Aspirin", "Eva Lind"), ("Digoxin", "Grandpa Jo")])
+    );
+}

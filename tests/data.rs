@@ -1150,4 +1150,105 @@ async fn the_report_states_every_schedule_and_counts_as_needed_doses_as_use_with
         report["totals"],
         json!({ "taken": 1, "skipped": 0, "missed": 1, "rate": 0.5 })
     );
+
+/// The statuses Today shows for a medication's doses.
+async fn today_statuses(server: &Server, token: &str, medication: i64) -> Vec<String> {
+    let (status, body) = get_json(server, "/api/medications/today", Some(token)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    body["data"]["doses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["medication_id"] == medication)
+        .map(|d| d["status"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_imported_dose_answers_its_scheduled_slot_and_no_reminder_goes_out() {
+    let push = common::push::PushService::start().await;
+    let server = Server::start_with(|c| {
+        common::with_test_clock(c);
+        c.env("PILLBOX_REMINDERS_TICK_SECONDS", "3600")
+            .env("PILLBOX_PUSH_ALLOW_ENDPOINTS", push.prefix())
+            .env("PILLBOX_PUBLIC_URL", "http://pillbox.test");
+    });
+    let token = register(&server, "ann@example.org").await;
+    save_settings(&server, &token, json!({ "timezone": "UTC" })).await;
+    common::register_device(&server, &token, &push, "phone").await;
+    // Two medications due at the same minute, a few minutes from now, reminded at dose time.
+    let now = common::advance(&server, 0).await;
+    let slot = now + chrono::Duration::minutes(4);
+    let slot = slot
+        - chrono::Duration::seconds(i64::from(chrono::Timelike::second(&slot)))
+        - chrono::Duration::nanoseconds(i64::from(chrono::Timelike::nanosecond(&slot)));
+    let time = slot.format("%H:%M").to_string();
+    let mut ids = Vec::new();
+    for name in ["Imported", "Control"] {
+        let id = create(
+            &server,
+            &token,
+            json!({ "name": name, "unit": "tablets", "frequency": "daily", "default_quantity": 1,
+                    "schedule": { "times": [time] } }),
+        )
+        .await;
+        let (status, body) = call(
+            &server,
+            Method::PUT,
+            &format!("/api/notifications/medications/{id}/preferences"),
+            Some(&token),
+            Some(json!({ "reminder_minutes_before": 0 })),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        ids.push(id);
+    }
+    let (imported, control) = (ids[0], ids[1]);
+
+    // The file (this account's own export) carries "Imported" taken at its slot today.
+    let mut file = export(&server, &token).await;
+    let file_id = by_name(&file, "Imported")["id"].clone();
+    file["history"].as_array_mut().unwrap().push(json!({
+        "medication_id": file_id, "quantity": 1, "unit": "tablets", "status": "taken",
+        "taken": slot.to_rfc3339()
+    }));
+    let (status, body) = import(&server, &token, &file.to_string(), "application/json", false).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["data"]["history"]["added"], 1, "{body}");
+
+    // Today shows it taken, as a dose logged in the app; the other is still to come.
+    assert_eq!(today_statuses(&server, &token, imported).await, ["taken"]);
+    assert_eq!(today_statuses(&server, &token, control).await, ["upcoming"]);
+
+    // Past the slot and every repeat: only "Control" reminded anyone.
+    common::advance(&server, 5 * 60).await;
+    push.wait_for("phone", 1, std::time::Duration::from_secs(10))
+        .await;
+    common::advance(&server, 35 * 60).await;
+    let titles: Vec<String> = push
+        .received("phone")
+        .into_iter()
+        .filter(|r| r.payload["kind"] != "withdraw")
+        .map(|r| r.payload["title"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    assert!(titles.iter().any(|t| t.contains("Control")), "{titles:?}");
+    assert!(
+        titles.iter().all(|t| !t.contains("Imported")),
+        "no reminder for a dose already taken: {titles:?}"
+    );
+    let sent = common::deliveries(&server, &token).await;
+    assert!(
+        sent.iter().all(|d| d["medication_name"] != "Imported"),
+        "{sent:?}"
+    );
+    let (_, reminders) = get_json(&server, "/api/notifications?limit=200", Some(&token)).await;
+    let answered: Vec<&Value> = reminders["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["medication_id"] == imported && common::instant(&r["scheduled_time"]) == slot)
+        .collect();
+    assert_eq!(answered.len(), 1, "{reminders}");
+    assert!(answered[0]["answered_at"].is_string(), "{}", answered[0]);
+    assert_eq!(today_statuses(&server, &token, imported).await, ["taken"]);
 }

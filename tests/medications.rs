@@ -1757,3 +1757,132 @@ async fn the_list_is_never_older_than_the_database_and_reads_the_same_in_every_e
     let bob = account(&server, "bob@example.org").await;
     assert_eq!(list_as(&server, &bob, "gzip").await.2["data"], json!([]));
 }
+
+#[tokio::test]
+async fn a_history_entry_is_corrected_in_time_amount_and_note_and_the_stock_follows() {
+    let server = Server::start_with(open_signups);
+    let token = account(&server, "ann@example.org").await;
+    let id = create(&server, &token, tablets()).await["id"].as_i64().unwrap();
+    let logged = dose(
+        &server,
+        &token,
+        id,
+        json!({ "quantity": 1, "dosage_unit": "tablets" }),
+    )
+    .await;
+    assert_eq!(stock(&server, &token, id).await, 29.0);
+    let entry = logged["entry"]["id"].as_i64().unwrap();
+    let path = format!("/api/medications/history/{entry}");
+    let put = |body: Value| call(&server, Method::PUT, &path, Some(&token), Some(body));
+
+    // Taken three hours ago, three tablets, with a note: the stock gives two more.
+    let earlier = chrono::Utc::now() - chrono::Duration::hours(3);
+    let (status, body) = put(json!({
+        "taken": earlier.to_rfc3339(), "quantity": 3, "dosage_unit": "tablets", "dosage": "after lunch"
+    }))
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let corrected = &body["data"]["entry"];
+    assert_eq!(
+        common::instant(&corrected["taken"]).timestamp_millis(),
+        earlier.timestamp_millis()
+    );
+    assert_eq!(
+        (
+            &corrected["quantity"],
+            &corrected["dosage_unit"],
+            &corrected["dosage"]
+        ),
+        (&json!(3), &json!("tablets"), &json!("after lunch"))
+    );
+    assert_eq!(body["data"]["inventory"]["current_quantity"], 27);
+    assert_eq!(stock(&server, &token, id).await, 27.0);
+    let rows = ledger(&server, &token, id).await;
+    assert_eq!(
+        (
+            &rows[0]["kind"],
+            &rows[0]["change"],
+            &rows[0]["balance"],
+            &rows[0]["reason"],
+            &rows[0]["history_id"]
+        ),
+        (
+            &json!("correction"),
+            &json!(-2),
+            &json!(27),
+            &json!("Dose corrected from 1 tablet to 3 tablets"),
+            &json!(entry)
+        )
+    );
+    assert_ledger_adds_up(&server, &token, id).await;
+    let (_, listed) = get_json(&server, "/api/medications/history", Some(&token)).await;
+    assert_eq!(listed["data"][0]["dosage"], "after lunch", "{listed}");
+
+    // Back down to 500 mg (one tablet): two come back, as a correction.
+    let (status, body) = put(json!({ "quantity": 500, "dosage_unit": "mg" })).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(stock(&server, &token, id).await, 29.0);
+    let rows = ledger(&server, &token, id).await;
+    assert_eq!(
+        (&rows[0]["kind"], &rows[0]["change"], &rows[0]["reason"]),
+        (
+            &json!("correction"),
+            &json!(2),
+            &json!("Dose corrected from 3 tablets to 500 mg")
+        )
+    );
+    // Only the note: the stock stays, and no ledger row is written.
+    let before = rows.len();
+    let (status, body) = put(json!({ "dosage": "" })).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["data"]["entry"]["dosage"], Value::Null);
+    assert_eq!(ledger(&server, &token, id).await.len(), before);
+
+    // A time in the future, an unknown unit or a non-positive amount is refused with what to
+    // do, and nothing of the request is written.
+    let later = chrono::Utc::now() + chrono::Duration::hours(2);
+    for (body, code) in [
+        (
+            json!({ "taken": later.to_rfc3339(), "quantity": 4, "dosage_unit": "tablets" }),
+            "future_date",
+        ),
+        (json!({ "quantity": 4, "dosage_unit": "spoons" }), "unit_invalid"),
+        (json!({ "quantity": 0 }), "validation_failed"),
+        (json!({ "taken": "yesterday" }), "validation_failed"),
+    ] {
+        let (status, answer) = put(body.clone()).await;
+        assert_eq!(
+            (status, answer["code"].as_str()),
+            (StatusCode::BAD_REQUEST, Some(code)),
+            "{body}: {answer}"
+        );
+        assert!(answer["message"].as_str().is_some_and(|m| !m.is_empty()));
+    }
+    assert_eq!(stock(&server, &token, id).await, 29.0);
+    assert_eq!(ledger(&server, &token, id).await.len(), before);
+    let (_, listed) = get_json(&server, "/api/medications/history", Some(&token)).await;
+    assert_eq!(
+        (&listed["data"][0]["quantity"], &listed["data"][0]["dosage_unit"]),
+        (&json!(500), &json!("mg"))
+    );
+    assert_eq!(
+        common::instant(&listed["data"][0]["taken"]).timestamp_millis(),
+        earlier.timestamp_millis()
+    );
+
+    // Another account's entry is not found, and stays as it was.
+    let other = account(&server, "bob@example.org").await;
+    let (status, answer) = call(
+        &server,
+        Method::PUT,
+        &path,
+        Some(&other),
+        Some(json!({ "quantity": 9 })),
+    )
+    .await;
+    assert_eq!(
+        (status, answer["code"].as_str()),
+        (StatusCode::NOT_FOUND, Some("entry_not_found"))
+    );
+    assert_eq!(stock(&server, &token, id).await, 29.0);
+}

@@ -17,9 +17,8 @@ use crate::domain::dose::{DoseStatus, EntryId};
 use crate::domain::medication::MedicationId;
 use crate::domain::quantity::Quantity;
 use crate::services::access::{self, Role};
-use crate::services::doses::{self, EntryChange, HistoryFilter, Logged, Pagination, Paging};
+use crate::services::doses::{self, EntryChange, HistoryFilter, ListedEntry, Logged, Pagination, Paging};
 use crate::services::stock::StockLevel;
-use crate::store::history::Entry;
 
 /// Query parameters arrive as text and are checked here, so a bad one is a 400 with a
 /// message rather than a bare rejection.
@@ -46,7 +45,8 @@ pub struct HistoryQuery {
     #[param(rename = "medicationId", value_type = Option<i64>)]
     medication_id: Option<String>,
     /// Only this person's entries: one of the account's people, or a person you care for
-    /// (`GET /api/people`). Without it, every person of your own account.
+    /// (`GET /api/people`). Without it, everyone's you can see: your own people's and the
+    /// people's you care for (each entry names its person).
     #[param(value_type = Option<i64>)]
     person_id: Option<String>,
 }
@@ -57,7 +57,7 @@ pub struct HistoryPage {
     /// Always true.
     success: bool,
     /// Newest first.
-    data: Vec<Entry>,
+    data: Vec<ListedEntry>,
     pagination: Pagination,
 }
 
@@ -97,14 +97,8 @@ async fn page_of(
     let (entries, pagination) = state
         .db
         .read(move |conn| {
-            // The account whose history it is: the user's own, or the owner of the person
-            // (or medication) they care for.
-            let owner = match medication {
-                Some(id) => access::medication(conn, user_id, id)?.owner_id,
-                None => access::owner(conn, user_id, person)?,
-            };
             Ok::<_, ApiError>(doses::history(
-                conn, owner, person, medication, filter, paging, now,
+                conn, user_id, person, medication, filter, paging, now,
             )?)
         })
         .await?;

@@ -2,6 +2,8 @@
 //! history entries. Each moves the stock with its ledger row and answers the reminder it
 //! belongs to, in one transaction.
 
+use std::collections::HashMap;
+
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use rusqlite::Connection;
 use serde::Serialize;
@@ -18,7 +20,7 @@ use crate::domain::quantity::Quantity;
 use crate::services::planner::{self, UserClock};
 use crate::store::history::{self, Entry, Filter, LoggedBy};
 use crate::store::medications::{self, Medication};
-use crate::store::{Count, reminders};
+use crate::store::{Count, people, reminders};
 
 /// A dose to record against a medication.
 pub struct NewDose {
@@ -303,11 +305,15 @@ pub fn update_entry(
         entry.dosage = dosage_text(change.dosage)?;
     }
     // Stock moves only when what the dose took changes; editing the time or the note of an
-    // old entry never re-prices it against today's inventory settings.
-    let warning = if stock_relevant(&entry) != before {
-        stock::settle(conn, user_id, &mut entry, now)?
-    } else {
+    // old entry never re-prices it against today's inventory settings. A taken dose whose
+    // amount changes is a correction, and the ledger says so.
+    let (was_status, was_quantity, was_unit) = before;
+    let warning = if stock_relevant(&entry) == (was_status, was_quantity, was_unit.clone()) {
         StockWarning::default()
+    } else if was_status == DoseStatus::Taken && entry.status == DoseStatus::Taken {
+        stock::correct(conn, user_id, &mut entry, (was_quantity, &was_unit), now)?
+    } else {
+        stock::settle(conn, user_id, &mut entry, now)?
     };
     history::update(conn, user_id, &entry)?;
     access::audit(conn, access, "dose.edited", &entry.medication_name, now)?;
@@ -429,29 +435,62 @@ fn bound(value: Option<&str>, clock: &UserClock, end_of_day: bool) -> ServiceRes
         .map_err(|_| invalid("Dates must be written as YYYY-MM-DD"))
 }
 
-/// One page of an account's history (`user_id` is the owner's), newest first; `person`
-/// limits it to one of its people, `within` to one medication (which must be the account's).
+/// A history entry as the list shows it: with the name of the person whose dose it is.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ListedEntry {
+    #[serde(flatten)]
+    pub entry: Entry,
+    /// Whose dose it is, by name (the list may hold several people's).
+    pub person_name: String,
+}
+
+/// One page of the history `viewer` may see, newest first: one medication's (`within`), one
+/// person's (`person`, their own or one they care for), or else everyone's they reach (their
+/// own people and the people they care for), as Today shows them. Dates are read in the
+/// zone of the account whose data it is (the viewer's own for everyone's).
 pub fn history(
     conn: &Connection,
-    user_id: i64,
+    viewer: i64,
     person: Option<i64>,
     within: Option<MedicationId>,
     filter: HistoryFilter,
     paging: Paging,
     now: DateTime<Utc>,
-) -> ServiceResult<(Vec<Entry>, Pagination)> {
-    let clock = UserClock::at(conn, user_id, now)?;
-    if let Some(id) = within {
-        medications::find(conn, user_id, id.0)?
-            .ok_or_else(|| not_found(ErrorCode::MedicationNotFound, "Medication not found"))?;
-    }
+) -> ServiceResult<(Vec<ListedEntry>, Pagination)> {
+    let (owner, cared_for) = match (within, person) {
+        (Some(id), _) => (access::medication(conn, viewer, id)?.owner_id, Vec::new()),
+        (None, Some(id)) => (access::person(conn, viewer, id)?.owner_id, Vec::new()),
+        (None, None) => (
+            viewer,
+            access::reachable(conn, viewer)?
+                .into_iter()
+                .filter(|reach| reach.owner_id != viewer)
+                .map(|reach| reach.person_id)
+                .collect(),
+        ),
+    };
+    let clock = UserClock::at(conn, owner, now)?;
     let filter = Filter {
         status: filter.status,
         medication_id: within.map(|id| id.0).or(filter.medication_id),
         person_id: person,
+        cared_for,
         from: bound(filter.date_from.as_deref(), &clock, false)?,
         until: bound(filter.date_to.as_deref(), &clock, true)?,
     };
-    let (entries, count) = history::page(conn, user_id, &filter, paging.limit, paging.offset)?;
-    Ok((entries, Pagination::of(paging, count)))
+    let (entries, count) = history::page(conn, owner, &filter, paging.limit, paging.offset)?;
+    let mut names: HashMap<i64, String> = HashMap::new();
+    let mut listed = Vec::with_capacity(entries.len());
+    for entry in entries {
+        let person_name = match names.get(&entry.person_id) {
+            Some(name) => name.clone(),
+            None => {
+                let name = people::name(conn, entry.person_id)?.unwrap_or_default();
+                names.insert(entry.person_id, name.clone());
+                name
+            }
+        };
+        listed.push(ListedEntry { entry, person_name });
+    }
+    Ok((listed, Pagination::of(paging, count)))
 }

@@ -33,7 +33,7 @@ use crate::services::planner::{self, UserClock};
 use crate::store::history::{self, Entry, LoggedBy};
 use crate::store::medications::{self, Inventory, Medication, StockChange};
 use crate::store::notify_prefs::{self, GlobalPrefs, MedicationPrefs, Method};
-use crate::store::{people, settings};
+use crate::store::{people, reminders, settings};
 
 /// The largest file accepted (a 100,000-entry export is about 20 MiB).
 pub const MAX_FILE_BYTES: usize = 64 * 1024 * 1024;
@@ -159,15 +159,43 @@ pub fn apply(
     now: DateTime<Utc>,
 ) -> ServiceResult<Summary> {
     let tx = conn.transaction()?;
-    let mut summary = write(&tx, user_id, checked.0, now)?;
+    let mut imported = Vec::new();
+    let mut summary = write(&tx, user_id, checked.0, &mut imported, now)?;
     summary.dry_run = dry_run;
     if dry_run {
         tx.rollback()?;
     } else {
         planner::plan_user_at(&tx, user_id, horizon_days, now)?;
+        answer_reminders(&tx, user_id, imported)?;
         tx.commit()?;
     }
     Ok(summary)
+}
+
+/// An entry the import added, to answer its reminder with.
+struct Imported {
+    entry_id: i64,
+    medication_id: i64,
+    taken: String,
+}
+
+/// Imported doses answer their reminders as doses logged in the app do (DESIGN §4): each
+/// answers its medication's reminder nearest in time, planned before or by this import, so
+/// Today shows the dose as handled and no reminder or repeat goes out for it. Oldest first,
+/// so each dose answers its own slot.
+fn answer_reminders(conn: &Connection, user_id: i64, mut imported: Vec<Imported>) -> ServiceResult<()> {
+    // A dose answers only a reminder due at most an hour after it: older doses answer none.
+    let Some(first_open) = reminders::first_open(conn, user_id)? else {
+        return Ok(());
+    };
+    let answers_nothing =
+        |taken: &str| parse_instant(taken).is_none_or(|t| t + chrono::Duration::hours(1) < first_open);
+    imported.retain(|i| !answers_nothing(&i.taken));
+    imported.sort_by(|a, b| a.taken.cmp(&b.taken));
+    for i in imported {
+        reminders::answer(conn, user_id, i.medication_id, None, &i.taken, i.entry_id)?;
+    }
+    Ok(())
 }
 
 /// The format of an upload from its content type, else from its first character.
@@ -918,7 +946,13 @@ impl Target {
     }
 }
 
-fn write(conn: &Connection, user_id: i64, plan: Plan, now: DateTime<Utc>) -> ServiceResult<Summary> {
+fn write(
+    conn: &Connection,
+    user_id: i64,
+    plan: Plan,
+    imported: &mut Vec<Imported>,
+    now: DateTime<Utc>,
+) -> ServiceResult<Summary> {
     let mut summary = Summary::default();
     let now = clock::stamp(now);
     if let Some(patch) = plan.settings {
@@ -1065,7 +1099,14 @@ fn write(conn: &Connection, user_id: i64, plan: Plan, now: DateTime<Utc>) -> Ser
             },
             logged_by: e.logged_by_name.map(|name| LoggedBy { user_id: None, name }),
         };
-        history::insert(conn, user_id, &entry)?;
+        let entry_id = history::insert(conn, user_id, &entry)?;
+        if let Some(medication_id) = entry.medication_id {
+            imported.push(Imported {
+                entry_id,
+                medication_id,
+                taken: entry.taken,
+            });
+        }
         summary.history.added += 1;
     }
     Ok(summary)

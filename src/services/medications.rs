@@ -731,6 +731,9 @@ pub struct MedicationAdherence {
     pub medication_id: i64,
     pub name: String,
     pub color: String,
+    /// Whose medication it is, and their name (the chart may show several people's).
+    pub person_id: i64,
+    pub person_name: String,
     pub last7: Adherence,
     pub last30: Adherence,
 }
@@ -743,63 +746,84 @@ pub struct AdherenceView {
 }
 
 /// Adherence per medication over the last 7 and 30 days (local days), and a daily series
-/// for the chart.
-/// The adherence of an account (`user_id` is the owner's), or of one of its people.
+/// for the chart: of one person `viewer` can see (404 `person_not_found` otherwise), or of
+/// everyone they reach (their own people and the people they care for), as Today shows them.
+/// Days are the person's account's for one person, the viewer's for everyone.
 pub fn adherence(
     conn: &Connection,
-    user_id: i64,
+    viewer: i64,
     person: Option<i64>,
     now: DateTime<Utc>,
 ) -> ServiceResult<AdherenceView> {
-    let clock = UserClock::at(conn, user_id, now)?;
+    let wanted = match person {
+        Some(id) => vec![access::person(conn, viewer, id)?],
+        None => access::reachable(conn, viewer)?,
+    };
+    let zone_of = wanted
+        .first()
+        .filter(|_| person.is_some())
+        .map_or(viewer, |a| a.owner_id);
+    let clock = UserClock::at(conn, zone_of, now)?;
     let today = now.with_timezone(&clock.tz).date_naive();
     let first_30 = today - Duration::days(29);
     let first_7 = today - Duration::days(6);
-    let rows = history::since(conn, user_id, &clock::stamp(clock.start_of(first_30)))?;
-    let mut meds = medications::list(conn, user_id)?;
-    if let Some(person) = person {
-        meds.retain(|m| m.person_id == person);
+    let from = clock::stamp(clock.start_of(first_30));
+    // Whose entries count, by the account that holds them, with each person's name.
+    let mut by_owner: Vec<(i64, HashMap<i64, String>)> = Vec::new();
+    for access in wanted {
+        let name = people::find(conn, access.person_id)?
+            .map(|p| p.name)
+            .unwrap_or_default();
+        match by_owner.iter_mut().find(|(owner, _)| *owner == access.owner_id) {
+            Some((_, names)) => {
+                names.insert(access.person_id, name);
+            }
+            None => by_owner.push((access.owner_id, HashMap::from([(access.person_id, name)]))),
+        }
     }
-    let theirs: HashSet<i64> = meds.iter().map(|m| m.id).collect();
-    let mut per_med: HashMap<i64, (Adherence, Adherence)> = HashMap::new();
+    let mut rows = Vec::new();
     let mut daily = vec![Adherence::default(); 30];
-    for (medication_id, status, taken) in &rows {
-        // One person's chart counts only their medications' entries.
-        if person.is_some() && medication_id.is_none_or(|id| !theirs.contains(&id)) {
-            continue;
-        }
-        let Ok(instant) = DateTime::parse_from_rfc3339(taken) else {
-            continue;
-        };
-        let day = instant.with_timezone(&clock.tz).date_naive();
-        let Ok(index) = usize::try_from((day - first_30).num_days()) else {
-            continue;
-        };
-        if index >= daily.len() {
-            continue;
-        }
-        daily[index].add(status.as_str());
-        if let Some(id) = medication_id {
-            let entry = per_med.entry(*id).or_default();
-            entry.1.add(status.as_str());
-            if day >= first_7 {
-                entry.0.add(status.as_str());
+    for (owner, names) in &by_owner {
+        let mut meds = medications::list(conn, *owner)?;
+        meds.retain(|m| names.contains_key(&m.person_id));
+        let mut per_med: HashMap<i64, (Adherence, Adherence)> = HashMap::new();
+        for row in history::since(conn, *owner, &from)? {
+            if !names.contains_key(&row.person_id) {
+                continue;
+            }
+            let Ok(instant) = DateTime::parse_from_rfc3339(&row.taken) else {
+                continue;
+            };
+            let day = instant.with_timezone(&clock.tz).date_naive();
+            let Ok(index) = usize::try_from((day - first_30).num_days()) else {
+                continue;
+            };
+            if index >= daily.len() {
+                continue;
+            }
+            let status = row.status.as_str();
+            daily[index].add(status);
+            if let Some(id) = row.medication_id {
+                let entry = per_med.entry(id).or_default();
+                entry.1.add(status);
+                if day >= first_7 {
+                    entry.0.add(status);
+                }
             }
         }
-    }
-    let medications = meds
-        .iter()
-        .map(|m| {
+        rows.extend(meds.iter().map(|m| {
             let (last7, last30) = per_med.get(&m.id).copied().unwrap_or_default();
             MedicationAdherence {
                 medication_id: m.id,
                 name: m.name.clone(),
                 color: m.color.clone(),
+                person_id: m.person_id,
+                person_name: names.get(&m.person_id).cloned().unwrap_or_default(),
                 last7,
                 last30,
             }
-        })
-        .collect();
+        }));
+    }
     let daily = daily
         .iter()
         .zip(0..)
@@ -810,7 +834,10 @@ pub fn adherence(
             missed: t.missed,
         })
         .collect();
-    Ok(AdherenceView { medications, daily })
+    Ok(AdherenceView {
+        medications: rows,
+        daily,
+    })
 }
 
 fn instant(text: &str) -> Option<DateTime<Utc>> {

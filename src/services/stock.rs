@@ -145,21 +145,54 @@ pub fn settle(
     entry: &mut Entry,
     now: DateTime<Utc>,
 ) -> ServiceResult<StockWarning> {
-    settle_to(conn, user_id, entry, false, now)
+    settle_to(conn, user_id, entry, Settling::Dose, now)
+}
+
+/// Settles a taken entry whose amount was corrected from `was` (quantity and unit): the
+/// stock moves by the difference, and the ledger row is a `correction` that says so.
+pub fn correct(
+    conn: &Connection,
+    user_id: i64,
+    entry: &mut Entry,
+    was: (Quantity, &str),
+    now: DateTime<Utc>,
+) -> ServiceResult<StockWarning> {
+    let reason = format!(
+        "Dose corrected from {} to {}",
+        amount(was.0, was.1),
+        amount(entry.quantity, &entry.dosage_unit)
+    );
+    settle_to(conn, user_id, entry, Settling::Correction(&reason), now)
 }
 
 /// Gives back all the stock `entry` used, before it is deleted.
 pub fn release(conn: &Connection, user_id: i64, entry: &mut Entry, now: DateTime<Utc>) -> ServiceResult<()> {
-    settle_to(conn, user_id, entry, true, now).map(|_| ())
+    settle_to(conn, user_id, entry, Settling::Delete, now).map(|_| ())
+}
+
+/// Why the stock of an entry is settled, which the ledger row says.
+#[derive(Clone, Copy)]
+enum Settling<'a> {
+    /// A dose recorded or switched to or from taken.
+    Dose,
+    /// A taken dose's amount corrected, with what changed.
+    Correction(&'a str),
+    /// The entry is being deleted.
+    Delete,
 }
 
 fn settle_to(
     conn: &Connection,
     user_id: i64,
     entry: &mut Entry,
-    deleting: bool,
+    settling: Settling<'_>,
     now: DateTime<Utc>,
 ) -> ServiceResult<StockWarning> {
+    let deleting = matches!(settling, Settling::Delete);
+    let correction = match settling {
+        Settling::Correction(reason) => Some(reason),
+        Settling::Dose | Settling::Delete => None,
+    };
     let now = clock::stamp(now);
     let medication = match entry.medication_id {
         Some(id) => medications::find(conn, user_id, id)?,
@@ -211,8 +244,8 @@ fn settle_to(
             conn,
             m.id,
             -delta,
-            StockChange::DoseReverted,
-            None,
+            correction.map_or(StockChange::DoseReverted, |_| StockChange::Correction),
+            correction,
             Some(entry.id),
             &now,
         )?;
@@ -223,12 +256,17 @@ fn settle_to(
     let unit = inv.containers.stock_unit();
     let beyond =
         (draw.short > Quantity::ZERO).then(|| format!("{} taken beyond the stock", amount(draw.short, unit)));
+    let reason = match (correction, &beyond) {
+        (Some(corrected), Some(beyond)) => Some(format!("{corrected}; {beyond}")),
+        (Some(corrected), None) => Some(corrected.to_owned()),
+        (None, beyond) => beyond.clone(),
+    };
     medications::move_stock(
         conn,
         m.id,
         -draw.taken,
-        StockChange::Dose,
-        beyond.as_deref(),
+        correction.map_or(StockChange::Dose, |_| StockChange::Correction),
+        reason.as_deref(),
         Some(entry.id),
         &now,
     )?;

@@ -246,6 +246,8 @@ pub struct Filter {
     pub medication_id: Option<i64>,
     /// One person's entries (the account's own people, or a person cared for).
     pub person_id: Option<i64>,
+    /// People of other accounts whose entries are listed too (those a carer cares for).
+    pub cared_for: Vec<i64>,
     /// Inclusive lower and exclusive upper bound, RFC 3339 UTC.
     pub from: Option<String>,
     pub until: Option<String>,
@@ -255,6 +257,11 @@ impl Filter {
     fn clause(&self, user_id: i64) -> (String, Vec<Value>) {
         let mut sql = String::from("user_id = ?");
         let mut values = vec![Value::Integer(user_id)];
+        if !self.cared_for.is_empty() {
+            let marks = vec!["?"; self.cared_for.len()].join(", ");
+            sql = format!("(user_id = ? OR person_id IN ({marks}))");
+            values.extend(self.cared_for.iter().map(|id| Value::Integer(*id)));
+        }
         if let Some(status) = &self.status {
             sql.push_str(" AND status = ?");
             values.push(Value::Text(status.as_str().to_owned()));
@@ -288,7 +295,11 @@ pub fn page(
     offset: i64,
 ) -> rusqlite::Result<(Vec<Entry>, Count)> {
     let (clause, mut values) = filter.clause(user_id);
-    let count = if filter.from.is_none() && filter.until.is_none() && filter.person_id.is_none() {
+    let count = if filter.from.is_none()
+        && filter.until.is_none()
+        && filter.person_id.is_none()
+        && filter.cared_for.is_empty()
+    {
         // By medication and/or status: the trigger-kept counts answer without a scan.
         Count {
             total: conn
@@ -302,7 +313,8 @@ pub fn page(
             exact: true,
         }
     } else {
-        // A date range or a person is counted through an index, up to a bound past this page.
+        // A date range, a person or the people cared for are counted through an index, up to
+        // a bound past this page.
         let cap = Count::cap(offset, limit);
         let mut bounded = values.clone();
         bounded.push(Value::Integer(cap));
@@ -335,17 +347,27 @@ pub fn between(conn: &Connection, user_id: i64, from: &str, until: &str) -> rusq
     .collect()
 }
 
-/// `(medication_id, status, taken_at)` of every entry since `from`, for adherence.
-pub fn since(
-    conn: &Connection,
-    user_id: i64,
-    from: &str,
-) -> rusqlite::Result<Vec<(Option<i64>, DoseStatus, String)>> {
+/// An entry as adherence counts it.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub medication_id: Option<i64>,
+    pub person_id: i64,
+    pub status: DoseStatus,
+    pub taken: String,
+}
+
+/// Every entry of an account since `from`, for adherence.
+pub fn since(conn: &Connection, user_id: i64, from: &str) -> rusqlite::Result<Vec<Outcome>> {
     conn.prepare_cached(
-        "SELECT medication_id, status, taken_at FROM dose_history WHERE user_id = ?1 AND taken_at >= ?2",
+        "SELECT medication_id, person_id, status, taken_at FROM dose_history WHERE user_id = ?1 AND taken_at >= ?2",
     )?
     .query_map(params![user_id, from], |row| {
-        Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+        Ok(Outcome {
+            medication_id: row.get(0)?,
+            person_id: row.get::<_, Option<i64>>(1)?.unwrap_or_default(),
+            status: row.get(2)?,
+            taken: row.get(3)?,
+        })
     })?
     .collect()
 }

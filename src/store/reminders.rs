@@ -371,6 +371,22 @@ pub fn claim_now(conn: &Connection, user_id: i64, id: i64, now: &str, until: &st
     Ok(changed == 1)
 }
 
+/// The earliest dose instant of the user's reminders a logged dose may still answer.
+pub fn first_open(
+    conn: &Connection,
+    user_id: i64,
+) -> rusqlite::Result<Option<chrono::DateTime<chrono::Utc>>> {
+    let first: Option<String> = conn
+        .prepare_cached(
+            "SELECT min(scheduled_time) FROM reminders
+             WHERE user_id = ?1 AND kind <> 'low_stock' AND answered_at IS NULL AND status IN ('scheduled', 'sent')",
+        )?
+        .query_row([user_id], |row| row.get(0))?;
+    Ok(first
+        .and_then(|text| chrono::DateTime::parse_from_rfc3339(&text).ok())
+        .map(|t| t.with_timezone(&chrono::Utc)))
+}
+
 /// A logged dose answers a reminder (DESIGN §4): the one named by `dosage_id`, else the
 /// medication's unanswered reminder nearest to the dose, from 12 hours before it to one
 /// hour after (so logging a little early silences the coming reminder). Answering stops

@@ -33,9 +33,23 @@ export async function listHistory(filters: HistoryFilters, signal?: AbortSignal)
   return { entries, pagination: parsePagination(body.pagination, entries.length) };
 }
 
-/** Switches an entry to another status; stock follows (taken uses it, the others give it back). */
-export async function updateHistoryStatus(entryId: number, status: DoseStatus): Promise<EntryResult> {
-  const body = await apiRequest(`/api/medications/history/${entryId}`, { method: 'PUT', body: { status } });
+/** A correction to an entry; what is left out stays. */
+export interface EntryCorrection {
+  status?: DoseStatus;
+  /** RFC 3339, not in the future. */
+  taken?: string;
+  quantity?: number;
+  dosage_unit?: string;
+  /** Blank clears the note. */
+  dosage?: string;
+}
+
+/**
+ * Corrects an entry; stock follows (a status switch uses or gives back the dose, a taken
+ * dose's new amount moves it by the difference).
+ */
+export async function updateHistoryEntry(entryId: number, correction: EntryCorrection): Promise<EntryResult> {
+  const body = await apiRequest(`/api/medications/history/${entryId}`, { method: 'PUT', body: correction });
   return parseEntryResult(dataOf(body));
 }
 

@@ -218,6 +218,7 @@ export function parseEntry(value: Json | undefined): HistoryEntry {
     dosage_id: numOrNull(value.dosage_id),
     created_at: str(value.created_at),
     person_id: numOrNull(value.person_id),
+    person_name: strOrNull(value.person_name),
     logged_by: parseLoggedBy(value.logged_by),
   };
 }
@@ -278,6 +279,8 @@ export function parseAdherence(value: Json | undefined): Adherence {
     medication_id: id(m.medication_id, 'adherence'),
     name: str(m.name),
     color: oneOf(MEDICATION_COLORS, m.color, 'blue'),
+    person_id: numOrNull(m.person_id),
+    person_name: strOrNull(m.person_name),
     last7: parseTally(m.last7),
     last30: parseTally(m.last30),
   }));

@@ -180,6 +180,8 @@ export interface HistoryEntry {
   dosage_id: number | null;
   created_at: string;
   person_id: number | null;
+  /** Whose dose, by name; only in history lists (which may hold several people's). */
+  person_name?: string | null;
   /** Null for entries from before the care circle. */
   logged_by: LoggedBy | null;
 }
@@ -307,6 +309,9 @@ export interface MedicationAdherence {
   medication_id: number;
   name: string;
   color: MedicationColor;
+  /** Whose medication (the summary may hold several people's). */
+  person_id: number | null;
+  person_name: string | null;
   last7: Tally;
   last30: Tally;
 }

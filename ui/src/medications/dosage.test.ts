@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import i18n from '../i18n';
-import { defaultDoseQuantity, dosageProblem, historicalEntryProblem } from './dosage';
+import { defaultDoseQuantity, dosageProblem, entryCorrectionProblem, historicalEntryProblem } from './dosage';
 import { problemText } from './errors';
 
 const t = i18n.getFixedT('en', 'meds');
@@ -64,5 +64,19 @@ describe('historical entry (SPEC §5)', () => {
     expect(problem({ quantity: '' })).toBe('Please enter a dosage amount');
     expect(problem({ unit: '' })).toBe('Please select a unit');
     expect(problem({ quantity: '-1' })).toBe('Please enter a valid positive number for the dosage amount');
+  });
+});
+
+describe('a corrected history entry', () => {
+  const now = new Date(2026, 10, 21, 12, 0);
+  const fields = { date: '2026-11-21', time: '08:00', quantity: '3', unit: 'tablets' };
+  const problem = (changes: Partial<typeof fields>) => text(entryCorrectionProblem({ ...fields, ...changes }, now));
+
+  it('keeps a time, never in the future, and a valid amount', () => {
+    expect(problem({})).toBeNull();
+    expect(problem({ time: '' })).toBe('Please select both date and time');
+    expect(problem({ time: '12:30' })).toBe('Cannot add entries for future dates');
+    expect(problem({ quantity: '0' })).toBe('Please enter a valid positive number for the dosage amount');
+    expect(problem({ unit: 'spoons' })).toBe("Unit 'spoons' is not a valid medical unit");
   });
 });

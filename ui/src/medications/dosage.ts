@@ -52,6 +52,11 @@ export interface HistoricalEntryFields {
 /** SPEC §5 "Historical entry": a medication, a date and time not in the future, a dosage. */
 export function historicalEntryProblem(fields: HistoricalEntryFields, now: Date): Problem | null {
   if (fields.medicationId === '') return { key: 'validation.medicationRequired' };
+  return entryCorrectionProblem(fields, now);
+}
+
+/** A corrected history entry: a date and time not in the future, a dosage. */
+export function entryCorrectionProblem(fields: Omit<HistoricalEntryFields, 'medicationId'>, now: Date): Problem | null {
   if (fields.date === '' || fields.time === '') return { key: 'validation.dateTimeRequired' };
   const moment = localMoment(fields.date, fields.time);
   if (!moment) return { key: 'validation.dateTimeRequired' };

@@ -2,8 +2,8 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { ReportPeriod } from '../api/data';
 import { getReport } from '../api/data';
-import { deleteHistoryEntry, getAdherence, listHistory, updateHistoryStatus } from '../api/history';
-import type { DoseStatus, HistoryFilters } from '../api/medicationTypes';
+import { deleteHistoryEntry, getAdherence, listHistory, updateHistoryEntry, type EntryCorrection } from '../api/history';
+import type { HistoryFilters } from '../api/medicationTypes';
 import { paramsFromFilters } from '../medications/historyFilters';
 import { doseRecorded } from './invalidate';
 import { queryKeys } from './keys';
@@ -33,10 +33,12 @@ export function useReportQuery(period: ReportPeriod) {
   });
 }
 
-export function useUpdateHistoryStatus() {
+/** Corrects an entry: its status, or its time, amount and note. */
+export function useUpdateHistoryEntry() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: ({ entryId, status }: { entryId: number; status: DoseStatus }) => updateHistoryStatus(entryId, status),
+    mutationFn: ({ entryId, correction }: { entryId: number; correction: EntryCorrection }) =>
+      updateHistoryEntry(entryId, correction),
     onSuccess: () => doseRecorded(client),
   });
 }

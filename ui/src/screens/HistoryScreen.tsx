@@ -2,10 +2,17 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router-dom';
-import { type DoseStatus, type DoseWarning, type HistoryEntry, type HistoryPage } from '../api/medicationTypes';
+import {
+  type DoseStatus,
+  type DoseWarning,
+  type EntryResult,
+  type HistoryEntry,
+  type HistoryPage,
+} from '../api/medicationTypes';
 import { AdherenceSummary } from '../components/medications/Adherence';
 import { ConfirmDialog } from '../components/medications/ConfirmDialog';
 import { DoseWarningNote } from '../components/medications/DoseWarningNote';
+import { EditEntryDialog } from '../components/medications/EditEntryDialog';
 import { HistoricalEntryDialog } from '../components/medications/HistoricalEntryDialog';
 import { HistoryEntryRow } from '../components/medications/HistoryEntryRow';
 import { HistoryFiltersForm } from '../components/medications/HistoryFilters';
@@ -29,7 +36,7 @@ import {
   useAdherenceQuery,
   useDeleteHistoryEntry,
   useHistoryQuery,
-  useUpdateHistoryStatus,
+  useUpdateHistoryEntry,
 } from '../queries/history';
 import '../styles/medications.css';
 import '../styles/people.css';
@@ -42,7 +49,7 @@ export function HistoryScreen() {
   const { medications } = useMedicationList();
   const { user } = useAuth();
   const { scope } = usePersonScope();
-  const { roleOf, tagOf } = usePeople();
+  const { byId, roleOf, tagOf } = usePeople();
   const [params, setParams] = useSearchParams();
   const filters = { ...filtersFromParams(params), personId: scope };
   const query = paramsFromFilters(filters).toString();
@@ -55,10 +62,11 @@ export function HistoryScreen() {
   const loadError = history.error ? medsErrorText(t, history.error, 'errors.loadHistory') : null;
   // The summary is extra; the history itself reports its own errors.
   const adherence = useAdherenceQuery(scope).data ?? null;
-  const updateStatus = useUpdateHistoryStatus();
+  const updateEntry = useUpdateHistoryEntry();
   const deleteEntry = useDeleteHistoryEntry();
   const [busyEntry, setBusyEntry] = useState<number | null>(null);
   const [deleting, setDeleting] = useState<HistoryEntry | null>(null);
+  const [editing, setEditing] = useState<HistoryEntry | null>(null);
   const [adding, setAdding] = useState(false);
   const [flash, showFlash] = useFlash();
   // A recorded dose the stock could not follow: stays until dismissed.
@@ -76,20 +84,23 @@ export function HistoryScreen() {
     if (last !== wanted.page) setParams(paramsFromFilters({ ...wanted, page: last }), { replace: true });
   }, [answered, query, setParams]);
 
+  // A changed entry shows at once; the refetch the change set off confirms it.
+  const showChanged = (entry: HistoryEntry, result: EntryResult) => {
+    setWarning(result.warning && { name: entry.medication_name, warning: result.warning });
+    client.setQueryData<HistoryPage>(
+      historyKey(filters),
+      (current) =>
+        current && {
+          ...current,
+          entries: current.entries.map((e) => (e.id === entry.id ? { ...result.entry, person_name: e.person_name } : e)),
+        },
+    );
+  };
+
   const switchStatus = async (entry: HistoryEntry, status: DoseStatus) => {
     setBusyEntry(entry.id);
     try {
-      const result = await updateStatus.mutateAsync({ entryId: entry.id, status });
-      setWarning(result.warning && { name: entry.medication_name, warning: result.warning });
-      // The new status shows at once; the refetch the change set off confirms it.
-      client.setQueryData<HistoryPage>(
-        historyKey(filters),
-        (current) =>
-          current && {
-            ...current,
-            entries: current.entries.map((e) => (e.id === entry.id ? result.entry : e)),
-          },
-      );
+      showChanged(entry, await updateEntry.mutateAsync({ entryId: entry.id, correction: { status } }));
       showFlash('success', t('history.updated', { status: t(`status.${status}`) }));
     } catch (error) {
       showFlash('error', medsErrorText(t, error, 'errors.updateEntry'));
@@ -110,6 +121,9 @@ export function HistoryScreen() {
   };
 
   const state = page && pagerState(page.pagination, page.entries.length);
+  // Whose dose: the people list's tag (none for the viewer's own), else the name the entry carries.
+  const personTag = (of: { person_id: number | null; person_name?: string | null }) =>
+    byId(of.person_id) ? tagOf(of.person_id) : (of.person_name ?? null);
 
   return (
     <div className="screen">
@@ -126,7 +140,12 @@ export function HistoryScreen() {
         </button>
       </header>
 
-      {adherence && <AdherenceSummary adherence={adherence} />}
+      {adherence && (
+        <AdherenceSummary
+          adherence={adherence}
+          personOf={(m) => (scope === null ? personTag(m) : null)}
+        />
+      )}
 
       <section className="history-section" aria-labelledby="history-list-title">
         <h2 id="history-list-title" className="visually-hidden">
@@ -159,8 +178,9 @@ export function HistoryScreen() {
                 busy={busyEntry === entry.id}
                 canEdit={canLog(roleOf(entry.person_id))}
                 givenBy={givenByOf(entry, user?.id ?? null)}
-                person={scope === null ? tagOf(entry.person_id) : null}
+                person={scope === null ? personTag(entry) : null}
                 onStatus={(status) => void switchStatus(entry, status)}
+                onEdit={() => setEditing(entry)}
                 onDelete={() => setDeleting(entry)}
               />
             ))}
@@ -192,6 +212,21 @@ export function HistoryScreen() {
             })}
           </p>
         </ConfirmDialog>
+      )}
+
+      {editing && (
+        <EditEntryDialog
+          entry={editing}
+          medication={medications?.find((m) => m.id === editing.medication_id) ?? null}
+          onClose={() => setEditing(null)}
+          onSaved={(result) => {
+            if (result) {
+              showChanged(editing, result);
+              showFlash('success', t('history.corrected'));
+            }
+            setEditing(null);
+          }}
+        />
       )}
 
       {adding && loggable && (

@@ -1,6 +1,6 @@
 import { useId } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { Adherence, DailyTally, Tally } from '../../api/medicationTypes';
+import type { Adherence, DailyTally, MedicationAdherence, Tally } from '../../api/medicationTypes';
 import { CHART_HEIGHT, CHART_STATUSES as STATUSES, barSegments } from '../../medications/chart';
 import { formatPercent } from '../../medications/format';
 import { useMedsFormat } from './useMedsFormat';
@@ -89,8 +89,17 @@ function Rate({ tally }: { tally: Tally }) {
   return <>{tally.rate === null ? '—' : formatPercent(tally.rate, i18n.language)}</>;
 }
 
-/** Adherence at a glance (DESIGN §7): taken ÷ logged per medication, 7 and 30 days. */
-export function AdherenceSummary({ adherence }: { adherence: Adherence }) {
+/**
+ * Adherence at a glance (DESIGN §7): taken ÷ logged per medication, 7 and 30 days. `personOf`
+ * names whose medication a row is, when the summary holds several people's.
+ */
+export function AdherenceSummary({
+  adherence,
+  personOf = () => null,
+}: {
+  adherence: Adherence;
+  personOf?: (medication: MedicationAdherence) => string | null;
+}) {
   const { t } = useTranslation('meds');
   const titleId = useId();
   const logged = adherence.daily.reduce((total, day) => total + day.taken + day.skipped + day.missed, 0);
@@ -116,6 +125,11 @@ export function AdherenceSummary({ adherence }: { adherence: Adherence }) {
                 <th scope="row">
                   <span className="adherence-name">
                     <span className={`dot med-color-${m.color}`} aria-hidden="true" />
+                    {personOf(m) && (
+                      <span className="person-tag" data-testid="adherence-person">
+                        {personOf(m)}
+                      </span>
+                    )}
                     {m.name}
                   </span>
                 </th>

@@ -15,6 +15,8 @@ interface HistoryEntryRowProps {
   /** Whose dose, when the screen shows more than one person's. */
   person?: string | null;
   onStatus: (status: DoseStatus) => void;
+  /** Opens the correction of its time, amount and note. */
+  onEdit: () => void;
   onDelete: () => void;
 }
 
@@ -24,6 +26,7 @@ export function HistoryEntryRow({
   when,
   busy,
   onStatus,
+  onEdit,
   onDelete,
   canEdit = true,
   givenBy = null,
@@ -51,6 +54,14 @@ export function HistoryEntryRow({
           <time dateTime={entry.taken}>{when}</time>
           <span aria-hidden="true"> · </span>
           <span>{format.amount(entry.quantity, entry.dosage_unit)}</span>
+          {entry.dosage && (
+            <>
+              <span aria-hidden="true"> · </span>
+              <span className="history-note" data-testid="history-note">
+                {entry.dosage}
+              </span>
+            </>
+          )}
           {givenBy && (
             <>
               <span aria-hidden="true"> · </span>
@@ -82,6 +93,15 @@ export function HistoryEntryRow({
               {t(`history.markAs.${status}`)}
             </button>
           ))}
+          <button
+            type="button"
+            className="button button-secondary button-small"
+            disabled={busy}
+            onClick={onEdit}
+            aria-label={t('history.editLabel', { name: entry.medication_name, when })}
+          >
+            {t('history.edit')}
+          </button>
           <button
             type="button"
             className="icon-button history-delete"
