@@ -770,7 +770,8 @@ export interface paths {
         };
         /**
          * Adherence per medication over the last 7 and 30 days (local days), and a daily series
-         *     for the chart.
+         *     for the chart: of one person, or without `person_id` of everyone you can see (your own
+         *     people and the people you care for).
          */
         get: operations["medications_adherence"];
         put?: never;
@@ -2326,7 +2327,7 @@ export interface components {
         /** @description One page of history: `{"success": true, "data": […], "pagination": {…}}`. */
         HistoryPage: {
             /** @description Newest first. */
-            data: components["schemas"]["Entry"][];
+            data: components["schemas"]["ListedEntry"][];
             pagination: components["schemas"]["PagePosition"];
             /** @description Always true. */
             success: boolean;
@@ -2431,6 +2432,11 @@ export interface components {
          * @enum {string}
          */
         Limit: "min_gap" | "max_per_day";
+        /** @description A history entry as the list shows it: with the name of the person whose dose it is. */
+        ListedEntry: components["schemas"]["Entry"] & {
+            /** @description Whose dose it is, by name (the list may hold several people's). */
+            person_name: string;
+        };
         /** @description A logged dose with the stock it left. */
         Logged: components["schemas"]["StockWarning"] & {
             entry: components["schemas"]["Entry"];
@@ -2469,6 +2475,12 @@ export interface components {
             /** Format: int64 */
             medication_id: number;
             name: string;
+            /**
+             * Format: int64
+             * @description Whose medication it is, and their name (the chart may show several people's).
+             */
+            person_id: number;
+            person_name: string;
         };
         /** @description A medication as sent to create or change it; what is absent stays (or takes its default). */
         MedicationInput: {
@@ -6089,7 +6101,8 @@ export interface operations {
                 page?: number;
                 /**
                  * @description Only this person's entries: one of the account's people, or a person you care for
-                 *     (`GET /api/people`). Without it, every person of your own account.
+                 *     (`GET /api/people`). Without it, everyone's you can see: your own people's and the
+                 *     people's you care for (each entry names its person).
                  */
                 person_id?: number;
                 status?: components["schemas"]["DoseStatus"];
@@ -6522,7 +6535,8 @@ export interface operations {
                 page?: number;
                 /**
                  * @description Only this person's entries: one of the account's people, or a person you care for
-                 *     (`GET /api/people`). Without it, every person of your own account.
+                 *     (`GET /api/people`). Without it, everyone's you can see: your own people's and the
+                 *     people's you care for (each entry names its person).
                  */
                 person_id?: number;
                 status?: components["schemas"]["DoseStatus"];
