@@ -38,6 +38,7 @@ pub const MIGRATIONS: &[Migration] = &[
     migration!("0012_actionable_reminders"),
     migration!("0013_care_circle"),
     migration!("0014_escalation_delivery"),
+    migration!("0016_delivery_truth"),
 ];
 
 #[derive(Debug, Serialize)]
