@@ -6,8 +6,8 @@ import { mailMedication, verifiedMailUser } from './notifyHelpers';
 
 const auth = (user: TestUser) => ({ Authorization: `Bearer ${user.token}` });
 
-/** A dose every hour of the day, so Today lists the medication whatever the time. */
-const ALL_DAY = Array.from({ length: 24 }, (_, hour) => `${String(hour).padStart(2, '0')}:00`);
+/** A dose every two hours, so Today lists the medication whatever the time. */
+const ALL_DAY = Array.from({ length: 12 }, (_, i) => `${String(i * 2).padStart(2, '0')}:00`);
 
 function base64url(bytes: Uint8Array): string {
   return Buffer.from(bytes).toString('base64url');
@@ -132,7 +132,8 @@ test.describe('reminders by e-mail when no device takes a push', () => {
       data: { email_notifications_enabled: true },
     });
     expect(put.ok(), await put.text()).toBe(true);
-    await signIn(page, user, '/notifications?tab=settings');
+    await signIn(page, user, '/notifications');
+    await page.getByRole('tab', { name: 'Settings' }).click();
     const testCard = page.getByTestId('test-card');
     await testCard.getByRole('button', { name: 'Send Test Notification' }).click();
     await expect(testCard.getByTestId('test-outcome')).toHaveText('Test notification sent!');

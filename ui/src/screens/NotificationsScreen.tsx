@@ -29,7 +29,9 @@ export function NotificationsScreen() {
   const { t } = useTranslation('meds');
   // A link may open a tab (`?tab=settings`, where delivery methods are chosen).
   const [searchParams] = useSearchParams();
-  const [tab, setTab] = useState<Tab>(() => TABS.find((name) => name === searchParams.get('tab')) ?? 'scheduled');
+  const linked = TABS.find((name) => name === searchParams.get('tab'));
+  const [chosen, setTab] = useState<Tab | null>(null);
+  const tab = chosen ?? linked ?? 'scheduled';
   const query = useScheduledNotificationsQuery();
   const list = query.data ?? null;
   const loadError = query.error ? medsErrorText(t, query.error, 'errors.loadNotifications') : null;
