@@ -63,6 +63,7 @@ describe('the preferences dialog for one medication', () => {
     const lead = await within(dialog).findByLabelText<HTMLSelectElement>('Remind me');
     expect(lead.value).toBe('15');
     expect([...lead.options].map((o) => o.textContent)).toEqual([
+      'At the time of the dose',
       '5 minutes before',
       '10 minutes before',
       '15 minutes before',

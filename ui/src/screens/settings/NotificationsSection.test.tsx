@@ -83,7 +83,7 @@ describe('Settings, Notifications', () => {
       [`GET ${SETTINGS_PATH}`]: () => ok(settingsJson()),
       [`PUT ${SETTINGS_PATH}`]: () => fail('Reminder lead must be between 0 and 1440 minutes'),
     });
-    const save = await screen.findByRole('button', { name: 'Save Notification Settings' });
+    const save = await screen.findByRole('button', { name: 'Save Notification Settings' }, { timeout: 5000 });
     vi.useFakeTimers();
     fireEvent.click(save);
     await settle();
