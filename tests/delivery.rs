@@ -455,6 +455,15 @@ async fn a_reminder_email_waiting_for_a_retry_is_not_sent_once_the_dose_is_logge
 async fn a_gone_subscription_is_dropped_and_failed_push_falls_back_to_email() {
     let (push, smtp, server) = push_and_mail().await;
     let token = account(&server, "di@example.test").await;
+    // E-mail notifications on (push stays the method): the fallback is on with them.
+    let (status, body) = put(
+        &server,
+        "/api/notifications/preferences",
+        &token,
+        json!({ "email_notifications_enabled": true }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
     register_device(&server, &token, &push, "old-phone").await;
     register_device(&server, &token, &push, "tablet").await;
     push.answer("old-phone", StatusCode::GONE);
@@ -658,6 +667,15 @@ async fn tests_preferences_and_subscriptions_check_their_input() {
         "{body}"
     );
     register_device(&server, &token, &push, "phone").await;
+    // A test goes the way a reminder goes: e-mail only with e-mail notifications on.
+    let (status, body) = put(
+        &server,
+        "/api/notifications/preferences",
+        &token,
+        json!({ "email_notifications_enabled": true }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
     let (status, body) = send_test(&server, &token, json!(["push", "email"])).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["message"], "Test notification sent!");
@@ -845,7 +863,15 @@ async fn tests_preferences_and_subscriptions_check_their_input() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn send_test_reports_each_channel_and_fails_when_none_delivered() {
     let (_push, smtp, server) = push_and_mail().await;
-    account(&server, "io@example.test").await;
+    let token = account(&server, "io@example.test").await;
+    let (status, body) = put(
+        &server,
+        "/api/notifications/preferences",
+        &token,
+        json!({ "email_notifications_enabled": true }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
     let data = server.data_dir.clone();
     let run = move |args: &'static [&'static str], with_smtp: Option<u16>| {
         let data = data.clone();
@@ -1004,7 +1030,7 @@ async fn a_medication_whose_only_method_is_off_warns_and_its_reminder_fails_in_t
         (StatusCode::OK, &json!(false))
     );
     let (_, one) = get_json(&server, &format!("/api/medications/{by_mail}"), Some(&token)).await;
-    assert_eq!(one["data"]["delivery_warning"], "no_method");
+    assert_eq!(one["data"]["delivery_warning"], "email_unavailable");
     // Back to the defaults (push): the warning goes.
     let (status, _) = put(&server, &prefs, &token, json!({ "use_defaults": true })).await;
     assert_eq!(status, StatusCode::OK);
@@ -1076,4 +1102,361 @@ async fn a_take_link_on_stock_stored_in_units_it_cannot_count_records_the_dose()
     assert_eq!(history["pagination"]["total"], 1);
     let (status, _) = post(&server, &path, None, json!({ "status": "taken" })).await;
     assert_eq!(status, StatusCode::CONFLICT, "still logged once");
+}
+
+/// The `delivery_warning` of a medication in the list, on its own and on Today.
+async fn warnings_of(server: &Server, token: &str, id: i64) -> [Value; 3] {
+    let (_, list) = get_json(server, "/api/medications", Some(token)).await;
+    let listed = list["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["id"] == id)
+        .unwrap_or_else(|| panic!("{list}"))["delivery_warning"]
+        .clone();
+    let (_, one) = get_json(server, &format!("/api/medications/{id}"), Some(token)).await;
+    let (_, today) = get_json(server, "/api/medications/today", Some(token)).await;
+    let on_today = today["data"]["doses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["medication_id"] == id)
+        .unwrap_or_else(|| panic!("{today}"))["delivery_warning"]
+        .clone();
+    [listed, one["data"]["delivery_warning"].clone(), on_today]
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn delivery_warning_says_why_reminders_reach_nobody_and_goes_once_fixed() {
+    let push = PushService::start().await;
+    let server = Server::start_with(|c| engine_env(c, &push));
+    let token = account(&server, "ka@example.test").await;
+    let med = medication(
+        &server,
+        &token,
+        json!({ "name": "Ramipril", "unit": "tablets", "frequency": "daily",
+                "schedule": { "times": ["00:00", "12:00", "23:59"] } }),
+    )
+    .await;
+    let same = |code: Value| [code.clone(), code.clone(), code];
+
+    // Push is its only way and no device is subscribed.
+    assert_eq!(
+        warnings_of(&server, &token, med).await,
+        same(json!("no_push_device"))
+    );
+    // A device subscribes: the (kept) list answer says so at once.
+    register_device(&server, &token, &push, "phone").await;
+    assert_eq!(warnings_of(&server, &token, med).await, same(Value::Null));
+
+    // Its own method is e-mail: off, then on while this server cannot send e-mail.
+    let prefs = format!("/api/notifications/medications/{med}/preferences");
+    let (status, body) = put(&server, &prefs, &token, json!({ "delivery_methods": ["email"] })).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(warnings_of(&server, &token, med).await, same(json!("no_method")));
+    let global = "/api/notifications/preferences";
+    let (status, _) = put(
+        &server,
+        global,
+        &token,
+        json!({ "email_notifications_enabled": true }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        warnings_of(&server, &token, med).await,
+        same(json!("email_unavailable"))
+    );
+
+    // Back to push, with push switched off everywhere: every method is off.
+    let (status, _) = put(&server, &prefs, &token, json!({ "use_defaults": true })).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, _) = put(
+        &server,
+        global,
+        &token,
+        json!({ "push_notifications_enabled": false }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(warnings_of(&server, &token, med).await, same(json!("no_method")));
+    // Reminders off entirely is a choice, not a warning.
+    let (status, _) = put(&server, global, &token, json!({ "reminders_enabled": false })).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(warnings_of(&server, &token, med).await, same(Value::Null));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_device_less_medication_with_the_email_fallback_reaches_the_person_by_email() {
+    let (_push, _smtp, server) = push_and_mail().await;
+    let token = account(&server, "le@example.test").await;
+    let med = medication(
+        &server,
+        &token,
+        json!({ "name": "Sertraline", "unit": "tablets", "frequency": "daily",
+                "schedule": { "times": ["00:00", "12:00", "23:59"] } }),
+    )
+    .await;
+    let same = |code: Value| [code.clone(), code.clone(), code];
+    assert_eq!(
+        warnings_of(&server, &token, med).await,
+        same(json!("no_push_device"))
+    );
+    let global = "/api/notifications/preferences";
+    let (status, body) = put(
+        &server,
+        global,
+        &token,
+        json!({ "email_notifications_enabled": true }),
+    )
+    .await;
+    assert_eq!(
+        (status, &body["data"]["email_fallback_enabled"]),
+        (StatusCode::OK, &json!(true)),
+        "on by default once e-mail is on"
+    );
+    assert_eq!(warnings_of(&server, &token, med).await, same(Value::Null));
+    let (status, body) = put(
+        &server,
+        global,
+        &token,
+        json!({ "email_fallback_enabled": false }),
+    )
+    .await;
+    assert_eq!(
+        (status, &body["data"]["email_fallback_enabled"]),
+        (StatusCode::OK, &json!(false))
+    );
+    assert_eq!(
+        warnings_of(&server, &token, med).await,
+        same(json!("no_push_device"))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_email_notifications_off_no_reminder_email_is_sent_and_the_fallback_is_a_choice() {
+    let (push, smtp, server) = push_and_mail().await;
+    let token = account(&server, "mo@example.test").await;
+    register_device(&server, &token, &push, "phone").await;
+    push.answer("phone", StatusCode::INTERNAL_SERVER_ERROR);
+    let med = medication(
+        &server,
+        &token,
+        json!({ "name": "Lisinopril", "unit": "tablets", "frequency": "as_needed" }),
+    )
+    .await;
+    let global = "/api/notifications/preferences";
+    let (_, prefs) = get_json(&server, global, Some(&token)).await;
+    assert_eq!(
+        (
+            &prefs["data"]["email_notifications_enabled"],
+            &prefs["data"]["email_fallback_enabled"]
+        ),
+        (&json!(false), &json!(false)),
+        "no fallback while e-mail notifications are off"
+    );
+
+    // Every push fails and e-mail notifications are off: no e-mail, whatever happens.
+    let first = remind_in(&server, &token, med, 1).await;
+    advance_clock(&server, 1).await;
+    advance_until(&server, &token, first, 5, |r| r["status"] == "failed").await;
+    assert!(push.hits("phone") > 0, "the push was tried");
+    let rows = deliveries(&server, &token).await;
+    assert!(
+        rows.iter().all(|r| r["channel"] == "push"),
+        "no e-mail attempt at all: {rows:?}"
+    );
+    assert_eq!(rows[0]["result_code"], "push_failed");
+
+    // E-mail notifications on: the fallback is on with them, and the e-mail goes out.
+    let (status, _) = put(
+        &server,
+        global,
+        &token,
+        json!({ "email_notifications_enabled": true }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let second = remind_in(&server, &token, med, 1).await;
+    advance_clock(&server, 1).await;
+    assert_eq!(smtp.wait_for("mo@example.test", 1).subject, "Time for Lisinopril");
+    wait_reminder(&server, &token, second, Duration::from_secs(10), |r| {
+        r["status"] == "sent"
+    })
+    .await;
+    let rows = deliveries(&server, &token).await;
+    let by_mail = rows
+        .iter()
+        .find(|r| r["notification_id"] == second && r["channel"] == "email")
+        .unwrap_or_else(|| panic!("{rows:?}"));
+    assert_eq!(
+        (
+            &by_mail["fallback"],
+            &by_mail["result_code"],
+            &by_mail["result_params"]["address"]
+        ),
+        (&json!(true), &json!("email_sent"), &json!("mo@example.test"))
+    );
+    assert_eq!(
+        (&by_mail["title_code"], &by_mail["title_params"]["name"]),
+        (&json!("dose"), &json!("Lisinopril"))
+    );
+
+    // The person turns the fallback off: e-mail stays on for what chooses it, no fallback.
+    let (status, _) = put(
+        &server,
+        global,
+        &token,
+        json!({ "email_fallback_enabled": false }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let third = remind_in(&server, &token, med, 1).await;
+    advance_clock(&server, 1).await;
+    advance_until(&server, &token, third, 5, |r| r["status"] == "failed").await;
+    assert_eq!(smtp.count_for("mo@example.test"), 1, "no fallback e-mail");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_test_notification_goes_the_way_a_reminder_goes_and_reports_each_step() {
+    let (push, smtp, server) = push_and_mail().await;
+    let token = account(&server, "ny@example.test").await;
+    let steps = |body: &Value| -> Vec<(String, bool, Value)> {
+        body["data"]["results"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{body}"))
+            .iter()
+            .map(|r| {
+                (
+                    r["code"].as_str().unwrap().to_owned(),
+                    r["ok"].as_bool().unwrap(),
+                    r["params"].clone(),
+                )
+            })
+            .collect()
+    };
+
+    // No device, e-mail notifications off: the push reaches nobody and no e-mail stands in.
+    let (status, body) = send_test(&server, &token, json!(["push"])).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert_eq!(
+        steps(&body),
+        [
+            (
+                "push_no_device".to_owned(),
+                false,
+                json!({ "detail": "no device is subscribed to push notifications" })
+            ),
+            (
+                "fallback_skipped".to_owned(),
+                false,
+                json!({ "reason": "email_off" })
+            ),
+        ]
+    );
+    assert_eq!(smtp.count_for("ny@example.test"), 0);
+
+    // E-mail on: the fallback sends the test by e-mail, as it would a reminder.
+    let global = "/api/notifications/preferences";
+    let (status, _) = put(
+        &server,
+        global,
+        &token,
+        json!({ "email_notifications_enabled": true }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, body) = send_test(&server, &token, json!(["push"])).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let taken = steps(&body);
+    assert_eq!(
+        (taken[0].0.as_str(), taken[1].0.as_str(), &taken[1].2),
+        (
+            "push_no_device",
+            "email_sent",
+            &json!({ "address": "ny@example.test" })
+        )
+    );
+    assert_eq!(body["data"]["results"][1]["fallback"], true);
+    assert_eq!(
+        smtp.wait_for("ny@example.test", 1).subject,
+        "Pillbox test notification"
+    );
+
+    // Two devices, one of them failing: the push reached one, so no e-mail.
+    register_device(&server, &token, &push, "phone").await;
+    register_device(&server, &token, &push, "laptop").await;
+    push.answer("laptop", StatusCode::INTERNAL_SERVER_ERROR);
+    let (status, body) = send_test(&server, &token, json!(["push"])).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(
+        steps(&body),
+        [(
+            "push_sent".to_owned(),
+            true,
+            json!({ "delivered": 1, "devices": 2 })
+        )]
+    );
+    assert_eq!(smtp.count_for("ny@example.test"), 1);
+
+    // Push switched off in the settings: the test skips it, as a reminder would.
+    let (status, _) = put(
+        &server,
+        global,
+        &token,
+        json!({ "push_notifications_enabled": false }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, body) = send_test(&server, &token, json!(["push"])).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert_eq!(steps(&body)[0].0, "push_off");
+    assert_eq!(push.hits("phone"), 1);
+
+    // The delivery history keeps the codes.
+    let rows = deliveries(&server, &token).await;
+    assert_eq!(
+        (&rows[0]["result_code"], &rows[0]["title_code"]),
+        (&json!("push_off"), &json!("test"))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn push_status_says_whether_the_server_knows_this_browser() {
+    let push = PushService::start().await;
+    let server = Server::start_with(|c| engine_env(c, &push));
+    let token = account(&server, "ol@example.test").await;
+    let sub = push.subscribe("phone");
+    let endpoint = sub.json["endpoint"].clone();
+    let status_of = |endpoint: Value| {
+        let (server, token) = (&server, &token);
+        async move {
+            let (status, body) = post(
+                server,
+                "/api/notifications/push/status",
+                Some(token),
+                json!({ "endpoint": endpoint }),
+            )
+            .await;
+            assert_eq!(status, StatusCode::OK, "{body}");
+            (
+                body["data"]["registered"].clone(),
+                body["data"]["devices"].clone(),
+            )
+        }
+    };
+    assert_eq!(status_of(endpoint.clone()).await, (json!(false), json!(0)));
+    let (status, body) = post(
+        &server,
+        "/api/notifications/push/register",
+        Some(&token),
+        json!({ "subscription": sub.json, "userAgent": "test browser" }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    assert_eq!(status_of(endpoint).await, (json!(true), json!(1)));
+    assert_eq!(
+        status_of(json!("https://elsewhere.test/x")).await,
+        (json!(false), json!(1))
+    );
 }

@@ -39,6 +39,7 @@ pub const MIGRATIONS: &[Migration] = &[
     migration!("0013_care_circle"),
     migration!("0014_escalation_delivery"),
     migration!("0015_password_resets"),
+    migration!("0016_delivery_truth"),
 ];
 
 #[derive(Debug, Serialize)]

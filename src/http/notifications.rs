@@ -252,9 +252,18 @@ pub struct ChannelResult {
     /// Delivered; for a reminder's e-mail, queued (its result joins the history when the
     /// mail server answers).
     pub ok: bool,
-    /// What happened, for a person ("Sent to 2 devices", "Queued for …", or why it failed).
+    /// What happened, in English ("Sent to 2 of 2 devices", "Queued for …", or why it failed).
     pub detail: String,
-    /// E-mail was used because every push failed.
+    /// What happened, as a code the app translates with `params`: `push_sent`
+    /// (`delivered`, `devices`), `push_no_device`, `push_failed` (`devices`, `detail`),
+    /// `push_off`, `email_sent` / `email_queued` / `fallback_queued` (`address`),
+    /// `email_failed` (`detail`), `email_unavailable`, `email_unverified`, `email_off`,
+    /// `fallback_skipped` (`reason`: `email_off`, `fallback_off`, `email_unavailable`,
+    /// `email_unverified`).
+    pub code: String,
+    #[schema(value_type = Object)]
+    pub params: serde_json::Value,
+    /// E-mail was used (or would have been) because no device took the push.
     pub fallback: bool,
 }
 
@@ -273,6 +282,8 @@ impl ChannelResults {
                     channel: r.channel,
                     ok: r.ok(),
                     detail: r.detail.clone(),
+                    code: r.code.to_owned(),
+                    params: r.params.clone(),
                     fallback: r.fallback,
                 })
                 .collect(),
@@ -515,6 +526,8 @@ pub struct PreferencesBody {
     repeat_max: Option<i64>,
     /// Push and e-mail reminders leave medication names (and doses, messages) out.
     hide_medication_names: Option<bool>,
+    /// If no device takes a push, send it by e-mail (applies while e-mail notifications are on).
+    email_fallback_enabled: Option<bool>,
     /// Read-only; accepted (and ignored) so a client can send back what it got.
     #[serde(rename = "email_available")]
     _email_available: Option<bool>,
@@ -551,6 +564,7 @@ pub async fn put_preferences(
         repeat_interval_minutes: body.repeat_interval_minutes,
         repeat_max: body.repeat_max,
         hide_medication_names: body.hide_medication_names,
+        email_fallback: body.email_fallback_enabled,
         daily_time: None,
     };
     let days = state.settings.reminders.horizon_days;
@@ -833,6 +847,49 @@ pub async fn push_unregister(
 }
 
 #[derive(Deserialize, ToSchema)]
+pub struct PushStatusBody {
+    /// This browser's subscription endpoint (`PushSubscription.endpoint`).
+    endpoint: Option<String>,
+}
+
+/// Whether this browser's push subscription is one the server sends the person's
+/// reminders to.
+#[derive(Serialize, ToSchema)]
+pub struct PushStatus {
+    /// The endpoint is registered for the signed-in person.
+    pub registered: bool,
+    /// How many devices the person has subscribed, this one included.
+    pub devices: usize,
+}
+
+/// Whether the server knows this browser's subscription (the push switch shows it on only
+/// then), and how many devices take the person's reminders.
+#[utoipa::path(
+    post,
+    path = "/notifications/push/status",
+    tag = "push",
+    request_body = PushStatusBody,
+    responses((status = 200, description = "What the server knows", body = Data<PushStatus>)),
+)]
+pub async fn push_status(
+    State(state): State<AppState>,
+    AuthUser(user): AuthUser,
+    ApiJson(body): ApiJson<PushStatusBody>,
+) -> ApiResult<Json<Data<PushStatus>>> {
+    let (registered, devices) = state
+        .db
+        .read(move |conn| {
+            Ok::<_, ApiError>(push_subscriptions::status(
+                conn,
+                user.id,
+                body.endpoint.as_deref(),
+            )?)
+        })
+        .await?;
+    Ok(data(PushStatus { registered, devices }))
+}
+
+#[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TestBody {
     /// push and/or email, at least one.
@@ -840,7 +897,9 @@ pub struct TestBody {
     delivery_methods: Option<Vec<String>>,
 }
 
-/// Sends a test notification now over the chosen methods.
+/// Sends a test notification now the way a reminder over the chosen methods goes: methods
+/// switched off are skipped, push goes to every device, and when no device took it the
+/// e-mail fallback is sent or skipped as for a reminder. `results` lists each step.
 #[utoipa::path(
     post,
     path = "/notifications/test",
@@ -984,6 +1043,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(push_public_key))
         .routes(routes!(push_register))
         .routes(routes!(push_unregister))
+        .routes(routes!(push_status))
         .routes(routes!(test))
         .routes(routes!(take_details, take_log))
         .routes(routes!(update, cancel))

@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use chrono::{DateTime, Duration, Utc};
 use rusqlite::{Connection, OptionalExtension};
+use serde_json::json;
 use tokio::sync::{Mutex, Semaphore, mpsc};
 use tokio::task::JoinSet;
 
@@ -114,12 +115,18 @@ pub struct Recipient {
     pub formats: Formats,
     pub prefs: GlobalPrefs,
     pub subscriptions: Vec<Subscription>,
+    /// E-mail goes only to a verified address.
+    pub email_verified: bool,
 }
 
 /// One channel's outcome of one delivery round.
 #[derive(Debug, Clone)]
 pub struct ChannelReport {
     pub channel: Method,
+    /// What happened, as a code the app translates with `params` (`push_sent`,
+    /// `push_no_device`, `email_queued`, `fallback_skipped`, …); `detail` says it in English.
+    pub code: &'static str,
+    pub params: serde_json::Value,
     /// `None` when delivered (or, for e-mail, queued).
     pub error: Option<String>,
     pub detail: String,
@@ -139,9 +146,11 @@ impl ChannelReport {
         self.error.is_none()
     }
 
-    fn new(channel: Method) -> ChannelReport {
+    fn new(channel: Method, code: &'static str, params: serde_json::Value) -> ChannelReport {
         ChannelReport {
             channel,
+            code,
+            params,
             error: None,
             detail: String::new(),
             fallback: false,
@@ -152,20 +161,57 @@ impl ChannelReport {
         }
     }
 
-    fn failed(channel: Method, error: String, unavailable: bool) -> ChannelReport {
+    fn failed(channel: Method, code: &'static str, error: String, unavailable: bool) -> ChannelReport {
         ChannelReport {
             detail: error.clone(),
+            params: json!({ "detail": &error }),
             error: Some(error),
             unavailable,
-            ..ChannelReport::new(channel)
+            ..ChannelReport::new(channel, code, serde_json::Value::Null)
         }
     }
 }
 
+/// Why e-mail does not take over a reminder whose push no device took, or `None` when it
+/// does. The one rule for real reminders and test notifications alike.
+pub fn fallback_refused(
+    recipient: &Recipient,
+    channels: &[Method],
+    email_available: bool,
+) -> Option<&'static str> {
+    if channels.contains(&Method::Email) {
+        // It went by e-mail anyway.
+        Some("email_chosen")
+    } else if !recipient.prefs.email_enabled {
+        Some("email_off")
+    } else if !recipient.prefs.email_fallback {
+        Some("fallback_off")
+    } else if !email_available {
+        Some("email_unavailable")
+    } else if !recipient.email_verified {
+        Some("email_unverified")
+    } else {
+        None
+    }
+}
+
+/// The English words of a refused fallback's reason.
+fn fallback_refusal_text(reason: &str) -> &'static str {
+    match reason {
+        "email_off" => "e-mail notifications are turned off",
+        "fallback_off" => "the e-mail fallback is turned off",
+        "email_unavailable" => "e-mail is not configured on this server",
+        "email_unverified" => "the e-mail address is not verified",
+        _ => "the reminder went by e-mail already",
+    }
+}
+
 pub fn load_recipient(conn: &Connection, user_id: i64) -> rusqlite::Result<Option<Recipient>> {
-    let Some(email) = conn
-        .prepare_cached("SELECT email FROM users WHERE id = ?1")?
-        .query_row([user_id], |row| row.get::<_, String>(0))
+    let Some((email, email_verified)) = conn
+        .prepare_cached("SELECT email, email_verified FROM users WHERE id = ?1")?
+        .query_row([user_id], |row| {
+            Ok((row.get::<_, String>(0)?, row.get::<_, bool>(1)?))
+        })
         .optional()?
     else {
         return Ok(None);
@@ -184,6 +230,7 @@ pub fn load_recipient(conn: &Connection, user_id: i64) -> rusqlite::Result<Optio
         formats,
         prefs: notify_prefs::global(conn, user_id)?,
         subscriptions: push_subscriptions::for_user(conn, user_id)?,
+        email_verified,
     }))
 }
 
@@ -668,18 +715,38 @@ impl Engine {
         Ok(self.record(Vec::new(), vec![(round, pushes)]).await?.pop())
     }
 
-    /// Sends `content` over `channels` now and reports each (test notifications: the
-    /// person is waiting for the outcome, so e-mail goes straight to the mail server,
-    /// bounded by `smtp.timeout_seconds`).
+    /// Sends `content` now the way a reminder over `methods` goes, and reports each step:
+    /// a method switched off, the push to each device, the e-mail, and the fallback to
+    /// e-mail when no device took the push (sent, or skipped and why). Test notifications:
+    /// the person is waiting for the outcome, so e-mail goes straight to the mail server,
+    /// bounded by `smtp.timeout_seconds`.
     async fn deliver_now(
         &self,
         recipient: &Recipient,
-        channels: &[Method],
+        methods: &[Method],
         content: &Content,
     ) -> Vec<ChannelReport> {
-        let mut reports = Vec::new();
+        let channels = notify_prefs::channels(&recipient.prefs, methods);
+        let mut reports: Vec<ChannelReport> = methods
+            .iter()
+            .filter(|m| !channels.contains(m))
+            .map(|m| switched_off(&recipient.prefs, *m))
+            .collect();
         if channels.contains(&Method::Push) {
-            reports.push(self.push_now(recipient, content).await);
+            let push = self.push_now(recipient, content).await;
+            let push_failed = !push.ok();
+            reports.push(push);
+            if push_failed {
+                let fallback = match fallback_refused(recipient, &channels, self.mailer.is_configured()) {
+                    None => Some(ChannelReport {
+                        fallback: true,
+                        ..self.email_now(recipient, content).await
+                    }),
+                    Some("email_chosen") => None,
+                    Some(reason) => Some(fallback_skipped(reason)),
+                };
+                reports.extend(fallback);
+            }
         }
         if channels.contains(&Method::Email) {
             reports.push(self.email_now(recipient, content).await);
@@ -689,11 +756,7 @@ impl Engine {
 
     async fn push_now(&self, recipient: &Recipient, content: &Content) -> ChannelReport {
         if recipient.subscriptions.is_empty() {
-            return ChannelReport::failed(
-                Method::Push,
-                "no device is subscribed to push notifications".into(),
-                true,
-            );
+            return no_device();
         }
         let payload = content.push_payload();
         let mut pushes = Pushes::default();
@@ -711,17 +774,16 @@ impl Engine {
     }
 
     async fn email_now(&self, recipient: &Recipient, content: &Content) -> ChannelReport {
+        if !recipient.email_verified && self.mailer.is_configured() {
+            return unverified();
+        }
         match self.mailer.send(&recipient.email, content.email()).await {
             Ok(()) => ChannelReport {
                 detail: format!("Sent to {}", recipient.email),
-                ..ChannelReport::new(Method::Email)
+                ..ChannelReport::new(Method::Email, "email_sent", json!({ "address": recipient.email }))
             },
-            Err(crate::mailer::MailError::NotConfigured) => ChannelReport::failed(
-                Method::Email,
-                "E-mail is not configured on this server".into(),
-                true,
-            ),
-            Err(other) => ChannelReport::failed(Method::Email, other.to_string(), false),
+            Err(crate::mailer::MailError::NotConfigured) => not_configured(),
+            Err(other) => ChannelReport::failed(Method::Email, "email_failed", other.to_string(), false),
         }
     }
 
@@ -763,30 +825,67 @@ impl Engine {
     }
 }
 
+/// The push channel's report when the account has no subscribed device.
+fn no_device() -> ChannelReport {
+    ChannelReport::failed(
+        Method::Push,
+        "push_no_device",
+        "no device is subscribed to push notifications".into(),
+        true,
+    )
+}
+
+/// The report of a method whose global switch is off.
+fn switched_off(prefs: &GlobalPrefs, method: Method) -> ChannelReport {
+    let error = notify_prefs::method_off(prefs, method)
+        .unwrap_or("This delivery method is turned off")
+        .to_owned();
+    let code = match method {
+        Method::Push => "push_off",
+        Method::Email => "email_off",
+    };
+    ChannelReport::failed(method, code, error, true)
+}
+
+/// The step of a fallback to e-mail that did not happen, and why.
+fn fallback_skipped(reason: &'static str) -> ChannelReport {
+    ChannelReport {
+        fallback: true,
+        params: json!({ "reason": reason }),
+        ..ChannelReport::failed(
+            Method::Email,
+            "fallback_skipped",
+            format!("not sent by e-mail instead: {}", fallback_refusal_text(reason)),
+            true,
+        )
+    }
+}
+
 /// The push channel's report from its answers.
 fn push_report(devices: usize, mut pushes: Pushes) -> ChannelReport {
     if devices == 0 {
-        return ChannelReport::failed(
-            Method::Push,
-            "no device is subscribed to push notifications".into(),
-            true,
-        );
+        return no_device();
     }
     if pushes.delivered.is_empty() {
         pushes.errors.dedup();
-        let mut report = ChannelReport::failed(Method::Push, pushes.errors.join("; "), false);
+        let mut report = ChannelReport::failed(Method::Push, "push_failed", pushes.errors.join("; "), false);
+        report.params = json!({ "devices": devices, "detail": report.detail });
         report.gone = pushes.gone;
         return report;
     }
+    let delivered = pushes.delivered.len();
     ChannelReport {
         detail: format!(
-            "Sent to {} of {devices} device{}",
-            pushes.delivered.len(),
+            "Sent to {delivered} of {devices} device{}",
             if devices == 1 { "" } else { "s" }
         ),
         delivered_to: pushes.delivered,
         gone: pushes.gone,
-        ..ChannelReport::new(Method::Push)
+        ..ChannelReport::new(
+            Method::Push,
+            "push_sent",
+            json!({ "delivered": delivered, "devices": devices }),
+        )
     }
 }
 
@@ -879,6 +978,24 @@ fn plan_claimed(
     }
 }
 
+fn not_configured() -> ChannelReport {
+    ChannelReport::failed(
+        Method::Email,
+        "email_unavailable",
+        "E-mail is not configured on this server".into(),
+        true,
+    )
+}
+
+fn unverified() -> ChannelReport {
+    ChannelReport::failed(
+        Method::Email,
+        "email_unverified",
+        "The e-mail address is not verified".into(),
+        true,
+    )
+}
+
 /// Queues a round's e-mail (once per round: planning the round again after a crash adds
 /// nothing) and reports the channel as queued, or as unavailable without SMTP.
 fn queue_mail(
@@ -890,11 +1007,13 @@ fn queue_mail(
     if !ctx.mailer.is_configured() {
         return Ok(ChannelReport {
             fallback,
-            ..ChannelReport::failed(
-                Method::Email,
-                "E-mail is not configured on this server".into(),
-                true,
-            )
+            ..not_configured()
+        });
+    }
+    if !round.recipient.email_verified {
+        return Ok(ChannelReport {
+            fallback,
+            ..unverified()
         });
     }
     let email = round.content.email();
@@ -936,7 +1055,15 @@ fn queue_mail(
         },
         fallback,
         queued: true,
-        ..ChannelReport::new(Method::Email)
+        ..ChannelReport::new(
+            Method::Email,
+            if fallback {
+                "fallback_queued"
+            } else {
+                "email_queued"
+            },
+            json!({ "address": address }),
+        )
     })
 }
 
@@ -1011,7 +1138,10 @@ fn finish_round(
     reports.extend(round.email.clone());
     let push_failed = reports.iter().any(|r| r.channel == Method::Push && !r.ok());
     let mut fallback_queued = false;
-    if push_failed && !round.channels.contains(&Method::Email) && ctx.mailer.is_configured() {
+    // With e-mail notifications off, or the fallback not chosen, no reminder e-mail goes out.
+    if push_failed
+        && fallback_refused(&round.recipient, &round.channels, ctx.mailer.is_configured()).is_none()
+    {
         reports.push(queue_mail(conn, round, true, ctx)?);
         fallback_queued = true;
     }
@@ -1129,6 +1259,7 @@ pub fn record(
 ) -> rusqlite::Result<()> {
     let at = clock::stamp(now);
     for report in reports.iter().filter(|r| !r.queued) {
+        let params = report.params.to_string();
         deliveries::insert(
             conn,
             &NewDelivery {
@@ -1141,6 +1272,8 @@ pub fn record(
                 attempted_at: &at,
                 error: report.error.as_deref(),
                 fallback: report.fallback,
+                result_code: report.code,
+                result_params: &params,
             },
         )?;
         for id in &report.gone {
@@ -1291,12 +1424,7 @@ fn plan_job(
         // delivery history says so for each of them.
         let reports = methods
             .iter()
-            .map(|method| {
-                let error = notify_prefs::method_off(&recipient.prefs, *method)
-                    .unwrap_or("This delivery method is turned off")
-                    .to_owned();
-                ChannelReport::failed(*method, error, true)
-            })
+            .map(|method| switched_off(&recipient.prefs, *method))
             .collect();
         return Ok(Plan::NoMethod {
             user_id: recipient.user_id,

@@ -299,6 +299,10 @@ fn settle(
         Some(e) => outbox::attempt_failed(&tx, mail.id, &at, e, retry_at.as_deref())?,
     }
     if let (Some(reminder_id), Some(round)) = (mail.reminder_id, mail.round) {
+        let (result_code, result_params) = match &error {
+            None => ("email_sent", serde_json::json!({ "address": mail.recipient })),
+            Some(detail) => ("email_failed", serde_json::json!({ "detail": detail })),
+        };
         deliveries::insert(
             &tx,
             &NewDelivery {
@@ -311,6 +315,8 @@ fn settle(
                 attempted_at: &at,
                 error: error.as_deref(),
                 fallback: mail.fallback,
+                result_code,
+                result_params: &result_params.to_string(),
             },
         )?;
         if let Some(others) = outbox::decides(&tx, mail.id)? {

@@ -201,6 +201,7 @@ pub fn preferences_view(p: &GlobalPrefs) -> Value {
         "repeat_interval_minutes": p.repeat_interval_minutes,
         "repeat_max": p.repeat_max,
         "hide_medication_names": p.hide_medication_names,
+        "email_fallback_enabled": p.email_fallback,
     })
 }
 

@@ -607,6 +607,7 @@ fn apply_preferences(map: &serde_json::Map<String, Value>, p: &mut GlobalPrefs) 
     flag("notification_vibration_enabled", &mut p.vibration_enabled)?;
     flag("reminders_enabled", &mut p.reminders_enabled)?;
     flag("hide_medication_names", &mut p.hide_medication_names)?;
+    flag("email_fallback_enabled", &mut p.email_fallback)?;
     let number = |key: &str, range: std::ops::RangeInclusive<i64>, target: &mut i64| -> ServiceResult<()> {
         if let Some(v) = map.get(key) {
             *target = v.as_i64().filter(|n| range.contains(n)).ok_or_else(|| {

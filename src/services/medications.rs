@@ -27,7 +27,7 @@ use crate::domain::units;
 use crate::services::planner::{self, UserClock};
 use crate::store::history::{self, Entry, RecentEntry};
 use crate::store::medications::{self, Inventory, Medication};
-use crate::store::{notify_prefs, people, reminders};
+use crate::store::{notify_prefs, people, push_subscriptions, reminders, users};
 
 /// Doses shown with each medication.
 const RECENT_DOSES: usize = 5;
@@ -385,7 +385,10 @@ pub struct MedicationView {
     /// Null when no inventory was ever set up.
     #[schema(required = true)]
     pub inventory: Option<InventoryView>,
-    /// `no_method` when its reminders go out by no method the person can receive.
+    /// Why its reminders can reach nobody: `no_push_device` (push is its way and no device
+    /// is subscribed), `email_unavailable` (e-mail is its way and this server cannot send
+    /// e-mail), `email_unverified` (the address is not verified), `no_method` (every method
+    /// it uses is switched off). Null when a reminder can arrive, or reminders are off.
     #[schema(value_type = Option<String>)]
     #[schema(required = true)]
     pub delivery_warning: Option<&'static str>,
@@ -400,8 +403,17 @@ pub struct MedicationView {
     pub escalation: Option<Escalation>,
 }
 
-/// "no_method" when the medication's reminders go out by no method, so the person learns
-/// why no reminder comes.
+/// What, besides the preferences, decides whether the user's reminders can arrive.
+fn reachability(conn: &Connection, user_id: i64, reach: Reach) -> ServiceResult<notify_prefs::Reachability> {
+    Ok(notify_prefs::Reachability {
+        push_device: push_subscriptions::any_for_user(conn, user_id)?,
+        email_available: reach.email_available,
+        email_verified: users::email_verified(conn, user_id)?,
+    })
+}
+
+/// Why the medication's reminders can reach nobody (`no_push_device`, `email_unavailable`,
+/// `email_unverified`, `no_method`), so the person learns why no reminder comes.
 fn delivery_warning(
     conn: &Connection,
     user_id: i64,
@@ -410,14 +422,11 @@ fn delivery_warning(
 ) -> ServiceResult<Option<&'static str>> {
     let global = notify_prefs::global(conn, user_id)?;
     let own = notify_prefs::for_medication(conn, medication_id)?;
-    Ok(notify_prefs::delivery_warning(
-        &global,
-        own.as_ref(),
-        reach.email_available,
-    ))
+    let reachability = reachability(conn, user_id, reach)?;
+    Ok(notify_prefs::delivery_warning(&global, own.as_ref(), reachability).map(|w| w.code()))
 }
 
-/// The delivery warning of each of the user's medications, read in two queries.
+/// The delivery warning of each of the user's medications, read in a few queries.
 fn delivery_warnings(
     conn: &Connection,
     user_id: i64,
@@ -425,8 +434,9 @@ fn delivery_warnings(
 ) -> ServiceResult<impl Fn(i64) -> Option<&'static str> + use<>> {
     let global = notify_prefs::global(conn, user_id)?;
     let own = notify_prefs::for_medications_of(conn, user_id)?;
+    let reachability = reachability(conn, user_id, reach)?;
     Ok(move |medication_id| {
-        notify_prefs::delivery_warning(&global, own.get(&medication_id), reach.email_available)
+        notify_prefs::delivery_warning(&global, own.get(&medication_id), reachability).map(|w| w.code())
     })
 }
 
@@ -954,6 +964,8 @@ pub struct TodayDose {
     /// Its planned reminder, to log the dose against (`dosage_id`).
     #[schema(required = true)]
     pub reminder_id: Option<i64>,
+    /// Why its reminders can reach nobody, as on the medication (`no_push_device`,
+    /// `email_unavailable`, `email_unverified`, `no_method`), or null.
     #[schema(value_type = Option<String>)]
     #[schema(required = true)]
     pub delivery_warning: Option<&'static str>,

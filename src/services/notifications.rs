@@ -30,6 +30,9 @@ pub struct Preferences {
     pub repeat_max: i64,
     /// Push and e-mail reminders say "Time for your 08:00 medicines" without naming them.
     pub hide_medication_names: bool,
+    /// If no device takes a push, it is sent by e-mail. On only while e-mail notifications
+    /// are on (with them off no reminder e-mail goes out); on by default with them.
+    pub email_fallback_enabled: bool,
     /// Read-only: whether this server can send e-mail at all.
     pub email_available: bool,
 }
@@ -47,6 +50,7 @@ impl Preferences {
             repeat_interval_minutes: p.repeat_interval_minutes,
             repeat_max: p.repeat_max,
             hide_medication_names: p.hide_medication_names,
+            email_fallback_enabled: notify_prefs::fallback_on(p),
             email_available,
         }
     }
@@ -112,6 +116,7 @@ pub struct GlobalChanges {
     pub repeat_interval_minutes: Option<i64>,
     pub repeat_max: Option<i64>,
     pub hide_medication_names: Option<bool>,
+    pub email_fallback: Option<bool>,
     /// The default reminder time (a user setting, shown among the notification settings).
     pub daily_time: Option<NaiveTime>,
 }
@@ -148,6 +153,7 @@ impl GlobalChanges {
         set!(repeat_interval_minutes, repeat_interval_minutes);
         set!(repeat_max, repeat_max);
         set!(hide_medication_names, hide_medication_names);
+        set!(email_fallback, email_fallback);
     }
 }
 

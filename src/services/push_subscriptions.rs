@@ -109,6 +109,15 @@ pub fn unregister(conn: &Connection, user_id: i64, endpoint: Option<&str>) -> Se
     Ok(())
 }
 
+/// Whether `endpoint` is one of the user's subscriptions, and how many the user has.
+pub fn status(conn: &Connection, user_id: i64, endpoint: Option<&str>) -> ServiceResult<(bool, usize)> {
+    let registered = match endpoint.map(str::trim).filter(|e| !e.is_empty()) {
+        Some(endpoint) => push_subscriptions::is_registered(conn, user_id, endpoint)?,
+        None => false,
+    };
+    Ok((registered, push_subscriptions::for_user(conn, user_id)?.len()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

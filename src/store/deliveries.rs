@@ -26,6 +26,30 @@ pub struct Delivery {
     pub error: Option<String>,
     /// E-mail was used because every push failed.
     pub fallback: bool,
+    /// The title as a code the app translates with `title_params`: `dose`, `dose_repeat`,
+    /// `low_stock` or `test` (`title` keeps the words it went out with).
+    pub title_code: String,
+    /// `name`: the medication's name, when there is one.
+    #[schema(value_type = Object)]
+    pub title_params: serde_json::Value,
+    /// What happened, as a code the app translates with `result_params` (`push_sent`,
+    /// `push_no_device`, `push_failed`, `push_off`, `email_sent`, `email_failed`,
+    /// `email_unavailable`, `email_unverified`, `email_off`, …); null on rows older than codes.
+    #[schema(required = true)]
+    pub result_code: Option<String>,
+    /// The values the code names (`delivered`, `devices`, `address`, `detail`).
+    #[schema(value_type = Object)]
+    pub result_params: serde_json::Value,
+}
+
+/// The code of a delivery's title, from what it delivered.
+fn title_code(kind: &str) -> &'static str {
+    match kind {
+        "repeat" => "dose_repeat",
+        "low_stock" => "low_stock",
+        "test" => "test",
+        _ => "dose",
+    }
 }
 
 fn channel(row: &rusqlite::Row<'_>, index: usize) -> rusqlite::Result<DeliveryMethod> {
@@ -50,6 +74,9 @@ pub struct NewDelivery<'a> {
     pub attempted_at: &'a str,
     pub error: Option<&'a str>,
     pub fallback: bool,
+    /// What happened, as a code, and its values as a JSON object.
+    pub result_code: &'a str,
+    pub result_params: &'a str,
 }
 
 /// Records an attempt. A reminder deleted while it was being sent (its medication went)
@@ -57,8 +84,8 @@ pub struct NewDelivery<'a> {
 pub fn insert(conn: &Connection, d: &NewDelivery<'_>) -> rusqlite::Result<()> {
     conn.prepare_cached(
         "INSERT INTO deliveries (user_id, reminder_id, kind, title, medication_name, channel, attempted_at,
-                                 result, error, fallback)
-         VALUES (?1, (SELECT id FROM reminders WHERE id = ?2), ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                                 result, error, fallback, result_code, result_params)
+         VALUES (?1, (SELECT id FROM reminders WHERE id = ?2), ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
     )?
     .execute(params![
         d.user_id,
@@ -70,7 +97,9 @@ pub fn insert(conn: &Connection, d: &NewDelivery<'_>) -> rusqlite::Result<()> {
         d.attempted_at,
         if d.error.is_none() { "sent" } else { "failed" },
         d.error,
-        d.fallback
+        d.fallback,
+        d.result_code,
+        d.result_params
     ])?;
     Ok(())
 }
@@ -101,21 +130,34 @@ pub fn page(
     values.push(Value::Integer(offset));
     let rows = conn
         .prepare_cached(&format!(
-            "SELECT id, reminder_id, kind, title, medication_name, channel, attempted_at, result, error, fallback
+            "SELECT id, reminder_id, kind, title, medication_name, channel, attempted_at, result, error, fallback,
+                    result_code, result_params
              FROM deliveries WHERE {clause} ORDER BY attempted_at DESC, id DESC LIMIT ? OFFSET ?"
         ))?
         .query_map(params_from_iter(values.iter()), |row| {
+            let kind: String = row.get(2)?;
+            let medication_name: Option<String> = row.get(4)?;
+            let params: Option<String> = row.get(11)?;
             Ok(Delivery {
                 id: row.get(0)?,
                 notification_id: row.get(1)?,
-                kind: row.get(2)?,
+                title_code: title_code(&kind).to_owned(),
+                title_params: match &medication_name {
+                    Some(name) => serde_json::json!({ "name": name }),
+                    None => serde_json::json!({}),
+                },
+                kind,
                 title: row.get(3)?,
-                medication_name: row.get(4)?,
+                medication_name,
                 channel: channel(row, 5)?,
                 attempted_at: row.get(6)?,
                 result: row.get(7)?,
                 error: row.get(8)?,
                 fallback: row.get(9)?,
+                result_code: row.get(10)?,
+                result_params: params
+                    .and_then(|p| serde_json::from_str(&p).ok())
+                    .unwrap_or_else(|| serde_json::json!({})),
             })
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;

@@ -35,6 +35,8 @@ pub struct GlobalPrefs {
     pub repeat_max: i64,
     /// Push and e-mail reminders leave medication names out.
     pub hide_medication_names: bool,
+    /// "If no device takes a push, send it by e-mail" (used only while e-mail is on).
+    pub email_fallback: bool,
 }
 
 impl Default for GlobalPrefs {
@@ -50,13 +52,15 @@ impl Default for GlobalPrefs {
             repeat_interval_minutes: 10,
             repeat_max: 3,
             hide_medication_names: false,
+            email_fallback: true,
         }
     }
 }
 
 const GLOBAL_COLUMNS: &str =
     "reminders_enabled, email_enabled, push_enabled, sound_enabled, vibration_enabled,
-     lead_minutes, delivery_methods, repeat_interval_minutes, repeat_max, hide_medication_names";
+     lead_minutes, delivery_methods, repeat_interval_minutes, repeat_max, hide_medication_names,
+     email_fallback";
 
 /// Global preferences from `GLOBAL_COLUMNS` starting at column `at`.
 fn global_from(row: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<GlobalPrefs> {
@@ -71,6 +75,7 @@ fn global_from(row: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<GlobalPre
         repeat_interval_minutes: row.get(at + 7)?,
         repeat_max: row.get(at + 8)?,
         hide_medication_names: row.get(at + 9)?,
+        email_fallback: row.get(at + 10)?,
     })
 }
 
@@ -101,14 +106,15 @@ pub fn save_global(conn: &Connection, user_id: i64, p: &GlobalPrefs) -> rusqlite
     conn.execute(
         "INSERT INTO notification_preferences (user_id, reminders_enabled, email_enabled, push_enabled,
             sound_enabled, vibration_enabled, lead_minutes, delivery_methods, repeat_interval_minutes, repeat_max,
-            hide_medication_names)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+            hide_medication_names, email_fallback)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
          ON CONFLICT (user_id) DO UPDATE SET reminders_enabled = excluded.reminders_enabled,
             email_enabled = excluded.email_enabled, push_enabled = excluded.push_enabled,
             sound_enabled = excluded.sound_enabled, vibration_enabled = excluded.vibration_enabled,
             lead_minutes = excluded.lead_minutes, delivery_methods = excluded.delivery_methods,
             repeat_interval_minutes = excluded.repeat_interval_minutes, repeat_max = excluded.repeat_max,
-            hide_medication_names = excluded.hide_medication_names",
+            hide_medication_names = excluded.hide_medication_names,
+            email_fallback = excluded.email_fallback",
         params![
             user_id,
             p.reminders_enabled,
@@ -120,7 +126,8 @@ pub fn save_global(conn: &Connection, user_id: i64, p: &GlobalPrefs) -> rusqlite
             encode_methods(&p.delivery_methods),
             p.repeat_interval_minutes,
             p.repeat_max,
-            p.hide_medication_names
+            p.hide_medication_names,
+            p.email_fallback
         ],
     )?;
     Ok(())
@@ -260,22 +267,88 @@ pub fn method_off(global: &GlobalPrefs, method: Method) -> Option<&'static str> 
     }
 }
 
-/// A medication's reminders that would reach the person by no method: "no_method" when
-/// reminders are on but every method it uses is switched off (or is e-mail on a server
-/// that cannot send e-mail). `None` when they can go out, or reminders are off by choice.
+/// Whether e-mail takes over when no device took a reminder's push: the person's choice,
+/// and only while e-mail notifications are on (with them off, no reminder e-mail goes out).
+pub fn fallback_on(global: &GlobalPrefs) -> bool {
+    global.email_enabled && global.email_fallback
+}
+
+/// What decides whether a reminder can arrive, besides the preferences.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reachability {
+    /// The account has at least one subscribed push device.
+    pub push_device: bool,
+    /// This server can send e-mail.
+    pub email_available: bool,
+    /// The account's address is verified.
+    pub email_verified: bool,
+}
+
+impl Reachability {
+    fn email_sendable(self) -> bool {
+        self.email_available && self.email_verified
+    }
+}
+
+/// Why a medication's reminders can reach nobody (the app translates the code).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeliveryWarning {
+    /// Push is its way, and the account has no subscribed device.
+    NoPushDevice,
+    /// E-mail is its way, and this server cannot send e-mail.
+    EmailUnavailable,
+    /// E-mail is its way, and the address is not verified.
+    EmailUnverified,
+    /// Every method it uses is switched off.
+    NoMethod,
+}
+
+impl DeliveryWarning {
+    pub fn code(self) -> &'static str {
+        match self {
+            DeliveryWarning::NoPushDevice => "no_push_device",
+            DeliveryWarning::EmailUnavailable => "email_unavailable",
+            DeliveryWarning::EmailUnverified => "email_unverified",
+            DeliveryWarning::NoMethod => "no_method",
+        }
+    }
+
+    /// Why e-mail cannot go out, or `None` when it can.
+    fn of_email(reach: Reachability) -> Option<DeliveryWarning> {
+        match (reach.email_available, reach.email_verified) {
+            (false, _) => Some(DeliveryWarning::EmailUnavailable),
+            (true, false) => Some(DeliveryWarning::EmailUnverified),
+            (true, true) => None,
+        }
+    }
+}
+
+/// Why a medication's reminders would reach the person by no way at all, as the dispatcher
+/// sends them: its methods whose global switch is on, and e-mail after a push no device
+/// took when the fallback is on. `None` when one can arrive, or reminders are off by choice.
 pub fn delivery_warning(
     global: &GlobalPrefs,
     own: Option<&MedicationPrefs>,
-    email_available: bool,
-) -> Option<&'static str> {
+    reach: Reachability,
+) -> Option<DeliveryWarning> {
     if !global.reminders_enabled {
         return None;
     }
-    let methods = effective(global, own).methods;
-    let usable = channels(global, &methods)
-        .into_iter()
-        .any(|m| m != Method::Email || email_available);
-    (!usable).then_some("no_method")
+    let channels = channels(global, &effective(global, own).methods);
+    let push = channels.contains(&Method::Push);
+    let email = channels.contains(&Method::Email);
+    if !push && !email {
+        return Some(DeliveryWarning::NoMethod);
+    }
+    let by_push = push && reach.push_device;
+    let by_email = (email || (push && fallback_on(global))) && reach.email_sendable();
+    if by_push || by_email {
+        return None;
+    }
+    match push {
+        true => Some(DeliveryWarning::NoPushDevice),
+        false => DeliveryWarning::of_email(reach),
+    }
 }
 
 #[cfg(test)]
@@ -313,45 +386,80 @@ mod tests {
     }
 
     #[test]
-    fn a_medication_whose_methods_are_all_off_is_flagged() {
+    fn a_medication_whose_reminders_reach_nobody_is_flagged_with_why() {
+        let everything = Reachability {
+            push_device: true,
+            email_available: true,
+            email_verified: true,
+        };
+        let no_device = Reachability {
+            push_device: false,
+            ..everything
+        };
         let global = GlobalPrefs::default();
         let email_only = MedicationPrefs {
             delivery_methods: Some(vec![Method::Email]),
             ..MedicationPrefs::default()
         };
+        let warning = |g: &GlobalPrefs, own: Option<&MedicationPrefs>, r| delivery_warning(g, own, r);
         // Its own method is e-mail while e-mail is off globally.
         assert_eq!(
-            delivery_warning(&global, Some(&email_only), true),
-            Some("no_method")
+            warning(&global, Some(&email_only), everything),
+            Some(DeliveryWarning::NoMethod)
         );
+        assert_eq!(warning(&global, None, everything), None, "push reaches a device");
         assert_eq!(
-            method_off(&global, Method::Email),
-            Some("E-mail notifications are turned off in your notification settings")
+            warning(&global, None, no_device),
+            Some(DeliveryWarning::NoPushDevice)
         );
-        assert_eq!(delivery_warning(&global, None, true), None, "push is on");
         let email_on = GlobalPrefs {
             email_enabled: true,
             ..GlobalPrefs::default()
         };
-        assert_eq!(delivery_warning(&email_on, Some(&email_only), true), None);
+        assert_eq!(warning(&email_on, Some(&email_only), everything), None);
+        let no_mail_server = Reachability {
+            email_available: false,
+            ..everything
+        };
         assert_eq!(
-            delivery_warning(&email_on, Some(&email_only), false),
-            Some("no_method"),
-            "this server cannot send e-mail"
+            warning(&email_on, Some(&email_only), no_mail_server),
+            Some(DeliveryWarning::EmailUnavailable)
+        );
+        let unverified = Reachability {
+            email_verified: false,
+            ..everything
+        };
+        assert_eq!(
+            warning(&email_on, Some(&email_only), unverified),
+            Some(DeliveryWarning::EmailUnverified)
+        );
+        // Push without a device, but e-mail takes over.
+        assert_eq!(warning(&email_on, None, no_device), None);
+        let no_fallback = GlobalPrefs {
+            email_fallback: false,
+            ..email_on.clone()
+        };
+        assert_eq!(
+            warning(&no_fallback, None, no_device),
+            Some(DeliveryWarning::NoPushDevice)
+        );
+        assert!(
+            !fallback_on(&global),
+            "e-mail off: no fallback whatever was chosen"
         );
         let push_off = GlobalPrefs {
             push_enabled: false,
             ..GlobalPrefs::default()
         };
-        assert_eq!(delivery_warning(&push_off, None, true), Some("no_method"));
+        assert_eq!(
+            warning(&push_off, None, everything),
+            Some(DeliveryWarning::NoMethod)
+        );
         let reminders_off = GlobalPrefs {
             reminders_enabled: false,
             ..push_off
         };
-        assert_eq!(
-            delivery_warning(&reminders_off, None, true),
-            None,
-            "off by choice"
-        );
+        assert_eq!(warning(&reminders_off, None, no_device), None, "off by choice");
+        assert_eq!(DeliveryWarning::NoPushDevice.code(), "no_push_device");
     }
 }

@@ -76,6 +76,20 @@ pub fn for_user(conn: &Connection, user_id: i64) -> rusqlite::Result<Vec<Subscri
     .collect()
 }
 
+/// Whether the user has any subscribed device.
+pub fn any_for_user(conn: &Connection, user_id: i64) -> rusqlite::Result<bool> {
+    conn.prepare_cached("SELECT EXISTS (SELECT 1 FROM push_subscriptions WHERE user_id = ?1)")?
+        .query_row([user_id], |row| row.get(0))
+}
+
+/// Whether the endpoint is one of the user's subscriptions.
+pub fn is_registered(conn: &Connection, user_id: i64, endpoint: &str) -> rusqlite::Result<bool> {
+    conn.prepare_cached(
+        "SELECT EXISTS (SELECT 1 FROM push_subscriptions WHERE user_id = ?1 AND endpoint = ?2)",
+    )?
+    .query_row(params![user_id, endpoint], |row| row.get(0))
+}
+
 pub fn touch(conn: &Connection, id: i64, now: &str) -> rusqlite::Result<()> {
     conn.execute(
         "UPDATE push_subscriptions SET last_success_at = ?2 WHERE id = ?1",

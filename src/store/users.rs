@@ -103,6 +103,16 @@ pub fn bump_token_version(conn: &Connection, id: i64) -> rusqlite::Result<i64> {
     )
 }
 
+/// Whether the user's address is verified (false for no such user).
+pub fn email_verified(conn: &Connection, id: i64) -> rusqlite::Result<bool> {
+    use rusqlite::OptionalExtension;
+    Ok(conn
+        .prepare_cached("SELECT email_verified FROM users WHERE id = ?1")?
+        .query_row([id], |row| row.get(0))
+        .optional()?
+        .unwrap_or(false))
+}
+
 pub fn mark_verified(conn: &Connection, id: i64) -> rusqlite::Result<()> {
     conn.execute("UPDATE users SET email_verified = 1 WHERE id = ?1", [id])?;
     conn.execute("DELETE FROM email_verifications WHERE user_id = ?1", [id])?;

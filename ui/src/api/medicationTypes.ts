@@ -106,6 +106,14 @@ export interface Inventory {
   updated_at: string;
 }
 
+/**
+ * Why a medication's reminders can reach nobody: push is its way and no device is subscribed,
+ * e-mail is its way and the server cannot send it or the address is unverified, or every
+ * method is switched off.
+ */
+export const DELIVERY_WARNINGS = ['no_push_device', 'email_unavailable', 'email_unverified', 'no_method'] as const;
+export type DeliveryWarningCode = (typeof DELIVERY_WARNINGS)[number];
+
 export interface Medication {
   id: number;
   name: string;
@@ -120,8 +128,8 @@ export interface Medication {
   updated_at: string;
   doses: RecentDose[];
   inventory: Inventory | null;
-  /** "no_method": its reminders go out by no delivery method at all. */
-  delivery_warning: 'no_method' | null;
+  /** Why its reminders can reach nobody, or null when one can arrive (or reminders are off). */
+  delivery_warning: DeliveryWarningCode | null;
   /** As needed with limits: when the next dose is allowed (RFC 3339); may lie in the past. */
   next_dose_allowed_at: string | null;
   /** Whose medication it is (null from a server without the care circle). */

@@ -17,6 +17,8 @@ export interface GlobalPreferences {
   repeat_max: number;
   /** Push and e-mail say "Time for your 08:00 medicines" without naming them. */
   hide_medication_names: boolean;
+  /** "If no device takes a push, send it by e-mail"; on only while e-mail notifications are. */
+  email_fallback_enabled: boolean;
   /** Read-only: whether this server can send e-mail at all. */
   email_available: boolean;
 }
@@ -88,6 +90,7 @@ export function parseGlobalPreferences(body: Json): GlobalPreferences {
     repeat_interval_minutes: minutes(p.repeat_interval_minutes, DEFAULT_REPEAT_INTERVAL),
     repeat_max: minutes(p.repeat_max, DEFAULT_REPEAT_MAX),
     hide_medication_names: bool(p.hide_medication_names, false),
+    email_fallback_enabled: bool(p.email_fallback_enabled, false),
     email_available: bool(p.email_available, true),
   };
 }

@@ -83,11 +83,29 @@ export async function cancelNotification(id: number): Promise<void> {
 export type DeliveryMethod = components['schemas']['DeliveryMethod'];
 export const DELIVERY_METHODS = ['push', 'email'] as const satisfies readonly DeliveryMethod[];
 
-/** One channel's outcome of a test (or send-now) notification. */
+/** The values a server code names (a count of devices, an address, a reason). */
+export type CodeParams = Record<string, string | number>;
+
+function codeParams(value: Json | undefined): CodeParams {
+  if (!isJsonObject(value)) return {};
+  const params: CodeParams = {};
+  for (const [key, v] of Object.entries(value)) {
+    if (typeof v === 'string' || typeof v === 'number') params[key] = v;
+  }
+  return params;
+}
+
+/** One step of a test (or send-now) notification: a channel's outcome, or the fallback's. */
 export interface ChannelResult {
   channel: DeliveryMethod;
   ok: boolean;
+  /** The server's English words, for a code this app does not know. */
   detail: string;
+  /** What happened, as a code with its values (`push_sent` with `delivered` and `devices`…). */
+  code: string;
+  params: CodeParams;
+  /** The e-mail stands in for a push no device took. */
+  fallback: boolean;
 }
 
 function parseResults(body: Json): ChannelResult[] {
@@ -97,6 +115,9 @@ function parseResults(body: Json): ChannelResult[] {
     channel: r.channel === 'email' ? 'email' : 'push',
     ok: r.ok === true,
     detail: str(r.detail),
+    code: str(r.code),
+    params: codeParams(r.params),
+    fallback: r.fallback === true,
   }));
 }
 
@@ -136,6 +157,12 @@ export interface Delivery {
   error: string | null;
   /** E-mail was used because every push failed. */
   fallback: boolean;
+  /** The title as a code (`dose`, `dose_repeat`, `low_stock`, `test`) with its values. */
+  title_code: string;
+  title_params: CodeParams;
+  /** What happened as a code with its values; null on rows older than codes. */
+  result_code: string | null;
+  result_params: CodeParams;
 }
 
 export interface DeliveryPage {
@@ -167,6 +194,10 @@ export function parseDelivery(value: Json | undefined): Delivery {
     result: value.result === 'sent' ? 'sent' : 'failed',
     error: nonEmptyString(value.error),
     fallback: value.fallback === true,
+    title_code: str(value.title_code),
+    title_params: codeParams(value.title_params),
+    result_code: nonEmptyString(value.result_code),
+    result_params: codeParams(value.result_params),
   };
 }
 
@@ -194,6 +225,18 @@ export async function registerPushSubscription(subscription: PushSubscriptionJSO
 /** Forgets a push endpoint (no error when the server did not know it). */
 export async function unregisterPushSubscription(endpoint: string): Promise<void> {
   await apiRequest('/api/notifications/push/unregister', { method: 'POST', body: { endpoint } });
+}
+
+/** Whether the server sends reminders to this browser's endpoint, and to how many devices in all. */
+export interface PushStatus {
+  registered: boolean;
+  devices: number;
+}
+
+export async function getPushStatus(endpoint: string): Promise<PushStatus> {
+  const data = dataOf(await apiRequest('/api/notifications/push/status', { method: 'POST', body: { endpoint } }));
+  if (!isJsonObject(data)) throw new FormatError('push status');
+  return { registered: data.registered === true, devices: count(data.devices, 0) };
 }
 
 /** The server's VAPID public key (base64url), or '' when none is configured. */

@@ -1,7 +1,9 @@
 // This browser's Web Push subscription (SPEC §4 "Push permission"): whether it can have one,
 // subscribing with the server's VAPID key and registering it, unsubscribing.
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { getPushPublicKey, registerPushSubscription, unregisterPushSubscription } from '../api/notifications';
+import { useQueryClient } from '@tanstack/react-query';
+import { getPushPublicKey, getPushStatus, registerPushSubscription, unregisterPushSubscription } from '../api/notifications';
+import { pushDevicesChanged } from '../queries/invalidate';
 
 /** The push service errors of SPEC §8, as a key the page translates. */
 export const PUSH_PROBLEMS = {
@@ -140,11 +142,34 @@ export async function unsubscribeFromPush(): Promise<void> {
   await subscription.unsubscribe();
 }
 
+/**
+ * Whether this device takes the person's reminders: the browser holds a subscription, the
+ * notification permission is granted, and the server sends to that subscription. `stale`
+ * when the browser holds one the server does not know (removed elsewhere, or after a push
+ * service called it gone). Without an answer from the server the browser's word stands.
+ */
+export async function deviceSubscription(): Promise<{ subscribed: boolean; stale: boolean; devices: number | null }> {
+  const subscription = await currentSubscription();
+  if (!subscription) return { subscribed: false, stale: false, devices: null };
+  const granted = currentPermission() === 'granted';
+  try {
+    const status = await getPushStatus(subscription.endpoint);
+    return { subscribed: status.registered && granted, stale: !status.registered, devices: status.devices };
+  } catch (caught) {
+    console.warn('Could not ask the server about this push subscription', caught);
+    return { subscribed: granted, stale: false, devices: null };
+  }
+}
+
 export interface PushState {
   support: PushSupport;
   permission: Permission;
   /** null while this browser's subscription is being looked up. */
   subscribed: boolean | null;
+  /** The browser holds a subscription the server does not send to. */
+  stale: boolean;
+  /** How many devices take the person's reminders (null when unknown). */
+  devices: number | null;
   busy: boolean;
   /**
    * The browser's permission prompt is up. The toggle stays usable meanwhile: a prompt that
@@ -161,7 +186,10 @@ export function usePushSubscription(): PushState {
   const [support] = useState(pushSupport);
   const [permission, setPermission] = useState(currentPermission);
   const [subscribed, setSubscribed] = useState<boolean | null>(null);
+  const [stale, setStale] = useState(false);
+  const [devices, setDevices] = useState<number | null>(null);
   const [busy, setBusy] = useState(false);
+  const client = useQueryClient();
   const [asking, setAsking] = useState(false);
   const [error, setError] = useState<unknown>(null);
   // Each toggle's number: the answer of a prompt given up on is ignored.
@@ -169,9 +197,12 @@ export function usePushSubscription(): PushState {
 
   useEffect(() => {
     let current = true;
-    currentSubscription()
-      .then((subscription) => {
-        if (current) setSubscribed(subscription !== null);
+    deviceSubscription()
+      .then((found) => {
+        if (!current) return;
+        setSubscribed(found.subscribed);
+        setStale(found.stale);
+        setDevices(found.devices);
       })
       .catch((caught: unknown) => {
         console.warn('Could not read the push subscription', caught);
@@ -226,8 +257,14 @@ export function usePushSubscription(): PushState {
           setAsking(true);
           setBusy(false);
         });
-        if (current()) setSubscribed(true);
+        if (current()) {
+          setSubscribed(true);
+          setStale(false);
+        }
       }
+      pushDevicesChanged(client);
+      const found = await deviceSubscription();
+      if (current()) setDevices(found.devices);
     } catch (caught) {
       if (current()) {
         setError(caught);
@@ -240,7 +277,7 @@ export function usePushSubscription(): PushState {
         setBusy(false);
       }
     }
-  }, [subscribed, asking]);
+  }, [subscribed, asking, client]);
 
-  return { support, permission, subscribed, busy, asking, error, toggle };
+  return { support, permission, subscribed, stale, devices, busy, asking, error, toggle };
 }

@@ -62,7 +62,13 @@ export function remindersChanged(client: QueryClient): void {
     queryKeys.notificationSettings,
     queryKeys.scheduledNotifications,
     queryKeys.medicationList,
+    queryKeys.today,
   ]);
+}
+
+/** This device subscribed to push or left it: whether each medication's reminders can arrive. */
+export function pushDevicesChanged(client: QueryClient): void {
+  invalidate(client, [queryKeys.medications, queryKeys.today]);
 }
 
 /** The person's time zone changed, or data was imported or deleted by retention: all of it. */

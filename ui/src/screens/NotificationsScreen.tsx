@@ -1,6 +1,6 @@
 import { useRef, useState, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link } from 'react-router-dom';
+import { Link, useSearchParams } from 'react-router-dom';
 import { type NotificationList, type NotificationStatus, type ScheduledNotification } from '../api/notifications';
 import { FlashMessage } from '../components/FlashMessage';
 import { DeliveryHistoryPanel } from '../components/notifications/DeliveryHistoryPanel';
@@ -27,7 +27,11 @@ const STATUS_CLASS: Record<NotificationStatus, string> = {
 /** SPEC §2 "Notifications page": Scheduled, Settings and History tabs. */
 export function NotificationsScreen() {
   const { t } = useTranslation('meds');
-  const [tab, setTab] = useState<Tab>('scheduled');
+  // A link may open a tab (`?tab=settings`, where delivery methods are chosen).
+  const [searchParams] = useSearchParams();
+  const linked = TABS.find((name) => name === searchParams.get('tab'));
+  const [chosen, setTab] = useState<Tab | null>(null);
+  const tab = chosen ?? linked ?? 'scheduled';
   const query = useScheduledNotificationsQuery();
   const list = query.data ?? null;
   const loadError = query.error ? medsErrorText(t, query.error, 'errors.loadNotifications') : null;

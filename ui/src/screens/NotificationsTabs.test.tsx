@@ -144,6 +144,44 @@ describe('Notifications settings: push card', () => {
     expect((checkbox as HTMLInputElement).checked).toBe(false);
   });
 
+  it('leaves push off when the server does not send to this browser’s subscription, and says so', async () => {
+    fakePush({ permission: 'granted', subscribed: true });
+    const fetchMock = server({
+      'POST /api/notifications/push/status': () => ok({ registered: false, devices: 0 }),
+    });
+    const card = await pushCard();
+    const checkbox = within(card).getByRole<HTMLInputElement>('checkbox', { name: 'Send push notifications to this device' });
+    expect((await within(card).findByTestId('push-stale')).textContent).toContain('Pillbox no longer sends to it');
+    expect(checkbox.checked).toBe(false);
+    expect(within(card).queryByTestId('push-subscribed')).toBeNull();
+    const [status] = requestsTo(fetchMock, 'POST', '/api/notifications/push/status');
+    expect(sentJson(status?.[1])).toEqual({ endpoint: ENDPOINT });
+
+    // Turned on, the browser's subscription is registered again.
+    await userEvent.click(checkbox);
+    expect((await within(card).findByTestId('push-subscribed')).textContent).toBe('Subscribed');
+    expect(requestsTo(fetchMock, 'POST', '/api/notifications/push/register')).toHaveLength(1);
+  });
+
+  it('shows a subscribed device on, with how many devices take reminders', async () => {
+    fakePush({ permission: 'granted', subscribed: true });
+    server({ 'POST /api/notifications/push/status': () => ok({ registered: true, devices: 2 }) });
+    const card = await pushCard();
+    expect((await within(card).findByTestId('push-subscribed')).textContent).toBe('Subscribed');
+    expect(within(card).getByTestId('push-devices').textContent).toBe('Reminders go to 2 devices of yours.');
+  });
+
+  it('says why a refused permission leaves push off', async () => {
+    fakePush({ permission: 'denied', subscribed: true });
+    server({ 'POST /api/notifications/push/status': () => ok({ registered: true, devices: 1 }) });
+    const card = await pushCard();
+    expect((await within(card).findByTestId('push-blocked')).textContent).toContain(
+      'Notifications are blocked for Pillbox in this browser',
+    );
+    await waitFor(() => expect(within(card).getByRole<HTMLInputElement>('checkbox').disabled).toBe(false));
+    expect(within(card).getByRole<HTMLInputElement>('checkbox').checked).toBe(false);
+  });
+
   it('says why subscribing failed', async () => {
     fakePush({ permission: 'default', answer: 'denied' });
     server({});

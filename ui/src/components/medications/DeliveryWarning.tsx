@@ -2,10 +2,12 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Medication } from '../../api/medicationTypes';
 import { NotificationPreferencesDialog } from '../notifications/NotificationPreferencesDialog';
+import { DeliveryWarningNote } from './DeliveryWarningNote';
 
 /**
- * A medication whose reminders go out by no method at all (its own method is e-mail while
- * e-mail is off, say): said plainly, with the way to its settings, instead of silence.
+ * A medication whose reminders can reach nobody, said plainly where the person looks, with
+ * the fix: push on this device or e-mail in its place when no device is subscribed, the
+ * settings when e-mail cannot go out or every method is off.
  */
 export function DeliveryWarning({
   medication,
@@ -17,13 +19,15 @@ export function DeliveryWarning({
 }) {
   const { t } = useTranslation('meds');
   const [open, setOpen] = useState(false);
-  if (medication.delivery_warning !== 'no_method') return null;
+  const code = medication.delivery_warning;
+  if (code === null) return null;
   return (
-    <div className="form-warning delivery-warning" data-testid="delivery-warning">
-      <p>{t('deliveryWarning.no_method')}</p>
-      <button type="button" className="button button-secondary button-small" onClick={() => setOpen(true)}>
-        {t('deliveryWarning.fix')}
-      </button>
+    <DeliveryWarningNote code={code} onFixed={onSettingsClosed}>
+      {code === 'no_method' && (
+        <button type="button" className="button button-secondary button-small" onClick={() => setOpen(true)}>
+          {t('deliveryWarning.fix')}
+        </button>
+      )}
       {open && (
         <NotificationPreferencesDialog
           medication={medication}
@@ -33,6 +37,6 @@ export function DeliveryWarning({
           }}
         />
       )}
-    </div>
+    </DeliveryWarningNote>
   );
 }

@@ -1,5 +1,6 @@
 import { useTranslation } from 'react-i18next';
 import type { Delivery } from '../../api/notifications';
+import { deliveryResultText, deliveryTitleText } from '../../notifications/deliveryWords';
 import { notifyErrorText } from '../../notifications/notifyErrors';
 import { mergeDeliveryPages, useDeliveriesQuery } from '../../queries/notifications';
 import { ScreenStatus } from '../medications/ScreenStatus';
@@ -69,11 +70,14 @@ function DeliveryRow({ delivery }: { delivery: Delivery }) {
   const { t } = useTranslation('notify');
   const format = useMedsFormat();
   const sent = delivery.result === 'sent';
+  const outcome = deliveryResultText(t, delivery.result_code, delivery.result_params, delivery.error ?? '');
   return (
     <li className="notification-row" data-testid="delivery-row">
       <div className="notification-main">
         <div className="notification-heading">
-          <h3 className="notification-title">{delivery.title}</h3>
+          <h3 className="notification-title">
+            {deliveryTitleText(t, delivery.title_code, delivery.title_params, delivery.title)}
+          </h3>
           <span className={sent ? 'badge badge-on' : 'badge badge-danger'} data-testid="delivery-result">
             {t(`history.result.${delivery.result}`)}
           </span>
@@ -99,9 +103,14 @@ function DeliveryRow({ delivery }: { delivery: Delivery }) {
             {t('history.fallback')}
           </p>
         )}
-        {!sent && delivery.error && (
+        {!sent && outcome && (
           <p className="notification-failure" data-testid="delivery-error">
-            {delivery.error}
+            {outcome}
+          </p>
+        )}
+        {sent && outcome && (
+          <p className="muted" data-testid="delivery-outcome">
+            {outcome}
           </p>
         )}
       </div>

@@ -32,6 +32,7 @@ function formOf(p: GlobalPreferences): GlobalForm {
     repeat_interval_minutes: p.repeat_interval_minutes,
     repeat_max: p.repeat_max,
     hide_medication_names: p.hide_medication_names,
+    email_fallback_enabled: p.email_fallback_enabled,
   };
 }
 
@@ -55,8 +56,12 @@ export function GlobalPreferencesDialog({ onClose }: { onClose: () => void }) {
       actions.showError(t('server.chooseMethod'));
       return;
     }
+    // With e-mail off the fallback is off whatever was chosen: the choice is left as it is,
+    // so it is on again by default when e-mail is turned on elsewhere.
+    const { email_fallback_enabled, ...rest } = form;
+    const changes = form.email_notifications_enabled ? { ...rest, email_fallback_enabled } : rest;
     void actions.save(async () => {
-      await saving.mutateAsync(form);
+      await saving.mutateAsync(changes);
       setEdited(null);
     });
   };
@@ -82,10 +87,24 @@ export function GlobalPreferencesDialog({ onClose }: { onClose: () => void }) {
               onChange={(on) => change({ push_notifications_enabled: on })}
             />
             <SwitchField
+              label={t('fields.emailFallback')}
+              hint={form.email_notifications_enabled ? t('fields.emailFallbackHint') : t('fields.emailFallbackNeedsEmail')}
+              checked={form.email_notifications_enabled && form.email_fallback_enabled}
+              disabled={!form.email_notifications_enabled}
+              onChange={(on) => change({ email_fallback_enabled: on })}
+            />
+            <SwitchField
               label={t('fields.email')}
               hint={t('fields.emailHint')}
               checked={form.email_notifications_enabled}
-              onChange={(on) => change({ email_notifications_enabled: on })}
+              onChange={(on) =>
+                // Turned on, e-mail brings its fallback with it (on by default).
+                change(
+                  on && !form.email_notifications_enabled
+                    ? { email_notifications_enabled: true, email_fallback_enabled: true }
+                    : { email_notifications_enabled: on },
+                )
+              }
             />
             {!emailAvailable && <EmailUnavailableNote />}
             <SwitchField

@@ -1,7 +1,9 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { GlobalPreferences, MedicationPreferences } from '../../api/notificationPrefs';
+import type { DeliveryWarningCode } from '../../api/medicationTypes';
 import type { DeliveryMethod } from '../../api/notifications';
+import { DeliveryWarningNote } from '../medications/DeliveryWarningNote';
 import {
   useGlobalPreferencesQuery,
   useMedicationPreferencesQuery,
@@ -53,7 +55,8 @@ function shownValues(form: MedicationForm, defaults: GlobalPreferences | null): 
 }
 
 interface MedicationPreferencesDialogProps {
-  medication: { id: number; name: string };
+  /** With its delivery warning, the dialog says why its reminders reach nobody, and the fix. */
+  medication: { id: number; name: string; delivery_warning?: DeliveryWarningCode | null };
   onClose: () => void;
 }
 
@@ -106,6 +109,7 @@ export function MedicationPreferencesDialog({ medication, onClose }: MedicationP
     >
       {form && shown && (
         <>
+          {medication.delivery_warning && edited === null && <DeliveryWarningNote code={medication.delivery_warning} />}
           <SwitchField
             label={t('fields.useDefaults')}
             hint={t('fields.useDefaultsHint')}

@@ -63,6 +63,7 @@ describe('the preferences dialog for one medication', () => {
     const lead = await within(dialog).findByLabelText<HTMLSelectElement>('Remind me');
     expect(lead.value).toBe('15');
     expect([...lead.options].map((o) => o.textContent)).toEqual([
+      'At the time of the dose',
       '5 minutes before',
       '10 minutes before',
       '15 minutes before',
@@ -378,12 +379,63 @@ describe('the global preferences dialog', () => {
       repeat_interval_minutes: 30,
       repeat_max: 0,
       hide_medication_names: true,
+      email_fallback_enabled: true,
     });
     expect(within(dialog).getByRole('status').textContent).toBe('Preferences saved successfully!');
     await advance(1490);
     expect(onClose).not.toHaveBeenCalled();
     await advance(10);
     expect(onClose).toHaveBeenCalledTimes(1);
+  });
+
+  it('offers the e-mail fallback under push, on with e-mail and off without it', async () => {
+    const fetchMock = mockFetch({
+      'GET /api/notifications/preferences': () => ok(globalJson({ email_fallback_enabled: false })),
+      'PUT /api/notifications/preferences': (init) => ok(globalJson({ ...(sentJson(init) as object) })),
+    });
+    const { dialog } = openFor();
+    const lead = await within(dialog).findByLabelText<HTMLSelectElement>('Remind me');
+    expect(lead.options[0]?.textContent).toBe('At the time of the dose');
+    const switches = within(dialog).getAllByRole<HTMLInputElement>('switch');
+    const fallback = within(dialog).getByRole<HTMLInputElement>('switch', {
+      name: /^If no device takes a push, send it by e-mail/,
+    });
+    expect(switches.indexOf(fallback)).toBe(1);
+    expect(fallback.checked).toBe(false);
+    expect(fallback.disabled).toBe(true);
+    expect(fallback.closest('label')?.textContent).toContain('with them off, no reminder is sent by e-mail');
+
+    // Saved with e-mail off: the choice is not sent, so it stays as it was.
+    vi.useFakeTimers();
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Save Settings' }));
+    await settle();
+    expect(sentJson(requestsTo(fetchMock, 'PUT', '/api/notifications/preferences')[0]?.[1])).not.toHaveProperty(
+      'email_fallback_enabled',
+    );
+    vi.useRealTimers();
+  });
+
+  it('turns the e-mail fallback on with e-mail, and off on its own', async () => {
+    const fetchMock = mockFetch({
+      'GET /api/notifications/preferences': () => ok(globalJson({ email_fallback_enabled: false })),
+      'PUT /api/notifications/preferences': (init) => ok(globalJson({ ...(sentJson(init) as object) })),
+    });
+    const { dialog } = openFor();
+    const toggle = (name: RegExp) => within(dialog).getByRole<HTMLInputElement>('switch', { name });
+    await within(dialog).findByLabelText('Remind me');
+    await userEvent.click(toggle(/^E-mail notifications/));
+    const fallback = toggle(/^If no device takes a push/);
+    expect([fallback.checked, fallback.disabled]).toEqual([true, false]);
+    await userEvent.click(fallback);
+    expect(fallback.checked).toBe(false);
+    vi.useFakeTimers();
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Save Settings' }));
+    await settle();
+    expect(sentJson(requestsTo(fetchMock, 'PUT', '/api/notifications/preferences')[0]?.[1])).toMatchObject({
+      email_notifications_enabled: true,
+      email_fallback_enabled: false,
+    });
+    vi.useRealTimers();
   });
 
   it('tests with the default delivery methods', async () => {

@@ -15,7 +15,9 @@ function browserMessage(error: unknown): string | null {
 
 /**
  * SPEC §2 "Notifications page" push card: the permission badge, a Subscribed badge, and the
- * checkbox that subscribes or unsubscribes this browser (SPEC §4 "Push permission").
+ * checkbox that subscribes or unsubscribes this browser (SPEC §4 "Push permission"). The
+ * switch is on only when this device takes reminders (the browser's subscription is one the
+ * server sends to); a refused permission leaves it off and says why.
  */
 export function PushCard() {
   const { t } = useTranslation('notify');
@@ -62,6 +64,21 @@ export function PushCard() {
         />
         <span>{push.busy ? t('push.working') : t('push.toggle')}</span>
       </label>
+      {push.permission === 'denied' && (
+        <p className="note" data-testid="push-blocked">
+          {t('push.blockedNote')}
+        </p>
+      )}
+      {push.permission !== 'denied' && push.stale && !push.subscribed && (
+        <p className="note" data-testid="push-stale">
+          {t('push.staleNote')}
+        </p>
+      )}
+      {push.subscribed && push.devices !== null && (
+        <p className="note" data-testid="push-devices">
+          {t('push.devices', { count: push.devices })}
+        </p>
+      )}
       {push.asking && (
         <p className="note" role="status" data-testid="push-asking">
           {t('push.asking')}

@@ -2,6 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { channelResultsOf, type ChannelResult } from '../../api/notifications';
+import { deliveryResultText } from '../../notifications/deliveryWords';
 import { deliveryFailureDetail } from '../../notifications/notifyErrors';
 import { globalPreferencesQuery, useSendTestNotification } from '../../queries/notifications';
 
@@ -52,10 +53,14 @@ export function TestNotificationCard() {
           {outcome.results.length > 0 && (
             <ul className="channel-results" data-testid="test-results">
               {outcome.results.map((result) => (
-                <li key={result.channel} className={result.ok ? 'channel-ok' : 'channel-failed'}>
-                  <strong>{t(`channel.${result.channel}`)}</strong>{' '}
+                <li
+                  key={`${result.channel}-${result.fallback ? 'fallback' : 'own'}-${result.code}`}
+                  className={result.ok ? 'channel-ok' : 'channel-failed'}
+                  data-testid="test-step"
+                >
+                  <strong>{result.fallback ? t('delivery.fallbackStep') : t(`channel.${result.channel}`)}</strong>{' '}
                   <span>{result.ok ? t('test.channelOk') : t('test.channelFailed')}</span>
-                  {result.detail && <span>: {result.detail}</span>}
+                  <span>: {deliveryResultText(t, result.code, result.params, result.detail)}</span>
                 </li>
               ))}
             </ul>

@@ -4,10 +4,10 @@ import { useTranslation } from 'react-i18next';
 import type { GlobalPreferences } from '../../api/notificationPrefs';
 import { DELIVERY_METHODS, type DeliveryMethod } from '../../api/notifications';
 
-/** SPEC §9: reminder lead options in the preferences dialog, in minutes. */
-export const DIALOG_LEAD_OPTIONS = [5, 10, 15, 30, 60, 120] as const;
-/** SPEC §9: reminder lead options on the Settings page, in minutes. */
-export const SETTINGS_LEAD_OPTIONS = [5, 15, 30, 60, 120] as const;
+/** SPEC §9: reminder lead options in the preferences dialog, in minutes, and "at dose time" (0). */
+export const DIALOG_LEAD_OPTIONS = [0, 5, 10, 15, 30, 60, 120] as const;
+/** SPEC §9: reminder lead options on the Settings page, in minutes, and "at dose time" (0). */
+export const SETTINGS_LEAD_OPTIONS = [0, 5, 15, 30, 60, 120] as const;
 
 /** The choices offered, plus the saved value when it is none of them (set elsewhere). */
 export function choicesWith(options: readonly number[], current: number): number[] {

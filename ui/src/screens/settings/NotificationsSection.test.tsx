@@ -48,20 +48,17 @@ describe('Settings, Notifications', () => {
     expect(reminders.checked).toBe(true);
     const lead = screen.getByLabelText<HTMLSelectElement>('Remind me');
     expect(lead.value).toBe('15');
-    expect([...lead.options].map((o) => o.value)).toEqual(['5', '15', '30', '60', '120']);
+    expect([...lead.options].map((o) => o.value)).toEqual(['0', '5', '15', '30', '60', '120']);
+    expect(lead.options[0]?.textContent).toBe('At the time of the dose');
     const time = screen.getByLabelText<HTMLInputElement>('Daily reminder time');
     expect(time.value).toBe('09:00');
-    const push = screen.getByRole<HTMLInputElement>('switch', { name: /^Push notifications/ });
-    const email = screen.getByRole<HTMLInputElement>('switch', { name: /^E-mail notifications/ });
-    expect(push.checked).toBe(true);
-    expect(email.checked).toBe(false);
-    expect(screen.queryByTestId('email-unavailable')).toBeNull();
+    // Delivery methods are chosen in one place, the Notifications page.
+    expect(screen.queryByRole('switch', { name: /^Push notifications/ })).toBeNull();
+    expect(screen.queryByRole('switch', { name: /^E-mail notifications/ })).toBeNull();
 
     await userEvent.click(reminders);
     await userEvent.selectOptions(lead, '30');
     fireEvent.change(time, { target: { value: '07:45' } });
-    await userEvent.click(push);
-    await userEvent.click(email);
 
     vi.useFakeTimers();
     fireEvent.click(screen.getByRole('button', { name: 'Save Notification Settings' }));
@@ -70,8 +67,8 @@ describe('Settings, Notifications', () => {
       medication_reminders: false,
       reminder_time_before: 30,
       daily_reminder_time: '07:45',
-      push_notifications: false,
-      email_notifications: true,
+      push_notifications: true,
+      email_notifications: false,
     });
     const message = screen.getByText('Notification settings updated successfully');
     expect(message.getAttribute('role')).toBe('status');
@@ -86,7 +83,7 @@ describe('Settings, Notifications', () => {
       [`GET ${SETTINGS_PATH}`]: () => ok(settingsJson()),
       [`PUT ${SETTINGS_PATH}`]: () => fail('Reminder lead must be between 0 and 1440 minutes'),
     });
-    const save = await screen.findByRole('button', { name: 'Save Notification Settings' });
+    const save = await screen.findByRole('button', { name: 'Save Notification Settings' }, { timeout: 5000 });
     vi.useFakeTimers();
     fireEvent.click(save);
     await settle();
@@ -130,14 +127,12 @@ describe('Settings, Notifications', () => {
     expect((await screen.findByLabelText<HTMLSelectElement>('Remind me')).value).toBe('120');
   });
 
-  it('says when this server cannot send e-mail', async () => {
-    openSection({
-      [`GET ${SETTINGS_PATH}`]: () => ok(settingsJson()),
-      'GET /api/notifications/preferences': () =>
-        ok({ default_delivery_methods: ['push'], email_available: false }),
-    });
-    expect((await screen.findByTestId('email-unavailable')).textContent).toContain('SMTP');
-    expect(within(screen.getByRole('main')).getByRole('switch', { name: /^E-mail notifications/ })).toBeTruthy();
+  it('leads to the one place where delivery methods are chosen', async () => {
+    openSection({ [`GET ${SETTINGS_PATH}`]: () => ok(settingsJson()) });
+    const elsewhere = await screen.findByTestId('methods-elsewhere');
+    expect(elsewhere.textContent).toContain('chosen in one place: the Notifications page');
+    const link = within(elsewhere).getByRole('link', { name: 'Choose how reminders arrive' });
+    expect(link.getAttribute('href')).toBe('/notifications?tab=settings');
   });
 
   it('makes a private calendar feed, shows its address once, and revokes it', async () => {

@@ -1,9 +1,10 @@
 import { useEffect, useState, type SubmitEvent } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router-dom';
 import type { NotificationSettings } from '../../api/notificationPrefs';
 import { FlashMessage } from '../../components/FlashMessage';
+import { NOTIFICATION_SETTINGS_PATH } from '../../components/medications/DeliveryWarningNote';
 import {
-  EmailUnavailableNote,
   NumberSelect,
   SETTINGS_LEAD_OPTIONS,
   SwitchField,
@@ -12,7 +13,6 @@ import {
 import { prefsErrorText } from '../../components/notifications/prefsErrors';
 import { useFlash } from '../../components/useFlash';
 import {
-  useGlobalPreferencesQuery,
   useNotificationSettingsQuery,
   useSaveNotificationSettings,
 } from '../../queries/notifications';
@@ -28,8 +28,6 @@ export function NotificationsSection() {
   const { t } = useTranslation('notifyPrefs');
   const query = useNotificationSettingsQuery();
   const saving = useSaveNotificationSettings();
-  // Only to say when e-mail cannot be sent from this server.
-  const emailAvailable = useGlobalPreferencesQuery().data?.email_available ?? true;
   // The person's edits; null shows the settings as the server has them.
   const [edited, setEdited] = useState<NotificationSettings | null>(null);
   const settings = edited ?? query.data ?? null;
@@ -113,19 +111,12 @@ export function NotificationsSection() {
                 {t('settings.dailyTimeHint')}
               </p>
             </div>
-            <SwitchField
-              label={t('fields.push')}
-              hint={t('fields.pushHint')}
-              checked={settings.push_notifications}
-              onChange={(on) => change({ push_notifications: on })}
-            />
-            <SwitchField
-              label={t('fields.email')}
-              hint={t('fields.emailHint')}
-              checked={settings.email_notifications}
-              onChange={(on) => change({ email_notifications: on })}
-            />
-            {!emailAvailable && <EmailUnavailableNote />}
+            <div className="field" data-testid="methods-elsewhere">
+              <p className="field-hint">{t('settings.methodsElsewhere')}</p>
+              <Link to={NOTIFICATION_SETTINGS_PATH} className="button button-secondary button-small">
+                {t('settings.methodsLink')}
+              </Link>
+            </div>
             <div className="button-row">
               <button type="submit" className="button button-primary" disabled={saving.isPending}>
                 {saving.isPending ? t('dialog.saving') : t('settings.save')}

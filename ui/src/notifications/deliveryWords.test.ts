@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import i18n from '../i18n';
+import { deliveryResultText, deliveryTitleText } from './deliveryWords';
+
+const LANGUAGES = ['en', 'de', 'fr', 'es'] as const;
+
+describe('delivery words', () => {
+  it('says what happened to each step in every language, from codes and their values', async () => {
+    const said: Record<string, string[]> = {};
+    for (const lang of LANGUAGES) {
+      await i18n.changeLanguage(lang);
+      const t = i18n.getFixedT(lang, 'notify');
+      said[lang] = [
+        deliveryResultText(t, 'push_sent', { delivered: 1, devices: 2 }, 'Sent to 1 of 2 devices'),
+        deliveryResultText(t, 'fallback_skipped', { reason: 'email_off' }, 'english'),
+        deliveryResultText(t, 'email_sent', { address: 'a@example.test' }, 'english'),
+        deliveryTitleText(t, 'dose', { name: 'Aspirin' }, 'Time for Aspirin'),
+      ];
+    }
+    expect(said.en).toEqual([
+      'sent to 1 of 2 devices',
+      'not sent by e-mail instead: e-mail notifications are off',
+      'sent to a@example.test',
+      'Time for Aspirin',
+    ]);
+    expect(said.de).toEqual([
+      'an 1 von 2 Geräten gesendet',
+      'nicht ersatzweise per E-Mail gesendet: E-Mail-Benachrichtigungen sind aus',
+      'an a@example.test gesendet',
+      'Zeit für Aspirin',
+    ]);
+    expect(said.fr?.[1]).toBe('pas envoyée par e-mail à la place : les notifications par e-mail sont désactivées');
+    expect(said.es?.[3]).toBe('Hora de Aspirin');
+    await i18n.changeLanguage('en');
+  });
+
+  it('falls back to the server’s words for a code it does not know, or an older row', () => {
+    const t = i18n.getFixedT('en', 'notify');
+    expect(deliveryResultText(t, null, {}, 'E-mail is not configured on this server')).toBe(
+      'E-mail is not configured on this server',
+    );
+    expect(deliveryResultText(t, 'sms_sent', {}, 'Sent by SMS')).toBe('Sent by SMS');
+    expect(deliveryResultText(t, 'fallback_skipped', { reason: 'moon' }, 'why')).toBe('why');
+    expect(deliveryTitleText(t, 'dose', {}, 'Time for your 08:00 medicines')).toBe('Time for your 08:00 medicines');
+    expect(deliveryTitleText(t, 'test', {}, 'x')).toBe('Pillbox test notification');
+  });
+});

@@ -1,0 +1,51 @@
+// What the server says happened to a notification, in the person's language: the server
+// sends codes with their values (delivery results, reminder titles) and keeps its English
+// words only for clients that do not know a code.
+import type { TFunction } from 'i18next';
+import type { CodeParams } from '../api/notifications';
+
+const RESULT_CODES = [
+  'push_sent',
+  'push_no_device',
+  'push_failed',
+  'push_off',
+  'email_sent',
+  'email_queued',
+  'fallback_queued',
+  'email_failed',
+  'email_unavailable',
+  'email_unverified',
+  'email_off',
+  'fallback_skipped',
+] as const;
+
+const FALLBACK_REASONS = ['email_off', 'fallback_off', 'email_unavailable', 'email_unverified'] as const;
+
+const TITLE_CODES = ['dose', 'dose_repeat', 'low_stock', 'test'] as const;
+
+function known<T extends string>(codes: readonly T[], code: string | null): T | undefined {
+  return codes.find((c) => c === code);
+}
+
+/**
+ * A delivery step's outcome ("sent to 1 of 2 devices", "not sent by e-mail instead: e-mail
+ * notifications are off"); `t` is the notify namespace's. `english` when the code is unknown.
+ */
+export function deliveryResultText(t: TFunction, code: string | null, params: CodeParams, english: string): string {
+  const result = known(RESULT_CODES, code);
+  if (!result) return english;
+  if (result === 'fallback_skipped') {
+    const reason = known(FALLBACK_REASONS, typeof params.reason === 'string' ? params.reason : null);
+    if (!reason) return english;
+    return t('delivery.result.fallback_skipped', { reason: t(`delivery.reason.${reason}`) });
+  }
+  return t(`delivery.result.${result}`, params);
+}
+
+/** A delivery's title in the person's language, or the words it went out with. */
+export function deliveryTitleText(t: TFunction, code: string, params: CodeParams, sent: string): string {
+  const title = known(TITLE_CODES, code);
+  if (!title) return sent;
+  if (title !== 'test' && typeof params.name !== 'string') return sent;
+  return t(`delivery.title.${title}`, params);
+}
