@@ -114,7 +114,7 @@ test.describe('schedules people actually have', () => {
     await add.getByLabel('Name').fill('Paracetamol');
     await add.getByLabel('Frequency').selectOption('as_needed');
     await add.getByLabel('Most doses a day').fill('3');
-    await add.getByLabel('Least minutes between doses').fill('240');
+    await add.getByRole('group', { name: 'Least time between doses' }).getByLabel('Hours', { exact: true }).fill('4');
     await add.getByRole('button', { name: 'Add Medication' }).click();
     await expect(add).toBeHidden();
     const card = page.getByTestId('medication-card').filter({ hasText: 'Paracetamol' });

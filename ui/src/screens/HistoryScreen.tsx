@@ -3,6 +3,7 @@ import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router-dom';
 import { type DoseStatus, type DoseWarning, type HistoryEntry, type HistoryPage } from '../api/medicationTypes';
+import { DisabledReason, disabledBecause } from '../components/DisabledReason';
 import { AdherenceSummary } from '../components/medications/Adherence';
 import { ConfirmDialog } from '../components/medications/ConfirmDialog';
 import { DoseWarningNote } from '../components/medications/DoseWarningNote';
@@ -110,6 +111,7 @@ export function HistoryScreen() {
   };
 
   const state = page && pagerState(page.pagination, page.entries.length);
+  const nothingToLog = loggable && loggable.length === 0 ? t('historical.needsMedication') : null;
 
   return (
     <div className="screen">
@@ -120,11 +122,13 @@ export function HistoryScreen() {
           className="button button-primary"
           onClick={() => setAdding(true)}
           disabled={!loggable || loggable.length === 0}
+          {...disabledBecause('history-add-needs-medication', nothingToLog)}
         >
           <PlusIcon />
           {t('historical.button')}
         </button>
       </header>
+      <DisabledReason id="history-add-needs-medication" reason={nothingToLog} />
 
       {adherence && <AdherenceSummary adherence={adherence} />}
 
