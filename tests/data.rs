@@ -952,8 +952,8 @@ async fn settings_refusals_name_the_value_and_its_choices() {
         saved["data"],
         json!({
             "language": "en",
-            "dateFormat": "MM/dd/yyyy",
-            "timeFormat": "12h",
+            "dateFormat": "auto",
+            "timeFormat": "auto",
             "autoBackup": true,
             "dataRetention": 0,
             "theme": "dark",

@@ -878,7 +878,7 @@ async fn adherence_and_settings() {
             settings["data"]["language"].as_str(),
             settings["data"]["dateFormat"].as_str()
         ),
-        (Some("de"), Some("MM/dd/yyyy"))
+        (Some("de"), Some("auto"))
     );
     let (_, med) = get_json(&server, &format!("/api/medications/{id}"), Some(&token)).await;
     assert_eq!(

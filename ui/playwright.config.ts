@@ -36,6 +36,8 @@ export default defineConfig({
   use: {
     browserName: 'chromium',
     baseURL,
+    // The app speaks the browser's language before sign-in: the tests read English.
+    locale: 'en-US',
     viewport: { width: 1280, height: 800 },
     trace: 'retain-on-failure',
     launchOptions: {

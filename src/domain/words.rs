@@ -33,6 +33,24 @@ impl Lang {
         }
     }
 
+    /// How the language writes a date when the person chose no format (`auto`).
+    pub fn date_pattern(self) -> &'static str {
+        match self {
+            Lang::En => "%m/%d/%Y",
+            Lang::De => "%d.%m.%Y",
+            Lang::Es | Lang::Fr => "%d/%m/%Y",
+        }
+    }
+
+    /// How the language writes a time of day when the person chose no format (`auto`):
+    /// English on the 12-hour clock, the others on the 24-hour one.
+    pub fn time_pattern(self) -> &'static str {
+        match self {
+            Lang::En => "%-I:%M %p",
+            Lang::Es | Lang::Fr | Lang::De => "%H:%M",
+        }
+    }
+
     pub fn words(self) -> &'static Words {
         match self {
             Lang::En => &EN,

@@ -25,17 +25,21 @@ impl Formats {
         time_format: Option<&str>,
         language: Option<&str>,
     ) -> Formats {
+        let lang = Lang::of(language);
+        // Unset or `auto`: as the person's language writes dates and times.
         Formats {
             tz,
-            lang: Lang::of(language),
+            lang,
             date: match date_format {
+                Some("MM/dd/yyyy") => "%m/%d/%Y",
                 Some("dd/MM/yyyy") => "%d/%m/%Y",
                 Some("yyyy-MM-dd") => "%Y-%m-%d",
-                _ => "%m/%d/%Y",
+                _ => lang.date_pattern(),
             },
             time: match time_format {
+                Some("12h") => "%-I:%M %p",
                 Some("24h") => "%H:%M",
-                _ => "%-I:%M %p",
+                _ => lang.time_pattern(),
             },
         }
     }
@@ -287,6 +291,18 @@ mod tests {
         assert_eq!(berlin.date_time(due), "29/03/2026 09:30");
         let ny = Formats::new(chrono_tz::America::New_York, None, None, None);
         assert_eq!(ny.date_time(due), "03/29/2026 3:30 AM");
+        // No format chosen (or `auto`): the language's way.
+        for (date, time, lang, written) in [
+            (None, None, "de", "29.03.2026 09:30"),
+            (Some("auto"), Some("auto"), "de", "29.03.2026 09:30"),
+            (Some("auto"), Some("auto"), "fr", "29/03/2026 09:30"),
+            (None, None, "es", "29/03/2026 09:30"),
+            (Some("auto"), Some("auto"), "en", "03/29/2026 9:30 AM"),
+            (Some("MM/dd/yyyy"), Some("12h"), "de", "03/29/2026 9:30 AM"),
+        ] {
+            let formats = Formats::new(chrono_tz::Europe::Berlin, date, time, Some(lang));
+            assert_eq!(formats.date_time(due), written, "{lang} {date:?} {time:?}");
+        }
     }
 
     #[test]

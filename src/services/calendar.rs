@@ -91,8 +91,9 @@ pub fn feed(conn: &Connection, file: &str, now: DateTime<Utc>) -> ServiceResult<
         .get("timeFormat")
         .and_then(|v| v.as_str())
     {
+        Some("12h") => "%-I:%M %p",
         Some("24h") => "%H:%M",
-        _ => "%-I:%M %p",
+        _ => lang.time_pattern(),
     };
     let today = user_clock.today();
     let after = user_clock.start_of(today) - Duration::seconds(1);

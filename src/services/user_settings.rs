@@ -13,8 +13,9 @@ use crate::services::planner;
 use crate::store::settings::{self, UserSettings};
 
 pub const LANGUAGES: &[&str] = &["en", "es", "fr", "de"];
-pub const DATE_FORMATS: &[&str] = &["MM/dd/yyyy", "dd/MM/yyyy", "yyyy-MM-dd"];
-pub const TIME_FORMATS: &[&str] = &["12h", "24h"];
+/// `auto`: as the person's language writes dates (and times); the others are a choice.
+pub const DATE_FORMATS: &[&str] = &["auto", "MM/dd/yyyy", "dd/MM/yyyy", "yyyy-MM-dd"];
+pub const TIME_FORMATS: &[&str] = &["auto", "12h", "24h"];
 pub const THEMES: &[&str] = &["light", "dark", "system"];
 
 /// The retention periods a person can choose, in days; 0 keeps everything.
@@ -57,8 +58,8 @@ impl AppSettings {
             |key: &str, default: &str| p.get(key).and_then(Value::as_str).unwrap_or(default).to_owned();
         AppSettings {
             language: text("language", "en"),
-            date_format: text("dateFormat", "MM/dd/yyyy"),
-            time_format: text("timeFormat", "12h"),
+            date_format: text("dateFormat", "auto"),
+            time_format: text("timeFormat", "auto"),
             auto_backup: p.get("autoBackup").and_then(Value::as_bool).unwrap_or(true),
             data_retention: p.get("dataRetention").and_then(Value::as_i64).unwrap_or(0),
             theme: text("theme", "system"),

@@ -97,7 +97,7 @@ function englishLines(): Record<string, string[]> {
       `${day(7)}: 10 mg`,
       `From ${day(-3)} to ${day(7)}`,
     ],
-    Ibuprofen: ['As needed', 'At most 2 a day', 'At least 4 h apart', since],
+    Ibuprofen: ['As needed', 'At most 2 doses in 24 hours', 'At least 4 h apart', since],
   };
 }
 
@@ -116,7 +116,7 @@ async function expectEnglishReport(page: Page): Promise<void> {
   await expect(page.getByTestId('report-over-limit').getByRole('row')).toHaveText([
     /Taken at\s*Medication\s*Limit/,
     /Ibuprofen\s*Taken anyway: less than 4 h after the dose before$/,
-    /Ibuprofen\s*Taken anyway: more than 2 in one day$/,
+    /Ibuprofen\s*Taken anyway: more than 2 in 24 hours$/,
   ]);
 }
 
@@ -166,7 +166,7 @@ test.describe('the doctor report', () => {
     await expect(medicationRow(page, 'Iron').getByRole('listitem')).toHaveText(['Tous les 3 jours à 08:00', since]);
     await expect(medicationRow(page, 'Ibuprofen').getByRole('listitem')).toHaveText([
       'Si besoin',
-      'Au plus 2 par jour',
+      'Au plus 2 prises en 24 heures',
       'Au moins 4 h entre deux prises',
       since,
     ]);

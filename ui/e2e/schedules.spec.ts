@@ -119,7 +119,7 @@ test.describe('schedules people actually have', () => {
     await add.getByLabel('Frequency').selectOption('as_needed');
     await add.getByLabel('Most doses in 24 hours').fill('3');
     await expect(add.getByTestId('max-per-day-words')).toHaveText('At most 3 doses in 24 hours');
-    await add.getByLabel('Least minutes between doses').fill('240');
+    await add.getByRole('group', { name: 'Least time between doses' }).getByLabel('Hours', { exact: true }).fill('4');
     await add.getByRole('button', { name: 'Add Medication' }).click();
     await expect(add).toBeHidden();
     const card = page.getByTestId('medication-card').filter({ hasText: 'Paracetamol' });

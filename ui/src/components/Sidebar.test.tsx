@@ -81,6 +81,27 @@ describe('sidebar', () => {
     expect((await screen.findByTestId('user-initial')).textContent).toBe('Z');
   });
 
+  it('shows the display name once set, with the e-mail under it, and the initial of the name', async () => {
+    const named = { ...USER, firstName: 'Zoe', lastName: ' Lovelace ' };
+    mockFetch({
+      'GET /api/version': () => jsonResponse({ success: true, data: { version: '1' } }),
+      ...sessionRoutes(named),
+    });
+    localStorage.setItem('user', JSON.stringify(named));
+    renderApp('/medications');
+    const sidebar = await screen.findByTestId('sidebar');
+    expect((await within(sidebar).findByTestId('user-name')).textContent).toBe('Zoe Lovelace');
+    expect(within(sidebar).getByTestId('user-email').textContent).toBe(USER.email);
+    expect(within(sidebar).getByTestId('user-initial').textContent).toBe('Z');
+  });
+
+  it('shows only the e-mail while no name is set', async () => {
+    serverWithVersion(() => jsonResponse({ success: true, data: { version: '1' } }));
+    const sidebar = await renderSignedIn('/medications');
+    expect(within(sidebar).queryByTestId('user-name')).toBeNull();
+    expect(within(sidebar).getByTestId('user-email').textContent).toBe(USER.email);
+  });
+
   it('Sign Out ends the session on the server, clears the stored session and goes to /login', async () => {
     const fetchMock = serverWithVersion(() => jsonResponse({ success: true, data: { version: '1' } }));
     const sidebar = await renderSignedIn('/settings');

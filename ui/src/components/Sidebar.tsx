@@ -2,6 +2,7 @@ import type { ComponentType, Ref, SVGProps } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation, useNavigate } from 'react-router-dom';
 import { useAuth } from '../auth/AuthContext';
+import { displayName } from '../auth/displayName';
 import { BrandMark } from './BrandMark';
 import { BellIcon, CalendarIcon, CloseIcon, HistoryIcon, PeopleIcon, PillIcon, SettingsIcon, SignOutIcon } from './icons';
 import { VersionLabel } from './VersionLabel';
@@ -95,16 +96,7 @@ export function Sidebar({ id, open, onClose, closeButtonRef }: SidebarProps) {
       </nav>
 
       <div className="sidebar-footer">
-        {user && (
-          <div className="sidebar-user">
-            <span className="avatar" aria-hidden="true" data-testid="user-initial">
-              {user.email.charAt(0).toUpperCase()}
-            </span>
-            <span className="sidebar-email" title={user.email} data-testid="user-email">
-              {user.email}
-            </span>
-          </div>
-        )}
+        {user && <SidebarUser name={displayName(user)} email={user.email} />}
         <button type="button" className="button button-quiet sidebar-signout" onClick={signOut}>
           <SignOutIcon />
           <span>{t('nav.signOut')}</span>
@@ -112,5 +104,27 @@ export function Sidebar({ id, open, onClose, closeButtonRef }: SidebarProps) {
         <VersionLabel className="sidebar-version" />
       </div>
     </aside>
+  );
+}
+
+/** Who is signed in: their name once they set one (with the address under it), else the address. */
+function SidebarUser({ name, email }: { name: string; email: string }) {
+  const shown = name === '' ? email : name;
+  return (
+    <div className="sidebar-user">
+      <span className="avatar" aria-hidden="true" data-testid="user-initial">
+        {shown.charAt(0).toUpperCase()}
+      </span>
+      <span className="sidebar-who">
+        {name !== '' && (
+          <span className="sidebar-name" title={name} data-testid="user-name">
+            {name}
+          </span>
+        )}
+        <span className={name === '' ? 'sidebar-email' : 'sidebar-email muted'} title={email} data-testid="user-email">
+          {email}
+        </span>
+      </span>
+    </div>
   );
 }

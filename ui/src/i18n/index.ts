@@ -34,13 +34,17 @@ export const LANGUAGE_NAMES: Record<Language, string> = {
   de: 'Deutsch',
 };
 
+/** Every namespace of the app in every language (tests check they all hold the same keys). */
+export const RESOURCES = {
+  en: { translation: en, meds: medsEn, notify: notifyEn, notifyPrefs: prefsEn, data: dataEn, circle: circleEn },
+  es: { translation: es, meds: medsEs, notify: notifyEs, notifyPrefs: prefsEs, data: dataEs, circle: circleEs },
+  fr: { translation: fr, meds: medsFr, notify: notifyFr, notifyPrefs: prefsFr, data: dataFr, circle: circleFr },
+  de: { translation: de, meds: medsDe, notify: notifyDe, notifyPrefs: prefsDe, data: dataDe, circle: circleDe },
+};
+
 void i18n.use(initReactI18next).init({
-  resources: {
-    en: { translation: en, meds: medsEn, notify: notifyEn, notifyPrefs: prefsEn, data: dataEn, circle: circleEn },
-    es: { translation: es, meds: medsEs, notify: notifyEs, notifyPrefs: prefsEs, data: dataEs, circle: circleEs },
-    fr: { translation: fr, meds: medsFr, notify: notifyFr, notifyPrefs: prefsFr, data: dataFr, circle: circleFr },
-    de: { translation: de, meds: medsDe, notify: notifyDe, notifyPrefs: prefsDe, data: dataDe, circle: circleDe },
-  },
+  resources: RESOURCES,
+  // The language chosen, else the browser's first that Pillbox speaks (see loadSettings).
   lng: loadSettings().language,
   fallbackLng: 'en',
   supportedLngs: ['en', 'es', 'fr', 'de'],

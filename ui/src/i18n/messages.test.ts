@@ -136,7 +136,7 @@ describe('form refusals of the account and reminder screens have codes of their 
     ["en", "Password must be at least 6 characters long", "Please enter a backup code", "Choose at least one delivery method", "Reminder lead must be between 0 and 1440 minutes"],
     ["es", "La contraseña debe tener al menos 6 caracteres", "Escribe un código de respaldo", "Elige al menos un método de envío", "La antelación del recordatorio debe estar entre 0 y 1440 minutos"],
     ["fr", "Le mot de passe doit contenir au moins 6 caractères", "Veuillez saisir un code de secours", "Choisissez au moins un mode d'envoi", "Le délai du rappel doit être compris entre 0 et 1440 minutes"],
-    ["de", "Das Passwort muss mindestens 6 Zeichen lang sein", "Bitte geben Sie einen Backup-Code ein", "Wählen Sie mindestens einen Versandweg", "Die Vorlaufzeit muss zwischen 0 und 1440 Minuten liegen"],
+    ["de", "Das Passwort muss mindestens 6 Zeichen lang sein", "Bitte geben Sie einen Backup-Code ein", "Wählen Sie mindestens einen Zustellweg", "Die Vorlaufzeit muss zwischen 0 und 1440 Minuten liegen"],
   ])('(%s)', (language, tooShort, enterBackupCode, chooseMethod, leadRange) => {
     const t = i18n.getFixedT(language);
     const fallback = 'settings.account.deleteFailed';

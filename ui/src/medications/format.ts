@@ -1,5 +1,6 @@
 // Dates, times and amounts as the person's app settings ask (SPEC §3 "Local app settings").
 import type { DateFormat, TimeFormat } from '../settings/appSettings';
+import { currentZoneName } from './timeZones';
 
 const LOCALES: Record<string, string> = { en: 'en-US', es: 'es-ES', fr: 'fr-FR', de: 'de-DE' };
 
@@ -11,9 +12,29 @@ function pad(value: number): string {
   return String(value).padStart(2, '0');
 }
 
-function ymd(year: number, month: number, day: number, format: DateFormat): string {
+/** Whether the language's clock runs to 24 hours (de, fr, es) or 12 with AM/PM (en). */
+export function usesTwentyFourHours(language: string): boolean {
+  const { hourCycle } = new Intl.DateTimeFormat(localeOf(language), { hour: 'numeric' }).resolvedOptions();
+  return hourCycle === 'h23' || hourCycle === 'h24';
+}
+
+/** The clock a time is written with: the chosen one, else the language's. */
+function clockOf(format: TimeFormat, language: string): '12h' | '24h' {
+  if (format !== 'auto') return format;
+  return usesTwentyFourHours(language) ? '24h' : '12h';
+}
+
+function ymd(year: number, month: number, day: number, format: DateFormat, language: string): string {
   const [y, m, d] = [String(year).padStart(4, '0'), pad(month), pad(day)];
   switch (format) {
+    case 'auto':
+      // The language's short numeric date: 11/26/2026, 26.11.2026, 26/11/2026.
+      return new Intl.DateTimeFormat(localeOf(language), {
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+        timeZone: 'UTC',
+      }).format(Date.UTC(year, month - 1, day));
     case 'dd/MM/yyyy':
       return `${d}/${m}/${y}`;
     case 'yyyy-MM-dd':
@@ -23,24 +44,27 @@ function ymd(year: number, month: number, day: number, format: DateFormat): stri
   }
 }
 
-/** A moment's local calendar date in the chosen format. */
-export function formatDate(date: Date, format: DateFormat): string {
-  return ymd(date.getFullYear(), date.getMonth() + 1, date.getDate(), format);
+/** A moment's local calendar date in the chosen format (`auto`: the language's). */
+export function formatDate(date: Date, format: DateFormat, language = 'en'): string {
+  return ymd(date.getFullYear(), date.getMonth() + 1, date.getDate(), format, language);
 }
 
 /** A plain "YYYY-MM-DD" date (no time zone) in the chosen format; other text unchanged. */
-export function formatPlainDate(text: string, format: DateFormat): string {
+export function formatPlainDate(text: string, format: DateFormat, language = 'en'): string {
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
   if (!match) return text;
-  return ymd(Number(match[1]), Number(match[2]), Number(match[3]), format);
+  return ymd(Number(match[1]), Number(match[2]), Number(match[3]), format, language);
 }
 
-/** "HH:MM" (24-hour) as the person reads times: 08:00, or 8:00 AM in their language. */
+/**
+ * "HH:MM" (24-hour) as the person reads times: 08:00, or 8:00 AM in their language; `auto`
+ * takes the language's clock (8:00 AM in English, 08:00 in German).
+ */
 export function formatTimeOfDay(text: string, format: TimeFormat, language: string): string {
   const match = /^(\d{1,2}):(\d{2})$/.exec(text.trim());
   if (!match) return text;
   const [hours, minutes] = [Number(match[1]), Number(match[2])];
-  if (format === '24h') return `${pad(hours)}:${pad(minutes)}`;
+  if (clockOf(format, language) === '24h') return `${pad(hours)}:${pad(minutes)}`;
   return new Intl.DateTimeFormat(localeOf(language), {
     hour: 'numeric',
     minute: '2-digit',
@@ -63,7 +87,7 @@ export interface DateTimeSettings {
 export function formatDateTime(instant: string, settings: DateTimeSettings, language: string): string {
   const date = new Date(instant);
   if (Number.isNaN(date.getTime())) return instant;
-  return `${formatDate(date, settings.dateFormat)} ${formatTime(date, settings.timeFormat, language)}`;
+  return `${formatDate(date, settings.dateFormat, language)} ${formatTime(date, settings.timeFormat, language)}`;
 }
 
 /** The local date as a date input holds it ("YYYY-MM-DD"). */
@@ -95,11 +119,11 @@ export function formatPercent(rate: number, language: string): string {
   return new Intl.NumberFormat(localeOf(language), { style: 'percent', maximumFractionDigits: 0 }).format(rate);
 }
 
-/** The browser's IANA time zone, or null when it cannot say. */
+/** The browser's IANA time zone under today's name (Asia/Kolkata, not Asia/Calcutta), or null when it cannot say. */
 export function browserTimeZone(): string | null {
   try {
     const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
-    return typeof zone === 'string' && zone !== '' ? zone : null;
+    return typeof zone === 'string' && zone !== '' ? currentZoneName(zone) : null;
   } catch {
     return null;
   }

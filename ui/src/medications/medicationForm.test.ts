@@ -6,10 +6,13 @@ import { medicationJson } from '../test/medications';
 import { problemText } from './errors';
 import {
   emptyMedicationForm,
+  gapFormOf,
+  gapMinutes,
   hasMoreOptions,
   medicationFormOf,
   medicationInput,
   medicationProblem,
+  timeToAdd,
   type MedicationForm,
   type RulesForm,
 } from './medicationForm';
@@ -90,7 +93,7 @@ describe('schedule rules in the medication form', () => {
   });
 
   it('as needed sends its limits and nothing a schedule needs', () => {
-    const f = form({ frequency: 'as_needed', times: ['08:00'] }, { maxPerDay: '4', minGapMinutes: '240', intervalHours: '8' });
+    const f = form({ frequency: 'as_needed', times: ['08:00'] }, { maxPerDay: '4', minGapHours: '4', minGapMinutes: '0', intervalHours: '8' });
     expect(medicationInput(f, false).schedule).toMatchObject({
       times: [],
       interval_hours: null,
@@ -141,5 +144,68 @@ describe('schedule rules in the medication form', () => {
     );
     expect(interval.rules).toMatchObject({ intervalHours: '8', clock: '', ownFollowUps: true, repeatEveryMinutes: '20' });
     expect(hasMoreOptions(interval)).toBe(true);
+  });
+});
+
+describe('a second time of day', () => {
+  it('starts 12 hours after the first', () => {
+    expect(timeToAdd(['08:00'], '09:00')).toBe('20:00');
+    expect(timeToAdd(['21:30'], '09:00')).toBe('09:30');
+    expect(timeToAdd(['12:00'], '09:00')).toBe('00:00');
+  });
+
+  it('a first time, or one after the second, starts at the default reminder time once', () => {
+    expect(timeToAdd([], '09:00')).toBe('09:00');
+    expect(timeToAdd([''], '09:00')).toBe('09:00');
+    expect(timeToAdd(['08:00', '20:00'], '09:00')).toBe('09:00');
+    expect(timeToAdd(['09:00', '21:00'], '09:00')).toBe('');
+  });
+});
+
+describe('the least time between as-needed doses', () => {
+  it('is entered in hours and minutes and sent in minutes', () => {
+    const sent = (minGapHours: string, minGapMinutes: string) =>
+      medicationInput(form({ frequency: 'as_needed' }, { minGapHours, minGapMinutes }), false).schedule?.min_gap_minutes;
+    expect(sent('4', '0')).toBe(240);
+    expect(sent('1', '30')).toBe(90);
+    expect(sent('', '45')).toBe(45);
+    expect(sent('6', '')).toBe(360);
+    expect(sent('', '')).toBeNull();
+  });
+
+  it('is shown in hours and minutes', () => {
+    expect(gapFormOf(240)).toEqual({ minGapHours: '4', minGapMinutes: '0' });
+    expect(gapFormOf(90)).toEqual({ minGapHours: '1', minGapMinutes: '30' });
+    expect(gapFormOf(null)).toEqual({ minGapHours: '', minGapMinutes: '' });
+    expect(gapMinutes(gapFormOf(1440))).toBe(1440);
+    const read = medicationFormOf(
+      parseMedication(
+        medicationJson({
+          frequency: 'as_needed',
+          schedule: {
+            times: [],
+            weekdays: [],
+            start_date: '2026-11-01',
+            effective_times: [],
+            effective_weekdays: [],
+            min_gap_minutes: 150,
+            max_per_day: 3,
+            steps: [],
+          },
+        }) as Json,
+      ),
+    );
+    expect(read.rules).toMatchObject({ maxPerDay: '3', minGapHours: '2', minGapMinutes: '30' });
+  });
+
+  it('says what is wrong before the server does', () => {
+    const gap = (minGapHours: string, minGapMinutes: string) =>
+      problem(form({ frequency: 'as_needed' }, { minGapHours, minGapMinutes }));
+    expect(gap('1', '75')).toBe('Minutes between doses: enter a whole number from 0 to 59');
+    expect(gap('25', '0')).toBe('Hours between doses: enter a whole number from 0 to 24');
+    expect(gap('1.5', '')).toBe('Hours between doses: enter a whole number from 0 to 24');
+    expect(gap('0', '0')).toBe('Least time between doses: enter from 1 minute to 24 hours');
+    expect(gap('24', '30')).toBe('Least time between doses: enter from 1 minute to 24 hours');
+    expect(gap('24', '0')).toBeNull();
   });
 });

@@ -79,6 +79,8 @@ export interface RulesForm {
   endDate: string;
   steps: StepForm[];
   maxPerDay: string;
+  /** The least time between doses of an as-needed medication, in hours and minutes ('' = not set). */
+  minGapHours: string;
   minGapMinutes: string;
   /** '' = the default: elapsed for an interval, else wall. */
   clock: ClockKind | '';
@@ -99,6 +101,7 @@ export function emptyRulesForm(): RulesForm {
     endDate: '',
     steps: [],
     maxPerDay: '',
+    minGapHours: '',
     minGapMinutes: '',
     clock: '',
     graceMinutes: String(DEFAULT_GRACE_MINUTES),
@@ -109,6 +112,20 @@ export function emptyRulesForm(): RulesForm {
 }
 
 const text = (value: number | null, fallback = '') => (value === null ? fallback : String(value));
+
+/** A gap in minutes as the form's hours and minutes: 90 → 1 h 30 min; none → both empty. */
+export function gapFormOf(minutes: number | null): Pick<RulesForm, 'minGapHours' | 'minGapMinutes'> {
+  if (minutes === null) return { minGapHours: '', minGapMinutes: '' };
+  return { minGapHours: String(Math.floor(minutes / 60)), minGapMinutes: String(minutes % 60) };
+}
+
+/** The form's hours and minutes as the minutes the API takes: null when both are empty or unusable. */
+export function gapMinutes(r: Pick<RulesForm, 'minGapHours' | 'minGapMinutes'>): number | null {
+  const [hours, minutes] = [r.minGapHours.trim(), r.minGapMinutes.trim()];
+  if (hours === '' && minutes === '') return null;
+  const [h, m] = [hours === '' ? 0 : Number(hours), minutes === '' ? 0 : Number(minutes)];
+  return Number.isInteger(h) && Number.isInteger(m) ? h * 60 + m : null;
+}
 
 /** The clock a schedule gets when none is chosen (the server's rule). */
 export function defaultClock(intervalHours: string): ClockKind {
@@ -128,7 +145,7 @@ export function rulesFormOf(m: Medication): RulesForm {
     endDate: s.end_date ?? '',
     steps: s.steps.map((step) => ({ days: String(step.days), quantity: String(step.quantity) })),
     maxPerDay: text(s.max_per_day),
-    minGapMinutes: text(s.min_gap_minutes),
+    ...gapFormOf(s.min_gap_minutes),
     clock: s.clock === defaultClock(intervalHours) ? '' : s.clock,
     graceMinutes: String(s.grace_minutes),
     ownFollowUps: s.repeat_every_minutes !== null || s.repeat_times !== null,
@@ -260,7 +277,8 @@ function rulesProblem(form: MedicationForm): Problem | null {
   const limits: Limit[] = [];
   if (form.frequency === 'as_needed') {
     limits.push({ value: r.maxPerDay, low: 1, high: 48, key: 'rules.maxPerDay', optional: true });
-    limits.push({ value: r.minGapMinutes, low: 1, high: 1440, key: 'rules.minGap', optional: true });
+    limits.push({ value: r.minGapHours, low: 0, high: 24, key: 'rules.minGapHoursField', optional: true });
+    limits.push({ value: r.minGapMinutes, low: 0, high: 59, key: 'rules.minGapMinutesField', optional: true });
   } else {
     if (repeatsDaily(form.frequency)) {
       limits.push({ value: r.intervalHours, low: 1, high: 24, key: 'rules.intervalHours', optional: true });
@@ -287,6 +305,8 @@ function rulesProblem(form: MedicationForm): Problem | null {
       return { key: 'validation.range', values: { field: limit.key, low: String(limit.low), high: String(limit.high) } };
     }
   }
+  const gap = form.frequency === 'as_needed' ? gapMinutes(r) : null;
+  if (gap !== null && (gap < 1 || gap > 1440)) return { key: 'validation.gapRange' };
   if (r.endDate !== '' && form.startDate !== '' && r.endDate < form.startDate) {
     return { key: 'validation.endBeforeStart' };
   }
@@ -311,7 +331,7 @@ export function rulesInput(form: MedicationForm): Omit<ScheduleInput, 'times' | 
     end_date: scheduled && r.endDate !== '' ? r.endDate : null,
     steps: scheduled ? r.steps.map((step) => ({ days: Number(step.days), quantity: Number(step.quantity) })) : [],
     max_per_day: scheduled ? null : numberOrNull(r.maxPerDay),
-    min_gap_minutes: scheduled ? null : numberOrNull(r.minGapMinutes),
+    min_gap_minutes: scheduled ? null : gapMinutes(r),
     clock: daily && r.clock !== '' ? r.clock : null,
     // The default is sent as unset, so that it follows the server's default.
     grace_minutes: scheduled && r.graceMinutes.trim() !== String(DEFAULT_GRACE_MINUTES) ? numberOrNull(r.graceMinutes) : null,
@@ -325,6 +345,19 @@ function setRules<T extends object>(rules: T): Partial<T> {
   return Object.fromEntries(
     Object.entries(rules).filter(([, value]) => value !== null && !(Array.isArray(value) && value.length === 0)),
   ) as Partial<T>;
+}
+
+/**
+ * The time a new row of the times list starts with: a second time 12 hours after the first
+ * (08:00 → 20:00, as twice-daily doses go), else the default reminder time when it is not in
+ * the list yet, else empty.
+ */
+export function timeToAdd(times: readonly string[], defaultTime: string): string {
+  const first = /^(\d{2}):(\d{2})$/.exec(times[0] ?? '');
+  if (times.length === 1 && first) {
+    return `${String((Number(first[1]) + 12) % 24).padStart(2, '0')}:${first[2]}`;
+  }
+  return times.includes(defaultTime) ? '' : defaultTime;
 }
 
 /** Times of day as the server keeps them: filled in, sorted, once each. */

@@ -69,7 +69,7 @@ export function scheduleInWords(t: TFunction, frequency: Frequency, schedule: Sc
 
 /**
  * The whole regimen, one line each, with its dates: "Every 8 hours from 6:00 AM", "At most 3
- * a day", "Nov 1, 2026 to Nov 5, 2026: 40 mg", "From Nov 1, 2026 to Nov 15, 2026".
+ * doses in 24 hours", "Nov 1, 2026 to Nov 5, 2026: 40 mg", "From Nov 1, 2026 to Nov 15, 2026".
  */
 export function scheduleLines(
   t: TFunction,

@@ -7,6 +7,7 @@ import { setServerTimezone } from '../api/settings';
 import { useAuth } from '../auth/AuthContext';
 import { useTimeZoneQuery } from '../queries/account';
 import { browserTimeZone } from './format';
+import { currentZoneName } from './timeZones';
 
 // --- Screens that depend on the zone load again when it changes. ----------------------------
 
@@ -39,9 +40,9 @@ export async function saveTimeZone(zone: string): Promise<void> {
 
 const UTC_NAMES = ['UTC', 'Etc/UTC', 'Etc/GMT', 'GMT', 'Etc/Universal', 'Universal', 'Etc/Zulu', 'Zulu'];
 
-/** Two names for the same zone count as the same (UTC has several). */
+/** Two names for the same zone count as the same (UTC has several; Asia/Calcutta is Asia/Kolkata). */
 export function sameZone(a: string, b: string): boolean {
-  return a === b || (UTC_NAMES.includes(a) && UTC_NAMES.includes(b));
+  return currentZoneName(a) === currentZoneName(b) || (UTC_NAMES.includes(a) && UTC_NAMES.includes(b));
 }
 
 const DECLINED_KEY = 'pillbox_timezone_declined';

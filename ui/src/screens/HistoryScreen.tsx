@@ -9,6 +9,7 @@ import {
   type HistoryEntry,
   type HistoryPage,
 } from '../api/medicationTypes';
+import { DisabledReason, disabledBecause } from '../components/DisabledReason';
 import { AdherenceSummary } from '../components/medications/Adherence';
 import { ConfirmDialog } from '../components/medications/ConfirmDialog';
 import { DoseWarningNote } from '../components/medications/DoseWarningNote';
@@ -124,6 +125,7 @@ export function HistoryScreen() {
   // Whose dose: the people list's tag (none for the viewer's own), else the name the entry carries.
   const personTag = (of: { person_id: number | null; person_name?: string | null }) =>
     byId(of.person_id) ? tagOf(of.person_id) : (of.person_name ?? null);
+  const nothingToLog = loggable && loggable.length === 0 ? t('historical.needsMedication') : null;
 
   return (
     <div className="screen">
@@ -134,11 +136,13 @@ export function HistoryScreen() {
           className="button button-primary"
           onClick={() => setAdding(true)}
           disabled={!loggable || loggable.length === 0}
+          {...disabledBecause('history-add-needs-medication', nothingToLog)}
         >
           <PlusIcon />
           {t('historical.button')}
         </button>
       </header>
+      <DisabledReason id="history-add-needs-medication" reason={nothingToLog} />
 
       {adherence && (
         <AdherenceSummary

@@ -52,7 +52,10 @@ describe('Medications', () => {
     await userEvent.selectOptions(within(dialog).getByLabelText('Frequency'), 'twice_daily');
     await userEvent.click(within(dialog).getByRole('button', { name: 'Add time' }));
     await userEvent.click(within(dialog).getByRole('button', { name: 'Add time' }));
-    const second = within(dialog).getByLabelText('Time 2');
+    const second = within(dialog).getByLabelText<HTMLInputElement>('Time 2');
+    // The second dose starts 12 hours after the first.
+    expect(second.value).toBe('21:00');
+    await userEvent.clear(second);
     await userEvent.type(second, '21:30');
     await userEvent.click(within(dialog).getByLabelText('Green'));
     await userEvent.click(within(dialog).getByLabelText('Capsule'));
@@ -515,8 +518,9 @@ describe('schedule rules in the medication form', () => {
     // As needed: the limits are its schedule, shown without the disclosure.
     await userEvent.selectOptions(within(dialog).getByLabelText('Frequency'), 'as_needed');
     expect(within(dialog).queryByRole('button', { name: 'More schedule options' })).toBeNull();
-    await userEvent.type(within(dialog).getByLabelText('Most doses a day'), '4');
-    await userEvent.type(within(dialog).getByLabelText('Least minutes between doses'), '240');
+    await userEvent.type(within(dialog).getByLabelText('Most doses in 24 hours'), '4');
+    const gap = within(dialog).getByRole('group', { name: 'Least time between doses' });
+    await userEvent.type(within(gap).getByLabelText('Hours'), '4');
     await userEvent.click(within(dialog).getByRole('button', { name: 'Add Medication' }));
     await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
     expect(sentJson(requestsTo(fetchMock, 'POST', '/api/medications')[0]?.[1])).toMatchObject({

@@ -329,7 +329,7 @@ describe('doctor report: every regimen as Pillbox schedules it', () => {
           'From 11/01/2026 to 11/11/2026',
         ],
       ],
-      ['Ibuprofen', ['As needed', 'At most 3 a day', 'At least 4 h apart', 'From 10/01/2026, no end date']],
+      ['Ibuprofen', ['As needed', 'At most 3 doses in 24 hours', 'At least 4 h apart', 'From 10/01/2026, no end date']],
     ]);
     const byName = Object.fromEntries(rows.map((row) => [row.name, row.rest]));
     expect(byName.Prednisone).toEqual(['Per stage', 'Not tracked', '0', '0', '0', 'no doses']);
@@ -350,7 +350,7 @@ describe('doctor report: every regimen as Pillbox schedules it', () => {
     const overLimit = within(screen.getByTestId('report-over-limit')).getAllByRole('row').slice(1);
     expect(overLimit.map((row) => cells(row).slice(1))).toEqual([
       ['Ibuprofen', 'Taken anyway: less than 4 h after the dose before'],
-      ['Ibuprofen', 'Taken anyway: more than 3 in one day'],
+      ['Ibuprofen', 'Taken anyway: more than 3 in 24 hours'],
     ]);
   });
 
@@ -383,7 +383,7 @@ describe('doctor report: every regimen as Pillbox schedules it', () => {
           'Vom 01/11/2026 bis 11/11/2026',
         ],
       ],
-      ['Ibuprofen', ['Bei Bedarf', 'Höchstens 3 pro Tag', 'Mindestens 4 Std. Abstand', 'Ab 01/10/2026, ohne Enddatum']],
+      ['Ibuprofen', ['Bei Bedarf', 'Höchstens 3 Einnahmen in 24 Stunden', 'Mindestens 4 Std. Abstand', 'Ab 01/10/2026, ohne Enddatum']],
     ]);
     const ibuprofen = rows.find((row) => row.name === 'Ibuprofen');
     expect(ibuprofen?.rest.at(-1)).toBe(
@@ -392,7 +392,7 @@ describe('doctor report: every regimen as Pillbox schedules it', () => {
     const overLimit = within(screen.getByTestId('report-over-limit')).getAllByRole('row').slice(1);
     expect(overLimit.map((row) => cells(row).slice(1))).toEqual([
       ['Ibuprofen', 'Trotzdem genommen: weniger als 4 Std. nach der vorigen Einnahme'],
-      ['Ibuprofen', 'Trotzdem genommen: mehr als 3 an einem Tag'],
+      ['Ibuprofen', 'Trotzdem genommen: mehr als 3 in 24 Stunden'],
     ]);
   });
 });

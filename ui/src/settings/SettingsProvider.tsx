@@ -28,7 +28,8 @@ export function SettingsProvider({ children }: { children: ReactNode }) {
 
   const updateSettings = useCallback((changes: Partial<AppSettings>) => {
     setSettings((current) => {
-      const next = { ...current, ...changes };
+      // A language set here (in Settings, or the account's) is a choice: kept, and no longer the browser's.
+      const next = { ...current, ...changes, languageChosen: current.languageChosen || changes.language !== undefined };
       saveSettings(next);
       return next;
     });

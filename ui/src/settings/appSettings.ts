@@ -1,7 +1,8 @@
 export const LANGUAGES = ['en', 'es', 'fr', 'de'] as const;
 export const THEMES = ['light', 'dark', 'system'] as const;
-export const TIME_FORMATS = ['12h', '24h'] as const;
-export const DATE_FORMATS = ['MM/dd/yyyy', 'dd/MM/yyyy', 'yyyy-MM-dd'] as const;
+/** `auto`: as the language writes times and dates (en: 8:00 AM, 11/26/2026; de: 08:00, 26.11.2026). */
+export const TIME_FORMATS = ['auto', '12h', '24h'] as const;
+export const DATE_FORMATS = ['auto', 'MM/dd/yyyy', 'dd/MM/yyyy', 'yyyy-MM-dd'] as const;
 export const DATA_RETENTION_DAYS = [30, 90, 365, 730, 0] as const;
 
 export type Language = (typeof LANGUAGES)[number];
@@ -12,6 +13,11 @@ export type DateFormat = (typeof DATE_FORMATS)[number];
 /** Appearance and data preferences kept in the browser (spec §3, "Local app settings"). */
 export interface AppSettings {
   language: Language;
+  /**
+   * Whether the language was chosen (in Settings, or the account's from the server). Until
+   * then the browser's languages decide it, and it is not stored.
+   */
+  languageChosen: boolean;
   timezone: string;
   dateFormat: DateFormat;
   timeFormat: TimeFormat;
@@ -25,9 +31,10 @@ export const SETTINGS_STORAGE_KEY = 'dosage_app_settings';
 
 export const DEFAULT_SETTINGS: AppSettings = {
   language: 'en',
+  languageChosen: false,
   timezone: 'UTC',
-  dateFormat: 'MM/dd/yyyy',
-  timeFormat: '12h',
+  dateFormat: 'auto',
+  timeFormat: 'auto',
   defaultReminderTime: '09:00',
   autoBackup: true,
   dataRetention: 365,
@@ -38,15 +45,39 @@ function oneOf<T extends string | number>(allowed: readonly T[], value: unknown,
   return allowed.find((candidate) => candidate === value) ?? fallback;
 }
 
-/** Merges whatever was stored over the defaults, keeping only values of the right kind. */
-export function sanitizeSettings(stored: unknown): AppSettings {
+/** The first of the browser's languages (most wanted first) that Pillbox speaks; English otherwise. */
+export function browserLanguage(wanted: readonly string[]): Language {
+  for (const tag of wanted) {
+    const primary = tag.split(/[-_]/)[0]?.toLowerCase();
+    const found = LANGUAGES.find((language) => language === primary);
+    if (found) return found;
+  }
+  return 'en';
+}
+
+/** What the browser says the person reads, most wanted first. */
+function navigatorLanguages(): readonly string[] {
+  if (typeof navigator === 'undefined') return [];
+  // Older browsers (and some test set-ups) have no list, only the one language.
+  if ((navigator.languages as readonly string[] | undefined)?.length) return navigator.languages;
+  return navigator.language ? [navigator.language] : [];
+}
+
+/**
+ * Merges whatever was stored over the defaults, keeping only values of the right kind. Without
+ * a stored language, the browser's (`wanted`, most wanted first) decides.
+ */
+export function sanitizeSettings(stored: unknown, wanted: readonly string[] = navigatorLanguages()): AppSettings {
+  const detected = { ...DEFAULT_SETTINGS, language: browserLanguage(wanted) };
   if (typeof stored !== 'object' || stored === null || Array.isArray(stored)) {
-    return { ...DEFAULT_SETTINGS };
+    return detected;
   }
   const s = stored as Record<string, unknown>;
-  const d = DEFAULT_SETTINGS;
+  const d = detected;
+  const chosenLanguage = LANGUAGES.find((language) => language === s.language);
   return {
-    language: oneOf(LANGUAGES, s.language, d.language),
+    language: chosenLanguage ?? d.language,
+    languageChosen: chosenLanguage !== undefined,
     timezone: typeof s.timezone === 'string' && s.timezone !== '' ? s.timezone : d.timezone,
     dateFormat: oneOf(DATE_FORMATS, s.dateFormat, d.dateFormat),
     timeFormat: oneOf(TIME_FORMATS, s.timeFormat, d.timeFormat),
@@ -65,13 +96,16 @@ export function loadSettings(): AppSettings {
     const raw = localStorage.getItem(SETTINGS_STORAGE_KEY);
     return sanitizeSettings(raw === null ? null : JSON.parse(raw));
   } catch {
-    return { ...DEFAULT_SETTINGS };
+    return sanitizeSettings(null);
   }
 }
 
+/** Keeps the settings; a language the browser chose is left out, so it keeps following the browser. */
 export function saveSettings(settings: AppSettings): void {
+  const { language, languageChosen, ...rest } = settings;
+  const stored = languageChosen ? { language, ...rest } : rest;
   try {
-    localStorage.setItem(SETTINGS_STORAGE_KEY, JSON.stringify(settings));
+    localStorage.setItem(SETTINGS_STORAGE_KEY, JSON.stringify(stored));
   } catch {
     // Unavailable storage: the settings still apply for this page.
   }

@@ -7,6 +7,7 @@ import {
   MAX_TIMES,
   MEDICATION_ICONS,
   repeatsDaily,
+  timeToAdd,
   type MedicationForm,
 } from '../../medications/medicationForm';
 import { ISO_WEEKDAYS, weekdayName } from '../../medications/schedule';
@@ -50,10 +51,7 @@ export function MedicationFields({
 
   const setTime = (index: number, value: string) =>
     onChange({ times: form.times.map((time, i) => (i === index ? value : time)) });
-  const addTime = () =>
-    onChange({
-      times: [...form.times, form.times.includes(settings.defaultReminderTime) ? '' : settings.defaultReminderTime],
-    });
+  const addTime = () => onChange({ times: [...form.times, timeToAdd(form.times, settings.defaultReminderTime)] });
   const removeTime = (index: number) => onChange({ times: form.times.filter((_, i) => i !== index) });
   const toggleWeekday = (day: number) =>
     onChange({

@@ -76,20 +76,36 @@ export function AsNeededLimits({ idPrefix, form, onChange }: RulesProps) {
           max={48}
           onChange={(maxPerDay) => rules({ maxPerDay })}
         />
-        <NumberField
-          id={id('min-gap')}
-          label={t('rules.minGap')}
-          value={form.rules.minGapMinutes}
-          min={1}
-          max={1440}
-          onChange={(minGapMinutes) => rules({ minGapMinutes })}
-        />
       </div>
       {/^\d+$/.test(form.rules.maxPerDay.trim()) && Number(form.rules.maxPerDay) > 0 && (
         <p className="field-hint" data-testid="max-per-day-words">
           {t('schedule.maxPerDay', { count: Number(form.rules.maxPerDay) })}
         </p>
       )}
+      <fieldset className="choice-group" aria-describedby={id('min-gap-hint')}>
+        <legend>{t('rules.minGap')}</legend>
+        <div className="field-row">
+          <NumberField
+            id={id('min-gap-hours')}
+            label={t('rules.minGapHours')}
+            value={form.rules.minGapHours}
+            min={0}
+            max={24}
+            onChange={(minGapHours) => rules({ minGapHours })}
+          />
+          <NumberField
+            id={id('min-gap-minutes')}
+            label={t('rules.minGapMinutes')}
+            value={form.rules.minGapMinutes}
+            min={0}
+            max={59}
+            onChange={(minGapMinutes) => rules({ minGapMinutes })}
+          />
+        </div>
+        <span id={id('min-gap-hint')} className="field-hint">
+          {t('rules.minGapHint')}
+        </span>
+      </fieldset>
     </fieldset>
   );
 }

@@ -30,7 +30,7 @@ export function useMedsFormat() {
       unitLabel: (symbol: string) =>
         isCountUnit(symbol) ? t(`unitNames.${symbol}`) : `${symbol} (${t(`unitNames.${symbol}`)})`,
       dateTime: (instant: string) => formatDateTime(instant, { dateFormat, timeFormat }, language),
-      plainDate: (date: string) => formatPlainDate(date, dateFormat),
+      plainDate: (date: string) => formatPlainDate(date, dateFormat, language),
       timeOfDay: (time: string) => formatTimeOfDay(time, timeFormat, language),
       /** A heading's date: "Saturday, November 21, 2026". */
       longDate: (date: Date) => new Intl.DateTimeFormat(localeOf(language), { dateStyle: 'full' }).format(date),

@@ -4,6 +4,7 @@ import { useNavigate } from 'react-router-dom';
 import * as api from '../../api';
 import { useAuth } from '../../auth/AuthContext';
 import { Dialog } from '../../components/Dialog';
+import { DisabledReason, disabledBecause } from '../../components/DisabledReason';
 import { SignOutIcon } from '../../components/icons';
 import { errorText } from '../../i18n/messages';
 import { CurrentPasswordField } from './CurrentPasswordField';
@@ -22,6 +23,12 @@ export function DeleteAccountDialog({ onClose }: { onClose: () => void }) {
   const [error, setError] = useState<string | null>(null);
   // Both: the word against a slip of the hand, the password against a stolen session.
   const confirmed = typed === DELETE_CONFIRMATION && password !== '';
+  const missing =
+    typed !== DELETE_CONFIRMATION
+      ? t('settings.account.typeDeleteNeeded', { word: DELETE_CONFIRMATION })
+      : password === ''
+        ? t('common.passwordNeeded')
+        : null;
 
   const submit = async (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -60,11 +67,17 @@ export function DeleteAccountDialog({ onClose }: { onClose: () => void }) {
           />
         </div>
         <CurrentPasswordField id="delete-password" value={password} onChange={setPassword} />
+        <DisabledReason id="delete-account-needed" reason={missing} />
         <div className="dialog-actions">
           <button type="button" className="button button-secondary" onClick={onClose} disabled={busy}>
             {t('common.cancel')}
           </button>
-          <button type="submit" className="button button-danger" disabled={!confirmed || busy}>
+          <button
+            type="submit"
+            className="button button-danger"
+            disabled={!confirmed || busy}
+            {...disabledBecause('delete-account-needed', missing)}
+          >
             {busy ? t('settings.account.deleting') : t('settings.account.deleteConfirm')}
           </button>
         </div>

@@ -2,24 +2,32 @@ import { useTranslation } from 'react-i18next';
 import { FlashMessage } from '../../components/FlashMessage';
 import { useFlash } from '../../components/useFlash';
 import { LANGUAGE_NAMES } from '../../i18n';
+import { formatPlainDate, formatTimeOfDay } from '../../medications/format';
 import {
   DATE_FORMATS,
   LANGUAGES,
   THEMES,
+  TIME_FORMATS,
   type AppSettings,
   type DateFormat,
   type Language,
+  type TimeFormat,
 } from '../../settings/appSettings';
 import { useAppSettings } from '../../settings/SettingsContext';
 import { SectionHeading } from './SectionHeading';
 import { TimeZoneField } from './TimeZoneField';
 
-/** How the date formats are shown in the picker (spec §2 "Appearance"). */
-const DATE_FORMAT_LABELS: Record<DateFormat, string> = {
-  'MM/dd/yyyy': 'MM/DD/YYYY',
-  'dd/MM/yyyy': 'DD/MM/YYYY',
-  'yyyy-MM-dd': 'YYYY-MM-DD',
+/** Each date format's key under `settings.appearance.dateFormats`. */
+const DATE_FORMAT_KEYS: Record<DateFormat, string> = {
+  auto: 'auto',
+  'MM/dd/yyyy': 'monthDayYear',
+  'dd/MM/yyyy': 'dayMonthYear',
+  'yyyy-MM-dd': 'yearMonthDay',
 };
+
+/** The date and time the pickers show each format with. */
+const EXAMPLE_DATE = '2026-11-26';
+const EXAMPLE_TIME = '14:30';
 
 export function AppearanceSection() {
   const { t } = useTranslation();
@@ -85,25 +93,33 @@ export function AppearanceSection() {
           >
             {DATE_FORMATS.map((format) => (
               <option key={format} value={format}>
-                {DATE_FORMAT_LABELS[format]}
+                {t(`settings.appearance.dateFormats.${DATE_FORMAT_KEYS[format]}`, {
+                  example: formatPlainDate(EXAMPLE_DATE, format, settings.language),
+                })}
               </option>
             ))}
           </select>
         </div>
 
-        <label className="switch-row">
-          <span className="switch-text">
-            <span className="switch-label">{t('settings.appearance.time24')}</span>
-            <span className="field-hint">{t('settings.appearance.time24Hint')}</span>
-          </span>
-          <input
-            type="checkbox"
-            role="switch"
-            className="switch"
-            checked={settings.timeFormat === '24h'}
-            onChange={(event) => change({ timeFormat: event.target.checked ? '24h' : '12h' })}
-          />
-        </label>
+        <div className="field">
+          <label htmlFor="settings-time-format">{t('settings.appearance.timeFormat')}</label>
+          <select
+            id="settings-time-format"
+            value={settings.timeFormat}
+            onChange={(event) => {
+              const timeFormat = TIME_FORMATS.find((candidate) => candidate === event.target.value);
+              if (timeFormat) change({ timeFormat: timeFormat satisfies TimeFormat });
+            }}
+          >
+            {TIME_FORMATS.map((format) => (
+              <option key={format} value={format}>
+                {t(`settings.appearance.timeFormats.${format}`, {
+                  example: formatTimeOfDay(EXAMPLE_TIME, format, settings.language),
+                })}
+              </option>
+            ))}
+          </select>
+        </div>
 
         <TimeZoneField />
       </div>

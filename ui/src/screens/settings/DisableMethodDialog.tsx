@@ -4,6 +4,7 @@ import * as api from '../../api';
 import type { TwoFactorMethod } from '../../api';
 import { cleanBackupCode } from '../../auth/backupCode';
 import { Dialog } from '../../components/Dialog';
+import { DisabledReason, disabledBecause } from '../../components/DisabledReason';
 import { errorText } from '../../i18n/messages';
 
 
@@ -21,6 +22,7 @@ export function DisableMethodDialog({ method, onClose, onDisabled }: DisableMeth
   const [error, setError] = useState<string | null>(null);
   const trimmed = code.trim();
   const methodName = t(`twoFactor.methodsInline.${method}`);
+  const codeNeeded = trimmed === '' ? t('twoFactor.disable.required') : null;
 
   const submit = async (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -61,11 +63,17 @@ export function DisableMethodDialog({ method, onClose, onDisabled }: DisableMeth
             data-autofocus
           />
         </div>
+        <DisabledReason id="disable-code-needed" reason={codeNeeded} />
         <div className="dialog-actions">
           <button type="button" className="button button-secondary" onClick={onClose} disabled={busy}>
             {t('common.cancel')}
           </button>
-          <button type="submit" className="button button-danger" disabled={busy || trimmed === ''}>
+          <button
+            type="submit"
+            className="button button-danger"
+            disabled={busy || trimmed === ''}
+            {...disabledBecause('disable-code-needed', codeNeeded)}
+          >
             {busy ? t('twoFactor.disable.submitting') : t('twoFactor.disable.submit')}
           </button>
         </div>

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import * as api from '../../api';
 import type { TwoFactorEnabled } from '../../api';
 import { Dialog } from '../../components/Dialog';
+import { DisabledReason, disabledBecause } from '../../components/DisabledReason';
 import { errorText } from '../../i18n/messages';
 import { CurrentPasswordField } from './CurrentPasswordField';
 
@@ -17,6 +18,7 @@ interface EnableEmailDialogProps {
 export function EnableEmailDialog({ email, onClose, onEnabled }: EnableEmailDialogProps) {
   const { t } = useTranslation();
   const [password, setPassword] = useState('');
+  const passwordNeeded = password === '' ? t('common.passwordNeeded') : null;
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
@@ -43,11 +45,17 @@ export function EnableEmailDialog({ email, onClose, onEnabled }: EnableEmailDial
           </p>
         )}
         <CurrentPasswordField id="email-2fa-password" value={password} onChange={setPassword} autoFocus />
+        <DisabledReason id="email-2fa-password-needed" reason={passwordNeeded} />
         <div className="dialog-actions">
           <button type="button" className="button button-secondary" onClick={onClose} disabled={busy}>
             {t('common.cancel')}
           </button>
-          <button type="submit" className="button button-primary" disabled={busy || password === ''}>
+          <button
+            type="submit"
+            className="button button-primary"
+            disabled={busy || password === ''}
+            {...disabledBecause('email-2fa-password-needed', passwordNeeded)}
+          >
             {busy ? t('twoFactor.enabling') : t('twoFactor.enable')}
           </button>
         </div>

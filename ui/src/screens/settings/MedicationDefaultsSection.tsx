@@ -1,6 +1,7 @@
 import { useState, type SubmitEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { DataSettings } from '../../api/data';
+import { DisabledReason, disabledBecause } from '../../components/DisabledReason';
 import { FlashMessage } from '../../components/FlashMessage';
 import { SwitchField } from '../../components/notifications/preferenceFields';
 import { useFlash } from '../../components/useFlash';
@@ -25,6 +26,7 @@ export function MedicationDefaultsSection() {
   const saving = saveSettings.isPending;
   const [time, setTime] = useState<string | null>(null);
   const [flash, showFlash] = useFlash();
+  const unchanged = time === null ? t('medications.timeUnchanged') : null;
 
   const save = async (changes: Partial<DataSettings>) => {
     try {
@@ -73,8 +75,14 @@ export function MedicationDefaultsSection() {
                   {t('medications.reminderTimeHint')}
                 </p>
               </div>
+              <DisabledReason id="default-reminder-time-unchanged" reason={unchanged} />
               <div className="button-row">
-                <button type="submit" className="button button-primary" disabled={saving || time === null}>
+                <button
+                  type="submit"
+                  className="button button-primary"
+                  disabled={saving || time === null}
+                  {...disabledBecause('default-reminder-time-unchanged', unchanged)}
+                >
                   {saving && time !== null ? t('common.saving') : t('medications.save')}
                 </button>
               </div>

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import * as api from '../../api';
 import type { User } from '../../api';
 import { useAuth } from '../../auth/AuthContext';
+import { displayName } from '../../auth/displayName';
 import { FlashMessage } from '../../components/FlashMessage';
 import { useFlash } from '../../components/useFlash';
 import { errorText } from '../../i18n/messages';
@@ -19,13 +20,6 @@ export function formatLongDate(instant: string | undefined, language: string): s
   const date = new Date(instant);
   if (Number.isNaN(date.getTime())) return null;
   return new Intl.DateTimeFormat(DATE_LOCALES[language] ?? 'en-US', { dateStyle: 'long' }).format(date);
-}
-
-export function displayName(user: User): string {
-  return [user.firstName, user.lastName]
-    .map((part) => part?.trim() ?? '')
-    .filter((part) => part !== '')
-    .join(' ');
 }
 
 export function ProfileSection({ user }: { user: User }) {

@@ -2,6 +2,7 @@ import { useState, type SubmitEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import * as api from '../../api';
 import { Dialog } from '../../components/Dialog';
+import { DisabledReason, disabledBecause } from '../../components/DisabledReason';
 import { errorText } from '../../i18n/messages';
 import { CurrentPasswordField } from './CurrentPasswordField';
 
@@ -15,6 +16,7 @@ interface RegenerateCodesDialogProps {
 export function RegenerateCodesDialog({ onClose, onRegenerated }: RegenerateCodesDialogProps) {
   const { t } = useTranslation();
   const [password, setPassword] = useState('');
+  const passwordNeeded = password === '' ? t('common.passwordNeeded') : null;
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
@@ -41,11 +43,17 @@ export function RegenerateCodesDialog({ onClose, onRegenerated }: RegenerateCode
           </p>
         )}
         <CurrentPasswordField id="regenerate-password" value={password} onChange={setPassword} autoFocus />
+        <DisabledReason id="regenerate-password-needed" reason={passwordNeeded} />
         <div className="dialog-actions">
           <button type="button" className="button button-secondary" onClick={onClose} disabled={busy}>
             {t('common.cancel')}
           </button>
-          <button type="submit" className="button button-primary" disabled={busy || password === ''}>
+          <button
+            type="submit"
+            className="button button-primary"
+            disabled={busy || password === ''}
+            {...disabledBecause('regenerate-password-needed', passwordNeeded)}
+          >
             {busy ? t('twoFactor.backupCodes.regenerating') : t('twoFactor.backupCodes.regenerateConfirm')}
           </button>
         </div>

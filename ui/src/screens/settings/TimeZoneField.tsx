@@ -6,20 +6,12 @@ import { FlashMessage } from '../../components/FlashMessage';
 import { useFlash } from '../../components/useFlash';
 import { browserTimeZone } from '../../medications/format';
 import { saveTimeZone } from '../../medications/timezone';
+import { browserZones, currentZoneName, filterZones, zoneOptions } from '../../medications/timeZones';
 import { shiftText, travelEffect, type TravelEffect } from '../../medications/travel';
 import { useTimeZoneQuery } from '../../queries/account';
 import { queryKeys } from '../../queries/keys';
 import { useMedicationsQuery } from '../../queries/medications';
 import { useAppSettings } from '../../settings/SettingsContext';
-
-/** Every zone the browser knows, plus the stored one and this device's (older browsers list none). */
-export function zoneOptions(stored: string | null, device: string | null): string[] {
-  const known = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
-  const all = new Set([...known, 'UTC']);
-  if (stored) all.add(stored);
-  if (device) all.add(device);
-  return [...all].sort((a, b) => a.localeCompare(b));
-}
 
 /** The time zone the server keeps for this person: shown, and changed only here or when asked. */
 export function TimeZoneField() {
@@ -32,10 +24,20 @@ export function TimeZoneField() {
   const [saving, setSaving] = useState(false);
   const [flash, showFlash] = useFlash();
   const loaded = query.data ?? null;
-  const stored = choosing ?? loaded;
+  // An old name the server still holds (Asia/Calcutta) is shown under today's (Asia/Kolkata).
+  const stored = choosing ?? (loaded === null ? null : currentZoneName(loaded));
   const loadFailed = query.isError && loaded === null;
   const device = browserTimeZone();
-  const zones = useMemo(() => zoneOptions(stored, device), [stored, device]);
+  // Offsets as of when the screen opened: good enough for a picker.
+  const [now] = useState(() => new Date());
+  const zones = useMemo(() => zoneOptions(browserZones(), [stored, device], now), [stored, device, now]);
+  const [search, setSearch] = useState('');
+  const found = useMemo(() => filterZones(zones, search), [zones, search]);
+  // The select always holds the zone in use, whatever the search.
+  const shown = useMemo(() => {
+    const current = zones.find((option) => option.zone === stored);
+    return current && !found.includes(current) ? [current, ...found] : found;
+  }, [zones, found, stored]);
 
   // The browser's copy of the settings follows the server's zone.
   useEffect(() => {
@@ -77,19 +79,36 @@ export function TimeZoneField() {
           {loadFailed ? t('settings.appearance.timezoneLoadFailed') : t('settings.appearance.timezoneLoading')}
         </p>
       ) : (
-        <select
-          id="settings-timezone"
-          value={stored}
-          disabled={saving}
-          aria-describedby="settings-timezone-hint"
-          onChange={(event) => choose(event.target.value)}
-        >
-          {zones.map((zone) => (
-            <option key={zone} value={zone}>
-              {zone === device ? t('settings.appearance.timezoneThisDevice', { zone }) : zone}
-            </option>
-          ))}
-        </select>
+        <>
+          <input
+            type="search"
+            id="settings-timezone-search"
+            className="timezone-search"
+            value={search}
+            placeholder={t('settings.appearance.timezoneSearchPlaceholder')}
+            aria-label={t('settings.appearance.timezoneSearch')}
+            aria-controls="settings-timezone"
+            aria-describedby="settings-timezone-found"
+            autoComplete="off"
+            onChange={(event) => setSearch(event.target.value)}
+          />
+          <select
+            id="settings-timezone"
+            value={stored}
+            disabled={saving}
+            aria-describedby="settings-timezone-hint"
+            onChange={(event) => choose(event.target.value)}
+          >
+            {shown.map(({ zone, label }) => (
+              <option key={zone} value={zone}>
+                {zone === device ? t('settings.appearance.timezoneThisDevice', { zone: label }) : label}
+              </option>
+            ))}
+          </select>
+          <span id="settings-timezone-found" className="field-hint" role="status">
+            {search.trim() === '' ? '' : t('settings.appearance.timezoneFound', { count: found.length })}
+          </span>
+        </>
       )}
       <span id="settings-timezone-hint" className="field-hint">
         {t('settings.appearance.timezoneHint')}

@@ -7,6 +7,7 @@ import { BackupCodesList } from '../../components/BackupCodes';
 import { CodeInput } from '../../components/CodeInput';
 import { CopyButton } from '../../components/CopyButton';
 import { Dialog } from '../../components/Dialog';
+import { DisabledReason, disabledBecause } from '../../components/DisabledReason';
 import { EyeIcon, EyeOffIcon } from '../../components/icons';
 import { errorText, type CodeKeys } from '../../i18n/messages';
 import { CurrentPasswordField } from './CurrentPasswordField';
@@ -46,6 +47,7 @@ export function TotpSetupDialog({ onClose, onEnabled }: TotpSetupDialogProps) {
   const email = user?.email ?? '';
   const [state, setState] = useState<Step>({ step: 'intro' });
   const [password, setPassword] = useState('');
+  const passwordNeeded = password === '' ? t('common.passwordNeeded') : null;
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [showSecret, setShowSecret] = useState(false);
@@ -102,11 +104,17 @@ export function TotpSetupDialog({ onClose, onEnabled }: TotpSetupDialogProps) {
           </div>
           {errorBox}
           <CurrentPasswordField id="totp-password" value={password} onChange={setPassword} autoFocus />
+          <DisabledReason id="totp-password-needed" reason={passwordNeeded} />
           <div className="dialog-actions">
             <button type="button" className="button button-secondary" onClick={onClose} disabled={busy}>
               {t('common.cancel')}
             </button>
-            <button type="submit" className="button button-primary" disabled={busy || password === ''}>
+            <button
+              type="submit"
+              className="button button-primary"
+              disabled={busy || password === ''}
+              {...disabledBecause('totp-password-needed', passwordNeeded)}
+            >
               {busy ? t('twoFactor.totp.starting') : t('twoFactor.totp.start')}
             </button>
           </div>

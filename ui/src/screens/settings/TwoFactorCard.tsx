@@ -137,7 +137,11 @@ export function TwoFactorCard() {
                         ? t('twoFactor.email.description', { email: user?.email ?? '' })
                         : t('twoFactor.totp.description')}
                     </p>
-                    {emailUnavailable && <p className="field-hint warning-text">{t('twoFactor.email.unavailable')}</p>}
+                    {emailUnavailable && (
+                      <p className="field-hint warning-text" id={`${descriptionId}-unavailable`}>
+                        {t('twoFactor.email.unavailable')}
+                      </p>
+                    )}
                   </div>
                   <div className="method-action">
                     {on ? (
@@ -153,7 +157,8 @@ export function TwoFactorCard() {
                       <button
                         type="button"
                         className="button button-primary"
-                        aria-describedby={descriptionId}
+                        aria-describedby={emailUnavailable ? `${descriptionId} ${descriptionId}-unavailable` : descriptionId}
+                        title={emailUnavailable ? t('twoFactor.email.unavailable') : undefined}
                         disabled={emailUnavailable || busy !== null}
                         onClick={() => setDialog({ kind: method })}
                       >

@@ -138,7 +138,9 @@ describe('profile', () => {
     await user.click(screen.getByRole('button', { name: 'Save Changes' }));
 
     expect(await screen.findByText('Profile updated successfully')).toBeTruthy();
-    expect(screen.getByText('Sam Rivera')).toBeTruthy();
+    expect(screen.getByText('Sam Rivera', { selector: 'dd' })).toBeTruthy();
+    // The sidebar greets the person by the new name too.
+    expect(within(screen.getByTestId('sidebar')).getByTestId('user-name').textContent).toBe('Sam Rivera');
     const put = fetchMock.mock.calls.find(([url, init]) => requestUrl(url) === '/api/auth/me' && init?.method === 'PUT');
     expect(sentJson(put?.[1])).toEqual({ firstName: 'Sam', lastName: 'Rivera' });
     expect(JSON.parse(localStorage.getItem('user') ?? '{}')).toMatchObject({ firstName: 'Sam', lastName: 'Rivera' });
@@ -161,9 +163,9 @@ describe('appearance', () => {
     expect(screen.getByText('App-Einstellungen erfolgreich aktualisiert')).toBeTruthy();
     expect(JSON.parse(localStorage.getItem('dosage_app_settings') ?? '{}')).toMatchObject({ language: 'de' });
 
-    await user.click(screen.getByRole('switch', { name: /24-Stunden-Format/ }));
+    await user.selectOptions(screen.getByLabelText('Zeitformat'), '24h');
     await user.click(screen.getByRole('radio', { name: 'Dunkel' }));
-    await user.selectOptions(screen.getByLabelText('Datumsformat'), 'YYYY-MM-DD');
+    await user.selectOptions(screen.getByLabelText('Datumsformat'), 'yyyy-MM-dd');
     expect(JSON.parse(localStorage.getItem('dosage_app_settings') ?? '{}')).toMatchObject({
       language: 'de',
       timeFormat: '24h',
@@ -171,6 +173,60 @@ describe('appearance', () => {
       dateFormat: 'yyyy-MM-dd',
     });
     expect(document.documentElement.classList.contains('dark')).toBe(true);
+  });
+
+  it('names the date and time formats in the language, each with an example, and follows the language until one is chosen', async () => {
+    signIn();
+    server({});
+    renderApp('/settings?section=appearance');
+    const user = userEvent.setup();
+    const optionTexts = (label: string) =>
+      [...screen.getByLabelText<HTMLSelectElement>(label).options].map((option) => option.textContent.replace(/\u202f/g, ' '));
+    const dates = await screen.findByLabelText<HTMLSelectElement>('Date format');
+    expect(dates.value).toBe('auto');
+    expect(optionTexts('Date format')).toEqual([
+      'Language default (11/26/2026)',
+      'MM/DD/YYYY (11/26/2026)',
+      'DD/MM/YYYY (26/11/2026)',
+      'YYYY-MM-DD (2026-11-26)',
+    ]);
+    expect(screen.getByLabelText<HTMLSelectElement>('Time format').value).toBe('auto');
+    expect(optionTexts('Time format')).toEqual(['Language default (2:30 PM)', '12-hour (2:30 PM)', '24-hour (14:30)']);
+
+    await user.selectOptions(screen.getByLabelText('Language'), 'Deutsch');
+    expect(optionTexts('Datumsformat')).toEqual([
+      'Wie in der Sprache üblich (26.11.2026)',
+      'MM/TT/JJJJ (11/26/2026)',
+      'TT/MM/JJJJ (26/11/2026)',
+      'JJJJ-MM-TT (2026-11-26)',
+    ]);
+    expect(optionTexts('Zeitformat')).toEqual(['Wie in der Sprache üblich (14:30)', '12 Stunden (2:30 PM)', '24 Stunden (14:30)']);
+  });
+
+  it('finds a time zone by name or offset, under its current name', { timeout: 15_000 }, async () => {
+    signIn();
+    server({ 'GET /api/settings': () => jsonResponse({ success: true, data: { timezone: 'Asia/Calcutta' } }) });
+    renderApp('/settings?section=appearance');
+    const user = userEvent.setup();
+    // The first list works out some 400 offsets: slow on a busy machine.
+    const select = await screen.findByRole<HTMLSelectElement>('combobox', { name: 'Time zone' }, { timeout: 5000 });
+    // The old name the server still holds is shown under today's.
+    expect(select.value).toBe('Asia/Kolkata');
+    const labels = () => [...select.options].map((option) => option.textContent);
+    expect(labels()).toContain('(UTC+05:30) Asia/Kolkata');
+    expect(labels()).not.toContain('(UTC+05:30) Asia/Calcutta');
+    expect(labels().some((label) => label.endsWith('Europe/Kyiv'))).toBe(true);
+    expect(labels().some((label) => label.endsWith('Europe/Kiev'))).toBe(false);
+
+    const search = screen.getByRole('searchbox', { name: 'Search time zones' });
+    // Pasted rather than typed key by key: each key redraws some 400 zones.
+    await user.click(search);
+    await user.paste('tokyo');
+    expect(labels()).toEqual(['(UTC+05:30) Asia/Kolkata', '(UTC+09:00) Asia/Tokyo']);
+    expect(screen.getByText('1 time zone found')).toBeTruthy();
+    await user.clear(search);
+    await user.paste('UTC+5:45');
+    expect(labels()).toEqual(['(UTC+05:30) Asia/Kolkata', '(UTC+05:45) Asia/Kathmandu']);
   });
 
   it('shows the stored time zone and saves another one', async () => {
@@ -307,6 +363,11 @@ describe('two-factor management', () => {
       expect(within(emailMethod).getByRole('button', { name: 'Turn on' })).toHaveProperty('disabled', true),
     );
     expect(within(emailMethod).getByText(/This server cannot send email/)).toBeTruthy();
+    const turnOn = within(emailMethod).getByRole('button', { name: 'Turn on' });
+    expect(turnOn.getAttribute('title')).toMatch(/^This server cannot send email/);
+    expect(
+      (turnOn.getAttribute('aria-describedby') ?? '').split(' ').map((id) => document.getElementById(id)?.textContent ?? ''),
+    ).toContainEqual(expect.stringMatching(/^This server cannot send email/));
     expect(within(screen.getByTestId('method-totp')).getByRole('button', { name: 'Turn on' })).toHaveProperty(
       'disabled',
       false,
@@ -543,7 +604,15 @@ describe('account deletion', () => {
     expect(password.getAttribute('autocomplete')).toBe('current-password');
 
     expect(confirm).toHaveProperty('disabled', true);
+    // A disabled button says why, next to it and in its description.
+    const reason = () => within(dialog).queryByTestId('disabled-reason')?.textContent ?? null;
+    expect(reason()).toBe('Type DELETE above to continue.');
+    expect(confirm.getAttribute('aria-describedby')).toBe(within(dialog).getByTestId('disabled-reason').id);
+    await user.type(field, 'DELETE');
+    expect(reason()).toBe('Enter your password to continue.');
+    await user.clear(field);
     await user.type(password, PASSWORD);
+    expect(reason()).toBe('Type DELETE above to continue.');
     for (const attempt of ['delete', 'DELET', 'DELETE ', ' DELETE', 'Delete']) {
       await user.clear(field);
       await user.type(field, attempt);
@@ -552,6 +621,8 @@ describe('account deletion', () => {
     await user.clear(field);
     await user.type(field, 'DELETE');
     expect(confirm).toHaveProperty('disabled', false);
+    expect(reason()).toBeNull();
+    expect(confirm.getAttribute('aria-describedby')).toBeNull();
     // The word alone is not enough.
     await user.clear(password);
     expect(confirm).toHaveProperty('disabled', true);

@@ -26,7 +26,7 @@ function cutoffOf(preview: RetentionPreview): Date {
  * first says how many history entries it deletes now, and Cancel keeps the old value.
  */
 export function RetentionCard({ days }: { days: number }) {
-  const { t } = useTranslation('data');
+  const { t, i18n } = useTranslation('data');
   const { settings, updateSettings } = useAppSettings();
   const saveSettings = useSaveDataSettings();
   const [counting, setCounting] = useState(false);
@@ -111,7 +111,7 @@ export function RetentionCard({ days }: { days: number }) {
         >
           <p data-testid="retention-count">
             {preview.entries > 0
-              ? t('retention.deletesNow', { count: preview.entries, date: formatDate(cutoffOf(preview), settings.dateFormat) })
+              ? t('retention.deletesNow', { count: preview.entries, date: formatDate(cutoffOf(preview), settings.dateFormat, i18n.language) })
               : t('retention.deletesNone')}
           </p>
           <p>{t('retention.daily', { period: period(preview.days) })}</p>

@@ -1,0 +1,54 @@
+import { expect, test } from '@playwright/test';
+import { freshUserAt } from './medsHelpers';
+
+test.describe('the browser’s language before sign-in', () => {
+  test('a German browser gets the sign-in page in German', async ({ browser }) => {
+    const context = await browser.newContext({ locale: 'de-DE' });
+    const page = await context.newPage();
+    await page.goto('/login');
+    await expect(page.getByRole('heading', { name: 'Willkommen zurück' })).toBeVisible();
+    await expect(page.getByRole('button', { name: 'Anmelden' })).toBeVisible();
+    await expect(page.locator('html')).toHaveAttribute('lang', 'de');
+    await context.close();
+  });
+
+  test('a language chosen on this device wins over the browser’s', async ({ browser }) => {
+    const context = await browser.newContext({ locale: 'de-DE' });
+    const page = await context.newPage();
+    await page.goto('/login');
+    await page.evaluate(() => localStorage.setItem('dosage_app_settings', JSON.stringify({ language: 'es' })));
+    await page.reload();
+    await expect(page.getByRole('heading', { name: 'Hola de nuevo' })).toBeVisible();
+    await context.close();
+  });
+});
+
+test.describe('on a phone', () => {
+  test.use({ viewport: { width: 390, height: 844 } });
+
+  test('the time zone list filters as you type, shows offsets and today’s names', async ({ page, request }) => {
+    const user = await freshUserAt(page, request, '/settings?section=appearance');
+    const select = page.getByRole('combobox', { name: 'Time zone' });
+    await expect(select).toBeVisible();
+    const search = page.getByRole('searchbox', { name: 'Search time zones' });
+    await expect(search).toBeVisible();
+    // The field fits the phone's width.
+    const box = await search.boundingBox();
+    expect(box && box.x >= 0 && box.x + box.width <= 390).toBe(true);
+
+    await search.fill('kolk');
+    await expect(page.getByText('1 time zone found')).toBeVisible();
+    // The zone in use stays in the list; the match shows its offset and current name.
+    await expect(select.locator('option')).toHaveText([/^\(UTC\+00:00\) UTC/, '(UTC+05:30) Asia/Kolkata']);
+    await search.fill('kiev');
+    await expect(page.getByText('0 time zones found')).toBeVisible();
+    await search.fill('kyiv');
+    await expect(select.locator('option', { hasText: 'Europe/Kyiv' })).toHaveText(/^\(UTC\+0[23]:00\) Europe\/Kyiv$/);
+
+    await search.fill('+05:30');
+    await select.selectOption('Asia/Kolkata');
+    await expect(page.getByText('Time zone saved')).toBeVisible();
+    const saved = await request.get('/api/settings', { headers: { Authorization: `Bearer ${user.token}` } });
+    expect(((await saved.json()) as { data: { timezone: string } }).data.timezone).toBe('Asia/Kolkata');
+  });
+});
