@@ -1150,6 +1150,7 @@ async fn the_report_states_every_schedule_and_counts_as_needed_doses_as_use_with
         report["totals"],
         json!({ "taken": 1, "skipped": 0, "missed": 1, "rate": 0.5 })
     );
+}
 
 /// The statuses Today shows for a medication's doses.
 async fn today_statuses(server: &Server, token: &str, medication: i64) -> Vec<String> {

@@ -13,7 +13,8 @@ use utoipa::ToSchema;
 
 use super::sessions::RevokedSessions;
 use super::{
-    ErrorCode, Problem, ServiceError, ServiceResult, conflict, invalid, not_found, rejected, user_backups, user_settings,
+    ErrorCode, Problem, ServiceError, ServiceResult, conflict, invalid, not_found, rejected, user_backups,
+    user_settings,
 };
 use crate::clock;
 use crate::config::Signups;
@@ -26,8 +27,8 @@ use crate::security::sign_in_budget::{self, SignInBudget, Verdict};
 use crate::security::{password, session, totp};
 use crate::store::carers;
 use crate::store::outbox::{self, MailKind, NewMail};
-use crate::store::users::{self, TwoFactor, User};
 use crate::store::sessions;
+use crate::store::users::{self, TwoFactor, User};
 
 pub const EMAIL_CODE_MINUTES: i64 = 10;
 pub const EMAIL_CODE_MAX_TRIES: i64 = 5;

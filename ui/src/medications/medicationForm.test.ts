@@ -109,7 +109,7 @@ describe('schedule rules in the medication form', () => {
       'Every how many days: enter a whole number from 1 to 366',
     );
     expect(problem(form({ frequency: 'as_needed' }, { maxPerDay: '2.5' }))).toBe(
-      'Most doses a day: enter a whole number from 1 to 48',
+      'Most doses in 24 hours: enter a whole number from 1 to 48',
     );
     expect(problem(form({}, { steps: [{ days: '3', quantity: '-1' }] }))).toBe(
       'Please enter a valid positive number for the dosage amount',

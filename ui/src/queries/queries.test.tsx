@@ -122,12 +122,13 @@ describe('invalidation', () => {
     expect(stale).not.toContain(JSON.stringify(queryKeys.twoFactorStatus));
   });
 
-  it('changed reminder preferences make stale the reminders and the delivery warnings, not the doses', () => {
+  it('changed reminder preferences make stale the reminders and the delivery warnings (the list and Today), not the history', () => {
     const client = filledClient();
     remindersChanged(client);
     expect(staleKeys(client)).toEqual(
       names([
         queryKeys.medicationList,
+        queryKeys.today,
         queryKeys.scheduledNotifications,
         queryKeys.globalPreferences,
         queryKeys.medicationPreferences(3),

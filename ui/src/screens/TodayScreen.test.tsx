@@ -422,7 +422,7 @@ describe('Today', () => {
   it('says the already-taken question in each language', () => {
     const question = (language: string) => i18n.getFixedT(language, 'meds')('today.alreadyTaken', { time: '06:00' });
     expect(question('en')).toBe('Already taken at 06:00 — log another dose?');
-    expect(question('de')).toBe('Bereits um 06:00 eingenommen – eine weitere Einnahme erfassen?');
+    expect(question('de')).toBe('Bereits um 06:00 genommen – eine weitere Einnahme erfassen?');
     expect(question('fr')).toBe('Déjà prise à 06:00 — enregistrer une autre prise ?');
     expect(question('es')).toBe('Ya tomada a las 06:00. ¿Registrar otra dosis?');
   });

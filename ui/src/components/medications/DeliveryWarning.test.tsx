@@ -27,7 +27,7 @@ afterEach(async () => {
 });
 
 describe('a medication whose reminders reach nobody', () => {
-  it('says why in each case, with the fix', async () => {
+  it('says why in each case, with the fix', () => {
     mockFetch({ 'GET /api/notifications/preferences': () => preferences() });
     const said: Record<string, string> = {};
     for (const code of ['no_push_device', 'email_unavailable', 'email_unverified', 'no_method'] as const) {
