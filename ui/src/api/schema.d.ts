@@ -1017,6 +1017,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/notifications/push/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Whether the server knows this browser's subscription (the push switch shows it on only
+         *     then), and how many devices take the person's reminders.
+         */
+        post: operations["push_push_status"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/notifications/push/unregister": {
         parameters: {
             query?: never;
@@ -1102,7 +1122,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sends a test notification now over the chosen methods. */
+        /**
+         * Sends a test notification now the way a reminder over the chosen methods goes: methods
+         *     switched off are skipped, push goes to every device, and when no device took it the
+         *     e-mail fallback is sent or skipped as for a reminder. `results` lists each step.
+         */
         post: operations["notifications_test"];
         delete?: never;
         options?: never;
@@ -1414,15 +1438,25 @@ export interface components {
         /** @description One channel's outcome of a test or send-now notification. */
         ChannelResult: {
             channel: components["schemas"]["DeliveryMethod"];
-            /** @description What happened, for a person ("Sent to 2 devices", "Queued for …", or why it failed). */
+            /**
+             * @description What happened, as a code the app translates with `params`: `push_sent`
+             *     (`delivered`, `devices`), `push_no_device`, `push_failed` (`devices`, `detail`),
+             *     `push_off`, `email_sent` / `email_queued` / `fallback_queued` (`address`),
+             *     `email_failed` (`detail`), `email_unavailable`, `email_unverified`, `email_off`,
+             *     `fallback_skipped` (`reason`: `email_off`, `fallback_off`, `email_unavailable`,
+             *     `email_unverified`).
+             */
+            code: string;
+            /** @description What happened, in English ("Sent to 2 of 2 devices", "Queued for …", or why it failed). */
             detail: string;
-            /** @description E-mail was used because every push failed. */
+            /** @description E-mail was used (or would have been) because no device took the push. */
             fallback: boolean;
             /**
              * @description Delivered; for a reminder's e-mail, queued (its result joins the history when the
              *     mail server answers).
              */
             ok: boolean;
+            params: Record<string, never>;
         };
         /** @description Every channel's outcome of one delivery. */
         ChannelResults: {
@@ -1649,7 +1683,12 @@ export interface components {
                 color: string;
                 created_at: string;
                 default_quantity: components["schemas"]["Quantity"];
-                /** @description `no_method` when its reminders go out by no method the person can receive. */
+                /**
+                 * @description Why its reminders can reach nobody: `no_push_device` (push is its way and no device
+                 *     is subscribed), `email_unavailable` (e-mail is its way and this server cannot send
+                 *     e-mail), `email_unverified` (the address is not verified), `no_method` (every method
+                 *     it uses is switched off). Null when a reminder can arrive, or reminders are off.
+                 */
                 delivery_warning: string | null;
                 /** @description The latest doses, newest first. */
                 doses: components["schemas"]["RecentDose"][];
@@ -1752,6 +1791,11 @@ export interface components {
                 default_reminder_minutes_before: number;
                 /** @description Read-only: whether this server can send e-mail at all. */
                 email_available: boolean;
+                /**
+                 * @description If no device takes a push, it is sent by e-mail. On only while e-mail notifications
+                 *     are on (with them off no reminder e-mail goes out); on by default with them.
+                 */
+                email_fallback_enabled: boolean;
                 email_notifications_enabled: boolean;
                 /** @description Push and e-mail reminders say "Time for your 08:00 medicines" without naming them. */
                 hide_medication_names: boolean;
@@ -1803,6 +1847,21 @@ export interface components {
             data: {
                 /** @description The VAPID public key, base64url. */
                 publicKey: string;
+            };
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description The body of every successful answer: `{"success": true, "data": …}`. */
+        Data_PushStatus: {
+            /**
+             * @description Whether this browser's push subscription is one the server sends the person's
+             *     reminders to.
+             */
+            data: {
+                /** @description How many devices the person has subscribed, this one included. */
+                devices: number;
+                /** @description The endpoint is registered for the signed-in person. */
+                registered: boolean;
             };
             /** @description Always true. */
             success: boolean;
@@ -2014,7 +2073,12 @@ export interface components {
                 color: string;
                 created_at: string;
                 default_quantity: components["schemas"]["Quantity"];
-                /** @description `no_method` when its reminders go out by no method the person can receive. */
+                /**
+                 * @description Why its reminders can reach nobody: `no_push_device` (push is its way and no device
+                 *     is subscribed), `email_unavailable` (e-mail is its way and this server cannot send
+                 *     e-mail), `email_unverified` (the address is not verified), `no_method` (every method
+                 *     it uses is switched off). Null when a reminder can arrive, or reminders are off.
+                 */
                 delivery_warning: string | null;
                 /** @description The latest doses, newest first. */
                 doses: components["schemas"]["RecentDose"][];
@@ -2137,7 +2201,22 @@ export interface components {
             notification_id?: number | null;
             /** @description sent or failed. */
             result: string;
+            /**
+             * @description What happened, as a code the app translates with `result_params` (`push_sent`,
+             *     `push_no_device`, `push_failed`, `push_off`, `email_sent`, `email_failed`,
+             *     `email_unavailable`, `email_unverified`, `email_off`, …); null on rows older than codes.
+             */
+            result_code: string | null;
+            /** @description The values the code names (`delivered`, `devices`, `address`, `detail`). */
+            result_params: Record<string, never>;
             title: string;
+            /**
+             * @description The title as a code the app translates with `title_params`: `dose`, `dose_repeat`,
+             *     `low_stock` or `test` (`title` keeps the words it went out with).
+             */
+            title_code: string;
+            /** @description `name`: the medication's name, when there is one. */
+            title_params: Record<string, never>;
         };
         /**
          * @description The 502 answer when no channel delivered: an error body that also carries each
@@ -2562,7 +2641,12 @@ export interface components {
             color: string;
             created_at: string;
             default_quantity: components["schemas"]["Quantity"];
-            /** @description `no_method` when its reminders go out by no method the person can receive. */
+            /**
+             * @description Why its reminders can reach nobody: `no_push_device` (push is its way and no device
+             *     is subscribed), `email_unavailable` (e-mail is its way and this server cannot send
+             *     e-mail), `email_unverified` (the address is not verified), `no_method` (every method
+             *     it uses is switched off). Null when a reminder can arrive, or reminders are off.
+             */
             delivery_warning: string | null;
             /** @description The latest doses, newest first. */
             doses: components["schemas"]["RecentDose"][];
@@ -2762,6 +2846,11 @@ export interface components {
                 default_reminder_minutes_before: number;
                 /** @description Read-only: whether this server can send e-mail at all. */
                 email_available: boolean;
+                /**
+                 * @description If no device takes a push, it is sent by e-mail. On only while e-mail notifications
+                 *     are on (with them off no reminder e-mail goes out); on by default with them.
+                 */
+                email_fallback_enabled: boolean;
                 email_notifications_enabled: boolean;
                 /** @description Push and e-mail reminders say "Time for your 08:00 medicines" without naming them. */
                 hide_medication_names: boolean;
@@ -2969,7 +3058,22 @@ export interface components {
                 notification_id?: number | null;
                 /** @description sent or failed. */
                 result: string;
+                /**
+                 * @description What happened, as a code the app translates with `result_params` (`push_sent`,
+                 *     `push_no_device`, `push_failed`, `push_off`, `email_sent`, `email_failed`,
+                 *     `email_unavailable`, `email_unverified`, `email_off`, …); null on rows older than codes.
+                 */
+                result_code: string | null;
+                /** @description The values the code names (`delivered`, `devices`, `address`, `detail`). */
+                result_params: Record<string, never>;
                 title: string;
+                /**
+                 * @description The title as a code the app translates with `title_params`: `dose`, `dose_repeat`,
+                 *     `low_stock` or `test` (`title` keeps the words it went out with).
+                 */
+                title_code: string;
+                /** @description `name`: the medication's name, when there is one. */
+                title_params: Record<string, never>;
             }[];
             pagination: components["schemas"]["Pagination"];
             /** @description Always true. */
@@ -3096,6 +3200,11 @@ export interface components {
             default_reminder_minutes_before: number;
             /** @description Read-only: whether this server can send e-mail at all. */
             email_available: boolean;
+            /**
+             * @description If no device takes a push, it is sent by e-mail. On only while e-mail notifications
+             *     are on (with them off no reminder e-mail goes out); on by default with them.
+             */
+            email_fallback_enabled: boolean;
             email_notifications_enabled: boolean;
             /** @description Push and e-mail reminders say "Time for your 08:00 medicines" without naming them. */
             hide_medication_names: boolean;
@@ -3119,6 +3228,8 @@ export interface components {
             default_reminder_minutes_before?: number | null;
             /** @description Read-only; accepted (and ignored) so a client can send back what it got. */
             email_available?: boolean | null;
+            /** @description If no device takes a push, send it by e-mail (applies while e-mail notifications are on). */
+            email_fallback_enabled?: boolean | null;
             email_notifications_enabled?: boolean | null;
             /** @description Push and e-mail reminders leave medication names (and doses, messages) out. */
             hide_medication_names?: boolean | null;
@@ -3164,6 +3275,20 @@ export interface components {
         PublicKey: {
             /** @description The VAPID public key, base64url. */
             publicKey: string;
+        };
+        /**
+         * @description Whether this browser's push subscription is one the server sends the person's
+         *     reminders to.
+         */
+        PushStatus: {
+            /** @description How many devices the person has subscribed, this one included. */
+            devices: number;
+            /** @description The endpoint is registered for the signed-in person. */
+            registered: boolean;
+        };
+        PushStatusBody: {
+            /** @description This browser's subscription endpoint (`PushSubscription.endpoint`). */
+            endpoint?: string | null;
         };
         /**
          * Format: double
@@ -3570,6 +3695,10 @@ export interface components {
         /** @description One of today's scheduled doses. */
         TodayDose: {
             color: string;
+            /**
+             * @description Why its reminders can reach nobody, as on the medication (`no_push_device`,
+             *     `email_unavailable`, `email_unverified`, `no_method`), or null.
+             */
             delivery_warning: string | null;
             /**
              * Format: int64
@@ -7481,6 +7610,57 @@ export interface operations {
             };
             /** @description subscription_taken: another account's endpoint with other keys */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    push_push_status: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PushStatusBody"];
+            };
+        };
+        responses: {
+            /** @description What the server knows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_PushStatus"];
+                };
+            };
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
