@@ -1410,3 +1410,37 @@ async fn admin_creates_users_and_resets_passwords() {
         "no empty database from a mistyped path"
     );
 }
+
+/// A person who registers from a page in German keeps German: the account's language is the
+/// one the page was shown in, so the app, its reminders and e-mails speak it from the start.
+#[tokio::test]
+async fn a_new_account_keeps_the_language_it_registered_in() {
+    let server = Server::start_with(open_signups);
+    let (status, refused) = post(
+        &server,
+        "/api/auth/register",
+        None,
+        json!({ "email": "lena@example.org", "password": PASSWORD, "language": "xx" }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{refused}");
+    assert_eq!(code_of(&refused), "validation_failed");
+    assert_eq!(refused["message"], "Language must be one of en, es, fr, de");
+
+    // Nothing was written: the same address registers now.
+    let (status, body) = post(
+        &server,
+        "/api/auth/register",
+        None,
+        json!({ "email": "lena@example.org", "password": PASSWORD, "language": "de" }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let (status, settings) = get_json(&server, "/api/settings", Some(&token_of(&body))).await;
+    assert_eq!(status, StatusCode::OK, "{settings}");
+    assert_eq!(settings["data"]["language"], "de");
+
+    let english = register(&server, "sam@example.org").await;
+    let (_, settings) = get_json(&server, "/api/settings", Some(&english)).await;
+    assert_eq!(settings["data"]["language"], "en");
+}

@@ -33,6 +33,9 @@ pub struct Credentials {
     /// its link. Past the first account, it opens registration for the invited address only;
     /// it also proves that address, so the account needs no verification link.
     invitation: Option<String>,
+    /// Registering: the language the app is shown in (`en`, `es`, `fr` or `de`), which the
+    /// new account keeps for the app, its reminders and its e-mails. Not read at sign-in.
+    language: Option<String>,
 }
 
 /// A new account waiting for its address to be verified.
@@ -64,7 +67,7 @@ pub enum RegisterAnswer {
     request_body = Credentials,
     responses(
         (status = 201, description = "Created: signed in, or waiting for verification", body = RegisterAnswer),
-        (status = 400, description = "Invalid e-mail address or password", body = ErrorBody),
+        (status = 400, description = "Invalid e-mail address, password or language", body = ErrorBody),
         (status = 403, description = "Registration is closed (`registration_closed`)", body = ErrorBody),
         (status = 409, description = "The address has an account (`email_taken`)", body = ErrorBody),
         (status = 429, description = "Too many registrations from this address", body = ErrorBody),
@@ -81,6 +84,7 @@ pub async fn register(
             &body.email,
             body.password,
             body.invitation.as_deref(),
+            body.language.as_deref(),
             state.clock.now(),
         )
         .await?;

@@ -777,9 +777,11 @@ impl Accounts<'_> {
         email: &str,
         password: String,
         invitation: Option<&str>,
+        language: Option<&str>,
         now: DateTime<Utc>,
     ) -> AccountResult<Registered> {
         let invitation = invitation.map(crate::security::codes::hash_link_token);
+        let language = language.map(user_settings::parse_language).transpose()?;
         let email = validate_email(email).map_err(ServiceError::Invalid)?;
         validate_new_password(&password).map_err(ServiceError::Invalid)?;
         self.limits.registrations_per_client.hit(client)?;
@@ -816,6 +818,9 @@ impl Accounts<'_> {
                     let user = users::insert(&tx, &email, &hash, verified, &clock::stamp(now))?.ok_or_else(
                         || conflict(ErrorCode::EmailTaken, "An account with this email already exists"),
                     )?;
+                    if let Some(language) = language {
+                        user_settings::set_language(&tx, user.id, language)?;
+                    }
                     let verification = (!verified)
                         .then(|| -> rusqlite::Result<()> {
                             let token = new_verification(&tx, user.id, now)?;

@@ -34,9 +34,10 @@ pub fn language(conn: &Connection, user_id: i64) -> ServiceResult<Lang> {
 pub struct AppSettings {
     /// One of `en`, `es`, `fr`, `de`.
     pub language: String,
-    /// One of `MM/dd/yyyy`, `dd/MM/yyyy`, `yyyy-MM-dd`.
+    /// One of `auto` (as the language writes dates: en 11/26/2026, de 26.11.2026, es and fr
+    /// 26/11/2026), `MM/dd/yyyy`, `dd/MM/yyyy`, `yyyy-MM-dd`.
     pub date_format: String,
-    /// `12h` or `24h`.
+    /// `auto` (en on the 12-hour clock, es, fr and de on the 24-hour one), `12h` or `24h`.
     pub time_format: String,
     pub auto_backup: bool,
     /// Days of history kept: 0 (everything), 30, 90, 365 or 730.
@@ -86,6 +87,27 @@ pub struct SettingsChange {
     pub auto_backup: Option<bool>,
     pub data_retention: Option<i64>,
     pub theme: Option<String>,
+}
+
+/// A language the app names (`en`, `es`, `fr`, `de`); anything else is refused as the
+/// settings refuse it.
+pub fn parse_language(code: &str) -> ServiceResult<Lang> {
+    one_of(
+        Some(code.to_owned()),
+        LANGUAGES,
+        "Language",
+        &mut Map::new(),
+        "language",
+    )?;
+    Ok(Lang::of(Some(code)))
+}
+
+/// Keeps `language` as the person's choice (a new account takes the one its app was shown in).
+pub fn set_language(conn: &Connection, user_id: i64, language: Lang) -> ServiceResult<()> {
+    let mut s = settings::get(conn, user_id)?;
+    s.preferences.insert("language".into(), json!(language.code()));
+    settings::save(conn, user_id, &s)?;
+    Ok(())
 }
 
 fn one_of(

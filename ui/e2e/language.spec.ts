@@ -21,6 +21,25 @@ test.describe('the browser’s language before sign-in', () => {
     await expect(page.getByRole('heading', { name: 'Hola de nuevo' })).toBeVisible();
     await context.close();
   });
+
+  test('an account registered from a German page stays German after signing in', async ({ browser }) => {
+    const context = await browser.newContext({ locale: 'de-DE' });
+    const page = await context.newPage();
+    await page.goto('/register');
+    const email = `lena-${Date.now()}@example.com`;
+    await page.getByLabel('E-Mail').fill(email);
+    await page.getByLabel('Passwort', { exact: true }).fill('correct horse battery');
+    await page.getByLabel('Passwort bestätigen').fill('correct horse battery');
+    await page.getByRole('button', { name: 'Konto erstellen' }).click();
+    // Signed in, the account's settings (now German) are the ones the app takes.
+    await expect(page.getByRole('navigation', { name: 'Hauptnavigation' }).getByRole('link', { name: 'Heute' })).toBeVisible();
+    const token = await page.evaluate(() => localStorage.getItem('token'));
+    const settings = await page.request.get('/api/settings', { headers: { Authorization: `Bearer ${token}` } });
+    expect(((await settings.json()) as { data: { language: string } }).data.language).toBe('de');
+    await page.reload();
+    await expect(page.getByRole('navigation', { name: 'Hauptnavigation' }).getByRole('link', { name: 'Heute' })).toBeVisible();
+    await context.close();
+  });
 });
 
 test.describe('on a phone', () => {

@@ -87,12 +87,13 @@ export async function login(email: string, password: string, code?: string): Pro
   return session;
 }
 
-export async function register(email: string, password: string): Promise<RegisterResult> {
+/** Makes an account that keeps `language` (the one the app is shown in) for the app, its reminders and e-mails. */
+export async function register(email: string, password: string, language: string): Promise<RegisterResult> {
   const invitation = keptInvitation();
   const body = await apiRequest('/api/auth/register', {
     method: 'POST',
     anonymous: true,
-    body: invitation ? { email, password, invitation } : { email, password },
+    body: invitation ? { email, password, language, invitation } : { email, password, language },
   });
   const session = parseSession(body);
   if (session) return { kind: 'signedIn', session };

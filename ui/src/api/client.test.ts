@@ -160,7 +160,7 @@ describe('typed calls', () => {
       'POST /api/auth/register': () =>
         jsonResponse({ success: true, data: { user, requiresEmailVerification: true } }, 201),
     });
-    await expect(register('new@example.com', 'secret1')).resolves.toEqual({
+    await expect(register('new@example.com', 'secret1', 'en')).resolves.toEqual({
       kind: 'verificationRequired',
       user,
     });
@@ -168,23 +168,28 @@ describe('typed calls', () => {
     mockFetch({
       'POST /api/auth/register': () => jsonResponse({ success: true, data: { user, token: 'x' } }, 201),
     });
-    await expect(register('new@example.com', 'secret1')).resolves.toEqual({
+    await expect(register('new@example.com', 'secret1', 'en')).resolves.toEqual({
       kind: 'signedIn',
       session: { user, token: 'x' },
     });
   });
 
-  it('register sends the invitation kept on this device, which opens closed sign-ups', async () => {
+  it('register sends the page\'s language, and the invitation kept on this device, which opens closed sign-ups', async () => {
     const user = { id: 4, email: 'kim@example.com' };
     const respond = () => jsonResponse({ success: true, data: { user, token: 'x' } }, 201);
     let fetchMock = mockFetch({ 'POST /api/auth/register': respond });
-    await register('kim@example.com', 'secret1');
-    expect(sentJson(fetchMock.mock.calls[0]?.[1])).toEqual({ email: 'kim@example.com', password: 'secret1' });
+    await register('kim@example.com', 'secret1', 'de');
+    expect(sentJson(fetchMock.mock.calls[0]?.[1])).toEqual({ email: 'kim@example.com', password: 'secret1', language: 'de' });
 
     localStorage.setItem('pillbox_invitation', 'tok_123');
     fetchMock = mockFetch({ 'POST /api/auth/register': respond });
-    await register('kim@example.com', 'secret1');
-    expect(sentJson(fetchMock.mock.calls[0]?.[1])).toEqual({ email: 'kim@example.com', password: 'secret1', invitation: 'tok_123' });
+    await register('kim@example.com', 'secret1', 'de');
+    expect(sentJson(fetchMock.mock.calls[0]?.[1])).toEqual({
+      email: 'kim@example.com',
+      password: 'secret1',
+      language: 'de',
+      invitation: 'tok_123',
+    });
     localStorage.removeItem('pillbox_invitation');
   });
 });

@@ -98,10 +98,10 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     }
   }, []);
 
-  const register = useCallback(async (email: string, password: string) => {
+  const register = useCallback(async (email: string, password: string, language: string) => {
     dispatch({ type: 'AUTH_START' });
     try {
-      const result = await api.register(email, password);
+      const result = await api.register(email, password, language);
       if (result.kind === 'signedIn') {
         const { user, token } = result.session;
         api.storeSession(token, user);

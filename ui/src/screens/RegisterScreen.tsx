@@ -20,7 +20,7 @@ export function passwordProblem(password: string, confirmation: string): string 
 }
 
 export function RegisterScreen() {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const navigate = useNavigate();
   const { isAuthenticated, register } = useAuth();
   const [email, setEmail] = useState('');
@@ -69,8 +69,9 @@ export function RegisterScreen() {
     setError(null);
     const address = email.trim();
     try {
-      // The confirmation stays here: only the e-mail address and the password are sent.
-      const result = await register(address, password);
+      // The confirmation stays here: the e-mail address, the password and the language the
+      // page is shown in are sent.
+      const result = await register(address, password, i18n.language);
       if (result.kind === 'verificationRequired') {
         void navigate(`/email-confirmation?email=${encodeURIComponent(address)}`);
       } else {

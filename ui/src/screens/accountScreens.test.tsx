@@ -51,7 +51,7 @@ describe('register', () => {
     expect(search()).toBe('?email=new%40example.com');
     expect(localStorage.getItem('token')).toBeNull();
     const call = fetchMock.mock.calls.find(([url]) => requestUrl(url) === '/api/auth/register');
-    expect(sentJson(call?.[1])).toEqual({ email: USER.email, password: 'secret1' });
+    expect(sentJson(call?.[1])).toEqual({ email: USER.email, password: 'secret1', language: 'en' });
   });
 
   it('signs in and opens /medications when no verification is needed', async () => {
