@@ -1253,3 +1253,67 @@ async fn an_imported_dose_answers_its_scheduled_slot_and_no_reminder_goes_out() 
     assert!(answered[0]["answered_at"].is_string(), "{}", answered[0]);
     assert_eq!(today_statuses(&server, &token, imported).await, ["taken"]);
 }
+
+/// A dose logged for today's slot and then moved to yesterday no longer answers today's
+/// slot: Today shows that slot open again, and moved back, taken again.
+#[tokio::test]
+async fn a_dose_moved_to_another_day_leaves_the_slot_it_answered_open() {
+    let server = Server::start_with(common::with_test_clock);
+    let token = register(&server, "moved@example.org").await;
+    let now = common::advance(&server, 0).await;
+    // A zone where it is about noon, so that the slot and the minutes around it stay today.
+    let offset = 12 - i32::try_from(chrono::Timelike::hour(&now)).unwrap();
+    let zone = match offset {
+        0 => "UTC".to_owned(),
+        o if o > 0 => format!("Etc/GMT-{o}"),
+        o => format!("Etc/GMT+{}", -o),
+    };
+    save_settings(&server, &token, json!({ "timezone": zone })).await;
+    let local = chrono::FixedOffset::east_opt(offset * 3600).unwrap();
+    let slot = now + chrono::Duration::minutes(2);
+    let time = slot.with_timezone(&local).format("%H:%M").to_string();
+    let slot = chrono::DateTime::parse_from_rfc3339(&format!(
+        "{}T{time}:00{}",
+        slot.with_timezone(&local).date_naive(),
+        local
+    ))
+    .unwrap()
+    .with_timezone(&chrono::Utc);
+    let id = create(
+        &server,
+        &token,
+        json!({ "name": "Moved", "unit": "tablets", "frequency": "daily", "default_quantity": 1,
+                "schedule": { "times": [time] } }),
+    )
+    .await;
+    common::advance(&server, 3 * 60).await;
+    let (status, logged) = post(
+        &server,
+        &format!("/api/medications/{id}/doses"),
+        Some(&token),
+        json!({ "taken": (slot + chrono::Duration::minutes(1)).to_rfc3339() }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{logged}");
+    assert_eq!(today_statuses(&server, &token, id).await, ["taken"]);
+
+    let path = format!("/api/medications/history/{}", logged["data"]["entry"]["id"]);
+    let move_to = |at: chrono::DateTime<chrono::Utc>| {
+        call(
+            &server,
+            Method::PUT,
+            &path,
+            Some(&token),
+            Some(json!({ "taken": at.to_rfc3339() })),
+        )
+    };
+    let (status, body) = move_to(slot - chrono::Duration::days(1)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let statuses = today_statuses(&server, &token, id).await;
+    assert_eq!(statuses.len(), 1, "{statuses:?}");
+    assert_ne!(statuses[0], "taken", "today's slot is open again: {statuses:?}");
+
+    let (status, body) = move_to(slot).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(today_statuses(&server, &token, id).await, ["taken"]);
+}

@@ -1886,3 +1886,68 @@ async fn a_history_entry_is_corrected_in_time_amount_and_note_and_the_stock_foll
     );
     assert_eq!(stock(&server, &token, id).await, 29.0);
 }
+
+/// A correction charges only the change of amount: a dose that took less than its amount
+/// (here, logged when the stock ran short) is not charged again for what it did not take.
+#[tokio::test]
+async fn correcting_an_amount_moves_the_stock_by_the_change_only() {
+    let server = Server::start_with(open_signups);
+    let token = account(&server, "ann@example.org").await;
+    let id = create(
+        &server,
+        &token,
+        json!({ "name": "Amoxicillin", "unit": "capsules", "default_quantity": 1,
+                "inventory": { "enabled": true, "inventory_type": "discrete", "container_type": "pill_bottle",
+                               "container_quantity": 1, "item_quantity": 20, "item_unit": "capsules",
+                               "current_quantity": 1 } }),
+    )
+    .await["id"]
+        .as_i64()
+        .unwrap();
+    // Two capsules with one left: the dose took one.
+    let short = dose(&server, &token, id, json!({ "quantity": 2 })).await;
+    assert_eq!(short["inventory"]["current_quantity"], 0);
+    let adjust = format!("/api/medications/{id}/inventory/adjust");
+    let (status, body) = post(&server, &adjust, Some(&token), json!({ "adjustment": 10 })).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(stock(&server, &token, id).await, 10.0);
+
+    // Corrected from two to three: one more capsule, not two.
+    let path = format!("/api/medications/history/{}", short["entry"]["id"]);
+    let (status, body) = call(
+        &server,
+        Method::PUT,
+        &path,
+        Some(&token),
+        Some(json!({ "quantity": 3 })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(stock(&server, &token, id).await, 9.0);
+    let rows = ledger(&server, &token, id).await;
+    assert_eq!(
+        (&rows[0]["kind"], &rows[0]["change"], &rows[0]["reason"]),
+        (
+            &json!("correction"),
+            &json!(-1),
+            &json!("Dose corrected from 2 capsules to 3 capsules")
+        )
+    );
+    // Back to one capsule: two come back (the two the dose took from the stock); the capsule
+    // it took beyond the stock stays the one missing from it.
+    let (status, body) = call(
+        &server,
+        Method::PUT,
+        &path,
+        Some(&token),
+        Some(json!({ "quantity": 1 })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(stock(&server, &token, id).await, 11.0);
+    // Deleting gives back what it still holds from the stock: nothing.
+    let (status, _) = call(&server, Method::DELETE, &path, Some(&token), None).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(stock(&server, &token, id).await, 11.0);
+    assert_ledger_adds_up(&server, &token, id).await;
+}

@@ -289,6 +289,7 @@ pub fn update_entry(
     let mut entry = history::find(conn, user_id, id.0)?.ok_or_else(entry_not_found)?;
     let stock_relevant = |e: &Entry| (e.status, e.quantity, e.dosage_unit.clone());
     let before = stock_relevant(&entry);
+    let was_taken_at = entry.taken.clone();
     if let Some(status) = change.status {
         entry.status = status;
     }
@@ -316,6 +317,14 @@ pub fn update_entry(
         stock::settle(conn, user_id, &mut entry, now)?
     };
     history::update(conn, user_id, &entry)?;
+    // Moved to another time, the entry answers the dose of that time instead: the slot it
+    // answered is open again (and shown so), and the one it now belongs to is handled.
+    if entry.taken != was_taken_at {
+        reminders::reopen(conn, user_id, entry.id)?;
+        if let Some(medication_id) = entry.medication_id {
+            reminders::answer(conn, user_id, medication_id, None, &entry.taken, entry.id)?;
+        }
+    }
     access::audit(conn, access, "dose.edited", &entry.medication_name, now)?;
     Ok(Logged {
         inventory: stock::level(conn, entry.medication_id)?,

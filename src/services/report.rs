@@ -68,7 +68,7 @@ pub struct Usage {
 pub enum Limit {
     /// Taken sooner after the dose before than `min_gap_minutes`.
     MinGap,
-    /// One more than `max_per_day` in its day.
+    /// One more than `max_per_day` within 24 hours.
     MaxPerDay,
 }
 

@@ -149,7 +149,10 @@ pub fn settle(
 }
 
 /// Settles a taken entry whose amount was corrected from `was` (quantity and unit): the
-/// stock moves by the difference, and the ledger row is a `correction` that says so.
+/// stock moves by the difference between the two amounts, both counted with today's
+/// inventory settings, and the ledger row is a `correction` that says so. What the dose took
+/// before stays its own: a dose that took less (imported, logged while the stock was short
+/// or not yet tracked) is not charged again for it.
 pub fn correct(
     conn: &Connection,
     user_id: i64,
@@ -162,7 +165,13 @@ pub fn correct(
         amount(was.0, was.1),
         amount(entry.quantity, &entry.dosage_unit)
     );
-    settle_to(conn, user_id, entry, Settling::Correction(&reason), now)
+    settle_to(
+        conn,
+        user_id,
+        entry,
+        Settling::Correction { reason: &reason, was },
+        now,
+    )
 }
 
 /// Gives back all the stock `entry` used, before it is deleted.
@@ -175,8 +184,11 @@ pub fn release(conn: &Connection, user_id: i64, entry: &mut Entry, now: DateTime
 enum Settling<'a> {
     /// A dose recorded or switched to or from taken.
     Dose,
-    /// A taken dose's amount corrected, with what changed.
-    Correction(&'a str),
+    /// A taken dose's amount corrected from `was`, with what changed.
+    Correction {
+        reason: &'a str,
+        was: (Quantity, &'a str),
+    },
     /// The entry is being deleted.
     Delete,
 }
@@ -190,7 +202,7 @@ fn settle_to(
 ) -> ServiceResult<StockWarning> {
     let deleting = matches!(settling, Settling::Delete);
     let correction = match settling {
-        Settling::Correction(reason) => Some(reason),
+        Settling::Correction { reason, .. } => Some(reason),
         Settling::Dose | Settling::Delete => None,
     };
     let now = clock::stamp(now);
@@ -207,9 +219,19 @@ fn settle_to(
     } else {
         stock_use_of(entry, medication.as_ref(), inventory.as_ref())
     };
-    let should_use = match used {
-        Ok(usage) => usage,
-        Err(_) => {
+    let should_use = match (used, settling) {
+        // Only the difference: the earlier amount as today's settings count it, when they can.
+        (Ok(usage), Settling::Correction { was, .. }) => {
+            let mut before = entry.clone();
+            before.quantity = was.0;
+            was.1.clone_into(&mut before.dosage_unit);
+            match stock_use_of(&before, medication.as_ref(), inventory.as_ref()) {
+                Ok(was_usage) => (entry.stock_used + usage - was_usage).max(Quantity::ZERO),
+                Err(_) => usage,
+            }
+        }
+        (Ok(usage), _) => usage,
+        (Err(_), _) => {
             let (Some(m), Some(inv)) = (&medication, &inventory) else {
                 return Ok(StockWarning::default());
             };

@@ -152,10 +152,7 @@ pub fn update(conn: &Connection, user_id: i64, e: &Entry) -> rusqlite::Result<()
 
 pub fn delete(conn: &Connection, user_id: i64, id: i64) -> rusqlite::Result<()> {
     // The reminder this entry answered is open again: its take link works once more.
-    conn.execute(
-        "UPDATE reminders SET answered_at = NULL, history_id = NULL WHERE user_id = ?1 AND history_id = ?2",
-        [user_id, id],
-    )?;
+    crate::store::reminders::reopen(conn, user_id, id)?;
     conn.execute(
         "DELETE FROM dose_history WHERE user_id = ?1 AND id = ?2",
         [user_id, id],

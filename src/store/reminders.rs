@@ -391,6 +391,17 @@ pub fn first_open(
 /// medication's unanswered reminder nearest to the dose, from 12 hours before it to one
 /// hour after (so logging a little early silences the coming reminder). Answering stops
 /// repeats. Returns the reminder answered.
+/// The reminders the history entry `history_id` answered are open again (the entry is
+/// deleted or now answers another dose).
+pub fn reopen(conn: &Connection, user_id: i64, history_id: i64) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "UPDATE reminders SET answered_at = NULL, history_id = NULL, answered_by = NULL, answered_by_name = NULL
+         WHERE user_id = ?1 AND history_id = ?2",
+    )?
+    .execute([user_id, history_id])?;
+    Ok(())
+}
+
 pub fn answer(
     conn: &Connection,
     user_id: i64,
