@@ -258,3 +258,32 @@ async fn the_registration_status_follows_each_signups_mode() {
         json!({ "signups": "closed", "open": false, "invitations": false })
     );
 }
+
+/// A person who changes their password (fearing it is known) leaves no forgotten-password
+/// link behind that could change it again.
+#[tokio::test]
+async fn changing_the_password_voids_a_link_already_mailed() {
+    let smtp = SmtpSink::start();
+    let server = server_with_mail(&smtp);
+    let session = common::verified_account(&server, "kim@example.org").await;
+    let (status, body) = forgot(&server, "kim@example.org").await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let token = reset_token(&smtp, "kim@example.org", 1);
+
+    let (status, body) = post(
+        &server,
+        "/api/auth/change-password",
+        Some(&session),
+        json!({ "currentPassword": OLD_PASSWORD, "newPassword": NEW_PASSWORD }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+
+    let (status, body) = reset(&server, &token, "somebody else's").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert_eq!(code_of(&body), "reset_link_invalid");
+    assert_eq!(
+        sign_in(&server, "kim@example.org", NEW_PASSWORD).await,
+        StatusCode::OK
+    );
+}

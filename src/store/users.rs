@@ -85,12 +85,15 @@ pub fn update_profile(
     Ok(())
 }
 
-/// Sets a new password and kills every session (token version bump).
+/// Sets a new password and kills every session (token version bump) and every
+/// forgotten-password link still out: a person who changes a password they fear is known
+/// leaves no link behind that could change it again.
 pub fn set_password(conn: &Connection, id: i64, password_hash: &str, now: &str) -> rusqlite::Result<()> {
     conn.execute(
         "UPDATE users SET password_hash = ?2, token_version = token_version + 1, updated_at = ?3 WHERE id = ?1",
         params![id, password_hash, now],
     )?;
+    conn.execute("DELETE FROM password_resets WHERE user_id = ?1", [id])?;
     Ok(())
 }
 
