@@ -163,7 +163,9 @@ fn case(method: &Method, path: &str, f: &Fixture) -> Option<Case> {
             (method == Method::POST).then(|| json!({"name": "Someone"})),
             Fresh::Nothing,
         ),
-        ("GET", "/api/invitations/{token}") | ("POST", "/api/invitations/{token}/accept") => (
+        ("GET", "/api/invitations/{token}")
+        | ("GET", "/api/invitations/{token}/preview")
+        | ("POST", "/api/invitations/{token}/accept") => (
             NotCalled("a secret token in the path, for the invited address only: tests/care_circle.rs"),
             path.into(),
             None,
@@ -224,6 +226,7 @@ fn case(method: &Method, path: &str, f: &Fixture) -> Option<Case> {
         | ("PUT", "/api/notifications/settings")
         | ("POST", "/api/notifications/push/register")
         | ("POST", "/api/notifications/push/unregister")
+        | ("POST", "/api/notifications/push/status")
         | ("POST", "/api/notifications/test")
         | ("GET", "/api/report")
         | ("GET", "/api/settings")
@@ -264,6 +267,9 @@ fn case(method: &Method, path: &str, f: &Fixture) -> Option<Case> {
         | ("POST", "/api/auth/2fa/verify-otp")
         | ("POST", "/api/auth/login")
         | ("POST", "/api/auth/register")
+        | ("GET", "/api/auth/registration")
+        | ("POST", "/api/auth/forgot-password")
+        | ("POST", "/api/auth/reset-password")
         | ("POST", "/api/auth/resend-verification")
         | ("GET", "/api/auth/verify-email/{token}")
         | ("GET", "/api/calendar/{file}")
@@ -301,6 +307,9 @@ fn own_body(method: &Method, path: &str) -> Value {
         ("PUT", "/api/settings") => json!({"timezone": "UTC"}),
         ("POST", "/api/import") => json!({"medications": [], "history": []}),
         ("POST", "/api/notifications/push/register") => json!({}),
+        ("POST", "/api/notifications/push/status") => {
+            json!({"endpoint": "https://fcm.googleapis.com/fcm/send/unknown"})
+        }
         _ => json!({}),
     }
 }
