@@ -1353,7 +1353,10 @@ export interface components {
              * @description Days of history kept: 0 (everything), 30, 90, 365 or 730.
              */
             dataRetention: number;
-            /** @description One of `MM/dd/yyyy`, `dd/MM/yyyy`, `yyyy-MM-dd`. */
+            /**
+             * @description One of `auto` (as the language writes dates: en 11/26/2026, de 26.11.2026, es and fr
+             *     26/11/2026), `MM/dd/yyyy`, `dd/MM/yyyy`, `yyyy-MM-dd`.
+             */
             dateFormat: string;
             /** @description HH:MM. */
             defaultReminderTime: string;
@@ -1361,7 +1364,7 @@ export interface components {
             language: string;
             /** @description `light`, `dark` or `system`. */
             theme: string;
-            /** @description `12h` or `24h`. */
+            /** @description `auto` (en on the 12-hour clock, es, fr and de on the 24-hour one), `12h` or `24h`. */
             timeFormat: string;
             /** @description An IANA time zone, e.g. `Europe/Berlin`. */
             timezone: string;
@@ -1501,6 +1504,11 @@ export interface components {
              *     it also proves that address, so the account needs no verification link.
              */
             invitation?: string | null;
+            /**
+             * @description Registering: the language the app is shown in (`en`, `es`, `fr` or `de`), which the
+             *     new account keeps for the app, its reminders and its e-mails. Not read at sign-in.
+             */
+            language?: string | null;
             /** @description The same as `code` (older clients). */
             otp?: string | null;
             password?: string;
@@ -1536,7 +1544,10 @@ export interface components {
                  * @description Days of history kept: 0 (everything), 30, 90, 365 or 730.
                  */
                 dataRetention: number;
-                /** @description One of `MM/dd/yyyy`, `dd/MM/yyyy`, `yyyy-MM-dd`. */
+                /**
+                 * @description One of `auto` (as the language writes dates: en 11/26/2026, de 26.11.2026, es and fr
+                 *     26/11/2026), `MM/dd/yyyy`, `dd/MM/yyyy`, `yyyy-MM-dd`.
+                 */
                 dateFormat: string;
                 /** @description HH:MM. */
                 defaultReminderTime: string;
@@ -1544,7 +1555,7 @@ export interface components {
                 language: string;
                 /** @description `light`, `dark` or `system`. */
                 theme: string;
-                /** @description `12h` or `24h`. */
+                /** @description `auto` (en on the 12-hour clock, es, fr and de on the 24-hour one), `12h` or `24h`. */
                 timeFormat: string;
                 /** @description An IANA time zone, e.g. `Europe/Berlin`. */
                 timezone: string;
@@ -2713,7 +2724,10 @@ export interface components {
                  * @description Days of history kept: 0 (everything), 30, 90, 365 or 730.
                  */
                 dataRetention: number;
-                /** @description One of `MM/dd/yyyy`, `dd/MM/yyyy`, `yyyy-MM-dd`. */
+                /**
+                 * @description One of `auto` (as the language writes dates: en 11/26/2026, de 26.11.2026, es and fr
+                 *     26/11/2026), `MM/dd/yyyy`, `dd/MM/yyyy`, `yyyy-MM-dd`.
+                 */
                 dateFormat: string;
                 /** @description HH:MM. */
                 defaultReminderTime: string;
@@ -2721,7 +2735,7 @@ export interface components {
                 language: string;
                 /** @description `light`, `dark` or `system`. */
                 theme: string;
-                /** @description `12h` or `24h`. */
+                /** @description `auto` (en on the 12-hour clock, es, fr and de on the 24-hour one), `12h` or `24h`. */
                 timeFormat: string;
                 /** @description An IANA time zone, e.g. `Europe/Berlin`. */
                 timezone: string;
@@ -5155,7 +5169,7 @@ export interface operations {
                     "application/json": components["schemas"]["RegisterAnswer"];
                 };
             };
-            /** @description Invalid e-mail address or password */
+            /** @description Invalid e-mail address, password or language */
             400: {
                 headers: {
                     [name: string]: unknown;
