@@ -1069,7 +1069,8 @@ async fn the_report_states_every_schedule_and_counts_as_needed_doses_as_use_with
         json!({ "taken": days_ago(3, 15), "confirm": true }),
     )
     .await;
-    dose(&server, &token, as_needed, json!({ "taken": days_ago(2, 9) })).await;
+    // The next day, once the 24 hours since the second dose are over: within the limits.
+    dose(&server, &token, as_needed, json!({ "taken": days_ago(2, 16) })).await;
 
     let (status, body) = get_json(&server, "/api/report", Some(&token)).await;
     assert_eq!(status, StatusCode::OK, "{body}");

@@ -54,6 +54,17 @@ fn a_mail_server_that_never_answers_fails_the_email_within_the_timeout() {
         .unwrap();
     child.stdin.take().unwrap().write_all(b"secret123\n").unwrap();
     assert!(child.wait_with_output().unwrap().status.success());
+    // The test goes the way a reminder goes, so the person has e-mail notifications on.
+    let database = rusqlite::Connection::open(temp.path().join("pillbox.sqlite3")).unwrap();
+    database
+        .execute(
+            "INSERT INTO notification_preferences (user_id, email_enabled)
+             SELECT id, 1 FROM users WHERE email = 'slow@example.test'
+             ON CONFLICT (user_id) DO UPDATE SET email_enabled = 1",
+            [],
+        )
+        .unwrap();
+    drop(database);
 
     let started = Instant::now();
     let mut send = pillbox(temp.path());

@@ -63,7 +63,7 @@ async function everyKind(request: APIRequestContext): Promise<TestUser> {
   await logDose(request, user, ibuprofen, { taken: at(3, 8) });
   await logDose(request, user, ibuprofen, { taken: at(3, 10), confirm: true });
   await logDose(request, user, ibuprofen, { taken: at(3, 15), confirm: true });
-  await logDose(request, user, ibuprofen, { taken: at(2, 9) });
+  await logDose(request, user, ibuprofen, { taken: at(2, 16) });
   return user;
 }
 

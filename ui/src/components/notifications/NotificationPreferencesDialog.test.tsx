@@ -239,10 +239,16 @@ describe('the preferences dialog for one medication', () => {
     );
     const test = within(dialog).getByRole<HTMLButtonElement>('button', { name: 'Test Notification' });
     expect(test.disabled).toBe(false);
+    expect(within(dialog).queryByTestId('disabled-reason')).toBeNull();
     await userEvent.click(push);
     expect(test.disabled).toBe(true);
+    // Why, in words on the screen (not only a tooltip), and named by the button.
+    const reason = within(dialog).getByTestId('disabled-reason');
+    expect(reason.textContent).toBe('Choose a delivery method to send a test.');
+    expect(test.getAttribute('aria-describedby')).toBe(reason.id);
     await userEvent.click(within(dialog).getByLabelText('E-mail'));
     expect(test.disabled).toBe(false);
+    expect(within(dialog).queryByTestId('disabled-reason')).toBeNull();
 
     vi.useFakeTimers();
     fireEvent.click(test);

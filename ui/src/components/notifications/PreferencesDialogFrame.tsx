@@ -1,10 +1,13 @@
 import { useId, type ReactNode, type SubmitEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { DeliveryMethod } from '../../api/notifications';
+import { DisabledReason, disabledBecause } from '../DisabledReason';
 import { Dialog } from '../Dialog';
 import { FlashMessage } from '../FlashMessage';
 import type { PreferencesActions } from './usePreferencesActions';
 import '../../styles/preferences.css';
+
+const TEST_REASON_ID = 'prefs-test-needs-method';
 
 interface PreferencesDialogFrameProps {
   title: string;
@@ -43,6 +46,8 @@ export function PreferencesDialogFrame({
     if (idle) onSave();
   };
 
+  const testReason = loaded && testMethods.length === 0 ? t('dialog.testNeedsMethod') : null;
+
   return (
     <Dialog
       title={title}
@@ -58,7 +63,7 @@ export function PreferencesDialogFrame({
             type="button"
             className="button button-secondary"
             disabled={!idle || testMethods.length === 0}
-            title={loaded && testMethods.length === 0 ? t('dialog.testNeedsMethod') : undefined}
+            {...disabledBecause(TEST_REASON_ID, testReason)}
             onClick={() => void actions.test(testMethods)}
           >
             {busy === 'test' ? t('dialog.testing') : t('dialog.test')}
@@ -66,6 +71,7 @@ export function PreferencesDialogFrame({
           <button type="button" className="button button-secondary" onClick={onClose} disabled={busy !== null}>
             {t('dialog.cancel')}
           </button>
+          <DisabledReason id={TEST_REASON_ID} reason={testReason} />
         </>
       }
     >
