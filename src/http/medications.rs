@@ -146,6 +146,7 @@ pub async fn get(
     responses(
         (status = 201, description = "The new medication", body = Data<MedicationView>),
         (status = 400, description = "A field cannot be used (`name_required`, `unit_required`, `unit_invalid`, `unit_mismatch`, `strength_needed`, `validation_failed`, `invalid_request`)", body = ErrorBody),
+        (status = 404, description = "`person_id` names no person you can see (`person_not_found`)", body = ErrorBody),
     ),
 )]
 pub async fn create(

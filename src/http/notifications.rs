@@ -869,7 +869,10 @@ pub struct PushStatus {
     path = "/notifications/push/status",
     tag = "push",
     request_body = PushStatusBody,
-    responses((status = 200, description = "What the server knows", body = Data<PushStatus>)),
+    responses(
+        (status = 200, description = "What the server knows", body = Data<PushStatus>),
+        (status = 400, description = "The body is not `{\"endpoint\": \"…\"}` (`invalid_request`)", body = ErrorBody),
+    ),
 )]
 pub async fn push_status(
     State(state): State<AppState>,

@@ -5960,6 +5960,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description `person_id` names no person you can see (`person_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The body is too large (`body_too_large`) */
             413: {
                 headers: {
@@ -7671,6 +7680,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Data_PushStatus"];
+                };
+            };
+            /** @description The body is not `{"endpoint": "…"}` (`invalid_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
