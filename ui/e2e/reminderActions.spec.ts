@@ -215,7 +215,7 @@ test.describe('reminders a person can act on', () => {
         await page.waitForTimeout(200);
         return (await shown(page)).find((n) => n.tag === 'reminder-950')?.body;
       })
-      .toBe('Eingenommen: auf einem anderen Gerät erfasst.');
+      .toBe('Genommen: auf einem anderen Gerät erfasst.');
   });
 });
 
