@@ -33,6 +33,27 @@ impl Lang {
         }
     }
 
+    /// The date pattern for a person's `dateFormat` setting: their choice, or as the language
+    /// writes dates when they chose none (unset or `auto`).
+    pub fn date_pattern_for(self, choice: Option<&str>) -> &'static str {
+        match choice {
+            Some("MM/dd/yyyy") => "%m/%d/%Y",
+            Some("dd/MM/yyyy") => "%d/%m/%Y",
+            Some("yyyy-MM-dd") => "%Y-%m-%d",
+            _ => self.date_pattern(),
+        }
+    }
+
+    /// The time pattern for a person's `timeFormat` setting: `12h`, `24h`, or as the language
+    /// writes times when they chose none (unset or `auto`).
+    pub fn time_pattern_for(self, choice: Option<&str>) -> &'static str {
+        match choice {
+            Some("12h") => "%-I:%M %p",
+            Some("24h") => "%H:%M",
+            _ => self.time_pattern(),
+        }
+    }
+
     /// How the language writes a date when the person chose no format (`auto`).
     pub fn date_pattern(self) -> &'static str {
         match self {

@@ -26,21 +26,11 @@ impl Formats {
         language: Option<&str>,
     ) -> Formats {
         let lang = Lang::of(language);
-        // Unset or `auto`: as the person's language writes dates and times.
         Formats {
             tz,
             lang,
-            date: match date_format {
-                Some("MM/dd/yyyy") => "%m/%d/%Y",
-                Some("dd/MM/yyyy") => "%d/%m/%Y",
-                Some("yyyy-MM-dd") => "%Y-%m-%d",
-                _ => lang.date_pattern(),
-            },
-            time: match time_format {
-                Some("12h") => "%-I:%M %p",
-                Some("24h") => "%H:%M",
-                _ => lang.time_pattern(),
-            },
+            date: lang.date_pattern_for(date_format),
+            time: lang.time_pattern_for(time_format),
         }
     }
 

@@ -86,15 +86,12 @@ pub fn feed(conn: &Connection, file: &str, now: DateTime<Utc>) -> ServiceResult<
     let lang = Lang::of(user_settings.preferences.get("language").and_then(|v| v.as_str()));
     let words = lang.words();
     let hide = notify_prefs::global(conn, user_id)?.hide_medication_names;
-    let time_format = match user_settings
-        .preferences
-        .get("timeFormat")
-        .and_then(|v| v.as_str())
-    {
-        Some("12h") => "%-I:%M %p",
-        Some("24h") => "%H:%M",
-        _ => lang.time_pattern(),
-    };
+    let time_format = lang.time_pattern_for(
+        user_settings
+            .preferences
+            .get("timeFormat")
+            .and_then(|v| v.as_str()),
+    );
     let today = user_clock.today();
     let after = user_clock.start_of(today) - Duration::seconds(1);
     let mut events = Vec::new();
