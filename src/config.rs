@@ -46,6 +46,10 @@ pub const KEYS: &[&str] = &[
     "reminders.retry_attempts",
     "reminders.retry_backoff_seconds",
     "push.allow_endpoints",
+    "channels.timeout_seconds",
+    "channels.allow_networks",
+    "telegram.bot_token",
+    "telegram.api_url",
     "backup.daily",
     "backup.keep",
     "http.header_timeout_seconds",
@@ -85,6 +89,8 @@ pub struct Settings {
     pub vapid: VapidSettings,
     pub reminders: ReminderSettings,
     pub push: PushSettings,
+    pub channels: ChannelSettings,
+    pub telegram: TelegramSettings,
     pub backup: BackupSettings,
     pub http: HttpSettings,
     pub health: HealthSettings,
@@ -106,6 +112,8 @@ impl Default for Settings {
             vapid: VapidSettings::default(),
             reminders: ReminderSettings::default(),
             push: PushSettings::default(),
+            channels: ChannelSettings::default(),
+            telegram: TelegramSettings::default(),
             backup: BackupSettings::default(),
             http: HttpSettings::default(),
             health: HealthSettings::default(),
@@ -225,6 +233,48 @@ pub struct PushSettings {
     /// URL prefixes accepted for push subscriptions besides the browsers' push services.
     #[serde(deserialize_with = "lenient::string_list")]
     pub allow_endpoints: Vec<String>,
+}
+
+/// Channels (ntfy, Gotify, Telegram, webhooks): how long one send may take, and which
+/// private networks a person's channel may reach.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ChannelSettings {
+    /// The whole send (name lookup, connection, answer) must end within this many seconds.
+    pub timeout_seconds: u32,
+    /// Private networks (CIDR blocks) and host names a channel's URL may reach, e.g. a LAN
+    /// ntfy: `["192.168.0.0/16", "ntfy.lan"]`. Other private, loopback and link-local
+    /// addresses are refused; cloud metadata addresses always are.
+    #[serde(deserialize_with = "lenient::string_list")]
+    pub allow_networks: Vec<String>,
+}
+
+impl Default for ChannelSettings {
+    fn default() -> Self {
+        ChannelSettings {
+            timeout_seconds: 10,
+            allow_networks: Vec::new(),
+        }
+    }
+}
+
+/// The instance's Telegram bot (one for everyone): people link their chats to it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TelegramSettings {
+    #[serde(deserialize_with = "lenient::opt_string")]
+    pub bot_token: Option<String>,
+    /// The Bot API's address (a local Bot API server, or a test double).
+    pub api_url: String,
+}
+
+impl Default for TelegramSettings {
+    fn default() -> Self {
+        TelegramSettings {
+            bot_token: None,
+            api_url: "https://api.telegram.org".into(),
+        }
+    }
 }
 
 /// The instance's own daily snapshot (`pillbox backup` takes one on demand).

@@ -266,7 +266,7 @@ async fn preference_and_subscription_refusals_carry_their_codes() {
         .await,
         StatusCode::BAD_REQUEST,
         "delivery_method_unknown",
-        "Delivery methods must be push or email",
+        "Delivery methods must be push, email or channel:<id> of one of your channels",
     );
     refused(
         call(

@@ -60,7 +60,7 @@ pub fn run(args: SendTestArgs) -> CliResult {
             .map_err(|e: DbError| e.to_string())?;
         for report in &reports {
             let outcome = if report.ok() { "sent" } else { "failed" };
-            println!("{}: {outcome}: {}", report.channel.as_str(), report.detail);
+            println!("{}: {outcome}: {}", report.channel, report.detail);
         }
         if reports.iter().any(|r| r.ok()) {
             Ok(ExitCode::SUCCESS)

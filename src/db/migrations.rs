@@ -40,6 +40,7 @@ pub const MIGRATIONS: &[Migration] = &[
     migration!("0014_escalation_delivery"),
     migration!("0015_password_resets"),
     migration!("0016_delivery_truth"),
+    migration!("0017_channels"),
 ];
 
 #[derive(Debug, Serialize)]

@@ -9,25 +9,32 @@ use utoipa::ToSchema;
 
 use super::medication::{MAX_LEAD_MINUTES, MAX_MESSAGE, MAX_REPEATS};
 
-/// A delivery channel.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "lowercase")]
+/// A way a reminder goes out: Web Push to the account's devices, e-mail, or one of the
+/// person's channels (ntfy, Gotify, Telegram, a webhook) by its id, written `channel:7`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DeliveryMethod {
     Push,
     Email,
+    Channel(i64),
 }
 
 impl DeliveryMethod {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DeliveryMethod::Push => "push",
-            DeliveryMethod::Email => "email",
-        }
+    /// The word the API and the store use: `push`, `email` or `channel:<id>`.
+    pub fn word(self) -> String {
+        self.to_string()
     }
 
     /// The method a (trimmed) word names, if any.
     pub fn parse(text: &str) -> Option<DeliveryMethod> {
         text.parse().ok()
+    }
+
+    /// The channel's id, for a channel.
+    pub fn channel_id(self) -> Option<i64> {
+        match self {
+            DeliveryMethod::Channel(id) => Some(id),
+            _ => None,
+        }
     }
 }
 
@@ -38,23 +45,62 @@ impl FromStr for DeliveryMethod {
         match text.trim() {
             "push" => Ok(DeliveryMethod::Push),
             "email" => Ok(DeliveryMethod::Email),
-            _ => Err(UnknownWord),
+            other => other
+                .strip_prefix("channel:")
+                .filter(|id| !id.is_empty() && id.len() <= 18 && id.bytes().all(|b| b.is_ascii_digit()))
+                .and_then(|id| id.parse().ok())
+                .filter(|id: &i64| *id > 0)
+                .map(DeliveryMethod::Channel)
+                .ok_or(UnknownWord),
         }
     }
 }
 
 impl fmt::Display for DeliveryMethod {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        match self {
+            DeliveryMethod::Push => f.write_str("push"),
+            DeliveryMethod::Email => f.write_str("email"),
+            DeliveryMethod::Channel(id) => write!(f, "channel:{id}"),
+        }
     }
 }
 
-/// The methods in a list, each once, push first.
+impl Serialize for DeliveryMethod {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for DeliveryMethod {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse()
+            .map_err(|_| serde::de::Error::custom("a delivery method is push, email or channel:<id>"))
+    }
+}
+
+impl utoipa::PartialSchema for DeliveryMethod {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::String)
+            .pattern(Some("^(push|email|channel:[1-9][0-9]{0,17})$"))
+            .description(Some(
+                "push, email, or one of the person's channels by its id (`channel:7`)",
+            ))
+            .examples(["push", "channel:7"])
+            .into()
+    }
+}
+
+impl ToSchema for DeliveryMethod {}
+
+/// The methods in a list, each once: push, e-mail, then channels by id.
 pub fn normalize_methods(methods: &[DeliveryMethod]) -> Vec<DeliveryMethod> {
-    [DeliveryMethod::Push, DeliveryMethod::Email]
-        .into_iter()
-        .filter(|m| methods.contains(m))
-        .collect()
+    let mut list = methods.to_vec();
+    list.sort();
+    list.dedup();
+    list
 }
 
 /// A word that names none of an enum's values.
@@ -138,7 +184,7 @@ pub enum SettingError {
     RepeatIntervalOutOfRange,
     #[error("Repeats must be between 0 and {MAX_REPEATS}")]
     RepeatsOutOfRange,
-    #[error("Delivery methods must be push or email")]
+    #[error("Delivery methods must be push, email or channel:<id> of one of your channels")]
     MethodUnknown,
     #[error("Choose at least one delivery method")]
     MethodRequired,

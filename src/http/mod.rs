@@ -4,6 +4,7 @@ mod answers;
 mod assets;
 mod auth;
 mod calendar;
+mod channels;
 mod data;
 pub mod error;
 pub mod extract;
@@ -90,6 +91,7 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .merge(two_factor::routes())
         .merge(settings::routes())
         .merge(notifications::routes())
+        .merge(channels::routes())
         .merge(calendar::routes())
         .merge(medications::routes())
         .merge(history::routes())

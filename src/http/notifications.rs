@@ -315,7 +315,7 @@ fn delivery_answer(reports: &[ChannelReport], success_message: &str) -> Response
     } else {
         reports
             .iter()
-            .map(|r| format!("{}: {}", r.channel.as_str(), r.detail))
+            .map(|r| format!("{}: {}", r.channel, r.detail))
             .collect::<Vec<_>>()
             .join("; ")
     };

@@ -60,6 +60,8 @@ async fn advance(
     let handled = reminders::run_tick_now(&state.engine).await?;
     // E-mails that fell due (reminders' among them) have had their attempt too.
     state.engine.mail.drain(std::time::Duration::from_secs(60)).await;
+    // And the channels' messages.
+    state.engine.channels.drain(std::time::Duration::from_secs(60)).await;
     Ok(data(Moved {
         now: state.clock.now_stamp(),
         handled,

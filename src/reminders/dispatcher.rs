@@ -20,6 +20,8 @@ use serde_json::json;
 use tokio::sync::{Mutex, Semaphore, mpsc};
 use tokio::task::JoinSet;
 
+use super::channel_queue::ChannelQueue;
+use super::channels::{Labels, Message, Priority};
 use super::heartbeat::Heartbeat;
 use super::mail_queue::MailQueue;
 use super::messages::{self, Content, Formats};
@@ -37,6 +39,7 @@ use crate::store::notify_prefs::{self, GlobalPrefs, Method};
 use crate::store::outbox::{self, MailKind, MailState, NewMail, ReminderRound};
 use crate::store::push_subscriptions::{self, Subscription};
 use crate::store::reminders::{self, Job};
+use crate::store::channels::{self as channel_store, Channel, NewSend};
 use crate::store::{medications, people, settings};
 
 /// Reminders claimed and planned per transaction. A new batch is claimed while fewer than
@@ -69,6 +72,8 @@ pub struct Engine {
     pub clock: Clock,
     /// The e-mail queue, which sends every reminder e-mail.
     pub mail: Arc<MailQueue>,
+    /// The channel queue, which sends to ntfy, Gotify, Telegram and webhooks.
+    pub channels: Arc<ChannelQueue>,
     /// Held by a dispatcher pass, so that passes never overlap.
     ticking: Mutex<()>,
     /// Beats when a pass ends well (read by /health).
@@ -81,6 +86,8 @@ pub struct Engine {
     stopping: AtomicBool,
     /// Held while withdrawals are being sent, so that one sender empties the queue.
     withdrawing: Mutex<()>,
+    /// The Telegram bot's user name, once `getMe` has answered (the links people open).
+    pub telegram_username: std::sync::OnceLock<String>,
     /// Some device was sent a reminder (since the start, or before it): only then can a
     /// handled reminder have withdrawals, so logging a dose on a server without push
     /// costs no look at the queue.
@@ -117,6 +124,8 @@ pub struct Recipient {
     pub subscriptions: Vec<Subscription>,
     /// E-mail goes only to a verified address.
     pub email_verified: bool,
+    /// The person's channels (ntfy, Gotify, Telegram, webhooks).
+    pub channels: Vec<Channel>,
 }
 
 /// One channel's outcome of one delivery round.
@@ -231,6 +240,7 @@ pub fn load_recipient(conn: &Connection, user_id: i64) -> rusqlite::Result<Optio
         prefs: notify_prefs::global(conn, user_id)?,
         subscriptions: push_subscriptions::for_user(conn, user_id)?,
         email_verified,
+        channels: channel_store::list(conn, user_id)?,
     }))
 }
 
@@ -275,6 +285,8 @@ struct Round {
     already: Vec<i64>,
     /// The e-mail channel's report when e-mail is one of the channels (queued, or why not).
     email: Option<ChannelReport>,
+    /// The reports of the person's channels among the methods (queued, or why not).
+    queued_channels: Vec<ChannelReport>,
     followups: Followups,
 }
 
@@ -317,6 +329,7 @@ impl Engine {
     pub fn new(db: Db, mailer: Arc<Mailer>, pusher: Pusher, settings: Arc<Settings>, clock: Clock) -> Engine {
         Engine {
             mail: MailQueue::new(db.clone(), Arc::clone(&mailer), clock.clone()),
+            channels: ChannelQueue::new(db.clone(), clock.clone(), Arc::clone(&settings)),
             db,
             mailer,
             pusher,
@@ -328,7 +341,13 @@ impl Engine {
             stopping: AtomicBool::new(false),
             withdrawing: Mutex::new(()),
             pushed_reminders: AtomicBool::new(false),
+            telegram_username: std::sync::OnceLock::new(),
         }
+    }
+
+    /// The Telegram bot's user name, when Telegram is set up and the bot answered.
+    pub fn telegram_username(&self) -> Option<&str> {
+        self.telegram_username.get().map(String::as_str)
     }
 
     fn link(&self, path: &str) -> String {
@@ -353,7 +372,7 @@ impl Engine {
             .write(|conn| {
                 let tx = conn.transaction()?;
                 let claims = reminders::release_claims(&tx)?;
-                let mails = outbox::requeue_in_doubt(&tx)?;
+                let mails = outbox::requeue_in_doubt(&tx)? + channel_store::requeue_in_doubt(&tx)?;
                 let pushes = deliveries::pushes_in_doubt(&tx)?;
                 let shown = reminders::shown_anywhere(&tx)?;
                 tx.commit()?;
@@ -457,6 +476,7 @@ impl Engine {
             .write(move |conn| {
                 reminders::prune_take_tokens(conn, &now)?;
                 outbox::prune(conn, &keep_mails_since)?;
+                channel_store::prune(conn, &keep_mails_since)?;
                 Ok::<_, DbError>(())
             })
             .await?;
@@ -509,6 +529,8 @@ impl Engine {
     /// Sends the queued withdrawals in the background if there are any (a cheap read, also
     /// in the background): a request that handled a reminder waits for neither.
     pub fn wake_withdrawals_if_any(self: &Arc<Self>) {
+        // Channels showing a handled reminder have its last word queued.
+        self.channels.wake();
         if !self.pushed_reminders.load(Ordering::Relaxed) {
             return;
         }
@@ -589,6 +611,9 @@ impl Engine {
             .await?;
         if rounds.iter().any(|r| r.email.as_ref().is_some_and(|e| e.queued)) {
             self.mailer.wake_queue();
+        }
+        if rounds.iter().any(|r| !r.queued_channels.is_empty()) {
+            self.channels.wake();
         }
         Ok((claimed, rounds))
     }
@@ -711,6 +736,9 @@ impl Engine {
         if round.email.as_ref().is_some_and(|e| e.queued) {
             self.mailer.wake_queue();
         }
+        if !round.queued_channels.is_empty() {
+            self.channels.wake();
+        }
         let pushes = self.push_round(&round, None).await;
         Ok(self.record(Vec::new(), vec![(round, pushes)]).await?.pop())
     }
@@ -751,6 +779,7 @@ impl Engine {
         if channels.contains(&Method::Email) {
             reports.push(self.email_now(recipient, content).await);
         }
+        reports.extend(test_channels(self, recipient, &channels).await);
         reports
     }
 
@@ -843,6 +872,7 @@ fn switched_off(prefs: &GlobalPrefs, method: Method) -> ChannelReport {
     let code = match method {
         Method::Push => "push_off",
         Method::Email => "email_off",
+        Method::Channel(_) => "channel_unavailable",
     };
     ChannelReport::failed(method, code, error, true)
 }
@@ -968,11 +998,13 @@ fn plan_claimed(
                 channels,
                 already,
                 email: None,
+                queued_channels: Vec::new(),
                 followups,
             };
             if round.channels.contains(&Method::Email) {
                 round.email = Some(queue_mail(conn, &round, false, ctx)?);
             }
+            round.queued_channels = queue_channels(conn, &round, &job, ctx)?;
             Ok(Some(round))
         }
     }
@@ -1136,10 +1168,14 @@ fn finish_round(
         reports.push(push_report(round.recipient.subscriptions.len(), pushes));
     }
     reports.extend(round.email.clone());
+    reports.extend(round.queued_channels.iter().cloned());
     let push_failed = reports.iter().any(|r| r.channel == Method::Push && !r.ok());
+    let channel_queued = round.queued_channels.iter().any(|r| r.queued);
     let mut fallback_queued = false;
-    // With e-mail notifications off, or the fallback not chosen, no reminder e-mail goes out.
+    // With e-mail notifications off, or the fallback not chosen, no reminder e-mail goes out;
+    // a channel on its way carries the reminder instead.
     if push_failed
+        && !channel_queued
         && fallback_refused(&round.recipient, &round.channels, ctx.mailer.is_configured()).is_none()
     {
         reports.push(queue_mail(conn, round, true, ctx)?);
@@ -1182,7 +1218,12 @@ fn finish_round(
     };
     let sent_reports: Vec<ChannelReport> = reports.iter().filter(|r| !r.queued).cloned().collect();
     let mut reason = failure_reason(&sent_reports);
-    match (delivered, mail) {
+    // The channel queue may have sent (or given up) the round's messages meanwhile.
+    let (channels_waiting, channels_delivered) = match channel_queued {
+        true => channel_store::round_state(conn, round.id, round.number)?,
+        false => (0, 0),
+    };
+    match (delivered || channels_delivered > 0, mail) {
         (true, _) | (false, Some((_, MailState::Accepted))) => {
             reminders::delivered(
                 conn,
@@ -1196,6 +1237,14 @@ fn finish_round(
         (false, Some((mail_id, MailState::Waiting))) => {
             let others = (!reason.is_empty()).then_some(reason.as_str());
             outbox::let_decide(conn, mail_id, others)?;
+            if channels_waiting > 0 {
+                channel_store::let_decide(conn, round.id, round.number)?;
+            }
+            reminders::hold_for_mail(conn, round.id, &round.claim)?;
+        }
+        // Only channels can still deliver it: the first to take it decides.
+        (false, _) if channels_waiting > 0 => {
+            channel_store::let_decide(conn, round.id, round.number)?;
             reminders::hold_for_mail(conn, round.id, &round.claim)?;
         }
         (false, mail) => {
@@ -1238,7 +1287,7 @@ pub fn join_reasons(first: &str, second: &str) -> String {
 fn failure_reason(reports: &[ChannelReport]) -> String {
     reports
         .iter()
-        .filter_map(|r| r.error.as_ref().map(|e| format!("{}: {e}", r.channel.as_str())))
+        .filter_map(|r| r.error.as_ref().map(|e| format!("{}: {e}", r.channel)))
         .collect::<Vec<_>>()
         .join("; ")
 }
@@ -1268,7 +1317,7 @@ pub fn record(
                 kind,
                 title,
                 medication_name,
-                channel: report.channel.as_str(),
+                channel: &report.channel.word(),
                 attempted_at: &at,
                 error: report.error.as_deref(),
                 fallback: report.fallback,
@@ -1478,3 +1527,141 @@ fn plan_job(
         followups,
     })
 }
+
+/// Queues a round's message to each of the person's channels among its methods (once per
+/// round and channel: planning the round again adds nothing), and reports each as queued,
+/// or as unavailable (switched off, waiting for a Telegram link, disabled, deleted).
+fn queue_channels(conn: &Connection, round: &Round, job: &Job, ctx: &PlanContext) -> rusqlite::Result<Vec<ChannelReport>> {
+    let mut reports = Vec::new();
+    for method in &round.channels {
+        let Some(channel_id) = method.channel_id() else {
+            continue;
+        };
+        let Some(channel) = round.recipient.channels.iter().find(|c| c.id == channel_id) else {
+            reports.push(ChannelReport::failed(
+                *method,
+                "channel_unavailable",
+                "the channel was deleted".into(),
+                true,
+            ));
+            continue;
+        };
+        if !channel.usable() {
+            let why = match (channel.enabled, channel.state.as_str()) {
+                (false, _) => "the channel is switched off",
+                (_, "pending") => "the Telegram chat is not linked yet",
+                _ => "the channel is disabled",
+            };
+            reports.push(ChannelReport {
+                params: json!({ "name": channel.name, "kind": channel.kind, "state": channel.state, "enabled": channel.enabled, "detail": why }),
+                ..ChannelReport::failed(*method, "channel_unavailable", format!("{}: {why}", channel.name), true)
+            });
+            continue;
+        }
+        let message = channel_message(round, job, &ctx.link_base);
+        let webhook = channel.kind == "webhook";
+        let key = if webhook {
+            format!("msg_pillbox_r{}_n{}", round.id, round.number)
+        } else {
+            format!("pillbox{}r{}", channel.id, round.id)
+        };
+        let give_up = match webhook {
+            true => ctx.now + Duration::hours(24),
+            false => ctx.now + ctx.catch_up.max(Duration::minutes(5)),
+        };
+        channel_store::enqueue(
+            conn,
+            &NewSend {
+                channel_id: channel.id,
+                user_id: round.recipient.user_id,
+                reminder_id: Some(round.id),
+                round: Some(round.number),
+                escalation_id: None,
+                event: if round.reminder_kind == ReminderKind::LowStock { "stock.low" } else { "reminder.due" },
+                delivery_kind: Some(round.kind),
+                title: &round.content.title,
+                medication_name: Some(&round.medication_name),
+                fallback: false,
+                message: &serde_json::to_value(&message).unwrap_or_default(),
+                idempotency_key: &key,
+                now: &clock::stamp(ctx.now),
+                give_up_at: &clock::stamp(give_up),
+            },
+        )?;
+        reports.push(ChannelReport {
+            detail: format!("Queued for {}", channel.name),
+            queued: true,
+            ..ChannelReport::new(*method, "channel_queued", json!({ "name": channel.name, "kind": channel.kind }))
+        });
+    }
+    Ok(reports)
+}
+
+/// A reminder's round as a channel message: the words it went out with, the take links, and
+/// for webhooks the facts (`data`).
+fn channel_message(round: &Round, job: &Job, link_base: &str) -> Message {
+    let content = &round.content;
+    let hide = round.recipient.prefs.hide_medication_names;
+    Message {
+        title: content.title.clone(),
+        body: content.body.clone(),
+        take_page: content.take_url.clone(),
+        take_api: content
+            .token
+            .as_ref()
+            .map(|token| format!("{link_base}/api/notifications/take/{token}")),
+        token: content.token.clone(),
+        open_url: content.open_url.clone(),
+        snooze: content.snooze && content.token.is_some(),
+        priority: if round.repeat { Priority::High } else { Priority::Default },
+        labels: Labels::of(content.lang),
+        handled: false,
+        data: json!({
+            "reminder_id": round.id,
+            "kind": job.reminder.kind,
+            "round": round.number,
+            "repeat": round.repeat,
+            "medication": if hide { None } else { Some(&round.medication_name) },
+            "medication_id": job.reminder.medication_id,
+            "scheduled_time": job.reminder.scheduled_time,
+        }),
+    }
+}
+
+/// Sends a test message to the chosen channels now, one report each.
+async fn test_channels(engine: &Engine, recipient: &Recipient, methods: &[Method]) -> Vec<ChannelReport> {
+    let mut reports = Vec::new();
+    for method in methods {
+        let Some(id) = method.channel_id() else {
+            continue;
+        };
+        let Some(channel) = recipient.channels.iter().find(|c| c.id == id) else {
+            reports.push(ChannelReport::failed(*method, "channel_unavailable", "the channel was deleted".into(), true));
+            continue;
+        };
+        if !channel.usable() {
+            reports.push(ChannelReport {
+                params: json!({ "name": channel.name, "kind": channel.kind, "state": channel.state, "enabled": channel.enabled }),
+                ..ChannelReport::failed(*method, "channel_unavailable", format!("{} cannot be used now", channel.name), true)
+            });
+            continue;
+        }
+        let result = engine
+            .channels
+            .test(channel, &recipient.formats, &engine.settings.link_base())
+            .await;
+        let params = json!({ "name": channel.name, "kind": channel.kind, "detail": result.detail });
+        reports.push(match result.ok {
+            true => ChannelReport {
+                detail: result.detail,
+                ..ChannelReport::new(*method, "channel_sent", params)
+            },
+            false => ChannelReport {
+                params,
+                ..ChannelReport::failed(*method, "channel_failed", result.detail, false)
+            },
+        });
+    }
+    reports
+}
+

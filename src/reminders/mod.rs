@@ -1,6 +1,8 @@
 //! The reminder engine: the planner turns schedules into reminders, the dispatcher
 //! delivers them by Web Push and e-mail on a timer.
 
+pub mod channel_queue;
+pub mod channels;
 pub mod dispatcher;
 pub mod escalation;
 pub mod heartbeat;
@@ -38,6 +40,7 @@ pub struct Running {
     timers: [JoinHandle<()>; 2],
     engine: Arc<Engine>,
     mail: mail_queue::Worker,
+    channels: channel_queue::Worker,
 }
 
 impl Running {
@@ -47,7 +50,11 @@ impl Running {
         for timer in &self.timers {
             timer.abort();
         }
-        let (finished, ()) = tokio::join!(self.engine.finish_pass(STOP_WAIT), self.mail.stop());
+        let (finished, (), ()) = tokio::join!(
+            self.engine.finish_pass(STOP_WAIT),
+            self.mail.stop(),
+            self.channels.stop()
+        );
         if !finished {
             tracing::warn!("stopped while reminders were still being sent; they go out after the next start");
         }
@@ -62,6 +69,7 @@ pub async fn start(engine: Arc<Engine>) -> Result<Running, String> {
         .await
         .map_err(|e| format!("cannot take over the reminders of the last run: {e}"))?;
     let mail = engine.mail.start();
+    let channels = engine.channels.start();
     let tick_every = Duration::from_secs(u64::from(engine.settings.reminders.tick_seconds));
     let tick_engine = Arc::clone(&engine);
     let tick = every(tick_every, move || {
@@ -89,6 +97,7 @@ pub async fn start(engine: Arc<Engine>) -> Result<Running, String> {
         timers: [tick, plan],
         engine,
         mail,
+        channels,
     })
 }
 

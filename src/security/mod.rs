@@ -4,6 +4,7 @@
 pub mod client_ip;
 pub mod codes;
 pub mod jwt;
+pub mod outbound;
 pub mod password;
 pub mod rate_limit;
 pub mod session;

@@ -165,6 +165,12 @@ error_codes! {
     /// An escalation setting cannot be used (`after_minutes` out of range, or a chosen carer
     /// who cannot record doses of this person).
     EscalationInvalid => "escalation_invalid",
+
+    // --- channels ---
+    ChannelNotFound => "channel_not_found",
+    ChannelInvalid => "channel_invalid",
+    ChannelAddressNotAllowed => "channel_address_not_allowed",
+    TelegramNotConfigured => "telegram_not_configured",
 }
 
 /// What the person did that the service cannot accept, told back with a code and, where the

@@ -206,7 +206,7 @@ pub fn preferences_view(p: &GlobalPrefs) -> Value {
 }
 
 fn methods_view(methods: &[Method]) -> Vec<String> {
-    methods.iter().map(|m| m.as_str().to_owned()).collect()
+    methods.iter().map(|m| m.word()).collect()
 }
 
 fn inventory_file(inv: &medications::Inventory) -> InventoryFile {

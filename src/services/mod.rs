@@ -6,6 +6,7 @@ pub mod access;
 pub mod accounts;
 pub mod backup;
 pub mod calendar;
+pub mod channels;
 pub mod doses;
 pub mod export;
 pub mod health;

@@ -176,6 +176,9 @@ fn save_global(
 ) -> ServiceResult<(GlobalPrefs, String)> {
     changes.check()?;
     let tx = conn.transaction()?;
+    if let Some(methods) = &changes.methods {
+        check_own_channels(&tx, user_id, methods)?;
+    }
     let before = notify_prefs::global(&tx, user_id)?;
     let mut p = before.clone();
     changes.apply(&mut p);
@@ -224,6 +227,19 @@ pub fn save_settings(
     Ok(NotificationSettings::new(&saved, daily_time))
 }
 
+/// Every channel among chosen methods must be one of the person's own.
+fn check_own_channels(conn: &Connection, user_id: i64, methods: &[DeliveryMethod]) -> ServiceResult<()> {
+    for id in methods.iter().filter_map(|m| m.channel_id()) {
+        if crate::store::channels::find(conn, user_id, id)?.is_none() {
+            return Err(super::error::rejected(
+                ErrorCode::DeliveryMethodUnknown,
+                format!("channel:{id} is not one of your channels"),
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn medication_not_found() -> super::ServiceError {
     not_found(ErrorCode::MedicationNotFound, "Medication not found")
 }
@@ -267,6 +283,9 @@ pub fn save_medication_preferences(
         .transpose()?;
     let tx = conn.transaction()?;
     let m = medications::find(&tx, user_id, medication_id)?.ok_or_else(medication_not_found)?;
+    if let Some(methods) = &changes.methods {
+        check_own_channels(&tx, user_id, methods)?;
+    }
     let global = notify_prefs::global(&tx, user_id)?;
     if changes.use_defaults {
         notify_prefs::clear_for_medication(&tx, medication_id)?;

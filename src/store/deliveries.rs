@@ -37,9 +37,16 @@ pub struct Delivery {
     /// `email_unavailable`, `email_unverified`, `email_off`, …); null on rows older than codes.
     #[schema(required = true)]
     pub result_code: Option<String>,
-    /// The values the code names (`delivered`, `devices`, `address`, `detail`).
+    /// The values the code names (`delivered`, `devices`, `address`, `detail`; for
+    /// `channel_sent` / `channel_failed`: `name`, `kind`, `detail`, `retrying`).
     #[schema(value_type = Object)]
     pub result_params: serde_json::Value,
+    /// For a channel (`channel:<id>`): its kind (ntfy, gotify, telegram, webhook) and name,
+    /// kept when the channel is deleted.
+    #[schema(required = true)]
+    pub channel_kind: Option<String>,
+    #[schema(required = true)]
+    pub channel_name: Option<String>,
 }
 
 /// The code of a delivery's title, from what it delivered.
@@ -84,8 +91,9 @@ pub struct NewDelivery<'a> {
 pub fn insert(conn: &Connection, d: &NewDelivery<'_>) -> rusqlite::Result<()> {
     conn.prepare_cached(
         "INSERT INTO deliveries (user_id, reminder_id, kind, title, medication_name, channel, attempted_at,
-                                 result, error, fallback, result_code, result_params)
-         VALUES (?1, (SELECT id FROM reminders WHERE id = ?2), ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                                 result, error, fallback, result_code, result_params, channel_kind, channel_name)
+         SELECT ?1, (SELECT id FROM reminders WHERE id = ?2), ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, c.kind, c.name
+         FROM (SELECT 1) LEFT JOIN channels c ON ?6 = 'channel:' || c.id",
     )?
     .execute(params![
         d.user_id,
@@ -131,7 +139,7 @@ pub fn page(
     let rows = conn
         .prepare_cached(&format!(
             "SELECT id, reminder_id, kind, title, medication_name, channel, attempted_at, result, error, fallback,
-                    result_code, result_params
+                    result_code, result_params, channel_kind, channel_name
              FROM deliveries WHERE {clause} ORDER BY attempted_at DESC, id DESC LIMIT ? OFFSET ?"
         ))?
         .query_map(params_from_iter(values.iter()), |row| {
@@ -158,6 +166,8 @@ pub fn page(
                 result_params: params
                     .and_then(|p| serde_json::from_str(&p).ok())
                     .unwrap_or_else(|| serde_json::json!({})),
+                channel_kind: row.get(12)?,
+                channel_name: row.get(13)?,
             })
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;

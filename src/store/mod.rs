@@ -3,6 +3,7 @@
 
 pub mod calendar;
 pub mod carers;
+pub mod channels;
 pub mod deliveries;
 pub mod escalations;
 pub mod health;

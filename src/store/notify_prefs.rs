@@ -12,7 +12,7 @@ use crate::domain::notification::normalize_methods as normalize;
 pub fn encode_methods(methods: &[Method]) -> String {
     normalize(methods)
         .into_iter()
-        .map(Method::as_str)
+        .map(Method::word)
         .collect::<Vec<_>>()
         .join(",")
 }

@@ -509,6 +509,8 @@ pub fn handled_since(conn: &Connection, id: i64, number: i64) -> rusqlite::Resul
 /// missed still wants someone: only the account holder's devices are told, carers' alerts
 /// stay. Cheap when no device shows it, as when push is not used.
 pub fn withdraw(conn: &Connection, reminder_id: i64, outcome: &str, now: &str) -> rusqlite::Result<usize> {
+    // Channels showing it get its last word ("✓ Taken at 08:03"), replacing it.
+    crate::store::channels::queue_handled(conn, reminder_id, outcome, now)?;
     let everyone = outcome == "taken" || outcome == "skipped";
     if everyone {
         crate::store::escalations::withdraw_pending(conn, reminder_id)?;

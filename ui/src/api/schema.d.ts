@@ -532,6 +532,91 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your channels, oldest first. Secrets are never answered (`secret_set` says whether one is). */
+        get: operations["channels_list"];
+        put?: never;
+        /**
+         * Adds a channel. `kind` is ntfy, gotify, telegram or webhook; `config` holds its settings
+         *     (see `ChannelBody`). A webhook's answer carries its signing `secret` this once; a
+         *     Telegram channel's carries `link_url`, and the channel is `pending` until a chat sends
+         *     the bot that link's /start.
+         */
+        post: operations["channels_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/channels/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Changes a channel: its `name`, `enabled`, or settings in `config` (settings left out stay
+         *     as they are; a secret left out stays, `null` removes an optional one). A webhook disabled
+         *     because it answered 410 is active again once enabled.
+         */
+        put: operations["channels_update"];
+        post?: never;
+        /**
+         * Deletes a channel; the reminders that chose it keep their other methods (a medication
+         *     left with none follows the global ones; global methods left empty become push).
+         */
+        delete: operations["channels_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/channels/{id}/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new Telegram link for a channel (pending, or stopped from the chat). */
+        post: operations["channels_link"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/channels/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sends a test message to the channel now and answers with what it said. The test joins
+         *     the delivery history.
+         */
+        post: operations["channels_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/export": {
         parameters: {
             query?: never;
@@ -1438,6 +1523,19 @@ export interface components {
         };
         /** @enum {string} */
         Category: "weight" | "volume" | "count" | "concentration";
+        /** @description What a person sends to create or change a channel. */
+        ChannelBody: {
+            /**
+             * @description ntfy: `server_url`, `topic`, and `token` (`tk_…`) or `username` + `password`.
+             *     Gotify: `server_url`, `token` (an application token). Webhook: `url`, `events`.
+             *     Telegram: nothing. On a change, a secret left out stays; `null` removes it.
+             */
+            config?: Record<string, never> | null;
+            enabled?: boolean | null;
+            /** @description ntfy, gotify, telegram or webhook (create only; a channel keeps its kind). */
+            kind?: string | null;
+            name?: string | null;
+        };
         /** @description One channel's outcome of a test or send-now notification. */
         ChannelResult: {
             channel: components["schemas"]["DeliveryMethod"];
@@ -1464,6 +1562,34 @@ export interface components {
         /** @description Every channel's outcome of one delivery. */
         ChannelResults: {
             results: components["schemas"]["ChannelResult"][];
+        };
+        /** @description A channel as the API shows it. */
+        ChannelView: {
+            /**
+             * @description What may be shown: `server_url`, `topic`, `username` (ntfy); `server_url` (Gotify);
+             *     `url`, `events` (webhook). Never a token, password or secret.
+             */
+            config: Record<string, never>;
+            created_at: string;
+            enabled: boolean;
+            /** Format: int64 */
+            id: number;
+            /** @description ntfy, gotify, telegram or webhook. */
+            kind: string;
+            /** @description The last send's outcome, in English, and when. */
+            last_result: string | null;
+            last_result_at: string | null;
+            /** @description The method word that chooses it for reminders: `channel:<id>`. */
+            method: components["schemas"]["DeliveryMethod"];
+            name: string;
+            /** @description A token, password or webhook secret is set (its value is never answered). */
+            secret_set: boolean;
+            /**
+             * @description active; pending (a Telegram chat not linked yet); disabled (`state_reason`: `gone`
+             *     when a webhook answered 410, `telegram_stopped` when the chat sent /stop).
+             */
+            state: string;
+            state_reason: string | null;
         };
         /**
          * @description How a schedule's times hold when the clock moves (daylight saving, travel).
@@ -1493,6 +1619,13 @@ export interface components {
             reminder_minutes_before?: number | null;
             /** @description The dose's time, RFC 3339 (required): at most a minute past, within a year. */
             scheduled_time?: string | null;
+        };
+        /** @description A new channel, as answered once: with the webhook's secret or the Telegram link. */
+        CreatedChannel: components["schemas"]["ChannelView"] & {
+            /** @description A Telegram channel: the link that binds a chat (`https://t.me/<bot>?start=<code>`). */
+            link_url?: string | null;
+            /** @description A webhook's signing secret (`whsec_…`), shown this once. */
+            secret?: string | null;
         };
         Credentials: {
             /** @description The second factor at sign-in: an authenticator or e-mail code, or a backup code. */
@@ -1602,6 +1735,51 @@ export interface components {
                  *     null while invited.
                  */
                 user_id: number | null;
+            };
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description The body of every successful answer: `{"success": true, "data": …}`. */
+        Data_ChannelView: {
+            /** @description A channel as the API shows it. */
+            data: {
+                /**
+                 * @description What may be shown: `server_url`, `topic`, `username` (ntfy); `server_url` (Gotify);
+                 *     `url`, `events` (webhook). Never a token, password or secret.
+                 */
+                config: Record<string, never>;
+                created_at: string;
+                enabled: boolean;
+                /** Format: int64 */
+                id: number;
+                /** @description ntfy, gotify, telegram or webhook. */
+                kind: string;
+                /** @description The last send's outcome, in English, and when. */
+                last_result: string | null;
+                last_result_at: string | null;
+                /** @description The method word that chooses it for reminders: `channel:<id>`. */
+                method: components["schemas"]["DeliveryMethod"];
+                name: string;
+                /** @description A token, password or webhook secret is set (its value is never answered). */
+                secret_set: boolean;
+                /**
+                 * @description active; pending (a Telegram chat not linked yet); disabled (`state_reason`: `gone`
+                 *     when a webhook answered 410, `telegram_stopped` when the chat sent /stop).
+                 */
+                state: string;
+                state_reason: string | null;
+            };
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description The body of every successful answer: `{"success": true, "data": …}`. */
+        Data_CreatedChannel: {
+            /** @description A new channel, as answered once: with the webhook's secret or the Telegram link. */
+            data: components["schemas"]["ChannelView"] & {
+                /** @description A Telegram channel: the link that binds a chat (`https://t.me/<bot>?start=<code>`). */
+                link_url?: string | null;
+                /** @description A webhook's signing secret (`whsec_…`), shown this once. */
+                secret?: string | null;
             };
             /** @description Always true. */
             success: boolean;
@@ -2056,6 +2234,38 @@ export interface components {
             success: boolean;
         };
         /** @description The body of every successful answer: `{"success": true, "data": …}`. */
+        Data_Vec_ChannelView: {
+            data: {
+                /**
+                 * @description What may be shown: `server_url`, `topic`, `username` (ntfy); `server_url` (Gotify);
+                 *     `url`, `events` (webhook). Never a token, password or secret.
+                 */
+                config: Record<string, never>;
+                created_at: string;
+                enabled: boolean;
+                /** Format: int64 */
+                id: number;
+                /** @description ntfy, gotify, telegram or webhook. */
+                kind: string;
+                /** @description The last send's outcome, in English, and when. */
+                last_result: string | null;
+                last_result_at: string | null;
+                /** @description The method word that chooses it for reminders: `channel:<id>`. */
+                method: components["schemas"]["DeliveryMethod"];
+                name: string;
+                /** @description A token, password or webhook secret is set (its value is never answered). */
+                secret_set: boolean;
+                /**
+                 * @description active; pending (a Telegram chat not linked yet); disabled (`state_reason`: `gone`
+                 *     when a webhook answered 410, `telegram_stopped` when the chat sent /stop).
+                 */
+                state: string;
+                state_reason: string | null;
+            }[];
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description The body of every successful answer: `{"success": true, "data": …}`. */
         Data_Vec_Kept: {
             data: {
                 created_at: string;
@@ -2196,6 +2406,12 @@ export interface components {
             /** @description When it was tried (RFC 3339, UTC). */
             attempted_at: string;
             channel: components["schemas"]["DeliveryMethod"];
+            /**
+             * @description For a channel (`channel:<id>`): its kind (ntfy, gotify, telegram, webhook) and name,
+             *     kept when the channel is deleted.
+             */
+            channel_kind: string | null;
+            channel_name: string | null;
             /** @description Why it failed. */
             error?: string | null;
             /** @description E-mail was used because every push failed. */
@@ -2218,7 +2434,10 @@ export interface components {
              *     `email_unavailable`, `email_unverified`, `email_off`, …); null on rows older than codes.
              */
             result_code: string | null;
-            /** @description The values the code names (`delivered`, `devices`, `address`, `detail`). */
+            /**
+             * @description The values the code names (`delivered`, `devices`, `address`, `detail`; for
+             *     `channel_sent` / `channel_failed`: `name`, `kind`, `detail`, `retrying`).
+             */
             result_params: Record<string, never>;
             title: string;
             /**
@@ -2242,10 +2461,11 @@ export interface components {
             success: boolean;
         };
         /**
-         * @description A delivery channel.
-         * @enum {string}
+         * @description push, email, or one of the person's channels by its id (`channel:7`)
+         * @example push
+         * @example channel:7
          */
-        DeliveryMethod: "push" | "email";
+        DeliveryMethod: string;
         DisableBody: {
             backupCode?: string;
             /** @description `email` or `totp`; all methods when left out (`/disable` only). */
@@ -2384,7 +2604,7 @@ export interface components {
          * @description The machine-readable reason of an error answer (`code` in every error body).
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "validation_failed" | "body_too_large" | "unsupported_media_type" | "not_found" | "method_not_allowed" | "rate_limited" | "internal_error" | "service_unavailable" | "request_timeout" | "authentication_required" | "session_expired" | "invalid_credentials" | "email_not_verified" | "registration_closed" | "email_taken" | "password_incorrect" | "email_not_configured" | "invalid_token" | "reset_link_invalid" | "user_not_found" | "credentials_required" | "email_required" | "email_invalid" | "password_required" | "password_too_short" | "password_too_long" | "first_name_too_long" | "last_name_too_long" | "two_factor_required" | "invalid_code" | "code_not_sent" | "method_not_enabled" | "method_already_enabled" | "two_factor_not_enabled" | "totp_setup_not_started" | "invalid_backup_code" | "code_required" | "backup_code_required" | "medication_not_found" | "entry_not_found" | "name_required" | "unit_required" | "unit_invalid" | "unit_mismatch" | "strength_needed" | "unit_incompatible" | "future_date" | "dose_too_soon" | "daily_maximum_reached" | "inventory_not_enabled" | "stock_below_zero" | "notification_not_found" | "reminder_exists" | "notification_not_scheduled" | "notification_sending" | "notification_not_sent" | "dose_already_logged" | "invalid_snooze_minutes" | "calendar_feed_not_found" | "push_service_not_allowed" | "invalid_subscription" | "subscription_taken" | "delivery_failed" | "delivery_method_unknown" | "delivery_method_required" | "lead_out_of_range" | "message_too_long" | "backup_not_found" | "import_invalid" | "person_not_found" | "person_name_required" | "person_is_account_holder" | "not_permitted" | "carer_not_found" | "carer_exists" | "carer_is_owner" | "role_invalid" | "invitation_not_found" | "invitation_other_account" | "escalation_invalid";
+        ErrorCode: "invalid_request" | "validation_failed" | "body_too_large" | "unsupported_media_type" | "not_found" | "method_not_allowed" | "rate_limited" | "internal_error" | "service_unavailable" | "request_timeout" | "authentication_required" | "session_expired" | "invalid_credentials" | "email_not_verified" | "registration_closed" | "email_taken" | "password_incorrect" | "email_not_configured" | "invalid_token" | "reset_link_invalid" | "user_not_found" | "credentials_required" | "email_required" | "email_invalid" | "password_required" | "password_too_short" | "password_too_long" | "first_name_too_long" | "last_name_too_long" | "two_factor_required" | "invalid_code" | "code_not_sent" | "method_not_enabled" | "method_already_enabled" | "two_factor_not_enabled" | "totp_setup_not_started" | "invalid_backup_code" | "code_required" | "backup_code_required" | "medication_not_found" | "entry_not_found" | "name_required" | "unit_required" | "unit_invalid" | "unit_mismatch" | "strength_needed" | "unit_incompatible" | "future_date" | "dose_too_soon" | "daily_maximum_reached" | "inventory_not_enabled" | "stock_below_zero" | "notification_not_found" | "reminder_exists" | "notification_not_scheduled" | "notification_sending" | "notification_not_sent" | "dose_already_logged" | "invalid_snooze_minutes" | "calendar_feed_not_found" | "push_service_not_allowed" | "invalid_subscription" | "subscription_taken" | "delivery_failed" | "delivery_method_unknown" | "delivery_method_required" | "lead_out_of_range" | "message_too_long" | "backup_not_found" | "import_invalid" | "person_not_found" | "person_name_required" | "person_is_account_holder" | "not_permitted" | "carer_not_found" | "carer_exists" | "carer_is_owner" | "role_invalid" | "invitation_not_found" | "invitation_other_account" | "escalation_invalid" | "channel_not_found" | "channel_invalid" | "channel_address_not_allowed" | "telegram_not_configured";
         Escalation: {
             /**
              * Format: int32
@@ -3056,6 +3276,12 @@ export interface components {
                 /** @description When it was tried (RFC 3339, UTC). */
                 attempted_at: string;
                 channel: components["schemas"]["DeliveryMethod"];
+                /**
+                 * @description For a channel (`channel:<id>`): its kind (ntfy, gotify, telegram, webhook) and name,
+                 *     kept when the channel is deleted.
+                 */
+                channel_kind: string | null;
+                channel_name: string | null;
                 /** @description Why it failed. */
                 error?: string | null;
                 /** @description E-mail was used because every push failed. */
@@ -3078,7 +3304,10 @@ export interface components {
                  *     `email_unavailable`, `email_unverified`, `email_off`, …); null on rows older than codes.
                  */
                 result_code: string | null;
-                /** @description The values the code names (`delivered`, `devices`, `address`, `detail`). */
+                /**
+                 * @description The values the code names (`delivered`, `devices`, `address`, `detail`; for
+                 *     `channel_sent` / `channel_failed`: `name`, `kind`, `detail`, `retrying`).
+                 */
                 result_params: Record<string, never>;
                 title: string;
                 /**
@@ -3697,9 +3926,27 @@ export interface components {
          * @enum {string}
          */
         TakeStatus: "taken" | "skipped" | "missed" | "snoozed";
+        TestAnswer: {
+            code: components["schemas"]["ErrorCode"] | null;
+            data: components["schemas"]["TestResult"];
+            message: string;
+            success: boolean;
+        };
         TestBody: {
             /** @description push and/or email, at least one. */
             deliveryMethods?: components["schemas"]["DeliveryMethod"][] | null;
+        };
+        /** @description What a channel answered a test message. */
+        TestResult: {
+            /**
+             * @description `channel_sent`, `channel_failed` or `channel_unavailable`, with `params` (`name`,
+             *     `kind`, `detail`), for the app to translate.
+             */
+            code: string;
+            /** @description The channel's own answer ("ntfy answered 401: the access token was refused"). */
+            detail: string;
+            ok: boolean;
+            params: Record<string, never>;
         };
         /**
          * @description A time of day on the 24-hour clock, written `HH:MM`.
@@ -5600,6 +5847,317 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    channels_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The channels */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_Vec_ChannelView"];
+                };
+            };
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    channels_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChannelBody"];
+            };
+        };
+        responses: {
+            /** @description The new channel */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_CreatedChannel"];
+                };
+            };
+            /** @description `channel_invalid` (`params.field` names the setting: an unknown kind, a missing topic or token, a URL that is not http(s), a line break in a token), `channel_address_not_allowed` (a loopback, link-local or private address the operator has not allowed), `telegram_not_configured` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    channels_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The channel's id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChannelBody"];
+            };
+        };
+        responses: {
+            /** @description The channel as saved */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_ChannelView"];
+                };
+            };
+            /** @description `channel_invalid` (`params.field`), `channel_address_not_allowed` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `channel_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    channels_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The channel's id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The channel is deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `channel_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    channels_link: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The channel's id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The channel with its new `link_url` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_CreatedChannel"];
+                };
+            };
+            /** @description `channel_invalid` (not a Telegram channel), `telegram_not_configured` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `channel_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    channels_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The channel's id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The channel took it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestAnswer"];
+                };
+            };
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `channel_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `delivery_failed`: the channel is switched off, waiting for its Telegram link, or disabled */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestAnswer"];
+                };
+            };
+            /** @description `delivery_failed`: the channel refused it or did not answer in time (`data.detail` says which) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestAnswer"];
                 };
             };
         };
