@@ -6,14 +6,14 @@
 CREATE TABLE channels (
     id              INTEGER PRIMARY KEY,
     user_id         INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
-    kind            TEXT    NOT NULL CHECK (kind IN ('ntfy', 'gotify', 'telegram', 'webhook')),
+    kind            TEXT    NOT NULL CHECK (kind = 'ntfy' OR kind = 'gotify' OR kind = 'telegram' OR kind = 'webhook'),
     name            TEXT    NOT NULL,
     config          TEXT    NOT NULL DEFAULT '{}',
     secret          TEXT,
     enabled         INTEGER NOT NULL DEFAULT 1 CHECK (enabled IN (0, 1)),
     -- pending: a Telegram chat not linked yet; disabled: the endpoint said it is gone (410),
     -- or the chat stopped the bot; `state_reason` says which, for the app.
-    state           TEXT    NOT NULL DEFAULT 'active' CHECK (state IN ('active', 'pending', 'disabled')),
+    state           TEXT    NOT NULL DEFAULT 'active' CHECK (state = 'active' OR state = 'pending' OR state = 'disabled'),
     state_reason    TEXT,
     -- Telegram: the SHA-256 of the one-time /start code, until it is used, and the chat.
     link_code_hash  TEXT UNIQUE,
@@ -74,12 +74,13 @@ CREATE TABLE deliveries_v17 (
     id              INTEGER PRIMARY KEY,
     user_id         INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
     reminder_id     INTEGER REFERENCES reminders (id) ON DELETE SET NULL,
-    kind            TEXT    NOT NULL CHECK (kind IN ('reminder', 'repeat', 'low_stock', 'test')),
+    -- Checks written as comparisons, not `IN (…)` (see 0009_plain_checks).
+    kind            TEXT    NOT NULL CHECK (kind = 'reminder' OR kind = 'repeat' OR kind = 'low_stock' OR kind = 'test'),
     title           TEXT    NOT NULL,
     medication_name TEXT,
-    channel         TEXT    NOT NULL CHECK (channel IN ('push', 'email') OR channel GLOB 'channel:[1-9]*'),
+    channel         TEXT    NOT NULL CHECK (channel = 'push' OR channel = 'email' OR channel GLOB 'channel:[1-9]*'),
     attempted_at    TEXT    NOT NULL,
-    result          TEXT    NOT NULL CHECK (result IN ('sent', 'failed')),
+    result          TEXT    NOT NULL CHECK (result = 'sent' OR result = 'failed'),
     error           TEXT,
     fallback        INTEGER NOT NULL DEFAULT 0 CHECK (fallback IN (0, 1)),
     result_code     TEXT,

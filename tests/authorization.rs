@@ -62,6 +62,7 @@ enum Fresh {
     Person,
     Invitation,
     Reminder,
+    Channel,
 }
 
 struct Fixture {
@@ -70,6 +71,7 @@ struct Fixture {
     entry: i64,
     reminder: i64,
     view_carer: i64,
+    channel: i64,
 }
 
 fn case(method: &Method, path: &str, f: &Fixture) -> Option<Case> {
@@ -182,6 +184,22 @@ fn case(method: &Method, path: &str, f: &Fixture) -> Option<Case> {
         ("DELETE", "/api/notifications/{id}") | ("POST", "/api/notifications/{id}/send") => {
             (OwnerObject, path.into(), None, Fresh::Reminder)
         }
+        // A person's channels are theirs alone; carers never see them.
+        ("GET", "/api/channels") | ("POST", "/api/channels") => (
+            OwnAccount,
+            path.into(),
+            Some(json!({"kind": "ntfy", "config": {"server_url": "https://ntfy.example", "topic": "own"}})),
+            Fresh::Nothing,
+        ),
+        ("PUT", "/api/channels/{id}") => (
+            OwnerObject,
+            path.into(),
+            Some(json!({"name": "Renamed"})),
+            Fresh::Channel,
+        ),
+        ("DELETE", "/api/channels/{id}")
+        | ("POST", "/api/channels/{id}/test")
+        | ("POST", "/api/channels/{id}/link") => (OwnerObject, path.into(), None, Fresh::Channel),
         ("GET", "/api/notifications/medications/{id}/preferences") => (
             OwnerObject,
             path.replace("{id}", &m.to_string()),
@@ -360,6 +378,19 @@ impl Circle {
         body["data"]["id"].as_i64().unwrap()
     }
 
+    /// A channel of the owner's, switched off (a test then answers 409 without the network).
+    async fn channel(&self) -> i64 {
+        let (status, body) = post(
+            &self.server,
+            "/api/channels",
+            Some(&self.owner),
+            json!({"kind": "ntfy", "enabled": false, "config": {"server_url": "https://ntfy.example", "topic": "pills"}}),
+        )
+        .await;
+        assert_eq!(status, StatusCode::CREATED, "{body}");
+        body["data"]["id"].as_i64().unwrap()
+    }
+
     async fn person(&self, name: &str) -> i64 {
         let (status, body) = post(
             &self.server,
@@ -410,6 +441,7 @@ async fn circle() -> Circle {
         entry: 0,
         reminder: 0,
         view_carer: 0,
+        channel: 0,
     };
     let mut c = Circle {
         server,
@@ -435,6 +467,7 @@ async fn circle() -> Circle {
     c.fixture.medication = c.medication().await;
     c.fixture.entry = c.entry().await;
     c.fixture.reminder = c.reminder().await;
+    c.fixture.channel = c.channel().await;
     c
 }
 
@@ -513,6 +546,8 @@ async fn every_route_answers_each_role_as_the_care_circle_allows() {
                 (Fresh::Entry, false) => route.replace("{id}", &c.fixture.entry.to_string()),
                 (Fresh::Reminder, true) => route.replace("{id}", &c.reminder().await.to_string()),
                 (Fresh::Reminder, false) => route.replace("{id}", &c.fixture.reminder.to_string()),
+                (Fresh::Channel, true) => route.replace("{id}", &c.channel().await.to_string()),
+                (Fresh::Channel, false) => route.replace("{id}", &c.fixture.channel.to_string()),
                 (Fresh::Person, true) => route.replace("{id}", &c.person("Leo").await.to_string()),
                 (Fresh::Person, false) => route.replace("{id}", &c.fixture.person.to_string()),
                 (Fresh::Invitation, true) => {

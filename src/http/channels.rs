@@ -29,7 +29,10 @@ use crate::services::channels::{self, ChannelBody, ChannelView, CreatedChannel, 
         (status = 200, description = "The channels", body = Data<Vec<ChannelView>>),
     ),
 )]
-pub async fn list(State(state): State<AppState>, AuthUser(user): AuthUser) -> ApiResult<Json<Data<Vec<ChannelView>>>> {
+pub async fn list(
+    State(state): State<AppState>,
+    AuthUser(user): AuthUser,
+) -> ApiResult<Json<Data<Vec<ChannelView>>>> {
     let listed = state
         .db
         .read(move |conn| Ok::<_, ApiError>(channels::list(conn, user.id)?))
@@ -64,7 +67,14 @@ pub async fn create(
             let bot = TelegramBot {
                 username: engine.telegram_username(),
             };
-            Ok::<_, ApiError>(channels::create(conn, user.id, &body, engine.channels.policy(), &bot, now)?)
+            Ok::<_, ApiError>(channels::create(
+                conn,
+                user.id,
+                &body,
+                engine.channels.policy(),
+                &bot,
+                now,
+            )?)
         })
         .await?;
     Ok((StatusCode::CREATED, data(created)))
@@ -94,7 +104,15 @@ pub async fn update(
     let engine = state.engine.clone();
     let saved = state
         .db
-        .write(move |conn| Ok::<_, ApiError>(channels::update(conn, user.id, id, &body, engine.channels.policy())?))
+        .write(move |conn| {
+            Ok::<_, ApiError>(channels::update(
+                conn,
+                user.id,
+                id,
+                &body,
+                engine.channels.policy(),
+            )?)
+        })
         .await?;
     Ok(data(saved))
 }
@@ -191,13 +209,23 @@ pub struct TestAnswer {
         (status = 502, description = "`delivery_failed`: the channel refused it or did not answer in time (`data.detail` says which)", body = TestAnswer),
     ),
 )]
-pub async fn test(State(state): State<AppState>, AuthUser(user): AuthUser, ApiPath(id): ApiPath<i64>) -> ApiResult<Response> {
+pub async fn test(
+    State(state): State<AppState>,
+    AuthUser(user): AuthUser,
+    ApiPath(id): ApiPath<i64>,
+) -> ApiResult<Response> {
     let channel = state
         .db
         .read(move |conn| Ok::<_, ApiError>(channels::get(conn, user.id, id)?))
         .await?;
-    let reports = state.engine.send_test(user.id, &[DeliveryMethod::Channel(channel.id)]).await?;
-    let Some(report) = reports.into_iter().find(|r| r.channel == DeliveryMethod::Channel(channel.id)) else {
+    let reports = state
+        .engine
+        .send_test(user.id, &[DeliveryMethod::Channel(channel.id)])
+        .await?;
+    let Some(report) = reports
+        .into_iter()
+        .find(|r| r.channel == DeliveryMethod::Channel(channel.id))
+    else {
         return Err(ApiError::internal("the test produced no result"));
     };
     let result = TestResult {

@@ -61,7 +61,11 @@ async fn advance(
     // E-mails that fell due (reminders' among them) have had their attempt too.
     state.engine.mail.drain(std::time::Duration::from_secs(60)).await;
     // And the channels' messages.
-    state.engine.channels.drain(std::time::Duration::from_secs(60)).await;
+    state
+        .engine
+        .channels
+        .drain(std::time::Duration::from_secs(60))
+        .await;
     Ok(data(Moved {
         now: state.clock.now_stamp(),
         handled,

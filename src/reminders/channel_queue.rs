@@ -31,8 +31,9 @@ use crate::store::{notify_prefs, outbox, reminders};
 const SENDING_AT_ONCE: usize = 32;
 /// Sends in flight at once to one channel.
 const PER_CHANNEL: usize = 2;
-/// The longest the worker sleeps without looking at the queue.
-const IDLE_LOOK: StdDuration = StdDuration::from_secs(60);
+/// The longest the worker sleeps without looking at the queue (events queued by a request
+/// that does not wake it wait at most this long).
+const IDLE_LOOK: StdDuration = StdDuration::from_secs(5);
 /// The first retry's wait; it doubles up to `MAX_BACKOFF_SECONDS`.
 const FIRST_BACKOFF_SECONDS: i64 = 15;
 const MAX_BACKOFF_SECONDS: i64 = 3600;
@@ -61,7 +62,10 @@ impl Worker {
     /// Stops at once: sends in progress are cut off and go out again after the next start.
     pub async fn stop(self) {
         let _ = self.stop.send(true);
-        if tokio::time::timeout(StdDuration::from_secs(2), self.task).await.is_err() {
+        if tokio::time::timeout(StdDuration::from_secs(2), self.task)
+            .await
+            .is_err()
+        {
             tracing::warn!("the channel queue did not stop within 2 s");
         }
     }
@@ -78,9 +82,10 @@ impl ChannelQueue {
     pub fn new(db: Db, clock: Clock, settings: Arc<Settings>) -> Arc<ChannelQueue> {
         let policy = Arc::new(Policy::new(&settings.channels.allow_networks));
         let timeout = StdDuration::from_secs(u64::from(settings.channels.timeout_seconds.clamp(1, 120)));
+        // The whole-operation limit (`deliver`) speaks first; the client's own is a backstop.
         let builder = || {
             reqwest::Client::builder()
-                .timeout(timeout)
+                .timeout(timeout + StdDuration::from_secs(1))
                 .connect_timeout(timeout)
                 .redirect(reqwest::redirect::Policy::none())
                 .user_agent(concat!("Pillbox/", env!("CARGO_PKG_VERSION")))
@@ -203,8 +208,14 @@ impl ChannelQueue {
     }
 
     fn channel_slots(&self, id: i64) -> Arc<Semaphore> {
-        let mut map = self.channels.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        Arc::clone(map.entry(id).or_insert_with(|| Arc::new(Semaphore::new(PER_CHANNEL))))
+        let mut map = self
+            .channels
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        Arc::clone(
+            map.entry(id)
+                .or_insert_with(|| Arc::new(Semaphore::new(PER_CHANNEL))),
+        )
     }
 
     /// Sends one request for a channel, bounded as a whole by the timeout, and says what
@@ -245,8 +256,14 @@ impl ChannelQueue {
     }
 
     async fn exchange(&self, request: &Request) -> Result<(u16, Option<StdDuration>, Vec<u8>), String> {
-        let client = if request.person_url { &self.guarded } else { &self.plain };
-        let mut builder = client.request(request.method.clone(), &request.url).body(request.body.clone());
+        let client = if request.person_url {
+            &self.guarded
+        } else {
+            &self.plain
+        };
+        let mut builder = client
+            .request(request.method.clone(), &request.url)
+            .body(request.body.clone());
         for (name, value) in &request.headers {
             builder = builder.header(*name, value);
         }
@@ -259,7 +276,11 @@ impl ChannelQueue {
             .and_then(|v| v.trim().parse::<u64>().ok())
             .map(StdDuration::from_secs);
         // An answer's body is read only as far as a classification needs.
-        let body = answer.bytes().await.map(|b| b.slice(..b.len().min(16 * 1024)).to_vec()).unwrap_or_default();
+        let body = answer
+            .bytes()
+            .await
+            .map(|b| b.slice(..b.len().min(16 * 1024)).to_vec())
+            .unwrap_or_default();
         Ok((status, retry_after, body))
     }
 
@@ -272,7 +293,9 @@ impl ChannelQueue {
         let prepared = {
             let send = send.clone();
             let link_base = self.settings.link_base();
-            self.db.write(move |conn| prepare(conn, &send, now, &link_base)).await
+            self.db
+                .write(move |conn| prepare(conn, &send, now, &link_base))
+                .await
         };
         let (channel, out) = match prepared {
             Ok(Some(ready)) => ready,
@@ -284,11 +307,23 @@ impl ChannelQueue {
         };
         let outcome = self.deliver(&channel, &out).await;
         if let Some(error) = outcome.error() {
-            tracing::warn!(send = id, channel = channel.id, "channel send attempt {} failed: {error}", send.attempts + 1);
+            tracing::warn!(
+                send = id,
+                channel = channel.id,
+                "channel send attempt {} failed: {error}",
+                send.attempts + 1
+            );
         }
         let now = self.clock.now();
-        if let Err(e) = self.db.write(move |conn| settle(conn, &send, &channel, &outcome, now)).await {
-            tracing::error!(send = id, "the outcome of a channel message could not be recorded: {e}");
+        if let Err(e) = self
+            .db
+            .write(move |conn| settle(conn, &send, &channel, &outcome, now))
+            .await
+        {
+            tracing::error!(
+                send = id,
+                "the outcome of a channel message could not be recorded: {e}"
+            );
         }
     }
 
@@ -416,7 +451,11 @@ fn prepare(
         let Some(handled) = store::handled_view(conn, reminder_id)? else {
             return drop(conn, "not sent: the reminder is gone");
         };
-        let outcome = send.message.get("outcome").and_then(|o| o.as_str()).unwrap_or("taken");
+        let outcome = send
+            .message
+            .get("outcome")
+            .and_then(|o| o.as_str())
+            .unwrap_or("taken");
         message = Message {
             title: send.title.clone(),
             body: handled_text(&handled, outcome, &recipient.formats, now),
@@ -448,7 +487,12 @@ fn prepare(
 }
 
 /// "✓ Taken at 08:03 by Kim" in the person's language, zone and time format.
-pub fn handled_text(handled: &store::Handled, outcome: &str, formats: &Formats, now: DateTime<Utc>) -> String {
+pub fn handled_text(
+    handled: &store::Handled,
+    outcome: &str,
+    formats: &Formats,
+    now: DateTime<Utc>,
+) -> String {
     let words = formats.words();
     let time = |stamp: Option<&str>| {
         stamp
@@ -460,10 +504,16 @@ pub fn handled_text(handled: &store::Handled, outcome: &str, formats: &Formats, 
     };
     let status = handled.status.as_deref().unwrap_or(outcome);
     let mut text = match (outcome, status) {
-        ("snoozed", _) => words.handled_snoozed.replace("{time}", &time(handled.snoozed_until.as_deref())),
-        (_, "skipped") => words.handled_skipped.replace("{time}", &time(handled.at.as_deref())),
+        ("snoozed", _) => words
+            .handled_snoozed
+            .replace("{time}", &time(handled.snoozed_until.as_deref())),
+        (_, "skipped") => words
+            .handled_skipped
+            .replace("{time}", &time(handled.at.as_deref())),
         (_, "missed") => words.handled_missed.replace("{time}", &time(None)),
-        _ => words.handled_taken.replace("{time}", &time(handled.at.as_deref())),
+        _ => words
+            .handled_taken
+            .replace("{time}", &time(handled.at.as_deref())),
     };
     if let (Some(by), false) = (&handled.by, outcome == "snoozed") {
         text.push_str(&words.handled_by.replace("{name}", by));
@@ -486,7 +536,13 @@ fn retry_at(send: &QueuedSend, after: Option<StdDuration>, now: DateTime<Utc>) -
 
 /// Records an attempt: the queue row, the delivery history of a reminder's message, the
 /// channel's last result, and for a message that decides its reminder's round, the reminder.
-fn settle(conn: &mut Connection, send: &QueuedSend, channel: &Channel, outcome: &Outcome, now: DateTime<Utc>) -> Result<(), DbError> {
+fn settle(
+    conn: &mut Connection,
+    send: &QueuedSend,
+    channel: &Channel,
+    outcome: &Outcome,
+    now: DateTime<Utc>,
+) -> Result<(), DbError> {
     let tx = conn.transaction()?;
     let at = clock::stamp(now);
     let service = service_name(&channel.kind);
@@ -539,14 +595,26 @@ fn settle(conn: &mut Connection, send: &QueuedSend, channel: &Channel, outcome: 
                 attempted_at: &at,
                 error: error.as_deref(),
                 fallback: send.fallback,
-                result_code: if error.is_none() { "channel_sent" } else { "channel_failed" },
+                result_code: if error.is_none() {
+                    "channel_sent"
+                } else {
+                    "channel_failed"
+                },
                 result_params: &params.to_string(),
             },
         )?;
         if store::decides(&tx, send.id)?
             && let Some(round) = send.round
         {
-            settle_reminder(&tx, send, reminder_id, round, error.as_deref(), retry.is_some(), now)?;
+            settle_reminder(
+                &tx,
+                send,
+                reminder_id,
+                round,
+                error.as_deref(),
+                retry.is_some(),
+                now,
+            )?;
         }
     }
     tx.commit()?;
@@ -576,7 +644,12 @@ fn settle_reminder(
         Some(id) => crate::store::medications::find(conn, job.user_id, id)?,
         None => None,
     };
-    let next = next_repeat(job.reminder.kind, relative, followups(&prefs, medication.as_ref().map(|m| &m.rules)), now);
+    let next = next_repeat(
+        job.reminder.kind,
+        relative,
+        followups(&prefs, medication.as_ref().map(|m| &m.rules)),
+        now,
+    );
     let Some(error) = error else {
         return reminders::mail_delivered(conn, reminder_id, relative, &clock::stamp(now), next.as_deref());
     };

@@ -34,12 +34,12 @@ use crate::domain::schedule;
 use crate::mailer::Mailer;
 use crate::security::codes;
 use crate::services::planner;
+use crate::store::channels::{self as channel_store, Channel, NewSend};
 use crate::store::deliveries::{self, NewDelivery};
 use crate::store::notify_prefs::{self, GlobalPrefs, Method};
 use crate::store::outbox::{self, MailKind, MailState, NewMail, ReminderRound};
 use crate::store::push_subscriptions::{self, Subscription};
 use crate::store::reminders::{self, Job};
-use crate::store::channels::{self as channel_store, Channel, NewSend};
 use crate::store::{medications, people, settings};
 
 /// Reminders claimed and planned per transaction. A new batch is claimed while fewer than
@@ -1531,7 +1531,12 @@ fn plan_job(
 /// Queues a round's message to each of the person's channels among its methods (once per
 /// round and channel: planning the round again adds nothing), and reports each as queued,
 /// or as unavailable (switched off, waiting for a Telegram link, disabled, deleted).
-fn queue_channels(conn: &Connection, round: &Round, job: &Job, ctx: &PlanContext) -> rusqlite::Result<Vec<ChannelReport>> {
+fn queue_channels(
+    conn: &Connection,
+    round: &Round,
+    job: &Job,
+    ctx: &PlanContext,
+) -> rusqlite::Result<Vec<ChannelReport>> {
     let mut reports = Vec::new();
     for method in &round.channels {
         let Some(channel_id) = method.channel_id() else {
@@ -1577,7 +1582,11 @@ fn queue_channels(conn: &Connection, round: &Round, job: &Job, ctx: &PlanContext
                 reminder_id: Some(round.id),
                 round: Some(round.number),
                 escalation_id: None,
-                event: if round.reminder_kind == ReminderKind::LowStock { "stock.low" } else { "reminder.due" },
+                event: if round.reminder_kind == ReminderKind::LowStock {
+                    "stock.low"
+                } else {
+                    "reminder.due"
+                },
                 delivery_kind: Some(round.kind),
                 title: &round.content.title,
                 medication_name: Some(&round.medication_name),
@@ -1591,7 +1600,11 @@ fn queue_channels(conn: &Connection, round: &Round, job: &Job, ctx: &PlanContext
         reports.push(ChannelReport {
             detail: format!("Queued for {}", channel.name),
             queued: true,
-            ..ChannelReport::new(*method, "channel_queued", json!({ "name": channel.name, "kind": channel.kind }))
+            ..ChannelReport::new(
+                *method,
+                "channel_queued",
+                json!({ "name": channel.name, "kind": channel.kind }),
+            )
         });
     }
     Ok(reports)
@@ -1613,7 +1626,11 @@ fn channel_message(round: &Round, job: &Job, link_base: &str) -> Message {
         token: content.token.clone(),
         open_url: content.open_url.clone(),
         snooze: content.snooze && content.token.is_some(),
-        priority: if round.repeat { Priority::High } else { Priority::Default },
+        priority: if round.repeat {
+            Priority::High
+        } else {
+            Priority::Default
+        },
         labels: Labels::of(content.lang),
         handled: false,
         data: json!({
@@ -1636,7 +1653,12 @@ async fn test_channels(engine: &Engine, recipient: &Recipient, methods: &[Method
             continue;
         };
         let Some(channel) = recipient.channels.iter().find(|c| c.id == id) else {
-            reports.push(ChannelReport::failed(*method, "channel_unavailable", "the channel was deleted".into(), true));
+            reports.push(ChannelReport::failed(
+                *method,
+                "channel_unavailable",
+                "the channel was deleted".into(),
+                true,
+            ));
             continue;
         };
         if !channel.usable() {
@@ -1664,4 +1686,3 @@ async fn test_channels(engine: &Engine, recipient: &Recipient, methods: &[Method
     }
     reports
 }
-

@@ -9,6 +9,7 @@ pub mod heartbeat;
 pub mod mail_queue;
 pub mod messages;
 pub mod push;
+pub mod telegram_bot;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -41,6 +42,7 @@ pub struct Running {
     engine: Arc<Engine>,
     mail: mail_queue::Worker,
     channels: channel_queue::Worker,
+    telegram: Option<telegram_bot::Poller>,
 }
 
 impl Running {
@@ -50,10 +52,16 @@ impl Running {
         for timer in &self.timers {
             timer.abort();
         }
-        let (finished, (), ()) = tokio::join!(
+        let telegram = async {
+            if let Some(poller) = self.telegram {
+                poller.stop().await;
+            }
+        };
+        let (finished, (), (), ()) = tokio::join!(
             self.engine.finish_pass(STOP_WAIT),
             self.mail.stop(),
-            self.channels.stop()
+            self.channels.stop(),
+            telegram
         );
         if !finished {
             tracing::warn!("stopped while reminders were still being sent; they go out after the next start");
@@ -70,6 +78,7 @@ pub async fn start(engine: Arc<Engine>) -> Result<Running, String> {
         .map_err(|e| format!("cannot take over the reminders of the last run: {e}"))?;
     let mail = engine.mail.start();
     let channels = engine.channels.start();
+    let telegram = telegram_bot::start(&engine);
     let tick_every = Duration::from_secs(u64::from(engine.settings.reminders.tick_seconds));
     let tick_engine = Arc::clone(&engine);
     let tick = every(tick_every, move || {
@@ -98,6 +107,7 @@ pub async fn start(engine: Arc<Engine>) -> Result<Running, String> {
         engine,
         mail,
         channels,
+        telegram,
     })
 }
 

@@ -25,7 +25,9 @@ impl Policy {
             } else if let Ok(ip) = entry.parse::<IpAddr>() {
                 policy.networks.push(IpNet::from(ip));
             } else {
-                policy.hosts.push(entry.trim_end_matches('.').to_ascii_lowercase());
+                policy
+                    .hosts
+                    .push(entry.trim_end_matches('.').to_ascii_lowercase());
             }
         }
         policy
@@ -52,10 +54,11 @@ impl Policy {
         } else {
             None
         };
-        let Some(what) = special else {
-            return None;
-        };
-        let listed_host = self.hosts.iter().any(|h| h == &host.trim_end_matches('.').to_ascii_lowercase());
+        let what = special?;
+        let listed_host = self
+            .hosts
+            .iter()
+            .any(|h| h == &host.trim_end_matches('.').to_ascii_lowercase());
         let listed_net = self.networks.iter().any(|n| n.contains(&ip));
         if listed_net || (listed_host && !is_link_local(ip)) {
             return None;
@@ -81,10 +84,10 @@ impl Policy {
             Some(url::Host::Ipv6(ip)) => return self.check_literal(&url, IpAddr::V6(ip)),
             None => return Err("the URL has no host".into()),
         };
-        if host.eq_ignore_ascii_case("localhost") || host.to_ascii_lowercase().ends_with(".localhost") {
-            if let Some(why) = self.refuse_ip(&host, IpAddr::V4(Ipv4Addr::LOCALHOST)) {
-                return Err(why);
-            }
+        if (host.eq_ignore_ascii_case("localhost") || host.to_ascii_lowercase().ends_with(".localhost"))
+            && let Some(why) = self.refuse_ip(&host, IpAddr::V4(Ipv4Addr::LOCALHOST))
+        {
+            return Err(why);
         }
         Ok(url)
     }
@@ -184,11 +187,27 @@ mod tests {
         assert!(none.check_url("https://ntfy.sh/").is_ok());
         assert!(none.check_url("ftp://ntfy.sh/").is_err());
         assert!(none.check_url("https://user:pw@ntfy.sh/").is_err());
-        assert!(none.check_url("http://127.0.0.1:8080/").unwrap_err().contains("loopback"));
-        assert!(none.check_url("http://localhost/").unwrap_err().contains("loopback"));
+        assert!(
+            none.check_url("http://127.0.0.1:8080/")
+                .unwrap_err()
+                .contains("loopback")
+        );
+        assert!(
+            none.check_url("http://localhost/")
+                .unwrap_err()
+                .contains("loopback")
+        );
         assert!(none.check_url("http://[::1]/").is_err());
-        assert!(none.check_url("http://169.254.169.254/latest").unwrap_err().contains("metadata"));
-        assert!(none.check_url("http://192.168.1.5/").unwrap_err().contains("allow_networks"));
+        assert!(
+            none.check_url("http://169.254.169.254/latest")
+                .unwrap_err()
+                .contains("metadata")
+        );
+        assert!(
+            none.check_url("http://192.168.1.5/")
+                .unwrap_err()
+                .contains("allow_networks")
+        );
         assert!(none.check_url("http://[::ffff:10.0.0.1]/").is_err());
         assert!(none.refuse_ip("x", "8.8.8.8".parse().unwrap()).is_none());
 

@@ -146,10 +146,17 @@ fn url(config: &Map<String, Value>, field: &str, policy: &Policy) -> ServiceResu
     let value = text(config, field, true)?.unwrap_or_default();
     match policy.check_url(&value) {
         Ok(url) => Ok(url.to_string()),
-        Err(why) if why.contains("allow_networks") || why.contains("metadata") || why.contains("not an address") => {
+        Err(why)
+            if why.contains("allow_networks")
+                || why.contains("metadata")
+                || why.contains("not an address") =>
+        {
             Err(ServiceError::Invalid(
-                Problem::new(ErrorCode::ChannelAddressNotAllowed, format!("This address is not allowed: {why}"))
-                    .with_param("field", field),
+                Problem::new(
+                    ErrorCode::ChannelAddressNotAllowed,
+                    format!("This address is not allowed: {why}"),
+                )
+                .with_param("field", field),
             ))
         }
         Err(why) => Err(field_error(field, format!("{field}: {why}"))),
@@ -175,13 +182,20 @@ fn check_config(
         _ => &[],
     };
     if let Some(unknown) = config.keys().find(|k| !allowed.contains(&k.as_str())) {
-        return Err(field_error(unknown, format!("{unknown} is not a setting of a {kind} channel")));
+        return Err(field_error(
+            unknown,
+            format!("{unknown} is not a setting of a {kind} channel"),
+        ));
     }
     match kind {
         "ntfy" => {
             let server_url = url(config, "server_url", policy)?;
             let topic = text(config, "topic", true)?.unwrap_or_default();
-            if topic.len() > 64 || !topic.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_') {
+            if topic.len() > 64
+                || !topic
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+            {
                 return Err(field_error(
                     "topic",
                     "topic may have only letters, digits, - and _, at most 64 of them",
@@ -210,7 +224,11 @@ fn check_config(
             let url = url(config, "url", policy)?;
             let events: Vec<String> = match config.get("events") {
                 None | Some(Value::Null) => match old {
-                    Some(c) => c.config.get("events").and_then(|e| serde_json::from_value(e.clone()).ok()).unwrap_or_default(),
+                    Some(c) => c
+                        .config
+                        .get("events")
+                        .and_then(|e| serde_json::from_value(e.clone()).ok())
+                        .unwrap_or_default(),
                     None => EVENTS.iter().map(|e| (*e).to_owned()).collect(),
                 },
                 Some(Value::Array(list)) => {
@@ -231,11 +249,16 @@ fn check_config(
                 }
                 Some(_) => return Err(field_error("events", "events must be a list")),
             };
-            let secret = old.and_then(|c| c.secret.clone()).unwrap_or_else(new_webhook_secret);
+            let secret = old
+                .and_then(|c| c.secret.clone())
+                .unwrap_or_else(new_webhook_secret);
             Ok((json!({ "url": url, "events": events }), Some(secret)))
         }
         "telegram" => Ok((json!({}), None)),
-        _ => Err(field_error("kind", format!("kind must be one of: {}", KINDS.join(", ")))),
+        _ => Err(field_error(
+            "kind",
+            format!("kind must be one of: {}", KINDS.join(", ")),
+        )),
     }
 }
 
@@ -243,18 +266,27 @@ fn check_config(
 pub fn new_webhook_secret() -> String {
     let mut bytes = [0u8; 32];
     rand_core::OsRng.fill_bytes(&mut bytes);
-    format!("whsec_{}", base64::engine::general_purpose::STANDARD.encode(bytes))
+    format!(
+        "whsec_{}",
+        base64::engine::general_purpose::STANDARD.encode(bytes)
+    )
 }
 
 fn check_name(name: Option<&str>, kind: &str) -> ServiceResult<String> {
-    let name = name.map(str::trim).filter(|n| !n.is_empty()).unwrap_or(match kind {
-        "ntfy" => "ntfy",
-        "gotify" => "Gotify",
-        "telegram" => "Telegram",
-        _ => "Webhook",
-    });
+    let name = name
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+        .unwrap_or(match kind {
+            "ntfy" => "ntfy",
+            "gotify" => "Gotify",
+            "telegram" => "Telegram",
+            _ => "Webhook",
+        });
     if name.chars().count() > MAX_NAME {
-        return Err(field_error("name", format!("name must be at most {MAX_NAME} characters")));
+        return Err(field_error(
+            "name",
+            format!("name must be at most {MAX_NAME} characters"),
+        ));
     }
     if name.chars().any(char::is_control) {
         return Err(field_error("name", "name must be one line"));
@@ -392,7 +424,10 @@ pub fn update(
     if let Some(kind) = body.kind.as_deref()
         && kind != channel.kind
     {
-        return Err(field_error("kind", "a channel keeps its kind: add a new channel instead"));
+        return Err(field_error(
+            "kind",
+            "a channel keeps its kind: add a new channel instead",
+        ));
     }
     if body.name.is_some() {
         channel.name = check_name(body.name.as_deref(), &channel.kind)?;

@@ -84,7 +84,43 @@ pub fn record_dose(
     let warning = stock::settle(conn, user_id, &mut entry, now)?;
     history::update(conn, user_id, &entry)?;
     reminders::answer(conn, user_id, m.id, entry.dosage_id, &entry.taken, entry.id)?;
+    announce(conn, user_id, &entry, now)?;
     Ok(Recorded { entry, warning })
+}
+
+/// Tells the webhooks that want it: `dose.missed` for a dose the engine recorded missed,
+/// `dose.logged` for every other entry.
+fn announce(conn: &Connection, user_id: i64, entry: &Entry, now: DateTime<Utc>) -> ServiceResult<()> {
+    let event = match entry.status {
+        DoseStatus::Missed if entry.logged_by.is_none() => "dose.missed",
+        _ => "dose.logged",
+    };
+    let message = serde_json::json!({
+        "title": format!("{}: {}", entry.medication_name, entry.status),
+        "body": "",
+        "open_url": "",
+        "data": {
+            "entry_id": entry.id,
+            "medication_id": entry.medication_id,
+            "medication": entry.medication_name,
+            "person_id": entry.person_id,
+            "status": entry.status,
+            "taken_at": entry.taken,
+            "quantity": entry.quantity,
+            "unit": entry.dosage_unit,
+            "logged_by": entry.logged_by,
+        },
+    });
+    crate::store::channels::queue_event(
+        conn,
+        user_id,
+        event,
+        &entry.medication_name,
+        &message,
+        &format!("msg_pillbox_entry_{}", entry.id),
+        &clock::stamp(now),
+    )?;
+    Ok(())
 }
 
 /// A status as sent; none means taken.

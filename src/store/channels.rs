@@ -7,7 +7,6 @@ use rusqlite::{Connection, OptionalExtension, params};
 #[derive(Debug, Clone)]
 pub struct Channel {
     pub id: i64,
-    pub user_id: i64,
     pub kind: String,
     pub name: String,
     pub config: serde_json::Value,
@@ -36,7 +35,6 @@ fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Channel> {
     let config: String = row.get(4)?;
     Ok(Channel {
         id: row.get(0)?,
-        user_id: row.get(1)?,
         kind: row.get(2)?,
         name: row.get(3)?,
         config: serde_json::from_str(&config).map_err(|e| {
@@ -55,16 +53,20 @@ fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Channel> {
 
 /// The user's channels, oldest first.
 pub fn list(conn: &Connection, user_id: i64) -> rusqlite::Result<Vec<Channel>> {
-    conn.prepare_cached(&format!("SELECT {COLUMNS} FROM channels WHERE user_id = ?1 ORDER BY id"))?
-        .query_map([user_id], from_row)?
-        .collect()
+    conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM channels WHERE user_id = ?1 ORDER BY id"
+    ))?
+    .query_map([user_id], from_row)?
+    .collect()
 }
 
 /// One of the user's channels; `None` for another user's or an unknown id.
 pub fn find(conn: &Connection, user_id: i64, id: i64) -> rusqlite::Result<Option<Channel>> {
-    conn.prepare_cached(&format!("SELECT {COLUMNS} FROM channels WHERE id = ?1 AND user_id = ?2"))?
-        .query_row([id, user_id], from_row)
-        .optional()
+    conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM channels WHERE id = ?1 AND user_id = ?2"
+    ))?
+    .query_row([id, user_id], from_row)
+    .optional()
 }
 
 /// A channel by id alone (the engine's view).
@@ -179,13 +181,6 @@ pub fn telegram_of_chat(conn: &Connection, chat_id: i64) -> rusqlite::Result<Vec
     .collect()
 }
 
-/// Whether any Telegram channel waits for a link or is linked (the bot need not poll
-/// otherwise).
-pub fn telegram_in_use(conn: &Connection) -> rusqlite::Result<bool> {
-    conn.prepare_cached("SELECT EXISTS (SELECT 1 FROM channels WHERE kind = 'telegram' AND state <> 'disabled')")?
-        .query_row([], |row| row.get(0))
-}
-
 // --- The queue ---------------------------------------------------------------------------
 
 /// A message to queue for a channel.
@@ -251,7 +246,6 @@ pub struct QueuedSend {
     pub user_id: i64,
     pub reminder_id: Option<i64>,
     pub round: Option<i64>,
-    pub escalation_id: Option<i64>,
     pub event: String,
     pub delivery_kind: Option<String>,
     pub title: String,
@@ -261,7 +255,6 @@ pub struct QueuedSend {
     pub idempotency_key: String,
     pub attempts: i64,
     pub give_up_at: String,
-    pub decides: bool,
 }
 
 /// Takes up to `limit` messages due now, never two of the same channel's reminder at once.
@@ -271,28 +264,26 @@ pub fn claim_due(conn: &Connection, now: &str, limit: usize) -> rusqlite::Result
          WHERE id IN (SELECT id FROM channel_sends
                       WHERE next_attempt_at IS NOT NULL AND next_attempt_at <= ?1 AND sending_since IS NULL
                       ORDER BY next_attempt_at, id LIMIT ?2)
-         RETURNING id, channel_id, user_id, reminder_id, round, escalation_id, event, delivery_kind, title,
-                   medication_name, fallback, message, idempotency_key, attempts, give_up_at, decides",
+         RETURNING id, channel_id, user_id, reminder_id, round, event, delivery_kind, title,
+                   medication_name, fallback, message, idempotency_key, attempts, give_up_at",
     )?
     .query_map(params![now, i64::try_from(limit).unwrap_or(i64::MAX)], |row| {
-        let message: String = row.get(11)?;
+        let message: String = row.get(10)?;
         Ok(QueuedSend {
             id: row.get(0)?,
             channel_id: row.get(1)?,
             user_id: row.get(2)?,
             reminder_id: row.get(3)?,
             round: row.get(4)?,
-            escalation_id: row.get(5)?,
-            event: row.get(6)?,
-            delivery_kind: row.get(7)?,
-            title: row.get(8)?,
-            medication_name: row.get(9)?,
-            fallback: row.get(10)?,
+            event: row.get(5)?,
+            delivery_kind: row.get(6)?,
+            title: row.get(7)?,
+            medication_name: row.get(8)?,
+            fallback: row.get(9)?,
             message: serde_json::from_str(&message).unwrap_or(serde_json::Value::Null),
-            idempotency_key: row.get(12)?,
-            attempts: row.get(13)?,
-            give_up_at: row.get(14)?,
-            decides: row.get(15)?,
+            idempotency_key: row.get(11)?,
+            attempts: row.get(12)?,
+            give_up_at: row.get(13)?,
         })
     })?
     .collect()
@@ -359,43 +350,6 @@ pub fn round_state(conn: &Connection, reminder_id: i64, round: i64) -> rusqlite:
     .query_row([reminder_id, round], |row| Ok((row.get(0)?, row.get(1)?)))
 }
 
-/// A reminder's message to a channel, as the handled message that replaces it needs it.
-#[derive(Debug, Clone)]
-pub struct Shown {
-    pub channel_id: i64,
-    pub user_id: i64,
-    pub title: String,
-    pub medication_name: Option<String>,
-    pub idempotency_key: String,
-    pub remote_id: Option<String>,
-}
-
-/// The channels a reminder went to (or is going to), latest round first, one per channel.
-pub fn shown(conn: &Connection, reminder_id: i64) -> rusqlite::Result<Vec<Shown>> {
-    conn.prepare_cached(
-        "SELECT channel_id, user_id, title, medication_name, idempotency_key, remote_id FROM channel_sends
-         WHERE reminder_id = ?1 AND event = 'reminder.due'
-           AND (delivered_at IS NOT NULL OR next_attempt_at IS NOT NULL OR sending_since IS NOT NULL)
-         ORDER BY round DESC, id DESC",
-    )?
-    .query_map([reminder_id], |row| {
-        Ok(Shown {
-            channel_id: row.get(0)?,
-            user_id: row.get(1)?,
-            title: row.get(2)?,
-            medication_name: row.get(3)?,
-            idempotency_key: row.get(4)?,
-            remote_id: row.get(5)?,
-        })
-    })?
-    .collect::<rusqlite::Result<Vec<_>>>()
-    .map(|mut all| {
-        let mut seen = std::collections::HashSet::new();
-        all.retain(|s| seen.insert(s.channel_id));
-        all
-    })
-}
-
 /// Stops the reminder's messages that are still waiting (the dose was handled).
 pub fn stop_waiting_for_reminder(conn: &Connection, reminder_id: i64, at: &str) -> rusqlite::Result<usize> {
     conn.prepare_cached(
@@ -407,7 +361,11 @@ pub fn stop_waiting_for_reminder(conn: &Connection, reminder_id: i64, at: &str) 
 }
 
 /// The Telegram message a reminder's round went out as in a chat, to edit after a press.
-pub fn remote_id_of(conn: &Connection, channel_id: i64, reminder_id: i64) -> rusqlite::Result<Option<String>> {
+pub fn remote_id_of(
+    conn: &Connection,
+    channel_id: i64,
+    reminder_id: i64,
+) -> rusqlite::Result<Option<String>> {
     conn.prepare_cached(
         "SELECT remote_id FROM channel_sends WHERE channel_id = ?1 AND reminder_id = ?2 AND remote_id IS NOT NULL
          ORDER BY round DESC LIMIT 1",
@@ -434,21 +392,15 @@ pub fn busy(conn: &Connection, now: &str) -> rusqlite::Result<bool> {
     .query_row([now], |row| row.get(0))
 }
 
-/// The deliveries a webhook owes for an event of the user, if any channel wants it.
-pub fn wanting(conn: &Connection, user_id: i64, event: &str) -> rusqlite::Result<Vec<Channel>> {
-    conn.prepare_cached(&format!(
-        "SELECT {COLUMNS} FROM channels
-         WHERE user_id = ?1 AND kind = 'webhook' AND enabled = 1 AND state = 'active'
-           AND EXISTS (SELECT 1 FROM json_each(channels.config, '$.events') WHERE value = ?2)"
-    ))?
-    .query_map(params![user_id, event], from_row)?
-    .collect()
-}
-
 /// Queues the handled message for every channel that shows (or is being sent) a reminder,
 /// and stops its messages still waiting. Called where the reminder is handled, in the same
 /// transaction. Returns how many were queued.
-pub fn queue_handled(conn: &Connection, reminder_id: i64, outcome: &str, now: &str) -> rusqlite::Result<usize> {
+pub fn queue_handled(
+    conn: &Connection,
+    reminder_id: i64,
+    outcome: &str,
+    now: &str,
+) -> rusqlite::Result<usize> {
     let queued = conn
         .prepare_cached(
             "INSERT INTO channel_sends (channel_id, user_id, reminder_id, round, event, title, medication_name,
@@ -515,4 +467,28 @@ pub fn decides(conn: &Connection, id: i64) -> rusqlite::Result<bool> {
         .query_row([id], |row| row.get(0))
         .optional()
         .map(|d| d.unwrap_or(false))
+}
+
+/// Queues an event (`dose.logged`, `dose.missed`, …) for every webhook of the user that
+/// subscribed to it; `key` (the webhook-id) names the event, so it is queued once. Returns
+/// how many were queued.
+pub fn queue_event(
+    conn: &Connection,
+    user_id: i64,
+    event: &str,
+    title: &str,
+    message: &serde_json::Value,
+    key: &str,
+    now: &str,
+) -> rusqlite::Result<usize> {
+    conn.prepare_cached(
+        "INSERT INTO channel_sends (channel_id, user_id, event, title, message, idempotency_key, created_at,
+                                    give_up_at, next_attempt_at)
+         SELECT c.id, c.user_id, ?2, ?3, ?4, ?5, ?6, strftime('%Y-%m-%dT%H:%M:%fZ', ?6, '+24 hours'), ?6
+         FROM channels c
+         WHERE c.user_id = ?1 AND c.kind = 'webhook' AND c.enabled = 1 AND c.state = 'active'
+           AND EXISTS (SELECT 1 FROM json_each(c.config, '$.events') WHERE value = ?2)
+           AND NOT EXISTS (SELECT 1 FROM channel_sends s WHERE s.channel_id = c.id AND s.idempotency_key = ?5)",
+    )?
+    .execute(params![user_id, event, title, message.to_string(), key, now])
 }

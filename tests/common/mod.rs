@@ -2,6 +2,7 @@
 //! directory, and talks HTTP to it.
 #![allow(dead_code)]
 
+pub mod channels;
 pub mod push;
 
 use std::io::{BufRead, BufReader};

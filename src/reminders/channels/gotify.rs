@@ -14,7 +14,10 @@ pub struct Gotify;
 impl Protocol for Gotify {
     fn request(&self, _ctx: &Context, channel: &Channel, out: &Outgoing) -> Result<Request, String> {
         let server = field(channel, "server_url").ok_or("the Gotify channel has no server URL")?;
-        let token = channel.secret.as_deref().ok_or("the Gotify channel has no application token")?;
+        let token = channel
+            .secret
+            .as_deref()
+            .ok_or("the Gotify channel has no application token")?;
         let m = &out.message;
         let mut text = m.body.clone();
         if let (Some(page), false) = (&m.take_page, m.handled) {

@@ -133,7 +133,9 @@ impl Outcome {
     pub fn error(&self) -> Option<&str> {
         match self {
             Outcome::Delivered { .. } => None,
-            Outcome::Retry { error, .. } | Outcome::Refused { error } | Outcome::Gone { error } => Some(error),
+            Outcome::Retry { error, .. } | Outcome::Refused { error } | Outcome::Gone { error } => {
+                Some(error)
+            }
         }
     }
 }
@@ -172,7 +174,11 @@ pub fn classify_status(service: &str, status: u16, retry_after: Option<Duration>
         let text = String::from_utf8_lossy(body);
         let text: String = text.chars().take(200).collect();
         let text = text.trim().to_owned();
-        if text.is_empty() { String::new() } else { format!(" ({text})") }
+        if text.is_empty() {
+            String::new()
+        } else {
+            format!(" ({text})")
+        }
     };
     match status {
         200..=299 => Outcome::Delivered { remote_id: None },
@@ -203,5 +209,9 @@ pub fn join(base: &str, path: &str) -> String {
 
 /// A text config field of a channel.
 pub fn field<'a>(channel: &'a Channel, name: &str) -> Option<&'a str> {
-    channel.config.get(name).and_then(|v| v.as_str()).filter(|s| !s.is_empty())
+    channel
+        .config
+        .get(name)
+        .and_then(|v| v.as_str())
+        .filter(|s| !s.is_empty())
 }

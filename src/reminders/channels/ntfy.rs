@@ -42,7 +42,10 @@ impl Protocol for Ntfy {
             };
             actions.push(post(&m.labels.taken, json!({ "status": "taken" })));
             if m.snooze {
-                actions.push(post(&m.labels.snooze, json!({ "status": "snoozed", "minutes": 10 })));
+                actions.push(post(
+                    &m.labels.snooze,
+                    json!({ "status": "snoozed", "minutes": 10 }),
+                ));
             }
             actions.push(post(&m.labels.skip, json!({ "status": "skipped" })));
         }
@@ -63,7 +66,12 @@ impl Protocol for Ntfy {
             "actions": actions,
             "sequence_id": out.key,
         });
-        let mut request = Request::json(reqwest::Method::POST, server.trim_end_matches('/').to_owned() + "/", &body, true);
+        let mut request = Request::json(
+            reqwest::Method::POST,
+            server.trim_end_matches('/').to_owned() + "/",
+            &body,
+            true,
+        );
         if let Some(secret) = &channel.secret {
             let value = match field(channel, "username") {
                 Some(user) => format!(

@@ -57,7 +57,10 @@ impl Protocol for Telegram {
 
     fn classify(&self, status: u16, retry_after: Option<Duration>, body: &[u8]) -> Outcome {
         let answer: serde_json::Value = serde_json::from_slice(body).unwrap_or_default();
-        let description = answer.get("description").and_then(|d| d.as_str()).unwrap_or_default();
+        let description = answer
+            .get("description")
+            .and_then(|d| d.as_str())
+            .unwrap_or_default();
         match status {
             200 => Outcome::Delivered {
                 remote_id: answer

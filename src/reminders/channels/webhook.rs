@@ -49,7 +49,9 @@ impl Protocol for Webhook {
         let timestamp = chrono::DateTime::from_timestamp(out.timestamp, 0)
             .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
             .unwrap_or_default();
-        let body = json!({ "type": out.event, "timestamp": timestamp, "data": data }).to_string().into_bytes();
+        let body = json!({ "type": out.event, "timestamp": timestamp, "data": data })
+            .to_string()
+            .into_bytes();
         let signature = sign(secret, &out.key, out.timestamp, &body)?;
         Ok(Request {
             method: reqwest::Method::POST,
@@ -68,7 +70,10 @@ impl Protocol for Webhook {
     fn classify(&self, status: u16, retry_after: Option<Duration>, body: &[u8]) -> Outcome {
         match classify_status("the webhook", status, retry_after, body) {
             // Any other refusal may be a receiver being deployed: Standard Webhooks retries.
-            Outcome::Refused { error } if !matches!(status, 401 | 403) => Outcome::Retry { error, after: retry_after },
+            Outcome::Refused { error } if !matches!(status, 401 | 403) => Outcome::Retry {
+                error,
+                after: retry_after,
+            },
             other => other,
         }
     }

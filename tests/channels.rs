@@ -1,0 +1,534 @@
+//! Channels (issue 24) end to end against the real binary and local servers that follow
+//! each published protocol (tests/common/channels.rs): a reminder on ntfy with Taken /
+//! Snooze / Skip buttons, pressed the way the ntfy app does, recorded, and replaced by its
+//! last word under the same sequence id; a test's answer in the channel's own words; bad
+//! input that changes nothing; Gotify's message; signed webhooks that the
+//! `standardwebhooks` package from PyPI verifies, and a 410 that disables one; a Telegram
+//! chat linked with /start, a press on its button, and the message edited.
+
+mod common;
+
+use std::process::Command;
+use std::time::Duration;
+
+use common::channels::Doubles;
+use common::{Server, advance, call, get_json, medication, post, remind_in};
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+/// A server on a known port (its take links name it), with a test clock, allowed to reach
+/// the doubles on 127.0.0.1.
+fn server(configure: impl FnOnce(&mut Command)) -> (Server, tempfile::TempDir) {
+    let temp = tempfile::tempdir().unwrap();
+    let data_dir = temp.path().join("data");
+    let port = common::free_port();
+    let mut command = common::pillbox(&data_dir);
+    command.args(["serve", "--bind", &format!("127.0.0.1:{port}")]);
+    command.env("PILLBOX_CHANNELS_ALLOW_NETWORKS", "127.0.0.1");
+    command.env("PILLBOX_CHANNELS_TIMEOUT_SECONDS", "2");
+    command.env("PILLBOX_SIGNUPS", "open");
+    common::with_test_clock(&mut command);
+    configure(&mut command);
+    (
+        Server::start_command(&data_dir, command).expect("server starts"),
+        temp,
+    )
+}
+
+async fn account(server: &Server) -> String {
+    common::register(server, "kim@example.com").await
+}
+
+async fn add_channel(server: &Server, token: &str, body: Value) -> Value {
+    let (status, created) = post(server, "/api/channels", Some(token), body).await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    created["data"].clone()
+}
+
+async fn choose(server: &Server, token: &str, methods: &[&str]) {
+    let (status, body) = call(
+        server,
+        Method::PUT,
+        "/api/notifications/preferences",
+        Some(token),
+        Some(json!({ "default_delivery_methods": methods })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+}
+
+async fn aspirin(server: &Server, token: &str) -> i64 {
+    medication(
+        server,
+        token,
+        json!({ "name": "Aspirin", "unit": "tablets", "frequency": "as_needed" }),
+    )
+    .await
+}
+
+async fn reminder(server: &Server, token: &str, id: i64) -> Value {
+    let (status, body) = get_json(server, "/api/notifications?limit=100", Some(token)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == id)
+        .cloned()
+        .unwrap_or_else(|| panic!("no reminder {id}: {body}"))
+}
+
+#[tokio::test]
+async fn an_ntfy_reminder_is_taken_from_its_button_and_replaced_by_what_happened() {
+    let doubles = Doubles::start().await;
+    doubles.require_token("tk_kimsphone");
+    let (server, _temp) = server(|_| {});
+    let token = account(&server).await;
+    let channel = add_channel(
+        &server,
+        &token,
+        json!({ "kind": "ntfy", "name": "Kim's phone", "config": {
+            "server_url": format!("{}/ntfy", doubles.base), "topic": "kim-pills", "token": "tk_kimsphone" } }),
+    )
+    .await;
+    let method = channel["method"].as_str().unwrap().to_owned();
+    assert_eq!(channel["secret_set"], true);
+    // The token is never answered.
+    let (_, listed) = get_json(&server, "/api/channels", Some(&token)).await;
+    assert!(!listed.to_string().contains("tk_kimsphone"), "{listed}");
+    choose(&server, &token, &[&method]).await;
+
+    let med = aspirin(&server, &token).await;
+    let id = remind_in(&server, &token, med, 60).await;
+    advance(&server, 120).await;
+    let arrived = doubles.wait_for("/ntfy/", 1).await;
+    let message = arrived[0].json();
+    assert_eq!(arrived[0].header("authorization"), Some("Bearer tk_kimsphone"));
+    assert_eq!(message["topic"], "kim-pills");
+    assert_eq!(message["title"], "Time for Aspirin");
+    assert_eq!(message["priority"], 3);
+    let labels: Vec<&str> = message["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels, ["Taken", "Snooze 10 min", "Skip", "Open Pillbox"]);
+    let sequence = message["sequence_id"].as_str().unwrap().to_owned();
+    assert!(
+        message["click"]
+            .as_str()
+            .unwrap()
+            .contains("/notifications/take/")
+    );
+    assert_eq!(reminder(&server, &token, id).await["status"], "sent");
+
+    // The history says where it went.
+    let rows = common::deliveries(&server, &token).await;
+    let row = rows
+        .iter()
+        .find(|r| r["channel"] == method.as_str())
+        .expect("a channel row");
+    assert_eq!(row["result_code"], "channel_sent");
+    assert_eq!(row["channel_kind"], "ntfy");
+    assert_eq!(row["channel_name"], "Kim's phone");
+
+    // Pressing Taken on the phone posts the take link, as the ntfy app does.
+    let (status, answer) = doubles.ntfy_press(&message, "Taken").await;
+    assert_eq!(status, 201, "{answer}");
+    let (_, history) = get_json(&server, "/api/medications/history", Some(&token)).await;
+    assert_eq!(history["data"][0]["status"], "taken", "{history}");
+    assert_eq!(history["data"][0]["medication_name"], "Aspirin");
+
+    // The notification is replaced (same sequence id) by what happened.
+    let arrived = doubles.wait_for("/ntfy/", 2).await;
+    let last = arrived[1].json();
+    assert_eq!(last["sequence_id"], sequence.as_str());
+    assert!(
+        last["message"].as_str().unwrap().starts_with("✓ Taken at "),
+        "{last}"
+    );
+    assert!(
+        last["actions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|a| a["action"] != "http"),
+        "{last}"
+    );
+    let shown = doubles.ntfy_shown();
+    assert_eq!(shown.len(), 1, "one notification stays: {shown:?}");
+}
+
+#[tokio::test]
+async fn a_channel_test_answers_in_the_channels_own_words() {
+    let doubles = Doubles::start().await;
+    doubles.require_token("tk_right");
+    let (server, _temp) = server(|_| {});
+    let token = account(&server).await;
+    let channel = add_channel(
+        &server,
+        &token,
+        json!({ "kind": "ntfy", "config": { "server_url": format!("{}/ntfy", doubles.base), "topic": "t1", "token": "tk_wrong" } }),
+    )
+    .await;
+    let id = channel["id"].as_i64().unwrap();
+    let (status, answer) = post(
+        &server,
+        &format!("/api/channels/{id}/test"),
+        Some(&token),
+        json!({}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_GATEWAY, "{answer}");
+    assert_eq!(answer["code"], "delivery_failed");
+    assert_eq!(
+        answer["data"]["detail"],
+        "ntfy answered 401: the access token was refused"
+    );
+    // The history shows the failed test.
+    let rows = common::deliveries(&server, &token).await;
+    assert_eq!(rows[0]["result_code"], "channel_failed", "{rows:?}");
+    assert_eq!(rows[0]["kind"], "test");
+
+    let (status, saved) = call(
+        &server,
+        Method::PUT,
+        &format!("/api/channels/{id}"),
+        Some(&token),
+        Some(json!({ "config": { "token": "tk_right" } })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{saved}");
+    assert_eq!(
+        saved["data"]["config"]["topic"], "t1",
+        "a change keeps what it leaves out"
+    );
+    let (status, answer) = post(
+        &server,
+        &format!("/api/channels/{id}/test"),
+        Some(&token),
+        json!({}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    assert_eq!(answer["data"]["ok"], true);
+    let test = doubles.wait_for("/ntfy/", 1).await[0].json();
+    assert_eq!(test["title"], "Pillbox test notification");
+
+    // A server that never answers fails within the timeout.
+    doubles.stall_ntfy(Duration::from_secs(30));
+    let started = std::time::Instant::now();
+    let (status, answer) = post(
+        &server,
+        &format!("/api/channels/{id}/test"),
+        Some(&token),
+        json!({}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_GATEWAY, "{answer}");
+    assert!(
+        answer["data"]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("no answer within 2 s"),
+        "{answer}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(10));
+}
+
+#[tokio::test]
+async fn bad_channel_input_is_refused_with_the_field_and_saves_nothing() {
+    let (server, _temp) = server(|_| {});
+    let token = account(&server).await;
+    let refused = |body: Value, code: &'static str, field: Option<&'static str>| {
+        let (server, token) = (&server, token.clone());
+        async move {
+            let (status, answer) = post(server, "/api/channels", Some(&token), body.clone()).await;
+            assert_eq!(status, StatusCode::BAD_REQUEST, "{body} → {answer}");
+            assert_eq!(answer["code"], code, "{answer}");
+            if let Some(field) = field {
+                assert_eq!(answer["params"]["field"], field, "{answer}");
+            }
+        }
+    };
+    refused(json!({ "kind": "sms" }), "channel_invalid", Some("kind")).await;
+    refused(
+        json!({ "kind": "ntfy", "config": { "server_url": "https://ntfy.sh" } }),
+        "channel_invalid",
+        Some("topic"),
+    )
+    .await;
+    refused(
+        json!({ "kind": "ntfy", "config": { "server_url": "ftp://ntfy.sh", "topic": "a" } }),
+        "channel_invalid",
+        Some("server_url"),
+    )
+    .await;
+    refused(
+        json!({ "kind": "ntfy", "config": { "server_url": "https://ntfy.sh", "topic": "a", "token": "tk_a\nX-Evil: 1" } }),
+        "channel_invalid",
+        Some("token"),
+    )
+    .await;
+    refused(
+        json!({ "kind": "gotify", "config": { "server_url": "https://gotify.example" } }),
+        "channel_invalid",
+        Some("token"),
+    )
+    .await;
+    refused(
+        json!({ "kind": "webhook", "config": { "url": "http://10.1.2.3/hook" } }),
+        "channel_address_not_allowed",
+        Some("url"),
+    )
+    .await;
+    refused(
+        json!({ "kind": "webhook", "config": { "url": "http://169.254.169.254/latest" } }),
+        "channel_address_not_allowed",
+        Some("url"),
+    )
+    .await;
+    refused(
+        json!({ "kind": "webhook", "config": { "url": "https://example.com/h", "events": ["dose.eaten"] } }),
+        "channel_invalid",
+        Some("events"),
+    )
+    .await;
+    refused(json!({ "kind": "telegram" }), "telegram_not_configured", None).await;
+    let (_, listed) = get_json(&server, "/api/channels", Some(&token)).await;
+    assert_eq!(listed["data"], json!([]), "nothing was saved");
+
+    // A channel id that is not one's own cannot be chosen, changed or tested.
+    let other = common::register(&server, "sam@example.com").await;
+    let theirs = add_channel(
+        &server,
+        &other,
+        json!({ "kind": "webhook", "config": { "url": "https://example.com/h" } }),
+    )
+    .await;
+    let id = theirs["id"].as_i64().unwrap();
+    for (method, path) in [
+        (Method::PUT, format!("/api/channels/{id}")),
+        (Method::DELETE, format!("/api/channels/{id}")),
+        (Method::POST, format!("/api/channels/{id}/test")),
+    ] {
+        let (status, answer) = call(&server, method, &path, Some(&token), Some(json!({}))).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{path}: {answer}");
+        assert_eq!(answer["code"], "channel_not_found");
+    }
+    let (status, answer) = call(
+        &server,
+        Method::PUT,
+        "/api/notifications/preferences",
+        Some(&token),
+        Some(json!({ "default_delivery_methods": [format!("channel:{id}")] })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{answer}");
+    assert_eq!(answer["code"], "delivery_method_unknown");
+}
+
+/// Verifies a webhook delivery with the `standardwebhooks` package from PyPI.
+fn verified_by_standardwebhooks(secret: &str, arrived: &common::channels::Arrived) -> Value {
+    let headers: serde_json::Map<String, Value> = ["webhook-id", "webhook-timestamp", "webhook-signature"]
+        .iter()
+        .map(|h| ((*h).to_owned(), json!(arrived.header(h).unwrap_or_default())))
+        .collect();
+    let script = "import json,sys\nfrom standardwebhooks.webhooks import Webhook\n\
+                  d=json.load(sys.stdin)\n\
+                  print(json.dumps(Webhook(d['secret']).verify(d['body'].encode(), d['headers'])))";
+    let mut child = Command::new("python3")
+        .args(["-c", script])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let input = json!({ "secret": secret, "body": String::from_utf8(arrived.body.clone()).unwrap(), "headers": headers });
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), input.to_string().as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "standardwebhooks refused it: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[tokio::test]
+async fn webhooks_are_signed_as_standard_webhooks_and_a_410_disables_one() {
+    let doubles = Doubles::start().await;
+    let (server, _temp) = server(|_| {});
+    let token = account(&server).await;
+    let hook = add_channel(
+        &server,
+        &token,
+        json!({ "kind": "webhook", "name": "n8n", "config": { "url": format!("{}/hook", doubles.base), "events": ["dose.logged"] } }),
+    )
+    .await;
+    let secret = hook["secret"].as_str().unwrap().to_owned();
+    assert!(secret.starts_with("whsec_"), "{hook}");
+    let (_, listed) = get_json(&server, "/api/channels", Some(&token)).await;
+    assert!(!listed.to_string().contains(&secret), "the secret is shown once");
+
+    let med = aspirin(&server, &token).await;
+    let (status, logged) = post(
+        &server,
+        &format!("/api/medications/{med}/doses"),
+        Some(&token),
+        json!({}),
+    )
+    .await;
+    assert!(status.is_success(), "{logged}");
+    let arrived = doubles.wait_for("/hook", 1).await;
+    let event = verified_by_standardwebhooks(&secret, &arrived[0]);
+    assert_eq!(event["type"], "dose.logged");
+    assert_eq!(event["data"]["medication"], "Aspirin");
+    assert_eq!(event["data"]["status"], "taken");
+
+    // Gone for good: the channel is disabled and says why.
+    doubles.webhook_answers(410);
+    let (status, _) = post(
+        &server,
+        &format!("/api/medications/{med}/doses"),
+        Some(&token),
+        json!({}),
+    )
+    .await;
+    assert!(status.is_success());
+    doubles.wait_for("/hook", 2).await;
+    let id = hook["id"].as_i64().unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let (_, listed) = get_json(&server, "/api/channels", Some(&token)).await;
+        let c = listed["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == id)
+            .unwrap()
+            .clone();
+        if c["state"] == "disabled" {
+            assert_eq!(c["state_reason"], "gone");
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "not disabled: {c}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+async fn gotify_gets_a_markdown_message_that_opens_the_take_page() {
+    let doubles = Doubles::start().await;
+    doubles.require_token("AppToken.1");
+    let (server, _temp) = server(|_| {});
+    let token = account(&server).await;
+    let channel = add_channel(
+        &server,
+        &token,
+        json!({ "kind": "gotify", "config": { "server_url": format!("{}/gotify", doubles.base), "token": "AppToken.1" } }),
+    )
+    .await;
+    choose(&server, &token, &[channel["method"].as_str().unwrap()]).await;
+    let med = aspirin(&server, &token).await;
+    remind_in(&server, &token, med, 60).await;
+    advance(&server, 120).await;
+    let arrived = doubles.wait_for("/gotify/message", 1).await;
+    assert_eq!(arrived[0].header("x-gotify-key"), Some("AppToken.1"));
+    let m = arrived[0].json();
+    assert_eq!(m["title"], "Time for Aspirin");
+    let click = m["extras"]["client::notification"]["click"]["url"]
+        .as_str()
+        .unwrap();
+    assert!(click.contains("/notifications/take/"), "{m}");
+    assert_eq!(m["extras"]["client::display"]["contentType"], "text/markdown");
+    assert!(
+        m["message"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("[Taken]({click})")),
+        "{m}"
+    );
+}
+
+#[tokio::test]
+async fn a_telegram_chat_links_with_start_takes_a_dose_from_its_button_and_sees_it_edited() {
+    let doubles = Doubles::start().await;
+    let api = format!("{}/tg", doubles.base);
+    let (server, _temp) = server(|c| {
+        c.env("PILLBOX_TELEGRAM_BOT_TOKEN", "123:test");
+        c.env("PILLBOX_TELEGRAM_API_URL", &api);
+    });
+    let token = account(&server).await;
+    // The bot introduces itself (getMe) shortly after the start.
+    let mut created = None;
+    for _ in 0..50 {
+        let (status, body) = post(
+            &server,
+            "/api/channels",
+            Some(&token),
+            json!({ "kind": "telegram", "name": "Kim" }),
+        )
+        .await;
+        if status == StatusCode::CREATED {
+            created = Some(body["data"].clone());
+            break;
+        }
+        assert_eq!(body["code"], "telegram_not_configured", "{body}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let channel = created.expect("a Telegram channel");
+    assert_eq!(channel["state"], "pending");
+    let link = channel["link_url"].as_str().unwrap();
+    let code = link
+        .strip_prefix("https://t.me/pillbox_test_bot?start=")
+        .expect(link);
+    doubles.telegram_says(4242, &format!("/start {code}"));
+    let replies = doubles.wait_for("/tg/sendMessage", 1).await;
+    assert!(
+        replies[0].json()["text"].as_str().unwrap().starts_with("Linked"),
+        "{:?}",
+        replies[0].json()
+    );
+    let (_, listed) = get_json(&server, "/api/channels", Some(&token)).await;
+    assert_eq!(listed["data"][0]["state"], "active");
+
+    choose(&server, &token, &[channel["method"].as_str().unwrap()]).await;
+    let med = aspirin(&server, &token).await;
+    remind_in(&server, &token, med, 60).await;
+    advance(&server, 120).await;
+    let sent = doubles.wait_for("/tg/sendMessage", 2).await;
+    let reminder = sent[1].json();
+    assert_eq!(reminder["chat_id"], 4242);
+    assert!(
+        reminder["text"].as_str().unwrap().starts_with("Time for Aspirin"),
+        "{reminder}"
+    );
+    let buttons = reminder["reply_markup"]["inline_keyboard"][0]
+        .as_array()
+        .unwrap()
+        .clone();
+    let labels: Vec<&str> = buttons.iter().map(|b| b["text"].as_str().unwrap()).collect();
+    assert_eq!(labels, ["Taken", "Snooze 10 min", "Skip"]);
+    let taken = buttons[0]["callback_data"].as_str().unwrap();
+    assert!(taken.len() <= 64);
+
+    // The double numbers messages from 101: the "Linked" reply, then the reminder.
+    doubles.telegram_presses(4242, 102, taken);
+    let answered = doubles.wait_for("/tg/answerCallbackQuery", 1).await;
+    assert_eq!(answered[0].json()["text"], "✓ taken");
+    let edits = doubles.wait_for("/tg/editMessageText", 1).await;
+    let edit = edits[0].json();
+    assert_eq!(edit["message_id"], 102, "the reminder's own message is edited");
+    assert!(edit["text"].as_str().unwrap().contains("✓ Taken at "), "{edit}");
+    let (_, history) = get_json(&server, "/api/medications/history", Some(&token)).await;
+    assert_eq!(history["data"][0]["status"], "taken", "{history}");
+
+    // /stop unlinks the chat.
+    doubles.telegram_says(4242, "/stop");
+    doubles.wait_for("/tg/sendMessage", 3).await;
+    let (_, listed) = get_json(&server, "/api/channels", Some(&token)).await;
+    assert_eq!(listed["data"][0]["state"], "disabled");
+    assert_eq!(listed["data"][0]["state_reason"], "telegram_stopped");
+}
