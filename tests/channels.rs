@@ -532,3 +532,128 @@ async fn a_telegram_chat_links_with_start_takes_a_dose_from_its_button_and_sees_
     assert_eq!(listed["data"][0]["state"], "disabled");
     assert_eq!(listed["data"][0]["state_reason"], "telegram_stopped");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn taken_on_ntfy_is_withdrawn_from_push_and_replaced_on_telegram() {
+    let doubles = Doubles::start().await;
+    let push = common::push::PushService::start().await;
+    let api = format!("{}/tg", doubles.base);
+    let prefix = push.prefix();
+    let (server, _temp) = server(|c| {
+        c.env("PILLBOX_TELEGRAM_BOT_TOKEN", "123:test");
+        c.env("PILLBOX_TELEGRAM_API_URL", &api);
+        c.env("PILLBOX_PUSH_ALLOW_ENDPOINTS", &prefix);
+    });
+    let token = account(&server).await;
+    common::register_device(&server, &token, &push, "phone").await;
+    let ntfy = add_channel(
+        &server,
+        &token,
+        json!({ "kind": "ntfy", "config": { "server_url": format!("{}/ntfy", doubles.base), "topic": "kim" } }),
+    )
+    .await;
+    let mut telegram = None;
+    for _ in 0..50 {
+        let (status, body) = post(
+            &server,
+            "/api/channels",
+            Some(&token),
+            json!({ "kind": "telegram" }),
+        )
+        .await;
+        if status == StatusCode::CREATED {
+            telegram = Some(body["data"].clone());
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let telegram = telegram.expect("a Telegram channel");
+    let code = telegram["link_url"]
+        .as_str()
+        .unwrap()
+        .rsplit('=')
+        .next()
+        .unwrap()
+        .to_owned();
+    doubles.telegram_says(77, &format!("/start {code}"));
+    doubles.wait_for("/tg/sendMessage", 1).await;
+    choose(
+        &server,
+        &token,
+        &[
+            "push",
+            ntfy["method"].as_str().unwrap(),
+            telegram["method"].as_str().unwrap(),
+        ],
+    )
+    .await;
+
+    let med = aspirin(&server, &token).await;
+    remind_in(&server, &token, med, 60).await;
+    advance(&server, 120).await;
+    push.wait_for("phone", 1, Duration::from_secs(10)).await;
+    let message = doubles.wait_for("/ntfy/", 1).await[0].json();
+    let on_telegram = doubles.wait_for("/tg/sendMessage", 2).await[1].json();
+    assert!(on_telegram["reply_markup"].is_object(), "{on_telegram}");
+
+    let (status, answer) = doubles.ntfy_press(&message, "Taken").await;
+    assert_eq!(status, 201, "{answer}");
+    // The phone's notification is withdrawn; Telegram's message says what happened.
+    let withdrawn = push.wait_for("phone", 2, Duration::from_secs(10)).await;
+    assert_eq!(withdrawn.payload["kind"], "withdraw", "{:?}", withdrawn.payload);
+    assert_eq!(withdrawn.payload["outcome"], "taken");
+    let edit = doubles.wait_for("/tg/editMessageText", 1).await[0].json();
+    assert_eq!(edit["message_id"], 102);
+    assert!(edit["text"].as_str().unwrap().contains("✓ Taken at "), "{edit}");
+    assert!(edit.get("reply_markup").is_none(), "no buttons left: {edit}");
+    let last = doubles.wait_for("/ntfy/", 2).await[1].json();
+    assert_eq!(last["sequence_id"], message["sequence_id"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn send_test_prints_each_channels_answer() {
+    let doubles = Doubles::start().await;
+    doubles.webhook_answers(500);
+    let (server, _temp) = server(|_| {});
+    let token = account(&server).await;
+    add_channel(
+        &server,
+        &token,
+        json!({ "kind": "ntfy", "name": "Phone", "config": { "server_url": format!("{}/ntfy", doubles.base), "topic": "kim" } }),
+    )
+    .await;
+    add_channel(
+        &server,
+        &token,
+        json!({ "kind": "webhook", "name": "Hub", "config": { "url": format!("{}/hook", doubles.base) } }),
+    )
+    .await;
+    let data = server.data_dir.clone();
+    let run = move |channel: &'static str| {
+        let mut command = common::pillbox(&data);
+        command
+            .args(["send-test", "--email", "kim@example.com", "--channel", channel])
+            .env("PILLBOX_CHANNELS_ALLOW_NETWORKS", "127.0.0.1")
+            .env("PILLBOX_CHANNELS_TIMEOUT_SECONDS", "2");
+        command.output().unwrap()
+    };
+    let all = tokio::task::spawn_blocking({
+        let run = run.clone();
+        move || run("all")
+    })
+    .await
+    .unwrap();
+    let out = String::from_utf8_lossy(&all.stdout);
+    assert!(all.status.success(), "one channel took it: {out}");
+    assert!(
+        out.contains("channel:1 (ntfy \"Phone\"): sent: ntfy took the test message"),
+        "{out}"
+    );
+    assert!(
+        out.contains("channel:2 (webhook \"Hub\"): failed: the webhook answered 500"),
+        "{out}"
+    );
+    let unknown = tokio::task::spawn_blocking(move || run("9")).await.unwrap();
+    assert!(!unknown.status.success());
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("has no channel 9"));
+}

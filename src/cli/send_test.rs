@@ -21,9 +21,12 @@ pub struct SendTestArgs {
     /// E-mail address of the account to remind
     #[arg(long)]
     email: String,
-    /// Only this channel (default: the user's delivery methods)
-    #[arg(long, value_parser = ["push", "email"])]
+    /// Only this method (default: the user's delivery methods)
+    #[arg(long, value_parser = ["push", "email"], conflicts_with = "channel")]
     method: Option<String>,
+    /// One of the user's channels (ntfy, Gotify, Telegram, webhook) by its id, or `all`
+    #[arg(long)]
+    channel: Option<String>,
 }
 
 pub fn run(args: SendTestArgs) -> CliResult {
@@ -35,9 +38,40 @@ pub fn run(args: SendTestArgs) -> CliResult {
     let email = args.email.trim();
     let user = users::find_by_email(&writer, email)?
         .ok_or_else(|| format!("no account with the e-mail address {email}"))?;
-    let methods = match args.method.as_deref().and_then(Method::parse) {
-        Some(method) => vec![method],
-        None => {
+    let channels = crate::store::channels::list(&writer, user.id)?;
+    let methods = match (
+        args.channel.as_deref().map(str::trim),
+        args.method.as_deref().and_then(Method::parse),
+    ) {
+        (Some("all"), _) if channels.is_empty() => {
+            return Err(
+                format!("{email} has no channels: add one in Settings → Notifications → Channels").into(),
+            );
+        }
+        (Some("all"), _) => channels.iter().map(|c| Method::Channel(c.id)).collect(),
+        (Some(id), _) => {
+            let id: i64 = id
+                .parse()
+                .map_err(|_| format!("--channel takes a channel's id or `all`, not {id:?}"))?;
+            if !channels.iter().any(|c| c.id == id) {
+                let known: Vec<String> = channels
+                    .iter()
+                    .map(|c| format!("{} ({} {:?})", c.id, c.kind, c.name))
+                    .collect();
+                return Err(format!(
+                    "{email} has no channel {id}; their channels: {}",
+                    if known.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        known.join(", ")
+                    }
+                )
+                .into());
+            }
+            vec![Method::Channel(id)]
+        }
+        (None, Some(method)) => vec![method],
+        (None, None) => {
             let prefs = notify_prefs::global(&writer, user.id)?;
             if prefs.delivery_methods.is_empty() {
                 vec![Method::Push]
@@ -60,7 +94,13 @@ pub fn run(args: SendTestArgs) -> CliResult {
             .map_err(|e: DbError| e.to_string())?;
         for report in &reports {
             let outcome = if report.ok() { "sent" } else { "failed" };
-            println!("{}: {outcome}: {}", report.channel, report.detail);
+            let named = report
+                .channel
+                .channel_id()
+                .and_then(|id| channels.iter().find(|c| c.id == id))
+                .map(|c| format!(" ({} {:?})", c.kind, c.name))
+                .unwrap_or_default();
+            println!("{}{named}: {outcome}: {}", report.channel, report.detail);
         }
         if reports.iter().any(|r| r.ok()) {
             Ok(ExitCode::SUCCESS)
