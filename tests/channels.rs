@@ -657,3 +657,93 @@ async fn send_test_prints_each_channels_answer() {
     assert!(!unknown.status.success());
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("has no channel 9"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reminder_no_channel_takes_goes_by_email_instead() {
+    let doubles = Doubles::start().await;
+    doubles.require_token("tk_right");
+    let smtp = common::SmtpSink::start();
+    let (server, _temp) = server(|c| smtp.configure(c));
+    let token = common::verified_account(&server, "kim@example.com").await;
+    let (status, body) = call(
+        &server,
+        Method::PUT,
+        "/api/notifications/preferences",
+        Some(&token),
+        Some(json!({ "email_notifications_enabled": true })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    // The token is wrong: ntfy refuses every attempt.
+    let ntfy = add_channel(
+        &server,
+        &token,
+        json!({ "kind": "ntfy", "config": { "server_url": format!("{}/ntfy", doubles.base), "topic": "kim", "token": "tk_old" } }),
+    )
+    .await;
+    choose(&server, &token, &[ntfy["method"].as_str().unwrap()]).await;
+    let med = aspirin(&server, &token).await;
+    let id = remind_in(&server, &token, med, 60).await;
+    advance(&server, 120).await;
+    let mail = smtp.wait_for("kim@example.com", 1);
+    assert_eq!(mail.subject, "Time for Aspirin");
+    let rows = common::deliveries(&server, &token).await;
+    let failed = rows
+        .iter()
+        .find(|r| r["result_code"] == "channel_failed")
+        .expect("the channel's failure");
+    assert_eq!(failed["error"], "ntfy answered 401: the access token was refused");
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let rows = common::deliveries(&server, &token).await;
+        if let Some(mailed) = rows.iter().find(|r| r["channel"] == "email") {
+            assert_eq!(mailed["fallback"], true, "{mailed}");
+            assert_eq!(mailed["result"], "sent");
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no e-mail in the history: {rows:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(reminder(&server, &token, id).await["status"], "sent");
+}
+
+#[tokio::test]
+async fn too_many_requests_waits_for_retry_after() {
+    let doubles = Doubles::start().await;
+    doubles.ntfy_refuses_next(429, Some(120));
+    let (server, _temp) = server(|_| {});
+    let token = account(&server).await;
+    let ntfy = add_channel(
+        &server,
+        &token,
+        json!({ "kind": "ntfy", "config": { "server_url": format!("{}/ntfy", doubles.base), "topic": "kim" } }),
+    )
+    .await;
+    choose(&server, &token, &[ntfy["method"].as_str().unwrap()]).await;
+    let med = aspirin(&server, &token).await;
+    let id = remind_in(&server, &token, med, 60).await;
+    advance(&server, 120).await;
+    assert_eq!(doubles.ntfy_attempts(), 1);
+    let rows = common::deliveries(&server, &token).await;
+    assert_eq!(rows[0]["result_code"], "channel_failed", "{rows:?}");
+    assert_eq!(rows[0]["result_params"]["retrying"], true);
+    assert_eq!(
+        reminder(&server, &token, id).await["status"],
+        "scheduled",
+        "held while ntfy may still take it"
+    );
+    // Not before the server's Retry-After…
+    advance(&server, 60).await;
+    assert_eq!(doubles.ntfy_attempts(), 1);
+    // …and then it goes out.
+    advance(&server, 70).await;
+    doubles.wait_for("/ntfy/", 1).await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while reminder(&server, &token, id).await["status"] != "sent" {
+        assert!(std::time::Instant::now() < deadline);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}

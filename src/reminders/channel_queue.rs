@@ -22,9 +22,12 @@ use crate::clock::{self, Clock};
 use crate::config::Settings;
 use crate::db::{Db, DbError};
 use crate::domain::notification::ReminderStatus;
+use crate::mailer::Mailer;
+use crate::security::codes;
 use crate::security::outbound::{Policy, Resolver};
 use crate::store::channels::{self as store, Channel, QueuedSend};
 use crate::store::deliveries::{self, NewDelivery};
+use crate::store::outbox::{MailKind, NewMail, ReminderRound};
 use crate::store::{notify_prefs, outbox, reminders};
 
 /// Sends in flight at once, over all channels.
@@ -42,6 +45,8 @@ pub struct ChannelQueue {
     db: Db,
     clock: Clock,
     settings: Arc<Settings>,
+    /// For the e-mail fallback of a reminder no channel took.
+    mailer: Arc<Mailer>,
     /// For the person's URLs: names resolved through the policy, no redirects.
     guarded: reqwest::Client,
     /// For the operator's Telegram Bot API.
@@ -79,7 +84,7 @@ pub struct SendResult {
 }
 
 impl ChannelQueue {
-    pub fn new(db: Db, clock: Clock, settings: Arc<Settings>) -> Arc<ChannelQueue> {
+    pub fn new(db: Db, clock: Clock, settings: Arc<Settings>, mailer: Arc<Mailer>) -> Arc<ChannelQueue> {
         let policy = Arc::new(Policy::new(&settings.channels.allow_networks));
         let timeout = StdDuration::from_secs(u64::from(settings.channels.timeout_seconds.clamp(1, 120)));
         // The whole-operation limit (`deliver`) speaks first; the client's own is a backstop.
@@ -99,6 +104,7 @@ impl ChannelQueue {
             db,
             clock,
             settings,
+            mailer,
             guarded,
             plain,
             policy,
@@ -315,15 +321,21 @@ impl ChannelQueue {
             );
         }
         let now = self.clock.now();
-        if let Err(e) = self
+        let fallback = Fallback {
+            mailer: Arc::clone(&self.mailer),
+            settings: Arc::clone(&self.settings),
+        };
+        match self
             .db
-            .write(move |conn| settle(conn, &send, &channel, &outcome, now))
+            .write(move |conn| settle(conn, &send, &channel, &outcome, &fallback, now))
             .await
         {
-            tracing::error!(
+            Ok(true) => self.mailer.wake_queue(),
+            Ok(false) => {}
+            Err(e) => tracing::error!(
                 send = id,
                 "the outcome of a channel message could not be recorded: {e}"
-            );
+            ),
         }
     }
 
@@ -534,15 +546,24 @@ fn retry_at(send: &QueuedSend, after: Option<StdDuration>, now: DateTime<Utc>) -
     (at <= give_up).then(|| clock::stamp(at))
 }
 
+/// What the e-mail fallback needs.
+struct Fallback {
+    mailer: Arc<Mailer>,
+    settings: Arc<Settings>,
+}
+
 /// Records an attempt: the queue row, the delivery history of a reminder's message, the
-/// channel's last result, and for a message that decides its reminder's round, the reminder.
+/// channel's last result, and for a message that decides its reminder's round, the reminder
+/// (a failure nothing else made up for queues the e-mail fallback). Returns whether an
+/// e-mail was queued.
 fn settle(
     conn: &mut Connection,
     send: &QueuedSend,
     channel: &Channel,
     outcome: &Outcome,
+    fallback: &Fallback,
     now: DateTime<Utc>,
-) -> Result<(), DbError> {
+) -> Result<bool, DbError> {
     let tx = conn.transaction()?;
     let at = clock::stamp(now);
     let service = service_name(&channel.kind);
@@ -573,6 +594,7 @@ fn settle(
         Some(e) => e.clone(),
     };
     store::note_result(&tx, channel.id, &note, &at)?;
+    let mut mailed = false;
     if let (Some(kind), Some(reminder_id)) = (send.delivery_kind.as_deref(), send.reminder_id) {
         let params = match &error {
             None => json!({ "name": channel.name, "kind": channel.kind }),
@@ -606,6 +628,9 @@ fn settle(
         if store::decides(&tx, send.id)?
             && let Some(round) = send.round
         {
+            if error.is_some() {
+                mailed = fall_back_to_email(&tx, send, reminder_id, round, fallback, now)?;
+            }
             settle_reminder(
                 &tx,
                 send,
@@ -618,7 +643,85 @@ fn settle(
         }
     }
     tx.commit()?;
-    Ok(())
+    Ok(mailed)
+}
+
+/// "When no chosen method accepted it, try the next": a channel failed the round of a
+/// reminder nothing has delivered yet, so the e-mail fallback goes out (once per round) if
+/// the person chose it, e-mail is on and can be sent, and e-mail is not already on its way.
+/// The mail then decides the reminder with the channels still trying.
+fn fall_back_to_email(
+    conn: &Connection,
+    send: &QueuedSend,
+    reminder_id: i64,
+    round: i64,
+    fallback: &Fallback,
+    now: DateTime<Utc>,
+) -> rusqlite::Result<bool> {
+    if !fallback.mailer.is_configured() || store::round_state(conn, reminder_id, round)?.1 > 0 {
+        return Ok(false);
+    }
+    if outbox::round_mail(conn, reminder_id, round)?.is_some() {
+        return Ok(false);
+    }
+    // Still held: no push delivered the round.
+    let Some(job) = reminders::job(conn, reminder_id)? else {
+        return Ok(false);
+    };
+    if job.claimed_until.as_deref() != Some(reminders::HELD_BY_MAIL) {
+        return Ok(false);
+    }
+    let Some(recipient) = load_recipient(conn, send.user_id)? else {
+        return Ok(false);
+    };
+    if !notify_prefs::fallback_on(&recipient.prefs) || !recipient.email_verified {
+        return Ok(false);
+    }
+    let message: Message = serde_json::from_value(send.message.clone()).unwrap_or_default();
+    let content = super::messages::Content {
+        title: message.title.clone(),
+        body: message.body.clone(),
+        take_url: message.take_page.clone(),
+        open_url: message.open_url.clone(),
+        tag: format!("reminder-{reminder_id}"),
+        token: message.token.clone(),
+        snooze: message.snooze,
+        silent: !recipient.prefs.sound_enabled,
+        vibrate: recipient.prefs.vibration_enabled,
+        lang: recipient.formats.lang,
+    };
+    let email = content.email();
+    let message_id = fallback.mailer.message_id(&format!(
+        "reminder.{reminder_id}.{round}.{}",
+        &codes::link_token()[..12]
+    ));
+    let queued = outbox::enqueue(
+        conn,
+        &NewMail {
+            kind: MailKind::Reminder,
+            user_id: Some(send.user_id),
+            reminder: Some(ReminderRound {
+                reminder_id,
+                round,
+                delivery_kind: send.delivery_kind.as_deref().unwrap_or("reminder"),
+                title: &send.title,
+                medication_name: send.medication_name.as_deref(),
+                fallback: true,
+            }),
+            recipient: &recipient.email,
+            subject: &email.subject,
+            text: &email.text,
+            html: &email.html,
+            message_id: &message_id,
+            max_attempts: fallback.settings.reminders.retry_attempts,
+            backoff_seconds: fallback.settings.reminders.retry_backoff_seconds,
+            now: &clock::stamp(now),
+        },
+    )?;
+    if queued && let Some((mail_id, _)) = outbox::round_mail(conn, reminder_id, round)? {
+        outbox::let_decide(conn, mail_id, None)?;
+    }
+    Ok(queued)
 }
 
 /// The first message of a round a channel takes marks the reminder sent; when the last one

@@ -329,7 +329,12 @@ impl Engine {
     pub fn new(db: Db, mailer: Arc<Mailer>, pusher: Pusher, settings: Arc<Settings>, clock: Clock) -> Engine {
         Engine {
             mail: MailQueue::new(db.clone(), Arc::clone(&mailer), clock.clone()),
-            channels: ChannelQueue::new(db.clone(), clock.clone(), Arc::clone(&settings)),
+            channels: ChannelQueue::new(
+                db.clone(),
+                clock.clone(),
+                Arc::clone(&settings),
+                Arc::clone(&mailer),
+            ),
             db,
             mailer,
             pusher,
@@ -1538,6 +1543,42 @@ fn queue_channels(
     ctx: &PlanContext,
 ) -> rusqlite::Result<Vec<ChannelReport>> {
     let mut reports = Vec::new();
+    let event = if round.reminder_kind == ReminderKind::LowStock {
+        "stock.low"
+    } else {
+        "reminder.due"
+    };
+    // Webhooks that subscribed to the event without being chosen for reminders hear of it
+    // too; they are told, not relied on (no delivery of the reminder's).
+    for hook in round.recipient.channels.iter().filter(|c| {
+        c.kind == "webhook"
+            && c.usable()
+            && !round.channels.contains(&Method::Channel(c.id))
+            && c.config["events"]
+                .as_array()
+                .is_some_and(|e| e.iter().any(|e| e == event))
+    }) {
+        let message = channel_message(round, job, &ctx.link_base);
+        channel_store::enqueue(
+            conn,
+            &NewSend {
+                channel_id: hook.id,
+                user_id: round.recipient.user_id,
+                reminder_id: Some(round.id),
+                round: Some(round.number),
+                escalation_id: None,
+                event,
+                delivery_kind: None,
+                title: &round.content.title,
+                medication_name: Some(&round.medication_name),
+                fallback: false,
+                message: &serde_json::to_value(&message).unwrap_or_default(),
+                idempotency_key: &format!("msg_pillbox_r{}_n{}", round.id, round.number),
+                now: &clock::stamp(ctx.now),
+                give_up_at: &clock::stamp(ctx.now + Duration::hours(24)),
+            },
+        )?;
+    }
     for method in &round.channels {
         let Some(channel_id) = method.channel_id() else {
             continue;
@@ -1582,11 +1623,7 @@ fn queue_channels(
                 reminder_id: Some(round.id),
                 round: Some(round.number),
                 escalation_id: None,
-                event: if round.reminder_kind == ReminderKind::LowStock {
-                    "stock.low"
-                } else {
-                    "reminder.due"
-                },
+                event,
                 delivery_kind: Some(round.kind),
                 title: &round.content.title,
                 medication_name: Some(&round.medication_name),

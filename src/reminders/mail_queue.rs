@@ -362,6 +362,14 @@ fn settle_reminder(
     let next = next_repeat(job.reminder.kind, round, followups, now);
     match error {
         None => reminders::mail_delivered(conn, reminder_id, round, &clock::stamp(now), next.as_deref()),
+        // A channel of the round still trying decides instead.
+        Some(_)
+            if !retrying
+                && crate::store::channels::round_state(conn, reminder_id, round + job.round_offset)?.0
+                    > 0 =>
+        {
+            Ok(())
+        }
         Some(e) => {
             let reason = join_reasons(others.as_deref().unwrap_or_default(), &format!("email: {e}"));
             if retrying {

@@ -340,12 +340,13 @@ pub fn drop_waiting(conn: &Connection, channel_id: i64, at: &str, why: &str) -> 
     .execute(params![channel_id, at, why])
 }
 
-/// How a reminder's round fares on channels: (still waiting, delivered) counts.
+/// How a reminder's round fares on the channels chosen to deliver it: (still waiting,
+/// delivered) counts.
 pub fn round_state(conn: &Connection, reminder_id: i64, round: i64) -> rusqlite::Result<(i64, i64)> {
     conn.prepare_cached(
         "SELECT count(*) FILTER (WHERE next_attempt_at IS NOT NULL OR sending_since IS NOT NULL),
                 count(*) FILTER (WHERE delivered_at IS NOT NULL)
-         FROM channel_sends WHERE reminder_id = ?1 AND round = ?2 AND event = 'reminder.due'",
+         FROM channel_sends WHERE reminder_id = ?1 AND round = ?2 AND delivery_kind IS NOT NULL",
     )?
     .query_row([reminder_id, round], |row| Ok((row.get(0)?, row.get(1)?)))
 }
@@ -412,6 +413,9 @@ pub fn queue_handled(
              FROM channel_sends s JOIN channels c ON c.id = s.channel_id
              WHERE s.reminder_id = ?1 AND s.event = 'reminder.due'
                AND (s.delivered_at IS NOT NULL OR s.sending_since IS NOT NULL)
+               -- A webhook hears of it only when it asked to.
+               AND (c.kind <> 'webhook'
+                    OR EXISTS (SELECT 1 FROM json_each(c.config, '$.events') WHERE value = 'reminder.handled'))
              GROUP BY s.channel_id
              ON CONFLICT (channel_id, reminder_id, round, event) WHERE reminder_id IS NOT NULL DO UPDATE SET
                 message = excluded.message, next_attempt_at = excluded.next_attempt_at, give_up_at = excluded.give_up_at,
@@ -455,7 +459,7 @@ pub fn handled_view(conn: &Connection, reminder_id: i64) -> rusqlite::Result<Opt
 /// The round's messages to channels decide the reminder (no push delivered it).
 pub fn let_decide(conn: &Connection, reminder_id: i64, round: i64) -> rusqlite::Result<usize> {
     conn.prepare_cached(
-        "UPDATE channel_sends SET decides = 1 WHERE reminder_id = ?1 AND round = ?2 AND event = 'reminder.due'",
+        "UPDATE channel_sends SET decides = 1 WHERE reminder_id = ?1 AND round = ?2 AND delivery_kind IS NOT NULL",
     )?
     .execute([reminder_id, round])
 }

@@ -51,6 +51,8 @@ struct Inner {
     next_message: i64,
     /// ntfy: answers nothing for this long (a server that hangs).
     stall: Option<Duration>,
+    /// ntfy: the next publishes get this status and `Retry-After` instead of being taken.
+    refuse_next: VecDeque<(u16, Option<u64>)>,
 }
 
 /// One local server that speaks all four protocols on its own paths.
@@ -88,6 +90,20 @@ impl Doubles {
 
     pub fn webhook_answers(&self, status: u16) {
         self.inner.lock().unwrap().webhook_status = Some(status);
+    }
+
+    /// The next ntfy publish is answered `status` (with `Retry-After: retry_after`).
+    pub fn ntfy_refuses_next(&self, status: u16, retry_after: Option<u64>) {
+        self.inner
+            .lock()
+            .unwrap()
+            .refuse_next
+            .push_back((status, retry_after));
+    }
+
+    /// Publishes the ntfy double answered, taken or not.
+    pub fn ntfy_attempts(&self) -> usize {
+        self.arrived("/ntfy-attempt").len()
     }
 
     pub fn stall_ntfy(&self, pause: Duration) {
@@ -215,6 +231,21 @@ async fn ntfy(State((inner, _)): State<Shared>, headers: HeaderMap, body: Bytes)
     let stall = inner.lock().unwrap().stall;
     if let Some(pause) = stall {
         tokio::time::sleep(pause).await;
+    }
+    arrive(&inner, "/ntfy-attempt".into(), &headers, &body);
+    let refusal = inner.lock().unwrap().refuse_next.pop_front();
+    if let Some((status, retry_after)) = refusal {
+        let mut answer = (
+            StatusCode::from_u16(status).unwrap(),
+            r#"{"code":42901,"http":429,"error":"limit reached: too many requests"}"#,
+        )
+            .into_response();
+        if let Some(seconds) = retry_after {
+            answer
+                .headers_mut()
+                .insert("retry-after", seconds.to_string().parse().unwrap());
+        }
+        return answer;
     }
     let bearer = headers
         .get("authorization")
