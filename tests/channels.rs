@@ -747,3 +747,104 @@ async fn too_many_requests_waits_for_retry_after() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_carers_alert_goes_to_the_carers_own_channel_as_urgent_and_the_owners_webhook_hears_of_it() {
+    let doubles = Doubles::start().await;
+    let (server, _temp) = server(|_| {});
+    let owner = common::register(&server, "olga@example.com").await;
+    let carer = common::register(&server, "anna@example.com").await;
+    for token in [&owner, &carer] {
+        common::save_settings(&server, token, json!({ "timezone": "UTC", "timeFormat": "24h" })).await;
+    }
+    let (_, me) = get_json(&server, "/api/auth/me", Some(&carer)).await;
+    let carer_id = me["data"]["id"].as_i64().unwrap();
+    let (status, tom) = post(&server, "/api/people", Some(&owner), json!({ "name": "Tom" })).await;
+    assert_eq!(status, StatusCode::CREATED, "{tom}");
+    let tom = tom["data"]["id"].as_i64().unwrap();
+    let (status, invited) = post(
+        &server,
+        &format!("/api/people/{tom}/carers"),
+        Some(&owner),
+        json!({ "email": "anna@example.com", "role": "record" }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{invited}");
+    let invite = invited["data"]["invite_url"]
+        .as_str()
+        .unwrap()
+        .rsplit('/')
+        .next()
+        .unwrap()
+        .to_owned();
+    let (status, accepted) = post(
+        &server,
+        &format!("/api/invitations/{invite}/accept"),
+        Some(&carer),
+        json!({}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{accepted}");
+    // Anna's own ntfy, chosen for her notifications; Olga's webhook listens for alerts.
+    let ntfy = add_channel(
+        &server,
+        &carer,
+        json!({ "kind": "ntfy", "config": { "server_url": format!("{}/ntfy", doubles.base), "topic": "anna" } }),
+    )
+    .await;
+    choose(&server, &carer, &[ntfy["method"].as_str().unwrap()]).await;
+    add_channel(
+        &server,
+        &owner,
+        json!({ "kind": "webhook", "config": { "url": format!("{}/hook", doubles.base), "events": ["escalation.sent"] } }),
+    )
+    .await;
+
+    let now = advance(&server, 0).await;
+    let time = (now + chrono::Duration::minutes(20)).format("%H:%M").to_string();
+    medication(
+        &server,
+        &owner,
+        json!({ "name": "Amoxicillin", "unit": "tablets", "frequency": "daily", "person_id": tom,
+                "schedule": { "times": [time], "grace_minutes": 120 },
+                "escalation": { "after_minutes": 30, "carers": [carer_id] } }),
+    )
+    .await;
+    advance(&server, 20 * 60).await;
+    advance(&server, 31 * 60).await;
+    let alert = doubles.wait_for("/ntfy/", 1).await[0].json();
+    assert_eq!(alert["topic"], "anna");
+    assert_eq!(alert["title"], "Tom has not taken Amoxicillin");
+    assert_eq!(alert["priority"], 5, "a carer's alert is urgent");
+    let labels: Vec<&str> = alert["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        labels,
+        ["Taken", "Skip", "Open Pillbox"],
+        "no snooze of someone else's reminder"
+    );
+    let hook = doubles.wait_for("/hook", 1).await[0].json();
+    assert_eq!(hook["type"], "escalation.sent");
+    assert_eq!(hook["data"]["person"], "Tom");
+
+    // Anna gives it from her phone: recorded as given by her, and her alert says so.
+    let (status, answer) = doubles.ntfy_press(&alert, "Taken").await;
+    assert_eq!(status, 201, "{answer}");
+    let (_, history) = get_json(
+        &server,
+        &format!("/api/medications/history?person_id={tom}"),
+        Some(&owner),
+    )
+    .await;
+    assert_eq!(history["data"][0]["status"], "taken", "{history}");
+    let last = doubles.wait_for("/ntfy/", 2).await[1].json();
+    assert_eq!(last["sequence_id"], alert["sequence_id"]);
+    assert!(
+        last["message"].as_str().unwrap().starts_with("✓ Taken at "),
+        "{last}"
+    );
+}

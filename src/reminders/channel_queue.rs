@@ -437,6 +437,12 @@ fn prepare(
     }
     let mut message: Message = serde_json::from_value(send.message.clone()).unwrap_or_default();
     let mut replaces = None;
+    if send.event == "escalation.sent"
+        && let Some(reminder_id) = send.reminder_id
+        && reminders::job(conn, reminder_id)?.is_none_or(|job| job.reminder.answered_at.is_some())
+    {
+        return drop(conn, "not sent: the dose was handled first");
+    }
     if send.event == "reminder.due"
         && let Some(reminder_id) = send.reminder_id
     {

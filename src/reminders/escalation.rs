@@ -14,6 +14,7 @@ use chrono::{DateTime, Duration, Utc};
 use rusqlite::Connection;
 use tokio::task::JoinSet;
 
+use super::channels::{Labels, Message, Priority};
 use super::dispatcher::{Engine, TAKE_LINK_HOURS, load_recipient};
 use super::messages::{self, Content};
 use super::push::PushOutcome;
@@ -23,6 +24,7 @@ use crate::domain::escalation::MAX_AFTER_MINUTES;
 use crate::mailer::Mailer;
 use crate::security::codes;
 use crate::services::planner;
+use crate::store::channels::{self as channel_store, NewSend};
 use crate::store::escalations::{self, Pending};
 use crate::store::outbox::{self, MailKind, NewMail};
 use crate::store::push_subscriptions::{self, Subscription};
@@ -40,6 +42,8 @@ struct Alert {
     subscriptions: Vec<Subscription>,
     payload: Arc<[u8]>,
     topic: Arc<str>,
+    /// The carer's channels have the alert queued.
+    on_channels: bool,
 }
 
 /// What planning needs besides the connection.
@@ -99,6 +103,9 @@ impl Engine {
                 .await?;
             if queued {
                 self.mailer.wake_queue();
+            }
+            if alerts.iter().any(|a| a.on_channels) {
+                self.channels.wake();
             }
             let pushed = alerts.len();
             self.push_alerts(alerts).await?;
@@ -249,14 +256,103 @@ fn plan(
             },
         )?;
     }
+    let on_channels = is_new && queue_on_channels(conn, pending, &recipient, &content, &person, ctx)?;
     let alert = Alert {
         id: pending.id,
         reminder_id: pending.reminder_id,
         subscriptions: recipient.subscriptions,
         payload: content.push_payload().into(),
         topic: format!("e{}", pending.id).into(),
+        on_channels,
     };
     Ok(Some((alert, mailed)))
+}
+
+/// Queues a new alert for the carer's own channels among their delivery methods (`urgent`),
+/// and tells the owner's webhooks that subscribed to `escalation.sent`. Returns whether a
+/// channel of the carer's has it.
+fn queue_on_channels(
+    conn: &Connection,
+    pending: &Pending,
+    carer: &super::dispatcher::Recipient,
+    content: &Content,
+    person: &str,
+    ctx: &Context,
+) -> rusqlite::Result<bool> {
+    let now = clock::stamp(ctx.now);
+    let message = Message {
+        title: content.title.clone(),
+        body: content.body.clone(),
+        take_page: content.take_url.clone(),
+        take_api: content
+            .token
+            .as_ref()
+            .map(|token| format!("{}/api/notifications/take/{token}", ctx.link_base)),
+        token: content.token.clone(),
+        open_url: content.open_url.clone(),
+        snooze: false,
+        priority: Priority::Urgent,
+        labels: Labels::of(content.lang),
+        handled: false,
+        data: serde_json::json!({
+            "escalation_id": pending.id,
+            "reminder_id": pending.reminder_id,
+            "person": person,
+            "scheduled_time": pending.scheduled_time,
+        }),
+    };
+    let value = serde_json::to_value(&message).unwrap_or_default();
+    let mut queued = false;
+    for channel in carer.channels.iter().filter(|c| {
+        c.usable()
+            && carer
+                .prefs
+                .delivery_methods
+                .contains(&crate::domain::notification::DeliveryMethod::Channel(c.id))
+    }) {
+        let key = match channel.kind.as_str() {
+            "webhook" => format!("msg_pillbox_escalation_{}", pending.id),
+            _ => format!("pillbox{}e{}", channel.id, pending.id),
+        };
+        queued |= channel_store::enqueue(
+            conn,
+            &NewSend {
+                channel_id: channel.id,
+                user_id: carer.user_id,
+                reminder_id: Some(pending.reminder_id),
+                round: None,
+                escalation_id: Some(pending.id),
+                event: "escalation.sent",
+                delivery_kind: None,
+                title: &message.title,
+                medication_name: None,
+                fallback: false,
+                message: &value,
+                idempotency_key: &key,
+                now: &now,
+                give_up_at: &clock::stamp(ctx.now + Duration::hours(1)),
+            },
+        )?;
+    }
+    // The owner's integrations hear that a carer was alerted (no medication name: the
+    // alert went to someone else).
+    let told = serde_json::json!({
+        "title": format!("{person}: a dose was not logged"),
+        "body": "",
+        "open_url": format!("{}/today", ctx.link_base),
+        "data": { "escalation_id": pending.id, "reminder_id": pending.reminder_id, "person": person,
+                  "carer_id": pending.carer_id, "scheduled_time": pending.scheduled_time },
+    });
+    channel_store::queue_event(
+        conn,
+        pending.owner_id,
+        "escalation.sent",
+        person,
+        &told,
+        &format!("msg_pillbox_escalation_{}_owner", pending.id),
+        &now,
+    )?;
+    Ok(queued)
 }
 
 /// Records an alert's pushes and outcome: sent when a device or the e-mail queue took it.
@@ -270,7 +366,7 @@ fn settle(conn: &Connection, alert: &Alert, answers: &Answers, now: DateTime<Utc
         push_subscriptions::touch(conn, *id, &at)?;
         reminders::shown_on(conn, alert.reminder_id, *id, &alert.topic)?;
     }
-    let taken = !answers.delivered.is_empty() || escalations::has_mail(conn, alert.id)?;
+    let taken = !answers.delivered.is_empty() || alert.on_channels || escalations::has_mail(conn, alert.id)?;
     escalations::settle(conn, alert.id, if taken { "sent" } else { "failed" }, &at)?;
     if let Some(outcome) = escalations::handled(conn, alert.reminder_id)? {
         reminders::withdraw(conn, alert.reminder_id, &outcome, &at)?;

@@ -411,7 +411,7 @@ pub fn queue_handled(
                     CASE c.kind WHEN 'webhook' THEN 'msg_pillbox_r' || s.reminder_id || '_' || ?2 ELSE s.idempotency_key END,
                     ?3, strftime('%Y-%m-%dT%H:%M:%fZ', ?3, CASE c.kind WHEN 'webhook' THEN '+24 hours' ELSE '+1 hour' END), ?3
              FROM channel_sends s JOIN channels c ON c.id = s.channel_id
-             WHERE s.reminder_id = ?1 AND s.event = 'reminder.due'
+             WHERE s.reminder_id = ?1 AND (s.event = 'reminder.due' OR s.event = 'escalation.sent')
                AND (s.delivered_at IS NOT NULL OR s.sending_since IS NOT NULL)
                -- A webhook hears of it only when it asked to.
                AND (c.kind <> 'webhook'
