@@ -1460,3 +1460,90 @@ async fn push_status_says_whether_the_server_knows_this_browser() {
         (json!(false), json!(1))
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_history_title_of_someone_elses_dose_says_whose_it_is() {
+    let push = PushService::start().await;
+    let server = Server::start_with(|c| engine_env(c, &push));
+    let token = account(&server, "rosa@example.test").await;
+    register_device(&server, &token, &push, "phone").await;
+    let (status, tom) = post(&server, "/api/people", Some(&token), json!({ "name": "Tom" })).await;
+    assert_eq!(status, StatusCode::CREATED, "{tom}");
+    let toms = medication(
+        &server,
+        &token,
+        json!({ "name": "Amoxicillin", "unit": "tablets", "frequency": "as_needed",
+                "person_id": tom["data"]["id"] }),
+    )
+    .await;
+    let own = medication(
+        &server,
+        &token,
+        json!({ "name": "Iron", "unit": "tablets", "frequency": "as_needed" }),
+    )
+    .await;
+    let for_tom = remind_in(&server, &token, toms, 1).await;
+    let for_me = remind_in(&server, &token, own, 1).await;
+    advance_clock(&server, 1).await;
+    for id in [for_tom, for_me] {
+        wait_reminder(&server, &token, id, Duration::from_secs(10), |r| {
+            r["status"] == "sent"
+        })
+        .await;
+    }
+    let rows = deliveries(&server, &token).await;
+    let row_of = |rows: &[Value], id: &Value| {
+        rows.iter()
+            .find(|r| &r["id"] == id)
+            .cloned()
+            .unwrap_or_else(|| panic!("{rows:?}"))
+    };
+    let toms_row = rows
+        .iter()
+        .find(|r| r["notification_id"] == for_tom)
+        .cloned()
+        .unwrap_or_else(|| panic!("{rows:?}"));
+    let own_row = rows
+        .iter()
+        .find(|r| r["notification_id"] == for_me)
+        .cloned()
+        .unwrap_or_else(|| panic!("{rows:?}"));
+    // The words it went out with name Tom, and so do the values the app translates.
+    assert_eq!(
+        (
+            &toms_row["title"],
+            &toms_row["title_code"],
+            &toms_row["title_params"]
+        ),
+        (
+            &json!("Tom: Time for Amoxicillin"),
+            &json!("dose"),
+            &json!({ "name": "Amoxicillin", "person": "Tom" })
+        )
+    );
+    // The account holder's own dose names nobody.
+    assert_eq!(
+        (&own_row["title"], &own_row["title_params"]),
+        (&json!("Time for Iron"), &json!({ "name": "Iron" }))
+    );
+
+    // Tom's medication is deleted: the history keeps its row and its name, and no longer
+    // claims to know whose it was.
+    let (status, body) = call(
+        &server,
+        Method::DELETE,
+        &format!("/api/medications/{toms}"),
+        Some(&token),
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let kept = row_of(&deliveries(&server, &token).await, &toms_row["id"]);
+    assert_eq!(
+        (&kept["title"], &kept["title_params"]),
+        (
+            &json!("Tom: Time for Amoxicillin"),
+            &json!({ "name": "Amoxicillin" })
+        )
+    );
+}
