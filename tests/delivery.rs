@@ -1547,3 +1547,81 @@ async fn the_history_title_of_someone_elses_dose_says_whose_it_is() {
         )
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_email_only_medication_warns_while_the_address_is_unverified_and_not_once_it_is() {
+    let push = PushService::start().await;
+    let smtp = SmtpSink::start();
+    let temp = tempfile::tempdir().unwrap();
+    let data = temp.path().join("data");
+    let with_mail = |c: &mut Command| {
+        engine_env(c, &push);
+        smtp.configure(c);
+    };
+    // Signed up while the server sent e-mail: the address waits for its link.
+    let server = Server::start_in(&data, with_mail).unwrap();
+    let (status, body) = post(
+        &server,
+        "/api/auth/register",
+        None,
+        json!({ "email": "uma@example.test", "password": "secret123" }),
+    )
+    .await;
+    assert_eq!(
+        (status, &body["data"]["requiresEmailVerification"]),
+        (StatusCode::CREATED, &json!(true)),
+        "{body}"
+    );
+    let link = smtp.wait_for("uma@example.test", 1).text;
+    let verification = link
+        .split("/verify-email/")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no verification link in {link}"))
+        .to_owned();
+
+    // For a while the server has no mail server (so Uma could sign in), and Uma chooses
+    // e-mail for a medication's reminders.
+    let (status, _) = server.terminate();
+    assert!(status.success());
+    let server = Server::start_in(&data, |c| engine_env(c, &push)).unwrap();
+    let token = common::login(&server, "uma@example.test").await;
+    let med = medication(
+        &server,
+        &token,
+        json!({ "name": "Levothyroxine", "unit": "tablets", "frequency": "daily",
+                "schedule": { "times": ["00:00", "12:00", "23:59"] } }),
+    )
+    .await;
+    let prefs = format!("/api/notifications/medications/{med}/preferences");
+    let (status, body) = put(&server, &prefs, &token, json!({ "delivery_methods": ["email"] })).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, body) = put(
+        &server,
+        "/api/notifications/preferences",
+        &token,
+        json!({ "email_notifications_enabled": true }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let same = |code: Value| [code.clone(), code.clone(), code];
+    assert_eq!(
+        warnings_of(&server, &token, med).await,
+        same(json!("email_unavailable"))
+    );
+
+    // E-mail is back, the address is still unverified: nothing can reach Uma, and the list,
+    // the medication and Today say why.
+    let (status, _) = server.terminate();
+    assert!(status.success());
+    let server = Server::start_in(&data, with_mail).unwrap();
+    assert_eq!(
+        warnings_of(&server, &token, med).await,
+        same(json!("email_unverified"))
+    );
+
+    // Uma follows the link: the warning goes, from the (kept) list answer too.
+    let (status, body) = get_json(&server, &format!("/api/auth/verify-email/{verification}"), None).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(warnings_of(&server, &token, med).await, same(Value::Null));
+}
