@@ -5,6 +5,7 @@
 
 mod common;
 
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -110,6 +111,13 @@ async fn send_test(server: &Server, token: &str, methods: Value) -> (StatusCode,
         json!({ "deliveryMethods": methods }),
     )
     .await
+}
+
+/// Stops the server cleanly and starts another on the same data directory.
+fn restart(server: Server, data: &Path, configure: impl FnOnce(&mut Command)) -> Server {
+    let (status, _) = server.terminate();
+    assert!(status.success());
+    Server::start_in(data, configure).unwrap()
 }
 
 fn take_token(url: &str) -> String {
@@ -1491,23 +1499,16 @@ async fn the_history_title_of_someone_elses_dose_says_whose_it_is() {
         })
         .await;
     }
-    let rows = deliveries(&server, &token).await;
-    let row_of = |rows: &[Value], id: &Value| {
+    // The row of the history whose `field` is `value`.
+    let row = |rows: Vec<Value>, field: &str, value: &Value| {
         rows.iter()
-            .find(|r| &r["id"] == id)
+            .find(|r| &r[field] == value)
             .cloned()
-            .unwrap_or_else(|| panic!("{rows:?}"))
+            .unwrap_or_else(|| panic!("no {field} {value} in {rows:?}"))
     };
-    let toms_row = rows
-        .iter()
-        .find(|r| r["notification_id"] == for_tom)
-        .cloned()
-        .unwrap_or_else(|| panic!("{rows:?}"));
-    let own_row = rows
-        .iter()
-        .find(|r| r["notification_id"] == for_me)
-        .cloned()
-        .unwrap_or_else(|| panic!("{rows:?}"));
+    let rows = deliveries(&server, &token).await;
+    let toms_row = row(rows.clone(), "notification_id", &json!(for_tom));
+    let own_row = row(rows, "notification_id", &json!(for_me));
     // The words it went out with name Tom, and so do the values the app translates.
     assert_eq!(
         (
@@ -1538,7 +1539,7 @@ async fn the_history_title_of_someone_elses_dose_says_whose_it_is() {
     )
     .await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    let kept = row_of(&deliveries(&server, &token).await, &toms_row["id"]);
+    let kept = row(deliveries(&server, &token).await, "id", &toms_row["id"]);
     assert_eq!(
         (&kept["title"], &kept["title_params"]),
         (
@@ -1582,9 +1583,7 @@ async fn an_email_only_medication_warns_while_the_address_is_unverified_and_not_
 
     // For a while the server has no mail server (so Uma could sign in), and Uma chooses
     // e-mail for a medication's reminders.
-    let (status, _) = server.terminate();
-    assert!(status.success());
-    let server = Server::start_in(&data, |c| engine_env(c, &push)).unwrap();
+    let server = restart(server, &data, |c| engine_env(c, &push));
     let token = common::login(&server, "uma@example.test").await;
     let med = medication(
         &server,
@@ -1612,9 +1611,7 @@ async fn an_email_only_medication_warns_while_the_address_is_unverified_and_not_
 
     // E-mail is back, the address is still unverified: nothing can reach Uma, and the list,
     // the medication and Today say why.
-    let (status, _) = server.terminate();
-    assert!(status.success());
-    let server = Server::start_in(&data, with_mail).unwrap();
+    let server = restart(server, &data, with_mail);
     assert_eq!(
         warnings_of(&server, &token, med).await,
         same(json!("email_unverified"))
