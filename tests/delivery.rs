@@ -5,6 +5,7 @@
 
 mod common;
 
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -110,6 +111,13 @@ async fn send_test(server: &Server, token: &str, methods: Value) -> (StatusCode,
         json!({ "deliveryMethods": methods }),
     )
     .await
+}
+
+/// Stops the server cleanly and starts another on the same data directory.
+fn restart(server: Server, data: &Path, configure: impl FnOnce(&mut Command)) -> Server {
+    let (status, _) = server.terminate();
+    assert!(status.success());
+    Server::start_in(data, configure).unwrap()
 }
 
 fn take_token(url: &str) -> String {
@@ -1459,4 +1467,158 @@ async fn push_status_says_whether_the_server_knows_this_browser() {
         status_of(json!("https://elsewhere.test/x")).await,
         (json!(false), json!(1))
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_history_title_of_someone_elses_dose_says_whose_it_is() {
+    let push = PushService::start().await;
+    let server = Server::start_with(|c| engine_env(c, &push));
+    let token = account(&server, "rosa@example.test").await;
+    register_device(&server, &token, &push, "phone").await;
+    let (status, tom) = post(&server, "/api/people", Some(&token), json!({ "name": "Tom" })).await;
+    assert_eq!(status, StatusCode::CREATED, "{tom}");
+    let toms = medication(
+        &server,
+        &token,
+        json!({ "name": "Amoxicillin", "unit": "tablets", "frequency": "as_needed",
+                "person_id": tom["data"]["id"] }),
+    )
+    .await;
+    let own = medication(
+        &server,
+        &token,
+        json!({ "name": "Iron", "unit": "tablets", "frequency": "as_needed" }),
+    )
+    .await;
+    let for_tom = remind_in(&server, &token, toms, 1).await;
+    let for_me = remind_in(&server, &token, own, 1).await;
+    advance_clock(&server, 1).await;
+    for id in [for_tom, for_me] {
+        wait_reminder(&server, &token, id, Duration::from_secs(10), |r| {
+            r["status"] == "sent"
+        })
+        .await;
+    }
+    // The row of the history whose `field` is `value`.
+    let row = |rows: Vec<Value>, field: &str, value: &Value| {
+        rows.iter()
+            .find(|r| &r[field] == value)
+            .cloned()
+            .unwrap_or_else(|| panic!("no {field} {value} in {rows:?}"))
+    };
+    let rows = deliveries(&server, &token).await;
+    let toms_row = row(rows.clone(), "notification_id", &json!(for_tom));
+    let own_row = row(rows, "notification_id", &json!(for_me));
+    // The words it went out with name Tom, and so do the values the app translates.
+    assert_eq!(
+        (
+            &toms_row["title"],
+            &toms_row["title_code"],
+            &toms_row["title_params"]
+        ),
+        (
+            &json!("Tom: Time for Amoxicillin"),
+            &json!("dose"),
+            &json!({ "name": "Amoxicillin", "person": "Tom" })
+        )
+    );
+    // The account holder's own dose names nobody.
+    assert_eq!(
+        (&own_row["title"], &own_row["title_params"]),
+        (&json!("Time for Iron"), &json!({ "name": "Iron" }))
+    );
+
+    // Tom's medication is deleted: the history keeps its row and its name, and no longer
+    // claims to know whose it was.
+    let (status, body) = call(
+        &server,
+        Method::DELETE,
+        &format!("/api/medications/{toms}"),
+        Some(&token),
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let kept = row(deliveries(&server, &token).await, "id", &toms_row["id"]);
+    assert_eq!(
+        (&kept["title"], &kept["title_params"]),
+        (
+            &json!("Tom: Time for Amoxicillin"),
+            &json!({ "name": "Amoxicillin" })
+        )
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_email_only_medication_warns_while_the_address_is_unverified_and_not_once_it_is() {
+    let push = PushService::start().await;
+    let smtp = SmtpSink::start();
+    let temp = tempfile::tempdir().unwrap();
+    let data = temp.path().join("data");
+    let with_mail = |c: &mut Command| {
+        engine_env(c, &push);
+        smtp.configure(c);
+    };
+    // Signed up while the server sent e-mail: the address waits for its link.
+    let server = Server::start_in(&data, with_mail).unwrap();
+    let (status, body) = post(
+        &server,
+        "/api/auth/register",
+        None,
+        json!({ "email": "uma@example.test", "password": "secret123" }),
+    )
+    .await;
+    assert_eq!(
+        (status, &body["data"]["requiresEmailVerification"]),
+        (StatusCode::CREATED, &json!(true)),
+        "{body}"
+    );
+    let link = smtp.wait_for("uma@example.test", 1).text;
+    let verification = link
+        .split("/verify-email/")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no verification link in {link}"))
+        .to_owned();
+
+    // For a while the server has no mail server (so Uma could sign in), and Uma chooses
+    // e-mail for a medication's reminders.
+    let server = restart(server, &data, |c| engine_env(c, &push));
+    let token = common::login(&server, "uma@example.test").await;
+    let med = medication(
+        &server,
+        &token,
+        json!({ "name": "Levothyroxine", "unit": "tablets", "frequency": "daily",
+                "schedule": { "times": ["00:00", "12:00", "23:59"] } }),
+    )
+    .await;
+    let prefs = format!("/api/notifications/medications/{med}/preferences");
+    let (status, body) = put(&server, &prefs, &token, json!({ "delivery_methods": ["email"] })).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, body) = put(
+        &server,
+        "/api/notifications/preferences",
+        &token,
+        json!({ "email_notifications_enabled": true }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let same = |code: Value| [code.clone(), code.clone(), code];
+    assert_eq!(
+        warnings_of(&server, &token, med).await,
+        same(json!("email_unavailable"))
+    );
+
+    // E-mail is back, the address is still unverified: nothing can reach Uma, and the list,
+    // the medication and Today say why.
+    let server = restart(server, &data, with_mail);
+    assert_eq!(
+        warnings_of(&server, &token, med).await,
+        same(json!("email_unverified"))
+    );
+
+    // Uma follows the link: the warning goes, from the (kept) list answer too.
+    let (status, body) = get_json(&server, &format!("/api/auth/verify-email/{verification}"), None).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(warnings_of(&server, &token, med).await, same(Value::Null));
 }

@@ -10,9 +10,9 @@ use utoipa::ToSchema;
 use super::error::{ErrorCode, ServiceError, ServiceResult, not_found};
 use crate::clock;
 use crate::domain::schedule::Frequency;
-use crate::domain::words::Lang;
 use crate::security::codes;
 use crate::services::planner::{self, UserClock};
+use crate::services::user_settings;
 use crate::store::{calendar, medications, notify_prefs, settings};
 
 /// How many days of doses the feed holds, from today.
@@ -83,15 +83,9 @@ pub fn feed(conn: &Connection, file: &str, now: DateTime<Utc>) -> ServiceResult<
     let user_id = calendar::owner(conn, &codes::hash_link_token(token))?.ok_or_else(feed_not_found)?;
     let user_clock = UserClock::at(conn, user_id, now)?;
     let user_settings = settings::get(conn, user_id)?;
-    let lang = Lang::of(user_settings.preferences.get("language").and_then(|v| v.as_str()));
-    let words = lang.words();
+    let words = user_settings::language_of(&user_settings).words();
     let hide = notify_prefs::global(conn, user_id)?.hide_medication_names;
-    let time_format = lang.time_pattern_for(
-        user_settings
-            .preferences
-            .get("timeFormat")
-            .and_then(|v| v.as_str()),
-    );
+    let time_format = user_settings::time_pattern_of(&user_settings);
     let today = user_clock.today();
     let after = user_clock.start_of(today) - Duration::seconds(1);
     let mut events = Vec::new();

@@ -24,8 +24,17 @@ pub const RETENTION_DAYS: &[i64] = &[0, 30, 90, 365, 730];
 /// The language the user chose for the app, which their reminders and e-mails are written
 /// in (English when unset).
 pub fn language(conn: &Connection, user_id: i64) -> ServiceResult<Lang> {
-    let s = settings::get(conn, user_id)?;
-    Ok(Lang::of(s.preferences.get("language").and_then(|v| v.as_str())))
+    Ok(language_of(&settings::get(conn, user_id)?))
+}
+
+/// The language stored settings choose (English when unset).
+pub fn language_of(s: &UserSettings) -> Lang {
+    Lang::of(s.preferences.get("language").and_then(Value::as_str))
+}
+
+/// How stored settings write a time of day: the chosen clock, or their language's.
+pub fn time_pattern_of(s: &UserSettings) -> &'static str {
+    language_of(s).time_pattern_for(s.preferences.get("timeFormat").and_then(Value::as_str))
 }
 
 /// A person's app settings, every one with its default filled in.
@@ -229,5 +238,15 @@ mod tests {
         assert_eq!(retention_days(&s), Some(90));
         assert_eq!(view(&s)["dataRetention"], json!(90));
         assert!(!auto_backup(&s));
+    }
+
+    #[test]
+    fn stored_settings_write_in_their_language_on_the_chosen_clock() {
+        let mut s = UserSettings::default();
+        assert_eq!((language_of(&s), time_pattern_of(&s)), (Lang::En, "%-I:%M %p"));
+        s.preferences.insert("language".into(), json!("de"));
+        assert_eq!((language_of(&s), time_pattern_of(&s)), (Lang::De, "%H:%M"));
+        s.preferences.insert("timeFormat".into(), json!("12h"));
+        assert_eq!(time_pattern_of(&s), "%-I:%M %p");
     }
 }

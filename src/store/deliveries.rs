@@ -29,7 +29,9 @@ pub struct Delivery {
     /// The title as a code the app translates with `title_params`: `dose`, `dose_repeat`,
     /// `low_stock` or `test` (`title` keeps the words it went out with).
     pub title_code: String,
-    /// `name`: the medication's name, when there is one.
+    /// `name`: the medication's name, when there is one; `person`: whose dose it is, when it
+    /// is someone else's in the account (the sent `title` names them too) and that can still
+    /// be found (a deleted medication's cannot).
     #[schema(value_type = Object)]
     pub title_params: serde_json::Value,
     /// What happened, as a code the app translates with `result_params` (`push_sent`,
@@ -57,6 +59,18 @@ fn title_code(kind: &str) -> &'static str {
         "test" => "test",
         _ => "dose",
     }
+}
+
+/// The values of a delivery's title: the medication and, for someone else's dose, the person.
+fn title_params(medication_name: Option<&str>, person_name: Option<&str>) -> serde_json::Value {
+    let mut params = serde_json::Map::new();
+    if let Some(name) = medication_name {
+        params.insert("name".into(), name.into());
+    }
+    if let Some(person) = person_name {
+        params.insert("person".into(), person.into());
+    }
+    serde_json::Value::Object(params)
 }
 
 fn channel(row: &rusqlite::Row<'_>, index: usize) -> rusqlite::Result<DeliveryMethod> {
@@ -139,21 +153,23 @@ pub fn page(
     let rows = conn
         .prepare_cached(&format!(
             "SELECT id, reminder_id, kind, title, medication_name, channel, attempted_at, result, error, fallback,
-                    result_code, result_params, channel_kind, channel_name
+                    result_code, result_params, channel_kind, channel_name,
+                    (SELECT p.name FROM reminders r
+                     JOIN medications m ON m.id = r.medication_id
+                     JOIN people p ON p.id = m.person_id AND p.is_self = 0
+                     WHERE r.id = deliveries.reminder_id) AS person_name
              FROM deliveries WHERE {clause} ORDER BY attempted_at DESC, id DESC LIMIT ? OFFSET ?"
         ))?
         .query_map(params_from_iter(values.iter()), |row| {
             let kind: String = row.get(2)?;
             let medication_name: Option<String> = row.get(4)?;
             let params: Option<String> = row.get(11)?;
+            let person_name: Option<String> = row.get(14)?;
             Ok(Delivery {
                 id: row.get(0)?,
                 notification_id: row.get(1)?,
                 title_code: title_code(&kind).to_owned(),
-                title_params: match &medication_name {
-                    Some(name) => serde_json::json!({ "name": name }),
-                    None => serde_json::json!({}),
-                },
+                title_params: title_params(medication_name.as_deref(), person_name.as_deref()),
                 kind,
                 title: row.get(3)?,
                 medication_name,

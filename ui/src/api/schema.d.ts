@@ -2445,7 +2445,11 @@ export interface components {
              *     `low_stock` or `test` (`title` keeps the words it went out with).
              */
             title_code: string;
-            /** @description `name`: the medication's name, when there is one. */
+            /**
+             * @description `name`: the medication's name, when there is one; `person`: whose dose it is, when it
+             *     is someone else's in the account (the sent `title` names them too) and that can still
+             *     be found (a deleted medication's cannot).
+             */
             title_params: Record<string, never>;
         };
         /**
@@ -3315,7 +3319,11 @@ export interface components {
                  *     `low_stock` or `test` (`title` keeps the words it went out with).
                  */
                 title_code: string;
-                /** @description `name`: the medication's name, when there is one. */
+                /**
+                 * @description `name`: the medication's name, when there is one; `person`: whose dose it is, when it
+                 *     is someone else's in the account (the sent `title` names them too) and that can still
+                 *     be found (a deleted medication's cannot).
+                 */
                 title_params: Record<string, never>;
             }[];
             pagination: components["schemas"]["Pagination"];

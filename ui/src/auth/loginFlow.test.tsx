@@ -2,7 +2,8 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../api';
-import { jsonResponse, mockFetch, requestUrl, sentJson, type Route } from '../test/fetchMock';
+import { disabledState } from '../test/disabledReason';
+import { deferred, jsonResponse, mockFetch, requestUrl, sentJson, type Route } from '../test/fetchMock';
 import { renderApp } from '../test/renderApp';
 import { LoginFailure, initialLoginView, loginViewReducer, signInWithPassword } from './loginFlow';
 
@@ -205,6 +206,55 @@ describe('login screen', () => {
     expect(screen.getByRole('heading', { name: 'Welcome back' })).toBeTruthy();
     expect(screen.getByLabelText<HTMLInputElement>('Email').value).toBe(USER.email);
     expect(screen.getByLabelText<HTMLInputElement>('Password').value).toBe('');
+  });
+
+  it('while a code is being sent, Resend and the method choice say why they wait', async () => {
+    const sent = deferred<Response>();
+    loginServer({
+      'POST /api/auth/2fa/check-login-requirements': needsCode(['email', 'totp'], 'email'),
+      'POST /api/auth/2fa/generate-otp': () => sent.promise,
+    });
+    renderApp('/login');
+    await enterCredentials();
+    const resend = await screen.findByRole('button', { name: 'Resend code' });
+    const app = screen.getByRole('radio', { name: 'Authenticator app' });
+    const waiting = { disabled: true, reason: 'Sending a code...', title: 'Sending a code...' };
+    await waitFor(() => expect(disabledState(resend)).toEqual(waiting));
+    expect(disabledState(app)).toEqual(waiting);
+
+    sent.resolve(jsonResponse({ success: true, message: 'sent' }));
+    const ready = { disabled: false, reason: null, title: null };
+    await waitFor(() => expect(disabledState(resend)).toEqual(ready));
+    expect(disabledState(app)).toEqual(ready);
+  });
+
+  it('a backup code: Verify says what it needs, then why it waits while the code is checked', async () => {
+    const checked = deferred<Response>();
+    loginServer({
+      'POST /api/auth/2fa/check-login-requirements': needsCode(['totp'], 'totp'),
+      'POST /api/auth/login': () => checked.promise,
+    });
+    renderApp('/login');
+    const user = await enterCredentials();
+    await user.click(await screen.findByRole('button', { name: 'Use a backup code instead' }));
+    const verify = screen.getByRole('button', { name: 'Verify' });
+    const needed = 'Enter a backup code to continue.';
+    expect(disabledState(verify)).toEqual({ disabled: true, reason: needed, title: needed });
+    expect(screen.getByTestId('disabled-reason').textContent).toBe(needed);
+
+    await user.type(screen.getByLabelText('Backup code'), 'ABCD1234');
+    expect(disabledState(verify)).toEqual({ disabled: false, reason: null, title: null });
+    await user.click(verify);
+    const checking = screen.getByRole('button', { name: 'Verifying...' });
+    expect(disabledState(checking)).toEqual({ disabled: true, reason: 'Verifying...', title: 'Verifying...' });
+    expect(screen.queryByTestId('disabled-reason')).toBeNull();
+    checked.resolve(jsonResponse({ success: false, code: 'invalid_code', message: 'Invalid verification code' }, 401));
+    expect((await screen.findByRole('alert')).textContent).toBe('Invalid verification code');
+    expect(disabledState(screen.getByRole('button', { name: 'Verify' }))).toEqual({
+      disabled: false,
+      reason: null,
+      title: null,
+    });
   });
 
   it('an unverified address goes to /email-confirmation with the address', async () => {

@@ -34,6 +34,27 @@ describe('delivery words', () => {
     await i18n.changeLanguage('en');
   });
 
+  it('names whose dose it was when it was someone else’s in the account, in every language', () => {
+    const titles = LANGUAGES.map((lang) => {
+      const t = i18n.getFixedT(lang, 'notify');
+      return [
+        deliveryTitleText(t, 'dose', { name: 'Amoxicillin', person: 'Tom' }, 'Tom: Time for Amoxicillin'),
+        deliveryTitleText(t, 'dose_repeat', { name: 'Amoxicillin', person: 'Tom' }, 'x'),
+        deliveryTitleText(t, 'low_stock', { name: 'Amoxicillin', person: 'Tom' }, 'x'),
+      ];
+    });
+    expect(titles).toEqual([
+      ['Tom: Time for Amoxicillin', 'Tom: Reminder again: Amoxicillin', 'Tom: Running low: Amoxicillin'],
+      ['Tom: Zeit für Amoxicillin', 'Tom: Erneute Erinnerung: Amoxicillin', 'Tom: Geht zur Neige: Amoxicillin'],
+      ['Tom : C’est l’heure de Amoxicillin', 'Tom : Nouveau rappel : Amoxicillin', 'Tom : Stock bas : Amoxicillin'],
+      ['Tom: Hora de Amoxicillin', 'Tom: Recordatorio de nuevo: Amoxicillin', 'Tom: Quedan pocas: Amoxicillin'],
+    ]);
+    // The account holder's own dose, or one whose person can no longer be known, names nobody.
+    expect(deliveryTitleText(i18n.getFixedT('de', 'notify'), 'dose', { name: 'Iron' }, 'Time for Iron')).toBe(
+      'Zeit für Iron',
+    );
+  });
+
   it('falls back to the server’s words for a code it does not know, or an older row', () => {
     const t = i18n.getFixedT('en', 'notify');
     expect(deliveryResultText(t, null, {}, 'E-mail is not configured on this server')).toBe(

@@ -42,10 +42,15 @@ export function deliveryResultText(t: TFunction, code: string | null, params: Co
   return t(`delivery.result.${result}`, params);
 }
 
-/** A delivery's title in the person's language, or the words it went out with. */
+/**
+ * A delivery's title in the person's language, or the words it went out with. A dose of
+ * someone else in the account names them first, as the notification did ("Tom: …").
+ */
 export function deliveryTitleText(t: TFunction, code: string, params: CodeParams, sent: string): string {
   const title = known(TITLE_CODES, code);
   if (!title) return sent;
   if (title !== 'test' && typeof params.name !== 'string') return sent;
-  return t(`delivery.title.${title}`, params);
+  const words = t(`delivery.title.${title}`, params);
+  if (typeof params.person !== 'string') return words;
+  return t('delivery.title.for_person', { person: params.person, title: words });
 }

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useSearchParams } from 'react-router-dom';
 import * as api from '../api';
+import { disabledBecause } from '../components/DisabledReason';
 import { errorText } from '../i18n/messages';
 import { PublicFrame } from './PublicFrame';
 
@@ -35,11 +36,10 @@ export function EmailConfirmationScreen() {
     );
   }
 
+  // Without an address there is nothing to resend to: the page says so, and the button points to it.
+  const noAddress = email === '' ? t('emailConfirmation.errors.noAddress') : null;
+
   const resend = async () => {
-    if (email === '') {
-      setResult({ kind: 'error', text: t('emailConfirmation.errors.noAddress') });
-      return;
-    }
     setSending(true);
     setResult(null);
     try {
@@ -62,8 +62,8 @@ export function EmailConfirmationScreen() {
     <PublicFrame>
       <h1>{t('emailConfirmation.title')}</h1>
       {email === '' ? (
-        <p className="form-error public-gap" role="alert">
-          {t('emailConfirmation.errors.noAddress')}
+        <p className="form-error public-gap" role="alert" id="confirmation-no-address">
+          {noAddress}
         </p>
       ) : (
         <div className="prose">
@@ -92,6 +92,7 @@ export function EmailConfirmationScreen() {
           type="button"
           className="button button-primary button-block"
           disabled={email === '' || sending}
+          {...disabledBecause('confirmation-no-address', noAddress)}
           onClick={() => void resend()}
         >
           {sending ? t('emailConfirmation.sending') : t('emailConfirmation.resend')}

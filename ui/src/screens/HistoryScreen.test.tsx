@@ -1,7 +1,8 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { jsonResponse, requestUrl, sentJson } from '../test/fetchMock';
+import { disabledState } from '../test/disabledReason';
+import { deferred, jsonResponse, requestUrl, sentJson } from '../test/fetchMock';
 import {
   entryJson,
   inventoryJson,
@@ -111,6 +112,32 @@ describe('History', () => {
     expect(screen.getByRole<HTMLButtonElement>('button', { name: 'Next' }).disabled).toBe(true);
     expect(screen.getByTestId('location-search').textContent).toBe('?page=2');
     expect(historyRequests(fetchMock).at(-1)?.get('page')).toBe('2');
+  });
+
+  it('says why the page buttons wait while a page loads', async () => {
+    const second = deferred<Response>();
+    const fetchMock = server({
+      'GET /api/medications/history': () =>
+        historyRequests(fetchMock).at(-1)?.get('page') === '2' ? second.promise : page(1, 25, 20),
+    });
+    renderApp('/history');
+    await screen.findAllByTestId('history-entry');
+    const next = screen.getByRole('button', { name: 'Next' });
+    expect(disabledState(next)).toEqual({ disabled: false, reason: null, title: null });
+
+    await userEvent.click(next);
+    const waiting = 'Wait until this page has loaded.';
+    await waitFor(() => expect(disabledState(next)).toEqual({ disabled: true, reason: waiting, title: waiting }));
+    // Previous is off because this is the first page, which the page position says.
+    expect(disabledState(screen.getByRole('button', { name: 'Previous' }))).toEqual({
+      disabled: true,
+      reason: null,
+      title: null,
+    });
+
+    second.resolve(page(2, 25, 5));
+    await waitFor(() => expect(screen.getAllByTestId('history-entry')).toHaveLength(5));
+    expect(screen.queryByTestId('disabled-reason')).toBeNull();
   });
 
   it('filters by status, medication and dates, starting again at page 1', async () => {

@@ -194,7 +194,7 @@ export function HistoryScreen() {
         {state && state.total > 0 && (
           <Pager
             state={state}
-            disabled={loading}
+            loading={loading}
             onPage={(next) => setParams(paramsFromFilters({ ...filters, page: next }))}
           />
         )}

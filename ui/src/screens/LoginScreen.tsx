@@ -15,6 +15,7 @@ import {
   type LoginStage,
 } from '../auth/loginFlow';
 import { CodeInput } from '../components/CodeInput';
+import { DisabledReason, disabledBecause } from '../components/DisabledReason';
 import { VersionLabel } from '../components/VersionLabel';
 import { errorText } from '../i18n/messages';
 import { keptInvitation, pathAfterSignIn } from '../people/pendingInvitation';
@@ -134,7 +135,12 @@ export function LoginScreen() {
 
   if (view.step === 'code') {
     const codeHintId = 'login-code-hint';
+    const waitId = 'login-code-wait';
     const trimmedBackup = backupCode.trim();
+    // While a code is being sent or checked, the other controls wait, and say so.
+    const waiting = busy === 'verifying' ? t('login.code.verifying') : busy === 'sending' ? t('login.code.sending') : null;
+    const backupNeeded = trimmedBackup === '' ? t('login.code.backupNeeded') : null;
+    const waitingReason = disabledBecause(waitId, waiting);
     return (
       <PublicFrame footer={<VersionLabel className="public-footer" />}>
         <h1>{t('login.code.title')}</h1>
@@ -154,6 +160,7 @@ export function LoginScreen() {
                     value={method}
                     checked={view.method === method}
                     disabled={busy !== 'idle'}
+                    {...waitingReason}
                     onChange={() => chooseMethod(method)}
                   />
                   <span>
@@ -196,31 +203,32 @@ export function LoginScreen() {
                   value={backupCode}
                   onChange={(event) => setBackupCode(cleanBackupCode(event.target.value))}
                   disabled={busy !== 'idle'}
+                  {...waitingReason}
                 />
               </div>
               <button
                 type="submit"
                 className="button button-primary button-block"
                 disabled={busy !== 'idle' || trimmedBackup === ''}
+                {...(waiting === null ? disabledBecause('login-backup-needed', backupNeeded) : waitingReason)}
               >
                 {busy === 'verifying' ? t('login.code.verifying') : t('login.code.verify')}
               </button>
+              <DisabledReason id="login-backup-needed" reason={waiting === null ? backupNeeded : null} />
             </form>
           ) : (
-            <>
-              <CodeInput
-                key={`${view.method}-${codeAttempt}`}
-                label={t('login.code.inputLabel')}
-                describedBy={codeHintId}
-                autoFocus
-                disabled={busy === 'verifying'}
-                onComplete={(code) => void submitCode(code)}
-              />
-              <p className="form-hint" role="status">
-                {busy === 'verifying' ? t('login.code.verifying') : busy === 'sending' ? t('login.code.sending') : ''}
-              </p>
-            </>
+            <CodeInput
+              key={`${view.method}-${codeAttempt}`}
+              label={t('login.code.inputLabel')}
+              describedBy={busy === 'verifying' ? `${codeHintId} ${waitId}` : codeHintId}
+              autoFocus
+              disabled={busy === 'verifying'}
+              onComplete={(code) => void submitCode(code)}
+            />
           )}
+          <p className="form-hint" role="status" id={waitId}>
+            {waiting ?? ''}
+          </p>
 
           <div className="link-row">
             {view.method !== 'totp' && !useBackupCode && (
@@ -228,6 +236,7 @@ export function LoginScreen() {
                 type="button"
                 className="button-link"
                 disabled={busy !== 'idle'}
+                {...waitingReason}
                 onClick={() => void sendCode(view.method, 'resend')}
               >
                 {t('login.code.resend')}

@@ -1,7 +1,8 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { jsonResponse, requestUrl, sentJson, type Route } from '../test/fetchMock';
+import { disabledState } from '../test/disabledReason';
+import { deferred, jsonResponse, requestUrl, sentJson, type Route } from '../test/fetchMock';
 import { fail, medsServer, ok, requestsTo, signInForMeds } from '../test/medications';
 import { ENDPOINT, PUBLIC_KEY, installFakePush, type FakePushOptions } from '../test/push';
 import { renderApp } from '../test/renderApp';
@@ -211,7 +212,22 @@ describe('Notifications settings: push card', () => {
     const card = await pushCard();
     expect(within(card).getByTestId('push-permission').textContent).toBe('Not Set');
     expect(within(card).getByTestId('push-support').textContent).toContain('cannot receive push notifications');
-    expect(within(card).getByRole<HTMLInputElement>('checkbox').disabled).toBe(true);
+    const why = within(card).getByTestId('push-support').textContent;
+    expect(disabledState(within(card).getByRole('checkbox'))).toEqual({ disabled: true, reason: why, title: why });
+  });
+
+  it('says why the switch waits while this device’s subscription is looked up', async () => {
+    fakePush({ permission: 'granted', subscribed: true });
+    const status = deferred<Response>();
+    server({ 'POST /api/notifications/push/status': () => status.promise });
+    const card = await pushCard();
+    const checkbox = within(card).getByRole<HTMLInputElement>('checkbox', { name: 'Send push notifications to this device' });
+    const checking = 'Checking whether this device gets push notifications...';
+    await waitFor(() => expect(disabledState(checkbox)).toEqual({ disabled: true, reason: checking, title: checking }));
+
+    status.resolve(ok({ registered: true, devices: 1 }));
+    await waitFor(() => expect(disabledState(checkbox)).toEqual({ disabled: false, reason: null, title: null }));
+    expect(checkbox.checked).toBe(true);
   });
 });
 

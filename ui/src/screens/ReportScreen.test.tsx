@@ -1,7 +1,8 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { requestUrl } from '../test/fetchMock';
+import { disabledState } from '../test/disabledReason';
+import { deferred, requestUrl } from '../test/fetchMock';
 import { fail, medsServer, ok, requestsTo, signInForMeds, USER } from '../test/medications';
 import { renderApp } from '../test/renderApp';
 
@@ -188,6 +189,32 @@ describe('doctor report', () => {
     await screen.findByTestId('report-medications');
     await userEvent.click(screen.getByRole('button', { name: 'Print' }));
     expect(print).toHaveBeenCalledTimes(1);
+  });
+
+  it('says why Print waits while the report loads', async () => {
+    signInForMeds();
+    const answer = deferred<Response>();
+    medsServer({ 'GET /api/report': () => answer.promise });
+    renderApp('/report');
+    const print = await screen.findByRole('button', { name: 'Print' });
+    const waiting = 'The report is still loading; it can be printed once it is shown.';
+    expect(disabledState(print)).toEqual({ disabled: true, reason: waiting, title: waiting });
+    answer.resolve(ok(REPORT));
+    await screen.findByTestId('report-medications');
+    expect(disabledState(print)).toEqual({ disabled: false, reason: null, title: null });
+  });
+
+  it('says there is nothing to print when the report did not load', async () => {
+    signInForMeds();
+    medsServer({ 'GET /api/report': () => fail('The report\u2019s start must not be after its end') });
+    renderApp('/report?from=2026-11-10&to=2026-11-01');
+    await screen.findByRole('alert');
+    const nothing = 'The report did not load, so there is nothing to print.';
+    expect(disabledState(screen.getByRole('button', { name: 'Print' }))).toEqual({
+      disabled: true,
+      reason: nothing,
+      title: nothing,
+    });
   });
 
   it('shows the server’s reason when the report cannot be made', async () => {

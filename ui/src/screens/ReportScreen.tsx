@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router-dom';
 import type { OverLimitDose, Report, ReportMedication } from '../api/data';
 import { useAuth } from '../auth/AuthContext';
+import { DisabledReason, disabledBecause } from '../components/DisabledReason';
 import { StockBadge } from '../components/medications/Badges';
 import { useMedsFormat } from '../components/medications/useMedsFormat';
 import { dateInputValue, formatPercent } from '../medications/format';
@@ -67,6 +68,8 @@ export function ReportScreen() {
   };
 
   const person = [user?.firstName, user?.lastName].filter(Boolean).join(' ');
+  // Print is for the report on the page: none yet, or none coming.
+  const printBlocked = report ? null : error ? t('report.printNothing') : t('report.printWaits');
 
   return (
     <div className="screen report">
@@ -112,13 +115,20 @@ export function ReportScreen() {
           </>
         )}
         <div className="button-row">
-          <button type="button" className="button button-primary" onClick={() => window.print()} disabled={!report}>
+          <button
+            type="button"
+            className="button button-primary"
+            onClick={() => window.print()}
+            disabled={!report}
+            {...disabledBecause('report-print-blocked', printBlocked)}
+          >
             {t('report.print')}
           </button>
           <Link className="button button-quiet" to="/settings?section=data">
             {t('report.back')}
           </Link>
         </div>
+        <DisabledReason id="report-print-blocked" reason={printBlocked} />
       </form>
 
       {error && (

@@ -1,7 +1,8 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { sentJson } from '../test/fetchMock';
+import { disabledState } from '../test/disabledReason';
+import { deferred, sentJson } from '../test/fetchMock';
 import {
   entryJson,
   fail,
@@ -276,6 +277,35 @@ describe('Today', () => {
       quantity: 2,
       dosage_unit: 'tablets',
     });
+  });
+
+  it('while one dose is being saved, the other Taken and Skip buttons say why they wait', async () => {
+    const dose = (local: string, reminder: number) => ({
+      medication_id: 3, name: 'Aspirin', color: 'blue', icon: 'pill-symbolic', unit: 'tablets', quantity: 2,
+      scheduled_time: `2026-11-22T${local}:00Z`, local_time: local, status: 'due', history_id: null, reminder_id: reminder,
+    });
+    const saved = deferred<Response>();
+    await openToday({
+      'GET /api/medications/today': () => ok({ date: '2026-11-22', doses: [dose('08:00', 40), dose('13:00', 41)] }),
+      'POST /api/medications/3/doses': () => saved.promise,
+    });
+    const section = await screen.findByRole('region', { name: 'Scheduled today' });
+    await waitFor(() => expect(within(section).getAllByTestId('today-dose')).toHaveLength(2));
+    const later = within(section).getByRole('button', { name: 'Mark Aspirin at 1:00 PM as taken' });
+    expect(disabledState(later)).toEqual({ disabled: false, reason: null, title: null });
+
+    await userEvent.click(within(section).getByRole('button', { name: 'Mark Aspirin at 8:00 AM as taken' }));
+    const why = 'Saving Aspirin at 8:00 AM... The other doses can be logged once it is saved.';
+    expect(disabledState(later)).toEqual({ disabled: true, reason: why, title: why });
+    expect(disabledState(within(section).getByRole('button', { name: 'Skip Aspirin at 1:00 PM' }))).toEqual({
+      disabled: true,
+      reason: why,
+      title: why,
+    });
+
+    saved.resolve(ok({ entry: entryJson({ id: 12, status: 'taken' }), inventory: null }, 201));
+    await waitFor(() => expect(disabledState(later)).toEqual({ disabled: false, reason: null, title: null }));
+    expect(within(section).queryByTestId('disabled-reason')).toBeNull();
   });
 
   it('keeps a one-tap log that failed open, with the reason', async () => {

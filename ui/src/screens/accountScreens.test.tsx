@@ -1,6 +1,7 @@
 import { act, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { disabledState } from '../test/disabledReason';
 import { jsonResponse, mockFetch, requestUrl, sentJson } from '../test/fetchMock';
 import { renderApp } from '../test/renderApp';
 
@@ -132,12 +133,14 @@ describe('e-mail confirmation', () => {
     expect((await screen.findByRole('alert')).textContent).toBe('Failed to resend verification email');
   });
 
-  it('without an address: the button is disabled and the spec message shows', async () => {
+  it('without an address: the button is disabled, the spec message shows and the button points to it', async () => {
     mockFetch({ 'GET /api/version': version });
     renderApp('/email-confirmation');
     const button = await screen.findByRole('button', { name: 'Resend Verification Email' }, { timeout: 2000 });
-    expect(button).toHaveProperty('disabled', true);
-    expect(screen.getByRole('alert').textContent).toBe('No email address found. Please try registering again.');
+    const why = 'No email address found. Please try registering again.';
+    expect(screen.getByRole('alert').textContent).toBe(why);
+    // The disabled button points to the message that says why.
+    expect(disabledState(button)).toEqual({ disabled: true, reason: why, title: why });
     await userEvent.click(screen.getByRole('button', { name: 'Back to Login' }));
     expect(location()).toBe('/login');
   });

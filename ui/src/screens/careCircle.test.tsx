@@ -1,7 +1,8 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
-import { requestUrl, sentJson } from '../test/fetchMock';
+import { disabledState } from '../test/disabledReason';
+import { deferred, requestUrl, sentJson } from '../test/fetchMock';
 import { fail, medicationJson, medsServer, ok, requestsTo, signInForMeds, USER } from '../test/medications';
 import { renderApp } from '../test/renderApp';
 
@@ -291,6 +292,40 @@ describe('a person’s carers', () => {
     const [, init] = requestsTo(fetchMock, 'PUT', '/api/people/2')[0] ?? [];
     expect(sentJson(init)).toEqual({ archived: true });
     expect(requestsTo(fetchMock, 'DELETE', '/api/people/2')).toHaveLength(0);
+  });
+
+  it('says why the activity’s page buttons wait while a page loads', async () => {
+    signInForMeds();
+    const entry = (id: number) => ({
+      id,
+      actor_name: 'Lee',
+      action: 'dose.logged',
+      subject: 'Syrup',
+      created_at: '2026-11-20T08:00:00Z',
+    });
+    const older = deferred<Response>();
+    medsServer({
+      'GET /api/people': () => ok(PEOPLE),
+      'GET /api/people/2/carers': () => ok([]),
+      'GET /api/people/2/audit': (_init, url) =>
+        url.searchParams.get('offset') === '0' ? ok(Array.from({ length: 25 }, (_, i) => entry(100 - i))) : older.promise,
+    });
+    renderApp('/people/2');
+    const card = await screen.findByTestId('audit-card');
+    await waitFor(() => expect(within(card).getAllByTestId('audit-entry')).toHaveLength(25));
+    const olderButton = within(card).getByRole('button', { name: 'Older' });
+    expect(disabledState(olderButton)).toEqual({ disabled: false, reason: null, title: null });
+
+    await userEvent.click(olderButton);
+    const waiting = 'Wait until this page has loaded.';
+    const newer = within(card).getByRole('button', { name: 'Newer' });
+    await waitFor(() => expect(disabledState(newer)).toEqual({ disabled: true, reason: waiting, title: waiting }));
+
+    older.resolve(ok([entry(1)]));
+    await waitFor(() => expect(within(card).getAllByTestId('audit-entry')).toHaveLength(1));
+    expect(disabledState(newer)).toEqual({ disabled: false, reason: null, title: null });
+    // The last page: Older is off because there is nothing older, and says nothing more.
+    expect(disabledState(olderButton)).toEqual({ disabled: true, reason: null, title: null });
   });
 
   it('gives the account holder’s own person no archive or delete', async () => {

@@ -14,6 +14,7 @@ import { usePeople } from '../../people/usePeople';
 import { useCreateMedication } from '../../queries/medications';
 import { usePersonLabel } from '../people/PersonSwitcher';
 import { Dialog } from '../Dialog';
+import { FormDialogActions } from './FormDialogActions';
 import { FormError } from './FormError';
 import { MedicationFields } from './MedicationFields';
 
@@ -61,16 +62,7 @@ export function AddMedicationDialog({ onClose, onAdded }: AddMedicationDialogPro
       title={t('add.title')}
       onClose={busy ? undefined : onClose}
       className="dialog-wide"
-      actions={
-        <>
-          <button type="button" className="button button-secondary" onClick={onClose} disabled={busy}>
-            {t('common.cancel')}
-          </button>
-          <button type="submit" form={FORM_ID} className="button button-primary" disabled={busy}>
-            {busy ? t('common.saving') : t('add.submit')}
-          </button>
-        </>
-      }
+      actions={<FormDialogActions formId={FORM_ID} busy={busy} submitLabel={t('add.submit')} onCancel={onClose} />}
     >
       <form id={FORM_ID} className="form form-tight" noValidate onSubmit={(event) => void submit(event)}>
         <FormError text={error} />

@@ -8,6 +8,8 @@ import { dateInputValue, localMoment, timeInputValue } from '../../medications/f
 import { useUpdateHistoryEntry } from '../../queries/history';
 import { Dialog } from '../Dialog';
 import { DoseFields } from './DoseFields';
+import { EntryMomentFields } from './EntryMomentFields';
+import { FormDialogActions } from './FormDialogActions';
 import { FormError } from './FormError';
 
 /** The server keeps a note of at most this many characters. */
@@ -75,41 +77,12 @@ export function EditEntryDialog({ entry, medication, onClose, onSaved }: EditEnt
     <Dialog
       title={t('history.editTitle')}
       onClose={busy ? undefined : onClose}
-      actions={
-        <>
-          <button type="button" className="button button-secondary" onClick={onClose} disabled={busy}>
-            {t('common.cancel')}
-          </button>
-          <button type="submit" form={FORM_ID} className="button button-primary" disabled={busy}>
-            {busy ? t('common.saving') : t('history.save')}
-          </button>
-        </>
-      }
+      actions={<FormDialogActions formId={FORM_ID} busy={busy} submitLabel={t('history.save')} onCancel={onClose} />}
     >
       <form id={FORM_ID} className="form form-tight" noValidate onSubmit={(event) => void submit(event)}>
         <p className="field-hint">{t('history.editIntro', { name: entry.medication_name })}</p>
         <FormError text={error} />
-        <div className="field-row">
-          <div className="field">
-            <label htmlFor="edit-entry-date">{t('historical.date')}</label>
-            <input
-              id="edit-entry-date"
-              type="date"
-              max={dateInputValue(new Date())}
-              value={fields.date}
-              onChange={(event) => change({ date: event.target.value })}
-            />
-          </div>
-          <div className="field">
-            <label htmlFor="edit-entry-time">{t('historical.time')}</label>
-            <input
-              id="edit-entry-time"
-              type="time"
-              value={fields.time}
-              onChange={(event) => change({ time: event.target.value })}
-            />
-          </div>
-        </div>
+        <EntryMomentFields idPrefix="edit-entry" date={fields.date} time={fields.time} onChange={change} />
         <DoseFields
           idPrefix="edit-entry"
           quantity={fields.quantity}

@@ -7,6 +7,8 @@ import { dateInputValue, localMoment } from '../../medications/format';
 import { useLogDose } from '../../queries/medications';
 import { Dialog } from '../Dialog';
 import { DoseFields } from './DoseFields';
+import { EntryMomentFields } from './EntryMomentFields';
+import { FormDialogActions } from './FormDialogActions';
 import { FormError } from './FormError';
 
 interface HistoricalEntryDialogProps {
@@ -35,7 +37,6 @@ export function HistoricalEntryDialog({ medications, onClose, onAdded }: Histori
   // Stays busy after success too: the dialog is closing.
   const busy = logDose.isPending || logDose.isSuccess;
   const medication = medications.find((m) => String(m.id) === fields.medicationId) ?? null;
-  const today = dateInputValue(new Date());
   const change = (changes: Partial<HistoricalEntryFields>) => setFields((f) => ({ ...f, ...changes }));
 
   const chooseMedication = (value: string) => {
@@ -76,16 +77,7 @@ export function HistoricalEntryDialog({ medications, onClose, onAdded }: Histori
     <Dialog
       title={t('historical.title')}
       onClose={busy ? undefined : onClose}
-      actions={
-        <>
-          <button type="button" className="button button-secondary" onClick={onClose} disabled={busy}>
-            {t('common.cancel')}
-          </button>
-          <button type="submit" form={FORM_ID} className="button button-primary" disabled={busy}>
-            {busy ? t('common.saving') : t('historical.submit')}
-          </button>
-        </>
-      }
+      actions={<FormDialogActions formId={FORM_ID} busy={busy} submitLabel={t('historical.submit')} onCancel={onClose} />}
     >
       <form id={FORM_ID} className="form form-tight" noValidate onSubmit={(event) => void submit(event)}>
         <FormError text={error} />
@@ -122,27 +114,7 @@ export function HistoricalEntryDialog({ medications, onClose, onAdded }: Histori
             ))}
           </div>
         </fieldset>
-        <div className="field-row">
-          <div className="field">
-            <label htmlFor="historical-date">{t('historical.date')}</label>
-            <input
-              id="historical-date"
-              type="date"
-              max={today}
-              value={fields.date}
-              onChange={(event) => change({ date: event.target.value })}
-            />
-          </div>
-          <div className="field">
-            <label htmlFor="historical-time">{t('historical.time')}</label>
-            <input
-              id="historical-time"
-              type="time"
-              value={fields.time}
-              onChange={(event) => change({ time: event.target.value })}
-            />
-          </div>
-        </div>
+        <EntryMomentFields idPrefix="historical" date={fields.date} time={fields.time} onChange={change} />
         <DoseFields
           idPrefix="historical"
           quantity={fields.quantity}

@@ -222,7 +222,7 @@ export function InventoryDialog({ medication, onClose }: InventoryDialogProps) {
                 <Pager
                   state={ledgerPager}
                   label={t('inventory.ledgerPages')}
-                  disabled={ledgerQuery.isFetching}
+                  loading={ledgerQuery.isFetching}
                   onPage={setLedgerPage}
                 />
               )}

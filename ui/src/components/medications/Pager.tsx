@@ -1,19 +1,24 @@
+import { useId } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { PagerState } from '../../medications/paging';
+import { DisabledReason, disabledBecause } from '../DisabledReason';
 import { ChevronIcon } from './MedicationIcon';
 
 interface PagerProps {
   state: PagerState;
   onPage: (page: number) => void;
-  disabled?: boolean;
+  /** A page is being loaded: the buttons wait, and say so. */
+  loading?: boolean;
   /** What the pages are of, for screen readers (default: the history's). */
   label?: string;
 }
 
 /** Previous / "Page X of Y" / Next, with the number of entries ("at least" where the server
  * stopped counting a long list). */
-export function Pager({ state, onPage, disabled, label }: PagerProps) {
+export function Pager({ state, onPage, loading = false, label }: PagerProps) {
   const { t } = useTranslation('meds');
+  const reasonId = useId();
+  const waiting = loading ? t('history.pageLoading') : null;
   return (
     <nav className="pager" aria-label={label ?? t('history.pages')}>
       <p className="pager-summary" data-testid="pager-summary">
@@ -31,7 +36,8 @@ export function Pager({ state, onPage, disabled, label }: PagerProps) {
             type="button"
             className="button button-secondary button-small"
             onClick={() => onPage(state.page - 1)}
-            disabled={disabled || !state.hasPrevious}
+            disabled={loading || !state.hasPrevious}
+            {...disabledBecause(reasonId, state.hasPrevious ? waiting : null)}
           >
             <ChevronIcon direction="left" />
             {t('history.previous')}
@@ -43,13 +49,15 @@ export function Pager({ state, onPage, disabled, label }: PagerProps) {
             type="button"
             className="button button-secondary button-small"
             onClick={() => onPage(state.page + 1)}
-            disabled={disabled || !state.hasNext}
+            disabled={loading || !state.hasNext}
+            {...disabledBecause(reasonId, state.hasNext ? waiting : null)}
           >
             {t('history.next')}
             <ChevronIcon direction="right" />
           </button>
         </div>
       )}
+      <DisabledReason id={reasonId} reason={state.showControls ? waiting : null} />
     </nav>
   );
 }

@@ -9,6 +9,7 @@ import { canLog } from '../../people/roles';
 import { usePeople } from '../../people/usePeople';
 import { queryKeys } from '../../queries/keys';
 import { useLogDose, useTodayScheduleQuery } from '../../queries/medications';
+import { DisabledReason, disabledBecause } from '../DisabledReason';
 import { MedicationAvatar } from './MedicationIcon';
 import { useMedsFormat } from './useMedsFormat';
 
@@ -49,7 +50,8 @@ export function TodaySchedule({ onLogged }: TodayScheduleProps) {
   const { self, roleOf } = usePeople();
   const query = useTodayScheduleQuery(scope);
   const logDose = useLogDose();
-  const [busy, setBusy] = useState<string | null>(null);
+  // The dose being logged: one at a time, and the others say why they wait.
+  const [busy, setBusy] = useState<{ name: string; time: string } | null>(null);
   const [failure, setFailure] = useState<{ key: string; text: string } | null>(null);
   const schedule = query.data ?? null;
   const withNames = schedule !== null && showsPersonNames(schedule.doses, self?.id ?? null);
@@ -60,7 +62,7 @@ export function TodaySchedule({ onLogged }: TodayScheduleProps) {
 
   const log = async (dose: TodayDose, status: 'taken' | 'skipped') => {
     const key = keyOf(dose);
-    setBusy(key);
+    setBusy({ name: dose.name, time: format.timeOfDay(dose.local_time) });
     setFailure(null);
     try {
       const result = await logDose.mutateAsync({
@@ -90,6 +92,9 @@ export function TodaySchedule({ onLogged }: TodayScheduleProps) {
       setBusy(null);
     }
   };
+
+  const waiting = busy ? t('todaySchedule.recording', busy) : null;
+  const waitingReason = disabledBecause('today-schedule-waiting', waiting);
 
   return (
     <section className="card today-schedule" aria-labelledby="today-schedule-title" data-testid="today-schedule">
@@ -128,6 +133,7 @@ export function TodaySchedule({ onLogged }: TodayScheduleProps) {
                       type="button"
                       className="button button-primary button-small"
                       disabled={busy !== null}
+                      {...waitingReason}
                       aria-label={
                         person
                           ? tc('today.takeLabel', { name: dose.name, time, person })
@@ -141,6 +147,7 @@ export function TodaySchedule({ onLogged }: TodayScheduleProps) {
                       type="button"
                       className="button button-secondary button-small"
                       disabled={busy !== null}
+                      {...waitingReason}
                       aria-label={
                         person
                           ? tc('today.skipLabel', { name: dose.name, time, person })
@@ -162,6 +169,7 @@ export function TodaySchedule({ onLogged }: TodayScheduleProps) {
           })}
         </ul>
       )}
+      <DisabledReason id="today-schedule-waiting" reason={waiting} />
     </section>
   );
 }

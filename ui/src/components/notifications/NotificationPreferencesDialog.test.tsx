@@ -1,6 +1,7 @@
 import { fireEvent, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { disabledState } from '../../test/disabledReason';
 import { deferred, jsonResponse, mockFetch, sentJson } from '../../test/fetchMock';
 import { fail, ok, requestsTo } from '../../test/medications';
 import { renderWithQuery } from '../../test/queryClient';
@@ -112,15 +113,42 @@ describe('the preferences dialog for one medication', () => {
     const { dialog } = openFor(ASPIRIN);
     const save = within(dialog).getByRole<HTMLButtonElement>('button', { name: 'Save Settings' });
     const test = within(dialog).getByRole<HTMLButtonElement>('button', { name: 'Test Notification' });
-    expect(save.disabled).toBe(true);
-    expect(test.disabled).toBe(true);
+    // Both wait for the preferences, and point to the line that says they are loading.
+    const loading = { disabled: true, reason: 'Loading preferences...', title: 'Loading preferences...' };
+    expect(disabledState(save)).toEqual(loading);
+    expect(disabledState(test)).toEqual(loading);
     fireEvent.click(save);
     expect(requestsTo(fetchMock, 'PUT', MED_PATH)).toEqual([]);
 
     held.resolve(ok(medicationJson()));
     await within(dialog).findByLabelText('Remind me');
-    expect(save.disabled).toBe(false);
-    expect(test.disabled).toBe(false);
+    expect(disabledState(save)).toEqual({ disabled: false, reason: null, title: null });
+    expect(disabledState(test)).toEqual({ disabled: false, reason: null, title: null });
+  });
+
+  it('while a test notification is sent, Save and Cancel say why they wait', async () => {
+    const sent = deferred<Response>();
+    mockFetch({
+      [`GET ${MED_PATH}`]: () => ok(medicationJson()),
+      'GET /api/notifications/preferences': () => ok(globalJson()),
+      'POST /api/notifications/test': () => sent.promise,
+    });
+    const { dialog } = openFor(ASPIRIN);
+    await within(dialog).findByLabelText('Remind me');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Test Notification' }));
+    const why = 'Wait until the test notification is sent.';
+    const waiting = { disabled: true, reason: why, title: why };
+    expect(disabledState(within(dialog).getByRole('button', { name: 'Save Settings' }))).toEqual(waiting);
+    expect(disabledState(within(dialog).getByRole('button', { name: 'Cancel' }))).toEqual(waiting);
+    // The test's own button says what it does.
+    expect(disabledState(within(dialog).getByRole('button', { name: 'Sending...' }))).toEqual({
+      disabled: true,
+      reason: null,
+      title: null,
+    });
+    sent.resolve(jsonResponse({ success: true, message: 'Test notification sent!', data: { results: [] } }));
+    expect((await within(dialog).findByRole('status')).textContent).toBe('Test notification sent!');
+    expect(within(dialog).queryByText(why)).toBeNull();
   });
 
   it('"Use my default settings" shows the defaults and sends use_defaults', async () => {
@@ -290,7 +318,12 @@ describe('the preferences dialog for one medication', () => {
     expect((await within(dialog).findByRole('alert')).textContent).toBe(
       'Failed to load preferences: Medication not found',
     );
-    expect(within(dialog).getByRole<HTMLButtonElement>('button', { name: 'Save Settings' }).disabled).toBe(true);
+    const why = 'Failed to load preferences: Medication not found';
+    expect(disabledState(within(dialog).getByRole('button', { name: 'Save Settings' }))).toEqual({
+      disabled: true,
+      reason: why,
+      title: why,
+    });
   });
 
   it('says "Failed to save preferences" with the reason and keeps the dialog open', async () => {

@@ -8,6 +8,9 @@ import type { PreferencesActions } from './usePreferencesActions';
 import '../../styles/preferences.css';
 
 const TEST_REASON_ID = 'prefs-test-needs-method';
+const WAIT_REASON_ID = 'prefs-waiting';
+const LOADING_ID = 'prefs-loading';
+const LOAD_ERROR_ID = 'prefs-load-error';
 
 interface PreferencesDialogFrameProps {
   title: string;
@@ -47,6 +50,15 @@ export function PreferencesDialogFrame({
   };
 
   const testReason = loaded && testMethods.length === 0 ? t('dialog.testNeedsMethod') : null;
+  // Why the buttons wait: the preferences are not there yet (the loading line or the error
+  // says so), or the other button's save or test is under way.
+  const notLoaded = loaded
+    ? null
+    : loadError
+      ? disabledBecause(LOAD_ERROR_ID, loadError)
+      : disabledBecause(LOADING_ID, t('dialog.loading'));
+  const waiting = busy === 'save' ? t('dialog.waitSaving') : busy === 'test' ? t('dialog.waitTesting') : null;
+  const waitingFor = (own: 'save' | 'test' | null) => disabledBecause(WAIT_REASON_ID, busy === own ? null : waiting);
 
   return (
     <Dialog
@@ -56,32 +68,45 @@ export function PreferencesDialogFrame({
       className="prefs-dialog"
       actions={
         <>
-          <button type="submit" form={formId} className="button button-primary" disabled={!idle}>
+          <button
+            type="submit"
+            form={formId}
+            className="button button-primary"
+            disabled={!idle}
+            {...(notLoaded ?? waitingFor('save'))}
+          >
             {busy === 'save' ? t('dialog.saving') : t('dialog.save')}
           </button>
           <button
             type="button"
             className="button button-secondary"
             disabled={!idle || testMethods.length === 0}
-            {...disabledBecause(TEST_REASON_ID, testReason)}
+            {...(notLoaded ?? (testReason ? disabledBecause(TEST_REASON_ID, testReason) : waitingFor('test')))}
             onClick={() => void actions.test(testMethods)}
           >
             {busy === 'test' ? t('dialog.testing') : t('dialog.test')}
           </button>
-          <button type="button" className="button button-secondary" onClick={onClose} disabled={busy !== null}>
+          <button
+            type="button"
+            className="button button-secondary"
+            onClick={onClose}
+            disabled={busy !== null}
+            {...waitingFor(null)}
+          >
             {t('dialog.cancel')}
           </button>
           <DisabledReason id={TEST_REASON_ID} reason={testReason} />
+          <DisabledReason id={WAIT_REASON_ID} reason={waiting} />
         </>
       }
     >
       {loadError && (
-        <p className="form-error" role="alert">
+        <p className="form-error" role="alert" id={LOAD_ERROR_ID}>
           {loadError}
         </p>
       )}
       {!loadError && !loaded && (
-        <p className="muted" role="status">
+        <p className="muted" role="status" id={LOADING_ID}>
           {t('dialog.loading')}
         </p>
       )}

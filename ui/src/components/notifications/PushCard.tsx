@@ -1,6 +1,7 @@
 import { useTranslation } from 'react-i18next';
 import { notifyErrorDetail } from '../../notifications/notifyErrors';
 import { permissionBadge, usePushSubscription } from '../../push/pushSubscription';
+import { DisabledReason, disabledBecause } from '../DisabledReason';
 
 const BADGE_CLASS = {
   enabled: 'badge badge-on',
@@ -33,6 +34,13 @@ export function PushCard() {
   };
 
   const detail = push.error ? (notifyErrorDetail(t, push.error) ?? browserMessage(push.error)) : null;
+  // Why the switch cannot be used: the browser cannot take push (its note says so), or this
+  // device's subscription is still being looked up. While it updates, its label says so.
+  const unsupported = push.support !== 'supported';
+  const checking = !unsupported && !push.busy && push.subscribed === null ? t('push.checking') : null;
+  const switchReason = unsupported
+    ? disabledBecause('push-support', t(`push.support.${push.support}`))
+    : disabledBecause('push-checking', checking);
 
   return (
     <section className="card" aria-labelledby="push-card-title" data-testid="push-card">
@@ -51,7 +59,7 @@ export function PushCard() {
       </div>
       <p className="card-text">{t('push.description')}</p>
       {push.support !== 'supported' && (
-        <p className="note" data-testid="push-support">
+        <p className="note" id="push-support" data-testid="push-support">
           {t(`push.support.${push.support}`)}
         </p>
       )}
@@ -59,11 +67,13 @@ export function PushCard() {
         <input
           type="checkbox"
           checked={push.subscribed === true}
-          disabled={push.busy || push.subscribed === null || push.support !== 'supported'}
+          disabled={push.busy || push.subscribed === null || unsupported}
+          {...switchReason}
           onChange={onToggle}
         />
         <span>{push.busy ? t('push.working') : t('push.toggle')}</span>
       </label>
+      <DisabledReason id="push-checking" reason={checking} />
       {push.permission === 'denied' && (
         <p className="note" data-testid="push-blocked">
           {t('push.blockedNote')}

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { AUDIT_ACTIONS, AUDIT_PAGE_SIZE, type AuditEntry } from '../../api/peopleTypes';
 import { circleErrorText } from '../../people/errors';
 import { useAuditQuery } from '../../queries/people';
+import { DisabledReason, disabledBecause } from '../DisabledReason';
 import { ScreenStatus } from '../medications/ScreenStatus';
 import { useMedsFormat } from '../medications/useMedsFormat';
 
@@ -23,6 +24,10 @@ export function AuditCard({ personId }: { personId: number }) {
   const query = useAuditQuery(personId, page);
   const actionText = useActionText();
   const entries = query.data ?? null;
+  const hasNewer = page > 1;
+  const hasOlder = (entries?.length ?? 0) >= AUDIT_PAGE_SIZE;
+  // While a page loads the buttons wait; the first and last pages' own ends need no words.
+  const waiting = query.isFetching ? t('audit.pageLoading') : null;
 
   return (
     <section className="card" aria-labelledby="audit-title" data-testid="audit-card">
@@ -51,12 +56,13 @@ export function AuditCard({ personId }: { personId: number }) {
           ))}
         </ul>
       )}
-      {(page > 1 || (entries?.length ?? 0) >= AUDIT_PAGE_SIZE) && (
+      {(hasNewer || hasOlder) && (
         <div className="button-row">
           <button
             type="button"
             className="button button-secondary button-small"
-            disabled={page === 1 || query.isFetching}
+            disabled={!hasNewer || query.isFetching}
+            {...disabledBecause('audit-page-loading', hasNewer ? waiting : null)}
             onClick={() => setPage((p) => Math.max(1, p - 1))}
           >
             {t('audit.newer')}
@@ -64,13 +70,15 @@ export function AuditCard({ personId }: { personId: number }) {
           <button
             type="button"
             className="button button-secondary button-small"
-            disabled={(entries?.length ?? 0) < AUDIT_PAGE_SIZE || query.isFetching}
+            disabled={!hasOlder || query.isFetching}
+            {...disabledBecause('audit-page-loading', hasOlder ? waiting : null)}
             onClick={() => setPage((p) => p + 1)}
           >
             {t('audit.older')}
           </button>
         </div>
       )}
+      {(hasNewer || hasOlder) && <DisabledReason id="audit-page-loading" reason={waiting} />}
     </section>
   );
 }

@@ -4,6 +4,7 @@ import * as api from '../../api';
 import { TWO_FACTOR_METHODS, type TwoFactorEnabled, type TwoFactorMethod } from '../../api';
 import { useAuth } from '../../auth/AuthContext';
 import { BackupCodesDialog } from '../../components/BackupCodes';
+import { DisabledReason, disabledBecause } from '../../components/DisabledReason';
 import { FlashMessage } from '../../components/FlashMessage';
 import { MailIcon, PhoneIcon } from '../../components/icons';
 import { useFlash } from '../../components/useFlash';
@@ -23,6 +24,7 @@ type OpenDialog =
   | null;
 
 const METHOD_ICONS = { email: MailIcon, totp: PhoneIcon } as const;
+const SAVING_ID = 'two-factor-preference-saving';
 
 /**
  * Two-factor management (spec §2 "Two-factor management dialogs", §4 "Two-factor"). Every
@@ -39,6 +41,8 @@ export function TwoFactorCard() {
   const [dialog, setDialog] = useState<OpenDialog>(null);
   const [busy, setBusy] = useState<'preference' | null>(null);
   const [flash, showFlash] = useFlash();
+  // While the default method is saved, the card's other changes wait, and say so.
+  const savingPreference = busy === 'preference' ? t('twoFactor.preference.saving') : null;
 
   // Every change is followed by a fresh status (asked with the new token, stored first).
   const reload = async () => {
@@ -157,8 +161,14 @@ export function TwoFactorCard() {
                       <button
                         type="button"
                         className="button button-primary"
-                        aria-describedby={emailUnavailable ? `${descriptionId} ${descriptionId}-unavailable` : descriptionId}
-                        title={emailUnavailable ? t('twoFactor.email.unavailable') : undefined}
+                        aria-describedby={
+                          emailUnavailable
+                            ? `${descriptionId} ${descriptionId}-unavailable`
+                            : savingPreference
+                              ? `${descriptionId} ${SAVING_ID}`
+                              : descriptionId
+                        }
+                        title={emailUnavailable ? t('twoFactor.email.unavailable') : (savingPreference ?? undefined)}
                         disabled={emailUnavailable || busy !== null}
                         onClick={() => setDialog({ kind: method })}
                       >
@@ -184,12 +194,14 @@ export function TwoFactorCard() {
                       value={method}
                       checked={status.preference === method}
                       disabled={busy !== null}
+                      {...disabledBecause(SAVING_ID, savingPreference)}
                       onChange={() => void choosePreference(method)}
                     />
                     <span>{methodName(method)}</span>
                   </label>
                 ))}
               </div>
+              <DisabledReason id={SAVING_ID} reason={savingPreference} />
             </fieldset>
           )}
 
@@ -205,6 +217,7 @@ export function TwoFactorCard() {
                 type="button"
                 className="button button-secondary"
                 disabled={busy !== null}
+                {...disabledBecause(SAVING_ID, savingPreference)}
                 onClick={() => setDialog({ kind: 'regenerate' })}
               >
                 {t('twoFactor.backupCodes.regenerate')}

@@ -4,7 +4,8 @@ import { MemoryRouter } from 'react-router-dom';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AuthProvider } from '../../auth/AuthProvider';
 import { SettingsProvider } from '../../settings/SettingsProvider';
-import { jsonResponse, mockFetch, requestUrl, sentJson, sessionRoutes, type Route } from '../../test/fetchMock';
+import { disabledState } from '../../test/disabledReason';
+import { deferred, jsonResponse, mockFetch, requestUrl, sentJson, sessionRoutes, type Route } from '../../test/fetchMock';
 import { renderApp } from '../../test/renderApp';
 import { SettingsScreen } from '../SettingsScreen';
 
@@ -352,6 +353,31 @@ describe('two-factor management', () => {
     await user.keyboard('{Escape}');
     expect(screen.queryByRole('dialog')).toBeNull();
     expect(fetchMock.mock.calls.some(([url]) => requestUrl(url) === '/api/auth/2fa/setup-email')).toBe(false);
+  });
+
+  it('while the default method is saved, the other changes say why they wait', async () => {
+    signIn();
+    const saved = deferred<Response>();
+    server({
+      'GET /api/auth/2fa/status': () => status(['email', 'totp']),
+      'POST /api/auth/2fa/set-preference': () => saved.promise,
+    });
+    renderApp('/settings?section=security');
+    const group = await screen.findByRole('group', { name: 'Default method' });
+    const user = userEvent.setup();
+    await user.click(within(group).getByRole('radio', { name: 'Authenticator app' }));
+    const why = 'Saving your default method...';
+    const waiting = { disabled: true, reason: why, title: why };
+    expect(disabledState(within(group).getByRole('radio', { name: 'Email' }))).toEqual(waiting);
+    expect(disabledState(screen.getByRole('button', { name: 'Regenerate backup codes' }))).toEqual(waiting);
+
+    saved.resolve(jsonResponse({ success: true, data: { preference: 'totp' } }));
+    expect(await screen.findByText('Authenticator app is now your default method.')).toBeTruthy();
+    expect(disabledState(screen.getByRole('button', { name: 'Regenerate backup codes' }))).toEqual({
+      disabled: false,
+      reason: null,
+      title: null,
+    });
   });
 
   it('cannot enable e-mail codes when the server has no e-mail, and says why', async () => {

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { downloadBackup } from '../../../api/data';
+import { DisabledReason, disabledBecause } from '../../../components/DisabledReason';
 import { FlashMessage } from '../../../components/FlashMessage';
 import { DownloadIcon } from '../../../components/icons';
 import { useMedsFormat } from '../../../components/medications/useMedsFormat';
@@ -70,6 +71,8 @@ export function BackupList() {
     );
   }
   if (backups.length === 0) return <p className="muted">{t('backups.empty')}</p>;
+  // One download at a time; the buttons say which one they wait for.
+  const waiting = downloading === null ? null : t('backups.downloading', { name: downloading });
 
   return (
     <>
@@ -88,6 +91,7 @@ export function BackupList() {
               className="button button-secondary button-small"
               aria-label={t('backups.downloadNamed', { name: backup.name })}
               disabled={downloading !== null}
+              {...disabledBecause('backup-downloading', waiting)}
               onClick={() => void download(backup.name)}
             >
               <DownloadIcon />
@@ -96,6 +100,7 @@ export function BackupList() {
           </li>
         ))}
       </ul>
+      <DisabledReason id="backup-downloading" reason={waiting} />
     </>
   );
 }

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import { downloadExport, type ExportFormat } from '../../../api/data';
+import { DisabledReason, disabledBecause } from '../../../components/DisabledReason';
 import { FlashMessage } from '../../../components/FlashMessage';
 import { DownloadIcon } from '../../../components/icons';
 import { saveFile } from '../../../components/saveFile';
@@ -26,6 +27,9 @@ export function ExportCard() {
     }
   };
 
+  // One export at a time: the one being prepared says so on its button, the other says why it waits.
+  const waitOther = busy === null ? null : t('export.waitOther');
+
   return (
     <>
       <section className="card" aria-labelledby="data-export-title">
@@ -37,6 +41,7 @@ export function ExportCard() {
             type="button"
             className="button button-primary"
             disabled={busy !== null}
+            {...disabledBecause('export-waiting', busy === 'csv' ? waitOther : null)}
             onClick={() => void exportAs('json')}
           >
             <DownloadIcon />
@@ -46,12 +51,14 @@ export function ExportCard() {
             type="button"
             className="button button-secondary"
             disabled={busy !== null}
+            {...disabledBecause('export-waiting', busy === 'json' ? waitOther : null)}
             onClick={() => void exportAs('csv')}
           >
             <DownloadIcon />
             <span>{busy === 'csv' ? t('export.working') : t('export.csv')}</span>
           </button>
         </div>
+        <DisabledReason id="export-waiting" reason={waitOther} />
       </section>
 
       <section className="card" aria-labelledby="data-report-title">

@@ -1,7 +1,8 @@
 import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { jsonResponse, requestUrl, sentJson, type Route } from '../../../test/fetchMock';
+import { disabledState } from '../../../test/disabledReason';
+import { deferred, jsonResponse, requestUrl, sentJson, type Route } from '../../../test/fetchMock';
 import { fail, medsServer, ok, requestsTo, signInForMeds } from '../../../test/medications';
 import { renderApp } from '../../../test/renderApp';
 
@@ -104,6 +105,32 @@ describe('Data Management: export', () => {
     expect((await screen.findByRole('alert')).textContent).toBe('Failed to export data');
     expect(screen.queryByText('Data exported successfully')).toBeNull();
     expect(saved).toEqual([]);
+  });
+
+  it('says why the other export waits while one is prepared', async () => {
+    const prepared = deferred<Response>();
+    server({ 'GET /api/export': () => prepared.promise });
+    await openData();
+    await userEvent.click(screen.getByRole('button', { name: 'Export Data' }));
+    const why = 'Wait until the export being prepared is ready.';
+    expect(disabledState(screen.getByRole('button', { name: 'Export history as CSV' }))).toEqual({
+      disabled: true,
+      reason: why,
+      title: why,
+    });
+    // The one being prepared says so on itself.
+    expect(disabledState(screen.getByRole('button', { name: 'Preparing...' }))).toEqual({
+      disabled: true,
+      reason: null,
+      title: null,
+    });
+    prepared.resolve(fileResponse('{}', 'application/json', 'pillbox-export-2026-11-23.json'));
+    expect(await screen.findByText('Data exported successfully')).toBeTruthy();
+    expect(disabledState(screen.getByRole('button', { name: 'Export history as CSV' }))).toEqual({
+      disabled: false,
+      reason: null,
+      title: null,
+    });
   });
 
   it('downloads the history as CSV', async () => {
@@ -380,6 +407,29 @@ describe('Data Management: backups', () => {
     expect(authOf(requestsTo(fetchMock, 'GET', '/api/backups/pillbox-export-2026-11-22.json')[0]?.[1])).toBe(
       'Bearer refreshed-token',
     );
+  });
+
+  it('says which download the backup buttons wait for', async () => {
+    const file = deferred<Response>();
+    server({ 'GET /api/backups/pillbox-export-2026-11-22.json': () => file.promise });
+    await openData();
+    await screen.findByTestId('backup-list');
+    await userEvent.click(screen.getByRole('button', { name: 'Download pillbox-export-2026-11-22.json' }));
+    const why = 'Downloading pillbox-export-2026-11-22.json... The other backups can be downloaded once it is saved.';
+    for (const name of ['pillbox-export-2026-11-23.json', 'pillbox-export-2026-11-22.json']) {
+      expect(disabledState(screen.getByRole('button', { name: `Download ${name}` }))).toEqual({
+        disabled: true,
+        reason: why,
+        title: why,
+      });
+    }
+    file.resolve(fileResponse('{}', 'application/json', 'pillbox-export-2026-11-22.json'));
+    await waitFor(() => expect(saved.map((file) => file.name)).toEqual(['pillbox-export-2026-11-22.json']));
+    expect(disabledState(screen.getByRole('button', { name: 'Download pillbox-export-2026-11-23.json' }))).toEqual({
+      disabled: false,
+      reason: null,
+      title: null,
+    });
   });
 
   it('says when there is no backup yet, and when backups are off', async () => {
