@@ -20,6 +20,13 @@
    POSTs of the same size from a simple Python client (32 keep-alive connections): what
    the endpoint itself allows.
 3. Memory: the server's peak resident memory (VmHWM) and its RSS after both.
+
+`--channels` replaces part 2 with issue 24's load: DUE reminders due at once, split in three
+between push, ntfy (JSON publishing) and signed webhooks, all answered by one local endpoint,
+plus one more person whose ntfy server accepts the connection and never answers. It reports
+the time from the first message any endpoint received to the last one of the others (all
+handed over: the target is 2 s), and whether the silent server held anything up. Reference:
+the same endpoint receiving DUE POSTs from the simple client, as in part 2.
 """
 import argparse
 import base64
@@ -94,6 +101,46 @@ for t in threads:
     t.join()
 print(time.perf_counter() - began)
 """
+
+
+class ChannelHandler(http.server.BaseHTTPRequestHandler):
+    """Push, ntfy and webhook receiver in one: counts what arrives, by path, with times."""
+    protocol_version = "HTTP/1.1"
+    arrivals = []
+    lock = threading.Lock()
+
+    def do_POST(self):
+        length = int(self.headers.get("Content-Length", "0"))
+        self.rfile.read(length)
+        kind = "push" if self.path.startswith("/push/") else "ntfy" if self.path.startswith("/ntfy") else "webhook"
+        with ChannelHandler.lock:
+            ChannelHandler.arrivals.append((time.perf_counter(), kind))
+        status = 201 if kind == "push" else 200
+        body = b'{"id":"m"}' if kind == "ntfy" else b""
+        self.send_response(status)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+def silent_server(port):
+    """Accepts connections and never answers (a server that hangs)."""
+    listener = socket.socket()
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", port))
+    listener.listen(64)
+    held = []
+
+    def accept():
+        while True:
+            conn, _ = listener.accept()
+            held.append(conn)
+
+    threading.Thread(target=accept, daemon=True).start()
+    return held
 
 
 class PushServer(http.server.ThreadingHTTPServer):
@@ -195,6 +242,8 @@ def main():
     parser.add_argument("--users", type=int, default=10000)
     parser.add_argument("--due", type=int, default=1000)
     parser.add_argument("--planning-only", action="store_true")
+    parser.add_argument("--channels", action="store_true",
+                        help="part 2 over push, ntfy and webhooks, with one channel that never answers")
     args = parser.parse_args()
 
     work = tempfile.mkdtemp(prefix="pillbox-bench-")
@@ -225,10 +274,12 @@ def main():
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     port = free_port()
+    channel_port = free_port()
     env.update({
         "PILLBOX_SMTP_HOST": "127.0.0.1", "PILLBOX_SMTP_PORT": str(smtp_port), "PILLBOX_SMTP_TLS": "none",
         "PILLBOX_SMTP_FROM": "Pillbox <pillbox@bench.test>",
-        "PILLBOX_PUSH_ALLOW_ENDPOINTS": f"http://127.0.0.1:{push_port}/",
+        "PILLBOX_PUSH_ALLOW_ENDPOINTS": f"http://127.0.0.1:{push_port}/,http://127.0.0.1:{channel_port}/push/",
+        "PILLBOX_CHANNELS_ALLOW_NETWORKS": "127.0.0.1",
         "PILLBOX_REMINDERS_TICK_SECONDS": "5",
         # The daily snapshot is another job; it would overlap the measurements too.
         "PILLBOX_BACKUP_DAILY": "false",
@@ -269,6 +320,12 @@ def main():
             server.wait(60)
         except subprocess.TimeoutExpired:
             server.kill()
+        smtp.terminate()
+        push.shutdown()
+        return
+
+    if args.channels:
+        channels_run(args, server, conn, channel_port, tick_ms, ticked, log_lines)
         smtp.terminate()
         push.shutdown()
         return
@@ -336,6 +393,78 @@ def main():
     print(f"stopped {time.perf_counter() - stopping:.1f} s after SIGTERM")
     smtp.terminate()
     push.shutdown()
+
+
+def channels_run(args, server, conn, port, tick_ms, ticked, log_lines):
+    """Part 2 over push, ntfy and webhooks (see the module's text)."""
+    endpoint = PushServer(("127.0.0.1", port), ChannelHandler)
+    threading.Thread(target=endpoint.serve_forever, daemon=True).start()
+    reference = min(reference_posts(port, args.due) for _ in range(3))
+    ChannelHandler.arrivals.clear()
+    print(f"reference: {args.due} POSTs from a simple client in {reference:.2f} s")
+    silent_port = free_port()
+    silent_server(silent_port)
+    key = p256_public_key()
+    due = stamp(time.time())
+    third = args.due // 3
+    users = list(range(1, args.due + 1))
+    silent_user = args.due + 1
+    secret = "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode()
+    tick_ms.clear()
+    ticked.clear()
+    with conn:
+        rows = []
+        for i in users + [silent_user]:
+            if i == silent_user:
+                kind, config = "ntfy", f'{{"server_url":"http://127.0.0.1:{silent_port}","topic":"silent"}}'
+            elif i <= third:
+                continue
+            elif i <= 2 * third:
+                kind, config = "ntfy", f'{{"server_url":"http://127.0.0.1:{port}/ntfy","topic":"u{i}"}}'
+            else:
+                kind, config = "webhook", f'{{"url":"http://127.0.0.1:{port}/hook","events":["reminder.due"]}}'
+            rows.append((i, i, kind, config, secret if kind == "webhook" else None, due))
+        conn.executemany(
+            "INSERT INTO channels (id, user_id, kind, name, config, secret, created_at) VALUES (?, ?, ?, 'bench', ?, ?, ?)",
+            rows)
+        conn.executemany(
+            "INSERT INTO notification_preferences (user_id, delivery_methods) VALUES (?, ?)",
+            [(i, "push" if i <= third else f"channel:{i}") for i in users + [silent_user]])
+        conn.executemany(
+            "INSERT INTO push_subscriptions (user_id, endpoint, p256dh, auth, created_at) VALUES (?, ?, ?, ?, ?)",
+            ((i, f"http://127.0.0.1:{port}/push/{i}", key,
+              base64.urlsafe_b64encode(secrets.token_bytes(16)).rstrip(b"=").decode(), due)
+             for i in users if i <= third))
+        conn.executemany(
+            "INSERT INTO reminders (user_id, medication_id, medication_name, kind, scheduled_time, reminder_time, "
+            "next_attempt_at, created_at) SELECT user_id, id, name, 'one_off', ?, ?, ?, ? FROM medications "
+            "WHERE user_id = ? AND name = 'Med 0'",
+            ((due, due, due, due, i) for i in users + [silent_user]))
+    if not ticked.wait(600):
+        server.kill()
+        raise SystemExit("the dispatcher did not run")
+    deadline = time.perf_counter() + 60
+    while len(ChannelHandler.arrivals) < args.due and time.perf_counter() < deadline:
+        time.sleep(0.01)
+    arrivals = sorted(ChannelHandler.arrivals)
+    kinds = {k: sum(1 for _, kind in arrivals if kind == k) for k in ("push", "ntfy", "webhook")}
+    handed = arrivals[-1][0] - arrivals[0][0] if arrivals else float("nan")
+    handled, ms = tick_ms[0]
+    print(f"dispatcher tick: {handled} reminders planned and pushed in {ms} ms")
+    print(f"received: {kinds} of {args.due} (the silent server holds 1 more)")
+    print(f"all handed over in {handed:.2f} s from the first arrival = {handed / reference:.2f}x the reference "
+          f"(target: 2 s; the silent channel waits out channels.timeout_seconds on its own)")
+    waiting = conn.execute(
+        "SELECT count(*) FROM channel_sends WHERE delivered_at IS NULL AND failed_at IS NULL").fetchone()[0]
+    print(f"channel messages not yet settled: {waiting} (the silent one, retried later)")
+    server.terminate()
+    try:
+        server.wait(20)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        print("".join(log_lines[-15:]), file=sys.stderr)
+        raise SystemExit("pillbox did not stop within 20 s of SIGTERM")
+    endpoint.shutdown()
 
 
 if __name__ == "__main__":

@@ -20,19 +20,19 @@ use serde_json::{Value, json};
 /// the doubles on 127.0.0.1.
 fn server(configure: impl FnOnce(&mut Command)) -> (Server, tempfile::TempDir) {
     let temp = tempfile::tempdir().unwrap();
-    let data_dir = temp.path().join("data");
-    let port = common::free_port();
-    let mut command = common::pillbox(&data_dir);
+    let server = server_in(&temp.path().join("data"), common::free_port(), configure);
+    (server, temp)
+}
+
+fn server_in(data_dir: &std::path::Path, port: u16, configure: impl FnOnce(&mut Command)) -> Server {
+    let mut command = common::pillbox(data_dir);
     command.args(["serve", "--bind", &format!("127.0.0.1:{port}")]);
     command.env("PILLBOX_CHANNELS_ALLOW_NETWORKS", "127.0.0.1");
     command.env("PILLBOX_CHANNELS_TIMEOUT_SECONDS", "2");
     command.env("PILLBOX_SIGNUPS", "open");
     common::with_test_clock(&mut command);
     configure(&mut command);
-    (
-        Server::start_command(&data_dir, command).expect("server starts"),
-        temp,
-    )
+    Server::start_command(data_dir, command).expect("server starts")
 }
 
 async fn account(server: &Server) -> String {
@@ -847,4 +847,62 @@ async fn a_carers_alert_goes_to_the_carers_own_channel_as_urgent_and_the_owners_
         last["message"].as_str().unwrap().starts_with("✓ Taken at "),
         "{last}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_killed_mid_send_sends_again_under_the_same_sequence_id() {
+    let doubles = Doubles::start().await;
+    let temp = tempfile::tempdir().unwrap();
+    let data = temp.path().join("data");
+    let port = common::free_port();
+    let server = server_in(&data, port, |_| {});
+    let token = account(&server).await;
+    let ntfy = add_channel(
+        &server,
+        &token,
+        json!({ "kind": "ntfy", "config": { "server_url": format!("{}/ntfy", doubles.base), "topic": "kim" } }),
+    )
+    .await;
+    choose(&server, &token, &[ntfy["method"].as_str().unwrap()]).await;
+    let med = aspirin(&server, &token).await;
+    let id = remind_in(&server, &token, med, 60).await;
+    // ntfy takes its time: the kill lands while the publish is in flight.
+    doubles.stall_ntfy(Duration::from_secs(3));
+    let clock = server.url("/api/test/clock");
+    let _pass = tokio::spawn(async move {
+        let _ = common::client()
+            .post(clock)
+            .json(&json!({ "advance_seconds": 120 }))
+            .send()
+            .await;
+    });
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while doubles.ntfy_hits() == 0 {
+        assert!(std::time::Instant::now() < deadline, "no publish started");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    Command::new("kill")
+        .args(["-KILL", &server.pid().to_string()])
+        .status()
+        .unwrap();
+    drop(server);
+    doubles.stall_ntfy(Duration::ZERO);
+
+    let server = server_in(&data, port, |_| {});
+    // The new run's clock catches up with the test's (it starts from the real time again).
+    advance(&server, 120).await;
+    // The publish cut off is sent again, under the same sequence id: had the first one
+    // reached ntfy after all, the phone would show it once.
+    let arrived = doubles.wait_for("/ntfy/", 1).await;
+    assert_eq!(doubles.ntfy_hits(), 2, "the cut-off publish and its resend");
+    assert_eq!(arrived.len(), 1);
+    assert_eq!(
+        arrived[0].json()["sequence_id"],
+        format!("pillbox{}r{id}", ntfy["id"])
+    );
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while reminder(&server, &token, id).await["status"] != "sent" {
+        assert!(std::time::Instant::now() < deadline, "{}", server.log());
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }

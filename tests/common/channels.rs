@@ -53,6 +53,8 @@ struct Inner {
     stall: Option<Duration>,
     /// ntfy: the next publishes get this status and `Retry-After` instead of being taken.
     refuse_next: VecDeque<(u16, Option<u64>)>,
+    /// ntfy: publishes begun, answered or not.
+    ntfy_hits: usize,
 }
 
 /// One local server that speaks all four protocols on its own paths.
@@ -104,6 +106,10 @@ impl Doubles {
     /// Publishes the ntfy double answered, taken or not.
     pub fn ntfy_attempts(&self) -> usize {
         self.arrived("/ntfy-attempt").len()
+    }
+
+    pub fn ntfy_hits(&self) -> usize {
+        self.inner.lock().unwrap().ntfy_hits
     }
 
     pub fn stall_ntfy(&self, pause: Duration) {
@@ -228,7 +234,11 @@ fn authorised(inner: &Arc<Mutex<Inner>>, presented: Option<&str>) -> bool {
 /// ntfy: `POST /` with a JSON message; `Authorization: Bearer tk_…` when the topic is
 /// protected; the answer is the stored message with its id.
 async fn ntfy(State((inner, _)): State<Shared>, headers: HeaderMap, body: Bytes) -> Response {
-    let stall = inner.lock().unwrap().stall;
+    let stall = {
+        let mut inner = inner.lock().unwrap();
+        inner.ntfy_hits += 1;
+        inner.stall
+    };
     if let Some(pause) = stall {
         tokio::time::sleep(pause).await;
     }
