@@ -496,8 +496,13 @@ fn medication_of(m: MedicationFile, now: DateTime<Utc>) -> Result<NewMedication,
     })
 }
 
+/// Methods as a file names them. Channels (`channel:<id>`) are left out: the file carries no
+/// channels, and an id names another account's (or instance's) channel; a list of channels
+/// only becomes push.
 fn methods_of(list: &[String]) -> Result<Vec<Method>, String> {
-    check_methods(list).map_err(|e| e.to_string())
+    let methods = check_methods(list).map_err(|e| e.to_string())?;
+    let kept: Vec<Method> = methods.iter().copied().filter(|m| m.channel_id().is_none()).collect();
+    Ok(if kept.is_empty() { vec![Method::Push] } else { kept })
 }
 
 // One parameter per column of an entry, and the time to check it against.
@@ -1161,6 +1166,14 @@ fn write_people(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn imported_methods_leave_out_channels_the_file_cannot_carry() {
+        let words = |w: &[&str]| w.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        assert_eq!(methods_of(&words(&["email", "channel:7"])), Ok(vec![Method::Email]));
+        assert_eq!(methods_of(&words(&["channel:7"])), Ok(vec![Method::Push]));
+        assert!(methods_of(&words(&["fax"])).is_err());
+    }
 
     #[test]
     fn sniffs_the_format() {
