@@ -501,7 +501,11 @@ fn medication_of(m: MedicationFile, now: DateTime<Utc>) -> Result<NewMedication,
 /// only becomes push.
 fn methods_of(list: &[String]) -> Result<Vec<Method>, String> {
     let methods = check_methods(list).map_err(|e| e.to_string())?;
-    let kept: Vec<Method> = methods.iter().copied().filter(|m| m.channel_id().is_none()).collect();
+    let kept: Vec<Method> = methods
+        .iter()
+        .copied()
+        .filter(|m| m.channel_id().is_none())
+        .collect();
     Ok(if kept.is_empty() { vec![Method::Push] } else { kept })
 }
 
@@ -1170,7 +1174,10 @@ mod tests {
     #[test]
     fn imported_methods_leave_out_channels_the_file_cannot_carry() {
         let words = |w: &[&str]| w.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
-        assert_eq!(methods_of(&words(&["email", "channel:7"])), Ok(vec![Method::Email]));
+        assert_eq!(
+            methods_of(&words(&["email", "channel:7"])),
+            Ok(vec![Method::Email])
+        );
         assert_eq!(methods_of(&words(&["channel:7"])), Ok(vec![Method::Push]));
         assert!(methods_of(&words(&["fax"])).is_err());
     }

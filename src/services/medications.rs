@@ -409,6 +409,11 @@ fn reachability(conn: &Connection, user_id: i64, reach: Reach) -> ServiceResult<
         push_device: push_subscriptions::any_for_user(conn, user_id)?,
         email_available: reach.email_available,
         email_verified: users::email_verified(conn, user_id)?,
+        usable_channels: crate::store::channels::list(conn, user_id)?
+            .iter()
+            .filter(|c| c.usable())
+            .map(|c| c.id)
+            .collect(),
     })
 }
 
@@ -423,7 +428,7 @@ fn delivery_warning(
     let global = notify_prefs::global(conn, user_id)?;
     let own = notify_prefs::for_medication(conn, medication_id)?;
     let reachability = reachability(conn, user_id, reach)?;
-    Ok(notify_prefs::delivery_warning(&global, own.as_ref(), reachability).map(|w| w.code()))
+    Ok(notify_prefs::delivery_warning(&global, own.as_ref(), &reachability).map(|w| w.code()))
 }
 
 /// The delivery warning of each of the user's medications, read in a few queries.
@@ -436,7 +441,7 @@ fn delivery_warnings(
     let own = notify_prefs::for_medications_of(conn, user_id)?;
     let reachability = reachability(conn, user_id, reach)?;
     Ok(move |medication_id| {
-        notify_prefs::delivery_warning(&global, own.get(&medication_id), reachability).map(|w| w.code())
+        notify_prefs::delivery_warning(&global, own.get(&medication_id), &reachability).map(|w| w.code())
     })
 }
 

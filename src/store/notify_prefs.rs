@@ -274,7 +274,7 @@ pub fn fallback_on(global: &GlobalPrefs) -> bool {
 }
 
 /// What decides whether a reminder can arrive, besides the preferences.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reachability {
     /// The account has at least one subscribed push device.
     pub push_device: bool,
@@ -282,10 +282,13 @@ pub struct Reachability {
     pub email_available: bool,
     /// The account's address is verified.
     pub email_verified: bool,
+    /// The person's channels that can carry a reminder now (switched on, linked, not
+    /// disabled), by id.
+    pub usable_channels: Vec<i64>,
 }
 
 impl Reachability {
-    fn email_sendable(self) -> bool {
+    fn email_sendable(&self) -> bool {
         self.email_available && self.email_verified
     }
 }
@@ -301,6 +304,9 @@ pub enum DeliveryWarning {
     EmailUnverified,
     /// Every method it uses is switched off.
     NoMethod,
+    /// Its only ways are channels, and none of them can carry it (switched off, a Telegram
+    /// chat not linked, disabled).
+    ChannelUnavailable,
 }
 
 impl DeliveryWarning {
@@ -310,11 +316,12 @@ impl DeliveryWarning {
             DeliveryWarning::EmailUnavailable => "email_unavailable",
             DeliveryWarning::EmailUnverified => "email_unverified",
             DeliveryWarning::NoMethod => "no_method",
+            DeliveryWarning::ChannelUnavailable => "channel_unavailable",
         }
     }
 
     /// Why e-mail cannot go out, or `None` when it can.
-    fn of_email(reach: Reachability) -> Option<DeliveryWarning> {
+    fn of_email(reach: &Reachability) -> Option<DeliveryWarning> {
         match (reach.email_available, reach.email_verified) {
             (false, _) => Some(DeliveryWarning::EmailUnavailable),
             (true, false) => Some(DeliveryWarning::EmailUnverified),
@@ -329,7 +336,7 @@ impl DeliveryWarning {
 pub fn delivery_warning(
     global: &GlobalPrefs,
     own: Option<&MedicationPrefs>,
-    reach: Reachability,
+    reach: &Reachability,
 ) -> Option<DeliveryWarning> {
     if !global.reminders_enabled {
         return None;
@@ -337,17 +344,21 @@ pub fn delivery_warning(
     let channels = channels(global, &effective(global, own).methods);
     let push = channels.contains(&Method::Push);
     let email = channels.contains(&Method::Email);
-    if !push && !email {
+    let chosen: Vec<i64> = channels.iter().filter_map(|m| m.channel_id()).collect();
+    if !push && !email && chosen.is_empty() {
         return Some(DeliveryWarning::NoMethod);
     }
     let by_push = push && reach.push_device;
-    let by_email = (email || (push && fallback_on(global))) && reach.email_sendable();
-    if by_push || by_email {
+    let by_channel = chosen.iter().any(|id| reach.usable_channels.contains(id));
+    // E-mail takes over from push, and from channels, when the person chose the fallback.
+    let by_email = (email || ((push || !chosen.is_empty()) && fallback_on(global))) && reach.email_sendable();
+    if by_push || by_email || by_channel {
         return None;
     }
-    match push {
-        true => Some(DeliveryWarning::NoPushDevice),
-        false => DeliveryWarning::of_email(reach),
+    match (push, email) {
+        (true, _) => Some(DeliveryWarning::NoPushDevice),
+        (false, true) => DeliveryWarning::of_email(reach),
+        (false, false) => Some(DeliveryWarning::ChannelUnavailable),
     }
 }
 
@@ -391,17 +402,19 @@ mod tests {
             push_device: true,
             email_available: true,
             email_verified: true,
+            usable_channels: vec![7],
         };
         let no_device = Reachability {
             push_device: false,
-            ..everything
+            ..everything.clone()
         };
         let global = GlobalPrefs::default();
         let email_only = MedicationPrefs {
             delivery_methods: Some(vec![Method::Email]),
             ..MedicationPrefs::default()
         };
-        let warning = |g: &GlobalPrefs, own: Option<&MedicationPrefs>, r| delivery_warning(g, own, r);
+        let warning =
+            |g: &GlobalPrefs, own: Option<&MedicationPrefs>, r: Reachability| delivery_warning(g, own, &r);
         // Its own method is e-mail while e-mail is off globally.
         assert_eq!(
             warning(&global, Some(&email_only), everything),
@@ -419,7 +432,7 @@ mod tests {
         assert_eq!(warning(&email_on, Some(&email_only), everything), None);
         let no_mail_server = Reachability {
             email_available: false,
-            ..everything
+            ..everything.clone()
         };
         assert_eq!(
             warning(&email_on, Some(&email_only), no_mail_server),
@@ -427,7 +440,7 @@ mod tests {
         );
         let unverified = Reachability {
             email_verified: false,
-            ..everything
+            ..everything.clone()
         };
         assert_eq!(
             warning(&email_on, Some(&email_only), unverified),
