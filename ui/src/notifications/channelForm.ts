@@ -42,6 +42,23 @@ export function missingField(form: ChannelForm): ChannelField | null {
   return null;
 }
 
+/** The settings the form shows for its kind (and kind of access), beside the kind and name. */
+export function shownFields(form: ChannelForm): ChannelField[] {
+  const always: ChannelField[] = ['kind', 'name'];
+  switch (form.kind) {
+    case 'ntfy': {
+      const access: Record<NtfyAccess, ChannelField[]> = { none: [], token: ['token'], password: ['username', 'password'] };
+      return [...always, 'server_url', 'topic', ...access[form.ntfy.access]];
+    }
+    case 'gotify':
+      return [...always, 'server_url', 'token'];
+    case 'webhook':
+      return [...always, 'url', 'events'];
+    case 'telegram':
+      return always;
+  }
+}
+
 /** The body of POST /api/channels: the chosen kind's settings only. */
 export function channelRequest(form: ChannelForm): NewChannel {
   const name = form.name.trim();

@@ -11,6 +11,7 @@ import {
   emptyChannelForm,
   eventKey,
   missingField,
+  shownFields,
   type ChannelForm,
   type NtfyAccess,
 } from '../../../notifications/channelForm';
@@ -76,7 +77,9 @@ export function AddChannelDialog({ onClose }: { onClose: () => void }) {
       setAdded({ created, methods });
     } catch (caught) {
       const onField = fieldProblemOf(t, caught);
-      if (onField) setProblem(onField);
+      // A setting the form does not show (a newer server's) is said above the form instead.
+      if (onField && shownFields(form).includes(onField.field)) setProblem(onField);
+      else if (onField) setError(t('errors.withReason', { error: t('channels.errors.add'), reason: onField.text }));
       else setError(prefsErrorText(t, caught, 'channels.errors.add'));
     } finally {
       setBusy(false);

@@ -125,6 +125,8 @@ describe('Settings, Notifications, Channels', () => {
     expect(within(hook).getByTestId('channel-disabled-reason').textContent).toContain('answered 410 Gone');
     expect(hook.textContent).toContain('Events: A reminder is due, A dose was logged');
     expect(within(hook).getByTestId('channel-last-result').textContent).toBe('Nothing sent yet.');
+    expect(within(hook).getByRole('button', { name: 'Switch on again' })).toBeTruthy();
+    expect(within(phone).queryByRole('button', { name: 'Switch on again' })).toBeNull();
 
     expect(within(gotify).getByTestId('channel-state').textContent).toBe('Switched off');
     expect(within(gotify).getByRole('switch', { name: 'Send to Gotify' })).toHaveProperty('checked', false);
@@ -198,6 +200,13 @@ describe('Settings, Notifications, Channels', () => {
     const refused = await within(dialog).findByTestId('channel-error-server_url');
     expect(refused.textContent).toContain('channels.allow_networks');
     expect(within(dialog).queryByTestId('channel-error-topic')).toBeNull();
+
+    // A setting this form does not show (no token with open access) is said above the form.
+    answer = () => fail('token must be one line', 400, 'channel_invalid', { field: 'token' });
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Add channel' }));
+    expect((await within(dialog).findByRole('alert')).textContent).toBe(
+      'The channel could not be added: Enter the token on one line, as it was shown.',
+    );
   });
 
   it('asks for the token before sending when access by token is chosen', async () => {

@@ -167,6 +167,14 @@ function ChannelRow({ channel, onFlash }: ChannelRowProps) {
           {t(`channels.reason.${channel.state_reason}`)}
         </p>
       )}
+      {channel.state === 'disabled' && channel.state_reason === 'gone' && channel.enabled && (
+        // Its switch is still on: switching it on again is what makes it active (PUT enabled).
+        <div>
+          <button type="button" className="button button-secondary button-small" disabled={busy} onClick={() => void switchTo(true)}>
+            {t('channels.reactivate')}
+          </button>
+        </div>
+      )}
       {channel.kind === 'telegram' && channel.state === 'pending' && (
         <p className="prefs-note" data-testid="channel-pending">
           {t('channels.pending')}
