@@ -906,3 +906,38 @@ async fn a_server_killed_mid_send_sends_again_under_the_same_sequence_id() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
+
+#[tokio::test]
+async fn a_medication_reached_only_by_channels_that_cannot_carry_it_says_so() {
+    let (server, _temp) = server(|_| {});
+    let token = account(&server).await;
+    let ntfy = add_channel(
+        &server,
+        &token,
+        json!({ "kind": "ntfy", "enabled": false, "config": { "server_url": "https://ntfy.example", "topic": "kim" } }),
+    )
+    .await;
+    choose(&server, &token, &[ntfy["method"].as_str().unwrap()]).await;
+    let med = aspirin(&server, &token).await;
+    assert_eq!(warning(&server, &token, med).await, "channel_unavailable");
+    let id = ntfy["id"].as_i64().unwrap();
+    let (status, body) = call(
+        &server,
+        Method::PUT,
+        &format!("/api/channels/{id}"),
+        Some(&token),
+        Some(json!({ "enabled": true })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(
+        warning(&server, &token, med).await,
+        Value::Null,
+        "an active ntfy channel reaches the person"
+    );
+}
+
+async fn warning(server: &Server, token: &str, med: i64) -> Value {
+    let (_, body) = get_json(server, &format!("/api/medications/{med}"), Some(token)).await;
+    body["data"]["delivery_warning"].clone()
+}

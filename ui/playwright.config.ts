@@ -68,6 +68,8 @@ export default defineConfig({
         PILLBOX_SIGNUPS: 'open',
         // Every test signs up its own users from one address: lift the hourly limit.
         PILLBOX_REGISTRATION_LIMIT: '1000',
+        // The channel tests' ntfy double listens on the loopback address.
+        PILLBOX_CHANNELS_ALLOW_NETWORKS: '127.0.0.1',
         PILLBOX_LOG_LEVEL: process.env.PILLBOX_LOG_LEVEL ?? 'warn',
       },
     },

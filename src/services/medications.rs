@@ -388,7 +388,8 @@ pub struct MedicationView {
     /// Why its reminders can reach nobody: `no_push_device` (push is its way and no device
     /// is subscribed), `email_unavailable` (e-mail is its way and this server cannot send
     /// e-mail), `email_unverified` (the address is not verified), `no_method` (every method
-    /// it uses is switched off). Null when a reminder can arrive, or reminders are off.
+    /// it uses is switched off), `channel_unavailable` (its only ways are channels, none of
+    /// which can carry it now). Null when a reminder can arrive, or reminders are off.
     #[schema(value_type = Option<String>)]
     #[schema(required = true)]
     pub delivery_warning: Option<&'static str>,
@@ -418,7 +419,8 @@ fn reachability(conn: &Connection, user_id: i64, reach: Reach) -> ServiceResult<
 }
 
 /// Why the medication's reminders can reach nobody (`no_push_device`, `email_unavailable`,
-/// `email_unverified`, `no_method`), so the person learns why no reminder comes.
+/// `email_unverified`, `no_method`, `channel_unavailable`), so the person learns why no
+/// reminder comes.
 fn delivery_warning(
     conn: &Connection,
     user_id: i64,
@@ -970,7 +972,7 @@ pub struct TodayDose {
     #[schema(required = true)]
     pub reminder_id: Option<i64>,
     /// Why its reminders can reach nobody, as on the medication (`no_push_device`,
-    /// `email_unavailable`, `email_unverified`, `no_method`), or null.
+    /// `email_unavailable`, `email_unverified`, `no_method`, `channel_unavailable`), or null.
     #[schema(value_type = Option<String>)]
     #[schema(required = true)]
     pub delivery_warning: Option<&'static str>,

@@ -111,7 +111,13 @@ export interface Inventory {
  * e-mail is its way and the server cannot send it or the address is unverified, or every
  * method is switched off.
  */
-export const DELIVERY_WARNINGS = ['no_push_device', 'email_unavailable', 'email_unverified', 'no_method'] as const;
+export const DELIVERY_WARNINGS = [
+  'no_push_device',
+  'email_unavailable',
+  'email_unverified',
+  'no_method',
+  'channel_unavailable',
+] as const;
 export type DeliveryWarningCode = (typeof DELIVERY_WARNINGS)[number];
 
 export interface Medication {

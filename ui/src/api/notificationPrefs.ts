@@ -2,7 +2,7 @@
 // the Settings page's notification settings. /work/notes/notifications-api.md has the contract.
 import { apiRequest, isJsonObject, type Json } from './client';
 import { FormatError, dataOf } from './medicationParse';
-import { DELIVERY_METHODS, type DeliveryMethod } from './notifications';
+import { DELIVERY_METHODS, isDeliveryMethod, type DeliveryMethod } from './notifications';
 
 /** SPEC §3 "Global notification preferences", plus the repeat settings and the master switch. */
 export interface GlobalPreferences {
@@ -65,10 +65,11 @@ function minutes(value: Json | undefined, fallback: number): number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : fallback;
 }
 
-/** The known methods of a list, each once, in the canonical order. */
+/** The known methods of a list, each once: push and e-mail first, then channels as listed. */
 function methods(value: Json | undefined, fallback: DeliveryMethod[]): DeliveryMethod[] {
   if (!Array.isArray(value)) return fallback;
-  return DELIVERY_METHODS.filter((method) => value.includes(method));
+  const channels = value.filter(isDeliveryMethod).filter((method) => !DELIVERY_METHODS.some((m) => m === method));
+  return [...DELIVERY_METHODS.filter((method) => value.includes(method)), ...new Set(channels)];
 }
 
 function objectData(body: Json, what: string) {

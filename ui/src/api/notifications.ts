@@ -80,17 +80,32 @@ export async function cancelNotification(id: number): Promise<void> {
   await apiRequest(`/api/notifications/${id}`, { method: 'DELETE' });
 }
 
+/** `push`, `email`, or one of the person's channels: `channel:7`. */
 export type DeliveryMethod = components['schemas']['DeliveryMethod'];
+/** The methods every account has; channels come after them, in the order they were added. */
 export const DELIVERY_METHODS = ['push', 'email'] as const satisfies readonly DeliveryMethod[];
 
-/** The values a server code names (a count of devices, an address, a reason). */
-export type CodeParams = Record<string, string | number>;
+const CHANNEL_METHOD = /^channel:(\d+)$/;
 
-function codeParams(value: Json | undefined): CodeParams {
+/** The channel id a delivery method names, or null for push and e-mail. */
+export function channelIdOf(method: string): number | null {
+  const match = CHANNEL_METHOD.exec(method);
+  return match ? Number(match[1]) : null;
+}
+
+/** Push, e-mail or a channel's `channel:<id>`; anything else this app cannot offer. */
+export function isDeliveryMethod(value: Json | undefined): value is DeliveryMethod {
+  return typeof value === 'string' && (value === 'push' || value === 'email' || CHANNEL_METHOD.test(value));
+}
+
+/** The values a server code names (a count of devices, an address, a reason, whether it retries). */
+export type CodeParams = Record<string, string | number | boolean>;
+
+export function codeParams(value: Json | undefined): CodeParams {
   if (!isJsonObject(value)) return {};
   const params: CodeParams = {};
   for (const [key, v] of Object.entries(value)) {
-    if (typeof v === 'string' || typeof v === 'number') params[key] = v;
+    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') params[key] = v;
   }
   return params;
 }
@@ -112,7 +127,7 @@ function parseResults(body: Json): ChannelResult[] {
   const data = dataOf(body);
   const results = isJsonObject(data) && Array.isArray(data.results) ? data.results : [];
   return results.filter(isJsonObject).map((r) => ({
-    channel: r.channel === 'email' ? 'email' : 'push',
+    channel: isDeliveryMethod(r.channel) ? r.channel : 'push',
     ok: r.ok === true,
     detail: str(r.detail),
     code: str(r.code),
@@ -152,6 +167,9 @@ export interface Delivery {
   title: string;
   medication_name: string | null;
   channel: DeliveryMethod;
+  /** For a channel row: its kind (ntfy, gotify, telegram, webhook) and name, kept after it is deleted. */
+  channel_kind: string | null;
+  channel_name: string | null;
   attempted_at: string;
   result: 'sent' | 'failed';
   error: string | null;
@@ -189,7 +207,9 @@ export function parseDelivery(value: Json | undefined): Delivery {
     kind: DELIVERY_KINDS.find((kind) => kind === value.kind) ?? 'reminder',
     title: str(value.title),
     medication_name: nonEmptyString(value.medication_name),
-    channel: value.channel === 'email' ? 'email' : 'push',
+    channel: isDeliveryMethod(value.channel) ? value.channel : 'push',
+    channel_kind: nonEmptyString(value.channel_kind),
+    channel_name: nonEmptyString(value.channel_name),
     attempted_at: str(value.attempted_at),
     result: value.result === 'sent' ? 'sent' : 'failed',
     error: nonEmptyString(value.error),

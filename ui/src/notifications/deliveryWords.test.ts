@@ -65,4 +65,35 @@ describe('delivery words', () => {
     expect(deliveryTitleText(t, 'dose', {}, 'Time for your 08:00 medicines')).toBe('Time for your 08:00 medicines');
     expect(deliveryTitleText(t, 'test', {}, 'x')).toBe('Pillbox test notification');
   });
+
+  it('says what a channel did, keeping the channel’s own answer as it came', async () => {
+    const refused = 'ntfy answered 401: the access token was refused';
+    const said: Record<string, string[]> = {};
+    for (const lang of LANGUAGES) {
+      await i18n.changeLanguage(lang);
+      const t = i18n.getFixedT(lang, 'notify');
+      said[lang] = [
+        deliveryResultText(t, 'channel_sent', { name: 'Phone', kind: 'ntfy' }, 'english'),
+        deliveryResultText(t, 'channel_failed', { name: 'Phone', kind: 'ntfy', detail: refused, retrying: false }, refused),
+        deliveryResultText(t, 'channel_failed', { name: 'Phone', kind: 'ntfy', detail: refused, retrying: true }, refused),
+        deliveryResultText(t, 'channel_queued', { name: 'Phone', kind: 'ntfy' }, 'Queued for Phone'),
+        deliveryResultText(t, 'channel_unavailable', { name: 'Phone', kind: 'ntfy', state: 'active', enabled: false }, 'x'),
+      ];
+    }
+    expect(said.en).toEqual([
+      'Phone took it',
+      `Phone did not take it: ${refused}`,
+      `Phone did not take it: ${refused} (trying again)`,
+      'queued for Phone',
+      'not sent to Phone (switched off)',
+    ]);
+    expect(said.de?.[1]).toBe(`Phone hat sie nicht angenommen: ${refused}`);
+    expect(said.fr?.[4]).toBe('pas envoyée à Phone (éteint)');
+    expect(said.es?.[2]).toBe(`Phone no la aceptó: ${refused} (se volverá a intentar)`);
+    await i18n.changeLanguage('en');
+
+    // A deleted channel's row names none: the server's words say it.
+    const t = i18n.getFixedT('en', 'notify');
+    expect(deliveryResultText(t, 'channel_unavailable', {}, 'the channel was deleted')).toBe('the channel was deleted');
+  });
 });

@@ -17,6 +17,10 @@ const RESULT_CODES = [
   'email_unverified',
   'email_off',
   'fallback_skipped',
+  'channel_sent',
+  'channel_failed',
+  'channel_queued',
+  'channel_unavailable',
 ] as const;
 
 const FALLBACK_REASONS = ['email_off', 'fallback_off', 'email_unavailable', 'email_unverified'] as const;
@@ -39,7 +43,41 @@ export function deliveryResultText(t: TFunction, code: string | null, params: Co
     if (!reason) return english;
     return t('delivery.result.fallback_skipped', { reason: t(`delivery.reason.${reason}`) });
   }
+  if (result.startsWith('channel_')) return channelResultText(t, result, params, english);
   return t(`delivery.result.${result}`, params);
+}
+
+/** Why a channel could not be used, from the values its result carries. */
+function unusableReason(params: CodeParams): 'off' | 'pending' | 'disabled' | null {
+  if (params.enabled === false) return 'off';
+  if (params.state === 'pending') return 'pending';
+  if (params.state === 'disabled') return 'disabled';
+  return null;
+}
+
+/**
+ * A channel's outcome: the channel's own answer (`detail`, in its words) kept as it came.
+ * Without the channel's name (it was deleted) the server's words say it best.
+ */
+function channelResultText(t: TFunction, code: string, params: CodeParams, english: string): string {
+  const name = typeof params.name === 'string' ? params.name : '';
+  if (name === '') return english;
+  const detail = typeof params.detail === 'string' && params.detail !== '' ? params.detail : english;
+  switch (code) {
+    case 'channel_sent':
+      return t('delivery.result.channel_sent', { name });
+    case 'channel_queued':
+      return t('delivery.result.channel_queued', { name });
+    case 'channel_failed':
+      return t(params.retrying === true ? 'delivery.result.channel_failed_retrying' : 'delivery.result.channel_failed', {
+        name,
+        detail,
+      });
+    default: {
+      const reason = unusableReason(params);
+      return reason === null ? english : t('delivery.result.channel_unavailable', { name, reason: t(`delivery.channelReason.${reason}`) });
+    }
+  }
 }
 
 /**

@@ -66,6 +66,20 @@ export function remindersChanged(client: QueryClient): void {
   ]);
 }
 
+/**
+ * A channel added, switched, renamed or deleted: the channels, and what reminder settings
+ * show of them (a deleted channel leaves every method list; whether reminders can arrive).
+ */
+export function channelsChanged(client: QueryClient): void {
+  invalidate(client, [
+    queryKeys.channels,
+    queryKeys.preferences,
+    queryKeys.scheduledNotifications,
+    queryKeys.medicationList,
+    queryKeys.today,
+  ]);
+}
+
 /** This device subscribed to push or left it: whether each medication's reminders can arrive. */
 export function pushDevicesChanged(client: QueryClient): void {
   invalidate(client, [queryKeys.medications, queryKeys.today]);

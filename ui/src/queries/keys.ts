@@ -24,6 +24,8 @@ export const queryKeys = {
   globalPreferences: ['notification-preferences', 'global'] as const,
   medicationPreferences: (id: number) => ['notification-preferences', 'medication', id] as const,
   notificationSettings: ['notification-settings'] as const,
+  /** The person's channels (ntfy, Gotify, Telegram, webhooks). */
+  channels: ['channels'] as const,
   timeZone: ['settings', 'timezone'] as const,
   calendarFeed: ['calendar-feed'] as const,
   twoFactorStatus: ['two-factor', 'status'] as const,

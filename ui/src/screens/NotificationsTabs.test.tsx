@@ -7,7 +7,7 @@ import { fail, medsServer, ok, requestsTo, signInForMeds } from '../test/medicat
 import { ENDPOINT, PUBLIC_KEY, installFakePush, type FakePushOptions } from '../test/push';
 import { renderApp } from '../test/renderApp';
 import { formatDateTime } from '../medications/format';
-import { DEFAULT_SETTINGS } from '../settings/appSettings';
+import { DEFAULT_SETTINGS, SETTINGS_STORAGE_KEY } from '../settings/appSettings';
 
 let removePush: (() => boolean) | null = null;
 
@@ -381,6 +381,102 @@ describe('Notifications history', () => {
       .find((url) => url.pathname === '/api/notifications/history');
     expect(query?.searchParams.get('limit')).toBe('50');
     expect(query?.searchParams.get('offset')).toBe('0');
+  });
+
+  it("names each channel's delivery by the channel's name and kind, with its result in words", async () => {
+    const refused = 'ntfy answered 401: the access token was refused';
+    server({
+      'GET /api/notifications/history': () =>
+        historyPage(
+          [
+            deliveryJson({
+              id: 23,
+              channel: 'channel:7',
+              channel_kind: 'ntfy',
+              channel_name: 'Phone',
+              result: 'failed',
+              error: refused,
+              result_code: 'channel_failed',
+              result_params: { name: 'Phone', kind: 'ntfy', detail: refused, retrying: true },
+            }),
+            deliveryJson({
+              id: 22,
+              channel: 'channel:8',
+              channel_kind: 'telegram',
+              channel_name: 'Kim on Telegram',
+              result: 'failed',
+              error: 'Kim on Telegram: the Telegram chat is not linked yet',
+              result_code: 'channel_unavailable',
+              result_params: { name: 'Kim on Telegram', kind: 'telegram', state: 'pending', enabled: true },
+            }),
+            deliveryJson({
+              id: 21,
+              channel: 'channel:7',
+              channel_kind: 'ntfy',
+              channel_name: 'Phone',
+              result_code: 'channel_sent',
+              result_params: { name: 'Phone', kind: 'ntfy' },
+            }),
+            // A channel deleted since: its name and kind are kept with the row.
+            deliveryJson({
+              id: 20,
+              channel: 'channel:3',
+              channel_kind: 'webhook',
+              channel_name: 'Old hook',
+              result: 'failed',
+              error: 'the channel was deleted',
+              result_code: 'channel_unavailable',
+              result_params: {},
+            }),
+          ],
+          4,
+        ),
+    });
+    const panel = await openTab('History');
+    const [failed, waiting, sent, deleted] = await within(panel).findAllByTestId('delivery-row');
+    if (!failed || !waiting || !sent || !deleted) throw new Error('rows missing');
+
+    expect(within(failed).getByTestId('delivery-channel').textContent).toBe('Phone (ntfy)');
+    expect(within(failed).getByTestId('delivery-error').textContent).toBe(
+      `Phone did not take it: ${refused} (trying again)`,
+    );
+    expect(within(waiting).getByTestId('delivery-channel').textContent).toBe('Kim on Telegram (Telegram)');
+    expect(within(waiting).getByTestId('delivery-error').textContent).toBe(
+      'not sent to Kim on Telegram (waiting for its Telegram chat)',
+    );
+    expect(within(sent).getByTestId('delivery-channel').textContent).toBe('Phone (ntfy)');
+    expect(within(sent).getByTestId('delivery-result').textContent).toBe('Sent');
+    expect(within(sent).getByTestId('delivery-outcome').textContent).toBe('Phone took it');
+    expect(within(deleted).getByTestId('delivery-channel').textContent).toBe('Old hook (Webhook)');
+    expect(within(deleted).getByTestId('delivery-error').textContent).toBe('the channel was deleted');
+  });
+
+  it("says a channel's result in the person's language", async () => {
+    localStorage.setItem(SETTINGS_STORAGE_KEY, JSON.stringify({ language: 'fr' }));
+    server({
+      'GET /api/notifications/history': () =>
+        historyPage(
+          [
+            deliveryJson({
+              channel: 'channel:7',
+              channel_kind: 'gotify',
+              channel_name: 'Maison',
+              result: 'failed',
+              error: 'Gotify answered 401: the application token was refused',
+              result_code: 'channel_failed',
+              result_params: { name: 'Maison', kind: 'gotify', detail: 'Gotify answered 401: the application token was refused', retrying: false },
+            }),
+          ],
+          1,
+        ),
+    });
+    renderApp('/notifications');
+    await userEvent.click(await screen.findByRole('tab', { name: 'Historique' }));
+    const row = await within(screen.getByRole('tabpanel')).findByTestId('delivery-row');
+    expect(within(row).getByTestId('delivery-channel').textContent).toBe('Maison (Gotify)');
+    expect(within(row).getByTestId('delivery-error').textContent).toBe(
+      'Maison ne l’a pas acceptée : Gotify answered 401: the application token was refused',
+    );
   });
 
   it('loads more from the next offset, without showing a delivery twice', async () => {

@@ -27,10 +27,10 @@ function detailsJson(overrides: Record<string, unknown> = {}): Record<string, un
 }
 
 /** The take page on a server that answers the take routes (signed in, so /today opens). */
-function openTake(routes: Record<string, Route>) {
+function openTake(routes: Record<string, Route>, query = '') {
   signInForMeds();
   const fetchMock = medsServer({ 'GET /api/medications': () => ok([]), ...routes });
-  renderApp(`/notifications/take/${TOKEN}`);
+  renderApp(`/notifications/take/${TOKEN}${query}`);
   return fetchMock;
 }
 
@@ -299,5 +299,42 @@ describe('Quick dosage logging', () => {
     openTake({ [`GET ${PATH}`]: () => ok(detailsJson({ snoozed_until: '2026-11-22T09:10:00Z' })) });
     expect((await screen.findByTestId('take-snoozed')).textContent).toMatch(/^Snoozed until /);
   });
-});
 
+  it('opened from a Skip link (?action=skip), has Skipped chosen and its button focused, and records nothing yet', async () => {
+    const logged = vi.fn(() => ok({ id: 90, status: 'skipped', taken: '2026-11-22T09:05:00Z' }, 201));
+    const fetchMock = openTake({ [`GET ${PATH}`]: () => ok(detailsJson()), [`POST ${PATH}`]: logged }, '?action=skip');
+    const skipped = await screen.findByRole<HTMLInputElement>('radio', { name: 'Skipped' });
+    expect(skipped.checked).toBe(true);
+    const submit = screen.getByRole('button', { name: 'Log as Skipped' });
+    expect(document.activeElement).toBe(submit);
+    expect(requestsTo(fetchMock, 'POST', PATH)).toEqual([]);
+
+    await userEvent.click(submit);
+    expect((await screen.findByTestId('take-success')).textContent).toBe('Medication skipped logged successfully!');
+    expect(sentJson(requestsTo(fetchMock, 'POST', PATH)[0]?.[1])).toEqual({ status: 'skipped' });
+  });
+
+  it('opened from a Snooze link (?action=snooze), focuses "10 min" and snoozes only when pressed', async () => {
+    const fetchMock = openTake(
+      { [`GET ${PATH}`]: () => ok(detailsJson()), [`POST ${PATH}`]: () => ok({ snoozed_until: '2026-11-22T09:20:00Z' }) },
+      '?action=snooze',
+    );
+    const group = await screen.findByRole('group', { name: 'Remind me again in' });
+    const ten = within(group).getByRole('button', { name: '10 min' });
+    expect(document.activeElement).toBe(ten);
+    expect(ten.className).toContain('button-primary');
+    // Taken stays the choice of the form below; nothing is sent by opening the page.
+    expect(screen.getByRole<HTMLInputElement>('radio', { name: 'Taken' }).checked).toBe(true);
+    expect(requestsTo(fetchMock, 'POST', PATH)).toEqual([]);
+
+    await userEvent.click(ten);
+    expect(await screen.findByTestId('take-snoozed')).toBeTruthy();
+    expect(sentJson(requestsTo(fetchMock, 'POST', PATH)[0]?.[1])).toEqual({ status: 'snoozed', minutes: 10 });
+  });
+
+  it('ignores an action it does not know', async () => {
+    const fetchMock = openTake({ [`GET ${PATH}`]: () => ok(detailsJson()) }, '?action=taken-now');
+    expect(await screen.findByRole<HTMLInputElement>('radio', { name: 'Taken' })).toHaveProperty('checked', true);
+    expect(requestsTo(fetchMock, 'POST', PATH)).toEqual([]);
+  });
+});

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useId, useState, type SubmitEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useNavigate, useParams } from 'react-router-dom';
+import { useNavigate, useParams, useSearchParams } from 'react-router-dom';
 import { ApiError } from '../api/client';
 import { DOSE_STATUSES, type DoseStatus } from '../api/medicationTypes';
 import { SNOOZE_MINUTES, type SnoozeMinutes, type TakeDetails, type TakeLogged, type TakeRecorded } from '../api/take';
@@ -15,6 +15,16 @@ import i18n from '../i18n';
 import type { Language } from '../settings/appSettings';
 import '../styles/notifications.css';
 import { PublicFrame } from './PublicFrame';
+
+/**
+ * What a reminder's link asked for: Gotify's message links the take page with
+ * `?action=snooze` or `?action=skip`. The page only preselects it; a person still confirms.
+ */
+type SuggestedAction = 'snooze' | 'skip' | null;
+
+function suggestedAction(value: string | null): SuggestedAction {
+  return value === 'snooze' || value === 'skip' ? value : null;
+}
 
 type Load =
   | { kind: 'loading' }
@@ -54,6 +64,8 @@ export function TakeDoseScreen() {
   const { t } = useTranslation('notify');
   const navigate = useNavigate();
   const { token = '' } = useParams();
+  const [searchParams] = useSearchParams();
+  const suggested = suggestedAction(searchParams.get('action'));
   const query = useTakeDetailsQuery(token);
   const signedOut = useReminderLanguage(query.data?.language);
   const load = loadOf(query.data, query.isFetching ? null : query.error, (error) =>
@@ -129,6 +141,7 @@ export function TakeDoseScreen() {
           token={token}
           details={load.details}
           snoozedUntil={load.details.snoozed_until}
+          suggested={suggested}
           onLeave={leave}
           canLeave={!signedOut || Boolean(window.opener)}
         />
@@ -227,6 +240,8 @@ interface TakeFormProps {
   details: TakeDetails;
   /** Snoozed already (here or from a notification): when the reminder comes again. */
   snoozedUntil: string | null;
+  /** The choice the link asked for, preselected and focused. */
+  suggested: SuggestedAction;
   onLeave: () => void;
   /** Whether leaving has somewhere to go once the dose is recorded. */
   canLeave: boolean;
@@ -248,13 +263,13 @@ function RecordedLine({ details, recorded }: { details: TakeDetails; recorded: T
   );
 }
 
-function TakeForm({ token, details, snoozedUntil: snoozedBefore, onLeave, canLeave }: TakeFormProps) {
+function TakeForm({ token, details, snoozedUntil: snoozedBefore, suggested, onLeave, canLeave }: TakeFormProps) {
   const { t } = useTranslation('notify');
   const format = useMedsFormat();
   const formId = useId();
   const { mutateAsync: snooze } = useSnoozeTake(token);
   const [snoozedUntil, setSnoozedUntil] = useState(snoozedBefore);
-  const [status, setStatus] = useState<DoseStatus>('taken');
+  const [status, setStatus] = useState<DoseStatus>(suggested === 'skip' ? 'skipped' : 'taken');
   const { mutateAsync: logTakeDose } = useLogTakeDose(token);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -330,7 +345,12 @@ function TakeForm({ token, details, snoozedUntil: snoozedBefore, onLeave, canLea
       )}
       <div className="stack-actions">
         {!conflict && (
-          <button type="submit" className="button button-primary button-block" disabled={busy}>
+          <button
+            type="submit"
+            className="button button-primary button-block"
+            disabled={busy}
+            autoFocus={suggested === 'skip'}
+          >
             {busy ? t('take.logging') : t(`take.submit.${status}`)}
           </button>
         )}
@@ -348,7 +368,9 @@ function TakeForm({ token, details, snoozedUntil: snoozedBefore, onLeave, canLea
               <button
                 key={minutes}
                 type="button"
-                className="button button-secondary"
+                // The notification's button said "Snooze 10 min": the shortest is the one asked for.
+                className={suggested === 'snooze' && minutes === SNOOZE_MINUTES[0] ? 'button button-primary' : 'button button-secondary'}
+                autoFocus={suggested === 'snooze' && minutes === SNOOZE_MINUTES[0]}
                 disabled={busy}
                 onClick={() => void remindLater(minutes)}
               >

@@ -1,5 +1,7 @@
+import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
-import type { Delivery } from '../../api/notifications';
+import { channelIdOf, type Delivery } from '../../api/notifications';
+import { channelLabel, kindName } from '../../notifications/channelWords';
 import { deliveryResultText, deliveryTitleText } from '../../notifications/deliveryWords';
 import { notifyErrorText } from '../../notifications/notifyErrors';
 import { mergeDeliveryPages, useDeliveriesQuery } from '../../queries/notifications';
@@ -66,8 +68,17 @@ export function DeliveryHistoryPanel() {
   );
 }
 
+/** Push, E-mail, or for a channel its name and kind ("Phone (ntfy)"), kept after it was deleted. */
+function deliveryChannelText(t: TFunction, tp: TFunction, delivery: Delivery): string {
+  if (channelIdOf(delivery.channel) === null) return t(`channel.${delivery.channel === 'email' ? 'email' : 'push'}`);
+  return delivery.channel_name
+    ? channelLabel(tp, delivery.channel_name, delivery.channel_kind)
+    : kindName(tp, delivery.channel_kind) || tp('channels.unknown', { id: channelIdOf(delivery.channel) });
+}
+
 function DeliveryRow({ delivery }: { delivery: Delivery }) {
   const { t } = useTranslation('notify');
+  const { t: tp } = useTranslation('notifyPrefs');
   const format = useMedsFormat();
   const sent = delivery.result === 'sent';
   const outcome = deliveryResultText(t, delivery.result_code, delivery.result_params, delivery.error ?? '');
@@ -91,7 +102,7 @@ function DeliveryRow({ delivery }: { delivery: Delivery }) {
         <dl className="notification-times">
           <div>
             <dt>{t('history.channel')}</dt>
-            <dd data-testid="delivery-channel">{t(`channel.${delivery.channel}`)}</dd>
+            <dd data-testid="delivery-channel">{deliveryChannelText(t, tp, delivery)}</dd>
           </div>
           <div>
             <dt>{t('history.time')}</dt>

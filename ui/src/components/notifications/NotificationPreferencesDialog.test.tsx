@@ -45,6 +45,38 @@ function openFor(medication?: typeof ASPIRIN) {
   return { onClose, dialog: screen.getByRole('dialog') };
 }
 
+/** The person's channels as GET /api/channels answers them: one on, one switched off. */
+const CHANNELS = [
+  {
+    id: 5,
+    kind: 'ntfy',
+    name: 'Phone',
+    config: { server_url: 'https://ntfy.example', topic: 'pills' },
+    secret_set: true,
+    enabled: true,
+    state: 'active',
+    state_reason: null,
+    last_result: null,
+    last_result_at: null,
+    created_at: '2026-11-25T08:00:00Z',
+    method: 'channel:5',
+  },
+  {
+    id: 6,
+    kind: 'telegram',
+    name: 'Kim',
+    config: {},
+    secret_set: false,
+    enabled: false,
+    state: 'active',
+    state_reason: null,
+    last_result: null,
+    last_result_at: null,
+    created_at: '2026-11-25T08:00:00Z',
+    method: 'channel:6',
+  },
+];
+
 afterEach(() => {
   vi.useRealTimers();
 });
@@ -207,6 +239,37 @@ describe('the preferences dialog for one medication', () => {
     await userEvent.click(within(dialog).getByRole('switch', { name: /Use my default settings/ }));
     expect(summary.textContent).toContain('your default methods');
     expect(within(summary).getByTestId('effective-email').textContent).toBe('E-mail: not chosen');
+  });
+
+  it('lists the person’s channels next to push and e-mail, and says which of them send', async () => {
+    const fetchMock = mockFetch({
+      [`GET ${MED_PATH}`]: () => ok(medicationJson({ delivery_methods: ['channel:5'] })),
+      'GET /api/notifications/preferences': () => ok(globalJson()),
+      'GET /api/channels': () => ok(CHANNELS),
+      [`PUT ${MED_PATH}`]: (init) => ok(medicationJson({ ...(sentJson(init) as object) })),
+    });
+    const { dialog } = openFor(ASPIRIN);
+    const phone = await within(dialog).findByLabelText<HTMLInputElement>('Phone (ntfy)');
+    expect(phone.checked).toBe(true);
+    expect(within(dialog).getByLabelText<HTMLInputElement>('Push notification').checked).toBe(false);
+    const kim = within(dialog).getByLabelText<HTMLInputElement>('Kim (Telegram)');
+    expect(kim.checked).toBe(false);
+    expect(kim.closest('label')?.textContent).toContain('switched off');
+
+    const summary = within(dialog).getByTestId('effective-methods');
+    expect(within(summary).getByTestId('effective-channel:5').textContent).toBe('Phone (ntfy): on');
+    // A channel that is on is enough: no warning that nothing goes out.
+    expect(within(summary).queryByRole('alert')).toBeNull();
+
+    await userEvent.click(kim);
+    expect(within(summary).getByTestId('effective-channel:6').textContent).toBe(
+      'Kim (Telegram): off, because the channel is switched off',
+    );
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Save Settings' }));
+    expect(await within(dialog).findByText('Preferences saved successfully!')).toBeTruthy();
+    expect(sentJson(requestsTo(fetchMock, 'PUT', MED_PATH)[0]?.[1])).toMatchObject({
+      delivery_methods: ['channel:5', 'channel:6'],
+    });
   });
 
   it('says e-mail cannot go out when the server cannot send e-mail', async () => {
@@ -489,6 +552,24 @@ describe('the global preferences dialog', () => {
     expect(within(dialog).queryByTestId('test-channel-problems')).toBeNull();
     expect(sentJson(requestsTo(fetchMock, 'POST', '/api/notifications/test')[0]?.[1])).toEqual({
       deliveryMethods: ['push', 'email'],
+    });
+  });
+
+  it('offers the person’s channels among the default methods and keeps one chosen elsewhere', async () => {
+    const fetchMock = mockFetch({
+      'GET /api/notifications/preferences': () => ok(globalJson({ default_delivery_methods: ['push', 'channel:5'] })),
+      'GET /api/channels': () => ok(CHANNELS),
+      'PUT /api/notifications/preferences': (init) => ok(globalJson(sentJson(init) as Record<string, unknown>)),
+    });
+    const { dialog } = openFor();
+    const methods = await within(dialog).findByRole('group', { name: 'Send reminders by' });
+    expect(await within(methods).findByLabelText<HTMLInputElement>('Phone (ntfy)')).toHaveProperty('checked', true);
+    expect(within(methods).getByLabelText<HTMLInputElement>('Push notification').checked).toBe(true);
+    await userEvent.click(within(methods).getByLabelText('Push notification'));
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Save Settings' }));
+    expect(await within(dialog).findByText('Preferences saved successfully!')).toBeTruthy();
+    expect(sentJson(requestsTo(fetchMock, 'PUT', '/api/notifications/preferences')[0]?.[1])).toMatchObject({
+      default_delivery_methods: ['channel:5'],
     });
   });
 

@@ -1,7 +1,8 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { channelResultsOf, type ChannelResult } from '../../api/notifications';
+import { channelIdOf, channelResultsOf, type ChannelResult } from '../../api/notifications';
+import { resultChannelLabel } from '../../notifications/channelWords';
 import { deliveryResultText } from '../../notifications/deliveryWords';
 import { deliveryFailureDetail } from '../../notifications/notifyErrors';
 import { globalPreferencesQuery, useSendTestNotification } from '../../queries/notifications';
@@ -16,10 +17,17 @@ interface Outcome {
 /** SPEC §2 "Send Test Notification": a test over the methods the general settings use. */
 export function TestNotificationCard() {
   const { t } = useTranslation('notify');
+  const { t: tp } = useTranslation('notifyPrefs');
   const client = useQueryClient();
   const sendTest = useSendTestNotification();
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
+
+  // Push and e-mail by the page's own words; a channel by its name and kind.
+  const stepName = (result: ChannelResult) =>
+    channelIdOf(result.channel) === null
+      ? t(`channel.${result.channel === 'email' ? 'email' : 'push'}`)
+      : resultChannelLabel(tp, result.channel, result.params);
 
   const send = async () => {
     setBusy(true);
@@ -58,7 +66,7 @@ export function TestNotificationCard() {
                   className={result.ok ? 'channel-ok' : 'channel-failed'}
                   data-testid="test-step"
                 >
-                  <strong>{result.fallback ? t('delivery.fallbackStep') : t(`channel.${result.channel}`)}</strong>{' '}
+                  <strong>{result.fallback ? t('delivery.fallbackStep') : stepName(result)}</strong>{' '}
                   <span>{result.ok ? t('test.channelOk') : t('test.channelFailed')}</span>
                   <span>: {deliveryResultText(t, result.code, result.params, result.detail)}</span>
                 </li>

@@ -1,8 +1,12 @@
 // The controls the preferences dialog and the Settings page's Notifications section share.
 import type { TFunction } from 'i18next';
+import { useId } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { GlobalPreferences } from '../../api/notificationPrefs';
-import { DELIVERY_METHODS, type DeliveryMethod } from '../../api/notifications';
+import type { Channel } from '../../api/channels';
+import { DELIVERY_METHODS, channelIdOf, type DeliveryMethod } from '../../api/notifications';
+import { channelUnusableReason, methodLabel } from '../../notifications/channelWords';
+import { useChannelsQuery } from '../../queries/channels';
 
 /** SPEC §9: reminder lead options in the preferences dialog, in minutes, and "at dose time" (0). */
 export const DIALOG_LEAD_OPTIONS = [0, 5, 10, 15, 30, 60, 120] as const;
@@ -94,25 +98,49 @@ interface MethodChoicesProps {
   disabled?: boolean;
 }
 
-/** Checkboxes for push and e-mail; the result keeps the canonical order. */
+/**
+ * Every method a reminder can go by: push, e-mail and each of the person's channels, in that
+ * order. A chosen channel the list does not show (it failed to load) stays chosen.
+ */
+export function offeredMethods(value: readonly DeliveryMethod[], channels: readonly Channel[] | undefined): DeliveryMethod[] {
+  const offered: DeliveryMethod[] = [...DELIVERY_METHODS, ...(channels ?? []).map((channel) => channel.method)];
+  return [...offered, ...value.filter((method) => !offered.includes(method))];
+}
+
+/** Checkboxes for push, e-mail and the person's channels; the result keeps that order. */
 export function MethodChoices({ legend, value, onChange, disabled }: MethodChoicesProps) {
   const { t } = useTranslation('notifyPrefs');
+  const idBase = useId();
+  const channels = useChannelsQuery().data;
+  const offered = offeredMethods(value, channels);
   const toggle = (method: DeliveryMethod, on: boolean) =>
-    onChange(DELIVERY_METHODS.filter((m) => (m === method ? on : value.includes(m))));
+    onChange(offered.filter((m) => (m === method ? on : value.includes(m))));
   return (
     <fieldset className="choice-group prefs-methods" disabled={disabled}>
       <legend>{legend}</legend>
-      {DELIVERY_METHODS.map((method) => (
-        <label key={method} className="prefs-check">
-          <input
-            type="checkbox"
-            checked={value.includes(method)}
-            disabled={disabled}
-            onChange={(event) => toggle(method, event.target.checked)}
-          />
-          <span>{t(`methods.${method}`)}</span>
-        </label>
-      ))}
+      {offered.map((method) => {
+        const channel = channels?.find((c) => c.method === method);
+        const unusable = channel ? channelUnusableReason(channel) : null;
+        const nameId = `${idBase}-${method}`;
+        return (
+          <label key={method} className="prefs-check">
+            <input
+              type="checkbox"
+              checked={value.includes(method)}
+              disabled={disabled}
+              aria-labelledby={nameId}
+              aria-describedby={unusable ? `${nameId}-state` : undefined}
+              onChange={(event) => toggle(method, event.target.checked)}
+            />
+            <span id={nameId}>{methodLabel(t, method, channels)}</span>
+            {unusable && (
+              <span id={`${nameId}-state`} className="field-hint">
+                {t(`channels.unusable.${unusable}`)}
+              </span>
+            )}
+          </label>
+        );
+      })}
     </fieldset>
   );
 }
@@ -128,23 +156,40 @@ export function EmailUnavailableNote() {
 }
 
 /** Whether a method reminders are sent by actually sends, and if not, why. */
-export type MethodState = 'on' | 'notChosen' | 'offGlobally' | 'unavailable';
+export type MethodState =
+  | 'on'
+  | 'notChosen'
+  | 'offGlobally'
+  | 'unavailable'
+  | 'channelOff'
+  | 'channelPending'
+  | 'channelDisabled'
+  | 'channelGone';
 
 /**
- * What the server does with chosen methods: a method goes out only when the global switch
- * for it is on, and e-mail only when the server can send e-mail at all.
+ * What the server does with chosen methods: push and e-mail go out only when their global
+ * switch is on, e-mail only when the server can send e-mail at all, and a channel only while
+ * it is switched on and active. `channels` undefined: the list is not known (not loaded).
  */
-export function methodStates(
+export function methodState(
+  method: DeliveryMethod,
   chosen: readonly DeliveryMethod[],
   global: GlobalPreferences,
-): Record<DeliveryMethod, MethodState> {
-  const state = (method: DeliveryMethod): MethodState => {
-    if (!chosen.includes(method)) return 'notChosen';
-    if (method === 'email' && !global.email_available) return 'unavailable';
-    const switchedOn = method === 'email' ? global.email_notifications_enabled : global.push_notifications_enabled;
-    return switchedOn ? 'on' : 'offGlobally';
-  };
-  return { push: state('push'), email: state('email') };
+  channels: readonly Channel[] | undefined,
+): MethodState {
+  if (!chosen.includes(method)) return 'notChosen';
+  if (channelIdOf(method) !== null) {
+    if (channels === undefined) return 'on';
+    const channel = channels.find((c) => c.method === method);
+    if (!channel) return 'channelGone';
+    const unusable = channelUnusableReason(channel);
+    if (unusable === 'off') return 'channelOff';
+    if (unusable === 'pending') return 'channelPending';
+    return unusable === 'disabled' ? 'channelDisabled' : 'on';
+  }
+  if (method === 'email' && !global.email_available) return 'unavailable';
+  const switchedOn = method === 'email' ? global.email_notifications_enabled : global.push_notifications_enabled;
+  return switchedOn ? 'on' : 'offGlobally';
 }
 
 interface EffectiveMethodsProps {
@@ -157,17 +202,21 @@ interface EffectiveMethodsProps {
 /** Which delivery methods a medication's reminders really go out by, and why the others don't. */
 export function EffectiveMethods({ chosen, global, fromDefaults }: EffectiveMethodsProps) {
   const { t } = useTranslation('notifyPrefs');
-  const states = methodStates(chosen, global);
-  const none = !global.reminders_enabled || DELIVERY_METHODS.every((method) => states[method] !== 'on');
+  const channels = useChannelsQuery().data;
+  const states = offeredMethods(chosen, channels).map((method) => ({
+    method,
+    state: methodState(method, chosen, global, channels),
+  }));
+  const none = !global.reminders_enabled || states.every(({ state }) => state !== 'on');
   return (
     <div className="prefs-effective" data-testid="effective-methods" aria-live="polite">
       <p className="prefs-effective-title">
         {t('effective.title')} <span className="muted">({t(fromDefaults ? 'effective.fromDefaults' : 'effective.fromOwn')})</span>
       </p>
       <ul>
-        {DELIVERY_METHODS.map((method) => (
-          <li key={method} data-testid={`effective-${method}`} className={`prefs-effective-${states[method]}`}>
-            <strong>{t(`methods.${method}`)}</strong>: {t(`effective.state.${states[method]}`)}
+        {states.map(({ method, state }) => (
+          <li key={method} data-testid={`effective-${method}`} className={`prefs-effective-${state}`}>
+            <strong>{methodLabel(t, method, channels)}</strong>: {t(`effective.state.${state}`)}
           </li>
         ))}
       </ul>

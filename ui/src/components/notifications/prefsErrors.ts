@@ -12,6 +12,10 @@ const PREFS_CODE_KEYS: CodeKeys = {
   delivery_method_unknown: 'server.unknownMethod',
   lead_out_of_range: 'server.leadRange',
   message_too_long: 'server.messageTooLong',
+  channel_not_found: 'channels.errors.notFound',
+  channel_invalid: 'channels.errors.invalid',
+  channel_address_not_allowed: 'channels.errors.addressNotAllowed',
+  telegram_not_configured: 'channels.errors.telegramNotConfigured',
 };
 
 /** Why the call failed, in words for people, or null when there is nothing beyond "it failed". */

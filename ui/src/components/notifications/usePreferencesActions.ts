@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import type { DeliveryMethod } from '../../api/notifications';
 import { useSendTestNotification } from '../../queries/notifications';
 import type { Flash } from '../useFlash';
+import { resultChannelLabel } from '../../notifications/channelWords';
 import { prefsErrorText } from './prefsErrors';
 
 /** SPEC §4, §9: the dialog closes 1.5 s after a save and 3 s after a test notification. */
@@ -88,7 +89,7 @@ export function usePreferencesActions(onClose: () => void): PreferencesActions {
             .filter((result) => !result.ok)
             .map((result) =>
               t('dialog.channelFailed', {
-                channel: t(`methods.${result.channel}`),
+                channel: resultChannelLabel(t, result.channel, result.params),
                 reason: result.detail || t('dialog.notDelivered'),
               }),
             ),

@@ -17,6 +17,7 @@ import {
   useSaveNotificationSettings,
 } from '../../queries/notifications';
 import { CalendarFeedCard } from './CalendarFeedCard';
+import { ChannelsCard } from './channels/ChannelsCard';
 import { SectionHeading } from './SectionHeading';
 import '../../styles/preferences.css';
 
@@ -125,6 +126,7 @@ export function NotificationsSection() {
           </form>
         )}
       </div>
+      <ChannelsCard />
       <CalendarFeedCard />
     </>
   );
