@@ -414,28 +414,28 @@ mod tests {
             ..MedicationPrefs::default()
         };
         let warning =
-            |g: &GlobalPrefs, own: Option<&MedicationPrefs>, r: Reachability| delivery_warning(g, own, &r);
+            |g: &GlobalPrefs, own: Option<&MedicationPrefs>, r: &Reachability| delivery_warning(g, own, r);
         // Its own method is e-mail while e-mail is off globally.
         assert_eq!(
-            warning(&global, Some(&email_only), everything),
+            warning(&global, Some(&email_only), &everything),
             Some(DeliveryWarning::NoMethod)
         );
-        assert_eq!(warning(&global, None, everything), None, "push reaches a device");
+        assert_eq!(warning(&global, None, &everything), None, "push reaches a device");
         assert_eq!(
-            warning(&global, None, no_device),
+            warning(&global, None, &no_device),
             Some(DeliveryWarning::NoPushDevice)
         );
         let email_on = GlobalPrefs {
             email_enabled: true,
             ..GlobalPrefs::default()
         };
-        assert_eq!(warning(&email_on, Some(&email_only), everything), None);
+        assert_eq!(warning(&email_on, Some(&email_only), &everything), None);
         let no_mail_server = Reachability {
             email_available: false,
             ..everything.clone()
         };
         assert_eq!(
-            warning(&email_on, Some(&email_only), no_mail_server),
+            warning(&email_on, Some(&email_only), &no_mail_server),
             Some(DeliveryWarning::EmailUnavailable)
         );
         let unverified = Reachability {
@@ -443,17 +443,17 @@ mod tests {
             ..everything.clone()
         };
         assert_eq!(
-            warning(&email_on, Some(&email_only), unverified),
+            warning(&email_on, Some(&email_only), &unverified),
             Some(DeliveryWarning::EmailUnverified)
         );
         // Push without a device, but e-mail takes over.
-        assert_eq!(warning(&email_on, None, no_device), None);
+        assert_eq!(warning(&email_on, None, &no_device), None);
         let no_fallback = GlobalPrefs {
             email_fallback: false,
             ..email_on.clone()
         };
         assert_eq!(
-            warning(&no_fallback, None, no_device),
+            warning(&no_fallback, None, &no_device),
             Some(DeliveryWarning::NoPushDevice)
         );
         assert!(
@@ -465,14 +465,43 @@ mod tests {
             ..GlobalPrefs::default()
         };
         assert_eq!(
-            warning(&push_off, None, everything),
+            warning(&push_off, None, &everything),
             Some(DeliveryWarning::NoMethod)
         );
         let reminders_off = GlobalPrefs {
             reminders_enabled: false,
             ..push_off
         };
-        assert_eq!(warning(&reminders_off, None, no_device), None, "off by choice");
+        assert_eq!(warning(&reminders_off, None, &no_device), None, "off by choice");
         assert_eq!(DeliveryWarning::NoPushDevice.code(), "no_push_device");
+    }
+
+    #[test]
+    fn a_medication_reached_by_channels_is_flagged_only_when_none_can_carry_it() {
+        let reach = |usable: Vec<i64>| Reachability {
+            push_device: false,
+            email_available: true,
+            email_verified: true,
+            usable_channels: usable,
+        };
+        let ntfy_only = MedicationPrefs {
+            delivery_methods: Some(vec![Method::Channel(7)]),
+            ..MedicationPrefs::default()
+        };
+        let global = GlobalPrefs::default();
+        assert_eq!(delivery_warning(&global, Some(&ntfy_only), &reach(vec![7])), None);
+        assert_eq!(
+            delivery_warning(&global, Some(&ntfy_only), &reach(vec![8])),
+            Some(DeliveryWarning::ChannelUnavailable)
+        );
+        // With e-mail on and the fallback chosen, e-mail takes over.
+        let email_on = GlobalPrefs {
+            email_enabled: true,
+            ..GlobalPrefs::default()
+        };
+        assert_eq!(
+            delivery_warning(&email_on, Some(&ntfy_only), &reach(vec![])),
+            None
+        );
     }
 }
