@@ -53,7 +53,6 @@ pub struct ChannelQueue {
     plain: reqwest::Client,
     policy: Arc<Policy>,
     woken: Notify,
-    slots: Arc<Semaphore>,
     channels: StdMutex<HashMap<i64, Arc<Semaphore>>>,
 }
 
@@ -75,6 +74,9 @@ impl Worker {
         }
     }
 }
+
+/// A send with its channel's answer.
+type Sent = (QueuedSend, Channel, Outcome);
 
 /// The outcome of one send, as a test shows it.
 #[derive(Debug, Clone)]
@@ -109,7 +111,6 @@ impl ChannelQueue {
             plain,
             policy,
             woken: Notify::new(),
-            slots: Arc::new(Semaphore::new(SENDING_AT_ONCE)),
             channels: StdMutex::new(HashMap::new()),
         })
     }
@@ -137,23 +138,24 @@ impl ChannelQueue {
         }
     }
 
+    /// The worker: claims what is due (and prepares it) in one transaction, sends each
+    /// message as its own task, and records the answers that have come in, many per
+    /// transaction, so a burst costs a few commits rather than two per message.
     async fn run(self: Arc<Self>, mut stopped: watch::Receiver<bool>) {
-        let mut sending: JoinSet<()> = JoinSet::new();
+        let mut sending: JoinSet<Sent> = JoinSet::new();
         let mut backoff = StdDuration::ZERO;
         loop {
             let free = SENDING_AT_ONCE.saturating_sub(sending.len());
             if free > 0 {
-                let now = self.clock.now_stamp();
-                match self
-                    .db
-                    .write(move |conn| Ok::<_, DbError>(store::claim_due(conn, &now, free)?))
-                    .await
-                {
-                    Ok(sends) => {
+                match self.claim(free).await {
+                    Ok(ready) => {
                         backoff = StdDuration::ZERO;
-                        for send in sends {
+                        for (send, channel, out) in ready {
                             let queue = Arc::clone(&self);
-                            sending.spawn(async move { queue.send(send).await });
+                            sending.spawn(async move {
+                                let outcome = queue.deliver(&channel, &out).await;
+                                (send, channel, outcome)
+                            });
                         }
                     }
                     Err(e) => {
@@ -170,11 +172,76 @@ impl ChannelQueue {
             tokio::select! {
                 _ = stopped.changed() => break,
                 () = self.woken.notified() => {}
-                Some(_) = sending.join_next(), if !sending.is_empty() => {}
+                Some(first) = sending.join_next(), if !sending.is_empty() => {
+                    let mut done: Vec<Sent> = first.into_iter().collect();
+                    while let Some(more) = sending.try_join_next() {
+                        done.extend(more);
+                    }
+                    self.record(done).await;
+                }
                 () = tokio::time::sleep(wait) => {}
             }
         }
         sending.abort_all();
+    }
+
+    /// Takes up to `limit` due messages and prepares them, in one transaction: the ones no
+    /// longer wanted are settled there, the others come back ready to send.
+    async fn claim(&self, limit: usize) -> Result<Vec<(QueuedSend, Channel, Outgoing)>, DbError> {
+        let now = self.clock.now();
+        let link_base = self.settings.link_base();
+        self.db
+            .write(move |conn| {
+                let tx = conn.transaction()?;
+                let mut ready = Vec::new();
+                for send in store::claim_due(&tx, &clock::stamp(now), limit)? {
+                    if let Some((channel, out)) = prepare(&tx, &send, now, &link_base)? {
+                        ready.push((send, channel, out));
+                    }
+                }
+                tx.commit()?;
+                Ok::<_, DbError>(ready)
+            })
+            .await
+    }
+
+    /// Records the answers of finished sends in one transaction.
+    async fn record(&self, done: Vec<Sent>) {
+        if done.is_empty() {
+            return;
+        }
+        for (send, channel, outcome) in &done {
+            if let Some(error) = outcome.error() {
+                tracing::warn!(
+                    send = send.id,
+                    channel = channel.id,
+                    "channel send attempt {} failed: {error}",
+                    send.attempts + 1
+                );
+            }
+        }
+        let now = self.clock.now();
+        let fallback = Fallback {
+            mailer: Arc::clone(&self.mailer),
+            settings: Arc::clone(&self.settings),
+        };
+        let recorded = self
+            .db
+            .write(move |conn| {
+                let tx = conn.transaction()?;
+                let mut mailed = false;
+                for (send, channel, outcome) in &done {
+                    mailed |= settle(&tx, send, channel, outcome, &fallback, now)?;
+                }
+                tx.commit()?;
+                Ok::<_, DbError>(mailed)
+            })
+            .await;
+        match recorded {
+            Ok(true) => self.mailer.wake_queue(),
+            Ok(false) => {}
+            Err(e) => tracing::error!("the outcome of channel messages could not be recorded: {e}"),
+        }
     }
 
     async fn until_next(&self) -> StdDuration {
@@ -290,55 +357,6 @@ impl ChannelQueue {
         Ok((status, retry_after, body))
     }
 
-    async fn send(self: &Arc<Self>, send: QueuedSend) {
-        let Ok(_slot) = Arc::clone(&self.slots).acquire_owned().await else {
-            return;
-        };
-        let now = self.clock.now();
-        let id = send.id;
-        let prepared = {
-            let send = send.clone();
-            let link_base = self.settings.link_base();
-            self.db
-                .write(move |conn| prepare(conn, &send, now, &link_base))
-                .await
-        };
-        let (channel, out) = match prepared {
-            Ok(Some(ready)) => ready,
-            Ok(None) => return,
-            Err(e) => {
-                tracing::error!(send = id, "cannot prepare a channel message: {e}");
-                return;
-            }
-        };
-        let outcome = self.deliver(&channel, &out).await;
-        if let Some(error) = outcome.error() {
-            tracing::warn!(
-                send = id,
-                channel = channel.id,
-                "channel send attempt {} failed: {error}",
-                send.attempts + 1
-            );
-        }
-        let now = self.clock.now();
-        let fallback = Fallback {
-            mailer: Arc::clone(&self.mailer),
-            settings: Arc::clone(&self.settings),
-        };
-        match self
-            .db
-            .write(move |conn| settle(conn, &send, &channel, &outcome, &fallback, now))
-            .await
-        {
-            Ok(true) => self.mailer.wake_queue(),
-            Ok(false) => {}
-            Err(e) => tracing::error!(
-                send = id,
-                "the outcome of a channel message could not be recorded: {e}"
-            ),
-        }
-    }
-
     /// Sends a test message to one of the user's channels now and says what it answered.
     pub async fn test(&self, channel: &Channel, formats: &Formats, link_base: &str) -> SendResult {
         let now = self.clock.now();
@@ -419,7 +437,7 @@ fn describe(e: &reqwest::Error) -> String {
 /// Looks at a claimed message before it goes out: its channel, whether the reminder still
 /// wants it, and (for a handled reminder) the words that replace it. `None`: not sent.
 fn prepare(
-    conn: &mut Connection,
+    conn: &Connection,
     send: &QueuedSend,
     now: DateTime<Utc>,
     link_base: &str,
@@ -563,34 +581,33 @@ struct Fallback {
 /// (a failure nothing else made up for queues the e-mail fallback). Returns whether an
 /// e-mail was queued.
 fn settle(
-    conn: &mut Connection,
+    tx: &Connection,
     send: &QueuedSend,
     channel: &Channel,
     outcome: &Outcome,
     fallback: &Fallback,
     now: DateTime<Utc>,
 ) -> Result<bool, DbError> {
-    let tx = conn.transaction()?;
     let at = clock::stamp(now);
     let service = service_name(&channel.kind);
     let (retry, error) = match outcome {
         Outcome::Delivered { remote_id } => {
-            store::delivered(&tx, send.id, &at, remote_id.as_deref())?;
+            store::delivered(tx, send.id, &at, remote_id.as_deref())?;
             (None, None)
         }
         Outcome::Retry { error, after } => {
             let retry = retry_at(send, *after, now);
-            store::attempt_failed(&tx, send.id, &at, error, retry.as_deref())?;
+            store::attempt_failed(tx, send.id, &at, error, retry.as_deref())?;
             (retry, Some(error.clone()))
         }
         Outcome::Refused { error } => {
-            store::attempt_failed(&tx, send.id, &at, error, None)?;
+            store::attempt_failed(tx, send.id, &at, error, None)?;
             (None, Some(error.clone()))
         }
         Outcome::Gone { error } => {
-            store::attempt_failed(&tx, send.id, &at, error, None)?;
-            store::set_state(&tx, channel.id, "disabled", Some("gone"))?;
-            store::drop_waiting(&tx, channel.id, &at, "not sent: the channel was disabled")?;
+            store::attempt_failed(tx, send.id, &at, error, None)?;
+            store::set_state(tx, channel.id, "disabled", Some("gone"))?;
+            store::drop_waiting(tx, channel.id, &at, "not sent: the channel was disabled")?;
             (None, Some(error.clone()))
         }
     };
@@ -599,7 +616,7 @@ fn settle(
         Some(e) if retry.is_some() => format!("{e} (trying again)"),
         Some(e) => e.clone(),
     };
-    store::note_result(&tx, channel.id, &note, &at)?;
+    store::note_result(tx, channel.id, &note, &at)?;
     let mut mailed = false;
     if let (Some(kind), Some(reminder_id)) = (send.delivery_kind.as_deref(), send.reminder_id) {
         let params = match &error {
@@ -612,7 +629,7 @@ fn settle(
             }),
         };
         deliveries::insert(
-            &tx,
+            tx,
             &NewDelivery {
                 user_id: send.user_id,
                 reminder_id: Some(reminder_id),
@@ -631,14 +648,14 @@ fn settle(
                 result_params: &params.to_string(),
             },
         )?;
-        if store::decides(&tx, send.id)?
+        if store::decides(tx, send.id)?
             && let Some(round) = send.round
         {
             if error.is_some() {
-                mailed = fall_back_to_email(&tx, send, reminder_id, round, fallback, now)?;
+                mailed = fall_back_to_email(tx, send, reminder_id, round, fallback, now)?;
             }
             settle_reminder(
-                &tx,
+                tx,
                 send,
                 reminder_id,
                 round,
@@ -648,7 +665,6 @@ fn settle(
             )?;
         }
     }
-    tx.commit()?;
     Ok(mailed)
 }
 
