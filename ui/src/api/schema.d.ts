@@ -1876,7 +1876,8 @@ export interface components {
                  * @description Why its reminders can reach nobody: `no_push_device` (push is its way and no device
                  *     is subscribed), `email_unavailable` (e-mail is its way and this server cannot send
                  *     e-mail), `email_unverified` (the address is not verified), `no_method` (every method
-                 *     it uses is switched off). Null when a reminder can arrive, or reminders are off.
+                 *     it uses is switched off), `channel_unavailable` (its only ways are channels, none of
+                 *     which can carry it now). Null when a reminder can arrive, or reminders are off.
                  */
                 delivery_warning: string | null;
                 /** @description The latest doses, newest first. */
@@ -2298,7 +2299,8 @@ export interface components {
                  * @description Why its reminders can reach nobody: `no_push_device` (push is its way and no device
                  *     is subscribed), `email_unavailable` (e-mail is its way and this server cannot send
                  *     e-mail), `email_unverified` (the address is not verified), `no_method` (every method
-                 *     it uses is switched off). Null when a reminder can arrive, or reminders are off.
+                 *     it uses is switched off), `channel_unavailable` (its only ways are channels, none of
+                 *     which can carry it now). Null when a reminder can arrive, or reminders are off.
                  */
                 delivery_warning: string | null;
                 /** @description The latest doses, newest first. */
@@ -2880,7 +2882,8 @@ export interface components {
              * @description Why its reminders can reach nobody: `no_push_device` (push is its way and no device
              *     is subscribed), `email_unavailable` (e-mail is its way and this server cannot send
              *     e-mail), `email_unverified` (the address is not verified), `no_method` (every method
-             *     it uses is switched off). Null when a reminder can arrive, or reminders are off.
+             *     it uses is switched off), `channel_unavailable` (its only ways are channels, none of
+             *     which can carry it now). Null when a reminder can arrive, or reminders are off.
              */
             delivery_warning: string | null;
             /** @description The latest doses, newest first. */
@@ -3966,7 +3969,7 @@ export interface components {
             color: string;
             /**
              * @description Why its reminders can reach nobody, as on the medication (`no_push_device`,
-             *     `email_unavailable`, `email_unverified`, `no_method`), or null.
+             *     `email_unavailable`, `email_unverified`, `no_method`, `channel_unavailable`), or null.
              */
             delivery_warning: string | null;
             /**
