@@ -70,10 +70,17 @@ export interface NewChannel {
   config: Record<string, string | string[]>;
 }
 
-/** A change: the name, the switch. */
+/**
+ * The settings a change sends: those left out stay as they are (a secret included), `null`
+ * takes one away (an ntfy token or user name).
+ */
+export type ChannelConfigChange = Record<string, string | string[] | null>;
+
+/** A change: the name, the switch, the settings. */
 export interface ChannelChanges {
   name?: string;
   enabled?: boolean;
+  config?: ChannelConfigChange;
 }
 
 /** What a test message did: the channel's own answer, and the code to translate. */

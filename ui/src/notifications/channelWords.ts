@@ -72,3 +72,21 @@ export function fieldProblemOf(t: TFunction, error: unknown): FieldProblem | nul
     error.code === 'channel_address_not_allowed' ? t('channels.errors.addressNotAllowed') : t(`channels.errors.field.${field}`);
   return { field, text };
 }
+
+/** Where a form says a refusal: beside the setting it shows, or above the form. */
+export interface Refusal {
+  problem: FieldProblem | null;
+  error: string | null;
+}
+
+/**
+ * Where a channel refusal goes: beside its field when the form shows that setting; a setting
+ * the form does not show (a newer server's) is said above the form, after `failed` ("The
+ * channel could not be added"). Null for any other failure.
+ */
+export function refusalOf(t: TFunction, error: unknown, shown: readonly ChannelField[], failed: string): Refusal | null {
+  const onField = fieldProblemOf(t, error);
+  if (!onField) return null;
+  if (shown.includes(onField.field)) return { problem: onField, error: null };
+  return { problem: null, error: t('errors.withReason', { error: failed, reason: onField.text }) };
+}

@@ -44,8 +44,13 @@ function preferencesJson(methods: string[]) {
   };
 }
 
-/** Settings → Notifications with the given channels; the server keeps what is added. */
-function openChannels(initial: Record<string, unknown>[], routes: Record<string, Route> = {}) {
+type Routes = Record<string, Route>;
+
+/**
+ * Settings → Notifications with the given channels; the server keeps what is added. `routes`
+ * may be made from the server's list of channels.
+ */
+function openChannels(initial: Record<string, unknown>[], routes: Routes | ((channels: Record<string, unknown>[]) => Routes) = {}) {
   localStorage.setItem('token', 'stored-token');
   localStorage.setItem('user', JSON.stringify(USER));
   const channels = [...initial];
@@ -69,7 +74,7 @@ function openChannels(initial: Record<string, unknown>[], routes: Record<string,
       methods = sent.default_delivery_methods ?? methods;
       return ok(preferencesJson(methods));
     },
-    ...routes,
+    ...(typeof routes === 'function' ? routes(channels) : routes),
   });
   renderApp('/settings?section=notifications');
   return { fetchMock, channels };
@@ -88,6 +93,43 @@ async function openAddDialog() {
   const card = await channelsCard();
   await userEvent.click(await within(card).findByRole('button', { name: 'Add channel' }));
   return screen.getByRole('dialog', { name: 'Add a channel' });
+}
+
+/**
+ * PUT /api/channels/{id} as the server answers a change of settings: what is left out stays,
+ * `null` takes it away, and secrets are never shown. `refuse` answers instead when given.
+ */
+function changeSettingsRoute(channels: Record<string, unknown>[], id: number, refuse?: () => Response | null): Route {
+  return (init) => {
+    const refused = refuse?.();
+    if (refused) return refused;
+    const channel = channels.find((c) => c.id === id);
+    if (!channel) return fail('Channel not found', 404, 'channel_not_found');
+    const { config = {}, ...rest } = sentJson(init) as { config?: Record<string, unknown> };
+    const secrets = Object.entries(config).filter(([key]) => key === 'token' || key === 'password');
+    const shown = Object.entries({ ...(channel.config as Record<string, unknown>), ...config }).filter(
+      ([key, value]) => key !== 'token' && key !== 'password' && value !== null,
+    );
+    const merged = Object.fromEntries(shown);
+    const secretSet = secrets.length === 0 ? channel.secret_set === true : secrets.some(([, value]) => value !== null);
+    Object.assign(channel, rest, { config: merged, secret_set: secretSet });
+    return ok(channel);
+  };
+}
+
+async function openSettings(rowIndex = 0) {
+  const rows = await within(await channelsCard()).findAllByTestId('channel-row');
+  const row = rows[rowIndex];
+  if (!row) throw new Error('row missing');
+  const name = within(row).getByRole('heading').textContent;
+  await userEvent.click(within(row).getByRole('button', { name: 'Change settings' }));
+  return { row, dialog: screen.getByRole('dialog', { name: `Settings of ${name}` }) };
+}
+
+/** The hint an input names as describing it. */
+function hintOf(input: HTMLElement): string {
+  const ids = (input.getAttribute('aria-describedby') ?? '').split(' ').filter((id) => id.endsWith('-hint'));
+  return ids.map((id) => document.getElementById(id)?.textContent ?? '').join(' ');
 }
 
 describe('Settings, Notifications, Channels', () => {
@@ -374,6 +416,146 @@ describe('Settings, Notifications, Channels', () => {
     expect(await within(card).findByText('You have no channels yet.')).toBeTruthy();
     expect(requestsTo(fetchMock, 'DELETE', '/api/channels/5')).toHaveLength(1);
     expect(screen.queryByRole('dialog')).toBeNull();
+  });
+
+  it('changes an ntfy channel’s settings: prefilled, the saved token left out, the new topic shown', { timeout: 15_000 }, async () => {
+    const { fetchMock } = openChannels([channelJson()], (list) => ({
+      'PUT /api/channels/5': changeSettingsRoute(list, 5),
+    }));
+    const { row, dialog } = await openSettings();
+
+    const server = within(dialog).getByLabelText<HTMLInputElement>('Server address');
+    expect(server.value).toBe('https://ntfy.example');
+    expect(within(dialog).getByLabelText<HTMLInputElement>('Topic').value).toBe('pills');
+    expect(within(dialog).getByLabelText<HTMLSelectElement>('Access').value).toBe('token');
+    // The token is never answered: the field is empty and says the saved one stays.
+    const token = within(dialog).getByLabelText<HTMLInputElement>('Access token');
+    expect(token.value).toBe('');
+    expect(token.type).toBe('password');
+    expect(hintOf(token)).toBe('Leave empty to keep the saved token.');
+    expect(within(dialog).getByRole('checkbox', { name: /Remove the token/ })).toHaveProperty('checked', false);
+
+    fill(within(dialog).getByLabelText('Topic'), 'meds');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Save' }));
+
+    const card = await channelsCard();
+    expect(await within(card).findByText('Settings of Phone saved')).toBeTruthy();
+    expect(screen.queryByRole('dialog')).toBeNull();
+    expect(requestsTo(fetchMock, 'PUT', '/api/channels/5').map(([, init]) => sentJson(init))).toEqual([
+      { config: { server_url: 'https://ntfy.example', topic: 'meds' } },
+    ]);
+    await waitFor(() => expect(within(row).getByTestId('channel-summary').textContent).toBe('https://ntfy.example, topic meds'));
+  });
+
+  it('"Remove the token" sends the token as null; a new one typed is sent', { timeout: 15_000 }, async () => {
+    const { fetchMock, channels } = openChannels([channelJson()], (list) => ({
+      'PUT /api/channels/5': changeSettingsRoute(list, 5),
+    }));
+    let { dialog } = await openSettings();
+    fill(within(dialog).getByLabelText('Access token'), 'tk_typed_then_removed');
+    await userEvent.click(within(dialog).getByRole('checkbox', { name: /Remove the token/ }));
+    expect(within(dialog).getByLabelText('Access token')).toHaveProperty('disabled', true);
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    expect(sentJson(requestsTo(fetchMock, 'PUT', '/api/channels/5')[0]?.[1])).toEqual({
+      config: { server_url: 'https://ntfy.example', topic: 'pills', token: null },
+    });
+
+    // Without a token the topic is open: that is how the form shows it next time.
+    await waitFor(() => expect(channels[0]?.secret_set).toBe(false));
+    ({ dialog } = await openSettings());
+    await waitFor(() => expect(within(dialog).getByLabelText<HTMLSelectElement>('Access').value).toBe('none'));
+    await userEvent.selectOptions(within(dialog).getByLabelText('Access'), 'token');
+    // No token saved any more: one must be typed.
+    expect(hintOf(within(dialog).getByLabelText('Access token'))).toBe("An access token from ntfy's Account page (tk_…).");
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Save' }));
+    expect((await within(dialog).findByTestId('channel-error-token')).textContent).toBe('Enter the token on one line, as it was shown.');
+    expect(requestsTo(fetchMock, 'PUT', '/api/channels/5')).toHaveLength(1);
+    fill(within(dialog).getByLabelText('Access token'), ' tk_new ');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    expect(sentJson(requestsTo(fetchMock, 'PUT', '/api/channels/5')[1]?.[1])).toEqual({
+      config: { server_url: 'https://ntfy.example', topic: 'pills', token: 'tk_new' },
+    });
+  });
+
+  it('shows a refused server address under its field and keeps the dialog open', { timeout: 15_000 }, async () => {
+    let refuse: () => Response | null = () =>
+      fail('This address is not allowed: loopback', 400, 'channel_address_not_allowed', { field: 'server_url' });
+    const { fetchMock, channels } = openChannels([channelJson()], (list) => ({
+      'PUT /api/channels/5': changeSettingsRoute(list, 5, () => refuse()),
+    }));
+    const { dialog } = await openSettings();
+    fill(within(dialog).getByLabelText('Server address'), 'http://127.0.0.1:8080');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Save' }));
+
+    const error = await within(dialog).findByTestId('channel-error-server_url');
+    expect(error.textContent).toContain('channels.allow_networks');
+    const server = within(dialog).getByLabelText<HTMLInputElement>('Server address');
+    expect(server.getAttribute('aria-invalid')).toBe('true');
+    expect(server.getAttribute('aria-describedby')).toContain(error.id);
+    expect(server.value).toBe('http://127.0.0.1:8080');
+    expect(sentJson(requestsTo(fetchMock, 'PUT', '/api/channels/5')[0]?.[1])).toEqual({
+      config: { server_url: 'http://127.0.0.1:8080', topic: 'pills' },
+    });
+
+    // A setting this form does not show (a user name, with access by token) is said above it.
+    refuse = () => fail('username must be one line', 400, 'channel_invalid', { field: 'username' });
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Save' }));
+    expect((await within(dialog).findByRole('alert')).textContent).toBe(
+      'The channel could not be changed: Enter the user name on one line.',
+    );
+    expect(within(dialog).queryByTestId('channel-error-server_url')).toBeNull();
+    expect(channels[0]?.config).toEqual({ server_url: 'https://ntfy.example', topic: 'pills' });
+  });
+
+  it('changes Gotify and webhook settings; a Telegram channel has none', { timeout: 15_000 }, async () => {
+    const { fetchMock } = openChannels([
+      channelJson({ id: 7, kind: 'gotify', name: 'Gotify', config: { server_url: 'https://gotify.example' } }),
+      channelJson({
+        id: 6,
+        kind: 'webhook',
+        name: 'Home Assistant',
+        config: { url: 'https://ha.example/hook', events: ['reminder.due', 'dose.logged'] },
+      }),
+      channelJson({ id: 15, kind: 'telegram', name: 'Telegram', config: {}, secret_set: false }),
+    ], (list) => ({
+      'PUT /api/channels/7': changeSettingsRoute(list, 7),
+      'PUT /api/channels/6': changeSettingsRoute(list, 6),
+    }));
+
+    let { dialog } = await openSettings(0);
+    expect(within(dialog).getByLabelText<HTMLInputElement>('Server address').value).toBe('https://gotify.example');
+    const token = within(dialog).getByLabelText<HTMLInputElement>('Application token');
+    expect(token.value).toBe('');
+    expect(hintOf(token)).toBe('Leave empty to keep the saved token.');
+    // Gotify needs its token: there is nothing to remove.
+    expect(within(dialog).queryByRole('checkbox', { name: /Remove the token/ })).toBeNull();
+    fill(token, 'A_new_app_token');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    expect(sentJson(requestsTo(fetchMock, 'PUT', '/api/channels/7')[0]?.[1])).toEqual({
+      config: { server_url: 'https://gotify.example', token: 'A_new_app_token' },
+    });
+
+    ({ dialog } = await openSettings(1));
+    expect(within(dialog).getByLabelText<HTMLInputElement>('Address').value).toBe('https://ha.example/hook');
+    expect(within(dialog).getByRole('checkbox', { name: 'A reminder is due' })).toHaveProperty('checked', true);
+    expect(within(dialog).getByRole('checkbox', { name: 'A dose was logged' })).toHaveProperty('checked', true);
+    expect(within(dialog).getByRole('checkbox', { name: 'A dose was missed' })).toHaveProperty('checked', false);
+    await userEvent.click(within(dialog).getByRole('checkbox', { name: 'A dose was missed' }));
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    expect(sentJson(requestsTo(fetchMock, 'PUT', '/api/channels/6')[0]?.[1])).toEqual({
+      config: { url: 'https://ha.example/hook', events: ['reminder.due', 'dose.logged', 'dose.missed'] },
+    });
+    const rows = within(await channelsCard()).getAllByTestId('channel-row');
+    await waitFor(() => expect(rows[1]?.textContent).toContain('Events: A reminder is due, A dose was logged, A dose was missed'));
+
+    const telegram = rows[2];
+    if (!telegram) throw new Error('row missing');
+    expect(within(telegram).getByRole('button', { name: 'Rename' })).toBeTruthy();
+    expect(within(telegram).queryByRole('button', { name: 'Change settings' })).toBeNull();
   });
 
   it('speaks the person’s language: German with "Sie"', async () => {

@@ -7,7 +7,7 @@ import { ConfirmDialog } from '../../../components/medications/ConfirmDialog';
 import { useMedsFormat } from '../../../components/medications/useMedsFormat';
 import { prefsErrorText } from '../../../components/notifications/prefsErrors';
 import { useFlash, type Flash } from '../../../components/useFlash';
-import { eventKey } from '../../../notifications/channelForm';
+import { eventKey, hasSettings } from '../../../notifications/channelForm';
 import { channelUnusableReason, fieldProblemOf, kindName } from '../../../notifications/channelWords';
 import {
   useChannelsQuery,
@@ -17,12 +17,14 @@ import {
   useUpdateChannel,
 } from '../../../queries/channels';
 import { AddChannelDialog } from './AddChannelDialog';
+import { ChannelSettingsDialog } from './ChannelSettingsDialog';
 import { TelegramLink } from './TelegramLink';
 import '../../../styles/medications.css';
 
 /**
  * Settings → Notifications → Channels: the person's ntfy, Gotify, Telegram and webhook
- * channels, each with its state and last answer, a test, its switch, rename and delete.
+ * channels, each with its state and last answer, a test, its switch, rename, its settings
+ * (not Telegram's, which has none) and delete.
  */
 export function ChannelsCard() {
   const { t } = useTranslation('notifyPrefs');
@@ -91,6 +93,7 @@ function ChannelRow({ channel, onFlash }: ChannelRowProps) {
   const [tested, setTested] = useState<ChannelTestResult | null>(null);
   const [testError, setTestError] = useState<string | null>(null);
   const [renaming, setRenaming] = useState(false);
+  const [changingSettings, setChangingSettings] = useState(false);
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [link, setLink] = useState<string | null>(null);
   const state = stateOf(channel);
@@ -223,10 +226,30 @@ function ChannelRow({ channel, onFlash }: ChannelRowProps) {
           <button type="button" className="button button-secondary button-small" disabled={busy} onClick={() => setRenaming(true)}>
             {t('channels.rename')}
           </button>
+          {hasSettings(channel) && (
+            <button
+              type="button"
+              className="button button-secondary button-small"
+              disabled={busy}
+              onClick={() => setChangingSettings(true)}
+            >
+              {t('channels.changeSettings')}
+            </button>
+          )}
           <button type="button" className="button button-secondary button-small" disabled={busy} onClick={() => setConfirmDelete(true)}>
             {t('channels.delete')}
           </button>
         </div>
+      )}
+      {changingSettings && (
+        <ChannelSettingsDialog
+          channel={channel}
+          onClose={() => setChangingSettings(false)}
+          onSaved={(saved) => {
+            setChangingSettings(false);
+            onFlash('success', t('channels.settingsSaved', { name: saved.name }));
+          }}
+        />
       )}
       {confirmDelete && (
         <ConfirmDialog
