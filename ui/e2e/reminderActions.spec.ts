@@ -1,8 +1,12 @@
 import type { BrowserContext, Page, Worker } from '@playwright/test';
-import { expect, test, type TestUser } from './fixtures';
+import { expect as baseExpect, test, type TestUser } from './fixtures';
 import { MAIL_SERVER_URL, waitForMail } from './mail';
 import { registrationId, shownNotifications } from './swHelpers';
 import { doseHistory, emailReminders, mailMedication, sendReminderNow, takeLink, verifiedMailUser } from './notifyHelpers';
+
+// The service worker shows and closes notifications on its own time: on a loaded machine
+// (the whole suite on two cores) that can take longer than the default 5 s.
+const expect = baseExpect.configure({ timeout: 15_000 });
 
 // Take links come from reminder e-mails, so these run against the SMTP-enabled server.
 test.use({ baseURL: MAIL_SERVER_URL });
