@@ -418,20 +418,17 @@ pub fn service_name(kind: &str) -> &'static str {
 }
 
 fn describe(e: &reqwest::Error) -> String {
-    let mut text = if e.is_connect() {
+    let head = if e.is_connect() {
         "could not connect".to_owned()
     } else if e.is_timeout() {
         "no answer in time".to_owned()
     } else {
         e.to_string()
     };
-    let mut source = std::error::Error::source(e);
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
+    match std::error::Error::source(e) {
+        Some(cause) => format!("{head}: {}", super::push::error_chain(cause)),
+        None => head,
     }
-    text
 }
 
 /// Looks at a claimed message before it goes out: its channel, whether the reminder still

@@ -256,7 +256,7 @@ fn encrypt_with(
     Ok(body)
 }
 
-fn error_chain(e: &dyn std::error::Error) -> String {
+pub(super) fn error_chain(e: &dyn std::error::Error) -> String {
     let mut text = e.to_string();
     let mut source = e.source();
     while let Some(cause) = source {
