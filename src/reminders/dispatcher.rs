@@ -21,7 +21,7 @@ use tokio::sync::{Mutex, Semaphore, mpsc};
 use tokio::task::JoinSet;
 
 use super::channel_queue::ChannelQueue;
-use super::channels::{Labels, Message, Priority};
+use super::channels::{Message, Priority};
 use super::heartbeat::Heartbeat;
 use super::mail_queue::MailQueue;
 use super::messages::{self, Content, Formats};
@@ -1650,27 +1650,17 @@ fn queue_channels(
 /// A reminder's round as a channel message: the words it went out with, the take links, and
 /// for webhooks the facts (`data`).
 fn channel_message(round: &Round, job: &Job, link_base: &str) -> Message {
-    let content = &round.content;
     let hide = round.recipient.prefs.hide_medication_names;
-    Message {
-        title: content.title.clone(),
-        body: content.body.clone(),
-        take_page: content.take_url.clone(),
-        take_api: content
-            .token
-            .as_ref()
-            .map(|token| format!("{link_base}/api/notifications/take/{token}")),
-        token: content.token.clone(),
-        open_url: content.open_url.clone(),
-        snooze: content.snooze && content.token.is_some(),
-        priority: if round.repeat {
-            Priority::High
-        } else {
-            Priority::Default
-        },
-        labels: Labels::of(content.lang),
-        handled: false,
-        data: json!({
+    let priority = if round.repeat {
+        Priority::High
+    } else {
+        Priority::Default
+    };
+    Message::of(
+        &round.content,
+        link_base,
+        priority,
+        json!({
             "reminder_id": round.id,
             "kind": job.reminder.kind,
             "round": round.number,
@@ -1679,7 +1669,7 @@ fn channel_message(round: &Round, job: &Job, link_base: &str) -> Message {
             "medication_id": job.reminder.medication_id,
             "scheduled_time": job.reminder.scheduled_time,
         }),
-    }
+    )
 }
 
 /// Sends a test message to the chosen channels now, one report each.

@@ -14,7 +14,7 @@ use chrono::{DateTime, Duration, Utc};
 use rusqlite::Connection;
 use tokio::task::JoinSet;
 
-use super::channels::{Labels, Message, Priority};
+use super::channels::{Message, Priority};
 use super::dispatcher::{Engine, TAKE_LINK_HOURS, load_recipient};
 use super::messages::{self, Content};
 use super::push::PushOutcome;
@@ -280,27 +280,18 @@ fn queue_on_channels(
     ctx: &Context,
 ) -> rusqlite::Result<bool> {
     let now = clock::stamp(ctx.now);
-    let message = Message {
-        title: content.title.clone(),
-        body: content.body.clone(),
-        take_page: content.take_url.clone(),
-        take_api: content
-            .token
-            .as_ref()
-            .map(|token| format!("{}/api/notifications/take/{token}", ctx.link_base)),
-        token: content.token.clone(),
-        open_url: content.open_url.clone(),
-        snooze: false,
-        priority: Priority::Urgent,
-        labels: Labels::of(content.lang),
-        handled: false,
-        data: serde_json::json!({
+    // A carer's alert offers no snooze (the content says so): the reminder is not theirs.
+    let message = Message::of(
+        content,
+        &ctx.link_base,
+        Priority::Urgent,
+        serde_json::json!({
             "escalation_id": pending.id,
             "reminder_id": pending.reminder_id,
             "person": person,
             "scheduled_time": pending.scheduled_time,
         }),
-    };
+    );
     let value = serde_json::to_value(&message).unwrap_or_default();
     let mut queued = false;
     for channel in carer.channels.iter().filter(|c| {

@@ -77,6 +77,34 @@ pub struct Message {
     pub data: serde_json::Value,
 }
 
+impl Message {
+    /// A notification's words and take links as a channel message. Snooze is offered only
+    /// where the notification offers it and has a take link.
+    pub fn of(
+        content: &super::messages::Content,
+        link_base: &str,
+        priority: Priority,
+        data: serde_json::Value,
+    ) -> Message {
+        Message {
+            title: content.title.clone(),
+            body: content.body.clone(),
+            take_page: content.take_url.clone(),
+            take_api: content
+                .token
+                .as_ref()
+                .map(|token| format!("{link_base}/api/notifications/take/{token}")),
+            token: content.token.clone(),
+            open_url: content.open_url.clone(),
+            snooze: content.snooze && content.token.is_some(),
+            priority,
+            labels: Labels::of(content.lang),
+            handled: false,
+            data,
+        }
+    }
+}
+
 /// What is sent: the message, its event, and the key every attempt shares.
 #[derive(Debug, Clone)]
 pub struct Outgoing {
