@@ -45,6 +45,20 @@ async fn add_channel(server: &Server, token: &str, body: Value) -> Value {
     created["data"].clone()
 }
 
+/// Adds a Telegram channel once the bot has introduced itself (getMe, shortly after the
+/// start: until then the server answers telegram_not_configured).
+async fn telegram_channel(server: &Server, token: &str, body: Value) -> Value {
+    for _ in 0..50 {
+        let (status, answer) = post(server, "/api/channels", Some(token), body.clone()).await;
+        if status == StatusCode::CREATED {
+            return answer["data"].clone();
+        }
+        assert_eq!(answer["code"], "telegram_not_configured", "{answer}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the Telegram bot never introduced itself");
+}
+
 async fn choose(server: &Server, token: &str, methods: &[&str]) {
     let (status, body) = call(
         server,
@@ -461,24 +475,7 @@ async fn a_telegram_chat_links_with_start_takes_a_dose_from_its_button_and_sees_
         c.env("PILLBOX_TELEGRAM_API_URL", &api);
     });
     let token = account(&server).await;
-    // The bot introduces itself (getMe) shortly after the start.
-    let mut created = None;
-    for _ in 0..50 {
-        let (status, body) = post(
-            &server,
-            "/api/channels",
-            Some(&token),
-            json!({ "kind": "telegram", "name": "Kim" }),
-        )
-        .await;
-        if status == StatusCode::CREATED {
-            created = Some(body["data"].clone());
-            break;
-        }
-        assert_eq!(body["code"], "telegram_not_configured", "{body}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    let channel = created.expect("a Telegram channel");
+    let channel = telegram_channel(&server, &token, json!({ "kind": "telegram", "name": "Kim" })).await;
     assert_eq!(channel["state"], "pending");
     let link = channel["link_url"].as_str().unwrap();
     let code = link
@@ -552,22 +549,7 @@ async fn taken_on_ntfy_is_withdrawn_from_push_and_replaced_on_telegram() {
         json!({ "kind": "ntfy", "config": { "server_url": format!("{}/ntfy", doubles.base), "topic": "kim" } }),
     )
     .await;
-    let mut telegram = None;
-    for _ in 0..50 {
-        let (status, body) = post(
-            &server,
-            "/api/channels",
-            Some(&token),
-            json!({ "kind": "telegram" }),
-        )
-        .await;
-        if status == StatusCode::CREATED {
-            telegram = Some(body["data"].clone());
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    let telegram = telegram.expect("a Telegram channel");
+    let telegram = telegram_channel(&server, &token, json!({ "kind": "telegram" })).await;
     let code = telegram["link_url"]
         .as_str()
         .unwrap()
