@@ -16,18 +16,19 @@ use tokio::sync::{Notify, Semaphore, watch};
 use tokio::task::{JoinHandle, JoinSet};
 
 use super::channels::{self, Context, Labels, Message, Outcome, Outgoing, Priority, Request};
-use super::dispatcher::{followups, join_reasons, load_recipient, next_repeat};
+use super::dispatcher::{
+    RoundMail, enqueue_round_mail, followups, join_reasons, load_recipient, next_repeat,
+};
 use super::messages::Formats;
 use crate::clock::{self, Clock};
 use crate::config::Settings;
 use crate::db::{Db, DbError};
 use crate::domain::notification::ReminderStatus;
 use crate::mailer::Mailer;
-use crate::security::codes;
 use crate::security::outbound::{Policy, Resolver};
 use crate::store::channels::{self as store, Channel, QueuedSend};
 use crate::store::deliveries::{self, NewDelivery};
-use crate::store::outbox::{MailKind, NewMail, ReminderRound};
+use crate::store::outbox::ReminderRound;
 use crate::store::{notify_prefs, outbox, reminders};
 
 /// Sends in flight at once, over all channels.
@@ -709,33 +710,24 @@ fn fall_back_to_email(
         vibrate: recipient.prefs.vibration_enabled,
         lang: recipient.formats.lang,
     };
-    let email = content.email();
-    let message_id = fallback.mailer.message_id(&format!(
-        "reminder.{reminder_id}.{round}.{}",
-        &codes::link_token()[..12]
-    ));
-    let queued = outbox::enqueue(
+    let queued = enqueue_round_mail(
         conn,
-        &NewMail {
-            kind: MailKind::Reminder,
-            user_id: Some(send.user_id),
-            reminder: Some(ReminderRound {
+        &fallback.mailer,
+        &fallback.settings,
+        &RoundMail {
+            user_id: send.user_id,
+            address: &recipient.email,
+            content: &content,
+            round: ReminderRound {
                 reminder_id,
                 round,
                 delivery_kind: send.delivery_kind.as_deref().unwrap_or("reminder"),
                 title: &send.title,
                 medication_name: send.medication_name.as_deref(),
                 fallback: true,
-            }),
-            recipient: &recipient.email,
-            subject: &email.subject,
-            text: &email.text,
-            html: &email.html,
-            message_id: &message_id,
-            max_attempts: fallback.settings.reminders.retry_attempts,
-            backoff_seconds: fallback.settings.reminders.retry_backoff_seconds,
-            now: &clock::stamp(now),
+            },
         },
+        now,
     )?;
     if queued && let Some((mail_id, _)) = outbox::round_mail(conn, reminder_id, round)? {
         outbox::let_decide(conn, mail_id, None)?;

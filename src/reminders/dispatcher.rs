@@ -1053,36 +1053,25 @@ fn queue_mail(
             ..unverified()
         });
     }
-    let email = round.content.email();
     let address = &round.recipient.email;
-    let message_id = ctx.mailer.message_id(&format!(
-        "reminder.{}.{}.{}",
-        round.id,
-        round.number,
-        &codes::link_token()[..12]
-    ));
-    outbox::enqueue(
+    enqueue_round_mail(
         conn,
-        &NewMail {
-            kind: MailKind::Reminder,
-            user_id: Some(round.recipient.user_id),
-            reminder: Some(ReminderRound {
+        &ctx.mailer,
+        &ctx.settings,
+        &RoundMail {
+            user_id: round.recipient.user_id,
+            address,
+            content: &round.content,
+            round: ReminderRound {
                 reminder_id: round.id,
                 round: round.number,
                 delivery_kind: round.kind,
                 title: &round.content.title,
                 medication_name: Some(&round.medication_name),
                 fallback,
-            }),
-            recipient: address,
-            subject: &email.subject,
-            text: &email.text,
-            html: &email.html,
-            message_id: &message_id,
-            max_attempts: ctx.settings.reminders.retry_attempts,
-            backoff_seconds: ctx.settings.reminders.retry_backoff_seconds,
-            now: &clock::stamp(ctx.now),
+            },
         },
+        ctx.now,
     )?;
     Ok(ChannelReport {
         detail: if fallback {
@@ -1102,6 +1091,49 @@ fn queue_mail(
             json!({ "address": address }),
         )
     })
+}
+
+/// A reminder round's e-mail, as the queue keeps it.
+pub(super) struct RoundMail<'a> {
+    pub user_id: i64,
+    pub address: &'a str,
+    pub content: &'a Content,
+    pub round: ReminderRound<'a>,
+}
+
+/// Queues a round's e-mail (once per round: the queue keeps one mail per reminder and
+/// round) with a Message-ID of its own and the retries of `reminders.*`. Returns whether it
+/// was queued now.
+pub(super) fn enqueue_round_mail(
+    conn: &Connection,
+    mailer: &Mailer,
+    settings: &Settings,
+    mail: &RoundMail<'_>,
+    now: DateTime<Utc>,
+) -> rusqlite::Result<bool> {
+    let email = mail.content.email();
+    let message_id = mailer.message_id(&format!(
+        "reminder.{}.{}.{}",
+        mail.round.reminder_id,
+        mail.round.round,
+        &codes::link_token()[..12]
+    ));
+    outbox::enqueue(
+        conn,
+        &NewMail {
+            kind: MailKind::Reminder,
+            user_id: Some(mail.user_id),
+            reminder: Some(mail.round.clone()),
+            recipient: mail.address,
+            subject: &email.subject,
+            text: &email.text,
+            html: &email.html,
+            message_id: &message_id,
+            max_attempts: settings.reminders.retry_attempts,
+            backoff_seconds: settings.reminders.retry_backoff_seconds,
+            now: &clock::stamp(now),
+        },
+    )
 }
 
 /// When a reminder round's next repeat is due, if it has one.
