@@ -20,13 +20,13 @@ use super::limits::limited;
 use super::routes;
 use super::session::AuthUser;
 use crate::domain::notification::{DeliveryMethod, ReminderStatus, check_methods};
-use crate::reminders::dispatcher::ChannelReport;
 use crate::security::client_ip::{ClientIp, limit_key};
 use crate::services::doses::{self, Recorded};
 use crate::services::notifications::{
     self as prefs, GlobalChanges, MedicationChanges, MedicationPreferences, NotificationSettings, Preferences,
 };
 use crate::services::reminders::{self, NewReminder, Paging, Snoozed, TakeDetails};
+use crate::services::rounds::ChannelReport;
 use crate::services::{ErrorCode, push_subscriptions};
 use crate::store::deliveries::Delivery;
 use crate::store::reminders::Reminder;

@@ -1,8 +1,9 @@
-//! What a reminder says: the push payload and the e-mail, with times in the person's zone
-//! and formats.
+//! What a reminder says: the push payload, the e-mail and the message a channel (ntfy,
+//! Gotify, Telegram, a webhook) is sent, with times in the person's zone and formats.
 
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::domain::quantity::Quantity;
@@ -262,6 +263,92 @@ pub fn test_body(formats: &Formats, now: DateTime<Utc>) -> (String, String) {
         words.test_title.to_owned(),
         words.fill(words.test_body, &[("when", &formats.date_time(now))]),
     )
+}
+
+/// How loudly a message asks for attention.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Priority {
+    #[default]
+    Default,
+    /// A repeat nobody answered.
+    High,
+    /// An alert to a carer.
+    Urgent,
+}
+
+/// The words of the buttons, in the person's language.
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+pub struct Labels {
+    pub taken: String,
+    pub snooze: String,
+    pub skip: String,
+    pub open: String,
+}
+
+impl Labels {
+    pub fn of(lang: Lang) -> Labels {
+        let words = lang.words();
+        Labels {
+            taken: words.taken_button.into(),
+            snooze: words.snooze_ten_button.into(),
+            skip: words.skip_action.into(),
+            open: words.open_app.into(),
+        }
+    }
+}
+
+/// One message for a channel, as queued (`channel_sends.message`).
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+pub struct Message {
+    pub title: String,
+    pub body: String,
+    /// The take page (the app's, where a person confirms).
+    #[serde(default)]
+    pub take_page: Option<String>,
+    /// The take link's API address, which the buttons post `{"status": …}` to.
+    #[serde(default)]
+    pub take_api: Option<String>,
+    /// The take link's token (Telegram's buttons carry it).
+    #[serde(default)]
+    pub token: Option<String>,
+    pub open_url: String,
+    /// The buttons offer Snooze (a carer's alert does not).
+    #[serde(default)]
+    pub snooze: bool,
+    #[serde(default)]
+    pub priority: Priority,
+    #[serde(default)]
+    pub labels: Labels,
+    /// A handled reminder's last word replaces the reminder: no buttons.
+    #[serde(default)]
+    pub handled: bool,
+    /// What a webhook receives as `data`.
+    #[serde(default)]
+    pub data: serde_json::Value,
+}
+
+impl Message {
+    /// A notification's words and take links as a channel message. Snooze is offered only
+    /// where the notification offers it and has a take link.
+    pub fn of(content: &Content, link_base: &str, priority: Priority, data: serde_json::Value) -> Message {
+        Message {
+            title: content.title.clone(),
+            body: content.body.clone(),
+            take_page: content.take_url.clone(),
+            take_api: content
+                .token
+                .as_ref()
+                .map(|token| format!("{link_base}/api/notifications/take/{token}")),
+            token: content.token.clone(),
+            open_url: content.open_url.clone(),
+            snooze: content.snooze && content.token.is_some(),
+            priority,
+            labels: Labels::of(content.lang),
+            handled: false,
+            data,
+        }
+    }
 }
 
 #[cfg(test)]
