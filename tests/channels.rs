@@ -514,7 +514,11 @@ async fn a_telegram_chat_links_with_start_takes_a_dose_from_its_button_and_sees_
     // The double numbers messages from 101: the "Linked" reply, then the reminder.
     doubles.telegram_presses(4242, 102, taken);
     let answered = doubles.wait_for("/tg/answerCallbackQuery", 1).await;
-    assert_eq!(answered[0].json()["text"], "✓ taken");
+    let pressed = answered[0].json();
+    assert!(
+        pressed["text"].as_str().unwrap().starts_with("✓ Taken at "),
+        "{pressed}"
+    );
     let edits = doubles.wait_for("/tg/editMessageText", 1).await;
     let edit = edits[0].json();
     assert_eq!(edit["message_id"], 102, "the reminder's own message is edited");
@@ -528,6 +532,76 @@ async fn a_telegram_chat_links_with_start_takes_a_dose_from_its_button_and_sees_
     let (_, listed) = get_json(&server, "/api/channels", Some(&token)).await;
     assert_eq!(listed["data"][0]["state"], "disabled");
     assert_eq!(listed["data"][0]["state_reason"], "telegram_stopped");
+}
+
+#[tokio::test]
+async fn the_telegram_bot_answers_in_the_persons_language_and_else_in_telegrams() {
+    let doubles = Doubles::start().await;
+    let api = format!("{}/tg", doubles.base);
+    let (server, _temp) = server(|c| {
+        c.env("PILLBOX_TELEGRAM_BOT_TOKEN", "123:test");
+        c.env("PILLBOX_TELEGRAM_API_URL", &api);
+    });
+    // A chat nobody linked, whose Telegram is in French: the bot cannot know the person.
+    doubles.telegram_says_in(31, "/start", "fr");
+    let replies = doubles.wait_for("/tg/sendMessage", 1).await;
+    assert_eq!(
+        replies[0].json()["text"],
+        "Ouvrez le lien de Pillbox (Paramètres → Notifications → Canaux) pour recevoir les rappels ici."
+    );
+
+    // Lena reads Pillbox in German; her Telegram is in English: the bot speaks German to her.
+    let token = account(&server).await;
+    common::save_settings(&server, &token, json!({ "language": "de" })).await;
+    let channel = telegram_channel(&server, &token, json!({ "kind": "telegram" })).await;
+    let code = channel["link_url"]
+        .as_str()
+        .unwrap()
+        .rsplit('=')
+        .next()
+        .unwrap()
+        .to_owned();
+    doubles.telegram_says_in(32, &format!("/start {code}"), "en");
+    let replies = doubles.wait_for("/tg/sendMessage", 2).await;
+    assert_eq!(
+        replies[1].json()["text"],
+        "Verknüpft: Pillbox-Erinnerungen kommen in diesem Chat an. Sende /stop, um sie zu beenden."
+    );
+    choose(&server, &token, &[channel["method"].as_str().unwrap()]).await;
+    let med = aspirin(&server, &token).await;
+    remind_in(&server, &token, med, 60).await;
+    advance(&server, 120).await;
+    let sent = doubles.wait_for("/tg/sendMessage", 3).await;
+    let reminder = sent[2].json();
+    let taken = reminder["reply_markup"]["inline_keyboard"][0][0]["callback_data"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    doubles.telegram_presses(32, 103, &taken);
+    let answered = doubles.wait_for("/tg/answerCallbackQuery", 1).await;
+    let pressed = answered[0].json();
+    assert!(
+        pressed["text"].as_str().unwrap().starts_with("✓ Genommen um "),
+        "{pressed}"
+    );
+    // The same button again: the dose is logged already, and she is told so in German.
+    doubles.telegram_presses(32, 103, &taken);
+    let answered = doubles.wait_for("/tg/answerCallbackQuery", 2).await;
+    assert_eq!(
+        answered[1].json()["text"],
+        "Diese Einnahme war schon eingetragen."
+    );
+
+    doubles.telegram_says_in(32, "/stop", "en");
+    let replies = doubles.wait_for("/tg/sendMessage", 4).await;
+    assert!(
+        replies[3].json()["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("Getrennt:"),
+        "{:?}",
+        replies[3].json()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

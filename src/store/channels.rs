@@ -7,6 +7,8 @@ use rusqlite::{Connection, OptionalExtension, params};
 #[derive(Debug, Clone)]
 pub struct Channel {
     pub id: i64,
+    /// Whose channel it is.
+    pub user_id: i64,
     pub kind: String,
     pub name: String,
     pub config: serde_json::Value,
@@ -35,6 +37,7 @@ fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Channel> {
     let config: String = row.get(4)?;
     Ok(Channel {
         id: row.get(0)?,
+        user_id: row.get(1)?,
         kind: row.get(2)?,
         name: row.get(3)?,
         config: serde_json::from_str(&config).map_err(|e| {
