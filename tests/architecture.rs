@@ -315,3 +315,59 @@ fn handlers_name_store_rows_but_never_call_the_store() {
         wrong.join("\n")
     );
 }
+
+#[test]
+fn handlers_open_no_transactions() {
+    // A unit of work is a service's (or `Db::transaction`'s, which commits on Ok and rolls
+    // back on Err): a handler that opened one could commit half of a change.
+    let wrong: Vec<String> = sources()
+        .into_iter()
+        .filter(|(path, _)| path.starts_with("http/"))
+        .flat_map(|(path, text)| {
+            without_tests(&text)
+                .lines()
+                .filter(|line| line.contains(".transaction()") || line.contains(".commit()"))
+                .map(|line| format!("{path}: {}", line.trim()))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "handlers opening or committing transactions (use a service or Db::transaction):\n{}",
+        wrong.join("\n")
+    );
+}
+
+/// What the HTTP edge may take from the engine (the other edge): the handle the server
+/// state holds (`dispatcher::Engine`: send now, send a test, wake the queues, the channel
+/// policy), the heartbeat `/health` reads, and — debug builds only — the test clock's pass.
+const ENGINE_HANDLE: &[&str] = &[
+    "reminders::dispatcher::Engine",
+    "reminders::heartbeat",
+    "reminders::run_tick_now",
+];
+
+#[test]
+fn the_http_edge_reaches_the_engine_only_through_its_handle() {
+    let mut wrong = Vec::new();
+    for (path, text) in sources() {
+        if !path.starts_with("http/") {
+            continue;
+        }
+        let code = without_tests(&text);
+        for (i, _) in code.match_indices("crate::reminders") {
+            let used: String = code[i + "crate::".len()..]
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
+                .collect();
+            if !ENGINE_HANDLE.iter().any(|allowed| used.starts_with(allowed)) {
+                wrong.push(format!("{path}: {used}"));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "the HTTP edge reaching into the engine past its handle (ARCHITECTURE.md):\n{}",
+        wrong.join("\n")
+    );
+}

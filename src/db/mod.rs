@@ -214,6 +214,24 @@ impl Db {
             .map_err(|e| E::from(DbError::Task(e.to_string())))?
     }
 
+    /// Runs `f` in one transaction on the writer connection: committed when `f` answers
+    /// `Ok`, rolled back when it answers `Err` (nothing half-written). For an edge that asks
+    /// several services to do one unit of work (check the access, then change).
+    pub async fn transaction<T, E, F>(&self, f: F) -> Result<T, E>
+    where
+        T: Send + 'static,
+        E: From<DbError> + Send + 'static,
+        F: FnOnce(&rusqlite::Transaction<'_>) -> Result<T, E> + Send + 'static,
+    {
+        self.write(move |conn| {
+            let tx = conn.transaction().map_err(|e| E::from(DbError::from(e)))?;
+            let answer = f(&tx)?;
+            tx.commit().map_err(|e| E::from(DbError::from(e)))?;
+            Ok(answer)
+        })
+        .await
+    }
+
     /// Runs `f` on a read-only connection on this thread when one is free, else like `read`.
     /// Only for short reads bounded by what one account holds (the session's user, the
     /// medication list): they take microseconds, less than the two thread switches of a hop
