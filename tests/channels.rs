@@ -565,7 +565,7 @@ async fn the_telegram_bot_answers_in_the_persons_language_and_else_in_telegrams(
     let replies = doubles.wait_for("/tg/sendMessage", 2).await;
     assert_eq!(
         replies[1].json()["text"],
-        "Verknüpft: Pillbox-Erinnerungen kommen in diesem Chat an. Sende /stop, um sie zu beenden."
+        "Verknüpft: Pillbox-Erinnerungen kommen in diesem Chat an. Senden Sie /stop, um sie zu beenden."
     );
     choose(&server, &token, &[channel["method"].as_str().unwrap()]).await;
     let med = aspirin(&server, &token).await;

@@ -6,9 +6,10 @@ use chrono_tz::Tz;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+use super::email::{Button, Letter, Link};
 use crate::domain::quantity::Quantity;
 use crate::domain::words::{Lang, Words};
-use crate::mailer::{Email, button, escape_html};
+use crate::mailer::Email;
 
 /// How a person writes dates and times, and in which language (their app settings).
 #[derive(Debug, Clone)]
@@ -99,30 +100,26 @@ impl Content {
 
     pub fn email(&self) -> Email {
         let words = self.lang.words();
-        let mut html = format!("<h2 style=\"margin:0 0 12px\">{}</h2>", escape_html(&self.title));
-        for line in self.body.lines() {
-            html.push_str(&format!("<p>{}</p>", escape_html(line)));
+        Letter {
+            heading: Some(self.title.clone()),
+            paragraphs: self.body.lines().map(str::to_owned).collect(),
+            button: self.take_url.as_ref().map(|take| Button {
+                href: take.clone(),
+                label: words.log_button.into(),
+                text_label: Some(words.log_text.into()),
+                or_open: None,
+            }),
+            notes: match self.take_url {
+                Some(_) => vec![words.log_note.into()],
+                None => Vec::new(),
+            },
+            open: Some(Link {
+                href: self.open_url.clone(),
+                label: words.open_app.into(),
+            }),
+            ..Letter::new(self.lang, self.title.clone())
         }
-        let mut text = format!("{}\n\n{}\n", self.title, self.body);
-        if let Some(take) = &self.take_url {
-            html.push_str(&button(take, words.log_button));
-            html.push_str(&format!(
-                "<p style=\"color:#6b7280;font-size:13px\">{}</p>",
-                escape_html(words.log_note)
-            ));
-            text.push_str(&format!("\n{}\n{take}\n", words.log_text));
-        }
-        html.push_str(&format!(
-            "<p><a href=\"{}\">{}</a></p>",
-            escape_html(&self.open_url),
-            escape_html(words.open_app)
-        ));
-        text.push_str(&format!("\n{}: {}\n", words.open_app, self.open_url));
-        Email {
-            subject: self.title.clone(),
-            text,
-            html,
-        }
+        .email()
     }
 }
 

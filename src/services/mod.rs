@@ -8,6 +8,7 @@ pub mod backup;
 pub mod calendar;
 pub mod channels;
 pub mod doses;
+pub mod email;
 pub mod export;
 pub mod health;
 pub mod import;
