@@ -110,6 +110,20 @@ pub fn shrink_memory(conn: &Connection) -> rusqlite::Result<()> {
     conn.execute_batch("PRAGMA shrink_memory")
 }
 
+/// Writes a consistent copy of the whole database to `target`, an empty or absent file
+/// (`VACUUM INTO`: safe while the server writes, unlike copying a WAL database's files).
+pub fn copy_into(conn: &Connection, target: &str) -> rusqlite::Result<()> {
+    conn.execute("VACUUM INTO ?1", [target])?;
+    Ok(())
+}
+
+/// Folds the write-ahead log into the database file and empties it; false when another
+/// connection kept it from finishing.
+pub fn checkpoint(conn: &Connection) -> rusqlite::Result<bool> {
+    let busy: i64 = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |row| row.get(0))?;
+    Ok(busy == 0)
+}
+
 fn data_version(conn: &Connection) -> rusqlite::Result<i64> {
     conn.prepare_cached("PRAGMA data_version")?
         .query_row([], |row| row.get(0))
