@@ -113,6 +113,12 @@ test.describe('channels on a phone, in German', () => {
     await expect(hook.getByTestId('channel-test-result')).toContainText('404');
     await expectNoSidewaysScroll(page);
     await expectTappable(hook);
+    // Its four actions sit two by two, not one under another.
+    const actions = hook.getByRole('button', { name: /^(Test senden|Umbenennen|Einstellungen ändern|Löschen)$/ });
+    await expect(actions).toHaveCount(4);
+    const rows = new Set<number>();
+    for (const box of await Promise.all((await actions.all()).map((a) => a.boundingBox()))) rows.add(Math.round(box?.y ?? -1));
+    expect(rows.size).toBe(2);
 
     // Telegram: the link to open, and a chat that is not linked yet takes no reminders.
     await card.getByRole('button', { name: 'Kanal hinzufügen' }).click();
