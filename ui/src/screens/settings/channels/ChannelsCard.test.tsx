@@ -326,6 +326,8 @@ describe('Settings, Notifications, Channels', () => {
     expect(within(shown).getByRole('link', { name: 'Open in Telegram' }).getAttribute('href')).toBe(link);
     expect(within(shown).getByRole('button', { name: 'Copy link' })).toBeTruthy();
     expect(screen.getByRole('dialog').textContent).toContain('Until then the channel waits for the chat.');
+    // Not "reminders now go to it": a chat not linked yet gets none.
+    expect(screen.getByTestId('channel-added').textContent).toBe('Telegram added: reminders go to it too once the chat is linked.');
     await userEvent.click(screen.getByRole('button', { name: 'Done' }));
 
     const card = await channelsCard();
