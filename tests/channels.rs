@@ -162,6 +162,8 @@ async fn an_ntfy_reminder_is_taken_from_its_button_and_replaced_by_what_happened
         last["message"].as_str().unwrap().starts_with("✓ Taken at "),
         "{last}"
     );
+    // Kim set no name: the message, on a topic anyone may read, does not carry her address.
+    assert!(!last.to_string().contains("kim@example.com"), "{last}");
     assert!(
         last["actions"]
             .as_array()
@@ -475,6 +477,15 @@ async fn a_telegram_chat_links_with_start_takes_a_dose_from_its_button_and_sees_
         c.env("PILLBOX_TELEGRAM_API_URL", &api);
     });
     let token = account(&server).await;
+    let (status, _) = call(
+        &server,
+        Method::PUT,
+        "/api/auth/me",
+        Some(&token),
+        Some(json!({ "firstName": "Kim", "lastName": "Berg" })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
     let channel = telegram_channel(&server, &token, json!({ "kind": "telegram", "name": "Kim" })).await;
     assert_eq!(channel["state"], "pending");
     let link = channel["link_url"].as_str().unwrap();
@@ -523,6 +534,7 @@ async fn a_telegram_chat_links_with_start_takes_a_dose_from_its_button_and_sees_
     let edit = edits[0].json();
     assert_eq!(edit["message_id"], 102, "the reminder's own message is edited");
     assert!(edit["text"].as_str().unwrap().contains("✓ Taken at "), "{edit}");
+    assert!(edit["text"].as_str().unwrap().ends_with(" by Kim Berg"), "{edit}");
     let (_, history) = get_json(&server, "/api/medications/history", Some(&token)).await;
     assert_eq!(history["data"][0]["status"], "taken", "{history}");
 
