@@ -818,7 +818,8 @@ pub async fn push_register(
 
 #[derive(Deserialize, ToSchema)]
 pub struct UnregisterBody {
-    /// Required.
+    /// Required: not blank.
+    #[schema(value_type = String, required = true, pattern = "\\S")]
     endpoint: Option<String>,
 }
 

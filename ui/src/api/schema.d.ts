@@ -4059,8 +4059,8 @@ export interface components {
             symbol: string;
         };
         UnregisterBody: {
-            /** @description Required. */
-            endpoint?: string | null;
+            /** @description Required: not blank. */
+            endpoint: string;
         };
         UpdateBody: {
             /** @description The new message; blank or absent clears it. At most 500 characters. */
