@@ -799,7 +799,7 @@ mod tests {
         assert!(mail.text.contains("https://pillbox.example/invite/abc"));
         assert!(mail.text.contains("alles ansehen und Einnahmen eintragen"));
         assert!(mail.text.contains("innerhalb von 7 Tagen"));
-        assert!(mail.html.contains("Eva &lt;Admin&gt;"));
+        assert!(mail.html.contains("Eva &#60;Admin&#62;"), "{}", mail.html);
         assert!(!mail.html.contains("<Admin>"));
     }
 }
