@@ -866,15 +866,7 @@ async fn email_verification_through_a_real_smtp_server() {
     .await;
     assert_eq!(known, unknown);
     let second = smtp.wait_for("ann@example.org", 2);
-    let new_token = second
-        .text
-        .split("/verify-email/")
-        .nth(1)
-        .unwrap()
-        .split_whitespace()
-        .next()
-        .unwrap()
-        .to_owned();
+    let new_token = verification_token(&second);
     assert_ne!(new_token, token);
     let (status, body) = get_json(&server, &format!("/api/auth/verify-email/{token}"), None).await;
     assert_eq!(
@@ -913,15 +905,7 @@ async fn verified_account(server: &Server, smtp: &SmtpSink, email: &str) -> Stri
     .await;
     assert_eq!(status, StatusCode::CREATED);
     let mail = smtp.wait_for(email, 1);
-    let token = mail
-        .text
-        .split("/verify-email/")
-        .nth(1)
-        .unwrap()
-        .split_whitespace()
-        .next()
-        .unwrap()
-        .to_owned();
+    let token = verification_token(&mail);
     assert_eq!(
         get_json(server, &format!("/api/auth/verify-email/{token}"), None)
             .await
@@ -929,6 +913,18 @@ async fn verified_account(server: &Server, smtp: &SmtpSink, email: &str) -> Stri
         StatusCode::OK
     );
     token_of(&login(server, email, PASSWORD, None).await.1)
+}
+
+/// The token of the verification link in an e-mail's text.
+fn verification_token(mail: &common::Mail) -> String {
+    mail.text
+        .split("/verify-email/")
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_owned()
 }
 
 fn code_from(mail: &common::Mail) -> String {
@@ -967,15 +963,7 @@ async fn account_emails_are_written_in_the_persons_language() {
         mail.raw.contains("lang=3D\"de\"") || mail.raw.contains("lang=\"de\""),
         "the HTML part says its language"
     );
-    let token = mail
-        .text
-        .split("/verify-email/")
-        .nth(1)
-        .unwrap()
-        .split_whitespace()
-        .next()
-        .unwrap()
-        .to_owned();
+    let token = verification_token(&mail);
     assert_eq!(
         get_json(&server, &format!("/api/auth/verify-email/{token}"), None)
             .await

@@ -45,6 +45,17 @@ async fn add_channel(server: &Server, token: &str, body: Value) -> Value {
     created["data"].clone()
 }
 
+/// The one-time code of a new Telegram channel's `https://t.me/<bot>?start=<code>` link.
+fn link_code(channel: &Value) -> String {
+    channel["link_url"]
+        .as_str()
+        .unwrap()
+        .rsplit('=')
+        .next()
+        .unwrap()
+        .to_owned()
+}
+
 /// Adds a Telegram channel once the bot has introduced itself (getMe, shortly after the
 /// start: until then the server answers telegram_not_configured).
 async fn telegram_channel(server: &Server, token: &str, body: Value) -> Value {
@@ -566,13 +577,7 @@ async fn the_telegram_bot_answers_in_the_persons_language_and_else_in_telegrams(
     let token = account(&server).await;
     common::save_settings(&server, &token, json!({ "language": "de" })).await;
     let channel = telegram_channel(&server, &token, json!({ "kind": "telegram" })).await;
-    let code = channel["link_url"]
-        .as_str()
-        .unwrap()
-        .rsplit('=')
-        .next()
-        .unwrap()
-        .to_owned();
+    let code = link_code(&channel);
     doubles.telegram_says_in(32, &format!("/start {code}"), "en");
     let replies = doubles.wait_for("/tg/sendMessage", 2).await;
     assert_eq!(
@@ -636,13 +641,7 @@ async fn taken_on_ntfy_is_withdrawn_from_push_and_replaced_on_telegram() {
     )
     .await;
     let telegram = telegram_channel(&server, &token, json!({ "kind": "telegram" })).await;
-    let code = telegram["link_url"]
-        .as_str()
-        .unwrap()
-        .rsplit('=')
-        .next()
-        .unwrap()
-        .to_owned();
+    let code = link_code(&telegram);
     doubles.telegram_says(77, &format!("/start {code}"));
     doubles.wait_for("/tg/sendMessage", 1).await;
     choose(

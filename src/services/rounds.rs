@@ -1340,6 +1340,12 @@ mod tests {
             PlanContext::new(at(now), &self.settings, &self.mailer)
         }
 
+        /// Claims and plans what is due at `now`, as a dispatcher pass does.
+        fn claim_at(&mut self, now: &str) -> (usize, Vec<Round>) {
+            let ctx = self.ctx(now);
+            claim_and_plan(&mut self.conn, &ctx, 100).unwrap()
+        }
+
         fn prefs(&self, change: impl FnOnce(&mut GlobalPrefs)) {
             let mut prefs = notify_prefs::global(&self.conn, self.user).unwrap();
             change(&mut prefs);
@@ -1442,11 +1448,7 @@ mod tests {
             confirm: false,
         };
         doses::log(&w.conn, &access, MedicationId(w.medication), dose, now).unwrap();
-        let (_, rounds) = {
-            let ctx = w.ctx("2026-03-02T07:45:00Z");
-            claim_and_plan(&mut w.conn, &ctx, 100)
-        }
-        .unwrap();
+        let (_, rounds) = w.claim_at("2026-03-02T07:45:00Z");
         assert!(rounds.is_empty());
         let reminder = w.reminder();
         assert_eq!(reminder.status, ReminderStatus::Cancelled);
@@ -1461,11 +1463,7 @@ mod tests {
     fn a_reminder_first_found_after_the_catch_up_window_is_not_sent_hours_late() {
         let mut w = world(false);
         // The server was off from before 07:45 until 09:00 (catch-up: 60 minutes).
-        let (_, rounds) = {
-            let ctx = w.ctx("2026-03-02T09:00:00Z");
-            claim_and_plan(&mut w.conn, &ctx, 100)
-        }
-        .unwrap();
+        let (_, rounds) = w.claim_at("2026-03-02T09:00:00Z");
         assert!(rounds.is_empty());
         let reminder = w.reminder();
         assert_eq!(reminder.status, ReminderStatus::Failed);
@@ -1532,11 +1530,7 @@ mod tests {
     fn every_method_switched_off_fails_the_reminder_visibly() {
         let mut w = world(false);
         w.prefs(|p| p.push_enabled = false);
-        let (_, rounds) = {
-            let ctx = w.ctx("2026-03-02T07:45:00Z");
-            claim_and_plan(&mut w.conn, &ctx, 100)
-        }
-        .unwrap();
+        let (_, rounds) = w.claim_at("2026-03-02T07:45:00Z");
         assert!(rounds.is_empty());
         let reminder = w.reminder();
         assert_eq!(reminder.status, ReminderStatus::Failed);
@@ -1600,20 +1594,12 @@ mod tests {
     #[test]
     fn recovery_releases_what_a_killed_server_held() {
         let mut w = world(false);
-        let (_, rounds) = {
-            let ctx = w.ctx("2026-03-02T07:45:00Z");
-            claim_and_plan(&mut w.conn, &ctx, 100)
-        }
-        .unwrap();
+        let (_, rounds) = w.claim_at("2026-03-02T07:45:00Z");
         assert_eq!(rounds.len(), 1);
         // Killed before the results: the claim is released and the reminder goes out again.
         let recovered = recover(&mut w.conn).unwrap();
         assert_eq!(recovered.claims, 1);
-        let (claimed, _) = {
-            let ctx = w.ctx("2026-03-02T07:46:00Z");
-            claim_and_plan(&mut w.conn, &ctx, 100)
-        }
-        .unwrap();
+        let (claimed, _) = w.claim_at("2026-03-02T07:46:00Z");
         assert_eq!(claimed, 1);
     }
 }
