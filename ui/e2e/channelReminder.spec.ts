@@ -3,7 +3,7 @@ import { expect as baseExpect, test, type TestUser } from './fixtures';
 import { PushDevice, TelegramChat, type BotCall } from './doubles';
 import { createMedication, freshUserAt } from './medsHelpers';
 import { GOOD_TOKEN, NtfyDouble, type Published } from './ntfyDouble';
-import { registrationId, shownNotifications } from './swHelpers';
+import { registrationId, shownNotifications, workerActivated } from './swHelpers';
 
 // The service worker and the channel queue work on their own time: give them room on a
 // loaded machine.
@@ -24,20 +24,6 @@ test.beforeAll(async () => {
 test.afterAll(async () => {
   await ntfy.stop();
 });
-
-/** Waits until the service worker is active: a push delivered before then can be dropped. */
-async function activeWorker(page: Page): Promise<void> {
-  await page.evaluate(async () => {
-    const registration = await navigator.serviceWorker.ready;
-    const worker = registration.active;
-    if (!worker || worker.state === 'activated') return;
-    await new Promise<void>((resolve) => {
-      worker.addEventListener('statechange', () => {
-        if (worker.state === 'activated') resolve();
-      });
-    });
-  });
-}
 
 /** A dose `minutes` from now (UTC, whole minutes), as "HH:MM", or null when that is tomorrow. */
 function aDoseIn(minutes: number): string | null {
@@ -75,7 +61,7 @@ async function pushShown(page: Page, tag: string) {
 
 async function subscribeThisBrowser(page: Page, context: BrowserContext, request: APIRequestContext, user: TestUser, origin: string) {
   await context.grantPermissions(['notifications'], { origin });
-  await activeWorker(page);
+  await workerActivated(page);
   const cdp = await context.newCDPSession(page);
   const id = await registrationId(cdp, `${origin}/`);
   // Chromium here cannot reach a vendor's push service (pushManager.subscribe fails), so
