@@ -29,6 +29,16 @@ impl Clock {
         stamp(self.now())
     }
 
+    /// A clock that reads `start` now and runs on from there at the system's pace; for
+    /// tests that need a given day or hour (`PILLBOX_TEST_CLOCK_START`).
+    #[cfg_attr(not(debug_assertions), allow(dead_code))]
+    pub fn starting_at(start: DateTime<Utc>) -> Clock {
+        let offset = start - Utc::now();
+        Clock {
+            offset_ms: Arc::new(AtomicI64::new(offset.num_milliseconds())),
+        }
+    }
+
     /// Moves this clock (and its clones) forward; for test clocks.
     #[cfg_attr(not(debug_assertions), allow(dead_code))]
     pub fn advance(&self, by: Duration) {
@@ -70,6 +80,20 @@ pub fn stamp(instant: DateTime<Utc>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_clock_started_at_an_instant_reads_it_and_runs_on() {
+        let start = DateTime::parse_from_rfc3339("2026-03-02T06:30:00Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        let clock = Clock::starting_at(start);
+        let read = clock.now();
+        assert!(read >= start && read - start < Duration::seconds(5), "{read}");
+        // Moved like any clock, clones with it.
+        let clone = clock.clone();
+        clock.advance(Duration::hours(2));
+        assert!(clone.now() - start >= Duration::hours(2));
+    }
 
     #[test]
     fn stamps_are_rfc3339_with_milliseconds_as_chrono_writes_them() {

@@ -63,11 +63,14 @@ pub const KEYS: &[&str] = &[
 ];
 
 /// `PILLBOX_*` variables that are not config keys but are read by the CLI itself; debug
-/// builds also read `PILLBOX_TEST_CLOCK` (http/test_clock.rs).
+/// builds also read the test-only ones: `PILLBOX_TEST_CLOCK` (http/test_clock.rs),
+/// `PILLBOX_TEST_CLOCK_START` (cli/serve.rs) and `PILLBOX_TEST_TLS_RELOAD_MS` (http/tls.rs).
 #[cfg(not(debug_assertions))]
 const CLI_VARIABLES: &[&str] = &["config"];
 #[cfg(debug_assertions)]
-const CLI_VARIABLES: &[&str] = &["config", "test_clock", "test_tls_reload_ms"];
+const CLI_VARIABLES: &[&str] = &["config", "test_clock", "test_clock_start", "test_tls_reload_ms"];
+/// Read by debug builds only; a release build says it ignores them.
+const TEST_VARIABLES: &[&str] = &["test_clock", "test_clock_start", "test_tls_reload_ms"];
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -589,6 +592,10 @@ fn env_layer(env: &[(String, String)]) -> Result<(Dict, Vec<String>), ConfigErro
         };
         let key = rest.to_ascii_lowercase();
         if CLI_VARIABLES.contains(&key.as_str()) {
+            continue;
+        }
+        if TEST_VARIABLES.contains(&key.as_str()) {
+            warnings.push(format!("ignoring {name}: only debug builds (the tests) read it"));
             continue;
         }
         if let Some(path) = env_key_to_path(&key) {

@@ -1169,8 +1169,9 @@ async fn today_statuses(server: &Server, token: &str, medication: i64) -> Vec<St
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_imported_dose_answers_its_scheduled_slot_and_no_reminder_goes_out() {
     let push = common::push::PushService::start().await;
+    // A start at noon: the slot a few minutes on is today's, whenever the test runs.
     let server = Server::start_with(|c| {
-        common::with_test_clock(c);
+        common::with_clock_start(c, "2026-03-02T12:00:00Z");
         c.env("PILLBOX_REMINDERS_TICK_SECONDS", "3600")
             .env("PILLBOX_PUSH_ALLOW_ENDPOINTS", push.prefix())
             .env("PILLBOX_PUBLIC_URL", "http://pillbox.test");
@@ -1259,18 +1260,13 @@ async fn an_imported_dose_answers_its_scheduled_slot_and_no_reminder_goes_out() 
 /// slot: Today shows that slot open again, and moved back, taken again.
 #[tokio::test]
 async fn a_dose_moved_to_another_day_leaves_the_slot_it_answered_open() {
-    let server = Server::start_with(common::with_test_clock);
+    // About noon in the person's zone (10:00 UTC, two hours ahead), so that the slot and the
+    // minutes around it stay today.
+    let server = Server::start_with(|c| common::with_clock_start(c, "2026-03-02T10:00:00Z"));
     let token = register(&server, "moved@example.org").await;
     let now = common::advance(&server, 0).await;
-    // A zone where it is about noon, so that the slot and the minutes around it stay today.
-    let offset = 12 - i32::try_from(chrono::Timelike::hour(&now)).unwrap();
-    let zone = match offset {
-        0 => "UTC".to_owned(),
-        o if o > 0 => format!("Etc/GMT-{o}"),
-        o => format!("Etc/GMT+{}", -o),
-    };
-    save_settings(&server, &token, json!({ "timezone": zone })).await;
-    let local = chrono::FixedOffset::east_opt(offset * 3600).unwrap();
+    save_settings(&server, &token, json!({ "timezone": "Etc/GMT-2" })).await;
+    let local = chrono::FixedOffset::east_opt(2 * 3600).unwrap();
     let slot = now + chrono::Duration::minutes(2);
     let time = slot.with_timezone(&local).format("%H:%M").to_string();
     let slot = chrono::DateTime::parse_from_rfc3339(&format!(

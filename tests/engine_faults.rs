@@ -220,8 +220,28 @@ async fn a_server_killed_mid_send_delivers_every_reminder_once_per_device_after_
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    // Time for the phone's answers to be noted; then SIGKILL.
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    // The phone's answers are noted (each accepted push has its sent_at); then SIGKILL.
+    let database = data.join("pillbox.sqlite3");
+    let noted = move || -> i64 {
+        let conn = rusqlite::Connection::open(&database).unwrap();
+        conn.busy_timeout(Duration::from_secs(5)).unwrap();
+        conn.query_row(
+            "SELECT count(*) FROM push_sends s JOIN push_subscriptions p ON p.id = s.subscription_id
+             WHERE p.endpoint LIKE '%/push/phone' AND s.sent_at IS NOT NULL",
+            [],
+            |row| row.get(0),
+        )
+        .unwrap()
+    };
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while noted() < REMINDERS as i64 {
+        assert!(
+            Instant::now() < deadline,
+            "{} of the phone's pushes noted",
+            noted()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     assert_eq!(push.answered("tablet"), 0, "the tablet's pushes are in flight");
     Command::new("kill")
         .args(["-KILL", &server.pid().to_string()])

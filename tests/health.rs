@@ -111,18 +111,21 @@ struct SmallFileSystem {
 }
 
 impl SmallFileSystem {
-    /// `None` where this process may not mount (not root, or a container without the right).
-    fn mount(megabytes: u32) -> Option<SmallFileSystem> {
+    /// `Err` with mount's words where this process may not mount (not root, or a
+    /// container without the right).
+    fn mount(megabytes: u32) -> Result<SmallFileSystem, String> {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("fs");
         std::fs::create_dir(&path).unwrap();
         let mounted = std::process::Command::new("mount")
             .args(["-t", "tmpfs", "-o", &format!("size={megabytes}m"), "tmpfs"])
             .arg(&path)
-            .stderr(std::process::Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        mounted.then_some(SmallFileSystem { _dir: dir, path })
+            .output()
+            .map_err(|e| format!("cannot run mount: {e}"))?;
+        if !mounted.status.success() {
+            return Err(String::from_utf8_lossy(&mounted.stderr).trim().to_owned());
+        }
+        Ok(SmallFileSystem { _dir: dir, path })
     }
 
     /// Writes zeros until the file system refuses more.
@@ -147,9 +150,21 @@ impl Drop for SmallFileSystem {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_really_full_file_system_answers_503_naming_the_database_and_the_disk() {
-    let Some(fs) = SmallFileSystem::mount(16) else {
-        eprintln!("skipped: mounting a tmpfs needs root (CAP_SYS_ADMIN); the tests above cover each check");
-        return;
+    // tests/run-all.sh runs this test as root with PILLBOX_REQUIRE_ROOT_TESTS=1: there a
+    // file system that cannot be mounted is a failure, not a skip.
+    let fs = match SmallFileSystem::mount(16) {
+        Ok(fs) => fs,
+        Err(why) if std::env::var("PILLBOX_REQUIRE_ROOT_TESTS").as_deref() == Ok("1") => {
+            panic!(
+                "PILLBOX_REQUIRE_ROOT_TESTS=1 but a tmpfs cannot be mounted (root with CAP_SYS_ADMIN needed): {why}"
+            )
+        }
+        Err(why) => {
+            eprintln!(
+                "skipped: mounting a tmpfs needs root (CAP_SYS_ADMIN): {why}; tests/run-all.sh runs this test as root"
+            );
+            return;
+        }
     };
     let server = Server::start_in(&fs.path.join("data"), |command| {
         command

@@ -258,26 +258,62 @@ async fn cancelling_and_ownership() {
 }
 
 #[tokio::test]
+async fn a_test_clock_start_sets_the_servers_time_and_a_bad_one_stops_the_start() {
+    let start = instant(&json!("2026-03-02T06:30:00Z"));
+    let server = Server::start_with(|c| common::with_clock_start(c, "2026-03-02T06:30:00Z"));
+    let now = common::advance(&server, 0).await;
+    assert!(
+        now >= start && now - start < Duration::seconds(60),
+        "the server's time is {now}"
+    );
+    // What the server stamps follows it: a medication created now was created that day.
+    let token = account(&server, "clock@example.org").await;
+    let (status, created) = post(
+        &server,
+        "/api/medications",
+        Some(&token),
+        json!({ "name": "Aspirin", "unit": "tablets", "frequency": "as_needed" }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    assert!(
+        created["data"]["created_at"]
+            .as_str()
+            .is_some_and(|at| at.starts_with("2026-03-02T06:3")),
+        "{created}"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let refused = Server::start_in(&dir.path().join("data"), |c| {
+        c.env("PILLBOX_TEST_CLOCK_START", "tomorrow morning");
+    });
+    let log = refused
+        .err()
+        .expect("a start that cannot be read stops the server");
+    assert!(
+        log.contains("PILLBOX_TEST_CLOCK_START must be an RFC 3339 instant"),
+        "{log}"
+    );
+}
+
+#[tokio::test]
 async fn today_lists_the_days_doses_with_their_state() {
-    use chrono::{Datelike, Timelike};
+    use chrono::Datelike;
+    // The server's day starts at 01:00 UTC, early afternoon (13:00) in a zone 12 hours
+    // ahead: the day has doses behind and ahead of it (and its times differ from UTC).
+    const START: &str = "2026-03-02T01:00:00Z";
     // No sending here: the test only reads plans.
     let server = Server::start_with(|c| {
+        common::with_clock_start(c, START);
         c.env("PILLBOX_REMINDERS_TICK_SECONDS", "3600")
             .env("PILLBOX_SIGNUPS", "open");
     });
     let token = account(&server, "ann@example.org").await;
-    // A fixed-offset zone where it is early afternoon now, so the day has doses behind and
-    // ahead of it whenever the test runs (and its times differ from UTC).
-    let hour = i32::try_from(Utc::now().hour()).unwrap();
-    let offset = if hour == 12 { 1 } else { 12 - hour };
-    let zone = if offset > 0 {
-        format!("Etc/GMT-{offset}")
-    } else {
-        format!("Etc/GMT+{}", -offset)
-    };
+    let zone = "Etc/GMT-12";
     let tz: chrono_tz::Tz = zone.parse().unwrap();
     save_settings(&server, &token, json!({ "timezone": zone })).await;
-    let today = Utc::now().with_timezone(&tz).date_naive();
+    let today = instant(&json!(START)).with_timezone(&tz).date_naive();
+    assert_eq!(today, NaiveDate::from_ymd_opt(2026, 3, 2).unwrap());
     let local = |time: &str| -> DateTime<Utc> {
         let t = NaiveTime::parse_from_str(time, "%H:%M").unwrap();
         tz.from_local_datetime(&today.and_time(t))

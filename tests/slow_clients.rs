@@ -9,10 +9,10 @@ use std::net::TcpStream;
 use std::os::unix::process::CommandExt;
 use std::process::Command;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use common::{Server, client};
+use common::{Server, client, server_end, server_end_read};
 use reqwest::StatusCode;
 
 /// Starts a server with the given open files limits, as a shell or a tight system gives them.
@@ -49,6 +49,8 @@ fn open_files(server: &Server) -> usize {
 struct Crowd {
     _idle: Vec<TcpStream>,
     stop: Arc<AtomicBool>,
+    /// Rounds of a byte to every slow connection written so far.
+    rounds: Arc<AtomicUsize>,
     writer: Option<std::thread::JoinHandle<()>>,
 }
 
@@ -69,19 +71,33 @@ impl Crowd {
             .collect();
         let stop = Arc::new(AtomicBool::new(false));
         let stopped = Arc::clone(&stop);
+        let rounds = Arc::new(AtomicUsize::new(0));
+        let written = Arc::clone(&rounds);
         let writer = std::thread::spawn(move || {
             while !stopped.load(Ordering::Relaxed) {
                 for stream in &mut slow {
                     // A connection the server closed fails here; that is its business.
                     let _ = stream.write(b"a");
                 }
+                written.fetch_add(1, Ordering::Release);
                 std::thread::sleep(Duration::from_millis(900));
             }
         });
         Crowd {
             _idle: idle,
             stop,
+            rounds,
             writer: Some(writer),
+        }
+    }
+
+    /// Waits until the slow connections have each sent `more` further bytes.
+    fn wait_rounds(&self, more: usize) {
+        let target = self.rounds.load(Ordering::Acquire) + more;
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while self.rounds.load(Ordering::Acquire) < target {
+            assert!(Instant::now() < deadline, "the crowd's writer stalled");
+            std::thread::sleep(Duration::from_millis(20));
         }
     }
 }
@@ -150,7 +166,8 @@ async fn two_thousand_idle_and_slowloris_connections_neither_delay_a_person_nor_
     }
 
     assert_answered_quickly(&server, &token).await;
-    std::thread::sleep(Duration::from_secs(2));
+    // Still so once the slowloris connections have trickled two more bytes each.
+    crowd.wait_rounds(2);
     assert_answered_quickly(&server, &token).await;
 
     terminate_within_ten_seconds(server);
@@ -170,13 +187,42 @@ async fn at_the_open_files_ceiling_the_longest_idle_connection_makes_room() {
         assert_answered_quickly(&server, &token).await;
         let files = open_files(&server);
         assert!(files < 1024, "the server has {files} files open");
-        std::thread::sleep(Duration::from_millis(700));
+        crowd.wait_rounds(1);
     }
     // The log names the ceiling in force.
     let log = server.log();
     assert!(log.contains("holding at most 768 connections"), "{log}");
     terminate_within_ten_seconds(server);
     drop(crowd);
+}
+
+/// Whether the server closed its end of `stream` within `within`: none of its files is that
+/// connection's socket any more.
+fn server_let_go(server: &Server, stream: &TcpStream, within: Duration) -> bool {
+    let deadline = Instant::now() + within;
+    let socket = loop {
+        match server_end(stream) {
+            Some((inode, _)) if inode != 0 => break format!("socket:[{inode}]"),
+            _ if Instant::now() > deadline => return false,
+            _ => std::thread::sleep(Duration::from_millis(10)),
+        }
+    };
+    loop {
+        let held = std::fs::read_dir(format!("/proc/{}/fd", server.pid()))
+            .map(|files| {
+                files.flatten().any(|file| {
+                    std::fs::read_link(file.path()).is_ok_and(|to| to.as_os_str() == socket.as_str())
+                })
+            })
+            .unwrap_or(false);
+        if !held {
+            return true;
+        }
+        if Instant::now() > deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }
 
 /// Whether the server closed `stream` (end of file or reset) within `within`.
@@ -313,7 +359,10 @@ fn sigterm_lets_a_request_under_way_finish_and_closes_idle_connections_at_once()
     )
     .unwrap();
     under_way.write_all(&body[..10]).unwrap();
-    std::thread::sleep(Duration::from_millis(300));
+    // The server has taken all three and read what each sent before SIGTERM comes.
+    for stream in [&idle, &half_sent, &under_way] {
+        server_end_read(stream);
+    }
 
     let stopping = Instant::now();
     Command::new("kill")
@@ -359,7 +408,11 @@ fn a_client_that_stops_reading_its_answer_is_disconnected() {
     const ASKED: usize = 20;
     let request = "GET /api-docs/redoc.standalone.js HTTP/1.1\r\nHost: pillbox\r\n\r\n".repeat(ASKED);
     stream.write_all(request.as_bytes()).unwrap();
-    std::thread::sleep(Duration::from_secs(4));
+    // The server's answers stall on the unread socket; wait until it lets the connection go.
+    assert!(
+        server_let_go(&server, &stream, Duration::from_secs(20)),
+        "the stalled connection was kept"
+    );
     // Now read everything there is: a server that gave up stops before the end.
     stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     let mut received = 0usize;

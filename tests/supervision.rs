@@ -230,9 +230,11 @@ fn sigterm_with_a_request_in_flight_answers_it_and_exits_0() {
     )
     .unwrap();
     stream.write_all(&body[..10]).unwrap();
-    std::thread::sleep(Duration::from_millis(300));
+    // The server is reading the request when SIGTERM comes, and the rest of the body
+    // arrives once it says it is stopping.
+    common::server_end_read(&stream);
     sigterm(server.pid());
-    std::thread::sleep(Duration::from_millis(300));
+    notify.wait_for("STOPPING=1", Duration::from_secs(5));
     stream.write_all(&body[10..]).unwrap();
     stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     let mut answer = String::new();
@@ -241,7 +243,6 @@ fn sigterm_with_a_request_in_flight_answers_it_and_exits_0() {
 
     let (status, log) = server.terminate();
     assert_eq!(status.code(), Some(0), "{log}");
-    notify.wait_for("STOPPING=1", Duration::from_secs(1));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -133,7 +133,7 @@ fn serve(args: ServeArgs, runtime: &tokio::runtime::Runtime, stop: &Stop) -> Cli
         }
         let registration_limit = settings.registration_limit;
         // One clock for the API and the reminder engine: a test that moves it moves both.
-        let clock = Clock::system();
+        let clock = server_clock()?;
         let revoked_sessions = RevokedSessions::load(&writer, clock.now().timestamp())
             .map_err(|e| format!("cannot read the signed-out sessions: {e}"))?;
         let db = Db::new(paths.database.clone(), writer);
@@ -217,6 +217,27 @@ fn serve(args: ServeArgs, runtime: &tokio::runtime::Runtime, stop: &Stop) -> Cli
 
 /// A stop asked for while starting ends the start where it is, cleanly (exit code 0):
 /// migrations are whole transactions and nothing has been served yet.
+/// The system's clock; a debug build started with `PILLBOX_TEST_CLOCK_START` (an RFC 3339
+/// instant) starts its clock there instead, so that a test can pick the day and hour it
+/// runs at. Release builds ignore the variable (config.rs warns of it).
+#[cfg(debug_assertions)]
+fn server_clock() -> Result<Clock, String> {
+    const START: &str = "PILLBOX_TEST_CLOCK_START";
+    let Ok(text) = std::env::var(START) else {
+        return Ok(Clock::system());
+    };
+    let start = chrono::DateTime::parse_from_rfc3339(text.trim()).map_err(|e| {
+        format!("{START} must be an RFC 3339 instant such as 2026-03-02T08:00:00Z, not {text:?}: {e}")
+    })?;
+    tracing::warn!("{START}={text}: this debug build's clock starts at {start}");
+    Ok(Clock::starting_at(start.with_timezone(&chrono::Utc)))
+}
+
+#[cfg(not(debug_assertions))]
+fn server_clock() -> Result<Clock, String> {
+    Ok(Clock::system())
+}
+
 fn stop_before_ready(stop: &Stop) -> bool {
     let requested = stop.requested();
     if requested {

@@ -262,9 +262,9 @@ impl ChannelQueue {
     }
 
     /// Waits until nothing is due by the server's clock and nothing is being sent, at most
-    /// `within` (tests move the clock, then wait for what fell due).
+    /// `within` (tests move the clock, then wait for what fell due); false when it is still busy.
     #[cfg_attr(not(debug_assertions), allow(dead_code))]
-    pub async fn drain(&self, within: StdDuration) {
+    pub async fn drain(&self, within: StdDuration) -> bool {
         let deadline = tokio::time::Instant::now() + within;
         loop {
             let now = self.clock.now_stamp();
@@ -273,8 +273,11 @@ impl ChannelQueue {
                 .read(move |conn| Ok::<_, DbError>(store::busy(conn, &now)?))
                 .await
                 .unwrap_or(false);
-            if !busy || tokio::time::Instant::now() > deadline {
-                return;
+            if !busy {
+                return true;
+            }
+            if tokio::time::Instant::now() > deadline {
+                return false;
             }
             self.wake();
             tokio::time::sleep(StdDuration::from_millis(20)).await;

@@ -186,9 +186,9 @@ impl MailQueue {
     }
 
     /// Waits until no mail is due by the server's clock and none is being sent (tests move
-    /// the clock, then wait for what fell due), at most `within`.
+    /// the clock, then wait for what fell due), at most `within`; false when it is still busy.
     #[cfg_attr(not(debug_assertions), allow(dead_code))]
-    pub async fn drain(&self, within: StdDuration) {
+    pub async fn drain(&self, within: StdDuration) -> bool {
         let deadline = tokio::time::Instant::now() + within;
         loop {
             let now = self.clock.now_stamp();
@@ -197,8 +197,11 @@ impl MailQueue {
                 .read(move |conn| Ok::<_, DbError>(outbox::busy(conn, &now)?))
                 .await
                 .unwrap_or(false);
-            if !busy || tokio::time::Instant::now() > deadline {
-                return;
+            if !busy {
+                return true;
+            }
+            if tokio::time::Instant::now() > deadline {
+                return false;
             }
             self.mailer.wake_queue();
             tokio::time::sleep(StdDuration::from_millis(20)).await;

@@ -212,9 +212,58 @@ pub async fn post(
     call(server, reqwest::Method::POST, path, token, Some(body)).await
 }
 
+/// The server's end of `stream` as /proc/net/tcp lists it: its socket's inode (0 until the
+/// server accepts it) and how many received bytes it has not read yet.
+pub fn server_end(stream: &std::net::TcpStream) -> Option<(u64, u64)> {
+    let hex = |address: std::net::SocketAddr| match address {
+        std::net::SocketAddr::V4(v4) => {
+            format!("{:08X}:{:04X}", u32::from_le_bytes(v4.ip().octets()), v4.port())
+        }
+        std::net::SocketAddr::V6(_) => unreachable!("the tests listen on 127.0.0.1"),
+    };
+    let (ours, theirs) = (hex(stream.local_addr().ok()?), hex(stream.peer_addr().ok()?));
+    std::fs::read_to_string("/proc/net/tcp")
+        .ok()?
+        .lines()
+        .skip(1)
+        .find_map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            if fields.get(1) != Some(&theirs.as_str()) || fields.get(2) != Some(&ours.as_str()) {
+                return None;
+            }
+            let unread = fields.get(4)?.split_once(':')?.1;
+            Some((
+                fields.get(9)?.parse().ok()?,
+                u64::from_str_radix(unread, 16).ok()?,
+            ))
+        })
+}
+
+/// Waits until the server has accepted `stream` and read every byte sent on it.
+pub fn server_end_read(stream: &std::net::TcpStream) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        match server_end(stream) {
+            Some((inode, 0)) if inode != 0 => return,
+            state => assert!(
+                Instant::now() < deadline,
+                "the server has not taken the connection or read it: {state:?}"
+            ),
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 /// Lets a server's clock be moved (`POST /api/test/clock`; debug builds only).
 pub fn with_test_clock(command: &mut Command) {
     command.env("PILLBOX_TEST_CLOCK", "1");
+}
+
+/// A movable clock that starts at `start` (RFC 3339), for tests whose expectations depend
+/// on the day or the hour (debug builds only).
+pub fn with_clock_start(command: &mut Command, start: &str) {
+    with_test_clock(command);
+    command.env("PILLBOX_TEST_CLOCK_START", start);
 }
 
 /// Moves the clock of a server started `with_test_clock` `seconds` forward; it answers once

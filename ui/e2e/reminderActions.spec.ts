@@ -52,9 +52,14 @@ async function click(worker: Worker, tag: string, action: string): Promise<void>
       };
       const [notification] = await scope.registration.getNotifications({ tag });
       if (!notification) throw new Error(`no notification tagged ${tag}`);
-      // A dispatched event cannot extend its lifetime (waitUntil refuses); the handler's work
-      // has started by then and carries on.
-      scope.dispatchEvent(new scope.NotificationEvent('notificationclick', { notification, action }));
+      // A dispatched event cannot extend its lifetime (waitUntil refuses): the test takes
+      // the work the handler hands to waitUntil and waits for it to end, so that what the
+      // click did (or did not do) is done when this returns.
+      const event = new scope.NotificationEvent('notificationclick', { notification, action });
+      const work: Promise<unknown>[] = [];
+      Object.defineProperty(event, 'waitUntil', { value: (promise: Promise<unknown>) => work.push(promise) });
+      scope.dispatchEvent(event);
+      await Promise.allSettled(work);
     },
     { tag, action },
   );
@@ -166,7 +171,6 @@ test.describe('reminders a person can act on', () => {
     await push(reminderPush(origin, second.token, secondTag));
     await expect.poll(async () => (await shown(page)).find((n) => n.tag === secondTag)?.body).toBe('1 tablet at 09:00');
     await click(worker, secondTag, 'take');
-    await page.waitForTimeout(500);
     expect((await shown(page)).filter((n) => n.tag === secondTag)).toEqual([]);
     expect(await doseHistory(request, user)).toHaveLength(2);
 

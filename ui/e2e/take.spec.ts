@@ -2,6 +2,7 @@ import { expect, signIn, test } from './fixtures';
 import { MAIL_SERVER_URL, waitForMail } from './mail';
 import { doseHistory, emailReminders, mailMedication, sendReminderNow, takeLink, verifiedMailUser } from './notifyHelpers';
 import { oneTabletLeft } from './medsHelpers';
+import { runTimersFor } from './pageClock';
 
 // The reminder e-mails come from the SMTP-enabled server (playwright.config.ts).
 test.use({ baseURL: MAIL_SERVER_URL });
@@ -23,6 +24,8 @@ test.describe('quick dosage logging', () => {
     const link = takeLink(mail);
     expect(link.startsWith(`${MAIL_SERVER_URL}/notifications/take/`)).toBe(true);
 
+    // The page's clock runs its timers ahead on demand (below), instead of the test waiting.
+    await page.clock.install();
     // Signed in, so the page can go on to /today afterwards.
     await signIn(page, user, '/today');
     await page.goto(link);
@@ -37,8 +40,9 @@ test.describe('quick dosage logging', () => {
 
     await expect(page.getByTestId('take-success')).toHaveText('Medication taken logged successfully!');
     await expect(page.getByTestId('take-recorded')).toContainText('Metformin (2 tablets) recorded as taken');
-    // The page ends on what happened; signed in, Close goes on to Today.
-    await page.waitForTimeout(2500);
+    // The page ends on what happened, whatever its timers do in the next 10 s; signed in,
+    // Close goes on to Today.
+    await runTimersFor(page, 10_000);
     await expect(page).toHaveURL(/\/notifications\/take\//);
     await page.getByRole('button', { name: 'Close' }).click();
     await expect(page).toHaveURL(/\/today$/);
@@ -65,12 +69,13 @@ test.describe('quick dosage logging', () => {
     await sendReminderNow(request, user, medicationId);
     const link = takeLink(await waitForMail(user.email, 2));
 
+    await page.clock.install();
     await page.goto(link);
     await page.getByRole('button', { name: 'Log as Taken' }).click();
     await expect(page.getByTestId('take-success')).toHaveText('Medication taken logged successfully!');
     await expect(page.getByTestId('dose-warning')).toHaveText('The dose was recorded. The stock ran out, so it is now 0.');
-    // It stays until the person has read it.
-    await page.waitForTimeout(2500);
+    // It stays until the person has read it: 10 s of its timers change nothing.
+    await runTimersFor(page, 10_000);
     await expect(page).toHaveURL(/\/notifications\/take\//);
     expect((await doseHistory(request, user)).map((entry) => entry.status)).toEqual(['taken']);
   });
@@ -101,6 +106,7 @@ test.describe('quick dosage logging', () => {
     // A fresh browser with no session, phone-sized, in English by default.
     const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'en-US' });
     const page = await phone.newPage();
+    await page.clock.install();
     await page.goto(link);
     await expect(page.getByRole('heading', { level: 1 })).toHaveText('Zeit für Metformin');
     // The snooze buttons are found by the text they show (their accessible name holds it).
@@ -116,8 +122,8 @@ test.describe('quick dosage logging', () => {
     await expect(page.getByTestId('take-recorded')).toHaveText(
       new RegExp(`^Metformin \\(2 Tabletten\\) für ${escaped} am .*\\d{1,2}:\\d{2}.* als genommen erfasst\\.$`),
     );
-    // It stays: never on to the sign-in page.
-    await page.waitForTimeout(3000);
+    // It stays: never on to the sign-in page, whatever its timers do in the next 10 s.
+    await runTimersFor(page, 10_000);
     await expect(page).toHaveURL(/\/notifications\/take\//);
     await expect(page.getByTestId('take-recorded')).toBeVisible();
     expect(await doseHistory(request, user)).toHaveLength(1);

@@ -1,6 +1,7 @@
 import type { APIRequestContext } from '@playwright/test';
 import { expect, registerUser, signIn, test, type TestUser } from './fixtures';
 import { createMedication } from './medsHelpers';
+import { pageNow, runTimersFor } from './pageClock';
 
 async function entries(request: APIRequestContext, user: TestUser): Promise<{ id: number; taken: string }[]> {
   const response = await request.get('/api/medications/history', { headers: { Authorization: `Bearer ${user.token}` } });
@@ -30,6 +31,8 @@ test.describe('Today never records a dose twice without asking', () => {
         current_quantity: 10,
       },
     });
+    // The page's clock runs the Undo's 10 seconds at once (below).
+    await page.clock.install();
     await signIn(page, user, '/today');
     const slot = page.getByRole('region', { name: 'Scheduled today' }).getByTestId('today-dose');
     const card = page.getByTestId('today-medication').filter({ hasText: 'Metformin' });
@@ -60,11 +63,16 @@ test.describe('Today never records a dose twice without asking', () => {
     await expect(slot.getByTestId('today-dose-status')).toHaveText('Due');
     expect(await entries(request, user)).toHaveLength(0);
 
-    // After 10 seconds the Undo is gone and the entry stays.
+    // After 10 seconds the Undo is gone and the entry stays. Its 10 s start between the
+    // click and the status shown; the page's timers run to 9 s after the first, then past
+    // 10 s after the second.
+    const clickedAt = await pageNow(page);
     await slot.getByRole('button', { name: 'Mark Metformin at 12:00 AM as taken' }).click();
     await expect(slot.getByTestId('today-dose-status')).toHaveText('Taken');
-    await page.waitForTimeout(9_000);
+    const shownAt = await pageNow(page);
+    await runTimersFor(page, clickedAt + 9_000 - shownAt);
     await expect(feedback.getByRole('button', { name: 'Undo logging Metformin' })).toBeVisible();
+    await runTimersFor(page, shownAt + 10_500 - (await pageNow(page)));
     await expect(feedback).toBeHidden({ timeout: 3_000 });
     const [first] = await entries(request, user);
     expect(first).toBeDefined();
