@@ -160,18 +160,28 @@ def lighthouse(url, profile=None):
     )
 
 
+def signed_in_profile(origin, token, user):
+    """A fresh Chromium profile whose localStorage holds the session (and nothing cached)."""
+    profile = tempfile.mkdtemp(prefix="pillbox-lh-profile-")
+    subprocess.run(["node", "--input-type=module", "-e", SIGN_IN_PROFILE, profile, origin, token, user], cwd=UI, check=True)
+    return profile
+
+
 def measure_paint(binary, runs, port):
     server, port, data_dir, conn = start_server(binary, port)
-    profile = tempfile.mkdtemp(prefix="pillbox-lh-profile-")
     try:
         token, user = session(binary, data_dir, conn)
         origin = f"http://127.0.0.1:{port}"
-        subprocess.run(["node", "--input-type=module", "-e", SIGN_IN_PROFILE, profile, origin, token, user],
-                       cwd=UI, check=True)
         figures = {}
         for name, (path, _, _) in ROUTES.items():
-            signed_in = path != "/login"
-            samples = [lighthouse(origin + path, profile if signed_in else None) for _ in range(runs)]
+            samples = []
+            for _ in range(runs):
+                profile = signed_in_profile(origin, token, user) if path != "/login" else None
+                try:
+                    samples.append(lighthouse(origin + path, profile))
+                finally:
+                    if profile:
+                        shutil.rmtree(profile, ignore_errors=True)
             figures[name] = [statistics.median(column) for column in zip(*samples)]
             print(f"  {binary} {path}: {samples}", file=sys.stderr)
         return figures
@@ -179,7 +189,6 @@ def measure_paint(binary, runs, port):
         server.terminate()
         server.wait()
         shutil.rmtree(data_dir, ignore_errors=True)
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 def main():

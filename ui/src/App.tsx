@@ -4,6 +4,7 @@ import { Navigate, Route, Routes } from 'react-router-dom';
 import { AuthProvider } from './auth/AuthProvider';
 import { RequireAuth } from './auth/RequireAuth';
 import { InstallBanner } from './components/InstallBanner';
+import { RouteErrorBoundary } from './components/RouteErrorBoundary';
 import { RouteLoading } from './components/RouteLoading';
 import { loadNamespaces, type Namespace } from './i18n';
 import { QueryProvider, SessionCacheGuard, TimeZoneRefresh } from './queries/QueryProvider';
@@ -111,9 +112,11 @@ export function App({ queryClient }: { queryClient?: QueryClient }) {
         <AuthProvider>
           <SessionCacheGuard />
           <TimeZoneRefresh />
-          <Suspense fallback={<RouteLoading />}>
-            <AppRoutes />
-          </Suspense>
+          <RouteErrorBoundary>
+            <Suspense fallback={<RouteLoading />}>
+              <AppRoutes />
+            </Suspense>
+          </RouteErrorBoundary>
           <InstallBanner />
         </AuthProvider>
       </SettingsProvider>

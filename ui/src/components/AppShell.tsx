@@ -8,6 +8,7 @@ import { BrandMark } from './BrandMark';
 import { MenuIcon } from './icons';
 import { OfflineNotice } from './OfflineNotice';
 import { PersonSwitcher } from './people/PersonSwitcher';
+import { RouteErrorBoundary } from './RouteErrorBoundary';
 import { RouteLoading } from './RouteLoading';
 import { Sidebar } from './Sidebar';
 import { TimeZonePrompt } from './TimeZonePrompt';
@@ -82,9 +83,11 @@ export function AppShell() {
           <OfflineNotice />
           <TimeZonePrompt />
           {/* The layout stays while the next screen's code and texts arrive. */}
-          <Suspense fallback={<RouteLoading inline />}>
-            <Outlet />
-          </Suspense>
+          <RouteErrorBoundary inline>
+            <Suspense fallback={<RouteLoading inline />}>
+              <Outlet />
+            </Suspense>
+          </RouteErrorBoundary>
         </main>
       </div>
     </PersonScopeProvider>
