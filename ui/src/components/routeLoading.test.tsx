@@ -14,9 +14,13 @@ describe('while a screen is on its way', () => {
     vi.useFakeTimers();
     render(<RouteLoading />);
     expect(screen.queryByRole('status')).toBeNull();
-    act(() => vi.advanceTimersByTime(LOADING_NOTICE_DELAY_MS - 1));
+    act(() => {
+      vi.advanceTimersByTime(LOADING_NOTICE_DELAY_MS - 1);
+    });
     expect(screen.queryByRole('status')).toBeNull();
-    act(() => vi.advanceTimersByTime(1));
+    act(() => {
+      vi.advanceTimersByTime(1);
+    });
     expect(screen.getByRole('status').textContent).toBe('Loading...');
   });
 });
