@@ -2,6 +2,12 @@
 # Runs every Pillbox test on a fresh Debian machine with Rust and Node 20: the UI's lint,
 # type check and unit tests, Rust formatting, lints, unit and integration tests against the
 # binary, then browser end-to-end tests in Debian's Chromium (installed if missing).
+#
+# On a two-core machine many steps use one core (ESLint, tsc, the Rust compiler's front end
+# and its link steps), so the UI's lint runs in the background while Rust builds, and
+# Chromium is installed while the packages are fetched. Each background job's output is
+# printed whole when it is waited for. Nothing that waits on a clock (the unit tests' screen
+# flows, the servers the Rust and browser tests start) runs beside a build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,18 +15,44 @@ started=$SECONDS
 step() { printf '\n==> [%ds] %s\n' "$((SECONDS - started))" "$*"; }
 trap 'printf "\n==> [%ds] done (exit %d)\n" "$((SECONDS - started))" "$?"' EXIT
 
+logs=$(mktemp -d)
+# Waits for a background job and shows its output; its failure fails the run.
+finish() {
+  local pid=$1 name=$2 status=0
+  wait "$pid" || status=$?
+  step "$name: finished (exit $status)"
+  cat "$logs/$name.log"
+  return "$status"
+}
+
+step "Browser: Chromium (installed in the background if missing)"
+(
+  if [ ! -x /usr/bin/chromium ]; then
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends chromium
+  fi
+  /usr/bin/chromium --version
+) >"$logs/chromium.log" 2>&1 &
+chromium_job=$!
+
+step "Test tools from PyPI, pinned in tests/requirements.txt: aiosmtpd, schemathesis, standardwebhooks"
+python3 -m pip install --quiet --disable-pip-version-check -r tests/requirements.txt
+
 step "UI: install packages"
 npm --prefix ui ci --no-audit --no-fund
 
-step "UI: lint, type check, unit tests"
-npm --prefix ui run lint
-npm --prefix ui run typecheck
-npm --prefix ui test
+# `npm run build` is `tsc -b` over the app, the service worker and the configs/e2e tests
+# (the type check) and then Vite's bundle, which the binary embeds: cargo below is told not
+# to build it again.
+step "UI: type check and production bundle"
+npm --prefix ui run build
+export PILLBOX_SKIP_UI_BUILD=1
 
-step "Test tools from PyPI: aiosmtpd (e-mail tests), schemathesis (API contract)"
-python3 -c "import aiosmtpd" 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check aiosmtpd
-python3 -c "import schemathesis" 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check "schemathesis>=4.3,<5"
-python3 -c "import standardwebhooks" 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check "standardwebhooks>=1.0,<2"
+step "UI: lint (in the background)"
+npm --prefix ui run lint >"$logs/lint.log" 2>&1 &
+lint_job=$!
 
 step "Rust: format and lints"
 cargo fmt --check
@@ -28,6 +60,14 @@ cargo clippy --all-targets --locked -- -D warnings
 
 # The dev profile (Cargo.toml): no LTO, dependencies optimised; the integration tests and
 # the browser tests run this build of the binary.
+step "Rust: build the tests"
+cargo test --locked --no-run
+
+finish "$lint_job" lint
+
+step "UI: unit tests (Vitest)"
+npm --prefix ui test
+
 step "Rust: unit and integration tests (the real binary, dev profile)"
 cargo test --locked
 
@@ -39,14 +79,7 @@ PILLBOX_BIN="$PWD/target/debug/pillbox" npm --prefix ui run api-types:check
 step "API contract: schemathesis against the binary and its OpenAPI document"
 python3 tests/contract.py target/debug/pillbox
 
-step "Browser: Chromium"
-if [ ! -x /usr/bin/chromium ]; then
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends chromium
-fi
-/usr/bin/chromium --version
+finish "$chromium_job" chromium
 
 step "Browser: end-to-end tests against target/debug/pillbox"
 PILLBOX_BIN="$PWD/target/debug/pillbox" npm --prefix ui run e2e

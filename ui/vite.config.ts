@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
 import { defineConfig, type Plugin } from 'vitest/config';
 import react from '@vitejs/plugin-react';
 import { VitePWA } from 'vite-plugin-pwa';
@@ -79,6 +80,12 @@ export default defineConfig({
     include: ['src/**/*.test.{ts,tsx}'],
     setupFiles: ['src/test/setup.ts'],
     restoreMocks: true,
+    // Screen tests render a whole screen and walk a flow through it; on a busy two-core CI
+    // machine 5 s (the default) was seen to cut off flows that pass in under one.
+    testTimeout: 15_000,
     unstubGlobals: true,
+    // Vitest leaves one core to itself by default, which on a two-core machine means one
+    // test file at a time; its own work is light next to rendering screens in jsdom.
+    maxWorkers: availableParallelism(),
   },
 });

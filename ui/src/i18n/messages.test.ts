@@ -113,7 +113,7 @@ describe('server refusals are translated by their code', () => {
     );
   });
 
-  it('shows a code it has no translation for as the server wrote it, and the fallback without a message', () => {
+  it('shows a code whose message is the detail (validation_failed) as the server wrote it, and the fallback without a message', () => {
     const t = i18n.getFixedT('de');
     expect(errorText(t, refusal('validation_failed', 'Please enter your password'), 'settings.account.deleteFailed')).toBe(
       'Please enter your password',

@@ -5,11 +5,11 @@ import { ApiError, NETWORK_ERROR_MESSAGE, isJsonObject, type ErrorCode } from '.
 export type CodeKeys = Partial<Record<ErrorCode, string>>;
 
 /**
- * The server answers in English with a stable `code` beside the message. The codes people
- * meet in the account screens are translated here (main namespace); a code without a
- * translation shows the server's message as it wrote it.
+ * The server answers in English with a stable `code` beside the message. Every code has a
+ * text here (main namespace) or in the code table of the area that meets it (meds, notify,
+ * notifyPrefs, circle); errorCodes.test.ts checks that against the OpenAPI document.
  */
-const SERVER_CODE_KEYS: CodeKeys = {
+export const SERVER_CODE_KEYS: CodeKeys = {
   invalid_credentials: 'server.invalidCredentials',
   credentials_required: 'server.credentialsRequired',
   email_required: 'server.emailRequired',
@@ -42,7 +42,37 @@ const SERVER_CODE_KEYS: CodeKeys = {
   session_expired: 'server.sessionEnded',
   internal_error: 'server.internal',
   request_timeout: 'server.requestTimeout',
+  invalid_request: 'server.invalidRequest',
+  validation_failed: 'server.validationFailed',
+  body_too_large: 'server.bodyTooLarge',
+  unsupported_media_type: 'server.unsupportedMediaType',
+  not_found: 'server.notFound',
+  method_not_allowed: 'server.methodNotAllowed',
+  service_unavailable: 'server.serviceUnavailable',
+  user_not_found: 'server.userNotFound',
+  unit_invalid: 'server.unitInvalid',
+  dose_too_soon: 'server.doseTooSoon',
+  daily_maximum_reached: 'server.dailyMaximumReached',
+  notification_not_sent: 'server.notificationNotSent',
+  invalid_snooze_minutes: 'server.invalidSnoozeMinutes',
+  calendar_feed_not_found: 'server.calendarFeedNotFound',
+  delivery_failed: 'server.deliveryFailed',
+  backup_not_found: 'server.backupNotFound',
+  import_invalid: 'server.importInvalid',
 };
+
+/**
+ * Codes whose message is the specific reason (which field or rule, which line of a file,
+ * which channel failed), something a general text cannot say: the server's message is shown
+ * when it sent one, the translation when it did not.
+ */
+const DETAIL_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'invalid_request',
+  'validation_failed',
+  'import_invalid',
+  'notification_not_sent',
+  'delivery_failed',
+]);
 
 /** The translation of a refusal's code among `keys`, with its params; null when there is none. */
 export function translateCode(t: TFunction, error: ApiError, keys: CodeKeys): string | null {
@@ -59,10 +89,15 @@ export function serverMessageOf(error: ApiError): string | null {
 
 /**
  * What a refusal says to a person: its code translated (`overrides` first, in the namespace
- * of `t`), else the server's message; null when the answer had neither.
+ * of `t`), else the server's message; null when the answer had neither. A detail code
+ * (DETAIL_CODES) shows the server's message first.
  */
 export function serverErrorText(t: TFunction, error: ApiError, overrides: CodeKeys = {}): string | null {
-  return translateCode(t, error, { ...SERVER_CODE_KEYS, ...overrides }) ?? serverMessageOf(error);
+  const keys = { ...SERVER_CODE_KEYS, ...overrides };
+  if (error.code !== null && DETAIL_CODES.has(error.code) && overrides[error.code] === undefined) {
+    return serverMessageOf(error) ?? translateCode(t, error, keys);
+  }
+  return translateCode(t, error, keys) ?? serverMessageOf(error);
 }
 
 /**

@@ -9,7 +9,7 @@ import { CIRCLE_CODE_KEYS } from '../people/circleCodes';
 import { UnitConversionError, type Problem } from './units';
 
 /** The medication area's codes, translated in the `meds` namespace (params fill the values). */
-const MEDS_CODE_KEYS: CodeKeys = {
+export const MEDS_CODE_KEYS: CodeKeys = {
   name_required: 'validation.nameRequired',
   unit_required: 'validation.unitRequired',
   future_date: 'validation.futureDate',

@@ -7,7 +7,7 @@ import { serverErrorText, serverMessageOf, translateCode, type CodeKeys } from '
 import { PushError } from '../push/pushSubscription';
 
 /** The reminder area's codes, translated in the `notify` namespace. */
-const NOTIFY_CODE_KEYS: CodeKeys = {
+export const NOTIFY_CODE_KEYS: CodeKeys = {
   invalid_token: 'errors.invalidToken',
   dose_already_logged: 'errors.alreadyLogged',
   notification_not_found: 'errors.notificationNotFound',

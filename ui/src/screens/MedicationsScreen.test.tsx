@@ -289,7 +289,7 @@ describe('Medications', () => {
       custom_message: '',
     });
     // It closes by itself 1.5 s after the save.
-    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull(), { timeout: 3000 });
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
   });
 
   it('opens the global notification preferences from the header', async () => {

@@ -112,7 +112,7 @@ describe('e-mail confirmation', () => {
         }),
     });
     renderApp('/email-confirmation?email=new%40example.com');
-    const button = await screen.findByRole('button', { name: 'Resend Verification Email' }, { timeout: 2000 });
+    const button = await screen.findByRole('button', { name: 'Resend Verification Email' });
     await userEvent.click(button);
     expect(screen.getByRole('button', { name: 'Sending...' })).toHaveProperty('disabled', true);
     release(jsonResponse({ success: true, message: 'If an account...' }));
@@ -129,14 +129,14 @@ describe('e-mail confirmation', () => {
       'POST /api/auth/resend-verification': () => new Response(null, { status: 502 }),
     });
     renderApp('/email-confirmation?email=new%40example.com');
-    await userEvent.click(await screen.findByRole('button', { name: 'Resend Verification Email' }, { timeout: 2000 }));
+    await userEvent.click(await screen.findByRole('button', { name: 'Resend Verification Email' }));
     expect((await screen.findByRole('alert')).textContent).toBe('Failed to resend verification email');
   });
 
   it('without an address: the button is disabled, the spec message shows and the button points to it', async () => {
     mockFetch({ 'GET /api/version': version });
     renderApp('/email-confirmation');
-    const button = await screen.findByRole('button', { name: 'Resend Verification Email' }, { timeout: 2000 });
+    const button = await screen.findByRole('button', { name: 'Resend Verification Email' });
     const why = 'No email address found. Please try registering again.';
     expect(screen.getByRole('alert').textContent).toBe(why);
     // The disabled button points to the message that says why.

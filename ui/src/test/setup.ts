@@ -1,4 +1,4 @@
-import { cleanup } from '@testing-library/react';
+import { cleanup, configure } from '@testing-library/react';
 import { afterEach } from 'vitest';
 import { setOffline } from '../api/connectivity';
 import { parseUnitList } from '../api/units';
@@ -11,6 +11,11 @@ import units from './fixtures/units.json';
 // so a test that switches language sees the new texts at once.
 await i18n.loadNamespaces(NAMESPACES);
 await i18n.loadLanguages([...LANGUAGES]);
+
+// findBy… and waitFor give up after 1 s by default: a screen that appears in milliseconds
+// alone can take longer on a busy two-core machine running two test files at once. The
+// longer wait only delays a failure; it lets nothing pass that would not appear.
+configure({ asyncUtilTimeout: 5000 });
 
 // Every test starts where the app is after its first GET /api/units: with the server's
 // catalogue (the fixture is that answer, taken from the binary).

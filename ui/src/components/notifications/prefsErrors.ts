@@ -6,7 +6,7 @@ import i18n from '../../i18n';
 import { serverErrorText, translateCode, type CodeKeys } from '../../i18n/messages';
 
 /** The codes of these calls translated in the `notifyPrefs` namespace (the rest as sent). */
-const PREFS_CODE_KEYS: CodeKeys = {
+export const PREFS_CODE_KEYS: CodeKeys = {
   medication_not_found: 'server.medicationNotFound',
   delivery_method_required: 'server.chooseMethod',
   delivery_method_unknown: 'server.unknownMethod',
