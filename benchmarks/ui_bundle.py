@@ -50,7 +50,7 @@ NAMESPACE_FOLDERS = {
     "data": "data",
 }
 ROUTES = {
-    "sign-in (/login)": ("/login", ["src/screens/LoginScreen.tsx"], ["translation"]),
+    "sign-in (/login)": ("/login", [], []),
     "Today (/today)": (
         "/today",
         ["src/screens/SignedInLayout.tsx", "src/screens/TodayScreen.tsx"],

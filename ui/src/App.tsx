@@ -7,6 +7,9 @@ import { InstallBanner } from './components/InstallBanner';
 import { RouteErrorBoundary } from './components/RouteErrorBoundary';
 import { RouteLoading } from './components/RouteLoading';
 import { loadNamespaces, type Namespace } from './i18n';
+// The sign-in screen is the first one most visits show: it comes with the app's own code,
+// not after it in a second round trip.
+import { LoginScreen } from './screens/LoginScreen';
 import { QueryProvider, SessionCacheGuard, TimeZoneRefresh } from './queries/QueryProvider';
 import { SettingsProvider } from './settings/SettingsProvider';
 
@@ -41,7 +44,6 @@ export async function preloadRouteScreens(): Promise<void> {
 const MEDS: Namespace[] = ['meds', 'circle'];
 const REMINDERS: Namespace[] = [...MEDS, 'notify', 'notifyPrefs'];
 
-const LoginScreen = routeScreen(() => import('./screens/LoginScreen').then((m) => m.LoginScreen));
 const RegisterScreen = routeScreen(() => import('./screens/RegisterScreen').then((m) => m.RegisterScreen));
 const ForgotPasswordScreen = routeScreen(() => import('./screens/ForgotPasswordScreen').then((m) => m.ForgotPasswordScreen));
 const ResetPasswordScreen = routeScreen(() => import('./screens/ResetPasswordScreen').then((m) => m.ResetPasswordScreen));

@@ -1,6 +1,7 @@
 import i18n, { type BackendModule, type ResourceKey } from 'i18next';
 import { initReactI18next } from 'react-i18next';
 import { LANGUAGES, loadSettings, type Language } from '../settings/appSettings';
+import englishShell from './locales/en.json';
 
 /** Each language's name in that language, for the language picker. */
 export const LANGUAGE_NAMES: Record<Language, string> = {
@@ -26,12 +27,21 @@ export const NAMESPACES = Object.keys(NAMESPACE_FOLDERS) as Namespace[];
 // One chunk per language and namespace, fetched when a screen first needs it: a person
 // downloads the texts of their own language (and English, the fallback), never all four.
 const LOADERS = import.meta.glob<ResourceKey>(
-  ['./locales/*.json', './medications/*.json', './notify/*.json', './notifyPrefs/*.json', './data/*.json', './circle/*.json'],
+  [
+    './locales/*.json',
+    '!./locales/en.json',
+    './medications/*.json',
+    './notify/*.json',
+    './notifyPrefs/*.json',
+    './data/*.json',
+    './circle/*.json',
+  ],
   { import: 'default' },
 );
 
 /** One namespace's texts in one language. */
 export function loadTexts(language: Language, namespace: Namespace): Promise<ResourceKey> {
+  if (language === 'en' && namespace === 'translation') return Promise.resolve(englishShell);
   const load = LOADERS[`./${NAMESPACE_FOLDERS[namespace]}/${language}.json`];
   return load ? load() : Promise.reject(new Error(`no texts for ${language}/${namespace}`));
 }
@@ -57,6 +67,10 @@ void i18n
   .use(textsOnDemand)
   .use(initReactI18next)
   .init({
+    // English is every language's fallback, so its shell texts are always needed: they come
+    // with the app's code, and the first screen of an English visit waits for no other file.
+    resources: { en: { translation: englishShell } },
+    partialBundledLanguages: true,
     // The language chosen, else the browser's first that Pillbox speaks (see loadSettings).
     lng: loadSettings().language,
     fallbackLng: 'en',
