@@ -49,6 +49,25 @@ export default defineConfig({
       },
     }),
   ],
+  build: {
+    // dist/.vite/manifest.json: which files each route loads, for the bundle budget
+    // (scripts/bundle-budget.mjs) and benchmarks/ui_bundle.py.
+    manifest: true,
+    rolldownOptions: {
+      output: {
+        codeSplitting: {
+          // The libraries every screen runs on, in one file: compressed together and fetched in
+          // one request. Everything else splits by route (App.tsx).
+          groups: [
+            {
+              name: 'vendor',
+              test: /node_modules[\\/](react|react-dom|scheduler|react-router|react-router-dom|i18next|react-i18next|@tanstack[\\/][^\\/]+|use-sync-external-store)[\\/]/,
+            },
+          ],
+        },
+      },
+    },
+  },
   server: {
     proxy: {
       '/api': devServer,

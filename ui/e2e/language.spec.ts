@@ -42,6 +42,41 @@ test.describe('the browser’s language before sign-in', () => {
   });
 });
 
+test.describe('a language picked in Settings', () => {
+  test('fetches only that language, and switches once its texts are there: never a key on screen', async ({ browser, request }) => {
+    // No service worker, so every file the page fetches passes the route below.
+    const context = await browser.newContext({ serviceWorkers: 'block' });
+    const page = await context.newPage();
+    const german: string[] = [];
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    await page.route(/\/assets\/de-[^/]+\.js$/, async (route) => {
+      german.push(route.request().url());
+      await released;
+      await route.continue();
+    });
+    const spanish: string[] = [];
+    page.on('request', (sent) => {
+      if (/\/assets\/(es|fr)-[^/]+\.js$/.test(sent.url())) spanish.push(sent.url());
+    });
+    await freshUserAt(page, request, '/settings?section=appearance');
+    const nav = page.getByRole('navigation', { name: 'Main navigation' });
+    await expect(nav.getByRole('link', { name: 'Today' })).toBeVisible();
+    expect(german).toEqual([]);
+
+    await page.getByLabel('Language').selectOption('de');
+    await expect.poll(() => german.length).toBeGreaterThan(0);
+    // While German is on its way the page stays English, every text a text.
+    await expect(nav.getByRole('link', { name: 'Today' })).toBeVisible();
+    await expect(page.locator('body')).not.toContainText(/\b(nav|settings|common)\.[a-z]+[A-Za-z.]*/);
+    release();
+    await expect(page.getByRole('navigation', { name: 'Hauptnavigation' }).getByRole('link', { name: 'Heute' })).toBeVisible();
+    await expect(page.locator('body')).not.toContainText(/\b(nav|settings|common)\.[a-z]+[A-Za-z.]*/);
+    expect(spanish).toEqual([]);
+    await context.close();
+  });
+});
+
 test.describe('on a phone', () => {
   test.use({ viewport: { width: 390, height: 844 } });
 

@@ -1,29 +1,71 @@
 import type { QueryClient } from '@tanstack/react-query';
+import { lazy, Suspense, type ComponentType } from 'react';
 import { Navigate, Route, Routes } from 'react-router-dom';
 import { AuthProvider } from './auth/AuthProvider';
 import { RequireAuth } from './auth/RequireAuth';
-import { AppShell } from './components/AppShell';
 import { InstallBanner } from './components/InstallBanner';
-import { UnitCatalogueGate } from './components/medications/UnitCatalogueGate';
-import { EmailConfirmationScreen } from './screens/EmailConfirmationScreen';
-import { ForgotPasswordScreen } from './screens/ForgotPasswordScreen';
-import { HistoryScreen } from './screens/HistoryScreen';
-import { InvitationScreen } from './screens/InvitationScreen';
+import { RouteErrorBoundary } from './components/RouteErrorBoundary';
+import { RouteLoading } from './components/RouteLoading';
+import { loadNamespaces, type Namespace } from './i18n';
+// The sign-in screen is the first one most visits show: it comes with the app's own code,
+// not after it in a second round trip.
 import { LoginScreen } from './screens/LoginScreen';
-import { MedicationsScreen } from './screens/MedicationsScreen';
-import { NotificationsScreen } from './screens/NotificationsScreen';
-import { PeopleScreen } from './screens/PeopleScreen';
-import { PersonScreen } from './screens/PersonScreen';
-import { PrivacyPolicyScreen } from './screens/PrivacyPolicyScreen';
-import { RegisterScreen } from './screens/RegisterScreen';
-import { ReportScreen } from './screens/ReportScreen';
-import { ResetPasswordScreen } from './screens/ResetPasswordScreen';
-import { SettingsScreen } from './screens/SettingsScreen';
-import { TakeDoseScreen } from './screens/TakeDoseScreen';
-import { TodayScreen } from './screens/TodayScreen';
-import { VerifyEmailScreen } from './screens/VerifyEmailScreen';
 import { QueryProvider, SessionCacheGuard, TimeZoneRefresh } from './queries/QueryProvider';
 import { SettingsProvider } from './settings/SettingsProvider';
+
+/** The screens and their texts, each fetched on its route's first visit. */
+const routeScreens: (() => Promise<unknown>)[] = [];
+
+/**
+ * A screen fetched with its route, together with the texts of every namespace its code uses
+ * beyond the shell's: the first screen downloads only what it shows, and no part of it waits
+ * for its texts after it appears. Once fetched, it renders at once on later visits.
+ */
+function routeScreen(load: () => Promise<ComponentType>, namespaces: readonly Namespace[] = []): ComponentType {
+  let loaded: ComponentType | undefined;
+  const fetchScreen = async () => {
+    const [screen] = await Promise.all([load(), loadNamespaces(namespaces)]);
+    loaded = screen;
+    return { default: screen };
+  };
+  routeScreens.push(fetchScreen);
+  const Pending = lazy(fetchScreen);
+  return function RouteScreen() {
+    const Screen = loaded ?? Pending;
+    return <Screen />;
+  };
+}
+
+/** Fetches every screen now (tests, which then render any route without waiting). */
+export async function preloadRouteScreens(): Promise<void> {
+  await Promise.all(routeScreens.map((fetchScreen) => fetchScreen()));
+}
+
+const MEDS: Namespace[] = ['meds', 'circle'];
+const REMINDERS: Namespace[] = [...MEDS, 'notify', 'notifyPrefs'];
+
+const RegisterScreen = routeScreen(() => import('./screens/RegisterScreen').then((m) => m.RegisterScreen));
+const ForgotPasswordScreen = routeScreen(() => import('./screens/ForgotPasswordScreen').then((m) => m.ForgotPasswordScreen));
+const ResetPasswordScreen = routeScreen(() => import('./screens/ResetPasswordScreen').then((m) => m.ResetPasswordScreen));
+const EmailConfirmationScreen = routeScreen(() =>
+  import('./screens/EmailConfirmationScreen').then((m) => m.EmailConfirmationScreen),
+);
+const VerifyEmailScreen = routeScreen(() => import('./screens/VerifyEmailScreen').then((m) => m.VerifyEmailScreen));
+const PrivacyPolicyScreen = routeScreen(() => import('./screens/PrivacyPolicyScreen').then((m) => m.PrivacyPolicyScreen), ['data']);
+const InvitationScreen = routeScreen(() => import('./screens/InvitationScreen').then((m) => m.InvitationScreen), MEDS);
+const TakeDoseRoute = routeScreen(() => import('./screens/TakeDoseRoute').then((m) => m.TakeDoseRoute), [...MEDS, 'notify']);
+const SignedInLayout = routeScreen(() => import('./screens/SignedInLayout').then((m) => m.SignedInLayout), MEDS);
+const MedicationsScreen = routeScreen(() => import('./screens/MedicationsScreen').then((m) => m.MedicationsScreen), REMINDERS);
+const TodayScreen = routeScreen(() => import('./screens/TodayScreen').then((m) => m.TodayScreen), REMINDERS);
+const NotificationsScreen = routeScreen(() => import('./screens/NotificationsScreen').then((m) => m.NotificationsScreen), REMINDERS);
+const HistoryScreen = routeScreen(() => import('./screens/HistoryScreen').then((m) => m.HistoryScreen), MEDS);
+const PeopleScreen = routeScreen(() => import('./screens/PeopleScreen').then((m) => m.PeopleScreen), MEDS);
+const PersonScreen = routeScreen(() => import('./screens/PersonScreen').then((m) => m.PersonScreen), MEDS);
+const SettingsScreen = routeScreen(() => import('./screens/SettingsScreen').then((m) => m.SettingsScreen), [
+  ...REMINDERS,
+  'data',
+]);
+const ReportScreen = routeScreen(() => import('./screens/ReportScreen').then((m) => m.ReportScreen), ['meds', 'data']);
 
 /** The route table of spec §2. */
 export function AppRoutes() {
@@ -36,22 +78,13 @@ export function AppRoutes() {
       <Route path="/email-confirmation" element={<EmailConfirmationScreen />} />
       <Route path="/verify-email" element={<VerifyEmailScreen />} />
       <Route path="/verify-email/:token" element={<VerifyEmailScreen />} />
-      <Route
-        path="/notifications/take/:token"
-        element={
-          <UnitCatalogueGate>
-            <TakeDoseScreen />
-          </UnitCatalogueGate>
-        }
-      />
+      <Route path="/notifications/take/:token" element={<TakeDoseRoute />} />
       <Route path="/privacy-policy" element={<PrivacyPolicyScreen />} />
       <Route path="/invite/:token" element={<InvitationScreen />} />
       <Route
         element={
           <RequireAuth>
-            <UnitCatalogueGate>
-              <AppShell />
-            </UnitCatalogueGate>
+            <SignedInLayout />
           </RequireAuth>
         }
       >
@@ -81,7 +114,11 @@ export function App({ queryClient }: { queryClient?: QueryClient }) {
         <AuthProvider>
           <SessionCacheGuard />
           <TimeZoneRefresh />
-          <AppRoutes />
+          <RouteErrorBoundary>
+            <Suspense fallback={<RouteLoading />}>
+              <AppRoutes />
+            </Suspense>
+          </RouteErrorBoundary>
           <InstallBanner />
         </AuthProvider>
       </SettingsProvider>

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { Suspense, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Outlet, useLocation } from 'react-router-dom';
 import { PersonScopeProvider } from '../people/PersonScopeProvider';
@@ -8,6 +8,8 @@ import { BrandMark } from './BrandMark';
 import { MenuIcon } from './icons';
 import { OfflineNotice } from './OfflineNotice';
 import { PersonSwitcher } from './people/PersonSwitcher';
+import { RouteErrorBoundary } from './RouteErrorBoundary';
+import { RouteLoading } from './RouteLoading';
 import { Sidebar } from './Sidebar';
 import { TimeZonePrompt } from './TimeZonePrompt';
 
@@ -80,7 +82,12 @@ export function AppShell() {
         <main id="main-content" className="app-main" tabIndex={-1}>
           <OfflineNotice />
           <TimeZonePrompt />
-          <Outlet />
+          {/* The layout stays while the next screen's code and texts arrive. */}
+          <RouteErrorBoundary inline>
+            <Suspense fallback={<RouteLoading inline />}>
+              <Outlet />
+            </Suspense>
+          </RouteErrorBoundary>
         </main>
       </div>
     </PersonScopeProvider>

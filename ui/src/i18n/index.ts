@@ -1,30 +1,7 @@
-import i18n from 'i18next';
+import i18n, { type BackendModule, type ResourceKey } from 'i18next';
 import { initReactI18next } from 'react-i18next';
-import { loadSettings, type Language } from '../settings/appSettings';
-import circleDe from './circle/de.json';
-import circleEn from './circle/en.json';
-import circleEs from './circle/es.json';
-import circleFr from './circle/fr.json';
-import dataDe from './data/de.json';
-import dataEn from './data/en.json';
-import dataEs from './data/es.json';
-import dataFr from './data/fr.json';
-import de from './locales/de.json';
-import en from './locales/en.json';
-import es from './locales/es.json';
-import fr from './locales/fr.json';
-import medsDe from './medications/de.json';
-import medsEn from './medications/en.json';
-import medsEs from './medications/es.json';
-import medsFr from './medications/fr.json';
-import notifyDe from './notify/de.json';
-import notifyEn from './notify/en.json';
-import notifyEs from './notify/es.json';
-import notifyFr from './notify/fr.json';
-import prefsDe from './notifyPrefs/de.json';
-import prefsEn from './notifyPrefs/en.json';
-import prefsEs from './notifyPrefs/es.json';
-import prefsFr from './notifyPrefs/fr.json';
+import { LANGUAGES, loadSettings, type Language } from '../settings/appSettings';
+import englishShell from './locales/en.json';
 
 /** Each language's name in that language, for the language picker. */
 export const LANGUAGE_NAMES: Record<Language, string> = {
@@ -34,24 +11,86 @@ export const LANGUAGE_NAMES: Record<Language, string> = {
   de: 'Deutsch',
 };
 
-/** Every namespace of the app in every language (tests check they all hold the same keys). */
-export const RESOURCES = {
-  en: { translation: en, meds: medsEn, notify: notifyEn, notifyPrefs: prefsEn, data: dataEn, circle: circleEn },
-  es: { translation: es, meds: medsEs, notify: notifyEs, notifyPrefs: prefsEs, data: dataEs, circle: circleEs },
-  fr: { translation: fr, meds: medsFr, notify: notifyFr, notifyPrefs: prefsFr, data: dataFr, circle: circleFr },
-  de: { translation: de, meds: medsDe, notify: notifyDe, notifyPrefs: prefsDe, data: dataDe, circle: circleDe },
+/** The app's namespaces and the folder of each one's `{en,es,fr,de}.json`. */
+const NAMESPACE_FOLDERS = {
+  translation: 'locales',
+  meds: 'medications',
+  notify: 'notify',
+  notifyPrefs: 'notifyPrefs',
+  data: 'data',
+  circle: 'circle',
+} as const;
+
+export type Namespace = keyof typeof NAMESPACE_FOLDERS;
+export const NAMESPACES = Object.keys(NAMESPACE_FOLDERS) as Namespace[];
+
+// One chunk per language and namespace, fetched when a screen first needs it: a person
+// downloads the texts of their own language (and English, the fallback), never all four.
+const LOADERS = import.meta.glob<ResourceKey>(
+  [
+    './locales/*.json',
+    '!./locales/en.json',
+    './medications/*.json',
+    './notify/*.json',
+    './notifyPrefs/*.json',
+    './data/*.json',
+    './circle/*.json',
+  ],
+  { import: 'default' },
+);
+
+/** One namespace's texts in one language. */
+export function loadTexts(language: Language, namespace: Namespace): Promise<ResourceKey> {
+  if (language === 'en' && namespace === 'translation') return Promise.resolve(englishShell);
+  const load = LOADERS[`./${NAMESPACE_FOLDERS[namespace]}/${language}.json`];
+  return load ? load() : Promise.reject(new Error(`no texts for ${language}/${namespace}`));
+}
+
+const textsOnDemand: BackendModule = {
+  type: 'backend',
+  init: () => undefined,
+  read(language, namespace, callback) {
+    const known = LANGUAGES.find((candidate) => candidate === language);
+    const folder = NAMESPACES.find((candidate) => candidate === namespace);
+    if (!known || !folder) {
+      callback(new Error(`no texts for ${language}/${namespace}`), false);
+      return;
+    }
+    loadTexts(known, folder).then(
+      (texts) => callback(null, texts),
+      (error: unknown) => callback(error instanceof Error ? error : new Error(String(error)), false),
+    );
+  },
 };
 
-void i18n.use(initReactI18next).init({
-  resources: RESOURCES,
-  // The language chosen, else the browser's first that Pillbox speaks (see loadSettings).
-  lng: loadSettings().language,
-  fallbackLng: 'en',
-  supportedLngs: ['en', 'es', 'fr', 'de'],
-  interpolation: { escapeValue: false },
-  initAsync: false,
-  returnNull: false,
-  react: { useSuspense: false },
-});
+void i18n
+  .use(textsOnDemand)
+  .use(initReactI18next)
+  .init({
+    // English is every language's fallback, so its shell texts are always needed: they come
+    // with the app's code, and the first screen of an English visit waits for no other file.
+    resources: { en: { translation: englishShell } },
+    partialBundledLanguages: true,
+    // The language chosen, else the browser's first that Pillbox speaks (see loadSettings).
+    lng: loadSettings().language,
+    fallbackLng: 'en',
+    supportedLngs: [...LANGUAGES],
+    // Only the shell's texts at start; a screen's own namespaces load with it (useTranslation
+    // suspends the screen until they are there, so no key is ever shown in place of a text).
+    ns: ['translation'],
+    interpolation: { escapeValue: false },
+    initAsync: false,
+    returnNull: false,
+    react: { useSuspense: true },
+  });
+
+/**
+ * Loads a language's texts, or those of the namespaces given, and only then answers: a
+ * language picked in Settings changes the screen once its texts are there (i18next's
+ * changeLanguage also waits for them), and a route can fetch its texts with its code.
+ */
+export function loadNamespaces(namespaces: readonly Namespace[]): Promise<void> {
+  return i18n.loadNamespaces([...namespaces]);
+}
 
 export default i18n;

@@ -3,7 +3,7 @@
 // one says "Prise" makes a person wonder whether these are two different things.
 import { describe, expect, it } from 'vitest';
 import { flatten, type Tree } from '../test/translations';
-import { RESOURCES } from './index';
+import { loadTexts, NAMESPACES } from './index';
 import swDe from './sw/de.json';
 import swEn from './sw/en.json';
 import swEs from './sw/es.json';
@@ -12,6 +12,16 @@ import swFr from './sw/fr.json';
 type Language = 'en' | 'es' | 'fr' | 'de';
 const LANGUAGES: Language[] = ['en', 'es', 'fr', 'de'];
 const PLURAL = /_(zero|one|two|few|many|other)$/;
+
+/** Every namespace of the app in every language, as the app fetches them. */
+const RESOURCES = Object.fromEntries(
+  await Promise.all(
+    LANGUAGES.map(async (language) => {
+      const trees = await Promise.all(NAMESPACES.map(async (namespace) => [namespace, (await loadTexts(language, namespace)) as Tree]));
+      return [language, Object.fromEntries(trees) as Record<string, Tree>];
+    }),
+  ),
+) as Record<Language, Record<string, Tree>>;
 
 /** Every namespace's texts by "namespace:key", the service worker's included. */
 function textsOf(language: Language): Record<string, string> {
@@ -32,8 +42,10 @@ const baseKeys = (texts: Record<string, string>) =>
   [...new Set(Object.keys(texts).map((key) => key.replace(PLURAL, '')))].sort();
 
 describe('every namespace', () => {
-  it('is registered in all four languages', () => {
-    for (const language of LANGUAGES) expect(Object.keys(RESOURCES[language]).sort()).toEqual(Object.keys(RESOURCES.en).sort());
+  it('is there in all four languages', () => {
+    for (const language of LANGUAGES) {
+      for (const namespace of NAMESPACES) expect(Object.keys(RESOURCES[language][namespace] ?? {}).length).toBeGreaterThan(0);
+    }
   });
 
   it.each(LANGUAGES.filter((language) => language !== 'en'))('%s has every English key and no other', (language) => {

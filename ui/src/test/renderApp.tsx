@@ -1,7 +1,10 @@
 import { render } from '@testing-library/react';
 import { MemoryRouter, useLocation } from 'react-router-dom';
-import { App } from '../App';
+import { App, preloadRouteScreens } from '../App';
 import { testQueryClient } from './queryClient';
+
+// The app fetches each screen on its route's first visit; tests have them all from the start.
+await preloadRouteScreens();
 
 function LocationProbe() {
   const location = useLocation();

@@ -2,9 +2,15 @@ import { cleanup, configure } from '@testing-library/react';
 import { afterEach } from 'vitest';
 import { setOffline } from '../api/connectivity';
 import { parseUnitList } from '../api/units';
-import i18n from '../i18n';
+import i18n, { NAMESPACES } from '../i18n';
+import { LANGUAGES } from '../settings/appSettings';
 import { setUnitCatalogue } from '../medications/unitCatalogue';
 import units from './fixtures/units.json';
+
+// The app fetches a language's texts when it is chosen; tests have all of them from the start,
+// so a test that switches language sees the new texts at once.
+await i18n.loadNamespaces(NAMESPACES);
+await i18n.loadLanguages([...LANGUAGES]);
 
 // findBy… and waitFor give up after 1 s by default: a screen that appears in milliseconds
 // alone can take longer on a busy two-core machine running two test files at once. The
