@@ -21,7 +21,9 @@ const routeScreens: (() => Promise<unknown>)[] = [];
  * beyond the shell's: the first screen downloads only what it shows, and no part of it waits
  * for its texts after it appears. Once fetched, it renders at once on later visits.
  */
-function routeScreen(load: () => Promise<ComponentType>, namespaces: readonly Namespace[] = []): ComponentType {
+type RouteScreen = ComponentType & { preload: () => Promise<unknown> };
+
+function routeScreen(load: () => Promise<ComponentType>, namespaces: readonly Namespace[] = []): RouteScreen {
   let loaded: ComponentType | undefined;
   const fetchScreen = async () => {
     const [screen] = await Promise.all([load(), loadNamespaces(namespaces)]);
@@ -30,10 +32,11 @@ function routeScreen(load: () => Promise<ComponentType>, namespaces: readonly Na
   };
   routeScreens.push(fetchScreen);
   const Pending = lazy(fetchScreen);
-  return function RouteScreen() {
+  function RouteScreen() {
     const Screen = loaded ?? Pending;
     return <Screen />;
-  };
+  }
+  return Object.assign(RouteScreen, { preload: fetchScreen });
 }
 
 /** Fetches every screen now (tests, which then render any route without waiting). */
@@ -66,6 +69,33 @@ const SettingsScreen = routeScreen(() => import('./screens/SettingsScreen').then
   'data',
 ]);
 const ReportScreen = routeScreen(() => import('./screens/ReportScreen').then((m) => m.ReportScreen), ['meds', 'data']);
+
+/** The signed-in screens by the address that opens them (spec §2). */
+const SIGNED_IN_SCREENS: Record<string, RouteScreen> = {
+  '/': MedicationsScreen,
+  '/medications': MedicationsScreen,
+  '/today': TodayScreen,
+  '/notifications': NotificationsScreen,
+  '/history': HistoryScreen,
+  '/people': PeopleScreen,
+  '/settings': SettingsScreen,
+  '/report': ReportScreen,
+};
+
+/**
+ * Starts fetching the screen the app opens at, and the signed-in frame around it, while the
+ * app's own code starts and asks who is signed in: otherwise each would wait for the one
+ * before it (code, then the session check, then the frame, then the screen).
+ */
+export function preloadFirstScreen(pathname: string, signedIn: boolean): void {
+  if (!signedIn) return;
+  const screen = pathname.startsWith('/people/') ? PersonScreen : SIGNED_IN_SCREENS[pathname];
+  if (!screen) return;
+  // A fetch that fails here is tried again when the route renders, which shows its error.
+  const ignore = () => undefined;
+  SignedInLayout.preload().catch(ignore);
+  screen.preload().catch(ignore);
+}
 
 /** The route table of spec §2. */
 export function AppRoutes() {

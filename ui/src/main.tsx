@@ -1,7 +1,8 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { BrowserRouter } from 'react-router-dom';
-import { App } from './App';
+import { getStoredToken } from './api/session';
+import { App, preloadFirstScreen } from './App';
 import i18n from './i18n';
 import { tellServiceWorkerLanguage } from './push/swLanguage';
 import './styles.css';
@@ -15,6 +16,8 @@ function registerServiceWorker(): void {
     tellServiceWorkerLanguage(i18n, navigator.serviceWorker);
   });
 }
+
+preloadFirstScreen(window.location.pathname, getStoredToken() !== null);
 
 const container = document.getElementById('root');
 if (!container) throw new Error('index.html has no #root element');
