@@ -193,8 +193,7 @@ fn plan(
         return unwanted();
     };
     let person = people::name(conn, pending.person_id)?.unwrap_or_default();
-    let due =
-        DateTime::parse_from_rfc3339(&pending.scheduled_time).map_or(ctx.now, |t| t.with_timezone(&Utc));
+    let due = pending.scheduled_time.instant();
     // Either side's "hide medication names" keeps them off the carer's lock screen and mailbox.
     let hide = recipient.prefs.hide_medication_names
         || notify_prefs::global(conn, pending.owner_id)?.hide_medication_names;

@@ -122,12 +122,9 @@ impl MailQueue {
             .read(|conn| Ok::<_, DbError>(outbox::next_due(conn)?))
             .await;
         match next {
-            Ok(Some(at)) => DateTime::parse_from_rfc3339(&at)
-                .map(|at| {
-                    (at.with_timezone(&Utc) - self.clock.now())
-                        .to_std()
-                        .unwrap_or_default()
-                })
+            // Already due: at once.
+            Ok(Some(at)) => (at.instant() - self.clock.now())
+                .to_std()
                 .unwrap_or_default()
                 .min(IDLE_LOOK),
             Ok(None) => IDLE_LOOK,

@@ -255,8 +255,8 @@ fn medication_file(conn: &Connection, m: &Medication) -> ServiceResult<Medicatio
         notification_preferences: notify_prefs::for_medication(conn, m.id)?.as_ref().map(prefs_file),
         archived: false,
         person_id: Some(m.person_id),
-        created_at: Some(m.created_at.clone()),
-        updated_at: Some(m.updated_at.clone()),
+        created_at: Some(m.created_at.to_string()),
+        updated_at: Some(m.updated_at.to_string()),
     })
 }
 

@@ -19,6 +19,7 @@ use utoipa::ToSchema;
 use super::export::{EntryFile, FORMAT_VERSION, MedicationFile, PersonFile, parse_instant};
 use super::{ErrorCode, Problem, ServiceError, ServiceResult, invalid, rejected, user_settings};
 use crate::clock;
+use crate::db::Stamp;
 use crate::domain::dose::DoseStatus;
 use crate::domain::medication::{
     COLORS, DEFAULT_ICON, FUTURE_SKEW_SECS, MAX_LEAD_MINUTES, MAX_MESSAGE, MAX_NAME, MAX_NOTES, MAX_REPEATS,
@@ -404,8 +405,9 @@ fn medication_of(m: MedicationFile, now: DateTime<Utc>) -> Result<NewMedication,
     let frequency = Frequency::parse(m.frequency.trim()).unwrap_or(Frequency::Daily);
     let start = NaiveDate::parse_from_str(&start_date, "%Y-%m-%d").unwrap_or_default();
     schedule.rules.check(frequency, start)?;
-    let now = clock::stamp(now);
-    let stamp = |t: Option<String>| t.and_then(|t| parse_instant(&t)).map(clock::stamp);
+    let now = Stamp::from(now);
+    // The file's own times where it has them (an export writes both).
+    let stamp = |t: Option<String>| t.and_then(|t| parse_instant(&t)).map(Stamp::from);
     let medication = Medication {
         id: 0,
         name,
@@ -427,8 +429,8 @@ fn medication_of(m: MedicationFile, now: DateTime<Utc>) -> Result<NewMedication,
         person_id: 0,
         // Carers are other accounts, not carried by an export.
         escalation: None,
-        created_at: stamp(m.created_at).unwrap_or_else(|| now.clone()),
-        updated_at: stamp(m.updated_at).unwrap_or_else(|| now.clone()),
+        created_at: stamp(m.created_at).unwrap_or(now),
+        updated_at: stamp(m.updated_at).unwrap_or(now),
     };
     let inventory = match m.inventory {
         Some(inv) => {
@@ -1011,7 +1013,7 @@ fn write(
         }
         let id = medications::insert(conn, user_id, m)?;
         // `insert` stamps both times with created_at; keep the file's last change too.
-        medications::set_updated_at(conn, id, &m.updated_at)?;
+        medications::set_updated_at(conn, id, m.updated_at)?;
         summary.medications.added += 1;
         if Frequency::parse(&m.frequency).is_some_and(|f| f != Frequency::AsNeeded) {
             summary.schedules.added += 1;

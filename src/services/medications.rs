@@ -13,6 +13,7 @@ use super::report::{self, Adherence};
 use super::stock::{self, InventoryInput, InventoryView, nullable};
 use super::{ErrorCode, ServiceError, ServiceResult, invalid, not_found, rejected};
 use crate::clock;
+use crate::db::Stamp;
 use crate::domain::dose::DoseStatus;
 use crate::domain::escalation::Escalation;
 use crate::domain::medication::{
@@ -378,8 +379,10 @@ pub struct MedicationView {
     pub notes: String,
     pub default_quantity: Quantity,
     pub schedule: ScheduleView,
-    pub created_at: String,
-    pub updated_at: String,
+    #[schema(value_type = String)]
+    pub created_at: Stamp,
+    #[schema(value_type = String)]
+    pub updated_at: Stamp,
     /// The latest doses, newest first.
     pub doses: Vec<RecentDose>,
     /// Null when no inventory was ever set up.
@@ -608,7 +611,7 @@ pub fn create(
     let user_id = person.owner_id;
     let inventory = input.inventory.take();
     let clock = UserClock::at(conn, user_id, now)?;
-    let stamp = clock::stamp(now);
+    let stamp = Stamp::from(now);
     let mut m = Medication {
         id: 0,
         name: String::new(),
@@ -621,8 +624,8 @@ pub fn create(
         schedule_times: Vec::new(),
         schedule_weekdays: Vec::new(),
         start_date: now.with_timezone(&clock.tz).date_naive().to_string(),
-        created_at: stamp.clone(),
-        updated_at: stamp.clone(),
+        created_at: stamp,
+        updated_at: stamp,
         rules: Rules::default(),
         person_id: person.person_id,
         escalation: None,
@@ -633,7 +636,7 @@ pub fn create(
     m.id = medications::insert(conn, user_id, &m)?;
     access::audit(conn, &person, "medication.created", &m.name, now)?;
     if let Some(inventory) = inventory {
-        stock::apply(conn, &m, inventory, &stamp)?;
+        stock::apply(conn, &m, inventory, stamp)?;
     }
     planner::plan_medication(conn, user_id, &m, &clock, horizon_days)?;
     view_one(conn, user_id, m, &clock, reach)
@@ -672,10 +675,10 @@ pub fn update(
     }
     anchor(&mut m, Some(&before), &clock);
     let unit_before = before.unit;
-    m.updated_at = clock::stamp(now);
+    m.updated_at = Stamp::from(now);
     medications::update(conn, user_id, &m)?;
     if let Some(inventory) = inventory {
-        stock::apply(conn, &m, inventory, &m.updated_at)?;
+        stock::apply(conn, &m, inventory, m.updated_at)?;
     } else if m.unit != unit_before
         && let Some(inv) = medications::inventory(conn, m.id)?.filter(|inv| inv.enabled)
     {
@@ -808,10 +811,7 @@ pub fn adherence(
             if !names.contains_key(&row.person_id) {
                 continue;
             }
-            let Ok(instant) = DateTime::parse_from_rfc3339(&row.taken) else {
-                continue;
-            };
-            let day = instant.with_timezone(&clock.tz).date_naive();
+            let day = row.taken.instant().with_timezone(&clock.tz).date_naive();
             let Ok(index) = usize::try_from((day - first_30).num_days()) else {
                 continue;
             };
@@ -901,9 +901,7 @@ fn doses_today(
         &clock::stamp(until),
         &logs_from,
     )? {
-        let Some(at) = instant(&r.scheduled_time) else {
-            continue;
-        };
+        let at = r.scheduled_time.instant();
         // The answer to one of today's reminders counts whenever it says it was taken.
         if let Some(h) = r.history_id
             && at >= today_from

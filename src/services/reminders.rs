@@ -13,6 +13,7 @@ use super::error::{ErrorCode, ServiceError, ServiceResult, conflict, invalid, no
 use super::{stock, user_settings};
 use crate::clock;
 use crate::config;
+use crate::db::Stamp;
 use crate::domain::dose::DoseStatus;
 use crate::domain::medication::MedicationId;
 use crate::domain::notification::{ReminderStatus, check_lead, check_message};
@@ -380,7 +381,7 @@ pub fn log_take(
                 &tx,
                 user_id,
                 &m,
-                scheduled_at(&target.reminder.scheduled_time, now),
+                target.reminder.scheduled_time.instant(),
                 now,
             )?,
             dosage_unit: m.unit.clone(),
@@ -478,14 +479,15 @@ pub struct TakeDetails {
     #[schema(value_type = Option<String>)]
     pub dosage: Option<()>,
     pub dosage_unit: String,
-    pub scheduled_time: String,
+    #[schema(value_type = String)]
+    pub scheduled_time: Stamp,
     pub message: Option<String>,
     /// Null until the dose is logged.
     pub logged: Option<TakeLogged>,
     /// When a snoozed reminder goes out again (RFC 3339, UTC); null unless it is snoozed
     /// and has not gone out again yet.
-    #[schema(required = true)]
-    pub snoozed_until: Option<String>,
+    #[schema(required = true, value_type = Option<String>)]
+    pub snoozed_until: Option<Stamp>,
     /// Who handled the dose (logged it taken or skipped), by name, as every link for the dose
     /// shows it: the account holder or a carer. Null until then, for a dose the engine
     /// recorded missed, and for entries from before carers.
@@ -519,12 +521,12 @@ pub fn take_details(conn: &Connection, token: &str, now: DateTime<Utc>) -> Servi
             },
             None => TakeLogged {
                 status: None,
-                taken: at.clone(),
+                taken: at.to_string(),
             },
         }),
         (Some(at), None) => Some(TakeLogged {
             status: None,
-            taken: at.clone(),
+            taken: at.to_string(),
         }),
     };
     let handled_at = logged
@@ -542,23 +544,18 @@ pub fn take_details(conn: &Connection, token: &str, now: DateTime<Utc>) -> Servi
     Ok(TakeDetails {
         title: r.title.clone(),
         person_name,
-        quantity: planner::dose_quantity(conn, user_id, &m, scheduled_at(&r.scheduled_time, now), now)?,
+        quantity: planner::dose_quantity(conn, user_id, &m, r.scheduled_time.instant(), now)?,
         medication_name: m.name,
         dosage: None,
         dosage_unit: m.unit,
-        scheduled_time: r.scheduled_time.clone(),
+        scheduled_time: r.scheduled_time,
         message,
         logged,
-        snoozed_until: target.snoozed_until.clone(),
+        snoozed_until: target.snoozed_until,
         handled_at: handled_by.as_ref().and(handled_at),
         handled_by,
         language: user_settings::language(conn, access.user_id)?.code().to_owned(),
     })
-}
-
-/// A reminder's stored dose time; `fallback` if it does not read (it always does).
-fn scheduled_at(stamp: &str, fallback: DateTime<Utc>) -> DateTime<Utc> {
-    DateTime::parse_from_rfc3339(stamp).map_or(fallback, |t| t.with_timezone(&Utc))
 }
 
 #[cfg(test)]

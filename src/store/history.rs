@@ -6,9 +6,10 @@ use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
 use serde::Serialize;
 
+use crate::db::Stamp;
 use crate::domain::dose::DoseStatus;
 use crate::domain::quantity::Quantity;
-use crate::store::Count;
+use crate::store::{Count, stamp_at};
 
 // Stored as its text; the table's CHECK allows only the three statuses.
 impl rusqlite::ToSql for DoseStatus {
@@ -350,29 +351,23 @@ pub struct Outcome {
     pub medication_id: Option<i64>,
     pub person_id: i64,
     pub status: DoseStatus,
-    pub taken: String,
+    pub taken: Stamp,
 }
 
 /// Every entry of an account since `from`, for adherence.
 pub fn since(conn: &Connection, user_id: i64, from: &str) -> rusqlite::Result<Vec<Outcome>> {
     conn.prepare_cached(
-        "SELECT medication_id, person_id, status, taken_at FROM dose_history WHERE user_id = ?1 AND taken_at >= ?2",
+        "SELECT medication_id, person_id, status, taken_at, id FROM dose_history WHERE user_id = ?1 AND taken_at >= ?2",
     )?
     .query_map(params![user_id, from], |row| {
         Ok(Outcome {
             medication_id: row.get(0)?,
             person_id: row.get::<_, Option<i64>>(1)?.unwrap_or_default(),
             status: row.get(2)?,
-            taken: row.get(3)?,
+            taken: stamp_at(row, 3, "dose_history", row.get(4)?)?,
         })
     })?
     .collect()
-}
-
-fn instant(text: String) -> Option<chrono::DateTime<chrono::Utc>> {
-    chrono::DateTime::parse_from_rfc3339(&text)
-        .ok()
-        .map(|t| t.with_timezone(&chrono::Utc))
 }
 
 /// When one medication's doses were taken, from `from` up to (not including) `to`: what
@@ -385,11 +380,14 @@ pub fn taken_between(
     to: &str,
 ) -> rusqlite::Result<Vec<chrono::DateTime<chrono::Utc>>> {
     let mut statement = conn.prepare_cached(
-        "SELECT taken_at FROM dose_history
+        "SELECT taken_at, id FROM dose_history
          WHERE user_id = ?1 AND medication_id = ?2 AND status = 'taken' AND taken_at >= ?3 AND taken_at < ?4",
     )?;
-    let rows = statement.query_map(params![user_id, medication_id, from, to], |row| row.get(0))?;
-    Ok(rows.filter_map(|text| text.ok().and_then(instant)).collect())
+    statement
+        .query_map(params![user_id, medication_id, from, to], |row| {
+            Ok(stamp_at(row, 0, "dose_history", row.get(1)?)?.instant())
+        })?
+        .collect()
 }
 
 /// When each medication's doses were taken from `from` up to (not including) `to`, in one
@@ -401,16 +399,15 @@ pub fn taken_by_medication(
     to: &str,
 ) -> rusqlite::Result<HashMap<i64, Vec<chrono::DateTime<chrono::Utc>>>> {
     let mut statement = conn.prepare_cached(
-        "SELECT medication_id, taken_at FROM dose_history
+        "SELECT medication_id, taken_at, id FROM dose_history
          WHERE user_id = ?1 AND status = 'taken' AND taken_at >= ?2 AND taken_at < ?3
            AND medication_id IS NOT NULL",
     )?;
     let mut taken: HashMap<i64, Vec<chrono::DateTime<chrono::Utc>>> = HashMap::new();
     let mut rows = statement.query(params![user_id, from, to])?;
     while let Some(row) = rows.next()? {
-        if let Some(at) = instant(row.get(1)?) {
-            taken.entry(row.get(0)?).or_default().push(at);
-        }
+        let at = stamp_at(row, 1, "dose_history", row.get(2)?)?;
+        taken.entry(row.get(0)?).or_default().push(at.instant());
     }
     Ok(taken)
 }

@@ -5,6 +5,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::config::Signups;
+use crate::db::Stamp;
 use crate::services::{ServiceResult, invalid};
 use crate::store::users::{TwoFactor, User};
 
@@ -20,7 +21,8 @@ pub struct Profile {
     #[serde(rename = "emailVerified")]
     pub email_verified: bool,
     /// When the account was made (RFC 3339, UTC).
-    pub created_at: String,
+    #[schema(value_type = String)]
+    pub created_at: Stamp,
 }
 
 impl From<&User> for Profile {
@@ -31,7 +33,7 @@ impl From<&User> for Profile {
             first_name: user.first_name.clone(),
             last_name: user.last_name.clone(),
             email_verified: user.email_verified,
-            created_at: user.created_at.clone(),
+            created_at: user.created_at,
         }
     }
 }

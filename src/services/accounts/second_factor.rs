@@ -44,7 +44,7 @@ pub fn check_second_factor(
                 return Ok(Some(SecondFactor::Totp));
             }
         }
-        if tf.email_enabled && check_email_code(conn, key, user_id, code, &clock::stamp(now))? {
+        if tf.email_enabled && check_email_code(conn, key, user_id, code, now)? {
             return Ok(Some(SecondFactor::EmailCode));
         }
         return Ok(None);
@@ -61,12 +61,12 @@ fn check_email_code(
     key: &[u8],
     user_id: i64,
     code: &str,
-    now: &str,
+    now: DateTime<Utc>,
 ) -> rusqlite::Result<bool> {
     let Some(pending) = users::email_code(conn, user_id)? else {
         return Ok(false);
     };
-    if pending.expires_at.as_str() <= now || pending.attempts >= EMAIL_CODE_MAX_TRIES {
+    if pending.expires_at.instant() <= now || pending.attempts >= EMAIL_CODE_MAX_TRIES {
         users::delete_email_code(conn, user_id)?;
         return Ok(false);
     }
@@ -84,7 +84,7 @@ pub fn use_backup_code(
     key: &[u8],
     user_id: i64,
     code: &str,
-    now: &str,
+    now: DateTime<Utc>,
 ) -> rusqlite::Result<bool> {
     users::use_backup_code(
         conn,
