@@ -302,7 +302,7 @@ fn for_each_entry(
             quantity: row.quantity,
             unit: row.dosage_unit,
             status: row.status,
-            taken: row.taken,
+            taken: row.taken.to_string(),
             note: row.dosage,
             affect_inventory: row.affect_inventory,
             person_id: row.person_id,

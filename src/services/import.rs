@@ -109,7 +109,7 @@ struct NewEntry {
     file_person: Option<i64>,
     logged_by_name: Option<String>,
     status: &'static str,
-    taken: String,
+    taken: Stamp,
     quantity: Quantity,
     unit: String,
     note: Option<String>,
@@ -177,7 +177,7 @@ pub fn apply(
 struct Imported {
     entry_id: i64,
     medication_id: i64,
-    taken: String,
+    taken: Stamp,
 }
 
 /// Imported doses answer their reminders as doses logged in the app do (DESIGN §4): each
@@ -189,12 +189,17 @@ fn answer_reminders(conn: &Connection, user_id: i64, mut imported: Vec<Imported>
     let Some(first_open) = reminders::first_open(conn, user_id)? else {
         return Ok(());
     };
-    let answers_nothing =
-        |taken: &str| parse_instant(taken).is_none_or(|t| t + chrono::Duration::hours(1) < first_open);
-    imported.retain(|i| !answers_nothing(&i.taken));
-    imported.sort_by(|a, b| a.taken.cmp(&b.taken));
+    imported.retain(|i| i.taken.instant() + chrono::Duration::hours(1) >= first_open);
+    imported.sort_by_key(|i| i.taken);
     for i in imported {
-        reminders::answer(conn, user_id, i.medication_id, None, &i.taken, i.entry_id)?;
+        reminders::answer(
+            conn,
+            user_id,
+            i.medication_id,
+            None,
+            &i.taken.to_string(),
+            i.entry_id,
+        )?;
     }
     Ok(())
 }
@@ -547,7 +552,7 @@ fn entry_of(
         file_person: None,
         logged_by_name: None,
         status,
-        taken: clock::stamp(instant),
+        taken: Stamp::from(instant),
         quantity,
         unit: units::canonical(unit)?,
         note,
@@ -852,7 +857,7 @@ fn local_instant(clock: &UserClock, date: &str, time: &str) -> Result<String, St
 /// What makes two history entries the same dose.
 #[derive(Hash, PartialEq, Eq, Clone)]
 struct DoseKey {
-    taken: String,
+    taken: Stamp,
     status: &'static str,
     quantity: Quantity,
     unit: String,
@@ -861,7 +866,7 @@ struct DoseKey {
 impl DoseKey {
     fn of(e: &NewEntry) -> DoseKey {
         DoseKey {
-            taken: e.taken.clone(),
+            taken: e.taken,
             status: e.status,
             quantity: e.quantity,
             unit: e.unit.clone(),
@@ -949,6 +954,7 @@ fn write(
     now: DateTime<Utc>,
 ) -> ServiceResult<Summary> {
     let mut summary = Summary::default();
+    let created_at = Stamp::from(now);
     let now = clock::stamp(now);
     if let Some(patch) = plan.settings {
         let current = settings::get(conn, user_id)?;
@@ -1081,7 +1087,7 @@ fn write(
             // The file's stock count already has these doses in it.
             stock_used: Quantity::ZERO,
             dosage_id: None,
-            created_at: now.clone(),
+            created_at,
             person_id: match e.file_person {
                 Some(_) => person(e.file_person),
                 None => target.person,

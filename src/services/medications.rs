@@ -336,7 +336,8 @@ impl ScheduleView {
 pub struct RecentDose {
     pub id: i64,
     pub status: DoseStatus,
-    pub taken: String,
+    #[schema(value_type = String)]
+    pub taken: Stamp,
     pub quantity: Quantity,
     pub dosage_unit: String,
 }
@@ -398,8 +399,8 @@ pub struct MedicationView {
     pub delivery_warning: Option<&'static str>,
     /// With as-needed limits: when the next dose is allowed, RFC 3339; it may lie in the
     /// past (then one is allowed now). Null without limits or doses that hold one back.
-    #[schema(required = true)]
-    pub next_dose_allowed_at: Option<String>,
+    #[schema(required = true, value_type = Option<String>)]
+    pub next_dose_allowed_at: Option<Stamp>,
     /// Whose medicine it is.
     pub person_id: i64,
     /// Missed-dose escalation, or null when off.
@@ -484,7 +485,7 @@ fn view(
     let schedule = ScheduleView::of(&m, clock);
     // From the doses alone, not from now: the list changes when a dose is logged, not by
     // the minute (a moment already past is left for the app to drop).
-    let next_dose_allowed_at = m.rules.next_allowed(taken).map(clock::stamp);
+    let next_dose_allowed_at = m.rules.next_allowed(taken).map(Stamp::from);
     let inventory = inventory.map(|inv| InventoryView::of(&m, inv, clock));
     MedicationView {
         id: m.id,
@@ -857,12 +858,6 @@ pub fn adherence(
     })
 }
 
-fn instant(text: &str) -> Option<DateTime<Utc>> {
-    DateTime::parse_from_rfc3339(text)
-        .ok()
-        .map(|t| t.with_timezone(&Utc))
-}
-
 /// Today's doses for one user, with the state their logs give them (see `domain::today`).
 fn doses_today(
     conn: &Connection,
@@ -929,7 +924,7 @@ fn doses_today(
                 id: e.id,
                 medication_id: e.medication_id?,
                 status: DoseState::from(e.status),
-                taken: instant(&e.taken)?,
+                taken: e.taken.instant(),
             })
         })
         .collect();
@@ -956,7 +951,8 @@ pub struct TodayDose {
     pub unit: String,
     pub quantity: Quantity,
     /// The dose's instant, RFC 3339 UTC.
-    pub scheduled_time: String,
+    #[schema(value_type = String)]
+    pub scheduled_time: Stamp,
     /// The dose's time in the person's zone.
     pub local_time: TimeOfDay,
     pub status: DoseState,
@@ -964,8 +960,8 @@ pub struct TodayDose {
     #[schema(required = true)]
     pub history_id: Option<i64>,
     /// When that entry was logged (RFC 3339 UTC): "Already taken at 6:00 AM".
-    #[schema(required = true)]
-    pub logged_at: Option<String>,
+    #[schema(required = true, value_type = Option<String>)]
+    pub logged_at: Option<Stamp>,
     /// Its planned reminder, to log the dose against (`dosage_id`).
     #[schema(required = true)]
     pub reminder_id: Option<i64>,
@@ -1060,11 +1056,11 @@ fn today_of(
                 icon: m.icon.clone(),
                 unit: m.unit.clone(),
                 quantity: planner::quantity_at(m, &clock, dose.at),
-                scheduled_time: clock::stamp(dose.at),
+                scheduled_time: Stamp::from(dose.at),
                 local_time: TimeOfDay::from(dose.at.with_timezone(&clock.tz).time()),
                 status: dose.status,
                 history_id: dose.history_id,
-                logged_at: dose.logged_at.map(clock::stamp),
+                logged_at: dose.logged_at.map(Stamp::from),
                 reminder_id: dose.reminder_id,
                 delivery_warning: warning(m.id),
             };

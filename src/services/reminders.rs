@@ -405,7 +405,8 @@ pub const SNOOZE_MINUTES: [i64; 3] = [10, 30, 60];
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Snoozed {
     /// RFC 3339, UTC.
-    pub snoozed_until: String,
+    #[schema(value_type = String)]
+    pub snoozed_until: Stamp,
 }
 
 /// Snoozes the reminder of a live take link by `minutes` (10, 30 or 60): it is scheduled
@@ -439,9 +440,8 @@ pub fn snooze(
         )));
     }
     let until = now + Duration::minutes(minutes);
-    let stamp = clock::stamp(until);
     if target.reminder.answered_at.is_some()
-        || !reminders::snooze(&tx, target.reminder.id, &stamp, &clock::stamp(now))?
+        || !reminders::snooze(&tx, target.reminder.id, &clock::stamp(until), &clock::stamp(now))?
     {
         return Err(conflict(
             ErrorCode::DoseAlreadyLogged,
@@ -451,7 +451,9 @@ pub fn snooze(
     let tz = UserClock::at(&tx, user_id, now)?.tz;
     tx.commit()?;
     Ok((
-        Snoozed { snoozed_until: stamp },
+        Snoozed {
+            snoozed_until: Stamp::from(until),
+        },
         until.with_timezone(&tz).format("%H:%M").to_string(),
     ))
 }
@@ -463,7 +465,8 @@ pub struct TakeLogged {
     #[schema(value_type = Option<DoseStatus>)]
     pub status: Option<String>,
     /// When the dose was logged (RFC 3339, UTC).
-    pub taken: String,
+    #[schema(value_type = String)]
+    pub taken: Stamp,
 }
 
 /// What a take link shows before the dose is logged (SPEC §3 "Token notification details").
@@ -495,8 +498,8 @@ pub struct TakeDetails {
     pub handled_by: Option<String>,
     /// When the handled dose was logged as taken or skipped (RFC 3339, UTC); null with
     /// `handled_by`.
-    #[schema(required = true)]
-    pub handled_at: Option<String>,
+    #[schema(required = true, value_type = Option<String>)]
+    pub handled_at: Option<Stamp>,
     /// The language the link's reminder is written in, its recipient's (`en`, `es`, `fr`,
     /// `de`): the page speaks it to a browser that is not signed in.
     pub language: String,
@@ -521,18 +524,18 @@ pub fn take_details(conn: &Connection, token: &str, now: DateTime<Utc>) -> Servi
             },
             None => TakeLogged {
                 status: None,
-                taken: at.to_string(),
+                taken: *at,
             },
         }),
         (Some(at), None) => Some(TakeLogged {
             status: None,
-            taken: at.to_string(),
+            taken: *at,
         }),
     };
     let handled_at = logged
         .as_ref()
         .filter(|l| l.status.as_deref() != Some("missed"))
-        .map(|l| l.taken.clone());
+        .map(|l| l.taken);
     let handled_by = target.handled_by.clone().filter(|_| handled_at.is_some());
     let global = notify_prefs::global(conn, user_id)?;
     let own = notify_prefs::for_medication(conn, m.id)?;

@@ -1575,7 +1575,7 @@ mod tests {
             history::between(&w.conn, w.user, "2026-03-02T00:00:00Z", "2026-03-03T00:00:00Z").unwrap();
         assert_eq!(entries.len(), 1);
         assert_eq!(entries[0].status, DoseStatus::Missed);
-        assert!(entries[0].taken.starts_with("2026-03-02T08:00"));
+        assert!(entries[0].taken.to_string().starts_with("2026-03-02T08:00"));
         assert!(!entries[0].affect_inventory, "a missed dose moves no stock");
     }
 

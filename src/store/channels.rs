@@ -21,9 +21,9 @@ pub struct Channel {
     pub state: String,
     pub state_reason: Option<String>,
     pub chat_id: Option<i64>,
-    pub created_at: String,
+    pub created_at: Stamp,
     pub last_result: Option<String>,
-    pub last_result_at: Option<String>,
+    pub last_result_at: Option<Stamp>,
 }
 
 impl Channel {
@@ -51,9 +51,9 @@ fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Channel> {
         state: row.get(7)?,
         state_reason: row.get(8)?,
         chat_id: row.get(9)?,
-        created_at: row.get(10)?,
+        created_at: stamp_at(row, 10, "channels", row.get(0)?)?,
         last_result: row.get(11)?,
-        last_result_at: row.get(12)?,
+        last_result_at: stamp_or_null_at(row, 12, "channels", row.get(0)?)?,
     })
 }
 
