@@ -356,7 +356,8 @@ const SQL_OUTSIDE_STORE: &[(&str, &str)] = &[(
     "restore's inspection of an incoming snapshot",
 )];
 
-/// Fields of store rows named for an instant (`…_at`, `…_until`) that hold it as text.
+/// Fields of store rows (and of the new rows handed to the store) named for an instant
+/// (`…_at`, `…_until`) that hold it as text.
 fn stored_times_as_text(code: &str) -> Vec<String> {
     code.lines()
         .map(str::trim)
@@ -366,7 +367,15 @@ fn stored_times_as_text(code: &str) -> Vec<String> {
             };
             let ty = ty.trim().trim_end_matches(',');
             (name.ends_with("_at") || name.ends_with("_until"))
-                && (ty == "String" || ty == "Option<String>" || ty == "&str" || ty == "Option<&str>")
+                && [
+                    "String",
+                    "Option<String>",
+                    "&str",
+                    "Option<&str>",
+                    "&'a str",
+                    "Option<&'a str>",
+                ]
+                .contains(&ty)
         })
         .map(str::to_owned)
         .collect()

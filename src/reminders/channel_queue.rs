@@ -634,7 +634,7 @@ fn settle(
                 title: &send.title,
                 medication_name: send.medication_name.as_deref(),
                 channel: &format!("channel:{}", channel.id),
-                attempted_at: &at,
+                attempted_at: Stamp::from(now),
                 error: error.as_deref(),
                 fallback: send.fallback,
                 result_code: if error.is_none() {

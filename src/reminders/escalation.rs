@@ -18,7 +18,7 @@ use super::channels::{Message, Priority};
 use super::dispatcher::Engine;
 use super::push::PushOutcome;
 use crate::clock;
-use crate::db::DbError;
+use crate::db::{DbError, Stamp};
 use crate::domain::escalation::MAX_AFTER_MINUTES;
 use crate::mailer::Mailer;
 use crate::security::codes;
@@ -321,7 +321,7 @@ fn queue_on_channels(
                 message: &value,
                 idempotency_key: &key,
                 now: &now,
-                give_up_at: &clock::stamp(ctx.now + Duration::hours(1)),
+                give_up_at: Stamp::from(ctx.now + Duration::hours(1)),
             },
         )?;
     }

@@ -17,7 +17,7 @@ use tokio::sync::watch;
 use tokio::task::{JoinHandle, JoinSet};
 
 use crate::clock::{self, Clock};
-use crate::db::{Db, DbError};
+use crate::db::{Db, DbError, Stamp};
 use crate::domain::notification::ReminderStatus;
 use crate::mailer::{Email, MailError, Mailer};
 use crate::services::rounds::{followups, join_reasons, next_repeat};
@@ -309,7 +309,7 @@ fn settle(
                 title: mail.title.as_deref().unwrap_or(&mail.subject),
                 medication_name: mail.medication_name.as_deref(),
                 channel: "email",
-                attempted_at: &at,
+                attempted_at: Stamp::from(now),
                 error: error.as_deref(),
                 fallback: mail.fallback,
                 result_code,

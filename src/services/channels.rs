@@ -352,8 +352,7 @@ pub fn create(
             link_code_hash: code.as_deref().map(codes::hash_link_token).as_deref(),
             link_expires_at: code
                 .as_ref()
-                .map(|_| clock::stamp(now + Duration::hours(LINK_CODE_HOURS)))
-                .as_deref(),
+                .map(|_| Stamp::from(now + Duration::hours(LINK_CODE_HOURS))),
             now: &at,
         },
     )?;

@@ -16,7 +16,7 @@ use super::messages::{self, Content, Formats, Message, Priority};
 use super::planner;
 use crate::clock;
 use crate::config::Settings;
-use crate::db::DbError;
+use crate::db::{DbError, Stamp};
 use crate::domain::notification::{ReminderKind, ReminderStatus};
 use crate::domain::schedule;
 use crate::mailer::Mailer;
@@ -765,7 +765,7 @@ pub fn record(
                 title,
                 medication_name,
                 channel: &report.channel.word(),
-                attempted_at: &at,
+                attempted_at: Stamp::from(now),
                 error: report.error.as_deref(),
                 fallback: report.fallback,
                 result_code: report.code,
@@ -1005,7 +1005,7 @@ fn queue_channels(
                 message: &serde_json::to_value(&message).unwrap_or_default(),
                 idempotency_key: &format!("msg_pillbox_r{}_n{}", round.id, round.number),
                 now: &clock::stamp(ctx.now),
-                give_up_at: &clock::stamp(ctx.now + Duration::hours(24)),
+                give_up_at: Stamp::from(ctx.now + Duration::hours(24)),
             },
         )?;
     }
@@ -1061,7 +1061,7 @@ fn queue_channels(
                 message: &serde_json::to_value(&message).unwrap_or_default(),
                 idempotency_key: &key,
                 now: &clock::stamp(ctx.now),
-                give_up_at: &clock::stamp(give_up),
+                give_up_at: Stamp::from(give_up),
             },
         )?;
         reports.push(ChannelReport {

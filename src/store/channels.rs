@@ -91,7 +91,7 @@ pub struct NewChannel<'a> {
     pub secret: Option<&'a str>,
     pub state: &'a str,
     pub link_code_hash: Option<&'a str>,
-    pub link_expires_at: Option<&'a str>,
+    pub link_expires_at: Option<Stamp>,
     pub now: &'a str,
 }
 
@@ -204,7 +204,7 @@ pub struct NewSend<'a> {
     pub message: &'a serde_json::Value,
     pub idempotency_key: &'a str,
     pub now: &'a str,
-    pub give_up_at: &'a str,
+    pub give_up_at: Stamp,
 }
 
 /// Queues a message, due at once. A reminder's round (or its handled message) already

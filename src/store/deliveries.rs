@@ -95,7 +95,7 @@ pub struct NewDelivery<'a> {
     pub title: &'a str,
     pub medication_name: Option<&'a str>,
     pub channel: &'a str,
-    pub attempted_at: &'a str,
+    pub attempted_at: Stamp,
     pub error: Option<&'a str>,
     pub fallback: bool,
     /// What happened, as a code, and its values as a JSON object.
