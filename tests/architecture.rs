@@ -356,6 +356,55 @@ const SQL_OUTSIDE_STORE: &[(&str, &str)] = &[(
     "restore's inspection of an incoming snapshot",
 )];
 
+/// Fields of store rows (and of the new rows handed to the store) named for an instant
+/// (`…_at`, `…_until`) that hold it as text.
+fn stored_times_as_text(code: &str) -> Vec<String> {
+    code.lines()
+        .map(str::trim)
+        .filter(|line| {
+            let Some((name, ty)) = line.strip_prefix("pub ").and_then(|f| f.split_once(':')) else {
+                return false;
+            };
+            let ty = ty.trim().trim_end_matches(',');
+            (name.ends_with("_at") || name.ends_with("_until"))
+                && [
+                    "String",
+                    "Option<String>",
+                    "&str",
+                    "Option<&str>",
+                    "&'a str",
+                    "Option<&'a str>",
+                ]
+                .contains(&ty)
+        })
+        .map(str::to_owned)
+        .collect()
+}
+
+/// A store row keeps an instant as a `Stamp` (ARCHITECTURE.md, "Time"): text would let an
+/// unreadable value through to wherever it is parsed, with a default there. A claim
+/// (`reminders::Job::claimed_until`: a time and a tag) is text on purpose.
+#[test]
+fn store_rows_keep_instants_as_stamps() {
+    let mut wrong = Vec::new();
+    for (path, text) in sources() {
+        if !path.starts_with("store/") {
+            continue;
+        }
+        for field in stored_times_as_text(&without_tests(&text)) {
+            if field != "pub claimed_until: Option<String>," {
+                wrong.push(format!("{path}: {field}"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "instants held as text:\n{}", wrong.join("\n"));
+    assert_eq!(
+        stored_times_as_text("pub id: i64,\n    pub created_at: String,\n    pub sent_at: Option<Stamp>,"),
+        ["pub created_at: String,"],
+        "the check sees a planted field"
+    );
+}
+
 #[test]
 fn sql_runs_only_in_store_and_db() {
     let mut wrong = Vec::new();

@@ -1951,3 +1951,44 @@ async fn correcting_an_amount_moves_the_stock_by_the_change_only() {
     assert_eq!(stock(&server, &token, id).await, 11.0);
     assert_ledger_adds_up(&server, &token, id).await;
 }
+
+/// A dose time in the database that does not read as a time (a hand edit, a broken tool) is
+/// an error that says where it is: adherence once left such an entry out and counted the
+/// week without it, and the history showed the text as the dose's time.
+#[tokio::test]
+async fn a_stored_time_that_does_not_read_is_an_error_naming_its_row_never_a_dose_left_out() {
+    let server = Server::start_with(open_signups);
+    let token = account(&server, "ann@example.org").await;
+    let id = create(&server, &token, json!({ "name": "Aspirin", "unit": "mg" })).await["id"]
+        .as_i64()
+        .unwrap();
+    for _ in 0..2 {
+        dose(
+            &server,
+            &token,
+            id,
+            json!({ "quantity": 1, "unit": "mg", "status": "taken" }),
+        )
+        .await;
+    }
+    let (status, body) = get_json(&server, "/api/medications/adherence", Some(&token)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+
+    let db = database(&server.data_dir);
+    db.busy_timeout(std::time::Duration::from_secs(10)).unwrap();
+    let entry: i64 = db
+        .query_row("SELECT max(id) FROM dose_history", [], |row| row.get(0))
+        .unwrap();
+    db.execute("UPDATE dose_history SET taken_at = 'soon' WHERE id = ?1", [entry])
+        .unwrap();
+    for path in ["/api/medications/adherence", "/api/medications/history"] {
+        let (status, body) = get_json(&server, path, Some(&token)).await;
+        assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR, "{path}: {body}");
+        assert_eq!(body["code"], "internal_error", "{path}: {body}");
+    }
+    let log = server.log();
+    assert!(
+        log.contains(&format!("dose_history row {entry}, column taken_at:")) && log.contains("soon"),
+        "the log names the row and its text: {log}"
+    );
+}

@@ -11,6 +11,9 @@
 //! transaction, each in its own savepoint, and are all answered after its one commit.
 
 pub mod migrations;
+mod stamp;
+
+pub use stamp::Stamp;
 
 use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};

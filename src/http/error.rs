@@ -92,6 +92,16 @@ impl ApiError {
         }
     }
 
+    /// A 429: too many attempts, retry after `secs` (also in the Retry-After header).
+    pub fn too_many(secs: u64) -> ApiError {
+        Self::coded(
+            StatusCode::TOO_MANY_REQUESTS,
+            ErrorCode::RateLimited,
+            "Too many attempts. Please try again later.",
+        )
+        .with_retry_after(secs)
+    }
+
     pub fn with_code(mut self, code: ErrorCode) -> ApiError {
         self.code = code;
         self
@@ -120,6 +130,7 @@ impl ApiError {
     }
 }
 
+/// Every service error's status and body, in this one place.
 impl From<ServiceError> for ApiError {
     fn from(e: ServiceError) -> Self {
         match e {
@@ -127,7 +138,35 @@ impl From<ServiceError> for ApiError {
             ServiceError::NotFound(p) => ApiError::from_problem(StatusCode::NOT_FOUND, p),
             ServiceError::Conflict(p) => ApiError::from_problem(StatusCode::CONFLICT, p),
             ServiceError::Forbidden(p) => ApiError::from_problem(StatusCode::FORBIDDEN, p),
-            other => ApiError::internal(other.to_string()),
+            ServiceError::Unauthorized(p) => ApiError::coded(StatusCode::UNAUTHORIZED, p.code, p.message),
+            ServiceError::EmailNotVerified => ApiError::coded(
+                StatusCode::FORBIDDEN,
+                ErrorCode::EmailNotVerified,
+                "Please verify your email address before signing in",
+            )
+            .with_field("requiresEmailVerification", true),
+            ServiceError::TwoFactorRequired { methods, preferred } => ApiError::coded(
+                StatusCode::UNAUTHORIZED,
+                ErrorCode::TwoFactorRequired,
+                "Two-factor authentication code required",
+            )
+            .with_field("requires2FA", true)
+            .with_field(
+                "availableMethods",
+                serde_json::to_value(methods).unwrap_or_default(),
+            )
+            .with_field(
+                "preferredMethod",
+                serde_json::to_value(preferred).unwrap_or_default(),
+            ),
+            ServiceError::Limited(secs) => ApiError::too_many(secs),
+            ServiceError::Unavailable(p) => {
+                ApiError::coded(StatusCode::SERVICE_UNAVAILABLE, p.code, p.message)
+            }
+            ServiceError::Internal(detail) => ApiError::internal(detail),
+            other @ (ServiceError::Database(_) | ServiceError::Io(_)) => {
+                ApiError::internal(other.to_string())
+            }
         }
     }
 }

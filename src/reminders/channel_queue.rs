@@ -18,7 +18,7 @@ use tokio::task::{JoinHandle, JoinSet};
 use super::channels::{self, Context, Labels, Message, Outcome, Outgoing, Priority, Request};
 use crate::clock::{self, Clock};
 use crate::config::Settings;
-use crate::db::{Db, DbError};
+use crate::db::{Db, DbError, Stamp};
 use crate::domain::notification::ReminderStatus;
 use crate::mailer::Mailer;
 use crate::security::outbound::{Policy, Resolver};
@@ -249,13 +249,16 @@ impl ChannelQueue {
         let next = self
             .db
             .read(|conn| Ok::<_, DbError>(store::next_due(conn)?))
-            .await
-            .ok()
-            .flatten();
-        let Some(next) = next.and_then(|n| DateTime::parse_from_rfc3339(&n).ok()) else {
-            return IDLE_LOOK;
+            .await;
+        let next = match next {
+            Ok(Some(next)) => next,
+            Ok(None) => return IDLE_LOOK,
+            Err(e) => {
+                tracing::error!("the channel queue cannot be read: {e}");
+                return IDLE_LOOK;
+            }
         };
-        (next.with_timezone(&Utc) - self.clock.now())
+        (next.instant() - self.clock.now())
             .to_std()
             .unwrap_or(StdDuration::ZERO)
             .min(IDLE_LOOK)
@@ -531,10 +534,10 @@ pub fn handled_text(
     now: DateTime<Utc>,
 ) -> String {
     let words = formats.words();
-    let time = |stamp: Option<&str>| {
+    // Without a time of its own (a dose recorded missed), the moment it was handled: now.
+    let time = |stamp: Option<Stamp>| {
         stamp
-            .and_then(|s| DateTime::parse_from_rfc3339(s).ok())
-            .map_or(now, |t| t.with_timezone(&Utc))
+            .map_or(now, Stamp::instant)
             .with_timezone(&formats.tz)
             .format(formats.time)
             .to_string()
@@ -543,14 +546,10 @@ pub fn handled_text(
     let mut text = match (outcome, status) {
         ("snoozed", _) => words
             .handled_snoozed
-            .replace("{time}", &time(handled.snoozed_until.as_deref())),
-        (_, "skipped") => words
-            .handled_skipped
-            .replace("{time}", &time(handled.at.as_deref())),
+            .replace("{time}", &time(handled.snoozed_until)),
+        (_, "skipped") => words.handled_skipped.replace("{time}", &time(handled.at)),
         (_, "missed") => words.handled_missed.replace("{time}", &time(None)),
-        _ => words
-            .handled_taken
-            .replace("{time}", &time(handled.at.as_deref())),
+        _ => words.handled_taken.replace("{time}", &time(handled.at)),
     };
     if let (Some(by), false) = (&handled.by, outcome == "snoozed") {
         text.push_str(&words.handled_by.replace("{name}", by));
@@ -567,7 +566,7 @@ fn retry_at(send: &QueuedSend, after: Option<StdDuration>, now: DateTime<Utc>) -
         .and_then(|a| i64::try_from(a.as_secs()).ok())
         .map_or(backoff, |a| a.clamp(1, MAX_BACKOFF_SECONDS));
     let at = now + Duration::seconds(wait);
-    let give_up = DateTime::parse_from_rfc3339(&send.give_up_at).map_or(now, |t| t.with_timezone(&Utc));
+    let give_up = send.give_up_at.instant();
     (at <= give_up).then(|| clock::stamp(at))
 }
 
@@ -638,7 +637,7 @@ fn settle(
                 title: &send.title,
                 medication_name: send.medication_name.as_deref(),
                 channel: &format!("channel:{}", channel.id),
-                attempted_at: &at,
+                attempted_at: Stamp::from(now),
                 error: error.as_deref(),
                 fallback: send.fallback,
                 result_code: if error.is_none() {

@@ -18,7 +18,7 @@ use super::channels::{Message, Priority};
 use super::dispatcher::Engine;
 use super::push::PushOutcome;
 use crate::clock;
-use crate::db::DbError;
+use crate::db::{DbError, Stamp};
 use crate::domain::escalation::MAX_AFTER_MINUTES;
 use crate::mailer::Mailer;
 use crate::security::codes;
@@ -193,8 +193,7 @@ fn plan(
         return unwanted();
     };
     let person = people::name(conn, pending.person_id)?.unwrap_or_default();
-    let due =
-        DateTime::parse_from_rfc3339(&pending.scheduled_time).map_or(ctx.now, |t| t.with_timezone(&Utc));
+    let due = pending.scheduled_time.instant();
     // Either side's "hide medication names" keeps them off the carer's lock screen and mailbox.
     let hide = recipient.prefs.hide_medication_names
         || notify_prefs::global(conn, pending.owner_id)?.hide_medication_names;
@@ -322,7 +321,7 @@ fn queue_on_channels(
                 message: &value,
                 idempotency_key: &key,
                 now: &now,
-                give_up_at: &clock::stamp(ctx.now + Duration::hours(1)),
+                give_up_at: Stamp::from(ctx.now + Duration::hours(1)),
             },
         )?;
     }

@@ -17,7 +17,7 @@ use tokio::sync::watch;
 use tokio::task::{JoinHandle, JoinSet};
 
 use crate::clock::{self, Clock};
-use crate::db::{Db, DbError};
+use crate::db::{Db, DbError, Stamp};
 use crate::domain::notification::ReminderStatus;
 use crate::mailer::{Email, MailError, Mailer};
 use crate::services::rounds::{followups, join_reasons, next_repeat};
@@ -122,12 +122,9 @@ impl MailQueue {
             .read(|conn| Ok::<_, DbError>(outbox::next_due(conn)?))
             .await;
         match next {
-            Ok(Some(at)) => DateTime::parse_from_rfc3339(&at)
-                .map(|at| {
-                    (at.with_timezone(&Utc) - self.clock.now())
-                        .to_std()
-                        .unwrap_or_default()
-                })
+            // Already due: at once.
+            Ok(Some(at)) => (at.instant() - self.clock.now())
+                .to_std()
                 .unwrap_or_default()
                 .min(IDLE_LOOK),
             Ok(None) => IDLE_LOOK,
@@ -315,7 +312,7 @@ fn settle(
                 title: mail.title.as_deref().unwrap_or(&mail.subject),
                 medication_name: mail.medication_name.as_deref(),
                 channel: "email",
-                attempted_at: &at,
+                attempted_at: Stamp::from(now),
                 error: error.as_deref(),
                 fallback: mail.fallback,
                 result_code,

@@ -8,7 +8,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::error::{ErrorCode, ServiceError, ServiceResult, not_found};
-use crate::clock;
+use crate::db::Stamp;
 use crate::domain::schedule::Frequency;
 use crate::security::codes;
 use crate::services::planner::{self, UserClock};
@@ -27,7 +27,8 @@ pub struct NewFeed {
     /// The secret address to subscribe to (`…/api/calendar/<token>.ics`); shown once.
     pub url: String,
     /// RFC 3339, UTC.
-    pub created_at: String,
+    #[schema(value_type = String)]
+    pub created_at: Stamp,
 }
 
 /// Whether the person has a feed.
@@ -35,8 +36,8 @@ pub struct NewFeed {
 pub struct FeedStatus {
     pub exists: bool,
     /// When the current feed was made (RFC 3339, UTC); null without one.
-    #[schema(required = true)]
-    pub created_at: Option<String>,
+    #[schema(required = true, value_type = Option<String>)]
+    pub created_at: Option<Stamp>,
 }
 
 fn feed_not_found() -> ServiceError {
@@ -52,8 +53,13 @@ pub fn create(
     now: DateTime<Utc>,
 ) -> ServiceResult<NewFeed> {
     let token = codes::link_token();
-    let created_at = clock::stamp(now);
-    calendar::set(conn, user_id, &codes::hash_link_token(&token), &created_at)?;
+    let created_at = Stamp::from(now);
+    calendar::set(
+        conn,
+        user_id,
+        &codes::hash_link_token(&token),
+        &created_at.to_string(),
+    )?;
     Ok(NewFeed {
         url: format!("{link_base}/api/calendar/{token}.ics"),
         created_at,

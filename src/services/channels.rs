@@ -12,6 +12,7 @@ use utoipa::ToSchema;
 
 use super::error::{ErrorCode, Problem, ServiceError, ServiceResult, not_found};
 use crate::clock;
+use crate::db::Stamp;
 use crate::domain::notification::DeliveryMethod;
 use crate::security::codes;
 use crate::security::outbound::Policy;
@@ -56,9 +57,10 @@ pub struct ChannelView {
     /// The last send's outcome, in English, and when.
     #[schema(required = true)]
     pub last_result: Option<String>,
-    #[schema(required = true)]
-    pub last_result_at: Option<String>,
-    pub created_at: String,
+    #[schema(required = true, value_type = Option<String>)]
+    pub last_result_at: Option<Stamp>,
+    #[schema(value_type = String)]
+    pub created_at: Stamp,
     /// The method word that chooses it for reminders: `channel:<id>`.
     pub method: DeliveryMethod,
 }
@@ -75,8 +77,8 @@ impl ChannelView {
             state: c.state.clone(),
             state_reason: c.state_reason.clone(),
             last_result: c.last_result.clone(),
-            last_result_at: c.last_result_at.clone(),
-            created_at: c.created_at.clone(),
+            last_result_at: c.last_result_at,
+            created_at: c.created_at,
             method: DeliveryMethod::Channel(c.id),
         }
     }
@@ -350,8 +352,7 @@ pub fn create(
             link_code_hash: code.as_deref().map(codes::hash_link_token).as_deref(),
             link_expires_at: code
                 .as_ref()
-                .map(|_| clock::stamp(now + Duration::hours(LINK_CODE_HOURS)))
-                .as_deref(),
+                .map(|_| Stamp::from(now + Duration::hours(LINK_CODE_HOURS))),
             now: &at,
         },
     )?;

@@ -13,6 +13,7 @@ use super::access::{self, Access};
 use super::stock::{self, StockLevel, StockWarning};
 use super::{ErrorCode, Problem, ServiceError, ServiceResult, invalid, not_found, rejected};
 use crate::clock;
+use crate::db::Stamp;
 use crate::domain::dose::{DoseStatus, EntryId};
 use crate::domain::limits;
 use crate::domain::medication::{FUTURE_SKEW_SECS, MAX_SHORT_TEXT, MedicationId, limited_text};
@@ -69,21 +70,28 @@ pub fn record_dose(
         medication_name: m.name.clone(),
         medication_unit: m.unit.clone(),
         status: dose.status,
-        taken: clock::stamp(dose.taken),
+        taken: Stamp::from(dose.taken),
         quantity: dose.quantity,
         dosage_unit: dose.dosage_unit,
         dosage: dose.dosage,
         affect_inventory: dose.affect_inventory,
         stock_used: Quantity::ZERO,
         dosage_id: dose.dosage_id,
-        created_at: clock::stamp(now),
+        created_at: Stamp::from(now),
         person_id: m.person_id,
         logged_by: dose.logged_by,
     };
     entry.id = history::insert(conn, user_id, &entry)?;
     let warning = stock::settle(conn, user_id, &mut entry, now)?;
     history::update(conn, user_id, &entry)?;
-    reminders::answer(conn, user_id, m.id, entry.dosage_id, &entry.taken, entry.id)?;
+    reminders::answer(
+        conn,
+        user_id,
+        m.id,
+        entry.dosage_id,
+        &entry.taken.to_string(),
+        entry.id,
+    )?;
     announce(conn, user_id, &entry, now)?;
     Ok(Recorded { entry, warning })
 }
@@ -325,12 +333,12 @@ pub fn update_entry(
     let mut entry = history::find(conn, user_id, id.0)?.ok_or_else(entry_not_found)?;
     let stock_relevant = |e: &Entry| (e.status, e.quantity, e.dosage_unit.clone());
     let before = stock_relevant(&entry);
-    let was_taken_at = entry.taken.clone();
+    let was_taken_at = entry.taken;
     if let Some(status) = change.status {
         entry.status = status;
     }
     if let Some(taken) = change.taken {
-        entry.taken = clock::stamp(not_in_future(taken, now)?);
+        entry.taken = Stamp::from(not_in_future(taken, now)?);
     }
     if let Some(quantity) = change.quantity {
         entry.quantity = dose_quantity(quantity)?;
@@ -358,7 +366,14 @@ pub fn update_entry(
     if entry.taken != was_taken_at {
         reminders::reopen(conn, user_id, entry.id)?;
         if let Some(medication_id) = entry.medication_id {
-            reminders::answer(conn, user_id, medication_id, None, &entry.taken, entry.id)?;
+            reminders::answer(
+                conn,
+                user_id,
+                medication_id,
+                None,
+                &entry.taken.to_string(),
+                entry.id,
+            )?;
         }
     }
     access::audit(conn, access, "dose.edited", &entry.medication_name, now)?;

@@ -8,6 +8,9 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
+use super::accounts::TwoFactorMethod;
+use crate::security::rate_limit::Limited;
+
 macro_rules! error_codes {
     ($($(#[$doc:meta])* $variant:ident => $text:literal,)*) => {
         /// The machine-readable reason of an error answer (`code` in every error body).
@@ -222,10 +225,37 @@ pub enum ServiceError {
     /// Allowed to see, not to do (403).
     #[error("{0}")]
     Forbidden(Problem),
+    /// Not signed in (401): wrong credentials, a wrong or missing second factor, a dead session.
+    #[error("{0}")]
+    Unauthorized(Problem),
+    /// The address is not verified yet and this server sends e-mail (403).
+    #[error("Please verify your email address before signing in")]
+    EmailNotVerified,
+    /// The password was right; a second factor must follow (401).
+    #[error("Two-factor authentication code required")]
+    TwoFactorRequired {
+        methods: Vec<TwoFactorMethod>,
+        preferred: Option<TwoFactorMethod>,
+    },
+    /// Too many tries: retry after this many seconds (429).
+    #[error("too many attempts, retry in {0} s")]
+    Limited(u64),
+    /// A message the person needs could not be sent (503).
+    #[error("{0}")]
+    Unavailable(Problem),
+    /// Hashing or signing failed: logged, never shown.
+    #[error("{0}")]
+    Internal(String),
     #[error("database error: {0}")]
     Database(#[from] rusqlite::Error),
     #[error("{0}")]
     Io(#[from] std::io::Error),
+}
+
+impl From<Limited> for ServiceError {
+    fn from(Limited(secs): Limited) -> Self {
+        ServiceError::Limited(secs)
+    }
 }
 
 impl From<crate::db::DbError> for ServiceError {
@@ -274,6 +304,11 @@ pub fn not_found(code: ErrorCode, message: impl Into<String>) -> ServiceError {
 
 pub fn conflict(code: ErrorCode, message: impl Into<String>) -> ServiceError {
     ServiceError::Conflict(Problem::new(code, message))
+}
+
+/// Not signed in (401), with its code.
+pub fn unauthorized(code: ErrorCode, message: impl Into<String>) -> ServiceError {
+    ServiceError::Unauthorized(Problem::new(code, message))
 }
 
 pub type ServiceResult<T> = Result<T, ServiceError>;

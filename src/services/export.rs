@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::{ServiceResult, user_settings};
+use crate::db::Stamp;
 use crate::domain::quantity::Quantity;
 use crate::domain::schedule::Rules;
 use crate::domain::stock::InventoryType;
@@ -255,8 +256,8 @@ fn medication_file(conn: &Connection, m: &Medication) -> ServiceResult<Medicatio
         notification_preferences: notify_prefs::for_medication(conn, m.id)?.as_ref().map(prefs_file),
         archived: false,
         person_id: Some(m.person_id),
-        created_at: Some(m.created_at.clone()),
-        updated_at: Some(m.updated_at.clone()),
+        created_at: Some(m.created_at.to_string()),
+        updated_at: Some(m.updated_at.to_string()),
     })
 }
 
@@ -302,7 +303,7 @@ fn for_each_entry(
             quantity: row.quantity,
             unit: row.dosage_unit,
             status: row.status,
-            taken: row.taken,
+            taken: row.taken.to_string(),
             note: row.dosage,
             affect_inventory: row.affect_inventory,
             person_id: row.person_id,
@@ -411,13 +412,13 @@ pub fn write_csv(
     let mut writer = csv::Writer::from_writer(out);
     writer.write_record(CSV_HEADER).map_err(csv_error)?;
     for_each_entry(&tx, user_id, &HashMap::new(), |e| {
-        let local = DateTime::parse_from_rfc3339(&e.taken)
-            .map(|t| t.with_timezone(&clock.tz))
-            .ok();
-        let date = local
-            .map(|t| t.format("%Y-%m-%d").to_string())
-            .unwrap_or_default();
-        let time = local.map(|t| t.format("%H:%M").to_string()).unwrap_or_default();
+        // The stored time as `for_each_entry` wrote it out: it reads, or the export stops.
+        let local = Stamp::parse(&e.taken)
+            .map_err(|bad| super::ServiceError::Internal(format!("history entry {:?}: {bad}", e.id)))?
+            .instant()
+            .with_timezone(&clock.tz);
+        let date = local.format("%Y-%m-%d").to_string();
+        let time = local.format("%H:%M").to_string();
         let name = e.medication_name.unwrap_or_default();
         let quantity = e.quantity.to_string();
         let note = e.note.unwrap_or_default();

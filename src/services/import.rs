@@ -19,6 +19,7 @@ use utoipa::ToSchema;
 use super::export::{EntryFile, FORMAT_VERSION, MedicationFile, PersonFile, parse_instant};
 use super::{ErrorCode, Problem, ServiceError, ServiceResult, invalid, rejected, user_settings};
 use crate::clock;
+use crate::db::Stamp;
 use crate::domain::dose::DoseStatus;
 use crate::domain::medication::{
     COLORS, DEFAULT_ICON, FUTURE_SKEW_SECS, MAX_LEAD_MINUTES, MAX_MESSAGE, MAX_NAME, MAX_NOTES, MAX_REPEATS,
@@ -108,7 +109,7 @@ struct NewEntry {
     file_person: Option<i64>,
     logged_by_name: Option<String>,
     status: &'static str,
-    taken: String,
+    taken: Stamp,
     quantity: Quantity,
     unit: String,
     note: Option<String>,
@@ -176,7 +177,7 @@ pub fn apply(
 struct Imported {
     entry_id: i64,
     medication_id: i64,
-    taken: String,
+    taken: Stamp,
 }
 
 /// Imported doses answer their reminders as doses logged in the app do (DESIGN §4): each
@@ -188,12 +189,17 @@ fn answer_reminders(conn: &Connection, user_id: i64, mut imported: Vec<Imported>
     let Some(first_open) = reminders::first_open(conn, user_id)? else {
         return Ok(());
     };
-    let answers_nothing =
-        |taken: &str| parse_instant(taken).is_none_or(|t| t + chrono::Duration::hours(1) < first_open);
-    imported.retain(|i| !answers_nothing(&i.taken));
-    imported.sort_by(|a, b| a.taken.cmp(&b.taken));
+    imported.retain(|i| i.taken.instant() + chrono::Duration::hours(1) >= first_open);
+    imported.sort_by_key(|i| i.taken);
     for i in imported {
-        reminders::answer(conn, user_id, i.medication_id, None, &i.taken, i.entry_id)?;
+        reminders::answer(
+            conn,
+            user_id,
+            i.medication_id,
+            None,
+            &i.taken.to_string(),
+            i.entry_id,
+        )?;
     }
     Ok(())
 }
@@ -404,8 +410,9 @@ fn medication_of(m: MedicationFile, now: DateTime<Utc>) -> Result<NewMedication,
     let frequency = Frequency::parse(m.frequency.trim()).unwrap_or(Frequency::Daily);
     let start = NaiveDate::parse_from_str(&start_date, "%Y-%m-%d").unwrap_or_default();
     schedule.rules.check(frequency, start)?;
-    let now = clock::stamp(now);
-    let stamp = |t: Option<String>| t.and_then(|t| parse_instant(&t)).map(clock::stamp);
+    let now = Stamp::from(now);
+    // The file's own times where it has them (an export writes both).
+    let stamp = |t: Option<String>| t.and_then(|t| parse_instant(&t)).map(Stamp::from);
     let medication = Medication {
         id: 0,
         name,
@@ -427,8 +434,8 @@ fn medication_of(m: MedicationFile, now: DateTime<Utc>) -> Result<NewMedication,
         person_id: 0,
         // Carers are other accounts, not carried by an export.
         escalation: None,
-        created_at: stamp(m.created_at).unwrap_or_else(|| now.clone()),
-        updated_at: stamp(m.updated_at).unwrap_or_else(|| now.clone()),
+        created_at: stamp(m.created_at).unwrap_or(now),
+        updated_at: stamp(m.updated_at).unwrap_or(now),
     };
     let inventory = match m.inventory {
         Some(inv) => {
@@ -545,7 +552,7 @@ fn entry_of(
         file_person: None,
         logged_by_name: None,
         status,
-        taken: clock::stamp(instant),
+        taken: Stamp::from(instant),
         quantity,
         unit: units::canonical(unit)?,
         note,
@@ -850,7 +857,7 @@ fn local_instant(clock: &UserClock, date: &str, time: &str) -> Result<String, St
 /// What makes two history entries the same dose.
 #[derive(Hash, PartialEq, Eq, Clone)]
 struct DoseKey {
-    taken: String,
+    taken: Stamp,
     status: &'static str,
     quantity: Quantity,
     unit: String,
@@ -859,7 +866,7 @@ struct DoseKey {
 impl DoseKey {
     fn of(e: &NewEntry) -> DoseKey {
         DoseKey {
-            taken: e.taken.clone(),
+            taken: e.taken,
             status: e.status,
             quantity: e.quantity,
             unit: e.unit.clone(),
@@ -947,6 +954,7 @@ fn write(
     now: DateTime<Utc>,
 ) -> ServiceResult<Summary> {
     let mut summary = Summary::default();
+    let created_at = Stamp::from(now);
     let now = clock::stamp(now);
     if let Some(patch) = plan.settings {
         let current = settings::get(conn, user_id)?;
@@ -1011,7 +1019,7 @@ fn write(
         }
         let id = medications::insert(conn, user_id, m)?;
         // `insert` stamps both times with created_at; keep the file's last change too.
-        medications::set_updated_at(conn, id, &m.updated_at)?;
+        medications::set_updated_at(conn, id, m.updated_at)?;
         summary.medications.added += 1;
         if Frequency::parse(&m.frequency).is_some_and(|f| f != Frequency::AsNeeded) {
             summary.schedules.added += 1;
@@ -1079,7 +1087,7 @@ fn write(
             // The file's stock count already has these doses in it.
             stock_used: Quantity::ZERO,
             dosage_id: None,
-            created_at: now.clone(),
+            created_at,
             person_id: match e.file_person {
                 Some(_) => person(e.file_person),
                 None => target.person,

@@ -13,6 +13,7 @@ use super::report::{self, Adherence};
 use super::stock::{self, InventoryInput, InventoryView, nullable};
 use super::{ErrorCode, ServiceError, ServiceResult, invalid, not_found, rejected};
 use crate::clock;
+use crate::db::Stamp;
 use crate::domain::dose::DoseStatus;
 use crate::domain::escalation::Escalation;
 use crate::domain::medication::{
@@ -335,7 +336,8 @@ impl ScheduleView {
 pub struct RecentDose {
     pub id: i64,
     pub status: DoseStatus,
-    pub taken: String,
+    #[schema(value_type = String)]
+    pub taken: Stamp,
     pub quantity: Quantity,
     pub dosage_unit: String,
 }
@@ -378,8 +380,10 @@ pub struct MedicationView {
     pub notes: String,
     pub default_quantity: Quantity,
     pub schedule: ScheduleView,
-    pub created_at: String,
-    pub updated_at: String,
+    #[schema(value_type = String)]
+    pub created_at: Stamp,
+    #[schema(value_type = String)]
+    pub updated_at: Stamp,
     /// The latest doses, newest first.
     pub doses: Vec<RecentDose>,
     /// Null when no inventory was ever set up.
@@ -395,8 +399,8 @@ pub struct MedicationView {
     pub delivery_warning: Option<&'static str>,
     /// With as-needed limits: when the next dose is allowed, RFC 3339; it may lie in the
     /// past (then one is allowed now). Null without limits or doses that hold one back.
-    #[schema(required = true)]
-    pub next_dose_allowed_at: Option<String>,
+    #[schema(required = true, value_type = Option<String>)]
+    pub next_dose_allowed_at: Option<Stamp>,
     /// Whose medicine it is.
     pub person_id: i64,
     /// Missed-dose escalation, or null when off.
@@ -481,7 +485,7 @@ fn view(
     let schedule = ScheduleView::of(&m, clock);
     // From the doses alone, not from now: the list changes when a dose is logged, not by
     // the minute (a moment already past is left for the app to drop).
-    let next_dose_allowed_at = m.rules.next_allowed(taken).map(clock::stamp);
+    let next_dose_allowed_at = m.rules.next_allowed(taken).map(Stamp::from);
     let inventory = inventory.map(|inv| InventoryView::of(&m, inv, clock));
     MedicationView {
         id: m.id,
@@ -608,7 +612,7 @@ pub fn create(
     let user_id = person.owner_id;
     let inventory = input.inventory.take();
     let clock = UserClock::at(conn, user_id, now)?;
-    let stamp = clock::stamp(now);
+    let stamp = Stamp::from(now);
     let mut m = Medication {
         id: 0,
         name: String::new(),
@@ -621,8 +625,8 @@ pub fn create(
         schedule_times: Vec::new(),
         schedule_weekdays: Vec::new(),
         start_date: now.with_timezone(&clock.tz).date_naive().to_string(),
-        created_at: stamp.clone(),
-        updated_at: stamp.clone(),
+        created_at: stamp,
+        updated_at: stamp,
         rules: Rules::default(),
         person_id: person.person_id,
         escalation: None,
@@ -633,7 +637,7 @@ pub fn create(
     m.id = medications::insert(conn, user_id, &m)?;
     access::audit(conn, &person, "medication.created", &m.name, now)?;
     if let Some(inventory) = inventory {
-        stock::apply(conn, &m, inventory, &stamp)?;
+        stock::apply(conn, &m, inventory, stamp)?;
     }
     planner::plan_medication(conn, user_id, &m, &clock, horizon_days)?;
     view_one(conn, user_id, m, &clock, reach)
@@ -672,10 +676,10 @@ pub fn update(
     }
     anchor(&mut m, Some(&before), &clock);
     let unit_before = before.unit;
-    m.updated_at = clock::stamp(now);
+    m.updated_at = Stamp::from(now);
     medications::update(conn, user_id, &m)?;
     if let Some(inventory) = inventory {
-        stock::apply(conn, &m, inventory, &m.updated_at)?;
+        stock::apply(conn, &m, inventory, m.updated_at)?;
     } else if m.unit != unit_before
         && let Some(inv) = medications::inventory(conn, m.id)?.filter(|inv| inv.enabled)
     {
@@ -808,10 +812,7 @@ pub fn adherence(
             if !names.contains_key(&row.person_id) {
                 continue;
             }
-            let Ok(instant) = DateTime::parse_from_rfc3339(&row.taken) else {
-                continue;
-            };
-            let day = instant.with_timezone(&clock.tz).date_naive();
+            let day = row.taken.instant().with_timezone(&clock.tz).date_naive();
             let Ok(index) = usize::try_from((day - first_30).num_days()) else {
                 continue;
             };
@@ -857,12 +858,6 @@ pub fn adherence(
     })
 }
 
-fn instant(text: &str) -> Option<DateTime<Utc>> {
-    DateTime::parse_from_rfc3339(text)
-        .ok()
-        .map(|t| t.with_timezone(&Utc))
-}
-
 /// Today's doses for one user, with the state their logs give them (see `domain::today`).
 fn doses_today(
     conn: &Connection,
@@ -901,9 +896,7 @@ fn doses_today(
         &clock::stamp(until),
         &logs_from,
     )? {
-        let Some(at) = instant(&r.scheduled_time) else {
-            continue;
-        };
+        let at = r.scheduled_time.instant();
         // The answer to one of today's reminders counts whenever it says it was taken.
         if let Some(h) = r.history_id
             && at >= today_from
@@ -931,7 +924,7 @@ fn doses_today(
                 id: e.id,
                 medication_id: e.medication_id?,
                 status: DoseState::from(e.status),
-                taken: instant(&e.taken)?,
+                taken: e.taken.instant(),
             })
         })
         .collect();
@@ -958,7 +951,8 @@ pub struct TodayDose {
     pub unit: String,
     pub quantity: Quantity,
     /// The dose's instant, RFC 3339 UTC.
-    pub scheduled_time: String,
+    #[schema(value_type = String)]
+    pub scheduled_time: Stamp,
     /// The dose's time in the person's zone.
     pub local_time: TimeOfDay,
     pub status: DoseState,
@@ -966,8 +960,8 @@ pub struct TodayDose {
     #[schema(required = true)]
     pub history_id: Option<i64>,
     /// When that entry was logged (RFC 3339 UTC): "Already taken at 6:00 AM".
-    #[schema(required = true)]
-    pub logged_at: Option<String>,
+    #[schema(required = true, value_type = Option<String>)]
+    pub logged_at: Option<Stamp>,
     /// Its planned reminder, to log the dose against (`dosage_id`).
     #[schema(required = true)]
     pub reminder_id: Option<i64>,
@@ -1062,11 +1056,11 @@ fn today_of(
                 icon: m.icon.clone(),
                 unit: m.unit.clone(),
                 quantity: planner::quantity_at(m, &clock, dose.at),
-                scheduled_time: clock::stamp(dose.at),
+                scheduled_time: Stamp::from(dose.at),
                 local_time: TimeOfDay::from(dose.at.with_timezone(&clock.tz).time()),
                 status: dose.status,
                 history_id: dose.history_id,
-                logged_at: dose.logged_at.map(clock::stamp),
+                logged_at: dose.logged_at.map(Stamp::from),
                 reminder_id: dose.reminder_id,
                 delivery_warning: warning(m.id),
             };

@@ -31,4 +31,6 @@ pub mod user_settings;
 pub mod error;
 
 #[allow(unused_imports)] // the helpers every service module reaches for
-pub use error::{ErrorCode, Problem, ServiceError, ServiceResult, conflict, invalid, not_found, rejected};
+pub use error::{
+    ErrorCode, Problem, ServiceError, ServiceResult, conflict, invalid, not_found, rejected, unauthorized,
+};

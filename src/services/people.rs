@@ -16,6 +16,7 @@ use super::email::{Button, Letter};
 use super::error::{ErrorCode, Problem, ServiceError, ServiceResult, conflict, invalid, not_found, rejected};
 use super::{planner, user_settings};
 use crate::clock;
+use crate::db::Stamp;
 use crate::domain::words::Lang;
 use crate::mailer::{Email, Mailer};
 use crate::security::codes;
@@ -48,7 +49,8 @@ pub struct PersonView {
     #[schema(required = true)]
     pub carer_id: Option<i64>,
     /// RFC 3339, UTC.
-    pub created_at: String,
+    #[schema(value_type = String)]
+    pub created_at: Stamp,
 }
 
 impl PersonView {
@@ -151,13 +153,14 @@ pub struct CarerView {
     pub role: CarerRole,
     pub status: CarerStatus,
     /// RFC 3339, UTC.
-    pub created_at: String,
+    #[schema(value_type = String)]
+    pub created_at: Stamp,
     /// When the invitation was accepted; null while invited.
-    #[schema(required = true)]
-    pub accepted_at: Option<String>,
+    #[schema(required = true, value_type = Option<String>)]
+    pub accepted_at: Option<Stamp>,
     /// When the invitation's link stops working; null once accepted.
-    #[schema(required = true)]
-    pub expires_at: Option<String>,
+    #[schema(required = true, value_type = Option<String>)]
+    pub expires_at: Option<Stamp>,
     /// The invitation's link (`{public_url}/invite/{token}`): only in the answer that made it,
     /// for sharing by hand where the server sends no e-mail; null everywhere else.
     #[schema(required = true)]
@@ -215,7 +218,8 @@ pub struct InvitationView {
     /// The invited address (masked, `a***@example.com`, in the signed-out preview).
     pub email: String,
     /// RFC 3339, UTC.
-    pub expires_at: String,
+    #[schema(value_type = String)]
+    pub expires_at: Stamp,
 }
 
 /// A line of a person's audit list.
@@ -231,7 +235,8 @@ pub struct AuditEntry {
     /// What it was about: a medication's name, a carer's name or address.
     pub subject: String,
     /// RFC 3339, UTC.
-    pub created_at: String,
+    #[schema(value_type = String)]
+    pub created_at: Stamp,
 }
 
 impl From<AuditRow> for AuditEntry {
@@ -583,7 +588,13 @@ pub fn invitation(
         owner_name: person.owner_name,
         role: CarerRole::stored(&carer.role),
         email: carer.email,
-        expires_at: carer.expires_at.unwrap_or_default(),
+        // An open invitation has an expiry (the look-up compares it with now).
+        expires_at: carer.expires_at.ok_or_else(|| {
+            not_found(
+                ErrorCode::InvitationNotFound,
+                "This invitation does not exist, expired or was used",
+            )
+        })?,
     })
 }
 
@@ -611,7 +622,7 @@ pub fn invitation_preview(
         owner_name: person.owner_name,
         role: CarerRole::stored(&carer.role),
         email: masked(&carer.email),
-        expires_at: carer.expires_at.unwrap_or_default(),
+        expires_at: carer.expires_at.ok_or_else(not_found)?,
     })
 }
 

@@ -259,17 +259,17 @@ mod tests {
         crate::db::migrations::migrate(&mut conn, dir.path()).unwrap();
         conn.execute_batch(
             "INSERT INTO users (id, email, password_hash, created_at, updated_at)
-                 VALUES (1, 'a@x.org', 'x', 't', 't'), (2, 'b@x.org', 'x', 't', 't'), (3, 'c@x.org', 'x', 't', 't');
+                 VALUES (1, 'a@x.org', 'x', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z'), (2, 'b@x.org', 'x', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z'), (3, 'c@x.org', 'x', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z');
              INSERT INTO user_settings (user_id, timezone, default_reminder_time)
                  VALUES (1, 'Europe/Berlin', '08:30'), (2, 'Asia/Tokyo', '09:00');
              INSERT INTO notification_preferences (user_id, lead_minutes) VALUES (2, 30);
              INSERT INTO notification_preferences (user_id, reminders_enabled) VALUES (3, 0);
              INSERT INTO medications (id, user_id, name, unit, frequency, color, icon, default_quantity,
                                       schedule_times, schedule_weekdays, start_date, created_at, updated_at) VALUES
-                 (1, 1, 'Beta', 'mg', 'daily', 'blue', 'pill', 1, '[\"02:30\",\"21:00\"]', '[]', '2026-01-01', 't', 't'),
-                 (2, 1, 'alpha', 'mg', 'weekly', 'blue', 'pill', 1, '[]', '[7]', '2026-01-01', 't', 't'),
-                 (3, 2, 'Gamma', 'mg', 'twice_daily', 'blue', 'pill', 1, '[]', '[]', '2026-01-01', 't', 't'),
-                 (4, 3, 'Delta', 'mg', 'daily', 'blue', 'pill', 1, '[]', '[]', '2026-01-01', 't', 't');
+                 (1, 1, 'Beta', 'mg', 'daily', 'blue', 'pill', 1, '[\"02:30\",\"21:00\"]', '[]', '2026-01-01', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z'),
+                 (2, 1, 'alpha', 'mg', 'weekly', 'blue', 'pill', 1, '[]', '[7]', '2026-01-01', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z'),
+                 (3, 2, 'Gamma', 'mg', 'twice_daily', 'blue', 'pill', 1, '[]', '[]', '2026-01-01', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z'),
+                 (4, 3, 'Delta', 'mg', 'daily', 'blue', 'pill', 1, '[]', '[]', '2026-01-01', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z');
              INSERT INTO medication_notification_preferences (medication_id, lead_minutes) VALUES (1, 5);",
         )
         .unwrap();

@@ -13,6 +13,7 @@ use super::error::{ErrorCode, ServiceError, ServiceResult, conflict, invalid, no
 use super::{stock, user_settings};
 use crate::clock;
 use crate::config;
+use crate::db::Stamp;
 use crate::domain::dose::DoseStatus;
 use crate::domain::medication::MedicationId;
 use crate::domain::notification::{ReminderStatus, check_lead, check_message};
@@ -380,7 +381,7 @@ pub fn log_take(
                 &tx,
                 user_id,
                 &m,
-                scheduled_at(&target.reminder.scheduled_time, now),
+                target.reminder.scheduled_time.instant(),
                 now,
             )?,
             dosage_unit: m.unit.clone(),
@@ -404,7 +405,8 @@ pub const SNOOZE_MINUTES: [i64; 3] = [10, 30, 60];
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Snoozed {
     /// RFC 3339, UTC.
-    pub snoozed_until: String,
+    #[schema(value_type = String)]
+    pub snoozed_until: Stamp,
 }
 
 /// Snoozes the reminder of a live take link by `minutes` (10, 30 or 60): it is scheduled
@@ -438,9 +440,8 @@ pub fn snooze(
         )));
     }
     let until = now + Duration::minutes(minutes);
-    let stamp = clock::stamp(until);
     if target.reminder.answered_at.is_some()
-        || !reminders::snooze(&tx, target.reminder.id, &stamp, &clock::stamp(now))?
+        || !reminders::snooze(&tx, target.reminder.id, &clock::stamp(until), &clock::stamp(now))?
     {
         return Err(conflict(
             ErrorCode::DoseAlreadyLogged,
@@ -450,7 +451,9 @@ pub fn snooze(
     let tz = UserClock::at(&tx, user_id, now)?.tz;
     tx.commit()?;
     Ok((
-        Snoozed { snoozed_until: stamp },
+        Snoozed {
+            snoozed_until: Stamp::from(until),
+        },
         until.with_timezone(&tz).format("%H:%M").to_string(),
     ))
 }
@@ -462,7 +465,8 @@ pub struct TakeLogged {
     #[schema(value_type = Option<DoseStatus>)]
     pub status: Option<String>,
     /// When the dose was logged (RFC 3339, UTC).
-    pub taken: String,
+    #[schema(value_type = String)]
+    pub taken: Stamp,
 }
 
 /// What a take link shows before the dose is logged (SPEC §3 "Token notification details").
@@ -478,14 +482,15 @@ pub struct TakeDetails {
     #[schema(value_type = Option<String>)]
     pub dosage: Option<()>,
     pub dosage_unit: String,
-    pub scheduled_time: String,
+    #[schema(value_type = String)]
+    pub scheduled_time: Stamp,
     pub message: Option<String>,
     /// Null until the dose is logged.
     pub logged: Option<TakeLogged>,
     /// When a snoozed reminder goes out again (RFC 3339, UTC); null unless it is snoozed
     /// and has not gone out again yet.
-    #[schema(required = true)]
-    pub snoozed_until: Option<String>,
+    #[schema(required = true, value_type = Option<String>)]
+    pub snoozed_until: Option<Stamp>,
     /// Who handled the dose (logged it taken or skipped), by name, as every link for the dose
     /// shows it: the account holder or a carer. Null until then, for a dose the engine
     /// recorded missed, and for entries from before carers.
@@ -493,8 +498,8 @@ pub struct TakeDetails {
     pub handled_by: Option<String>,
     /// When the handled dose was logged as taken or skipped (RFC 3339, UTC); null with
     /// `handled_by`.
-    #[schema(required = true)]
-    pub handled_at: Option<String>,
+    #[schema(required = true, value_type = Option<String>)]
+    pub handled_at: Option<Stamp>,
     /// The language the link's reminder is written in, its recipient's (`en`, `es`, `fr`,
     /// `de`): the page speaks it to a browser that is not signed in.
     pub language: String,
@@ -519,18 +524,18 @@ pub fn take_details(conn: &Connection, token: &str, now: DateTime<Utc>) -> Servi
             },
             None => TakeLogged {
                 status: None,
-                taken: at.clone(),
+                taken: *at,
             },
         }),
         (Some(at), None) => Some(TakeLogged {
             status: None,
-            taken: at.clone(),
+            taken: *at,
         }),
     };
     let handled_at = logged
         .as_ref()
         .filter(|l| l.status.as_deref() != Some("missed"))
-        .map(|l| l.taken.clone());
+        .map(|l| l.taken);
     let handled_by = target.handled_by.clone().filter(|_| handled_at.is_some());
     let global = notify_prefs::global(conn, user_id)?;
     let own = notify_prefs::for_medication(conn, m.id)?;
@@ -542,23 +547,18 @@ pub fn take_details(conn: &Connection, token: &str, now: DateTime<Utc>) -> Servi
     Ok(TakeDetails {
         title: r.title.clone(),
         person_name,
-        quantity: planner::dose_quantity(conn, user_id, &m, scheduled_at(&r.scheduled_time, now), now)?,
+        quantity: planner::dose_quantity(conn, user_id, &m, r.scheduled_time.instant(), now)?,
         medication_name: m.name,
         dosage: None,
         dosage_unit: m.unit,
-        scheduled_time: r.scheduled_time.clone(),
+        scheduled_time: r.scheduled_time,
         message,
         logged,
-        snoozed_until: target.snoozed_until.clone(),
+        snoozed_until: target.snoozed_until,
         handled_at: handled_by.as_ref().and(handled_at),
         handled_by,
         language: user_settings::language(conn, access.user_id)?.code().to_owned(),
     })
-}
-
-/// A reminder's stored dose time; `fallback` if it does not read (it always does).
-fn scheduled_at(stamp: &str, fallback: DateTime<Utc>) -> DateTime<Utc> {
-    DateTime::parse_from_rfc3339(stamp).map_or(fallback, |t| t.with_timezone(&Utc))
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ use utoipa::ToSchema;
 
 use super::{ServiceResult, invalid};
 use crate::clock;
+use crate::db::Stamp;
 use crate::domain::limits::Refusal;
 use crate::domain::quantity::Quantity;
 use crate::domain::schedule::{self, DatedStep, Frequency};
@@ -75,7 +76,8 @@ pub enum Limit {
 /// A dose taken over an as-needed limit ("Take anyway"), judged against the doses before it.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct OverLimitDose {
-    pub time: String,
+    #[schema(value_type = String)]
+    pub time: Stamp,
     pub limit: Limit,
 }
 
@@ -126,7 +128,8 @@ pub struct MedicationLine {
 #[derive(Debug, Serialize, ToSchema)]
 pub struct MissedDose {
     pub medication_name: String,
-    pub time: String,
+    #[schema(value_type = String)]
+    pub time: Stamp,
     /// "logged" (entered as missed) or "unanswered" (a reminder nobody answered).
     pub source: &'static str,
 }
@@ -135,7 +138,8 @@ pub struct MissedDose {
 pub struct Report {
     pub from: String,
     pub to: String,
-    pub generated_at: String,
+    #[schema(value_type = String)]
+    pub generated_at: Stamp,
     pub timezone: String,
     /// Every scheduled medication's doses (deleted ones' too); as-needed ones are not counted.
     pub totals: Adherence,
@@ -297,7 +301,7 @@ pub fn build(
                 .into_iter()
                 .filter(|(at, _)| *at >= period_start)
                 .map(|(at, refusal)| OverLimitDose {
-                    time: clock::stamp(at),
+                    time: Stamp::from(at),
                     limit: match refusal {
                         Refusal::TooSoon { .. } => Limit::MinGap,
                         Refusal::DailyMaximum { .. } => Limit::MaxPerDay,
@@ -328,8 +332,7 @@ pub fn build(
         });
     }
 
-    let now = clock::stamp(now);
-    let missed = history::missed_between(&tx, user_id, &start, &end, &now, MAX_MISSED)?
+    let missed = history::missed_between(&tx, user_id, &start, &end, &clock::stamp(now), MAX_MISSED)?
         .into_iter()
         .map(|dose| MissedDose {
             medication_name: dose.medication_name,
@@ -341,7 +344,7 @@ pub fn build(
     Ok(Report {
         from: from.to_string(),
         to: to.to_string(),
-        generated_at: now,
+        generated_at: Stamp::from(now),
         timezone: clock.tz.name().to_owned(),
         totals,
         medications,

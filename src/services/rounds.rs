@@ -16,7 +16,7 @@ use super::messages::{self, Content, Formats, Message, Priority};
 use super::planner;
 use crate::clock;
 use crate::config::Settings;
-use crate::db::DbError;
+use crate::db::{DbError, Stamp};
 use crate::domain::notification::{ReminderKind, ReminderStatus};
 use crate::domain::schedule;
 use crate::mailer::Mailer;
@@ -567,7 +567,7 @@ fn record_one_missed(
     let Some(m) = medications::find(conn, dose.user_id, dose.medication_id)? else {
         return Ok(false);
     };
-    let due = parse_instant(&dose.scheduled_time, now);
+    let due = dose.scheduled_time.instant();
     if let Some(entry) = reminders::unclaimed_entry(
         conn,
         dose.user_id,
@@ -765,7 +765,7 @@ pub fn record(
                 title,
                 medication_name,
                 channel: &report.channel.word(),
-                attempted_at: &at,
+                attempted_at: Stamp::from(now),
                 error: report.error.as_deref(),
                 fallback: report.fallback,
                 result_code: report.code,
@@ -780,13 +780,6 @@ pub fn record(
         }
     }
     Ok(())
-}
-
-/// A stored instant; an unreadable one counts as `now`.
-fn parse_instant(text: &str, now: DateTime<Utc>) -> DateTime<Utc> {
-    DateTime::parse_from_rfc3339(text)
-        .map(|t| t.with_timezone(&Utc))
-        .unwrap_or(now)
 }
 
 /// Decides what a claimed reminder needs, and for dose reminders mints its take link.
@@ -824,8 +817,7 @@ fn plan_job(
         // Repeats that fell due while the server was down are dropped, not sent hours late.
         let late = job
             .next_attempt_at
-            .as_deref()
-            .is_some_and(|at| now - parse_instant(at, now) > catch_up);
+            .is_some_and(|at| now - at.instant() > catch_up);
         if job.reminder.answered_at.is_some()
             || job.repeats_sent >= followups.times
             || job.reminder.kind == ReminderKind::LowStock
@@ -840,7 +832,7 @@ fn plan_job(
                 Some("The dose was already logged".into()),
             ));
         }
-        if job.attempts == 0 && now - parse_instant(&job.reminder.reminder_time, now) > catch_up {
+        if job.attempts == 0 && now - job.reminder.reminder_time.instant() > catch_up {
             return Ok(Plan::Finish("failed", Some("expired".into())));
         }
     }
@@ -879,7 +871,7 @@ fn plan_job(
                 Plan::Finish("cancelled", Some("Reminders are turned off".into()))
             });
         }
-        let due = parse_instant(&job.reminder.scheduled_time, now);
+        let due = job.reminder.scheduled_time.instant();
         let quantity = planner::dose_quantity(conn, job.user_id, &medication, due, now)?;
         let amount = (quantity, medication.unit.as_str());
         let message = job.reminder.message.clone().or(effective.custom_message.clone());
@@ -933,12 +925,8 @@ fn plan_job(
         Some(due) => {
             let token = codes::link_token();
             // A snoozed reminder's link lives as long after the snooze as a first one.
-            let from = job
-                .reminder
-                .reminder_time
-                .as_str()
-                .max(job.reminder.scheduled_time.as_str());
-            let expires = parse_instant(from, due).max(due) + Duration::hours(TAKE_LINK_HOURS);
+            let from = job.reminder.reminder_time.max(job.reminder.scheduled_time);
+            let expires = from.instant().max(due) + Duration::hours(TAKE_LINK_HOURS);
             reminders::add_take_token(
                 conn,
                 &codes::hash_link_token(&token),
@@ -1017,7 +1005,7 @@ fn queue_channels(
                 message: &serde_json::to_value(&message).unwrap_or_default(),
                 idempotency_key: &format!("msg_pillbox_r{}_n{}", round.id, round.number),
                 now: &clock::stamp(ctx.now),
-                give_up_at: &clock::stamp(ctx.now + Duration::hours(24)),
+                give_up_at: Stamp::from(ctx.now + Duration::hours(24)),
             },
         )?;
     }
@@ -1073,7 +1061,7 @@ fn queue_channels(
                 message: &serde_json::to_value(&message).unwrap_or_default(),
                 idempotency_key: &key,
                 now: &clock::stamp(ctx.now),
-                give_up_at: &clock::stamp(give_up),
+                give_up_at: Stamp::from(give_up),
             },
         )?;
         reports.push(ChannelReport {
@@ -1374,7 +1362,7 @@ mod tests {
         fn reminder(&self) -> reminders::Reminder {
             let (all, _) = reminders::page(&self.conn, self.user, None, 10, 0).unwrap();
             all.into_iter()
-                .find(|r| r.scheduled_time.starts_with("2026-03-02T08:00"))
+                .find(|r| r.scheduled_time.to_string().starts_with("2026-03-02T08:00"))
                 .expect("the 08:00 reminder is planned")
         }
 
@@ -1587,7 +1575,7 @@ mod tests {
             history::between(&w.conn, w.user, "2026-03-02T00:00:00Z", "2026-03-03T00:00:00Z").unwrap();
         assert_eq!(entries.len(), 1);
         assert_eq!(entries[0].status, DoseStatus::Missed);
-        assert!(entries[0].taken.starts_with("2026-03-02T08:00"));
+        assert!(entries[0].taken.to_string().starts_with("2026-03-02T08:00"));
         assert!(!entries[0].affect_inventory, "a missed dose moves no stock");
     }
 

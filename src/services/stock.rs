@@ -9,6 +9,7 @@ use utoipa::ToSchema;
 use super::doses::{Pagination, Paging};
 use super::{ErrorCode, Problem, ServiceError, ServiceResult, invalid, rejected, report};
 use crate::clock;
+use crate::db::Stamp;
 use crate::domain::dose::DoseStatus;
 use crate::domain::medication::{MedicationId, limited_text};
 use crate::domain::quantity::Quantity;
@@ -349,7 +350,8 @@ pub struct InventoryView {
     /// The day the stock runs out at the scheduled use (`YYYY-MM-DD`); null when unknown.
     #[schema(required = true)]
     pub runs_out_on: Option<String>,
-    pub updated_at: String,
+    #[schema(value_type = String)]
+    pub updated_at: Stamp,
 }
 
 impl InventoryView {
@@ -372,7 +374,7 @@ impl InventoryView {
             reminder_threshold: inv.reminder_threshold,
             stock_status: stock::status(inv.current_quantity, inv.reminder_threshold),
             runs_out_on: report::runs_out_on(medication, inv, clock).map(|d| d.to_string()),
-            updated_at: inv.updated_at.clone(),
+            updated_at: inv.updated_at,
         }
     }
 }
@@ -426,7 +428,7 @@ pub fn apply(
     conn: &Connection,
     medication: &Medication,
     input: InventoryInput,
-    now: &str,
+    now: Stamp,
 ) -> ServiceResult<Inventory> {
     let medication_id = medication.id;
     let existing = medications::inventory(conn, medication_id)?;
@@ -486,7 +488,7 @@ pub fn apply(
         (false, None) => (old, StockChange::Correction),
     };
     inv.current_quantity = target;
-    inv.updated_at = now.to_owned();
+    inv.updated_at = now;
     // A fresh stock (turned on again, or counted in another unit) owes nothing to doses
     // logged before it: deleting one of those later must not add to it.
     if matches!(kind, StockChange::Initial)
@@ -498,7 +500,16 @@ pub fn apply(
     }
     medications::save_inventory(conn, medication_id, &inv)?;
     if target != old || matches!(kind, StockChange::Initial) {
-        medications::record_ledger(conn, medication_id, target - old, target, kind, None, None, now)?;
+        medications::record_ledger(
+            conn,
+            medication_id,
+            target - old,
+            target,
+            kind,
+            None,
+            None,
+            &now.to_string(),
+        )?;
     }
     Ok(inv)
 }
@@ -514,7 +525,7 @@ pub fn get(
     let clock = UserClock::at(conn, user_id, now)?;
     let m = medications::find(conn, user_id, medication_id)?.ok_or_else(medication_not_found)?;
     let inv =
-        medications::inventory(conn, medication_id)?.unwrap_or_else(|| Inventory::disabled(&m.created_at));
+        medications::inventory(conn, medication_id)?.unwrap_or_else(|| Inventory::disabled(m.created_at));
     Ok(InventoryView::of(&m, &inv, &clock))
 }
 
@@ -529,7 +540,7 @@ pub fn save(
     let medication_id = medication_id.0;
     let clock = UserClock::at(conn, user_id, now)?;
     let m = medications::find(conn, user_id, medication_id)?.ok_or_else(medication_not_found)?;
-    let inv = apply(conn, &m, input, &clock::stamp(now))?;
+    let inv = apply(conn, &m, input, Stamp::from(now))?;
     Ok(InventoryView::of(&m, &inv, &clock))
 }
 

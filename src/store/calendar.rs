@@ -2,6 +2,9 @@
 
 use rusqlite::{Connection, OptionalExtension, params};
 
+use super::stamp_at;
+use crate::db::Stamp;
+
 /// Makes `hash` the person's feed token, replacing any earlier one.
 pub fn set(conn: &Connection, user_id: i64, hash: &str, now: &str) -> rusqlite::Result<()> {
     conn.execute(
@@ -18,9 +21,9 @@ pub fn delete(conn: &Connection, user_id: i64) -> rusqlite::Result<bool> {
 }
 
 /// When the person's feed was made, if they have one.
-pub fn created_at(conn: &Connection, user_id: i64) -> rusqlite::Result<Option<String>> {
-    conn.prepare_cached("SELECT created_at FROM calendar_feeds WHERE user_id = ?1")?
-        .query_row([user_id], |row| row.get(0))
+pub fn created_at(conn: &Connection, user_id: i64) -> rusqlite::Result<Option<Stamp>> {
+    conn.prepare_cached("SELECT user_id, created_at FROM calendar_feeds WHERE user_id = ?1")?
+        .query_row([user_id], |row| stamp_at(row, 1, "calendar_feeds", user_id))
         .optional()
 }
 

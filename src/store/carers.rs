@@ -3,6 +3,9 @@
 
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
+use super::{stamp_at, stamp_or_null_at};
+use crate::db::Stamp;
+
 #[derive(Debug, Clone)]
 pub struct Carer {
     pub id: i64,
@@ -14,9 +17,9 @@ pub struct Carer {
     pub role: String,
     /// The carer's account; None while invited.
     pub user_id: Option<i64>,
-    pub expires_at: Option<String>,
-    pub accepted_at: Option<String>,
-    pub created_at: String,
+    pub expires_at: Option<Stamp>,
+    pub accepted_at: Option<Stamp>,
+    pub created_at: Stamp,
 }
 
 const SELECT: &str = "SELECT c.id, c.person_id, c.email,
@@ -33,9 +36,9 @@ fn from_row(row: &Row) -> rusqlite::Result<Carer> {
         name: row.get(3)?,
         role: row.get(4)?,
         user_id: row.get(5)?,
-        expires_at: row.get(6)?,
-        accepted_at: row.get(7)?,
-        created_at: row.get(8)?,
+        expires_at: stamp_or_null_at(row, 6, "carers", row.get(0)?)?,
+        accepted_at: stamp_or_null_at(row, 7, "carers", row.get(0)?)?,
+        created_at: stamp_at(row, 8, "carers", row.get(0)?)?,
     })
 }
 

@@ -3,6 +3,9 @@
 
 use rusqlite::{Connection, OptionalExtension, params};
 
+use super::{stamp_at, stamp_or_null_at};
+use crate::db::Stamp;
+
 /// A channel as stored. `secret` never leaves the server.
 #[derive(Debug, Clone)]
 pub struct Channel {
@@ -18,9 +21,9 @@ pub struct Channel {
     pub state: String,
     pub state_reason: Option<String>,
     pub chat_id: Option<i64>,
-    pub created_at: String,
+    pub created_at: Stamp,
     pub last_result: Option<String>,
-    pub last_result_at: Option<String>,
+    pub last_result_at: Option<Stamp>,
 }
 
 impl Channel {
@@ -48,9 +51,9 @@ fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Channel> {
         state: row.get(7)?,
         state_reason: row.get(8)?,
         chat_id: row.get(9)?,
-        created_at: row.get(10)?,
+        created_at: stamp_at(row, 10, "channels", row.get(0)?)?,
         last_result: row.get(11)?,
-        last_result_at: row.get(12)?,
+        last_result_at: stamp_or_null_at(row, 12, "channels", row.get(0)?)?,
     })
 }
 
@@ -88,7 +91,7 @@ pub struct NewChannel<'a> {
     pub secret: Option<&'a str>,
     pub state: &'a str,
     pub link_code_hash: Option<&'a str>,
-    pub link_expires_at: Option<&'a str>,
+    pub link_expires_at: Option<Stamp>,
     pub now: &'a str,
 }
 
@@ -201,7 +204,7 @@ pub struct NewSend<'a> {
     pub message: &'a serde_json::Value,
     pub idempotency_key: &'a str,
     pub now: &'a str,
-    pub give_up_at: &'a str,
+    pub give_up_at: Stamp,
 }
 
 /// Queues a message, due at once. A reminder's round (or its handled message) already
@@ -257,7 +260,7 @@ pub struct QueuedSend {
     pub message: serde_json::Value,
     pub idempotency_key: String,
     pub attempts: i64,
-    pub give_up_at: String,
+    pub give_up_at: Stamp,
 }
 
 /// Takes up to `limit` messages due now, never two of the same channel's reminder at once.
@@ -286,18 +289,20 @@ pub fn claim_due(conn: &Connection, now: &str, limit: usize) -> rusqlite::Result
             message: serde_json::from_str(&message).unwrap_or(serde_json::Value::Null),
             idempotency_key: row.get(11)?,
             attempts: row.get(12)?,
-            give_up_at: row.get(13)?,
+            give_up_at: stamp_at(row, 13, "channel_sends", row.get(0)?)?,
         })
     })?
     .collect()
 }
 
 /// When the next message falls due, if any is waiting.
-pub fn next_due(conn: &Connection) -> rusqlite::Result<Option<String>> {
+pub fn next_due(conn: &Connection) -> rusqlite::Result<Option<Stamp>> {
     conn.prepare_cached(
-        "SELECT min(next_attempt_at) FROM channel_sends WHERE next_attempt_at IS NOT NULL AND sending_since IS NULL",
+        "SELECT id, next_attempt_at FROM channel_sends WHERE next_attempt_at IS NOT NULL AND sending_since IS NULL
+         ORDER BY next_attempt_at LIMIT 1",
     )?
-    .query_row([], |row| row.get(0))
+    .query_row([], |row| stamp_at(row, 1, "channel_sends", row.get(0)?))
+    .optional()
 }
 
 /// Messages a stopped server was sending go out again (with the same idempotency key).
@@ -435,27 +440,30 @@ pub struct Handled {
     /// taken, skipped or missed (the entry that answered it), or None.
     pub status: Option<String>,
     /// The entry's time.
-    pub at: Option<String>,
+    pub at: Option<Stamp>,
     /// Who logged it, by the name on their account: never an e-mail address, which a
     /// channel (a public ntfy topic) must not carry; `None` when they set no name.
     pub by: Option<String>,
     /// A snoozed reminder's new time.
-    pub snoozed_until: Option<String>,
+    pub snoozed_until: Option<Stamp>,
 }
 
 pub fn handled_view(conn: &Connection, reminder_id: i64) -> rusqlite::Result<Option<Handled>> {
     conn.prepare_cached(
         "SELECT CASE WHEN r.answered_at IS NOT NULL THEN coalesce(h.status, 'taken') END, h.taken_at,
                 (SELECT nullif(trim(u.first_name || ' ' || u.last_name), '') FROM users u WHERE u.id = h.logged_by),
-                r.snoozed_until
+                r.snoozed_until, h.id
          FROM reminders r LEFT JOIN dose_history h ON h.id = r.history_id WHERE r.id = ?1",
     )?
     .query_row([reminder_id], |row| {
         Ok(Handled {
             status: row.get(0)?,
-            at: row.get(1)?,
+            at: match row.get::<_, Option<i64>>(4)? {
+                Some(entry) => stamp_or_null_at(row, 1, "dose_history", entry)?,
+                None => None,
+            },
             by: row.get(2)?,
-            snoozed_until: row.get(3)?,
+            snoozed_until: stamp_or_null_at(row, 3, "reminders", reminder_id)?,
         })
     })
     .optional()

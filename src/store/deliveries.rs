@@ -5,6 +5,8 @@ use rusqlite::{Connection, params, params_from_iter};
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use super::stamp_at;
+use crate::db::Stamp;
 use crate::domain::notification::DeliveryMethod;
 
 /// One attempt to deliver a notification over one channel.
@@ -19,7 +21,8 @@ pub struct Delivery {
     pub medication_name: Option<String>,
     pub channel: DeliveryMethod,
     /// When it was tried (RFC 3339, UTC).
-    pub attempted_at: String,
+    #[schema(value_type = String)]
+    pub attempted_at: Stamp,
     /// sent or failed.
     pub result: String,
     /// Why it failed.
@@ -92,7 +95,7 @@ pub struct NewDelivery<'a> {
     pub title: &'a str,
     pub medication_name: Option<&'a str>,
     pub channel: &'a str,
-    pub attempted_at: &'a str,
+    pub attempted_at: Stamp,
     pub error: Option<&'a str>,
     pub fallback: bool,
     /// What happened, as a code, and its values as a JSON object.
@@ -174,7 +177,7 @@ pub fn page(
                 title: row.get(3)?,
                 medication_name,
                 channel: channel(row, 5)?,
-                attempted_at: row.get(6)?,
+                attempted_at: stamp_at(row, 6, "deliveries", row.get(0)?)?,
                 result: row.get(7)?,
                 error: row.get(8)?,
                 fallback: row.get(9)?,

@@ -7,6 +7,9 @@
 
 use rusqlite::{Connection, OptionalExtension, params};
 
+use super::stamp_at;
+use crate::db::Stamp;
+
 /// A carer due an alert about a dose.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Due {
@@ -79,7 +82,7 @@ pub struct Pending {
     pub owner_id: i64,
     pub medication_id: i64,
     pub person_id: i64,
-    pub scheduled_time: String,
+    pub scheduled_time: Stamp,
 }
 
 /// Up to `limit` pending alerts: the ones just started, and any a stopped server left.
@@ -97,7 +100,7 @@ pub fn pending(conn: &Connection, limit: i64) -> rusqlite::Result<Vec<Pending>> 
             owner_id: row.get(3)?,
             medication_id: row.get(4)?,
             person_id: row.get(5)?,
-            scheduled_time: row.get(6)?,
+            scheduled_time: stamp_at(row, 6, "reminders", row.get(1)?)?,
         })
     })?
     .collect()
@@ -179,21 +182,21 @@ mod tests {
         crate::db::migrations::migrate(&mut conn, dir.path()).unwrap();
         conn.execute_batch(
             "INSERT INTO users (id, email, password_hash, created_at, updated_at) VALUES
-                 (1, 'o@x.test', 'x', 't', 't'), (2, 'a@x.test', 'x', 't', 't'), (3, 'b@x.test', 'x', 't', 't'),
-                 (4, 'v@x.test', 'x', 't', 't'), (5, 'i@x.test', 'x', 't', 't');
-             INSERT INTO people (id, owner_id, name, created_at, updated_at) VALUES (100, 1, 'Tom', 't', 't');
+                 (1, 'o@x.test', 'x', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z'), (2, 'a@x.test', 'x', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z'), (3, 'b@x.test', 'x', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z'),
+                 (4, 'v@x.test', 'x', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z'), (5, 'i@x.test', 'x', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z');
+             INSERT INTO people (id, owner_id, name, created_at, updated_at) VALUES (100, 1, 'Tom', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z');
              INSERT INTO carers (person_id, email, role, user_id, accepted_at, created_at, updated_at) VALUES
-                 (100, 'a@x.test', 'record', 2, 't', 't', 't'), (100, 'b@x.test', 'manage', 3, 't', 't', 't'),
-                 (100, 'v@x.test', 'view', 4, 't', 't', 't');
+                 (100, 'a@x.test', 'record', 2, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z'), (100, 'b@x.test', 'manage', 3, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z'),
+                 (100, 'v@x.test', 'view', 4, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z');
              INSERT INTO carers (person_id, email, role, user_id, created_at, updated_at) VALUES
-                 (100, 'i@x.test', 'record', 5, 't', 't');
+                 (100, 'i@x.test', 'record', 5, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z');
              INSERT INTO medications (id, user_id, person_id, name, unit, frequency, color, icon, default_quantity,
                                       start_date, created_at, updated_at, escalation)
-                  VALUES (1, 1, 100, 'Aspirin', 'tablets', 'daily', 'blue', 'pill', 1000, '2026-01-01', 't', 't',
+                  VALUES (1, 1, 100, 'Aspirin', 'tablets', 'daily', 'blue', 'pill', 1000, '2026-01-01', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z',
                           '{\"after_minutes\":30,\"carers\":[2,3,4,5,1]}');
              INSERT INTO reminders (id, user_id, medication_id, medication_name, scheduled_time, reminder_time,
                                     next_attempt_at, created_at)
-                  VALUES (10, 1, 1, 'Aspirin', '2026-03-02T08:00:00.000Z', '2026-03-02T08:00:00.000Z', NULL, 't');",
+                  VALUES (10, 1, 1, 'Aspirin', '2026-03-02T08:00:00.000Z', '2026-03-02T08:00:00.000Z', NULL, '2026-01-01T00:00:00.000Z');",
         )
         .unwrap();
         (conn, 10, 1)
@@ -232,12 +235,12 @@ mod tests {
             conn.execute(
                 "INSERT INTO dose_history (id, user_id, medication_id, medication_name, medication_unit, status,
                                            taken_at, quantity, dosage_unit, affect_inventory, created_at)
-                 VALUES (7, 1, 1, 'Aspirin', 'tablets', ?1, '2026-03-02T08:00:00.000Z', 1000, 'tablets', 0, 't')",
+                 VALUES (7, 1, 1, 'Aspirin', 'tablets', ?1, '2026-03-02T08:00:00.000Z', 1000, 'tablets', 0, '2026-01-01T00:00:00.000Z')",
                 [status],
             )
             .unwrap();
             conn.execute(
-                "UPDATE reminders SET answered_at = 't', history_id = 7 WHERE id = ?1",
+                "UPDATE reminders SET answered_at = '2026-01-01T00:00:00.000Z', history_id = 7 WHERE id = ?1",
                 [reminder],
             )
             .unwrap();
@@ -248,8 +251,11 @@ mod tests {
         answer_with("missed");
         assert_eq!(carers(&conn, now), vec![2, 3]);
         assert_eq!(handled(&conn, reminder).unwrap(), None);
-        conn.execute("UPDATE people SET archived_at = 't' WHERE id = 100", [])
-            .unwrap();
+        conn.execute(
+            "UPDATE people SET archived_at = '2026-01-01T00:00:00.000Z' WHERE id = 100",
+            [],
+        )
+        .unwrap();
         assert!(carers(&conn, now).is_empty());
     }
 
@@ -271,7 +277,7 @@ mod tests {
         let (conn, reminder, _) = database();
         conn.execute_batch(
             "INSERT INTO push_subscriptions (id, user_id, endpoint, p256dh, auth, created_at) VALUES
-                 (1, 1, 'https://p/1', 'k', 'a', 't'), (2, 2, 'https://p/2', 'k', 'a', 't');",
+                 (1, 1, 'https://p/1', 'k', 'a', '2026-01-01T00:00:00.000Z'), (2, 2, 'https://p/2', 'k', 'a', '2026-01-01T00:00:00.000Z');",
         )
         .unwrap();
         let alert = insert(&conn, reminder, 2, "t").unwrap().unwrap();

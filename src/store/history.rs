@@ -6,9 +6,10 @@ use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
 use serde::Serialize;
 
+use crate::db::Stamp;
 use crate::domain::dose::DoseStatus;
 use crate::domain::quantity::Quantity;
-use crate::store::Count;
+use crate::store::{Count, stamp_at};
 
 // Stored as its text; the table's CHECK allows only the three statuses.
 impl rusqlite::ToSql for DoseStatus {
@@ -37,7 +38,8 @@ pub struct Entry {
     pub medication_unit: String,
     pub status: DoseStatus,
     /// When the dose was taken (or due), RFC 3339 UTC.
-    pub taken: String,
+    #[schema(value_type = String)]
+    pub taken: Stamp,
     pub quantity: Quantity,
     pub dosage_unit: String,
     #[schema(required = true)]
@@ -47,7 +49,8 @@ pub struct Entry {
     pub stock_used: Quantity,
     #[schema(required = true)]
     pub dosage_id: Option<i64>,
-    pub created_at: String,
+    #[schema(value_type = String)]
+    pub created_at: Stamp,
     /// The person whose dose it is (0 on a new entry: the medication's person).
     pub person_id: i64,
     /// Who logged it; null for entries from before the care circle.
@@ -74,14 +77,14 @@ fn from_row(row: &Row) -> rusqlite::Result<Entry> {
         medication_name: row.get(2)?,
         medication_unit: row.get(3)?,
         status: row.get(4)?,
-        taken: row.get(5)?,
+        taken: stamp_at(row, 5, "dose_history", row.get(0)?)?,
         quantity: row.get(6)?,
         dosage_unit: row.get(7)?,
         dosage: row.get(8)?,
         affect_inventory: row.get(9)?,
         stock_used: row.get(10)?,
         dosage_id: row.get(11)?,
-        created_at: row.get(12)?,
+        created_at: stamp_at(row, 12, "dose_history", row.get(0)?)?,
         person_id: row.get::<_, Option<i64>>(13)?.unwrap_or_default(),
         logged_by: row
             .get::<_, Option<String>>(15)?
@@ -197,7 +200,7 @@ pub fn recent(conn: &Connection, user_id: i64, medication_id: i64, n: i64) -> ru
 pub struct RecentEntry {
     pub id: i64,
     pub status: DoseStatus,
-    pub taken: String,
+    pub taken: Stamp,
     pub quantity: Quantity,
     pub dosage_unit: String,
 }
@@ -228,7 +231,7 @@ pub fn recent_per_medication(
             entries.push(RecentEntry {
                 id: row.get(1)?,
                 status: row.get(2)?,
-                taken: row.get(3)?,
+                taken: stamp_at(row, 3, "dose_history", row.get(1)?)?,
                 quantity: row.get(4)?,
                 dosage_unit: row.get(5)?,
             });
@@ -350,29 +353,23 @@ pub struct Outcome {
     pub medication_id: Option<i64>,
     pub person_id: i64,
     pub status: DoseStatus,
-    pub taken: String,
+    pub taken: Stamp,
 }
 
 /// Every entry of an account since `from`, for adherence.
 pub fn since(conn: &Connection, user_id: i64, from: &str) -> rusqlite::Result<Vec<Outcome>> {
     conn.prepare_cached(
-        "SELECT medication_id, person_id, status, taken_at FROM dose_history WHERE user_id = ?1 AND taken_at >= ?2",
+        "SELECT medication_id, person_id, status, taken_at, id FROM dose_history WHERE user_id = ?1 AND taken_at >= ?2",
     )?
     .query_map(params![user_id, from], |row| {
         Ok(Outcome {
             medication_id: row.get(0)?,
             person_id: row.get::<_, Option<i64>>(1)?.unwrap_or_default(),
             status: row.get(2)?,
-            taken: row.get(3)?,
+            taken: stamp_at(row, 3, "dose_history", row.get(4)?)?,
         })
     })?
     .collect()
-}
-
-fn instant(text: String) -> Option<chrono::DateTime<chrono::Utc>> {
-    chrono::DateTime::parse_from_rfc3339(&text)
-        .ok()
-        .map(|t| t.with_timezone(&chrono::Utc))
 }
 
 /// When one medication's doses were taken, from `from` up to (not including) `to`: what
@@ -385,11 +382,14 @@ pub fn taken_between(
     to: &str,
 ) -> rusqlite::Result<Vec<chrono::DateTime<chrono::Utc>>> {
     let mut statement = conn.prepare_cached(
-        "SELECT taken_at FROM dose_history
+        "SELECT taken_at, id FROM dose_history
          WHERE user_id = ?1 AND medication_id = ?2 AND status = 'taken' AND taken_at >= ?3 AND taken_at < ?4",
     )?;
-    let rows = statement.query_map(params![user_id, medication_id, from, to], |row| row.get(0))?;
-    Ok(rows.filter_map(|text| text.ok().and_then(instant)).collect())
+    statement
+        .query_map(params![user_id, medication_id, from, to], |row| {
+            Ok(stamp_at(row, 0, "dose_history", row.get(1)?)?.instant())
+        })?
+        .collect()
 }
 
 /// When each medication's doses were taken from `from` up to (not including) `to`, in one
@@ -401,16 +401,15 @@ pub fn taken_by_medication(
     to: &str,
 ) -> rusqlite::Result<HashMap<i64, Vec<chrono::DateTime<chrono::Utc>>>> {
     let mut statement = conn.prepare_cached(
-        "SELECT medication_id, taken_at FROM dose_history
+        "SELECT medication_id, taken_at, id FROM dose_history
          WHERE user_id = ?1 AND status = 'taken' AND taken_at >= ?2 AND taken_at < ?3
            AND medication_id IS NOT NULL",
     )?;
     let mut taken: HashMap<i64, Vec<chrono::DateTime<chrono::Utc>>> = HashMap::new();
     let mut rows = statement.query(params![user_id, from, to])?;
     while let Some(row) = rows.next()? {
-        if let Some(at) = instant(row.get(1)?) {
-            taken.entry(row.get(0)?).or_default().push(at);
-        }
+        let at = stamp_at(row, 1, "dose_history", row.get(2)?)?;
+        taken.entry(row.get(0)?).or_default().push(at.instant());
     }
     Ok(taken)
 }
@@ -466,8 +465,8 @@ pub fn status_counts_between(
 #[derive(Debug, Clone)]
 pub struct MissedDose {
     pub medication_name: String,
-    /// When it was due (RFC 3339 UTC).
-    pub time: String,
+    /// When it was due.
+    pub time: Stamp,
     /// True when entered as missed, false for an unanswered reminder.
     pub logged: bool,
 }
@@ -484,19 +483,21 @@ pub fn missed_between(
     limit: i64,
 ) -> rusqlite::Result<Vec<MissedDose>> {
     conn.prepare_cached(
-        "SELECT medication_name, taken_at, 'logged' FROM dose_history
+        "SELECT medication_name, taken_at, 'logged', id FROM dose_history
            WHERE user_id = ?1 AND status = 'missed' AND taken_at >= ?2 AND taken_at < ?3
          UNION ALL
-         SELECT medication_name, scheduled_time, 'unanswered' FROM reminders
+         SELECT medication_name, scheduled_time, 'unanswered', id FROM reminders
            WHERE user_id = ?1 AND kind = 'dose' AND answered_at IS NULL AND status <> 'cancelled'
              AND scheduled_time >= ?2 AND scheduled_time < ?3 AND scheduled_time < ?4
          ORDER BY 2 LIMIT ?5",
     )?
     .query_map(params![user_id, start, end, now, limit], |row| {
+        let logged = row.get::<_, String>(2)? == "logged";
+        let table = if logged { "dose_history" } else { "reminders" };
         Ok(MissedDose {
             medication_name: row.get(0)?,
-            time: row.get(1)?,
-            logged: row.get::<_, String>(2)? == "logged",
+            time: stamp_at(row, 1, table, row.get(3)?)?,
+            logged,
         })
     })?
     .collect()
@@ -542,7 +543,7 @@ pub struct ExportedEntry {
     pub quantity: Quantity,
     pub dosage_unit: String,
     pub status: String,
-    pub taken: String,
+    pub taken: Stamp,
     pub dosage: Option<String>,
     pub affect_inventory: bool,
     pub person_id: Option<i64>,
@@ -571,7 +572,7 @@ pub fn for_each_exported<E: From<rusqlite::Error>>(
             quantity: row.get(4)?,
             dosage_unit: row.get(5)?,
             status: row.get(6)?,
-            taken: row.get(7)?,
+            taken: stamp_at(row, 7, "dose_history", row.get(0)?)?,
             dosage: row.get(8)?,
             affect_inventory: row.get(9)?,
             person_id: row.get(10)?,
@@ -604,7 +605,7 @@ pub struct DoseFacts {
     /// None once the medication is deleted (then `medication_name` tells whose it was).
     pub medication_id: Option<i64>,
     pub medication_name: String,
-    pub taken: String,
+    pub taken: Stamp,
     pub status: String,
     pub quantity: Quantity,
     pub dosage_unit: String,
@@ -626,7 +627,7 @@ pub fn for_each_dose(
             id: row.get(0)?,
             medication_id: row.get(1)?,
             medication_name: row.get(2)?,
-            taken: row.get(3)?,
+            taken: stamp_at(row, 3, "dose_history", row.get(0)?)?,
             status: row.get(4)?,
             quantity: row.get(5)?,
             dosage_unit: row.get(6)?,

@@ -4,6 +4,9 @@ use std::collections::HashMap;
 
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
+use super::stamp_at;
+use crate::db::Stamp;
+
 use crate::domain::escalation::Escalation;
 use crate::domain::quantity::Quantity;
 use crate::domain::schedule::Rules;
@@ -27,8 +30,8 @@ pub struct Medication {
     /// The person whose medicine it is (0 on a new one: the account holder's).
     pub person_id: i64,
     pub escalation: Option<Escalation>,
-    pub created_at: String,
-    pub updated_at: String,
+    pub created_at: Stamp,
+    pub updated_at: Stamp,
 }
 
 const COLUMNS: &str = "id, name, unit, frequency, color, icon, notes, default_quantity, schedule_times, \
@@ -51,8 +54,8 @@ fn from_row(row: &Row) -> rusqlite::Result<Medication> {
         schedule_times: json_list(row.get(8)?),
         schedule_weekdays: json_list(row.get(9)?),
         start_date: row.get(10)?,
-        created_at: row.get(11)?,
-        updated_at: row.get(12)?,
+        created_at: stamp_at(row, 11, "medications", row.get(0)?)?,
+        updated_at: stamp_at(row, 12, "medications", row.get(0)?)?,
         rules: Rules::from_json(&row.get::<_, String>(13)?),
         person_id: row.get::<_, Option<i64>>(14)?.unwrap_or_default(),
         escalation: Escalation::from_json(&row.get::<_, String>(15)?),
@@ -149,7 +152,7 @@ pub fn update(conn: &Connection, user_id: i64, m: &Medication) -> rusqlite::Resu
 }
 
 /// Sets when a medication last changed (`insert` stamps it with the creation time).
-pub fn set_updated_at(conn: &Connection, id: i64, updated_at: &str) -> rusqlite::Result<()> {
+pub fn set_updated_at(conn: &Connection, id: i64, updated_at: Stamp) -> rusqlite::Result<()> {
     conn.execute(
         "UPDATE medications SET updated_at = ?2 WHERE id = ?1",
         params![id, updated_at],
@@ -182,11 +185,11 @@ pub struct Inventory {
     pub containers: Containers,
     pub current_quantity: Quantity,
     pub reminder_threshold: Quantity,
-    pub updated_at: String,
+    pub updated_at: Stamp,
 }
 
 impl Inventory {
-    pub fn disabled(now: &str) -> Inventory {
+    pub fn disabled(now: Stamp) -> Inventory {
         Inventory {
             enabled: false,
             containers: Containers {
@@ -201,7 +204,7 @@ impl Inventory {
             },
             current_quantity: Quantity::ZERO,
             reminder_threshold: crate::domain::stock::DEFAULT_THRESHOLD,
-            updated_at: now.to_owned(),
+            updated_at: now,
         }
     }
 }
@@ -218,7 +221,8 @@ const INVENTORY_COLUMNS: &str = "i.enabled, i.inventory_type, i.container_type, 
     i.container_size, i.container_unit, i.item_quantity, i.item_strength, i.item_unit, i.current_quantity, \
     i.reminder_threshold, i.updated_at";
 
-fn inventory_from_row(row: &Row, first: usize) -> rusqlite::Result<Inventory> {
+/// The inventory columns from `first` on, of the medication `medication_id`.
+fn inventory_from_row(row: &Row, first: usize, medication_id: i64) -> rusqlite::Result<Inventory> {
     Ok(Inventory {
         enabled: row.get(first)?,
         containers: Containers {
@@ -233,7 +237,7 @@ fn inventory_from_row(row: &Row, first: usize) -> rusqlite::Result<Inventory> {
         },
         current_quantity: row.get(first + 9)?,
         reminder_threshold: row.get(first + 10)?,
-        updated_at: row.get(first + 11)?,
+        updated_at: stamp_at(row, first + 11, "inventories", medication_id)?,
     })
 }
 
@@ -241,7 +245,7 @@ pub fn inventory(conn: &Connection, medication_id: i64) -> rusqlite::Result<Opti
     conn.prepare_cached(&format!(
         "SELECT {INVENTORY_COLUMNS} FROM inventories i WHERE i.medication_id = ?1"
     ))?
-    .query_row([medication_id], |row| inventory_from_row(row, 0))
+    .query_row([medication_id], |row| inventory_from_row(row, 0, medication_id))
     .optional()
 }
 
@@ -251,7 +255,10 @@ pub fn inventories(conn: &Connection, user_id: i64) -> rusqlite::Result<HashMap<
         "SELECT i.medication_id, {INVENTORY_COLUMNS} FROM medications m
          JOIN inventories i ON i.medication_id = m.id WHERE m.user_id = ?1"
     ))?
-    .query_map([user_id], |row| Ok((row.get(0)?, inventory_from_row(row, 1)?)))?
+    .query_map([user_id], |row| {
+        let medication_id = row.get(0)?;
+        Ok((medication_id, inventory_from_row(row, 1, medication_id)?))
+    })?
     .collect()
 }
 
@@ -425,7 +432,8 @@ pub struct LedgerRow {
     pub reason: Option<String>,
     #[schema(required = true)]
     pub history_id: Option<i64>,
-    pub created_at: String,
+    #[schema(value_type = String)]
+    pub created_at: Stamp,
 }
 
 /// One page of a medication's ledger, newest first, with how many rows it has (counted up to
@@ -455,7 +463,7 @@ pub fn ledger(
                 kind: row.get(3)?,
                 reason: row.get(4)?,
                 history_id: row.get(5)?,
-                created_at: row.get(6)?,
+                created_at: stamp_at(row, 6, "stock_ledger", row.get(0)?)?,
             })
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;

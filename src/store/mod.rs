@@ -19,6 +19,63 @@ pub mod settings;
 pub mod snapshot_files;
 pub mod users;
 
+use rusqlite::Row;
+use rusqlite::types::Type;
+
+use crate::db::Stamp;
+
+/// A stored time that does not read as one, named by where it is: which table, which row
+/// and which column.
+#[derive(Debug, thiserror::Error)]
+#[error("{table} row {id}, column {column}: {cause}")]
+pub struct BadStoredTime {
+    pub table: &'static str,
+    pub id: i64,
+    pub column: String,
+    cause: String,
+}
+
+/// The time in column `idx` of the `table` row with this `id`. Text that is no time is an
+/// error naming the table, the row and the column, never a default.
+pub fn stamp_at(row: &Row, idx: usize, table: &'static str, id: i64) -> rusqlite::Result<Stamp> {
+    row.get(idx).map_err(|e| bad_stored_time(row, idx, table, id, e))
+}
+
+/// A time column that may be empty (`NULL`), read as `stamp_at` reads one.
+pub fn stamp_or_null_at(
+    row: &Row,
+    idx: usize,
+    table: &'static str,
+    id: i64,
+) -> rusqlite::Result<Option<Stamp>> {
+    row.get(idx).map_err(|e| bad_stored_time(row, idx, table, id, e))
+}
+
+fn bad_stored_time(
+    row: &Row,
+    idx: usize,
+    table: &'static str,
+    id: i64,
+    e: rusqlite::Error,
+) -> rusqlite::Error {
+    let cause = match &e {
+        rusqlite::Error::FromSqlConversionFailure(_, _, cause) => cause.to_string(),
+        rusqlite::Error::InvalidColumnType(_, _, stored) => format!("{stored} is not a time"),
+        _ => return e,
+    };
+    let column = row.as_ref().column_name(idx).unwrap_or("?").to_owned();
+    rusqlite::Error::FromSqlConversionFailure(
+        idx,
+        Type::Text,
+        Box::new(BadStoredTime {
+            table,
+            id,
+            column,
+            cause,
+        }),
+    )
+}
+
 /// How many rows a paged list has: exact, or a lower bound where counting stopped early
 /// (counting a long list to the end would cost more than the page itself).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,5 +99,37 @@ impl Count {
     /// The cap for a page at `offset` of `limit` rows.
     pub fn cap(offset: i64, limit: i64) -> i64 {
         offset.saturating_add(limit).saturating_add(COUNT_AHEAD)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stored_time_that_does_not_parse_names_its_table_row_and_column() {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        let read = |sql: &str| {
+            conn.query_row(sql, [], |row| stamp_at(row, 1, "users", row.get(0)?))
+                .map_err(|e| e.to_string())
+        };
+        assert_eq!(
+            read("SELECT 7, '2026-03-02T08:00:00.000Z' AS created_at").map(|s| s.to_string()),
+            Ok("2026-03-02T08:00:00.000Z".to_owned())
+        );
+        let err = read("SELECT 7, 'next week' AS created_at").unwrap_err();
+        assert!(
+            err.contains("users row 7, column created_at: \"next week\" is not an RFC 3339 time"),
+            "{err}"
+        );
+        let err = read("SELECT 8, 12 AS created_at").unwrap_err();
+        assert!(
+            err.contains("users row 8, column created_at: Integer is not a time"),
+            "{err}"
+        );
+        let empty = conn
+            .query_row("SELECT 9, NULL", [], |row| stamp_or_null_at(row, 1, "users", 9))
+            .unwrap();
+        assert_eq!(empty, None);
     }
 }

@@ -4,6 +4,9 @@
 
 use rusqlite::{Connection, OptionalExtension, params};
 
+use super::stamp_at;
+use crate::db::Stamp;
+
 /// What the mail is about: the account (verification, sign-in code) or a reminder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MailKind {
@@ -164,9 +167,13 @@ pub fn claim_due(conn: &Connection, now: &str, limit: usize) -> rusqlite::Result
 }
 
 /// When the next mail falls due (none being sent), if any is waiting.
-pub fn next_due(conn: &Connection) -> rusqlite::Result<Option<String>> {
-    conn.prepare_cached("SELECT min(next_attempt_at) FROM mail_outbox WHERE sending_since IS NULL")?
-        .query_row([], |row| row.get(0))
+pub fn next_due(conn: &Connection) -> rusqlite::Result<Option<Stamp>> {
+    conn.prepare_cached(
+        "SELECT id, next_attempt_at FROM mail_outbox WHERE next_attempt_at IS NOT NULL AND sending_since IS NULL
+         ORDER BY next_attempt_at LIMIT 1",
+    )?
+    .query_row([], |row| stamp_at(row, 1, "mail_outbox", row.get(0)?))
+    .optional()
 }
 
 /// At start (the data directory is locked, so no other process is sending): mails a

@@ -4,6 +4,9 @@
 
 use rusqlite::{Connection, OptionalExtension, Row};
 
+use super::stamp_at;
+use crate::db::Stamp;
+
 /// How a user reaches a person: as the owner, or as a carer with a role (`view`, `record`,
 /// `manage`). `owner_id` is the account whose rows (medications, history) hold the person's data.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -122,7 +125,7 @@ pub struct Person {
     pub name: String,
     pub is_self: bool,
     pub archived: bool,
-    pub created_at: String,
+    pub created_at: Stamp,
     /// The account holder's name as others see it.
     pub owner_name: String,
 }
@@ -148,7 +151,7 @@ fn person_from(row: &Row) -> rusqlite::Result<Person> {
         name: row.get(2)?,
         is_self: row.get(3)?,
         archived: row.get(4)?,
-        created_at: row.get(5)?,
+        created_at: stamp_at(row, 5, "people", row.get(0)?)?,
         owner_name: row.get(6)?,
     })
 }
@@ -251,7 +254,7 @@ pub struct AuditRow {
     pub actor_name: String,
     pub action: String,
     pub subject: String,
-    pub created_at: String,
+    pub created_at: Stamp,
 }
 
 /// A page of a person's audit list, newest first.
@@ -271,7 +274,7 @@ pub fn audit_page(
             actor_name: row.get(1)?,
             action: row.get(2)?,
             subject: row.get(3)?,
-            created_at: row.get(4)?,
+            created_at: stamp_at(row, 4, "care_audit", row.get(0)?)?,
         })
     })?
     .collect()

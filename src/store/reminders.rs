@@ -9,6 +9,8 @@ use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use super::{stamp_at, stamp_or_null_at};
+use crate::db::Stamp;
 use crate::domain::notification::{ReminderKind, ReminderStatus};
 
 /// A reminder as the API lists it.
@@ -22,13 +24,16 @@ pub struct Reminder {
     pub medication_id: Option<i64>,
     pub medication_name: String,
     /// The dose's time (RFC 3339, UTC).
-    pub scheduled_time: String,
+    #[schema(value_type = String)]
+    pub scheduled_time: Stamp,
     /// When the reminder goes out (RFC 3339, UTC).
-    pub reminder_time: String,
+    #[schema(value_type = String)]
+    pub reminder_time: Stamp,
     pub status: ReminderStatus,
     pub message: Option<String>,
     /// When a logged dose answered this reminder.
-    pub answered_at: Option<String>,
+    #[schema(value_type = Option<String>)]
+    pub answered_at: Option<Stamp>,
     /// Why its delivery failed.
     pub failure_reason: Option<String>,
 }
@@ -65,11 +70,11 @@ fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Reminder> {
         kind,
         medication_id: row.get(2)?,
         medication_name: name,
-        scheduled_time: row.get(4)?,
-        reminder_time: row.get(5)?,
+        scheduled_time: stamp_at(row, 4, "reminders", row.get(0)?)?,
+        reminder_time: stamp_at(row, 5, "reminders", row.get(0)?)?,
         status: word(row, 6)?,
         message: row.get(7)?,
-        answered_at: row.get(8)?,
+        answered_at: stamp_or_null_at(row, 8, "reminders", row.get(0)?)?,
         failure_reason: row.get(9)?,
     })
 }
@@ -376,15 +381,13 @@ pub fn first_open(
     conn: &Connection,
     user_id: i64,
 ) -> rusqlite::Result<Option<chrono::DateTime<chrono::Utc>>> {
-    let first: Option<String> = conn
-        .prepare_cached(
-            "SELECT min(scheduled_time) FROM reminders
-             WHERE user_id = ?1 AND kind <> 'low_stock' AND answered_at IS NULL AND status IN ('scheduled', 'sent')",
-        )?
-        .query_row([user_id], |row| row.get(0))?;
-    Ok(first
-        .and_then(|text| chrono::DateTime::parse_from_rfc3339(&text).ok())
-        .map(|t| t.with_timezone(&chrono::Utc)))
+    conn.prepare_cached(
+        "SELECT id, scheduled_time FROM reminders
+         WHERE user_id = ?1 AND kind <> 'low_stock' AND answered_at IS NULL AND status IN ('scheduled', 'sent')
+         ORDER BY scheduled_time LIMIT 1",
+    )?
+    .query_row([user_id], |row| Ok(stamp_at(row, 1, "reminders", row.get(0)?)?.instant()))
+    .optional()
 }
 
 /// A logged dose answers a reminder (DESIGN §4): the one named by `dosage_id`, else the
@@ -608,7 +611,7 @@ pub struct Overdue {
     pub id: i64,
     pub user_id: i64,
     pub medication_id: i64,
-    pub scheduled_time: String,
+    pub scheduled_time: Stamp,
 }
 
 /// Up to `limit` planned doses of scheduled medications, due from `from` on, still
@@ -636,7 +639,7 @@ pub fn overdue(
             id: row.get(0)?,
             user_id: row.get(1)?,
             medication_id: row.get(2)?,
-            scheduled_time: row.get(3)?,
+            scheduled_time: stamp_at(row, 3, "reminders", row.get(0)?)?,
         })
     })?
     .collect()
@@ -683,7 +686,7 @@ pub struct DoseReminder {
     pub id: i64,
     pub kind: String,
     pub medication_id: i64,
-    pub scheduled_time: String,
+    pub scheduled_time: Stamp,
     pub history_id: Option<i64>,
 }
 
@@ -708,7 +711,7 @@ pub fn for_days(
             id: row.get(0)?,
             kind: row.get(1)?,
             medication_id: row.get(2)?,
-            scheduled_time: row.get(3)?,
+            scheduled_time: stamp_at(row, 3, "reminders", row.get(0)?)?,
             history_id: row.get(4)?,
         })
     })?
@@ -744,7 +747,7 @@ pub struct TakeTarget {
     pub history_id: Option<i64>,
     pub user_id: i64,
     /// Until when the reminder is snoozed (while it is scheduled again).
-    pub snoozed_until: Option<String>,
+    pub snoozed_until: Option<Stamp>,
     /// The carer the link was sent to; `None` for the account holder's own.
     pub recipient: Option<i64>,
     /// Who logged the entry that answers the reminder, by name (null for the engine's own
@@ -767,7 +770,7 @@ pub fn by_take_token(conn: &Connection, hash: &str, now: &str) -> rusqlite::Resu
             reminder: from_row(row)?,
             history_id: row.get(10)?,
             user_id: row.get(11)?,
-            snoozed_until: row.get(12)?,
+            snoozed_until: stamp_or_null_at(row, 12, "reminders", row.get(0)?)?,
             recipient: row.get(13)?,
             handled_by: row.get(14)?,
         })
@@ -805,7 +808,8 @@ pub struct Job {
     pub user_id: i64,
     pub attempts: i64,
     pub repeats_sent: i64,
-    pub next_attempt_at: Option<String>,
+    pub next_attempt_at: Option<Stamp>,
+    /// A claim (`new_claim`: its lapse and a tag), not a bare time.
     pub claimed_until: Option<String>,
     /// Rounds used before the latest snooze: a round's number is this plus its own.
     pub round_offset: i64,
@@ -822,7 +826,7 @@ pub fn job(conn: &Connection, id: i64) -> rusqlite::Result<Option<Job>> {
             user_id: row.get(10)?,
             attempts: row.get(11)?,
             repeats_sent: row.get(12)?,
-            next_attempt_at: row.get(13)?,
+            next_attempt_at: stamp_or_null_at(row, 13, "reminders", id)?,
             claimed_until: row.get(14)?,
             round_offset: row.get(15)?,
         })
@@ -993,13 +997,13 @@ mod tests {
         let mut conn = Connection::open_in_memory().unwrap();
         crate::db::migrations::migrate(&mut conn, dir.path()).unwrap();
         conn.execute_batch(
-            "INSERT INTO users (id, email, password_hash, created_at, updated_at) VALUES (1, 'a@b.c', 'x', 't', 't');
+            "INSERT INTO users (id, email, password_hash, created_at, updated_at) VALUES (1, 'a@b.c', 'x', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z');
              INSERT INTO medications (id, user_id, name, unit, frequency, color, icon, default_quantity, start_date,
                                       created_at, updated_at)
-                  VALUES (1, 1, 'Aspirin', 'tablets', 'twice_daily', 'blue', 'pill', 1000, '2026-01-01', 't', 't');
+                  VALUES (1, 1, 'Aspirin', 'tablets', 'twice_daily', 'blue', 'pill', 1000, '2026-01-01', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z');
              INSERT INTO dose_history (id, user_id, medication_id, medication_name, medication_unit, status, taken_at,
                                        quantity, dosage_unit, affect_inventory, created_at)
-                  VALUES (7, 1, 1, 'Aspirin', 'tablets', 'taken', 't', 1000, 'tablets', 0, 't');",
+                  VALUES (7, 1, 1, 'Aspirin', 'tablets', 'taken', '2026-01-01T00:00:00.000Z', 1000, 'tablets', 0, '2026-01-01T00:00:00.000Z');",
         )
         .unwrap();
         conn
@@ -1009,7 +1013,7 @@ mod tests {
         conn.execute(
             "INSERT INTO reminders (user_id, medication_id, medication_name, kind, scheduled_time, reminder_time,
                                     next_attempt_at, created_at)
-             VALUES (1, 1, 'Aspirin', ?1, ?2, ?3, ?3, 't')",
+             VALUES (1, 1, 'Aspirin', ?1, ?2, ?3, ?3, '2026-01-01T00:00:00.000Z')",
             params![kind, scheduled, reminder],
         )
         .unwrap();
@@ -1084,16 +1088,16 @@ mod tests {
         conn.execute_batch(
             "INSERT INTO medications (id, user_id, name, unit, frequency, color, icon, default_quantity, start_date,
                                       created_at, updated_at, schedule_rules)
-                  VALUES (2, 1, 'Slow', 'tablets', 'daily', 'blue', 'pill', 1000, '2026-01-01', 't', 't',
+                  VALUES (2, 1, 'Slow', 'tablets', 'daily', 'blue', 'pill', 1000, '2026-01-01', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z',
                           '{\"grace_minutes\":120}'),
-                         (3, 1, 'Rescue', 'tablets', 'as_needed', 'blue', 'pill', 1000, '2026-01-01', 't', 't', '{}');",
+                         (3, 1, 'Rescue', 'tablets', 'as_needed', 'blue', 'pill', 1000, '2026-01-01', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', '{}');",
         )
         .unwrap();
         let add_for = |medication: i64, scheduled: &str| {
             conn.execute(
                 "INSERT INTO reminders (user_id, medication_id, medication_name, scheduled_time, reminder_time,
                                         next_attempt_at, created_at)
-                 VALUES (1, ?1, 'x', ?2, ?2, ?2, 't')",
+                 VALUES (1, ?1, 'x', ?2, ?2, ?2, '2026-01-01T00:00:00.000Z')",
                 params![medication, scheduled],
             )
             .unwrap();

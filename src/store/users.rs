@@ -3,6 +3,9 @@
 
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
+use super::stamp_at;
+use crate::db::Stamp;
+
 #[derive(Debug, Clone)]
 pub struct User {
     pub id: i64,
@@ -12,22 +15,23 @@ pub struct User {
     pub last_name: String,
     pub email_verified: bool,
     pub token_version: i64,
-    pub created_at: String,
+    pub created_at: Stamp,
 }
 
 const USER_COLUMNS: &str =
     "id, email, password_hash, first_name, last_name, email_verified, token_version, created_at";
 
 fn user_from_row(row: &Row) -> rusqlite::Result<User> {
+    let id = row.get(0)?;
     Ok(User {
-        id: row.get(0)?,
+        id,
         email: row.get(1)?,
         password_hash: row.get(2)?,
         first_name: row.get(3)?,
         last_name: row.get(4)?,
         email_verified: row.get(5)?,
         token_version: row.get(6)?,
-        created_at: row.get(7)?,
+        created_at: stamp_at(row, 7, "users", id)?,
     })
 }
 
@@ -320,7 +324,7 @@ pub fn unused_backup_codes(conn: &Connection, user_id: i64) -> rusqlite::Result<
 
 pub struct EmailCode {
     pub code_hash: String,
-    pub expires_at: String,
+    pub expires_at: Stamp,
     pub attempts: i64,
 }
 
@@ -346,7 +350,7 @@ pub fn email_code(conn: &Connection, user_id: i64) -> rusqlite::Result<Option<Em
         |row| {
             Ok(EmailCode {
                 code_hash: row.get(0)?,
-                expires_at: row.get(1)?,
+                expires_at: stamp_at(row, 1, "email_codes", user_id)?,
                 attempts: row.get(2)?,
             })
         },
