@@ -62,6 +62,23 @@ export default defineConfig({
             {
               name: 'vendor',
               test: /node_modules[\\/](react|react-dom|scheduler|react-router|react-router-dom|i18next|react-i18next|@tanstack[\\/][^\\/]+|use-sync-external-store)[\\/]/,
+              priority: 3,
+            },
+            {
+              // The app's start-up code (what index.html's script imports), apart from the
+              // group below so that the sign-in page never loads the signed-in screens' code.
+              name: 'start',
+              tags: ['$initial'],
+              test: /[\\/]src[\\/]/,
+              priority: 2,
+            },
+            {
+              // What two or more screens share, in one file rather than dozens of small ones:
+              // a browser opening Today fetches a handful of files, not forty.
+              name: 'screens',
+              test: /[\\/]src[\\/]/,
+              minShareCount: 2,
+              priority: 1,
             },
           ],
         },
