@@ -40,7 +40,7 @@ impl std::fmt::Display for MailError {
 
 impl std::error::Error for MailError {}
 
-/// One e-mail: subject, plain text, and the HTML body's inner content.
+/// One e-mail: subject, plain text, and the HTML document (`services::email` makes all three).
 pub struct Email {
     pub subject: String,
     pub text: String,
@@ -132,10 +132,15 @@ impl Mailer {
         let to: Mailbox = to
             .parse()
             .map_err(|e: lettre::address::AddressError| MailError::BadAddress(e.to_string()))?;
-        let html = format!(
-            "<!doctype html><html><body style=\"font-family:system-ui,sans-serif;line-height:1.5;color:#1f2937\">{}</body></html>",
-            email.html
-        );
+        // The templates (`services::email`) write whole documents; a mail queued by an older
+        // version holds only the body's content.
+        let html = match email.html.starts_with("<!doctype") {
+            true => email.html,
+            false => format!(
+                "<!doctype html><html><body style=\"font-family:system-ui,sans-serif;line-height:1.5;color:#1f2937\">{}</body></html>",
+                email.html
+            ),
+        };
         let message = Message::builder()
             .from(from.clone())
             .to(to)
@@ -166,22 +171,4 @@ fn with_causes(error: &dyn std::error::Error) -> String {
         inner = cause.source();
     }
     text
-}
-
-pub fn escape_html(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-        .replace('\'', "&#39;")
-}
-
-/// A call-to-action button for HTML e-mails.
-pub fn button(href: &str, label: &str) -> String {
-    format!(
-        "<p><a href=\"{}\" style=\"display:inline-block;padding:10px 18px;background:#2563eb;color:#ffffff;\
-         text-decoration:none;border-radius:6px;font-weight:600\">{}</a></p>",
-        escape_html(href),
-        escape_html(label)
-    )
 }

@@ -866,15 +866,7 @@ async fn email_verification_through_a_real_smtp_server() {
     .await;
     assert_eq!(known, unknown);
     let second = smtp.wait_for("ann@example.org", 2);
-    let new_token = second
-        .text
-        .split("/verify-email/")
-        .nth(1)
-        .unwrap()
-        .split_whitespace()
-        .next()
-        .unwrap()
-        .to_owned();
+    let new_token = verification_token(&second);
     assert_ne!(new_token, token);
     let (status, body) = get_json(&server, &format!("/api/auth/verify-email/{token}"), None).await;
     assert_eq!(
@@ -913,15 +905,7 @@ async fn verified_account(server: &Server, smtp: &SmtpSink, email: &str) -> Stri
     .await;
     assert_eq!(status, StatusCode::CREATED);
     let mail = smtp.wait_for(email, 1);
-    let token = mail
-        .text
-        .split("/verify-email/")
-        .nth(1)
-        .unwrap()
-        .split_whitespace()
-        .next()
-        .unwrap()
-        .to_owned();
+    let token = verification_token(&mail);
     assert_eq!(
         get_json(server, &format!("/api/auth/verify-email/{token}"), None)
             .await
@@ -931,12 +915,87 @@ async fn verified_account(server: &Server, smtp: &SmtpSink, email: &str) -> Stri
     token_of(&login(server, email, PASSWORD, None).await.1)
 }
 
+/// The token of the verification link in an e-mail's text.
+fn verification_token(mail: &common::Mail) -> String {
+    mail.text
+        .split("/verify-email/")
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_owned()
+}
+
 fn code_from(mail: &common::Mail) -> String {
     mail.text
         .split_whitespace()
         .find(|w| w.len() == 6 && w.bytes().all(|b| b.is_ascii_digit()))
         .expect("a 6-digit code")
         .to_owned()
+}
+
+#[tokio::test]
+async fn account_emails_are_written_in_the_persons_language() {
+    let smtp = SmtpSink::start();
+    let server = Server::start_with(|c| {
+        smtp.configure(c);
+        c.env("PILLBOX_PUBLIC_URL", "https://pillbox.example.test");
+    });
+    // Lena signs up from a German browser: the verification e-mail is German.
+    let (status, body) = post(
+        &server,
+        "/api/auth/register",
+        None,
+        json!({ "email": "lena@example.org", "password": PASSWORD, "language": "de" }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let mail = smtp.wait_for("lena@example.org", 1);
+    // "Bestätigen Sie Ihre E-Mail-Adresse für Pillbox", its non-ASCII words encoded (RFC 2047).
+    assert!(
+        mail.subject.contains("Sie Ihre E-Mail-Adresse"),
+        "{}",
+        mail.subject
+    );
+    assert!(mail.text.starts_with("Willkommen bei Pillbox."), "{}", mail.text);
+    assert!(
+        mail.raw.contains("lang=3D\"de\"") || mail.raw.contains("lang=\"de\""),
+        "the HTML part says its language"
+    );
+    let token = verification_token(&mail);
+    assert_eq!(
+        get_json(&server, &format!("/api/auth/verify-email/{token}"), None)
+            .await
+            .0,
+        StatusCode::OK
+    );
+    let session = token_of(&login(&server, "lena@example.org", PASSWORD, None).await.1);
+    let (status, _) = post(
+        &server,
+        "/api/auth/2fa/setup-email",
+        Some(&session),
+        json!({ "password": PASSWORD }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    // Her sign-in code, too.
+    let generate = json!({ "email": "lena@example.org", "password": PASSWORD, "method": "email" });
+    assert_eq!(
+        post(&server, "/api/auth/2fa/generate-otp", None, generate)
+            .await
+            .0,
+        StatusCode::OK
+    );
+    let mail = smtp.wait_for("lena@example.org", 2);
+    assert_eq!(mail.subject, "Ihr Pillbox-Anmeldecode");
+    assert!(
+        mail.text.starts_with("Ihr Pillbox-Anmeldecode lautet"),
+        "{}",
+        mail.text
+    );
+    assert!(mail.text.contains("Er ist 10 Minuten gültig."), "{}", mail.text);
+    assert_eq!(code_from(&mail).len(), 6);
 }
 
 #[tokio::test]

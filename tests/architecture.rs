@@ -1,6 +1,8 @@
 //! The layers of ARCHITECTURE.md, checked on the source: which top-level module may import
-//! which, no cycles between them, handlers that never import each other, and every API route
-//! declared through the OpenAPI router (so none can be served without being documented).
+//! which, no cycles between them, handlers that never import each other, SQL run only in
+//! store/ and db/, handlers that name store row types but never reach a store function, and
+//! every API route declared through the OpenAPI router (so none can be served without being
+//! documented).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -287,31 +289,394 @@ fn handler_modules_mount_routes_with_the_servers_own_macro() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
+/// The file's code with its comment lines blanked (so a doc comment that says "prepares" is
+/// no call, and line numbers stay the file's).
+fn code_lines(text: &str) -> String {
+    without_tests(text)
+        .lines()
+        .map(|line| {
+            if line.trim_start().starts_with("//") {
+                ""
+            } else {
+                line
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// rusqlite's methods that run SQL, on a connection, a transaction or a statement.
+const SQL_METHODS: &[&str] = &[
+    "prepare",
+    "prepare_cached",
+    "execute",
+    "execute_batch",
+    "query",
+    "query_row",
+    "query_map",
+    "query_one",
+    "query_and_then",
+    "query_row_and_then",
+    "pragma",
+    "pragma_query",
+    "pragma_query_value",
+    "pragma_update",
+    "pragma_update_and_check",
+];
+
+/// Every call of an SQL method in `code`, by line: as a method (`conn.execute(`, also on the
+/// line after its receiver, or with a turbofish) or as a path (`Connection::execute(&conn, …)`).
+fn sql_calls(code: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for method in SQL_METHODS {
+        for spelling in [
+            format!(".{method}("),
+            format!(".{method}::<"),
+            format!("::{method}("),
+        ] {
+            for (i, _) in code.match_indices(&spelling) {
+                let line = code[..i].matches('\n').count() + 1;
+                found.push((line, format!("{method}(")));
+            }
+        }
+    }
+    found.sort();
+    found
+        .into_iter()
+        .map(|(line, call)| format!("line {line}: {call}"))
+        .collect()
+}
+
+/// Files outside store/ and db/ that may run SQL, and why.
+const SQL_OUTSIDE_STORE: &[(&str, &str)] = &[(
+    "services/backup.rs",
+    // A restore checks a file someone hands it before it becomes the database: its integrity,
+    // its schema version and its journal mode. That file is not yet the live database that
+    // store/ describes (the snapshot's own key-file table is in store::snapshot_files).
+    "restore's inspection of an incoming snapshot",
+)];
+
+#[test]
+fn sql_runs_only_in_store_and_db() {
+    let mut wrong = Vec::new();
+    let mut needed = BTreeSet::new();
+    for (path, text) in sources() {
+        if path.starts_with("store/") || path.starts_with("db/") {
+            continue;
+        }
+        let calls = sql_calls(&code_lines(&text));
+        if calls.is_empty() {
+            continue;
+        }
+        if SQL_OUTSIDE_STORE.iter().any(|(file, _)| *file == path) {
+            needed.insert(path);
+            continue;
+        }
+        for call in calls {
+            wrong.push(format!("{path} {call}"));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "SQL outside store/ and db/ (move it into a store module and return typed rows):\n{}",
+        wrong.join("\n")
+    );
+    for (file, why) in SQL_OUTSIDE_STORE {
+        assert!(
+            needed.contains(*file),
+            "{file} runs no SQL any more: drop it from SQL_OUTSIDE_STORE ({why})"
+        );
+    }
+}
+
+/// The `use` declarations of `code` (each whole, however many lines it spans, with the line
+/// it starts on) and the code with their lines blanked.
+fn split_uses(code: &str) -> (Vec<(usize, String)>, String) {
+    let mut uses = Vec::new();
+    let mut rest = String::new();
+    let mut current: Option<(usize, String)> = None;
+    for (index, line) in code.lines().enumerate() {
+        let trimmed = line.trim_start();
+        let starts_use = ["use ", "pub use ", "pub(crate) use ", "pub(super) use "]
+            .iter()
+            .any(|p| trimmed.starts_with(p));
+        if current.is_none() && starts_use {
+            current = Some((index + 1, String::new()));
+        }
+        match current.as_mut() {
+            Some((_, decl)) => {
+                decl.push_str(trimmed);
+                decl.push(' ');
+                rest.push('\n');
+                if trimmed.contains(';') {
+                    uses.push(current.take().unwrap_or_default());
+                }
+            }
+            None => {
+                rest.push_str(line);
+                rest.push('\n');
+            }
+        }
+    }
+    (uses, rest)
+}
+
+/// The paths a `use` tree brings in: `crate::{a::{b, C}, d as e}` → `crate::a::b`,
+/// `crate::a::C`, `crate::d` (an alias keeps what it names; `x::self` is `x`).
+fn use_paths(tree: &str) -> Vec<String> {
+    fn expand(prefix: &str, tree: &str, out: &mut Vec<String>) {
+        let tree = tree.trim();
+        if tree.is_empty() {
+            return;
+        }
+        match tree.find('{') {
+            Some(open) => {
+                let head = tree[..open].trim().trim_end_matches("::");
+                let inner = &tree[open + 1..];
+                let inner = &inner[..matching_brace(inner)];
+                let base = join(prefix, head);
+                let mut depth = 0;
+                let mut start = 0;
+                for (i, c) in inner.char_indices() {
+                    match c {
+                        '{' => depth += 1,
+                        '}' => depth -= 1,
+                        ',' if depth == 0 => {
+                            expand(&base, &inner[start..i], out);
+                            start = i + 1;
+                        }
+                        _ => {}
+                    }
+                }
+                expand(&base, &inner[start..], out);
+            }
+            None => {
+                let named = tree.split(" as ").next().unwrap_or_default().trim();
+                let path = join(prefix, named);
+                out.push(path.strip_suffix("::self").unwrap_or(&path).to_owned());
+            }
+        }
+    }
+    fn join(prefix: &str, rest: &str) -> String {
+        match (prefix.is_empty(), rest.is_empty()) {
+            (true, _) => rest.to_owned(),
+            (_, true) => prefix.to_owned(),
+            _ => format!("{prefix}::{rest}"),
+        }
+    }
+    let body = tree
+        .trim()
+        .trim_start_matches("pub(crate) ")
+        .trim_start_matches("pub(super) ")
+        .trim_start_matches("pub ")
+        .trim_start_matches("use ");
+    let body = body.split(';').next().unwrap_or_default();
+    let mut out = Vec::new();
+    expand("", body, &mut out);
+    out
+}
+
+fn identifier(text: &str) -> &str {
+    let end = text
+        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .unwrap_or(text.len());
+    &text[..end]
+}
+
+/// Whether a path into the store names only a type (a row type, or an item of one): some
+/// segment after `store` is capitalised. `store::history`, `store::history::find` and
+/// `store::*` name a module or a function.
+fn names_a_store_type(after_store: &[&str]) -> bool {
+    after_store
+        .iter()
+        .any(|segment| segment.chars().next().is_some_and(char::is_uppercase))
+}
+
+/// Every place in an http/ file that reaches a store function or module: a `use` that brings
+/// one in (through any grouping, alias or glob), or a path in the code
+/// (`crate::store::x::f(`, `store::x::f(`, `super::super::store::…`, `map(store::x::f)`).
+fn store_function_uses(path: &str, text: &str) -> Vec<String> {
+    // From http/x.rs, `super::super` is the crate; from http/mod.rs, `super` is.
+    let code = code_lines(text);
+    let code = if path.ends_with("/mod.rs") {
+        code.replace("super::", "crate::")
+    } else {
+        code.replace("super::super::", "crate::")
+    };
+    let (uses, rest) = split_uses(&code);
+    let mut found = Vec::new();
+    for (line, decl) in &uses {
+        for used in use_paths(decl) {
+            let segments: Vec<&str> = used.split("::").collect();
+            if let ["crate", "store", after_store @ ..] = segments.as_slice()
+                && !names_a_store_type(after_store)
+            {
+                found.push(format!("line {line}: use {used}"));
+            }
+        }
+    }
+    for (i, _) in rest.match_indices("store::") {
+        let before = rest[..i].chars().next_back();
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+            continue;
+        }
+        let mut segments = Vec::new();
+        let mut tail = &rest[i + "store::".len()..];
+        loop {
+            let name = identifier(tail);
+            if name.is_empty() {
+                break;
+            }
+            segments.push(name);
+            tail = &tail[name.len()..];
+            match tail.strip_prefix("::") {
+                Some(next) => tail = next,
+                None => break,
+            }
+        }
+        if !names_a_store_type(&segments) {
+            let line = rest[..i].matches('\n').count() + 1;
+            found.push(format!("line {line}: store::{}", segments.join("::")));
+        }
+    }
+    found
+}
+
 #[test]
 fn handlers_name_store_rows_but_never_call_the_store() {
+    let mut wrong = Vec::new();
+    for (path, text) in sources() {
+        if path.starts_with("http/") {
+            for reach in store_function_uses(&path, &text) {
+                wrong.push(format!("{path}: {reach}"));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "handlers reaching into the store instead of a service (http/ may name store row types only):\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn handlers_open_no_transactions() {
+    // A unit of work is a service's (or `Db::transaction`'s, which commits on Ok and rolls
+    // back on Err): a handler that opened one could commit half of a change.
+    let wrong: Vec<String> = sources()
+        .into_iter()
+        .filter(|(path, _)| path.starts_with("http/"))
+        .flat_map(|(path, text)| {
+            without_tests(&text)
+                .lines()
+                .filter(|line| line.contains(".transaction()") || line.contains(".commit()"))
+                .map(|line| format!("{path}: {}", line.trim()))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "handlers opening or committing transactions (use a service or Db::transaction):\n{}",
+        wrong.join("\n")
+    );
+}
+
+/// What the HTTP edge may take from the engine (the other edge): the handle the server
+/// state holds (`dispatcher::Engine`: send now, send a test, wake the queues, the channel
+/// policy), the heartbeat `/health` reads, and — debug builds only — the test clock's pass.
+const ENGINE_HANDLE: &[&str] = &[
+    "reminders::dispatcher::Engine",
+    "reminders::heartbeat",
+    "reminders::run_tick_now",
+];
+
+#[test]
+fn the_http_edge_reaches_the_engine_only_through_its_handle() {
     let mut wrong = Vec::new();
     for (path, text) in sources() {
         if !path.starts_with("http/") {
             continue;
         }
         let code = without_tests(&text);
-        for line in code.lines().filter(|l| l.contains("crate::store::")) {
-            let used = line.split("crate::store::").nth(1).unwrap_or_default();
-            // `module::{Row, Other}` or `module::Row`: only type names (capitalised) may follow.
-            let names = used.split_once("::").map(|(_, rest)| rest).unwrap_or_default();
-            let names = names.trim_end_matches(';').trim_matches(|c| c == '{' || c == '}');
-            let calls_functions = names
-                .split(',')
-                .map(str::trim)
-                .any(|name| !name.chars().next().is_some_and(char::is_uppercase));
-            if calls_functions {
-                wrong.push(format!("{path}: {}", line.trim()));
+        for (i, _) in code.match_indices("crate::reminders") {
+            let used: String = code[i + "crate::".len()..]
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
+                .collect();
+            if !ENGINE_HANDLE.iter().any(|allowed| used.starts_with(allowed)) {
+                wrong.push(format!("{path}: {used}"));
             }
         }
     }
     assert!(
         wrong.is_empty(),
-        "handlers reaching into the store instead of a service:\n{}",
+        "the HTTP edge reaching into the engine past its handle (ARCHITECTURE.md):\n{}",
         wrong.join("\n")
     );
+}
+
+/// The two checks above, shown the violations they exist for: each must be found, and the
+/// allowed spellings must not be.
+#[test]
+fn the_sql_and_store_checks_catch_planted_violations() {
+    let service = [
+        "fn prune(conn: &Connection) {",
+        "    conn.execute(\"DELETE FROM t\", [])?;",
+        "    let n = tx",
+        "        .prepare_cached(\"SELECT 1\")?",
+        "        .query_row([], |r| r.get(0))?;",
+        "    Connection::execute_batch(&conn, \"VACUUM\")?;",
+        "    let v = conn.query_row::<i64, _, _>(\"PRAGMA user_version\", [], |r| r.get(0))?;",
+        "}",
+    ]
+    .join("\n");
+    assert_eq!(
+        sql_calls(&service),
+        [
+            "line 2: execute(",
+            "line 4: prepare_cached(",
+            "line 5: query_row(",
+            "line 6: execute_batch(",
+            "line 7: query_row("
+        ]
+    );
+    let harmless = "/// Prepares and executes the plan.\nfn run() { prepare(&tx); plan.execute_later(); }\n";
+    assert!(sql_calls(&code_lines(harmless)).is_empty());
+
+    let handler = |code: &str| store_function_uses("http/medications.rs", code);
+    let planted = [
+        "fn a() { crate::store::history::find(conn, 1, 2); }",
+        "fn a() { store::history::find(conn, 1, 2); }",
+        "fn a() { super::super::store::users::count(conn); }",
+        "fn a() { ids.map(crate::store::users::exists); }",
+        "use crate::store;",
+        "use crate::store::history;",
+        "use crate::store::history::{self, Entry};",
+        "use crate::store::history::find as find_entry;",
+        "use crate::store::history::*;",
+        "use crate::{\n    services,\n    store::{history::Entry, users::exists},\n};",
+        "use crate::{store::history as h};",
+    ];
+    for code in planted {
+        assert!(!handler(code).is_empty(), "not caught: {code}");
+    }
+    assert_eq!(
+        store_function_uses("http/mod.rs", "use super::store::users::count;"),
+        ["line 1: use crate::store::users::count"]
+    );
+    let allowed = [
+        "use crate::store::medications::LedgerRow;",
+        "use crate::store::{deliveries::Delivery, reminders::Reminder};",
+        "use crate::{services::doses, store::users::User};",
+        "fn a(row: crate::store::history::Entry) -> crate::store::Count { todo!() }",
+        "fn a() { conn.shed.store(true, Ordering::Release); }",
+        "// crate::store::history::find is what the service calls",
+    ];
+    for code in allowed {
+        assert!(
+            handler(code).is_empty(),
+            "wrongly caught: {code}: {:?}",
+            handler(code)
+        );
+    }
 }

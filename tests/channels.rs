@@ -45,6 +45,17 @@ async fn add_channel(server: &Server, token: &str, body: Value) -> Value {
     created["data"].clone()
 }
 
+/// The one-time code of a new Telegram channel's `https://t.me/<bot>?start=<code>` link.
+fn link_code(channel: &Value) -> String {
+    channel["link_url"]
+        .as_str()
+        .unwrap()
+        .rsplit('=')
+        .next()
+        .unwrap()
+        .to_owned()
+}
+
 /// Adds a Telegram channel once the bot has introduced itself (getMe, shortly after the
 /// start: until then the server answers telegram_not_configured).
 async fn telegram_channel(server: &Server, token: &str, body: Value) -> Value {
@@ -162,6 +173,8 @@ async fn an_ntfy_reminder_is_taken_from_its_button_and_replaced_by_what_happened
         last["message"].as_str().unwrap().starts_with("✓ Taken at "),
         "{last}"
     );
+    // Kim set no name: the message, on a topic anyone may read, does not carry her address.
+    assert!(!last.to_string().contains("kim@example.com"), "{last}");
     assert!(
         last["actions"]
             .as_array()
@@ -475,6 +488,15 @@ async fn a_telegram_chat_links_with_start_takes_a_dose_from_its_button_and_sees_
         c.env("PILLBOX_TELEGRAM_API_URL", &api);
     });
     let token = account(&server).await;
+    let (status, _) = call(
+        &server,
+        Method::PUT,
+        "/api/auth/me",
+        Some(&token),
+        Some(json!({ "firstName": "Kim", "lastName": "Berg" })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
     let channel = telegram_channel(&server, &token, json!({ "kind": "telegram", "name": "Kim" })).await;
     assert_eq!(channel["state"], "pending");
     let link = channel["link_url"].as_str().unwrap();
@@ -514,11 +536,16 @@ async fn a_telegram_chat_links_with_start_takes_a_dose_from_its_button_and_sees_
     // The double numbers messages from 101: the "Linked" reply, then the reminder.
     doubles.telegram_presses(4242, 102, taken);
     let answered = doubles.wait_for("/tg/answerCallbackQuery", 1).await;
-    assert_eq!(answered[0].json()["text"], "✓ taken");
+    let pressed = answered[0].json();
+    assert!(
+        pressed["text"].as_str().unwrap().starts_with("✓ Taken at "),
+        "{pressed}"
+    );
     let edits = doubles.wait_for("/tg/editMessageText", 1).await;
     let edit = edits[0].json();
     assert_eq!(edit["message_id"], 102, "the reminder's own message is edited");
     assert!(edit["text"].as_str().unwrap().contains("✓ Taken at "), "{edit}");
+    assert!(edit["text"].as_str().unwrap().ends_with(" by Kim Berg"), "{edit}");
     let (_, history) = get_json(&server, "/api/medications/history", Some(&token)).await;
     assert_eq!(history["data"][0]["status"], "taken", "{history}");
 
@@ -528,6 +555,70 @@ async fn a_telegram_chat_links_with_start_takes_a_dose_from_its_button_and_sees_
     let (_, listed) = get_json(&server, "/api/channels", Some(&token)).await;
     assert_eq!(listed["data"][0]["state"], "disabled");
     assert_eq!(listed["data"][0]["state_reason"], "telegram_stopped");
+}
+
+#[tokio::test]
+async fn the_telegram_bot_answers_in_the_persons_language_and_else_in_telegrams() {
+    let doubles = Doubles::start().await;
+    let api = format!("{}/tg", doubles.base);
+    let (server, _temp) = server(|c| {
+        c.env("PILLBOX_TELEGRAM_BOT_TOKEN", "123:test");
+        c.env("PILLBOX_TELEGRAM_API_URL", &api);
+    });
+    // A chat nobody linked, whose Telegram is in French: the bot cannot know the person.
+    doubles.telegram_says_in(31, "/start", "fr");
+    let replies = doubles.wait_for("/tg/sendMessage", 1).await;
+    assert_eq!(
+        replies[0].json()["text"],
+        "Ouvrez le lien de Pillbox (Paramètres → Notifications → Canaux) pour recevoir les rappels ici."
+    );
+
+    // Lena reads Pillbox in German; her Telegram is in English: the bot speaks German to her.
+    let token = account(&server).await;
+    common::save_settings(&server, &token, json!({ "language": "de" })).await;
+    let channel = telegram_channel(&server, &token, json!({ "kind": "telegram" })).await;
+    let code = link_code(&channel);
+    doubles.telegram_says_in(32, &format!("/start {code}"), "en");
+    let replies = doubles.wait_for("/tg/sendMessage", 2).await;
+    assert_eq!(
+        replies[1].json()["text"],
+        "Verknüpft: Pillbox-Erinnerungen kommen in diesem Chat an. Senden Sie /stop, um sie zu beenden."
+    );
+    choose(&server, &token, &[channel["method"].as_str().unwrap()]).await;
+    let med = aspirin(&server, &token).await;
+    remind_in(&server, &token, med, 60).await;
+    advance(&server, 120).await;
+    let sent = doubles.wait_for("/tg/sendMessage", 3).await;
+    let reminder = sent[2].json();
+    let taken = reminder["reply_markup"]["inline_keyboard"][0][0]["callback_data"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    doubles.telegram_presses(32, 103, &taken);
+    let answered = doubles.wait_for("/tg/answerCallbackQuery", 1).await;
+    let pressed = answered[0].json();
+    assert!(
+        pressed["text"].as_str().unwrap().starts_with("✓ Genommen um "),
+        "{pressed}"
+    );
+    // The same button again: the dose is logged already, and she is told so in German.
+    doubles.telegram_presses(32, 103, &taken);
+    let answered = doubles.wait_for("/tg/answerCallbackQuery", 2).await;
+    assert_eq!(
+        answered[1].json()["text"],
+        "Diese Einnahme war schon eingetragen."
+    );
+
+    doubles.telegram_says_in(32, "/stop", "en");
+    let replies = doubles.wait_for("/tg/sendMessage", 4).await;
+    assert!(
+        replies[3].json()["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("Getrennt:"),
+        "{:?}",
+        replies[3].json()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -550,13 +641,7 @@ async fn taken_on_ntfy_is_withdrawn_from_push_and_replaced_on_telegram() {
     )
     .await;
     let telegram = telegram_channel(&server, &token, json!({ "kind": "telegram" })).await;
-    let code = telegram["link_url"]
-        .as_str()
-        .unwrap()
-        .rsplit('=')
-        .next()
-        .unwrap()
-        .to_owned();
+    let code = link_code(&telegram);
     doubles.telegram_says(77, &format!("/start {code}"));
     doubles.wait_for("/tg/sendMessage", 1).await;
     choose(

@@ -17,10 +17,8 @@ npm --prefix ui run lint
 npm --prefix ui run typecheck
 npm --prefix ui test
 
-step "Test tools from PyPI: aiosmtpd (e-mail tests), schemathesis (API contract)"
-python3 -c "import aiosmtpd" 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check aiosmtpd
-python3 -c "import schemathesis" 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check "schemathesis>=4.3,<5"
-python3 -c "import standardwebhooks" 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check "standardwebhooks>=1.0,<2"
+step "Test tools from PyPI, pinned in tests/requirements.txt: aiosmtpd, schemathesis, standardwebhooks"
+python3 -m pip install --quiet --disable-pip-version-check -r tests/requirements.txt
 
 step "Rust: format and lints"
 cargo fmt --check

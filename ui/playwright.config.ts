@@ -24,6 +24,13 @@ const mailDataDir = process.env.E2E_MAIL_DATA_DIR;
 process.env.E2E_MAILDIR ??= join(mkdtempSync(join(tmpdir(), 'pillbox-e2e-smtp-')), 'maildir');
 const maildir = process.env.E2E_MAILDIR;
 
+// Telegram's Bot API and a Web Push service (e2e/doubles.mjs), on a port fixed here because
+// the main server must know the bot's API address when it starts.
+const doublesPort = Number(process.env.E2E_DOUBLES_PORT ?? port + 15);
+process.env.E2E_DOUBLES_PORT = String(doublesPort);
+process.env.E2E_DOUBLES_URL = `http://127.0.0.1:${doublesPort}`;
+const telegramBotToken = '123:e2e';
+
 export default defineConfig({
   testDir: './e2e',
   fullyParallel: false,
@@ -55,6 +62,16 @@ export default defineConfig({
   },
   webServer: [
     {
+      // Started first: the main server's Telegram bot introduces itself (getMe) at start.
+      command: `node e2e/doubles.mjs ${doublesPort} ${telegramBotToken}`,
+      url: `http://127.0.0.1:${doublesPort}/health`,
+      reuseExistingServer: false,
+      gracefulShutdown: { signal: 'SIGTERM', timeout: 5_000 },
+      timeout: 30_000,
+      stdout: 'ignore',
+      stderr: 'pipe',
+    },
+    {
       // `env -u`: the runner's own PILLBOX_* variables are not server settings.
       command: `env -u PILLBOX_BIN -u PILLBOX_E2E_PORT ${binary} serve --bind 127.0.0.1:${port} --data-dir ${dataDir}`,
       url: `${baseURL}/health`,
@@ -70,6 +87,13 @@ export default defineConfig({
         PILLBOX_REGISTRATION_LIMIT: '1000',
         // The channel tests' ntfy double listens on the loopback address.
         PILLBOX_CHANNELS_ALLOW_NETWORKS: '127.0.0.1',
+        // The instance's Telegram bot, and push subscriptions at the local push service.
+        PILLBOX_TELEGRAM_BOT_TOKEN: telegramBotToken,
+        PILLBOX_TELEGRAM_API_URL: `http://127.0.0.1:${doublesPort}/tg`,
+        PILLBOX_PUSH_ALLOW_ENDPOINTS: `http://127.0.0.1:${doublesPort}/push/`,
+        // Debug builds: a test may run a reminder pass now (POST /api/test/clock with 0 s)
+        // instead of waiting for the next tick. Release builds ignore it.
+        PILLBOX_TEST_CLOCK: '1',
         PILLBOX_LOG_LEVEL: process.env.PILLBOX_LOG_LEVEL ?? 'warn',
       },
     },

@@ -60,6 +60,9 @@ export default defineConfig({
     include: ['src/**/*.test.{ts,tsx}'],
     setupFiles: ['src/test/setup.ts'],
     restoreMocks: true,
+    // Screen tests render a whole screen and walk a flow through it; on a busy two-core CI
+    // machine 5 s (the default) was seen to cut off flows that pass in under one.
+    testTimeout: 15_000,
     unstubGlobals: true,
   },
 });

@@ -110,6 +110,20 @@ pub fn shrink_memory(conn: &Connection) -> rusqlite::Result<()> {
     conn.execute_batch("PRAGMA shrink_memory")
 }
 
+/// Writes a consistent copy of the whole database to `target`, an empty or absent file
+/// (`VACUUM INTO`: safe while the server writes, unlike copying a WAL database's files).
+pub fn copy_into(conn: &Connection, target: &str) -> rusqlite::Result<()> {
+    conn.execute("VACUUM INTO ?1", [target])?;
+    Ok(())
+}
+
+/// Folds the write-ahead log into the database file and empties it; false when another
+/// connection kept it from finishing.
+pub fn checkpoint(conn: &Connection) -> rusqlite::Result<bool> {
+    let busy: i64 = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |row| row.get(0))?;
+    Ok(busy == 0)
+}
+
 fn data_version(conn: &Connection) -> rusqlite::Result<i64> {
     conn.prepare_cached("PRAGMA data_version")?
         .query_row([], |row| row.get(0))
@@ -212,6 +226,24 @@ impl Db {
         tokio::task::spawn_blocking(move || f(&mut conn))
             .await
             .map_err(|e| E::from(DbError::Task(e.to_string())))?
+    }
+
+    /// Runs `f` in one transaction on the writer connection: committed when `f` answers
+    /// `Ok`, rolled back when it answers `Err` (nothing half-written). For an edge that asks
+    /// several services to do one unit of work (check the access, then change).
+    pub async fn transaction<T, E, F>(&self, f: F) -> Result<T, E>
+    where
+        T: Send + 'static,
+        E: From<DbError> + Send + 'static,
+        F: FnOnce(&rusqlite::Transaction<'_>) -> Result<T, E> + Send + 'static,
+    {
+        self.write(move |conn| {
+            let tx = conn.transaction().map_err(|e| E::from(DbError::from(e)))?;
+            let answer = f(&tx)?;
+            tx.commit().map_err(|e| E::from(DbError::from(e)))?;
+            Ok(answer)
+        })
+        .await
     }
 
     /// Runs `f` on a read-only connection on this thread when one is free, else like `read`.

@@ -21,8 +21,12 @@ use crate::services::accounts::{Profile, Registered, Registration, SignedIn};
 
 #[derive(Deserialize, ToSchema)]
 pub struct Credentials {
+    /// An e-mail address: at most 254 bytes, no spaces, with a dot in its domain.
+    #[schema(required = true, format = Email, min_length = 3, max_length = 254)]
     #[serde(default)]
     email: String,
+    /// Registering: at least 6 characters and at most 1024 bytes.
+    #[schema(required = true, min_length = 6, max_length = 1024)]
     #[serde(default)]
     password: String,
     /// The second factor at sign-in: an authenticator or e-mail code, or a backup code.
@@ -35,6 +39,7 @@ pub struct Credentials {
     invitation: Option<String>,
     /// Registering: the language the app is shown in (`en`, `es`, `fr` or `de`), which the
     /// new account keeps for the app, its reminders and its e-mails. Not read at sign-in.
+    #[schema(value_type = Option<String>, pattern = "^(en|es|fr|de)$")]
     language: Option<String>,
 }
 
@@ -348,6 +353,8 @@ pub async fn verify_email(
 
 #[derive(Deserialize, ToSchema)]
 pub struct ResendBody {
+    /// An e-mail address: at most 254 bytes, no spaces, with a dot in its domain.
+    #[schema(required = true, format = Email, min_length = 3, max_length = 254)]
     #[serde(default)]
     email: String,
 }
@@ -396,6 +403,8 @@ pub async fn registration(State(state): State<AppState>) -> ApiResult<Json<Data<
 
 #[derive(Deserialize, ToSchema)]
 pub struct ForgotBody {
+    /// An e-mail address: at most 254 bytes, no spaces, with a dot in its domain.
+    #[schema(required = true, format = Email, min_length = 3, max_length = 254)]
     #[serde(default)]
     email: String,
 }

@@ -201,11 +201,9 @@ pub async fn update(
     let now = state.clock.now();
     let updated = state
         .db
-        .write(move |conn| {
-            let tx = conn.transaction()?;
-            let access = access::entry(&tx, user.id, id.0)?.allow(Role::Record)?;
-            let updated = doses::update_entry(&tx, &access, id, change, now)?;
-            tx.commit()?;
+        .transaction(move |tx| {
+            let access = access::entry(tx, user.id, id.0)?.allow(Role::Record)?;
+            let updated = doses::update_entry(tx, &access, id, change, now)?;
             Ok::<_, ApiError>(updated)
         })
         .await?;
@@ -232,11 +230,9 @@ pub async fn delete(
     let now = state.clock.now();
     let inventory = state
         .db
-        .write(move |conn| {
-            let tx = conn.transaction()?;
-            let access = access::entry(&tx, user.id, id.0)?.allow(Role::Record)?;
-            let inventory = doses::delete_entry(&tx, &access, id, now)?;
-            tx.commit()?;
+        .transaction(move |tx| {
+            let access = access::entry(tx, user.id, id.0)?.allow(Role::Record)?;
+            let inventory = doses::delete_entry(tx, &access, id, now)?;
             Ok::<_, ApiError>(inventory)
         })
         .await?;

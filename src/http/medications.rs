@@ -161,10 +161,8 @@ pub async fn create(
     );
     let created = state
         .db
-        .write(move |conn| {
-            let tx = conn.transaction()?;
-            let created = medications::create(&tx, user.id, input, reach, days, now)?;
-            tx.commit()?;
+        .transaction(move |tx| {
+            let created = medications::create(tx, user.id, input, reach, days, now)?;
             Ok::<_, ApiError>(created)
         })
         .await?;
@@ -197,11 +195,9 @@ pub async fn update(
     );
     let updated = state
         .db
-        .write(move |conn| {
-            let tx = conn.transaction()?;
-            let access = access::medication(&tx, user.id, id)?.allow(Role::Manage)?;
-            let updated = medications::update(&tx, &access, id, input, reach, days, now)?;
-            tx.commit()?;
+        .transaction(move |tx| {
+            let access = access::medication(tx, user.id, id)?.allow(Role::Manage)?;
+            let updated = medications::update(tx, &access, id, input, reach, days, now)?;
             Ok::<_, ApiError>(updated)
         })
         .await?;
@@ -238,11 +234,9 @@ pub async fn delete(
     let now = state.clock.now();
     state
         .db
-        .write(move |conn| {
-            let tx = conn.transaction()?;
-            let access = access::medication(&tx, user.id, id)?.allow(Role::Manage)?;
-            medications::delete(&tx, &access, id, with_history, now)?;
-            tx.commit()?;
+        .transaction(move |tx| {
+            let access = access::medication(tx, user.id, id)?.allow(Role::Manage)?;
+            medications::delete(tx, &access, id, with_history, now)?;
             Ok::<_, ApiError>(())
         })
         .await?;
@@ -372,12 +366,10 @@ pub async fn save_inventory(
     let now = state.clock.now();
     let inventory = state
         .db
-        .write(move |conn| {
-            let tx = conn.transaction()?;
-            let access = access::medication(&tx, user.id, id)?.allow(Role::Manage)?;
-            let inventory = stock::save(&tx, access.owner_id, id, input, now)?;
-            medications::audit_change(&tx, &access, id, "stock.changed", now)?;
-            tx.commit()?;
+        .transaction(move |tx| {
+            let access = access::medication(tx, user.id, id)?.allow(Role::Manage)?;
+            let inventory = stock::save(tx, access.owner_id, id, input, now)?;
+            medications::audit_change(tx, &access, id, "stock.changed", now)?;
             Ok::<_, ApiError>(inventory)
         })
         .await?;
@@ -406,12 +398,10 @@ pub async fn adjust_inventory(
     let now = state.clock.now();
     let adjusted = state
         .db
-        .write(move |conn| {
-            let tx = conn.transaction()?;
-            let access = access::medication(&tx, user.id, id)?.allow(Role::Manage)?;
-            let adjusted = stock::adjust(&tx, access.owner_id, id, input, now)?;
-            medications::audit_change(&tx, &access, id, "stock.changed", now)?;
-            tx.commit()?;
+        .transaction(move |tx| {
+            let access = access::medication(tx, user.id, id)?.allow(Role::Manage)?;
+            let adjusted = stock::adjust(tx, access.owner_id, id, input, now)?;
+            medications::audit_change(tx, &access, id, "stock.changed", now)?;
             Ok::<_, ApiError>(adjusted)
         })
         .await?;

@@ -20,13 +20,13 @@ use super::limits::limited;
 use super::routes;
 use super::session::AuthUser;
 use crate::domain::notification::{DeliveryMethod, ReminderStatus, check_methods};
-use crate::reminders::dispatcher::ChannelReport;
 use crate::security::client_ip::{ClientIp, limit_key};
 use crate::services::doses::{self, Recorded};
 use crate::services::notifications::{
     self as prefs, GlobalChanges, MedicationChanges, MedicationPreferences, NotificationSettings, Preferences,
 };
 use crate::services::reminders::{self, NewReminder, Paging, Snoozed, TakeDetails};
+use crate::services::rounds::ChannelReport;
 use crate::services::{ErrorCode, push_subscriptions};
 use crate::store::deliveries::Delivery;
 use crate::store::reminders::Reminder;
@@ -515,14 +515,17 @@ pub struct PreferencesBody {
     notification_sound_enabled: Option<bool>,
     notification_vibration_enabled: Option<bool>,
     /// 0 to 1440.
+    #[schema(minimum = 0, maximum = 1440)]
     default_reminder_minutes_before: Option<i64>,
-    /// push and/or email, at least one.
-    #[schema(value_type = Option<Vec<DeliveryMethod>>)]
+    /// push and/or email, at least one, each once.
+    #[schema(value_type = Option<Vec<DeliveryMethod>>, min_items = 1)]
     default_delivery_methods: Option<Vec<String>>,
     reminders_enabled: Option<bool>,
     /// 1 to 1440.
+    #[schema(minimum = 1, maximum = 1440)]
     repeat_interval_minutes: Option<i64>,
     /// 0 to 10.
+    #[schema(minimum = 0, maximum = 10)]
     repeat_max: Option<i64>,
     /// Push and e-mail reminders leave medication names (and doses, messages) out.
     hide_medication_names: Option<bool>,
@@ -611,12 +614,14 @@ pub async fn get_medication_preferences(
 
 #[derive(Deserialize, ToSchema)]
 pub struct MedicationPreferencesBody {
-    /// push and/or email, at least one.
-    #[schema(value_type = Option<Vec<DeliveryMethod>>)]
+    /// push and/or email, at least one, each once.
+    #[schema(value_type = Option<Vec<DeliveryMethod>>, min_items = 1)]
     delivery_methods: Option<Vec<String>>,
     /// 0 to 1440.
+    #[schema(minimum = 0, maximum = 1440)]
     reminder_minutes_before: Option<i64>,
     /// At most 500 characters; blank clears it.
+    #[schema(max_length = 500)]
     custom_message: Option<String>,
     /// True drops the medication's own preferences.
     use_defaults: Option<bool>,
@@ -813,7 +818,8 @@ pub async fn push_register(
 
 #[derive(Deserialize, ToSchema)]
 pub struct UnregisterBody {
-    /// Required.
+    /// Required: not blank.
+    #[schema(value_type = String, required = true, pattern = "\\S")]
     endpoint: Option<String>,
 }
 

@@ -93,10 +93,8 @@ pub async fn update(
     let (days, now) = (state.settings.reminders.horizon_days, state.clock.now());
     let saved = state
         .db
-        .write(move |conn| {
-            let tx = conn.transaction()?;
-            let saved = people::update(&tx, user.id, id, change, days, now)?;
-            tx.commit()?;
+        .transaction(move |tx| {
+            let saved = people::update(tx, user.id, id, change, days, now)?;
             Ok::<_, ApiError>(saved)
         })
         .await?;
@@ -124,10 +122,8 @@ pub async fn delete(
 ) -> ApiResult<Json<Message>> {
     state
         .db
-        .write(move |conn| {
-            let tx = conn.transaction()?;
-            people::delete(&tx, user.id, id)?;
-            tx.commit()?;
+        .transaction(move |tx| {
+            people::delete(tx, user.id, id)?;
             Ok::<_, ApiError>(())
         })
         .await?;
@@ -185,15 +181,12 @@ pub async fn invite(
     let (mailer, link_base) = (Arc::clone(&state.mailer), state.settings.link_base());
     let (invited, mailed) = state
         .db
-        .write(move |conn| {
+        .transaction(move |tx| {
             let server = Invitations {
                 mailer: &mailer,
                 link_base: &link_base,
             };
-            let tx = conn.transaction()?;
-            let invited = people::invite(&tx, user.id, id, input, &server, now)?;
-            tx.commit()?;
-            Ok::<_, ApiError>(invited)
+            Ok::<_, ApiError>(people::invite(tx, user.id, id, input, &server, now)?)
         })
         .await?;
     if mailed {
@@ -228,10 +221,8 @@ pub async fn change_role(
     let now = state.clock.now();
     let saved = state
         .db
-        .write(move |conn| {
-            let tx = conn.transaction()?;
-            let saved = people::change_role(&tx, user.id, id, carer_id, change, now)?;
-            tx.commit()?;
+        .transaction(move |tx| {
+            let saved = people::change_role(tx, user.id, id, carer_id, change, now)?;
             Ok::<_, ApiError>(saved)
         })
         .await?;
@@ -261,10 +252,8 @@ pub async fn remove(
     let now = state.clock.now();
     let removed = state
         .db
-        .write(move |conn| {
-            let tx = conn.transaction()?;
-            let removed = people::remove(&tx, user.id, id, carer_id, now)?;
-            tx.commit()?;
+        .transaction(move |tx| {
+            let removed = people::remove(tx, user.id, id, carer_id, now)?;
             Ok::<_, ApiError>(removed)
         })
         .await?;
@@ -391,10 +380,8 @@ pub async fn accept(
     let now = state.clock.now();
     let person = state
         .db
-        .write(move |conn| {
-            let tx = conn.transaction()?;
-            let person = people::accept(&tx, user.id, &user.email, &token, now)?;
-            tx.commit()?;
+        .transaction(move |tx| {
+            let person = people::accept(tx, user.id, &user.email, &token, now)?;
             Ok::<_, ApiError>(person)
         })
         .await?;

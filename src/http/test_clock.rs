@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use super::AppState;
 use super::error::{ApiError, ApiResult, Data, data};
 use super::extract::ApiJson;
-use crate::reminders;
+use crate::reminders::run_tick_now;
 
 /// The variable that turns the route on (in debug builds only).
 const ENABLE: &str = "PILLBOX_TEST_CLOCK";
@@ -57,7 +57,7 @@ async fn advance(
         )));
     }
     state.clock.advance(Duration::seconds(body.advance_seconds));
-    let handled = reminders::run_tick_now(&state.engine).await?;
+    let handled = run_tick_now(&state.engine).await?;
     // E-mails that fell due (reminders' among them) have had their attempt too.
     state.engine.mail.drain(std::time::Duration::from_secs(60)).await;
     // And the channels' messages.

@@ -26,8 +26,10 @@ use crate::services::accounts::{
 
 #[derive(Deserialize, ToSchema)]
 pub struct RequirementsBody {
+    #[schema(required = true, format = Email, min_length = 3, max_length = 254)]
     #[serde(default)]
     email: String,
+    #[schema(required = true, min_length = 1, max_length = 1024)]
     #[serde(default)]
     password: String,
 }
@@ -79,11 +81,14 @@ pub async fn check_login_requirements(
 
 #[derive(Deserialize, ToSchema)]
 pub struct GenerateBody {
+    #[schema(required = true, format = Email, min_length = 3, max_length = 254)]
     #[serde(default)]
     email: String,
+    #[schema(required = true, min_length = 1, max_length = 1024)]
     #[serde(default)]
     password: String,
     /// `email` or `totp`.
+    #[schema(required = true, value_type = TwoFactorMethod)]
     #[serde(default)]
     method: String,
 }
@@ -123,8 +128,10 @@ pub async fn generate_otp(
 
 #[derive(Deserialize, ToSchema)]
 pub struct VerifyBody {
+    #[schema(required = true, format = Email, min_length = 3, max_length = 254)]
     #[serde(default)]
     email: String,
+    #[schema(required = true, min_length = 1, max_length = 1024)]
     #[serde(default)]
     password: String,
     #[serde(default)]
@@ -182,6 +189,7 @@ pub async fn status(
 #[derive(Deserialize, ToSchema)]
 pub struct SetupBody {
     /// `email` or `totp`.
+    #[schema(required = true, value_type = TwoFactorMethod)]
     #[serde(default)]
     method: String,
     #[serde(default)]
@@ -298,7 +306,8 @@ pub async fn setup_totp(
 
 #[derive(Deserialize, ToSchema)]
 pub struct OtpBody {
-    /// A code from the authenticator app.
+    /// A code from the authenticator app: six digits.
+    #[schema(required = true, pattern = "^\\s*[0-9]{6}\\s*$")]
     #[serde(default)]
     otp: String,
 }
@@ -332,6 +341,7 @@ pub async fn complete_totp_setup(
 #[derive(Deserialize, ToSchema)]
 pub struct DisableBody {
     /// `email` or `totp`; all methods when left out (`/disable` only).
+    #[schema(value_type = Option<TwoFactorMethod>)]
     #[serde(default)]
     method: Option<String>,
     #[serde(rename = "backupCode", default)]
@@ -406,6 +416,7 @@ pub async fn disable_all(
 #[derive(Deserialize, ToSchema)]
 pub struct PreferenceBody {
     /// `email` or `totp`: an enabled method.
+    #[schema(required = true, value_type = TwoFactorMethod)]
     #[serde(default)]
     preference: String,
 }

@@ -16,16 +16,16 @@ use tokio::sync::{Notify, Semaphore, watch};
 use tokio::task::{JoinHandle, JoinSet};
 
 use super::channels::{self, Context, Labels, Message, Outcome, Outgoing, Priority, Request};
-use super::dispatcher::{
-    RoundMail, enqueue_round_mail, followups, join_reasons, load_recipient, next_repeat,
-};
-use super::messages::Formats;
 use crate::clock::{self, Clock};
 use crate::config::Settings;
 use crate::db::{Db, DbError};
 use crate::domain::notification::ReminderStatus;
 use crate::mailer::Mailer;
 use crate::security::outbound::{Policy, Resolver};
+use crate::services::messages::Formats;
+use crate::services::rounds::{
+    RoundMail, enqueue_round_mail, followups, join_reasons, load_recipient, next_repeat,
+};
 use crate::store::channels::{self as store, Channel, QueuedSend};
 use crate::store::deliveries::{self, NewDelivery};
 use crate::store::outbox::ReminderRound;
@@ -698,7 +698,7 @@ fn fall_back_to_email(
         return Ok(false);
     }
     let message: Message = serde_json::from_value(send.message.clone()).unwrap_or_default();
-    let content = super::messages::Content {
+    let content = crate::services::messages::Content {
         title: message.title.clone(),
         body: message.body.clone(),
         take_url: message.take_page.clone(),

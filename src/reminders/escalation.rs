@@ -15,15 +15,16 @@ use rusqlite::Connection;
 use tokio::task::JoinSet;
 
 use super::channels::{Message, Priority};
-use super::dispatcher::{Engine, TAKE_LINK_HOURS, load_recipient};
-use super::messages::{self, Content};
+use super::dispatcher::Engine;
 use super::push::PushOutcome;
 use crate::clock;
 use crate::db::DbError;
 use crate::domain::escalation::MAX_AFTER_MINUTES;
 use crate::mailer::Mailer;
 use crate::security::codes;
+use crate::services::messages::{self, Content};
 use crate::services::planner;
+use crate::services::rounds::{TAKE_LINK_HOURS, load_recipient};
 use crate::store::channels::{self as channel_store, NewSend};
 use crate::store::escalations::{self, Pending};
 use crate::store::outbox::{self, MailKind, NewMail};
@@ -274,7 +275,7 @@ fn plan(
 fn queue_on_channels(
     conn: &Connection,
     pending: &Pending,
-    carer: &super::dispatcher::Recipient,
+    carer: &crate::services::rounds::Recipient,
     content: &Content,
     person: &str,
     ctx: &Context,

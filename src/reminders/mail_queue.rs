@@ -16,11 +16,11 @@ use rusqlite::Connection;
 use tokio::sync::watch;
 use tokio::task::{JoinHandle, JoinSet};
 
-use super::dispatcher::{followups, join_reasons, next_repeat};
 use crate::clock::{self, Clock};
 use crate::db::{Db, DbError};
 use crate::domain::notification::ReminderStatus;
 use crate::mailer::{Email, MailError, Mailer};
+use crate::services::rounds::{followups, join_reasons, next_repeat};
 use crate::store::deliveries::{self, NewDelivery};
 use crate::store::outbox::{self, QueuedMail};
 use crate::store::{escalations, notify_prefs, reminders};

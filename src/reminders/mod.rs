@@ -7,7 +7,6 @@ pub mod dispatcher;
 pub mod escalation;
 pub mod heartbeat;
 pub mod mail_queue;
-pub mod messages;
 pub mod push;
 pub mod telegram_bot;
 

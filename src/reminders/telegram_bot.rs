@@ -17,7 +17,10 @@ use crate::clock;
 use crate::db::DbError;
 use crate::domain::dose::DoseStatus;
 use crate::security::codes;
+use crate::services::ServiceError;
+use crate::services::messages::Formats;
 use crate::services::reminders as take;
+use crate::services::rounds::load_recipient;
 use crate::store::channels as store;
 
 /// How long one `getUpdates` waits for news (Telegram holds the request open).
@@ -158,11 +161,43 @@ enum Reply {
     Callback(String, String),
 }
 
+/// The language a chat is answered in: the linked person's own, else the one Telegram says
+/// the sender uses (`from.language_code`), else English.
+async fn formats_of(engine: &Engine, user_id: Option<i64>, telegram_language: Option<&str>) -> Formats {
+    let fallback = Formats::new(
+        chrono_tz::UTC,
+        None,
+        None,
+        telegram_language.map(|code| &code[..code.len().min(2)]),
+    );
+    let Some(user_id) = user_id else {
+        return fallback;
+    };
+    engine
+        .db
+        .read(move |conn| Ok::<_, DbError>(load_recipient(conn, user_id)?))
+        .await
+        .ok()
+        .flatten()
+        .map_or(fallback, |recipient| recipient.formats)
+}
+
+/// The person a chat is linked to, if it is.
+async fn owner_of_chat(engine: &Engine, chat: i64) -> Option<i64> {
+    engine
+        .db
+        .read(move |conn| Ok::<_, DbError>(store::telegram_of_chat(conn, chat)?))
+        .await
+        .ok()
+        .and_then(|channels| channels.first().map(|c| c.user_id))
+}
+
 async fn handle(engine: &Arc<Engine>, update: &Value) -> Reply {
     if let Some(message) = update.get("message") {
         let Some(chat) = message.pointer("/chat/id").and_then(Value::as_i64) else {
             return Reply::None;
         };
+        let language = message.pointer("/from/language_code").and_then(Value::as_str);
         let text = message
             .get("text")
             .and_then(Value::as_str)
@@ -170,42 +205,50 @@ async fn handle(engine: &Arc<Engine>, update: &Value) -> Reply {
             .trim();
         if let Some(code) = text.strip_prefix("/start").map(str::trim) {
             if code.is_empty() {
-                return Reply::Text(
-                    chat,
-                    "Open the link from Pillbox (Settings → Notifications → Channels) to get reminders here."
-                        .into(),
-                );
+                let words = formats_of(engine, owner_of_chat(engine, chat).await, language)
+                    .await
+                    .words();
+                return Reply::Text(chat, words.bot_start_hint.into());
             }
             let hash = codes::hash_link_token(code);
             let now = clock::stamp(engine.clock.now());
             let linked = engine
                 .db
-                .write(move |conn| Ok::<_, DbError>(store::link_chat(conn, &hash, chat, &now)?))
+                .write(move |conn| {
+                    let Some(id) = store::link_chat(conn, &hash, chat, &now)? else {
+                        return Ok::<_, DbError>(None);
+                    };
+                    Ok(store::by_id(conn, id)?.map(|c| c.user_id))
+                })
                 .await;
+            let person = linked.as_ref().ok().copied().flatten();
+            let words = formats_of(engine, person, language).await.words();
             return Reply::Text(
                 chat,
                 match linked {
-                    Ok(Some(_)) => "Linked: Pillbox reminders arrive in this chat. Send /stop to end them.".into(),
-                    Ok(None) => "This link is used or expired: make a new one in Pillbox (Settings → Notifications → Channels).".into(),
+                    Ok(Some(_)) => words.bot_linked.into(),
+                    Ok(None) => words.bot_link_used.into(),
                     Err(e) => {
                         tracing::error!("linking a Telegram chat failed: {e}");
-                        "Pillbox could not link this chat; try again in a minute.".into()
+                        words.bot_link_failed.into()
                     }
                 },
             );
         }
         if text == "/stop" {
+            let person = owner_of_chat(engine, chat).await;
             let stopped = engine
                 .db
                 .write(move |conn| Ok::<_, DbError>(store::unlink_chat(conn, chat)?))
                 .await
                 .unwrap_or(0);
+            let words = formats_of(engine, person, language).await.words();
             return Reply::Text(
                 chat,
                 if stopped > 0 {
-                    "Unlinked: no more Pillbox reminders here. Link again from Pillbox's settings.".into()
+                    words.bot_unlinked.into()
                 } else {
-                    "This chat is not linked to Pillbox.".into()
+                    words.bot_not_linked.into()
                 },
             );
         }
@@ -219,57 +262,71 @@ async fn handle(engine: &Arc<Engine>, update: &Value) -> Reply {
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_owned();
+    let language = press.pointer("/from/language_code").and_then(Value::as_str);
     let chat = press.pointer("/message/chat/id").and_then(Value::as_i64);
     let data = press
         .get("data")
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_owned();
-    let Some((action, token)) = data.split_once(':') else {
-        return Reply::Callback(id, "Unknown button".into());
-    };
-    let token = token.to_owned();
     // Only a linked chat's buttons count (the token is the permission, the chat its owner).
-    let linked = match chat {
-        Some(chat) => engine
-            .db
-            .read(move |conn| Ok::<_, DbError>(!store::telegram_of_chat(conn, chat)?.is_empty()))
-            .await
-            .unwrap_or(false),
-        None => false,
+    let person = match chat {
+        Some(chat) => owner_of_chat(engine, chat).await,
+        None => None,
     };
-    if !linked {
-        return Reply::Callback(id, "This chat is not linked to Pillbox any more.".into());
+    let formats = formats_of(engine, person, language).await;
+    let words = formats.words();
+    if person.is_none() {
+        return Reply::Callback(id, words.bot_not_linked.into());
     }
+    let (action, token) = match data.split_once(':') {
+        Some((action @ ("t" | "s" | "z"), token)) => (action, token.to_owned()),
+        _ => return Reply::Callback(id, words.bot_failed.into()),
+    };
     let now = engine.clock.now();
-    let outcome = match action {
-        "z" => {
-            engine
-                .db
-                .write(move |conn| {
-                    take::snooze(conn, &token, Some(10), now).map(|(_, time)| format!("Snoozed until {time}"))
-                })
-                .await
-        }
-        "t" | "s" => {
-            let status = if action == "t" {
-                DoseStatus::Taken
-            } else {
-                DoseStatus::Skipped
-            };
-            engine
-                .db
-                .write(move |conn| take::log_take(conn, &token, status, now).map(|_| format!("✓ {status}")))
-                .await
-        }
-        _ => return Reply::Callback(id, "Unknown button".into()),
+    let at = |instant: chrono::DateTime<chrono::Utc>| {
+        instant
+            .with_timezone(&formats.tz)
+            .format(formats.time)
+            .to_string()
+    };
+    let outcome = if action == "z" {
+        engine
+            .db
+            .write(move |conn| take::snooze(conn, &token, Some(10), now).map(|_| ()))
+            .await
+            .map(|()| {
+                words
+                    .handled_snoozed
+                    .replace("{time}", &at(now + chrono::Duration::minutes(10)))
+            })
+    } else {
+        let status = if action == "t" {
+            DoseStatus::Taken
+        } else {
+            DoseStatus::Skipped
+        };
+        let done = match status {
+            DoseStatus::Taken => words.handled_taken,
+            _ => words.handled_skipped,
+        };
+        engine
+            .db
+            .write(move |conn| take::log_take(conn, &token, status, now).map(|_| ()))
+            .await
+            .map(|()| done.replace("{time}", &at(now)))
     };
     engine.wake_withdrawals_if_any();
     Reply::Callback(
         id,
         match outcome {
             Ok(text) => text,
-            Err(e) => e.to_string(),
+            Err(ServiceError::NotFound(_)) => words.bot_expired.into(),
+            Err(ServiceError::Conflict(_)) => words.bot_already_logged.into(),
+            Err(e) => {
+                tracing::warn!("a Telegram button could not be answered: {e}");
+                words.bot_failed.into()
+            }
         },
     )
 }

@@ -11,6 +11,7 @@ use rusqlite::Connection;
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use super::email::{self, Button, Letter};
 use super::sessions::RevokedSessions;
 use super::{
     ErrorCode, Problem, ServiceError, ServiceResult, conflict, invalid, not_found, rejected, user_backups,
@@ -20,7 +21,7 @@ use crate::clock;
 use crate::config::Signups;
 use crate::db::Db;
 use crate::domain::words::Lang;
-use crate::mailer::{Email, Mailer, button, escape_html};
+use crate::mailer::{Email, Mailer};
 use crate::security::codes::{self, BACKUP_CODE_COUNT, BACKUP_CODE_LENGTH};
 use crate::security::rate_limit::{Limited, RateLimiter};
 use crate::security::sign_in_budget::{self, SignInBudget, Verdict};
@@ -312,36 +313,108 @@ pub fn queue_account_mail(
     Ok(())
 }
 
-pub fn verification_email(link_base: &str, token: &str) -> Email {
+/// The verification e-mail, in the language the person signed up in.
+pub fn verification_email(lang: Lang, link_base: &str, token: &str) -> Email {
     let link = format!("{link_base}/verify-email/{token}");
-    Email {
-        subject: "Confirm your e-mail address for Pillbox".into(),
-        text: format!(
-            "Welcome to Pillbox.\n\nConfirm your e-mail address by opening this link within {VERIFICATION_HOURS} hours:\n\n{link}\n\n\
-             If you did not create a Pillbox account, ignore this message."
-        ),
-        html: format!(
-            "<p>Welcome to Pillbox.</p><p>Confirm your e-mail address within {VERIFICATION_HOURS} hours:</p>{}\
-             <p style=\"color:#6b7280\">Or open this link: {}</p>\
-             <p style=\"color:#6b7280\">If you did not create a Pillbox account, ignore this message.</p>",
-            button(&link, "Confirm e-mail address"),
-            escape_html(&link)
-        ),
+    let w = verification_words(lang);
+    let hours = |text: &str| text.replace("{hours}", &VERIFICATION_HOURS.to_string());
+    Letter {
+        paragraphs: vec![w.welcome.into(), hours(w.confirm)],
+        button: Some(Button {
+            href: link,
+            label: w.button.into(),
+            text_label: None,
+            or_open: Some(email::or_open(lang).into()),
+        }),
+        notes: vec![w.ignore.into()],
+        ..Letter::new(lang, w.subject)
+    }
+    .email()
+}
+
+/// The sign-in code e-mail, in the person's language.
+pub fn code_email(lang: Lang, code: &str) -> Email {
+    let w = code_words(lang);
+    Letter {
+        paragraphs: vec![w.is.into()],
+        code: Some(code.into()),
+        after_code: vec![w.valid.replace("{minutes}", &EMAIL_CODE_MINUTES.to_string())],
+        ..Letter::new(lang, w.subject)
+    }
+    .email()
+}
+
+/// The verification e-mail's texts (`{hours}`: `VERIFICATION_HOURS`).
+struct VerificationWords {
+    subject: &'static str,
+    welcome: &'static str,
+    confirm: &'static str,
+    button: &'static str,
+    ignore: &'static str,
+}
+
+fn verification_words(lang: Lang) -> &'static VerificationWords {
+    match lang {
+        Lang::En => &VerificationWords {
+            subject: "Confirm your e-mail address for Pillbox",
+            welcome: "Welcome to Pillbox.",
+            confirm: "Confirm your e-mail address within {hours} hours:",
+            button: "Confirm e-mail address",
+            ignore: "If you did not create a Pillbox account, ignore this message.",
+        },
+        Lang::Es => &VerificationWords {
+            subject: "Confirma tu dirección de correo para Pillbox",
+            welcome: "Te damos la bienvenida a Pillbox.",
+            confirm: "Confirma tu dirección de correo en las próximas {hours} horas:",
+            button: "Confirmar dirección de correo",
+            ignore: "Si no has creado una cuenta de Pillbox, ignora este mensaje.",
+        },
+        Lang::Fr => &VerificationWords {
+            subject: "Confirmez votre adresse e-mail pour Pillbox",
+            welcome: "Bienvenue dans Pillbox.",
+            confirm: "Confirmez votre adresse e-mail dans les {hours} heures :",
+            button: "Confirmer l'adresse e-mail",
+            ignore: "Si vous n'avez pas créé de compte Pillbox, ignorez ce message.",
+        },
+        Lang::De => &VerificationWords {
+            subject: "Bestätigen Sie Ihre E-Mail-Adresse für Pillbox",
+            welcome: "Willkommen bei Pillbox.",
+            confirm: "Bestätigen Sie Ihre E-Mail-Adresse innerhalb von {hours} Stunden:",
+            button: "E-Mail-Adresse bestätigen",
+            ignore: "Wenn Sie kein Pillbox-Konto angelegt haben, ignorieren Sie diese Nachricht.",
+        },
     }
 }
 
-pub fn code_email(code: &str) -> Email {
-    Email {
-        subject: "Your Pillbox sign-in code".into(),
-        text: format!(
-            "Your Pillbox sign-in code is {code}\n\nIt is valid for {EMAIL_CODE_MINUTES} minutes. \
-             If you did not try to sign in, change your password."
-        ),
-        html: format!(
-            "<p>Your Pillbox sign-in code is</p><p style=\"font-size:28px;letter-spacing:6px;font-weight:700\">{}</p>\
-             <p>It is valid for {EMAIL_CODE_MINUTES} minutes. If you did not try to sign in, change your password.</p>",
-            escape_html(code)
-        ),
+/// The sign-in code e-mail's texts (`{minutes}`: `EMAIL_CODE_MINUTES`).
+struct CodeWords {
+    subject: &'static str,
+    is: &'static str,
+    valid: &'static str,
+}
+
+fn code_words(lang: Lang) -> &'static CodeWords {
+    match lang {
+        Lang::En => &CodeWords {
+            subject: "Your Pillbox sign-in code",
+            is: "Your Pillbox sign-in code is",
+            valid: "It is valid for {minutes} minutes. If you did not try to sign in, change your password.",
+        },
+        Lang::Es => &CodeWords {
+            subject: "Tu código de acceso a Pillbox",
+            is: "Tu código de acceso a Pillbox es",
+            valid: "Es válido durante {minutes} minutos. Si no has intentado iniciar sesión, cambia tu contraseña.",
+        },
+        Lang::Fr => &CodeWords {
+            subject: "Votre code de connexion Pillbox",
+            is: "Votre code de connexion Pillbox est",
+            valid: "Il est valable {minutes} minutes. Si vous n'avez pas essayé de vous connecter, changez votre mot de passe.",
+        },
+        Lang::De => &CodeWords {
+            subject: "Ihr Pillbox-Anmeldecode",
+            is: "Ihr Pillbox-Anmeldecode lautet",
+            valid: "Er ist {minutes} Minuten gültig. Wenn Sie sich nicht anmelden wollten, ändern Sie Ihr Passwort.",
+        },
     }
 }
 
@@ -357,18 +430,18 @@ pub fn new_password_reset(conn: &Connection, user_id: i64, now: DateTime<Utc>) -
 pub fn password_reset_email(lang: Lang, link_base: &str, token: &str) -> Email {
     let link = format!("{link_base}/reset-password/{token}");
     let w = reset_words(lang);
-    Email {
-        subject: w.subject.into(),
-        text: format!("{}\n\n{}\n\n{link}\n\n{}", w.asked, w.open, w.ignore),
-        html: format!(
-            "<p>{}</p><p>{}</p>{}<p style=\"color:#6b7280\">{}</p><p style=\"color:#6b7280\">{}</p>",
-            escape_html(w.asked),
-            escape_html(w.open),
-            button(&link, w.button),
-            escape_html(&link),
-            escape_html(w.ignore)
-        ),
+    Letter {
+        paragraphs: vec![w.asked.into(), w.open.into()],
+        button: Some(Button {
+            href: link,
+            label: w.button.into(),
+            text_label: None,
+            or_open: Some(email::or_open(lang).into()),
+        }),
+        notes: vec![w.ignore.into()],
+        ..Letter::new(lang, w.subject)
     }
+    .email()
 }
 
 /// The forgotten-password e-mail's texts (the link is valid for `PASSWORD_RESET_HOURS`: one).
@@ -824,7 +897,7 @@ impl Accounts<'_> {
                     let verification = (!verified)
                         .then(|| -> rusqlite::Result<()> {
                             let token = new_verification(&tx, user.id, now)?;
-                            let email = verification_email(&link_base, &token);
+                            let email = verification_email(language.unwrap_or(Lang::En), &link_base, &token);
                             queue_account_mail(&tx, &mailer, user.id, &user.email, &email, now)
                         })
                         .transpose()?;
@@ -1067,7 +1140,8 @@ impl Accounts<'_> {
             .write(move |conn| {
                 let tx = conn.transaction()?;
                 let code = new_email_code(&tx, &key, user_id, now)?;
-                queue_account_mail(&tx, &mailer, user_id, &address, &code_email(&code), now)?;
+                let lang = user_settings::language(&tx, user_id)?;
+                queue_account_mail(&tx, &mailer, user_id, &address, &code_email(lang, &code), now)?;
                 tx.commit()?;
                 Ok::<_, ServiceError>(())
             })
@@ -1207,7 +1281,7 @@ impl Accounts<'_> {
                 };
                 let tx = conn.transaction()?;
                 let token = new_verification(&tx, user.id, now)?;
-                let mail = verification_email(&link_base, &token);
+                let mail = verification_email(user_settings::language(&tx, user.id)?, &link_base, &token);
                 queue_account_mail(&tx, &mailer, user.id, &user.email, &mail, now)?;
                 tx.commit()?;
                 Ok::<_, ServiceError>(true)

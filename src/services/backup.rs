@@ -11,15 +11,14 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, NaiveDate, Utc};
-use rusqlite::{Connection, OpenFlags, OptionalExtension};
+use rusqlite::{Connection, OpenFlags};
 
 use super::{Problem, ServiceError, ServiceResult, invalid};
 use crate::db::{self, migrations};
 use crate::files::{PrivateFile, private_dir, write_private};
 use crate::secrets::{JWT_KEY_FILE, VAPID_KEY_FILE};
+use crate::store::{snapshot_files, users};
 
-/// The table of a snapshot that holds the instance's key files.
-const FILES_TABLE: &str = "pillbox_backup_files";
 /// The key files a working restore needs.
 const INSTANCE_FILES: [&str; 2] = [JWT_KEY_FILE, VAPID_KEY_FILE];
 /// Held by `pillbox serve` for as long as it runs.
@@ -41,21 +40,16 @@ pub fn snapshot(database: &Path, data_dir: &Path, out: &Path) -> ServiceResult<u
     {
         let source = db::open_connection(database, false)?;
         // The target is the empty private file made above, so it keeps mode 0600.
-        source.execute("VACUUM INTO ?1", [&temp])?;
+        db::copy_into(&source, &temp)?;
     }
     {
         let copy = Connection::open(&temp)?;
-        copy.execute_batch(&format!(
-            "CREATE TABLE {FILES_TABLE} (name TEXT PRIMARY KEY, contents BLOB NOT NULL)"
-        ))?;
-        for name in INSTANCE_FILES {
-            if let Ok(contents) = fs::read(data_dir.join(name)) {
-                copy.execute(
-                    &format!("INSERT INTO {FILES_TABLE} (name, contents) VALUES (?1, ?2)"),
-                    rusqlite::params![name, contents],
-                )?;
-            }
-        }
+        let readable = INSTANCE_FILES.into_iter().filter_map(|name| {
+            fs::read(data_dir.join(name))
+                .ok()
+                .map(|contents| (name, contents))
+        });
+        snapshot_files::write(&copy, readable)?;
     }
     Ok(file.commit()?)
 }
@@ -122,8 +116,7 @@ pub fn restore(file: &Path, data_dir: &Path) -> ServiceResult<Restored> {
         {
             // Fold the write-ahead log in, so the kept copy is one complete file.
             let current = db::open_connection(&database, false)?;
-            let busy: i64 = current.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |row| row.get(0))?;
-            if busy != 0 {
+            if !db::checkpoint(&current)? {
                 let _ = fs::remove_file(&incoming);
                 return Err(invalid(
                     "the database is in use by another program (a running export or import?): try again; nothing was restored",
@@ -202,27 +195,7 @@ fn check_and_prepare(
     }
     let applied = migrations::migrate(&mut conn, &data_dir.join("backups"))
         .map_err(|e| invalid(format!("{}: {e}; nothing was restored", original.display())))?;
-    let has_files: bool = conn.query_row(
-        "SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?1)",
-        [FILES_TABLE],
-        |row| row.get(0),
-    )?;
-    let mut files = Vec::new();
-    if has_files {
-        for name in INSTANCE_FILES {
-            let contents: Option<Vec<u8>> = conn
-                .query_row(
-                    &format!("SELECT contents FROM {FILES_TABLE} WHERE name = ?1"),
-                    [name],
-                    |row| row.get(0),
-                )
-                .optional()?;
-            if let Some(contents) = contents {
-                files.push((name, contents));
-            }
-        }
-        conn.execute_batch(&format!("DROP TABLE {FILES_TABLE}"))?;
-    }
+    let files = snapshot_files::take(&conn, &INSTANCE_FILES)?;
     conn.pragma_update(None, "journal_mode", "WAL")?;
     drop(conn);
     Ok((applied.names, files))
@@ -237,11 +210,10 @@ pub fn forget_departed_users(database: &Path, backups: &Path) -> ServiceResult<(
         return Ok(());
     };
     let conn = db::open_connection(database, false)?;
-    let mut exists = conn.prepare("SELECT EXISTS (SELECT 1 FROM users WHERE id = ?1)")?;
     for entry in entries.flatten() {
         let id = entry.file_name().to_str().and_then(|n| n.parse::<i64>().ok());
         let keep = match id {
-            Some(id) => exists.query_row([id], |row| row.get::<_, bool>(0))?,
+            Some(id) => users::exists(&conn, id)?,
             None => true,
         };
         if !keep {

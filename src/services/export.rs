@@ -20,7 +20,7 @@ use crate::domain::stock::InventoryType;
 use crate::services::planner::UserClock;
 use crate::store::medications::{self, Medication};
 use crate::store::notify_prefs::{self, GlobalPrefs, MedicationPrefs, Method};
-use crate::store::{people, settings};
+use crate::store::{history, people, settings};
 
 /// The format this build writes; it reads every 1.x file. 1.1 added the people of the
 /// account (`people`, each medication's and entry's `person_id`, `logged_by_name`).
@@ -263,30 +263,22 @@ fn medication_file(conn: &Connection, m: &Medication) -> ServiceResult<Medicatio
 /// Medications that were deleted with their history kept: one per (name, unit) found in
 /// that history, with negative ids.
 fn archived_medications(conn: &Connection, user_id: i64) -> ServiceResult<Vec<MedicationFile>> {
-    let mut statement = conn.prepare(
-        "SELECT medication_name, medication_unit, min(taken_at), max(taken_at) FROM dose_history
-         WHERE user_id = ?1 AND medication_id IS NULL
-         GROUP BY medication_name, medication_unit ORDER BY medication_name, medication_unit",
-    )?;
-    let rows = statement.query_map([user_id], |row| {
-        Ok((
-            row.get::<_, String>(0)?,
-            row.get::<_, String>(1)?,
-            row.get::<_, String>(2)?,
-            row.get::<_, String>(3)?,
-        ))
-    })?;
-    let mut archived = Vec::new();
-    for (index, row) in rows.enumerate() {
-        let (name, unit, first, last) = row?;
-        archived.push(MedicationFile {
+    Ok(history::deleted_medications(conn, user_id)?
+        .into_iter()
+        .enumerate()
+        .map(|(index, deleted)| MedicationFile {
             archived: true,
-            created_at: Some(first),
-            updated_at: Some(last),
-            ..MedicationFile::bare(-(index as i64 + 1), &name, &unit, "as_needed", Quantity::whole(1))
-        });
-    }
-    Ok(archived)
+            created_at: Some(deleted.first_taken),
+            updated_at: Some(deleted.last_taken),
+            ..MedicationFile::bare(
+                -(index as i64 + 1),
+                &deleted.name,
+                &deleted.unit,
+                "as_needed",
+                Quantity::whole(1),
+            )
+        })
+        .collect())
 }
 
 /// Calls `each` for every history entry of the user, oldest first, with archived
@@ -297,34 +289,26 @@ fn for_each_entry(
     archived: &HashMap<(String, String), i64>,
     mut each: impl FnMut(EntryFile) -> ServiceResult<()>,
 ) -> ServiceResult<()> {
-    let mut statement = conn.prepare(
-        "SELECT id, medication_id, medication_name, medication_unit, quantity, dosage_unit, status, taken_at,
-                dosage, affect_inventory, person_id, logged_by_name
-         FROM dose_history WHERE user_id = ?1 ORDER BY taken_at, id",
-    )?;
-    let mut rows = statement.query([user_id])?;
-    while let Some(row) = rows.next()? {
-        let name: String = row.get(2)?;
-        let medication_unit: String = row.get(3)?;
-        let medication_id = match row.get::<_, Option<i64>>(1)? {
-            Some(id) => Some(id),
-            None => archived.get(&(name.clone(), medication_unit.clone())).copied(),
-        };
+    history::for_each_exported(conn, user_id, |row| {
+        let medication_id = row.medication_id.or_else(|| {
+            archived
+                .get(&(row.medication_name.clone(), row.medication_unit))
+                .copied()
+        });
         each(EntryFile {
-            id: Some(row.get(0)?),
+            id: Some(row.id),
             medication_id,
-            medication_name: Some(name),
-            quantity: row.get(4)?,
-            unit: row.get(5)?,
-            status: row.get(6)?,
-            taken: row.get(7)?,
-            note: row.get(8)?,
-            affect_inventory: row.get(9)?,
-            person_id: row.get(10)?,
-            logged_by_name: row.get(11)?,
-        })?;
-    }
-    Ok(())
+            medication_name: Some(row.medication_name),
+            quantity: row.quantity,
+            unit: row.dosage_unit,
+            status: row.status,
+            taken: row.taken,
+            note: row.dosage,
+            affect_inventory: row.affect_inventory,
+            person_id: row.person_id,
+            logged_by_name: row.logged_by_name,
+        })
+    })
 }
 
 /// Writes the JSON export file of one user.

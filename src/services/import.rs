@@ -11,7 +11,7 @@
 use std::collections::{HashMap, HashSet};
 
 use chrono::{DateTime, Datelike, NaiveDate, NaiveTime, TimeZone, Utc};
-use rusqlite::{Connection, params};
+use rusqlite::Connection;
 use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -777,7 +777,7 @@ fn plan_csv(conn: &Connection, user_id: i64, bytes: &[u8], now: DateTime<Utc>) -
                     },
                     // A deleted medication's history comes back under its name, not as a
                     // new medication.
-                    None => match archived_unit(conn, user_id, name)? {
+                    None => match history::deleted_medication_unit(conn, user_id, name)? {
                         Some(archived_unit) => MedicationFile {
                             archived: true,
                             ..MedicationFile::bare(id, name, &archived_unit, "as_needed", quantity)
@@ -802,18 +802,6 @@ fn plan_csv(conn: &Connection, user_id: i64, bytes: &[u8], now: DateTime<Utc>) -
     }
     plan.people = Some(file_people).filter(|p| !p.is_empty());
     Ok(plan)
-}
-
-/// The unit of a deleted medication whose history is kept under this name, if any.
-fn archived_unit(conn: &Connection, user_id: i64, name: &str) -> rusqlite::Result<Option<String>> {
-    use rusqlite::OptionalExtension;
-    conn.query_row(
-        "SELECT medication_unit FROM dose_history
-         WHERE user_id = ?1 AND medication_id IS NULL AND medication_name = ?2 COLLATE NOCASE LIMIT 1",
-        params![user_id, name],
-        |row| row.get(0),
-    )
-    .optional()
 }
 
 /// A spreadsheet's number: `2.5`, or `2,5` where a comma is the decimal mark. A comma that
@@ -900,19 +888,14 @@ fn existing_history(conn: &Connection, user_id: i64) -> rusqlite::Result<Existin
         live: HashMap::new(),
         archived: HashMap::new(),
     };
-    let mut statement = conn.prepare(
-        "SELECT id, medication_id, medication_name, taken_at, status, quantity, dosage_unit
-         FROM dose_history WHERE user_id = ?1",
-    )?;
-    let mut rows = statement.query([user_id])?;
-    while let Some(row) = rows.next()? {
+    history::for_each_dose(conn, user_id, |dose| {
         let key = DoseKey {
-            taken: row.get(3)?,
-            status: status_of(&row.get::<_, String>(4)?),
-            quantity: row.get(5)?,
-            unit: row.get(6)?,
+            taken: dose.taken,
+            status: status_of(&dose.status),
+            quantity: dose.quantity,
+            unit: dose.dosage_unit,
         };
-        match row.get::<_, Option<i64>>(1)? {
+        match dose.medication_id {
             Some(medication) => {
                 *existing
                     .live
@@ -923,13 +906,13 @@ fn existing_history(conn: &Connection, user_id: i64) -> rusqlite::Result<Existin
             }
             None => existing
                 .archived
-                .entry(row.get::<_, String>(2)?.to_lowercase())
+                .entry(dose.medication_name.to_lowercase())
                 .or_default()
                 .entry(key)
                 .or_default()
-                .push(row.get(0)?),
+                .push(dose.id),
         }
-    }
+    })?;
     Ok(existing)
 }
 
@@ -1028,10 +1011,7 @@ fn write(
         }
         let id = medications::insert(conn, user_id, m)?;
         // `insert` stamps both times with created_at; keep the file's last change too.
-        conn.execute(
-            "UPDATE medications SET updated_at = ?2 WHERE id = ?1",
-            params![id, m.updated_at],
-        )?;
+        medications::set_updated_at(conn, id, &m.updated_at)?;
         summary.medications.added += 1;
         if Frequency::parse(&m.frequency).is_some_and(|f| f != Frequency::AsNeeded) {
             summary.schedules.added += 1;
@@ -1080,10 +1060,7 @@ fn write(
         {
             if let (Some(id), true) = (target.medication, target.created) {
                 // It goes to the new medication's person too: who may see an entry follows it.
-                conn.execute(
-                    "UPDATE dose_history SET medication_id = ?3, person_id = ?4 WHERE user_id = ?1 AND id = ?2",
-                    params![user_id, entry_id, id, target.person],
-                )?;
+                history::attach_to_medication(conn, user_id, entry_id, id, target.person)?;
             }
             summary.history.skipped += 1;
             continue;

@@ -6,14 +6,13 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rusqlite::Connection;
 use serde::Serialize;
 
 use super::{ServiceError, backup, retention, user_backups, user_settings};
 use crate::clock::Clock;
 use crate::config::BackupSettings;
 use crate::db::Db;
-use crate::store::settings;
+use crate::store::{settings, users};
 
 const FIRST_RUN: Duration = Duration::from_secs(5);
 const INTERVAL: Duration = Duration::from_secs(3600);
@@ -124,7 +123,7 @@ impl DataJobs {
         let now = self.clock.now();
         self.db
             .read(move |conn| {
-                for user_id in users_with_data(conn)? {
+                for user_id in users::with_data(conn)? {
                     if !user_settings::auto_backup(&settings::get(conn, user_id)?) {
                         continue;
                     }
@@ -154,13 +153,4 @@ impl DataJobs {
             })
             .await
     }
-}
-
-fn users_with_data(conn: &Connection) -> rusqlite::Result<Vec<i64>> {
-    conn.prepare(
-        "SELECT id FROM users u WHERE EXISTS (SELECT 1 FROM medications m WHERE m.user_id = u.id)
-            OR EXISTS (SELECT 1 FROM dose_history h WHERE h.user_id = u.id) ORDER BY id",
-    )?
-    .query_map([], |row| row.get(0))?
-    .collect()
 }

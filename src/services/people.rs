@@ -12,11 +12,12 @@ use utoipa::ToSchema;
 
 use super::access::{self, Access, Role, person_not_found};
 use super::accounts::{queue_account_mail, validate_email};
+use super::email::{Button, Letter};
 use super::error::{ErrorCode, Problem, ServiceError, ServiceResult, conflict, invalid, not_found, rejected};
 use super::{planner, user_settings};
 use crate::clock;
 use crate::domain::words::Lang;
-use crate::mailer::{Email, Mailer, button, escape_html};
+use crate::mailer::{Email, Mailer};
 use crate::security::codes;
 use crate::store::carers::{self, Carer};
 use crate::store::people::{self, AuditRow, Person};
@@ -695,33 +696,18 @@ fn invitation_email(
             .replace("{email}", email)
             .replace("{days}", &INVITATION_DAYS.to_string())
     };
-    let html_fill = |template: &str| {
-        template
-            .replace("{owner}", &escape_html(owner))
-            .replace("{person}", &escape_html(person))
-            .replace("{email}", &escape_html(email))
-            .replace("{days}", &INVITATION_DAYS.to_string())
-    };
-    Email {
-        subject: fill(w.subject),
-        text: format!(
-            "{}\n\n{} {role_text}.\n\n{}\n\n{link}\n\n{}",
-            fill(w.invites),
-            w.can,
-            fill(w.open),
-            fill(w.ignore)
-        ),
-        html: format!(
-            "<p>{}</p><p>{} {}.</p><p>{}</p>{}<p style=\"color:#6b7280\">{}</p><p style=\"color:#6b7280\">{}</p>",
-            html_fill(w.invites),
-            escape_html(w.can),
-            escape_html(role_text),
-            html_fill(w.open),
-            button(link, w.button),
-            escape_html(link),
-            html_fill(w.ignore)
-        ),
+    Letter {
+        paragraphs: vec![fill(w.invites), format!("{} {role_text}.", w.can), fill(w.open)],
+        button: Some(Button {
+            href: link.to_owned(),
+            label: w.button.into(),
+            text_label: None,
+            or_open: Some(super::email::or_open(lang).into()),
+        }),
+        notes: vec![fill(w.ignore)],
+        ..Letter::new(lang, fill(w.subject))
     }
+    .email()
 }
 
 /// The invitation e-mail's texts, with `{owner}`, `{person}`, `{email}` and `{days}` holes.
@@ -813,7 +799,7 @@ mod tests {
         assert!(mail.text.contains("https://pillbox.example/invite/abc"));
         assert!(mail.text.contains("alles ansehen und Einnahmen eintragen"));
         assert!(mail.text.contains("innerhalb von 7 Tagen"));
-        assert!(mail.html.contains("Eva &lt;Admin&gt;"));
+        assert!(mail.html.contains("Eva &#60;Admin&#62;"), "{}", mail.html);
         assert!(!mail.html.contains("<Admin>"));
     }
 }

@@ -242,9 +242,7 @@ pub fn plan_users(
 
 /// The users who have medications, for the daily top-up.
 pub fn users_with_medications(conn: &Connection) -> rusqlite::Result<Vec<i64>> {
-    conn.prepare("SELECT DISTINCT user_id FROM medications ORDER BY user_id")?
-        .query_map([], |row| row.get(0))?
-        .collect()
+    medications::owners(conn)
 }
 
 #[cfg(test)]

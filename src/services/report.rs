@@ -4,7 +4,7 @@
 use std::collections::{HashMap, HashSet};
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
-use rusqlite::{Connection, params};
+use rusqlite::Connection;
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -250,28 +250,18 @@ pub fn build(
 
     let mut per_medication: HashMap<i64, Adherence> = HashMap::new();
     let mut totals = Adherence::default();
-    // Counted by SQLite: a report over years of a long history sends a few rows, not all.
-    // Through the time index: for the GROUP BY, SQLite would rather walk the whole history
-    // in the (medication, status) index and filter the period row by row.
-    let mut statement = tx.prepare_cached(
-        "SELECT medication_id, status, count(*) FROM dose_history INDEXED BY dose_history_user_time
-         WHERE user_id = ?1 AND taken_at >= ?2 AND taken_at < ?3 GROUP BY medication_id, status",
-    )?;
-    let mut rows = statement.query(params![user_id, start, end])?;
-    while let Some(row) = rows.next()? {
-        let status: String = row.get(1)?;
-        let n: u32 = row.get(2)?;
-        let id = row.get::<_, Option<i64>>(0)?;
+    for count in history::status_counts_between(&tx, user_id, &start, &end)? {
         // Taken as needed, a dose is not one kept to or missed.
-        if id.is_none_or(|id| !as_needed.contains(&id)) {
-            totals.add_many(&status, n);
+        if count.medication_id.is_none_or(|id| !as_needed.contains(&id)) {
+            totals.add_many(&count.status, count.count);
         }
-        if let Some(id) = id {
-            per_medication.entry(id).or_default().add_many(&status, n);
+        if let Some(id) = count.medication_id {
+            per_medication
+                .entry(id)
+                .or_default()
+                .add_many(&count.status, count.count);
         }
     }
-    drop(rows);
-    drop(statement);
 
     // Each as-needed dose is judged against the ones before it, so the doses a gap or a
     // day's maximum reaches back to are read too.
@@ -339,31 +329,14 @@ pub fn build(
     }
 
     let now = clock::stamp(now);
-    let mut missed = Vec::new();
-    let mut statement = tx.prepare_cached(
-        "SELECT medication_name, taken_at, 'logged' FROM dose_history
-           WHERE user_id = ?1 AND status = 'missed' AND taken_at >= ?2 AND taken_at < ?3
-         UNION ALL
-         SELECT medication_name, scheduled_time, 'unanswered' FROM reminders
-           WHERE user_id = ?1 AND kind = 'dose' AND answered_at IS NULL AND status <> 'cancelled'
-             AND scheduled_time >= ?2 AND scheduled_time < ?3 AND scheduled_time < ?4
-         ORDER BY 2 LIMIT ?5",
-    )?;
-    let mut rows = statement.query(params![user_id, start, end, now, MAX_MISSED])?;
-    while let Some(row) = rows.next()? {
-        let source: String = row.get(2)?;
-        missed.push(MissedDose {
-            medication_name: row.get(0)?,
-            time: row.get(1)?,
-            source: if source == "logged" {
-                "logged"
-            } else {
-                "unanswered"
-            },
-        });
-    }
-    drop(rows);
-    drop(statement);
+    let missed = history::missed_between(&tx, user_id, &start, &end, &now, MAX_MISSED)?
+        .into_iter()
+        .map(|dose| MissedDose {
+            medication_name: dose.medication_name,
+            time: dose.time,
+            source: if dose.logged { "logged" } else { "unanswered" },
+        })
+        .collect();
 
     Ok(Report {
         from: from.to_string(),

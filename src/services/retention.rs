@@ -3,13 +3,13 @@
 //! touched: the doses were taken, only their record goes.
 
 use chrono::{DateTime, Duration, Utc};
-use rusqlite::{Connection, params};
+use rusqlite::Connection;
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::{ServiceResult, invalid, user_settings};
 use crate::clock;
-use crate::store::settings;
+use crate::store::{history, settings};
 
 /// What a retention period would delete now.
 #[derive(Debug, Serialize, ToSchema)]
@@ -37,9 +37,7 @@ pub fn preview(conn: &Connection, user_id: i64, days: i64, now: DateTime<Utc>) -
         });
     }
     let cutoff = cutoff(now, days);
-    let entries = conn
-        .prepare_cached("SELECT count(*) FROM dose_history WHERE user_id = ?1 AND taken_at < ?2")?
-        .query_row(params![user_id, cutoff], |row| row.get(0))?;
+    let entries = history::count_taken_before(conn, user_id, &cutoff)?;
     Ok(Preview {
         days,
         cutoff: Some(cutoff),
@@ -52,10 +50,7 @@ pub fn prune(conn: &Connection, user_id: i64, now: DateTime<Utc>) -> ServiceResu
     let Some(days) = user_settings::retention_days(&settings::get(conn, user_id)?) else {
         return Ok(0);
     };
-    Ok(conn.execute(
-        "DELETE FROM dose_history WHERE user_id = ?1 AND taken_at < ?2",
-        params![user_id, cutoff(now, days)],
-    )?)
+    Ok(history::delete_taken_before(conn, user_id, &cutoff(now, days))?)
 }
 
 /// Every user who chose a retention period.

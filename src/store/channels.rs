@@ -7,6 +7,8 @@ use rusqlite::{Connection, OptionalExtension, params};
 #[derive(Debug, Clone)]
 pub struct Channel {
     pub id: i64,
+    /// Whose channel it is.
+    pub user_id: i64,
     pub kind: String,
     pub name: String,
     pub config: serde_json::Value,
@@ -35,6 +37,7 @@ fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Channel> {
     let config: String = row.get(4)?;
     Ok(Channel {
         id: row.get(0)?,
+        user_id: row.get(1)?,
         kind: row.get(2)?,
         name: row.get(3)?,
         config: serde_json::from_str(&config).map_err(|e| {
@@ -433,7 +436,8 @@ pub struct Handled {
     pub status: Option<String>,
     /// The entry's time.
     pub at: Option<String>,
-    /// Who logged it, when someone did.
+    /// Who logged it, by the name on their account: never an e-mail address, which a
+    /// channel (a public ntfy topic) must not carry; `None` when they set no name.
     pub by: Option<String>,
     /// A snoozed reminder's new time.
     pub snoozed_until: Option<String>,
@@ -442,7 +446,8 @@ pub struct Handled {
 pub fn handled_view(conn: &Connection, reminder_id: i64) -> rusqlite::Result<Option<Handled>> {
     conn.prepare_cached(
         "SELECT CASE WHEN r.answered_at IS NOT NULL THEN coalesce(h.status, 'taken') END, h.taken_at,
-                h.logged_by_name, r.snoozed_until
+                (SELECT nullif(trim(u.first_name || ' ' || u.last_name), '') FROM users u WHERE u.id = h.logged_by),
+                r.snoozed_until
          FROM reminders r LEFT JOIN dose_history h ON h.id = r.history_id WHERE r.id = ?1",
     )?
     .query_row([reminder_id], |row| {

@@ -414,3 +414,239 @@ pub fn taken_by_medication(
     }
     Ok(taken)
 }
+
+/// How many of an account's entries were taken before `cutoff`: what a retention period
+/// would delete.
+pub fn count_taken_before(conn: &Connection, user_id: i64, cutoff: &str) -> rusqlite::Result<i64> {
+    conn.prepare_cached("SELECT count(*) FROM dose_history WHERE user_id = ?1 AND taken_at < ?2")?
+        .query_row(params![user_id, cutoff], |row| row.get(0))
+}
+
+/// Deletes an account's entries taken before `cutoff`; answers how many went.
+pub fn delete_taken_before(conn: &Connection, user_id: i64, cutoff: &str) -> rusqlite::Result<usize> {
+    conn.execute(
+        "DELETE FROM dose_history WHERE user_id = ?1 AND taken_at < ?2",
+        params![user_id, cutoff],
+    )
+}
+
+/// How many of an account's entries of one medication (none once deleted) had one status.
+#[derive(Debug, Clone)]
+pub struct StatusCount {
+    pub medication_id: Option<i64>,
+    pub status: String,
+    pub count: u32,
+}
+
+/// An account's entries from `start` until before `end`, counted by medication and status:
+/// a report over years of a long history reads a few rows, not all.
+pub fn status_counts_between(
+    conn: &Connection,
+    user_id: i64,
+    start: &str,
+    end: &str,
+) -> rusqlite::Result<Vec<StatusCount>> {
+    // Through the time index: for the GROUP BY, SQLite would rather walk the whole history
+    // in the (medication, status) index and filter the period row by row.
+    conn.prepare_cached(
+        "SELECT medication_id, status, count(*) FROM dose_history INDEXED BY dose_history_user_time
+         WHERE user_id = ?1 AND taken_at >= ?2 AND taken_at < ?3 GROUP BY medication_id, status",
+    )?
+    .query_map(params![user_id, start, end], |row| {
+        Ok(StatusCount {
+            medication_id: row.get(0)?,
+            status: row.get(1)?,
+            count: row.get(2)?,
+        })
+    })?
+    .collect()
+}
+
+/// A dose that was missed: logged as missed, or a dose reminder nobody answered.
+#[derive(Debug, Clone)]
+pub struct MissedDose {
+    pub medication_name: String,
+    /// When it was due (RFC 3339 UTC).
+    pub time: String,
+    /// True when entered as missed, false for an unanswered reminder.
+    pub logged: bool,
+}
+
+/// An account's missed doses from `start` until before `end` (unanswered reminders only when
+/// due before `now`), by time, at most `limit`: the history's entries logged as missed and
+/// the dose reminders nobody answered, which are in `reminders`.
+pub fn missed_between(
+    conn: &Connection,
+    user_id: i64,
+    start: &str,
+    end: &str,
+    now: &str,
+    limit: i64,
+) -> rusqlite::Result<Vec<MissedDose>> {
+    conn.prepare_cached(
+        "SELECT medication_name, taken_at, 'logged' FROM dose_history
+           WHERE user_id = ?1 AND status = 'missed' AND taken_at >= ?2 AND taken_at < ?3
+         UNION ALL
+         SELECT medication_name, scheduled_time, 'unanswered' FROM reminders
+           WHERE user_id = ?1 AND kind = 'dose' AND answered_at IS NULL AND status <> 'cancelled'
+             AND scheduled_time >= ?2 AND scheduled_time < ?3 AND scheduled_time < ?4
+         ORDER BY 2 LIMIT ?5",
+    )?
+    .query_map(params![user_id, start, end, now, limit], |row| {
+        Ok(MissedDose {
+            medication_name: row.get(0)?,
+            time: row.get(1)?,
+            logged: row.get::<_, String>(2)? == "logged",
+        })
+    })?
+    .collect()
+}
+
+/// A medication deleted with its history kept, as that history names it.
+#[derive(Debug, Clone)]
+pub struct DeletedMedication {
+    pub name: String,
+    pub unit: String,
+    /// When its first and last entries were taken.
+    pub first_taken: String,
+    pub last_taken: String,
+}
+
+/// The medications an account deleted while keeping their history: one per (name, unit)
+/// among the entries without a medication, by name and unit.
+pub fn deleted_medications(conn: &Connection, user_id: i64) -> rusqlite::Result<Vec<DeletedMedication>> {
+    conn.prepare(
+        "SELECT medication_name, medication_unit, min(taken_at), max(taken_at) FROM dose_history
+         WHERE user_id = ?1 AND medication_id IS NULL
+         GROUP BY medication_name, medication_unit ORDER BY medication_name, medication_unit",
+    )?
+    .query_map([user_id], |row| {
+        Ok(DeletedMedication {
+            name: row.get(0)?,
+            unit: row.get(1)?,
+            first_taken: row.get(2)?,
+            last_taken: row.get(3)?,
+        })
+    })?
+    .collect()
+}
+
+/// A history entry as the export file writes it.
+#[derive(Debug, Clone)]
+pub struct ExportedEntry {
+    pub id: i64,
+    /// None once the medication is deleted.
+    pub medication_id: Option<i64>,
+    pub medication_name: String,
+    pub medication_unit: String,
+    pub quantity: Quantity,
+    pub dosage_unit: String,
+    pub status: String,
+    pub taken: String,
+    pub dosage: Option<String>,
+    pub affect_inventory: bool,
+    pub person_id: Option<i64>,
+    pub logged_by_name: Option<String>,
+}
+
+/// Hands `each` every entry of an account, oldest first, one row at a time: a history of
+/// years is never held in memory. Stops at the first error `each` answers.
+pub fn for_each_exported<E: From<rusqlite::Error>>(
+    conn: &Connection,
+    user_id: i64,
+    mut each: impl FnMut(ExportedEntry) -> Result<(), E>,
+) -> Result<(), E> {
+    let mut statement = conn.prepare(
+        "SELECT id, medication_id, medication_name, medication_unit, quantity, dosage_unit, status, taken_at,
+                dosage, affect_inventory, person_id, logged_by_name
+         FROM dose_history WHERE user_id = ?1 ORDER BY taken_at, id",
+    )?;
+    let mut rows = statement.query([user_id])?;
+    while let Some(row) = rows.next()? {
+        each(ExportedEntry {
+            id: row.get(0)?,
+            medication_id: row.get(1)?,
+            medication_name: row.get(2)?,
+            medication_unit: row.get(3)?,
+            quantity: row.get(4)?,
+            dosage_unit: row.get(5)?,
+            status: row.get(6)?,
+            taken: row.get(7)?,
+            dosage: row.get(8)?,
+            affect_inventory: row.get(9)?,
+            person_id: row.get(10)?,
+            logged_by_name: row.get(11)?,
+        })?;
+    }
+    Ok(())
+}
+
+/// The unit of a deleted medication whose history is kept under `name` (compared without
+/// case), if any.
+pub fn deleted_medication_unit(
+    conn: &Connection,
+    user_id: i64,
+    name: &str,
+) -> rusqlite::Result<Option<String>> {
+    conn.query_row(
+        "SELECT medication_unit FROM dose_history
+         WHERE user_id = ?1 AND medication_id IS NULL AND medication_name = ?2 COLLATE NOCASE LIMIT 1",
+        params![user_id, name],
+        |row| row.get(0),
+    )
+    .optional()
+}
+
+/// What an import tells one dose from another by.
+#[derive(Debug, Clone)]
+pub struct DoseFacts {
+    pub id: i64,
+    /// None once the medication is deleted (then `medication_name` tells whose it was).
+    pub medication_id: Option<i64>,
+    pub medication_name: String,
+    pub taken: String,
+    pub status: String,
+    pub quantity: Quantity,
+    pub dosage_unit: String,
+}
+
+/// Hands `each` every entry of an account, in no particular order, one row at a time.
+pub fn for_each_dose(
+    conn: &Connection,
+    user_id: i64,
+    mut each: impl FnMut(DoseFacts),
+) -> rusqlite::Result<()> {
+    let mut statement = conn.prepare(
+        "SELECT id, medication_id, medication_name, taken_at, status, quantity, dosage_unit
+         FROM dose_history WHERE user_id = ?1",
+    )?;
+    let mut rows = statement.query([user_id])?;
+    while let Some(row) = rows.next()? {
+        each(DoseFacts {
+            id: row.get(0)?,
+            medication_id: row.get(1)?,
+            medication_name: row.get(2)?,
+            taken: row.get(3)?,
+            status: row.get(4)?,
+            quantity: row.get(5)?,
+            dosage_unit: row.get(6)?,
+        });
+    }
+    Ok(())
+}
+
+/// Gives a kept entry of a deleted medication back to a medication, and to its person (who
+/// may see an entry follows it).
+pub fn attach_to_medication(
+    conn: &Connection,
+    user_id: i64,
+    id: i64,
+    medication_id: i64,
+    person_id: i64,
+) -> rusqlite::Result<()> {
+    conn.execute(
+        "UPDATE dose_history SET medication_id = ?3, person_id = ?4 WHERE user_id = ?1 AND id = ?2",
+        params![user_id, id, medication_id, person_id],
+    )?;
+    Ok(())
+}

@@ -77,6 +77,13 @@ pub fn for_users(conn: &Connection, first: i64, last: i64) -> rusqlite::Result<V
     .collect()
 }
 
+/// The users who have medications, by id.
+pub fn owners(conn: &Connection) -> rusqlite::Result<Vec<i64>> {
+    conn.prepare("SELECT DISTINCT user_id FROM medications ORDER BY user_id")?
+        .query_map([], |row| row.get(0))?
+        .collect()
+}
+
 pub fn find(conn: &Connection, user_id: i64, id: i64) -> rusqlite::Result<Option<Medication>> {
     conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM medications WHERE user_id = ?1 AND id = ?2"
@@ -137,6 +144,15 @@ pub fn update(conn: &Connection, user_id: i64, m: &Medication) -> rusqlite::Resu
             m.person_id,
             Escalation::to_json(m.escalation.as_ref()),
         ],
+    )?;
+    Ok(())
+}
+
+/// Sets when a medication last changed (`insert` stamps it with the creation time).
+pub fn set_updated_at(conn: &Connection, id: i64, updated_at: &str) -> rusqlite::Result<()> {
+    conn.execute(
+        "UPDATE medications SET updated_at = ?2 WHERE id = ?1",
+        params![id, updated_at],
     )?;
     Ok(())
 }

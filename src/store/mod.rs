@@ -16,6 +16,7 @@ pub mod push_subscriptions;
 pub mod reminders;
 pub mod sessions;
 pub mod settings;
+pub mod snapshot_files;
 pub mod users;
 
 /// How many rows a paged list has: exact, or a lower bound where counting stopped early

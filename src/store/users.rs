@@ -48,6 +48,22 @@ pub fn find_by_id(conn: &Connection, id: i64) -> rusqlite::Result<Option<User>> 
         .optional()
 }
 
+/// The accounts that hold any data: a medication or a history entry.
+pub fn with_data(conn: &Connection) -> rusqlite::Result<Vec<i64>> {
+    conn.prepare(
+        "SELECT id FROM users u WHERE EXISTS (SELECT 1 FROM medications m WHERE m.user_id = u.id)
+            OR EXISTS (SELECT 1 FROM dose_history h WHERE h.user_id = u.id) ORDER BY id",
+    )?
+    .query_map([], |row| row.get(0))?
+    .collect()
+}
+
+/// Whether an account with this id exists.
+pub fn exists(conn: &Connection, id: i64) -> rusqlite::Result<bool> {
+    conn.prepare_cached("SELECT EXISTS (SELECT 1 FROM users WHERE id = ?1)")?
+        .query_row([id], |row| row.get(0))
+}
+
 pub fn count(conn: &Connection) -> rusqlite::Result<i64> {
     conn.query_row("SELECT count(*) FROM users", [], |row| row.get(0))
 }

@@ -183,12 +183,24 @@ impl Doubles {
 
     /// Telegram: a person sends the bot a text from chat `chat`.
     pub fn telegram_says(&self, chat: i64, text: &str) {
+        self.telegram_says_in(chat, text, "en");
+    }
+
+    /// Telegram: a person whose Telegram speaks `language` (its `language_code`) sends the bot
+    /// a text from chat `chat`.
+    pub fn telegram_says_in(&self, chat: i64, text: &str, language: &str) {
         let mut inner = self.inner.lock().unwrap();
         inner.next_update += 1;
         let id = inner.next_update;
         inner.updates.push_back(json!({
             "update_id": id,
-            "message": { "message_id": 1, "chat": { "id": chat, "type": "private" }, "date": 0, "text": text },
+            "message": {
+                "message_id": 1,
+                "from": { "id": chat, "is_bot": false, "first_name": "Kim", "language_code": language },
+                "chat": { "id": chat, "type": "private" },
+                "date": 0,
+                "text": text,
+            },
         }));
         drop(inner);
         self.news.notify_waiters();

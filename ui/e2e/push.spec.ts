@@ -1,6 +1,6 @@
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures';
-import { registrationId, shownNotifications } from './swHelpers';
+import { registrationId, shownNotifications, workerActivated } from './swHelpers';
 
 async function closeAll(page: Page): Promise<void> {
   await page.evaluate(async () => {
@@ -18,18 +18,7 @@ test.describe('service worker push', () => {
     const origin = baseURL ?? '';
     await context.grantPermissions(['notifications'], { origin });
     await page.goto('/login');
-    // `ready` resolves while the worker may still be activating; a push sent then can be
-    // dropped, so wait until it is fully activated.
-    await page.evaluate(async () => {
-      const registration = await navigator.serviceWorker.ready;
-      const worker = registration.active;
-      if (!worker || worker.state === 'activated') return;
-      await new Promise<void>((resolve) => {
-        worker.addEventListener('statechange', () => {
-          if (worker.state === 'activated') resolve();
-        });
-      });
-    });
+    await workerActivated(page);
     const cdp = await context.newCDPSession(page);
     const id = await registrationId(cdp, `${origin}/`);
 

@@ -1,7 +1,7 @@
 import type { BrowserContext, Page, Worker } from '@playwright/test';
 import { expect as baseExpect, test, type TestUser } from './fixtures';
 import { MAIL_SERVER_URL, waitForMail } from './mail';
-import { registrationId, shownNotifications } from './swHelpers';
+import { registrationId, shownNotifications, workerActivated } from './swHelpers';
 import { doseHistory, emailReminders, mailMedication, sendReminderNow, takeLink, verifiedMailUser } from './notifyHelpers';
 
 // The service worker shows and closes notifications on its own time: on a loaded machine
@@ -27,16 +27,7 @@ async function liveReminder(request: Parameters<typeof verifiedMailUser>[0], use
 }
 
 async function activeWorker(page: Page, context: BrowserContext): Promise<Worker> {
-  await page.evaluate(async () => {
-    const registration = await navigator.serviceWorker.ready;
-    const worker = registration.active;
-    if (!worker || worker.state === 'activated') return;
-    await new Promise<void>((resolve) => {
-      worker.addEventListener('statechange', () => {
-        if (worker.state === 'activated') resolve();
-      });
-    });
-  });
+  await workerActivated(page);
   return context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker'));
 }
 

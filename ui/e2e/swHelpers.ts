@@ -38,3 +38,20 @@ export async function shownNotifications(page: Page): Promise<ShownNotification[
     }));
   });
 }
+
+/**
+ * Waits until the page's service worker is activated: `ready` resolves while it may still be
+ * activating, and a push delivered then can be dropped.
+ */
+export async function workerActivated(page: Page): Promise<void> {
+  await page.evaluate(async () => {
+    const registration = await navigator.serviceWorker.ready;
+    const worker = registration.active;
+    if (!worker || worker.state === 'activated') return;
+    await new Promise<void>((resolve) => {
+      worker.addEventListener('statechange', () => {
+        if (worker.state === 'activated') resolve();
+      });
+    });
+  });
+}

@@ -1630,7 +1630,11 @@ export interface components {
         Credentials: {
             /** @description The second factor at sign-in: an authenticator or e-mail code, or a backup code. */
             code?: string | null;
-            email?: string;
+            /**
+             * Format: email
+             * @description An e-mail address: at most 254 bytes, no spaces, with a dot in its domain.
+             */
+            email: string;
             /**
              * @description Registering or signing in to accept an invitation to care for someone: the token of
              *     its link. Past the first account, it opens registration for the invited address only;
@@ -1644,7 +1648,8 @@ export interface components {
             language?: string | null;
             /** @description The same as `code` (older clients). */
             otp?: string | null;
-            password?: string;
+            /** @description Registering: at least 6 characters and at most 1024 bytes. */
+            password: string;
         };
         /** @description One day of the adherence chart. */
         DailyAdherence: {
@@ -2474,8 +2479,7 @@ export interface components {
         DeliveryMethod: string;
         DisableBody: {
             backupCode?: string;
-            /** @description `email` or `totp`; all methods when left out (`/disable` only). */
-            method?: string | null;
+            method?: components["schemas"]["TwoFactorMethod"] | null;
             /** @description Required by `/disable`. */
             password?: string | null;
         };
@@ -2630,15 +2634,20 @@ export interface components {
             exists: boolean;
         };
         ForgotBody: {
-            email?: string;
+            /**
+             * Format: email
+             * @description An e-mail address: at most 254 bytes, no spaces, with a dot in its domain.
+             */
+            email: string;
         };
         /** @enum {string} */
         Frequency: "daily" | "twice_daily" | "weekly" | "monthly" | "as_needed";
         GenerateBody: {
-            email?: string;
+            /** Format: email */
+            email: string;
             /** @description `email` or `totp`. */
-            method?: string;
-            password?: string;
+            method: components["schemas"]["TwoFactorMethod"];
+            password: string;
         };
         /** @description One page of history: `{"success": true, "data": […], "pagination": {…}}`. */
         HistoryPage: {
@@ -2860,7 +2869,7 @@ export interface components {
         MedicationPreferencesBody: {
             /** @description At most 500 characters; blank clears it. */
             custom_message?: string | null;
-            /** @description push and/or email, at least one. */
+            /** @description push and/or email, at least one, each once. */
             delivery_methods?: components["schemas"]["DeliveryMethod"][] | null;
             /**
              * Format: int64
@@ -3269,8 +3278,8 @@ export interface components {
             reminder_time_before: number;
         };
         OtpBody: {
-            /** @description A code from the authenticator app. */
-            otp?: string;
+            /** @description A code from the authenticator app: six digits. */
+            otp: string;
         };
         /** @description A dose taken over an as-needed limit ("Take anyway"), judged against the doses before it. */
         OverLimitDose: {
@@ -3442,7 +3451,7 @@ export interface components {
         };
         PreferenceBody: {
             /** @description `email` or `totp`: an enabled method. */
-            preference?: string;
+            preference: components["schemas"]["TwoFactorMethod"];
         };
         /**
          * @description The global preferences as `GET /api/notifications/preferences` names them (the export
@@ -3473,7 +3482,7 @@ export interface components {
             repeat_max: number;
         };
         PreferencesBody: {
-            /** @description push and/or email, at least one. */
+            /** @description push and/or email, at least one, each once. */
             default_delivery_methods?: components["schemas"]["DeliveryMethod"][] | null;
             /**
              * Format: int64
@@ -3636,11 +3645,16 @@ export interface components {
             totals: components["schemas"]["Adherence"];
         };
         RequirementsBody: {
-            email?: string;
-            password?: string;
+            /** Format: email */
+            email: string;
+            password: string;
         };
         ResendBody: {
-            email?: string;
+            /**
+             * Format: email
+             * @description An e-mail address: at most 254 bytes, no spaces, with a dot in its domain.
+             */
+            email: string;
         };
         /** @description What asking for a password link tells: the same for every address. */
         ResetAsked: {
@@ -3814,7 +3828,7 @@ export interface components {
         SetupAnswer: components["schemas"]["MessageData_Enabled"] | components["schemas"]["Data_TotpSetup"];
         SetupBody: {
             /** @description `email` or `totp`. */
-            method?: string;
+            method: components["schemas"]["TwoFactorMethod"];
             password?: string;
         };
         /** @description A signed-in session: who, and the bearer token for the next requests. */
@@ -4045,8 +4059,8 @@ export interface components {
             symbol: string;
         };
         UnregisterBody: {
-            /** @description Required. */
-            endpoint?: string | null;
+            /** @description Required: not blank. */
+            endpoint: string;
         };
         UpdateBody: {
             /** @description The new message; blank or absent clears it. At most 500 characters. */
@@ -4071,9 +4085,10 @@ export interface components {
             taken: number;
         };
         VerifyBody: {
-            email?: string;
+            /** Format: email */
+            email: string;
             otp?: string;
-            password?: string;
+            password: string;
         };
         VersionInfo: {
             /** @description The server's version, e.g. `0.1.0`. */

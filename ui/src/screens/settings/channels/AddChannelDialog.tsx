@@ -164,7 +164,10 @@ function AddedDialog({ added, onClose }: { added: Added; onClose: () => void }) 
   } else {
     outcome = (
       <p className="form-success" role="status" data-testid="channel-added">
-        {added.methods?.ok ? t('channels.addedForReminders', { name: label }) : t('channels.added', { name: label })}
+        {added.methods?.ok
+          ? // A Telegram chat not linked yet takes no reminders until it is.
+            t(channel.state === 'pending' ? 'channels.addedForRemindersOnceLinked' : 'channels.addedForReminders', { name: label })
+          : t('channels.added', { name: label })}
       </p>
     );
   }

@@ -165,7 +165,7 @@ describe('Settings, Notifications, Channels', () => {
     expect(within(hook).getByTestId('channel-kind').textContent).toBe('Webhook');
     expect(within(hook).getByTestId('channel-state').textContent).toBe('Disabled');
     expect(within(hook).getByTestId('channel-disabled-reason').textContent).toContain('answered 410 Gone');
-    expect(hook.textContent).toContain('Events: A reminder is due, A dose was logged');
+    expect(hook.textContent).toContain('Events: A reminder is due · A dose was logged');
     expect(within(hook).getByTestId('channel-last-result').textContent).toBe('Nothing sent yet.');
     expect(within(hook).getByRole('button', { name: 'Switch on again' })).toBeTruthy();
     expect(within(phone).queryByRole('button', { name: 'Switch on again' })).toBeNull();
@@ -326,6 +326,8 @@ describe('Settings, Notifications, Channels', () => {
     expect(within(shown).getByRole('link', { name: 'Open in Telegram' }).getAttribute('href')).toBe(link);
     expect(within(shown).getByRole('button', { name: 'Copy link' })).toBeTruthy();
     expect(screen.getByRole('dialog').textContent).toContain('Until then the channel waits for the chat.');
+    // Not "reminders now go to it": a chat not linked yet gets none.
+    expect(screen.getByTestId('channel-added').textContent).toBe('Telegram added: reminders go to it too once the chat is linked.');
     await userEvent.click(screen.getByRole('button', { name: 'Done' }));
 
     const card = await channelsCard();
@@ -550,7 +552,7 @@ describe('Settings, Notifications, Channels', () => {
       config: { url: 'https://ha.example/hook', events: ['reminder.due', 'dose.logged', 'dose.missed'] },
     });
     const rows = within(await channelsCard()).getAllByTestId('channel-row');
-    await waitFor(() => expect(rows[1]?.textContent).toContain('Events: A reminder is due, A dose was logged, A dose was missed'));
+    await waitFor(() => expect(rows[1]?.textContent).toContain('Events: A reminder is due · A dose was logged · A dose was missed'));
 
     const telegram = rows[2];
     if (!telegram) throw new Error('row missing');

@@ -283,7 +283,7 @@ function ChannelSummary({ channel }: { channel: Channel }) {
       )}
       {channel.kind === 'webhook' && (
         <p className="field-hint">
-          {t('channels.summary.events', { events: events.map((event) => t(eventKey(event))).join(', ') })}
+          {t('channels.summary.events', { events: events.map((event) => t(eventKey(event))).join(' · ') })}
         </p>
       )}
     </>

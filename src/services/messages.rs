@@ -1,13 +1,15 @@
-//! What a reminder says: the push payload and the e-mail, with times in the person's zone
-//! and formats.
+//! What a reminder says: the push payload, the e-mail and the message a channel (ntfy,
+//! Gotify, Telegram, a webhook) is sent, with times in the person's zone and formats.
 
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+use super::email::{Button, Letter, Link};
 use crate::domain::quantity::Quantity;
 use crate::domain::words::{Lang, Words};
-use crate::mailer::{Email, button, escape_html};
+use crate::mailer::Email;
 
 /// How a person writes dates and times, and in which language (their app settings).
 #[derive(Debug, Clone)]
@@ -98,30 +100,26 @@ impl Content {
 
     pub fn email(&self) -> Email {
         let words = self.lang.words();
-        let mut html = format!("<h2 style=\"margin:0 0 12px\">{}</h2>", escape_html(&self.title));
-        for line in self.body.lines() {
-            html.push_str(&format!("<p>{}</p>", escape_html(line)));
+        Letter {
+            heading: Some(self.title.clone()),
+            paragraphs: self.body.lines().map(str::to_owned).collect(),
+            button: self.take_url.as_ref().map(|take| Button {
+                href: take.clone(),
+                label: words.log_button.into(),
+                text_label: Some(words.log_text.into()),
+                or_open: None,
+            }),
+            notes: match self.take_url {
+                Some(_) => vec![words.log_note.into()],
+                None => Vec::new(),
+            },
+            open: Some(Link {
+                href: self.open_url.clone(),
+                label: words.open_app.into(),
+            }),
+            ..Letter::new(self.lang, self.title.clone())
         }
-        let mut text = format!("{}\n\n{}\n", self.title, self.body);
-        if let Some(take) = &self.take_url {
-            html.push_str(&button(take, words.log_button));
-            html.push_str(&format!(
-                "<p style=\"color:#6b7280;font-size:13px\">{}</p>",
-                escape_html(words.log_note)
-            ));
-            text.push_str(&format!("\n{}\n{take}\n", words.log_text));
-        }
-        html.push_str(&format!(
-            "<p><a href=\"{}\">{}</a></p>",
-            escape_html(&self.open_url),
-            escape_html(words.open_app)
-        ));
-        text.push_str(&format!("\n{}: {}\n", words.open_app, self.open_url));
-        Email {
-            subject: self.title.clone(),
-            text,
-            html,
-        }
+        .email()
     }
 }
 
@@ -262,6 +260,92 @@ pub fn test_body(formats: &Formats, now: DateTime<Utc>) -> (String, String) {
         words.test_title.to_owned(),
         words.fill(words.test_body, &[("when", &formats.date_time(now))]),
     )
+}
+
+/// How loudly a message asks for attention.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Priority {
+    #[default]
+    Default,
+    /// A repeat nobody answered.
+    High,
+    /// An alert to a carer.
+    Urgent,
+}
+
+/// The words of the buttons, in the person's language.
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+pub struct Labels {
+    pub taken: String,
+    pub snooze: String,
+    pub skip: String,
+    pub open: String,
+}
+
+impl Labels {
+    pub fn of(lang: Lang) -> Labels {
+        let words = lang.words();
+        Labels {
+            taken: words.taken_button.into(),
+            snooze: words.snooze_ten_button.into(),
+            skip: words.skip_action.into(),
+            open: words.open_app.into(),
+        }
+    }
+}
+
+/// One message for a channel, as queued (`channel_sends.message`).
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+pub struct Message {
+    pub title: String,
+    pub body: String,
+    /// The take page (the app's, where a person confirms).
+    #[serde(default)]
+    pub take_page: Option<String>,
+    /// The take link's API address, which the buttons post `{"status": …}` to.
+    #[serde(default)]
+    pub take_api: Option<String>,
+    /// The take link's token (Telegram's buttons carry it).
+    #[serde(default)]
+    pub token: Option<String>,
+    pub open_url: String,
+    /// The buttons offer Snooze (a carer's alert does not).
+    #[serde(default)]
+    pub snooze: bool,
+    #[serde(default)]
+    pub priority: Priority,
+    #[serde(default)]
+    pub labels: Labels,
+    /// A handled reminder's last word replaces the reminder: no buttons.
+    #[serde(default)]
+    pub handled: bool,
+    /// What a webhook receives as `data`.
+    #[serde(default)]
+    pub data: serde_json::Value,
+}
+
+impl Message {
+    /// A notification's words and take links as a channel message. Snooze is offered only
+    /// where the notification offers it and has a take link.
+    pub fn of(content: &Content, link_base: &str, priority: Priority, data: serde_json::Value) -> Message {
+        Message {
+            title: content.title.clone(),
+            body: content.body.clone(),
+            take_page: content.take_url.clone(),
+            take_api: content
+                .token
+                .as_ref()
+                .map(|token| format!("{link_base}/api/notifications/take/{token}")),
+            token: content.token.clone(),
+            open_url: content.open_url.clone(),
+            snooze: content.snooze && content.token.is_some(),
+            priority,
+            labels: Labels::of(content.lang),
+            handled: false,
+            data,
+        }
+    }
 }
 
 #[cfg(test)]
