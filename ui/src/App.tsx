@@ -22,7 +22,7 @@ import { SettingsScreen } from './screens/SettingsScreen';
 import { TakeDoseScreen } from './screens/TakeDoseScreen';
 import { TodayScreen } from './screens/TodayScreen';
 import { VerifyEmailScreen } from './screens/VerifyEmailScreen';
-import { QueryProvider, SessionCacheGuard, TimeZoneRefresh } from './queries/QueryProvider';
+import { QueryProvider, SessionCacheGuard } from './queries/QueryProvider';
 import { SettingsProvider } from './settings/SettingsProvider';
 
 /** The route table of spec §2. */
@@ -80,7 +80,6 @@ export function App({ queryClient }: { queryClient?: QueryClient }) {
       <SettingsProvider>
         <AuthProvider>
           <SessionCacheGuard />
-          <TimeZoneRefresh />
           <AppRoutes />
           <InstallBanner />
         </AuthProvider>
