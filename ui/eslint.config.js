@@ -32,6 +32,64 @@ export default tseslint.config(
     rules: { 'i18next/no-literal-string': ['error', { mode: 'jsx-text-only' }] },
   },
   {
+    // Every server call goes through queries/ (TanStack Query), which owns its busy, error
+    // and cache state. Outside api/ and queries/ a module takes from api/ only types and the
+    // values below, which call nothing. The named exceptions are the sign-in flow, which
+    // holds the session itself, and the few modules whose calls are no query or mutation.
+    files: ['src/**/*.{ts,tsx}'],
+    ignores: [
+      'src/api/**',
+      'src/queries/**',
+      'src/**/*.test.{ts,tsx}',
+      'src/test/**',
+      // The session: restored, refreshed, signed in and out, for the whole app.
+      'src/auth/AuthProvider.tsx',
+      // The password step's calls in sequence (requirements, then sign-in), run by AuthProvider.
+      'src/auth/loginFlow.ts',
+      // Settings shared with the server, sent and compared once at start-up against this browser's copy.
+      'src/settings/serverSettings.ts',
+      // The unit catalogue, kept in localStorage and read synchronously by every amount formatter.
+      'src/medications/unitCatalogue.ts',
+      // This device's Web Push subscription: the browser's push manager and the server in step.
+      'src/push/pushSubscription.ts',
+      // Start-up: reads whether a session is stored, to fetch the first signed-in screen early.
+      'src/main.tsx',
+    ],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              // The modules that call the server (and the session store); the other modules
+              // of api/ (types, paths, connectivity) call nothing and are free to import.
+              regex:
+                '^(\\.{1,2}/)+api(/(index|http|client|session|auth|twoFactor|calendar|channels|data|history|medications|notificationPrefs|notifications|people|settings|take|units|version))?$',
+              allowTypeImports: true,
+              // Plain values of those modules: error classes, constants and pure helpers.
+              allowImportNames: [
+                'ApiError',
+                'NETWORK_ERROR_MESSAGE',
+                'isJsonObject',
+                'TWO_FACTOR_METHODS',
+                'DELIVERY_METHODS',
+                'channelIdOf',
+                'channelResultsOf',
+                'CHANNEL_KINDS',
+                'WEBHOOK_EVENTS',
+                'UNIT_CATEGORIES',
+                'SNOOZE_MINUTES',
+                'IMPORT_LIMIT_BYTES',
+              ],
+              message:
+                'Server calls go through src/queries/ (a query or a mutation); from src/api/ take only types and plain values.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['src/sw.ts'],
     languageOptions: { globals: globals.serviceworker },
   },

@@ -10,7 +10,7 @@ import { loadNamespaces, type Namespace } from './i18n';
 // The sign-in screen is the first one most visits show: it comes with the app's own code,
 // not after it in a second round trip.
 import { LoginScreen } from './screens/LoginScreen';
-import { QueryProvider, SessionCacheGuard, TimeZoneRefresh } from './queries/QueryProvider';
+import { QueryProvider, SessionCacheGuard } from './queries/QueryProvider';
 import { SettingsProvider } from './settings/SettingsProvider';
 
 /** The screens and their texts, each fetched on its route's first visit. */
@@ -143,7 +143,6 @@ export function App({ queryClient }: { queryClient?: QueryClient }) {
       <SettingsProvider>
         <AuthProvider>
           <SessionCacheGuard />
-          <TimeZoneRefresh />
           <RouteErrorBoundary>
             <Suspense fallback={<RouteLoading />}>
               <AppRoutes />

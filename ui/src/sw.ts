@@ -1,6 +1,7 @@
 /// <reference lib="webworker" />
 import { cleanupOutdatedCaches, createHandlerBoundToURL, precacheAndRoute } from 'workbox-precaching';
 import { NavigationRoute, registerRoute } from 'workbox-routing';
+import { takePath } from './api/paths';
 import {
   APP_NAME,
   DEFAULT_URL,
@@ -202,7 +203,7 @@ async function answer(action: ReminderAction, title: string, tag: string, data: 
   const takePage = data.takeUrl ?? `/notifications/take/${encodeURIComponent(token)}`;
   let snoozedUntil: string | null = null;
   try {
-    const response = await fetch(`/api/notifications/take/${encodeURIComponent(token)}`, {
+    const response = await fetch(takePath(token), {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify(actionBody(action)),

@@ -1,15 +1,20 @@
-import { ApiError, apiRequest, isJsonObject, type Json } from './client';
-import { nonEmptyString, parseMethod, parseMethods, payloadOf } from './parse';
+import { ApiError, isJsonObject, type Json } from './client';
+import { answer, api, callerHeaders, done } from './http';
 import { clearSession, getStoredToken } from './session';
 import { keptInvitation } from '../people/pendingInvitation';
-import type { AuthSession, LoginRequirements, RegisterResult, Registration, User, VerificationResult } from './types';
+import { isTwoFactorMethod, type AuthSession, type LoginRequirements, type RegisterResult, type Registration, type User, type VerificationResult } from './types';
+
+const ANONYMOUS = callerHeaders({ anonymous: true });
 
 function optionalString(value: Json | undefined): string | null | undefined {
   if (typeof value === 'string' || value === null) return value;
   return undefined;
 }
 
-/** Checks the shape of a user record; returns null when it is not one. */
+/**
+ * Checks a user record kept in the browser (`user` in localStorage, maybe from an older
+ * version of the app); null when it is not one. Answers of the server are typed instead.
+ */
 export function parseUser(value: Json | undefined): User | null {
   if (!isJsonObject(value)) return null;
   const { id, email } = value;
@@ -26,42 +31,17 @@ export function parseUser(value: Json | undefined): User | null {
   return user;
 }
 
-/** A user and a token at the top level of the body or inside `data`. */
-function parseSession(body: Json): AuthSession | null {
-  for (const candidate of [payloadOf(body), isJsonObject(body) ? body : null]) {
-    if (!candidate) continue;
-    const user = parseUser(candidate.user);
-    if (user && typeof candidate.token === 'string' && candidate.token !== '') {
-      return { user, token: candidate.token };
-    }
-  }
-  return null;
-}
-
-/** The user of a profile answer: in `data` or in `user`. */
-function profileOf(body: Json): User | null {
-  return isJsonObject(body) ? (parseUser(body.data) ?? parseUser(body.user)) : null;
-}
-
 export async function getMe(signal?: AbortSignal): Promise<User> {
-  const user = profileOf(await apiRequest('/api/auth/me', { signal }));
-  if (!user) throw new Error('Invalid profile response format');
-  return user;
+  return (await answer(api.GET('/api/auth/me', { headers: callerHeaders(), signal }))).data;
 }
 
 export async function updateProfile(changes: { firstName: string; lastName: string }): Promise<User> {
-  const body = await apiRequest('/api/auth/me', { method: 'PUT', body: changes });
-  const user = profileOf(body);
-  if (!user) throw new Error('Invalid profile response format');
-  return user;
+  return (await answer(api.PUT('/api/auth/me', { headers: callerHeaders(), body: changes }))).data;
 }
 
 /** Deletes the account and everything in it (DELETE /api/auth/me); needs the account password. */
 export async function deleteAccount(password: string): Promise<void> {
-  const body = await apiRequest('/api/auth/me', { method: 'DELETE', body: { password } });
-  if (isJsonObject(body) && body.success === false) {
-    throw new Error(nonEmptyString(body.message) ?? 'Failed to delete account');
-  }
+  await done(api.DELETE('/api/auth/me', { headers: callerHeaders(), body: { password } }));
 }
 
 /**
@@ -72,69 +52,40 @@ export async function login(email: string, password: string, code?: string): Pro
   // An invitation opened on this device proves its address: the server then asks for no
   // verification link when it is the account's own.
   const invitation = keptInvitation();
-  const body = await apiRequest('/api/auth/login', {
-    method: 'POST',
-    anonymous: true,
-    body: {
-      email,
-      password,
-      ...(code === undefined ? {} : { code }),
-      ...(invitation === null ? {} : { invitation }),
-    },
-  });
-  const session = parseSession(body);
-  if (!session) throw new Error('Invalid login response format');
-  return session;
+  const body = {
+    email,
+    password,
+    ...(code === undefined ? {} : { code }),
+    ...(invitation === null ? {} : { invitation }),
+  };
+  return (await answer(api.POST('/api/auth/login', { headers: ANONYMOUS, body }))).data;
 }
 
 /** Makes an account that keeps `language` (the one the app is shown in) for the app, its reminders and e-mails. */
 export async function register(email: string, password: string, language: string): Promise<RegisterResult> {
   const invitation = keptInvitation();
-  const body = await apiRequest('/api/auth/register', {
-    method: 'POST',
-    anonymous: true,
-    body: invitation ? { email, password, language, invitation } : { email, password, language },
-  });
-  const session = parseSession(body);
-  if (session) return { kind: 'signedIn', session };
-  const payload = payloadOf(body);
-  const flags = [payload, isJsonObject(body) ? body : null];
-  const user = parseUser(payload?.user);
-  if (user && flags.some((f) => f?.requiresEmailVerification === true)) {
-    return { kind: 'verificationRequired', user };
-  }
-  throw new Error('Invalid register response format');
+  const body = invitation ? { email, password, language, invitation } : { email, password, language };
+  const { data } = await answer(api.POST('/api/auth/register', { headers: ANONYMOUS, body }));
+  return 'token' in data ? { kind: 'signedIn', session: data } : { kind: 'verificationRequired', user: data.user };
 }
 
 /** A fresh token for a valid one, so a session in daily use never expires. */
 export async function refreshToken(token: string, signal?: AbortSignal): Promise<AuthSession> {
-  const body = await apiRequest('/api/auth/refresh', {
-    method: 'POST',
-    body: { token },
-    signal,
-    anonymous: true,
-  });
-  const session = parseSession(body);
-  if (!session) throw new Error('Invalid refresh token response format');
-  return session;
+  return (await answer(api.POST('/api/auth/refresh', { headers: ANONYMOUS, body: { token }, signal }))).data;
 }
 
 /** Changes the password; every other session is signed out, this one gets a new token. */
 export async function changePassword(currentPassword: string, newPassword: string): Promise<AuthSession> {
-  const body = await apiRequest('/api/auth/change-password', {
-    method: 'POST',
-    body: { currentPassword, newPassword },
-  });
-  const session = parseSession(body);
-  if (!session) throw new Error('Invalid change password response format');
-  return session;
+  const body = { currentPassword, newPassword };
+  return (await answer(api.POST('/api/auth/change-password', { headers: callerHeaders(), body }))).data;
 }
 
 /** Confirms an address with the token from the verification e-mail. */
 export async function verifyEmail(token: string): Promise<VerificationResult> {
-  let body: Json;
   try {
-    body = await apiRequest(`/api/auth/verify-email/${encodeURIComponent(token)}`, { anonymous: true });
+    return await answer(
+      api.GET('/api/auth/verify-email/{token}', { headers: ANONYMOUS, params: { path: { token } } }),
+    );
   } catch (error) {
     // An unknown or expired link is an answer, not a failure of the call.
     if (error instanceof ApiError && isJsonObject(error.body) && error.body.emailVerified === false) {
@@ -142,22 +93,11 @@ export async function verifyEmail(token: string): Promise<VerificationResult> {
     }
     throw error;
   }
-  if (!isJsonObject(body)) throw new Error('Verification failed');
-  return {
-    success: body.success === true,
-    emailVerified: body.emailVerified === true,
-    message: typeof body.message === 'string' ? body.message : '',
-  };
 }
 
 /** Whether people can make an account on this server now (GET /api/auth/registration). */
 export async function getRegistration(signal?: AbortSignal): Promise<Registration> {
-  const body = await apiRequest('/api/auth/registration', { anonymous: true, signal });
-  const data = payloadOf(body);
-  if (!data || typeof data.open !== 'boolean' || typeof data.invitations !== 'boolean') {
-    throw new Error('Invalid registration status format');
-  }
-  return { open: data.open, invitations: data.invitations };
+  return (await answer(api.GET('/api/auth/registration', { headers: ANONYMOUS, signal }))).data;
 }
 
 /**
@@ -165,23 +105,17 @@ export async function getRegistration(signal?: AbortSignal): Promise<Registratio
  * resolves to whether this server can send e-mail at all.
  */
 export async function forgotPassword(email: string): Promise<{ emailAvailable: boolean }> {
-  const body = await apiRequest('/api/auth/forgot-password', { method: 'POST', anonymous: true, body: { email } });
-  return { emailAvailable: payloadOf(body)?.emailAvailable !== false };
+  return (await answer(api.POST('/api/auth/forgot-password', { headers: ANONYMOUS, body: { email } }))).data;
 }
 
 /** Sets a new password with the e-mailed link's token; every session of the account ends. */
 export async function resetPassword(token: string, password: string): Promise<void> {
-  await apiRequest('/api/auth/reset-password', { method: 'POST', anonymous: true, body: { token, password } });
+  await done(api.POST('/api/auth/reset-password', { headers: ANONYMOUS, body: { token, password } }));
 }
 
 /** Sends a new verification link; resolves to whether the server said it did. */
 export async function resendVerification(email: string): Promise<boolean> {
-  const body = await apiRequest('/api/auth/resend-verification', {
-    method: 'POST',
-    body: { email },
-    anonymous: true,
-  });
-  return isJsonObject(body) && body.success === true;
+  return (await answer(api.POST('/api/auth/resend-verification', { headers: ANONYMOUS, body: { email } }))).success;
 }
 
 /**
@@ -193,7 +127,7 @@ export function logout(): Promise<void> {
   clearSession();
   if (token === null) return Promise.resolve();
   // Already ended, or offline: the browser has forgotten it all the same.
-  return apiRequest('/api/auth/logout', { method: 'POST', token }).then(
+  return api.POST('/api/auth/logout', { headers: callerHeaders({ token }) }).then(
     () => undefined,
     () => undefined,
   );
@@ -204,7 +138,7 @@ export function logout(): Promise<void> {
  * /api/auth/logout-all); then this browser forgets its session too.
  */
 export async function logoutAll(): Promise<void> {
-  await apiRequest('/api/auth/logout-all', { method: 'POST' });
+  await done(api.POST('/api/auth/logout-all', { headers: callerHeaders() }));
   clearSession();
 }
 
@@ -230,7 +164,7 @@ export function twoFactorChallenge(error: unknown): LoginRequirements | null {
   if (error.code !== 'two_factor_required' && body.requires2FA !== true) return null;
   return {
     requires2FA: true,
-    availableMethods: parseMethods(body.availableMethods),
-    preferredMethod: parseMethod(body.preferredMethod),
+    availableMethods: Array.isArray(body.availableMethods) ? body.availableMethods.filter(isTwoFactorMethod) : [],
+    preferredMethod: isTwoFactorMethod(body.preferredMethod) ? body.preferredMethod : null,
   };
 }

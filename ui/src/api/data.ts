@@ -1,26 +1,11 @@
 // The person's data as files and records (issue 11): export, import, the doctor report,
 // daily backups, retention, and the settings that govern them.
-import { apiFileRequest, apiRequest, isJsonObject, type Json } from './client';
-import {
-  FormatError,
-  dataOf,
-  parseSchedule,
-  num,
-  objects,
-  oneOf,
-  parseTally,
-  str,
-  strOrNull,
-} from './medicationParse';
-import {
-  FREQUENCIES,
-  MEDICATION_COLORS,
-  STOCK_STATUSES,
-  type DatedStep,
-  type Schedule,
-  type Tally,
-} from './medicationTypes';
+import { apiFileRequest } from './client';
+import { answer, api, callerHeaders } from './http';
+import { FREQUENCIES, STOCK_STATUSES, type Frequency, type StockStatus, type Tally } from './medicationTypes';
 import type { components } from './schema';
+
+type Schemas = components['schemas'];
 
 /** A file the server handed over, with the name it gave it. */
 export interface DownloadedFile {
@@ -33,76 +18,46 @@ export type ExportFormat = 'json' | 'csv';
 /** The server's upload limit for an import (it answers 413 above it). */
 export const IMPORT_LIMIT_BYTES = 64 * 1024 * 1024;
 
-export interface ImportSummary {
-  dryRun: boolean;
-  medications: { added: number; skipped: number };
-  schedules: { added: number };
-  history: { added: number; skipped: number };
-}
+/** What an import added and skipped (`dryRun`: what it would). */
+export type ImportSummary = Omit<Schemas['Summary'], 'dry_run'> & { dryRun: boolean };
 
 /**
  * What choosing a retention period deletes now (`entries`), and the instant before which
  * entries go (`cutoff`; null for "forever"): the document's Preview, with cutoff always set.
  */
-export type RetentionPreview = Required<components['schemas']['Preview']>;
+export type RetentionPreview = Omit<Schemas['Preview'], 'cutoff'> & { cutoff: string | null };
 
 /** One kept backup file (the document's Kept). */
-export type Backup = components['schemas']['Kept'];
+export type Backup = Schemas['Kept'];
 
 /** The three settings Settings → Medications and → Data Management change. */
-export interface DataSettings {
-  defaultReminderTime: string;
-  autoBackup: boolean;
-  dataRetention: number;
-}
+export type DataSettings = Pick<Schemas['AppSettings'], 'defaultReminderTime' | 'autoBackup' | 'dataRetention'>;
 
-export interface ReportStock {
-  current_quantity: number;
-  total_unit: string;
-  stock_status: (typeof STOCK_STATUSES)[number];
+export type ReportStock = Omit<Schemas['StockSummary'], 'runs_out_on' | 'stock_status'> & {
   runs_out_on: string | null;
-}
+  stock_status: StockStatus;
+};
 
 /** An as-needed medication's use over the period (the document's Usage). */
-export type ReportUsage = components['schemas']['Usage'];
+export type ReportUsage = Schemas['Usage'];
 
 /** A dose taken over an as-needed limit (the document's OverLimitDose). */
-export type OverLimitDose = components['schemas']['OverLimitDose'];
+export type OverLimitDose = Schemas['OverLimitDose'];
 
-export interface ReportMedication {
-  id: number;
-  name: string;
-  unit: string;
-  frequency: (typeof FREQUENCIES)[number];
-  default_quantity: number;
-  color: (typeof MEDICATION_COLORS)[number];
-  schedule: Schedule;
-  /** A tapering plan's steps with their dates, and the course's last day. */
-  stages: DatedStep[];
-  last_day: string | null;
+/** A medication of the report; `adherence` is null for an as-needed one (`usage` stands instead). */
+export type ReportMedication = Omit<Schemas['MedicationLine'], 'inventory' | 'adherence' | 'frequency'> & {
+  frequency: Frequency;
   inventory: ReportStock | null;
-  /** Null for an as-needed medication: its `usage` stands instead. */
   adherence: Tally | null;
-  usage: ReportUsage | null;
-  over_limit: OverLimitDose[];
-}
+};
 
-export interface MissedDose {
-  medication_name: string;
-  time: string;
-  /** "logged": marked missed by the person; "unanswered": scheduled and never logged. */
-  source: 'logged' | 'unanswered';
-}
+/** `source` "logged": marked missed by the person; "unanswered": scheduled and never logged. */
+export type MissedDose = Schemas['MissedDose'];
 
-export interface Report {
-  from: string;
-  to: string;
-  generated_at: string;
-  timezone: string;
+export type Report = Omit<Schemas['Report'], 'totals' | 'medications'> & {
   totals: Tally;
   medications: ReportMedication[];
-  missed: MissedDose[];
-}
+};
 
 /**
  * The file name from a Content-Disposition header: `filename*` (RFC 5987) first, then a
@@ -146,18 +101,15 @@ export function importContentType(file: File): string {
   return file.type === 'text/csv' || /\.csv$/i.test(file.name) ? 'text/csv' : 'application/json';
 }
 
-function parseImportSummary(value: Json | undefined): ImportSummary {
-  if (!isJsonObject(value)) throw new FormatError('import');
-  const part = (key: string) => {
-    const p = value[key];
-    return isJsonObject(p) ? p : {};
-  };
-  return {
-    dryRun: value.dry_run === true,
-    medications: { added: num(part('medications').added), skipped: num(part('medications').skipped) },
-    schedules: { added: num(part('schedules').added) },
-    history: { added: num(part('history').added), skipped: num(part('history').skipped) },
-  };
+
+/**
+ * `value` as one of `allowed`, for the fields the document calls plain strings: anything
+ * else is a broken contract and fails the call rather than show a guess.
+ */
+function expectOneOf<T extends string>(allowed: readonly T[], value: string, what: string): T {
+  const known = allowed.find((candidate) => candidate === value);
+  if (known === undefined) throw new Error(`Unknown ${what} '${value}' in the report`);
+  return known;
 }
 
 /** POST /api/import: with `dryRun` it only says what would happen. */
@@ -167,87 +119,38 @@ export async function importFile(file: File, dryRun: boolean): Promise<ImportSum
     body: file,
     contentType: importContentType(file),
   });
-  let body: Json;
-  try {
-    body = (await response.json()) as Json;
-  } catch {
-    throw new FormatError('import');
-  }
-  return parseImportSummary(dataOf(body));
+  // A file call (the body is the file), so openapi-fetch does not send it; the answer is the
+  // document's all the same.
+  const { data } = (await response.json()) as Schemas['MessageData_Summary'];
+  const { dry_run, ...counts } = data;
+  return { ...counts, dryRun: dry_run };
 }
 
 export async function getRetentionPreview(days: number, signal?: AbortSignal): Promise<RetentionPreview> {
-  const data = dataOf(await apiRequest(`/api/medications/history/retention?days=${days}`, { signal }));
-  if (!isJsonObject(data)) throw new FormatError('retention');
-  return { days: num(data.days, days), cutoff: strOrNull(data.cutoff), entries: num(data.entries) };
+  const params = { query: { days: String(days) } };
+  const { data } = await answer(api.GET('/api/medications/history/retention', { headers: callerHeaders(), params, signal }));
+  return { ...data, cutoff: data.cutoff ?? null };
 }
 
 export async function listBackups(signal?: AbortSignal): Promise<Backup[]> {
-  const data = dataOf(await apiRequest('/api/backups', { signal }));
-  if (!Array.isArray(data)) throw new FormatError('backups');
-  return objects(data)
-    .map((b) => ({ name: str(b.name), size: num(b.size), created_at: str(b.created_at) }))
-    .filter((b) => b.name !== '');
+  return (await answer(api.GET('/api/backups', { headers: callerHeaders(), signal }))).data;
 }
 
-function parseDataSettings(value: Json | undefined): DataSettings {
-  if (!isJsonObject(value)) throw new FormatError('settings');
-  return {
-    defaultReminderTime: str(value.defaultReminderTime, '09:00'),
-    autoBackup: typeof value.autoBackup === 'boolean' ? value.autoBackup : true,
-    dataRetention: num(value.dataRetention),
-  };
+function dataSettingsOf({ defaultReminderTime, autoBackup, dataRetention }: Schemas['AppSettings']): DataSettings {
+  return { defaultReminderTime, autoBackup, dataRetention };
 }
 
 export async function getDataSettings(signal?: AbortSignal): Promise<DataSettings> {
-  return parseDataSettings(dataOf(await apiRequest('/api/settings', { signal })));
+  return dataSettingsOf((await answer(api.GET('/api/settings', { headers: callerHeaders(), signal }))).data);
 }
 
 /** PUT /api/settings with only the given ones; answers all three as saved. */
 export async function saveDataSettings(changes: Partial<DataSettings>): Promise<DataSettings> {
-  return parseDataSettings(dataOf(await apiRequest('/api/settings', { method: 'PUT', body: changes })));
+  return dataSettingsOf((await answer(api.PUT('/api/settings', { headers: callerHeaders(), body: changes }))).data);
 }
 
-function parseStock(value: Json | undefined): ReportStock | null {
-  if (!isJsonObject(value)) return null;
-  return {
-    current_quantity: num(value.current_quantity),
-    total_unit: str(value.total_unit),
-    stock_status: oneOf(STOCK_STATUSES, value.stock_status, 'in_stock'),
-    runs_out_on: strOrNull(value.runs_out_on),
-  };
-}
 
-function parseReportMedication(value: Json): ReportMedication | null {
-  if (!isJsonObject(value) || typeof value.id !== 'number') return null;
-  return {
-    id: value.id,
-    name: str(value.name),
-    unit: str(value.unit),
-    frequency: oneOf(FREQUENCIES, value.frequency, 'daily'),
-    default_quantity: num(value.default_quantity),
-    color: oneOf(MEDICATION_COLORS, value.color, 'blue'),
-    schedule: parseSchedule(value.schedule),
-    stages: objects(value.stages).map((stage) => ({
-      first_day: str(stage.first_day),
-      last_day: str(stage.last_day),
-      quantity: num(stage.quantity),
-    })),
-    last_day: strOrNull(value.last_day),
-    inventory: parseStock(value.inventory),
-    adherence: isJsonObject(value.adherence) ? parseTally(value.adherence) : null,
-    usage: parseUsage(value.usage),
-    over_limit: objects(value.over_limit).map((dose) => ({
-      time: str(dose.time),
-      limit: dose.limit === 'max_per_day' ? 'max_per_day' : 'min_gap',
-    })),
-  };
-}
 
-function parseUsage(value: Json | undefined): ReportUsage | null {
-  if (!isJsonObject(value)) return null;
-  return { taken: num(value.taken), days: num(value.days, 1), per_day: num(value.per_day) };
-}
 
 export interface ReportPeriod {
   from?: string;
@@ -256,25 +159,22 @@ export interface ReportPeriod {
 
 /** GET /api/report: a period's medications, adherence, stock and missed doses. */
 export async function getReport(period: ReportPeriod, signal?: AbortSignal): Promise<Report> {
-  const params = new URLSearchParams();
-  if (period.from) params.set('from', period.from);
-  if (period.to) params.set('to', period.to);
-  const query = params.toString();
-  const data = dataOf(await apiRequest(`/api/report${query ? `?${query}` : ''}`, { signal }));
-  if (!isJsonObject(data)) throw new FormatError('report');
+  const query = { ...(period.from ? { from: period.from } : {}), ...(period.to ? { to: period.to } : {}) };
+  const { data } = await answer(api.GET('/api/report', { headers: callerHeaders(), params: { query }, signal }));
+  const tally = (t: Schemas['Adherence']): Tally => ({ ...t, rate: t.rate ?? null });
+  const stock = (s: Schemas['StockSummary']): ReportStock => ({
+    ...s,
+    runs_out_on: s.runs_out_on ?? null,
+    stock_status: expectOneOf(STOCK_STATUSES, s.stock_status, 'stock status'),
+  });
   return {
-    from: str(data.from),
-    to: str(data.to),
-    generated_at: str(data.generated_at),
-    timezone: str(data.timezone),
-    totals: parseTally(data.totals),
-    medications: Array.isArray(data.medications)
-      ? data.medications.map(parseReportMedication).filter((m): m is ReportMedication => m !== null)
-      : [],
-    missed: objects(data.missed).map((m) => ({
-      medication_name: str(m.medication_name),
-      time: str(m.time),
-      source: m.source === 'logged' ? 'logged' : 'unanswered',
+    ...data,
+    totals: tally(data.totals),
+    medications: data.medications.map((m) => ({
+      ...m,
+      frequency: expectOneOf(FREQUENCIES, m.frequency, 'frequency'),
+      inventory: m.inventory ? stock(m.inventory) : null,
+      adherence: m.adherence ? tally(m.adherence) : null,
     })),
   };
 }

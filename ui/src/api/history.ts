@@ -1,7 +1,6 @@
 // The dose history (/api/medications/history*) and adherence.
-import { apiRequest, isJsonObject } from './client';
-import { FormatError, dataOf, parseAdherence, parseEntry, parsePagination, parseStockSummary } from './medicationParse';
-import { parseEntryResult, personQuery } from './medications';
+import { answer, api, callerHeaders } from './http';
+import { entryResultOf, paginationOf, personParam } from './medications';
 import {
   HISTORY_PAGE_SIZE,
   type Adherence,
@@ -12,25 +11,23 @@ import {
   type StockSummary,
 } from './medicationTypes';
 
-/** The query string of a history request; empty filters are left out. */
-export function historyQuery(filters: HistoryFilters): string {
-  const params = new URLSearchParams();
-  params.set('limit', String(filters.limit ?? HISTORY_PAGE_SIZE));
-  params.set('page', String(Math.max(1, filters.page)));
-  if (filters.status) params.set('status', filters.status);
-  if (filters.medicationId != null) params.set('medicationId', String(filters.medicationId));
-  if (filters.date_from) params.set('date_from', filters.date_from);
-  if (filters.date_to) params.set('date_to', filters.date_to);
-  if (filters.personId != null) params.set('person_id', String(filters.personId));
-  return params.toString();
+/** The query of a history request; empty filters are left out. */
+export function historyQuery(filters: HistoryFilters) {
+  return {
+    limit: filters.limit ?? HISTORY_PAGE_SIZE,
+    page: Math.max(1, filters.page),
+    ...(filters.status ? { status: filters.status } : {}),
+    ...(filters.medicationId != null ? { medicationId: filters.medicationId } : {}),
+    ...(filters.date_from ? { date_from: filters.date_from } : {}),
+    ...(filters.date_to ? { date_to: filters.date_to } : {}),
+    ...personParam(filters.personId),
+  };
 }
 
 export async function listHistory(filters: HistoryFilters, signal?: AbortSignal): Promise<HistoryPage> {
-  const body = await apiRequest(`/api/medications/history?${historyQuery(filters)}`, { signal });
-  const data = dataOf(body);
-  if (!Array.isArray(data) || !isJsonObject(body)) throw new FormatError('history');
-  const entries = data.map(parseEntry);
-  return { entries, pagination: parsePagination(body.pagination, entries.length) };
+  const params = { query: historyQuery(filters) };
+  const body = await answer(api.GET('/api/medications/history', { headers: callerHeaders(), params, signal }));
+  return { entries: body.data, pagination: paginationOf(body.pagination) };
 }
 
 /** A correction to an entry; what is left out stays. */
@@ -49,16 +46,22 @@ export interface EntryCorrection {
  * dose's new amount moves it by the difference).
  */
 export async function updateHistoryEntry(entryId: number, correction: EntryCorrection): Promise<EntryResult> {
-  const body = await apiRequest(`/api/medications/history/${entryId}`, { method: 'PUT', body: correction });
-  return parseEntryResult(dataOf(body));
+  const params = { path: { id: entryId } };
+  return entryResultOf((await answer(api.PUT('/api/medications/history/{id}', { headers: callerHeaders(), params, body: correction }))).data);
 }
 
 /** Deletes an entry; the stock it used returns. */
 export async function deleteHistoryEntry(entryId: number): Promise<StockSummary | null> {
-  const data = dataOf(await apiRequest(`/api/medications/history/${entryId}`, { method: 'DELETE' }));
-  return isJsonObject(data) ? parseStockSummary(data.inventory) : null;
+  const params = { path: { id: entryId } };
+  return (await answer(api.DELETE('/api/medications/history/{id}', { headers: callerHeaders(), params }))).data.inventory;
 }
 
 export async function getAdherence(personId: number | null, signal?: AbortSignal): Promise<Adherence> {
-  return parseAdherence(dataOf(await apiRequest(`/api/medications/adherence${personQuery(personId)}`, { signal })));
+  const params = { query: personParam(personId) };
+  const { data } = await answer(api.GET('/api/medications/adherence', { headers: callerHeaders(), params, signal }));
+  const tally = (t: (typeof data.medications)[number]['last7']) => ({ ...t, rate: t.rate ?? null });
+  return {
+    daily: data.daily,
+    medications: data.medications.map((m) => ({ ...m, last7: tally(m.last7), last30: tally(m.last30) })),
+  };
 }

@@ -1,5 +1,5 @@
 // The shapes of /api/medications/* as the server sends them (SPEC §3, DESIGN §3/§7).
-import type { Escalation, LoggedBy } from './peopleTypes';
+import type { Escalation } from './peopleTypes';
 import type { components } from './schema';
 
 // The enums of the document (components['schemas']), listed for checking answers at run time.
@@ -38,34 +38,8 @@ export const RECENT_DOSES = 5;
 /** SPEC §9: history page size. */
 export const HISTORY_PAGE_SIZE = 20;
 
-export interface Schedule {
-  /** The person's own times of day, "HH:MM" in their zone. */
-  times: string[];
-  /** The person's own weekdays, 1 = Monday … 7 = Sunday. */
-  weekdays: number[];
-  start_date: string;
-  /** The times that apply, defaults included (DESIGN §4). */
-  effective_times: string[];
-  effective_weekdays: number[];
-  /** Every N hours from `times[0]`. */
-  interval_hours: number | null;
-  every_days: number | null;
-  cycle_on_days: number | null;
-  cycle_off_days: number | null;
-  /** The last day with doses. */
-  end_date: string | null;
-  /** A tapering plan from the start date. */
-  steps: Step[];
-  max_per_day: number | null;
-  min_gap_minutes: number | null;
-  /** The clock in force. */
-  clock: ClockKind;
-  /** The grace in force (the default when unset). */
-  grace_minutes: number;
-  /** Null: the person's own follow-up setting. */
-  repeat_every_minutes: number | null;
-  repeat_times: number | null;
-}
+/** A medication's schedule as set, with the defaults and the clock in force filled in. */
+export type Schedule = Schemas['ScheduleView'];
 
 export type ClockKind = Schemas['ClockKind'];
 export const CLOCK_KINDS = ['wall', 'elapsed'] as const satisfies readonly ClockKind[];
@@ -78,33 +52,9 @@ export type DatedStep = Schemas['DatedStep'];
 /** The server's default grace before an unlogged dose counts as missed. */
 export const DEFAULT_GRACE_MINUTES = 60;
 
-export interface RecentDose {
-  id: number;
-  status: DoseStatus;
-  taken: string;
-  quantity: number;
-  dosage_unit: string;
-}
+export type RecentDose = Schemas['RecentDose'];
 
-export interface Inventory {
-  id: number;
-  enabled: boolean;
-  inventory_type: InventoryType;
-  container_type: string | null;
-  container_quantity: number | null;
-  container_size: number | null;
-  container_unit: string | null;
-  item_quantity: number | null;
-  item_strength: number | null;
-  item_unit: string | null;
-  total_quantity: number;
-  total_unit: string;
-  current_quantity: number;
-  reminder_threshold: number;
-  stock_status: StockStatus;
-  runs_out_on: string | null;
-  updated_at: string;
-}
+export type Inventory = Schemas['InventoryView'];
 
 /**
  * Why a medication's reminders can reach nobody: push is its way and no device is subscribed,
@@ -120,29 +70,11 @@ export const DELIVERY_WARNINGS = [
 ] as const;
 export type DeliveryWarningCode = (typeof DELIVERY_WARNINGS)[number];
 
-export interface Medication {
-  id: number;
-  name: string;
-  unit: string;
-  frequency: Frequency;
-  color: MedicationColor;
-  icon: string;
-  notes: string;
-  default_quantity: number;
-  schedule: Schedule;
-  created_at: string;
-  updated_at: string;
-  doses: RecentDose[];
-  inventory: Inventory | null;
-  /** Why its reminders can reach nobody, or null when one can arrive (or reminders are off). */
-  delivery_warning: DeliveryWarningCode | null;
-  /** As needed with limits: when the next dose is allowed (RFC 3339); may lie in the past. */
-  next_dose_allowed_at: string | null;
-  /** Whose medication it is (null from a server without the care circle). */
-  person_id: number | null;
-  /** Null: missed doses are not escalated to carers. */
-  escalation: Escalation | null;
-}
+/**
+ * A medication with its schedule, stock and latest doses. `delivery_warning` is one of
+ * DELIVERY_WARNINGS (or null); `color` one of MEDICATION_COLORS.
+ */
+export type Medication = Schemas['MedicationView'];
 
 /** The inventory fields a form sends (POST/PUT medication, PUT inventory). */
 export interface InventoryInput {
@@ -167,7 +99,8 @@ export interface MedicationInput {
   name: string;
   unit: string;
   frequency: Frequency;
-  color: MedicationColor;
+  /** One of MEDICATION_COLORS. */
+  color: string;
   icon: string;
   notes: string;
   default_quantity: number;
@@ -179,54 +112,16 @@ export interface MedicationInput {
   escalation?: Escalation | null;
 }
 
-export interface HistoryEntry {
-  id: number;
-  /** null once the medication was deleted (the entry keeps its name). */
-  medication_id: number | null;
-  medication_name: string;
-  medication_unit: string;
-  status: DoseStatus;
-  taken: string;
-  quantity: number;
-  dosage_unit: string;
-  dosage: string | null;
-  affect_inventory: boolean;
-  dosage_id: number | null;
-  created_at: string;
-  person_id: number | null;
-  /** Whose dose, by name; only in history lists (which may hold several people's). */
-  person_name?: string | null;
-  /** Null for entries from before the care circle. */
-  logged_by: LoggedBy | null;
-}
+/** A history entry; lists (GET history) also say whose dose it is by name. */
+export type HistoryEntry = Schemas['Entry'] & { person_name?: string };
 
 export type TodayDoseStatus = Schemas['DoseState'];
 export const TODAY_DOSE_STATUSES = ['upcoming', 'due', 'taken', 'skipped', 'missed'] as const satisfies readonly TodayDoseStatus[];
 
 /** One dose scheduled today (GET /api/medications/today), with how it stands. */
-export interface TodayDose {
-  medication_id: number;
-  name: string;
-  color: MedicationColor;
-  icon: string;
-  unit: string;
-  quantity: number;
-  scheduled_time: string;
-  /** "HH:MM" in the person's zone. */
-  local_time: string;
-  status: TodayDoseStatus;
-  history_id: number | null;
-  /** When the entry that answered it was logged (RFC 3339). */
-  logged_at: string | null;
-  reminder_id: number | null;
-  person_id: number | null;
-  person_name: string | null;
-}
+export type TodayDose = Schemas['TodayDose'];
 
-export interface TodaySchedule {
-  date: string;
-  doses: TodayDose[];
-}
+export type TodaySchedule = Schemas['TodayView'];
 
 /** SPEC §3 "dosage log payload". */
 export interface DoseInput {
@@ -241,10 +136,7 @@ export interface DoseInput {
   confirm?: boolean;
 }
 
-export interface StockSummary {
-  current_quantity: number;
-  stock_status: StockStatus;
-}
+export type StockSummary = Schemas['StockLevel'];
 
 /** Why a recorded dose left the stock alone or could not take all it needed. */
 export type DoseWarningCode = Schemas['DoseWarning'];
@@ -263,19 +155,10 @@ export interface EntryResult {
   warning: DoseWarning | null;
 }
 
-export interface LedgerRow {
-  id: number;
-  change: number;
-  balance: number;
-  kind: LedgerKind;
-  reason: string | null;
-  history_id: number | null;
-  created_at: string;
-}
+/** A stock change; `kind` is one of LEDGER_KINDS. */
+export type LedgerRow = Schemas['LedgerRow'];
 
-export interface AdjustmentResult extends StockSummary {
-  inventory: Inventory;
-}
+export type AdjustmentResult = Schemas['MessageData_Adjusted']['data'];
 
 /** SPEC §3 "History filters"; dates are YYYY-MM-DD in the person's zone, inclusive. */
 export interface HistoryFilters {
@@ -311,34 +194,15 @@ export interface HistoryPage {
   pagination: Pagination;
 }
 
-export interface Tally {
-  taken: number;
-  skipped: number;
-  missed: number;
-  /** taken / (taken + skipped + missed), or null with nothing logged. */
-  rate: number | null;
-}
+/** taken / (taken + skipped + missed) as `rate`, null with nothing logged. */
+export type Tally = Omit<Schemas['Adherence'], 'rate'> & { rate: number | null };
 
-export interface MedicationAdherence {
-  medication_id: number;
-  name: string;
-  color: MedicationColor;
-  /** Whose medication (the summary may hold several people's). */
-  person_id: number | null;
-  person_name: string | null;
-  last7: Tally;
-  last30: Tally;
-}
+export type MedicationAdherence = Omit<Schemas['MedicationAdherence'], 'last7' | 'last30'> & { last7: Tally; last30: Tally };
 
-export interface DailyTally {
-  date: string;
-  taken: number;
-  skipped: number;
-  missed: number;
-}
+export type DailyTally = Schemas['DailyAdherence'];
 
+/** 30 days of `daily` tallies, oldest first. */
 export interface Adherence {
   medications: MedicationAdherence[];
-  /** 30 days, oldest first. */
   daily: DailyTally[];
 }

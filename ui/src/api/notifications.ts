@@ -1,32 +1,27 @@
 // Reminders (/api/notifications): the scheduled list, delivery history, push subscriptions,
 // the delivery defaults and test notifications (the Notifications page).
-import { ApiError, apiRequest, isJsonObject, type Json } from './client';
-import { FormatError, dataOf } from './medicationParse';
-import { nonEmptyString } from './parse';
+import { ApiError, isJsonObject, type Json } from './client';
+import { answer, api, callerHeaders, done } from './http';
 import type { components } from './schema';
+
+type Schemas = components['schemas'];
 
 /** The statuses of the document's ReminderStatus, listed for checking answers at run time. */
 export type NotificationStatus = components['schemas']['ReminderStatus'];
 export const NOTIFICATION_STATUSES = ['scheduled', 'sent', 'cancelled', 'failed'] as const satisfies readonly NotificationStatus[];
 
 /** SPEC §3 "Scheduled notification". */
-export interface ScheduledNotification {
-  id: number;
-  /** The server's (English) title; the page shows its own translation by `kind`. */
-  title: string;
-  /** dose (planned from a schedule), one_off, or low_stock. */
-  kind: string;
+export type ScheduledNotification = Omit<
+  Schemas['Reminder'],
+  'medication_id' | 'message' | 'answered_at' | 'failure_reason'
+> & {
   medication_id: number | null;
-  medication_name: string;
-  scheduled_time: string;
-  reminder_time: string;
-  status: NotificationStatus;
   message: string | null;
   /** When a logged dose answered this reminder, else null. */
   answered_at: string | null;
   /** Why its delivery failed (status failed), else null. */
   failure_reason: string | null;
-}
+};
 
 export interface NotificationList {
   notifications: ScheduledNotification[];
@@ -36,48 +31,29 @@ export interface NotificationList {
 /** SPEC §9: the page asks for at most 50. */
 export const SCHEDULED_LIMIT = 50;
 
-function str(value: Json | undefined): string {
-  return typeof value === 'string' ? value : '';
-}
-
-function count(value: Json | undefined, fallback: number): number {
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : fallback;
-}
-
-export function parseNotification(value: Json | undefined): ScheduledNotification {
-  if (!isJsonObject(value) || typeof value.id !== 'number') throw new FormatError('notification');
-  const status = NOTIFICATION_STATUSES.find((s) => s === value.status) ?? 'scheduled';
+function scheduledOf(reminder: Schemas['Reminder']): ScheduledNotification {
   return {
-    id: value.id,
-    title: str(value.title),
-    kind: str(value.kind) || 'dose',
-    medication_id: typeof value.medication_id === 'number' ? value.medication_id : null,
-    medication_name: str(value.medication_name),
-    scheduled_time: str(value.scheduled_time),
-    reminder_time: str(value.reminder_time),
-    status,
-    message: nonEmptyString(value.message),
-    answered_at: nonEmptyString(value.answered_at),
-    failure_reason: nonEmptyString(value.failure_reason),
+    ...reminder,
+    medication_id: reminder.medication_id ?? null,
+    message: reminder.message ? reminder.message : null,
+    answered_at: reminder.answered_at ?? null,
+    failure_reason: reminder.failure_reason ?? null,
   };
 }
 
 /** The scheduled reminders, soonest first. */
 export async function listScheduledNotifications(signal?: AbortSignal): Promise<NotificationList> {
-  const params = new URLSearchParams({ status: 'scheduled', limit: String(SCHEDULED_LIMIT), offset: '0' });
-  const body = await apiRequest(`/api/notifications?${params.toString()}`, { signal });
-  const data = dataOf(body);
-  if (!Array.isArray(data) || !isJsonObject(body)) throw new FormatError('notifications');
-  const notifications = data
-    .map(parseNotification)
+  const query = { status: 'scheduled', limit: SCHEDULED_LIMIT, offset: 0 } as const;
+  const body = await answer(api.GET('/api/notifications', { headers: callerHeaders(), params: { query }, signal }));
+  const notifications = body.data
+    .map(scheduledOf)
     .sort((a, b) => Date.parse(a.scheduled_time) - Date.parse(b.scheduled_time));
-  const pagination = isJsonObject(body.pagination) ? body.pagination : {};
-  return { notifications, total: count(pagination.total, notifications.length) };
+  return { notifications, total: body.pagination.total };
 }
 
 /** Cancels a scheduled reminder (only a scheduled one can be cancelled). */
 export async function cancelNotification(id: number): Promise<void> {
-  await apiRequest(`/api/notifications/${id}`, { method: 'DELETE' });
+  await done(api.DELETE('/api/notifications/{id}', { headers: callerHeaders(), params: { path: { id } } }));
 }
 
 /** `push`, `email`, or one of the person's channels: `channel:7`. */
@@ -123,8 +99,10 @@ export interface ChannelResult {
   fallback: boolean;
 }
 
-function parseResults(body: Json): ChannelResult[] {
-  const data = dataOf(body);
+/** The channel results in an error body (which the document does not type). */
+function resultsInError(body: Json): ChannelResult[] {
+  const data = isJsonObject(body) ? body.data : undefined;
+  const str = (value: Json | undefined) => (typeof value === 'string' ? value : '');
   const results = isJsonObject(data) && Array.isArray(data.results) ? data.results : [];
   return results.filter(isJsonObject).map((r) => ({
     channel: isDeliveryMethod(r.channel) ? r.channel : 'push',
@@ -141,11 +119,8 @@ function parseResults(body: Json): ChannelResult[] {
  * when at least one delivered; rejects (ApiError, the server's message) when none did.
  */
 export async function sendTestNotification(methods: readonly DeliveryMethod[]): Promise<ChannelResult[]> {
-  const body = await apiRequest('/api/notifications/test', {
-    method: 'POST',
-    body: { deliveryMethods: [...methods] },
-  });
-  return parseResults(body);
+  const body = { deliveryMethods: [...methods] };
+  return (await answer(api.POST('/api/notifications/test', { headers: callerHeaders(), body }))).data.results;
 }
 
 /**
@@ -153,35 +128,18 @@ export async function sendTestNotification(methods: readonly DeliveryMethod[]): 
  * each channel's detail when none delivered. Empty for any other error.
  */
 export function channelResultsOf(error: unknown): ChannelResult[] {
-  return error instanceof ApiError && error.body !== null ? parseResults(error.body) : [];
+  return error instanceof ApiError && error.body !== null ? resultsInError(error.body) : [];
 }
 
 export const DELIVERY_KINDS = ['reminder', 'repeat', 'low_stock', 'test'] as const;
 export type DeliveryKind = (typeof DELIVERY_KINDS)[number];
 
 /** One attempt to deliver a notification over one channel. */
-export interface Delivery {
-  id: number;
+export type Delivery = Omit<Schemas['Delivery'], 'notification_id' | 'medication_name' | 'error'> & {
   notification_id: number | null;
-  kind: DeliveryKind;
-  title: string;
   medication_name: string | null;
-  channel: DeliveryMethod;
-  /** For a channel row: its kind (ntfy, gotify, telegram, webhook) and name, kept after it is deleted. */
-  channel_kind: string | null;
-  channel_name: string | null;
-  attempted_at: string;
-  result: 'sent' | 'failed';
   error: string | null;
-  /** E-mail was used because every push failed. */
-  fallback: boolean;
-  /** The title as a code (`dose`, `dose_repeat`, `low_stock`, `test`) with its values. */
-  title_code: string;
-  title_params: CodeParams;
-  /** What happened as a code with its values; null on rows older than codes. */
-  result_code: string | null;
-  result_params: CodeParams;
-}
+};
 
 export interface DeliveryPage {
   deliveries: Delivery[];
@@ -199,68 +157,48 @@ export interface DeliveryHistoryQuery {
 /** Deliveries per page of the History tab. */
 export const DELIVERY_PAGE_SIZE = 50;
 
-export function parseDelivery(value: Json | undefined): Delivery {
-  if (!isJsonObject(value) || typeof value.id !== 'number') throw new FormatError('delivery');
+function deliveryOf(delivery: Schemas['Delivery']): Delivery {
   return {
-    id: value.id,
-    notification_id: typeof value.notification_id === 'number' ? value.notification_id : null,
-    kind: DELIVERY_KINDS.find((kind) => kind === value.kind) ?? 'reminder',
-    title: str(value.title),
-    medication_name: nonEmptyString(value.medication_name),
-    channel: isDeliveryMethod(value.channel) ? value.channel : 'push',
-    channel_kind: nonEmptyString(value.channel_kind),
-    channel_name: nonEmptyString(value.channel_name),
-    attempted_at: str(value.attempted_at),
-    result: value.result === 'sent' ? 'sent' : 'failed',
-    error: nonEmptyString(value.error),
-    fallback: value.fallback === true,
-    title_code: str(value.title_code),
-    title_params: codeParams(value.title_params),
-    result_code: nonEmptyString(value.result_code),
-    result_params: codeParams(value.result_params),
+    ...delivery,
+    notification_id: delivery.notification_id ?? null,
+    medication_name: delivery.medication_name ? delivery.medication_name : null,
+    error: delivery.error ? delivery.error : null,
   };
 }
 
 /** The delivery history, newest first. */
 export async function listDeliveries(query: DeliveryHistoryQuery = {}, signal?: AbortSignal): Promise<DeliveryPage> {
-  const params = new URLSearchParams({
-    limit: String(query.limit ?? DELIVERY_PAGE_SIZE),
-    offset: String(query.offset ?? 0),
-  });
-  if (query.start_date) params.set('start_date', query.start_date);
-  if (query.end_date) params.set('end_date', query.end_date);
-  const body = await apiRequest(`/api/notifications/history?${params.toString()}`, { signal });
-  const data = dataOf(body);
-  if (!Array.isArray(data) || !isJsonObject(body)) throw new FormatError('delivery history');
-  const deliveries = data.map(parseDelivery);
-  const pagination = isJsonObject(body.pagination) ? body.pagination : {};
-  return { deliveries, total: count(pagination.total, deliveries.length) };
+  const params = {
+    query: {
+      limit: query.limit ?? DELIVERY_PAGE_SIZE,
+      offset: query.offset ?? 0,
+      ...(query.start_date ? { start_date: query.start_date } : {}),
+      ...(query.end_date ? { end_date: query.end_date } : {}),
+    },
+  };
+  const body = await answer(api.GET('/api/notifications/history', { headers: callerHeaders(), params, signal }));
+  return { deliveries: body.data.map(deliveryOf), total: body.pagination.total };
 }
 
 /** Tells the server where to push this browser's notifications (`PushSubscription.toJSON()`). */
 export async function registerPushSubscription(subscription: PushSubscriptionJSON, userAgent: string): Promise<void> {
-  await apiRequest('/api/notifications/push/register', { method: 'POST', body: { subscription, userAgent } });
+  const body = { subscription, userAgent };
+  await done(api.POST('/api/notifications/push/register', { headers: callerHeaders(), body }));
 }
 
 /** Forgets a push endpoint (no error when the server did not know it). */
 export async function unregisterPushSubscription(endpoint: string): Promise<void> {
-  await apiRequest('/api/notifications/push/unregister', { method: 'POST', body: { endpoint } });
+  await done(api.POST('/api/notifications/push/unregister', { headers: callerHeaders(), body: { endpoint } }));
 }
 
 /** Whether the server sends reminders to this browser's endpoint, and to how many devices in all. */
-export interface PushStatus {
-  registered: boolean;
-  devices: number;
-}
+export type PushStatus = Schemas['PushStatus'];
 
 export async function getPushStatus(endpoint: string): Promise<PushStatus> {
-  const data = dataOf(await apiRequest('/api/notifications/push/status', { method: 'POST', body: { endpoint } }));
-  if (!isJsonObject(data)) throw new FormatError('push status');
-  return { registered: data.registered === true, devices: count(data.devices, 0) };
+  return (await answer(api.POST('/api/notifications/push/status', { headers: callerHeaders(), body: { endpoint } }))).data;
 }
 
 /** The server's VAPID public key (base64url), or '' when none is configured. */
 export async function getPushPublicKey(): Promise<string> {
-  const data = dataOf(await apiRequest('/api/notifications/push/public-key', { anonymous: true }));
-  return isJsonObject(data) ? str(data.publicKey) : '';
+  return (await answer(api.GET('/api/notifications/push/public-key'))).data.publicKey;
 }

@@ -1,5 +1,5 @@
 // The care circle's shapes (/api/people/*, /api/invitations/*), as the OpenAPI document
-// describes them (generated: schema.d.ts); the parsers in people.ts check every answer.
+// describes them (generated: schema.d.ts).
 import type { components } from './schema';
 
 type Schemas = components['schemas'];

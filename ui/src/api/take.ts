@@ -1,34 +1,50 @@
 // Take links (/api/notifications/take/{token}): log the dose a reminder asked about without
 // signing in. Possession of the link is the permission, so no session token is sent.
-import { apiRequest, isJsonObject, type Json } from './client';
-import { FormatError, dataOf, parseDoseWarning } from './medicationParse';
-import { nonEmptyString } from './parse';
-import { DOSE_STATUSES, type DoseStatus, type DoseWarning } from './medicationTypes';
+import { answer, api } from './http';
+import { TAKE_PATH } from './paths';
+import type { DoseStatus, DoseWarning } from './medicationTypes';
+import { doseWarningOf } from './medications';
 import type { components } from './schema';
 import { LANGUAGES, type Language } from '../settings/appSettings';
+
+type TakeDetailsView = components['schemas']['TakeDetails'];
 
 /** How the reminder was answered already; `status` is null when the entry is gone. */
 export type TakeLogged = Required<components['schemas']['TakeLogged']>;
 
-/** SPEC §3 "Token notification details", plus whether the dose was logged already. */
-export interface TakeDetails {
-  title: string;
-  medication_name: string;
-  quantity: number | null;
+/**
+ * SPEC §3 "Token notification details", plus whether the dose was logged already. The
+ * document's optional and empty texts are null here: one "none" for the screen to test.
+ */
+export type TakeDetails = Omit<
+  TakeDetailsView,
+  'dosage' | 'dosage_unit' | 'message' | 'logged' | 'person_name' | 'language'
+> & {
   dosage: string | null;
   dosage_unit: string | null;
-  scheduled_time: string;
   message: string | null;
   logged: TakeLogged | null;
-  /** When a snoozed reminder goes out again (RFC 3339); null unless it is snoozed. */
-  snoozed_until: string | null;
   /** Whose dose it is (the account holder's name for their own). */
   person_name: string | null;
-  /** Who logged it taken or skipped, and when: the account holder or a carer. */
-  handled_by: string | null;
-  handled_at: string | null;
-  /** The language the reminder was written in (`en`, `es`, `fr`, `de`), when the server says. */
+  /** The language the reminder was written in, when it is one the app speaks. */
   language: Language | null;
+};
+
+const textOrNull = (value: string | null | undefined): string | null => (value ? value : null);
+
+function takeDetailsOf(view: TakeDetailsView): TakeDetails {
+  return {
+    ...view,
+    dosage: textOrNull(view.dosage),
+    dosage_unit: textOrNull(view.dosage_unit),
+    message: textOrNull(view.message),
+    logged: view.logged ? { status: view.logged.status ?? null, taken: view.logged.taken } : null,
+    snoozed_until: textOrNull(view.snoozed_until),
+    person_name: textOrNull(view.person_name),
+    handled_by: textOrNull(view.handled_by),
+    handled_at: textOrNull(view.handled_at),
+    language: LANGUAGES.find((language) => language === view.language) ?? null,
+  };
 }
 
 /** What a take link recorded: the entry the server wrote, and its stock warning. */
@@ -43,42 +59,11 @@ export interface TakeRecorded {
 export const SNOOZE_MINUTES = [10, 30, 60] as const;
 export type SnoozeMinutes = (typeof SNOOZE_MINUTES)[number];
 
-function str(value: Json | undefined): string {
-  return typeof value === 'string' ? value : '';
-}
-
-function parseLogged(value: Json | undefined): TakeLogged | null {
-  if (!isJsonObject(value)) return null;
-  return { status: DOSE_STATUSES.find((s) => s === value.status) ?? null, taken: str(value.taken) };
-}
-
-export function parseTakeDetails(value: Json | undefined): TakeDetails {
-  if (!isJsonObject(value)) throw new FormatError('notification details');
-  return {
-    title: str(value.title),
-    medication_name: str(value.medication_name),
-    quantity: typeof value.quantity === 'number' && Number.isFinite(value.quantity) ? value.quantity : null,
-    dosage: nonEmptyString(value.dosage),
-    dosage_unit: nonEmptyString(value.dosage_unit),
-    scheduled_time: str(value.scheduled_time),
-    message: nonEmptyString(value.message),
-    logged: parseLogged(value.logged),
-    snoozed_until: nonEmptyString(value.snoozed_until),
-    person_name: nonEmptyString(value.person_name),
-    handled_by: nonEmptyString(value.handled_by),
-    handled_at: nonEmptyString(value.handled_at),
-    language: LANGUAGES.find((language) => language === value.language) ?? null,
-  };
-}
-
-function takePath(token: string): string {
-  return `/api/notifications/take/${encodeURIComponent(token)}`;
-}
+const byToken = (token: string) => ({ params: { path: { token } } });
 
 /** The reminder a take link points at. 404 (ApiError) for an unknown or expired token. */
 export async function getTakeDetails(token: string, signal?: AbortSignal): Promise<TakeDetails> {
-  const body = await apiRequest(takePath(token), { signal, anonymous: true });
-  return parseTakeDetails(dataOf(body));
+  return takeDetailsOf((await answer(api.GET(TAKE_PATH, { ...byToken(token), signal }))).data);
 }
 
 /**
@@ -86,25 +71,16 @@ export async function getTakeDetails(token: string, signal?: AbortSignal): Promi
  * warning when the stock could not follow. 409 (ApiError) when it was logged already.
  */
 export async function logTakeDose(token: string, status: DoseStatus): Promise<TakeRecorded> {
-  const body = await apiRequest(takePath(token), { method: 'POST', body: { status }, anonymous: true });
-  const data = dataOf(body);
-  if (!isJsonObject(data)) throw new FormatError('logged dose');
-  return {
-    status: DOSE_STATUSES.find((s) => s === data.status) ?? status,
-    taken: str(data.taken),
-    warning: parseDoseWarning(data),
-  };
+  const { data } = await answer(api.POST(TAKE_PATH, { ...byToken(token), body: { status } }));
+  if (!('status' in data)) throw new Error('The take link answered a snooze to a dose');
+  return { status: data.status, taken: data.taken, warning: doseWarningOf(data) };
 }
 
 /** Sends the reminder again `minutes` later; answers when (RFC 3339). */
 export async function snoozeTake(token: string, minutes: SnoozeMinutes): Promise<string> {
-  const body = await apiRequest(takePath(token), {
-    method: 'POST',
-    body: { status: 'snoozed', minutes },
-    anonymous: true,
-  });
-  const data = dataOf(body);
-  const until = isJsonObject(data) ? nonEmptyString(data.snoozed_until) : null;
-  if (until === null) throw new FormatError('snooze');
-  return until;
+  const { data } = await answer(
+    api.POST(TAKE_PATH, { ...byToken(token), body: { status: 'snoozed', minutes } }),
+  );
+  if (!('snoozed_until' in data)) throw new Error('The take link answered a dose to a snooze');
+  return data.snoozed_until;
 }

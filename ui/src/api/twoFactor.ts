@@ -1,5 +1,5 @@
-import { apiRequest, isJsonObject } from './client';
-import { nonEmptyString, parseMethod, parseMethods, parseStrings, payloadOf } from './parse';
+import { answer, api, callerHeaders, done } from './http';
+import type { components } from './schema';
 import type {
   AuthSession,
   LoginRequirements,
@@ -9,7 +9,8 @@ import type {
   TwoFactorMethod,
   TwoFactorStatus,
 } from './types';
-import { parseUser } from './auth';
+
+const ANONYMOUS = callerHeaders({ anonymous: true });
 
 // ---- The sign-in code step (public; every call carries the password again) ----
 
@@ -18,70 +19,31 @@ import { parseUser } from './auth';
  * right, so the password is sent too.
  */
 export async function checkLoginRequirements(email: string, password: string): Promise<LoginRequirements> {
-  const body = await apiRequest('/api/auth/2fa/check-login-requirements', {
-    method: 'POST',
-    anonymous: true,
-    body: { email, password },
-  });
-  if (!isJsonObject(body) || body.success === false) {
-    throw new Error(
-      (isJsonObject(body) ? nonEmptyString(body.message) ?? nonEmptyString(body.error) : null) ??
-        'Failed to check login requirements',
-    );
-  }
-  const flat = body.requires2FA === undefined ? payloadOf(body) ?? body : body;
-  return {
-    requires2FA: flat.requires2FA === true,
-    availableMethods: parseMethods(flat.availableMethods),
-    preferredMethod: parseMethod(flat.preferredMethod),
-  };
+  const { requires2FA, availableMethods, preferredMethod } = await answer(
+    api.POST('/api/auth/2fa/check-login-requirements', { headers: ANONYMOUS, body: { email, password } }),
+  );
+  return { requires2FA, availableMethods, preferredMethod: preferredMethod ?? null };
 }
 
 /** Asks the server to send a sign-in code (e-mail); for the authenticator there is nothing to send. */
 export async function generateOtp(email: string, password: string, method: TwoFactorMethod): Promise<void> {
-  await apiRequest('/api/auth/2fa/generate-otp', {
-    method: 'POST',
-    body: { email, password, method },
-    anonymous: true,
-  });
+  await done(api.POST('/api/auth/2fa/generate-otp', { headers: ANONYMOUS, body: { email, password, method } }));
 }
 
 /** The code step as its own call; the same as a login with a code. */
 export async function verifyOtp(email: string, password: string, otp: string): Promise<AuthSession> {
-  const body = await apiRequest('/api/auth/2fa/verify-otp', {
-    method: 'POST',
-    body: { email, password, otp },
-    anonymous: true,
-  });
-  const payload = payloadOf(body);
-  const user = parseUser(payload?.user);
-  const token = nonEmptyString(payload?.token);
-  if (!isJsonObject(body) || body.success !== true || !user || !token) {
-    throw new Error('OTP verification failed');
-  }
-  return { user, token };
+  return (await answer(api.POST('/api/auth/2fa/verify-otp', { headers: ANONYMOUS, body: { email, password, otp } }))).data;
 }
 
 // ---- Management (signed in) ----
 
 export async function getTwoFactorStatus(signal?: AbortSignal): Promise<TwoFactorStatus> {
-  const data = payloadOf(await apiRequest('/api/auth/2fa/status', { signal }));
-  if (!data || !Array.isArray(data.methods)) throw new Error('Failed to load 2FA status');
-  return {
-    methods: parseMethods(data.methods),
-    preference: parseMethod(data.preference),
-    backupCodesRemaining: typeof data.backupCodesRemaining === 'number' ? data.backupCodesRemaining : 0,
-    // Older servers do not say; assume e-mail works and let the call report otherwise.
-    emailAvailable: data.emailAvailable !== false,
-  };
+  const { data } = await answer(api.GET('/api/auth/2fa/status', { headers: callerHeaders(), signal }));
+  return { ...data, preference: data.preference ?? null };
 }
 
-function parseEnabled(body: Parameters<typeof payloadOf>[0], failure: string): TwoFactorEnabled {
-  const data = payloadOf(body);
-  const token = nonEmptyString(data?.token);
-  const backupCodes = parseStrings(data?.backupCodes);
-  if (!data || !token || !backupCodes) throw new Error(failure);
-  return { token, backupCodes, methods: parseMethods(data.methods) };
+function enabled({ data }: components['schemas']['MessageData_Enabled']): TwoFactorEnabled {
+  return { token: data.token, methods: data.methods, backupCodes: data.backupCodes ?? [] };
 }
 
 /**
@@ -89,8 +51,7 @@ function parseEnabled(body: Parameters<typeof payloadOf>[0], failure: string): T
  * account password is asked again, so a stolen session token alone cannot do it.
  */
 export async function setupEmailTwoFactor(password: string): Promise<TwoFactorEnabled> {
-  const body = await apiRequest('/api/auth/2fa/setup-email', { method: 'POST', body: { password } });
-  return parseEnabled(body, 'Failed to setup email 2FA');
+  return enabled(await answer(api.POST('/api/auth/2fa/setup-email', { headers: callerHeaders(), body: { password } })));
 }
 
 /**
@@ -98,17 +59,12 @@ export async function setupEmailTwoFactor(password: string): Promise<TwoFactorEn
  * account password; finishing the setup then needs only the code.
  */
 export async function setupTotp(password: string): Promise<TotpSetup> {
-  const data = payloadOf(await apiRequest('/api/auth/2fa/setup-totp', { method: 'POST', body: { password } }));
-  const secret = nonEmptyString(data?.secret);
-  const qrCodeUrl = nonEmptyString(data?.qrCodeUrl);
-  if (!secret || !qrCodeUrl) throw new Error('Failed to start TOTP setup');
-  return { secret, qrCodeUrl };
+  return (await answer(api.POST('/api/auth/2fa/setup-totp', { headers: callerHeaders(), body: { password } }))).data;
 }
 
 /** Finishes authenticator setup with a code from the app. */
 export async function completeTotpSetup(otp: string): Promise<TwoFactorEnabled> {
-  const body = await apiRequest('/api/auth/2fa/complete-totp-setup', { method: 'POST', body: { otp } });
-  return parseEnabled(body, 'Failed to verify TOTP code');
+  return enabled(await answer(api.POST('/api/auth/2fa/complete-totp-setup', { headers: callerHeaders(), body: { otp } })));
 }
 
 /** Turns one method off; a backup code is required and used up. */
@@ -116,27 +72,19 @@ export async function disableTwoFactorMethod(
   method: TwoFactorMethod,
   backupCode: string,
 ): Promise<TwoFactorDisabled> {
-  const body = await apiRequest('/api/auth/2fa/disable-method', {
-    method: 'POST',
-    body: { method, backupCode },
-  });
-  const data = payloadOf(body);
-  const token = nonEmptyString(data?.token);
-  if (!data || !token) throw new Error('Failed to disable method');
-  return { token, methods: parseMethods(data.methods), preference: parseMethod(data.preference) };
+  const { data } = await answer(
+    api.POST('/api/auth/2fa/disable-method', { headers: callerHeaders(), body: { method, backupCode } }),
+  );
+  return { ...data, preference: data.preference ?? null };
 }
 
 export async function setTwoFactorPreference(preference: TwoFactorMethod): Promise<TwoFactorMethod | null> {
-  const data = payloadOf(
-    await apiRequest('/api/auth/2fa/set-preference', { method: 'POST', body: { preference } }),
-  );
-  return parseMethod(data?.preference);
+  const { data } = await answer(api.POST('/api/auth/2fa/set-preference', { headers: callerHeaders(), body: { preference } }));
+  return data.preference ?? null;
 }
 
 /** A fresh set of backup codes; the old ones stop working. Needs the account password. */
 export async function regenerateBackupCodes(password: string): Promise<string[]> {
-  const data = payloadOf(await apiRequest('/api/auth/2fa/backup-codes', { method: 'POST', body: { password } }));
-  const codes = parseStrings(data?.backupCodes);
-  if (!codes) throw new Error('Failed to regenerate backup codes');
-  return codes;
+  return (await answer(api.POST('/api/auth/2fa/backup-codes', { headers: callerHeaders(), body: { password } }))).data
+    .backupCodes;
 }

@@ -37,8 +37,13 @@ export type TwoFactorMethod = Schemas['TwoFactorMethod'];
 /** Every method the document names, for checking values at run time. */
 export const TWO_FACTOR_METHODS = ['email', 'totp'] as const satisfies readonly TwoFactorMethod[];
 
-// The parsers below fill every optional field (null, [] or false), so the app's types are the
-// document's with nothing left optional.
+/** For error bodies, which the document does not type: a method the document names. */
+export function isTwoFactorMethod(value: unknown): value is TwoFactorMethod {
+  return TWO_FACTOR_METHODS.some((method) => method === value);
+}
+
+// The calls (twoFactor.ts) turn the document's optional `preference` and `backupCodes` into
+// null and [], so screens have one "none" to test for.
 
 /** POST /api/auth/2fa/check-login-requirements (spec §3, "Login requirement check response"). */
 export type LoginRequirements = Omit<Required<Schemas['LoginRequirements']>, 'success'>;

@@ -1,5 +1,5 @@
-import { apiRequest, isJsonObject, type Json } from './client';
-import { parseStrings } from './parse';
+import { isJsonObject, type Json } from './client';
+import { answer, api } from './http';
 import type { components } from './schema';
 
 /**
@@ -11,15 +11,21 @@ export type UnitCategory = UnitInfo['category'];
 /** The document's categories in the order the unit picker groups them. */
 export const UNIT_CATEGORIES = ['weight', 'volume', 'count', 'concentration'] as const satisfies readonly UnitCategory[];
 
+function stringsOrNull(value: Json | undefined): string[] | null {
+  if (!Array.isArray(value)) return null;
+  const strings = value.filter((item): item is string => typeof item === 'string');
+  return strings.length === value.length ? strings : null;
+}
+
 function isCategory(value: Json | undefined): value is UnitCategory {
   return UNIT_CATEGORIES.some((category) => category === value);
 }
 
-/** Checks one catalogue entry; null when it is not one. */
+/** Checks one catalogue entry kept in the browser by an earlier start; null when it is not one. */
 export function parseUnit(value: Json | undefined): UnitInfo | null {
   if (!isJsonObject(value)) return null;
   const { symbol, name, category, description, convertible, exponent } = value;
-  const aliases = parseStrings(value.aliases);
+  const aliases = stringsOrNull(value.aliases);
   if (
     typeof symbol !== 'string' ||
     symbol === '' ||
@@ -36,7 +42,7 @@ export function parseUnit(value: Json | undefined): UnitInfo | null {
   return { symbol, name, category, description, convertible, aliases, exponent };
 }
 
-/** A list of catalogue entries (an answer's `data`), or null when any entry is malformed. */
+/** A catalogue kept in the browser (see unitCatalogue.ts), or null when any entry is malformed. */
 export function parseUnitList(value: Json | undefined): UnitInfo[] | null {
   if (!Array.isArray(value) || value.length === 0) return null;
   const units = value.map(parseUnit);
@@ -45,8 +51,5 @@ export function parseUnitList(value: Json | undefined): UnitInfo[] | null {
 
 /** The unit catalogue; public, so the signed-out take screen can read it too. */
 export async function getUnits(signal?: AbortSignal): Promise<UnitInfo[]> {
-  const body = await apiRequest('/api/units', { signal, anonymous: true });
-  const units = parseUnitList(isJsonObject(body) ? body.data : undefined);
-  if (!units) throw new Error('Invalid unit catalogue response format');
-  return units;
+  return (await answer(api.GET('/api/units', { signal }))).data;
 }

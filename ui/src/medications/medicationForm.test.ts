@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Json } from '../api/client';
-import { parseMedication } from '../api/medicationParse';
 import i18n from '../i18n';
-import { medicationJson } from '../test/medications';
+import { medication } from '../test/medications';
 import { problemText } from './errors';
 import {
   emptyMedicationForm,
@@ -120,12 +118,11 @@ describe('schedule rules in the medication form', () => {
   });
 
   it('reads a medication back, and opens More schedule options only when it uses them', () => {
-    const plain = medicationFormOf(parseMedication(medicationJson() as Json));
+    const plain = medicationFormOf(medication());
     expect(hasMoreOptions(plain)).toBe(false);
     expect(plain.rules.clock).toBe('');
     const interval = medicationFormOf(
-      parseMedication(
-        medicationJson({
+      medication({
           schedule: {
             times: ['06:00'],
             weekdays: [],
@@ -139,8 +136,7 @@ describe('schedule rules in the medication form', () => {
             repeat_every_minutes: 20,
             repeat_times: null,
           },
-        }) as Json,
-      ),
+        }),
     );
     expect(interval.rules).toMatchObject({ intervalHours: '8', clock: '', ownFollowUps: true, repeatEveryMinutes: '20' });
     expect(hasMoreOptions(interval)).toBe(true);
@@ -179,8 +175,7 @@ describe('the least time between as-needed doses', () => {
     expect(gapFormOf(null)).toEqual({ minGapHours: '', minGapMinutes: '' });
     expect(gapMinutes(gapFormOf(1440))).toBe(1440);
     const read = medicationFormOf(
-      parseMedication(
-        medicationJson({
+      medication({
           frequency: 'as_needed',
           schedule: {
             times: [],
@@ -192,8 +187,7 @@ describe('the least time between as-needed doses', () => {
             max_per_day: 3,
             steps: [],
           },
-        }) as Json,
-      ),
+        }),
     );
     expect(read.rules).toMatchObject({ maxPerDay: '3', minGapHours: '2', minGapMinutes: '30' });
   });

@@ -5,7 +5,6 @@ import {
   type ClockKind,
   type Frequency,
   type Medication,
-  type MedicationColor,
   type MedicationInput,
   type ScheduleInput,
 } from '../api/medicationTypes';
@@ -49,7 +48,8 @@ export interface MedicationForm {
   name: string;
   unit: string;
   frequency: Frequency;
-  color: MedicationColor;
+  /** One of MEDICATION_COLORS (the document calls it a string). */
+  color: string;
   icon: string;
   defaultQuantity: string;
   notes: string;

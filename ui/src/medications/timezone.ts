@@ -2,39 +2,11 @@
 // It changes only when the person says so, in Settings or by answering the question this
 // module asks when the browser's zone differs from the stored one. Silently taking the zone
 // of whichever browser signed in last moved a traveller's reminders without a word.
-import { useCallback, useState, useSyncExternalStore } from 'react';
-import { setServerTimezone } from '../api/settings';
+import { useCallback, useState } from 'react';
 import { useAuth } from '../auth/AuthContext';
-import { useTimeZoneQuery } from '../queries/account';
+import { useSaveTimeZone, useTimeZoneQuery } from '../queries/account';
 import { browserTimeZone } from './format';
 import { currentZoneName } from './timeZones';
-
-// --- Screens that depend on the zone load again when it changes. ----------------------------
-
-let zoneVersion = 0;
-const listeners = new Set<() => void>();
-
-function subscribe(listener: () => void): () => void {
-  listeners.add(listener);
-  return () => listeners.delete(listener);
-}
-
-/** Tells the screens that read dates in the person's zone to load again. */
-export function timeZoneChanged(): void {
-  zoneVersion += 1;
-  for (const listener of listeners) listener();
-}
-
-/** A number that changes whenever the person's zone was changed from this page. */
-export function useTimeZoneVersion(): number {
-  return useSyncExternalStore(subscribe, () => zoneVersion, () => 0);
-}
-
-/** Saves the person's zone and lets the screens catch up. */
-export async function saveTimeZone(zone: string): Promise<void> {
-  await setServerTimezone(zone);
-  timeZoneChanged();
-}
 
 // --- The question. -----------------------------------------------------------------------------
 
@@ -99,24 +71,22 @@ export function useZonePrompt(): ZonePrompt {
   const stored = useTimeZoneQuery().data ?? null;
   // The pair answered on this page (accepted, or kept); the server's next answer decides then.
   const [answered, setAnswered] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const saveTimeZone = useSaveTimeZone();
+  const busy = saveTimeZone.isPending;
   const [failed, setFailed] = useState(false);
   const found = userId === null ? null : zoneQuestion(userId, stored);
   const question = found && pairOf(found) !== answered ? found : null;
 
   const accept = useCallback(async () => {
     if (!question) return;
-    setBusy(true);
     setFailed(false);
     try {
-      await saveTimeZone(question.browser);
+      await saveTimeZone.mutateAsync(question.browser);
       setAnswered(pairOf(question));
     } catch {
       setFailed(true);
-    } finally {
-      setBusy(false);
     }
-  }, [question]);
+  }, [question, saveTimeZone]);
 
   const decline = useCallback(() => {
     if (question && userId !== null) declineZone(userId, question);

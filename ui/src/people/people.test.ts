@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { parsePerson } from '../api/people';
 import type { HistoryEntry, TodayDose } from '../api/medicationTypes';
 import type { Person } from '../api/peopleTypes';
 import { showsPersonNames } from '../components/medications/TodaySchedule';
@@ -151,12 +150,5 @@ describe('missed-dose escalation in the medication form', () => {
     expect(medicationInput(form, false, false)).not.toHaveProperty('escalation');
     expect(medicationInput(form, false, false)).not.toHaveProperty('person_id');
     expect(medicationInput({ ...form, escalation: escalationFormOf(null) }, false, true).escalation).toBeNull();
-  });
-});
-
-describe('the people answer', () => {
-  it('refuses a person without an id and fills a missing role as the least one', () => {
-    expect(() => parsePerson({ name: 'X' })).toThrow('Invalid person response format');
-    expect(parsePerson({ id: 3, name: 'Mum', role: 'boss' }).role).toBe('view');
   });
 });

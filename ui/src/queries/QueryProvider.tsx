@@ -1,8 +1,6 @@
 import { QueryClientProvider, useQueryClient, type QueryClient } from '@tanstack/react-query';
-import { useEffect, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
+import { useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import { useAuth } from '../auth/AuthContext';
-import { useTimeZoneVersion } from '../medications/timezone';
-import { everythingChanged } from './invalidate';
 import { createQueryClient } from './queryClient';
 
 /** The query cache for the app; tests hand in their own client (no retries). */
@@ -26,19 +24,5 @@ export function SessionCacheGuard() {
     if (previous.current !== null && previous.current !== userId) client.clear();
     previous.current = userId;
   }, [client, userId]);
-  return null;
-}
-
-/** The person's time zone moves "today", dates and reminders: everything is asked again. */
-export function TimeZoneRefresh() {
-  const client = useQueryClient();
-  const version = useTimeZoneVersion();
-  const seen = useRef(version);
-
-  useEffect(() => {
-    if (seen.current === version) return;
-    seen.current = version;
-    everythingChanged(client);
-  }, [client, version]);
   return null;
 }

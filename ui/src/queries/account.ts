@@ -2,8 +2,18 @@
 // the server's version, and whether sign-ups are open.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { getRegistration } from '../api/auth';
-import { getDataSettings, importFile, listBackups, saveDataSettings, type DataSettings } from '../api/data';
-import { getServerTimezone } from '../api/settings';
+import {
+  downloadBackup,
+  downloadExport,
+  getDataSettings,
+  getRetentionPreview,
+  importFile,
+  listBackups,
+  saveDataSettings,
+  type DataSettings,
+  type ExportFormat,
+} from '../api/data';
+import { getServerTimezone, setServerTimezone } from '../api/settings';
 import { getTwoFactorStatus } from '../api/twoFactor';
 import { getVersion } from '../api/version';
 import { everythingChanged } from './invalidate';
@@ -26,6 +36,18 @@ export function useTimeZoneQuery() {
   return useQuery({ queryKey: queryKeys.timeZone, queryFn: ({ signal }) => getServerTimezone(signal) });
 }
 
+/**
+ * Saves the person's zone. It moves "today", dates and reminders, so everything loaded is
+ * asked again.
+ */
+export function useSaveTimeZone() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (zone: string) => setServerTimezone(zone),
+    onSuccess: () => everythingChanged(client),
+  });
+}
+
 export function useDataSettingsQuery() {
   return useQuery({ queryKey: queryKeys.dataSettings, queryFn: ({ signal }) => getDataSettings(signal) });
 }
@@ -42,6 +64,14 @@ export function useSaveDataSettings() {
   });
 }
 
+/**
+ * How many history entries a retention period would delete now, asked when one is chosen
+ * and before anything is saved; each choice asks afresh, so nothing of it is cached.
+ */
+export function useRetentionPreview() {
+  return useMutation({ mutationFn: (days: number) => getRetentionPreview(days) });
+}
+
 /** An import file checked (dry run) or imported; an import changes every view of the data. */
 export function useImportFile() {
   const client = useQueryClient();
@@ -51,6 +81,16 @@ export function useImportFile() {
       if (!dryRun) everythingChanged(client);
     },
   });
+}
+
+/** An export (JSON, or the history as CSV) as a file to save; it changes nothing. */
+export function useDownloadExport() {
+  return useMutation({ mutationFn: (format: ExportFormat) => downloadExport(format) });
+}
+
+/** One of the kept backups, by its file name, as a file to save. */
+export function useDownloadBackup() {
+  return useMutation({ mutationFn: (name: string) => downloadBackup(name) });
 }
 
 export function useBackupsQuery() {

@@ -39,6 +39,8 @@ export const queryKeys = {
   audit: (personId: number, page: number) => ['people', personId, 'audit', page] as const,
   invitation: (token: string) => ['invitation', token] as const,
   invitationPreview: (token: string) => ['invitation', token, 'preview'] as const,
+  /** A verification link's answer: the link works once. */
+  emailVerification: (token: string) => ['email-verification', token] as const,
   /** Whether sign-ups are open (asked before sign-in). */
   registration: ['registration'] as const,
 };

@@ -90,13 +90,13 @@ function updateLists(client: QueryClient, change: (list: Medication[], scope: nu
 
 /**
  * Whether a list shows a medication: its person's own list, and the account's whole list
- * when the person is one of the account's own (a medication without a person is too).
+ * when the person is one of the account's own (or the people are not loaded yet: the
+ * refetch that follows decides).
  */
 function listShows(client: QueryClient, scope: number | 'all', medication: Medication): boolean {
-  if (medication.person_id === null) return true;
   if (scope !== 'all') return scope === medication.person_id;
   const people = client.getQueryData<Person[]>(queryKeys.people);
-  return people?.some((p) => p.id === medication.person_id && p.role === 'owner') ?? false;
+  return people?.some((p) => p.id === medication.person_id && p.role === 'owner') ?? true;
 }
 
 /** Puts a medication the server answered into the cached lists, so it shows before the refetch. */

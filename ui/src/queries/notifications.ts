@@ -20,7 +20,7 @@ import {
   type Delivery,
   type DeliveryPage,
 } from '../api/notifications';
-import { withCustomMessages } from '../notifications/customMessages';
+import { withCustomMessages } from './customMessages';
 import { remindersChanged } from './invalidate';
 import { queryKeys } from './keys';
 

@@ -1,9 +1,9 @@
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useSearchParams } from 'react-router-dom';
-import * as api from '../api';
 import { disabledBecause } from '../components/DisabledReason';
 import { errorText } from '../i18n/messages';
+import { useResendVerification } from '../queries/signIn';
 import { PublicFrame } from './PublicFrame';
 
 /** Spec §9: the initial "Checking your email..." spinner lasts 1 second. */
@@ -17,7 +17,8 @@ export function EmailConfirmationScreen() {
   const [searchParams] = useSearchParams();
   const email = (searchParams.get('email') ?? '').trim();
   const [checking, setChecking] = useState(true);
-  const [sending, setSending] = useState(false);
+  const resendVerification = useResendVerification();
+  const sending = resendVerification.isPending;
   const [result, setResult] = useState<Result>(null);
 
   useEffect(() => {
@@ -40,10 +41,9 @@ export function EmailConfirmationScreen() {
   const noAddress = email === '' ? t('emailConfirmation.errors.noAddress') : null;
 
   const resend = async () => {
-    setSending(true);
     setResult(null);
     try {
-      const accepted = await api.resendVerification(email);
+      const accepted = await resendVerification.mutateAsync(email);
       // The server sends in the background and answers alike whether or not the address
       // has an account waiting, so "sent" is more than it knows: say what did happen.
       setResult(
@@ -53,8 +53,6 @@ export function EmailConfirmationScreen() {
       );
     } catch (error) {
       setResult({ kind: 'error', text: errorText(t, error, 'emailConfirmation.errors.resendVerification') });
-    } finally {
-      setSending(false);
     }
   };
 

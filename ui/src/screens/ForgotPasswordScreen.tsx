@@ -1,9 +1,9 @@
 import { useState, type SubmitEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, Navigate } from 'react-router-dom';
-import { forgotPassword } from '../api';
 import { useAuth } from '../auth/AuthContext';
 import { errorText } from '../i18n/messages';
+import { useForgotPassword } from '../queries/signIn';
 import { PublicFrame } from './PublicFrame';
 
 type Outcome = { kind: 'sent'; email: string } | { kind: 'noEmail' };
@@ -17,7 +17,8 @@ export function ForgotPasswordScreen() {
   const { t } = useTranslation();
   const { isAuthenticated } = useAuth();
   const [email, setEmail] = useState('');
-  const [submitting, setSubmitting] = useState(false);
+  const forgotPassword = useForgotPassword();
+  const submitting = forgotPassword.isPending;
   const [error, setError] = useState<string | null>(null);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
 
@@ -25,16 +26,13 @@ export function ForgotPasswordScreen() {
 
   const submit = async (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
-    setSubmitting(true);
     setError(null);
     const address = email.trim();
     try {
-      const { emailAvailable } = await forgotPassword(address);
+      const { emailAvailable } = await forgotPassword.mutateAsync(address);
       setOutcome(emailAvailable ? { kind: 'sent', email: address } : { kind: 'noEmail' });
     } catch (err) {
       setError(errorText(t, err, 'forgotPassword.failed'));
-    } finally {
-      setSubmitting(false);
     }
   };
 

@@ -53,7 +53,15 @@ function page(pageNumber: number, total: number, count: number) {
   return jsonResponse({
     success: true,
     data: entries,
-    pagination: { total, limit: 20, offset: (pageNumber - 1) * 20, page: pageNumber, pages: Math.ceil(total / 20) },
+    pagination: {
+      total,
+      total_exact: true,
+      has_more: (pageNumber - 1) * 20 + count < total,
+      limit: 20,
+      offset: (pageNumber - 1) * 20,
+      page: pageNumber,
+      pages: Math.ceil(total / 20),
+    },
   });
 }
 
@@ -163,7 +171,7 @@ describe('History', () => {
         jsonResponse({
           success: true,
           data: [stored],
-          pagination: { total: 1, limit: 20, offset: 0, page: 1, pages: 1 },
+          pagination: { total: 1, total_exact: true, has_more: false, limit: 20, offset: 0, page: 1, pages: 1 },
         }),
       'PUT /api/medications/history/50': (init) => {
         stored = { ...stored, ...(sentJson(init) as object) };

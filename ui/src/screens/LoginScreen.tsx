@@ -1,8 +1,7 @@
 import { useReducer, useState, type SubmitEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, Navigate, useNavigate, useSearchParams } from 'react-router-dom';
-import * as api from '../api';
-import type { TwoFactorMethod } from '../api';
+import type { TwoFactorMethod } from '../api/types';
 import { useAuth } from '../auth/AuthContext';
 import { cleanBackupCode } from '../auth/backupCode';
 import { registrationOffered } from '../auth/registration';
@@ -20,7 +19,7 @@ import { VersionLabel } from '../components/VersionLabel';
 import { errorText } from '../i18n/messages';
 import { keptInvitation, pathAfterSignIn } from '../people/pendingInvitation';
 import { useRegistrationQuery } from '../queries/account';
-
+import { useSendSignInCode } from '../queries/signIn';
 import { PublicFrame } from './PublicFrame';
 
 const FALLBACK_BY_STAGE: Record<LoginStage, string> = {
@@ -47,6 +46,7 @@ export function LoginScreen() {
   const [useBackupCode, setUseBackupCode] = useState(false);
   const [backupCode, setBackupCode] = useState('');
   const registration = useRegistrationQuery();
+  const sendSignInCode = useSendSignInCode();
 
   // Back to an invitation opened while signed out, if one waits.
   if (isAuthenticated) return <Navigate to={pathAfterSignIn()} replace />;
@@ -59,7 +59,7 @@ export function LoginScreen() {
     setError(null);
     setNotice(null);
     try {
-      await api.generateOtp(address, password, method);
+      await sendSignInCode.mutateAsync({ email: address, password, method });
       if (reason === 'resend') setNotice(t('login.codeResent'));
     } catch (err) {
       setError(

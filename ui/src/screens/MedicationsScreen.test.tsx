@@ -315,10 +315,14 @@ describe('Medications', () => {
       'GET /api/medications': () => ok([medicationJson({ unit: 'tablets', inventory })]),
       'GET /api/medications/3/inventory': () => ok(inventory),
       'GET /api/medications/3/inventory/ledger': () =>
-        ok([
-          { id: 2, change: -1, balance: 29, kind: 'dose', reason: null, history_id: 5, created_at: '2026-11-20T08:00:00Z' },
-          { id: 1, change: 30, balance: 30, kind: 'initial', reason: null, history_id: null, created_at: '2026-11-19T08:00:00Z' },
-        ]),
+        jsonResponse({
+          success: true,
+          data: [
+            { id: 2, change: -1, balance: 29, kind: 'dose', reason: null, history_id: 5, created_at: '2026-11-20T08:00:00Z' },
+            { id: 1, change: 30, balance: 30, kind: 'initial', reason: null, history_id: null, created_at: '2026-11-19T08:00:00Z' },
+          ],
+          pagination: { total: 2, total_exact: true, has_more: false, limit: 10, offset: 0, page: 1, pages: 1 },
+        }),
       'PUT /api/medications/3/inventory': () => ok(inventoryJson({ current_quantity: 29, reminder_threshold: 5 })),
       'POST /api/medications/3/inventory/adjust': () =>
         ok({ current_quantity: 59, stock_status: 'in_stock', inventory: inventoryJson({ current_quantity: 59 }) }),

@@ -2,22 +2,13 @@ import { useState, type SubmitEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, Navigate, useNavigate } from 'react-router-dom';
 import { useAuth } from '../auth/AuthContext';
+import { passwordProblem } from '../auth/passwordRules';
 import { registrationOffered } from '../auth/registration';
+import { NewPasswordFields } from '../components/NewPasswordFields';
 import { errorText } from '../i18n/messages';
 import { keptInvitation, pathAfterSignIn } from '../people/pendingInvitation';
 import { useRegistrationQuery } from '../queries/account';
 import { PublicFrame } from './PublicFrame';
-
-/** Spec §9: passwords have at least 6 characters. */
-export const MIN_PASSWORD_LENGTH = 6;
-
-/** The password rules of spec §5, as translation keys; null when the passwords are fine. */
-export function passwordProblem(password: string, confirmation: string): string | null {
-  if (password !== confirmation) return 'register.errors.mismatch';
-  // Counted in code points, as the server counts.
-  if (Array.from(password).length < MIN_PASSWORD_LENGTH) return 'register.errors.tooShort';
-  return null;
-}
 
 export function RegisterScreen() {
   const { t, i18n } = useTranslation();
@@ -104,32 +95,16 @@ export function RegisterScreen() {
             onChange={(event) => setEmail(event.target.value)}
           />
         </div>
-        <div className="field">
-          <label htmlFor="register-password">{t('register.password')}</label>
-          <input
-            id="register-password"
-            type="password"
-            autoComplete="new-password"
-            required
-            aria-describedby="register-password-hint"
-            value={password}
-            onChange={(event) => setPassword(event.target.value)}
-          />
-          <p className="field-hint" id="register-password-hint">
-            {t('register.passwordHint', { min: MIN_PASSWORD_LENGTH })}
-          </p>
-        </div>
-        <div className="field">
-          <label htmlFor="register-confirm">{t('register.confirmPassword')}</label>
-          <input
-            id="register-confirm"
-            type="password"
-            autoComplete="new-password"
-            required
-            value={confirmation}
-            onChange={(event) => setConfirmation(event.target.value)}
-          />
-        </div>
+        <NewPasswordFields
+          idPrefix="register"
+          passwordLabel={t('register.password')}
+          confirmLabel={t('register.confirmPassword')}
+          password={password}
+          confirmation={confirmation}
+          onPasswordChange={setPassword}
+          onConfirmationChange={setConfirmation}
+          showRules
+        />
         <button type="submit" className="button button-primary button-block" disabled={submitting}>
           {submitting ? t('register.submitting') : t('register.submit')}
         </button>

@@ -1,10 +1,12 @@
 import { useState, type SubmitEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams } from 'react-router-dom';
-import { ApiError, resetPassword } from '../api';
+import { ApiError } from '../api/client';
 import { useAuth } from '../auth/AuthContext';
+import { passwordProblem } from '../auth/passwordRules';
+import { NewPasswordFields } from '../components/NewPasswordFields';
 import { errorText } from '../i18n/messages';
-import { MIN_PASSWORD_LENGTH, passwordProblem } from './RegisterScreen';
+import { useResetPassword } from '../queries/signIn';
 import { PublicFrame } from './PublicFrame';
 
 /**
@@ -19,36 +21,36 @@ export function ResetPasswordScreen() {
   const { isAuthenticated, logout } = useAuth();
   const [password, setPassword] = useState('');
   const [confirmation, setConfirmation] = useState('');
-  const [submitting, setSubmitting] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [linkInvalid, setLinkInvalid] = useState(false);
+  // What is wrong with the two passwords typed, found before anything is sent.
+  const [problem, setProblem] = useState<string | null>(null);
+  const reset = useResetPassword();
+  // Once the password is changed the screen leaves; until then the button waits.
+  const submitting = reset.isPending || reset.isSuccess;
+  const linkInvalid = reset.error instanceof ApiError && reset.error.code === 'reset_link_invalid';
+  const error = problem ? t(problem) : reset.error ? errorText(t, reset.error, 'resetPassword.failed') : null;
 
-  const submit = async (event: SubmitEvent<HTMLFormElement>) => {
+  const submit = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
-    const problem = passwordProblem(password, confirmation);
-    if (problem) {
-      setError(t(problem));
-      return;
-    }
-    setSubmitting(true);
-    setError(null);
-    try {
-      await resetPassword(token, password);
-      // The server signed out every session; this browser forgets its own.
-      if (isAuthenticated) logout();
-      void navigate('/login?reset=true', { replace: true });
-    } catch (err) {
-      setLinkInvalid(err instanceof ApiError && err.code === 'reset_link_invalid');
-      setError(errorText(t, err, 'resetPassword.failed'));
-      setSubmitting(false);
-    }
+    const found = passwordProblem(password, confirmation);
+    setProblem(found);
+    if (found) return;
+    reset.mutate(
+      { token, password },
+      {
+        onSuccess: () => {
+          // The server signed out every session; this browser forgets its own.
+          if (isAuthenticated) logout();
+          void navigate('/login?reset=true', { replace: true });
+        },
+      },
+    );
   };
 
   return (
     <PublicFrame>
       <h1>{t('resetPassword.title')}</h1>
       <p className="public-subtitle">{t('resetPassword.subtitle')}</p>
-      <form className="form" onSubmit={(event) => void submit(event)}>
+      <form className="form" onSubmit={submit}>
         {error && (
           <p className="form-error" role="alert">
             {error}
@@ -59,32 +61,16 @@ export function ResetPasswordScreen() {
             <Link to="/forgot-password">{t('resetPassword.askAgain')}</Link>
           </p>
         )}
-        <div className="field">
-          <label htmlFor="reset-password">{t('resetPassword.password')}</label>
-          <input
-            id="reset-password"
-            type="password"
-            autoComplete="new-password"
-            required
-            aria-describedby="reset-password-hint"
-            value={password}
-            onChange={(event) => setPassword(event.target.value)}
-          />
-          <p className="field-hint" id="reset-password-hint">
-            {t('register.passwordHint', { min: MIN_PASSWORD_LENGTH })}
-          </p>
-        </div>
-        <div className="field">
-          <label htmlFor="reset-confirm">{t('resetPassword.confirmPassword')}</label>
-          <input
-            id="reset-confirm"
-            type="password"
-            autoComplete="new-password"
-            required
-            value={confirmation}
-            onChange={(event) => setConfirmation(event.target.value)}
-          />
-        </div>
+        <NewPasswordFields
+          idPrefix="reset"
+          passwordLabel={t('resetPassword.password')}
+          confirmLabel={t('resetPassword.confirmPassword')}
+          password={password}
+          confirmation={confirmation}
+          onPasswordChange={setPassword}
+          onConfirmationChange={setConfirmation}
+          showRules
+        />
         <button type="submit" className="button button-primary button-block" disabled={submitting}>
           {submitting ? t('resetPassword.submitting') : t('resetPassword.submit')}
         </button>

@@ -142,7 +142,7 @@ describe('Quick dosage logging', () => {
 
   it('records the dose and stays to show why the stock did not follow', async () => {
     const logged = () =>
-      ok({ id: 90, warning: 'Stock is counted in ml but doses are in units', warning_code: 'stock_unit_mismatch' }, 201);
+      ok({ id: 90, status: 'taken', taken: '2026-11-22T09:05:00Z', warning: 'Stock is counted in ml but doses are in units', warning_code: 'stock_unit_mismatch' }, 201);
     openTake({ [`GET ${PATH}`]: () => ok(detailsJson()), [`POST ${PATH}`]: logged });
     await screen.findByRole('radio', { name: 'Taken' });
 
@@ -158,7 +158,7 @@ describe('Quick dosage logging', () => {
   });
 
   it('shows an unknown warning in the server\'s words', async () => {
-    const logged = () => ok({ id: 90, warning: 'Something odd happened to the stock' }, 201);
+    const logged = () => ok({ id: 90, status: 'taken', taken: '2026-11-22T09:05:00Z', warning: 'Something odd happened to the stock', warning_code: null }, 201);
     openTake({ [`GET ${PATH}`]: () => ok(detailsJson()), [`POST ${PATH}`]: logged });
     await userEvent.click(await screen.findByRole('button', { name: 'Log as Taken' }));
     expect((await screen.findByTestId('dose-warning')).textContent).toBe('Something odd happened to the stock');
@@ -167,7 +167,7 @@ describe('Quick dosage logging', () => {
   it('closes the window on Close instead when another window opened it', async () => {
     const close = vi.spyOn(window, 'close').mockImplementation(() => undefined);
     vi.stubGlobal('opener', {});
-    openTake({ [`GET ${PATH}`]: () => ok(detailsJson()), [`POST ${PATH}`]: () => ok({ id: 90 }, 201) });
+    openTake({ [`GET ${PATH}`]: () => ok(detailsJson()), [`POST ${PATH}`]: () => ok({ id: 90, status: 'taken', taken: '2026-11-22T09:05:00Z' }, 201) });
     await screen.findByRole('radio', { name: 'Taken' });
 
     vi.useFakeTimers();

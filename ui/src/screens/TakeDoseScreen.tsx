@@ -152,7 +152,7 @@ export function TakeDoseScreen() {
 
 /** SPEC §2: the quantity and dosage unit, else the dosage and its unit, else "As prescribed". */
 export function dosageText(
-  details: Pick<TakeDetails, 'quantity' | 'dosage' | 'dosage_unit'>,
+  details: Pick<TakeDetails, 'dosage' | 'dosage_unit'> & { quantity: number | null },
   amount: (quantity: number, unit: string) => string,
   asPrescribed: string,
 ): string {

@@ -1,24 +1,9 @@
-import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate, useParams } from 'react-router-dom';
-import * as api from '../api';
-import type { VerificationResult } from '../api';
 import { CheckIcon, CloseIcon } from '../components/icons';
 import { errorText } from '../i18n/messages';
+import { useVerifyEmailQuery } from '../queries/signIn';
 import { PublicFrame } from './PublicFrame';
-
-// A verification link works once. Development's StrictMode runs effects twice, and a
-// remount must not spend the token again: one call per token per page load.
-const verifications = new Map<string, Promise<VerificationResult>>();
-
-function verifyOnce(token: string): Promise<VerificationResult> {
-  let pending = verifications.get(token);
-  if (!pending) {
-    pending = api.verifyEmail(token);
-    verifications.set(token, pending);
-  }
-  return pending;
-}
 
 type State =
   | { kind: 'verifying' }
@@ -30,25 +15,20 @@ export function VerifyEmailScreen() {
   const { t } = useTranslation();
   const navigate = useNavigate();
   const { token = '' } = useParams();
-  const hasToken = token.trim() !== '';
-  const [state, setState] = useState<State>(hasToken ? { kind: 'verifying' } : { kind: 'missing' });
-
-  useEffect(() => {
-    if (!hasToken) return;
-    let current = true;
-    verifyOnce(token.trim())
-      .then((result) => {
-        if (!current) return;
-        // An invalid or expired link needs no more words than the explanation below.
-        setState(result.success && result.emailVerified ? { kind: 'verified' } : { kind: 'failed', detail: null });
-      })
-      .catch((error: unknown) => {
-        if (current) setState({ kind: 'failed', detail: errorText(t, error, 'verifyEmail.failed') });
-      });
-    return () => {
-      current = false;
-    };
-  }, [hasToken, token, t]);
+  const trimmed = token.trim();
+  const hasToken = trimmed !== '';
+  // A verification link works once: the query asks once per token and page load.
+  const verification = useVerifyEmailQuery(trimmed, hasToken);
+  const state: State = !hasToken
+    ? { kind: 'missing' }
+    : verification.isPending
+      ? { kind: 'verifying' }
+      : verification.isError
+        ? { kind: 'failed', detail: errorText(t, verification.error, 'verifyEmail.failed') }
+        : // An invalid or expired link needs no more words than the explanation below.
+          verification.data.success && verification.data.emailVerified
+          ? { kind: 'verified' }
+          : { kind: 'failed', detail: null };
 
   if (state.kind === 'verifying') {
     return (

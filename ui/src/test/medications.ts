@@ -1,5 +1,6 @@
 // Server answers for the medication screens' tests, shaped like the real server's.
 import type { ErrorCode } from '../api/client';
+import type { Medication } from '../api/medicationTypes';
 import { jsonResponse, mockFetch, requestUrl, sessionRoutes, type Route } from './fetchMock';
 
 export const USER = { id: 7, email: 'pat@example.com', emailVerified: true };
@@ -10,7 +11,30 @@ export function signInForMeds(): void {
   localStorage.setItem('user', JSON.stringify(USER));
 }
 
+/** A schedule as the server answers it: the rules not set are null, the defaults in force. */
+export const SCHEDULE_JSON = {
+  times: [],
+  weekdays: [],
+  start_date: '2026-11-01',
+  effective_times: ['09:00'],
+  effective_weekdays: [],
+  interval_hours: null,
+  every_days: null,
+  cycle_on_days: null,
+  cycle_off_days: null,
+  end_date: null,
+  steps: [],
+  max_per_day: null,
+  min_gap_minutes: null,
+  clock: 'wall',
+  grace_minutes: 60,
+  repeat_every_minutes: null,
+  repeat_times: null,
+};
+
+/** A medication as the server answers it; a `schedule` override names only the rules it sets. */
 export function medicationJson(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  const { schedule, ...rest } = overrides;
   return {
     id: 3,
     name: 'Aspirin',
@@ -20,19 +44,22 @@ export function medicationJson(overrides: Record<string, unknown> = {}): Record<
     icon: 'pill-symbolic',
     notes: '',
     default_quantity: 100,
-    schedule: {
-      times: [],
-      weekdays: [],
-      start_date: '2026-11-01',
-      effective_times: ['09:00'],
-      effective_weekdays: [],
-    },
+    schedule: { ...SCHEDULE_JSON, ...(schedule as Record<string, unknown> | undefined) },
     created_at: '2026-11-01T08:00:00Z',
     updated_at: '2026-11-01T08:00:00Z',
     doses: [],
     inventory: null,
-    ...overrides,
+    delivery_warning: null,
+    next_dose_allowed_at: null,
+    person_id: 1,
+    escalation: null,
+    ...rest,
   };
+}
+
+/** medicationJson as the app's type, for functions that take a medication. */
+export function medication(overrides: Record<string, unknown> = {}): Medication {
+  return medicationJson(overrides) as unknown as Medication;
 }
 
 export function inventoryJson(overrides: Record<string, unknown> = {}): Record<string, unknown> {
@@ -72,6 +99,9 @@ export function entryJson(overrides: Record<string, unknown> = {}): Record<strin
     affect_inventory: true,
     dosage_id: null,
     created_at: '2026-11-20T08:00:00Z',
+    person_id: 1,
+    person_name: 'Pat',
+    logged_by: null,
     ...overrides,
   };
 }

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { Medication } from '../../api/medicationTypes';
+import { DELIVERY_WARNINGS, type Medication } from '../../api/medicationTypes';
 import { NotificationPreferencesDialog } from '../notifications/NotificationPreferencesDialog';
 import { DeliveryWarningNote } from './DeliveryWarningNote';
 
@@ -19,8 +19,9 @@ export function DeliveryWarning({
 }) {
   const { t } = useTranslation('meds');
   const [open, setOpen] = useState(false);
-  const code = medication.delivery_warning;
-  if (code === null) return null;
+  // A warning this build has no words for (a newer server's) is left out, like none.
+  const code = DELIVERY_WARNINGS.find((known) => known === medication.delivery_warning);
+  if (code === undefined) return null;
   return (
     <DeliveryWarningNote code={code} onFixed={onSettingsClosed}>
       {code === 'no_method' && (

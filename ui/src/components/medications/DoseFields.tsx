@@ -4,6 +4,7 @@ import { parseAmount } from '../../medications/dosage';
 import { convertUnit, findUnit, formatConversion, stockUsage, UnitConversionError } from '../../medications/units';
 import { UnitSelect } from './UnitSelect';
 import { useMedsFormat } from './useMedsFormat';
+import { NumberField } from '../NumberField';
 
 interface DoseFieldsProps {
   idPrefix: string;
@@ -50,19 +51,14 @@ export function DoseFields({ idPrefix, quantity, unit, onQuantity, onUnit, medic
   return (
     <>
       <div className="field-row">
-        <div className="field">
-          <label htmlFor={`${idPrefix}-quantity`}>{t('dose.quantity')}</label>
-          <input
-            id={`${idPrefix}-quantity`}
-            type="number"
-            inputMode="decimal"
-            min={0.001}
-            step={0.001}
-            value={quantity}
-            onChange={(event) => onQuantity(event.target.value)}
-            data-autofocus
-          />
-        </div>
+        <NumberField
+          id={`${idPrefix}-quantity`}
+          label={t('dose.quantity')}
+          kind="dose"
+          value={quantity}
+          onChange={onQuantity}
+          autoFocus
+        />
         <div className="field">
           <label htmlFor={`${idPrefix}-unit`}>{t('dose.unit')}</label>
           <UnitSelect id={`${idPrefix}-unit`} value={unit} onChange={onUnit} allowEmpty />

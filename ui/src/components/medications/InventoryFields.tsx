@@ -4,6 +4,7 @@ import { formTotal, strengthRequired, type InventoryForm } from '../../medicatio
 import { findUnit } from '../../medications/units';
 import { UnitSelect } from './UnitSelect';
 import { useMedsFormat } from './useMedsFormat';
+import { NumberField } from '../NumberField';
 
 interface InventoryFieldsProps {
   idPrefix: string;
@@ -70,34 +71,24 @@ export function InventoryFields({ idPrefix, form, onChange, medicationUnit, exis
             ))}
           </select>
         </div>
-        <div className="field">
-          <label htmlFor={id('container-quantity')}>{t('inventory.containerQuantity')}</label>
-          <input
-            id={id('container-quantity')}
-            type="number"
-            inputMode="numeric"
-            min={1}
-            step={1}
-            value={form.containerQuantity}
-            onChange={(event) => onChange({ containerQuantity: event.target.value })}
-          />
-        </div>
+        <NumberField
+          id={id('container-quantity')}
+          label={t('inventory.containerQuantity')}
+          kind="count"
+          value={form.containerQuantity}
+          onChange={(containerQuantity) => onChange({ containerQuantity })}
+        />
       </div>
 
       {form.type === 'continuous' ? (
         <div className="field-row">
-          <div className="field">
-            <label htmlFor={id('container-size')}>{t('inventory.containerSize')}</label>
-            <input
-              id={id('container-size')}
-              type="number"
-              inputMode="decimal"
-              min={0}
-              step={0.001}
-              value={form.containerSize}
-              onChange={(event) => onChange({ containerSize: event.target.value })}
-            />
-          </div>
+          <NumberField
+            id={id('container-size')}
+            label={t('inventory.containerSize')}
+            kind="stock"
+            value={form.containerSize}
+            onChange={(containerSize) => onChange({ containerSize })}
+          />
           <div className="field">
             <label htmlFor={id('container-unit')}>{t('inventory.containerUnit')}</label>
             <UnitSelect
@@ -111,18 +102,13 @@ export function InventoryFields({ idPrefix, form, onChange, medicationUnit, exis
       ) : (
         <>
           <div className="field-row">
-            <div className="field">
-              <label htmlFor={id('item-quantity')}>{t('inventory.itemQuantity')}</label>
-              <input
-                id={id('item-quantity')}
-                type="number"
-                inputMode="numeric"
-                min={1}
-                step={1}
-                value={form.itemQuantity}
-                onChange={(event) => onChange({ itemQuantity: event.target.value })}
-              />
-            </div>
+            <NumberField
+              id={id('item-quantity')}
+              label={t('inventory.itemQuantity')}
+              kind="count"
+              value={form.itemQuantity}
+              onChange={(itemQuantity) => onChange({ itemQuantity })}
+            />
             <div className="field">
               <label htmlFor={id('item-unit')}>{t('inventory.itemUnit')}</label>
               <UnitSelect
@@ -133,30 +119,23 @@ export function InventoryFields({ idPrefix, form, onChange, medicationUnit, exis
               />
             </div>
           </div>
-          <div className="field">
-            <label htmlFor={id('item-strength')}>
-              {needsStrength
+          <NumberField
+            id={id('item-strength')}
+            label={
+              needsStrength
                 ? t('inventory.strengthQuestion', { unit: doseUnit, item: format.amount(1, form.itemUnit) })
-                : t('inventory.itemStrength', { unit: medicationUnit })}
-            </label>
-            <input
-              id={id('item-strength')}
-              type="number"
-              inputMode="decimal"
-              min={0}
-              step={0.001}
-              value={form.itemStrength}
-              onChange={(event) => onChange({ itemStrength: event.target.value })}
-              required={needsStrength}
-              aria-required={needsStrength}
-              aria-describedby={id('item-strength-hint')}
-            />
-            <span id={id('item-strength-hint')} className="field-hint">
-              {needsStrength
+                : t('inventory.itemStrength', { unit: medicationUnit })
+            }
+            kind="stock"
+            value={form.itemStrength}
+            onChange={(itemStrength) => onChange({ itemStrength })}
+            required={needsStrength}
+            hint={
+              needsStrength
                 ? t('inventory.strengthRequiredHint', { unit: doseUnit, stock: form.itemUnit })
-                : t('inventory.itemStrengthHint', { unit: medicationUnit })}
-            </span>
-          </div>
+                : t('inventory.itemStrengthHint', { unit: medicationUnit })
+            }
+          />
         </>
       )}
 
@@ -166,38 +145,22 @@ export function InventoryFields({ idPrefix, form, onChange, medicationUnit, exis
       </p>
 
       <div className="field-row">
-        <div className="field">
-          <label htmlFor={id('threshold')}>{t('inventory.threshold')}</label>
-          <input
-            id={id('threshold')}
-            type="number"
-            inputMode="decimal"
-            min={0}
-            step={0.001}
-            value={form.threshold}
-            onChange={(event) => onChange({ threshold: event.target.value })}
-            aria-describedby={id('threshold-hint')}
-          />
-          <span id={id('threshold-hint')} className="field-hint">
-            {t('inventory.thresholdHint')}
-          </span>
-        </div>
-        <div className="field">
-          <label htmlFor={id('current')}>{t('inventory.currentQuantity')}</label>
-          <input
-            id={id('current')}
-            type="number"
-            inputMode="decimal"
-            min={0}
-            step={0.001}
-            value={form.currentQuantity}
-            onChange={(event) => onChange({ currentQuantity: event.target.value })}
-            aria-describedby={id('current-hint')}
-          />
-          <span id={id('current-hint')} className="field-hint">
-            {existing ? t('inventory.currentHintExisting') : t('inventory.currentHintNew')}
-          </span>
-        </div>
+        <NumberField
+          id={id('threshold')}
+          label={t('inventory.threshold')}
+          kind="stock"
+          value={form.threshold}
+          onChange={(threshold) => onChange({ threshold })}
+          hint={t('inventory.thresholdHint')}
+        />
+        <NumberField
+          id={id('current')}
+          label={t('inventory.currentQuantity')}
+          kind="stock"
+          value={form.currentQuantity}
+          onChange={(currentQuantity) => onChange({ currentQuantity })}
+          hint={existing ? t('inventory.currentHintExisting') : t('inventory.currentHintNew')}
+        />
       </div>
     </div>
   );

@@ -49,8 +49,8 @@ export function MedicationCard({ medication, onDeleted, onStale, role = 'owner',
   const manages = canManage(role);
   // Reminder settings belong to the account; a carer's own reminders are not set here.
   const own = role === 'owner';
-  // As-needed doses are never missed; a server without the care circle has no escalation.
-  const escalationEditable = own && m.person_id !== null && editForm?.frequency !== 'as_needed';
+  // As-needed doses are never missed.
+  const escalationEditable = own && editForm?.frequency !== 'as_needed';
 
   const startEditing = () => {
     setError(null);

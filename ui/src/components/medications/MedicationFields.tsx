@@ -18,6 +18,7 @@ import { InventoryFields } from './InventoryFields';
 import { MedicationGlyph, PlusIcon } from './MedicationIcon';
 import { AsNeededLimits, MoreScheduleOptions } from './ScheduleOptions';
 import { UnitSelect } from './UnitSelect';
+import { NumberField } from '../NumberField';
 
 interface MedicationFieldsProps {
   idPrefix: string;
@@ -73,18 +74,13 @@ export function MedicationFields({
       </div>
 
       <div className="field-row">
-        <div className="field">
-          <label htmlFor={id('quantity')}>{t('form.defaultQuantity')}</label>
-          <input
-            id={id('quantity')}
-            type="number"
-            inputMode="decimal"
-            min={0.001}
-            step={0.001}
-            value={form.defaultQuantity}
-            onChange={(event) => onChange({ defaultQuantity: event.target.value })}
-          />
-        </div>
+        <NumberField
+          id={id('quantity')}
+          label={t('form.defaultQuantity')}
+          kind="dose"
+          value={form.defaultQuantity}
+          onChange={(defaultQuantity) => onChange({ defaultQuantity })}
+        />
         <div className="field">
           <label htmlFor={id('unit')}>{t('form.unit')}</label>
           <UnitSelect

@@ -1,5 +1,4 @@
 import type { ReactNode, SVGProps } from 'react';
-import type { MedicationColor } from '../../api/medicationTypes';
 
 type IconProps = SVGProps<SVGSVGElement>;
 
@@ -78,7 +77,7 @@ export function MedicationGlyph({ icon, ...props }: IconProps & { icon: string }
 }
 
 /** The coloured round badge with the medication's icon. */
-export function MedicationAvatar({ icon, color, small }: { icon: string; color: MedicationColor; small?: boolean }) {
+export function MedicationAvatar({ icon, color, small }: { icon: string; color: string; small?: boolean }) {
   return (
     <span className={`med-avatar med-color-${color}${small ? ' med-avatar-small' : ''}`} aria-hidden="true">
       <MedicationGlyph icon={icon} width={small ? 16 : 22} height={small ? 16 : 22} />

@@ -33,7 +33,7 @@ interface TodayScheduleProps {
  * Whether the doses need their person's name: not when every one of them is the account
  * holder's own.
  */
-export function showsPersonNames(doses: readonly TodayDose[], selfId: number | null): boolean {
+export function showsPersonNames(doses: readonly { person_id: number | null }[], selfId: number | null): boolean {
   return doses.some((dose) => dose.person_id !== null && dose.person_id !== selfId);
 }
 

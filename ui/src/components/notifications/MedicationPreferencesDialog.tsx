@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { GlobalPreferences, MedicationPreferences } from '../../api/notificationPrefs';
-import type { DeliveryWarningCode } from '../../api/medicationTypes';
+import { DELIVERY_WARNINGS } from '../../api/medicationTypes';
 import type { DeliveryMethod } from '../../api/notifications';
 import { DeliveryWarningNote } from '../medications/DeliveryWarningNote';
 import {
@@ -56,7 +56,7 @@ function shownValues(form: MedicationForm, defaults: GlobalPreferences | null): 
 
 interface MedicationPreferencesDialogProps {
   /** With its delivery warning, the dialog says why its reminders reach nobody, and the fix. */
-  medication: { id: number; name: string; delivery_warning?: DeliveryWarningCode | null };
+  medication: { id: number; name: string; delivery_warning?: string | null };
   onClose: () => void;
 }
 
@@ -65,6 +65,7 @@ export function MedicationPreferencesDialog({ medication, onClose }: MedicationP
   const { t } = useTranslation('notifyPrefs');
   const actions = usePreferencesActions(onClose);
   const { id } = medication;
+  const warning = DELIVERY_WARNINGS.find((known) => known === medication.delivery_warning);
   const ownQuery = useMedicationPreferencesQuery(id);
   // The global preferences, for the defaults and whether e-mail works here; a courtesy.
   const globalQuery = useGlobalPreferencesQuery();
@@ -109,7 +110,7 @@ export function MedicationPreferencesDialog({ medication, onClose }: MedicationP
     >
       {form && shown && (
         <>
-          {medication.delivery_warning && edited === null && <DeliveryWarningNote code={medication.delivery_warning} />}
+          {warning !== undefined && edited === null && <DeliveryWarningNote code={warning} />}
           <SwitchField
             label={t('fields.useDefaults')}
             hint={t('fields.useDefaultsHint')}

@@ -1,11 +1,10 @@
-import type { DeliveryWarningCode } from '../../api/medicationTypes';
 import { GlobalPreferencesDialog } from './GlobalPreferencesDialog';
 import { MedicationPreferencesDialog } from './MedicationPreferencesDialog';
 
 export interface PreferencesTarget {
   id: number;
   name: string;
-  delivery_warning?: DeliveryWarningCode | null;
+  delivery_warning?: string | null;
 }
 
 /**

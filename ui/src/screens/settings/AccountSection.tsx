@@ -1,13 +1,12 @@
-import { useState, type SubmitEvent } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router-dom';
-import * as api from '../../api';
 import { useAuth } from '../../auth/AuthContext';
+import { ConfirmWithPasswordDialog } from '../../components/ConfirmWithPasswordDialog';
 import { Dialog } from '../../components/Dialog';
-import { DisabledReason, disabledBecause } from '../../components/DisabledReason';
 import { SignOutIcon } from '../../components/icons';
 import { errorText } from '../../i18n/messages';
-import { CurrentPasswordField } from './CurrentPasswordField';
+import { useDeleteAccount, useSignOutEverywhere } from '../../queries/security';
 import { SectionHeading } from './SectionHeading';
 
 /** The word to type before the account can be deleted (spec §5), in every language. */
@@ -18,42 +17,17 @@ export function DeleteAccountDialog({ onClose }: { onClose: () => void }) {
   const navigate = useNavigate();
   const { logout } = useAuth();
   const [typed, setTyped] = useState('');
-  const [password, setPassword] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const remove = useDeleteAccount();
   // Both: the word against a slip of the hand, the password against a stolen session.
-  const confirmed = typed === DELETE_CONFIRMATION && password !== '';
-  const missing =
-    typed !== DELETE_CONFIRMATION
-      ? t('settings.account.typeDeleteNeeded', { word: DELETE_CONFIRMATION })
-      : password === ''
-        ? t('common.passwordNeeded')
-        : null;
-
-  const submit = async (event: SubmitEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    if (!confirmed) return;
-    setBusy(true);
-    setError(null);
-    try {
-      await api.deleteAccount(password);
-      logout();
-      void navigate('/login', { replace: true });
-    } catch (err) {
-      setError(errorText(t, err, 'settings.account.deleteFailed'));
-      setBusy(false);
-    }
-  };
+  const wordMissing =
+    typed !== DELETE_CONFIRMATION ? t('settings.account.typeDeleteNeeded', { word: DELETE_CONFIRMATION }) : null;
 
   return (
-    <Dialog title={t('settings.account.deleteTitle')} onClose={busy ? undefined : onClose} className="dialog-danger">
-      <form className="form form-tight" onSubmit={(event) => void submit(event)}>
-        <p>{t('settings.account.deleteWarning')}</p>
-        {error && (
-          <p className="form-error" role="alert">
-            {error}
-          </p>
-        )}
+    <ConfirmWithPasswordDialog
+      title={t('settings.account.deleteTitle')}
+      passwordId="delete-password"
+      danger
+      fields={
         <div className="field">
           <label htmlFor="delete-confirmation">{t('settings.account.typeDelete', { word: DELETE_CONFIRMATION })}</label>
           <input
@@ -66,23 +40,24 @@ export function DeleteAccountDialog({ onClose }: { onClose: () => void }) {
             data-autofocus
           />
         </div>
-        <CurrentPasswordField id="delete-password" value={password} onChange={setPassword} />
-        <DisabledReason id="delete-account-needed" reason={missing} />
-        <div className="dialog-actions">
-          <button type="button" className="button button-secondary" onClick={onClose} disabled={busy}>
-            {t('common.cancel')}
-          </button>
-          <button
-            type="submit"
-            className="button button-danger"
-            disabled={!confirmed || busy}
-            {...disabledBecause('delete-account-needed', missing)}
-          >
-            {busy ? t('settings.account.deleting') : t('settings.account.deleteConfirm')}
-          </button>
-        </div>
-      </form>
-    </Dialog>
+      }
+      fieldsMissing={wordMissing}
+      submitLabel={t('settings.account.deleteConfirm')}
+      busyLabel={t('settings.account.deleting')}
+      busy={remove.isPending || remove.isSuccess}
+      error={remove.error ? errorText(t, remove.error, 'settings.account.deleteFailed') : null}
+      onConfirm={(password) =>
+        remove.mutate(password, {
+          onSuccess: () => {
+            logout();
+            void navigate('/login', { replace: true });
+          },
+        })
+      }
+      onClose={onClose}
+    >
+      <p>{t('settings.account.deleteWarning')}</p>
+    </ConfirmWithPasswordDialog>
   );
 }
 
@@ -91,20 +66,16 @@ export function SignOutEverywhereDialog({ onClose }: { onClose: () => void }) {
   const { t } = useTranslation();
   const navigate = useNavigate();
   const { logout } = useAuth();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const signOutAll = useSignOutEverywhere();
+  const busy = signOutAll.isPending || signOutAll.isSuccess;
 
-  const confirm = async () => {
-    setBusy(true);
-    setError(null);
-    try {
-      await api.logoutAll();
-      logout();
-      void navigate('/login', { replace: true });
-    } catch (err) {
-      setError(errorText(t, err, 'settings.account.signOutAllFailed'));
-      setBusy(false);
-    }
+  const confirm = () => {
+    signOutAll.mutate(undefined, {
+      onSuccess: () => {
+        logout();
+        void navigate('/login', { replace: true });
+      },
+    });
   };
 
   return (
@@ -116,16 +87,16 @@ export function SignOutEverywhereDialog({ onClose }: { onClose: () => void }) {
           <button type="button" className="button button-secondary" onClick={onClose} disabled={busy}>
             {t('common.cancel')}
           </button>
-          <button type="button" className="button button-danger" onClick={() => void confirm()} disabled={busy} data-autofocus>
+          <button type="button" className="button button-danger" onClick={confirm} disabled={busy} data-autofocus>
             {busy ? t('settings.account.signingOutAll') : t('settings.account.signOutAllConfirm')}
           </button>
         </>
       }
     >
       <p>{t('settings.account.signOutAllWarning')}</p>
-      {error && (
+      {signOutAll.error && (
         <p className="form-error" role="alert">
-          {error}
+          {errorText(t, signOutAll.error, 'settings.account.signOutAllFailed')}
         </p>
       )}
     </Dialog>

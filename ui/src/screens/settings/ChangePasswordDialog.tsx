@@ -1,10 +1,11 @@
 import { useState, type SubmitEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import * as api from '../../api';
 import { useAuth } from '../../auth/AuthContext';
+import { passwordProblem } from '../../auth/passwordRules';
 import { Dialog } from '../../components/Dialog';
+import { NewPasswordFields } from '../../components/NewPasswordFields';
 import { errorText, type CodeKeys } from '../../i18n/messages';
-import { passwordProblem } from '../RegisterScreen';
+import { useChangePassword } from '../../queries/security';
 
 /** Here the wrong password is the current one. */
 const CURRENT_PASSWORD: CodeKeys = { password_incorrect: 'server.wrongCurrentPassword' };
@@ -21,33 +22,37 @@ export function ChangePasswordDialog({ onClose, onChanged }: ChangePasswordDialo
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
   const [confirmation, setConfirmation] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  // What is wrong with the new password typed, found before anything is sent.
+  const [problem, setProblem] = useState<string | null>(null);
+  const change = useChangePassword();
+  const busy = change.isPending;
+  const error = problem
+    ? t(problem)
+    : change.error
+      ? errorText(t, change.error, 'settings.security.password.failed', undefined, CURRENT_PASSWORD)
+      : null;
 
-  const submit = async (event: SubmitEvent<HTMLFormElement>) => {
+  const submit = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
-    const problem = passwordProblem(next, confirmation);
-    if (problem) {
-      setError(t(problem));
-      return;
-    }
-    setBusy(true);
-    setError(null);
-    try {
-      // Every other session is signed out; this one continues with the new token.
-      const session = await api.changePassword(current, next);
-      replaceToken(session.token);
-      updateUser(session.user);
-      onChanged();
-    } catch (err) {
-      setError(errorText(t, err, 'settings.security.password.failed', undefined, CURRENT_PASSWORD));
-      setBusy(false);
-    }
+    const found = passwordProblem(next, confirmation);
+    setProblem(found);
+    if (found) return;
+    change.mutate(
+      { current, next },
+      {
+        onSuccess: (session) => {
+          // Every other session is signed out; this one continues with the new token.
+          replaceToken(session.token);
+          updateUser(session.user);
+          onChanged();
+        },
+      },
+    );
   };
 
   return (
     <Dialog title={t('settings.security.password.title')} onClose={busy ? undefined : onClose}>
-      <form className="form form-tight" onSubmit={(event) => void submit(event)}>
+      <form className="form form-tight" onSubmit={submit}>
         <p>{t('settings.security.password.text')}</p>
         {error && (
           <p className="form-error" role="alert">
@@ -66,28 +71,15 @@ export function ChangePasswordDialog({ onClose, onChanged }: ChangePasswordDialo
             data-autofocus
           />
         </div>
-        <div className="field">
-          <label htmlFor="password-new">{t('settings.security.password.new')}</label>
-          <input
-            id="password-new"
-            type="password"
-            autoComplete="new-password"
-            required
-            value={next}
-            onChange={(event) => setNext(event.target.value)}
-          />
-        </div>
-        <div className="field">
-          <label htmlFor="password-confirm">{t('settings.security.password.confirm')}</label>
-          <input
-            id="password-confirm"
-            type="password"
-            autoComplete="new-password"
-            required
-            value={confirmation}
-            onChange={(event) => setConfirmation(event.target.value)}
-          />
-        </div>
+        <NewPasswordFields
+          idPrefix="new"
+          passwordLabel={t('settings.security.password.new')}
+          confirmLabel={t('settings.security.password.confirm')}
+          password={next}
+          confirmation={confirmation}
+          onPasswordChange={setNext}
+          onConfirmationChange={setConfirmation}
+        />
         <div className="dialog-actions">
           <button type="button" className="button button-secondary" onClick={onClose} disabled={busy}>
             {t('common.cancel')}

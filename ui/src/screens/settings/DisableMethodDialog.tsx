@@ -1,12 +1,11 @@
 import { useState, type SubmitEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import * as api from '../../api';
-import type { TwoFactorMethod } from '../../api';
+import type { TwoFactorMethod } from '../../api/types';
 import { cleanBackupCode } from '../../auth/backupCode';
 import { Dialog } from '../../components/Dialog';
 import { DisabledReason, disabledBecause } from '../../components/DisabledReason';
 import { errorText } from '../../i18n/messages';
-
+import { useDisableTwoFactorMethod } from '../../queries/security';
 
 interface DisableMethodDialogProps {
   method: TwoFactorMethod;
@@ -18,32 +17,33 @@ interface DisableMethodDialogProps {
 export function DisableMethodDialog({ method, onClose, onDisabled }: DisableMethodDialogProps) {
   const { t } = useTranslation();
   const [code, setCode] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const disable = useDisableTwoFactorMethod();
+  const busy = disable.isPending;
+  // Checked here before sending; what the server refused comes from the mutation.
+  const [blankError, setBlankError] = useState(false);
   const trimmed = code.trim();
   const methodName = t(`twoFactor.methodsInline.${method}`);
   const codeNeeded = trimmed === '' ? t('twoFactor.disable.required') : null;
 
-  const submit = async (event: SubmitEvent<HTMLFormElement>) => {
+  const error = blankError
+    ? t('twoFactor.disable.required')
+    : disable.error
+      ? errorText(t, disable.error, 'twoFactor.errors.disable', { method: methodName })
+      : null;
+
+  const submit = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
     if (trimmed === '') {
-      setError(t('twoFactor.disable.required'));
+      setBlankError(true);
       return;
     }
-    setBusy(true);
-    setError(null);
-    try {
-      const result = await api.disableTwoFactorMethod(method, trimmed);
-      onDisabled(result.token);
-    } catch (err) {
-      setError(errorText(t, err, 'twoFactor.errors.disable', { method: methodName }));
-      setBusy(false);
-    }
+    setBlankError(false);
+    disable.mutate({ method, backupCode: trimmed }, { onSuccess: (result) => onDisabled(result.token) });
   };
 
   return (
     <Dialog title={t('twoFactor.disable.title', { method: methodName })} onClose={busy ? undefined : onClose}>
-      <form className="form form-tight" onSubmit={(event) => void submit(event)}>
+      <form className="form form-tight" onSubmit={submit}>
         <p>{t('twoFactor.disable.text', { method: methodName })}</p>
         {error && (
           <p className="form-error" role="alert">

@@ -1,12 +1,12 @@
 import { useState, type SubmitEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import * as api from '../../api';
-import type { User } from '../../api';
+import type { User } from '../../api/types';
 import { useAuth } from '../../auth/AuthContext';
 import { displayName } from '../../auth/displayName';
 import { FlashMessage } from '../../components/FlashMessage';
 import { useFlash } from '../../components/useFlash';
 import { errorText } from '../../i18n/messages';
+import { useUpdateProfile } from '../../queries/security';
 import { SectionHeading } from './SectionHeading';
 
 /** The server keeps names of at most 100 characters. */
@@ -28,7 +28,8 @@ export function ProfileSection({ user }: { user: User }) {
   const [editing, setEditing] = useState(false);
   const [firstName, setFirstName] = useState('');
   const [lastName, setLastName] = useState('');
-  const [saving, setSaving] = useState(false);
+  const update = useUpdateProfile();
+  const saving = update.isPending;
   const [flash, showFlash] = useFlash();
 
   const startEditing = () => {
@@ -37,19 +38,19 @@ export function ProfileSection({ user }: { user: User }) {
     setEditing(true);
   };
 
-  const save = async (event: SubmitEvent<HTMLFormElement>) => {
+  const save = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
-    setSaving(true);
-    try {
-      const updated = await api.updateProfile({ firstName: firstName.trim(), lastName: lastName.trim() });
-      updateUser(updated);
-      setEditing(false);
-      showFlash('success', t('settings.profile.updated'));
-    } catch (error) {
-      showFlash('error', errorText(t, error, 'settings.profile.updateFailed'));
-    } finally {
-      setSaving(false);
-    }
+    update.mutate(
+      { firstName: firstName.trim(), lastName: lastName.trim() },
+      {
+        onSuccess: (updated) => {
+          updateUser(updated);
+          setEditing(false);
+          showFlash('success', t('settings.profile.updated'));
+        },
+        onError: (error) => showFlash('error', errorText(t, error, 'settings.profile.updateFailed')),
+      },
+    );
   };
 
   const name = displayName(user);
@@ -61,7 +62,7 @@ export function ProfileSection({ user }: { user: User }) {
       <FlashMessage flash={flash} />
       <div className="card">
         {editing ? (
-          <form className="form form-tight" onSubmit={(event) => void save(event)}>
+          <form className="form form-tight" onSubmit={save}>
             <div className="field-row">
               <div className="field">
                 <label htmlFor="profile-first-name">{t('settings.profile.firstName')}</label>

@@ -5,10 +5,9 @@ import { Dialog } from '../../components/Dialog';
 import { FlashMessage } from '../../components/FlashMessage';
 import { useFlash } from '../../components/useFlash';
 import { browserTimeZone } from '../../medications/format';
-import { saveTimeZone } from '../../medications/timezone';
 import { browserZones, currentZoneName, filterZones, zoneOptions } from '../../medications/timeZones';
 import { shiftText, travelEffect, type TravelEffect } from '../../medications/travel';
-import { useTimeZoneQuery } from '../../queries/account';
+import { useSaveTimeZone, useTimeZoneQuery } from '../../queries/account';
 import { queryKeys } from '../../queries/keys';
 import { useMedicationsQuery } from '../../queries/medications';
 import { useAppSettings } from '../../settings/SettingsContext';
@@ -21,7 +20,8 @@ export function TimeZoneField() {
   const query = useTimeZoneQuery();
   // The zone chosen here while it is being saved; the server's answer otherwise.
   const [choosing, setChoosing] = useState<string | null>(null);
-  const [saving, setSaving] = useState(false);
+  const saveTimeZone = useSaveTimeZone();
+  const saving = saveTimeZone.isPending;
   const [flash, showFlash] = useFlash();
   const loaded = query.data ?? null;
   // An old name the server still holds (Asia/Calcutta) is shown under today's (Asia/Kolkata).
@@ -57,9 +57,8 @@ export function TimeZoneField() {
   const change = async (zone: string) => {
     setPending(null);
     setChoosing(zone);
-    setSaving(true);
     try {
-      await saveTimeZone(zone);
+      await saveTimeZone.mutateAsync(zone);
       client.setQueryData(queryKeys.timeZone, zone);
       updateSettings({ timezone: zone });
       showFlash('success', t('settings.appearance.timezoneSaved'));
@@ -67,7 +66,6 @@ export function TimeZoneField() {
       showFlash('error', t('settings.appearance.timezoneFailed'));
     } finally {
       setChoosing(null);
-      setSaving(false);
     }
   };
 

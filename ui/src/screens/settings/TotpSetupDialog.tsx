@@ -1,16 +1,15 @@
-import { useState, type SubmitEvent } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import * as api from '../../api';
-import type { TotpSetup } from '../../api';
+import type { TotpSetup } from '../../api/types';
 import { useAuth } from '../../auth/AuthContext';
 import { BackupCodesList } from '../../components/BackupCodes';
 import { CodeInput } from '../../components/CodeInput';
+import { ConfirmWithPasswordDialog } from '../../components/ConfirmWithPasswordDialog';
 import { CopyButton } from '../../components/CopyButton';
 import { Dialog } from '../../components/Dialog';
-import { DisabledReason, disabledBecause } from '../../components/DisabledReason';
 import { EyeIcon, EyeOffIcon } from '../../components/icons';
 import { errorText, type CodeKeys } from '../../i18n/messages';
-import { CurrentPasswordField } from './CurrentPasswordField';
+import { useCompleteTotpSetup, useStartTotpSetup } from '../../queries/security';
 
 /** The method already enabled here is the authenticator app. */
 const APP_ALREADY_ON: CodeKeys = { method_already_enabled: 'server.totpAlreadyEnabled' };
@@ -46,80 +45,44 @@ export function TotpSetupDialog({ onClose, onEnabled }: TotpSetupDialogProps) {
   const { user } = useAuth();
   const email = user?.email ?? '';
   const [state, setState] = useState<Step>({ step: 'intro' });
-  const [password, setPassword] = useState('');
-  const passwordNeeded = password === '' ? t('common.passwordNeeded') : null;
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
   const [showSecret, setShowSecret] = useState(false);
   const [attempt, setAttempt] = useState(0);
+  // The password is asked only to start; the dialog that holds it is gone by the next step.
+  const start = useStartTotpSetup();
+  const complete = useCompleteTotpSetup();
+  const busy = complete.isPending;
 
-  const start = async (event: SubmitEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    if (password === '') return;
-    setBusy(true);
-    setError(null);
-    try {
-      setState({ step: 'verify', setup: await api.setupTotp(password) });
-      // Only the start needs it; it is not kept for the steps that follow.
-      setPassword('');
-    } catch (err) {
-      setError(errorText(t, err, 'twoFactor.errors.startTotp', undefined, APP_ALREADY_ON));
-    } finally {
-      setBusy(false);
-    }
+  const verify = (code: string) => {
+    complete.mutate(code, {
+      onSuccess: (result) => {
+        onEnabled(result.token);
+        setState({ step: 'done', backupCodes: result.backupCodes });
+      },
+      onError: () => setAttempt((value) => value + 1),
+    });
   };
-
-  const verify = async (code: string) => {
-    setBusy(true);
-    setError(null);
-    try {
-      const result = await api.completeTotpSetup(code);
-      onEnabled(result.token);
-      setState({ step: 'done', backupCodes: result.backupCodes });
-    } catch (err) {
-      setError(errorText(t, err, 'twoFactor.errors.verifyTotp', undefined, APP_ALREADY_ON));
-      setAttempt((value) => value + 1);
-    } finally {
-      setBusy(false);
-    }
-  };
-
-  const errorBox = error && (
-    <p className="form-error" role="alert">
-      {error}
-    </p>
-  );
 
   if (state.step === 'intro') {
     return (
-      <Dialog title={t('twoFactor.totp.title')} onClose={busy ? undefined : onClose}>
-        <form className="form form-tight" onSubmit={(event) => void start(event)}>
-          <div className="prose">
-            <p>{t('twoFactor.totp.intro')}</p>
-            <ol className="steps">
-              <li>{t('twoFactor.totp.step1')}</li>
-              <li>{t('twoFactor.totp.step2')}</li>
-              <li>{t('twoFactor.totp.step3')}</li>
-            </ol>
-          </div>
-          {errorBox}
-          <CurrentPasswordField id="totp-password" value={password} onChange={setPassword} autoFocus />
-          <DisabledReason id="totp-password-needed" reason={passwordNeeded} />
-          <div className="dialog-actions">
-            <button type="button" className="button button-secondary" onClick={onClose} disabled={busy}>
-              {t('common.cancel')}
-            </button>
-            <button
-              type="submit"
-              className="button button-primary"
-              disabled={busy || password === ''}
-              {...disabledBecause('totp-password-needed', passwordNeeded)}
-            >
-              {busy ? t('twoFactor.totp.starting') : t('twoFactor.totp.start')}
-            </button>
-          </div>
-        </form>
-      </Dialog>
+      <ConfirmWithPasswordDialog
+        title={t('twoFactor.totp.title')}
+        passwordId="totp-password"
+        submitLabel={t('twoFactor.totp.start')}
+        busyLabel={t('twoFactor.totp.starting')}
+        busy={start.isPending}
+        error={start.error ? errorText(t, start.error, 'twoFactor.errors.startTotp', undefined, APP_ALREADY_ON) : null}
+        onConfirm={(password) => start.mutate(password, { onSuccess: (setup) => setState({ step: 'verify', setup }) })}
+        onClose={onClose}
+      >
+        <div className="prose">
+          <p>{t('twoFactor.totp.intro')}</p>
+          <ol className="steps">
+            <li>{t('twoFactor.totp.step1')}</li>
+            <li>{t('twoFactor.totp.step2')}</li>
+            <li>{t('twoFactor.totp.step3')}</li>
+          </ol>
+        </div>
+      </ConfirmWithPasswordDialog>
     );
   }
 
@@ -170,13 +133,17 @@ export function TotpSetupDialog({ onClose, onEnabled }: TotpSetupDialogProps) {
             label={t('twoFactor.totp.codeLabel')}
             describedBy="totp-code-hint"
             disabled={busy}
-            onComplete={(code) => void verify(code)}
+            onComplete={verify}
           />
           <p className="form-hint" role="status">
             {busy ? t('twoFactor.totp.verifying') : ''}
           </p>
         </div>
-        {errorBox}
+        {complete.error && (
+          <p className="form-error" role="alert">
+            {errorText(t, complete.error, 'twoFactor.errors.verifyTotp', undefined, APP_ALREADY_ON)}
+          </p>
+        )}
       </Dialog>
     );
   }

@@ -1,7 +1,6 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import * as api from '../../api';
-import { TWO_FACTOR_METHODS, type TwoFactorEnabled, type TwoFactorMethod } from '../../api';
+import { TWO_FACTOR_METHODS, type TwoFactorEnabled, type TwoFactorMethod } from '../../api/types';
 import { useAuth } from '../../auth/AuthContext';
 import { BackupCodesDialog } from '../../components/BackupCodes';
 import { DisabledReason, disabledBecause } from '../../components/DisabledReason';
@@ -10,6 +9,7 @@ import { MailIcon, PhoneIcon } from '../../components/icons';
 import { useFlash } from '../../components/useFlash';
 import { errorText } from '../../i18n/messages';
 import { useTwoFactorStatusQuery } from '../../queries/account';
+import { useSetTwoFactorPreference } from '../../queries/security';
 import { DisableMethodDialog } from './DisableMethodDialog';
 import { EnableEmailDialog } from './EnableEmailDialog';
 import { RegenerateCodesDialog } from './RegenerateCodesDialog';
@@ -39,10 +39,11 @@ export function TwoFactorCard() {
   // Kept as the error itself, so its text follows a language change.
   const loadError: unknown = query.error;
   const [dialog, setDialog] = useState<OpenDialog>(null);
-  const [busy, setBusy] = useState<'preference' | null>(null);
+  const savePreference = useSetTwoFactorPreference();
+  const busy = savePreference.isPending;
   const [flash, showFlash] = useFlash();
   // While the default method is saved, the card's other changes wait, and say so.
-  const savingPreference = busy === 'preference' ? t('twoFactor.preference.saving') : null;
+  const savingPreference = busy ? t('twoFactor.preference.saving') : null;
 
   // Every change is followed by a fresh status (asked with the new token, stored first).
   const reload = async () => {
@@ -63,14 +64,11 @@ export function TwoFactorCard() {
   };
 
   const choosePreference = async (preference: TwoFactorMethod) => {
-    setBusy('preference');
     try {
-      await api.setTwoFactorPreference(preference);
+      await savePreference.mutateAsync(preference);
       showFlash('success', t('twoFactor.preference.saved', { method: methodName(preference) }));
     } catch (error) {
       showFlash('error', errorText(t, error, 'twoFactor.errors.preference'));
-    } finally {
-      setBusy(null);
     }
     await reload();
   };
@@ -169,7 +167,7 @@ export function TwoFactorCard() {
                               : descriptionId
                         }
                         title={emailUnavailable ? t('twoFactor.email.unavailable') : (savingPreference ?? undefined)}
-                        disabled={emailUnavailable || busy !== null}
+                        disabled={emailUnavailable || busy}
                         onClick={() => setDialog({ kind: method })}
                       >
                         {t('twoFactor.enable')}
@@ -193,7 +191,7 @@ export function TwoFactorCard() {
                       name="two-factor-preference"
                       value={method}
                       checked={status.preference === method}
-                      disabled={busy !== null}
+                      disabled={busy}
                       {...disabledBecause(SAVING_ID, savingPreference)}
                       onChange={() => void choosePreference(method)}
                     />
@@ -216,7 +214,7 @@ export function TwoFactorCard() {
               <button
                 type="button"
                 className="button button-secondary"
-                disabled={busy !== null}
+                disabled={busy}
                 {...disabledBecause(SAVING_ID, savingPreference)}
                 onClick={() => setDialog({ kind: 'regenerate' })}
               >

@@ -1,6 +1,4 @@
-import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { downloadBackup } from '../../../api/data';
 import { DisabledReason, disabledBecause } from '../../../components/DisabledReason';
 import { FlashMessage } from '../../../components/FlashMessage';
 import { DownloadIcon } from '../../../components/icons';
@@ -8,7 +6,7 @@ import { useMedsFormat } from '../../../components/medications/useMedsFormat';
 import { saveFile } from '../../../components/saveFile';
 import { useFlash } from '../../../components/useFlash';
 import { localeOf } from '../../../medications/format';
-import { useBackupsQuery } from '../../../queries/account';
+import { useBackupsQuery, useDownloadBackup } from '../../../queries/account';
 
 const SIZE_UNITS = [
   ['megabyte', 1024 * 1024],
@@ -33,17 +31,15 @@ export function BackupList() {
   const query = useBackupsQuery();
   const backups = query.data ?? null;
   const loadFailed = query.isError && !backups && !query.isFetching;
-  const [downloading, setDownloading] = useState<string | null>(null);
+  const downloadBackup = useDownloadBackup();
+  const downloading = downloadBackup.isPending ? downloadBackup.variables : null;
   const [flash, showFlash] = useFlash();
 
   const download = async (name: string) => {
-    setDownloading(name);
     try {
-      saveFile(await downloadBackup(name));
+      saveFile(await downloadBackup.mutateAsync(name));
     } catch {
       showFlash('error', t('backups.downloadFailed'));
-    } finally {
-      setDownloading(null);
     }
   };
 

@@ -1,29 +1,27 @@
-import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
-import { downloadExport, type ExportFormat } from '../../../api/data';
+import type { ExportFormat } from '../../../api/data';
 import { DisabledReason, disabledBecause } from '../../../components/DisabledReason';
 import { FlashMessage } from '../../../components/FlashMessage';
 import { DownloadIcon } from '../../../components/icons';
 import { saveFile } from '../../../components/saveFile';
 import { useFlash } from '../../../components/useFlash';
+import { useDownloadExport } from '../../../queries/account';
 
 /** Export Data (JSON), the history as CSV, and the way to the doctor report. */
 export function ExportCard() {
   const { t } = useTranslation('data');
-  const [busy, setBusy] = useState<ExportFormat | null>(null);
+  const downloadExport = useDownloadExport();
+  const busy = downloadExport.isPending ? downloadExport.variables : null;
   // SPEC §8: "Data exported successfully" / "Failed to export data", for 3 s / 5 s.
   const [flash, showFlash] = useFlash();
 
   const exportAs = async (format: ExportFormat) => {
-    setBusy(format);
     try {
-      saveFile(await downloadExport(format));
+      saveFile(await downloadExport.mutateAsync(format));
       showFlash('success', t('export.success'));
     } catch {
       showFlash('error', t('export.failed'));
-    } finally {
-      setBusy(null);
     }
   };
 

@@ -1,11 +1,11 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { getRetentionPreview, type RetentionPreview } from '../../../api/data';
+import type { RetentionPreview } from '../../../api/data';
 import { FlashMessage } from '../../../components/FlashMessage';
 import { ConfirmDialog } from '../../../components/medications/ConfirmDialog';
 import { useFlash } from '../../../components/useFlash';
 import { formatDate } from '../../../medications/format';
-import { useSaveDataSettings } from '../../../queries/account';
+import { useRetentionPreview, useSaveDataSettings } from '../../../queries/account';
 import { DATA_RETENTION_DAYS } from '../../../settings/appSettings';
 import { useAppSettings } from '../../../settings/SettingsContext';
 import { failureReason } from './failureReason';
@@ -29,7 +29,8 @@ export function RetentionCard({ days }: { days: number }) {
   const { t, i18n } = useTranslation('data');
   const { settings, updateSettings } = useAppSettings();
   const saveSettings = useSaveDataSettings();
-  const [counting, setCounting] = useState(false);
+  const retentionPreview = useRetentionPreview();
+  const counting = retentionPreview.isPending;
   const [preview, setPreview] = useState<RetentionPreview | null>(null);
   const [flash, showFlash] = useFlash();
 
@@ -50,13 +51,10 @@ export function RetentionCard({ days }: { days: number }) {
       }
       return;
     }
-    setCounting(true);
     try {
-      setPreview(await getRetentionPreview(chosen));
+      setPreview(await retentionPreview.mutateAsync(chosen));
     } catch (error) {
       showFlash('error', t('retention.countFailed', { reason: failureReason(error) ?? t('common.saveFailed') }));
-    } finally {
-      setCounting(false);
     }
   };
 
