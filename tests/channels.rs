@@ -695,6 +695,12 @@ async fn send_test_prints_each_channels_answer() {
         json!({ "kind": "webhook", "name": "Hub", "config": { "url": format!("{}/hook", doubles.base) } }),
     )
     .await;
+    add_channel(
+        &server,
+        &token,
+        json!({ "kind": "ntfy", "name": "Old", "enabled": false, "config": { "server_url": format!("{}/ntfy", doubles.base), "topic": "old" } }),
+    )
+    .await;
     let data = server.data_dir.clone();
     let run = move |channel: &'static str| {
         let mut command = common::pillbox(&data);
@@ -718,6 +724,12 @@ async fn send_test_prints_each_channels_answer() {
     );
     assert!(
         out.contains("channel:2 (webhook \"Hub\"): failed: the webhook answered 500"),
+        "{out}"
+    );
+    // A channel that cannot be used says why, in the words a reminder's delivery uses.
+    assert!(
+        out.lines()
+            .any(|line| line.starts_with("channel:3") && line.contains("Old: the channel is switched off")),
         "{out}"
     );
     let unknown = tokio::task::spawn_blocking(move || run("9")).await.unwrap();

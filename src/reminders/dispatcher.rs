@@ -548,22 +548,13 @@ async fn test_channels(engine: &Engine, recipient: &Recipient, methods: &[Method
         let Some(id) = method.channel_id() else {
             continue;
         };
-        let Some(channel) = recipient.channels.iter().find(|c| c.id == id) else {
-            reports.push(ChannelReport::failed(
-                *method,
-                "channel_unavailable",
-                "the channel was deleted".into(),
-                true,
-            ));
-            continue;
+        let channel = match rounds::usable_channel(*method, id, &recipient.channels) {
+            Ok(channel) => channel,
+            Err(report) => {
+                reports.push(*report);
+                continue;
+            }
         };
-        if !channel.usable() {
-            reports.push(ChannelReport {
-                params: json!({ "name": channel.name, "kind": channel.kind, "state": channel.state, "enabled": channel.enabled }),
-                ..ChannelReport::failed(*method, "channel_unavailable", format!("{} cannot be used now", channel.name), true)
-            });
-            continue;
-        }
         let result = engine
             .channels
             .test(channel, &recipient.formats, &engine.settings.link_base())

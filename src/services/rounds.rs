@@ -963,6 +963,41 @@ fn plan_job(
     })
 }
 
+/// The person's channel a reminder (or a test) is to go to, or why it cannot: deleted,
+/// switched off, waiting for its Telegram chat to be linked, or disabled after failures.
+/// Reminders and `send-test` report it in the same words.
+pub fn usable_channel(
+    method: Method,
+    channel_id: i64,
+    channels: &[Channel],
+) -> Result<&Channel, Box<ChannelReport>> {
+    let Some(channel) = channels.iter().find(|c| c.id == channel_id) else {
+        return Err(Box::new(ChannelReport::failed(
+            method,
+            "channel_unavailable",
+            "the channel was deleted".into(),
+            true,
+        )));
+    };
+    if channel.usable() {
+        return Ok(channel);
+    }
+    let why = match (channel.enabled, channel.state.as_str()) {
+        (false, _) => "the channel is switched off",
+        (_, "pending") => "the Telegram chat is not linked yet",
+        _ => "the channel is disabled",
+    };
+    Err(Box::new(ChannelReport {
+        params: json!({ "name": channel.name, "kind": channel.kind, "state": channel.state, "enabled": channel.enabled, "detail": why }),
+        ..ChannelReport::failed(
+            method,
+            "channel_unavailable",
+            format!("{}: {why}", channel.name),
+            true,
+        )
+    }))
+}
+
 /// Queues a round's message to each of the person's channels among its methods (once per
 /// round and channel: planning the round again adds nothing), and reports each as queued,
 /// or as unavailable (switched off, waiting for a Telegram link, disabled, deleted).
@@ -1013,27 +1048,13 @@ fn queue_channels(
         let Some(channel_id) = method.channel_id() else {
             continue;
         };
-        let Some(channel) = round.recipient.channels.iter().find(|c| c.id == channel_id) else {
-            reports.push(ChannelReport::failed(
-                *method,
-                "channel_unavailable",
-                "the channel was deleted".into(),
-                true,
-            ));
-            continue;
+        let channel = match usable_channel(*method, channel_id, &round.recipient.channels) {
+            Ok(channel) => channel,
+            Err(report) => {
+                reports.push(*report);
+                continue;
+            }
         };
-        if !channel.usable() {
-            let why = match (channel.enabled, channel.state.as_str()) {
-                (false, _) => "the channel is switched off",
-                (_, "pending") => "the Telegram chat is not linked yet",
-                _ => "the channel is disabled",
-            };
-            reports.push(ChannelReport {
-                params: json!({ "name": channel.name, "kind": channel.kind, "state": channel.state, "enabled": channel.enabled, "detail": why }),
-                ..ChannelReport::failed(*method, "channel_unavailable", format!("{}: {why}", channel.name), true)
-            });
-            continue;
-        }
         let message = channel_message(round, job, &ctx.link_base);
         let webhook = channel.kind == "webhook";
         let key = if webhook {
