@@ -1,28 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Frequency, Schedule } from '../api/medicationTypes';
 import i18n from '../i18n';
+import { SCHEDULE_JSON } from '../test/medications';
 import { scheduleInWords } from './schedule';
 
-const schedule = (changes: Partial<Schedule> = {}): Schedule => ({
-  times: [],
-  weekdays: [],
-  start_date: '2026-11-15',
-  effective_times: ['09:00'],
-  effective_weekdays: [],
-  interval_hours: null,
-  every_days: null,
-  cycle_on_days: null,
-  cycle_off_days: null,
-  end_date: null,
-  steps: [],
-  max_per_day: null,
-  min_gap_minutes: null,
-  clock: 'wall',
-  grace_minutes: 60,
-  repeat_every_minutes: null,
-  repeat_times: null,
-  ...changes,
-});
+const schedule = (changes: Partial<Schedule> = {}): Schedule => ({ ...SCHEDULE_JSON, start_date: '2026-11-15', ...changes });
 
 function words(frequency: Frequency, s: Schedule, timeFormat: '12h' | '24h' = '24h', language = 'en') {
   return scheduleInWords(i18n.getFixedT(language, 'meds'), frequency, s, { timeFormat, language });

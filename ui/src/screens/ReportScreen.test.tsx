@@ -3,7 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { disabledState } from '../test/disabledReason';
 import { deferred, requestUrl } from '../test/fetchMock';
-import { fail, medsServer, ok, requestsTo, signInForMeds, USER } from '../test/medications';
+import { fail, medsServer, ok, requestsTo, SCHEDULE_JSON, signInForMeds, USER } from '../test/medications';
 import { renderApp } from '../test/renderApp';
 
 afterEach(() => {
@@ -12,26 +12,7 @@ afterEach(() => {
 
 /** A schedule as the server sends it: everything unset but what is given. */
 function scheduleJson(changes: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    times: [],
-    weekdays: [],
-    start_date: '2026-10-01',
-    effective_times: ['08:00'],
-    effective_weekdays: [],
-    interval_hours: null,
-    every_days: null,
-    cycle_on_days: null,
-    cycle_off_days: null,
-    end_date: null,
-    steps: [],
-    max_per_day: null,
-    min_gap_minutes: null,
-    clock: 'wall',
-    grace_minutes: 60,
-    repeat_every_minutes: null,
-    repeat_times: null,
-    ...changes,
-  };
+  return { ...SCHEDULE_JSON, start_date: '2026-10-01', effective_times: ['08:00'], ...changes };
 }
 
 const REPORT = {

@@ -1,6 +1,6 @@
 // Server answers for the medication screens' tests, shaped like the real server's.
 import type { ErrorCode } from '../api/client';
-import type { Medication } from '../api/medicationTypes';
+import type { Medication, Schedule } from '../api/medicationTypes';
 import { jsonResponse, mockFetch, requestUrl, sessionRoutes, type Route } from './fetchMock';
 
 export const USER = { id: 7, email: 'pat@example.com', emailVerified: true };
@@ -12,7 +12,7 @@ export function signInForMeds(): void {
 }
 
 /** A schedule as the server answers it: the rules not set are null, the defaults in force. */
-export const SCHEDULE_JSON = {
+export const SCHEDULE_JSON: Schedule = {
   times: [],
   weekdays: [],
   start_date: '2026-11-01',
