@@ -14,16 +14,7 @@ test.use({ timezoneId: 'UTC' });
 
 const auth = (user: TestUser) => ({ Authorization: `Bearer ${user.token}` });
 
-const ntfy = new NtfyDouble();
-let ntfyUrl = '';
-
-test.beforeAll(async () => {
-  ntfyUrl = await ntfy.start();
-});
-
-test.afterAll(async () => {
-  await ntfy.stop();
-});
+const ntfy = NtfyDouble.forSpec();
 
 /**
  * A zone where it is about noon now and a dose `minutes` from now there ("HH:MM", whole
@@ -108,7 +99,7 @@ test.describe('one reminder on push, ntfy and Telegram', () => {
     const topic = `pillbox-path-${Date.now().toString(36)}`;
     let dialog = await addChannelInBrowser(page, async (d) => {
       await d.getByLabel('Name').fill('Phone');
-      await d.getByLabel('Server address').fill(ntfyUrl);
+      await d.getByLabel('Server address').fill(ntfy.url);
       await d.getByLabel('Topic').fill(topic);
       await d.getByLabel('Access token').fill(GOOD_TOKEN);
     });

@@ -2,16 +2,7 @@ import { expect, test } from './fixtures';
 import { freshUserAt } from './medsHelpers';
 import { GOOD_TOKEN, NtfyDouble } from './ntfyDouble';
 
-const ntfy = new NtfyDouble();
-let ntfyUrl = '';
-
-test.beforeAll(async () => {
-  ntfyUrl = await ntfy.start();
-});
-
-test.afterAll(async () => {
-  await ntfy.stop();
-});
+const ntfy = NtfyDouble.forSpec();
 
 test.describe('channels', () => {
   test('adds an ntfy channel, sends a test the ntfy server receives, and shows a wrong token refused', async ({
@@ -31,7 +22,7 @@ test.describe('channels', () => {
     await expect(dialog.getByRole('radio', { name: /^ntfy/ })).toBeChecked();
     await expect(dialog).toContainText('The topic you subscribed to in the ntfy app.');
     await dialog.getByLabel('Name').fill('Phone');
-    await dialog.getByLabel('Server address').fill(ntfyUrl);
+    await dialog.getByLabel('Server address').fill(ntfy.url);
     await dialog.getByLabel('Topic').fill(topic);
     await dialog.getByLabel('Access token').fill(GOOD_TOKEN);
     await expect(dialog.getByRole('checkbox', { name: /Use for reminders/ })).toBeChecked();
@@ -68,7 +59,7 @@ test.describe('channels', () => {
     await card.getByRole('button', { name: 'Add channel' }).click();
     dialog = page.getByRole('dialog', { name: 'Add a channel' });
     await dialog.getByLabel('Name').fill('Old token');
-    await dialog.getByLabel('Server address').fill(ntfyUrl);
+    await dialog.getByLabel('Server address').fill(ntfy.url);
     await dialog.getByLabel('Topic').fill(topic);
     await dialog.getByLabel('Access token').fill('tk_revokedlongago');
     await dialog.getByRole('checkbox', { name: /Use for reminders/ }).uncheck();

@@ -7,16 +7,7 @@ import { NtfyDouble } from './ntfyDouble';
 test.use({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
 
 // Any local server that answers the webhook with a 404 serves for a test that fails.
-const refusing = new NtfyDouble();
-let refusingUrl = '';
-
-test.beforeAll(async () => {
-  refusingUrl = await refusing.start();
-});
-
-test.afterAll(async () => {
-  await refusing.stop();
-});
+const refusing = NtfyDouble.forSpec();
 
 /** The page scrolls only up and down: nothing sticks out to the right. */
 async function expectNoSidewaysScroll(page: Page): Promise<void> {
@@ -87,7 +78,7 @@ test.describe('channels on a phone, in German', () => {
 
     // A webhook with a long address: its secret is shown once, with a copy button.
     await dialog.getByLabel('Name').fill('Heimautomatisierung');
-    await dialog.getByRole('textbox', { name: 'Adresse', exact: true }).fill(`${refusingUrl}/api/webhook/pillbox-erinnerungen-fuer-das-ganze-haus-0123456789`);
+    await dialog.getByRole('textbox', { name: 'Adresse', exact: true }).fill(`${refusing.url}/api/webhook/pillbox-erinnerungen-fuer-das-ganze-haus-0123456789`);
     await add.click();
     await expect(dialog.getByTestId('channel-added')).toHaveText(
       'Heimautomatisierung (Webhook) hinzugefügt: Erinnerungen gehen jetzt auch dorthin.',

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { test } from './fixtures';
 
 /** What the ntfy double was sent: ntfy's JSON publish (https://docs.ntfy.sh/publish/#publish-as-json). */
 export interface Published {
@@ -39,7 +40,17 @@ async function bodyOf(request: IncomingMessage): Promise<string> {
 export class NtfyDouble {
   readonly published: Published[] = [];
   readonly refused: string[] = [];
+  /** Where it listens, once started. */
+  url = '';
   private server: Server | null = null;
+
+  /** An ntfy double that runs while the calling spec's tests do: started before, stopped after. */
+  static forSpec(): NtfyDouble {
+    const double = new NtfyDouble();
+    test.beforeAll(() => double.start());
+    test.afterAll(() => double.stop());
+    return double;
+  }
 
   async start(): Promise<string> {
     this.server = createServer((request, response) => {
@@ -76,7 +87,8 @@ export class NtfyDouble {
     });
     const server = this.server;
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    this.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    return this.url;
   }
 
   /**
