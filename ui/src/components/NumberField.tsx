@@ -1,13 +1,15 @@
 import type { ReactNode } from 'react';
 
 /**
- * What a number counts: whole containers or items (from 1), a dose (above zero, in
- * thousandths), or a stock amount (from zero, in thousandths).
+ * What a number counts: whole containers or items (from 1), a whole number of a schedule's
+ * (from 0, bounded by the field's `min` and `max`), a dose (above zero, in thousandths), or a
+ * stock amount (from zero, in thousandths).
  */
-export type NumberKind = 'count' | 'dose' | 'stock';
+export type NumberKind = 'count' | 'whole' | 'dose' | 'stock';
 
 const INPUTS: Record<NumberKind, { inputMode: 'numeric' | 'decimal'; min: number; step: number }> = {
   count: { inputMode: 'numeric', min: 1, step: 1 },
+  whole: { inputMode: 'numeric', min: 0, step: 1 },
   dose: { inputMode: 'decimal', min: 0.001, step: 0.001 },
   stock: { inputMode: 'decimal', min: 0, step: 0.001 },
 };
@@ -19,6 +21,9 @@ interface NumberFieldProps {
   value: string;
   onChange: (value: string) => void;
   kind: NumberKind;
+  /** Bounds the kind's own lower bound and, when given, an upper one. */
+  min?: number;
+  max?: number;
   /** Under the field, and named by it for screen readers. */
   hint?: ReactNode;
   required?: boolean;
@@ -27,7 +32,7 @@ interface NumberFieldProps {
 }
 
 /** A number typed into a form, with the keyboard, step and lower bound its kind needs. */
-export function NumberField({ id, label, value, onChange, kind, hint, required, autoFocus }: NumberFieldProps) {
+export function NumberField({ id, label, value, onChange, kind, min, max, hint, required, autoFocus }: NumberFieldProps) {
   const hintId = `${id}-hint`;
   return (
     <div className="field">
@@ -36,6 +41,8 @@ export function NumberField({ id, label, value, onChange, kind, hint, required, 
         id={id}
         type="number"
         {...INPUTS[kind]}
+        min={min ?? INPUTS[kind].min}
+        max={max}
         value={value}
         onChange={(event) => onChange(event.target.value)}
         required={required}

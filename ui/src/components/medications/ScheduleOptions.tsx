@@ -11,6 +11,7 @@ import {
 } from '../../medications/medicationForm';
 import { findUnit } from '../../medications/units';
 import { CloseIcon } from '../icons';
+import { NumberField } from '../NumberField';
 import { PlusIcon } from './MedicationIcon';
 
 interface RulesProps {
@@ -21,40 +22,6 @@ interface RulesProps {
 
 const DAY_PATTERNS: DayPattern[] = ['every_day', 'every_n_days', 'cycle'];
 const MAX_STEPS = 24;
-
-interface NumberFieldProps {
-  id: string;
-  label: string;
-  value: string;
-  onChange: (value: string) => void;
-  min: number;
-  max: number;
-  hint?: string;
-}
-
-function NumberField({ id, label, value, onChange, min, max, hint }: NumberFieldProps) {
-  return (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
-      <input
-        id={id}
-        type="number"
-        inputMode="numeric"
-        min={min}
-        max={max}
-        step={1}
-        value={value}
-        onChange={(event) => onChange(event.target.value)}
-        aria-describedby={hint ? `${id}-hint` : undefined}
-      />
-      {hint && (
-        <span id={`${id}-hint`} className="field-hint">
-          {hint}
-        </span>
-      )}
-    </div>
-  );
-}
 
 /** An as-needed medication's limits: shown with the frequency, as they are its whole schedule. */
 export function AsNeededLimits({ idPrefix, form, onChange }: RulesProps) {
@@ -68,8 +35,7 @@ export function AsNeededLimits({ idPrefix, form, onChange }: RulesProps) {
         {t('rules.limitsHint')}
       </p>
       <div className="field-row">
-        <NumberField
-          id={id('max-per-day')}
+        <NumberField          kind="whole"          id={id('max-per-day')}
           label={t('rules.maxPerDay')}
           value={form.rules.maxPerDay}
           min={1}
@@ -85,16 +51,14 @@ export function AsNeededLimits({ idPrefix, form, onChange }: RulesProps) {
       <fieldset className="choice-group" aria-describedby={id('min-gap-hint')}>
         <legend>{t('rules.minGap')}</legend>
         <div className="field-row">
-          <NumberField
-            id={id('min-gap-hours')}
+          <NumberField            kind="whole"            id={id('min-gap-hours')}
             label={t('rules.minGapHours')}
             value={form.rules.minGapHours}
             min={0}
             max={24}
             onChange={(minGapHours) => rules({ minGapHours })}
           />
-          <NumberField
-            id={id('min-gap-minutes')}
+          <NumberField            kind="whole"            id={id('min-gap-minutes')}
             label={t('rules.minGapMinutes')}
             value={form.rules.minGapMinutes}
             min={0}
@@ -149,8 +113,7 @@ export function MoreScheduleOptions({ idPrefix, form, onChange }: RulesProps) {
       <div id={id('more')} className="more-options-body" hidden={!open}>
         {daily && (
           <>
-            <NumberField
-              id={id('interval')}
+            <NumberField              kind="whole"              id={id('interval')}
               label={t('rules.intervalHours')}
               value={r.intervalHours}
               min={1}
@@ -176,8 +139,7 @@ export function MoreScheduleOptions({ idPrefix, form, onChange }: RulesProps) {
               </select>
             </div>
             {r.dayPattern === 'every_n_days' && (
-              <NumberField
-                id={id('every-days')}
+              <NumberField                kind="whole"                id={id('every-days')}
                 label={t('rules.everyDays')}
                 value={r.everyDays}
                 min={1}
@@ -187,16 +149,14 @@ export function MoreScheduleOptions({ idPrefix, form, onChange }: RulesProps) {
             )}
             {r.dayPattern === 'cycle' && (
               <div className="field-row">
-                <NumberField
-                  id={id('cycle-on')}
+                <NumberField                  kind="whole"                  id={id('cycle-on')}
                   label={t('rules.cycleOn')}
                   value={r.cycleOnDays}
                   min={1}
                   max={366}
                   onChange={(cycleOnDays) => rules({ cycleOnDays })}
                 />
-                <NumberField
-                  id={id('cycle-off')}
+                <NumberField                  kind="whole"                  id={id('cycle-off')}
                   label={t('rules.cycleOff')}
                   value={r.cycleOffDays}
                   min={1}
@@ -321,8 +281,7 @@ export function MoreScheduleOptions({ idPrefix, form, onChange }: RulesProps) {
           </fieldset>
         )}
 
-        <NumberField
-          id={id('grace')}
+        <NumberField          kind="whole"          id={id('grace')}
           label={t('rules.grace')}
           value={r.graceMinutes}
           min={1}
@@ -348,16 +307,14 @@ export function MoreScheduleOptions({ idPrefix, form, onChange }: RulesProps) {
           </label>
           {r.ownFollowUps && (
             <div className="field-row">
-              <NumberField
-                id={id('repeat-every')}
+              <NumberField                kind="whole"                id={id('repeat-every')}
                 label={t('rules.repeatEvery')}
                 value={r.repeatEveryMinutes}
                 min={1}
                 max={1440}
                 onChange={(repeatEveryMinutes) => rules({ repeatEveryMinutes })}
               />
-              <NumberField
-                id={id('repeat-times')}
+              <NumberField                kind="whole"                id={id('repeat-times')}
                 label={t('rules.repeatTimes')}
                 value={r.repeatTimes}
                 min={0}
