@@ -1,6 +1,6 @@
 import type { QueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, type ComponentType } from 'react';
-import { Navigate, Route, Routes } from 'react-router-dom';
+import { matchPath, Navigate, Route, Routes } from 'react-router-dom';
 import { AuthProvider } from './auth/AuthProvider';
 import { RequireAuth } from './auth/RequireAuth';
 import { InstallBanner } from './components/InstallBanner';
@@ -70,7 +70,7 @@ const SettingsScreen = routeScreen(() => import('./screens/SettingsScreen').then
 ]);
 const ReportScreen = routeScreen(() => import('./screens/ReportScreen').then((m) => m.ReportScreen), ['meds', 'data']);
 
-/** The signed-in screens by the address that opens them (spec §2). */
+/** The signed-in screens by the route that opens them (spec §2): the route table's and the preload's. */
 const SIGNED_IN_SCREENS: Record<string, RouteScreen> = {
   '/': MedicationsScreen,
   '/medications': MedicationsScreen,
@@ -78,6 +78,7 @@ const SIGNED_IN_SCREENS: Record<string, RouteScreen> = {
   '/notifications': NotificationsScreen,
   '/history': HistoryScreen,
   '/people': PeopleScreen,
+  '/people/:personId': PersonScreen,
   '/settings': SettingsScreen,
   '/report': ReportScreen,
 };
@@ -89,7 +90,7 @@ const SIGNED_IN_SCREENS: Record<string, RouteScreen> = {
  */
 export function preloadFirstScreen(pathname: string, signedIn: boolean): void {
   if (!signedIn) return;
-  const screen = pathname.startsWith('/people/') ? PersonScreen : SIGNED_IN_SCREENS[pathname];
+  const screen = Object.entries(SIGNED_IN_SCREENS).find(([path]) => matchPath(path, pathname))?.[1];
   if (!screen) return;
   // A fetch that fails here is tried again when the route renders, which shows its error.
   const ignore = () => undefined;
@@ -118,15 +119,9 @@ export function AppRoutes() {
           </RequireAuth>
         }
       >
-        <Route path="/" element={<MedicationsScreen />} />
-        <Route path="/medications" element={<MedicationsScreen />} />
-        <Route path="/today" element={<TodayScreen />} />
-        <Route path="/notifications" element={<NotificationsScreen />} />
-        <Route path="/history" element={<HistoryScreen />} />
-        <Route path="/people" element={<PeopleScreen />} />
-        <Route path="/people/:personId" element={<PersonScreen />} />
-        <Route path="/settings" element={<SettingsScreen />} />
-        <Route path="/report" element={<ReportScreen />} />
+        {Object.entries(SIGNED_IN_SCREENS).map(([path, Screen]) => (
+          <Route key={path} path={path} element={<Screen />} />
+        ))}
       </Route>
       <Route path="*" element={<Navigate to="/" replace />} />
     </Routes>
