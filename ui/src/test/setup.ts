@@ -1,5 +1,5 @@
 import { cleanup, configure } from '@testing-library/react';
-import { afterEach } from 'vitest';
+import { afterEach, vi } from 'vitest';
 import { setOffline } from '../api/connectivity';
 import { parseUnitList } from '../api/units';
 import i18n, { NAMESPACES } from '../i18n';
@@ -19,10 +19,15 @@ configure({ asyncUtilTimeout: 5000 });
 
 // Every test starts where the app is after its first GET /api/units: with the server's
 // catalogue (the fixture is that answer, taken from the binary).
-setUnitCatalogue(parseUnitList(units.data) ?? []);
+const serverCatalogue = parseUnitList(units.data) ?? [];
+setUnitCatalogue(serverCatalogue);
 
+// Test files share one module registry (`isolate: false` in vite.config.ts), so whatever a test
+// may change at module level is put back here, for the next test in this file or the next file.
 afterEach(async () => {
   cleanup();
+  vi.useRealTimers();
+  setUnitCatalogue(serverCatalogue);
   localStorage.clear();
   setOffline(false);
   document.documentElement.className = '';
