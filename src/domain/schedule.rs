@@ -139,11 +139,6 @@ impl Rules {
         serde_json::to_string(self).unwrap_or_else(|_| "{}".to_owned())
     }
 
-    /// From the stored JSON; what does not read is taken as unset.
-    pub fn from_json(text: &str) -> Rules {
-        serde_json::from_str(text).unwrap_or_default()
-    }
-
     /// Whether the rules fit together and with the frequency; the message says what to
     /// change.
     pub fn check(&self, frequency: Frequency, start_date: NaiveDate) -> Result<(), String> {

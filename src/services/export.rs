@@ -249,7 +249,7 @@ fn medication_file(conn: &Connection, m: &Medication) -> ServiceResult<Medicatio
         schedule: Some(ScheduleFile {
             times: m.schedule_times.clone(),
             weekdays: m.schedule_weekdays.clone(),
-            start_date: Some(m.start_date.clone()),
+            start_date: Some(m.start_date.to_string()),
             rules: m.rules.clone(),
         }),
         inventory: medications::inventory(conn, m.id)?.as_ref().map(inventory_file),

@@ -403,13 +403,11 @@ fn medication_of(m: MedicationFile, now: DateTime<Utc>) -> Result<NewMedication,
     let weekdays = schedule::parse_weekdays(&schedule.weekdays)?;
     let start_date = match schedule.start_date.as_deref().map(str::trim) {
         Some(date) => NaiveDate::parse_from_str(date, "%Y-%m-%d")
-            .map_err(|_| "Start date must be written as YYYY-MM-DD".to_owned())?
-            .to_string(),
-        None => now.date_naive().to_string(),
+            .map_err(|_| "Start date must be written as YYYY-MM-DD".to_owned())?,
+        None => now.date_naive(),
     };
     let frequency = Frequency::parse(m.frequency.trim()).unwrap_or(Frequency::Daily);
-    let start = NaiveDate::parse_from_str(&start_date, "%Y-%m-%d").unwrap_or_default();
-    schedule.rules.check(frequency, start)?;
+    schedule.rules.check(frequency, start_date)?;
     let now = Stamp::from(now);
     // The file's own times where it has them (an export writes both).
     let stamp = |t: Option<String>| t.and_then(|t| parse_instant(&t)).map(Stamp::from);

@@ -208,9 +208,8 @@ fn apply(m: &mut Medication, input: MedicationInput) -> ServiceResult<()> {
             m.schedule_weekdays = parsed.iter().map(|d| d.number_from_monday()).collect();
         }
         if let Some(start) = s.start_date {
-            NaiveDate::parse_from_str(start.trim(), "%Y-%m-%d")
+            m.start_date = NaiveDate::parse_from_str(start.trim(), "%Y-%m-%d")
                 .map_err(|_| invalid("Start date must be written as YYYY-MM-DD"))?;
-            m.start_date = start.trim().to_owned();
         }
         let r = &mut m.rules;
         for (field, value) in [
@@ -242,8 +241,7 @@ fn apply(m: &mut Medication, input: MedicationInput) -> ServiceResult<()> {
         }
     }
     let frequency = Frequency::parse(&m.frequency).unwrap_or(Frequency::Daily);
-    let start = NaiveDate::parse_from_str(&m.start_date, "%Y-%m-%d").unwrap_or_default();
-    m.rules.check(frequency, start).map_err(invalid)?;
+    m.rules.check(frequency, m.start_date).map_err(invalid)?;
     Ok(())
 }
 
@@ -312,7 +310,7 @@ impl ScheduleView {
         ScheduleView {
             times: m.schedule_times.clone(),
             weekdays: m.schedule_weekdays.clone(),
-            start_date: m.start_date.clone(),
+            start_date: m.start_date.to_string(),
             effective_times: summary.effective_times,
             effective_weekdays: summary.effective_weekdays,
             interval_hours: m.rules.interval_hours,
@@ -624,7 +622,7 @@ pub fn create(
         default_quantity: Quantity::whole(1),
         schedule_times: Vec::new(),
         schedule_weekdays: Vec::new(),
-        start_date: now.with_timezone(&clock.tz).date_naive().to_string(),
+        start_date: now.with_timezone(&clock.tz).date_naive(),
         created_at: stamp,
         updated_at: stamp,
         rules: Rules::default(),

@@ -133,12 +133,11 @@ fn with_plan<T>(medication: &Medication, user_clock: &UserClock, f: impl FnOnce(
     let frequency = Frequency::parse(&medication.frequency).unwrap_or(Frequency::AsNeeded);
     let times = schedule::parse_times(&medication.schedule_times).unwrap_or_default();
     let weekdays = schedule::parse_weekdays(&medication.schedule_weekdays).unwrap_or_default();
-    let today = user_clock.today();
     let plan = Plan {
         frequency,
         times: &times,
         weekdays: &weekdays,
-        start_date: NaiveDate::parse_from_str(&medication.start_date, "%Y-%m-%d").unwrap_or(today),
+        start_date: medication.start_date,
         default_time: user_clock.default_time,
         tz: user_clock.tz,
         rules: &medication.rules,

@@ -157,9 +157,7 @@ pub fn schedule_summary(m: &Medication, clock: &UserClock) -> ScheduleSummary {
     let effective_weekdays = match frequency {
         Frequency::Weekly => {
             let parsed = schedule::parse_weekdays(&m.schedule_weekdays).unwrap_or_default();
-            let start =
-                NaiveDate::parse_from_str(&m.start_date, "%Y-%m-%d").unwrap_or_else(|_| clock.today());
-            schedule::effective_weekdays(&parsed, start)
+            schedule::effective_weekdays(&parsed, m.start_date)
                 .iter()
                 .map(|d| d.number_from_monday())
                 .collect()
@@ -191,15 +189,14 @@ pub fn runs_out_on(m: &Medication, inv: &Inventory, clock: &UserClock) -> Option
         per_day *= f64::from(on) / f64::from((on + off).max(1));
     }
     // Today's dose under a tapering plan (by date: the forecast changes once a day).
-    let start = NaiveDate::parse_from_str(&m.start_date, "%Y-%m-%d").ok()?;
     let dose = m
         .rules
-        .step_on((clock.today() - start).num_days())
+        .step_on((clock.today() - m.start_date).num_days())
         .unwrap_or(m.default_quantity);
     let per_dose = inv.containers.usage(dose, &m.unit, &m.unit).ok()?;
     let out = stock::runs_out_on(inv.current_quantity, per_dose.to_f64() * per_day, clock.today())?;
     // A course that ends first never runs out.
-    match m.rules.last_day(start) {
+    match m.rules.last_day(m.start_date) {
         Some(end) if out > end && inv.current_quantity > crate::domain::quantity::Quantity::ZERO => None,
         _ => Some(out),
     }
@@ -312,14 +309,11 @@ pub fn build(
         } else {
             (Some(adherence), None, Vec::new())
         };
-        let start_date = NaiveDate::parse_from_str(&m.start_date, "%Y-%m-%d").ok();
         medications.push(MedicationLine {
             id: m.id,
             schedule: ScheduleView::of(&m, &clock),
-            stages: start_date.map(|d| m.rules.dated_steps(d)).unwrap_or_default(),
-            last_day: start_date
-                .and_then(|d| m.rules.last_day(d))
-                .map(|d| d.to_string()),
+            stages: m.rules.dated_steps(m.start_date),
+            last_day: m.rules.last_day(m.start_date).map(|d| d.to_string()),
             adherence,
             usage,
             over_limit,

@@ -2,9 +2,10 @@
 
 use std::collections::HashMap;
 
+use chrono::NaiveDate;
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
-use super::stamp_at;
+use super::{day_at, json_at, stamp_at};
 use crate::db::Stamp;
 
 use crate::domain::escalation::Escalation;
@@ -25,7 +26,7 @@ pub struct Medication {
     pub default_quantity: Quantity,
     pub schedule_times: Vec<String>,
     pub schedule_weekdays: Vec<u32>,
-    pub start_date: String,
+    pub start_date: NaiveDate,
     pub rules: Rules,
     /// The person whose medicine it is (0 on a new one: the account holder's).
     pub person_id: i64,
@@ -37,10 +38,6 @@ pub struct Medication {
 const COLUMNS: &str = "id, name, unit, frequency, color, icon, notes, default_quantity, schedule_times, \
                        schedule_weekdays, start_date, created_at, updated_at, schedule_rules, person_id, escalation";
 
-fn json_list<T: serde::de::DeserializeOwned>(text: String) -> Vec<T> {
-    serde_json::from_str(&text).unwrap_or_default()
-}
-
 fn from_row(row: &Row) -> rusqlite::Result<Medication> {
     Ok(Medication {
         id: row.get(0)?,
@@ -51,12 +48,12 @@ fn from_row(row: &Row) -> rusqlite::Result<Medication> {
         icon: row.get(5)?,
         notes: row.get(6)?,
         default_quantity: row.get(7)?,
-        schedule_times: json_list(row.get(8)?),
-        schedule_weekdays: json_list(row.get(9)?),
-        start_date: row.get(10)?,
+        schedule_times: json_at(row, 8, "medications", row.get(0)?)?,
+        schedule_weekdays: json_at(row, 9, "medications", row.get(0)?)?,
+        start_date: day_at(row, 10, "medications", row.get(0)?)?,
         created_at: stamp_at(row, 11, "medications", row.get(0)?)?,
         updated_at: stamp_at(row, 12, "medications", row.get(0)?)?,
-        rules: Rules::from_json(&row.get::<_, String>(13)?),
+        rules: json_at(row, 13, "medications", row.get(0)?)?,
         person_id: row.get::<_, Option<i64>>(14)?.unwrap_or_default(),
         escalation: Escalation::from_json(&row.get::<_, String>(15)?),
     })
@@ -113,7 +110,7 @@ pub fn insert(conn: &Connection, user_id: i64, m: &Medication) -> rusqlite::Resu
             m.default_quantity,
             serde_json::to_string(&m.schedule_times).unwrap_or_default(),
             serde_json::to_string(&m.schedule_weekdays).unwrap_or_default(),
-            m.start_date,
+            m.start_date.to_string(),
             m.created_at,
             m.rules.to_json(),
             m.person_id,
@@ -141,7 +138,7 @@ pub fn update(conn: &Connection, user_id: i64, m: &Medication) -> rusqlite::Resu
             m.default_quantity,
             serde_json::to_string(&m.schedule_times).unwrap_or_default(),
             serde_json::to_string(&m.schedule_weekdays).unwrap_or_default(),
-            m.start_date,
+            m.start_date.to_string(),
             m.updated_at,
             m.rules.to_json(),
             m.person_id,
@@ -468,4 +465,64 @@ pub fn ledger(
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
     Ok((rows, Count::capped(counted, cap)))
+}
+
+#[cfg(test)]
+mod tests {
+    use rusqlite::Connection;
+
+    use super::*;
+
+    /// A medication whose stored start date or schedule no longer reads (a hand-edited or
+    /// damaged file) is an error that names it, not a schedule that quietly starts today, loses
+    /// its times or drops its taper.
+    #[test]
+    fn a_damaged_schedule_is_an_error_naming_the_medication_not_an_empty_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut conn = Connection::open_in_memory().unwrap();
+        crate::db::migrations::migrate(&mut conn, dir.path()).unwrap();
+        conn.execute_batch(
+            "INSERT INTO users (id, email, password_hash, created_at, updated_at)
+               VALUES (1, 'kim@example.org', 'x', '2026-03-02T06:00:00.000Z', '2026-03-02T06:00:00.000Z');
+             INSERT INTO medications (id, user_id, name, unit, frequency, color, icon, default_quantity, start_date, schedule_times, schedule_rules,
+                                      created_at, updated_at)
+               VALUES (5, 1, 'Prednisolone', 'tablets', 'daily', '#3b82f6', 'pill', 1, '2026-03-01', '[\"08:00\"]',
+                       '{\"steps\":[{\"days\":5,\"quantity\":4},{\"days\":5,\"quantity\":2}]}',
+                       '2026-03-02T06:00:00.000Z', '2026-03-02T06:00:00.000Z');",
+        )
+        .unwrap();
+        let read = |conn: &Connection| list(conn, 1).map_err(|e| e.to_string());
+        let sound = read(&conn).unwrap();
+        assert_eq!(sound[0].start_date.to_string(), "2026-03-01");
+        assert_eq!(sound[0].schedule_times, ["08:00"]);
+        assert_eq!(sound[0].rules.steps.len(), 2);
+
+        for (column, damage, said) in [
+            (
+                "start_date",
+                "'1 March'",
+                "medications row 5, column start_date: \"1 March\" is not a YYYY-MM-DD date",
+            ),
+            (
+                "schedule_times",
+                "'08:00'",
+                "medications row 5, column schedule_times: \"08:00\" is not the JSON",
+            ),
+            (
+                "schedule_rules",
+                "'{\"steps\":4'",
+                "medications row 5, column schedule_rules: \"{\\\"steps\\\":4\" is not the JSON",
+            ),
+        ] {
+            let tx = conn.unchecked_transaction().unwrap();
+            tx.execute(
+                &format!("UPDATE medications SET {column} = {damage} WHERE id = 5"),
+                [],
+            )
+            .unwrap();
+            let err = read(&tx).unwrap_err();
+            assert!(err.contains(said), "{column}: {err}");
+            tx.rollback().unwrap();
+        }
+    }
 }

@@ -19,16 +19,17 @@ pub mod settings;
 pub mod snapshot_files;
 pub mod users;
 
+use chrono::NaiveDate;
 use rusqlite::Row;
 use rusqlite::types::Type;
 
 use crate::db::Stamp;
 
-/// A stored time that does not read as one, named by where it is: which table, which row
-/// and which column.
+/// A stored value (a time, a date, a schedule's JSON) that does not read as one, named by where
+/// it is: which table, which row and which column.
 #[derive(Debug, thiserror::Error)]
 #[error("{table} row {id}, column {column}: {cause}")]
-pub struct BadStoredTime {
+pub struct BadStoredValue {
     pub table: &'static str,
     pub id: i64,
     pub column: String,
@@ -39,6 +40,47 @@ pub struct BadStoredTime {
 /// error naming the table, the row and the column, never a default.
 pub fn stamp_at(row: &Row, idx: usize, table: &'static str, id: i64) -> rusqlite::Result<Stamp> {
     row.get(idx).map_err(|e| bad_stored_time(row, idx, table, id, e))
+}
+
+/// The calendar day (`YYYY-MM-DD`) in column `idx`, read as `stamp_at` reads a time: text that
+/// is no date is an error naming the table, the row and the column, never today or 1970.
+pub fn day_at(row: &Row, idx: usize, table: &'static str, id: i64) -> rusqlite::Result<NaiveDate> {
+    let text: String = row
+        .get(idx)
+        .map_err(|e| bad_stored_time(row, idx, table, id, e))?;
+    NaiveDate::parse_from_str(&text, "%Y-%m-%d").map_err(|_| {
+        let cause = format!("{text:?} is not a YYYY-MM-DD date").into();
+        bad_stored_time(
+            row,
+            idx,
+            table,
+            id,
+            rusqlite::Error::FromSqlConversionFailure(idx, Type::Text, cause),
+        )
+    })
+}
+
+/// The JSON in column `idx` (a schedule's times, weekdays or rules), read as `stamp_at` reads a
+/// time: text that does not parse is an error naming the row, never an empty schedule.
+pub fn json_at<T: serde::de::DeserializeOwned>(
+    row: &Row,
+    idx: usize,
+    table: &'static str,
+    id: i64,
+) -> rusqlite::Result<T> {
+    let text: String = row
+        .get(idx)
+        .map_err(|e| bad_stored_time(row, idx, table, id, e))?;
+    serde_json::from_str(&text).map_err(|e| {
+        let cause = format!("{text:?} is not the JSON expected here ({e})").into();
+        bad_stored_time(
+            row,
+            idx,
+            table,
+            id,
+            rusqlite::Error::FromSqlConversionFailure(idx, Type::Text, cause),
+        )
+    })
 }
 
 /// A time column that may be empty (`NULL`), read as `stamp_at` reads one.
@@ -67,7 +109,7 @@ fn bad_stored_time(
     rusqlite::Error::FromSqlConversionFailure(
         idx,
         Type::Text,
-        Box::new(BadStoredTime {
+        Box::new(BadStoredValue {
             table,
             id,
             column,
