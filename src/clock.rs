@@ -14,6 +14,9 @@ use chrono::{DateTime, Datelike, Duration, SecondsFormat, Timelike, Utc};
 #[derive(Clone, Debug, Default)]
 pub struct Clock {
     offset_ms: Arc<AtomicI64>,
+    /// The part of the offset a test moved as time passing (`advance`), as opposed to the
+    /// system clock being set (`jump`): the engine's clock watch leaves it out.
+    advanced_ms: Arc<AtomicI64>,
 }
 
 impl Clock {
@@ -36,13 +39,29 @@ impl Clock {
         let offset = start - Utc::now();
         Clock {
             offset_ms: Arc::new(AtomicI64::new(offset.num_milliseconds())),
+            advanced_ms: Arc::default(),
         }
     }
 
-    /// Moves this clock (and its clones) forward; for test clocks.
+    /// Moves this clock (and its clones) forward, as if that time had passed; for test clocks.
     #[cfg_attr(not(debug_assertions), allow(dead_code))]
     pub fn advance(&self, by: Duration) {
         self.offset_ms.fetch_add(by.num_milliseconds(), Ordering::Relaxed);
+        self.advanced_ms
+            .fetch_add(by.num_milliseconds(), Ordering::Relaxed);
+    }
+
+    /// Sets this clock forward or back without time passing, as `date -s` or NTP sets a
+    /// system clock; for test clocks.
+    #[cfg_attr(not(debug_assertions), allow(dead_code))]
+    pub fn jump(&self, by: Duration) {
+        self.offset_ms.fetch_add(by.num_milliseconds(), Ordering::Relaxed);
+    }
+
+    /// The time as the system clock says it, without a test's `advance`s: what the engine's
+    /// clock watch compares with the time that really passed.
+    pub fn system_now(&self) -> DateTime<Utc> {
+        self.now() - Duration::milliseconds(self.advanced_ms.load(Ordering::Relaxed))
     }
 }
 

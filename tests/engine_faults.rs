@@ -324,3 +324,107 @@ async fn a_server_killed_mid_send_delivers_every_reminder_once_per_device_after_
     assert!(status.success(), "{log}");
     assert!(log.contains("the last run stopped while sending"), "{log}");
 }
+
+/// Sets the server's clock `seconds` forward or back as NTP sets a system clock (no time
+/// passes), then runs a dispatcher pass (`POST /api/test/clock`, debug builds only).
+async fn set_clock_by(server: &Server, seconds: i64) {
+    let (status, body) = post(
+        server,
+        "/api/test/clock",
+        None,
+        json!({ "jump_seconds": seconds }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+}
+
+async fn day_history(server: &Server, token: &str) -> Vec<Value> {
+    let (status, body) = get_json(server, "/api/medications/history?limit=100", Some(token)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    body["data"].as_array().unwrap().clone()
+}
+
+/// A Pi whose clock runs ahead until NTP sets it back: the dose recorded "missed" while the
+/// clock was ahead is withdrawn, its reminder arrives at its real time once, the dose is
+/// missed only after its real grace, and `/health` says the clock jumped.
+#[tokio::test]
+async fn a_clock_that_jumps_ahead_and_back_leaves_no_missed_dose_in_the_future_and_loses_no_reminder() {
+    let push = PushService::start().await;
+    let server = Server::start_with(|c| {
+        common::with_clock_start(c, "2026-03-02T06:00:00Z");
+        c.env("PILLBOX_REMINDERS_TICK_SECONDS", "3600")
+            .env("PILLBOX_PUSH_ALLOW_ENDPOINTS", push.prefix());
+    });
+    let token = common::register(&server, "pi@example.org").await;
+    common::save_settings(&server, &token, json!({ "timezone": "UTC" })).await;
+    register_device(&server, &token, &push, "phone").await;
+    common::medication(
+        &server,
+        &token,
+        json!({ "name": "Aspirin", "unit": "tablets", "frequency": "daily", "default_quantity": 1,
+                "schedule": { "times": ["08:00"] } }),
+    )
+    .await;
+    let health = || async {
+        let (status, body) = get_json(&server, "/health", None).await;
+        assert_eq!(
+            status,
+            StatusCode::OK,
+            "a jump degrades, it fails nothing: {body}"
+        );
+        body["data"].clone()
+    };
+    assert_eq!(health().await["checks"]["clock"], "ok");
+
+    // At 06:00 the clock is set to 10:30: the 08:00 dose's grace (60 min) looks over.
+    set_clock_by(&server, 4 * 3600 + 1800).await;
+    let entries = day_history(&server, &token).await;
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    assert_eq!(entries[0]["status"], "missed");
+    let seen = health().await;
+    assert_eq!(seen["status"], "degraded");
+    assert_eq!(
+        seen["checks"]["clock"],
+        "the system clock jumped forward 4 h 30 min (now 2026-03-02T10:30:00Z)"
+    );
+    assert!(push.received("phone").is_empty(), "nothing was sent hours late");
+
+    // NTP sets it back to 06:30: the dose is not missed yet.
+    set_clock_by(&server, -4 * 3600).await;
+    assert_eq!(day_history(&server, &token).await, Vec::<Value>::new());
+    assert!(
+        health().await["checks"]["clock"]
+            .as_str()
+            .unwrap()
+            .starts_with("the system clock jumped back 4 h"),
+    );
+    let log = server.log();
+    assert!(
+        log.contains("the system clock jumped forward 4 h 30 min"),
+        "{log}"
+    );
+    assert!(log.contains("the system clock jumped back 4 h"), "{log}");
+
+    // Its reminder arrives at its time, once; the dose is missed after its real grace.
+    advance_clock(&server, 3600 + 14 * 60).await;
+    assert!(push.received("phone").is_empty(), "not before its time");
+    advance_clock(&server, 16 * 60).await;
+    push.wait_for("phone", 1, Duration::from_secs(10)).await;
+    advance_clock(&server, 3600).await;
+    let entries = day_history(&server, &token).await;
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    assert_eq!(entries[0]["status"], "missed");
+    assert!(
+        entries[0]["taken"]
+            .as_str()
+            .unwrap()
+            .starts_with("2026-03-02T08:00"),
+        "{entries:?}"
+    );
+    let got: Vec<_> = push.received("phone").into_iter().map(|r| r.payload).collect();
+    let reminders = got.iter().filter(|p| p["title"] == "Time for Aspirin").count();
+    assert_eq!(reminders, 1, "reminded once: {got:?}");
+    // And the phone is told it was missed (the one withdrawal of the run).
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert_eq!(got[1]["outcome"], "missed");
+}

@@ -39,7 +39,7 @@ async fn a_healthy_server_reports_every_check() {
     assert_eq!(body["data"]["database"], "ok");
     assert_eq!(
         body["data"]["checks"],
-        json!({ "database": "ok", "disk": "ok", "dispatcher": "ok" })
+        json!({ "database": "ok", "disk": "ok", "dispatcher": "ok", "clock": "ok" })
     );
 }
 

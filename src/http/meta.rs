@@ -20,7 +20,8 @@ use crate::version::VERSION;
 /// The answer of `/health`.
 #[derive(Serialize)]
 pub struct Health {
-    /// `ok`, or `degraded` while the last instance backup failed.
+    /// `ok`, or `degraded` while the last instance backup failed or for an hour after the
+    /// system clock jumped.
     status: &'static str,
     database: &'static str,
     backup: BackupHealth,
@@ -37,6 +38,9 @@ struct Checks {
     disk: String,
     /// The reminder dispatcher finished a pass recently.
     dispatcher: String,
+    /// The system clock has not jumped more than five minutes in the last hour. A jump
+    /// degrades the status but fails nothing: doses are still logged and reminders sent.
+    clock: String,
 }
 
 impl Checks {
@@ -58,8 +62,8 @@ fn shown(outcome: Option<String>) -> String {
 }
 
 /// Healthy when the database takes a write, the disk has room and the dispatcher finishes
-/// its passes; otherwise 503 naming the failed checks. A failed instance backup shows as
-/// "degraded" but stays 200: a proxy's health check must not take the app away from
+/// its passes; otherwise 503 naming the failed checks. A failed instance backup or a recent
+/// jump of the system clock shows as "degraded" but stays 200: a proxy's health check must not take the app away from
 /// someone logging a dose because last night's snapshot failed.
 pub async fn health(State(state): State<AppState>) -> Response {
     let min_free = state.settings.health.min_free_bytes;
@@ -71,6 +75,7 @@ pub async fn health(State(state): State<AppState>) -> Response {
         database: shown(database),
         disk: shown(disk),
         dispatcher: shown(dispatcher_check(&state)),
+        clock: shown(state.engine.clock_watch.recent_jump()),
     };
     let failed = checks.failed();
     if !failed.is_empty() {
@@ -83,7 +88,11 @@ pub async fn health(State(state): State<AppState>) -> Response {
     }
     let (backup_ok, backup) = state.backup_status.health();
     data(Health {
-        status: if backup_ok { "ok" } else { "degraded" },
+        status: if backup_ok && checks.clock == "ok" {
+            "ok"
+        } else {
+            "degraded"
+        },
         database: "ok",
         backup,
         version: VERSION,

@@ -2,7 +2,9 @@
 //! reminder, a repeat or a retry to fall due.
 //!
 //! `POST /api/test/clock` with `{"advance_seconds": N}` moves the server's clock (the one
-//! the API and the reminder engine share) N seconds forward, then runs a dispatcher pass
+//! the API and the reminder engine share) N seconds forward (`{"jump_seconds": N}` sets it
+//! N seconds forward or back as a system clock is set, which the engine's clock watch
+//! notices; `advance_seconds` is time passing, which it does not), then runs a dispatcher pass
 //! and answers only when the work it started has finished: the pass with every push it
 //! sent answered (withdrawals and carers' alerts among them), and the e-mail and channel
 //! queues with nothing due left unsent. So whatever is due by the new time has been
@@ -41,7 +43,13 @@ const SETTLE_WITHIN: StdDuration = StdDuration::from_secs(60);
 
 #[derive(Deserialize)]
 struct Advance {
+    /// Time passing: the clock moves and so does everything waiting on it.
+    #[serde(default)]
     advance_seconds: i64,
+    /// The system clock being set (forward, or back when negative) without time passing:
+    /// what NTP does to a Pi that booted with a stale clock. The engine's clock watch sees it.
+    #[serde(default)]
+    jump_seconds: i64,
 }
 
 #[derive(Serialize)]
@@ -68,6 +76,12 @@ async fn advance(
             "advance_seconds must be between 0 and {MAX_ADVANCE_SECONDS}"
         )));
     }
+    if !(-MAX_ADVANCE_SECONDS..=MAX_ADVANCE_SECONDS).contains(&body.jump_seconds) {
+        return Err(ApiError::bad_request(format!(
+            "jump_seconds must be between -{MAX_ADVANCE_SECONDS} and {MAX_ADVANCE_SECONDS}"
+        )));
+    }
+    state.clock.jump(Duration::seconds(body.jump_seconds));
     state.clock.advance(Duration::seconds(body.advance_seconds));
     let handled = run_tick_now(&state.engine).await?;
     // The pass has its pushes' answers; the e-mails and channel messages that fell due

@@ -22,6 +22,7 @@ use tokio::sync::{Mutex, Semaphore, mpsc};
 use tokio::task::JoinSet;
 
 use super::channel_queue::ChannelQueue;
+use super::clock_watch::{self, ClockWatch};
 use super::heartbeat::Heartbeat;
 use super::mail_queue::MailQueue;
 use super::push::{PushOutcome, Pusher};
@@ -59,6 +60,8 @@ pub struct Engine {
     ticking: Mutex<()>,
     /// Beats when a pass ends well (read by /health).
     pub heartbeat: Heartbeat,
+    /// Notices the system clock being set forward or back (logged, and read by /health).
+    pub clock_watch: ClockWatch,
     /// A push task exists only with a permit, so a burst never holds more than
     /// `PUSHES_AT_ONCE` requests (and their buffers) in memory.
     pub(super) pushes: Arc<Semaphore>,
@@ -104,6 +107,7 @@ impl Engine {
             clock,
             ticking: Mutex::new(()),
             heartbeat: Heartbeat::new(),
+            clock_watch: ClockWatch::default(),
             pushes: Arc::new(Semaphore::new(PUSHES_AT_ONCE)),
             stopping: AtomicBool::new(false),
             withdrawing: Mutex::new(()),
@@ -144,7 +148,48 @@ impl Engine {
                  {mails} e-mails are back in the queue"
             );
         }
+        // The clock may have been set back while the server was stopped, which no watch saw.
+        self.rewind().await?;
+        self.clock_watch.look(self.clock.system_now());
         Ok(())
+    }
+
+    /// After the clock went back (or at start): undoes what the engine decided at times that
+    /// are again to come (`rounds::after_clock_went_back`).
+    async fn rewind(&self) -> Result<(), DbError> {
+        let now = self.clock.now();
+        let catch_up = chrono::Duration::minutes(i64::from(self.settings.reminders.catch_up_minutes));
+        let rewound = self
+            .db
+            .write(move |conn| rounds::after_clock_went_back(conn, now, catch_up))
+            .await?;
+        if rewound != rounds::Rewound::default() {
+            tracing::warn!(
+                "the clock is earlier than when {} doses were recorded missed and {} reminders expired: \
+                 the records are withdrawn and the reminders planned again",
+                rewound.misses,
+                rewound.expired
+            );
+        }
+        Ok(())
+    }
+
+    /// Compares the system clock with the time that passed since the last pass: a jump of
+    /// more than five minutes is logged, and one back undoes what was decided too early.
+    async fn watch_the_clock(&self) -> Result<(), DbError> {
+        let Some(by) = self.clock_watch.look(self.clock.system_now()) else {
+            return Ok(());
+        };
+        let seen = clock_watch::describe(by, self.clock.system_now());
+        if by < chrono::Duration::zero() {
+            tracing::warn!(
+                "{seen}: reminders and missed doses recorded since are checked against the new time"
+            );
+            self.rewind().await
+        } else {
+            tracing::warn!("{seen}: reminders that fell due meanwhile follow the catch-up rules");
+            Ok(())
+        }
     }
 
     /// A dispatcher pass unless one is running (then `None`): a timer's late pass skips.
@@ -170,6 +215,7 @@ impl Engine {
     /// One dispatcher pass: claims and delivers everything due now. Returns how many
     /// reminders it handled.
     async fn tick(self: &Arc<Self>) -> Result<usize, DbError> {
+        self.watch_the_clock().await?;
         let missed = self.record_missed().await?;
         // After the grace pass: a dose it recorded missed is one carers hear about.
         let escalated = self.escalate().await?;

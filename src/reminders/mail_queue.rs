@@ -219,7 +219,7 @@ fn drop_if_answered(conn: &mut Connection, mail: &QueuedMail, now: DateTime<Utc>
     let (status, reason) = match reminders::job(&tx, reminder_id)? {
         Some(job) if job.reminder.status == ReminderStatus::Cancelled => ("cancelled", None),
         Some(job) if job.reminder.answered_at.is_some() => match mail.round.map(|r| r - job.round_offset) {
-            Some(0) | None => ("cancelled", Some("The dose was already logged")),
+            Some(0) | None => ("cancelled", Some(reminders::ANSWERED_BEFORE_SENT)),
             // A repeat of a round that went out: the reminder stays sent.
             Some(_) => ("sent", None),
         },

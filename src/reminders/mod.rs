@@ -3,6 +3,7 @@
 
 pub mod channel_queue;
 pub mod channels;
+pub mod clock_watch;
 pub mod dispatcher;
 pub mod escalation;
 pub mod heartbeat;

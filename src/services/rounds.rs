@@ -829,7 +829,7 @@ fn plan_job(
         if job.reminder.answered_at.is_some() {
             return Ok(Plan::Finish(
                 "cancelled",
-                Some("The dose was already logged".into()),
+                Some(reminders::ANSWERED_BEFORE_SENT.into()),
             ));
         }
         if job.attempts == 0 && now - job.reminder.reminder_time.instant() > catch_up {
@@ -1148,6 +1148,46 @@ pub fn recover(conn: &mut Connection) -> Result<Recovered, DbError> {
     };
     tx.commit()?;
     Ok(recovered)
+}
+
+/// What the engine undid after the clock went back.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Rewound {
+    /// Doses it had recorded missed before their grace ran out: the entries are withdrawn
+    /// and the reminders planned again.
+    pub misses: usize,
+    /// Reminders that had expired unsent before their time: planned again.
+    pub expired: usize,
+}
+
+/// After the clock went back to `now` (or at start, where a jump while stopped cannot be
+/// seen): no dose stays recorded missed by the engine while its grace has not run out, and
+/// no reminder stays expired whose time is within the catch-up window or still to come. What
+/// a person recorded is never touched. One transaction.
+pub fn after_clock_went_back(
+    conn: &mut Connection,
+    now: DateTime<Utc>,
+    catch_up: Duration,
+) -> Result<Rewound, DbError> {
+    let tx = conn.transaction()?;
+    let at = clock::stamp(now);
+    let misses = reminders::missed_before_their_time(&tx, &at, schedule::DEFAULT_GRACE_MINUTES)?;
+    for &(reminder_id, user_id, history_id) in &misses {
+        // Deleting the entry opens its reminders again. Carers' alerts about it not yet out
+        // are withdrawn; one already sent stays (that carer was told, and is not told twice).
+        crate::store::history::delete(&tx, user_id, history_id)?;
+        crate::store::escalations::withdraw_pending(&tx, reminder_id)?;
+        reminders::plan_again(&tx, reminder_id, &at)?;
+    }
+    let expired = reminders::expired_before_their_time(&tx, &clock::stamp(now - catch_up))?;
+    for &id in &expired {
+        reminders::plan_again(&tx, id, &at)?;
+    }
+    tx.commit()?;
+    Ok(Rewound {
+        misses: misses.len(),
+        expired: expired.len(),
+    })
 }
 
 /// Claims up to `limit` due reminders and plans them, in one transaction. Returns how many
@@ -1598,6 +1638,110 @@ mod tests {
         assert_eq!(entries[0].status, DoseStatus::Missed);
         assert!(entries[0].taken.to_string().starts_with("2026-03-02T08:00"));
         assert!(!entries[0].affect_inventory, "a missed dose moves no stock");
+    }
+
+    /// A Pi whose clock ran three hours ahead (a bad RTC) until NTP set it back.
+    #[test]
+    fn a_clock_set_back_withdraws_a_missed_record_made_too_early_and_reminds_on_time() {
+        let mut w = world(false);
+        let catch_up = Duration::minutes(60);
+        // At a real 07:30 the clock says 10:30: a pass records the 08:00 dose "missed" (its
+        // grace ended at 09:00), and then its 07:45 reminder is not sent: answered first.
+        assert_eq!(
+            record_missed_batch(&mut w.conn, at("2026-03-02T10:30:00Z")).unwrap(),
+            (1, 1)
+        );
+        let (_, rounds) = w.claim_at("2026-03-02T10:30:00Z");
+        assert!(rounds.is_empty());
+        assert_eq!(w.reminder().status, ReminderStatus::Cancelled);
+        let day = |w: &World| {
+            history::between(&w.conn, w.user, "2026-03-02T00:00:00Z", "2026-03-03T00:00:00Z").unwrap()
+        };
+        assert_eq!(day(&w).len(), 1);
+
+        // NTP sets it back to 07:30.
+        let rewound = after_clock_went_back(&mut w.conn, at("2026-03-02T07:30:00Z"), catch_up).unwrap();
+        assert_eq!(
+            rewound,
+            Rewound {
+                misses: 1,
+                expired: 0
+            }
+        );
+        assert!(day(&w).is_empty(), "no dose stays missed before its time");
+        let reminder = w.reminder();
+        assert_eq!(reminder.status, ReminderStatus::Scheduled);
+        assert_eq!(reminder.failure_reason, None);
+        // The reminder goes out at its time, once, and the dose is missed only after its grace.
+        assert!(w.claim_at("2026-03-02T07:44:00Z").1.is_empty());
+        assert_eq!(w.claim_at("2026-03-02T07:45:00Z").1.len(), 1);
+        assert_eq!(
+            record_missed_batch(&mut w.conn, at("2026-03-02T08:59:00Z")).unwrap(),
+            (0, 0)
+        );
+        assert_eq!(
+            record_missed_batch(&mut w.conn, at("2026-03-02T09:01:00Z")).unwrap(),
+            (1, 1)
+        );
+        // Nothing more to undo at the right time.
+        let again = after_clock_went_back(&mut w.conn, at("2026-03-02T09:02:00Z"), catch_up).unwrap();
+        assert_eq!(again, Rewound::default());
+        assert_eq!(day(&w).len(), 1);
+    }
+
+    #[test]
+    fn a_clock_set_back_replans_a_reminder_that_expired_unsent_but_keeps_what_still_holds() {
+        let mut w = world(false);
+        let catch_up = Duration::minutes(60);
+        // Ahead by three hours: the 07:45 reminder expires; nothing is recorded missed yet.
+        assert!(w.claim_at("2026-03-02T10:30:00Z").1.is_empty());
+        assert_eq!(w.reminder().status, ReminderStatus::Failed);
+        // Set back to a time still more than the catch-up window after 07:45: it stays
+        // expired, as it would have had the server been off until then.
+        let kept = after_clock_went_back(&mut w.conn, at("2026-03-02T08:46:00Z"), catch_up).unwrap();
+        assert_eq!(kept, Rewound::default());
+        assert_eq!(w.reminder().status, ReminderStatus::Failed);
+        // Set back to 07:30: it is planned again and goes out at 07:45.
+        let rewound = after_clock_went_back(&mut w.conn, at("2026-03-02T07:30:00Z"), catch_up).unwrap();
+        assert_eq!(
+            rewound,
+            Rewound {
+                misses: 0,
+                expired: 1
+            }
+        );
+        assert_eq!(w.reminder().status, ReminderStatus::Scheduled);
+        assert_eq!(w.claim_at("2026-03-02T07:45:00Z").1.len(), 1);
+    }
+
+    #[test]
+    fn a_missed_dose_a_person_recorded_stays_whatever_the_clock_does() {
+        let mut w = world(false);
+        let medication = medications::find(&w.conn, w.user, w.medication).unwrap().unwrap();
+        let person = doses::logger(&w.conn, w.user).unwrap();
+        doses::record_dose(
+            &w.conn,
+            w.user,
+            &medication,
+            doses::NewDose {
+                status: DoseStatus::Missed,
+                taken: at("2026-03-02T08:00:00Z"),
+                quantity: medication.default_quantity,
+                dosage_unit: medication.unit.clone(),
+                dosage: None,
+                dosage_id: Some(w.reminder().id),
+                affect_inventory: false,
+                logged_by: Some(person),
+            },
+            at("2026-03-02T10:30:00Z"),
+        )
+        .unwrap();
+        let rewound =
+            after_clock_went_back(&mut w.conn, at("2026-03-02T07:30:00Z"), Duration::minutes(60)).unwrap();
+        assert_eq!(rewound, Rewound::default());
+        let entries =
+            history::between(&w.conn, w.user, "2026-03-02T00:00:00Z", "2026-03-03T00:00:00Z").unwrap();
+        assert_eq!(entries.len(), 1, "what a person recorded is theirs");
     }
 
     #[test]

@@ -645,6 +645,58 @@ pub fn overdue(
     .collect()
 }
 
+/// A dose the engine recorded missed (no person did) whose grace has not run out at `now`:
+/// recorded while the clock was ahead. (reminder, user, history entry.)
+pub fn missed_before_their_time(
+    conn: &Connection,
+    now: &str,
+    default_grace: u32,
+) -> rusqlite::Result<Vec<(i64, i64, i64)>> {
+    conn.prepare_cached(
+        "SELECT r.id, r.user_id, h.id
+         FROM reminders r JOIN dose_history h ON h.id = r.history_id JOIN medications m ON m.id = r.medication_id
+         WHERE r.answered_at > ?1 AND r.kind = 'dose' AND h.status = 'missed' AND h.logged_by IS NULL
+           AND strftime('%Y-%m-%dT%H:%M:%fZ', max(r.scheduled_time, coalesce(r.snoozed_until, '')),
+                        '+' || coalesce(json_extract(m.schedule_rules, '$.grace_minutes'), ?2) || ' minutes') > ?1",
+    )?
+    .query_map(params![now, default_grace], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?
+    .collect()
+}
+
+/// Reminders that failed as expired although their time is at or after `since` (now less the
+/// catch-up window): they expired while the clock was ahead, unsent.
+pub fn expired_before_their_time(conn: &Connection, since: &str) -> rusqlite::Result<Vec<i64>> {
+    conn.prepare_cached(
+        "SELECT id FROM reminders
+         WHERE status = 'failed' AND failure_reason = 'expired' AND answered_at IS NULL AND reminder_time >= ?1",
+    )?
+    .query_map([since], |row| row.get(0))?
+    .collect()
+}
+
+/// Why a reminder was not sent: its dose was answered first (logged, or recorded missed).
+pub const ANSWERED_BEFORE_SENT: &str = "The dose was already logged";
+
+/// Plans an unanswered reminder again after the clock went back to `now`: one sent before
+/// `now` stays sent and its follow-ups (if any are left) go on from `now`; one not sent, or
+/// sent at a time that is again to come, is due at its own time (or its snooze's). One a
+/// person cancelled stays cancelled; one cancelled only because its dose was answered first
+/// (by a missed record now withdrawn) is planned again.
+pub fn plan_again(conn: &Connection, id: i64, now: &str) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "UPDATE reminders SET
+            status = CASE WHEN sent_at <= ?2 THEN 'sent' ELSE 'scheduled' END,
+            next_attempt_at = CASE WHEN sent_at <= ?2 THEN ?2
+                                   ELSE max(reminder_time, coalesce(snoozed_until, '')) END,
+            repeats_sent = CASE WHEN sent_at <= ?2 THEN repeats_sent ELSE 0 END,
+            sent_at = CASE WHEN sent_at <= ?2 THEN sent_at END,
+            attempts = 0, claimed_until = NULL, failure_reason = NULL
+         WHERE id = ?1 AND answered_at IS NULL AND (status <> 'cancelled' OR failure_reason = ?3)",
+    )?
+    .execute(params![id, now, ANSWERED_BEFORE_SENT])?;
+    Ok(())
+}
+
 /// A history entry of the medication logged from `from` to `until` that answers no
 /// reminder: logged without naming one (too early for the rule of `answer`), it still
 /// stands for the dose.
