@@ -1180,6 +1180,17 @@ async fn an_imported_dose_answers_its_scheduled_slot_and_no_reminder_goes_out() 
     save_settings(&server, &token, json!({ "timezone": "UTC" })).await;
     common::register_device(&server, &token, &push, "phone").await;
     // Two medications due at the same minute, a few minutes from now, reminded at dose time.
+    // The lead is 0 before they are created: with the default 15 minutes their reminders would
+    // be due at once, and the dispatcher (which wakes when a reminder falls due) would send them.
+    let (status, body) = call(
+        &server,
+        Method::PUT,
+        "/api/notifications/preferences",
+        Some(&token),
+        Some(json!({ "default_reminder_minutes_before": 0 })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
     let now = common::advance(&server, 0).await;
     let slot = now + chrono::Duration::minutes(4);
     let slot = slot

@@ -428,3 +428,37 @@ async fn a_clock_that_jumps_ahead_and_back_leaves_no_missed_dose_in_the_future_a
     assert_eq!(got.len(), 2, "{got:?}");
     assert_eq!(got[1]["outcome"], "missed");
 }
+
+/// The dispatcher sleeps until the next reminder is due, not until its next tick: with a
+/// tick of an hour, a reminder set for a few seconds from now still arrives, and it is not
+/// sent before its time. (How late it leaves, to the millisecond, is measured by
+/// `benchmarks/reminders.py --lateness`.)
+#[tokio::test]
+async fn a_reminder_planned_between_ticks_leaves_at_its_time_not_at_the_next_tick() {
+    let push = PushService::start().await;
+    let server = Server::start_with(|c| {
+        c.env("PILLBOX_REMINDERS_TICK_SECONDS", "3600")
+            .env("PILLBOX_PUSH_ALLOW_ENDPOINTS", push.prefix());
+    });
+    let token = common::register(&server, "prompt@example.org").await;
+    register_device(&server, &token, &push, "phone").await;
+    let med = common::medication(
+        &server,
+        &token,
+        json!({ "name": "Aspirin", "unit": "tablets", "frequency": "as_needed", "default_quantity": 1 }),
+    )
+    .await;
+    let asked = Instant::now();
+    remind_in(&server, &token, med, 3).await;
+    let pushed = push.wait_for("phone", 1, Duration::from_secs(20)).await;
+    let waited = asked.elapsed();
+    assert_eq!(
+        pushed.payload["title"], "Time for Aspirin",
+        "{:?}",
+        pushed.payload
+    );
+    assert!(
+        waited >= Duration::from_secs(2),
+        "sent {waited:?} after it was set, before its time"
+    );
+}

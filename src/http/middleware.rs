@@ -1,11 +1,14 @@
-//! Layers applied to every response: security headers and the request log.
+//! Layers applied to every response: security headers and the request log; and to the API's
+//! changes: waking the reminder engine.
 
 use std::time::Instant;
 
-use axum::extract::Request;
-use axum::http::{HeaderName, HeaderValue, header};
+use axum::extract::{Request, State};
+use axum::http::{HeaderName, HeaderValue, Method, header};
 use axum::middleware::Next;
 use axum::response::Response;
+
+use super::AppState;
 
 /// Same-origin only. `img-src data:` admits the TOTP QR code, which the server draws itself.
 const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; style-src 'self'; \
@@ -34,6 +37,23 @@ pub async fn security_headers(request: Request, next: Next) -> Response {
         HeaderName::from_static("permissions-policy"),
         HeaderValue::from_static("camera=(), microphone=(), geolocation=(), payment=()"),
     );
+    response
+}
+
+/// After a change the API accepted (any method but GET and HEAD answered 2xx: a medication,
+/// a schedule, a snooze, a one-off reminder, an import), the reminder engine looks again at
+/// when its next reminder is due, so that one planned sooner than it meant to wake leaves on
+/// time.
+pub async fn wake_engine_after_changes(
+    State(state): State<AppState>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let changes = !matches!(*request.method(), Method::GET | Method::HEAD);
+    let response = next.run(request).await;
+    if changes && response.status().is_success() {
+        state.engine.wake();
+    }
     response
 }
 

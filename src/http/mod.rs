@@ -163,6 +163,10 @@ pub fn router(state: AppState) -> Router {
     #[cfg(debug_assertions)]
     let api = test_clock::mount(api);
     let api = api
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            middleware::wake_engine_after_changes,
+        ))
         .fallback(meta::api_not_found)
         .method_not_allowed_fallback(meta::api_method_not_allowed)
         .layer(

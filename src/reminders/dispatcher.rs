@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use chrono::{DateTime, Utc};
 use serde_json::json;
-use tokio::sync::{Mutex, Semaphore, mpsc};
+use tokio::sync::{Mutex, Notify, Semaphore, mpsc};
 use tokio::task::JoinSet;
 
 use super::channel_queue::ChannelQueue;
@@ -26,7 +26,7 @@ use super::clock_watch::{self, ClockWatch};
 use super::heartbeat::Heartbeat;
 use super::mail_queue::MailQueue;
 use super::push::{PushOutcome, Pusher};
-use crate::clock::Clock;
+use crate::clock::{self, Clock};
 use crate::config::Settings;
 use crate::db::{Db, DbError};
 use crate::mailer::Mailer;
@@ -62,6 +62,8 @@ pub struct Engine {
     pub heartbeat: Heartbeat,
     /// Notices the system clock being set forward or back (logged, and read by /health).
     pub clock_watch: ClockWatch,
+    /// Wakes the dispatcher's timer to look again at when the next reminder is due.
+    woken: Notify,
     /// A push task exists only with a permit, so a burst never holds more than
     /// `PUSHES_AT_ONCE` requests (and their buffers) in memory.
     pub(super) pushes: Arc<Semaphore>,
@@ -108,6 +110,7 @@ impl Engine {
             ticking: Mutex::new(()),
             heartbeat: Heartbeat::new(),
             clock_watch: ClockWatch::default(),
+            woken: Notify::new(),
             pushes: Arc::new(Semaphore::new(PUSHES_AT_ONCE)),
             stopping: AtomicBool::new(false),
             withdrawing: Mutex::new(()),
@@ -192,10 +195,34 @@ impl Engine {
         }
     }
 
-    /// A dispatcher pass unless one is running (then `None`): a timer's late pass skips.
-    pub async fn try_tick(self: &Arc<Self>) -> Option<Result<usize, DbError>> {
-        let _pass = self.ticking.try_lock().ok()?;
-        Some(self.tick().await.inspect(|_| self.heartbeat.beat()))
+    /// Something changed that may have planned a reminder sooner than the timer waits for:
+    /// it looks again (a wake while it is not waiting is kept for its next wait).
+    pub fn wake(&self) {
+        self.woken.notify_one();
+    }
+
+    /// Waits until the next reminder is due, `longest` at most (the safety net of a pass
+    /// every tick): true then, false when `wake` came first (the caller looks again). Doses
+    /// recorded missed and carers' alerts are looked at in every pass, so at least once a tick.
+    pub async fn until_next_due(&self, longest: std::time::Duration) -> bool {
+        let now = self.clock.now();
+        let at = clock::stamp(now);
+        let next = self
+            .db
+            .read(move |conn| Ok::<_, DbError>(reminders::next_due(conn, &at)?))
+            .await;
+        let wait = match next {
+            Ok(Some(due)) => (due.instant() - now).to_std().unwrap_or_default().min(longest),
+            Ok(None) => longest,
+            Err(e) => {
+                tracing::warn!("cannot tell when the next reminder is due: {e}");
+                longest
+            }
+        };
+        tokio::select! {
+            () = tokio::time::sleep(wait) => true,
+            () = self.woken.notified() => false,
+        }
     }
 
     /// A dispatcher pass once the one running (if any) has ended: when it returns,

@@ -80,17 +80,7 @@ pub async fn start(engine: Arc<Engine>) -> Result<Running, String> {
     let channels = engine.channels.start();
     let telegram = telegram_bot::start(&engine);
     let tick_every = Duration::from_secs(u64::from(engine.settings.reminders.tick_seconds));
-    let tick_engine = Arc::clone(&engine);
-    let tick = every(tick_every, move || {
-        let engine = Arc::clone(&tick_engine);
-        async move {
-            let started = std::time::Instant::now();
-            // A tick still running when the next is due makes the next one skip.
-            if let Some(result) = engine.try_tick().await {
-                log_tick(&result, started);
-            }
-        }
-    });
+    let tick = dispatch_on_time(Arc::clone(&engine), tick_every);
     let plan_engine = Arc::clone(&engine);
     let plan = every(PLANNING_EVERY, move || {
         let engine = Arc::clone(&plan_engine);
@@ -108,6 +98,29 @@ pub async fn start(engine: Arc<Engine>) -> Result<Running, String> {
         mail,
         channels,
         telegram,
+    })
+}
+
+/// Runs a dispatcher pass when the next reminder is due (to the millisecond: the timer sleeps
+/// until then, and an API change that plans one sooner wakes it), and at least every
+/// `tick_every` as a safety net; nothing wakes it in between. Each pass runs in a task of
+/// its own: stopping the timer never cancels a pass under way.
+fn dispatch_on_time(engine: Arc<dispatcher::Engine>, tick_every: Duration) -> JoinHandle<()> {
+    tokio::spawn(async move {
+        loop {
+            if !engine.until_next_due(tick_every).await {
+                continue;
+            }
+            let pass_engine = Arc::clone(&engine);
+            let pass = tokio::spawn(async move {
+                // After the pass under way (a test clock's, say), if there is one.
+                run_tick_now(&pass_engine).await.is_err()
+            });
+            // A pass that failed (the database, say) is tried again after a tick, not at once.
+            if pass.await.unwrap_or(true) {
+                tokio::time::sleep(tick_every).await;
+            }
+        }
     })
 }
 

@@ -853,6 +853,18 @@ pub fn claim_due(conn: &Connection, now: &str, claim: &str, limit: i64) -> rusql
     .collect()
 }
 
+/// When the dispatcher next has a reminder to act on (its time, a retry or a repeat), from
+/// the ones nobody holds at `now`; `None` when nothing is planned.
+pub fn next_due(conn: &Connection, now: &str) -> rusqlite::Result<Option<Stamp>> {
+    conn.prepare_cached(
+        "SELECT next_attempt_at FROM reminders
+         WHERE next_attempt_at IS NOT NULL AND (claimed_until IS NULL OR claimed_until <= ?1)
+         ORDER BY next_attempt_at LIMIT 1",
+    )?
+    .query_row([now], |row| row.get(0))
+    .optional()
+}
+
 /// A claimed reminder with the delivery state the dispatcher needs.
 #[derive(Debug)]
 pub struct Job {
