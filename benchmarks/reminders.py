@@ -27,6 +27,15 @@ plus one more person whose ntfy server accepts the connection and never answers.
 the time from the first message any endpoint received to the last one of the others (all
 handed over: the target is 2 s), and whether the silent server held anything up. Reference:
 the same endpoint receiving DUE POSTs from the simple client, as in part 2.
+
+`--lateness` measures instead how late reminders leave (issue 26: within 1 s of their time):
+a fresh server (tick at its default, 30 s) gets LATE one-off reminders through the API, due
+one every 0.7 s from 5 s on, each for its own medication, and the local push endpoint notes
+when each arrives; it prints the lateness (arrival less due time) p50, p99 and max, then the
+server's CPU over 30 s with nothing due (idle: at most 0.1%). Reference, in the same run: a
+Python thread that sleeps until each due time and POSTs to the same endpoint (the floor a
+timer and a local HTTP request give). Exits non-zero when a reminder is missing or one left
+more than 1 s late.
 """
 import argparse
 import base64
@@ -236,6 +245,118 @@ def columns(conn, table):
     return [row[1] for row in conn.execute(f"PRAGMA table_info({table})")]
 
 
+class ArrivalHandler(http.server.BaseHTTPRequestHandler):
+    """A push endpoint that notes when each POST arrives (wall clock) and answers 201."""
+    protocol_version = "HTTP/1.1"
+    arrivals = []
+    lock = threading.Lock()
+
+    def do_POST(self):
+        length = int(self.headers.get("Content-Length", "0"))
+        self.rfile.read(length)
+        with ArrivalHandler.lock:
+            ArrivalHandler.arrivals.append((time.time(), self.path))
+        self.send_response(201)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+def api(port, method, path, token=None, body=None):
+    import json
+    import urllib.request
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", method=method,
+                                     data=None if body is None else json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json"})
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.loads(response.read() or b"null")
+
+
+def percentile(values, share):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(share * (len(ordered) - 1))))]
+
+
+def lateness_run(binary, count):
+    """`--lateness`: see the module's text."""
+    work = tempfile.mkdtemp(prefix="pillbox-bench-late-")
+    endpoint_port = free_port()
+    endpoint = PushServer(("127.0.0.1", endpoint_port), ArrivalHandler)
+    threading.Thread(target=endpoint.serve_forever, daemon=True).start()
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PILLBOX_")}
+    env.update({"PILLBOX_DATA_DIR": os.path.join(work, "data"), "PILLBOX_LOG_LEVEL": "warn",
+                "PILLBOX_SIGNUPS": "open", "PILLBOX_BACKUP_DAILY": "false",
+                "PILLBOX_PUSH_ALLOW_ENDPOINTS": f"http://127.0.0.1:{endpoint_port}/"})
+    server = subprocess.Popen([binary, "serve", "--bind", f"127.0.0.1:{port}"], env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(300):
+            try:
+                api(port, "GET", "/health")
+                break
+            except OSError:
+                time.sleep(0.1)
+        token = api(port, "POST", "/api/auth/register",
+                    body={"email": "late@bench.test", "password": "correct-horse-battery"})["data"]["token"]
+        auth = base64.urlsafe_b64encode(secrets.token_bytes(16)).rstrip(b"=").decode()
+        api(port, "POST", "/api/notifications/push/register", token, {
+            "subscription": {"endpoint": f"http://127.0.0.1:{endpoint_port}/push/phone",
+                             "keys": {"p256dh": p256_public_key(), "auth": auth}}})
+        medications = [api(port, "POST", "/api/medications", token, {
+            "name": f"Med {i}", "unit": "tablets", "frequency": "as_needed", "default_quantity": 1,
+        })["data"]["id"] for i in range(count)]
+        start = time.time() + 5
+        dues = [start + 0.7 * i for i in range(count)]
+        for medication, due in zip(medications, dues):
+            api(port, "POST", "/api/notifications", token, {
+                "medication_id": medication, "reminder_minutes_before": 0,
+                "scheduled_time": datetime.fromtimestamp(due, ZoneInfo("UTC")).isoformat(timespec="milliseconds"),
+            })
+        # The server stamps times to the millisecond: compare with the same.
+        dues = [int(due * 1000) / 1000 for due in dues]
+        deadline = dues[-1] + 40
+        while len(ArrivalHandler.arrivals) < count and time.time() < deadline:
+            time.sleep(0.1)
+        arrivals = sorted(t for t, _ in ArrivalHandler.arrivals)
+        if len(arrivals) != count:
+            raise SystemExit(f"{len(arrivals)} of {count} reminders arrived")
+        late = [(arrived - due) * 1000 for arrived, due in zip(arrivals, dues)]
+
+        # Reference: a thread that sleeps until each due time and POSTs itself.
+        ArrivalHandler.arrivals.clear()
+        import http.client
+        connection = http.client.HTTPConnection("127.0.0.1", endpoint_port, timeout=30)
+        ref_dues = [time.time() + 1 + 0.7 * i for i in range(count)]
+        for due in ref_dues:
+            time.sleep(max(0.0, due - time.time()))
+            connection.request("POST", "/push/reference", body=b"x" * 400)
+            connection.getresponse().read()
+        ref_late = [(arrived - due) * 1000 for (arrived, _), due in zip(sorted(ArrivalHandler.arrivals), ref_dues)]
+
+        idle_from = cpu_seconds(server.pid)
+        time.sleep(30)
+        idle_share = (cpu_seconds(server.pid) - idle_from) / 30 * 100
+
+        print(f"lateness of {count} reminders, due one every 0.7 s, tick 30 s:")
+        print(f"  pillbox:   p50 {percentile(late, 0.5):.0f} ms, p99 {percentile(late, 0.99):.0f} ms, "
+              f"max {max(late):.0f} ms, earliest {min(late):.0f} ms")
+        print(f"  reference: p50 {percentile(ref_late, 0.5):.1f} ms, p99 {percentile(ref_late, 0.99):.1f} ms "
+              f"(a thread sleeping until each time and POSTing)")
+        print(f"  pillbox p99 - reference p99: {percentile(late, 0.99) - percentile(ref_late, 0.99):.0f} ms")
+        print(f"idle CPU over 30 s with nothing due: {idle_share:.3f}%")
+        if max(late) > 1000 or min(late) < -5:
+            raise SystemExit("a reminder left more than 1 s late, or before its time")
+    finally:
+        server.terminate()
+        server.wait(20)
+        endpoint.shutdown()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("binary", nargs="?", default="target/release/pillbox")
@@ -244,7 +365,12 @@ def main():
     parser.add_argument("--planning-only", action="store_true")
     parser.add_argument("--channels", action="store_true",
                         help="part 2 over push, ntfy and webhooks, with one channel that never answers")
+    parser.add_argument("--lateness", type=int, metavar="LATE", nargs="?", const=40,
+                        help="how late LATE reminders (default 40) leave their time; nothing else")
     args = parser.parse_args()
+    if args.lateness:
+        lateness_run(args.binary, args.lateness)
+        return
 
     work = tempfile.mkdtemp(prefix="pillbox-bench-")
     data = os.path.join(work, "data")
