@@ -174,6 +174,15 @@ async fn a_really_full_file_system_answers_503_naming_the_database_and_the_disk(
     .unwrap();
     let (status, body) = health(&server).await;
     assert_eq!(status, StatusCode::OK, "{body}");
+    let token = common::register(&server, "full@example.org").await;
+    let medication = common::medication(
+        &server,
+        &token,
+        json!({ "name": "Aspirin", "unit": "tablets", "frequency": "as_needed", "default_quantity": 1 }),
+    )
+    .await;
+    let doses = format!("/api/medications/{medication}/doses");
+    let log_dose = || post(&server, &doses, Some(&token), json!({}));
 
     fs.fill();
     let body = health_until(&server, Duration::from_secs(10), |status, body| {
@@ -188,11 +197,28 @@ async fn a_really_full_file_system_answers_503_naming_the_database_and_the_disk(
         "{body}"
     );
 
+    // A dose logged meanwhile is refused with what happened, not "something went wrong".
+    let (status, refused) = log_dose().await;
+    assert_eq!(status, StatusCode::INSUFFICIENT_STORAGE, "{refused}");
+    assert_eq!(refused["code"], "storage_full", "{refused}");
+    assert!(
+        refused["message"].as_str().unwrap().contains("nothing was saved"),
+        "{refused}"
+    );
+
     std::fs::remove_file(fs.path.join("filler")).unwrap();
     health_until(&server, Duration::from_secs(10), |status, _| {
         status == StatusCode::OK
     })
     .await;
+    let (status, logged) = log_dose().await;
+    assert_eq!(status, StatusCode::CREATED, "{logged}");
+    let (_, history) = get_json(&server, "/api/medications/history", Some(&token)).await;
+    assert_eq!(
+        history["data"].as_array().unwrap().len(),
+        1,
+        "only the dose logged with room: {history}"
+    );
     drop(server);
 }
 

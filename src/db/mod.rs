@@ -62,6 +62,12 @@ impl From<rusqlite::Error> for DbError {
     }
 }
 
+/// Whether SQLite could not write because the disk (or its quota) is full: the change was
+/// rolled back, and the person is told so (507) rather than "something went wrong".
+pub fn is_storage_full(e: &rusqlite::Error) -> bool {
+    e.sqlite_error_code() == Some(rusqlite::ErrorCode::DiskFull)
+}
+
 impl DbError {
     /// The same failure again, for each of the writes a failed group commit answers.
     fn again(e: &rusqlite::Error) -> DbError {

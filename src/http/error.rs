@@ -92,6 +92,19 @@ impl ApiError {
         }
     }
 
+    /// A 507: the disk is full and the change was rolled back; `detail` goes to the log (as a
+    /// server error: the administrator must act).
+    pub fn storage_full(detail: impl Into<String>) -> ApiError {
+        ApiError {
+            detail: Some(detail.into()),
+            ..Self::coded(
+                StatusCode::INSUFFICIENT_STORAGE,
+                ErrorCode::StorageFull,
+                "The server's disk is full, so nothing was saved. Ask the person who runs Pillbox to free some space, then try again.",
+            )
+        }
+    }
+
     /// A 429: too many attempts, retry after `secs` (also in the Retry-After header).
     pub fn too_many(secs: u64) -> ApiError {
         Self::coded(
@@ -164,6 +177,9 @@ impl From<ServiceError> for ApiError {
                 ApiError::coded(StatusCode::SERVICE_UNAVAILABLE, p.code, p.message)
             }
             ServiceError::Internal(detail) => ApiError::internal(detail),
+            ServiceError::Database(e) if crate::db::is_storage_full(&e) => {
+                ApiError::storage_full(e.to_string())
+            }
             other @ (ServiceError::Database(_) | ServiceError::Io(_)) => {
                 ApiError::internal(other.to_string())
             }
@@ -173,12 +189,20 @@ impl From<ServiceError> for ApiError {
 
 impl From<DbError> for ApiError {
     fn from(e: DbError) -> Self {
-        ApiError::internal(e.to_string())
+        match &e {
+            DbError::Sqlite(inner) if crate::db::is_storage_full(inner) => {
+                ApiError::storage_full(e.to_string())
+            }
+            _ => ApiError::internal(e.to_string()),
+        }
     }
 }
 
 impl From<rusqlite::Error> for ApiError {
     fn from(e: rusqlite::Error) -> Self {
+        if crate::db::is_storage_full(&e) {
+            return ApiError::storage_full(format!("database error: {e}"));
+        }
         ApiError::internal(format!("database error: {e}"))
     }
 }

@@ -162,8 +162,8 @@ pub mod generate {
     }
 
     /// Adds the answers every operation of a kind can give, so each annotation lists only its
-    /// own: 401 on every operation that needs a session, 413 and 415 on every one that reads a
-    /// JSON body.
+    /// own: 401 on every operation that needs a session, 507 on every one that may write, 413
+    /// and 415 on every one that reads a JSON body.
     pub fn add_common_responses(doc: &mut utoipa::openapi::OpenApi) {
         use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
 
@@ -178,7 +178,7 @@ pub mod generate {
                 )
                 .build()
         };
-        for (_, operation) in operations_mut(doc) {
+        for (method, operation) in operations_mut(doc) {
             // `security(())` marks a public operation; the rest inherit the bearer scheme.
             let public = operation
                 .security
@@ -193,6 +193,11 @@ pub mod generate {
                 responses.entry("401".into()).or_insert_with(|| {
                         error("Not signed in, or the session expired (`authentication_required`, `session_expired`)").into()
                     });
+            }
+            if method != "get" && method != "head" {
+                responses.entry("507".into()).or_insert_with(|| {
+                    error("The server's disk is full: nothing was saved (`storage_full`)").into()
+                });
             }
             if json_body {
                 responses

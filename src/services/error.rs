@@ -48,6 +48,8 @@ error_codes! {
     RateLimited => "rate_limited",
     InternalError => "internal_error",
     ServiceUnavailable => "service_unavailable",
+    /// The server's disk is full: the change was not saved (507).
+    StorageFull => "storage_full",
     /// The request body did not arrive within `http.body_timeout_seconds`.
     RequestTimeout => "request_timeout",
 

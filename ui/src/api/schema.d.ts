@@ -2614,7 +2614,7 @@ export interface components {
          * @description The machine-readable reason of an error answer (`code` in every error body).
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "validation_failed" | "body_too_large" | "unsupported_media_type" | "not_found" | "method_not_allowed" | "rate_limited" | "internal_error" | "service_unavailable" | "request_timeout" | "authentication_required" | "session_expired" | "invalid_credentials" | "email_not_verified" | "registration_closed" | "email_taken" | "password_incorrect" | "email_not_configured" | "invalid_token" | "reset_link_invalid" | "user_not_found" | "credentials_required" | "email_required" | "email_invalid" | "password_required" | "password_too_short" | "password_too_long" | "first_name_too_long" | "last_name_too_long" | "two_factor_required" | "invalid_code" | "code_not_sent" | "method_not_enabled" | "method_already_enabled" | "two_factor_not_enabled" | "totp_setup_not_started" | "invalid_backup_code" | "code_required" | "backup_code_required" | "medication_not_found" | "entry_not_found" | "name_required" | "unit_required" | "unit_invalid" | "unit_mismatch" | "strength_needed" | "unit_incompatible" | "future_date" | "dose_too_soon" | "daily_maximum_reached" | "inventory_not_enabled" | "stock_below_zero" | "notification_not_found" | "reminder_exists" | "notification_not_scheduled" | "notification_sending" | "notification_not_sent" | "dose_already_logged" | "invalid_snooze_minutes" | "calendar_feed_not_found" | "push_service_not_allowed" | "invalid_subscription" | "subscription_taken" | "delivery_failed" | "delivery_method_unknown" | "delivery_method_required" | "lead_out_of_range" | "message_too_long" | "backup_not_found" | "import_invalid" | "person_not_found" | "person_name_required" | "person_is_account_holder" | "not_permitted" | "carer_not_found" | "carer_exists" | "carer_is_owner" | "role_invalid" | "invitation_not_found" | "invitation_other_account" | "escalation_invalid" | "channel_not_found" | "channel_invalid" | "channel_address_not_allowed" | "telegram_not_configured";
+        ErrorCode: "invalid_request" | "validation_failed" | "body_too_large" | "unsupported_media_type" | "not_found" | "method_not_allowed" | "rate_limited" | "internal_error" | "service_unavailable" | "storage_full" | "request_timeout" | "authentication_required" | "session_expired" | "invalid_credentials" | "email_not_verified" | "registration_closed" | "email_taken" | "password_incorrect" | "email_not_configured" | "invalid_token" | "reset_link_invalid" | "user_not_found" | "credentials_required" | "email_required" | "email_invalid" | "password_required" | "password_too_short" | "password_too_long" | "first_name_too_long" | "last_name_too_long" | "two_factor_required" | "invalid_code" | "code_not_sent" | "method_not_enabled" | "method_already_enabled" | "two_factor_not_enabled" | "totp_setup_not_started" | "invalid_backup_code" | "code_required" | "backup_code_required" | "medication_not_found" | "entry_not_found" | "name_required" | "unit_required" | "unit_invalid" | "unit_mismatch" | "strength_needed" | "unit_incompatible" | "future_date" | "dose_too_soon" | "daily_maximum_reached" | "inventory_not_enabled" | "stock_below_zero" | "notification_not_found" | "reminder_exists" | "notification_not_scheduled" | "notification_sending" | "notification_not_sent" | "dose_already_logged" | "invalid_snooze_minutes" | "calendar_feed_not_found" | "push_service_not_allowed" | "invalid_subscription" | "subscription_taken" | "delivery_failed" | "delivery_method_unknown" | "delivery_method_required" | "lead_out_of_range" | "message_too_long" | "backup_not_found" | "import_invalid" | "person_not_found" | "person_name_required" | "person_is_account_holder" | "not_permitted" | "carer_not_found" | "carer_exists" | "carer_is_owner" | "role_invalid" | "invitation_not_found" | "invitation_other_account" | "escalation_invalid" | "channel_not_found" | "channel_invalid" | "channel_address_not_allowed" | "telegram_not_configured";
         Escalation: {
             /**
              * Format: int32
@@ -4170,6 +4170,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     two_factor_check_login_requirements: {
@@ -4223,6 +4232,15 @@ export interface operations {
             };
             /** @description Too many wrong passwords: the sign-in budget is spent (`rate_limited`, with Retry-After) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4299,6 +4317,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     two_factor_disable_all: {
@@ -4368,6 +4395,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     two_factor_disable_method: {
@@ -4430,6 +4466,15 @@ export interface operations {
             };
             /** @description Too many wrong codes */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4515,6 +4560,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     two_factor_set_preference: {
@@ -4568,6 +4622,15 @@ export interface operations {
             };
             /** @description The body is not JSON (`unsupported_media_type`) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4653,6 +4716,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     two_factor_setup_email: {
@@ -4731,6 +4803,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     two_factor_setup_totp: {
@@ -4802,6 +4883,15 @@ export interface operations {
             };
             /** @description Too many wrong passwords */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4916,6 +5006,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     auth_change_password: {
@@ -4994,6 +5093,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     auth_forgot_password: {
@@ -5047,6 +5155,15 @@ export interface operations {
             };
             /** @description Too many links asked for (`rate_limited`) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5132,6 +5249,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     auth_logout: {
@@ -5161,6 +5287,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     auth_logout_all: {
@@ -5183,6 +5318,15 @@ export interface operations {
             };
             /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5288,6 +5432,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     auth_delete_me: {
@@ -5357,6 +5510,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     auth_refresh: {
@@ -5411,6 +5573,15 @@ export interface operations {
             };
             /** @description The body is not JSON (`unsupported_media_type`) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5489,6 +5660,15 @@ export interface operations {
             };
             /** @description Too many registrations from this address */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5576,6 +5756,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     auth_reset_password: {
@@ -5629,6 +5818,15 @@ export interface operations {
             };
             /** @description Too many tries (`rate_limited`, with Retry-After) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5846,6 +6044,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     calendar_revoke_feed: {
@@ -5868,6 +6075,15 @@ export interface operations {
             };
             /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5964,6 +6180,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     channels_update: {
@@ -6036,6 +6261,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     channels_delete: {
@@ -6070,6 +6304,15 @@ export interface operations {
             };
             /** @description `channel_not_found` */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6120,6 +6363,15 @@ export interface operations {
             };
             /** @description `channel_not_found` */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6184,6 +6436,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TestAnswer"];
+                };
+            };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -6277,6 +6538,15 @@ export interface operations {
             };
             /** @description The file is too large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6404,6 +6674,15 @@ export interface operations {
             };
             /** @description You already care for this person (`carer_exists`) */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6571,6 +6850,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     medications_get: {
@@ -6684,6 +6972,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     medications_delete: {
@@ -6730,6 +7027,15 @@ export interface operations {
             };
             /** @description No such medication of yours (`medication_not_found`) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6811,6 +7117,15 @@ export interface operations {
             };
             /** @description The body is not JSON (`unsupported_media_type`) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7001,6 +7316,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     inventory_save_inventory_post: {
@@ -7073,6 +7397,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     inventory_adjust_inventory: {
@@ -7138,6 +7471,15 @@ export interface operations {
             };
             /** @description The body is not JSON (`unsupported_media_type`) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7400,6 +7742,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     history_delete: {
@@ -7443,6 +7794,15 @@ export interface operations {
             };
             /** @description No such entry you can see (`entry_not_found`) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7714,6 +8074,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     reminders_update: {
@@ -7795,6 +8164,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     reminders_cancel: {
@@ -7838,6 +8216,15 @@ export interface operations {
             };
             /** @description notification_not_scheduled, or notification_sending */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7902,6 +8289,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeliveryFailure"];
+                };
+            };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -8064,6 +8460,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     notifications_get_preferences: {
@@ -8146,6 +8551,15 @@ export interface operations {
             };
             /** @description The body is not JSON (`unsupported_media_type`) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8242,6 +8656,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     push_push_status: {
@@ -8302,6 +8725,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     push_push_unregister: {
@@ -8355,6 +8787,15 @@ export interface operations {
             };
             /** @description The body is not JSON (`unsupported_media_type`) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8424,6 +8865,15 @@ export interface operations {
             };
             /** @description The body is not JSON (`unsupported_media_type`) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8513,6 +8963,15 @@ export interface operations {
             };
             /** @description The body is not JSON (`unsupported_media_type`) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8661,6 +9120,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     notifications_test: {
@@ -8737,6 +9205,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeliveryFailure"];
+                };
+            };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -8828,6 +9305,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     people_update: {
@@ -8909,6 +9395,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     people_delete: {
@@ -8961,6 +9456,15 @@ export interface operations {
             };
             /** @description `person_not_found` */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9172,6 +9676,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     people_change_role: {
@@ -9255,6 +9768,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     people_remove: {
@@ -9300,6 +9822,15 @@ export interface operations {
             };
             /** @description `person_not_found`, `carer_not_found` */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9432,6 +9963,15 @@ export interface operations {
             };
             /** @description The body is not JSON (`unsupported_media_type`) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -49,6 +49,7 @@ export const SERVER_CODE_KEYS: CodeKeys = {
   not_found: 'server.notFound',
   method_not_allowed: 'server.methodNotAllowed',
   service_unavailable: 'server.serviceUnavailable',
+  storage_full: 'server.storageFull',
   user_not_found: 'server.userNotFound',
   unit_invalid: 'server.unitInvalid',
   dose_too_soon: 'server.doseTooSoon',
