@@ -371,3 +371,218 @@ fn a_snapshot_from_an_older_pillbox_is_migrated_on_restore() {
         .unwrap();
     assert_eq!(email, "old@example.com");
 }
+
+/// An instance with one person and one medication, stopped, and a snapshot of it.
+async fn stopped_instance(temp: &Path) -> (std::path::PathBuf, String, std::path::PathBuf) {
+    let data_dir = temp.join("data");
+    let server = Server::start_in(&data_dir, |_| {}).unwrap();
+    let token = register(&server, "a@example.com").await;
+    medication(&server, &token, "Aspirin").await;
+    let snapshot = temp.join("good.sqlite3");
+    let output = run(&data_dir, &["backup", "--out", snapshot.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    drop(server);
+    (data_dir, token, snapshot)
+}
+
+/// The instance starts and still shows the person's medication.
+async fn still_serves(data_dir: &Path, token: &str) {
+    let server = Server::start_in(data_dir, |_| {}).unwrap();
+    assert_eq!(names(&server, token).await, ["Aspirin"]);
+}
+
+/// Names in `dir` that a restore may have left behind: its incoming copy, SQLite's side
+/// files of it, partial files.
+fn restore_leftovers(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("restoring") || n.contains("partial"))
+        .collect()
+}
+
+/// The schema version this build brings: how many migrations it has.
+fn latest_schema_version() -> i64 {
+    std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/migrations"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".sql"))
+        .count() as i64
+}
+
+#[tokio::test]
+async fn restore_refuses_a_sqlite_file_that_is_not_a_pillbox_database() {
+    let temp = tempfile::tempdir().unwrap();
+    let (data_dir, token, snapshot) = stopped_instance(temp.path()).await;
+    let database = data_dir.join("pillbox.sqlite3");
+    let before = std::fs::read(&database).unwrap();
+    let latest = latest_schema_version();
+
+    // Another program's database that claims the current schema version.
+    let foreign = temp.path().join("notes.sqlite3");
+    {
+        let conn = rusqlite::Connection::open(&foreign).unwrap();
+        conn.execute_batch("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)")
+            .unwrap();
+        conn.pragma_update(None, "user_version", latest).unwrap();
+    }
+    // A Pillbox snapshot with a table dropped, and one with a column renamed.
+    let altered = |name: &str, sql: &str| {
+        let path = temp.path().join(name);
+        std::fs::copy(&snapshot, &path).unwrap();
+        rusqlite::Connection::open(&path)
+            .unwrap()
+            .execute_batch(sql)
+            .unwrap();
+        path
+    };
+    let no_table = altered("no-table.sqlite3", "DROP TABLE password_resets");
+    let renamed_column = altered(
+        "renamed-column.sqlite3",
+        "ALTER TABLE users RENAME COLUMN email TO mail",
+    );
+    let newer = altered("newer.sqlite3", "PRAGMA user_version = 99");
+
+    let cases = [
+        (
+            &foreign,
+            vec![
+                "not a Pillbox database",
+                "none of its tables are Pillbox's (it holds: notes)",
+            ],
+        ),
+        (
+            &no_table,
+            vec!["not a Pillbox database", "table password_resets is missing"],
+        ),
+        (
+            &renamed_column,
+            vec![
+                "not a Pillbox database",
+                "column email of table users is missing",
+                "table users has an unknown column mail",
+            ],
+        ),
+        (&newer, vec!["schema version 99", "newer Pillbox"]),
+    ];
+    for (file, expected) in cases {
+        let output = run(&data_dir, &["restore", file.to_str().unwrap()]);
+        let said = text(&output.stderr);
+        assert!(!output.status.success(), "{} was restored", file.display());
+        for words in expected {
+            assert!(said.contains(words), "{}: {said}", file.display());
+        }
+        assert!(said.contains("nothing was restored"), "{said}");
+        assert_eq!(
+            std::fs::read(&database).unwrap(),
+            before,
+            "the database was not touched"
+        );
+        assert!(
+            restore_leftovers(&data_dir).is_empty(),
+            "{:?}",
+            restore_leftovers(&data_dir)
+        );
+    }
+    still_serves(&data_dir, &token).await;
+}
+
+#[tokio::test]
+async fn restore_reads_only_regular_files_and_never_waits_on_one() {
+    let temp = tempfile::tempdir().unwrap();
+    let (data_dir, token, _) = stopped_instance(temp.path()).await;
+    let database = data_dir.join("pillbox.sqlite3");
+    let before = std::fs::read(&database).unwrap();
+
+    let fifo = temp.path().join("pipe.sqlite3");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let directory = temp.path().join("a-directory.sqlite3");
+    std::fs::create_dir(&directory).unwrap();
+    let cases = [
+        (
+            fifo.to_str().unwrap(),
+            "is a named pipe (FIFO), not a regular file",
+        ),
+        (directory.to_str().unwrap(), "is a directory, not a regular file"),
+        ("/dev/zero", "is a character device, not a regular file"),
+    ];
+    for (file, expected) in cases {
+        // Bounded in time and memory, so a restore that reads forever fails the test
+        // instead of the machine.
+        let mut command = std::process::Command::new("sh");
+        command
+            .arg("-c")
+            .arg("ulimit -v 4000000; exec \"$0\" \"$@\"")
+            .arg(common::BIN)
+            .args(["restore", file])
+            .env("PILLBOX_DATA_DIR", &data_dir)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let mut child = command.spawn().unwrap();
+        let started = std::time::Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            if started.elapsed() > std::time::Duration::from_secs(10) {
+                child.kill().unwrap();
+                child.wait().unwrap();
+                panic!("restore {file} did not answer within 10 s");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let output = child.wait_with_output().unwrap();
+        let said = text(&output.stderr);
+        assert!(!output.status.success(), "{file} was restored");
+        assert!(said.contains(expected), "{file}: {said}");
+        assert!(said.contains("nothing was restored"), "{said}");
+        assert_eq!(std::fs::read(&database).unwrap(), before);
+        assert!(
+            restore_leftovers(&data_dir).is_empty(),
+            "{:?}",
+            restore_leftovers(&data_dir)
+        );
+    }
+    still_serves(&data_dir, &token).await;
+}
+
+#[tokio::test]
+async fn restores_in_the_same_second_each_keep_the_database_they_replaced() {
+    let temp = tempfile::tempdir().unwrap();
+    let (data_dir, token, snapshot) = stopped_instance(temp.path()).await;
+    // One after the other as fast as they go: most of them fall in the same second.
+    for _ in 0..4 {
+        let output = run(&data_dir, &["restore", snapshot.to_str().unwrap()]);
+        assert!(output.status.success(), "{}", text(&output.stderr));
+        assert!(
+            text(&output.stdout).contains("the replaced database is kept as"),
+            "{}",
+            text(&output.stdout)
+        );
+    }
+    let kept: Vec<_> = std::fs::read_dir(&data_dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("pillbox.sqlite3.replaced-")
+        })
+        .map(|e| e.path())
+        .collect();
+    assert_eq!(kept.len(), 4, "{kept:?}");
+    for path in &kept {
+        assert_eq!(mode(path), 0o600, "{}", path.display());
+    }
+    assert!(
+        restore_leftovers(&data_dir).is_empty(),
+        "{:?}",
+        restore_leftovers(&data_dir)
+    );
+    assert!(
+        !data_dir.join("backups").exists()
+            || std::fs::read_dir(data_dir.join("backups")).unwrap().count() == 0,
+        "a restore leaves no copy in backups/"
+    );
+    still_serves(&data_dir, &token).await;
+}

@@ -300,3 +300,37 @@ fn doctor_warns_of_a_certificate_about_to_expire_and_fails_an_expired_one() {
         }
     }
 }
+
+#[test]
+fn doctor_says_when_the_clock_is_not_synchronized_and_the_unit_waits_for_time_sync() {
+    let dir = tempfile::tempdir().unwrap();
+    // systemd's own answer on a Pi whose NTP client has not reached a server yet.
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let timedatectl = bin.join("timedatectl");
+    std::fs::write(&timedatectl, "#!/bin/sh\necho no\n").unwrap();
+    std::fs::set_permissions(&timedatectl, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let data = dir.path().join("data");
+    assert!(common::run(&data, &["migrate"]).status.success());
+    let output = pillbox(&data)
+        .arg("doctor")
+        .env("PATH", path)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let report = stdout(&output);
+    let line = line_of(&report, "clock");
+    assert!(
+        line.starts_with("warn")
+            && line.contains("not synchronized")
+            && line.contains("timedatectl set-ntp true"),
+        "{line}"
+    );
+
+    let unit =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/packaging/pillbox.service")).unwrap();
+    let has = |line: &str| unit.lines().any(|l| l.trim() == line);
+    assert!(has("Wants=network-online.target time-sync.target"), "{unit}");
+    assert!(has("After=network-online.target time-sync.target"), "{unit}");
+}

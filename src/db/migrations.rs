@@ -55,11 +55,22 @@ pub struct Status {
 
 #[derive(Debug)]
 pub enum MigrateError {
-    TooNew { found: usize, known: usize },
+    TooNew {
+        found: usize,
+        known: usize,
+    },
     NotPillbox,
+    /// Tables or columns that differ from what the migrations make at the file's version.
+    UnknownShape {
+        version: usize,
+        differences: Vec<String>,
+    },
     Sqlite(rusqlite::Error),
     Migration(rusqlite_migration::Error),
-    Snapshot { path: PathBuf, source: std::io::Error },
+    Snapshot {
+        path: PathBuf,
+        source: std::io::Error,
+    },
 }
 
 impl fmt::Display for MigrateError {
@@ -73,6 +84,17 @@ impl fmt::Display for MigrateError {
             MigrateError::NotPillbox => f.write_str(
                 "the database file has tables but no Pillbox schema version: it is not a Pillbox database. \
                  Check --data-dir",
+            ),
+            MigrateError::UnknownShape {
+                version: 0,
+                differences,
+            } => {
+                write!(f, "not a Pillbox database: {}", differences.join("; "))
+            }
+            MigrateError::UnknownShape { version, differences } => write!(
+                f,
+                "not a Pillbox database of schema version {version}: {}",
+                differences.join("; ")
             ),
             MigrateError::Sqlite(e) => write!(f, "database error: {e}"),
             MigrateError::Migration(e) => write!(f, "migration failed, nothing was changed: {e}"),
@@ -124,6 +146,141 @@ pub fn status(conn: &Connection) -> Result<Status, MigrateError> {
         applied: names.clone().take(current).collect(),
         pending: names.skip(current).collect(),
     })
+}
+
+/// How many differences a refusal names; more are counted, not listed.
+const DIFFERENCES_NAMED: usize = 8;
+
+/// Checks that the database is one the migrations made: for its schema version, the same
+/// tables with the same columns, and the same indexes, triggers and views, as running the
+/// migrations up to that version on an empty database gives. `extra_tables` may be there
+/// besides (a snapshot's own tables). Returns the schema version; 0 for an empty file.
+pub fn check_shape(conn: &Connection, extra_tables: &[&str]) -> Result<usize, MigrateError> {
+    let version = match schema_version(conn) {
+        Ok(0) => return Ok(0),
+        Ok(version) => version,
+        Err(MigrateError::NotPillbox) => {
+            return Err(MigrateError::UnknownShape {
+                version: 0,
+                differences: vec!["it has tables but no Pillbox schema version".to_owned()],
+            });
+        }
+        Err(e) => return Err(e),
+    };
+    let mut expected = Connection::open_in_memory()?;
+    Migrations::new(MIGRATIONS[..version].iter().map(|m| M::up(m.sql)).collect())
+        .to_latest(&mut expected)
+        .map_err(MigrateError::Migration)?;
+    let mut found = shape(conn)?;
+    found.retain(|(kind, name), _| !(kind == "table" && extra_tables.contains(&name.as_str())));
+    let mut differences = shape_differences(&shape(&expected)?, &found);
+    if differences.is_empty() {
+        return Ok(version);
+    }
+    if differences.len() > DIFFERENCES_NAMED {
+        let more = differences.len() - DIFFERENCES_NAMED;
+        differences.truncate(DIFFERENCES_NAMED);
+        differences.push(format!("{more} more differences"));
+    }
+    Err(MigrateError::UnknownShape { version, differences })
+}
+
+/// A schema object's description: a table's columns (name and declaration), or the SQL
+/// of an index, trigger or view.
+type Shape = std::collections::BTreeMap<(String, String), Vec<(String, String)>>;
+
+fn shape(conn: &Connection) -> rusqlite::Result<Shape> {
+    let mut objects = conn.prepare(
+        "SELECT type, name, coalesce(sql, '') FROM sqlite_schema WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'",
+    )?;
+    let mut columns = conn.prepare(
+        "SELECT name, trim(type || CASE WHEN \"notnull\" THEN ' NOT NULL' ELSE '' END
+                           || CASE WHEN pk > 0 THEN ' PRIMARY KEY' ELSE '' END
+                           || coalesce(' DEFAULT ' || dflt_value, ''))
+           FROM pragma_table_info(?1) ORDER BY cid",
+    )?;
+    let mut shape = Shape::new();
+    let listed: Vec<(String, String, String)> = objects
+        .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    for (kind, name, sql) in listed {
+        let description = if kind == "table" {
+            columns
+                .query_map([&name], |row| Ok((row.get(0)?, row.get(1)?)))?
+                .collect::<rusqlite::Result<_>>()?
+        } else {
+            vec![(String::new(), sql)]
+        };
+        shape.insert((kind, name), description);
+    }
+    Ok(shape)
+}
+
+/// What `found` has that `expected` lacks and the other way round, in words: tables first,
+/// then columns, then indexes, triggers and views.
+fn shape_differences(expected: &Shape, found: &Shape) -> Vec<String> {
+    let is_table = |(kind, _): &&(String, String)| kind == "table";
+    if !found
+        .keys()
+        .filter(is_table)
+        .any(|key| expected.contains_key(key))
+    {
+        let tables: Vec<&str> = found
+            .keys()
+            .filter(is_table)
+            .map(|(_, name)| name.as_str())
+            .collect();
+        return vec![format!(
+            "none of its tables are Pillbox's (it holds: {})",
+            tables.join(", ")
+        )];
+    }
+    let mut tables = Vec::new();
+    let mut columns = Vec::new();
+    let mut others = Vec::new();
+    for (key @ (kind, name), wanted) in expected {
+        let differences = if kind == "table" { &mut tables } else { &mut others };
+        let Some(present) = found.get(key) else {
+            differences.push(format!("{kind} {name} is missing"));
+            continue;
+        };
+        if kind != "table" {
+            if present != wanted {
+                others.push(format!("{kind} {name} is not the one the migrations make"));
+            }
+            continue;
+        }
+        for (column, declared) in wanted {
+            match present.iter().find(|(c, _)| c == column) {
+                None => columns.push(format!("column {column} of table {name} is missing")),
+                Some((_, actual)) if actual != declared => columns.push(format!(
+                    "column {column} of table {name} is `{actual}`, not `{declared}`"
+                )),
+                Some(_) => {}
+            }
+        }
+        for (column, _) in present {
+            if !wanted.iter().any(|(c, _)| c == column) {
+                columns.push(format!("table {name} has an unknown column {column}"));
+            }
+        }
+    }
+    for key @ (kind, name) in found.keys() {
+        if !expected.contains_key(key) {
+            let differences = if kind == "table" { &mut tables } else { &mut others };
+            differences.push(format!("unknown {kind} {name}"));
+        }
+    }
+    tables.into_iter().chain(columns).chain(others).collect()
+}
+
+/// Brings a copy to the latest schema without the pre-migration snapshot `migrate` takes:
+/// for a file whose original the operator still has (a snapshot being restored).
+pub fn migrate_copy(conn: &mut Connection) -> Result<Vec<&'static str>, MigrateError> {
+    let pending = status(conn)?.pending;
+    let migrations = Migrations::new(MIGRATIONS.iter().map(|m| M::up(m.sql)).collect());
+    migrations.to_latest(conn).map_err(MigrateError::Migration)?;
+    Ok(pending)
 }
 
 /// What `migrate` did.
@@ -221,6 +378,27 @@ mod tests {
             (s.current, s.latest, s.pending.len()),
             (MIGRATIONS.len(), MIGRATIONS.len(), 0)
         );
+    }
+
+    #[test]
+    fn every_schema_version_the_migrations_make_passes_the_shape_check() {
+        for version in 1..=MIGRATIONS.len() {
+            let mut conn = Connection::open_in_memory().unwrap();
+            Migrations::new(MIGRATIONS[..version].iter().map(|m| M::up(m.sql)).collect())
+                .to_latest(&mut conn)
+                .unwrap();
+            assert_eq!(check_shape(&conn, &[]).unwrap(), version);
+        }
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrate(&mut conn, Path::new("unused")).unwrap();
+        conn.execute_batch("ALTER TABLE users ADD COLUMN nickname TEXT; CREATE INDEX extra ON users (email)")
+            .unwrap();
+        let refused = check_shape(&conn, &[]).unwrap_err().to_string();
+        assert!(
+            refused.contains("table users has an unknown column nickname"),
+            "{refused}"
+        );
+        assert!(refused.contains("unknown index extra"), "{refused}");
     }
 
     #[test]

@@ -71,7 +71,7 @@ pub fn lock_data_dir(data_dir: &Path) -> ServiceResult<DataDirLock> {
     match file.try_lock() {
         Ok(()) => Ok(DataDirLock { _file: file }),
         Err(fs::TryLockError::WouldBlock) => Err(invalid(format!(
-            "another Pillbox server is running on {}: stop it first (e.g. `systemctl stop pillbox`)",
+            "another Pillbox server is running on {} (or a restore is under way): stop it first (e.g. `systemctl stop pillbox`)",
             data_dir.display()
         ))),
         Err(fs::TryLockError::Error(e)) => Err(e.into()),
@@ -86,9 +86,10 @@ pub struct Restored {
     pub files: Vec<&'static str>,
 }
 
-/// Restores a snapshot into `data_dir`. Refuses while a server runs there, and a file that
-/// is damaged, not Pillbox's, or from a newer Pillbox; migrates an older one. The replaced
-/// database (and any replaced key file) is kept beside it.
+/// Restores a snapshot into `data_dir`. Refuses while a server runs there, and anything
+/// but a regular file holding an intact Pillbox database of a known schema version (one from
+/// a newer Pillbox too); migrates an older one. The replaced database (and any replaced key
+/// file) is kept beside it, under a name no other restore has used.
 pub fn restore(file: &Path, data_dir: &Path) -> ServiceResult<Restored> {
     private_dir(data_dir)?;
     let _lock = lock_data_dir(data_dir).map_err(|e| match e {
@@ -100,15 +101,8 @@ pub fn restore(file: &Path, data_dir: &Path) -> ServiceResult<Restored> {
     })?;
     let stamp = Utc::now().format("%Y%m%dT%H%M%SZ").to_string();
     let database = data_dir.join(db::DATABASE_FILE);
-    let incoming = data_dir.join(format!(".{}.restoring", db::DATABASE_FILE));
-    let bytes = fs::read(file).map_err(|e| invalid(format!("cannot read {}: {e}", file.display())))?;
-    write_private(&incoming, &bytes)?;
-    drop(bytes);
-    let cleanup = |e: ServiceError| {
-        let _ = fs::remove_file(&incoming);
-        e
-    };
-    let (migrations, files) = check_and_prepare(&incoming, file, data_dir).map_err(cleanup)?;
+    let incoming = IncomingCopy::of(file, &data_dir.join(format!(".{}.restoring", db::DATABASE_FILE)))?;
+    let (migrations, files) = check_and_prepare(&incoming.path, file)?;
 
     // The live name always holds a complete database: the current one is first linked to
     // its kept name, then the restored one is renamed over it in one step.
@@ -117,21 +111,25 @@ pub fn restore(file: &Path, data_dir: &Path) -> ServiceResult<Restored> {
             // Fold the write-ahead log in, so the kept copy is one complete file.
             let current = db::open_connection(&database, false)?;
             if !db::checkpoint(&current)? {
-                let _ = fs::remove_file(&incoming);
                 return Err(invalid(
                     "the database is in use by another program (a running export or import?): try again; nothing was restored",
                 ));
             }
         }
-        let kept = data_dir.join(format!("{}.replaced-{stamp}", db::DATABASE_FILE));
-        fs::hard_link(&database, &kept)?;
+        let kept = link_under_new_name(&database, &format!("{}.replaced-{stamp}", db::DATABASE_FILE))?;
         // The old database may come from a version that left it readable by others.
         crate::files::make_private(&kept)?;
         Some(kept)
     } else {
         None
     };
-    fs::rename(&incoming, &database)?;
+    if let Err(e) = incoming.replace(&database) {
+        // The live database is still in place: its second name is not needed.
+        if let Some(kept) = &replaced {
+            let _ = fs::remove_file(kept);
+        }
+        return Err(e.into());
+    }
     for suffix in ["-wal", "-shm"] {
         let _ = fs::remove_file(data_dir.join(format!("{}{suffix}", db::DATABASE_FILE)));
     }
@@ -144,8 +142,7 @@ pub fn restore(file: &Path, data_dir: &Path) -> ServiceResult<Restored> {
             continue;
         }
         if path.exists() {
-            let kept = data_dir.join(format!("{name}.replaced-{stamp}"));
-            fs::rename(&path, &kept)?;
+            let kept = link_under_new_name(&path, &format!("{name}.replaced-{stamp}"))?;
             crate::files::make_private(&kept)?;
         }
         write_private(&path, &contents)?;
@@ -159,20 +156,117 @@ pub fn restore(file: &Path, data_dir: &Path) -> ServiceResult<Restored> {
     })
 }
 
+/// The copy of the file being restored, beside the database. Removed (with any file SQLite
+/// made beside it) unless it became the database.
+struct IncomingCopy {
+    path: PathBuf,
+    placed: bool,
+}
+
+impl IncomingCopy {
+    /// Copies `file` to `path`, reading it only if it is a regular file: a device such as
+    /// `/dev/zero` never ends and a FIFO waits for a writer.
+    fn of(file: &Path, path: &Path) -> ServiceResult<IncomingCopy> {
+        let unreadable = |e: std::io::Error| {
+            invalid(format!(
+                "cannot read {}: {e}; nothing was restored",
+                file.display()
+            ))
+        };
+        refuse_unless_regular(file, fs::metadata(file).map_err(unreadable)?.file_type())?;
+        // Without blocking: should the name have become a FIFO since, opening it must not
+        // wait for a writer. Reads of a regular file are the same either way.
+        let mut source = fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+            .open(file)
+            .map_err(unreadable)?;
+        refuse_unless_regular(file, source.metadata().map_err(unreadable)?.file_type())?;
+        let copy = IncomingCopy {
+            path: path.to_owned(),
+            placed: false,
+        };
+        let mut target = PrivateFile::create(&copy.path)?;
+        std::io::copy(&mut source, &mut target)?;
+        target.commit()?;
+        Ok(copy)
+    }
+
+    /// Renames the copy over `database`.
+    fn replace(mut self, database: &Path) -> std::io::Result<()> {
+        fs::rename(&self.path, database)?;
+        self.placed = true;
+        Ok(())
+    }
+}
+
+impl Drop for IncomingCopy {
+    fn drop(&mut self) {
+        if self.placed {
+            return;
+        }
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            let mut name = self.path.as_os_str().to_owned();
+            name.push(suffix);
+            let _ = fs::remove_file(Path::new(&name));
+        }
+    }
+}
+
+fn refuse_unless_regular(file: &Path, kind: fs::FileType) -> ServiceResult<()> {
+    use std::os::unix::fs::FileTypeExt;
+    let what = if kind.is_file() {
+        return Ok(());
+    } else if kind.is_dir() {
+        "a directory"
+    } else if kind.is_fifo() {
+        "a named pipe (FIFO)"
+    } else if kind.is_char_device() {
+        "a character device"
+    } else if kind.is_block_device() {
+        "a block device"
+    } else if kind.is_socket() {
+        "a socket"
+    } else {
+        "of an unknown kind"
+    };
+    Err(invalid(format!(
+        "{} is {what}, not a regular file: choose a file written by `pillbox backup`; nothing was restored",
+        file.display()
+    )))
+}
+
+/// Hard-links `existing` as `name` in its directory, or as `name-2`, `name-3`… when an
+/// earlier restore (in the same second) took that name: a kept copy is never overwritten.
+fn link_under_new_name(existing: &Path, name: &str) -> std::io::Result<PathBuf> {
+    let dir = existing.parent().unwrap_or(Path::new("."));
+    let mut attempt = 1;
+    loop {
+        let candidate = if attempt == 1 {
+            dir.join(name)
+        } else {
+            dir.join(format!("{name}-{attempt}"))
+        };
+        match fs::hard_link(existing, &candidate) {
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => attempt += 1,
+            linked => return linked.map(|()| candidate),
+        }
+    }
+}
+
 type KeyFiles = Vec<(&'static str, Vec<u8>)>;
 
-/// Checks the copy at `incoming`, migrates it, and takes the key files out of it.
-fn check_and_prepare(
-    incoming: &Path,
-    original: &Path,
-    data_dir: &Path,
-) -> ServiceResult<(Vec<&'static str>, KeyFiles)> {
+/// Checks the copy at `incoming` (an intact SQLite file whose tables and columns are what
+/// the migrations make at its schema version), migrates it, and takes the key files out.
+fn check_and_prepare(incoming: &Path, original: &Path) -> ServiceResult<(Vec<&'static str>, KeyFiles)> {
     let not_sqlite = |_| {
         invalid(format!(
-            "{} is not a SQLite database: choose a file written by `pillbox backup`",
+            "{} is not a SQLite database: choose a file written by `pillbox backup`; nothing was restored",
             original.display()
         ))
     };
+    let refused =
+        |e: migrations::MigrateError| invalid(format!("{}: {e}; nothing was restored", original.display()));
     let mut conn = Connection::open_with_flags(
         incoming,
         OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
@@ -186,19 +280,19 @@ fn check_and_prepare(
             original.display()
         )));
     }
-    let version: i64 = conn.pragma_query_value(None, "user_version", |row| row.get(0))?;
+    let version = migrations::check_shape(&conn, &[snapshot_files::TABLE]).map_err(refused)?;
     if version == 0 {
         return Err(invalid(format!(
             "{} holds no Pillbox data (an empty or unfinished file?): choose a file written by `pillbox backup`; nothing was restored",
             original.display()
         )));
     }
-    let applied = migrations::migrate(&mut conn, &data_dir.join("backups"))
-        .map_err(|e| invalid(format!("{}: {e}; nothing was restored", original.display())))?;
+    // The operator still has the original: no pre-migration copy of it in backups/.
+    let applied = migrations::migrate_copy(&mut conn).map_err(refused)?;
     let files = snapshot_files::take(&conn, &INSTANCE_FILES)?;
     conn.pragma_update(None, "journal_mode", "WAL")?;
     drop(conn);
-    Ok((applied.names, files))
+    Ok((applied, files))
 }
 
 /// Removes the kept exports of accounts that do not exist in `database` (deleted, or

@@ -3,7 +3,8 @@
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-const TABLE: &str = "pillbox_backup_files";
+/// The table of key files in a snapshot; a restore takes it out again.
+pub const TABLE: &str = "pillbox_backup_files";
 
 /// Adds the table of key files to a snapshot copy, holding `files` (name, contents).
 pub fn write<'a>(
