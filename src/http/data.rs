@@ -311,6 +311,7 @@ pub async fn backup_file(
 #[into_params(parameter_in = Query)]
 pub struct RetentionQuery {
     /// 0, 30, 90, 365 or 730.
+    #[param(required = true, value_type = String, pattern = "^(0|30|90|365|730)$")]
     days: Option<String>,
 }
 

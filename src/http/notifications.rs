@@ -902,7 +902,7 @@ pub async fn push_status(
 #[serde(rename_all = "camelCase")]
 pub struct TestBody {
     /// push and/or email, at least one.
-    #[schema(value_type = Option<Vec<DeliveryMethod>>)]
+    #[schema(value_type = Vec<DeliveryMethod>, required = true, min_items = 1)]
     delivery_methods: Option<Vec<String>>,
 }
 

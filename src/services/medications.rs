@@ -122,13 +122,14 @@ pub struct MedicationInput {
     #[schema(value_type = Option<Frequency>)]
     frequency: Option<String>,
     /// One of `blue`, `red`, `green`, `yellow`, `purple`, `pink`, `orange`.
+    #[schema(pattern = "^(blue|red|green|yellow|purple|pink|orange)$")]
     color: Option<String>,
     #[schema(max_length = 64)]
     icon: Option<String>,
     #[schema(max_length = 2000)]
     notes: Option<String>,
-    /// The usual dose, in `unit`; positive.
-    #[schema(value_type = Option<f64>, exclusive_minimum = 0)]
+    /// The usual dose, in `unit`; positive, with at most three decimals.
+    #[schema(value_type = Option<f64>, minimum = 0.001)]
     default_quantity: Option<Quantity>,
     schedule: Option<ScheduleInput>,
     inventory: Option<InventoryInput>,

@@ -2813,7 +2813,7 @@ export interface components {
             color?: string | null;
             /**
              * Format: double
-             * @description The usual dose, in `unit`; positive.
+             * @description The usual dose, in `unit`; positive, with at most three decimals.
              */
             default_quantity?: number | null;
             escalation?: components["schemas"]["Escalation"] | null;
@@ -3959,7 +3959,7 @@ export interface components {
         };
         TestBody: {
             /** @description push and/or email, at least one. */
-            deliveryMethods?: components["schemas"]["DeliveryMethod"][] | null;
+            deliveryMethods: components["schemas"]["DeliveryMethod"][];
         };
         /** @description What a channel answered a test message. */
         TestResult: {
@@ -7814,9 +7814,9 @@ export interface operations {
     };
     data_retention_preview: {
         parameters: {
-            query?: {
+            query: {
                 /** @description 0, 30, 90, 365 or 730. */
-                days?: string;
+                days: string;
             };
             header?: never;
             path?: never;
