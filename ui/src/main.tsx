@@ -1,10 +1,10 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { BrowserRouter } from 'react-router-dom';
-import { getStoredToken } from './api/session';
 import { App, preloadFirstScreen } from './App';
 import i18n from './i18n';
 import { tellServiceWorkerLanguage } from './push/swLanguage';
+import { hasStoredSession } from './queries/session';
 import './styles.css';
 
 function registerServiceWorker(): void {
@@ -17,7 +17,7 @@ function registerServiceWorker(): void {
   });
 }
 
-preloadFirstScreen(window.location.pathname, getStoredToken() !== null);
+preloadFirstScreen(window.location.pathname, hasStoredSession());
 
 const container = document.getElementById('root');
 if (!container) throw new Error('index.html has no #root element');

@@ -1,7 +1,9 @@
 /// <reference lib="webworker" />
 import { cleanupOutdatedCaches, createHandlerBoundToURL, precacheAndRoute } from 'workbox-precaching';
 import { NavigationRoute, registerRoute } from 'workbox-routing';
-import { takePath } from './api/paths';
+import createClient from 'openapi-fetch';
+import { TAKE_PATH } from './api/paths';
+import type { paths } from './api/schema';
 import {
   APP_NAME,
   DEFAULT_URL,
@@ -194,6 +196,13 @@ async function focusOrOpen(url: string): Promise<void> {
 }
 
 /**
+ * The take link's calls, typed by the API document and with the app's path builder
+ * (openapi-fetch's, which api/http.ts's client uses too). Not that client itself: it reads
+ * the page's base address and session, which a worker has not; a take link needs neither.
+ */
+const takeApi = createClient<paths>({ baseUrl: self.location.origin });
+
+/**
  * Take, Snooze or Skip from the notification, without opening a window: the take link
  * records it and the reminder's notification is replaced by the outcome. When that fails
  * (offline, handled already, expired) the take page opens and shows why.
@@ -203,15 +212,12 @@ async function answer(action: ReminderAction, title: string, tag: string, data: 
   const takePage = data.takeUrl ?? `/notifications/take/${encodeURIComponent(token)}`;
   let snoozedUntil: string | null = null;
   try {
-    const response = await fetch(takePath(token), {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify(actionBody(action)),
+    const { data: answered, response } = await takeApi.POST(TAKE_PATH, {
+      params: { path: { token } },
+      body: actionBody(action),
     });
-    if (!response.ok) throw new Error(`take link answered ${response.status}`);
-    const body: unknown = await response.json();
-    const answered = (body as { data?: { snoozed_until?: unknown } } | null)?.data;
-    snoozedUntil = typeof answered?.snoozed_until === 'string' ? answered.snoozed_until : null;
+    if (!answered) throw new Error(`take link answered ${response.status}`);
+    snoozedUntil = 'snoozed_until' in answered.data ? answered.data.snoozed_until : null;
   } catch {
     await self.clients.openWindow(new URL(takePage, self.location.origin).href);
     return;

@@ -1,6 +1,7 @@
 // What the service worker reads from a push and says back, kept free of worker APIs so that
 // unit tests can run it. The outcome texts follow the app's language, which the page tells
 // the worker (the worker has no settings of its own); the browser's language otherwise.
+import type { components } from './api/schema';
 import de from './i18n/sw/de.json';
 import en from './i18n/sw/en.json';
 import es from './i18n/sw/es.json';
@@ -124,8 +125,8 @@ export function actionButtons(
   return payload.takeUrl ? [{ action: 'take', title: payload.takeLabel ?? texts.takeAction }] : [];
 }
 
-/** What an action posts to /api/notifications/take/{token}. */
-export function actionBody(action: ReminderAction): Record<string, string | number> {
+/** What an action posts to /api/notifications/take/{token} (the document's TakeBody). */
+export function actionBody(action: ReminderAction): components['schemas']['TakeBody'] {
   switch (action) {
     case 'snooze':
       return { status: 'snoozed', minutes: ACTION_SNOOZE_MINUTES };

@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { Outlet, useLocation } from 'react-router-dom';
 import { PersonScopeProvider } from '../people/PersonScopeProvider';
 import { usePeopleQuery } from '../queries/people';
-import { useServerSettingsSync } from '../settings/serverSettings';
+import { useServerSettingsSync } from '../queries/settingsSync';
 import { BrandMark } from './BrandMark';
 import { MenuIcon } from './icons';
 import { OfflineNotice } from './OfflineNotice';

@@ -3,10 +3,14 @@ import { parseUnitList } from '../api/units';
 import { jsonResponse, mockFetch } from '../test/fetchMock';
 import units from '../test/fixtures/units.json';
 
-/** A fresh copy of the module, as at app start (the test setup fills the shared one). */
+/** Fresh copies of the store and its loader, as at app start (the test setup fills the shared store). */
 async function freshCatalogue() {
   vi.resetModules();
-  return import('./unitCatalogue');
+  const [{ unitCatalogue }, { loadUnitCatalogue }] = await Promise.all([
+    import('./unitCatalogue'),
+    import('../queries/units'),
+  ]);
+  return { unitCatalogue, loadUnitCatalogue };
 }
 
 describe('unit catalogue from GET /api/units', () => {

@@ -1,17 +1,17 @@
 // The unit catalogue is the server's (GET /api/units): read once per app start, by the
-// signed-in app and by the signed-out take screen (UnitCatalogueGate), and kept in
-// localStorage so that an app started offline converts with the catalogue it last saw.
+// signed-in app and by the signed-out take screen (UnitCatalogueGate, through
+// queries/units.ts), and kept here and in localStorage, so that every amount formatter reads
+// it synchronously and an app started offline converts with the catalogue it last saw.
 //
 // There is no built-in copy to fall back on: only screens that show or convert units need
 // it, they wait for the first answer, and so the catalogue lives in one place, the server.
 import type { Json } from '../api/client';
-import { getUnits, parseUnitList, type UnitInfo } from '../api/units';
+import { parseUnitList, type UnitInfo } from '../api/units';
 
 const STORAGE_KEY = 'pillbox_units';
 const NONE: readonly UnitInfo[] = [];
 
 let catalogue: readonly UnitInfo[] | null = null;
-let loading: Promise<readonly UnitInfo[]> | null = null;
 const listeners = new Set<() => void>();
 
 function storedCatalogue(): readonly UnitInfo[] | null {
@@ -44,19 +44,4 @@ export function setUnitCatalogue(units: readonly UnitInfo[]): void {
     // A full or disabled storage only costs the offline start.
   }
   for (const listener of listeners) listener();
-}
-
-/** Fetches the catalogue once per app start; a failure lets the next call try again. */
-export function loadUnitCatalogue(): Promise<readonly UnitInfo[]> {
-  loading ??= getUnits().then(
-    (units) => {
-      setUnitCatalogue(units);
-      return units;
-    },
-    (error: unknown) => {
-      loading = null;
-      throw error;
-    },
-  );
-  return loading;
 }

@@ -4,7 +4,8 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import type { DeliveryWarningCode } from '../../api/medicationTypes';
 import { notifyErrorText } from '../../notifications/notifyErrors';
-import { pushSupport, subscribeToPush } from '../../push/pushSubscription';
+import { pushSupport } from '../../push/pushSubscription';
+import { subscribeToPush } from '../../queries/push';
 import { pushDevicesChanged } from '../../queries/invalidate';
 import { useGlobalPreferencesQuery, useSaveGlobalPreferences } from '../../queries/notifications';
 

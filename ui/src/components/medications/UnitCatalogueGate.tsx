@@ -1,6 +1,7 @@
 import { useEffect, useState, useSyncExternalStore, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
-import { loadUnitCatalogue, subscribeUnitCatalogue, unitCatalogue } from '../../medications/unitCatalogue';
+import { subscribeUnitCatalogue, unitCatalogue } from '../../medications/unitCatalogue';
+import { loadUnitCatalogue } from '../../queries/units';
 import { LoadingScreen } from '../LoadingScreen';
 
 /**

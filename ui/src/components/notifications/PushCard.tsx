@@ -1,6 +1,7 @@
 import { useTranslation } from 'react-i18next';
 import { notifyErrorDetail } from '../../notifications/notifyErrors';
-import { permissionBadge, usePushSubscription } from '../../push/pushSubscription';
+import { permissionBadge } from '../../push/pushSubscription';
+import { usePushSubscription } from '../../queries/push';
 import { DisabledReason, disabledBecause } from '../DisabledReason';
 
 const BADGE_CLASS = {

@@ -7,8 +7,8 @@
 import { useEffect, useRef, useState } from 'react';
 import { getServerSettings, saveSharedSettings, type SharedSettings } from '../api/settings';
 import { useAuth } from '../auth/AuthContext';
-import { sanitizeSettings, type AppSettings } from './appSettings';
-import { useAppSettings } from './SettingsContext';
+import { sanitizeSettings, type AppSettings } from '../settings/appSettings';
+import { useAppSettings } from '../settings/SettingsContext';
 
 const AGREED_KEY = 'pillbox_synced_settings';
 /** Where earlier versions kept what they had sent: language, date and time formats, no theme. */

@@ -4,8 +4,8 @@ import i18n from '../i18n';
 import { jsonResponse, mockFetch, sentJson } from '../test/fetchMock';
 import { medsServer, ok, requestsTo, signInForMeds, USER } from '../test/medications';
 import { renderApp } from '../test/renderApp';
-import { DEFAULT_SETTINGS } from './appSettings';
-import { sendIfChanged, syncAtStart } from './serverSettings';
+import { DEFAULT_SETTINGS } from '../settings/appSettings';
+import { sendIfChanged, syncAtStart } from './settingsSync';
 
 const LOCAL = { language: 'en', dateFormat: 'MM/dd/yyyy', timeFormat: '12h', theme: 'system' } as const;
 const SERVER = { language: 'de', dateFormat: 'dd/MM/yyyy', timeFormat: '24h', theme: 'dark', timezone: 'Europe/Berlin' };
