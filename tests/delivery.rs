@@ -297,16 +297,17 @@ async fn a_reminder_due_while_the_server_was_down_arrives_once_after_the_restart
         json!({ "name": "Iron", "unit": "tablets", "frequency": "as_needed" }),
     )
     .await;
-    let on_time = remind_in(&server, &token, med, 3).await;
-    let too_late = remind_in(&server, &token, med, 4).await;
+    // Due well after the stop: the dispatcher sends a reminder at its time by itself.
+    let on_time = remind_in(&server, &token, med, 20).await;
+    let too_late = remind_in(&server, &token, med, 21).await;
     let (status, _) = server.terminate();
     assert!(status.success());
     assert_eq!(push.hits("laptop"), 0, "nothing was due before the stop");
 
-    // Back within catch_up_minutes (the restarted server's clock is 6 s on): the missed
+    // Back within catch_up_minutes (the restarted server's clock is 23 s on): the missed
     // reminders go out, once.
     let server = Server::start_in(&data, |c| engine_env(c, &push)).unwrap();
-    advance_clock(&server, 6).await;
+    advance_clock(&server, 23).await;
     let got = push.wait_for("laptop", 1, Duration::from_secs(15)).await;
     assert_eq!(got.payload["title"], "Time for Iron");
     wait_reminder(&server, &token, on_time, Duration::from_secs(10), |r| {
@@ -328,7 +329,7 @@ async fn a_reminder_due_while_the_server_was_down_arrives_once_after_the_restart
 
     // A reminder that came due longer ago than catch_up_minutes is marked failed: expired.
     let server = Server::start_in(&data, |c| engine_env(c, &push)).unwrap();
-    let stale = remind_in(&server, &token, med, 2).await;
+    let stale = remind_in(&server, &token, med, 20).await;
     let (status, _) = server.terminate();
     assert!(status.success());
     let server = Server::start_in(&data, |c| {
@@ -336,7 +337,7 @@ async fn a_reminder_due_while_the_server_was_down_arrives_once_after_the_restart
         c.env("PILLBOX_REMINDERS_CATCH_UP_MINUTES", "0");
     })
     .unwrap();
-    advance_clock(&server, 3).await;
+    advance_clock(&server, 23).await;
     let failed = wait_reminder(&server, &token, stale, Duration::from_secs(10), |r| {
         r["status"] != "scheduled"
     })
