@@ -39,24 +39,14 @@ pub struct BadStoredValue {
 /// The time in column `idx` of the `table` row with this `id`. Text that is no time is an
 /// error naming the table, the row and the column, never a default.
 pub fn stamp_at(row: &Row, idx: usize, table: &'static str, id: i64) -> rusqlite::Result<Stamp> {
-    row.get(idx).map_err(|e| bad_stored_time(row, idx, table, id, e))
+    row.get(idx).map_err(|e| bad_stored_value(row, idx, table, id, e))
 }
 
 /// The calendar day (`YYYY-MM-DD`) in column `idx`, read as `stamp_at` reads a time: text that
 /// is no date is an error naming the table, the row and the column, never today or 1970.
 pub fn day_at(row: &Row, idx: usize, table: &'static str, id: i64) -> rusqlite::Result<NaiveDate> {
-    let text: String = row
-        .get(idx)
-        .map_err(|e| bad_stored_time(row, idx, table, id, e))?;
-    NaiveDate::parse_from_str(&text, "%Y-%m-%d").map_err(|_| {
-        let cause = format!("{text:?} is not a YYYY-MM-DD date").into();
-        bad_stored_time(
-            row,
-            idx,
-            table,
-            id,
-            rusqlite::Error::FromSqlConversionFailure(idx, Type::Text, cause),
-        )
+    text_at(row, idx, table, id, |text| {
+        NaiveDate::parse_from_str(text, "%Y-%m-%d").map_err(|_| format!("{text:?} is not a YYYY-MM-DD date"))
     })
 }
 
@@ -68,18 +58,26 @@ pub fn json_at<T: serde::de::DeserializeOwned>(
     table: &'static str,
     id: i64,
 ) -> rusqlite::Result<T> {
+    text_at(row, idx, table, id, |text| {
+        serde_json::from_str(text).map_err(|e| format!("{text:?} is not the JSON expected here ({e})"))
+    })
+}
+
+/// The text in column `idx` read by `parse`; what it refuses is an error naming the table, the
+/// row and the column, with `parse`'s words.
+fn text_at<T>(
+    row: &Row,
+    idx: usize,
+    table: &'static str,
+    id: i64,
+    parse: impl FnOnce(&str) -> Result<T, String>,
+) -> rusqlite::Result<T> {
     let text: String = row
         .get(idx)
-        .map_err(|e| bad_stored_time(row, idx, table, id, e))?;
-    serde_json::from_str(&text).map_err(|e| {
-        let cause = format!("{text:?} is not the JSON expected here ({e})").into();
-        bad_stored_time(
-            row,
-            idx,
-            table,
-            id,
-            rusqlite::Error::FromSqlConversionFailure(idx, Type::Text, cause),
-        )
+        .map_err(|e| bad_stored_value(row, idx, table, id, e))?;
+    parse(&text).map_err(|cause| {
+        let e = rusqlite::Error::FromSqlConversionFailure(idx, Type::Text, cause.into());
+        bad_stored_value(row, idx, table, id, e)
     })
 }
 
@@ -90,10 +88,10 @@ pub fn stamp_or_null_at(
     table: &'static str,
     id: i64,
 ) -> rusqlite::Result<Option<Stamp>> {
-    row.get(idx).map_err(|e| bad_stored_time(row, idx, table, id, e))
+    row.get(idx).map_err(|e| bad_stored_value(row, idx, table, id, e))
 }
 
-fn bad_stored_time(
+fn bad_stored_value(
     row: &Row,
     idx: usize,
     table: &'static str,
