@@ -1427,6 +1427,17 @@ mod tests {
                 .expect("the 08:00 reminder is planned")
         }
 
+        /// The history entries of 2 March.
+        fn day_entries(&self) -> Vec<history::Entry> {
+            history::between(
+                &self.conn,
+                self.user,
+                "2026-03-02T00:00:00Z",
+                "2026-03-03T00:00:00Z",
+            )
+            .unwrap()
+        }
+
         fn deliveries(&self) -> Vec<deliveries::Delivery> {
             deliveries::page(&self.conn, self.user, None, None, 50, 0)
                 .unwrap()
@@ -1632,8 +1643,7 @@ mod tests {
             record_missed_batch(&mut w.conn, at("2026-03-02T09:02:00Z")).unwrap(),
             (0, 0)
         );
-        let entries =
-            history::between(&w.conn, w.user, "2026-03-02T00:00:00Z", "2026-03-03T00:00:00Z").unwrap();
+        let entries = w.day_entries();
         assert_eq!(entries.len(), 1);
         assert_eq!(entries[0].status, DoseStatus::Missed);
         assert!(entries[0].taken.to_string().starts_with("2026-03-02T08:00"));
@@ -1654,10 +1664,7 @@ mod tests {
         let (_, rounds) = w.claim_at("2026-03-02T10:30:00Z");
         assert!(rounds.is_empty());
         assert_eq!(w.reminder().status, ReminderStatus::Cancelled);
-        let day = |w: &World| {
-            history::between(&w.conn, w.user, "2026-03-02T00:00:00Z", "2026-03-03T00:00:00Z").unwrap()
-        };
-        assert_eq!(day(&w).len(), 1);
+        assert_eq!(w.day_entries().len(), 1);
 
         // NTP sets it back to 07:30.
         let rewound = after_clock_went_back(&mut w.conn, at("2026-03-02T07:30:00Z"), catch_up).unwrap();
@@ -1668,7 +1675,7 @@ mod tests {
                 expired: 0
             }
         );
-        assert!(day(&w).is_empty(), "no dose stays missed before its time");
+        assert!(w.day_entries().is_empty(), "no dose stays missed before its time");
         let reminder = w.reminder();
         assert_eq!(reminder.status, ReminderStatus::Scheduled);
         assert_eq!(reminder.failure_reason, None);
@@ -1686,7 +1693,7 @@ mod tests {
         // Nothing more to undo at the right time.
         let again = after_clock_went_back(&mut w.conn, at("2026-03-02T09:02:00Z"), catch_up).unwrap();
         assert_eq!(again, Rewound::default());
-        assert_eq!(day(&w).len(), 1);
+        assert_eq!(w.day_entries().len(), 1);
     }
 
     #[test]
@@ -1739,8 +1746,7 @@ mod tests {
         let rewound =
             after_clock_went_back(&mut w.conn, at("2026-03-02T07:30:00Z"), Duration::minutes(60)).unwrap();
         assert_eq!(rewound, Rewound::default());
-        let entries =
-            history::between(&w.conn, w.user, "2026-03-02T00:00:00Z", "2026-03-03T00:00:00Z").unwrap();
+        let entries = w.day_entries();
         assert_eq!(entries.len(), 1, "what a person recorded is theirs");
     }
 
