@@ -53,6 +53,8 @@ import time
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
+from common import request, start_server
+
 ZONES = ["UTC", "Europe/Berlin", "America/New_York", "Asia/Tokyo", "Australia/Sydney"]
 
 
@@ -67,16 +69,17 @@ def stamp(t):
 
 
 class PushHandler(http.server.BaseHTTPRequestHandler):
+    """A push endpoint that answers 201 and notes when each POST arrived (wall clock)."""
     # Keep-alive, as push services do: the reference and the server both reuse connections.
     protocol_version = "HTTP/1.1"
-    received = 0
+    arrivals = []
     lock = threading.Lock()
 
     def do_POST(self):
         length = int(self.headers.get("Content-Length", "0"))
         self.rfile.read(length)
         with PushHandler.lock:
-            PushHandler.received += 1
+            PushHandler.arrivals.append(time.time())
         self.send_response(201)
         self.send_header("Content-Length", "0")
         self.end_headers()
@@ -245,37 +248,6 @@ def columns(conn, table):
     return [row[1] for row in conn.execute(f"PRAGMA table_info({table})")]
 
 
-class ArrivalHandler(http.server.BaseHTTPRequestHandler):
-    """A push endpoint that notes when each POST arrives (wall clock) and answers 201."""
-    protocol_version = "HTTP/1.1"
-    arrivals = []
-    lock = threading.Lock()
-
-    def do_POST(self):
-        length = int(self.headers.get("Content-Length", "0"))
-        self.rfile.read(length)
-        with ArrivalHandler.lock:
-            ArrivalHandler.arrivals.append((time.time(), self.path))
-        self.send_response(201)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-
-    def log_message(self, *args):
-        pass
-
-
-def api(port, method, path, token=None, body=None):
-    import json
-    import urllib.request
-    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", method=method,
-                                     data=None if body is None else json.dumps(body).encode(),
-                                     headers={"Content-Type": "application/json"})
-    if token:
-        request.add_header("Authorization", f"Bearer {token}")
-    with urllib.request.urlopen(request, timeout=30) as response:
-        return json.loads(response.read() or b"null")
-
-
 def percentile(values, share):
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(share * (len(ordered) - 1))))]
@@ -283,52 +255,42 @@ def percentile(values, share):
 
 def lateness_run(binary, count):
     """`--lateness`: see the module's text."""
-    work = tempfile.mkdtemp(prefix="pillbox-bench-late-")
     endpoint_port = free_port()
-    endpoint = PushServer(("127.0.0.1", endpoint_port), ArrivalHandler)
+    endpoint = PushServer(("127.0.0.1", endpoint_port), PushHandler)
     threading.Thread(target=endpoint.serve_forever, daemon=True).start()
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PILLBOX_")}
-    env.update({"PILLBOX_DATA_DIR": os.path.join(work, "data"), "PILLBOX_LOG_LEVEL": "warn",
-                "PILLBOX_SIGNUPS": "open", "PILLBOX_BACKUP_DAILY": "false",
-                "PILLBOX_PUSH_ALLOW_ENDPOINTS": f"http://127.0.0.1:{endpoint_port}/"})
-    server = subprocess.Popen([binary, "serve", "--bind", f"127.0.0.1:{port}"], env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server, _, _, conn = start_server(binary, 18000, {
+        "PILLBOX_SIGNUPS": "open", "PILLBOX_BACKUP_DAILY": "false",
+        "PILLBOX_PUSH_ALLOW_ENDPOINTS": f"http://127.0.0.1:{endpoint_port}/",
+    }, stderr=subprocess.DEVNULL)
     try:
-        for _ in range(300):
-            try:
-                api(port, "GET", "/health")
-                break
-            except OSError:
-                time.sleep(0.1)
-        token = api(port, "POST", "/api/auth/register",
+        token = request(conn, "POST", "/api/auth/register",
                     body={"email": "late@bench.test", "password": "correct-horse-battery"})["data"]["token"]
         auth = base64.urlsafe_b64encode(secrets.token_bytes(16)).rstrip(b"=").decode()
-        api(port, "POST", "/api/notifications/push/register", token, {
+        request(conn, "POST", "/api/notifications/push/register", token, {
             "subscription": {"endpoint": f"http://127.0.0.1:{endpoint_port}/push/phone",
                              "keys": {"p256dh": p256_public_key(), "auth": auth}}})
-        medications = [api(port, "POST", "/api/medications", token, {
+        medications = [request(conn, "POST", "/api/medications", token, {
             "name": f"Med {i}", "unit": "tablets", "frequency": "as_needed", "default_quantity": 1,
         })["data"]["id"] for i in range(count)]
         start = time.time() + 5
         dues = [start + 0.7 * i for i in range(count)]
         for medication, due in zip(medications, dues):
-            api(port, "POST", "/api/notifications", token, {
+            request(conn, "POST", "/api/notifications", token, {
                 "medication_id": medication, "reminder_minutes_before": 0,
                 "scheduled_time": datetime.fromtimestamp(due, ZoneInfo("UTC")).isoformat(timespec="milliseconds"),
             })
         # The server stamps times to the millisecond: compare with the same.
         dues = [int(due * 1000) / 1000 for due in dues]
         deadline = dues[-1] + 40
-        while len(ArrivalHandler.arrivals) < count and time.time() < deadline:
+        while len(PushHandler.arrivals) < count and time.time() < deadline:
             time.sleep(0.1)
-        arrivals = sorted(t for t, _ in ArrivalHandler.arrivals)
+        arrivals = sorted(PushHandler.arrivals)
         if len(arrivals) != count:
             raise SystemExit(f"{len(arrivals)} of {count} reminders arrived")
         late = [(arrived - due) * 1000 for arrived, due in zip(arrivals, dues)]
 
         # Reference: a thread that sleeps until each due time and POSTs itself.
-        ArrivalHandler.arrivals.clear()
+        PushHandler.arrivals.clear()
         import http.client
         connection = http.client.HTTPConnection("127.0.0.1", endpoint_port, timeout=30)
         ref_dues = [time.time() + 1 + 0.7 * i for i in range(count)]
@@ -336,7 +298,7 @@ def lateness_run(binary, count):
             time.sleep(max(0.0, due - time.time()))
             connection.request("POST", "/push/reference", body=b"x" * 400)
             connection.getresponse().read()
-        ref_late = [(arrived - due) * 1000 for (arrived, _), due in zip(sorted(ArrivalHandler.arrivals), ref_dues)]
+        ref_late = [(arrived - due) * 1000 for arrived, due in zip(sorted(PushHandler.arrivals), ref_dues)]
 
         idle_from = cpu_seconds(server.pid)
         time.sleep(30)
@@ -458,7 +420,7 @@ def main():
 
     # Reference: the endpoint's own pace for the same number of POSTs (best of 3).
     reference = min(reference_posts(push_port, args.due) for _ in range(3))
-    PushHandler.received = 0
+    PushHandler.arrivals.clear()
     print(f"reference: {args.due} pre-encrypted POSTs from a simple client in {reference:.2f} s")
 
     # 1000 reminders due at the same minute, each user with e-mail and push. The peak
@@ -497,7 +459,7 @@ def main():
     handled, ms = tick_ms[0]
     with open(f"/proc/{server.pid}/status") as status:
         dispatch_peak = next(l.split(":")[1].strip() for l in status if l.startswith("VmHWM"))
-    pushes = PushHandler.received
+    pushes = len(PushHandler.arrivals)
     mails = len(os.listdir(os.path.join(maildir, "new"))) if os.path.isdir(os.path.join(maildir, "new")) else 0
     print(f"dispatcher: one tick handed {handled} due reminders to the push endpoint in {ms} ms "
           f"({pushes} pushes received; {mails} e-mails received so far)")
