@@ -393,6 +393,24 @@ async fn still_serves(data_dir: &Path, token: &str) {
 
 /// Names in `dir` that a restore may have left behind: its incoming copy, SQLite's side
 /// files of it, partial files.
+/// A refused restore of `file`: it failed saying each of `expected` and "nothing was
+/// restored", left the live database as it was (`before`) and nothing of its own behind.
+fn assert_refused(output: &Output, file: &str, expected: &[&str], data_dir: &Path, before: &[u8]) {
+    let said = text(&output.stderr);
+    assert!(!output.status.success(), "{file} was restored");
+    for words in expected {
+        assert!(said.contains(words), "{file}: {said}");
+    }
+    assert!(said.contains("nothing was restored"), "{said}");
+    assert_eq!(
+        std::fs::read(data_dir.join("pillbox.sqlite3")).unwrap(),
+        before,
+        "the database was not touched"
+    );
+    let left = restore_leftovers(data_dir);
+    assert!(left.is_empty(), "{left:?}");
+}
+
 fn restore_leftovers(dir: &Path) -> Vec<String> {
     std::fs::read_dir(dir)
         .unwrap()
@@ -468,21 +486,12 @@ async fn restore_refuses_a_sqlite_file_that_is_not_a_pillbox_database() {
     ];
     for (file, expected) in cases {
         let output = run(&data_dir, &["restore", file.to_str().unwrap()]);
-        let said = text(&output.stderr);
-        assert!(!output.status.success(), "{} was restored", file.display());
-        for words in expected {
-            assert!(said.contains(words), "{}: {said}", file.display());
-        }
-        assert!(said.contains("nothing was restored"), "{said}");
-        assert_eq!(
-            std::fs::read(&database).unwrap(),
-            before,
-            "the database was not touched"
-        );
-        assert!(
-            restore_leftovers(&data_dir).is_empty(),
-            "{:?}",
-            restore_leftovers(&data_dir)
+        assert_refused(
+            &output,
+            &file.display().to_string(),
+            &expected,
+            &data_dir,
+            &before,
         );
     }
     still_serves(&data_dir, &token).await;
@@ -532,16 +541,7 @@ async fn restore_reads_only_regular_files_and_never_waits_on_one() {
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
         let output = child.wait_with_output().unwrap();
-        let said = text(&output.stderr);
-        assert!(!output.status.success(), "{file} was restored");
-        assert!(said.contains(expected), "{file}: {said}");
-        assert!(said.contains("nothing was restored"), "{said}");
-        assert_eq!(std::fs::read(&database).unwrap(), before);
-        assert!(
-            restore_leftovers(&data_dir).is_empty(),
-            "{:?}",
-            restore_leftovers(&data_dir)
-        );
+        assert_refused(&output, file, &[expected], &data_dir, &before);
     }
     still_serves(&data_dir, &token).await;
 }
