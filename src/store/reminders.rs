@@ -614,6 +614,19 @@ pub struct Overdue {
     pub scheduled_time: Stamp,
 }
 
+/// SQL for when the grace of reminder `r` (of medication `m`) runs out: its dose time, or the
+/// snooze that moved it, plus the medication's `grace_minutes` (else the placeholder's default).
+/// One expression for the grace pass and for undoing it after the clock went back.
+macro_rules! grace_end {
+    ($default:literal) => {
+        concat!(
+            "strftime('%Y-%m-%dT%H:%M:%fZ', max(r.scheduled_time, coalesce(r.snoozed_until, '')), '+' || coalesce(json_extract(m.schedule_rules, '$.grace_minutes'), ",
+            $default,
+            ") || ' minutes')"
+        )
+    };
+}
+
 /// Up to `limit` planned doses of scheduled medications, due from `from` on, still
 /// unanswered `grace_minutes` (the medication's, default `default_grace`) after their time
 /// (or after the snooze that moved their reminder) at `now`. Cancelled reminders are left
@@ -625,15 +638,16 @@ pub fn overdue(
     default_grace: u32,
     limit: i64,
 ) -> rusqlite::Result<Vec<Overdue>> {
-    conn.prepare_cached(
+    conn.prepare_cached(concat!(
         "SELECT r.id, r.user_id, r.medication_id, r.scheduled_time
          FROM reminders r JOIN medications m ON m.id = r.medication_id
          WHERE r.answered_at IS NULL AND r.kind = 'dose' AND r.scheduled_time >= ?1 AND r.scheduled_time <= ?2
            AND r.status <> 'cancelled' AND m.frequency <> 'as_needed'
-           AND strftime('%Y-%m-%dT%H:%M:%fZ', max(r.scheduled_time, coalesce(r.snoozed_until, '')),
-                        '+' || coalesce(json_extract(m.schedule_rules, '$.grace_minutes'), ?3) || ' minutes') <= ?2
-         ORDER BY r.scheduled_time LIMIT ?4",
-    )?
+           AND ",
+        grace_end!("?3"),
+        " <= ?2
+         ORDER BY r.scheduled_time LIMIT ?4"
+    ))?
     .query_map(params![from, now, default_grace, limit], |row| {
         Ok(Overdue {
             id: row.get(0)?,
@@ -652,13 +666,14 @@ pub fn missed_before_their_time(
     now: &str,
     default_grace: u32,
 ) -> rusqlite::Result<Vec<(i64, i64, i64)>> {
-    conn.prepare_cached(
+    conn.prepare_cached(concat!(
         "SELECT r.id, r.user_id, h.id
          FROM reminders r JOIN dose_history h ON h.id = r.history_id JOIN medications m ON m.id = r.medication_id
          WHERE r.answered_at > ?1 AND r.kind = 'dose' AND h.status = 'missed' AND h.logged_by IS NULL
-           AND strftime('%Y-%m-%dT%H:%M:%fZ', max(r.scheduled_time, coalesce(r.snoozed_until, '')),
-                        '+' || coalesce(json_extract(m.schedule_rules, '$.grace_minutes'), ?2) || ' minutes') > ?1",
-    )?
+           AND ",
+        grace_end!("?2"),
+        " > ?1"
+    ))?
     .query_map(params![now, default_grace], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?
     .collect()
 }
