@@ -180,10 +180,11 @@ impl Engine {
     /// Compares the system clock with the time that passed since the last pass: a jump of
     /// more than five minutes is logged, and one back undoes what was decided too early.
     async fn watch_the_clock(&self) -> Result<(), DbError> {
-        let Some(by) = self.clock_watch.look(self.clock.system_now()) else {
+        let wall = self.clock.system_now();
+        let Some(by) = self.clock_watch.look(wall) else {
             return Ok(());
         };
-        let seen = clock_watch::describe(by, self.clock.system_now());
+        let seen = clock_watch::describe(by, wall);
         if by < chrono::Duration::zero() {
             tracing::warn!(
                 "{seen}: reminders and missed doses recorded since are checked against the new time"
