@@ -35,7 +35,10 @@ export default defineConfig({
   testDir: './e2e',
   fullyParallel: false,
   workers: 1,
-  retries: 0,
+  // One retry on CI: a push handed to the service worker over CDP has once come to nothing
+  // there (stop 34's run; never reproduced here). A test that fails twice fails the run, and
+  // the list reporter names a test that passed only on its retry as flaky.
+  retries: process.env.CI ? 1 : 0,
   forbidOnly: Boolean(process.env.CI),
   reporter: process.env.CI ? [['list']] : [['list'], ['html', { open: 'never' }]],
   timeout: 30_000,
