@@ -15,7 +15,7 @@ server.
    database; a few more may be there, the ones in flight when wrk stopped.
 3. Reference, measured in the same run on the same disk, for 5 s just before wrk and 5 s
    just after (the disk's fsync time varies with what else the machine does; the mean is
-   the reference): Python's sqlite3 inserting dose rows into the dose_history table of a
+   the reference): Python's sqlite3 inserting dose rows into the dose_history_rows table of a
    copy of the database, one transaction per row, with the server's pragmas (WAL,
    synchronous=FULL) — the most doses per second that one commit (one fsync) per dose
    allows, with nothing else done per dose.
@@ -88,7 +88,7 @@ def reference(db_path, row, seconds):
     while time.perf_counter() - began < seconds:
         target.execute("BEGIN IMMEDIATE")
         target.execute(
-            "INSERT INTO dose_history (user_id, medication_id, medication_name, medication_unit, status, taken_at,"
+            "INSERT INTO dose_history_rows (user_id, medication_id, medication_name, medication_unit, status, taken_at,"
             " quantity, dosage_unit, dosage, affect_inventory, created_at)"
             " VALUES (?, ?, ?, 'tablets', 'taken', ?, 1000, 'tablets', 'benchmark', 1, ?)",
             row)

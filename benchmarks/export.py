@@ -39,7 +39,7 @@ def seed(db_path, user_id, meds, count):
     db = sqlite3.connect(db_path, timeout=30)
     with db:
         db.executemany(
-            "INSERT INTO dose_history (user_id, medication_id, medication_name, medication_unit, status, taken_at,"
+            "INSERT INTO dose_history_rows (user_id, medication_id, medication_name, medication_unit, status, taken_at,"
             " quantity, dosage_unit, affect_inventory, created_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
             rows,
         )

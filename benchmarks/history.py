@@ -45,7 +45,7 @@ def seed(db_path, user_id, meds, start, end):
     db.execute("PRAGMA busy_timeout = 30000")
     with db:
         db.executemany(
-            "INSERT INTO dose_history (user_id, medication_id, medication_name, medication_unit, status, taken_at,"
+            "INSERT INTO dose_history_rows (user_id, medication_id, medication_name, medication_unit, status, taken_at,"
             " quantity, dosage_unit, affect_inventory, created_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
             rows,
         )

@@ -1476,7 +1476,7 @@ async fn history_totals_stay_exact_by_medication_and_status_and_say_when_a_date_
     db.busy_timeout(std::time::Duration::from_secs(10)).unwrap();
     db.execute(
         "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 2399)
-         INSERT INTO dose_history (user_id, medication_id, medication_name, medication_unit, status, taken_at,
+         INSERT INTO dose_history_rows (user_id, medication_id, medication_name, medication_unit, status, taken_at,
                                    quantity, dosage_unit, affect_inventory, created_at)
          SELECT ?1, CASE WHEN i % 2 = 0 THEN ?2 ELSE ?3 END, CASE WHEN i % 2 = 0 THEN 'A' ELSE 'B' END, 'mg',
                 CASE WHEN i % 3 = 2 THEN 'missed' ELSE 'taken' END,
@@ -1979,8 +1979,11 @@ async fn a_stored_time_that_does_not_read_is_an_error_naming_its_row_never_a_dos
     let entry: i64 = db
         .query_row("SELECT max(id) FROM dose_history", [], |row| row.get(0))
         .unwrap();
-    db.execute("UPDATE dose_history SET taken_at = 'soon' WHERE id = ?1", [entry])
-        .unwrap();
+    db.execute(
+        "UPDATE dose_history_rows SET taken_at = 'soon' WHERE id = ?1",
+        [entry],
+    )
+    .unwrap();
     for path in ["/api/medications/adherence", "/api/medications/history"] {
         let (status, body) = get_json(&server, path, Some(&token)).await;
         assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR, "{path}: {body}");

@@ -86,33 +86,56 @@ pub fn import(args: ImportArgs) -> CliResult {
     let settings = load_settings(&args.data.overrides())?;
     let paths = Paths::new(&settings)?;
     paths.database_must_exist()?;
-    let mut bytes = Vec::new();
-    if args.file.as_os_str() == "-" {
-        std::io::stdin().read_to_end(&mut bytes)?;
-    } else {
-        bytes = std::fs::read(&args.file).map_err(|e| format!("cannot read {}: {e}", args.file.display()))?;
-    }
-    if bytes.len() > import::MAX_FILE_BYTES {
-        return Err(format!(
+    let format = match args.file.extension().and_then(|e| e.to_str()) {
+        Some(ext) if ext.eq_ignore_ascii_case("csv") => Some(import::Format::Csv),
+        Some(ext) if ext.eq_ignore_ascii_case("json") => Some(import::Format::Json),
+        _ => None,
+    };
+    let too_large = || {
+        format!(
             "{} is too large: at most {} MiB can be imported at once",
             args.file.display(),
             import::MAX_FILE_BYTES / (1024 * 1024)
         )
-        .into());
-    }
-    let format = match args.file.extension().and_then(|e| e.to_str()) {
-        Some(ext) if ext.eq_ignore_ascii_case("csv") => import::Format::Csv,
-        Some(ext) if ext.eq_ignore_ascii_case("json") => import::Format::Json,
-        _ => import::sniff(None, &bytes),
     };
-    let mut conn = open_current(&paths)?;
+    let source = if args.file.as_os_str() == "-" {
+        // Standard input goes into the data directory first: the import reads its file
+        // more than once.
+        let mut upload = import::Upload::create(&paths.data_dir)?;
+        let mut stdin = std::io::stdin().lock();
+        let mut chunk = vec![0; 1 << 16];
+        loop {
+            let n = stdin.read(&mut chunk)?;
+            if n == 0 {
+                break;
+            }
+            upload.append(&chunk[..n]).map_err(|e| match e {
+                import::UploadError::TooLarge => too_large(),
+                import::UploadError::Io(e) => format!("cannot keep standard input: {e}"),
+            })?;
+        }
+        let content_type = match format {
+            Some(import::Format::Csv) => Some("text/csv"),
+            _ => None,
+        };
+        upload.finish(content_type)?
+    } else {
+        let size = std::fs::metadata(&args.file)
+            .map_err(|e| format!("cannot read {}: {e}", args.file.display()))?
+            .len();
+        if usize::try_from(size).map_or(true, |size| size > import::MAX_FILE_BYTES) {
+            return Err(too_large().into());
+        }
+        import::Source::at(args.file.clone(), format)
+            .map_err(|e| format!("cannot read {}: {e}", args.file.display()))?
+    };
+    let conn = open_current(&paths)?;
     let user_id = account(&conn, &args.email)?;
     let now = crate::clock::now();
-    let checked = import::check(&conn, user_id, &bytes, format, now)?;
-    let summary = import::apply(
-        &mut conn,
+    let summary = import::run(
+        &import::OnConnection(std::cell::RefCell::new(conn)),
         user_id,
-        checked,
+        source,
         args.dry_run,
         settings.reminders.horizon_days,
         now,

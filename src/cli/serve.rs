@@ -113,6 +113,7 @@ fn serve(args: ServeArgs, runtime: &tokio::runtime::Runtime, stop: &Stop) -> Cli
     let writer = open_and_migrate(&paths);
     extending.abort();
     let writer = writer?;
+    discard_unfinished_imports(&writer, &paths.data_dir)?;
     let secrets = secrets::load_or_create(&paths.data_dir, &settings.vapid)?;
     let tls = tls::Certificates::load(&settings)?;
     if stop_before_ready(stop) {
@@ -213,6 +214,28 @@ fn serve(args: ServeArgs, runtime: &tokio::runtime::Runtime, stop: &Stop) -> Cli
         tracing::info!("pillbox stopped");
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// An import the server stopped in the middle of left rows nobody sees and maybe its
+/// upload: both go before anything is served.
+fn discard_unfinished_imports(
+    writer: &rusqlite::Connection,
+    data_dir: &std::path::Path,
+) -> Result<(), String> {
+    let rows = crate::services::import::discard_unfinished(writer)
+        .map_err(|e| format!("cannot clear an unfinished import: {e}"))?;
+    let files = crate::services::import::remove_leftovers(data_dir).map_err(|e| {
+        format!(
+            "cannot delete an unfinished import's upload in {}: {e}",
+            data_dir.display()
+        )
+    })?;
+    if rows > 0 || files > 0 {
+        tracing::warn!(
+            "an import was interrupted when pillbox last stopped: none of it was shown, and its {rows} staged entries and {files} uploaded files are deleted"
+        );
+    }
+    Ok(())
 }
 
 /// A stop asked for while starting ends the start where it is, cleanly (exit code 0):

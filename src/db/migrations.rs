@@ -41,6 +41,7 @@ pub const MIGRATIONS: &[Migration] = &[
     migration!("0015_password_resets"),
     migration!("0016_delivery_truth"),
     migration!("0017_channels"),
+    migration!("0018_import_staging"),
 ];
 
 #[derive(Debug, Serialize)]
@@ -520,7 +521,7 @@ mod tests {
         }
         let refused = conn
             .execute(
-                "INSERT INTO dose_history (user_id, medication_name, medication_unit, status, taken_at, quantity,
+                "INSERT INTO dose_history_rows (user_id, medication_name, medication_unit, status, taken_at, quantity,
                                            dosage_unit, affect_inventory, created_at)
                  VALUES (1, 'A', 'mg', 'forgotten', 't', 1, 'mg', 1, 't')",
                 [],

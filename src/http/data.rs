@@ -3,6 +3,7 @@
 
 use std::io::{self, BufWriter, Write};
 
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use axum::Json;
@@ -10,6 +11,7 @@ use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
+use futures_util::StreamExt;
 use serde::Deserialize;
 use tokio::sync::Semaphore;
 use tokio::sync::mpsc::{self, error::TrySendError};
@@ -22,7 +24,7 @@ use super::error::{ApiError, ApiResult, Data, ErrorBody, data};
 use super::extract::{ApiPath, ApiQuery, query_number};
 use super::routes;
 use super::session::AuthUser;
-use crate::services::import::{self, MAX_FILE_BYTES, Summary};
+use crate::services::import::{self, MAX_FILE_BYTES, OnServer, Source, Summary, Upload, UploadError};
 use crate::services::report::Report;
 use crate::services::retention::Preview;
 use crate::services::user_backups::Kept;
@@ -199,29 +201,23 @@ pub async fn import(
     if declared.is_some_and(|n| n > MAX_FILE_BYTES) {
         return Err(too_large());
     }
-    let bytes = axum::body::to_bytes(body, MAX_FILE_BYTES)
-        .await
-        .map_err(|_| too_large())?;
     let content_type = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
-    let format = import::sniff(content_type.as_deref(), &bytes);
-    let days = state.settings.reminders.horizon_days;
-    let now = state.clock.now();
-    // One import at a time: each holds its whole file in memory while it is checked.
+    // One import at a time: each reads its file several times and keeps what it decided
+    // for every entry.
     let _turn = IMPORTS
         .acquire()
         .await
         .map_err(|e| ApiError::internal(e.to_string()))?;
-    let checked = state
-        .db
-        .read(move |conn| import::check(conn, user.id, &bytes, format, now))
-        .await?;
-    let summary = state
-        .db
-        .write(move |conn| import::apply(conn, user.id, checked, dry_run, days, now))
-        .await?;
+    let source = receive(state.data_dir.to_path_buf(), body, content_type).await?;
+    let days = state.settings.reminders.horizon_days;
+    let now = state.clock.now();
+    let db = OnServer::new(state.db.clone(), tokio::runtime::Handle::current());
+    let summary = tokio::task::spawn_blocking(move || import::run(&db, user.id, source, dry_run, days, now))
+        .await
+        .map_err(|e| ApiError::internal(e.to_string()))??;
     let said = if dry_run {
         "Nothing was changed: this is what the import would do"
     } else {
@@ -229,6 +225,58 @@ pub async fn import(
     };
     Ok(message_data(said, summary))
 }
+
+/// Writes the request's body into a file in the data directory as it arrives (an import is
+/// read as a stream, never whole in memory), at most `MAX_FILE_BYTES` of it.
+async fn receive(dir: PathBuf, body: Body, content_type: Option<String>) -> ApiResult<Source> {
+    let failed = |e: std::io::Error| {
+        if e.kind() == io::ErrorKind::StorageFull {
+            ApiError::storage_full(e.to_string())
+        } else {
+            ApiError::internal(format!("cannot receive the file: {e}"))
+        }
+    };
+    let blocking = |e: tokio::task::JoinError| ApiError::internal(e.to_string());
+    let mut upload = tokio::task::spawn_blocking(move || Upload::create(&dir))
+        .await
+        .map_err(blocking)?
+        .map_err(failed)?;
+    let mut stream = body.into_data_stream();
+    let mut pending: Vec<u8> = Vec::new();
+    loop {
+        let chunk = stream.next().await;
+        let done = chunk.is_none();
+        if let Some(chunk) = chunk {
+            let chunk = chunk.map_err(|e| ApiError::bad_request(format!("The upload broke off: {e}")))?;
+            pending.extend_from_slice(&chunk);
+        }
+        if pending.len() >= RECEIVE_BUFFER || (done && !pending.is_empty()) {
+            let bytes = std::mem::take(&mut pending);
+            let (returned, written) = tokio::task::spawn_blocking(move || {
+                let written = upload.append(&bytes);
+                (upload, written)
+            })
+            .await
+            .map_err(blocking)?;
+            upload = returned;
+            match written {
+                Ok(()) => {}
+                Err(UploadError::TooLarge) => return Err(too_large()),
+                Err(UploadError::Io(e)) => return Err(failed(e)),
+            }
+        }
+        if done {
+            break;
+        }
+    }
+    tokio::task::spawn_blocking(move || upload.finish(content_type.as_deref()))
+        .await
+        .map_err(blocking)?
+        .map_err(failed)
+}
+
+/// What a request's body is gathered into before it is written to the upload's file.
+const RECEIVE_BUFFER: usize = 1 << 20;
 
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]

@@ -1,25 +1,37 @@
 //! Import: an export file (JSON) or a history CSV brought into one account.
 //!
-//! The whole file is checked before anything is written, and written in one transaction:
-//! all of it or none. A dry run goes through exactly the same steps and rolls back, so its
-//! counts are what the real import will do. Importing the same file twice adds nothing the
+//! The file comes onto disk (`Upload`) and is read as a stream, never whole in memory. It is
+//! checked in full on a read connection before anything is written, and that check decides
+//! everything the import does: a dry run stops there, so it never waits for the writer and
+//! its counts are what the real import does. The real import then writes the history in
+//! short transactions that other people's writes pass between, out of sight
+//! (`store::imports`), and shows it all at once, with the people, medications and settings,
+//! in one last short transaction: readers see all of it or none of it, and a failure or a
+//! server that stops leaves nothing visible. Importing the same file twice adds nothing the
 //! second time: a medication with the same name and unit is the same medication, and a
 //! history entry of the same medication, instant and status is the same entry. Imported
 //! history never moves stock (the file's stock count is taken as it is), and reminders are
 //! planned again afterwards.
 
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, ErrorKind, Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::Duration as Elapsed;
 
 use chrono::{DateTime, Datelike, NaiveDate, NaiveTime, TimeZone, Utc};
 use rusqlite::Connection;
-use serde::Serialize;
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::{Deserializer as _, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
 use super::export::{EntryFile, FORMAT_VERSION, MedicationFile, PersonFile, parse_instant};
 use super::{ErrorCode, Problem, ServiceError, ServiceResult, invalid, rejected, user_settings};
 use crate::clock;
-use crate::db::Stamp;
+use crate::db::{Db, Stamp};
 use crate::domain::dose::DoseStatus;
 use crate::domain::medication::{
     COLORS, DEFAULT_ICON, FUTURE_SKEW_SECS, MAX_LEAD_MINUTES, MAX_MESSAGE, MAX_NAME, MAX_NOTES, MAX_REPEATS,
@@ -32,12 +44,23 @@ use crate::domain::stock::Containers;
 use crate::domain::units;
 use crate::services::planner::{self, UserClock};
 use crate::store::history::{self, Entry, LoggedBy};
+use crate::store::imports::{self, Reserved};
 use crate::store::medications::{self, Inventory, Medication, StockChange};
 use crate::store::notify_prefs::{self, GlobalPrefs, MedicationPrefs, Method};
 use crate::store::{people, reminders, settings};
 
 /// The largest file accepted (a 100,000-entry export is about 20 MiB).
 pub const MAX_FILE_BYTES: usize = 64 * 1024 * 1024;
+
+/// How long one of the import's transactions may hold the writer: other people's doses
+/// wait at most this long for it.
+const STAGE_BUDGET: Elapsed = Elapsed::from_millis(25);
+
+/// Entries handed to one staging transaction, which writes as many as its budget allows.
+const STAGE_BATCH: usize = 2_000;
+
+/// Staged rows one transaction deletes when an import is discarded.
+const DISCARD_BATCH: usize = 2_000;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
@@ -74,15 +97,16 @@ pub struct Summary {
     pub settings: Replaced,
 }
 
-/// A file checked and ready to write.
+/// A file checked, except its history entries, which are read again one at a time.
 struct Plan {
     /// The file's people; None for a file from before the care circle (all the holder's).
     people: Option<Vec<PersonFile>>,
     medications: Vec<NewMedication>,
-    history: Vec<NewEntry>,
     settings: Option<SettingsPatch>,
     /// The file's reminder preferences (checked); only the fields it has are applied.
     preferences: Option<serde_json::Map<String, Value>>,
+    /// A CSV's keys to its medications, to read its entries again.
+    csv: Option<CsvKeys>,
 }
 
 /// The settings a file carries; what it leaves out keeps the account's value.
@@ -116,68 +140,558 @@ struct NewEntry {
     affect_inventory: bool,
 }
 
-/// A file read and checked, not yet written.
-pub struct Checked(Plan);
+/// Hands each history entry of the file, checked, with its place among them.
+type EachEntry<'a> = &'a mut dyn FnMut(usize, NewEntry) -> ServiceResult<()>;
 
-/// Reads and checks a file for an account. Needs only a read connection (the CSV matches
-/// names against the account's medications and reads times in the person's zone), so a
-/// large file is parsed without holding up anyone's writes.
-/// Every refusal names what is wrong with the file (`import_invalid`).
-pub fn check(
-    conn: &Connection,
-    user_id: i64,
-    bytes: &[u8],
+// --- The file ------------------------------------------------------------------------------
+
+/// A file that is deleted when this is dropped.
+struct TempFile(PathBuf);
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// How an upload's file in the data directory is named; a server that stopped while
+/// receiving one leaves it behind, and the next start deletes it (`remove_leftovers`).
+const UPLOAD_PREFIX: &str = ".import-";
+const UPLOAD_SUFFIX: &str = ".upload";
+
+/// The bytes the format is told from when the content type does not say.
+const SNIFF_BYTES: usize = 4096;
+
+#[derive(Debug)]
+pub enum UploadError {
+    TooLarge,
+    Io(std::io::Error),
+}
+
+/// A file being received, written into the data directory readable only by Pillbox (it is
+/// a person's health data) and deleted once the import is over.
+pub struct Upload {
+    file: BufWriter<File>,
+    path: TempFile,
+    written: usize,
+    head: Vec<u8>,
+}
+
+impl Upload {
+    pub fn create(dir: &Path) -> std::io::Result<Upload> {
+        use rand_core::RngCore;
+        use std::os::unix::fs::OpenOptionsExt;
+        let mut attempts = 0;
+        loop {
+            let name = format!(
+                "{UPLOAD_PREFIX}{:016x}{UPLOAD_SUFFIX}",
+                rand_core::OsRng.next_u64()
+            );
+            let path = dir.join(name);
+            match std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(&path)
+            {
+                Ok(file) => {
+                    return Ok(Upload {
+                        file: BufWriter::with_capacity(1 << 20, file),
+                        path: TempFile(path),
+                        written: 0,
+                        head: Vec::new(),
+                    });
+                }
+                Err(e) if e.kind() == ErrorKind::AlreadyExists && attempts < 4 => attempts += 1,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    pub fn append(&mut self, chunk: &[u8]) -> Result<(), UploadError> {
+        self.written += chunk.len();
+        if self.written > MAX_FILE_BYTES {
+            return Err(UploadError::TooLarge);
+        }
+        if self.head.len() < SNIFF_BYTES {
+            let wanted = (SNIFF_BYTES - self.head.len()).min(chunk.len());
+            self.head.extend_from_slice(&chunk[..wanted]);
+        }
+        self.file.write_all(chunk).map_err(UploadError::Io)
+    }
+
+    /// The file received; its format from the content type, else from its first character.
+    pub fn finish(self, content_type: Option<&str>) -> std::io::Result<Source> {
+        let Upload { file, path, head, .. } = self;
+        file.into_inner().map_err(|e| e.into_error())?;
+        Ok(Source {
+            path: path.0.clone(),
+            _received: Some(path),
+            format: sniff(content_type, &head),
+        })
+    }
+}
+
+/// Deletes the uploads a stopped server left in the data directory.
+pub fn remove_leftovers(dir: &Path) -> std::io::Result<usize> {
+    let mut removed = 0;
+    for item in std::fs::read_dir(dir)? {
+        let item = item?;
+        let name = item.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with(UPLOAD_PREFIX) && name.ends_with(UPLOAD_SUFFIX) && item.file_type()?.is_file() {
+            std::fs::remove_file(item.path())?;
+            removed += 1;
+        }
+    }
+    Ok(removed)
+}
+
+/// The file to import, read as often as the import needs.
+pub struct Source {
+    path: PathBuf,
+    /// Set when the file is an upload, deleted with this.
+    _received: Option<TempFile>,
     format: Format,
+}
+
+impl Source {
+    /// A file that stays where it is after the import (the CLI's).
+    pub fn at(path: PathBuf, format: Option<Format>) -> std::io::Result<Source> {
+        let format = match format {
+            Some(format) => format,
+            None => {
+                let mut head = Vec::with_capacity(SNIFF_BYTES);
+                File::open(&path)?
+                    .take(SNIFF_BYTES as u64)
+                    .read_to_end(&mut head)?;
+                sniff(None, &head)
+            }
+        };
+        Ok(Source {
+            path,
+            _received: None,
+            format,
+        })
+    }
+
+    /// The file from its start, after a byte order mark if it has one.
+    fn open(&self) -> ServiceResult<BufReader<File>> {
+        let mut reader = BufReader::with_capacity(1 << 16, File::open(&self.path)?);
+        if reader.fill_buf()?.starts_with(b"\xEF\xBB\xBF") {
+            reader.consume(3);
+        }
+        Ok(reader)
+    }
+
+    fn is_blank(&self) -> ServiceResult<bool> {
+        let mut reader = self.open()?;
+        loop {
+            let buffer = reader.fill_buf()?;
+            if buffer.is_empty() {
+                return Ok(true);
+            }
+            if !buffer.iter().all(u8::is_ascii_whitespace) {
+                return Ok(false);
+            }
+            let n = buffer.len();
+            reader.consume(n);
+        }
+    }
+}
+
+/// The format of an upload from its content type, else from its first character.
+pub fn sniff(content_type: Option<&str>, bytes: &[u8]) -> Format {
+    let content_type = content_type.unwrap_or_default().to_ascii_lowercase();
+    if content_type.contains("csv") {
+        return Format::Csv;
+    }
+    if content_type.contains("json") {
+        return Format::Json;
+    }
+    let first = bytes
+        .iter()
+        .copied()
+        .find(|b| !b.is_ascii_whitespace() && !matches!(b, 0xEF | 0xBB | 0xBF));
+    if first == Some(b'{') {
+        Format::Json
+    } else {
+        Format::Csv
+    }
+}
+
+// --- The database, on the server or in the CLI --------------------------------------------
+
+/// Where an import reads and writes: the server's shared database, where other people's
+/// writes come between the import's transactions, or the CLI's one connection.
+pub trait ImportDb {
+    fn read<T, F>(&self, f: F) -> ServiceResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> ServiceResult<T> + Send + 'static;
+
+    fn write<T, F>(&self, f: F) -> ServiceResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Connection) -> ServiceResult<T> + Send + 'static;
+}
+
+/// The server's database, used from a blocking thread (`run` blocks).
+pub struct OnServer {
+    db: Db,
+    runtime: tokio::runtime::Handle,
+}
+
+impl OnServer {
+    /// For a thread the runtime started with `spawn_blocking`.
+    pub fn new(db: Db, runtime: tokio::runtime::Handle) -> Self {
+        OnServer { db, runtime }
+    }
+}
+
+impl ImportDb for OnServer {
+    fn read<T, F>(&self, f: F) -> ServiceResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> ServiceResult<T> + Send + 'static,
+    {
+        self.runtime.block_on(self.db.read(f))
+    }
+
+    fn write<T, F>(&self, f: F) -> ServiceResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Connection) -> ServiceResult<T> + Send + 'static,
+    {
+        self.runtime.block_on(self.db.write(f))
+    }
+}
+
+/// One connection of its own (the CLI, with or without a server beside it).
+pub struct OnConnection(pub RefCell<Connection>);
+
+impl ImportDb for OnConnection {
+    fn read<T, F>(&self, f: F) -> ServiceResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> ServiceResult<T> + Send + 'static,
+    {
+        f(&self.0.borrow())
+    }
+
+    fn write<T, F>(&self, f: F) -> ServiceResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Connection) -> ServiceResult<T> + Send + 'static,
+    {
+        f(&mut self.0.borrow_mut())
+    }
+}
+
+// --- The import ----------------------------------------------------------------------------
+
+/// Imports `source` into the account, or (dry run) only answers what that would do. Every
+/// refusal names what is wrong with the file (`import_invalid`). Blocks; on the server, run
+/// it on a blocking thread.
+pub fn run(
+    db: &impl ImportDb,
+    user_id: i64,
+    source: Source,
+    dry_run: bool,
+    horizon_days: u32,
     now: DateTime<Utc>,
-) -> ServiceResult<Checked> {
-    if bytes.iter().all(u8::is_ascii_whitespace) {
+) -> ServiceResult<Summary> {
+    let source = std::sync::Arc::new(source);
+    let checking = source.clone();
+    let checked = db.read(move |conn| check(conn, user_id, &checking, now))?;
+    let mut summary = checked.summary;
+    summary.dry_run = dry_run;
+    if dry_run {
+        return Ok(summary);
+    }
+    let started = clock::stamp(now);
+    let (new_people, new_medications) = (
+        checked.resolution.new_people.len(),
+        checked.resolution.new_medications.len(),
+    );
+    let (import_id, ids) = db.write(move |conn| {
+        let tx = conn.transaction()?;
+        let import_id = imports::begin(&tx, user_id, &started)?;
+        let ids = ReservedIds {
+            first_person: reserve(&tx, Reserved::People, new_people)?,
+            first_medication: reserve(&tx, Reserved::Medications, new_medications)?,
+        };
+        tx.commit()?;
+        Ok((import_id, ids))
+    })?;
+    match stage_and_reveal(db, user_id, &source, checked, import_id, ids, horizon_days, now) {
+        Ok(()) => Ok(summary),
+        Err(e) => {
+            // Nothing of it was seen; what was staged goes, a transaction at a time.
+            while db.write(move |conn| Ok(imports::discard_some(conn, import_id, DISCARD_BATCH)?))? > 0 {}
+            Err(e)
+        }
+    }
+}
+
+fn reserve(conn: &Connection, table: Reserved, count: usize) -> rusqlite::Result<i64> {
+    if count == 0 {
+        return Ok(0);
+    }
+    imports::reserve_ids(conn, table, count)
+}
+
+/// Deletes what imports left staged when the server stopped in the middle of them, a
+/// transaction at a time; answers how many rows went.
+pub fn discard_unfinished(conn: &Connection) -> ServiceResult<usize> {
+    let mut discarded = 0;
+    for import_id in imports::unfinished(conn)? {
+        loop {
+            let deleted = imports::discard_some(conn, import_id, DISCARD_BATCH)?;
+            if deleted == 0 {
+                break;
+            }
+            discarded += deleted;
+        }
+    }
+    Ok(discarded)
+}
+
+/// The ids reserved for what the import makes.
+#[derive(Clone, Copy)]
+struct ReservedIds {
+    first_person: i64,
+    first_medication: i64,
+}
+
+impl ReservedIds {
+    fn person(&self, id: Id) -> i64 {
+        match id {
+            Id::Existing(id) => id,
+            Id::New(k) => self.first_person + k as i64,
+        }
+    }
+
+    fn medication(&self, id: Id) -> i64 {
+        match id {
+            Id::Existing(id) => id,
+            Id::New(k) => self.first_medication + k as i64,
+        }
+    }
+}
+
+/// Writes the entries the check decided to add, out of sight, then everything else and the
+/// entries' visibility in one transaction.
+#[allow(clippy::too_many_arguments)]
+fn stage_and_reveal(
+    db: &impl ImportDb,
+    user_id: i64,
+    source: &Source,
+    checked: Checked,
+    import_id: i64,
+    ids: ReservedIds,
+    horizon_days: u32,
+    now: DateTime<Utc>,
+) -> ServiceResult<()> {
+    let Checked {
+        plan,
+        resolution,
+        decisions,
+        may_answer_from,
+        ..
+    } = checked;
+    let created_at = Stamp::from(now);
+    let mut batch: Vec<Entry> = Vec::with_capacity(STAGE_BATCH);
+    // Doses recent enough to answer a reminder, with their new ids.
+    let mut recent: Vec<Imported> = Vec::new();
+    let mut attachments: Vec<(i64, i64, i64)> = Vec::new();
+    let flush = |batch: &mut Vec<Entry>, recent: &mut Vec<Imported>| -> ServiceResult<()> {
+        let mut pending = std::mem::take(batch);
+        while !pending.is_empty() {
+            let (answering, rest) = db.write(move |conn| {
+                let ids = imports::stage(conn, import_id, user_id, &pending, STAGE_BUDGET)?;
+                let answering: Vec<Imported> = ids
+                    .iter()
+                    .zip(&pending)
+                    .filter(|(_, e)| e.taken >= may_answer_from)
+                    .filter_map(|(&entry_id, e)| {
+                        Some(Imported {
+                            entry_id,
+                            medication_id: e.medication_id?,
+                            taken: e.taken,
+                        })
+                    })
+                    .collect();
+                pending.drain(..ids.len());
+                Ok((answering, pending))
+            })?;
+            recent.extend(answering);
+            pending = rest;
+        }
+        Ok(())
+    };
+    entries(source, &plan, now, &mut |index, e| {
+        let Some(target) = resolution.targets.get(&e.file_medication) else {
+            return Ok(());
+        };
+        match decisions.get(index) {
+            Some(Decision::Add) => {}
+            Some(Decision::Attach(entry_id)) => {
+                if let (Some(medication), true) = (target.medication, target.created) {
+                    attachments.push((*entry_id, ids.medication(medication), ids.person(target.person)));
+                }
+                return Ok(());
+            }
+            _ => return Ok(()),
+        }
+        batch.push(Entry {
+            id: 0,
+            medication_id: target.medication.map(|m| ids.medication(m)),
+            medication_name: target.name.clone(),
+            medication_unit: target.unit.clone(),
+            status: e.status.parse().unwrap_or(DoseStatus::Missed),
+            taken: e.taken,
+            quantity: e.quantity,
+            dosage_unit: e.unit,
+            dosage: e.note,
+            affect_inventory: e.affect_inventory,
+            // The file's stock count already has these doses in it.
+            stock_used: Quantity::ZERO,
+            dosage_id: None,
+            created_at,
+            person_id: ids.person(match e.file_person {
+                Some(file) => resolution.person(Some(file)),
+                None => target.person,
+            }),
+            logged_by: e.logged_by_name.map(|name| LoggedBy { user_id: None, name }),
+        });
+        if batch.len() >= STAGE_BATCH {
+            flush(&mut batch, &mut recent)?;
+        }
+        Ok(())
+    })?;
+    flush(&mut batch, &mut recent)?;
+    db.write(move |conn| {
+        let tx = conn.transaction()?;
+        write_rest(&tx, user_id, plan, &resolution, ids, &attachments, now)?;
+        imports::reveal(&tx, import_id, user_id)?;
+        planner::plan_user_at(&tx, user_id, horizon_days, now)?;
+        answer_reminders(&tx, user_id, recent)?;
+        tx.commit()?;
+        Ok(())
+    })
+}
+
+/// Where one of the file's people or medications lands: a row the account has, or the
+/// `k`-th of its kind this import makes (with an id reserved when it writes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Id {
+    Existing(i64),
+    New(usize),
+}
+
+/// Where a file's medication lands in the account.
+struct Target {
+    /// None: the file's medication was deleted (its entries are kept under its name).
+    medication: Option<Id>,
+    /// The account's person the medication (and so its entries) belongs to.
+    person: Id,
+    name: String,
+    unit: String,
+    /// Made by this import: history kept from its deleted predecessor comes back to it.
+    created: bool,
+}
+
+/// Where everything of the file lands, decided on a read connection.
+struct Resolution {
+    holder: i64,
+    /// The file's people by their file id.
+    person_of: HashMap<i64, Id>,
+    /// Indexes into the file's people of those the import makes, in `Id::New` order.
+    new_people: Vec<usize>,
+    targets: HashMap<i64, Target>,
+    /// Indexes into the file's medications of those the import makes, in `Id::New` order.
+    new_medications: Vec<usize>,
+}
+
+impl Resolution {
+    fn person(&self, file: Option<i64>) -> Id {
+        file.and_then(|id| self.person_of.get(&id).copied())
+            .unwrap_or(Id::Existing(self.holder))
+    }
+}
+
+/// What the import does with one history entry of the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Decision {
+    Add,
+    /// Already there.
+    Skip,
+    /// Already kept (this entry id) under the name of a medication deleted since.
+    Attach(i64),
+}
+
+/// A file read and checked, with all the import will do decided, nothing written yet.
+struct Checked {
+    plan: Plan,
+    resolution: Resolution,
+    /// One for each history entry of the file, in its order.
+    decisions: Vec<Decision>,
+    /// Imported doses from this time on may answer a reminder.
+    may_answer_from: Stamp,
+    summary: Summary,
+}
+
+/// Reads and checks a file for an account, on a read connection, and decides what the
+/// import does with each thing in it.
+fn check(conn: &Connection, user_id: i64, source: &Source, now: DateTime<Utc>) -> ServiceResult<Checked> {
+    if source.is_blank()? {
         return Err(rejected(
             ErrorCode::ImportInvalid,
             "The file is empty: choose a Pillbox export (.json) or a history CSV",
         ));
     }
-    let plan = match format {
-        Format::Json => plan_json(bytes, now),
-        Format::Csv => plan_csv(conn, user_id, bytes, now),
-    };
-    plan.map(Checked).map_err(|e| match e {
+    let checked = (|| {
+        let plan = match source.format {
+            Format::Json => plan_json(source.open()?, now)?,
+            Format::Csv => plan_csv(conn, user_id, source.open()?, now)?,
+        };
+        let mut summary = Summary::default();
+        let resolution = resolve(conn, user_id, &plan, &mut summary)?;
+        let mut existing = existing_history(conn, user_id)?;
+        let mut decisions = Vec::new();
+        entries(source, &plan, now, &mut |index, e| {
+            debug_assert_eq!(index, decisions.len());
+            let decision = match resolution.targets.get(&e.file_medication) {
+                Some(target) => decide(&mut existing, target, &e),
+                None => Decision::Skip,
+            };
+            match decision {
+                Decision::Add => summary.history.added += 1,
+                _ => summary.history.skipped += 1,
+            }
+            decisions.push(decision);
+            Ok(())
+        })?;
+        // A dose answers only a reminder due at most an hour after it; the reminders open
+        // now, or (for a medication the import makes) planned from now on.
+        let first_open = reminders::first_open(conn, user_id)?.map_or(now, |open| open.min(now));
+        let may_answer_from = Stamp::from(first_open - chrono::Duration::days(1));
+        Ok(Checked {
+            plan,
+            resolution,
+            decisions,
+            may_answer_from,
+            summary,
+        })
+    })();
+    checked.map_err(|e| match e {
         ServiceError::Invalid(p) => ServiceError::Invalid(Problem {
             code: ErrorCode::ImportInvalid,
             ..p
         }),
         other => other,
     })
-}
-
-/// Writes a checked file into the account in one transaction; with `dry_run`, rolls it
-/// back and only counts.
-pub fn apply(
-    conn: &mut Connection,
-    user_id: i64,
-    checked: Checked,
-    dry_run: bool,
-    horizon_days: u32,
-    now: DateTime<Utc>,
-) -> ServiceResult<Summary> {
-    let tx = conn.transaction()?;
-    let mut imported = Vec::new();
-    let mut summary = write(&tx, user_id, checked.0, &mut imported, now)?;
-    summary.dry_run = dry_run;
-    if dry_run {
-        tx.rollback()?;
-    } else {
-        planner::plan_user_at(&tx, user_id, horizon_days, now)?;
-        answer_reminders(&tx, user_id, imported)?;
-        tx.commit()?;
-    }
-    Ok(summary)
-}
-
-/// An entry the import added, to answer its reminder with.
-struct Imported {
-    entry_id: i64,
-    medication_id: i64,
-    taken: Stamp,
 }
 
 /// Imported doses answer their reminders as doses logged in the app do (DESIGN §4): each
@@ -204,43 +718,168 @@ fn answer_reminders(conn: &Connection, user_id: i64, mut imported: Vec<Imported>
     Ok(())
 }
 
-/// The format of an upload from its content type, else from its first character.
-pub fn sniff(content_type: Option<&str>, bytes: &[u8]) -> Format {
-    let content_type = content_type.unwrap_or_default().to_ascii_lowercase();
-    if content_type.contains("csv") {
-        return Format::Csv;
-    }
-    if content_type.contains("json") {
-        return Format::Json;
-    }
-    let first = bytes
-        .iter()
-        .copied()
-        .find(|b| !b.is_ascii_whitespace() && !matches!(b, 0xEF | 0xBB | 0xBF));
-    if first == Some(b'{') {
-        Format::Json
-    } else {
-        Format::Csv
+/// An entry the import added, to answer its reminder with.
+struct Imported {
+    entry_id: i64,
+    medication_id: i64,
+    taken: Stamp,
+}
+
+/// Hands `each` every history entry of the file, checked, in the file's order.
+fn entries(source: &Source, plan: &Plan, now: DateTime<Utc>, each: EachEntry<'_>) -> ServiceResult<()> {
+    match source.format {
+        Format::Json => json_entries(source.open()?, plan, now, each),
+        Format::Csv => csv_entries(source.open()?, plan, now, each),
     }
 }
 
 // --- JSON ----------------------------------------------------------------------------------
 
-fn plan_json(bytes: &[u8], now: DateTime<Utc>) -> ServiceResult<Plan> {
-    let text = std::str::from_utf8(bytes).map_err(|_| {
-        invalid("The file is not UTF-8 text: choose a Pillbox export (.json) or a history CSV")
-    })?;
-    let text = text.trim_start_matches('\u{feff}');
-    let value: Value = serde_json::from_str(text).map_err(|e| {
-        invalid(format!(
-            "The file is not valid JSON ({e}): choose a Pillbox export (.json) or a history CSV"
-        ))
-    })?;
-    let Value::Object(mut file) = value else {
-        return Err(invalid(
-            "The file is not a Pillbox export: expected a JSON object",
-        ));
+/// Hands each value of a JSON list to `each` as it is read.
+type EachValue<'a> = &'a mut dyn FnMut(usize, Value) -> ServiceResult<()>;
+
+/// Reads an export's top-level object as a stream: every key but "history" as a value (they
+/// are small), and the "history" list one entry at a time, handed to `each` (without one,
+/// only counted). Answers the other keys, and how many entries "history" has (None without
+/// that key).
+fn read_export(
+    reader: impl Read,
+    each: Option<EachValue<'_>>,
+) -> ServiceResult<(serde_json::Map<String, Value>, Option<usize>)> {
+    let mut top = TopLevel {
+        each,
+        stopped: None,
+        object: false,
+        entries: None,
     };
+    let mut deserializer = serde_json::Deserializer::from_reader(reader);
+    let read = (&mut deserializer)
+        .deserialize_any(&mut top)
+        .and_then(|rest| deserializer.end().map(|()| rest));
+    match read {
+        Ok(rest) => Ok((rest, top.entries)),
+        Err(_) if top.stopped.is_some() => Err(top.stopped.take().unwrap_or_else(|| invalid("stopped"))),
+        Err(e) if e.is_io() => Err(ServiceError::Io(e.into())),
+        Err(e) if !top.object && e.is_data() => Err(invalid(
+            "The file is not a Pillbox export: expected a JSON object",
+        )),
+        Err(e) => Err(invalid(format!(
+            "The file is not valid JSON ({e}): choose a Pillbox export (.json) or a history CSV"
+        ))),
+    }
+}
+
+struct TopLevel<'a> {
+    each: Option<EachValue<'a>>,
+    /// Why `each` stopped the reading, when it did.
+    stopped: Option<ServiceError>,
+    /// The file is an object (so a later error is not about that).
+    object: bool,
+    entries: Option<usize>,
+}
+
+impl<'de> Visitor<'de> for &mut TopLevel<'_> {
+    type Value = serde_json::Map<String, Value>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        self.object = true;
+        let mut rest = serde_json::Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if key == "history" {
+                let count = map.next_value_seed(HistoryList { top: &mut *self })?;
+                self.entries = Some(count);
+            } else {
+                let value: Value = map.next_value()?;
+                rest.insert(key, value);
+            }
+        }
+        Ok(rest)
+    }
+}
+
+/// The "history" value: a list read one entry at a time.
+struct HistoryList<'t, 'a> {
+    top: &'t mut TopLevel<'a>,
+}
+
+impl HistoryList<'_, '_> {
+    fn not_a_list<E: de::Error>(self) -> Result<usize, E> {
+        self.top.stopped = Some(invalid("\"history\" must be a list"));
+        Err(E::custom("history is not a list"))
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for HistoryList<'_, '_> {
+    type Value = usize;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<usize, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for HistoryList<'_, '_> {
+    type Value = usize;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a list of history entries")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<usize, A::Error> {
+        let mut index = 0;
+        match self.top.each.as_deref_mut() {
+            Some(each) => {
+                while let Some(value) = seq.next_element::<Value>()? {
+                    if let Err(e) = each(index, value) {
+                        self.top.stopped = Some(e);
+                        return Err(de::Error::custom("stopped"));
+                    }
+                    index += 1;
+                }
+            }
+            None => {
+                while seq.next_element::<IgnoredAny>()?.is_some() {
+                    index += 1;
+                }
+            }
+        }
+        Ok(index)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, _: A) -> Result<usize, A::Error> {
+        self.not_a_list()
+    }
+
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<usize, E> {
+        self.not_a_list()
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<usize, E> {
+        self.not_a_list()
+    }
+
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<usize, E> {
+        self.not_a_list()
+    }
+
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<usize, E> {
+        self.not_a_list()
+    }
+
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<usize, E> {
+        self.not_a_list()
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<usize, E> {
+        self.not_a_list()
+    }
+}
+
+fn plan_json(reader: impl Read, now: DateTime<Utc>) -> ServiceResult<Plan> {
+    let (mut file, entries) = read_export(reader, None)?;
     let version = file
         .get("version")
         .and_then(Value::as_str)
@@ -253,7 +892,9 @@ fn plan_json(bytes: &[u8], now: DateTime<Utc>) -> ServiceResult<Plan> {
         )));
     }
     let medications = list(&mut file, "medications")?;
-    let history = list(&mut file, "history")?;
+    if entries.is_none() {
+        return Err(invalid("The file has no \"history\" list"));
+    }
     let people = match file.remove("people") {
         None => None,
         Some(Value::Array(items)) => Some(people_of(items)?),
@@ -268,9 +909,8 @@ fn plan_json(bytes: &[u8], now: DateTime<Utc>) -> ServiceResult<Plan> {
     };
 
     let mut plan = Plan {
-        people,
+        people: None,
         medications: Vec::with_capacity(medications.len()),
-        history: Vec::with_capacity(history.len()),
         settings: file.get("settings").map(settings_of).transpose()?,
         preferences: file
             .get("notificationPreferences")
@@ -282,6 +922,7 @@ fn plan_json(bytes: &[u8], now: DateTime<Utc>) -> ServiceResult<Plan> {
                 Ok(map.clone())
             })
             .transpose()?,
+        csv: None,
     };
     let mut ids = HashSet::new();
     for (i, value) in medications.into_iter().enumerate() {
@@ -298,36 +939,56 @@ fn plan_json(bytes: &[u8], now: DateTime<Utc>) -> ServiceResult<Plan> {
         new.file_person = file_person;
         plan.medications.push(new);
     }
-    for (i, value) in history.into_iter().enumerate() {
-        let e: EntryFile =
-            serde_json::from_value(value).map_err(|e| invalid(format!("history[{i}]: {e}")))?;
-        let Some(medication) = e.medication_id else {
-            return Err(invalid(format!("history[{i}]: medication_id is missing")));
-        };
-        if !ids.contains(&medication) {
-            return Err(invalid(format!(
-                "history[{i}] points to medication {medication}, which is not in the file's medications"
-            )));
-        }
-        let file_person = known_person(e.person_id, format!("history[{i}]"))?;
-        let logged_by_name = self::text(e.logged_by_name, MAX_NAME, "logged_by_name")
-            .map_err(|e| invalid(format!("history[{i}]: {e}")))?;
-        let mut entry = entry_of(
-            medication,
-            &e.taken,
-            e.quantity,
-            &e.unit,
-            &e.status,
-            e.note,
-            e.affect_inventory,
-            now,
-        )
-        .map_err(|e| invalid(format!("history[{i}]: {e}")))?;
-        entry.file_person = file_person;
-        entry.logged_by_name = Some(logged_by_name).filter(|n| !n.is_empty());
-        plan.history.push(entry);
-    }
+    plan.people = people;
     Ok(plan)
+}
+
+/// The export's history entries, checked against its medications and people.
+fn json_entries(
+    reader: impl Read,
+    plan: &Plan,
+    now: DateTime<Utc>,
+    each: EachEntry<'_>,
+) -> ServiceResult<()> {
+    let medications: HashSet<i64> = plan.medications.iter().map(|m| m.file_id).collect();
+    let person_ids: HashSet<i64> = plan.people.iter().flatten().map(|p| p.id).collect();
+    read_export(
+        reader,
+        Some(&mut |i, value| {
+            let e: EntryFile =
+                serde_json::from_value(value).map_err(|e| invalid(format!("history[{i}]: {e}")))?;
+            let Some(medication) = e.medication_id else {
+                return Err(invalid(format!("history[{i}]: medication_id is missing")));
+            };
+            if !medications.contains(&medication) {
+                return Err(invalid(format!(
+                    "history[{i}] points to medication {medication}, which is not in the file's medications"
+                )));
+            }
+            if let Some(id) = e.person_id.filter(|id| !person_ids.contains(id)) {
+                return Err(invalid(format!(
+                    "history[{i}] points to person {id}, which is not in the file's people"
+                )));
+            }
+            let logged_by_name = self::text(e.logged_by_name, MAX_NAME, "logged_by_name")
+                .map_err(|e| invalid(format!("history[{i}]: {e}")))?;
+            let mut entry = entry_of(
+                medication,
+                &e.taken,
+                e.quantity,
+                &e.unit,
+                &e.status,
+                e.note,
+                e.affect_inventory,
+                now,
+            )
+            .map_err(|e| invalid(format!("history[{i}]: {e}")))?;
+            entry.file_person = e.person_id;
+            entry.logged_by_name = Some(logged_by_name).filter(|n| !n.is_empty());
+            each(i, entry)
+        }),
+    )?;
+    Ok(())
 }
 
 /// The file's people, checked: names as the API takes them, ids unique, one account holder
@@ -665,39 +1326,142 @@ fn cell(text: &str) -> &str {
     }
 }
 
+/// What reading a CSV's entries again needs: the person's zone, and the file medication
+/// (and person) each row's medication name and person cell went to.
+struct CsvKeys {
+    tz: chrono_tz::Tz,
+    by_name: HashMap<(String, String), (i64, Option<i64>)>,
+}
+
+/// A CSV file's rows with the columns found by name.
+struct CsvRows<R: Read> {
+    reader: csv::Reader<R>,
+    headers: Vec<String>,
+}
+
+impl<R: Read> CsvRows<R> {
+    fn open(reader: R) -> ServiceResult<Self> {
+        let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(reader);
+        let headers: Vec<String> = reader
+            .headers()
+            .map_err(csv_error)?
+            .iter()
+            .map(|h| h.trim().to_ascii_lowercase())
+            .collect();
+        Ok(CsvRows { reader, headers })
+    }
+
+    fn column(&self, name: &str) -> Option<usize> {
+        self.headers.iter().position(|h| h == name)
+    }
+
+    /// Hands `each` every row that is not blank, with its line number.
+    fn for_each(
+        &mut self,
+        mut each: impl FnMut(usize, &dyn Fn(&str) -> String) -> ServiceResult<()>,
+    ) -> ServiceResult<()> {
+        let columns: HashMap<String, usize> = self
+            .headers
+            .iter()
+            .enumerate()
+            .map(|(i, h)| (h.clone(), i))
+            .collect();
+        let mut record = csv::StringRecord::new();
+        let mut line = 1;
+        loop {
+            line += 1;
+            let more = self.reader.read_record(&mut record).map_err(|e| match e.kind() {
+                csv::ErrorKind::Utf8 { .. } | csv::ErrorKind::Io(_) => csv_error(e),
+                _ => invalid(format!("line {line}: {e}")),
+            })?;
+            if !more {
+                return Ok(());
+            }
+            if record.iter().all(|c| c.trim().is_empty()) {
+                continue;
+            }
+            let get = |name: &str| {
+                columns
+                    .get(name)
+                    .and_then(|&i| record.get(i))
+                    .map(cell)
+                    .unwrap_or_default()
+                    .to_owned()
+            };
+            each(line, &get)?;
+        }
+    }
+}
+
+fn csv_error(e: csv::Error) -> ServiceError {
+    match e.kind() {
+        csv::ErrorKind::Utf8 { .. } => {
+            invalid("The CSV file is not UTF-8 text: save it from the spreadsheet as \"CSV UTF-8\"")
+        }
+        csv::ErrorKind::Io(_) => match e.into_kind() {
+            csv::ErrorKind::Io(e) => ServiceError::Io(e),
+            _ => invalid("The CSV file cannot be read"),
+        },
+        _ => invalid(format!("The CSV file cannot be read: {e}")),
+    }
+}
+
+/// One row's entry, checked: its time from `taken_at`, else from `date` and `time` in the
+/// person's zone.
+fn csv_entry(
+    get: &dyn Fn(&str) -> String,
+    tz: chrono_tz::Tz,
+    file_medication: i64,
+    file_person: Option<i64>,
+    now: DateTime<Utc>,
+) -> Result<NewEntry, String> {
+    let quantity = csv_quantity(&get("quantity"))?;
+    let taken = match get("taken_at") {
+        text if text.is_empty() => local_instant(tz, &get("date"), &get("time"))?,
+        text => text,
+    };
+    let note = Some(get("note")).filter(|n| !n.is_empty());
+    let mut entry = entry_of(
+        file_medication,
+        &taken,
+        quantity,
+        &get("unit"),
+        &get("status"),
+        note,
+        true,
+        now,
+    )?;
+    entry.file_person = file_person;
+    let logged_by = self::text(Some(get("logged_by")), MAX_NAME, "logged_by")?;
+    entry.logged_by_name = Some(logged_by).filter(|n| !n.is_empty());
+    Ok(entry)
+}
+
 /// Reads the history CSV the export writes (or a spreadsheet with those columns). Rows
 /// whose medication the account has are logged against it; other names become as-needed
 /// medications.
-fn plan_csv(conn: &Connection, user_id: i64, bytes: &[u8], now: DateTime<Utc>) -> ServiceResult<Plan> {
-    let text = std::str::from_utf8(bytes).map_err(|_| {
-        invalid("The CSV file is not UTF-8 text: save it from the spreadsheet as \"CSV UTF-8\"")
-    })?;
-    let text = text.trim_start_matches('\u{feff}');
-    let mut reader = csv::ReaderBuilder::new()
-        .flexible(true)
-        .from_reader(text.as_bytes());
-    let headers: Vec<String> = reader
-        .headers()
-        .map_err(|e| invalid(format!("The CSV file cannot be read: {e}")))?
-        .iter()
-        .map(|h| h.trim().to_ascii_lowercase())
-        .collect();
-    let column = |name: &str| headers.iter().position(|h| h == name);
+fn plan_csv(conn: &Connection, user_id: i64, reader: impl Read, now: DateTime<Utc>) -> ServiceResult<Plan> {
+    let mut rows = CsvRows::open(reader)?;
     let required = ["medication", "quantity", "unit", "status"];
-    let missing: Vec<&str> = required.iter().copied().filter(|c| column(c).is_none()).collect();
-    if !missing.is_empty() || (column("taken_at").is_none() && column("date").is_none()) {
+    let missing: Vec<&str> = required
+        .iter()
+        .copied()
+        .filter(|c| rows.column(c).is_none())
+        .collect();
+    let no_time = rows.column("taken_at").is_none() && rows.column("date").is_none();
+    if !missing.is_empty() || no_time {
         return Err(invalid(format!(
             "The CSV file needs the columns {} and taken_at (or date and time); missing: {}",
             required.join(", "),
             missing
                 .iter()
                 .copied()
-                .chain((column("taken_at").is_none() && column("date").is_none()).then_some("taken_at"))
+                .chain(no_time.then_some("taken_at"))
                 .collect::<Vec<_>>()
                 .join(", ")
         )));
     }
-    let clock = UserClock::at(conn, user_id, now)?;
+    let tz = UserClock::at(conn, user_id, now)?.tz;
     let existing = medications::list(conn, user_id)?;
     let own_people = people::own(conn, user_id)?;
     // The people the rows name, as a file's people: the account's own by name (the account
@@ -719,42 +1483,20 @@ fn plan_csv(conn: &Connection, user_id: i64, bytes: &[u8], now: DateTime<Utc>) -
     };
     // By medication name and person cell, lowercase.
     let mut by_name: HashMap<(String, String), (i64, Option<i64>)> = HashMap::new();
-    let mut plan = Plan {
-        people: None,
-        medications: Vec::new(),
-        history: Vec::new(),
-        settings: None,
-        preferences: None,
-    };
-    for (index, record) in reader.records().enumerate() {
-        let line = index + 2;
-        let record = record.map_err(|e| invalid(format!("line {line}: {e}")))?;
-        let get = |name: &str| {
-            column(name)
-                .and_then(|i| record.get(i))
-                .map(cell)
-                .unwrap_or_default()
-        };
-        if record.iter().all(|c| c.trim().is_empty()) {
-            continue;
-        }
+    let mut medications = Vec::new();
+    rows.for_each(|line, get| {
         let at = |e: String| invalid(format!("line {line}: {e}"));
         let name = get("medication");
         if name.is_empty() {
             return Err(at("the medication's name is empty".into()));
         }
-        let quantity = csv_quantity(get("quantity")).map_err(at)?;
-        let unit = get("unit");
-        let taken = match get("taken_at") {
-            "" => local_instant(&clock, get("date"), get("time")).map_err(at)?,
-            text => text.to_owned(),
-        };
         let person = get("person");
         let key = (name.to_lowercase(), person.to_lowercase());
         let (file_id, file_person) = match by_name.get(&key) {
             Some(known) => *known,
             None => {
-                let id = plan.medications.len() as i64 + 1;
+                let id = medications.len() as i64 + 1;
+                let quantity = csv_quantity(&get("quantity")).map_err(at)?;
                 // Without a person, a medication of that name of whoever's; with one, theirs.
                 let named = own_people.iter().find(|p| p.name.to_lowercase() == key.1);
                 let same = existing.iter().find(|m| {
@@ -769,7 +1511,7 @@ fn plan_csv(conn: &Connection, user_id: i64, bytes: &[u8], now: DateTime<Utc>) -
                     (None, Some(p)) => Some(person_file(&p.name, p.is_self)),
                     (None, None) if !person.is_empty() => {
                         let checked =
-                            super::people::person_name(person, false).map_err(|e| at(e.to_string()))?;
+                            super::people::person_name(&person, false).map_err(|e| at(e.to_string()))?;
                         Some(person_file(&checked, false))
                     }
                     (None, None) => None,
@@ -782,31 +1524,51 @@ fn plan_csv(conn: &Connection, user_id: i64, bytes: &[u8], now: DateTime<Utc>) -
                     },
                     // A deleted medication's history comes back under its name, not as a
                     // new medication.
-                    None => match history::deleted_medication_unit(conn, user_id, name)? {
+                    None => match history::deleted_medication_unit(conn, user_id, &name)? {
                         Some(archived_unit) => MedicationFile {
                             archived: true,
-                            ..MedicationFile::bare(id, name, &archived_unit, "as_needed", quantity)
+                            ..MedicationFile::bare(id, &name, &archived_unit, "as_needed", quantity)
                         },
-                        None => MedicationFile::bare(id, name, unit, "as_needed", quantity),
+                        None => MedicationFile::bare(id, &name, &get("unit"), "as_needed", quantity),
                     },
                 };
                 let mut new = medication_of(file, now).map_err(at)?;
                 new.file_person = file_person;
-                plan.medications.push(new);
+                medications.push(new);
                 by_name.insert(key, (id, file_person));
                 (id, file_person)
             }
         };
-        let note = Some(get("note").to_owned()).filter(|n| !n.is_empty());
-        let mut entry =
-            entry_of(file_id, &taken, quantity, unit, get("status"), note, true, now).map_err(at)?;
-        entry.file_person = file_person;
-        let logged_by = self::text(Some(get("logged_by").to_owned()), MAX_NAME, "logged_by").map_err(at)?;
-        entry.logged_by_name = Some(logged_by).filter(|n| !n.is_empty());
-        plan.history.push(entry);
-    }
-    plan.people = Some(file_people).filter(|p| !p.is_empty());
-    Ok(plan)
+        csv_entry(get, tz, file_id, file_person, now).map_err(at)?;
+        Ok(())
+    })?;
+    Ok(Plan {
+        people: Some(file_people).filter(|p| !p.is_empty()),
+        medications,
+        settings: None,
+        preferences: None,
+        csv: Some(CsvKeys { tz, by_name }),
+    })
+}
+
+/// The CSV's entries again, each to the file medication the plan gave its name.
+fn csv_entries(reader: impl Read, plan: &Plan, now: DateTime<Utc>, each: EachEntry<'_>) -> ServiceResult<()> {
+    let Some(keys) = &plan.csv else {
+        return Err(invalid("The CSV file was not read before its entries"));
+    };
+    let mut rows = CsvRows::open(reader)?;
+    let mut index = 0;
+    rows.for_each(|line, get| {
+        let at = |e: String| invalid(format!("line {line}: {e}"));
+        let key = (get("medication").to_lowercase(), get("person").to_lowercase());
+        let Some(&(file_id, file_person)) = keys.by_name.get(&key) else {
+            return Err(at("the file changed while it was imported".into()));
+        };
+        let entry = csv_entry(get, keys.tz, file_id, file_person, now).map_err(at)?;
+        each(index, entry)?;
+        index += 1;
+        Ok(())
+    })
 }
 
 /// A spreadsheet's number: `2.5`, or `2,5` where a comma is the decimal mark. A comma that
@@ -829,7 +1591,7 @@ fn csv_quantity(text: &str) -> Result<Quantity, String> {
 }
 
 /// A local date (YYYY-MM-DD) and time (HH:MM, default 00:00) in the person's zone.
-fn local_instant(clock: &UserClock, date: &str, time: &str) -> Result<String, String> {
+fn local_instant(tz: chrono_tz::Tz, date: &str, time: &str) -> Result<String, String> {
     let date = NaiveDate::parse_from_str(date, "%Y-%m-%d")
         .ok()
         .filter(|d| (1900..=9999).contains(&d.year()))
@@ -841,12 +1603,11 @@ fn local_instant(clock: &UserClock, date: &str, time: &str) -> Result<String, St
             .or_else(|_| NaiveTime::parse_from_str(time, "%H:%M:%S"))
             .map_err(|_| format!("time '{time}' must be written as HH:MM"))?
     };
-    let instant = clock
-        .tz
+    let instant = tz
         .from_local_datetime(&date.and_time(time))
         .earliest()
         .map(|t| t.with_timezone(&Utc))
-        .unwrap_or_else(|| crate::domain::planner::resolve(clock.tz, date.and_time(time)));
+        .unwrap_or_else(|| crate::domain::planner::resolve(tz, date.and_time(time)));
     Ok(clock::stamp(instant))
 }
 
@@ -921,107 +1682,190 @@ fn existing_history(conn: &Connection, user_id: i64) -> rusqlite::Result<Existin
     Ok(existing)
 }
 
-/// Where a file's medication lands in the account.
-struct Target {
-    medication: Option<i64>,
-    /// The account's person the medication (and so its entries) belongs to.
-    person: i64,
-    name: String,
-    unit: String,
-    /// Made by this import: history kept from its deleted predecessor comes back to it.
-    created: bool,
-}
-
-impl Target {
-    fn new(medication: Option<i64>, m: &Medication, created: bool) -> Self {
-        Target {
-            medication,
-            person: m.person_id,
-            name: m.name.clone(),
-            unit: m.unit.clone(),
-            created,
-        }
-    }
-}
-
-fn write(
-    conn: &Connection,
-    user_id: i64,
-    plan: Plan,
-    imported: &mut Vec<Imported>,
-    now: DateTime<Utc>,
-) -> ServiceResult<Summary> {
-    let mut summary = Summary::default();
-    let created_at = Stamp::from(now);
-    let now = clock::stamp(now);
-    if let Some(patch) = plan.settings {
-        let current = settings::get(conn, user_id)?;
-        let mut merged = current.clone();
-        if let Some(tz) = patch.timezone {
-            merged.timezone = tz;
-        }
-        if let Some(time) = patch.default_reminder_time {
-            merged.default_reminder_time = time;
-        }
-        merged.preferences.extend(patch.preferences);
-        if (
-            &merged.timezone,
-            &merged.default_reminder_time,
-            &merged.preferences,
-        ) != (
-            &current.timezone,
-            &current.default_reminder_time,
-            &current.preferences,
-        ) {
-            settings::save(conn, user_id, &merged)?;
-            summary.settings.replaced = true;
-        }
-    }
-    if let Some(map) = plan.preferences {
-        let current = notify_prefs::global(conn, user_id)?;
-        let mut merged = current.clone();
-        apply_preferences(&map, &mut merged)?;
-        if merged != current {
-            notify_prefs::save_global(conn, user_id, &merged)?;
-            summary.settings.replaced = true;
-        }
-    }
-
-    let person_of = write_people(conn, user_id, plan.people, &mut summary.people, &now)?;
+/// Decides where the file's people and medications land, as the import will write them:
+/// the file's account holder is the importing account's own person; another person is the
+/// account's person of that name, or a new one. Each medication of the file matches at most
+/// one the account had before, by name, unit and person; two alike in the file stay two.
+fn resolve(conn: &Connection, user_id: i64, plan: &Plan, summary: &mut Summary) -> ServiceResult<Resolution> {
     let holder = people::self_person(conn, user_id)?;
-    let person = |file: Option<i64>| file.and_then(|id| person_of.get(&id).copied()).unwrap_or(holder);
-
-    // Each medication of the file matches at most one the account had before, by name, unit
-    // and person; two alike in the file stay two.
+    let mut resolution = Resolution {
+        holder,
+        person_of: HashMap::new(),
+        new_people: Vec::new(),
+        targets: HashMap::new(),
+        new_medications: Vec::new(),
+    };
+    summary.settings.replaced =
+        settings_change(conn, user_id, plan)?.is_some() || preferences_change(conn, user_id, plan)?.is_some();
+    if let Some(file) = &plan.people {
+        let mut unclaimed: Vec<(i64, String)> = people::own(conn, user_id)?
+            .into_iter()
+            .filter(|p| !p.is_self)
+            .map(|p| (p.id, p.name.to_lowercase()))
+            .collect();
+        for (index, p) in file.iter().enumerate() {
+            if p.is_self {
+                resolution.person_of.insert(p.id, Id::Existing(holder));
+                continue;
+            }
+            let wanted = p.name.to_lowercase();
+            let id = match unclaimed.iter().position(|(_, name)| *name == wanted) {
+                Some(at) => {
+                    summary.people.skipped += 1;
+                    Id::Existing(unclaimed.swap_remove(at).0)
+                }
+                None => {
+                    summary.people.added += 1;
+                    resolution.new_people.push(index);
+                    Id::New(resolution.new_people.len() - 1)
+                }
+            };
+            resolution.person_of.insert(p.id, id);
+        }
+    }
     let mut unclaimed: Vec<(i64, String, String, i64)> = medications::list(conn, user_id)?
         .into_iter()
         .map(|m| (m.id, m.name.to_lowercase(), m.unit, m.person_id))
         .collect();
-    let mut targets: HashMap<i64, Target> = HashMap::new();
-    for mut new in plan.medications {
-        new.medication.person_id = person(new.file_person);
+    for (index, new) in plan.medications.iter().enumerate() {
+        let person = resolution.person(new.file_person);
         let m = &new.medication;
+        let target = |medication, created| Target {
+            medication,
+            person,
+            name: m.name.clone(),
+            unit: m.unit.clone(),
+            created,
+        };
         if new.archived {
-            targets.insert(new.file_id, Target::new(None, m, false));
+            resolution.targets.insert(new.file_id, target(None, false));
             continue;
         }
         let wanted = m.name.to_lowercase();
-        if let Some(index) = unclaimed
-            .iter()
-            .position(|(_, name, unit, owner)| *name == wanted && *unit == m.unit && *owner == m.person_id)
-        {
-            let (id, _, _, _) = unclaimed.swap_remove(index);
+        let claimed = match person {
+            Id::Existing(owner) => unclaimed
+                .iter()
+                .position(|(_, name, unit, of)| *name == wanted && *unit == m.unit && *of == owner),
+            Id::New(_) => None,
+        };
+        if let Some(at) = claimed {
+            let (id, _, _, _) = unclaimed.swap_remove(at);
             summary.medications.skipped += 1;
-            targets.insert(new.file_id, Target::new(Some(id), m, false));
+            resolution
+                .targets
+                .insert(new.file_id, target(Some(Id::Existing(id)), false));
             continue;
         }
-        let id = medications::insert(conn, user_id, m)?;
-        // `insert` stamps both times with created_at; keep the file's last change too.
-        medications::set_updated_at(conn, id, m.updated_at)?;
         summary.medications.added += 1;
         if Frequency::parse(&m.frequency).is_some_and(|f| f != Frequency::AsNeeded) {
             summary.schedules.added += 1;
         }
+        resolution.new_medications.push(index);
+        let id = Id::New(resolution.new_medications.len() - 1);
+        resolution.targets.insert(new.file_id, target(Some(id), true));
+    }
+    Ok(resolution)
+}
+
+/// What one entry of the file does, against the entries the account had before the import.
+fn decide(existing: &mut Existing, target: &Target, e: &NewEntry) -> Decision {
+    let key = DoseKey::of(e);
+    if let Some(Id::Existing(id)) = target.medication
+        && let Some(left) = existing.live.get_mut(&id).and_then(|keys| keys.get_mut(&key))
+        && *left > 0
+    {
+        *left -= 1;
+        return Decision::Skip;
+    }
+    // Already kept under the name of a medication deleted since.
+    if let Some(entry_id) = existing
+        .archived
+        .get_mut(&target.name.to_lowercase())
+        .and_then(|keys| keys.get_mut(&key))
+        .and_then(Vec::pop)
+    {
+        return Decision::Attach(entry_id);
+    }
+    Decision::Add
+}
+
+/// The account's settings with the file's over them, when that changes them.
+fn settings_change(
+    conn: &Connection,
+    user_id: i64,
+    plan: &Plan,
+) -> ServiceResult<Option<settings::UserSettings>> {
+    let Some(patch) = &plan.settings else {
+        return Ok(None);
+    };
+    let current = settings::get(conn, user_id)?;
+    let mut merged = current.clone();
+    if let Some(tz) = &patch.timezone {
+        merged.timezone = tz.clone();
+    }
+    if let Some(time) = &patch.default_reminder_time {
+        merged.default_reminder_time = time.clone();
+    }
+    merged.preferences.extend(patch.preferences.clone());
+    let changed = (
+        &merged.timezone,
+        &merged.default_reminder_time,
+        &merged.preferences,
+    ) != (
+        &current.timezone,
+        &current.default_reminder_time,
+        &current.preferences,
+    );
+    Ok(changed.then_some(merged))
+}
+
+/// The account's reminder preferences with the file's over them, when that changes them.
+fn preferences_change(conn: &Connection, user_id: i64, plan: &Plan) -> ServiceResult<Option<GlobalPrefs>> {
+    let Some(map) = &plan.preferences else {
+        return Ok(None);
+    };
+    let current = notify_prefs::global(conn, user_id)?;
+    let mut merged = current.clone();
+    apply_preferences(map, &mut merged)?;
+    Ok((merged != current).then_some(merged))
+}
+
+/// Everything but the staged entries, in the import's last transaction: settings, the new
+/// people and medications with their reserved ids, and kept entries going back to the
+/// medication that came back.
+fn write_rest(
+    conn: &Connection,
+    user_id: i64,
+    plan: Plan,
+    resolution: &Resolution,
+    ids: ReservedIds,
+    attachments: &[(i64, i64, i64)],
+    now: DateTime<Utc>,
+) -> ServiceResult<()> {
+    if let Some(merged) = settings_change(conn, user_id, &plan)? {
+        settings::save(conn, user_id, &merged)?;
+    }
+    if let Some(merged) = preferences_change(conn, user_id, &plan)? {
+        notify_prefs::save_global(conn, user_id, &merged)?;
+    }
+    let stamp = clock::stamp(now);
+    if let Some(file) = &plan.people {
+        for (k, &index) in resolution.new_people.iter().enumerate() {
+            let p = &file[index];
+            let id = people::insert_as(conn, Some(ids.person(Id::New(k))), user_id, &p.name, &stamp)?;
+            if p.archived {
+                people::set_archived(conn, id, Some(stamp.as_str()), &stamp)?;
+            }
+        }
+    }
+    let mut medications_of_file = plan.medications;
+    for (k, &index) in resolution.new_medications.iter().enumerate() {
+        let new = &mut medications_of_file[index];
+        new.medication.person_id = ids.person(resolution.person(new.file_person));
+        let m = &new.medication;
+        let id = medications::insert_as(conn, Some(ids.medication(Id::New(k))), user_id, m)?;
+        // `insert` stamps both times with created_at; keep the file's last change too.
+        medications::set_updated_at(conn, id, m.updated_at)?;
         if let Some(inv) = &new.inventory {
             medications::save_inventory(conn, id, inv)?;
             if inv.enabled {
@@ -1033,126 +1877,36 @@ fn write(
                     StockChange::Initial,
                     Some("Imported"),
                     None,
-                    &now,
+                    &stamp,
                 )?;
             }
         }
         if let Some(prefs) = &new.prefs {
             notify_prefs::save_for_medication(conn, id, prefs)?;
         }
-        targets.insert(new.file_id, Target::new(Some(id), m, true));
     }
-
-    let mut existing = existing_history(conn, user_id)?;
-    for e in plan.history {
-        let Some(target) = targets.get(&e.file_medication) else {
-            continue;
-        };
-        let key = DoseKey::of(&e);
-        if let Some(id) = target.medication
-            && let Some(left) = existing.live.get_mut(&id).and_then(|keys| keys.get_mut(&key))
-            && *left > 0
-        {
-            *left -= 1;
-            summary.history.skipped += 1;
-            continue;
-        }
-        // Already kept under the name of a medication deleted since.
-        if let Some(entry_id) = existing
-            .archived
-            .get_mut(&target.name.to_lowercase())
-            .and_then(|keys| keys.get_mut(&key))
-            .and_then(Vec::pop)
-        {
-            if let (Some(id), true) = (target.medication, target.created) {
-                // It goes to the new medication's person too: who may see an entry follows it.
-                history::attach_to_medication(conn, user_id, entry_id, id, target.person)?;
-            }
-            summary.history.skipped += 1;
-            continue;
-        }
-        let entry = Entry {
-            id: 0,
-            medication_id: target.medication,
-            medication_name: target.name.clone(),
-            medication_unit: target.unit.clone(),
-            status: e.status.parse().unwrap_or(DoseStatus::Missed),
-            taken: e.taken,
-            quantity: e.quantity,
-            dosage_unit: e.unit,
-            dosage: e.note,
-            affect_inventory: e.affect_inventory,
-            // The file's stock count already has these doses in it.
-            stock_used: Quantity::ZERO,
-            dosage_id: None,
-            created_at,
-            person_id: match e.file_person {
-                Some(_) => person(e.file_person),
-                None => target.person,
-            },
-            logged_by: e.logged_by_name.map(|name| LoggedBy { user_id: None, name }),
-        };
-        let entry_id = history::insert(conn, user_id, &entry)?;
-        if let Some(medication_id) = entry.medication_id {
-            imported.push(Imported {
-                entry_id,
-                medication_id,
-                taken: entry.taken,
-            });
-        }
-        summary.history.added += 1;
+    for &(entry_id, medication_id, person_id) in attachments {
+        // It goes to the new medication's person too: who may see an entry follows it.
+        history::attach_to_medication(conn, user_id, entry_id, medication_id, person_id)?;
     }
-    Ok(summary)
-}
-
-/// Brings the file's people into the account: its account holder is the importing account's
-/// own person; another is the account's person of that name, or a new one (archived as in
-/// the file). Answers the account's person for each of the file's ids.
-fn write_people(
-    conn: &Connection,
-    user_id: i64,
-    file: Option<Vec<PersonFile>>,
-    counts: &mut Counts,
-    now: &str,
-) -> ServiceResult<HashMap<i64, i64>> {
-    let mut person_of = HashMap::new();
-    let Some(file) = file else {
-        return Ok(person_of);
-    };
-    let holder = people::self_person(conn, user_id)?;
-    let mut unclaimed: Vec<(i64, String)> = people::own(conn, user_id)?
-        .into_iter()
-        .filter(|p| !p.is_self)
-        .map(|p| (p.id, p.name.to_lowercase()))
-        .collect();
-    for p in file {
-        if p.is_self {
-            person_of.insert(p.id, holder);
-            continue;
-        }
-        let wanted = p.name.to_lowercase();
-        let id = match unclaimed.iter().position(|(_, name)| *name == wanted) {
-            Some(index) => {
-                counts.skipped += 1;
-                unclaimed.swap_remove(index).0
-            }
-            None => {
-                counts.added += 1;
-                let id = people::insert(conn, user_id, &p.name, now)?;
-                if p.archived {
-                    people::set_archived(conn, id, Some(now), now)?;
-                }
-                id
-            }
-        };
-        person_of.insert(p.id, id);
-    }
-    Ok(person_of)
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An export's plan and its entries, checked as an import reads them.
+    fn checked_entries(file: &[u8]) -> ServiceResult<(Plan, Vec<NewEntry>)> {
+        let now = Utc::now();
+        let plan = plan_json(file, now)?;
+        let mut entries = Vec::new();
+        json_entries(file, &plan, now, &mut |_, e| {
+            entries.push(e);
+            Ok(())
+        })?;
+        Ok((plan, entries))
+    }
 
     #[test]
     fn imported_methods_leave_out_channels_the_file_cannot_carry() {
@@ -1193,7 +1947,7 @@ mod tests {
     #[test]
     fn a_newer_major_version_is_refused_by_name() {
         let Err(e) = plan_json(
-            br#"{"version":"2.0.0","medications":[],"history":[]}"#,
+            &br#"{"version":"2.0.0","medications":[],"history":[]}"#[..],
             Utc::now(),
         ) else {
             panic!("accepted")
@@ -1205,7 +1959,7 @@ mod tests {
     fn history_must_point_into_the_file() {
         let file = br#"{"version":"1.0.0","medications":[],
             "history":[{"medication_id":4,"quantity":1,"unit":"mg","status":"taken","taken":"2024-01-01T08:00:00Z"}]}"#;
-        let Err(e) = plan_json(file, Utc::now()) else {
+        let Err(e) = checked_entries(file) else {
             panic!("accepted")
         };
         assert!(e.to_string().contains("medication 4"), "{e}");
@@ -1213,7 +1967,7 @@ mod tests {
 
     #[test]
     fn people_are_checked_and_must_be_in_the_file() {
-        let refused = |file: &str| match plan_json(file.as_bytes(), Utc::now()) {
+        let refused = |file: &str| match checked_entries(file.as_bytes()) {
             Err(e) => e.to_string(),
             Ok(_) => panic!("accepted {file}"),
         };
@@ -1252,11 +2006,11 @@ mod tests {
             r#"{{"version":"1.1.0","people":{people},"medications":[{medication}],
                 "history":[{{"medication_id":1,"quantity":1,"unit":"mg","status":"taken","taken":"2024-01-01T08:00:00Z","person_id":7,"logged_by_name":" Kim "}}]}}"#
         );
-        let Ok(plan) = plan_json(file.as_bytes(), Utc::now()) else {
+        let Ok((plan, entries)) = checked_entries(file.as_bytes()) else {
             panic!("refused")
         };
         assert_eq!(plan.medications[0].file_person, Some(7));
-        assert_eq!(plan.history[0].file_person, Some(7));
-        assert_eq!(plan.history[0].logged_by_name.as_deref(), Some("Kim"));
+        assert_eq!(entries[0].file_person, Some(7));
+        assert_eq!(entries[0].logged_by_name.as_deref(), Some("Kim"));
     }
 }

@@ -231,9 +231,9 @@ mod tests {
         let (conn, reminder, _) = database();
         let now = "2026-03-02T09:00:00.000Z";
         let answer_with = |status: &str| {
-            conn.execute("DELETE FROM dose_history", []).unwrap();
+            conn.execute("DELETE FROM dose_history_rows", []).unwrap();
             conn.execute(
-                "INSERT INTO dose_history (id, user_id, medication_id, medication_name, medication_unit, status,
+                "INSERT INTO dose_history_rows (id, user_id, medication_id, medication_name, medication_unit, status,
                                            taken_at, quantity, dosage_unit, affect_inventory, created_at)
                  VALUES (7, 1, 1, 'Aspirin', 'tablets', ?1, '2026-03-02T08:00:00.000Z', 1000, 'tablets', 0, '2026-01-01T00:00:00.000Z')",
                 [status],

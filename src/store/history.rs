@@ -101,7 +101,7 @@ fn from_row(row: &Row) -> rusqlite::Result<Entry> {
 /// Inserts an entry (its `id` is ignored) and returns the new id.
 pub fn insert(conn: &Connection, user_id: i64, e: &Entry) -> rusqlite::Result<i64> {
     conn.prepare_cached(
-        "INSERT INTO dose_history (user_id, medication_id, medication_name, medication_unit, status, taken_at,
+        "INSERT INTO dose_history_rows (user_id, medication_id, medication_name, medication_unit, status, taken_at,
            quantity, dosage_unit, dosage, affect_inventory, stock_used, dosage_id, created_at, person_id, logged_by,
            logged_by_name)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, nullif(?14, 0), ?15, ?16)",
@@ -137,7 +137,7 @@ pub fn find(conn: &Connection, user_id: i64, id: i64) -> rusqlite::Result<Option
 
 pub fn update(conn: &Connection, user_id: i64, e: &Entry) -> rusqlite::Result<()> {
     conn.prepare_cached(
-        "UPDATE dose_history SET status = ?3, taken_at = ?4, quantity = ?5, dosage_unit = ?6, dosage = ?7,
+        "UPDATE dose_history_rows SET status = ?3, taken_at = ?4, quantity = ?5, dosage_unit = ?6, dosage = ?7,
            stock_used = ?8 WHERE user_id = ?1 AND id = ?2",
     )?
     .execute(params![
@@ -157,7 +157,7 @@ pub fn delete(conn: &Connection, user_id: i64, id: i64) -> rusqlite::Result<()> 
     // The reminder this entry answered is open again: its take link works once more.
     crate::store::reminders::reopen(conn, user_id, id)?;
     conn.execute(
-        "DELETE FROM dose_history WHERE user_id = ?1 AND id = ?2",
+        "DELETE FROM dose_history_rows WHERE user_id = ?1 AND id = ?2",
         [user_id, id],
     )?;
     Ok(())
@@ -171,7 +171,7 @@ pub fn reassign(
     person_id: i64,
 ) -> rusqlite::Result<usize> {
     conn.execute(
-        "UPDATE dose_history SET person_id = ?3 WHERE user_id = ?1 AND medication_id = ?2",
+        "UPDATE dose_history_rows SET person_id = ?3 WHERE user_id = ?1 AND medication_id = ?2",
         [user_id, medication_id, person_id],
     )
 }
@@ -179,7 +179,7 @@ pub fn reassign(
 /// Marks a medication's entries as having taken nothing from its (new) stock.
 pub fn forget_stock_use(conn: &Connection, medication_id: i64) -> rusqlite::Result<()> {
     conn.execute(
-        "UPDATE dose_history SET stock_used = 0 WHERE medication_id = ?1",
+        "UPDATE dose_history_rows SET stock_used = 0 WHERE medication_id = ?1",
         [medication_id],
     )?;
     Ok(())
@@ -424,7 +424,7 @@ pub fn count_taken_before(conn: &Connection, user_id: i64, cutoff: &str) -> rusq
 /// Deletes an account's entries taken before `cutoff`; answers how many went.
 pub fn delete_taken_before(conn: &Connection, user_id: i64, cutoff: &str) -> rusqlite::Result<usize> {
     conn.execute(
-        "DELETE FROM dose_history WHERE user_id = ?1 AND taken_at < ?2",
+        "DELETE FROM dose_history_rows WHERE user_id = ?1 AND taken_at < ?2",
         params![user_id, cutoff],
     )
 }
@@ -447,9 +447,13 @@ pub fn status_counts_between(
 ) -> rusqlite::Result<Vec<StatusCount>> {
     // Through the time index: for the GROUP BY, SQLite would rather walk the whole history
     // in the (medication, status) index and filter the period row by row.
+    // A view takes no INDEXED BY: the rows themselves, with the view's condition (what an
+    // import still writing has staged is not seen; migration 0018).
     conn.prepare_cached(
-        "SELECT medication_id, status, count(*) FROM dose_history INDEXED BY dose_history_user_time
-         WHERE user_id = ?1 AND taken_at >= ?2 AND taken_at < ?3 GROUP BY medication_id, status",
+        "SELECT medication_id, status, count(*) FROM dose_history_rows INDEXED BY dose_history_user_time
+         WHERE user_id = ?1 AND taken_at >= ?2 AND taken_at < ?3
+           AND (import_id IS NULL OR import_id NOT IN (SELECT id FROM imports_pending))
+         GROUP BY medication_id, status",
     )?
     .query_map(params![user_id, start, end], |row| {
         Ok(StatusCount {
@@ -646,7 +650,7 @@ pub fn attach_to_medication(
     person_id: i64,
 ) -> rusqlite::Result<()> {
     conn.execute(
-        "UPDATE dose_history SET medication_id = ?3, person_id = ?4 WHERE user_id = ?1 AND id = ?2",
+        "UPDATE dose_history_rows SET medication_id = ?3, person_id = ?4 WHERE user_id = ?1 AND id = ?2",
         params![user_id, id, medication_id, person_id],
     )?;
     Ok(())

@@ -94,11 +94,17 @@ pub fn find(conn: &Connection, user_id: i64, id: i64) -> rusqlite::Result<Option
 
 /// Inserts a medication (its `id` and timestamps are set here) and returns its id.
 pub fn insert(conn: &Connection, user_id: i64, m: &Medication) -> rusqlite::Result<i64> {
+    insert_as(conn, None, user_id, m)
+}
+
+/// Inserts a medication with the id `id` reserved for it (`store::imports::reserve_ids`), or
+/// the next one when None; `m.id` is ignored. Returns the id.
+pub fn insert_as(conn: &Connection, id: Option<i64>, user_id: i64, m: &Medication) -> rusqlite::Result<i64> {
     conn.execute(
         "INSERT INTO medications (user_id, name, unit, frequency, color, icon, notes, default_quantity,
            schedule_times, schedule_weekdays, start_date, created_at, updated_at, schedule_rules, person_id,
-           escalation)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?13, nullif(?14, 0), ?15)",
+           escalation, id)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?13, nullif(?14, 0), ?15, ?16)",
         params![
             user_id,
             m.name,
@@ -115,6 +121,7 @@ pub fn insert(conn: &Connection, user_id: i64, m: &Medication) -> rusqlite::Resu
             m.rules.to_json(),
             m.person_id,
             Escalation::to_json(m.escalation.as_ref()),
+            id,
         ],
     )?;
     Ok(conn.last_insert_rowid())
@@ -166,7 +173,7 @@ pub fn delete(conn: &Connection, user_id: i64, id: i64, with_history: bool) -> r
     super::reminders::drop_unsent_for_medication(conn, id)?;
     if with_history {
         conn.execute(
-            "DELETE FROM dose_history WHERE user_id = ?1 AND medication_id = ?2",
+            "DELETE FROM dose_history_rows WHERE user_id = ?1 AND medication_id = ?2",
             [user_id, id],
         )?;
     }

@@ -8,6 +8,7 @@ pub mod deliveries;
 pub mod escalations;
 pub mod health;
 pub mod history;
+pub mod imports;
 pub mod medications;
 pub mod notify_prefs;
 pub mod outbox;

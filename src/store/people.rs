@@ -194,10 +194,22 @@ pub fn cared(conn: &Connection, user_id: i64) -> rusqlite::Result<Vec<Cared>> {
 
 /// Adds a person (not an account holder) to an account; answers the id.
 pub fn insert(conn: &Connection, owner_id: i64, name: &str, now: &str) -> rusqlite::Result<i64> {
+    insert_as(conn, None, owner_id, name, now)
+}
+
+/// Inserts a person with the id reserved for them (`store::imports::reserve_ids`), or the
+/// next one when None. Returns the id.
+pub fn insert_as(
+    conn: &Connection,
+    id: Option<i64>,
+    owner_id: i64,
+    name: &str,
+    now: &str,
+) -> rusqlite::Result<i64> {
     conn.prepare_cached(
-        "INSERT INTO people (owner_id, name, is_self, created_at, updated_at) VALUES (?1, ?2, 0, ?3, ?3)",
+        "INSERT INTO people (id, owner_id, name, is_self, created_at, updated_at) VALUES (?4, ?1, ?2, 0, ?3, ?3)",
     )?
-    .execute(rusqlite::params![owner_id, name, now])?;
+    .execute(rusqlite::params![owner_id, name, now, id])?;
     Ok(conn.last_insert_rowid())
 }
 
@@ -223,7 +235,7 @@ pub fn set_archived(
 /// The history goes first and by itself, so the history counts' triggers see each entry
 /// leave once, under the medication it was counted under.
 pub fn delete(conn: &Connection, person_id: i64) -> rusqlite::Result<bool> {
-    conn.prepare_cached("DELETE FROM dose_history WHERE person_id = ?1")?
+    conn.prepare_cached("DELETE FROM dose_history_rows WHERE person_id = ?1")?
         .execute([person_id])?;
     conn.prepare_cached("DELETE FROM medications WHERE person_id = ?1")?
         .execute([person_id])?;

@@ -1080,7 +1080,7 @@ mod tests {
              INSERT INTO medications (id, user_id, name, unit, frequency, color, icon, default_quantity, start_date,
                                       created_at, updated_at)
                   VALUES (1, 1, 'Aspirin', 'tablets', 'twice_daily', 'blue', 'pill', 1000, '2026-01-01', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z');
-             INSERT INTO dose_history (id, user_id, medication_id, medication_name, medication_unit, status, taken_at,
+             INSERT INTO dose_history_rows (id, user_id, medication_id, medication_name, medication_unit, status, taken_at,
                                        quantity, dosage_unit, affect_inventory, created_at)
                   VALUES (7, 1, 1, 'Aspirin', 'tablets', 'taken', '2026-01-01T00:00:00.000Z', 1000, 'tablets', 0, '2026-01-01T00:00:00.000Z');",
         )
