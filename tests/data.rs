@@ -1325,3 +1325,180 @@ async fn a_dose_moved_to_another_day_leaves_the_slot_it_answered_open() {
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(today_statuses(&server, &token, id).await, ["taken"]);
 }
+
+/// An export with `entries` history entries of two medications, an hour apart.
+fn long_export(entries: usize) -> String {
+    let start = chrono::Utc::now() - chrono::Duration::hours(entries as i64 + 2);
+    let history: Vec<Value> = (0..entries)
+        .map(|i| {
+            let taken = start + chrono::Duration::hours(i as i64);
+            json!({ "medication_id": i % 2 + 1, "quantity": 500, "unit": "mg", "status": "taken",
+                    "taken": taken.to_rfc3339_opts(chrono::SecondsFormat::Secs, true) })
+        })
+        .collect();
+    json!({
+        "version": "1.1.0",
+        "medications": [
+            { "id": 1, "name": "Metformin", "unit": "mg", "frequency": "daily", "default_quantity": 500,
+              "schedule": { "times": ["08:00"] } },
+            { "id": 2, "name": "Ibuprofen", "unit": "mg", "frequency": "as_needed", "default_quantity": 500 },
+        ],
+        "history": history,
+    })
+    .to_string()
+}
+
+fn count(db: &rusqlite::Connection, sql: &str) -> i64 {
+    db.query_row(sql, [], |row| row.get(0)).unwrap()
+}
+
+fn uploads_in(data_dir: &std::path::Path) -> Vec<String> {
+    std::fs::read_dir(data_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with(".import-"))
+        .collect()
+}
+
+#[tokio::test]
+async fn an_import_cut_off_by_a_crash_shows_nothing_and_the_next_start_clears_what_it_staged() {
+    let temp = tempfile::tempdir().unwrap();
+    let data_dir = temp.path().join("data");
+    let server = Server::start_in(&data_dir, open_signups).unwrap();
+    let token = register(&server, "a@example.com").await;
+    let other = register(&server, "b@example.com").await;
+    let theirs = create(
+        &server,
+        &other,
+        json!({ "name": "Insulin", "unit": "units", "frequency": "as_needed", "default_quantity": 4 }),
+    )
+    .await;
+    let file = long_export(10_000);
+    let importing = {
+        let (url, token, file) = (server.url("/api/import"), token.clone(), file.clone());
+        tokio::spawn(async move {
+            client()
+                .post(url)
+                .bearer_auth(token)
+                .header("content-type", "application/json")
+                .body(file)
+                .send()
+                .await
+        })
+    };
+    // Wait until the import is writing its history, then look at what readers see.
+    let db = rusqlite::Connection::open_with_flags(
+        data_dir.join("pillbox.sqlite3"),
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+    )
+    .unwrap();
+    db.busy_timeout(std::time::Duration::from_secs(5)).unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let staged = loop {
+        let staged = count(
+            &db,
+            "SELECT count(*) FROM dose_history_rows WHERE import_id IS NOT NULL",
+        );
+        if staged > 0 {
+            break staged;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the import never began writing:\n{}",
+            server.log()
+        );
+        // The import's request runs on this test's runtime meanwhile.
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    };
+    assert!(
+        staged < 10_000,
+        "the whole import was staged before it could be cut off"
+    );
+    // Another person's dose goes in between the import's transactions, not after them.
+    let (status, dose) = post(
+        &server,
+        &format!("/api/medications/{theirs}/doses"),
+        Some(&other),
+        json!({}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{dose}");
+    assert_eq!(
+        count(&db, "SELECT count(*) FROM imports_pending"),
+        1,
+        "the import ended before the dose"
+    );
+    assert_eq!(
+        count(&db, "SELECT count(*) FROM dose_history WHERE user_id = 1"),
+        0,
+        "readers see a part of the import"
+    );
+    assert_eq!(
+        count(&db, "SELECT count(*) FROM medications WHERE user_id = 1"),
+        0
+    );
+    let (status, page) = get_json(&server, "/api/medications/history", Some(&token)).await;
+    assert_eq!(
+        (status, page["data"].as_array().map(Vec::len)),
+        (StatusCode::OK, Some(0)),
+        "{page}"
+    );
+    assert_eq!(
+        uploads_in(&data_dir).len(),
+        1,
+        "the upload is kept on disk while it is imported"
+    );
+    drop(db);
+
+    // kill -9 in the middle of it.
+    drop(server);
+    let _ = importing.await;
+
+    let server = Server::start_in(&data_dir, open_signups).unwrap();
+    assert!(
+        server.log().contains("an import was interrupted"),
+        "{}",
+        server.log()
+    );
+    let db = rusqlite::Connection::open_with_flags(
+        data_dir.join("pillbox.sqlite3"),
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+    )
+    .unwrap();
+    assert_eq!(
+        count(&db, "SELECT count(*) FROM dose_history_rows WHERE user_id = 1"),
+        0,
+        "staged rows stay behind"
+    );
+    assert_eq!(
+        count(&db, "SELECT count(*) FROM dose_history WHERE user_id = 2"),
+        1,
+        "the other person's dose is kept"
+    );
+    assert_eq!(count(&db, "SELECT count(*) FROM imports_pending"), 0);
+    assert_eq!(uploads_in(&data_dir), Vec::<String>::new());
+    let (_, medications) = get_json(&server, "/api/medications", Some(&token)).await;
+    assert_eq!(medications["data"], json!([]), "{medications}");
+
+    // The same file again, whole: every entry, counted as a page shows them.
+    let (status, answer) = import(&server, &token, &file, "application/json", false).await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    assert_eq!(answer["data"]["history"]["added"], 10_000, "{answer}");
+    assert_eq!(
+        count(&db, "SELECT count(*) FROM dose_history WHERE user_id = 1"),
+        10_000
+    );
+    assert_eq!(
+        count(
+            &db,
+            "SELECT coalesce(sum(entries), 0) FROM history_counts WHERE user_id = 1"
+        ),
+        10_000,
+        "the page totals count the revealed entries"
+    );
+    assert_eq!(
+        uploads_in(&data_dir),
+        Vec::<String>::new(),
+        "the upload is deleted after the import"
+    );
+}

@@ -61,9 +61,9 @@ pub fn reserve_ids(conn: &Connection, table: Reserved, count: usize) -> rusqlite
 /// one for each entry written.
 ///
 /// The foreign keys are not checked meanwhile: the rows point to the medications and people
-/// the import writes with their reserved ids when it is revealed. The pragma only takes
-/// effect outside a transaction, so this begins and commits its own; the checks are on again
-/// when it returns, whatever happened.
+/// the import writes with their reserved ids when it is revealed. The pragmas only take
+/// effect outside a transaction, so this begins and commits its own; the checks and the
+/// fsync at every commit (`db::open_connection`) are back when it returns, whatever happened.
 pub fn stage(
     conn: &mut Connection,
     import_id: i64,
@@ -73,6 +73,10 @@ pub fn stage(
 ) -> rusqlite::Result<Vec<i64>> {
     let started = std::time::Instant::now();
     conn.pragma_update(None, "foreign_keys", "OFF")?;
+    // Staged rows need not survive a power cut (nobody sees them, and the next start deletes
+    // them): no fsync at these commits. Revealing them commits with an fsync, which makes
+    // them durable with it.
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
     let written = (|| -> rusqlite::Result<Vec<i64>> {
         let tx = conn.transaction()?;
         let mut ids = Vec::new();
@@ -113,8 +117,10 @@ pub fn stage(
         Ok(ids)
     })();
     let checks_on = conn.pragma_update(None, "foreign_keys", "ON");
+    let durable = conn.pragma_update(None, "synchronous", "FULL");
     let ids = written?;
     checks_on?;
+    durable?;
     Ok(ids)
 }
 
