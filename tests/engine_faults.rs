@@ -383,9 +383,11 @@ async fn a_clock_that_jumps_ahead_and_back_leaves_no_missed_dose_in_the_future_a
     assert_eq!(entries[0]["status"], "missed");
     let seen = health().await;
     assert_eq!(seen["status"], "degraded");
-    assert_eq!(
-        seen["checks"]["clock"],
-        "the system clock jumped forward 4 h 30 min (now 2026-03-02T10:30:00Z)"
+    // "now" is when the watch looked, a moment after the jump on a busy machine.
+    let said = seen["checks"]["clock"].as_str().unwrap_or_default();
+    assert!(
+        said.starts_with("the system clock jumped forward 4 h 30 min (now 2026-03-02T10:3"),
+        "{said}"
     );
     assert!(push.received("phone").is_empty(), "nothing was sent hours late");
 

@@ -207,7 +207,7 @@ pub async fn import(
         .map(str::to_owned);
     // One import at a time: each reads its file several times and keeps what it decided
     // for every entry.
-    let _turn = IMPORTS
+    let turn = IMPORTS
         .acquire()
         .await
         .map_err(|e| ApiError::internal(e.to_string()))?;
@@ -215,9 +215,13 @@ pub async fn import(
     let days = state.settings.reminders.horizon_days;
     let now = state.clock.now();
     let db = OnServer::new(state.db.clone(), tokio::runtime::Handle::current());
-    let summary = tokio::task::spawn_blocking(move || import::run(&db, user.id, source, dry_run, days, now))
-        .await
-        .map_err(|e| ApiError::internal(e.to_string()))??;
+    // The turn goes with the import: one whose client went away still finishes before the next.
+    let summary = tokio::task::spawn_blocking(move || {
+        let _turn = turn;
+        import::run(&db, user.id, source, dry_run, days, now)
+    })
+    .await
+    .map_err(|e| ApiError::internal(e.to_string()))??;
     let said = if dry_run {
         "Nothing was changed: this is what the import would do"
     } else {
