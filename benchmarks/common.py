@@ -21,10 +21,11 @@ def request(conn, method, path, token=None, body=None):
     return json.loads(data)
 
 
-def start_server(binary, first_port, extra_env=None, stderr=None):
-    """Starts `binary serve` on a fresh data directory; returns (process, port, data_dir, conn).
-    `stderr` takes the log (e.g. subprocess.DEVNULL when a benchmark logs every request)."""
-    data_dir = tempfile.mkdtemp(prefix="pillbox-bench-")
+def start_server(binary, first_port, extra_env=None, stderr=None, data_dir=None, ready_path="/health"):
+    """Starts `binary serve` on `data_dir` (a fresh one when not given) and waits until
+    `ready_path` answers; returns (process, port, data_dir, conn). `stderr` takes the log
+    (e.g. subprocess.DEVNULL when a benchmark logs every request)."""
+    data_dir = data_dir or tempfile.mkdtemp(prefix="pillbox-bench-")
     port = first_port + random.randint(0, 40)
     env = {k: v for k, v in os.environ.items() if not k.startswith("PILLBOX_")}
     env["PILLBOX_LOG_LEVEL"] = "warn"
@@ -33,7 +34,7 @@ def start_server(binary, first_port, extra_env=None, stderr=None):
     for _ in range(100):
         try:
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-            request(conn, "GET", "/health")
+            request(conn, "GET", ready_path)
             return server, port, data_dir, conn
         except (ConnectionRefusedError, OSError):
             time.sleep(0.05)

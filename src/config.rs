@@ -46,6 +46,7 @@ pub const KEYS: &[&str] = &[
     "reminders.retry_attempts",
     "reminders.retry_backoff_seconds",
     "push.allow_endpoints",
+    "push.timeout_seconds",
     "channels.timeout_seconds",
     "channels.allow_networks",
     "telegram.bot_token",
@@ -230,12 +231,24 @@ impl Default for ReminderSettings {
     }
 }
 
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct PushSettings {
     /// URL prefixes accepted for push subscriptions besides the browsers' push services.
     #[serde(deserialize_with = "lenient::string_list")]
     pub allow_endpoints: Vec<String>,
+    /// One push (connection and answer) must end within this many seconds; a push that
+    /// did not is sent again in the next round, with the same Topic.
+    pub timeout_seconds: u32,
+}
+
+impl Default for PushSettings {
+    fn default() -> Self {
+        PushSettings {
+            allow_endpoints: Vec::new(),
+            timeout_seconds: 15,
+        }
+    }
 }
 
 /// Channels (ntfy, Gotify, Telegram, webhooks): how long one send may take, and which
@@ -496,6 +509,10 @@ impl Settings {
         }
         if !(1..=365).contains(&self.backup.keep) {
             return Err(config_error("backup.keep must be between 1 and 365"));
+        }
+        // Under the dispatcher's claim (10 minutes), which must outlive any push.
+        if !(1..=300).contains(&self.push.timeout_seconds) {
+            return Err(config_error("push.timeout_seconds must be between 1 and 300"));
         }
         if let Some(prefix) = self.push.allow_endpoints.iter().find(|p| {
             !(p.starts_with("https://") || p.starts_with("http://"))
@@ -910,6 +927,17 @@ mod tests {
         assert!(err.to_string().contains("`smtp.tls`"), "{err}");
         let err = load(&[("PILLBOX_BIND", "nowhere")], Overrides::default()).unwrap_err();
         assert!(err.to_string().contains("`bind`"), "{err}");
+    }
+
+    #[test]
+    fn a_push_may_take_15_seconds_unless_configured_up_to_the_claim() {
+        assert_eq!(load(&[], Overrides::default()).unwrap().push.timeout_seconds, 15);
+        let s = load(&[("PILLBOX_PUSH_TIMEOUT_SECONDS", "300")], Overrides::default()).unwrap();
+        assert_eq!(s.push.timeout_seconds, 300);
+        for refused in ["0", "301"] {
+            let err = load(&[("PILLBOX_PUSH_TIMEOUT_SECONDS", refused)], Overrides::default()).unwrap_err();
+            assert!(err.to_string().contains("push.timeout_seconds"), "{err}");
+        }
     }
 
     #[test]

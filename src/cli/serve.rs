@@ -338,6 +338,7 @@ pub fn engine(
         &secrets.vapid.private_key,
         vapid_subject(settings),
         settings.push.allow_endpoints.clone(),
+        std::time::Duration::from_secs(u64::from(settings.push.timeout_seconds)),
     )?;
     Ok(Engine::new(
         db.clone(),

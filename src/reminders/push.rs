@@ -29,7 +29,6 @@ const PUSH_SERVICES: &[&str] = &[
     "notify.windows.com",
 ];
 
-const SEND_TIMEOUT: Duration = Duration::from_secs(15);
 /// How long a push service keeps an undelivered reminder (the device may be offline).
 const TTL_SECONDS: u32 = 4 * 60 * 60;
 /// The largest payload sent: what Google's and Mozilla's push services take once encrypted.
@@ -71,8 +70,13 @@ struct VapidClaims<'a> {
 
 impl Pusher {
     /// `private_key` is the VAPID key as `pillbox gen-vapid` writes it: the P-256 scalar,
-    /// base64url.
-    pub fn new(private_key: &str, subject: String, allow_prefixes: Vec<String>) -> Result<Pusher, String> {
+    /// base64url; `timeout` bounds each push (`push.timeout_seconds`).
+    pub fn new(
+        private_key: &str,
+        subject: String,
+        allow_prefixes: Vec<String>,
+        timeout: Duration,
+    ) -> Result<Pusher, String> {
         let unusable = |e: &dyn std::fmt::Display| format!("the VAPID private key is unusable: {e}");
         let bytes = B64
             .decode(private_key.trim().trim_end_matches('='))
@@ -80,7 +84,7 @@ impl Pusher {
         let secret = SecretKey::from_slice(&bytes).map_err(|e| unusable(&e))?;
         let vapid_public = B64.encode(secret.public_key().to_encoded_point(false).as_bytes());
         let client = reqwest::Client::builder()
-            .timeout(SEND_TIMEOUT)
+            .timeout(timeout)
             .redirect(reqwest::redirect::Policy::none())
             .user_agent(concat!("pillbox/", env!("CARGO_PKG_VERSION")))
             .build()
