@@ -31,6 +31,34 @@ process.env.E2E_DOUBLES_PORT = String(doublesPort);
 process.env.E2E_DOUBLES_URL = `http://127.0.0.1:${doublesPort}`;
 const telegramBotToken = '123:e2e';
 
+// The settings the main server and the fixed-time servers share; each has its own bot.
+const testServerEnv = (botToken: string): Record<string, string> => ({
+  // The shell tests register their own accounts.
+  PILLBOX_SIGNUPS: 'open',
+  // Every test signs up its own users from one address: lift the hourly limit.
+  PILLBOX_REGISTRATION_LIMIT: '1000',
+  // The channel tests' ntfy double listens on the loopback address.
+  PILLBOX_CHANNELS_ALLOW_NETWORKS: '127.0.0.1',
+  // The instance's Telegram bot, and push subscriptions at the local push service.
+  PILLBOX_TELEGRAM_BOT_TOKEN: botToken,
+  PILLBOX_TELEGRAM_API_URL: `http://127.0.0.1:${doublesPort}/tg`,
+  PILLBOX_PUSH_ALLOW_ENDPOINTS: `http://127.0.0.1:${doublesPort}/push/`,
+  // Debug builds: a test may run a reminder pass now (POST /api/test/clock with 0 s)
+  // instead of waiting for the next tick. Release builds ignore it.
+  PILLBOX_TEST_CLOCK: '1',
+  PILLBOX_LOG_LEVEL: process.env.PILLBOX_LOG_LEVEL ?? 'warn',
+});
+
+// The tests that read dates and hours get a Pillbox of their own whose clock starts at the
+// instant they expect (e2e/fixedTime.ts starts it for each test, on this port).
+const fixedTimeBotToken = '456:e2e-fixed-time';
+process.env.E2E_FIXED_TIME_SERVER = JSON.stringify({
+  binary,
+  port: Number(process.env.E2E_FIXED_TIME_PORT ?? port + 16),
+  botToken: fixedTimeBotToken,
+  env: testServerEnv(fixedTimeBotToken),
+});
+
 export default defineConfig({
   testDir: './e2e',
   fullyParallel: false,
@@ -66,7 +94,7 @@ export default defineConfig({
   webServer: [
     {
       // Started first: the main server's Telegram bot introduces itself (getMe) at start.
-      command: `node e2e/doubles.mjs ${doublesPort} ${telegramBotToken}`,
+      command: `node e2e/doubles.mjs ${doublesPort} ${telegramBotToken} ${fixedTimeBotToken}`,
       url: `http://127.0.0.1:${doublesPort}/health`,
       reuseExistingServer: false,
       gracefulShutdown: { signal: 'SIGTERM', timeout: 5_000 },
@@ -83,22 +111,7 @@ export default defineConfig({
       timeout: 60_000,
       stdout: 'pipe',
       stderr: 'pipe',
-      env: {
-        // The shell tests register their own accounts.
-        PILLBOX_SIGNUPS: 'open',
-        // Every test signs up its own users from one address: lift the hourly limit.
-        PILLBOX_REGISTRATION_LIMIT: '1000',
-        // The channel tests' ntfy double listens on the loopback address.
-        PILLBOX_CHANNELS_ALLOW_NETWORKS: '127.0.0.1',
-        // The instance's Telegram bot, and push subscriptions at the local push service.
-        PILLBOX_TELEGRAM_BOT_TOKEN: telegramBotToken,
-        PILLBOX_TELEGRAM_API_URL: `http://127.0.0.1:${doublesPort}/tg`,
-        PILLBOX_PUSH_ALLOW_ENDPOINTS: `http://127.0.0.1:${doublesPort}/push/`,
-        // Debug builds: a test may run a reminder pass now (POST /api/test/clock with 0 s)
-        // instead of waiting for the next tick. Release builds ignore it.
-        PILLBOX_TEST_CLOCK: '1',
-        PILLBOX_LOG_LEVEL: process.env.PILLBOX_LOG_LEVEL ?? 'warn',
-      },
+      env: testServerEnv(telegramBotToken),
     },
     {
       // The SMTP sink (tests/run-all.sh installs aiosmtpd).

@@ -1,6 +1,7 @@
 import type { APIRequestContext, BrowserContext, Page } from '@playwright/test';
-import { expect as baseExpect, test, type TestUser } from './fixtures';
+import type { TestUser } from './fixtures';
 import { PushDevice, TelegramChat, type BotCall } from './doubles';
+import { expect as baseExpect, FIXED_TIME_BOT_TOKEN, test } from './fixedTime';
 import { createMedication, freshUserAt } from './medsHelpers';
 import { GOOD_TOKEN, NtfyDouble, type Published } from './ntfyDouble';
 import { registrationId, shownNotifications, workerActivated } from './swHelpers';
@@ -9,26 +10,13 @@ import { registrationId, shownNotifications, workerActivated } from './swHelpers
 // loaded machine.
 const expect = baseExpect.configure({ timeout: 15_000 });
 
-// Dose times and "Taken at" read in UTC, the zone the account is given below.
+// It is 22:30 on 2035-12-31 (e2e/fixedTime.ts). Dose times and "Taken at" read in UTC, the
+// zone the account is given below.
 test.use({ timezoneId: 'UTC' });
 
 const auth = (user: TestUser) => ({ Authorization: `Bearer ${user.token}` });
 
 const ntfy = NtfyDouble.forSpec();
-
-/**
- * A zone where it is about noon now and a dose `minutes` from now there ("HH:MM", whole
- * minutes): the dose is on today's list whatever the hour the test runs at. Etc/GMT zones
- * are whole hours with the sign reversed (Etc/GMT-2 is two hours ahead of UTC).
- */
-function aDoseAtNoonIn(minutes: number): { zone: string; time: string } {
-  const now = new Date();
-  const ahead = 12 - now.getUTCHours();
-  const zone = ahead === 0 ? 'UTC' : `Etc/GMT${ahead > 0 ? '-' : '+'}${Math.abs(ahead)}`;
-  const at = new Date(now.getTime() + (ahead * 60 + minutes) * 60_000);
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return { zone, time: `${pad(at.getUTCHours())}:${pad(at.getUTCMinutes())}` };
-}
 
 /**
  * Runs a reminder pass now (the debug build's test clock, moved by 0 s); a release build has
@@ -81,11 +69,11 @@ test.describe('one reminder on push, ntfy and Telegram', () => {
     baseURL,
   }) => {
     test.setTimeout(120_000);
-    // The dose is planned ten minutes ahead and must be on today's list.
-    const { zone: timezone, time: doseTime } = aDoseAtNoonIn(10);
+    // The dose is planned ten minutes ahead, still today (the year's last day).
+    const doseTime = '22:40';
     const origin = baseURL ?? '';
     const user = await freshUserAt(page, request, '/settings?section=notifications');
-    const zone = await request.put('/api/settings', { headers: auth(user), data: { timezone } });
+    const zone = await request.put('/api/settings', { headers: auth(user), data: { timezone: 'UTC' } });
     expect(zone.ok(), await zone.text()).toBe(true);
     // Reminders at the time of the dose unless a medication says otherwise.
     const atTheTime = await request.put('/api/notifications/preferences', {
@@ -115,7 +103,7 @@ test.describe('one reminder on push, ntfy and Telegram', () => {
     await dialog.getByRole('button', { name: 'Done' }).click();
     const telegramRow = page.getByTestId('channel-row').filter({ hasText: 'Kim on Telegram' });
     await expect(telegramRow.getByTestId('channel-state')).toHaveText('Waiting for the chat');
-    const chat = new TelegramChat(request, 700_000 + Math.floor(Math.random() * 100_000));
+    const chat = new TelegramChat(request, 700_000 + Math.floor(Math.random() * 100_000), FIXED_TIME_BOT_TOKEN);
     await chat.says(`/start ${new URL(link ?? '').searchParams.get('start') ?? ''}`);
     await expect.poll(async () => (await chat.calls('sendMessage'))[0]?.text).toMatch(/^Linked/);
     await page.reload();

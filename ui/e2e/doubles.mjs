@@ -1,12 +1,14 @@
-// Local stand-ins for the outside services the main test server talks to, which must be
-// known when it starts (playwright.config.ts runs this before it): Telegram's Bot API (one
-// bot per instance, `telegram.api_url`) and a Web Push service (`push.allow_endpoints`).
+// Local stand-ins for the outside services the test servers talk to, which must be known
+// when they start (playwright.config.ts runs this before them): Telegram's Bot API (one bot
+// per instance, `telegram.api_url`) and a Web Push service (`push.allow_endpoints`).
 // Tests drive and read them through /control/… (e2e/doubles.ts).
 //
-//   node e2e/doubles.mjs <port> <bot token>
+//   node e2e/doubles.mjs <port> <bot token> [<another bot token>…]
 //
 // Telegram, under /tg/bot<token>/<method> (https://core.telegram.org/bots/api): getMe,
-// getUpdates (long poll, offset), sendMessage, editMessageText, answerCallbackQuery.
+// getUpdates (long poll, offset), sendMessage, editMessageText, answerCallbackQuery. Each
+// token is a bot of its own with its own updates, so that two servers running at once (the
+// main one and a fixed-time one, e2e/fixedTime.ts) never read each other's.
 // Push, at /push/<device>: checks what a push service checks (a VAPID JWT signed with the
 // key in `k`, aes128gcm) and decrypts the message with the device's keys as a browser does
 // (RFC 8291), so the test can hand the service worker exactly what a browser would get.
@@ -16,19 +18,18 @@ import { createServer } from 'node:http';
 const BOT_NAME = 'pillbox_e2e_bot';
 
 const port = Number(process.argv[2]);
-const BOT_TOKEN = process.argv[3];
-if (!Number.isInteger(port) || port <= 0 || !BOT_TOKEN) {
-  console.error('usage: node e2e/doubles.mjs <port> <bot token>');
+const botTokens = process.argv.slice(3);
+if (!Number.isInteger(port) || port <= 0 || botTokens.length === 0) {
+  console.error('usage: node e2e/doubles.mjs <port> <bot token> [<another bot token>…]');
   process.exit(2);
 }
 const origin = `http://127.0.0.1:${port}`;
 
-// Telegram: updates waiting for getUpdates, what the bot was asked to do, message ids.
-const updates = [];
-let nextUpdate = 0;
+// Telegram: each bot's updates waiting for getUpdates and its pollers waiting for them;
+// what the bots were asked to do (tests read it by chat), message ids.
+const bots = new Map(botTokens.map((token) => [token, { updates: [], nextUpdate: 0, wakePollers: [] }]));
 let nextMessage = 100;
 const botCalls = [];
-let wakePollers = [];
 
 // Push: each device's keys, and the messages it received (decrypted), or why one was refused.
 const devices = new Map();
@@ -44,15 +45,15 @@ function reply(response, status, body) {
   response.end(JSON.stringify(body));
 }
 
-function addUpdate(update) {
-  nextUpdate += 1;
-  updates.push({ update_id: nextUpdate, ...update });
-  const waiting = wakePollers;
-  wakePollers = [];
+function addUpdate(bot, update) {
+  bot.nextUpdate += 1;
+  bot.updates.push({ update_id: bot.nextUpdate, ...update });
+  const waiting = bot.wakePollers;
+  bot.wakePollers = [];
   for (const wake of waiting) wake();
 }
 
-async function telegram(method, request, response) {
+async function telegram(bot, method, request, response) {
   const ok = (result) => reply(response, 200, { ok: true, result });
   switch (method) {
     case 'getMe':
@@ -61,11 +62,11 @@ async function telegram(method, request, response) {
       const offset = Number(request.offset ?? 0);
       const deadline = Date.now() + Math.min(Number(request.timeout ?? 0), 25) * 1000;
       for (;;) {
-        const pending = updates.filter((u) => u.update_id >= offset);
+        const pending = bot.updates.filter((u) => u.update_id >= offset);
         if (pending.length > 0 || Date.now() >= deadline) return ok(pending);
         await new Promise((resolve) => {
           const timer = setTimeout(resolve, deadline - Date.now());
-          wakePollers.push(() => {
+          bot.wakePollers.push(() => {
             clearTimeout(timer);
             resolve();
           });
@@ -178,7 +179,10 @@ function control(path, method, query, request, response) {
     return reply(response, 200, { received: found.received, refused: found.refused });
   }
   if (method === 'POST' && path === '/control/telegram/updates') {
-    addUpdate(request);
+    // `?bot=<token>` chooses the bot; the first one given at start by default.
+    const bot = bots.get(query.get('bot') ?? botTokens[0]);
+    if (!bot) return reply(response, 404, { error: 'unknown bot' });
+    addUpdate(bot, request);
     return reply(response, 201, {});
   }
   if (method === 'GET' && path === '/control/telegram/calls') {
@@ -195,14 +199,15 @@ const server = createServer((request, response) => {
     if (url.pathname === '/health') return reply(response, 200, { ok: true });
     const bot = /^\/tg\/bot([^/]+)\/(\w+)$/.exec(url.pathname);
     if (bot && request.method === 'POST') {
-      if (bot[1] !== BOT_TOKEN) return reply(response, 401, { ok: false, error_code: 401, description: 'Unauthorized' });
+      const known = bots.get(bot[1]);
+      if (!known) return reply(response, 401, { ok: false, error_code: 401, description: 'Unauthorized' });
       let parsed = {};
       try {
         parsed = raw.length > 0 ? JSON.parse(raw.toString('utf8')) : {};
       } catch {
         return reply(response, 400, { ok: false, error_code: 400, description: 'Bad Request: can not parse JSON' });
       }
-      return telegram(bot[2], parsed, response);
+      return telegram(known, bot[2], parsed, response);
     }
     const endpoint = /^\/push\/([\w-]+)$/.exec(url.pathname);
     if (endpoint && request.method === 'POST') return push(endpoint[1], request.headers, raw, response);

@@ -2,7 +2,7 @@ import type { APIRequestContext, CDPSession } from '@playwright/test';
 import { expect } from './fixtures';
 
 /**
- * The tests' side of e2e/doubles.mjs: the main server's Telegram Bot API and Web Push
+ * The tests' side of e2e/doubles.mjs: the test servers' Telegram Bot API and Web Push
  * service, started by playwright.config.ts on E2E_DOUBLES_URL.
  */
 export const DOUBLES_URL = process.env.E2E_DOUBLES_URL ?? 'http://127.0.0.1:3926';
@@ -17,16 +17,18 @@ export interface BotCall {
   callback_query_id?: string;
 }
 
-/** A person's Telegram chat with the instance's bot. */
+/** A person's Telegram chat with an instance's bot: the main server's unless `botToken` says another. */
 export class TelegramChat {
   constructor(
     private readonly request: APIRequestContext,
     readonly chatId: number,
+    private readonly botToken?: string,
   ) {}
 
   /** The person sends the bot a text (what Telegram sends when they open a t.me link with start=…). */
   async says(text: string): Promise<void> {
-    const sent = await this.request.post(`${DOUBLES_URL}/control/telegram/updates`, {
+    const bot = this.botToken ? `?bot=${encodeURIComponent(this.botToken)}` : '';
+    const sent = await this.request.post(`${DOUBLES_URL}/control/telegram/updates${bot}`, {
       data: { message: { message_id: 1, chat: { id: this.chatId, type: 'private' }, date: 0, text } },
     });
     expect(sent.status()).toBe(201);

@@ -1,6 +1,11 @@
-import type { APIRequestContext, Page } from '@playwright/test';
-import { expect, registerUser, signIn, test, type TestUser } from './fixtures';
+import type { APIRequestContext } from '@playwright/test';
+import { registerUser, signIn, type TestUser } from './fixtures';
+import { expect, test } from './fixedTime';
 import { createMedication, logDose } from './medsHelpers';
+
+// The server's and the browser's clocks start at 2035-12-31 22:30 UTC (e2e/fixedTime.ts);
+// the date and time inputs read in UTC.
+test.use({ timezoneId: 'UTC' });
 
 const auth = (token: string) => ({ Authorization: `Bearer ${token}` });
 
@@ -26,18 +31,6 @@ async function stockOf(request: APIRequestContext, user: TestUser, id: number): 
   return ((await response.json()) as { data: { current_quantity: number } }).data.current_quantity;
 }
 
-/** The browser's local date and time `hours` from now, as the date and time inputs hold them. */
-async function localInputs(page: Page, hours: number): Promise<{ date: string; time: string }> {
-  return page.evaluate((offset) => {
-    const at = new Date(Date.now() + offset * 3_600_000);
-    const pad = (n: number) => String(n).padStart(2, '0');
-    return {
-      date: `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}`,
-      time: `${pad(at.getHours())}:${pad(at.getMinutes())}`,
-    };
-  }, hours);
-}
-
 test.describe('correcting a history entry', () => {
   test('the time, amount and note change, the stock follows and the ledger says why', async ({ page, request }) => {
     const user = await registerUser(request);
@@ -53,16 +46,15 @@ test.describe('correcting a history entry', () => {
     await expect(dialog.getByLabel('Quantity')).toHaveValue('1');
     await expect(dialog.getByLabel('Unit', { exact: true })).toHaveValue('tablets');
 
-    // A time in the future is refused in words, and nothing is sent.
-    const tomorrow = await localInputs(page, 26);
-    await dialog.getByLabel('Date').fill(tomorrow.date);
+    // A time in the future (tomorrow, the new year's first day) is refused in words, and
+    // nothing is sent.
+    await dialog.getByLabel('Date').fill('2036-01-01');
     await dialog.getByRole('button', { name: 'Save Changes' }).click();
     await expect(dialog.getByRole('alert')).toHaveText('Cannot add entries for future dates');
 
     // Three hours ago, three tablets, with a note.
-    const earlier = await localInputs(page, -3);
-    await dialog.getByLabel('Date').fill(earlier.date);
-    await dialog.getByLabel('Time').fill(earlier.time);
+    await dialog.getByLabel('Date').fill('2035-12-31');
+    await dialog.getByLabel('Time').fill('19:30');
     await dialog.getByLabel('Quantity').fill('3');
     await expect(dialog.getByTestId('dose-hint')).toHaveText('Takes 3 tablets from the stock');
     await dialog.getByLabel('Note').fill('after lunch');
@@ -72,11 +64,7 @@ test.describe('correcting a history entry', () => {
     await expect(entry).toContainText('3 tablets');
     await expect(entry.getByTestId('history-note')).toHaveText('after lunch');
     const shown = await entry.locator('time').getAttribute('datetime');
-    const local = await page.evaluate((instant) => {
-      const at = new Date(instant ?? '');
-      return `${String(at.getHours()).padStart(2, '0')}:${String(at.getMinutes()).padStart(2, '0')}`;
-    }, shown);
-    expect(local).toBe(earlier.time);
+    expect(new Date(shown ?? '').toISOString()).toBe('2035-12-31T19:30:00.000Z');
 
     // The stock gave two more tablets, and the ledger calls it a correction.
     expect(await stockOf(request, user, id)).toBe(27);

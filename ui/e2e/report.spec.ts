@@ -1,21 +1,11 @@
 import type { APIRequestContext, Locator, Page } from '@playwright/test';
-import { expect, registerUser, signIn, test, type TestUser } from './fixtures';
+import { registerUser, signIn, type TestUser } from './fixtures';
+import { expect, test } from './fixedTime';
 import { createMedication, logDose } from './medsHelpers';
 
-// The server and the browser agree on the day: both in UTC.
+// Today is 2035-12-31, it is 22:30 (e2e/fixedTime.ts), and the server and the browser agree
+// on the day: both in UTC. The plans below run on into the new year.
 test.use({ timezoneId: 'UTC' });
-
-const DAY_MS = 24 * 60 * 60 * 1000;
-
-/** Today `offset` days on, as `YYYY-MM-DD` (UTC). */
-function day(offset: number): string {
-  return new Date(Date.now() + offset * DAY_MS).toISOString().slice(0, 10);
-}
-
-/** `hour`:00 UTC `daysAgo` days ago, as an instant. */
-function at(daysAgo: number, hour: number): string {
-  return `${day(-daysAgo)}T${String(hour).padStart(2, '0')}:00:00.000Z`;
-}
 
 async function saveSettings(request: APIRequestContext, user: TestUser, settings: Record<string, unknown>) {
   const response = await request.put('/api/settings', {
@@ -29,13 +19,14 @@ async function saveSettings(request: APIRequestContext, user: TestUser, settings
 async function everyKind(request: APIRequestContext): Promise<TestUser> {
   const user = await registerUser(request);
   await saveSettings(request, user, { timezone: 'UTC' });
-  const started = day(-10);
+  // Ten days ago.
+  const started = '2035-12-21';
   const kinds: [string, string, Record<string, unknown>][] = [
     ['Aspirin', 'daily', { times: ['08:00'], start_date: started }],
     ['Metformin', 'twice_daily', { times: ['08:00', '20:00'], start_date: started }],
     ['Vitamin D', 'weekly', { times: ['20:00'], weekdays: [1, 4], start_date: started }],
     ['B12', 'monthly', { times: ['09:00'], start_date: '2026-01-15' }],
-    ['Amoxicillin', 'daily', { times: ['06:00'], interval_hours: 8, start_date: started, end_date: day(5) }],
+    ['Amoxicillin', 'daily', { times: ['06:00'], interval_hours: 8, start_date: started, end_date: '2036-01-05' }],
     ['Iron', 'daily', { times: ['08:00'], every_days: 3, start_date: started }],
     ['Estradiol', 'daily', { times: ['21:00'], cycle_on_days: 21, cycle_off_days: 7, start_date: started }],
     [
@@ -43,7 +34,8 @@ async function everyKind(request: APIRequestContext): Promise<TestUser> {
       'daily',
       {
         times: ['08:00'],
-        start_date: day(-3),
+        // Three days ago.
+        start_date: '2035-12-28',
         steps: [
           { days: 5, quantity: 40 },
           { days: 5, quantity: 30 },
@@ -57,13 +49,13 @@ async function everyKind(request: APIRequestContext): Promise<TestUser> {
   for (const [name, frequency, schedule] of kinds) {
     ids[name] = (await createMedication(request, user, { name, unit: 'mg', frequency, default_quantity: 40, schedule })).id;
   }
-  await logDose(request, user, ids.Aspirin ?? 0, { taken: at(2, 8) });
-  await logDose(request, user, ids.Aspirin ?? 0, { taken: at(1, 8), status: 'missed' });
+  await logDose(request, user, ids.Aspirin ?? 0, { taken: '2035-12-29T08:00:00.000Z' });
+  await logDose(request, user, ids.Aspirin ?? 0, { taken: '2035-12-30T08:00:00.000Z', status: 'missed' });
   const ibuprofen = ids.Ibuprofen ?? 0;
-  await logDose(request, user, ibuprofen, { taken: at(3, 8) });
-  await logDose(request, user, ibuprofen, { taken: at(3, 10), confirm: true });
-  await logDose(request, user, ibuprofen, { taken: at(3, 15), confirm: true });
-  await logDose(request, user, ibuprofen, { taken: at(2, 16) });
+  await logDose(request, user, ibuprofen, { taken: '2035-12-28T08:00:00.000Z' });
+  await logDose(request, user, ibuprofen, { taken: '2035-12-28T10:00:00.000Z', confirm: true });
+  await logDose(request, user, ibuprofen, { taken: '2035-12-28T15:00:00.000Z', confirm: true });
+  await logDose(request, user, ibuprofen, { taken: '2035-12-29T16:00:00.000Z' });
   return user;
 }
 
@@ -81,21 +73,21 @@ function medicationRow(page: Page, name: string): Locator {
 
 /** What the report says of each schedule, line by line, in English. */
 function englishLines(): Record<string, string[]> {
-  const since = `From ${day(-10)}, no end date`;
+  const since = 'From 2035-12-21, no end date';
   return {
     Aspirin: ['Daily at 08:00', since],
     Metformin: ['Twice daily at 08:00 and 20:00', since],
     'Vitamin D': ['Weekly on Monday and Thursday at 20:00', since],
     B12: ['Monthly on day 15 at 09:00', 'From 2026-01-15, no end date'],
-    Amoxicillin: ['Every 8 hours from 06:00', `From ${day(-10)} to ${day(5)}`],
+    Amoxicillin: ['Every 8 hours from 06:00', 'From 2035-12-21 to 2036-01-05'],
     Iron: ['Every 3 days at 08:00', since],
     Estradiol: ['Daily at 21:00', '21 days on, 7 off', since],
     Prednisone: [
       'Daily at 08:00',
-      `${day(-3)} to ${day(1)}: 40 mg`,
-      `${day(2)} to ${day(6)}: 30 mg`,
-      `${day(7)}: 10 mg`,
-      `From ${day(-3)} to ${day(7)}`,
+      '2035-12-28 to 2036-01-01: 40 mg',
+      '2036-01-02 to 2036-01-06: 30 mg',
+      '2036-01-07: 10 mg',
+      'From 2035-12-28 to 2036-01-07',
     ],
     Ibuprofen: ['As needed', 'At most 2 doses in 24 hours', 'At least 4 h apart', since],
   };
@@ -146,17 +138,17 @@ test.describe('the doctor report', () => {
     await useSettings(page, { language: 'fr', dateFormat: 'yyyy-MM-dd', timeFormat: '24h' });
     await page.reload();
     await expect(page.getByRole('heading', { level: 1 })).toHaveText('Rapport de traitement');
-    const since = `À partir du ${day(-10)}, sans date de fin`;
+    const since = 'À partir du 2035-12-21, sans date de fin';
     await expect(medicationRow(page, 'Amoxicillin').getByRole('listitem')).toHaveText([
       'Toutes les 8 heures à partir de 06:00',
-      `Du ${day(-10)} au ${day(5)}`,
+      'Du 2035-12-21 au 2036-01-05',
     ]);
     await expect(medicationRow(page, 'Prednisone').getByRole('listitem')).toHaveText([
       'Tous les jours à 08:00',
-      `Du ${day(-3)} au ${day(1)} : 40 mg`,
-      `Du ${day(2)} au ${day(6)} : 30 mg`,
-      `${day(7)} : 10 mg`,
-      `Du ${day(-3)} au ${day(7)}`,
+      'Du 2035-12-28 au 2036-01-01 : 40 mg',
+      'Du 2036-01-02 au 2036-01-06 : 30 mg',
+      '2036-01-07 : 10 mg',
+      'Du 2035-12-28 au 2036-01-07',
     ]);
     await expect(medicationRow(page, 'Estradiol').getByRole('listitem')).toHaveText([
       'Tous les jours à 21:00',

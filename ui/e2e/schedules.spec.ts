@@ -1,6 +1,11 @@
 import type { APIRequestContext } from '@playwright/test';
-import { expect, test, type TestUser } from './fixtures';
-import { createMedication, freshUserAt, localDate, logDose } from './medsHelpers';
+import type { TestUser } from './fixtures';
+import { expect, test } from './fixedTime';
+import { createMedication, freshUserAt, logDose } from './medsHelpers';
+
+// Today is Monday 2035-12-31 and it is 22:30 (e2e/fixedTime.ts): tomorrow is another year.
+// The browser reads the time in UTC, as the account does.
+test.use({ timezoneId: 'UTC' });
 
 interface ScheduleView {
   interval_hours: number | null;
@@ -21,8 +26,11 @@ async function schedules(request: APIRequestContext, user: TestUser): Promise<Re
   return Object.fromEntries(body.data.map((m) => [m.name, m.schedule]));
 }
 
-/** Four hours after now: later today, or tomorrow in the evening. */
-const NEXT_ALLOWED = /^The next dose is allowed (today|tomorrow) at \d{1,2}:\d{2}\s[AP]M$/;
+/**
+ * Four hours after a dose taken at 22:30 and some seconds (the server's clock runs on from
+ * 22:30 as the test goes): tomorrow, at half past two in the night.
+ */
+const NEXT_ALLOWED = /^The next dose is allowed tomorrow at 2:3\d\sAM$/;
 
 test.describe('schedules people actually have', () => {
   test('every 8 hours, then a cycle with an end date and a tapering plan, and the server refusing a wall-clock interval', async ({
@@ -63,7 +71,8 @@ test.describe('schedules people actually have', () => {
     await edit.getByLabel('Which days').selectOption({ label: 'Days on, then days off' });
     await expect(edit.getByLabel('Days on')).toHaveValue('21');
     await expect(edit.getByLabel('Days off')).toHaveValue('7');
-    const end = await localDate(page, 60);
+    // Sixty days on: a leap day.
+    const end = '2036-02-29';
     await edit.getByLabel('End date').fill(end);
     await edit.getByRole('button', { name: 'Add step' }).click();
     await edit.getByRole('button', { name: 'Add step' }).click();
@@ -140,7 +149,7 @@ test.describe('schedules people actually have', () => {
     await logTaken();
     const ask = page.getByRole('dialog', { name: 'Take anyway?' });
     await expect(ask.getByTestId('take-anyway-text')).toHaveText(
-      /^The next dose of Paracetamol is allowed (today|tomorrow) at \d{1,2}:\d{2}\s[AP]M\.$/,
+      /^The next dose of Paracetamol is allowed tomorrow at 2:3\d\sAM\.$/,
     );
     await expect(ask.getByRole('button', { name: 'Cancel' })).toBeFocused();
     await ask.getByRole('button', { name: 'Cancel' }).click();
@@ -174,23 +183,11 @@ test.describe('schedules people actually have', () => {
       frequency: 'as_needed',
       schedule: { max_per_day: 1 },
     });
-    // One dose an hour ago (to the minute): the next is allowed 24 hours after it, not at
-    // midnight as a calendar day would have it.
-    const taken = await page.evaluate(() => {
-      const moment = new Date(Date.now() - 60 * 60 * 1000);
-      moment.setSeconds(0, 0);
-      return moment.toISOString();
-    });
+    // One dose an hour ago: the next is allowed 24 hours after it (tomorrow, New Year's Day,
+    // at 21:30), not at midnight as a calendar day would have it.
+    const taken = '2035-12-31T21:30:00.000Z';
     await logDose(request, user, id, { status: 'taken', quantity: 1, dosage_unit: 'tablets', taken });
-    const when = await page.evaluate((instant) => {
-      const next = new Date(new Date(instant).getTime() + 24 * 60 * 60 * 1000);
-      const now = new Date();
-      const tomorrow = new Date(now.getFullYear(), now.getMonth(), now.getDate() + 1);
-      const day = next.getDate() === now.getDate() && next.getMonth() === now.getMonth() ? 'today' : next.getDate() === tomorrow.getDate() ? 'tomorrow' : 'later';
-      const time = new Intl.DateTimeFormat('en-US', { hour: 'numeric', minute: '2-digit', hour12: true }).format(next);
-      return `${day} at ${time}`;
-    }, taken);
-    expect(when.startsWith('later')).toBe(false);
+    const when = 'tomorrow at 9:30 PM';
 
     await page.reload();
     const card = page.getByTestId('today-medication').filter({ hasText: 'Naproxen' });
