@@ -117,7 +117,7 @@ pub async fn list(
     params(("id" = i64, Path, description = "The medication's id")),
     responses(
         (status = 200, description = "The medication", body = Data<MedicationView>),
-        (status = 404, description = "No such medication of yours (`medication_not_found`)", body = ErrorBody),
+        (status = 404, description = "No such medication you can see (`medication_not_found`)", body = ErrorBody),
     ),
 )]
 pub async fn get(
@@ -146,6 +146,7 @@ pub async fn get(
     responses(
         (status = 201, description = "The new medication", body = Data<MedicationView>),
         (status = 400, description = "A field cannot be used (`name_required`, `unit_required`, `unit_invalid`, `unit_mismatch`, `strength_needed`, `validation_failed`, `invalid_request`)", body = ErrorBody),
+        (status = 403, description = "`person_id` names a person you care for with a role below manage (`not_permitted`)", body = ErrorBody),
         (status = 404, description = "`person_id` names no person you can see (`person_not_found`)", body = ErrorBody),
     ),
 )]
@@ -179,7 +180,8 @@ pub async fn create(
     responses(
         (status = 200, description = "The changed medication", body = Data<MedicationView>),
         (status = 400, description = "A field cannot be used (`name_required`, `unit_required`, `unit_invalid`, `unit_mismatch`, `strength_needed`, `validation_failed`, `invalid_request`)", body = ErrorBody),
-        (status = 404, description = "No such medication of yours (`medication_not_found`)", body = ErrorBody),
+        (status = 403, description = "A carer whose role is below manage, or one who moves it to another person: only the owner does (`not_permitted`)", body = ErrorBody),
+        (status = 404, description = "No such medication you can see (`medication_not_found`), or `person_id` names none of the owner's people (`person_not_found`)", body = ErrorBody),
     ),
 )]
 pub async fn update(
@@ -221,7 +223,8 @@ pub struct DeleteQuery {
     responses(
         (status = 200, description = "Deleted", body = Message),
         (status = 400, description = "The query cannot be read (`invalid_request`)", body = ErrorBody),
-        (status = 404, description = "No such medication of yours (`medication_not_found`)", body = ErrorBody),
+        (status = 403, description = "A carer whose role is below manage (`not_permitted`)", body = ErrorBody),
+        (status = 404, description = "No such medication you can see (`medication_not_found`)", body = ErrorBody),
     ),
 )]
 pub async fn delete(
@@ -280,7 +283,8 @@ pub struct DoseInput {
     responses(
         (status = 201, description = "The dose is logged", body = MessageData<Logged>),
         (status = 400, description = "A field cannot be used (`future_date`, `unit_required`, `unit_invalid`, `validation_failed`, `invalid_request`)", body = ErrorBody),
-        (status = 404, description = "No such medication (`medication_not_found`) or reminder (`notification_not_found`) of yours", body = ErrorBody),
+        (status = 403, description = "A carer whose role is view: logging needs record (`not_permitted`)", body = ErrorBody),
+        (status = 404, description = "No such medication you can see (`medication_not_found`) or reminder of it (`notification_not_found`)", body = ErrorBody),
         (status = 409, description = "A taken dose over the medication's as-needed limits, not confirmed (`dose_too_soon`, `daily_maximum_reached`; `params.next_allowed_at`, `params.time`)", body = ErrorBody),
     ),
 )]
@@ -323,7 +327,7 @@ pub async fn log_dose(
     params(("id" = i64, Path, description = "The medication's id")),
     responses(
         (status = 200, description = "The inventory", body = Data<InventoryView>),
-        (status = 404, description = "No such medication of yours (`medication_not_found`)", body = ErrorBody),
+        (status = 404, description = "No such medication you can see (`medication_not_found`)", body = ErrorBody),
     ),
 )]
 pub async fn get_inventory(
@@ -354,7 +358,8 @@ pub async fn get_inventory(
     responses(
         (status = 200, description = "The inventory", body = Data<InventoryView>),
         (status = 400, description = "The set-up cannot be used (`unit_mismatch`, `strength_needed`, `unit_invalid`, `unit_required`, `validation_failed`, `invalid_request`)", body = ErrorBody),
-        (status = 404, description = "No such medication of yours (`medication_not_found`)", body = ErrorBody),
+        (status = 403, description = "A carer whose role is below manage (`not_permitted`)", body = ErrorBody),
+        (status = 404, description = "No such medication you can see (`medication_not_found`)", body = ErrorBody),
     ),
 )]
 pub async fn save_inventory(
@@ -386,7 +391,8 @@ pub async fn save_inventory(
     responses(
         (status = 200, description = "The stock after the change", body = MessageData<Adjusted>),
         (status = 400, description = "The change cannot be made (`inventory_not_enabled`, `stock_below_zero`, `validation_failed`, `invalid_request`)", body = ErrorBody),
-        (status = 404, description = "No such medication of yours (`medication_not_found`)", body = ErrorBody),
+        (status = 403, description = "A carer whose role is below manage (`not_permitted`)", body = ErrorBody),
+        (status = 404, description = "No such medication you can see (`medication_not_found`)", body = ErrorBody),
     ),
 )]
 pub async fn adjust_inventory(
@@ -443,7 +449,7 @@ pub struct LedgerPage {
     responses(
         (status = 200, description = "One page of the ledger", body = LedgerPage),
         (status = 400, description = "A page cannot be used (`validation_failed`, `invalid_request`)", body = ErrorBody),
-        (status = 404, description = "No such medication of yours (`medication_not_found`)", body = ErrorBody),
+        (status = 404, description = "No such medication you can see (`medication_not_found`)", body = ErrorBody),
     ),
 )]
 pub async fn ledger(

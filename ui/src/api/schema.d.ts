@@ -6823,6 +6823,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description `person_id` names a person you care for with a role below manage (`not_permitted`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description `person_id` names no person you can see (`person_not_found`) */
             404: {
                 headers: {
@@ -6891,7 +6900,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such medication of yours (`medication_not_found`) */
+            /** @description No such medication you can see (`medication_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6945,7 +6954,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such medication of yours (`medication_not_found`) */
+            /** @description A carer whose role is below manage, or one who moves it to another person: only the owner does (`not_permitted`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such medication you can see (`medication_not_found`), or `person_id` names none of the owner's people (`person_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7025,7 +7043,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such medication of yours (`medication_not_found`) */
+            /** @description A carer whose role is below manage (`not_permitted`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such medication you can see (`medication_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7088,7 +7115,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such medication (`medication_not_found`) or reminder (`notification_not_found`) of yours */
+            /** @description A carer whose role is view: logging needs record (`not_permitted`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such medication you can see (`medication_not_found`) or reminder of it (`notification_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7235,7 +7271,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such medication of yours (`medication_not_found`) */
+            /** @description No such medication you can see (`medication_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7289,7 +7325,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such medication of yours (`medication_not_found`) */
+            /** @description A carer whose role is below manage (`not_permitted`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such medication you can see (`medication_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7370,7 +7415,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such medication of yours (`medication_not_found`) */
+            /** @description A carer whose role is below manage (`not_permitted`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such medication you can see (`medication_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7451,7 +7505,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such medication of yours (`medication_not_found`) */
+            /** @description A carer whose role is below manage (`not_permitted`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such medication you can see (`medication_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7535,7 +7598,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such medication of yours (`medication_not_found`) */
+            /** @description No such medication you can see (`medication_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
