@@ -14,10 +14,18 @@ ALTER TABLE dose_history RENAME TO dose_history_rows;
 -- The import that wrote a row (NULL: written otherwise). Not a reference: the id outlives
 -- its `imports_pending` row.
 ALTER TABLE dose_history_rows ADD COLUMN import_id INTEGER;
--- An import's rows by medication and status: counted for history_counts when it is made
--- visible, found again when it is discarded.
-CREATE INDEX dose_history_rows_import ON dose_history_rows (import_id, medication_id, status)
-    WHERE import_id IS NOT NULL;
+-- An import's rows, found again when it is discarded.
+CREATE INDEX dose_history_rows_import ON dose_history_rows (import_id) WHERE import_id IS NOT NULL;
+
+-- A staged import's rows counted as history_counts counts them (kept by the triggers below),
+-- added to history_counts in one statement of a few rows when the import is made visible.
+CREATE TABLE import_counts (
+    import_id     INTEGER NOT NULL,
+    medication_id INTEGER NOT NULL,
+    status        TEXT    NOT NULL,
+    entries       INTEGER NOT NULL,
+    PRIMARY KEY (import_id, medication_id, status)
+) WITHOUT ROWID;
 
 -- What every read sees: all rows but those of an import still being written.
 CREATE VIEW dose_history AS
@@ -27,8 +35,7 @@ SELECT id, user_id, medication_id, medication_name, medication_unit, status, tak
 FROM dose_history_rows
 WHERE import_id IS NULL OR import_id NOT IN (SELECT id FROM imports_pending);
 
--- history_counts counts what a reader sees: a staged row is counted when its import is made
--- visible (all of them in one statement), and never when it is discarded.
+-- history_counts counts what a reader sees, import_counts what an import has staged.
 DROP TRIGGER dose_history_counted;
 DROP TRIGGER dose_history_uncounted;
 DROP TRIGGER dose_history_recounted;
@@ -53,4 +60,27 @@ WHEN (OLD.status IS NOT NEW.status OR OLD.medication_id IS NOT NEW.medication_id
     INSERT INTO history_counts (user_id, medication_id, status, entries)
     VALUES (NEW.user_id, coalesce(NEW.medication_id, 0), NEW.status, 1)
     ON CONFLICT (user_id, medication_id, status) DO UPDATE SET entries = entries + 1;
+END;
+
+CREATE TRIGGER dose_history_staged AFTER INSERT ON dose_history_rows WHEN NEW.import_id IS NOT NULL BEGIN
+    INSERT INTO import_counts (import_id, medication_id, status, entries)
+    VALUES (NEW.import_id, coalesce(NEW.medication_id, 0), NEW.status, 1)
+    ON CONFLICT (import_id, medication_id, status) DO UPDATE SET entries = entries + 1;
+END;
+
+CREATE TRIGGER dose_history_unstaged AFTER DELETE ON dose_history_rows
+WHEN OLD.import_id IN (SELECT id FROM imports_pending) BEGIN
+    UPDATE import_counts SET entries = entries - 1
+    WHERE import_id = OLD.import_id AND medication_id = coalesce(OLD.medication_id, 0) AND status = OLD.status;
+END;
+
+-- A staged row whose medication is deleted meanwhile (its medication_id set to NULL).
+CREATE TRIGGER dose_history_restaged AFTER UPDATE OF status, medication_id ON dose_history_rows
+WHEN (OLD.status IS NOT NEW.status OR OLD.medication_id IS NOT NEW.medication_id)
+    AND OLD.import_id IN (SELECT id FROM imports_pending) BEGIN
+    UPDATE import_counts SET entries = entries - 1
+    WHERE import_id = OLD.import_id AND medication_id = coalesce(OLD.medication_id, 0) AND status = OLD.status;
+    INSERT INTO import_counts (import_id, medication_id, status, entries)
+    VALUES (NEW.import_id, coalesce(NEW.medication_id, 0), NEW.status, 1)
+    ON CONFLICT (import_id, medication_id, status) DO UPDATE SET entries = entries + 1;
 END;

@@ -54,7 +54,7 @@ pub const MAX_FILE_BYTES: usize = 64 * 1024 * 1024;
 
 /// How long one of the import's transactions may hold the writer: other people's doses
 /// wait at most this long for it.
-const STAGE_BUDGET: Elapsed = Elapsed::from_millis(25);
+const STAGE_BUDGET: Elapsed = Elapsed::from_millis(15);
 
 /// Entries handed to one staging transaction, which writes as many as its budget allows.
 const STAGE_BATCH: usize = 2_000;
@@ -505,11 +505,15 @@ fn stage_and_reveal(
     // Doses recent enough to answer a reminder, with their new ids.
     let mut recent: Vec<Imported> = Vec::new();
     let mut attachments: Vec<(i64, i64, i64)> = Vec::new();
+    // How many transactions staged the entries, and the longest hold of the writer.
+    let held = std::cell::Cell::new((0_usize, Elapsed::ZERO));
     let flush = |batch: &mut Vec<Entry>, recent: &mut Vec<Imported>| -> ServiceResult<()> {
         let mut pending = std::mem::take(batch);
         while !pending.is_empty() {
-            let (answering, rest) = db.write(move |conn| {
+            let (answering, rest, took) = db.write(move |conn| {
+                let started = std::time::Instant::now();
                 let ids = imports::stage(conn, import_id, user_id, &pending, STAGE_BUDGET)?;
+                let took = started.elapsed();
                 let answering: Vec<Imported> = ids
                     .iter()
                     .zip(&pending)
@@ -523,8 +527,10 @@ fn stage_and_reveal(
                     })
                     .collect();
                 pending.drain(..ids.len());
-                Ok((answering, pending))
+                Ok((answering, pending, took))
             })?;
+            let (transactions, longest) = held.get();
+            held.set((transactions + 1, longest.max(took)));
             recent.extend(answering);
             pending = rest;
         }
@@ -571,15 +577,24 @@ fn stage_and_reveal(
         Ok(())
     })?;
     flush(&mut batch, &mut recent)?;
-    db.write(move |conn| {
+    let shown = db.write(move |conn| {
+        let started = std::time::Instant::now();
         let tx = conn.transaction()?;
         write_rest(&tx, user_id, plan, &resolution, ids, &attachments, now)?;
         imports::reveal(&tx, import_id, user_id)?;
         planner::plan_user_at(&tx, user_id, horizon_days, now)?;
         answer_reminders(&tx, user_id, recent)?;
         tx.commit()?;
-        Ok(())
-    })
+        Ok(started.elapsed())
+    })?;
+    let (transactions, longest) = held.get();
+    tracing::info!(
+        user_id,
+        "import: entries written in {transactions} transactions (the longest held the writer {} ms), shown in one of {} ms",
+        longest.as_millis(),
+        shown.as_millis()
+    );
+    Ok(())
 }
 
 /// Where one of the file's people or medications lands: a row the account has, or the

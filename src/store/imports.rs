@@ -124,17 +124,22 @@ pub fn stage(
     Ok(ids)
 }
 
-/// Makes an import's rows visible to every reader at once, counted in `history_counts` as
-/// the triggers count a row written the ordinary way. Runs inside the import's last
-/// transaction.
+/// Makes an import's rows visible to every reader at once, counted in `history_counts` (by
+/// the few rows `import_counts` kept for them while they were staged). Runs inside the
+/// import's last transaction.
 pub fn reveal(conn: &Connection, import_id: i64, user_id: i64) -> rusqlite::Result<()> {
     conn.prepare_cached(
         "INSERT INTO history_counts (user_id, medication_id, status, entries)
-         SELECT ?2, coalesce(medication_id, 0), status, count(*) FROM dose_history_rows
-         WHERE import_id = ?1 GROUP BY 2, 3
+         SELECT ?2, medication_id, status, entries FROM import_counts WHERE import_id = ?1 AND entries <> 0
          ON CONFLICT (user_id, medication_id, status) DO UPDATE SET entries = entries + excluded.entries",
     )?
     .execute(params![import_id, user_id])?;
+    forget(conn, import_id)
+}
+
+fn forget(conn: &Connection, import_id: i64) -> rusqlite::Result<()> {
+    conn.prepare_cached("DELETE FROM import_counts WHERE import_id = ?1")?
+        .execute([import_id])?;
     conn.prepare_cached("DELETE FROM imports_pending WHERE id = ?1")?
         .execute([import_id])?;
     Ok(())
@@ -150,8 +155,7 @@ pub fn discard_some(conn: &Connection, import_id: i64, limit: usize) -> rusqlite
         )?
         .execute(params![import_id, i64::try_from(limit).unwrap_or(i64::MAX)])?;
     if deleted == 0 {
-        conn.prepare_cached("DELETE FROM imports_pending WHERE id = ?1")?
-            .execute([import_id])?;
+        forget(conn, import_id)?;
     }
     Ok(deleted)
 }
