@@ -19,13 +19,7 @@ impl PrivateFile {
         let name = target.file_name().and_then(|n| n.to_str()).unwrap_or("pillbox");
         let temp = target.with_file_name(format!(".{name}.partial"));
         let _ = fs::remove_file(&temp);
-        let file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&temp)?;
-        // The mode above is filtered by the umask; set it outright.
-        file.set_permissions(fs::Permissions::from_mode(0o600))?;
+        let file = create_new_private(&temp)?;
         Ok(PrivateFile {
             file,
             temp,
@@ -67,6 +61,18 @@ impl Drop for PrivateFile {
         // commit the temporary name no longer exists and this does nothing.
         let _ = fs::remove_file(&self.temp);
     }
+}
+
+/// Creates `path`, owner-only, failing when something is there already.
+pub fn create_new_private(path: &Path) -> io::Result<File> {
+    let file = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)?;
+    // The mode above is filtered by the umask; set it outright.
+    file.set_permissions(fs::Permissions::from_mode(0o600))?;
+    Ok(file)
 }
 
 /// Writes `contents` to `target` as a private file.

@@ -180,7 +180,6 @@ pub struct Upload {
 impl Upload {
     pub fn create(dir: &Path) -> std::io::Result<Upload> {
         use rand_core::RngCore;
-        use std::os::unix::fs::OpenOptionsExt;
         let mut attempts = 0;
         loop {
             let name = format!(
@@ -188,12 +187,7 @@ impl Upload {
                 rand_core::OsRng.next_u64()
             );
             let path = dir.join(name);
-            match std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .mode(0o600)
-                .open(&path)
-            {
+            match crate::files::create_new_private(&path) {
                 Ok(file) => {
                     return Ok(Upload {
                         file: BufWriter::with_capacity(1 << 20, file),

@@ -100,11 +100,22 @@ fn from_row(row: &Row) -> rusqlite::Result<Entry> {
 
 /// Inserts an entry (its `id` is ignored) and returns the new id.
 pub fn insert(conn: &Connection, user_id: i64, e: &Entry) -> rusqlite::Result<i64> {
+    insert_for_import(conn, user_id, e, None)
+}
+
+/// Inserts an entry staged by an import (`store::imports`), unseen until the import is
+/// revealed; with None, an ordinary entry. Returns the new id.
+pub fn insert_for_import(
+    conn: &Connection,
+    user_id: i64,
+    e: &Entry,
+    import_id: Option<i64>,
+) -> rusqlite::Result<i64> {
     conn.prepare_cached(
         "INSERT INTO dose_history_rows (user_id, medication_id, medication_name, medication_unit, status, taken_at,
            quantity, dosage_unit, dosage, affect_inventory, stock_used, dosage_id, created_at, person_id, logged_by,
-           logged_by_name)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, nullif(?14, 0), ?15, ?16)",
+           logged_by_name, import_id)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, nullif(?14, 0), ?15, ?16, ?17)",
     )?
     .execute(params![
         user_id,
@@ -123,6 +134,7 @@ pub fn insert(conn: &Connection, user_id: i64, e: &Entry) -> rusqlite::Result<i6
         e.person_id,
         e.logged_by.as_ref().and_then(|by| by.user_id),
         e.logged_by.as_ref().map(|by| &by.name),
+        import_id,
     ])?;
     Ok(conn.last_insert_rowid())
 }

@@ -5,7 +5,7 @@
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::history::Entry;
+use super::history::{self, Entry};
 
 /// Registers an import about to stage rows; answers its id.
 pub fn begin(conn: &Connection, user_id: i64, now: &str) -> rusqlite::Result<i64> {
@@ -80,38 +80,11 @@ pub fn stage(
     let written = (|| -> rusqlite::Result<Vec<i64>> {
         let tx = conn.transaction()?;
         let mut ids = Vec::new();
-        {
-            let mut insert = tx.prepare_cached(
-                "INSERT INTO dose_history_rows (user_id, medication_id, medication_name, medication_unit, status,
-                   taken_at, quantity, dosage_unit, dosage, affect_inventory, stock_used, dosage_id, created_at,
-                   person_id, logged_by, logged_by_name, import_id)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
-            )?;
-            for e in entries {
-                if !ids.is_empty() && started.elapsed() >= budget {
-                    break;
-                }
-                insert.execute(params![
-                    user_id,
-                    e.medication_id,
-                    e.medication_name,
-                    e.medication_unit,
-                    e.status,
-                    e.taken,
-                    e.quantity,
-                    e.dosage_unit,
-                    e.dosage,
-                    e.affect_inventory,
-                    e.stock_used,
-                    e.dosage_id,
-                    e.created_at,
-                    e.person_id,
-                    e.logged_by.as_ref().and_then(|by| by.user_id),
-                    e.logged_by.as_ref().map(|by| &by.name),
-                    import_id,
-                ])?;
-                ids.push(tx.last_insert_rowid());
+        for e in entries {
+            if !ids.is_empty() && started.elapsed() >= budget {
+                break;
             }
+            ids.push(history::insert_for_import(&tx, user_id, e, Some(import_id))?);
         }
         tx.commit()?;
         Ok(ids)
