@@ -221,17 +221,9 @@ async fn a_backup_taken_while_serving_restores_the_instance_keys_and_all() {
     assert!(restored.status.success(), "{}", text(&restored.stderr));
     let said = text(&restored.stdout);
     assert!(said.contains("the replaced database is kept as"), "{said}");
-    let kept: Vec<_> = std::fs::read_dir(&data_dir)
-        .unwrap()
-        .flatten()
-        .filter(|e| {
-            e.file_name()
-                .to_string_lossy()
-                .starts_with("pillbox.sqlite3.replaced-")
-        })
-        .collect();
+    let kept = replaced_copies(&data_dir);
     assert_eq!(kept.len(), 1);
-    assert_eq!(mode(&kept[0].path()), 0o600);
+    assert_eq!(mode(&kept[0]), 0o600);
     assert_eq!(mode(&data_dir.join("pillbox.sqlite3")), 0o600);
 
     let server = Server::start_in(&data_dir, |_| {}).unwrap();
@@ -411,6 +403,20 @@ fn assert_refused(output: &Output, file: &str, expected: &[&str], data_dir: &Pat
     assert!(left.is_empty(), "{left:?}");
 }
 
+/// The databases restores replaced, kept beside the live one.
+fn replaced_copies(dir: &Path) -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("pillbox.sqlite3.replaced-")
+        })
+        .map(|e| e.path())
+        .collect()
+}
+
 fn restore_leftovers(dir: &Path) -> Vec<String> {
     std::fs::read_dir(dir)
         .unwrap()
@@ -560,16 +566,7 @@ async fn restores_in_the_same_second_each_keep_the_database_they_replaced() {
             text(&output.stdout)
         );
     }
-    let kept: Vec<_> = std::fs::read_dir(&data_dir)
-        .unwrap()
-        .flatten()
-        .filter(|e| {
-            e.file_name()
-                .to_string_lossy()
-                .starts_with("pillbox.sqlite3.replaced-")
-        })
-        .map(|e| e.path())
-        .collect();
+    let kept = replaced_copies(&data_dir);
     assert_eq!(kept.len(), 4, "{kept:?}");
     for path in &kept {
         assert_eq!(mode(path), 0o600, "{}", path.display());
