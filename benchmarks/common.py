@@ -9,15 +9,20 @@ import tempfile
 import time
 
 
-def request(conn, method, path, token=None, body=None):
+def send(conn, method, path, token=None, body=None):
+    """One JSON request; answers the status and the raw body, whatever the status."""
     headers = {"Content-Type": "application/json"}
     if token:
         headers["Authorization"] = f"Bearer {token}"
     conn.request(method, path, body=json.dumps(body) if body is not None else None, headers=headers)
     response = conn.getresponse()
-    data = response.read()
-    if response.status >= 400:
-        raise SystemExit(f"{method} {path}: {response.status} {data[:200]!r}")
+    return response.status, response.read()
+
+
+def request(conn, method, path, token=None, body=None):
+    status, data = send(conn, method, path, token, body)
+    if status >= 400:
+        raise SystemExit(f"{method} {path}: {status} {data[:200]!r}")
     return json.loads(data)
 
 
@@ -40,3 +45,18 @@ def start_server(binary, first_port, extra_env=None, stderr=None, data_dir=None,
             time.sleep(0.05)
     server.terminate()
     raise SystemExit("pillbox did not start")
+
+
+def status_kib(pid, field):
+    """A figure in KiB from /proc/PID/status (VmRSS, VmHWM)."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return 0
+
+
+def reset_peak(pid):
+    """Sets a process's VmHWM (peak resident memory) back to its current RSS."""
+    with open(f"/proc/{pid}/clear_refs", "w") as f:
+        f.write("5")

@@ -23,7 +23,7 @@ import sys
 import time
 from datetime import datetime, timedelta, timezone
 
-from common import request, start_server
+from common import request, reset_peak, start_server, status_kib
 
 MEDICATIONS = 20
 
@@ -62,14 +62,6 @@ def reference(db_path, user_id):
             out.write(",\n")
     db.close()
     return time.perf_counter() - start
-
-
-def status_kib(pid, field):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    return 0
 
 
 def download(port, path, token):
@@ -114,8 +106,7 @@ def main():
         size = csv_size = 0
         for _ in range(args.rounds):
             ref.append(reference(db_path, user_id))
-            with open(f"/proc/{server.pid}/clear_refs", "w") as f:
-                f.write("5")  # resets VmHWM to the current RSS
+            reset_peak(server.pid)
             before = status_kib(server.pid, "VmRSS")
             elapsed, size = download(port, "/api/export", token)
             growth.append(status_kib(server.pid, "VmHWM") - before)

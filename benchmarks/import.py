@@ -32,7 +32,7 @@ import threading
 import time
 from datetime import datetime, timedelta, timezone
 
-from common import request, start_server
+from common import request, reset_peak, start_server, status_kib
 
 MEDICATIONS = 20
 # A note on each entry brings the file near the size the issue measured (about 235 bytes an
@@ -60,14 +60,6 @@ def export_file(path, entries):
             out.write(("," if i else "") + json.dumps(entry, separators=(",", ":")))
         out.write("]}")
     return os.path.getsize(path)
-
-
-def status_kib(pid, field):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    return 0
 
 
 class Watch:
@@ -150,8 +142,7 @@ def measure(binary, path, entries):
         rows = {"reference": idle.figures()}
         for label, dry_run in (("dry run", True), ("import", False)):
             time.sleep(1)
-            with open(f"/proc/{server.pid}/clear_refs", "w") as f:
-                f.write("5")  # resets VmHWM to the current RSS
+            reset_peak(server.pid)
             before = status_kib(server.pid, "VmRSS")
             with Watch(port, other, medication) as busy:
                 time.sleep(0.5)

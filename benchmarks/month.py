@@ -88,7 +88,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
-from common import start_server
+from common import send, start_server
 from reminders import PushServer, free_port
 
 LIBFAKETIME = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1"
@@ -365,21 +365,16 @@ class Api:
                 conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
                 self.local.conn, self.local.port = conn, port
             try:
-                headers = {"Content-Type": "application/json"}
-                if token:
-                    headers["Authorization"] = f"Bearer {token}"
-                conn.request(method, path, body=json.dumps(body) if body is not None else None, headers=headers)
-                response = conn.getresponse()
-                data = response.read()
+                status, data = send(conn, method, path, token, body)
             except (OSError, http.client.HTTPException):
                 conn.close()
                 self.local.conn = None
                 time.sleep(0.02)
                 continue
-            if response.status == 429:
+            if status == 429:
                 time.sleep(0.05)
                 continue
-            return response.status, json.loads(data) if data else {}
+            return status, json.loads(data) if data else {}
         raise SystemExit(f"{method} {path}: the server never answered")
 
     def ok(self, method, path, token=None, body=None):
