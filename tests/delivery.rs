@@ -358,11 +358,27 @@ struct EmailWithSmtpDown {
 }
 
 impl EmailWithSmtpDown {
+    /// An as-needed medication (its reminders are one-offs), the clock starting now.
     async fn start(retry_attempts: u32, email: &str, medication_name: &str) -> EmailWithSmtpDown {
+        let as_needed = json!({ "name": medication_name, "unit": "tablets", "frequency": "as_needed" });
+        Self::start_at(None, retry_attempts, email, as_needed).await
+    }
+
+    /// The clock starting at `clock_start` (else now), the account's zone UTC, and the
+    /// medication `med`.
+    async fn start_at(
+        clock_start: Option<&str>,
+        retry_attempts: u32,
+        email: &str,
+        med: Value,
+    ) -> EmailWithSmtpDown {
         let push = PushService::start().await;
         let smtp_port = common::free_port();
         let server = Server::start_with(|c| {
             engine_env(c, &push);
+            if let Some(start) = clock_start {
+                common::with_clock_start(c, start);
+            }
             c.env("PILLBOX_SMTP_HOST", "127.0.0.1")
                 .env("PILLBOX_SMTP_PORT", smtp_port.to_string())
                 .env("PILLBOX_SMTP_TLS", "none")
@@ -370,6 +386,7 @@ impl EmailWithSmtpDown {
                 .env("PILLBOX_REMINDERS_RETRY_ATTEMPTS", retry_attempts.to_string());
         });
         let token = account(&server, email).await;
+        common::save_settings(&server, &token, json!({ "timezone": "UTC" })).await;
         put(
             &server,
             "/api/notifications/preferences",
@@ -377,12 +394,7 @@ impl EmailWithSmtpDown {
             json!({ "email_notifications_enabled": true, "default_delivery_methods": ["email"] }),
         )
         .await;
-        let med = medication(
-            &server,
-            &token,
-            json!({ "name": medication_name, "unit": "tablets", "frequency": "as_needed" }),
-        )
-        .await;
+        let med = medication(&server, &token, med).await;
         EmailWithSmtpDown {
             _push: push,
             smtp_port,
@@ -424,6 +436,152 @@ async fn an_smtp_outage_is_retried_then_failed_with_the_reason_and_a_returning_s
     assert_eq!(mail.subject, "Time for Zinc");
     assert!(sent["failure_reason"].is_null());
     assert_eq!(smtp.count_for("cy@example.test"), 1);
+}
+
+/// The reminder of a planned dose, and what the day's history says of the dose.
+async fn dose_state(server: &Server, token: &str, med: i64) -> (Value, Vec<Value>) {
+    let (_, body) = get_json(server, "/api/notifications?limit=200", Some(token)).await;
+    let reminder = body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["medication_id"] == med)
+        .cloned()
+        .unwrap_or_else(|| panic!("no reminder of {med}: {body}"));
+    let (_, body) = get_json(server, "/api/medications/history?limit=100", Some(token)).await;
+    (reminder, body["data"].as_array().unwrap().clone())
+}
+
+/// A mail server that is down from a planned dose's reminder on for 40 minutes: the
+/// reminder is not given up after its 5 tries while the dose can still be taken (its grace),
+/// and arrives, once, when the server is back. An outage longer than the grace gives it up
+/// with the mail server's error before the dose is recorded missed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_planned_dose_is_reminded_after_an_outage_longer_than_its_tries_while_its_grace_lasts() {
+    let daily_at = |time: &str| {
+        json!({ "name": "Zinc", "unit": "tablets", "frequency": "daily", "default_quantity": 1,
+                "schedule": { "times": [time] } })
+    };
+    let EmailWithSmtpDown {
+        _push: _push_service,
+        smtp_port,
+        server,
+        token,
+        med,
+    } = EmailWithSmtpDown::start_at(
+        Some("2026-03-02T07:00:00Z"),
+        5,
+        "fay@example.test",
+        daily_at("07:30"),
+    )
+    .await;
+    // 07:15 the reminder's first try, then every 5 minutes to 07:55: eight failed tries.
+    advance_clock(&server, 15 * 60).await;
+    for _ in 0..8 {
+        advance_clock(&server, 5 * 60).await;
+    }
+    let (waiting, history) = dose_state(&server, &token, med).await;
+    assert_eq!(waiting["status"], "scheduled", "still being tried: {waiting}");
+    let reason = waiting["failure_reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("email"), "the outage is shown: {waiting}");
+    assert_eq!(history, Vec::<Value>::new());
+    let tries = deliveries(&server, &token).await;
+    assert!(tries.len() > 5, "tried past its 5 tries: {tries:?}");
+
+    // 07:55: the mail server is back; within the next 15 minutes the reminder arrives.
+    let smtp = SmtpSink::start_on(smtp_port);
+    for _ in 0..3 {
+        advance_clock(&server, 5 * 60).await;
+    }
+    let mail = smtp.wait_for("fay@example.test", 1);
+    assert_eq!(mail.subject, "Time for Zinc");
+    let (sent, history) = dose_state(&server, &token, med).await;
+    assert_eq!(sent["status"], "sent", "{sent}");
+    assert_eq!(
+        history,
+        Vec::<Value>::new(),
+        "not missed: its grace runs to 08:30"
+    );
+    // Once (its follow-ups, "Reminder: Zinc is due", go on from there).
+    let subjects: Vec<_> = smtp.messages().into_iter().map(|m| m.subject).collect();
+    assert_eq!(
+        subjects.iter().filter(|s| *s == "Time for Zinc").count(),
+        1,
+        "{subjects:?}"
+    );
+
+    // The next morning the mail server is down past the dose's grace (08:30): the reminder
+    // is given up with the reason before the dose is recorded missed, and nothing is sent.
+    drop(smtp);
+    advance_clock(&server, 23 * 3600).await;
+    for _ in 0..16 {
+        advance_clock(&server, 5 * 60).await;
+    }
+    let (_, body) = get_json(
+        &server,
+        "/api/notifications?limit=200&status=failed",
+        Some(&token),
+    )
+    .await;
+    let failed = body["data"].as_array().unwrap().clone();
+    assert_eq!(failed.len(), 1, "{body}");
+    let reason = failed[0]["failure_reason"].as_str().unwrap_or_default();
+    assert!(reason.starts_with("email: "), "{reason}");
+    let (_, history) = get_json(&server, "/api/medications/history?limit=100", Some(&token)).await;
+    let second = history["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["taken"] == "2026-03-03T07:30:00.000Z");
+    assert_eq!(second.map(|e| &e["status"]), Some(&json!("missed")), "{history}");
+}
+
+/// A push service answering 500 for an hour from a planned dose's reminder on: the
+/// reminder is tried past its 5 tries while the dose's grace lasts and reaches the phone,
+/// once, within 15 minutes of the service's recovery.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_planned_dose_is_pushed_after_a_push_service_outage_longer_than_its_tries() {
+    let push = PushService::start().await;
+    let server = Server::start_with(|c| {
+        engine_env(c, &push);
+        common::with_clock_start(c, "2026-03-02T07:00:00Z");
+    });
+    let token = account(&server, "gus@example.test").await;
+    common::save_settings(&server, &token, json!({ "timezone": "UTC" })).await;
+    register_device(&server, &token, &push, "phone").await;
+    push.answer("phone", StatusCode::INTERNAL_SERVER_ERROR);
+    let med = medication(
+        &server,
+        &token,
+        json!({ "name": "Ramipril", "unit": "tablets", "frequency": "daily", "default_quantity": 1,
+                "schedule": { "times": ["08:00"] } }),
+    )
+    .await;
+    // 07:45 the first try, then every 5 minutes to 08:45: thirteen answered 500.
+    advance_clock(&server, 45 * 60).await;
+    for _ in 0..12 {
+        advance_clock(&server, 5 * 60).await;
+    }
+    let (waiting, history) = dose_state(&server, &token, med).await;
+    assert_eq!(waiting["status"], "scheduled", "still being tried: {waiting}");
+    assert_eq!(history, Vec::<Value>::new());
+    assert!(push.answered("phone") > 5, "tried past its 5 tries");
+    assert!(push.received("phone").is_empty());
+
+    // 08:45: the service is back; the reminder arrives within 15 minutes, before 09:00's
+    // end of the dose's grace.
+    push.answer("phone", StatusCode::CREATED);
+    for _ in 0..2 {
+        advance_clock(&server, 5 * 60).await;
+        if !push.received("phone").is_empty() {
+            break;
+        }
+    }
+    let got = push.wait_for("phone", 1, Duration::from_secs(10)).await;
+    assert_eq!(got.payload["title"], "Time for Ramipril");
+    let (sent, history) = dose_state(&server, &token, med).await;
+    assert_eq!(sent["status"], "sent", "{sent}");
+    assert_eq!(history, Vec::<Value>::new(), "not missed");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -4,6 +4,7 @@
 use std::fmt;
 use std::str::FromStr;
 
+use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -236,6 +237,36 @@ pub fn check_methods(list: &[String]) -> Result<Vec<DeliveryMethod>, SettingErro
     Ok(normalize_methods(&parsed))
 }
 
+/// The longest wait between two tries of a reminder whose delivery keeps failing, once the
+/// doubling has grown to it: after an outage, the reminder reaches the person at most this
+/// long after the service is back.
+pub const MAX_RETRY_WAIT_SECONDS: i64 = 15 * 60;
+
+/// When a delivery that has failed `failures` times (the one just made included) is tried
+/// again, or `None` when it is given up. The wait starts at `backoff_seconds` and doubles,
+/// capped at [`MAX_RETRY_WAIT_SECONDS`] (or the backoff itself, when that is longer). After
+/// `max_attempts` tries it goes on only while `until` lasts (a dose's grace: until then, a
+/// late reminder still prevents a missed dose), the last try a minute before it.
+pub fn next_try(
+    failures: i64,
+    backoff_seconds: i64,
+    max_attempts: i64,
+    until: Option<DateTime<Utc>>,
+    now: DateTime<Utc>,
+) -> Option<DateTime<Utc>> {
+    let backoff = backoff_seconds.max(1);
+    let wait = backoff
+        .saturating_mul(1_i64 << (failures - 1).clamp(0, 20))
+        .min(MAX_RETRY_WAIT_SECONDS.max(backoff));
+    let at = now + Duration::seconds(wait);
+    if failures < max_attempts {
+        return Some(at);
+    }
+    let last = until? - Duration::minutes(1);
+    let at = at.min(last);
+    (at > now).then_some(at)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -286,5 +317,26 @@ mod tests {
         assert!(check_message(Some(&"x".repeat(MAX_MESSAGE + 1))).is_err());
         assert!(check_repeat_interval(0).is_err());
         assert_eq!(check_repeats(MAX_REPEATS), Ok(MAX_REPEATS));
+    }
+    #[test]
+    fn a_failing_delivery_doubles_its_wait_and_keeps_trying_only_while_the_dose_can_still_be_taken() {
+        let now = DateTime::parse_from_rfc3339("2026-03-20T06:45:00Z")
+            .unwrap()
+            .to_utc();
+        let minutes = |m: i64| now + Duration::minutes(m);
+        // Within the tries every delivery gets: 1, 2, 4 and 8 minutes.
+        assert_eq!(next_try(1, 60, 5, None, now), Some(minutes(1)));
+        assert_eq!(next_try(4, 60, 5, None, now), Some(minutes(8)));
+        // Used up, with nothing to wait for: given up, as before.
+        assert_eq!(next_try(5, 60, 5, None, now), None);
+        // Used up, the dose's grace lasting two more hours: every 15 minutes.
+        assert_eq!(next_try(5, 60, 5, Some(minutes(135)), now), Some(minutes(15)));
+        assert_eq!(next_try(12, 60, 5, Some(minutes(135)), now), Some(minutes(15)));
+        // The last try a minute before the grace ends; at that minute, none.
+        assert_eq!(next_try(9, 60, 5, Some(minutes(10)), now), Some(minutes(9)));
+        assert_eq!(next_try(10, 60, 5, Some(minutes(1)), now), None);
+        assert_eq!(next_try(10, 60, 5, Some(minutes(-5)), now), None);
+        // A backoff set longer than the cap is the cap.
+        assert_eq!(next_try(3, 3600, 5, None, now), Some(minutes(60)));
     }
 }

@@ -728,6 +728,10 @@ fn fall_back_to_email(
                 medication_name: send.medication_name.as_deref(),
                 fallback: true,
             },
+            retry_until: job
+                .grace_ends_at
+                .filter(|_| round == job.round_offset)
+                .map(Stamp::instant),
         },
         now,
     )?;

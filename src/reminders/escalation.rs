@@ -252,6 +252,7 @@ fn plan(
                 message_id: &message_id,
                 max_attempts: ctx.retry_attempts,
                 backoff_seconds: ctx.retry_backoff_seconds,
+                retry_until: None,
                 now: &clock::stamp(ctx.now),
             },
         )?;

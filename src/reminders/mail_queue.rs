@@ -11,16 +11,16 @@
 use std::sync::Arc;
 use std::time::Duration as StdDuration;
 
-use chrono::{DateTime, Duration, Utc};
+use chrono::{DateTime, Utc};
 use rusqlite::Connection;
 use tokio::sync::watch;
 use tokio::task::{JoinHandle, JoinSet};
 
 use crate::clock::{self, Clock};
 use crate::db::{Db, DbError, Stamp};
-use crate::domain::notification::ReminderStatus;
+use crate::domain::notification::{ReminderStatus, next_try};
 use crate::mailer::{Email, MailError, Mailer};
-use crate::services::rounds::{followups, join_reasons, next_repeat};
+use crate::services::rounds::{answered_unsent, followups, join_reasons, next_repeat};
 use crate::store::deliveries::{self, NewDelivery};
 use crate::store::outbox::{self, QueuedMail};
 use crate::store::{escalations, notify_prefs, reminders};
@@ -219,7 +219,7 @@ fn drop_if_answered(conn: &mut Connection, mail: &QueuedMail, now: DateTime<Utc>
     let (status, reason) = match reminders::job(&tx, reminder_id)? {
         Some(job) if job.reminder.status == ReminderStatus::Cancelled => ("cancelled", None),
         Some(job) if job.reminder.answered_at.is_some() => match mail.round.map(|r| r - job.round_offset) {
-            Some(0) | None => ("cancelled", Some(reminders::ANSWERED_BEFORE_SENT)),
+            Some(0) | None => answered_unsent(&tx, &job)?,
             // A repeat of a round that went out: the reminder stays sent.
             Some(_) => ("sent", None),
         },
@@ -290,10 +290,18 @@ fn settle(
         Err(e @ MailError::BadAddress(_)) => (Some(e.to_string()), false),
         Err(e) => (Some(e.to_string()), true),
     };
-    let retry_at = (retry && mail.attempts + 1 < mail.max_attempts).then(|| {
-        let factor = 1_i64 << mail.attempts.clamp(0, 20);
-        clock::stamp(now + Duration::seconds(mail.backoff_seconds.saturating_mul(factor)))
-    });
+    let retry_at = retry
+        .then(|| {
+            next_try(
+                mail.attempts + 1,
+                mail.backoff_seconds,
+                mail.max_attempts,
+                mail.retry_until.map(Stamp::instant),
+                now,
+            )
+        })
+        .flatten()
+        .map(clock::stamp);
     match &error {
         None => outbox::accepted(&tx, mail.id, &at)?,
         Some(e) => outbox::attempt_failed(&tx, mail.id, &at, e, retry_at.as_deref())?,

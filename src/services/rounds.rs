@@ -17,7 +17,7 @@ use super::planner;
 use crate::clock;
 use crate::config::Settings;
 use crate::db::{DbError, Stamp};
-use crate::domain::notification::{ReminderKind, ReminderStatus};
+use crate::domain::notification::{ReminderKind, ReminderStatus, next_try};
 use crate::domain::schedule;
 use crate::mailer::Mailer;
 use crate::security::codes;
@@ -232,6 +232,9 @@ pub struct Round {
     /// The reports of the person's channels among the methods (queued, or why not).
     pub queued_channels: Vec<ChannelReport>,
     pub followups: Followups,
+    /// A planned dose's first round: tried again after its tries ran out until this (the
+    /// dose's grace), not given up while a late reminder can still prevent a missed dose.
+    pub retry_until: Option<DateTime<Utc>>,
 }
 
 /// What a round's pushes came to.
@@ -415,6 +418,7 @@ fn plan_claimed(
                 email: None,
                 queued_channels: Vec::new(),
                 followups,
+                retry_until: job.grace_ends_at.filter(|_| !repeat).map(Stamp::instant),
             };
             if round.channels.contains(&Method::Email) {
                 round.email = Some(queue_mail(conn, &round, false, ctx)?);
@@ -480,6 +484,7 @@ fn queue_mail(
                 medication_name: Some(&round.medication_name),
                 fallback,
             },
+            retry_until: round.retry_until,
         },
         ctx.now,
     )?;
@@ -509,6 +514,8 @@ pub struct RoundMail<'a> {
     pub address: &'a str,
     pub content: &'a Content,
     pub round: ReminderRound<'a>,
+    /// Tried again after its tries ran out until this (a dose's grace; see [`Round`]).
+    pub retry_until: Option<DateTime<Utc>>,
 }
 
 /// Queues a round's e-mail (once per round: the queue keeps one mail per reminder and
@@ -541,6 +548,7 @@ pub fn enqueue_round_mail(
             message_id: &message_id,
             max_attempts: settings.reminders.retry_attempts,
             backoff_seconds: settings.reminders.retry_backoff_seconds,
+            retry_until: mail.retry_until.map(Stamp::from),
             now: &clock::stamp(now),
         },
     )
@@ -598,6 +606,20 @@ fn record_one_missed(
     )
     .map_err(|e| DbError::Task(format!("recording a missed dose failed: {e:?}")))?;
     Ok(true)
+}
+
+/// How a reminder ends whose dose was answered before its first round went out: cancelled
+/// as not needed ("The dose was already logged"), or, when its delivery was failing until the
+/// dose's grace ran out and the engine recorded the dose missed, failed with the reason it
+/// kept (nobody logged anything; the reminder never reached the person).
+pub fn answered_unsent(
+    conn: &Connection,
+    job: &Job,
+) -> rusqlite::Result<(&'static str, Option<&'static str>)> {
+    if job.reminder.failure_reason.is_some() && reminders::missed_by_engine(conn, job.reminder.id)? {
+        return Ok(("failed", None));
+    }
+    Ok(("cancelled", Some(reminders::ANSWERED_BEFORE_SENT)))
 }
 
 /// Records a round whose pushes all have their answers: the delivery history, the
@@ -709,12 +731,15 @@ fn finish_round(
                 if reason.is_empty() {
                     reason = "no delivery method is turned on".into();
                 }
-                let attempts = round.attempts + 1;
-                let retry_at = (attempts < i64::from(ctx.settings.reminders.retry_attempts)).then(|| {
-                    let base = i64::from(ctx.settings.reminders.retry_backoff_seconds);
-                    let factor = 1_i64 << (attempts - 1).clamp(0, 20);
-                    clock::stamp(now + Duration::seconds(base.saturating_mul(factor)))
-                });
+                let retries = &ctx.settings.reminders;
+                let retry_at = next_try(
+                    round.attempts + 1,
+                    i64::from(retries.retry_backoff_seconds),
+                    i64::from(retries.retry_attempts),
+                    round.retry_until,
+                    now,
+                )
+                .map(clock::stamp);
                 reminders::round_failed(conn, round.id, &round.claim, retry_at.as_deref(), &reason)?;
             }
         }
@@ -827,10 +852,8 @@ fn plan_job(
         }
     } else {
         if job.reminder.answered_at.is_some() {
-            return Ok(Plan::Finish(
-                "cancelled",
-                Some(reminders::ANSWERED_BEFORE_SENT.into()),
-            ));
+            let (status, reason) = answered_unsent(conn, job)?;
+            return Ok(Plan::Finish(status, reason.map(str::to_owned)));
         }
         if job.attempts == 0 && now - job.reminder.reminder_time.instant() > catch_up {
             return Ok(Plan::Finish("failed", Some("expired".into())));
@@ -1064,7 +1087,9 @@ fn queue_channels(
         };
         let give_up = match webhook {
             true => ctx.now + Duration::hours(24),
-            false => ctx.now + ctx.catch_up.max(Duration::minutes(5)),
+            false => {
+                (ctx.now + ctx.catch_up.max(Duration::minutes(5))).max(round.retry_until.unwrap_or(ctx.now))
+            }
         };
         channel_store::enqueue(
             conn,

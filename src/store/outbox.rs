@@ -4,7 +4,7 @@
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::stamp_at;
+use super::{stamp_at, stamp_or_null_at};
 use crate::db::Stamp;
 
 /// What the mail is about: the account (verification, sign-in code) or a reminder.
@@ -47,6 +47,8 @@ pub struct NewMail<'a> {
     pub message_id: &'a str,
     pub max_attempts: u32,
     pub backoff_seconds: u32,
+    /// Tried again after `max_attempts` until this (a reminder's dose's grace), if set.
+    pub retry_until: Option<Stamp>,
     pub now: &'a str,
 }
 
@@ -58,8 +60,8 @@ pub fn enqueue(conn: &Connection, m: &NewMail<'_>) -> rusqlite::Result<bool> {
         .prepare_cached(
             "INSERT INTO mail_outbox (kind, user_id, reminder_id, round, delivery_kind, title, medication_name,
                                       fallback, recipient, subject, text_body, html_body, message_id, created_at,
-                                      max_attempts, backoff_seconds, next_attempt_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?14)
+                                      max_attempts, backoff_seconds, next_attempt_at, retry_until)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?14, ?17)
              ON CONFLICT (reminder_id, round) DO NOTHING",
         )?
         .execute(params![
@@ -79,6 +81,7 @@ pub fn enqueue(conn: &Connection, m: &NewMail<'_>) -> rusqlite::Result<bool> {
             m.now,
             m.max_attempts.max(1),
             m.backoff_seconds.max(1),
+            m.retry_until,
         ])?;
     Ok(changed == 1)
 }
@@ -129,6 +132,7 @@ pub struct QueuedMail {
     pub attempts: i64,
     pub max_attempts: i64,
     pub backoff_seconds: i64,
+    pub retry_until: Option<Stamp>,
 }
 
 /// Takes up to `limit` mails that are due for sending now.
@@ -140,7 +144,7 @@ pub fn claim_due(conn: &Connection, now: &str, limit: usize) -> rusqlite::Result
                       ORDER BY next_attempt_at, id LIMIT ?2)
          RETURNING id, user_id, reminder_id, round, delivery_kind, title, medication_name, fallback, recipient,
                    subject, text_body, html_body, message_id, attempts, max_attempts, backoff_seconds,
-                   escalation_id",
+                   escalation_id, retry_until",
     )?
     .query_map(params![now, i64::try_from(limit).unwrap_or(i64::MAX)], |row| {
         Ok(QueuedMail {
@@ -161,6 +165,7 @@ pub fn claim_due(conn: &Connection, now: &str, limit: usize) -> rusqlite::Result
             max_attempts: row.get(14)?,
             backoff_seconds: row.get(15)?,
             escalation_id: row.get(16)?,
+            retry_until: stamp_or_null_at(row, 17, "mail_outbox", row.get(0)?)?,
         })
     })?
     .collect()
@@ -308,6 +313,7 @@ mod tests {
             message_id: "<x@b.c>",
             max_attempts: 3,
             backoff_seconds: 30,
+            retry_until: None,
             now,
         };
         assert!(enqueue(conn, &mail).unwrap());

@@ -12,6 +12,7 @@ use utoipa::ToSchema;
 use super::{stamp_at, stamp_or_null_at};
 use crate::db::Stamp;
 use crate::domain::notification::{ReminderKind, ReminderStatus};
+use crate::domain::schedule;
 
 /// A reminder as the API lists it.
 #[derive(Debug, Serialize, ToSchema)]
@@ -692,6 +693,16 @@ pub fn expired_before_their_time(conn: &Connection, since: &str) -> rusqlite::Re
 /// Why a reminder was not sent: its dose was answered first (logged, or recorded missed).
 pub const ANSWERED_BEFORE_SENT: &str = "The dose was already logged";
 
+/// Whether the reminder's dose was recorded missed by the engine (its grace ran out), not
+/// answered by a person.
+pub fn missed_by_engine(conn: &Connection, id: i64) -> rusqlite::Result<bool> {
+    conn.prepare_cached(
+        "SELECT EXISTS (SELECT 1 FROM reminders r JOIN dose_history h ON h.id = r.history_id
+                        WHERE r.id = ?1 AND h.status = 'missed' AND h.logged_by IS NULL)",
+    )?
+    .query_row([id], |row| row.get(0))
+}
+
 /// Plans an unanswered reminder again after the clock went back to `now`: one sent before
 /// `now` stays sent and its follow-ups (if any are left) go on from `now`; one not sent, or
 /// sent at a time that is again to come, is due at its own time (or its snooze's). One a
@@ -892,14 +903,19 @@ pub struct Job {
     pub claimed_until: Option<String>,
     /// Rounds used before the latest snooze: a round's number is this plus its own.
     pub round_offset: i64,
+    /// A planned dose's: when its grace runs out (until then, a reminder still helps).
+    pub grace_ends_at: Option<Stamp>,
 }
 
 pub fn job(conn: &Connection, id: i64) -> rusqlite::Result<Option<Job>> {
     conn.prepare_cached(&format!(
         "SELECT {COLUMNS}, r.user_id, r.attempts, r.repeats_sent, r.next_attempt_at,
-                r.claimed_until, r.round_offset FROM reminders r WHERE r.id = ?1"
+                r.claimed_until, r.round_offset,
+                CASE WHEN r.kind = 'dose' AND m.frequency <> 'as_needed' THEN {} END
+         FROM reminders r LEFT JOIN medications m ON m.id = r.medication_id WHERE r.id = ?1",
+        grace_end!("?2")
     ))?
-    .query_row([id], |row| {
+    .query_row(params![id, schedule::DEFAULT_GRACE_MINUTES], |row| {
         Ok(Job {
             reminder: from_row(row)?,
             user_id: row.get(10)?,
@@ -908,6 +924,7 @@ pub fn job(conn: &Connection, id: i64) -> rusqlite::Result<Option<Job>> {
             next_attempt_at: stamp_or_null_at(row, 13, "reminders", id)?,
             claimed_until: row.get(14)?,
             round_offset: row.get(15)?,
+            grace_ends_at: stamp_or_null_at(row, 16, "reminders", id)?,
         })
     })
     .optional()

@@ -42,6 +42,7 @@ pub fn queue_account_mail(
             message_id: &message_id,
             max_attempts: ACCOUNT_MAIL_ATTEMPTS,
             backoff_seconds: ACCOUNT_MAIL_BACKOFF_SECONDS,
+            retry_until: None,
             now: &clock::stamp(now),
         },
     )?;
