@@ -11,7 +11,7 @@ use tokio::net::{TcpListener, TcpSocket};
 use super::{CliResult, DataArgs, Paths, load_settings, open_and_migrate, systemd};
 use crate::clock::Clock;
 use crate::config::{Overrides, Settings, display_path};
-use crate::db::Db;
+use crate::db::{Db, Stamp};
 use crate::http::{self, AppState, tls};
 use crate::mailer::Mailer;
 use crate::reminders::{self, dispatcher::Engine, push::Pusher};
@@ -280,7 +280,10 @@ async fn feed_watchdog(period: std::time::Duration, state: AppState) {
     let mut was_alive = true;
     loop {
         ticks.tick().await;
-        let database = state.write_probe.check(&state.db, state.clock.now_stamp()).await;
+        let database = state
+            .write_probe
+            .check(&state.db, Stamp::from(state.clock.now()))
+            .await;
         let since = state.engine.heartbeat.since_last();
         let problem = match database {
             Some(problem) => Some(format!("database: {problem}")),

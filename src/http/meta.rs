@@ -11,7 +11,7 @@ use utoipa_axum::router::OpenApiRouter;
 use super::AppState;
 use super::error::{ApiError, ApiResult, Data, data};
 use super::routes;
-use crate::db::migrations;
+use crate::db::{Stamp, migrations};
 use crate::reminders::heartbeat;
 use crate::services::health;
 use crate::services::jobs::BackupHealth;
@@ -68,7 +68,7 @@ fn shown(outcome: Option<String>) -> String {
 pub async fn health(State(state): State<AppState>) -> Response {
     let min_free = state.settings.health.min_free_bytes;
     let (database, disk) = tokio::join!(
-        state.write_probe.check(&state.db, state.clock.now_stamp()),
+        state.write_probe.check(&state.db, Stamp::from(state.clock.now())),
         health::check_disk(state.data_dir.to_path_buf(), min_free),
     );
     let checks = Checks {

@@ -355,7 +355,7 @@ fn settle(conn: &Connection, alert: &Alert, answers: &Answers, now: DateTime<Utc
         push_subscriptions::delete(conn, *id)?;
     }
     for id in &answers.delivered {
-        push_subscriptions::touch(conn, *id, &at)?;
+        push_subscriptions::touch(conn, *id, Stamp::from(now))?;
         reminders::shown_on(conn, alert.reminder_id, *id, &alert.topic)?;
     }
     let taken = !answers.delivered.is_empty() || alert.on_channels || escalations::has_mail(conn, alert.id)?;

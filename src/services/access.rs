@@ -12,7 +12,7 @@ use utoipa::ToSchema;
 
 use super::ServiceResult;
 use super::error::{ErrorCode, Problem, ServiceError, not_found};
-use crate::clock;
+use crate::db::Stamp;
 use crate::domain::medication::MedicationId;
 use crate::store::people::{self, Reach};
 
@@ -179,7 +179,7 @@ pub fn audit(
         &who.name,
         action,
         subject,
-        &clock::stamp(now),
+        Stamp::from(now),
     )?;
     Ok(())
 }

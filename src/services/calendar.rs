@@ -54,12 +54,7 @@ pub fn create(
 ) -> ServiceResult<NewFeed> {
     let token = codes::link_token();
     let created_at = Stamp::from(now);
-    calendar::set(
-        conn,
-        user_id,
-        &codes::hash_link_token(&token),
-        &created_at.to_string(),
-    )?;
+    calendar::set(conn, user_id, &codes::hash_link_token(&token), created_at)?;
     Ok(NewFeed {
         url: format!("{link_base}/api/calendar/{token}.ics"),
         created_at,

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::Mutex;
 
-use crate::db::{Db, DbError};
+use crate::db::{Db, DbError, Stamp};
 use crate::files;
 use crate::store::health;
 
@@ -28,7 +28,7 @@ pub struct WriteProbe {
 
 impl WriteProbe {
     /// `now` is what the probe row records.
-    pub async fn check(&self, db: &Db, now: String) -> Outcome {
+    pub async fn check(&self, db: &Db, now: Stamp) -> Outcome {
         // Callers that arrive while a probe runs wait for it and share its answer.
         let mut last = self.last.lock().await;
         if let Some((at, outcome)) = last.as_ref()
@@ -36,7 +36,7 @@ impl WriteProbe {
         {
             return outcome.clone();
         }
-        let write = db.write(move |conn| Ok::<_, DbError>(health::write_probe(conn, &now)?));
+        let write = db.write(move |conn| Ok::<_, DbError>(health::write_probe(conn, now)?));
         let outcome = match tokio::time::timeout(PROBE_TIMEOUT, write).await {
             Ok(Ok(())) => None,
             Ok(Err(e)) => Some(format!("cannot write: {e}")),

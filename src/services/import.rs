@@ -403,14 +403,14 @@ pub fn run(
     if dry_run {
         return Ok(summary);
     }
-    let started = clock::stamp(now);
+    let started = Stamp::from(now);
     let (new_people, new_medications) = (
         checked.resolution.new_people.len(),
         checked.resolution.new_medications.len(),
     );
     let (import_id, ids) = db.write(move |conn| {
         let tx = conn.transaction()?;
-        let import_id = imports::begin(&tx, user_id, &started)?;
+        let import_id = imports::begin(&tx, user_id, started)?;
         let ids = ReservedIds {
             first_person: reserve(&tx, Reserved::People, new_people)?,
             first_medication: reserve(&tx, Reserved::Medications, new_medications)?,
@@ -1857,13 +1857,13 @@ fn write_rest(
     if let Some(merged) = preferences_change(conn, user_id, &plan)? {
         notify_prefs::save_global(conn, user_id, &merged)?;
     }
-    let stamp = clock::stamp(now);
+    let stamp = Stamp::from(now);
     if let Some(file) = &plan.people {
         for (k, &index) in resolution.new_people.iter().enumerate() {
             let p = &file[index];
-            let id = people::insert_as(conn, Some(ids.person(Id::New(k))), user_id, &p.name, &stamp)?;
+            let id = people::insert_as(conn, Some(ids.person(Id::New(k))), user_id, &p.name, stamp)?;
             if p.archived {
-                people::set_archived(conn, id, Some(stamp.as_str()), &stamp)?;
+                people::set_archived(conn, id, Some(stamp), stamp)?;
             }
         }
     }
@@ -1886,7 +1886,7 @@ fn write_rest(
                     StockChange::Initial,
                     Some("Imported"),
                     None,
-                    &stamp,
+                    stamp,
                 )?;
             }
         }

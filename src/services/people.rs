@@ -306,7 +306,7 @@ pub fn create(
     now: DateTime<Utc>,
 ) -> ServiceResult<PersonView> {
     let name = person_name(&input.name, false)?;
-    let id = people::insert(conn, user_id, &name, &clock::stamp(now))?;
+    let id = people::insert(conn, user_id, &name, Stamp::from(now))?;
     let person = people::find(conn, id)?.ok_or_else(person_not_found)?;
     Ok(PersonView::own(person))
 }
@@ -323,16 +323,16 @@ pub fn update(
 ) -> ServiceResult<PersonView> {
     let access = access::person(conn, user_id, person_id)?.allow(Role::Owner)?;
     let person = people::find(conn, person_id)?.ok_or_else(person_not_found)?;
-    let stamp = clock::stamp(now);
+    let stamp = Stamp::from(now);
     if let Some(name) = &change.name {
-        people::rename(conn, person_id, &person_name(name, person.is_self)?, &stamp)?;
+        people::rename(conn, person_id, &person_name(name, person.is_self)?, stamp)?;
     }
     if let Some(archive) = change.archived {
         if archive && person.is_self {
             return Err(account_holder("The account holder cannot be archived"));
         }
         if archive != person.archived {
-            people::set_archived(conn, person_id, archive.then_some(stamp.as_str()), &stamp)?;
+            people::set_archived(conn, person_id, archive.then_some(stamp), stamp)?;
             planner::plan_user_at(conn, access.owner_id, horizon_days, now)?;
         }
     }
@@ -397,7 +397,7 @@ pub fn invite(
     }
     let token = codes::link_token();
     let hash = codes::hash_link_token(&token);
-    let stamp = clock::stamp(now);
+    let stamp = Stamp::from(now);
     let expires = clock::stamp(now + Duration::days(INVITATION_DAYS));
     let carer_id = match carers::by_email(conn, person_id, &email)? {
         Some(existing) if existing.user_id.is_some() => {
@@ -410,13 +410,13 @@ pub fn invite(
             ));
         }
         Some(pending) => {
-            carers::reinvite(conn, pending.id, role.as_str(), &hash, &expires, &stamp)?;
+            carers::reinvite(conn, pending.id, role.as_str(), &hash, &expires, stamp)?;
             pending.id
         }
-        None => carers::invite(conn, person_id, &email, role.as_str(), &hash, &expires, &stamp)?,
+        None => carers::invite(conn, person_id, &email, role.as_str(), &hash, &expires, stamp)?,
     };
     let owner_name = people::user_name(conn, owner.id)?.unwrap_or_default();
-    audit_circle(conn, person_id, user_id, "carer.invited", &email, &stamp)?;
+    audit_circle(conn, person_id, user_id, "carer.invited", &email, stamp)?;
     let link = format!("{}/invite/{token}", server.link_base);
     let mailed = server.mailer.is_configured();
     if mailed {
@@ -443,7 +443,7 @@ fn audit_circle(
     actor_id: i64,
     action: &str,
     subject: &str,
-    stamp: &str,
+    stamp: Stamp,
 ) -> ServiceResult<()> {
     let actor = access::actor(conn, actor_id)?;
     people::audit(
@@ -472,10 +472,10 @@ pub fn change_role(
     let carer = carers::find(conn, person_id, carer_id)?.ok_or_else(carer_not_found)?;
     let old = CarerRole::stored(&carer.role);
     if old != role {
-        let stamp = clock::stamp(now);
-        carers::set_role(conn, carer_id, role.as_str(), &stamp)?;
+        let stamp = Stamp::from(now);
+        carers::set_role(conn, carer_id, role.as_str(), stamp)?;
         let subject = format!("{} ({} → {})", who(&carer), old.as_str(), role.as_str());
-        audit_circle(conn, person_id, user_id, "carer.role_changed", &subject, &stamp)?;
+        audit_circle(conn, person_id, user_id, "carer.role_changed", &subject, stamp)?;
     }
     let carer = carers::find(conn, person_id, carer_id)?.ok_or_else(carer_not_found)?;
     Ok(CarerView::of(carer, None))
@@ -514,7 +514,7 @@ pub fn remove(
     }
     let carer = carer.ok_or_else(carer_not_found)?;
     carers::delete(conn, carer.id)?;
-    let stamp = clock::stamp(now);
+    let stamp = Stamp::from(now);
     let removed = if leaving {
         Removed::Left
     } else if carer.user_id.is_some() {
@@ -523,7 +523,7 @@ pub fn remove(
         Removed::Cancelled
     };
     let action = if leaving { "carer.left" } else { "carer.revoked" };
-    audit_circle(conn, person_id, user_id, action, &who(&carer), &stamp)?;
+    audit_circle(conn, person_id, user_id, action, &who(&carer), stamp)?;
     Ok(removed)
 }
 
@@ -545,8 +545,8 @@ fn open_invitation(
     if token.is_empty() || token.len() > 128 {
         return Err(not_found());
     }
-    let carer = carers::invitation(conn, &codes::hash_link_token(token), &clock::stamp(now))?
-        .ok_or_else(not_found)?;
+    let carer =
+        carers::invitation(conn, &codes::hash_link_token(token), Stamp::from(now))?.ok_or_else(not_found)?;
     if !carer.email.eq_ignore_ascii_case(user_email) {
         return Err(ServiceError::Forbidden(
             Problem::new(
@@ -614,8 +614,8 @@ pub fn invitation_preview(
     if token.is_empty() || token.len() > 128 {
         return Err(not_found());
     }
-    let carer = carers::invitation(conn, &codes::hash_link_token(token), &clock::stamp(now))?
-        .ok_or_else(not_found)?;
+    let carer =
+        carers::invitation(conn, &codes::hash_link_token(token), Stamp::from(now))?.ok_or_else(not_found)?;
     let person = people::find(conn, carer.person_id)?.ok_or_else(not_found)?;
     Ok(InvitationView {
         person_name: person.name,
@@ -642,8 +642,8 @@ pub fn accept(
             "You already care for this person",
         ));
     }
-    let stamp = clock::stamp(now);
-    carers::accept(conn, carer.id, user_id, &stamp)?;
+    let stamp = Stamp::from(now);
+    carers::accept(conn, carer.id, user_id, stamp)?;
     // The invitation was mailed to this very address (open_invitation checked): its link
     // proves the address as a verification link would.
     users::mark_verified(conn, user_id)?;
@@ -655,7 +655,7 @@ pub fn accept(
         &actor.name,
         "carer.accepted",
         &actor.name,
-        &stamp,
+        stamp,
     )?;
     let access = access::person(conn, user_id, person.id)?;
     view(conn, &access)

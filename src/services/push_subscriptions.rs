@@ -6,7 +6,7 @@ use chrono::{DateTime, Utc};
 use rusqlite::Connection;
 
 use super::error::{ErrorCode, ServiceResult, conflict, invalid, rejected};
-use crate::clock;
+use crate::db::Stamp;
 use crate::store::push_subscriptions;
 
 /// The longest endpoint URL kept, and the most of a user agent.
@@ -88,7 +88,7 @@ pub fn register(conn: &Connection, user_id: i64, sub: &Checked, now: DateTime<Ut
         &sub.p256dh,
         &sub.auth,
         sub.user_agent.as_deref(),
-        &clock::stamp(now),
+        Stamp::from(now),
     )?;
     if !saved {
         return Err(conflict(

@@ -326,7 +326,7 @@ pub fn build(
         });
     }
 
-    let missed = history::missed_between(&tx, user_id, &start, &end, &clock::stamp(now), MAX_MISSED)?
+    let missed = history::missed_between(&tx, user_id, &start, &end, Stamp::from(now), MAX_MISSED)?
         .into_iter()
         .map(|dose| MissedDose {
             medication_name: dose.medication_name,

@@ -394,9 +394,8 @@ fn plan_claimed(
             let number = job.round_offset + job.repeats_sent + i64::from(repeat);
             let mut already = Vec::new();
             if channels.contains(&Method::Push) {
-                let at = clock::stamp(ctx.now);
                 for subscription in &recipient.subscriptions {
-                    if deliveries::push_starting(conn, id, number, subscription.id, &at)? {
+                    if deliveries::push_starting(conn, id, number, subscription.id, Stamp::from(ctx.now))? {
                         already.push(subscription.id);
                     }
                 }
@@ -778,7 +777,6 @@ pub fn record(
     reports: &[ChannelReport],
     now: DateTime<Utc>,
 ) -> rusqlite::Result<()> {
-    let at = clock::stamp(now);
     for report in reports.iter().filter(|r| !r.queued) {
         let params = report.params.to_string();
         deliveries::insert(
@@ -801,7 +799,7 @@ pub fn record(
             push_subscriptions::delete(conn, *id)?;
         }
         for id in &report.delivered_to {
-            push_subscriptions::touch(conn, *id, &at)?;
+            push_subscriptions::touch(conn, *id, Stamp::from(now))?;
         }
     }
     Ok(())
@@ -1271,9 +1269,8 @@ pub fn record_results(
     finished: Vec<(Round, Pushes)>,
 ) -> Result<Recorded, DbError> {
     let tx = conn.transaction()?;
-    let at = clock::stamp(ctx.now);
     for (reminder_id, number, subscription_id) in sent {
-        deliveries::push_sent(&tx, *reminder_id, *number, *subscription_id, &at)?;
+        deliveries::push_sent(&tx, *reminder_id, *number, *subscription_id, Stamp::from(ctx.now))?;
     }
     let mut recorded = Recorded {
         reports: Vec::with_capacity(finished.len()),
@@ -1379,7 +1376,7 @@ mod tests {
         let mut conn = Connection::open_in_memory().unwrap();
         crate::db::migrations::migrate(&mut conn, dir.path()).unwrap();
         let now = at("2026-03-02T06:00:00Z");
-        let user = users::insert(&conn, "kim@example.org", "not-a-hash", true, &clock::stamp(now))
+        let user = users::insert(&conn, "kim@example.org", "not-a-hash", true, Stamp::from(now))
             .unwrap()
             .unwrap()
             .id;

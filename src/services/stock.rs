@@ -8,7 +8,6 @@ use utoipa::ToSchema;
 
 use super::doses::{Pagination, Paging};
 use super::{ErrorCode, Problem, ServiceError, ServiceResult, invalid, rejected, report};
-use crate::clock;
 use crate::db::Stamp;
 use crate::domain::dose::DoseStatus;
 use crate::domain::medication::{MedicationId, limited_text};
@@ -206,7 +205,7 @@ fn settle_to(
         Settling::Correction { reason, .. } => Some(reason),
         Settling::Dose | Settling::Delete => None,
     };
-    let now = clock::stamp(now);
+    let now = Stamp::from(now);
     let medication = match entry.medication_id {
         Some(id) => medications::find(conn, user_id, id)?,
         None => None,
@@ -270,7 +269,7 @@ fn settle_to(
             correction.map_or(StockChange::DoseReverted, |_| StockChange::Correction),
             correction,
             Some(entry.id),
-            &now,
+            now,
         )?;
         entry.stock_used = should_use;
         return Ok(StockWarning::default());
@@ -291,7 +290,7 @@ fn settle_to(
         correction.map_or(StockChange::Dose, |_| StockChange::Correction),
         reason.as_deref(),
         Some(entry.id),
-        &now,
+        now,
     )?;
     entry.stock_used = entry.stock_used + draw.taken;
     Ok(match beyond {
@@ -500,16 +499,7 @@ pub fn apply(
     }
     medications::save_inventory(conn, medication_id, &inv)?;
     if target != old || matches!(kind, StockChange::Initial) {
-        medications::record_ledger(
-            conn,
-            medication_id,
-            target - old,
-            target,
-            kind,
-            None,
-            None,
-            &now.to_string(),
-        )?;
+        medications::record_ledger(conn, medication_id, target - old, target, kind, None, None, now)?;
     }
     Ok(inv)
 }
@@ -598,7 +588,7 @@ pub fn adjust(
         StockChange::Adjustment,
         reason.as_deref(),
         None,
-        &clock::stamp(now),
+        Stamp::from(now),
     )?;
     let inv = medications::inventory(conn, medication_id)?.ok_or_else(medication_not_found)?;
     Ok(Adjusted {

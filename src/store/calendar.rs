@@ -6,7 +6,7 @@ use super::stamp_at;
 use crate::db::Stamp;
 
 /// Makes `hash` the person's feed token, replacing any earlier one.
-pub fn set(conn: &Connection, user_id: i64, hash: &str, now: &str) -> rusqlite::Result<()> {
+pub fn set(conn: &Connection, user_id: i64, hash: &str, now: Stamp) -> rusqlite::Result<()> {
     conn.execute(
         "INSERT INTO calendar_feeds (user_id, token_hash, created_at) VALUES (?1, ?2, ?3)
          ON CONFLICT (user_id) DO UPDATE SET token_hash = excluded.token_hash, created_at = excluded.created_at",

@@ -64,7 +64,7 @@ pub fn by_email(conn: &Connection, person_id: i64, email: &str) -> rusqlite::Res
 }
 
 /// The open invitation a token hash names, if it has not expired by `now`.
-pub fn invitation(conn: &Connection, token_hash: &str, now: &str) -> rusqlite::Result<Option<Carer>> {
+pub fn invitation(conn: &Connection, token_hash: &str, now: Stamp) -> rusqlite::Result<Option<Carer>> {
     conn.prepare_cached(&format!(
         "{SELECT} WHERE c.token_hash = ?1 AND c.user_id IS NULL AND c.expires_at > ?2"
     ))?
@@ -80,7 +80,7 @@ pub fn cares_for(conn: &Connection, person_id: i64, user_id: i64) -> rusqlite::R
 
 /// Whether the invitation whose token hashes to `token_hash` is open and was sent to `email`
 /// (such an address may register).
-pub fn invited(conn: &Connection, email: &str, token_hash: &str, now: &str) -> rusqlite::Result<bool> {
+pub fn invited(conn: &Connection, email: &str, token_hash: &str, now: Stamp) -> rusqlite::Result<bool> {
     conn.prepare_cached(
         "SELECT EXISTS (SELECT 1 FROM carers
          WHERE email = ?1 AND token_hash = ?2 AND user_id IS NULL AND expires_at > ?3)",
@@ -96,7 +96,7 @@ pub fn invite(
     role: &str,
     token_hash: &str,
     expires_at: &str,
-    now: &str,
+    now: Stamp,
 ) -> rusqlite::Result<i64> {
     conn.prepare_cached(
         "INSERT INTO carers (person_id, email, role, token_hash, expires_at, created_at, updated_at)
@@ -113,7 +113,7 @@ pub fn reinvite(
     role: &str,
     token_hash: &str,
     expires_at: &str,
-    now: &str,
+    now: Stamp,
 ) -> rusqlite::Result<()> {
     conn.prepare_cached(
         "UPDATE carers SET role = ?2, token_hash = ?3, expires_at = ?4, updated_at = ?5
@@ -124,7 +124,7 @@ pub fn reinvite(
 }
 
 /// Accepts an invitation for a user: the token is spent.
-pub fn accept(conn: &Connection, carer_id: i64, user_id: i64, now: &str) -> rusqlite::Result<bool> {
+pub fn accept(conn: &Connection, carer_id: i64, user_id: i64, now: Stamp) -> rusqlite::Result<bool> {
     Ok(conn
         .prepare_cached(
             "UPDATE carers SET user_id = ?2, token_hash = NULL, expires_at = NULL, accepted_at = ?3, updated_at = ?3
@@ -134,7 +134,7 @@ pub fn accept(conn: &Connection, carer_id: i64, user_id: i64, now: &str) -> rusq
         == 1)
 }
 
-pub fn set_role(conn: &Connection, carer_id: i64, role: &str, now: &str) -> rusqlite::Result<()> {
+pub fn set_role(conn: &Connection, carer_id: i64, role: &str, now: Stamp) -> rusqlite::Result<()> {
     conn.prepare_cached("UPDATE carers SET role = ?2, updated_at = ?3 WHERE id = ?1")?
         .execute(params![carer_id, role, now])?;
     Ok(())

@@ -202,7 +202,7 @@ pub fn push_starting(
     reminder_id: i64,
     round: i64,
     subscription_id: i64,
-    now: &str,
+    now: Stamp,
 ) -> rusqlite::Result<bool> {
     conn.prepare_cached(
         "INSERT INTO push_sends (reminder_id, round, subscription_id, started_at) VALUES (?1, ?2, ?3, ?4)
@@ -221,7 +221,7 @@ pub fn push_sent(
     reminder_id: i64,
     round: i64,
     subscription_id: i64,
-    now: &str,
+    now: Stamp,
 ) -> rusqlite::Result<()> {
     conn.prepare_cached(
         "UPDATE push_sends SET sent_at = ?4 WHERE reminder_id = ?1 AND round = ?2 AND subscription_id = ?3",

@@ -495,7 +495,7 @@ pub fn missed_between(
     user_id: i64,
     start: &str,
     end: &str,
-    now: &str,
+    now: Stamp,
     limit: i64,
 ) -> rusqlite::Result<Vec<MissedDose>> {
     conn.prepare_cached(

@@ -6,9 +6,10 @@
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::history::{self, Entry};
+use crate::db::Stamp;
 
 /// Registers an import about to stage rows; answers its id.
-pub fn begin(conn: &Connection, user_id: i64, now: &str) -> rusqlite::Result<i64> {
+pub fn begin(conn: &Connection, user_id: i64, now: Stamp) -> rusqlite::Result<i64> {
     conn.prepare_cached("INSERT INTO imports_pending (user_id, started_at) VALUES (?1, ?2)")?
         .execute(params![user_id, now])?;
     Ok(conn.last_insert_rowid())

@@ -338,7 +338,7 @@ pub fn move_stock(
     kind: StockChange,
     reason: Option<&str>,
     history_id: Option<i64>,
-    now: &str,
+    now: Stamp,
 ) -> rusqlite::Result<Option<Quantity>> {
     let balance: Option<Quantity> = conn
         .prepare_cached(
@@ -370,7 +370,7 @@ fn watch_low_stock(
     medication_id: i64,
     change: Quantity,
     balance: Quantity,
-    now: &str,
+    now: Stamp,
 ) -> rusqlite::Result<()> {
     let (enabled, threshold, alerted, user_id, name): (bool, Quantity, bool, i64, String) = conn
         .prepare_cached(
@@ -392,7 +392,7 @@ fn watch_low_stock(
             "UPDATE inventories SET low_stock_alerted = 1 WHERE medication_id = ?1",
             [medication_id],
         )?;
-        super::reminders::insert_low_stock(conn, user_id, medication_id, &name, now)?;
+        super::reminders::insert_low_stock(conn, user_id, medication_id, &name, &now.to_string())?;
     }
     Ok(())
 }
@@ -406,7 +406,7 @@ pub fn record_ledger(
     kind: StockChange,
     reason: Option<&str>,
     history_id: Option<i64>,
-    now: &str,
+    now: Stamp,
 ) -> rusqlite::Result<()> {
     conn.prepare_cached(
         "INSERT INTO stock_ledger (medication_id, change, balance, kind, reason, history_id, created_at)

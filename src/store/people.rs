@@ -104,7 +104,7 @@ pub fn audit(
     actor_name: &str,
     action: &str,
     subject: &str,
-    now: &str,
+    now: Stamp,
 ) -> rusqlite::Result<()> {
     conn.prepare_cached(
         "INSERT INTO care_audit (person_id, actor_id, actor_name, action, subject, created_at)
@@ -193,7 +193,7 @@ pub fn cared(conn: &Connection, user_id: i64) -> rusqlite::Result<Vec<Cared>> {
 }
 
 /// Adds a person (not an account holder) to an account; answers the id.
-pub fn insert(conn: &Connection, owner_id: i64, name: &str, now: &str) -> rusqlite::Result<i64> {
+pub fn insert(conn: &Connection, owner_id: i64, name: &str, now: Stamp) -> rusqlite::Result<i64> {
     insert_as(conn, None, owner_id, name, now)
 }
 
@@ -204,7 +204,7 @@ pub fn insert_as(
     id: Option<i64>,
     owner_id: i64,
     name: &str,
-    now: &str,
+    now: Stamp,
 ) -> rusqlite::Result<i64> {
     conn.prepare_cached(
         "INSERT INTO people (id, owner_id, name, is_self, created_at, updated_at) VALUES (?4, ?1, ?2, 0, ?3, ?3)",
@@ -213,7 +213,7 @@ pub fn insert_as(
     Ok(conn.last_insert_rowid())
 }
 
-pub fn rename(conn: &Connection, person_id: i64, name: &str, now: &str) -> rusqlite::Result<()> {
+pub fn rename(conn: &Connection, person_id: i64, name: &str, now: Stamp) -> rusqlite::Result<()> {
     conn.prepare_cached("UPDATE people SET name = ?2, updated_at = ?3 WHERE id = ?1")?
         .execute(rusqlite::params![person_id, name, now])?;
     Ok(())
@@ -223,8 +223,8 @@ pub fn rename(conn: &Connection, person_id: i64, name: &str, now: &str) -> rusql
 pub fn set_archived(
     conn: &Connection,
     person_id: i64,
-    archived_at: Option<&str>,
-    now: &str,
+    archived_at: Option<Stamp>,
+    now: Stamp,
 ) -> rusqlite::Result<()> {
     conn.prepare_cached("UPDATE people SET archived_at = ?2, updated_at = ?3 WHERE id = ?1")?
         .execute(rusqlite::params![person_id, archived_at, now])?;

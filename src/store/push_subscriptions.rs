@@ -1,5 +1,6 @@
 //! Web Push subscriptions, one per browser (endpoint).
 
+use crate::db::Stamp;
 use rusqlite::{Connection, params};
 
 #[derive(Debug, Clone)]
@@ -21,7 +22,7 @@ pub fn upsert(
     p256dh: &str,
     auth: &str,
     user_agent: Option<&str>,
-    now: &str,
+    now: Stamp,
 ) -> rusqlite::Result<bool> {
     let changed = conn.execute(
         "INSERT INTO push_subscriptions (user_id, endpoint, p256dh, auth, user_agent, created_at)
@@ -90,7 +91,7 @@ pub fn is_registered(conn: &Connection, user_id: i64, endpoint: &str) -> rusqlit
     .query_row(params![user_id, endpoint], |row| row.get(0))
 }
 
-pub fn touch(conn: &Connection, id: i64, now: &str) -> rusqlite::Result<()> {
+pub fn touch(conn: &Connection, id: i64, now: Stamp) -> rusqlite::Result<()> {
     conn.execute(
         "UPDATE push_subscriptions SET last_success_at = ?2 WHERE id = ?1",
         params![id, now],

@@ -78,7 +78,7 @@ pub fn insert(
     email: &str,
     password_hash: &str,
     verified: bool,
-    now: &str,
+    now: Stamp,
 ) -> rusqlite::Result<Option<User>> {
     let inserted = conn.execute(
         "INSERT INTO users (email, password_hash, email_verified, created_at, updated_at)
@@ -96,7 +96,7 @@ pub fn update_profile(
     id: i64,
     first: &str,
     last: &str,
-    now: &str,
+    now: Stamp,
 ) -> rusqlite::Result<()> {
     conn.execute(
         "UPDATE users SET first_name = ?2, last_name = ?3, updated_at = ?4 WHERE id = ?1",
@@ -108,7 +108,7 @@ pub fn update_profile(
 /// Sets a new password and kills every session (token version bump) and every
 /// forgotten-password link still out: a person who changes a password they fear is known
 /// leaves no link behind that could change it again.
-pub fn set_password(conn: &Connection, id: i64, password_hash: &str, now: &str) -> rusqlite::Result<()> {
+pub fn set_password(conn: &Connection, id: i64, password_hash: &str, now: Stamp) -> rusqlite::Result<()> {
     conn.execute(
         "UPDATE users SET password_hash = ?2, token_version = token_version + 1, updated_at = ?3 WHERE id = ?1",
         params![id, password_hash, now],
@@ -164,7 +164,7 @@ pub fn replace_verification(
 }
 
 /// The user a valid, unexpired verification link belongs to.
-pub fn verification_user(conn: &Connection, token_hash: &str, now: &str) -> rusqlite::Result<Option<i64>> {
+pub fn verification_user(conn: &Connection, token_hash: &str, now: Stamp) -> rusqlite::Result<Option<i64>> {
     conn.query_row(
         "SELECT user_id FROM email_verifications WHERE token_hash = ?1 AND expires_at > ?2",
         params![token_hash, now],
@@ -189,7 +189,7 @@ pub fn replace_password_reset(
 }
 
 /// The user a valid, unexpired forgotten-password link belongs to.
-pub fn password_reset_user(conn: &Connection, token_hash: &str, now: &str) -> rusqlite::Result<Option<i64>> {
+pub fn password_reset_user(conn: &Connection, token_hash: &str, now: Stamp) -> rusqlite::Result<Option<i64>> {
     conn.query_row(
         "SELECT user_id FROM password_resets WHERE token_hash = ?1 AND expires_at > ?2",
         params![token_hash, now],
@@ -203,7 +203,7 @@ pub fn password_reset_user(conn: &Connection, token_hash: &str, now: &str) -> ru
 pub fn consume_password_reset(
     conn: &Connection,
     token_hash: &str,
-    now: &str,
+    now: Stamp,
 ) -> rusqlite::Result<Option<i64>> {
     let Some(user_id) = password_reset_user(conn, token_hash, now)? else {
         return Ok(None);
@@ -306,7 +306,7 @@ pub fn replace_backup_codes(conn: &Connection, user_id: i64, hashes: &[String]) 
 }
 
 /// Marks an unused backup code used; false when there is no such unused code.
-pub fn use_backup_code(conn: &Connection, user_id: i64, hash: &str, now: &str) -> rusqlite::Result<bool> {
+pub fn use_backup_code(conn: &Connection, user_id: i64, hash: &str, now: Stamp) -> rusqlite::Result<bool> {
     let changed = conn.execute(
         "UPDATE backup_codes SET used_at = ?3 WHERE user_id = ?1 AND code_hash = ?2 AND used_at IS NULL",
         params![user_id, hash, now],

@@ -4,7 +4,7 @@ use chrono::{DateTime, Utc};
 use rusqlite::Connection;
 
 use super::{validate_email, validate_new_password};
-use crate::clock;
+use crate::db::Stamp;
 use crate::security::password;
 use crate::store::users::{self, User};
 
@@ -22,7 +22,7 @@ pub fn create_verified(
     let email = validate_email(email).map_err(|p| p.message)?;
     validate_new_password(new_password).map_err(|p| p.message)?;
     let hash = password::hash(new_password).map_err(|e| e.to_string())?;
-    users::insert(conn, &email, &hash, true, &clock::stamp(now))
+    users::insert(conn, &email, &hash, true, Stamp::from(now))
         .map_err(|e| format!("database error: {e}"))?
         .ok_or_else(|| format!("an account with the address {email} already exists; nothing was changed"))
 }
@@ -39,7 +39,7 @@ pub fn reset_password(
         .ok_or_else(|| format!("no account with the address {}", email.trim()))?;
     validate_new_password(new_password).map_err(|p| p.message)?;
     let hash = password::hash(new_password).map_err(|e| e.to_string())?;
-    users::set_password(conn, user.id, &hash, &clock::stamp(now))
+    users::set_password(conn, user.id, &hash, Stamp::from(now))
         .map_err(|e| format!("database error: {e}"))?;
     Ok(user)
 }

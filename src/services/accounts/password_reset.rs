@@ -10,6 +10,7 @@ use super::{
     Accounts, hash_password, password_reset_email, queue_account_mail, validate_email, validate_new_password,
 };
 use crate::clock;
+use crate::db::Stamp;
 use crate::security::codes;
 use crate::services::{ErrorCode, ServiceError, ServiceResult, rejected, user_settings};
 use crate::store::users;
@@ -96,7 +97,7 @@ impl Accounts<'_> {
         let user = self
             .db
             .read(move |conn| {
-                let Some(id) = users::password_reset_user(conn, &lookup, &clock::stamp(now))? else {
+                let Some(id) = users::password_reset_user(conn, &lookup, Stamp::from(now))? else {
                     return Ok(None);
                 };
                 Ok::<_, ServiceError>(users::find_by_id(conn, id)?)
@@ -115,10 +116,10 @@ impl Accounts<'_> {
             .write(move |conn| {
                 let tx = conn.transaction()?;
                 // Used up here, inside the change: two tries with one link cannot both succeed.
-                let Some(user_id) = users::consume_password_reset(&tx, &hash, &clock::stamp(now))? else {
+                let Some(user_id) = users::consume_password_reset(&tx, &hash, Stamp::from(now))? else {
                     return Ok(false);
                 };
-                users::set_password(&tx, user_id, &password_hash, &clock::stamp(now))?;
+                users::set_password(&tx, user_id, &password_hash, Stamp::from(now))?;
                 users::mark_verified(&tx, user_id)?;
                 tx.commit()?;
                 Ok::<_, ServiceError>(true)

@@ -6,7 +6,7 @@ use chrono::{DateTime, Utc};
 
 use super::validation::account_key;
 use super::{Accounts, MAX_NAME_LENGTH, Profile, SignedIn, hash_password, validate_new_password};
-use crate::clock;
+use crate::db::Stamp;
 use crate::services::{ErrorCode, ServiceError, ServiceResult, not_found, rejected, user_backups};
 use crate::store::users::{self, User};
 
@@ -37,7 +37,7 @@ impl Accounts<'_> {
         let updated = self
             .db
             .write(move |conn| {
-                users::update_profile(conn, id, &first, &last, &clock::stamp(now))?;
+                users::update_profile(conn, id, &first, &last, Stamp::from(now))?;
                 users::find_by_id(conn, id)?
                     .ok_or_else(|| not_found(ErrorCode::UserNotFound, "User not found"))
             })
@@ -97,7 +97,7 @@ impl Accounts<'_> {
         let updated = self
             .db
             .write(move |conn| {
-                users::set_password(conn, id, &hash, &clock::stamp(now))?;
+                users::set_password(conn, id, &hash, Stamp::from(now))?;
                 users::find_by_id(conn, id)?
                     .ok_or_else(|| not_found(ErrorCode::UserNotFound, "User not found"))
             })

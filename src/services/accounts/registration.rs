@@ -8,8 +8,8 @@ use super::{
     Accounts, Registered, Registration, hash_password, new_verification, queue_account_mail, validate_email,
     validate_new_password, verification_email,
 };
-use crate::clock;
 use crate::config::Signups;
+use crate::db::Stamp;
 use crate::domain::words::Lang;
 use crate::services::{ErrorCode, Problem, ServiceError, ServiceResult, conflict, user_settings};
 use crate::store::{carers, users};
@@ -36,48 +36,49 @@ impl Accounts<'_> {
         let signups = self.signups;
         let mailer = Arc::clone(self.mailer);
         let link_base = self.link_base.clone();
-        let (user, verification) =
-            self.db
-                .write(move |conn| {
-                    let tx = conn.transaction()?;
-                    // The invitation's token (not the address alone) proves that the mail sent to
-                    // this address was received: the address needs no verification link.
-                    let invited = match &invitation {
-                        Some(hash) => carers::invited(&tx, &email, hash, &clock::stamp(now))?,
-                        None => false,
-                    };
-                    // Past the first account, an address invited to care for someone may still
-                    // register with the invitation's link: the invitation is an account holder's
-                    // explicit choice.
-                    let open = match signups {
-                        Signups::Open => true,
-                        Signups::Closed => false,
-                        Signups::FirstUser => invited || users::count(&tx)? == 0,
-                    };
-                    if !open {
-                        return Err(ServiceError::Forbidden(Problem::new(
-                            ErrorCode::RegistrationClosed,
-                            "Registration is closed",
-                        )));
-                    }
-                    let verified = !needs_verification || invited;
-                    let user = users::insert(&tx, &email, &hash, verified, &clock::stamp(now))?.ok_or_else(
-                        || conflict(ErrorCode::EmailTaken, "An account with this email already exists"),
-                    )?;
-                    if let Some(language) = language {
-                        user_settings::set_language(&tx, user.id, language)?;
-                    }
-                    let verification = (!verified)
-                        .then(|| -> rusqlite::Result<()> {
-                            let token = new_verification(&tx, user.id, now)?;
-                            let email = verification_email(language.unwrap_or(Lang::En), &link_base, &token);
-                            queue_account_mail(&tx, &mailer, user.id, &user.email, &email, now)
-                        })
-                        .transpose()?;
-                    tx.commit()?;
-                    Ok((user, verification))
-                })
-                .await?;
+        let (user, verification) = self
+            .db
+            .write(move |conn| {
+                let tx = conn.transaction()?;
+                // The invitation's token (not the address alone) proves that the mail sent to
+                // this address was received: the address needs no verification link.
+                let invited = match &invitation {
+                    Some(hash) => carers::invited(&tx, &email, hash, Stamp::from(now))?,
+                    None => false,
+                };
+                // Past the first account, an address invited to care for someone may still
+                // register with the invitation's link: the invitation is an account holder's
+                // explicit choice.
+                let open = match signups {
+                    Signups::Open => true,
+                    Signups::Closed => false,
+                    Signups::FirstUser => invited || users::count(&tx)? == 0,
+                };
+                if !open {
+                    return Err(ServiceError::Forbidden(Problem::new(
+                        ErrorCode::RegistrationClosed,
+                        "Registration is closed",
+                    )));
+                }
+                let verified = !needs_verification || invited;
+                let user =
+                    users::insert(&tx, &email, &hash, verified, Stamp::from(now))?.ok_or_else(|| {
+                        conflict(ErrorCode::EmailTaken, "An account with this email already exists")
+                    })?;
+                if let Some(language) = language {
+                    user_settings::set_language(&tx, user.id, language)?;
+                }
+                let verification = (!verified)
+                    .then(|| -> rusqlite::Result<()> {
+                        let token = new_verification(&tx, user.id, now)?;
+                        let email = verification_email(language.unwrap_or(Lang::En), &link_base, &token);
+                        queue_account_mail(&tx, &mailer, user.id, &user.email, &email, now)
+                    })
+                    .transpose()?;
+                tx.commit()?;
+                Ok((user, verification))
+            })
+            .await?;
         if verification.is_none() {
             return Ok(Registered::SignedIn(self.signed_in(&user, now)?));
         }

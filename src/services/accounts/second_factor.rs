@@ -4,6 +4,7 @@ use chrono::{DateTime, Utc};
 use rusqlite::Connection;
 
 use crate::clock;
+use crate::db::Stamp;
 use crate::security::codes::{self, BACKUP_CODE_COUNT, BACKUP_CODE_LENGTH};
 use crate::security::totp;
 use crate::store::users::{self, TwoFactor};
@@ -90,7 +91,7 @@ pub fn use_backup_code(
         conn,
         user_id,
         &codes::hash_code(key, BACKUP_CODE, code),
-        &clock::stamp(now),
+        Stamp::from(now),
     )
 }
 

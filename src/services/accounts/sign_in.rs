@@ -10,7 +10,7 @@ use super::{
     Accounts, Requirements, SignedIn, check_password, check_second_factor, code_email, methods_of,
     new_email_code, preference_of, queue_account_mail,
 };
-use crate::clock;
+use crate::db::Stamp;
 use crate::security::codes;
 use crate::security::sign_in_budget::Verdict;
 use crate::services::{
@@ -141,7 +141,7 @@ impl Accounts<'_> {
         let (user_id, email) = (user.id, user.email.clone());
         self.db
             .write(move |conn| {
-                if !carers::invited(conn, &email, &hash, &clock::stamp(now))? {
+                if !carers::invited(conn, &email, &hash, Stamp::from(now))? {
                     return Ok(false);
                 }
                 users::mark_verified(conn, user_id)?;

@@ -8,6 +8,7 @@ use rusqlite::Connection;
 use super::validation::account_key;
 use super::{Accounts, queue_account_mail, validate_email, verification_email};
 use crate::clock;
+use crate::db::Stamp;
 use crate::security::codes;
 use crate::services::{ErrorCode, ServiceError, ServiceResult, rejected, user_settings};
 use crate::store::users;
@@ -33,7 +34,7 @@ impl Accounts<'_> {
             .db
             .write(move |conn| {
                 let tx = conn.transaction()?;
-                let Some(user_id) = users::verification_user(&tx, &hash, &clock::stamp(now))? else {
+                let Some(user_id) = users::verification_user(&tx, &hash, Stamp::from(now))? else {
                     return Ok(false);
                 };
                 users::mark_verified(&tx, user_id)?;
