@@ -296,6 +296,71 @@ async fn a_test_clock_start_sets_the_servers_time_and_a_bad_one_stops_the_start(
     );
 }
 
+/// A medication added at 22:30 with doses at 22:00 and 23:00: the 22:00 dose has no
+/// reminder (it was past when planned), the 23:00 one has. Tapping 22:00's "Taken" on Today
+/// logs that dose: Today shows 22:00 taken and 23:00 still to come, and 23:00's reminder
+/// still goes out; before, the entry answered 23:00's reminder (the nearest coming within
+/// the hour), so Today showed 23:00 taken and 22:00 due, and 23:00 was never reminded.
+#[tokio::test]
+async fn a_dose_named_by_its_time_answers_that_dose_not_the_next_ones_reminder() {
+    let server = Server::start_with(|c| common::with_clock_start(c, "2026-03-02T22:30:00Z"));
+    let token = account(&server, "late@example.org").await;
+    save_settings(&server, &token, json!({ "timezone": "UTC" })).await;
+    let med = common::medication(
+        &server,
+        &token,
+        json!({ "name": "Metformin", "unit": "tablets", "frequency": "daily", "default_quantity": 1,
+                "schedule": { "times": ["22:00", "23:00"] } }),
+    )
+    .await;
+    let today = || async {
+        let (status, body) = get_json(&server, "/api/medications/today", Some(&token)).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        body["data"]["doses"].as_array().unwrap().clone()
+    };
+    let doses = today().await;
+    assert_eq!(doses.len(), 2, "{doses:?}");
+    assert_eq!(
+        (&doses[0]["status"], &doses[0]["reminder_id"]),
+        (&json!("due"), &Value::Null)
+    );
+    let later = doses[1]["reminder_id"].as_i64().expect("23:00 has its reminder");
+
+    // A time that cannot be read changes nothing.
+    let path = format!("/api/medications/{med}/doses");
+    let (status, body) = post(
+        &server,
+        &path,
+        Some(&token),
+        json!({ "scheduled_time": "at ten" }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+
+    let (status, body) = post(
+        &server,
+        &path,
+        Some(&token),
+        json!({ "status": "taken", "scheduled_time": doses[0]["scheduled_time"] }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let states: Vec<_> = today().await.iter().map(|d| d["status"].clone()).collect();
+    assert_eq!(states, [json!("taken"), json!("upcoming")]);
+    let (_, list) = get_json(&server, "/api/notifications?limit=50", Some(&token)).await;
+    let reminder = list["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == later)
+        .cloned();
+    let reminder = reminder.expect("23:00's reminder is listed");
+    assert_eq!(
+        (&reminder["status"], &reminder["answered_at"]),
+        (&json!("scheduled"), &Value::Null)
+    );
+}
+
 #[tokio::test]
 async fn today_lists_the_days_doses_with_their_state() {
     use chrono::Datelike;

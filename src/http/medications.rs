@@ -265,6 +265,12 @@ pub struct DoseInput {
     dosage: Option<String>,
     /// The planned reminder this dose answers (`reminder_id` of today's dose).
     dosage_id: Option<i64>,
+    /// The planned dose this logs, by its time (`scheduled_time` of today's dose), for one
+    /// that has no reminder: the entry answers that dose only, never another's reminder.
+    /// Without this or `dosage_id`, the entry answers the latest due reminder, else the
+    /// one coming within the hour.
+    #[schema(value_type = Option<chrono::DateTime<chrono::Utc>>)]
+    scheduled_time: Option<String>,
     /// Whether the dose comes out of the stock (default true).
     affect_inventory: Option<bool>,
     /// Log a taken dose even though it is sooner or more than the medication's as-needed
@@ -301,6 +307,7 @@ pub async fn log_dose(
         dosage_unit: input.dosage_unit,
         dosage: input.dosage,
         dosage_id: input.dosage_id,
+        scheduled_time: doses::taken_at(input.scheduled_time.as_deref())?,
         affect_inventory: input.affect_inventory.unwrap_or(true),
         confirm: input.confirm.unwrap_or(false),
     };

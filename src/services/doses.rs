@@ -32,6 +32,9 @@ pub struct NewDose {
     pub dosage: Option<String>,
     /// The planned reminder this dose answers.
     pub dosage_id: Option<i64>,
+    /// Without `dosage_id`: whether the entry answers the nearest due or coming reminder
+    /// (false when the person named a planned dose that has none).
+    pub answer_nearest: bool,
     pub affect_inventory: bool,
     /// Who logged it (none for what the engine records by itself, a missed dose).
     pub logged_by: Option<LoggedBy>,
@@ -84,14 +87,16 @@ pub fn record_dose(
     entry.id = history::insert(conn, user_id, &entry)?;
     let warning = stock::settle(conn, user_id, &mut entry, now)?;
     history::update(conn, user_id, &entry)?;
-    reminders::answer(
-        conn,
-        user_id,
-        m.id,
-        entry.dosage_id,
-        &entry.taken.to_string(),
-        entry.id,
-    )?;
+    if entry.dosage_id.is_some() || dose.answer_nearest {
+        reminders::answer(
+            conn,
+            user_id,
+            m.id,
+            entry.dosage_id,
+            &entry.taken.to_string(),
+            entry.id,
+        )?;
+    }
     announce(conn, user_id, &entry, now)?;
     Ok(Recorded { entry, warning })
 }
@@ -187,6 +192,8 @@ pub struct DoseRequest {
     pub dosage_unit: Option<String>,
     pub dosage: Option<String>,
     pub dosage_id: Option<i64>,
+    /// The planned dose it is for, by its time, when that has no reminder.
+    pub scheduled_time: Option<DateTime<Utc>>,
     pub affect_inventory: bool,
     /// Taken anyway, over the medication's as-needed limits.
     pub confirm: bool,
@@ -275,6 +282,11 @@ pub fn log(
             "Notification not found",
         ));
     }
+    // A planned dose named by its time answers its reminder if it has one, and no other.
+    let dosage_id = match (dose.dosage_id, dose.scheduled_time) {
+        (None, Some(at)) => reminders::open_dose_at(conn, user_id, m.id, Stamp::from(at))?,
+        (named, _) => named,
+    };
     // Without a quantity, the usual dose (the day's step under a tapering plan).
     let usual = planner::dose_quantity(conn, user_id, &m, taken, now)?;
     let quantity = dose_quantity(dose.quantity.unwrap_or(usual))?;
@@ -292,7 +304,8 @@ pub fn log(
             quantity,
             dosage_unit,
             dosage,
-            dosage_id: dose.dosage_id,
+            dosage_id,
+            answer_nearest: dose.scheduled_time.is_none(),
             affect_inventory: dose.affect_inventory,
             logged_by: Some(logger(conn, access.user_id)?),
         },

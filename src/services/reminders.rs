@@ -387,6 +387,7 @@ pub fn log_take(
             dosage_unit: m.unit.clone(),
             dosage: None,
             dosage_id: Some(target.reminder.id),
+            answer_nearest: false,
             affect_inventory: true,
             // The link's recipient: the account holder, or the carer it was sent to.
             logged_by: Some(doses::logger(&tx, access.user_id)?),

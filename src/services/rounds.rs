@@ -597,6 +597,7 @@ fn record_one_missed(
             dosage_unit: m.unit.clone(),
             dosage: None,
             dosage_id: Some(dose.id),
+            answer_nearest: false,
             affect_inventory: false,
             // Recorded by the engine, not by a person.
             logged_by: None,
@@ -1526,6 +1527,7 @@ mod tests {
             dosage_unit: None,
             dosage: None,
             dosage_id: None,
+            scheduled_time: None,
             affect_inventory: false,
             confirm: false,
         };
@@ -1759,6 +1761,7 @@ mod tests {
                 dosage_unit: medication.unit.clone(),
                 dosage: None,
                 dosage_id: Some(w.reminder().id),
+                answer_nearest: false,
                 affect_inventory: false,
                 logged_by: Some(person),
             },

@@ -406,6 +406,21 @@ pub fn reopen(conn: &Connection, user_id: i64, history_id: i64) -> rusqlite::Res
     Ok(())
 }
 
+/// The open (unanswered) reminder of a planned dose of the medication at `at`, if it has one.
+pub fn open_dose_at(
+    conn: &Connection,
+    user_id: i64,
+    medication_id: i64,
+    at: Stamp,
+) -> rusqlite::Result<Option<i64>> {
+    conn.prepare_cached(
+        "SELECT id FROM reminders
+         WHERE user_id = ?1 AND medication_id = ?2 AND kind = 'dose' AND scheduled_time = ?3 AND answered_at IS NULL",
+    )?
+    .query_row(params![user_id, medication_id, at], |row| row.get(0))
+    .optional()
+}
+
 pub fn answer(
     conn: &Connection,
     user_id: i64,

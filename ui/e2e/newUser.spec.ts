@@ -1,6 +1,7 @@
 // Defects found when Pillbox was tried as a new user would (issue 11 §5), each seen in the
 // browser against the real server.
 import { expect, registerUser, signIn, test } from './fixtures';
+import { test as atFixedTime } from './fixedTime';
 import { createMedication, freshUserAt, oneTabletLeft } from './medsHelpers';
 
 test.use({ timezoneId: 'UTC' });
@@ -31,35 +32,6 @@ test.describe('a new user', () => {
     await expect(dialog).toBeHidden();
     const card = page.getByTestId('medication-card').filter({ hasText: 'Lisinopril' });
     await expect(card.getByTestId('stock-quantity')).toHaveText('30 tablets');
-  });
-
-  test("sees today's doses with their state and logs one with a tap", async ({ page, request }) => {
-    const user = await registerUser(request);
-    await createMedication(request, user, {
-      name: 'Metformin',
-      unit: 'tablets',
-      frequency: 'daily',
-      default_quantity: 1,
-      schedule: { times: ['00:00', '23:59'] },
-    });
-    await signIn(page, user, '/today');
-    const schedule = page.getByRole('region', { name: 'Scheduled today' });
-    const rows = schedule.getByTestId('today-dose');
-    await expect(rows).toHaveCount(2);
-    await expect(rows.nth(0).getByTestId('today-dose-status')).toHaveText('Due');
-    await expect(rows.nth(1).getByTestId('today-dose-status')).toHaveText('Upcoming');
-
-    await rows.nth(0).getByRole('button', { name: 'Mark Metformin at 12:00 AM as taken' }).click();
-    await expect(rows.nth(0).getByTestId('today-dose-status')).toHaveText('Taken');
-    await expect(rows.nth(0).getByRole('button')).toHaveCount(0);
-    await expect(page.getByText('Metformin logged as taken.')).toBeVisible();
-
-    // The server agrees after a reload.
-    await page.reload();
-    await expect(schedule.getByTestId('today-dose').nth(0).getByTestId('today-dose-status')).toHaveText('Taken');
-    const history = await request.get('/api/medications/history', { headers: auth(user.token) });
-    const entries = ((await history.json()) as { data: { status: string }[] }).data;
-    expect(entries.map((entry) => entry.status)).toEqual(['taken']);
   });
 
   test('a dose larger than the stock is recorded, and the stock says 0 and Out of stock', async ({ page, request }) => {
@@ -134,5 +106,38 @@ test.describe('a new user', () => {
     await expect(page.getByTestId('today-medication')).toContainText('Vitamin D');
     expect(await page.evaluate(() => localStorage.getItem('token'))).not.toBeNull();
     await context.setOffline(false);
+  });
+});
+
+// Read at a fixed instant, so that "due" and "upcoming" do not depend on the hour the run reaches it.
+atFixedTime.describe('a new user, at 22:30', () => {
+  atFixedTime("sees today's doses with their state and logs one with a tap", async ({ page, request }) => {
+    // 22:30 (e2e/fixedTime.ts): 22:00 is due (its grace runs to 23:00), 23:00 upcoming.
+    const user = await registerUser(request);
+    await createMedication(request, user, {
+      name: 'Metformin',
+      unit: 'tablets',
+      frequency: 'daily',
+      default_quantity: 1,
+      schedule: { times: ['22:00', '23:00'] },
+    });
+    await signIn(page, user, '/today');
+    const schedule = page.getByRole('region', { name: 'Scheduled today' });
+    const rows = schedule.getByTestId('today-dose');
+    await expect(rows).toHaveCount(2);
+    await expect(rows.nth(0).getByTestId('today-dose-status')).toHaveText('Due');
+    await expect(rows.nth(1).getByTestId('today-dose-status')).toHaveText('Upcoming');
+
+    await rows.nth(0).getByRole('button', { name: 'Mark Metformin at 10:00 PM as taken' }).click();
+    await expect(rows.nth(0).getByTestId('today-dose-status')).toHaveText('Taken');
+    await expect(rows.nth(0).getByRole('button')).toHaveCount(0);
+    await expect(page.getByText('Metformin logged as taken.')).toBeVisible();
+
+    // The server agrees after a reload.
+    await page.reload();
+    await expect(schedule.getByTestId('today-dose').nth(0).getByTestId('today-dose-status')).toHaveText('Taken');
+    const history = await request.get('/api/medications/history', { headers: auth(user.token) });
+    const entries = ((await history.json()) as { data: { status: string }[] }).data;
+    expect(entries.map((entry) => entry.status)).toEqual(['taken']);
   });
 });

@@ -131,6 +131,8 @@ export interface DoseInput {
   dosage_unit: string;
   dosage?: string;
   dosage_id?: number;
+  /** The planned dose it logs, by its time, when that has no reminder (answers no other). */
+  scheduled_time?: string;
   affect_inventory?: boolean;
   /** Log it even when it comes too soon or over the day's maximum. */
   confirm?: boolean;

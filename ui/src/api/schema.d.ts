@@ -2512,6 +2512,14 @@ export interface components {
              * @description Default: the medication's dose; positive.
              */
             quantity?: number | null;
+            /**
+             * Format: date-time
+             * @description The planned dose this logs, by its time (`scheduled_time` of today's dose), for one
+             *     that has no reminder: the entry answers that dose only, never another's reminder.
+             *     Without this or `dosage_id`, the entry answers the latest due reminder, else the
+             *     one coming within the hour.
+             */
+            scheduled_time?: string | null;
             status?: components["schemas"]["DoseStatus"] | null;
             /**
              * Format: date-time

@@ -265,7 +265,8 @@ describe('Today', () => {
     expect(sentJson(post?.[1])).toEqual({ status: 'taken', quantity: 2, dosage_unit: 'tablets', dosage_id: 41 });
     expect(screen.getByText('Aspirin logged as taken.').closest('[role="status"]')).not.toBeNull();
 
-    // Without a reminder the server picks the nearest dose.
+    // Without a reminder it names the dose by its time, so that no other dose's reminder
+    // is taken for it.
     logged.mockImplementation(() => {
       answer(2, 'skipped', 13);
       return ok({ entry: entryJson({ id: 13, status: 'skipped' }), inventory: null }, 201);
@@ -276,6 +277,7 @@ describe('Today', () => {
       status: 'skipped',
       quantity: 2,
       dosage_unit: 'tablets',
+      scheduled_time: '2026-11-22T20:00:00Z',
     });
   });
 

@@ -71,7 +71,10 @@ export function TodaySchedule({ onLogged }: TodayScheduleProps) {
           status,
           quantity: dose.quantity,
           dosage_unit: dose.unit,
-          ...(dose.reminder_id === null ? {} : { dosage_id: dose.reminder_id }),
+          // The dose the person tapped, and no other: by its reminder, or by its time.
+          ...(dose.reminder_id === null
+            ? { scheduled_time: dose.scheduled_time }
+            : { dosage_id: dose.reminder_id }),
         },
       });
       // The dose's new state shows at once; the refetch the log set off confirms it.
