@@ -858,9 +858,16 @@ async fn an_archived_person_gets_no_reminders_and_deleting_one_takes_their_data_
         history_total(&server, &owner, &format!("medicationId={mine}")).await,
         mine_entries
     );
+    // His medication is gone: filtering by it is not found, as its own routes answer.
+    let (status, body) = get_json(
+        &server,
+        &format!("/api/medications/history?medicationId={his}"),
+        Some(&owner),
+    )
+    .await;
     assert_eq!(
-        history_total(&server, &owner, &format!("medicationId={his}")).await,
-        0
+        (status, code_of(&body)),
+        (StatusCode::NOT_FOUND, "medication_not_found")
     );
     let (status, _) = call(&server, Method::DELETE, &path, Some(&owner), None).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
@@ -1363,4 +1370,85 @@ async fn a_carers_history_and_adherence_show_the_people_they_care_for_and_no_one
         whose(&page),
         named(&[("Aspirin", "Eva Lind"), ("Digoxin", "Grandpa Jo")])
     );
+}
+
+#[tokio::test]
+async fn another_accounts_ids_in_a_history_filter_are_not_found_and_a_carer_still_sees_their_persons() {
+    let server = server_without_mail();
+    let owner = common::register(&server, "eva@example.org").await;
+    let grandpa = new_person(&server, &owner, "Grandpa Jo").await;
+    let his = medication(&server, &owner, "Digoxin", Some(grandpa)).await;
+    let evas = medication(&server, &owner, "Aspirin", None).await;
+    log_dose(&server, &owner, his).await;
+    log_dose(&server, &owner, evas).await;
+    let (carer, _) = carer_by_link(
+        &server,
+        &owner,
+        grandpa,
+        "kim@example.org",
+        "view",
+        ("Kim", "Berg"),
+    )
+    .await;
+    let stranger = common::verified_account(&server, "sam@example.org").await;
+    let sams = medication(&server, &stranger, "Insulin", None).await;
+    log_dose(&server, &stranger, sams).await;
+    let sam = people(&server, &stranger).await[0]["id"].as_i64().unwrap();
+
+    // Another account's medication, as a filter of the whole history or of one medication's,
+    // is not found, as its own routes answer: never an empty page that looks like no doses.
+    let not_yours = [
+        (&stranger, format!("/api/medications/history?medicationId={his}")),
+        (&stranger, format!("/api/medications/history?medicationId={evas}")),
+        (&carer, format!("/api/medications/history?medicationId={evas}")),
+        (&carer, format!("/api/medications/history?medicationId={sams}")),
+        (&owner, format!("/api/medications/history?medicationId={sams}")),
+        (
+            &owner,
+            format!("/api/medications/{evas}/history?medicationId={sams}"),
+        ),
+        (
+            &carer,
+            format!("/api/medications/{his}/history?medicationId={evas}"),
+        ),
+    ];
+    for (token, path) in &not_yours {
+        let (status, body) = get_json(&server, path, Some(token)).await;
+        assert_eq!(
+            (status, code_of(&body)),
+            (StatusCode::NOT_FOUND, "medication_not_found"),
+            "{path}: {body}"
+        );
+    }
+    // So is another account's person named beside a medication one may see.
+    for path in [
+        format!("/api/medications/history?medicationId={his}&person_id={sam}"),
+        format!("/api/medications/{his}/history?person_id={sam}"),
+    ] {
+        let (status, body) = get_json(&server, &path, Some(&carer)).await;
+        assert_eq!(
+            (status, code_of(&body)),
+            (StatusCode::NOT_FOUND, "person_not_found"),
+            "{path}: {body}"
+        );
+    }
+
+    // A carer filtering by the medication of the person they care for sees its doses.
+    let (status, page) = history_page(&server, &carer, &format!("&medicationId={his}")).await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    assert_eq!(whose(&page), named(&[("Digoxin", "Grandpa Jo")]));
+    assert_eq!(page["pagination"]["total"], json!(1), "{page}");
+    let (status, page) = history_page(
+        &server,
+        &carer,
+        &format!("&medicationId={his}&person_id={grandpa}"),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    assert_eq!(whose(&page), named(&[("Digoxin", "Grandpa Jo")]));
+    // And the owner, her own.
+    let (status, page) = history_page(&server, &owner, &format!("&medicationId={evas}")).await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    assert_eq!(page["data"].as_array().unwrap().len(), 1, "{page}");
+    assert_eq!(page["data"][0]["medication_name"], json!("Aspirin"), "{page}");
 }

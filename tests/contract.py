@@ -3,15 +3,18 @@
 signed in. Fails on any 5xx, on any response that breaks the OpenAPI document (body schema,
 status code, content type), and on any route the server serves but the document lacks.
 
-Three accounts: the owner, whose token fuzzes the whole API; a carer the owner invited with
-the view role, and a stranger with no link to the owner. The operations that take an id (in
-the path, or `person_id`/`medicationId`/`medication_id`) are fuzzed again with the carer's and
-the stranger's tokens against the owner's ids, so the answers a carer gets (403
-`not_permitted`, 404) and another account gets (404 only) must be documented too; a few of
-them are asserted directly, as a person would meet them.
+Five accounts: the owner, whose token fuzzes the whole API; three carers the owner invited,
+one with each role (view, record, manage), and a stranger with no link to the owner. The
+operations that take an id (in the path, or `person_id`/`medicationId`/`medication_id`) are
+fuzzed again with each carer's and the stranger's tokens against the owner's ids, so the
+answers a carer gets (what their role allows, 403 `not_permitted` beyond it, 404) and another
+account gets (404 only) must be documented too. Each role's answers are also asked directly,
+as a person would meet them: the status a role must get, and that status documented.
 
 Usage: python3 tests/contract.py [path/to/pillbox]   (default target/debug/pillbox)
-Needs the pinned test tools: python3 -m pip install -r tests/requirements.txt (run-all.sh does). SCHEMATHESIS_MAX_EXAMPLES tunes the depth.
+Needs the pinned test tools: python3 -m pip install -r tests/requirements.txt (run-all.sh does). SCHEMATHESIS_MAX_EXAMPLES tunes the depth
+of the owner's passes, SCHEMATHESIS_OTHERS_MAX_EXAMPLES of the view-only carer's and the stranger's, and
+SCHEMATHESIS_CHANGING_CARERS_MAX_EXAMPLES of the record and the manage carer's.
 """
 
 import collections
@@ -28,9 +31,14 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "target/debug/pillbox"))
 EMAIL = "contract@example.com"
 PASSWORD = "contract-secret-1"
-CARER_EMAIL = "carer@example.com"
 STRANGER_EMAIL = "stranger@example.com"
-Seeded = collections.namedtuple("Seeded", "owner carer stranger person medication entry")
+# A carer's roles, in rising order (services/access.rs says what each allows).
+CARER_ROLES = ("view", "record", "manage")
+# The rank of each role and of the owner's, above every carer's: a role may do what the
+# ranks up to its own allow.
+RANKS = {role: rank for rank, role in enumerate(CARER_ROLES + ("owner",))}
+# `carers` maps each role to the token of the carer who holds it.
+Seeded = collections.namedtuple("Seeded", "owner carers stranger person medication entry")
 CHECKS = ",".join([
     "not_a_server_error",
     "status_code_conformance",
@@ -89,79 +97,146 @@ def register(base, email):
     return body["data"]["token"]
 
 
-def seed(base):
-    """Three accounts: the owner with a person, a medication and a dose, so that ids in paths
-    hit real rows; a carer who accepted the owner's invitation with the view role (through the
-    API, as a person does); and a stranger who has nothing to do with either."""
-    owner = register(base, EMAIL)
+def medication_with_a_dose(base, owner, name):
+    """A daily medication of the owner's with one dose taken: its id and the dose's entry id."""
     status, body = call(base, "POST", "/api/medications", {
-        "name": "Contract", "unit": "mg", "frequency": "daily",
+        "name": name, "unit": "mg", "frequency": "daily",
         "schedule": {"times": ["08:00"]},
     }, owner)
     assert status in (200, 201), body
     medication = body["data"]["id"]
     status, body = call(base, "POST", f"/api/medications/{medication}/doses", {"status": "taken"}, owner)
     assert status == 201, body
-    entry = body["data"]["entry"]["id"]
+    return medication, body["data"]["entry"]["id"]
+
+
+def carer_with_role(base, owner, person, role):
+    """The token of a carer who accepted the owner's invitation to `person` with `role`
+    (through the API, as a person does)."""
+    email = f"{role}-carer@example.com"
+    status, body = call(base, "POST", f"/api/people/{person}/carers", {"email": email, "role": role}, owner)
+    assert status == 201, body
+    invitation = body["data"]["invite_url"].rsplit("/", 1)[-1]
+    carer = register(base, email)
+    status, body = call(base, "POST", f"/api/invitations/{invitation}/accept", token=carer)
+    assert status == 200 and body["data"]["role"] == role, body
+    return carer
+
+
+def seed(base):
+    """Five accounts: the owner with a person, a medication and a dose, so that ids in paths
+    hit real rows; a carer of the owner's person with each role; and a stranger who has
+    nothing to do with any of them."""
+    owner = register(base, EMAIL)
+    medication, entry = medication_with_a_dose(base, owner, "Contract")
     status, body = call(base, "GET", "/api/people", token=owner)
     assert status == 200, body
     person = next(p["id"] for p in body["data"] if p["is_self"])
-    status, body = call(base, "POST", f"/api/people/{person}/carers",
-                        {"email": CARER_EMAIL, "role": "view"}, owner)
-    assert status == 201, body
-    invitation = body["data"]["invite_url"].rsplit("/", 1)[-1]
-    carer = register(base, CARER_EMAIL)
-    status, body = call(base, "POST", f"/api/invitations/{invitation}/accept", token=carer)
-    assert status == 200 and body["data"]["role"] == "view", body
+    carers = {role: carer_with_role(base, owner, person, role) for role in CARER_ROLES}
     stranger = register(base, STRANGER_EMAIL)
-    return Seeded(owner, carer, stranger, person, medication, entry)
+    return Seeded(owner, carers, stranger, person, medication, entry)
 
 
-def others_meet_403_and_404(base, seeded):
-    """What a person would notice, asked directly: another account's person, medication and
-    history entry answer 404, whatever is asked of them; a view-only carer sees the owner's
-    medication and history but changing them answers 403 `not_permitted`."""
-    medication, person, entry = seeded.medication, seeded.person, seeded.entry
-    change_medication = {"name": "Renamed"}
-    a_dose = {"status": "taken"}
-    asks = [
-        ("GET", f"/api/medications/{medication}", None),
-        ("PUT", f"/api/medications/{medication}", change_medication),
-        ("DELETE", f"/api/medications/{medication}", None),
-        ("POST", f"/api/medications/{medication}/doses", a_dose),
-        ("GET", f"/api/medications/{medication}/history", None),
-        ("GET", f"/api/medications/{medication}/inventory", None),
-        ("POST", f"/api/medications/{medication}/inventory/adjust", {"adjustment": 5}),
-        ("PUT", f"/api/medications/history/{entry}", {"dosage": "changed"}),
-        ("DELETE", f"/api/medications/history/{entry}", None),
-        ("GET", f"/api/medications?person_id={person}", None),
-        ("GET", f"/api/medications/history?person_id={person}", None),
-        ("GET", f"/api/medications/today?person_id={person}", None),
-        ("POST", "/api/medications", {"name": "Theirs", "unit": "mg", "frequency": "daily",
-                                   "schedule": {"times": ["09:00"]}, "person_id": person}),
-        ("PUT", f"/api/people/{person}", {"name": "Renamed"}),
-        ("GET", f"/api/people/{person}/carers", None),
+def asks_of(medication, person, entry):
+    """What a person may ask of a medication, its person and a history entry, each with the
+    least role it needs: reads, then changes, then deletes (so that each ask still finds its
+    rows)."""
+    a_medication = {"name": "Theirs", "unit": "mg", "frequency": "daily",
+                    "schedule": {"times": ["09:00"]}, "person_id": person}
+    a_stock = {"enabled": True, "inventory_type": "discrete", "container_type": "blister_pack",
+               "container_quantity": 3, "item_quantity": 10, "item_strength": 500, "item_unit": "tablets"}
+    return [
+        ("view", "GET", f"/api/medications/{medication}", None),
+        ("view", "GET", f"/api/medications/{medication}/history", None),
+        ("view", "GET", f"/api/medications/{medication}/inventory", None),
+        ("view", "GET", f"/api/medications/{medication}/inventory/ledger", None),
+        ("view", "GET", f"/api/medications?person_id={person}", None),
+        ("view", "GET", f"/api/medications/history?person_id={person}", None),
+        ("view", "GET", f"/api/medications/history?medicationId={medication}", None),
+        ("view", "GET", f"/api/medications/today?person_id={person}", None),
+        ("view", "GET", f"/api/medications/adherence?person_id={person}", None),
+        ("view", "GET", f"/api/medications/inventory/low-stock?person_id={person}", None),
+        ("record", "POST", f"/api/medications/{medication}/doses", {"status": "taken"}),
+        ("record", "PUT", f"/api/medications/history/{entry}", {"dosage": "changed"}),
+        ("manage", "PUT", f"/api/medications/{medication}", {"name": "Renamed"}),
+        ("manage", "POST", f"/api/medications/{medication}/inventory", a_stock),
+        ("manage", "POST", f"/api/medications/{medication}/inventory/adjust", {"adjustment": 5}),
+        ("manage", "POST", "/api/medications", a_medication),
+        ("owner", "GET", f"/api/people/{person}/carers", None),
+        ("owner", "GET", f"/api/people/{person}/audit", None),
+        ("owner", "PUT", f"/api/people/{person}", {"name": "Renamed"}),
+        ("owner", "POST", f"/api/people/{person}/carers", {"email": "more@example.com", "role": "view"}),
+        ("record", "DELETE", f"/api/medications/history/{entry}", None),
+        ("manage", "DELETE", f"/api/medications/{medication}", None),
     ]
+
+
+def documented_statuses(document, method, path):
+    """The statuses the document lists for a concrete request (`/api/medications/7?x=1`): of
+    the path template that matches it with the fewest parameters, so that
+    `/api/medications/history` is not read as `/api/medications/{id}`."""
+    path = path.split("?", 1)[0]
+
+    def pattern(template):
+        parts = re.split(r"(\{[^}]+\})", template)
+        return "".join("[^/]+" if part.startswith("{") else re.escape(part) for part in parts)
+
+    matching = [template for template in document["paths"] if re.fullmatch(pattern(template), path)]
+    if not matching:
+        return set()
+    template = min(matching, key=lambda t: t.count("{"))
+    operation = document["paths"][template].get(method.lower(), {})
+    return {int(status) for status in operation.get("responses", {}) if status.isdigit()}
+
+
+def each_role_meets_its_answers(base, document, seeded):
+    """What a person would notice, asked directly. Another account's person, medication and
+    history entry answer 404, whatever is asked of them. A carer gets what their role allows
+    (view reads; record also logs, corrects and deletes doses; manage also changes the
+    medication and its stock) and 403 `not_permitted` beyond it: the person's details and
+    circle are the owner's alone. Every answer's status is one the document lists. The record
+    and the manage carer change rows of their own, so that the owner's seeded rows stay for
+    the fuzzing."""
     problems = []
-    for method, path, body in asks:
-        status, answer = call(base, method, path, body, seeded.stranger)
+
+    def ask(who, token, method, path, body):
+        status, answer = call(base, method, path, body, token)
+        if status not in documented_statuses(document, method, path):
+            problems.append(f"{who}'s {method} {path} answered {status}, which the document "
+                            f"does not list: {answer}")
+        return status, (answer or {}).get("code")
+
+    for _, method, path, body in asks_of(seeded.medication, seeded.person, seeded.entry):
+        status, code = ask("another account", seeded.stranger, method, path, body)
         if status != 404:
-            problems.append(f"another account's {method} {path} answered {status}, not 404: {answer}")
-    carer_changes = [ask for ask in asks if ask[0] != "GET" and "/carers" not in ask[1]]
-    for method, path, body in carer_changes:
-        status, answer = call(base, method, path, body, seeded.carer)
-        code = (answer or {}).get("code")
-        if (status, code) != (403, "not_permitted"):
-            problems.append(f"a view-only carer's {method} {path} answered {status} {code}, "
-                            f"not 403 not_permitted")
-    for method, path, _ in asks:
-        if method == "GET" and "/carers" not in path:
-            status, answer = call(base, method, path, None, seeded.carer)
-            if status != 200:
-                problems.append(f"a view-only carer's {method} {path} answered {status}, not 200: {answer}")
-    status, answer = call(base, "GET", f"/api/medications/{medication}", token=seeded.owner)
+            problems.append(f"another account's {method} {path} answered {status} {code}, not 404")
+    for role, token in seeded.carers.items():
+        # A view-only carer can change nothing, so it asks about the seeded rows themselves.
+        if role == "view":
+            medication, entry = seeded.medication, seeded.entry
+        else:
+            medication, entry = medication_with_a_dose(base, seeded.owner, f"For the {role} carer")
+        for needed, method, path, body in asks_of(medication, seeded.person, entry):
+            status, code = ask(f"a {role} carer", token, method, path, body)
+            if RANKS[role] >= RANKS[needed]:
+                if not 200 <= status < 300:
+                    problems.append(f"a {role} carer's {method} {path} answered {status} {code}, "
+                                    f"not a success")
+            elif (status, code) != (403, "not_permitted"):
+                problems.append(f"a {role} carer's {method} {path} answered {status} {code}, "
+                                f"not 403 not_permitted")
+        # What the role could not do left the rows as they were.
+        status, answer = call(base, "GET", f"/api/medications/{medication}", token=seeded.owner)
+        if RANKS[role] < RANKS["manage"] and (status != 200 or answer["data"]["name"] == "Renamed"):
+            problems.append(f"a {role} carer changed or deleted the owner's medication: {status} {answer}")
+        if RANKS[role] >= RANKS["manage"] and status != 404:
+            problems.append(f"the medication a {role} carer deleted answers the owner {status}, not 404")
+    status, answer = call(base, "GET", f"/api/medications/{seeded.medication}", token=seeded.owner)
     if status != 200 or answer["data"]["name"] != "Contract":
         problems.append(f"the owner's medication changed or went: {status} {answer}")
+    status, answer = call(base, "GET", "/api/people", token=seeded.owner)
+    if status != 200 or any(p["name"] == "Renamed" for p in answer["data"]):
+        problems.append(f"a carer renamed the owner's person: {status} {answer}")
     return problems
 
 
@@ -254,7 +329,7 @@ def main():
                              for item in document["paths"].values())
             print(f"contract: {operations} operations in {len(document['paths'])} paths", flush=True)
             problems = served_but_undocumented(base, document)
-            problems += others_meet_403_and_404(base, seeded)
+            problems += each_role_meets_its_answers(base, document, seeded)
             paths = document["paths"]
             command = [
                 sys.executable, "-m", "schemathesis.cli", "run", base + "/api/openapi.json",
@@ -285,23 +360,30 @@ def main():
                 "--header", f"Authorization: Bearer {seeded.owner}",
                 "--max-examples", os.environ.get("SCHEMATHESIS_MAX_EXAMPLES", "25"),
             ]
-            # The carer and the stranger run first, against the owner's rows while they are
+            # The carers and the stranger run first, against the owner's rows while they are
             # all there; only the operations that take an id, with valid requests only (an
             # invalid body is refused before anyone's access is asked) and fewer examples
             # each: the owner's pass has fuzzed the bodies already, these look at who may do
-            # what.
+            # what. The view-only carer and the stranger can change nothing, so they run first;
+            # the record and the manage carer then fuzz what their roles allow, deletes aside
+            # (deleting the seeded medication would leave the rest of a pass only 404s to
+            # meet): each role's deletes are asked directly above.
             config = os.path.join(temp, "owners-ids.toml")
             with open(config, "w") as f:
                 f.write(owners_ids_config(seeded))
             with_ids = [arg for op in operations_taking_ids(document)
                         for arg in ("--include-operation-id", op)]
             others = os.environ.get("SCHEMATHESIS_OTHERS_MAX_EXAMPLES", "5")
-            passes = [
-                [*command[:3], "--config-file", config, *command[3:],
-                 "--header", f"Authorization: Bearer {token}", "--max-examples", others,
-                 "--mode", "positive", "--phases", "examples,fuzzing", *with_ids]
-                for token in (seeded.carer, seeded.stranger)
-            ]
+            changing = os.environ.get("SCHEMATHESIS_CHANGING_CARERS_MAX_EXAMPLES", "3")
+
+            def others_pass(token, examples, *extra):
+                return [*command[:3], "--config-file", config, *command[3:],
+                        "--header", f"Authorization: Bearer {token}", "--max-examples", examples,
+                        "--mode", "positive", "--phases", "examples,fuzzing", *extra, *with_ids]
+
+            passes = [others_pass(token, others) for token in (seeded.carers["view"], seeded.stranger)]
+            passes += [others_pass(seeded.carers[role], changing, "--exclude-method", "DELETE")
+                       for role in ("record", "manage")]
             # Deleting runs last, so that the rest is fuzzed with rows in place; the account
             # itself (DELETE /api/auth/me) is never fuzzed: its password is ours.
             keep_account = ["--exclude-path", "/api/auth/me"] if "/api/auth/me" in paths else []

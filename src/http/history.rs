@@ -40,7 +40,8 @@ pub struct HistoryQuery {
     date_to: Option<String>,
     #[param(value_type = Option<DoseStatus>)]
     status: Option<String>,
-    /// Only this medication's entries.
+    /// Only this medication's entries: one of your own, or of a person you care for; any
+    /// other id answers 404 `medication_not_found`.
     #[serde(rename = "medicationId")]
     #[param(rename = "medicationId", value_type = Option<i64>)]
     medication_id: Option<String>,
@@ -118,7 +119,7 @@ async fn page_of(
     responses(
         (status = 200, description = "One page of history", body = HistoryPage),
         (status = 400, description = "A filter or page cannot be used (`validation_failed`, `invalid_request`)", body = ErrorBody),
-        (status = 404, description = "No such person you can see (`person_not_found`)", body = ErrorBody),
+        (status = 404, description = "`medicationId` names no medication you can see (`medication_not_found`), or `person_id` no person you can see (`person_not_found`)", body = ErrorBody),
     ),
 )]
 pub async fn list(
@@ -138,7 +139,7 @@ pub async fn list(
     responses(
         (status = 200, description = "One page of history", body = HistoryPage),
         (status = 400, description = "A filter or page cannot be used (`validation_failed`, `invalid_request`)", body = ErrorBody),
-        (status = 404, description = "No such medication of yours (`medication_not_found`)", body = ErrorBody),
+        (status = 404, description = "No such medication you can see, in the path or in `medicationId` (`medication_not_found`), or `person_id` names no person you can see (`person_not_found`)", body = ErrorBody),
     ),
 )]
 pub async fn for_medication(

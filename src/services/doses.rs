@@ -530,10 +530,24 @@ pub fn history(
     paging: Paging,
     now: DateTime<Utc>,
 ) -> ServiceResult<(Vec<ListedEntry>, Pagination)> {
-    let (owner, cared_for) = match (within, person) {
-        (Some(id), _) => (access::medication(conn, viewer, id)?.owner_id, Vec::new()),
-        (None, Some(id)) => (access::person(conn, viewer, id)?.owner_id, Vec::new()),
-        (None, None) => (
+    // Every id asked for must be one the viewer may see: another account's medication or
+    // person answers 404 as its own routes do, never an empty page that looks like no doses.
+    let asked = filter.medication_id.map(MedicationId);
+    if let (Some(_), Some(id)) = (within, asked) {
+        access::medication(conn, viewer, id)?;
+    }
+    let medication = within.or(asked);
+    let medication_owner = match medication {
+        Some(id) => Some(access::medication(conn, viewer, id)?.owner_id),
+        None => None,
+    };
+    let person_owner = match person {
+        Some(id) => Some(access::person(conn, viewer, id)?.owner_id),
+        None => None,
+    };
+    let (owner, cared_for) = match medication_owner.or(person_owner) {
+        Some(owner) => (owner, Vec::new()),
+        None => (
             viewer,
             access::reachable(conn, viewer)?
                 .into_iter()
@@ -545,7 +559,7 @@ pub fn history(
     let clock = UserClock::at(conn, owner, now)?;
     let filter = Filter {
         status: filter.status,
-        medication_id: within.map(|id| id.0).or(filter.medication_id),
+        medication_id: medication.map(|id| id.0),
         person_id: person,
         cared_for,
         from: bound(filter.date_from.as_deref(), &clock, false)?,

@@ -7188,7 +7188,10 @@ export interface operations {
                 date_to?: string;
                 /** @description Entries per page, 1 to 100 (default 20). */
                 limit?: number;
-                /** @description Only this medication's entries. */
+                /**
+                 * @description Only this medication's entries: one of your own, or of a person you care for; any
+                 *     other id answers 404 `medication_not_found`.
+                 */
                 medicationId?: number;
                 /** @description Entries to pass over; wins over `page`. */
                 offset?: number;
@@ -7238,7 +7241,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such medication of yours (`medication_not_found`) */
+            /** @description No such medication you can see, in the path or in `medicationId` (`medication_not_found`), or `person_id` names no person you can see (`person_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7676,7 +7679,10 @@ export interface operations {
                 date_to?: string;
                 /** @description Entries per page, 1 to 100 (default 20). */
                 limit?: number;
-                /** @description Only this medication's entries. */
+                /**
+                 * @description Only this medication's entries: one of your own, or of a person you care for; any
+                 *     other id answers 404 `medication_not_found`.
+                 */
                 medicationId?: number;
                 /** @description Entries to pass over; wins over `page`. */
                 offset?: number;
@@ -7723,7 +7729,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such person you can see (`person_not_found`) */
+            /** @description `medicationId` names no medication you can see (`medication_not_found`), or `person_id` no person you can see (`person_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
