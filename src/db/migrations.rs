@@ -42,6 +42,7 @@ pub const MIGRATIONS: &[Migration] = &[
     migration!("0016_delivery_truth"),
     migration!("0017_channels"),
     migration!("0018_import_staging"),
+    migration!("0020_escalation_retraction"),
 ];
 
 #[derive(Debug, Serialize)]

@@ -24,12 +24,12 @@ use crate::mailer::Mailer;
 use crate::security::outbound::{Policy, Resolver};
 use crate::services::messages::Formats;
 use crate::services::rounds::{
-    RoundMail, enqueue_round_mail, followups, join_reasons, load_recipient, next_repeat,
+    CLOCK_CORRECTED, RoundMail, enqueue_round_mail, followups, join_reasons, load_recipient, next_repeat,
 };
 use crate::store::channels::{self as store, Channel, QueuedSend};
 use crate::store::deliveries::{self, NewDelivery};
 use crate::store::outbox::ReminderRound;
-use crate::store::{notify_prefs, outbox, reminders};
+use crate::store::{escalations, notify_prefs, outbox, reminders};
 
 /// Sends in flight at once, over all channels.
 const SENDING_AT_ONCE: usize = 32;
@@ -465,6 +465,13 @@ fn prepare(
     {
         return drop(conn, "not sent: the dose was handled first");
     }
+    // An alert withdrawn meanwhile (the clock went back: the dose is not late after all).
+    if send.event == "escalation.sent"
+        && let Some(escalation_id) = send.escalation_id
+        && !escalations::wanted(conn, escalation_id)?
+    {
+        return drop(conn, "not sent: the alert was withdrawn first");
+    }
     if send.event == "reminder.due"
         && let Some(reminder_id) = send.reminder_id
     {
@@ -544,6 +551,7 @@ pub fn handled_text(
     };
     let status = handled.status.as_deref().unwrap_or(outcome);
     let mut text = match (outcome, status) {
+        (CLOCK_CORRECTED, _) => return words.handled_corrected.to_owned(),
         ("snoozed", _) => words
             .handled_snoozed
             .replace("{time}", &time(handled.snoozed_until)),
