@@ -459,18 +459,17 @@ fn prepare(
     }
     let mut message: Message = serde_json::from_value(send.message.clone()).unwrap_or_default();
     let mut replaces = None;
-    if send.event == "escalation.sent"
-        && let Some(reminder_id) = send.reminder_id
-        && reminders::job(conn, reminder_id)?.is_none_or(|job| job.reminder.answered_at.is_some())
-    {
-        return drop(conn, "not sent: the dose was handled first");
-    }
-    // An alert withdrawn meanwhile (the clock went back: the dose is not late after all).
+    // A carer's alert goes out while it is wanted: a dose recorded missed still is; one
+    // handled, or an alert withdrawn (the clock went back: the dose is not late after all),
+    // is not.
     if send.event == "escalation.sent"
         && let Some(escalation_id) = send.escalation_id
         && !escalations::wanted(conn, escalation_id)?
     {
-        return drop(conn, "not sent: the alert was withdrawn first");
+        return drop(
+            conn,
+            "not sent: the dose was handled first, or the alert was withdrawn",
+        );
     }
     if send.event == "reminder.due"
         && let Some(reminder_id) = send.reminder_id
@@ -791,4 +790,33 @@ fn settle_reminder(
     let others = job.reminder.failure_reason.as_deref().unwrap_or_default();
     let reason = join_reasons(others, &format!("channel:{}: {error}", send.channel_id));
     reminders::mail_failed(conn, reminder_id, relative, &reason, next.as_deref())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_carers_alert_withdrawn_after_the_clock_went_back_says_why_in_their_language() {
+        let handled = store::Handled {
+            status: None,
+            at: None,
+            by: Some("Kim".into()),
+            snoozed_until: None,
+        };
+        let text = |lang: &str| {
+            let formats = Formats::new(chrono_tz::UTC, None, None, Some(lang));
+            handled_text(&handled, CLOCK_CORRECTED, &formats, Utc::now())
+        };
+        assert_eq!(
+            text("en"),
+            "Alert withdrawn: the server's clock was corrected and this dose is not overdue yet"
+        );
+        assert_eq!(
+            text("de"),
+            "Warnung zurückgezogen: Die Uhr des Servers wurde korrigiert, diese Dosis ist noch nicht überfällig"
+        );
+        assert!(text("es").starts_with("Alerta retirada: "));
+        assert!(text("fr").starts_with("Alerte retirée : "));
+    }
 }

@@ -298,6 +298,40 @@ mod tests {
     }
 
     #[test]
+    fn a_retracted_alert_names_the_carers_it_reached_and_no_longer_counts() {
+        let (conn, reminder, _) = database();
+        let now = "2026-03-02T09:00:00.000Z";
+        let reached = insert(&conn, reminder, 2, now).unwrap().unwrap();
+        settle(&conn, reached, "sent", now).unwrap();
+        let waiting = insert(&conn, reminder, 3, now).unwrap().unwrap();
+        assert!(carers(&conn, now).is_empty());
+
+        let told = retract(&conn, reminder, "2026-03-02T07:30:00.000Z").unwrap();
+        assert_eq!(
+            told,
+            [Retracted {
+                id: reached,
+                carer_id: 2,
+                mailed: false
+            }],
+            "only the carer it reached is told"
+        );
+        assert!(
+            !wanted(&conn, waiting).unwrap(),
+            "the one not yet out is not sent"
+        );
+        assert!(
+            retract(&conn, reminder, now).unwrap().is_empty(),
+            "retracted once"
+        );
+        // Both are due an alert again once the dose is late, and get one each.
+        assert_eq!(carers(&conn, now), vec![2, 3]);
+        let again = insert(&conn, reminder, 2, now).unwrap().unwrap();
+        assert_ne!(again, reached);
+        assert!(insert(&conn, reminder, 2, now).unwrap().is_none());
+    }
+
+    #[test]
     fn a_broken_or_missing_rule_alerts_nobody() {
         let (conn, _, medication) = database();
         for rule in ["{}", "{\"carers\":[2]}", "not json", "{\"after_minutes\":30}"] {
