@@ -827,22 +827,21 @@ async fn too_many_requests_waits_for_retry_after() {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_carers_alert_goes_to_the_carers_own_channel_as_urgent_and_the_owners_webhook_hears_of_it() {
-    let doubles = Doubles::start().await;
-    let (server, _temp) = server(|_| {});
-    let owner = common::register(&server, "olga@example.com").await;
-    let carer = common::register(&server, "anna@example.com").await;
+/// Olga (owner) and Anna (her carer for Tom, role record, with her own ntfy chosen for her
+/// notifications), both in UTC: Olga's token, Tom's id and Anna's user id.
+async fn carer_of_tom_on_ntfy(server: &Server, doubles: &Doubles) -> (String, i64, i64) {
+    let owner = common::register(server, "olga@example.com").await;
+    let carer = common::register(server, "anna@example.com").await;
     for token in [&owner, &carer] {
-        common::save_settings(&server, token, json!({ "timezone": "UTC", "timeFormat": "24h" })).await;
+        common::save_settings(server, token, json!({ "timezone": "UTC", "timeFormat": "24h" })).await;
     }
-    let (_, me) = get_json(&server, "/api/auth/me", Some(&carer)).await;
+    let (_, me) = get_json(server, "/api/auth/me", Some(&carer)).await;
     let carer_id = me["data"]["id"].as_i64().unwrap();
-    let (status, tom) = post(&server, "/api/people", Some(&owner), json!({ "name": "Tom" })).await;
+    let (status, tom) = post(server, "/api/people", Some(&owner), json!({ "name": "Tom" })).await;
     assert_eq!(status, StatusCode::CREATED, "{tom}");
     let tom = tom["data"]["id"].as_i64().unwrap();
     let (status, invited) = post(
-        &server,
+        server,
         &format!("/api/people/{tom}/carers"),
         Some(&owner),
         json!({ "email": "anna@example.com", "role": "record" }),
@@ -857,21 +856,30 @@ async fn a_carers_alert_goes_to_the_carers_own_channel_as_urgent_and_the_owners_
         .unwrap()
         .to_owned();
     let (status, accepted) = post(
-        &server,
+        server,
         &format!("/api/invitations/{invite}/accept"),
         Some(&carer),
         json!({}),
     )
     .await;
     assert_eq!(status, StatusCode::OK, "{accepted}");
-    // Anna's own ntfy, chosen for her notifications; Olga's webhook listens for alerts.
+    // Anna's own ntfy, chosen for her notifications.
     let ntfy = add_channel(
-        &server,
+        server,
         &carer,
         json!({ "kind": "ntfy", "config": { "server_url": format!("{}/ntfy", doubles.base), "topic": "anna" } }),
     )
     .await;
-    choose(&server, &carer, &[ntfy["method"].as_str().unwrap()]).await;
+    choose(server, &carer, &[ntfy["method"].as_str().unwrap()]).await;
+    (owner, tom, carer_id)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_carers_alert_goes_to_the_carers_own_channel_as_urgent_and_the_owners_webhook_hears_of_it() {
+    let doubles = Doubles::start().await;
+    let (server, _temp) = server(|_| {});
+    let (owner, tom, carer_id) = carer_of_tom_on_ntfy(&server, &doubles).await;
+    // Olga's webhook listens for alerts.
     add_channel(
         &server,
         &owner,
@@ -924,6 +932,35 @@ async fn a_carers_alert_goes_to_the_carers_own_channel_as_urgent_and_the_owners_
     assert_eq!(last["sequence_id"], alert["sequence_id"]);
     assert!(
         last["message"].as_str().unwrap().starts_with("✓ Taken at "),
+        "{last}"
+    );
+}
+
+/// Anna alerted on her ntfy while the server's clock ran ahead: when NTP sets it back, the
+/// dose is not late after all, and her alert is replaced by one that says it no longer holds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_carers_channel_alert_sent_while_the_clock_was_ahead_is_replaced_when_it_goes_back() {
+    let doubles = Doubles::start().await;
+    let (server, _temp) = server(|c| common::with_clock_start(c, "2026-03-02T06:00:00Z"));
+    let (owner, tom, carer_id) = carer_of_tom_on_ntfy(&server, &doubles).await;
+    medication(
+        &server,
+        &owner,
+        json!({ "name": "Amoxicillin", "unit": "tablets", "frequency": "daily", "person_id": tom,
+                "schedule": { "times": ["08:00"], "grace_minutes": 30 },
+                "escalation": { "after_minutes": 45, "carers": [carer_id] } }),
+    )
+    .await;
+    // At 06:00 the clock is set to 09:00: the dose looks missed and Anna is alerted.
+    common::jump_clock(&server, 3 * 3600).await;
+    let alert = doubles.wait_for("/ntfy/", 1).await[0].json();
+    assert_eq!(alert["title"], "Tom has not taken Amoxicillin");
+    // Set back to 06:30: the same message now says why it no longer holds.
+    common::jump_clock(&server, -(2 * 3600 + 1800)).await;
+    let last = doubles.wait_for("/ntfy/", 2).await[1].json();
+    assert_eq!(last["sequence_id"], alert["sequence_id"]);
+    assert_eq!(
+        last["message"], "Alert withdrawn: the server's clock was corrected and this dose is not overdue yet",
         "{last}"
     );
 }

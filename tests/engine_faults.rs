@@ -325,19 +325,6 @@ async fn a_server_killed_mid_send_delivers_every_reminder_once_per_device_after_
     assert!(log.contains("the last run stopped while sending"), "{log}");
 }
 
-/// Sets the server's clock `seconds` forward or back as NTP sets a system clock (no time
-/// passes), then runs a dispatcher pass (`POST /api/test/clock`, debug builds only).
-async fn set_clock_by(server: &Server, seconds: i64) {
-    let (status, body) = post(
-        server,
-        "/api/test/clock",
-        None,
-        json!({ "jump_seconds": seconds }),
-    )
-    .await;
-    assert_eq!(status, StatusCode::OK, "{body}");
-}
-
 async fn day_history(server: &Server, token: &str) -> Vec<Value> {
     let (status, body) = get_json(server, "/api/medications/history?limit=100", Some(token)).await;
     assert_eq!(status, StatusCode::OK, "{body}");
@@ -377,7 +364,7 @@ async fn a_clock_that_jumps_ahead_and_back_leaves_no_missed_dose_in_the_future_a
     assert_eq!(health().await["checks"]["clock"], "ok");
 
     // At 06:00 the clock is set to 10:30: the 08:00 dose's grace (60 min) looks over.
-    set_clock_by(&server, 4 * 3600 + 1800).await;
+    common::jump_clock(&server, 4 * 3600 + 1800).await;
     let entries = day_history(&server, &token).await;
     assert_eq!(entries.len(), 1, "{entries:?}");
     assert_eq!(entries[0]["status"], "missed");
@@ -392,7 +379,7 @@ async fn a_clock_that_jumps_ahead_and_back_leaves_no_missed_dose_in_the_future_a
     assert!(push.received("phone").is_empty(), "nothing was sent hours late");
 
     // NTP sets it back to 06:30: the dose is not missed yet.
-    set_clock_by(&server, -4 * 3600).await;
+    common::jump_clock(&server, -4 * 3600).await;
     assert_eq!(day_history(&server, &token).await, Vec::<Value>::new());
     assert!(
         health().await["checks"]["clock"]

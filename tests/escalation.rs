@@ -538,3 +538,149 @@ async fn an_alert_mail_still_queued_when_the_dose_is_taken_is_never_sent() {
     assert!(alert_mails(&smtp, "anna@example.test").is_empty());
     assert!(alert_mails(&smtp, "ben@example.test").is_empty());
 }
+
+/// The instant `text` (RFC 3339), for moving the test clock to a time of day.
+fn instant(text: &str) -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339(text).unwrap().with_timezone(&Utc)
+}
+
+/// Moves the test clock forward to `at` (time passing) and answers once its pass is over.
+async fn advance_to(server: &Server, at: &str) {
+    let now = advance(server, 0).await;
+    let seconds = (instant(at) - now).num_seconds();
+    assert!(seconds >= 0, "the clock is already past {at} ({now})");
+    advance(server, seconds).await;
+}
+
+async fn wait_mail(smtp: &SmtpSink, to: &str, subject: &str) -> common::Mail {
+    for _ in 0..300 {
+        if let Some(mail) = smtp
+            .messages()
+            .into_iter()
+            .find(|m| m.to.contains(to) && m.subject.contains(subject))
+        {
+            return mail;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("no mail about {subject} to {to}");
+}
+
+/// The carers' alerts about `reminder` as the database holds them: (status, retracted).
+fn escalation_rows(data_dir: &Path, reminder: i64) -> Vec<(String, bool)> {
+    let conn = rusqlite::Connection::open(data_dir.join("pillbox.sqlite3")).unwrap();
+    conn.prepare(
+        "SELECT status, retracted_at IS NOT NULL FROM escalations WHERE reminder_id = ?1 ORDER BY id",
+    )
+    .unwrap()
+    .query_map([reminder], |row| Ok((row.get(0)?, row.get(1)?)))
+    .unwrap()
+    .collect::<rusqlite::Result<_>>()
+    .unwrap()
+}
+
+/// A Pi whose clock ran ahead alerts a carer (push and e-mail) about a dose "missed" hours
+/// early; when NTP sets the clock back, the carer's device closes the alert, a mail in her
+/// language says it no longer holds, and the dose missed for real later alerts her again,
+/// once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_alert_sent_while_the_clock_was_ahead_is_withdrawn_when_it_goes_back_and_sent_again_when_missed_for_real()
+ {
+    let push = PushService::start().await;
+    let smtp = SmtpSink::start();
+    let dir = tempfile::tempdir().unwrap();
+    let data_dir = dir.path().join("data");
+    let server = Server::start_in(&data_dir, |c| {
+        engine_env(c, &push);
+        common::with_clock_start(c, "2026-03-02T06:00:00Z");
+        smtp.configure(c);
+    })
+    .unwrap();
+    let (owner, _) = person(&server, &push, "olga@example.test", "Olga", "olga-phone").await;
+    let (anna, anna_id) = person(&server, &push, "anna@example.test", "Anna", "anna-phone").await;
+    // Anna reads French.
+    common::save_settings(&server, &anna, json!({ "language": "fr" })).await;
+    let tom = dependent(&server, &owner, "Tom").await;
+    add_carer(&server, &owner, tom, "anna@example.test", "record", &anna).await;
+    medication(
+        &server,
+        &owner,
+        json!({ "name": "Insulin", "unit": "units", "frequency": "daily", "person_id": tom,
+                "default_quantity": 4,
+                "schedule": { "times": ["08:00"], "grace_minutes": 30 },
+                "escalation": { "after_minutes": 45, "carers": [anna_id] } }),
+    )
+    .await;
+
+    // At 06:00 the clock is set to 09:00: the 08:00 dose looks missed and Anna is alerted.
+    common::jump_clock(&server, 3 * 3600).await;
+    let alert = wait_alert(&push, "anna-phone", "Tom").await;
+    let tag = alert["tag"].as_str().unwrap().to_owned();
+    let reminder: i64 = tag.trim_start_matches("reminder-").parse().unwrap();
+    wait_alert_mail(&smtp, "anna@example.test").await;
+
+    // NTP sets it back to 06:30: the dose is not late, and Anna is told so, on her phone
+    // and by mail, in French.
+    common::jump_clock(&server, -(2 * 3600 + 1800)).await;
+    let withdrawal = wait_withdrawal(&push, "anna-phone", &tag).await;
+    assert_eq!(withdrawal["outcome"], "corrected");
+    // (The sink keeps the subject as sent: its accented word encoded.)
+    let correction = wait_mail(&smtp, "anna@example.test", "n'est plus valable").await;
+    assert!(
+        correction.subject.starts_with("Tom : l'alerte "),
+        "{}",
+        correction.subject
+    );
+    assert!(
+        correction.text.contains(
+            "L'alerte sur la prise de Tom prévue le 02/03/2026 08:00 a été envoyée parce que \
+             l'horloge du serveur était fausse. L'horloge a été corrigée et la prise n'est pas \
+             encore en retard."
+        ),
+        "{}",
+        correction.text
+    );
+    assert!(
+        !correction.text.contains("/notifications/take/"),
+        "nothing to take: {}",
+        correction.text
+    );
+    assert_eq!(
+        escalation_rows(&data_dir, reminder),
+        [("withdrawn".to_owned(), true)]
+    );
+    // The history says nothing was missed.
+    let (_, entries) = get_json(&server, "/api/medications/history?limit=100", Some(&owner)).await;
+    assert_eq!(entries["data"], json!([]), "{entries}");
+
+    // Not alerted again before the dose is late at the right time...
+    advance_to(&server, "2026-03-02T08:44:00Z").await;
+    assert_eq!(alerts(&push, "anna-phone", "Tom").len(), 1);
+    assert_eq!(alert_mails(&smtp, "anna@example.test").len(), 1);
+    // ...then once, on her phone and by mail.
+    advance_to(&server, "2026-03-02T08:46:00Z").await;
+    let again = wait_alert(&push, "anna-phone", "Tom").await;
+    assert_ne!(
+        again["takeUrl"], alert["takeUrl"],
+        "a new alert with its own link"
+    );
+    assert_eq!(alerts(&push, "anna-phone", "Tom").len(), 2);
+    for _ in 0..300 {
+        if alert_mails(&smtp, "anna@example.test").len() == 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(alert_mails(&smtp, "anna@example.test").len(), 2);
+    advance(&server, 3600).await;
+    assert_eq!(
+        alerts(&push, "anna-phone", "Tom").len(),
+        2,
+        "alerted once more, not twice"
+    );
+    assert_eq!(alert_mails(&smtp, "anna@example.test").len(), 2);
+    assert_eq!(
+        escalation_rows(&data_dir, reminder),
+        [("withdrawn".to_owned(), true), ("sent".to_owned(), false)]
+    );
+}

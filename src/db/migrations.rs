@@ -43,6 +43,7 @@ pub const MIGRATIONS: &[Migration] = &[
     migration!("0017_channels"),
     migration!("0018_import_staging"),
     migration!("0019_mail_retry_until"),
+    migration!("0020_escalation_retraction"),
 ];
 
 #[derive(Debug, Serialize)]
@@ -457,6 +458,101 @@ mod tests {
             (rows[1].2.as_str(), rows[1].3.as_deref()),
             ("scheduled", Some("2999-01-01T08:45:00.000Z"))
         );
+    }
+
+    /// Migration 0020 makes `escalations` anew: the e-mails and channel messages of the
+    /// alerts already there keep them (a dropped table would have deleted them, foreign keys
+    /// being on), and a retracted alert no longer blocks a new one for the same dose and carer.
+    #[test]
+    fn version_20_keeps_what_names_an_alert_and_lets_a_retracted_one_be_sent_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut conn = Connection::open(dir.path().join("db")).unwrap();
+        conn.pragma_update(None, "foreign_keys", "ON").unwrap();
+        let before = MIGRATIONS
+            .iter()
+            .position(|m| m.name == "0020_escalation_retraction")
+            .unwrap();
+        Migrations::new(MIGRATIONS[..before].iter().map(|m| M::up(m.sql)).collect())
+            .to_latest(&mut conn)
+            .unwrap();
+        conn.execute_batch(
+            "INSERT INTO users (id, email, password_hash, created_at, updated_at) VALUES
+                 (1, 'o@x.test', 'x', 't', 't'), (2, 'c@x.test', 'x', 't', 't');
+             INSERT INTO medications (id, user_id, name, unit, frequency, color, icon, default_quantity, start_date,
+                                      created_at, updated_at)
+                  VALUES (1, 1, 'Aspirin', 'tablets', 'daily', 'blue', 'pill', 1000, '2026-01-01', 't', 't');
+             INSERT INTO reminders (id, user_id, medication_id, medication_name, scheduled_time, reminder_time,
+                                    created_at)
+                  VALUES (10, 1, 1, 'Aspirin', '2026-03-02T08:00:00.000Z', '2026-03-02T08:00:00.000Z', 't');
+             INSERT INTO escalations (id, reminder_id, carer_id, status, created_at, sent_at)
+                  VALUES (5, 10, 2, 'sent', 't', 't');
+             INSERT INTO mail_outbox (kind, user_id, escalation_id, recipient, subject, text_body, html_body,
+                                      message_id, created_at, max_attempts, backoff_seconds)
+                  VALUES ('reminder', 2, 5, 'c@x.test', 's', 't', 'h', 'm', 't', 1, 1);",
+        )
+        .unwrap();
+        let channel = crate::store::channels::insert(
+            &conn,
+            &crate::store::channels::NewChannel {
+                user_id: 2,
+                kind: "ntfy",
+                name: "Phone",
+                config: &serde_json::json!({ "server_url": "https://ntfy.example.org", "topic": "t" }),
+                secret: None,
+                state: "active",
+                link_code_hash: None,
+                link_expires_at: None,
+                now: "t",
+            },
+        )
+        .unwrap();
+        crate::store::channels::enqueue(
+            &conn,
+            &crate::store::channels::NewSend {
+                channel_id: channel,
+                user_id: 2,
+                reminder_id: Some(10),
+                round: None,
+                escalation_id: Some(5),
+                event: "escalation.sent",
+                delivery_kind: None,
+                title: "Tom has not taken Aspirin",
+                medication_name: None,
+                fallback: false,
+                message: &serde_json::json!({}),
+                idempotency_key: "k",
+                now: "t",
+                give_up_at: crate::db::Stamp::from(chrono::Utc::now()),
+            },
+        )
+        .unwrap();
+
+        migrate(&mut conn, dir.path()).unwrap();
+        let named = |table: &str| -> Vec<Option<i64>> {
+            conn.prepare(&format!("SELECT escalation_id FROM {table}"))
+                .unwrap()
+                .query_map([], |r| r.get(0))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap()
+        };
+        assert_eq!(named("mail_outbox"), [Some(5)]);
+        assert_eq!(named("channel_sends"), [Some(5)]);
+        let again = "INSERT INTO escalations (reminder_id, carer_id, created_at) VALUES (10, 2, 't')";
+        assert!(
+            conn.execute(again, []).is_err(),
+            "one alert that holds per dose and carer"
+        );
+        conn.execute(
+            "UPDATE escalations SET retracted_at = 't', status = 'withdrawn' WHERE id = 5",
+            [],
+        )
+        .unwrap();
+        conn.execute(again, []).unwrap();
+        let fks: i64 = conn
+            .query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(fks, 0);
     }
 
     #[test]

@@ -114,6 +114,9 @@ pub struct Words {
     pub handled_missed: &'static str,
     pub handled_snoozed: &'static str,
     pub handled_by: &'static str,
+    /// What replaces a carer's alert on a channel once the clock was set back to before the
+    /// dose was late.
+    pub handled_corrected: &'static str,
     /// The Telegram bot's replies in a chat: `/start` without a code, a chat linked, a link
     /// used or expired, linking failed, `/stop`, a chat that is not linked.
     pub bot_start_hint: &'static str,
@@ -139,6 +142,10 @@ pub struct Words {
     pub escalation_body: &'static str,
     /// The same, naming no medication: `{person}`, `{time}`.
     pub escalation_hidden_title: &'static str,
+    /// A carer's alert that no longer holds, the clock having been set back: `{person}`,
+    /// `{when}` (the dose's time).
+    pub escalation_retracted_title: &'static str,
+    pub escalation_retracted_body: &'static str,
     /// Counted units: (unit, singular, plural).
     counted: [(&'static str, &'static str, &'static str); 5],
     decimal_comma: bool,
@@ -174,6 +181,7 @@ const EN: Words = Words {
     handled_missed: "Missed: not logged by {time}",
     handled_snoozed: "Snoozed until {time}",
     handled_by: " by {name}",
+    handled_corrected: "Alert withdrawn: the server's clock was corrected and this dose is not overdue yet",
     bot_start_hint: "Open the link from Pillbox (Settings → Notifications → Channels) to get reminders here.",
     bot_linked: "Linked: Pillbox reminders arrive in this chat. Send /stop to end them.",
     bot_link_used: "This link is used or expired: make a new one in Pillbox (Settings → Notifications → Channels).",
@@ -190,6 +198,8 @@ const EN: Words = Words {
     escalation_title: "{person} has not taken {name}",
     escalation_body: "{what}, due at {when}, has not been logged for {person}.",
     escalation_hidden_title: "{person} has not taken the {time} medicines",
+    escalation_retracted_title: "{person}: the earlier alert no longer holds",
+    escalation_retracted_body: "The alert about {person}'s dose due at {when} was sent because the server's clock was wrong. The clock has been corrected and the dose is not overdue yet.",
     counted: [
         ("tablets", "tablet", "tablets"),
         ("capsules", "capsule", "capsules"),
@@ -228,6 +238,7 @@ const ES: Words = Words {
     handled_missed: "Olvidada: sin registrar a las {time}",
     handled_snoozed: "Pospuesta hasta las {time}",
     handled_by: " por {name}",
+    handled_corrected: "Alerta retirada: se corrigió el reloj del servidor y esta dosis aún no está atrasada",
     bot_start_hint: "Abre el enlace de Pillbox (Ajustes → Notificaciones → Canales) para recibir aquí los recordatorios.",
     bot_linked: "Vinculado: los recordatorios de Pillbox llegarán a este chat. Envía /stop para dejar de recibirlos.",
     bot_link_used: "Este enlace ya se usó o caducó: crea uno nuevo en Pillbox (Ajustes → Notificaciones → Canales).",
@@ -244,6 +255,8 @@ const ES: Words = Words {
     escalation_title: "{person} no ha tomado {name}",
     escalation_body: "{what}, prevista el {when}, no se ha registrado para {person}.",
     escalation_hidden_title: "{person} no ha tomado los medicamentos de las {time}",
+    escalation_retracted_title: "{person}: la alerta anterior ya no es válida",
+    escalation_retracted_body: "La alerta sobre la dosis de {person} prevista el {when} se envió porque el reloj del servidor estaba mal. El reloj ya se ha corregido y la dosis aún no está atrasada.",
     counted: [
         ("tablets", "comprimido", "comprimidos"),
         ("capsules", "cápsula", "cápsulas"),
@@ -282,6 +295,7 @@ const FR: Words = Words {
     handled_missed: "Oubliée : non notée à {time}",
     handled_snoozed: "Reportée jusqu'à {time}",
     handled_by: " par {name}",
+    handled_corrected: "Alerte retirée : l'horloge du serveur a été corrigée et cette prise n'est pas encore en retard",
     bot_start_hint: "Ouvrez le lien de Pillbox (Paramètres → Notifications → Canaux) pour recevoir les rappels ici.",
     bot_linked: "Associé : les rappels de Pillbox arrivent dans cette conversation. Envoyez /stop pour les arrêter.",
     bot_link_used: "Ce lien a déjà servi ou a expiré : créez-en un nouveau dans Pillbox (Paramètres → Notifications → Canaux).",
@@ -298,6 +312,8 @@ const FR: Words = Words {
     escalation_title: "{person} n'a pas pris {name}",
     escalation_body: "{what}, prévu le {when}, n'a pas été enregistré pour {person}.",
     escalation_hidden_title: "{person} n'a pas pris ses médicaments de {time}",
+    escalation_retracted_title: "{person} : l'alerte précédente n'est plus valable",
+    escalation_retracted_body: "L'alerte sur la prise de {person} prévue le {when} a été envoyée parce que l'horloge du serveur était fausse. L'horloge a été corrigée et la prise n'est pas encore en retard.",
     counted: [
         ("tablets", "comprimé", "comprimés"),
         ("capsules", "capsule", "capsules"),
@@ -336,6 +352,7 @@ const DE: Words = Words {
     handled_missed: "Verpasst: bis {time} nicht erfasst",
     handled_snoozed: "Verschoben bis {time}",
     handled_by: " von {name}",
+    handled_corrected: "Warnung zurückgezogen: Die Uhr des Servers wurde korrigiert, diese Dosis ist noch nicht überfällig",
     bot_start_hint: "Öffnen Sie den Link aus Pillbox (Einstellungen → Benachrichtigungen → Kanäle), um Erinnerungen hier zu erhalten.",
     bot_linked: "Verknüpft: Pillbox-Erinnerungen kommen in diesem Chat an. Senden Sie /stop, um sie zu beenden.",
     bot_link_used: "Dieser Link wurde schon benutzt oder ist abgelaufen: Erstellen Sie in Pillbox einen neuen (Einstellungen → Benachrichtigungen → Kanäle).",
@@ -352,6 +369,8 @@ const DE: Words = Words {
     escalation_title: "{person} hat {name} nicht genommen",
     escalation_body: "{what}, fällig am {when}, wurde für {person} nicht erfasst.",
     escalation_hidden_title: "{person} hat die Medikamente um {time} nicht genommen",
+    escalation_retracted_title: "{person}: Die vorherige Warnung gilt nicht mehr",
+    escalation_retracted_body: "Die Warnung zur Dosis für {person}, fällig am {when}, wurde verschickt, weil die Uhr des Servers falsch ging. Die Uhr wurde korrigiert, und die Dosis ist noch nicht überfällig.",
     counted: [
         ("tablets", "Tablette", "Tabletten"),
         ("capsules", "Kapsel", "Kapseln"),

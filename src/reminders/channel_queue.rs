@@ -24,12 +24,12 @@ use crate::mailer::Mailer;
 use crate::security::outbound::{Policy, Resolver};
 use crate::services::messages::Formats;
 use crate::services::rounds::{
-    RoundMail, enqueue_round_mail, followups, join_reasons, load_recipient, next_repeat,
+    CLOCK_CORRECTED, RoundMail, enqueue_round_mail, followups, join_reasons, load_recipient, next_repeat,
 };
 use crate::store::channels::{self as store, Channel, QueuedSend};
 use crate::store::deliveries::{self, NewDelivery};
 use crate::store::outbox::ReminderRound;
-use crate::store::{notify_prefs, outbox, reminders};
+use crate::store::{escalations, notify_prefs, outbox, reminders};
 
 /// Sends in flight at once, over all channels.
 const SENDING_AT_ONCE: usize = 32;
@@ -459,11 +459,17 @@ fn prepare(
     }
     let mut message: Message = serde_json::from_value(send.message.clone()).unwrap_or_default();
     let mut replaces = None;
+    // A carer's alert goes out while it is wanted: a dose recorded missed still is; one
+    // handled, or an alert withdrawn (the clock went back: the dose is not late after all),
+    // is not.
     if send.event == "escalation.sent"
-        && let Some(reminder_id) = send.reminder_id
-        && reminders::job(conn, reminder_id)?.is_none_or(|job| job.reminder.answered_at.is_some())
+        && let Some(escalation_id) = send.escalation_id
+        && !escalations::wanted(conn, escalation_id)?
     {
-        return drop(conn, "not sent: the dose was handled first");
+        return drop(
+            conn,
+            "not sent: the dose was handled first, or the alert was withdrawn",
+        );
     }
     if send.event == "reminder.due"
         && let Some(reminder_id) = send.reminder_id
@@ -544,6 +550,7 @@ pub fn handled_text(
     };
     let status = handled.status.as_deref().unwrap_or(outcome);
     let mut text = match (outcome, status) {
+        (CLOCK_CORRECTED, _) => return words.handled_corrected.to_owned(),
         ("snoozed", _) => words
             .handled_snoozed
             .replace("{time}", &time(handled.snoozed_until)),
@@ -787,4 +794,33 @@ fn settle_reminder(
     let others = job.reminder.failure_reason.as_deref().unwrap_or_default();
     let reason = join_reasons(others, &format!("channel:{}: {error}", send.channel_id));
     reminders::mail_failed(conn, reminder_id, relative, &reason, next.as_deref())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_carers_alert_withdrawn_after_the_clock_went_back_says_why_in_their_language() {
+        let handled = store::Handled {
+            status: None,
+            at: None,
+            by: Some("Kim".into()),
+            snoozed_until: None,
+        };
+        let text = |lang: &str| {
+            let formats = Formats::new(chrono_tz::UTC, None, None, Some(lang));
+            handled_text(&handled, CLOCK_CORRECTED, &formats, Utc::now())
+        };
+        assert_eq!(
+            text("en"),
+            "Alert withdrawn: the server's clock was corrected and this dose is not overdue yet"
+        );
+        assert_eq!(
+            text("de"),
+            "Warnung zurückgezogen: Die Uhr des Servers wurde korrigiert, diese Dosis ist noch nicht überfällig"
+        );
+        assert!(text("es").starts_with("Alerta retirada: "));
+        assert!(text("fr").starts_with("Alerte retirée : "));
+    }
 }

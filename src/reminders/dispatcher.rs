@@ -160,19 +160,29 @@ impl Engine {
     /// After the clock went back (or at start): undoes what the engine decided at times that
     /// are again to come (`rounds::after_clock_went_back`).
     async fn rewind(&self) -> Result<(), DbError> {
-        let now = self.clock.now();
-        let catch_up = chrono::Duration::minutes(i64::from(self.settings.reminders.catch_up_minutes));
+        let ctx = self.context(self.clock.now());
         let rewound = self
             .db
-            .write(move |conn| rounds::after_clock_went_back(conn, now, catch_up))
+            .write(move |conn| rounds::after_clock_went_back(conn, &ctx))
             .await?;
         if rewound != rounds::Rewound::default() {
             tracing::warn!(
                 "the clock is earlier than when {} doses were recorded missed and {} reminders expired: \
-                 the records are withdrawn and the reminders planned again",
+                 the records are withdrawn and the reminders planned again; {} carers' alerts about \
+                 them are withdrawn ({} corrected by e-mail)",
                 rewound.misses,
-                rewound.expired
+                rewound.expired,
+                rewound.alerts,
+                rewound.mailed
             );
+        }
+        if rewound.alerts > 0 {
+            // The carers' devices get their withdrawals at the end of the pass.
+            self.pushed_reminders.store(true, Ordering::Relaxed);
+            self.channels.wake();
+        }
+        if rewound.mailed > 0 {
+            self.mailer.wake_queue();
         }
         Ok(())
     }

@@ -225,6 +225,20 @@ pub fn hidden_escalation_body(person: &str, due: DateTime<Utc>, formats: &Format
     )
 }
 
+/// The words that tell a carer an alert no longer holds: the clock was set back to before
+/// the dose (due at `due`) was late. They name no medication, as the alert may not have.
+pub fn escalation_retracted_body(person: &str, due: DateTime<Utc>, formats: &Formats) -> (String, String) {
+    let words = formats.words();
+    let when = formats.date_time(due);
+    (
+        words.fill(words.escalation_retracted_title, &[("person", person)]),
+        words.fill(
+            words.escalation_retracted_body,
+            &[("person", person), ("when", &when)],
+        ),
+    )
+}
+
 /// The words of a low-stock alert that names no medication.
 pub fn hidden_low_stock_body(lang: Lang) -> (String, String) {
     let words = lang.words();

@@ -34,6 +34,9 @@ use crate::store::{medications, people, settings, users};
 const CLAIM_MINUTES: i64 = 10;
 /// Take links work until this long after the dose time (a carer's, after the alert).
 pub const TAKE_LINK_HOURS: i64 = 24;
+/// The outcome a carer's devices and channels are told when their alert no longer holds:
+/// the clock was set back to before the dose was late.
+pub const CLOCK_CORRECTED: &str = "corrected";
 /// Mails done (accepted or given up) are forgotten after this long.
 const KEEP_DONE_MAILS_DAYS: i64 = 7;
 /// Doses whose grace ended longer ago than this are not recorded as missed any more: a
@@ -1182,36 +1185,107 @@ pub struct Rewound {
     pub misses: usize,
     /// Reminders that had expired unsent before their time: planned again.
     pub expired: usize,
+    /// Carers' alerts about those doses that had reached them: withdrawn from their devices
+    /// and channels, and corrected by e-mail where they were mailed.
+    pub alerts: usize,
+    /// Corrections queued for the mail queue.
+    pub mailed: usize,
 }
 
-/// After the clock went back to `now` (or at start, where a jump while stopped cannot be
-/// seen): no dose stays recorded missed by the engine while its grace has not run out, and
-/// no reminder stays expired whose time is within the catch-up window or still to come. What
-/// a person recorded is never touched. One transaction.
-pub fn after_clock_went_back(
-    conn: &mut Connection,
-    now: DateTime<Utc>,
-    catch_up: Duration,
-) -> Result<Rewound, DbError> {
+/// After the clock went back to `ctx.now` (or at start, where a jump while stopped cannot
+/// be seen): no dose stays recorded missed by the engine while its grace has not run out,
+/// and no reminder stays expired whose time is within the catch-up window or still to come.
+/// Carers alerted about such a dose hear that the alert no longer holds, and are alerted
+/// again if the dose is missed for real. What a person recorded is never touched. One
+/// transaction.
+pub fn after_clock_went_back(conn: &mut Connection, ctx: &PlanContext) -> Result<Rewound, DbError> {
     let tx = conn.transaction()?;
-    let at = clock::stamp(now);
+    let at = clock::stamp(ctx.now);
     let misses = reminders::missed_before_their_time(&tx, &at, schedule::DEFAULT_GRACE_MINUTES)?;
+    let mut rewound = Rewound {
+        misses: misses.len(),
+        ..Rewound::default()
+    };
     for &(reminder_id, user_id, history_id) in &misses {
-        // Deleting the entry opens its reminders again. Carers' alerts about it not yet out
-        // are withdrawn; one already sent stays (that carer was told, and is not told twice).
+        // Deleting the entry opens its reminders again.
         crate::store::history::delete(&tx, user_id, history_id)?;
-        crate::store::escalations::withdraw_pending(&tx, reminder_id)?;
+        let told = crate::store::escalations::retract(&tx, reminder_id, &at)?;
+        if !told.is_empty() {
+            reminders::withdraw_carers_alerts(&tx, reminder_id, CLOCK_CORRECTED, &at)?;
+        }
+        for alert in told.iter().filter(|a| a.mailed) {
+            rewound.mailed += usize::from(mail_correction(&tx, reminder_id, alert, ctx)?);
+        }
+        rewound.alerts += told.len();
         reminders::plan_again(&tx, reminder_id, &at)?;
     }
-    let expired = reminders::expired_before_their_time(&tx, &clock::stamp(now - catch_up))?;
+    let expired = reminders::expired_before_their_time(&tx, &clock::stamp(ctx.now - ctx.catch_up))?;
     for &id in &expired {
         reminders::plan_again(&tx, id, &at)?;
     }
+    rewound.expired = expired.len();
     tx.commit()?;
-    Ok(Rewound {
-        misses: misses.len(),
-        expired: expired.len(),
-    })
+    Ok(rewound)
+}
+
+/// Queues the e-mail that tells a carer their alert about a dose (the reminder) no longer
+/// holds, in their language, zone and formats. Returns whether one was queued.
+fn mail_correction(
+    conn: &Connection,
+    reminder_id: i64,
+    alert: &crate::store::escalations::Retracted,
+    ctx: &PlanContext,
+) -> rusqlite::Result<bool> {
+    let (Some(carer), Some(job)) = (
+        load_recipient(conn, alert.carer_id)?,
+        reminders::job(conn, reminder_id)?,
+    ) else {
+        return Ok(false);
+    };
+    let Some(medication_id) = job.reminder.medication_id else {
+        return Ok(false);
+    };
+    let person = match medications::find(conn, job.user_id, medication_id)? {
+        Some(medication) => people::name(conn, medication.person_id)?.unwrap_or_default(),
+        None => return Ok(false),
+    };
+    let (title, body) =
+        messages::escalation_retracted_body(&person, job.reminder.scheduled_time.instant(), &carer.formats);
+    let email = Content {
+        title,
+        body,
+        take_url: None,
+        open_url: format!("{}/today", ctx.link_base),
+        tag: format!("reminder-{reminder_id}"),
+        token: None,
+        snooze: false,
+        silent: true,
+        vibrate: false,
+        lang: carer.formats.lang,
+    }
+    .email();
+    let message_id = ctx.mailer.message_id(&format!(
+        "escalation.{}.corrected.{}",
+        alert.id,
+        &codes::link_token()[..12]
+    ));
+    outbox::enqueue(
+        conn,
+        &NewMail {
+            kind: MailKind::Reminder,
+            user_id: Some(alert.carer_id),
+            reminder: None,
+            recipient: &carer.email,
+            subject: &email.subject,
+            text: &email.text,
+            html: &email.html,
+            message_id: &message_id,
+            max_attempts: ctx.settings.reminders.retry_attempts,
+            backoff_seconds: ctx.settings.reminders.retry_backoff_seconds,
+            retry_until: None,
+            now: &clock::stamp(ctx.now),
+        },
+    )
 }
 
 /// Claims up to `limit` due reminders and plans them, in one transaction. Returns how many
@@ -1410,6 +1484,12 @@ mod tests {
     impl World {
         fn ctx(&self, now: &str) -> PlanContext {
             PlanContext::new(at(now), &self.settings, &self.mailer)
+        }
+
+        /// What the engine undoes when the clock went back to `now`.
+        fn rewind_to(&mut self, now: &str) -> Rewound {
+            let ctx = self.ctx(now);
+            after_clock_went_back(&mut self.conn, &ctx).unwrap()
         }
 
         /// Claims and plans what is due at `now`, as a dispatcher pass does.
@@ -1678,7 +1758,6 @@ mod tests {
     #[test]
     fn a_clock_set_back_withdraws_a_missed_record_made_too_early_and_reminds_on_time() {
         let mut w = world(false);
-        let catch_up = Duration::minutes(60);
         // At a real 07:30 the clock says 10:30: a pass records the 08:00 dose "missed" (its
         // grace ended at 09:00), and then its 07:45 reminder is not sent: answered first.
         assert_eq!(
@@ -1691,12 +1770,12 @@ mod tests {
         assert_eq!(w.day_entries().len(), 1);
 
         // NTP sets it back to 07:30.
-        let rewound = after_clock_went_back(&mut w.conn, at("2026-03-02T07:30:00Z"), catch_up).unwrap();
+        let rewound = w.rewind_to("2026-03-02T07:30:00Z");
         assert_eq!(
             rewound,
             Rewound {
                 misses: 1,
-                expired: 0
+                ..Rewound::default()
             }
         );
         assert!(w.day_entries().is_empty(), "no dose stays missed before its time");
@@ -1715,7 +1794,7 @@ mod tests {
             (1, 1)
         );
         // Nothing more to undo at the right time.
-        let again = after_clock_went_back(&mut w.conn, at("2026-03-02T09:02:00Z"), catch_up).unwrap();
+        let again = w.rewind_to("2026-03-02T09:02:00Z");
         assert_eq!(again, Rewound::default());
         assert_eq!(w.day_entries().len(), 1);
     }
@@ -1723,22 +1802,21 @@ mod tests {
     #[test]
     fn a_clock_set_back_replans_a_reminder_that_expired_unsent_but_keeps_what_still_holds() {
         let mut w = world(false);
-        let catch_up = Duration::minutes(60);
         // Ahead by three hours: the 07:45 reminder expires; nothing is recorded missed yet.
         assert!(w.claim_at("2026-03-02T10:30:00Z").1.is_empty());
         assert_eq!(w.reminder().status, ReminderStatus::Failed);
         // Set back to a time still more than the catch-up window after 07:45: it stays
         // expired, as it would have had the server been off until then.
-        let kept = after_clock_went_back(&mut w.conn, at("2026-03-02T08:46:00Z"), catch_up).unwrap();
+        let kept = w.rewind_to("2026-03-02T08:46:00Z");
         assert_eq!(kept, Rewound::default());
         assert_eq!(w.reminder().status, ReminderStatus::Failed);
         // Set back to 07:30: it is planned again and goes out at 07:45.
-        let rewound = after_clock_went_back(&mut w.conn, at("2026-03-02T07:30:00Z"), catch_up).unwrap();
+        let rewound = w.rewind_to("2026-03-02T07:30:00Z");
         assert_eq!(
             rewound,
             Rewound {
-                misses: 0,
-                expired: 1
+                expired: 1,
+                ..Rewound::default()
             }
         );
         assert_eq!(w.reminder().status, ReminderStatus::Scheduled);
@@ -1768,8 +1846,7 @@ mod tests {
             at("2026-03-02T10:30:00Z"),
         )
         .unwrap();
-        let rewound =
-            after_clock_went_back(&mut w.conn, at("2026-03-02T07:30:00Z"), Duration::minutes(60)).unwrap();
+        let rewound = w.rewind_to("2026-03-02T07:30:00Z");
         assert_eq!(rewound, Rewound::default());
         let entries = w.day_entries();
         assert_eq!(entries.len(), 1, "what a person recorded is theirs");

@@ -252,6 +252,8 @@ pub struct QueuedSend {
     pub user_id: i64,
     pub reminder_id: Option<i64>,
     pub round: Option<i64>,
+    /// A carer's alert's message: that alert.
+    pub escalation_id: Option<i64>,
     pub event: String,
     pub delivery_kind: Option<String>,
     pub title: String,
@@ -271,7 +273,7 @@ pub fn claim_due(conn: &Connection, now: &str, limit: usize) -> rusqlite::Result
                       WHERE next_attempt_at IS NOT NULL AND next_attempt_at <= ?1 AND sending_since IS NULL
                       ORDER BY next_attempt_at, id LIMIT ?2)
          RETURNING id, channel_id, user_id, reminder_id, round, event, delivery_kind, title,
-                   medication_name, fallback, message, idempotency_key, attempts, give_up_at",
+                   medication_name, fallback, message, idempotency_key, attempts, give_up_at, escalation_id",
     )?
     .query_map(params![now, i64::try_from(limit).unwrap_or(i64::MAX)], |row| {
         let message: String = row.get(10)?;
@@ -281,6 +283,7 @@ pub fn claim_due(conn: &Connection, now: &str, limit: usize) -> rusqlite::Result
             user_id: row.get(2)?,
             reminder_id: row.get(3)?,
             round: row.get(4)?,
+            escalation_id: row.get(14)?,
             event: row.get(5)?,
             delivery_kind: row.get(6)?,
             title: row.get(7)?,
@@ -401,13 +404,16 @@ pub fn busy(conn: &Connection, now: &str) -> rusqlite::Result<bool> {
     .query_row([now], |row| row.get(0))
 }
 
-/// Queues the handled message for every channel that shows (or is being sent) a reminder,
-/// and stops its messages still waiting. Called where the reminder is handled, in the same
-/// transaction. Returns how many were queued.
+/// Queues the handled message for every channel that shows (or is being sent) a reminder
+/// (only carers' alerts when `carers_only`: to each channel that has one, a webhook whether
+/// or not it asked for `reminder.handled`, as it was sent the alert), and stops its messages
+/// still waiting. Called where the reminder is handled, in the same transaction. Returns
+/// how many were queued.
 pub fn queue_handled(
     conn: &Connection,
     reminder_id: i64,
     outcome: &str,
+    carers_only: bool,
     now: &str,
 ) -> rusqlite::Result<usize> {
     let queued = conn
@@ -419,18 +425,20 @@ pub fn queue_handled(
                     CASE c.kind WHEN 'webhook' THEN 'msg_pillbox_r' || s.reminder_id || '_' || ?2 ELSE s.idempotency_key END,
                     ?3, strftime('%Y-%m-%dT%H:%M:%fZ', ?3, CASE c.kind WHEN 'webhook' THEN '+24 hours' ELSE '+1 hour' END), ?3
              FROM channel_sends s JOIN channels c ON c.id = s.channel_id
-             WHERE s.reminder_id = ?1 AND (s.event = 'reminder.due' OR s.event = 'escalation.sent')
+             WHERE s.reminder_id = ?1 AND ((s.event = 'reminder.due' AND NOT ?4) OR s.event = 'escalation.sent')
                AND (s.delivered_at IS NOT NULL OR s.sending_since IS NOT NULL)
                -- A webhook hears of it only when it asked to.
-               AND (c.kind <> 'webhook'
+               AND (c.kind <> 'webhook' OR ?4
                     OR EXISTS (SELECT 1 FROM json_each(c.config, '$.events') WHERE value = 'reminder.handled'))
              GROUP BY s.channel_id
              ON CONFLICT (channel_id, reminder_id, round, event) WHERE reminder_id IS NOT NULL DO UPDATE SET
                 message = excluded.message, next_attempt_at = excluded.next_attempt_at, give_up_at = excluded.give_up_at,
                 attempts = 0, delivered_at = NULL, failed_at = NULL, last_error = NULL",
         )?
-        .execute(params![reminder_id, outcome, now])?;
-    stop_waiting_for_reminder(conn, reminder_id, now)?;
+        .execute(params![reminder_id, outcome, now, carers_only])?;
+    if !carers_only {
+        stop_waiting_for_reminder(conn, reminder_id, now)?;
+    }
     Ok(queued)
 }
 

@@ -1,6 +1,6 @@
 //! Missed-dose escalations (issue 16): which carers are due an alert about which planned dose,
-//! one `escalations` row per dose and carer (so an alert never goes out twice), and whose dose
-//! a reminder is.
+//! one `escalations` row that holds per dose and carer (so an alert never goes out twice; one
+//! retracted because the clock went back no longer holds), and whose dose a reminder is.
 //!
 //! A dose is *handled* once an entry other than `missed` answers its reminder: a dose recorded
 //! missed (by the engine's grace pass or by hand) still wants someone.
@@ -20,7 +20,8 @@ pub struct Due {
 /// Up to `limit` (dose, carer) pairs due an alert at `now`: planned doses from `from` on of
 /// medications that escalate, of people not archived, not handled `after_minutes` after their
 /// time, to each listed carer who still has an accepted carers row with role record or
-/// manage for that person and has had no alert about that dose yet.
+/// manage for that person and has had no alert about that dose yet (one retracted because the
+/// clock went back does not count).
 pub fn due(conn: &Connection, from: &str, now: &str, limit: i64) -> rusqlite::Result<Vec<Due>> {
     conn.prepare_cached(
         "WITH escalating AS MATERIALIZED (
@@ -44,7 +45,8 @@ pub fn due(conn: &Connection, from: &str, now: &str, limit: i64) -> rusqlite::Re
            AND c.accepted_at IS NOT NULL AND c.role IN ('record', 'manage') AND c.user_id <> m.user_id
            AND strftime('%Y-%m-%dT%H:%M:%fZ', r.scheduled_time,
                         '+' || CAST(json_extract(m.rule, '$.after_minutes') AS INTEGER) || ' minutes') <= ?2
-           AND NOT EXISTS (SELECT 1 FROM escalations e WHERE e.reminder_id = r.id AND e.carer_id = c.user_id)
+           AND NOT EXISTS (SELECT 1 FROM escalations e
+                           WHERE e.reminder_id = r.id AND e.carer_id = c.user_id AND e.retracted_at IS NULL)
          ORDER BY r.scheduled_time, r.id, c.user_id LIMIT ?3",
     )?
     .query_map(params![from, now, limit], |row| {
@@ -66,7 +68,7 @@ pub fn insert(
 ) -> rusqlite::Result<Option<i64>> {
     conn.prepare_cached(
         "INSERT INTO escalations (reminder_id, carer_id, status, created_at) VALUES (?1, ?2, 'pending', ?3)
-         ON CONFLICT (reminder_id, carer_id) DO NOTHING RETURNING id",
+         ON CONFLICT (reminder_id, carer_id) WHERE retracted_at IS NULL DO NOTHING RETURNING id",
     )?
     .query_row(params![reminder_id, carer_id, now], |row| row.get(0))
     .optional()
@@ -149,6 +151,42 @@ pub fn withdraw_pending(conn: &Connection, reminder_id: i64) -> rusqlite::Result
     )?
     .execute([reminder_id])?;
     Ok(())
+}
+
+/// A carer's alert that reached them (a device, a channel or the mail queue took it) and
+/// was retracted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Retracted {
+    pub id: i64,
+    pub carer_id: i64,
+    /// Its e-mail went to the mail server (or is being handed over): the carer read it there.
+    pub mailed: bool,
+}
+
+/// The clock went back to before the dose's grace ran out: every alert about it that holds
+/// no longer does (`retracted_at`); pending and sent ones are withdrawn. Returns the ones
+/// that had reached their carer, who must be told.
+pub fn retract(conn: &Connection, reminder_id: i64, now: &str) -> rusqlite::Result<Vec<Retracted>> {
+    conn.prepare_cached(
+        "UPDATE escalations SET retracted_at = ?2,
+                status = CASE WHEN status IN ('pending', 'sent') THEN 'withdrawn' ELSE status END
+         WHERE reminder_id = ?1 AND retracted_at IS NULL
+         RETURNING id, carer_id, sent_at IS NOT NULL,
+                   EXISTS (SELECT 1 FROM mail_outbox o WHERE o.escalation_id = escalations.id
+                             AND (o.accepted_at IS NOT NULL OR o.sending_since IS NOT NULL))",
+    )?
+    .query_map(params![reminder_id, now], |row| {
+        Ok((
+            Retracted {
+                id: row.get(0)?,
+                carer_id: row.get(1)?,
+                mailed: row.get(3)?,
+            },
+            row.get::<_, bool>(2)?,
+        ))
+    })?
+    .filter_map(|row| row.map(|(retracted, sent)| sent.then_some(retracted)).transpose())
+    .collect()
 }
 
 /// How a dose was handled (the answering entry's status; taken when the entry is gone), or
@@ -257,6 +295,40 @@ mod tests {
         )
         .unwrap();
         assert!(carers(&conn, now).is_empty());
+    }
+
+    #[test]
+    fn a_retracted_alert_names_the_carers_it_reached_and_no_longer_counts() {
+        let (conn, reminder, _) = database();
+        let now = "2026-03-02T09:00:00.000Z";
+        let reached = insert(&conn, reminder, 2, now).unwrap().unwrap();
+        settle(&conn, reached, "sent", now).unwrap();
+        let waiting = insert(&conn, reminder, 3, now).unwrap().unwrap();
+        assert!(carers(&conn, now).is_empty());
+
+        let told = retract(&conn, reminder, "2026-03-02T07:30:00.000Z").unwrap();
+        assert_eq!(
+            told,
+            [Retracted {
+                id: reached,
+                carer_id: 2,
+                mailed: false
+            }],
+            "only the carer it reached is told"
+        );
+        assert!(
+            !wanted(&conn, waiting).unwrap(),
+            "the one not yet out is not sent"
+        );
+        assert!(
+            retract(&conn, reminder, now).unwrap().is_empty(),
+            "retracted once"
+        );
+        // Both are due an alert again once the dose is late, and get one each.
+        assert_eq!(carers(&conn, now), vec![2, 3]);
+        let again = insert(&conn, reminder, 2, now).unwrap().unwrap();
+        assert_ne!(again, reached);
+        assert!(insert(&conn, reminder, 2, now).unwrap().is_none());
     }
 
     #[test]

@@ -522,20 +522,61 @@ pub fn handled_since(conn: &Connection, id: i64, number: i64) -> rusqlite::Resul
     .map(Option::flatten)
 }
 
+/// Whose devices and channels a withdrawal reaches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Whose {
+    Everyone,
+    Holder,
+    Carers,
+}
+
+impl Whose {
+    fn as_str(self) -> &'static str {
+        match self {
+            Whose::Everyone => "everyone",
+            Whose::Holder => "holder",
+            Whose::Carers => "carers",
+        }
+    }
+}
+
 /// Queues a withdrawal (`outcome`: taken, skipped, snoozed or missed) for the devices that
 /// show the reminder's notification. A dose taken or skipped is handled: every device is
 /// told, carers' too, and alerts to carers not yet out are not sent. One snoozed or recorded
 /// missed still wants someone: only the account holder's devices are told, carers' alerts
 /// stay. Cheap when no device shows it, as when push is not used.
 pub fn withdraw(conn: &Connection, reminder_id: i64, outcome: &str, now: &str) -> rusqlite::Result<usize> {
-    // Channels showing it get its last word ("✓ Taken at 08:03"), replacing it.
-    crate::store::channels::queue_handled(conn, reminder_id, outcome, now)?;
-    let everyone = outcome == "taken" || outcome == "skipped";
-    if everyone {
+    if outcome == "taken" || outcome == "skipped" {
         crate::store::escalations::withdraw_pending(conn, reminder_id)?;
+        withdraw_from(conn, reminder_id, outcome, Whose::Everyone, now)
+    } else {
+        withdraw_from(conn, reminder_id, outcome, Whose::Holder, now)
     }
-    const CHOSEN: &str = "reminder_id = ?1 AND (?2 OR subscription_id IN
-        (SELECT s.id FROM push_subscriptions s JOIN reminders r ON r.user_id = s.user_id WHERE r.id = ?1))";
+}
+
+/// Queues a withdrawal (`outcome`) of carers' alerts about the reminder's dose for the
+/// carers' devices and channels that show one; the account holder's are left alone.
+pub fn withdraw_carers_alerts(
+    conn: &Connection,
+    reminder_id: i64,
+    outcome: &str,
+    now: &str,
+) -> rusqlite::Result<usize> {
+    withdraw_from(conn, reminder_id, outcome, Whose::Carers, now)
+}
+
+fn withdraw_from(
+    conn: &Connection,
+    reminder_id: i64,
+    outcome: &str,
+    whose: Whose,
+    now: &str,
+) -> rusqlite::Result<usize> {
+    // Channels showing it get its last word ("✓ Taken at 08:03"), replacing it.
+    crate::store::channels::queue_handled(conn, reminder_id, outcome, whose == Whose::Carers, now)?;
+    const CHOSEN: &str = "reminder_id = ?1 AND CASE ?2 WHEN 'everyone' THEN 1
+        ELSE (subscription_id IN (SELECT s.id FROM push_subscriptions s JOIN reminders r ON r.user_id = s.user_id
+                                  WHERE r.id = ?1)) = (?2 = 'holder') END";
     let queued = conn
         .prepare_cached(&format!(
             "INSERT INTO push_withdrawals (reminder_id, subscription_id, topic, outcome, created_at)
@@ -543,10 +584,10 @@ pub fn withdraw(conn: &Connection, reminder_id: i64, outcome: &str, now: &str) -
              ON CONFLICT (reminder_id, subscription_id) DO UPDATE SET topic = excluded.topic,
                 outcome = excluded.outcome, created_at = excluded.created_at"
         ))?
-        .execute(params![reminder_id, everyone, outcome, now])?;
+        .execute(params![reminder_id, whose.as_str(), outcome, now])?;
     if queued > 0 {
         conn.prepare_cached(&format!("DELETE FROM reminder_devices WHERE {CHOSEN}"))?
-            .execute(params![reminder_id, everyone])?;
+            .execute(params![reminder_id, whose.as_str()])?;
     }
     Ok(queued)
 }

@@ -269,15 +269,19 @@ pub fn with_clock_start(command: &mut Command, start: &str) {
 /// Moves the clock of a server started `with_test_clock` `seconds` forward; it answers once
 /// the reminders due by then have been handled, with how many there were and the new time.
 async fn move_clock(server: &Server, seconds: i64) -> serde_json::Value {
-    let (status, body) = post(
-        server,
-        "/api/test/clock",
-        None,
-        serde_json::json!({ "advance_seconds": seconds }),
-    )
-    .await;
+    test_clock(server, serde_json::json!({ "advance_seconds": seconds })).await
+}
+
+async fn test_clock(server: &Server, body: serde_json::Value) -> serde_json::Value {
+    let (status, body) = post(server, "/api/test/clock", None, body).await;
     assert_eq!(status, reqwest::StatusCode::OK, "{body}");
     body
+}
+
+/// Sets the server's clock `seconds` forward or back as NTP sets a system clock (no time
+/// passes), then runs a dispatcher pass (`POST /api/test/clock`, debug builds only).
+pub async fn jump_clock(server: &Server, seconds: i64) {
+    test_clock(server, serde_json::json!({ "jump_seconds": seconds })).await;
 }
 
 /// Moves the clock (see `move_clock`) and returns how many reminders were handled.

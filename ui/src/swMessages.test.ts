@@ -57,6 +57,9 @@ describe('service worker messages', () => {
     expect(outcomeText('take', 'es', null)).toBe('Registrada como tomada.');
     expect(outcomeText('snooze', 'en', '2026-11-23T14:30:00Z')).toMatch(/^Snoozed until \d{2}:30( [AP]M)?\.$/);
     expect(withdrawnText('skipped', 'de')).toBe('Ausgelassen: auf einem anderen Gerät erfasst.');
+    expect(withdrawnText('corrected', 'fr')).toBe(
+      "Retirée : l'horloge du serveur a été corrigée et cette prise n'est pas encore en retard.",
+    );
     expect(withdrawnText('something new', 'en')).toBe('Answered on another device.');
   });
 });

@@ -163,6 +163,7 @@ export function withdrawnText(outcome: string, language: SwLanguage): string {
     case 'skipped':
     case 'snoozed':
     case 'missed':
+    case 'corrected':
       return elsewhere[outcome];
     default:
       return elsewhere.other;
