@@ -29,6 +29,12 @@ impl Stamp {
         self.0
     }
 
+    /// A time written out in a test.
+    #[cfg(test)]
+    pub fn at(text: &str) -> Stamp {
+        Stamp::parse(text).expect("an RFC 3339 time")
+    }
+
     /// Reads RFC 3339 text in any offset (what the server writes has `Z` and milliseconds);
     /// the instant keeps its full precision.
     pub fn parse(text: &str) -> Result<Stamp, BadStamp> {

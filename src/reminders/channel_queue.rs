@@ -195,7 +195,7 @@ impl ChannelQueue {
             .write(move |conn| {
                 let tx = conn.transaction()?;
                 let mut ready = Vec::new();
-                for send in store::claim_due(&tx, &clock::stamp(now), limit)? {
+                for send in store::claim_due(&tx, Stamp::from(now), limit)? {
                     if let Some((channel, out)) = prepare(&tx, &send, now, &link_base)? {
                         ready.push((send, channel, out));
                     }
@@ -270,10 +270,10 @@ impl ChannelQueue {
     pub async fn drain(&self, within: StdDuration) -> bool {
         let deadline = tokio::time::Instant::now() + within;
         loop {
-            let now = self.clock.now_stamp();
+            let now = Stamp::from(self.clock.now());
             let busy = self
                 .db
-                .read(move |conn| Ok::<_, DbError>(store::busy(conn, &now)?))
+                .read(move |conn| Ok::<_, DbError>(store::busy(conn, now)?))
                 .await
                 .unwrap_or(false);
             if !busy {
@@ -778,7 +778,7 @@ fn settle_reminder(
         now,
     );
     let Some(error) = error else {
-        return reminders::mail_delivered(conn, reminder_id, relative, &clock::stamp(now), next.as_deref());
+        return reminders::mail_delivered(conn, reminder_id, relative, Stamp::from(now), next.as_deref());
     };
     if retrying {
         return Ok(());

@@ -26,9 +26,9 @@ use super::clock_watch::{self, ClockWatch};
 use super::heartbeat::Heartbeat;
 use super::mail_queue::MailQueue;
 use super::push::{PushOutcome, Pusher};
-use crate::clock::{self, Clock};
+use crate::clock::Clock;
 use crate::config::Settings;
-use crate::db::{Db, DbError};
+use crate::db::{Db, DbError, Stamp};
 use crate::mailer::Mailer;
 use crate::services::messages::{self, Content};
 use crate::services::rounds::{
@@ -217,10 +217,10 @@ impl Engine {
     /// recorded missed and carers' alerts are looked at in every pass, so at least once a tick.
     pub async fn until_next_due(&self, longest: std::time::Duration) -> bool {
         let now = self.clock.now();
-        let at = clock::stamp(now);
+        let at = Stamp::from(now);
         let next = self
             .db
-            .read(move |conn| Ok::<_, DbError>(reminders::next_due(conn, &at)?))
+            .read(move |conn| Ok::<_, DbError>(reminders::next_due(conn, at)?))
             .await;
         let wait = match next {
             Ok(Some(due)) => (due.instant() - now).to_std().unwrap_or_default().min(longest),

@@ -80,14 +80,14 @@ impl Engine {
                 .db
                 .write(move |conn| {
                     let tx = conn.transaction()?;
-                    let now = clock::stamp(ctx.now);
+                    let now = Stamp::from(ctx.now);
                     let from = ctx.now
                         - Duration::hours(LOOKBACK_HOURS)
                         - Duration::minutes(i64::from(MAX_AFTER_MINUTES));
-                    let due = escalations::due(&tx, &clock::stamp(from), &now, BATCH)?;
+                    let due = escalations::due(&tx, &clock::stamp(from), now, BATCH)?;
                     let mut fresh = Vec::with_capacity(due.len());
                     for d in &due {
-                        fresh.extend(escalations::insert(&tx, d.reminder_id, d.carer_id, &now)?);
+                        fresh.extend(escalations::insert(&tx, d.reminder_id, d.carer_id, now)?);
                     }
                     let mut alerts = Vec::new();
                     let mut queued = false;
@@ -342,7 +342,7 @@ fn queue_on_channels(
         person,
         &told,
         &format!("msg_pillbox_escalation_{}_owner", pending.id),
-        &now,
+        Stamp::from(ctx.now),
     )?;
     Ok(queued)
 }
@@ -350,18 +350,18 @@ fn queue_on_channels(
 /// Records an alert's pushes and outcome: sent when a device or the e-mail queue took it.
 /// A dose handled while the pushes were out gets its withdrawal on these devices now.
 fn settle(conn: &Connection, alert: &Alert, answers: &Answers, now: DateTime<Utc>) -> rusqlite::Result<()> {
-    let at = clock::stamp(now);
+    let at = Stamp::from(now);
     for id in &answers.gone {
         push_subscriptions::delete(conn, *id)?;
     }
     for id in &answers.delivered {
-        push_subscriptions::touch(conn, *id, Stamp::from(now))?;
+        push_subscriptions::touch(conn, *id, at)?;
         reminders::shown_on(conn, alert.reminder_id, *id, &alert.topic)?;
     }
     let taken = !answers.delivered.is_empty() || alert.on_channels || escalations::has_mail(conn, alert.id)?;
-    escalations::settle(conn, alert.id, if taken { "sent" } else { "failed" }, &at)?;
+    escalations::settle(conn, alert.id, if taken { "sent" } else { "failed" }, at)?;
     if let Some(outcome) = escalations::handled(conn, alert.reminder_id)? {
-        reminders::withdraw(conn, alert.reminder_id, &outcome, &at)?;
+        reminders::withdraw(conn, alert.reminder_id, &outcome, at)?;
     }
     Ok(())
 }

@@ -109,9 +109,9 @@ impl MailQueue {
     }
 
     async fn claim(&self, limit: usize) -> Result<Vec<QueuedMail>, DbError> {
-        let now = self.clock.now_stamp();
+        let now = Stamp::from(self.clock.now());
         self.db
-            .write(move |conn| Ok::<_, DbError>(outbox::claim_due(conn, &now, limit)?))
+            .write(move |conn| Ok::<_, DbError>(outbox::claim_due(conn, now, limit)?))
             .await
     }
 
@@ -188,10 +188,10 @@ impl MailQueue {
     pub async fn drain(&self, within: StdDuration) -> bool {
         let deadline = tokio::time::Instant::now() + within;
         loop {
-            let now = self.clock.now_stamp();
+            let now = Stamp::from(self.clock.now());
             let busy = self
                 .db
-                .read(move |conn| Ok::<_, DbError>(outbox::busy(conn, &now)?))
+                .read(move |conn| Ok::<_, DbError>(outbox::busy(conn, now)?))
                 .await
                 .unwrap_or(false);
             if !busy {
@@ -228,7 +228,7 @@ fn drop_if_answered(conn: &mut Connection, mail: &QueuedMail, now: DateTime<Utc>
             outbox::attempt_failed(
                 &tx,
                 mail.id,
-                &clock::stamp(now),
+                Stamp::from(now),
                 "not sent: the reminder was snoozed first",
                 None,
             )?;
@@ -239,11 +239,10 @@ fn drop_if_answered(conn: &mut Connection, mail: &QueuedMail, now: DateTime<Utc>
         // The medication (and so the reminder) was deleted: nothing left to remind of.
         None => ("cancelled", None),
     };
-    let at = clock::stamp(now);
     outbox::attempt_failed(
         &tx,
         mail.id,
-        &at,
+        Stamp::from(now),
         "not sent: the dose was logged or the reminder cancelled first",
         None,
     )?;
@@ -266,7 +265,7 @@ fn drop_if_unwanted(
     outbox::attempt_failed(
         conn,
         id,
-        &clock::stamp(now),
+        Stamp::from(now),
         "not sent: the dose was handled first, or the carer's access ended",
         None,
     )?;
@@ -282,7 +281,7 @@ fn settle(
     now: DateTime<Utc>,
 ) -> Result<(), DbError> {
     let tx = conn.transaction()?;
-    let at = clock::stamp(now);
+    let at = Stamp::from(now);
     // A missing set-up or a refused address is not something a retry changes.
     let (error, retry) = match result {
         Ok(()) => (None, false),
@@ -303,8 +302,8 @@ fn settle(
         .flatten()
         .map(clock::stamp);
     match &error {
-        None => outbox::accepted(&tx, mail.id, &at)?,
-        Some(e) => outbox::attempt_failed(&tx, mail.id, &at, e, retry_at.as_deref())?,
+        None => outbox::accepted(&tx, mail.id, at)?,
+        Some(e) => outbox::attempt_failed(&tx, mail.id, at, e, retry_at.as_deref())?,
     }
     if let (Some(reminder_id), Some(round)) = (mail.reminder_id, mail.round) {
         let (result_code, result_params) = match &error {
@@ -369,7 +368,7 @@ fn settle_reminder(
     let followups = followups(&prefs, medication.as_ref().map(|m| &m.rules));
     let next = next_repeat(job.reminder.kind, round, followups, now);
     match error {
-        None => reminders::mail_delivered(conn, reminder_id, round, &clock::stamp(now), next.as_deref()),
+        None => reminders::mail_delivered(conn, reminder_id, round, Stamp::from(now), next.as_deref()),
         // A channel of the round still trying decides instead.
         Some(_)
             if !retrying

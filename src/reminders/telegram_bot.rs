@@ -13,8 +13,7 @@ use tokio::task::JoinHandle;
 
 use super::channels::telegram::method_url;
 use super::dispatcher::Engine;
-use crate::clock;
-use crate::db::DbError;
+use crate::db::{DbError, Stamp};
 use crate::domain::dose::DoseStatus;
 use crate::security::codes;
 use crate::services::ServiceError;
@@ -211,11 +210,11 @@ async fn handle(engine: &Arc<Engine>, update: &Value) -> Reply {
                 return Reply::Text(chat, words.bot_start_hint.into());
             }
             let hash = codes::hash_link_token(code);
-            let now = clock::stamp(engine.clock.now());
+            let now = Stamp::from(engine.clock.now());
             let linked = engine
                 .db
                 .write(move |conn| {
-                    let Some(id) = store::link_chat(conn, &hash, chat, &now)? else {
+                    let Some(id) = store::link_chat(conn, &hash, chat, now)? else {
                         return Ok::<_, DbError>(None);
                     };
                     Ok(store::by_id(conn, id)?.map(|c| c.user_id))

@@ -88,14 +88,7 @@ pub fn record_dose(
     let warning = stock::settle(conn, user_id, &mut entry, now)?;
     history::update(conn, user_id, &entry)?;
     if entry.dosage_id.is_some() || dose.answer_nearest {
-        reminders::answer(
-            conn,
-            user_id,
-            m.id,
-            entry.dosage_id,
-            &entry.taken.to_string(),
-            entry.id,
-        )?;
+        reminders::answer(conn, user_id, m.id, entry.dosage_id, entry.taken, entry.id)?;
     }
     announce(conn, user_id, &entry, now)?;
     Ok(Recorded { entry, warning })
@@ -131,7 +124,7 @@ fn announce(conn: &Connection, user_id: i64, entry: &Entry, now: DateTime<Utc>) 
         &entry.medication_name,
         &message,
         &format!("msg_pillbox_entry_{}", entry.id),
-        &clock::stamp(now),
+        Stamp::from(now),
     )?;
     Ok(())
 }
@@ -379,14 +372,7 @@ pub fn update_entry(
     if entry.taken != was_taken_at {
         reminders::reopen(conn, user_id, entry.id)?;
         if let Some(medication_id) = entry.medication_id {
-            reminders::answer(
-                conn,
-                user_id,
-                medication_id,
-                None,
-                &entry.taken.to_string(),
-                entry.id,
-            )?;
+            reminders::answer(conn, user_id, medication_id, None, entry.taken, entry.id)?;
         }
     }
     access::audit(conn, access, "dose.edited", &entry.medication_name, now)?;

@@ -715,14 +715,7 @@ fn answer_reminders(conn: &Connection, user_id: i64, mut imported: Vec<Imported>
     imported.retain(|i| i.taken.instant() + chrono::Duration::hours(1) >= first_open);
     imported.sort_by_key(|i| i.taken);
     for i in imported {
-        reminders::answer(
-            conn,
-            user_id,
-            i.medication_id,
-            None,
-            &i.taken.to_string(),
-            i.entry_id,
-        )?;
+        reminders::answer(conn, user_id, i.medication_id, None, i.taken, i.entry_id)?;
     }
     Ok(())
 }

@@ -8,6 +8,7 @@ use chrono_tz::Tz;
 use rusqlite::Connection;
 
 use crate::clock;
+use crate::db::Stamp;
 use crate::domain::planner::{self, Plan};
 use crate::domain::quantity::Quantity;
 use crate::domain::schedule::{self, Frequency};
@@ -81,7 +82,7 @@ pub fn plan_medication(
     let own = notify_prefs::for_medication(conn, medication.id)?;
     let lead = notify_prefs::effective(&global, own.as_ref()).lead_minutes;
     let now = clock::stamp(clock.now);
-    let existing = reminders::replannable_for_medication(conn, medication.id, &now)?;
+    let existing = reminders::replannable_for_medication(conn, medication.id, Stamp::from(clock.now))?;
     let mut writer = reminders::PlanWriter::new(conn, &now)?;
     plan_with(&mut writer, user_id, medication, clock, lead, existing, days)?;
     writer.finish()
@@ -207,7 +208,7 @@ pub fn plan_users(
     }
     let clocks = settings::clocks_for_users(conn, first, last)?;
     let own_prefs = notify_prefs::for_medications_of_users(conn, first, last)?;
-    let mut existing = reminders::replannable_for_users(conn, first, last, &now_stamp)?;
+    let mut existing = reminders::replannable_for_users(conn, first, last, Stamp::from(now))?;
     // Archived people get no reminders: what was planned for them goes.
     let archived = people::archived_medications(conn, first, last)?;
     for id in &archived {

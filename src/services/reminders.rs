@@ -130,7 +130,7 @@ pub fn create(
             reminder: &clock::stamp(reminder),
             message: message.as_deref(),
         },
-        &clock::stamp(now),
+        Stamp::from(now),
     )?
     .ok_or_else(|| {
         conflict(
@@ -176,7 +176,7 @@ pub fn cancel(conn: &Connection, user_id: i64, id: i64, now: DateTime<Utc>) -> S
             "Only a scheduled notification can be cancelled",
         ));
     }
-    if !reminders::cancel(conn, user_id, id, &clock::stamp(now))? {
+    if !reminders::cancel(conn, user_id, id, Stamp::from(now))? {
         return Err(being_sent());
     }
     Ok(())
@@ -197,7 +197,7 @@ pub fn claim_for_sending(
         ));
     }
     let claim = reminders::new_claim(&clock::stamp(now + Duration::minutes(SEND_CLAIM_MINUTES)));
-    if !reminders::claim_now(conn, user_id, id, &clock::stamp(now), &claim)? {
+    if !reminders::claim_now(conn, user_id, id, Stamp::from(now), &claim)? {
         return Err(being_sent());
     }
     Ok(claim)
@@ -309,7 +309,7 @@ struct TakeLink {
 /// carer's link once that carer may no longer record the person's doses.
 fn take_link(conn: &Connection, token: &str, now: DateTime<Utc>) -> ServiceResult<TakeLink> {
     check_token(token)?;
-    let target = reminders::by_take_token(conn, &codes::hash_link_token(token), &clock::stamp(now))?
+    let target = reminders::by_take_token(conn, &codes::hash_link_token(token), Stamp::from(now))?
         .ok_or_else(invalid_token)?;
     let user_id = target.user_id;
     let medication = target
@@ -442,7 +442,7 @@ pub fn snooze(
     }
     let until = now + Duration::minutes(minutes);
     if target.reminder.answered_at.is_some()
-        || !reminders::snooze(&tx, target.reminder.id, &clock::stamp(until), &clock::stamp(now))?
+        || !reminders::snooze(&tx, target.reminder.id, &clock::stamp(until), Stamp::from(now))?
     {
         return Err(conflict(
             ErrorCode::DoseAlreadyLogged,

@@ -681,7 +681,7 @@ fn finish_round(
             }
         }
         if let Some(outcome) = reminders::handled_since(conn, round.id, round.number)? {
-            reminders::withdraw(conn, round.id, &outcome, &clock::stamp(now))?;
+            reminders::withdraw(conn, round.id, &outcome, Stamp::from(now))?;
         }
     }
     let mail = match reports.iter().any(|r| r.queued) {
@@ -701,7 +701,7 @@ fn finish_round(
                 conn,
                 round.id,
                 &round.claim,
-                &clock::stamp(now),
+                Stamp::from(now),
                 round.repeat,
                 next.as_deref(),
             )?;
@@ -1200,8 +1200,8 @@ pub struct Rewound {
 /// transaction.
 pub fn after_clock_went_back(conn: &mut Connection, ctx: &PlanContext) -> Result<Rewound, DbError> {
     let tx = conn.transaction()?;
-    let at = clock::stamp(ctx.now);
-    let misses = reminders::missed_before_their_time(&tx, &at, schedule::DEFAULT_GRACE_MINUTES)?;
+    let at = Stamp::from(ctx.now);
+    let misses = reminders::missed_before_their_time(&tx, at, schedule::DEFAULT_GRACE_MINUTES)?;
     let mut rewound = Rewound {
         misses: misses.len(),
         ..Rewound::default()
@@ -1209,19 +1209,19 @@ pub fn after_clock_went_back(conn: &mut Connection, ctx: &PlanContext) -> Result
     for &(reminder_id, user_id, history_id) in &misses {
         // Deleting the entry opens its reminders again.
         crate::store::history::delete(&tx, user_id, history_id)?;
-        let told = crate::store::escalations::retract(&tx, reminder_id, &at)?;
+        let told = crate::store::escalations::retract(&tx, reminder_id, at)?;
         if !told.is_empty() {
-            reminders::withdraw_carers_alerts(&tx, reminder_id, CLOCK_CORRECTED, &at)?;
+            reminders::withdraw_carers_alerts(&tx, reminder_id, CLOCK_CORRECTED, at)?;
         }
         for alert in told.iter().filter(|a| a.mailed) {
             rewound.mailed += usize::from(mail_correction(&tx, reminder_id, alert, ctx)?);
         }
         rewound.alerts += told.len();
-        reminders::plan_again(&tx, reminder_id, &at)?;
+        reminders::plan_again(&tx, reminder_id, at)?;
     }
     let expired = reminders::expired_before_their_time(&tx, &clock::stamp(ctx.now - ctx.catch_up))?;
     for &id in &expired {
-        reminders::plan_again(&tx, id, &at)?;
+        reminders::plan_again(&tx, id, at)?;
     }
     rewound.expired = expired.len();
     tx.commit()?;
@@ -1297,7 +1297,7 @@ pub fn claim_and_plan(
 ) -> Result<(usize, Vec<Round>), DbError> {
     let tx = conn.transaction()?;
     let claim = reminders::new_claim(&clock::stamp(ctx.now + Duration::minutes(CLAIM_MINUTES)));
-    let ids = reminders::claim_due(&tx, &clock::stamp(ctx.now), &claim, limit)?;
+    let ids = reminders::claim_due(&tx, Stamp::from(ctx.now), &claim, limit)?;
     let mut rounds = Vec::with_capacity(ids.len());
     for id in &ids {
         rounds.extend(plan_claimed(&tx, *id, &claim, ctx)?);
@@ -1375,7 +1375,7 @@ pub fn record_missed_batch(conn: &mut Connection, now: DateTime<Utc>) -> Result<
     let overdue = reminders::overdue(
         &tx,
         &clock::stamp(from),
-        &clock::stamp(now),
+        Stamp::from(now),
         schedule::DEFAULT_GRACE_MINUTES,
         MISSED_BATCH,
     )?;
@@ -1391,7 +1391,7 @@ pub fn record_missed_batch(conn: &mut Connection, now: DateTime<Utc>) -> Result<
 pub fn prune(conn: &mut Connection, now: DateTime<Utc>) -> Result<(), DbError> {
     let keep_since = clock::stamp(now - Duration::days(KEEP_DONE_MAILS_DAYS));
     let tx = conn.transaction()?;
-    reminders::prune_take_tokens(&tx, &clock::stamp(now))?;
+    reminders::prune_take_tokens(&tx, Stamp::from(now))?;
     outbox::prune(&tx, &keep_since)?;
     channel_store::prune(&tx, &keep_since)?;
     tx.commit()?;
@@ -1650,7 +1650,7 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(again.number, round.number);
-        let queued = channel_store::claim_due(&w.conn, &clock::stamp(ctx.now), 10).unwrap();
+        let queued = channel_store::claim_due(&w.conn, Stamp::from(ctx.now), 10).unwrap();
         assert_eq!(queued.len(), 1);
         let send = &queued[0];
         assert_eq!(send.idempotency_key, format!("pillbox{channel}r{}", round.id));
@@ -1684,7 +1684,7 @@ mod tests {
         let (_, rounds) = claim_and_plan(&mut w.conn, &ctx, 100).unwrap();
         let round = &rounds[0];
         assert!(!round.content.title.contains("Aspirin") && !round.content.body.contains("Aspirin"));
-        let queued = channel_store::claim_due(&w.conn, &clock::stamp(ctx.now), 10).unwrap();
+        let queued = channel_store::claim_due(&w.conn, Stamp::from(ctx.now), 10).unwrap();
         let text = queued[0].message.to_string();
         assert!(!text.contains("Aspirin"), "{text}");
         assert_eq!(queued[0].message["data"]["medication"], serde_json::Value::Null);
@@ -1723,7 +1723,7 @@ mod tests {
         assert!(recorded.fallback_queued);
         let codes: Vec<&str> = recorded.reports[0].iter().map(|r| r.code).collect();
         assert_eq!(codes, ["push_no_device", "fallback_queued"]);
-        let mails = outbox::claim_due(&w.conn, &clock::stamp(ctx.now), 10).unwrap();
+        let mails = outbox::claim_due(&w.conn, Stamp::from(ctx.now), 10).unwrap();
         assert_eq!(mails.len(), 1);
         assert_eq!(mails[0].recipient, "kim@example.org");
         assert!(mails[0].subject.contains("Aspirin"));

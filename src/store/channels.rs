@@ -159,7 +159,7 @@ pub fn set_link_code(conn: &Connection, id: i64, hash: &str, expires_at: &str) -
 
 /// Links the chat to the channel whose unexpired code hashes to `hash`, once. Returns the
 /// channel's id.
-pub fn link_chat(conn: &Connection, hash: &str, chat_id: i64, now: &str) -> rusqlite::Result<Option<i64>> {
+pub fn link_chat(conn: &Connection, hash: &str, chat_id: i64, now: Stamp) -> rusqlite::Result<Option<i64>> {
     conn.prepare_cached(
         "UPDATE channels SET chat_id = ?2, state = 'active', state_reason = NULL, link_code_hash = NULL,
             link_expires_at = NULL
@@ -266,7 +266,7 @@ pub struct QueuedSend {
 }
 
 /// Takes up to `limit` messages due now, never two of the same channel's reminder at once.
-pub fn claim_due(conn: &Connection, now: &str, limit: usize) -> rusqlite::Result<Vec<QueuedSend>> {
+pub fn claim_due(conn: &Connection, now: Stamp, limit: usize) -> rusqlite::Result<Vec<QueuedSend>> {
     conn.prepare_cached(
         "UPDATE channel_sends SET sending_since = ?1
          WHERE id IN (SELECT id FROM channel_sends
@@ -363,7 +363,7 @@ pub fn round_state(conn: &Connection, reminder_id: i64, round: i64) -> rusqlite:
 }
 
 /// Stops the reminder's messages that are still waiting (the dose was handled).
-pub fn stop_waiting_for_reminder(conn: &Connection, reminder_id: i64, at: &str) -> rusqlite::Result<usize> {
+pub fn stop_waiting_for_reminder(conn: &Connection, reminder_id: i64, at: Stamp) -> rusqlite::Result<usize> {
     conn.prepare_cached(
         "UPDATE channel_sends SET next_attempt_at = NULL, failed_at = ?2,
             last_error = 'not sent: the dose was handled first'
@@ -396,7 +396,7 @@ pub fn prune(conn: &Connection, before: &str) -> rusqlite::Result<usize> {
 }
 
 /// Whether a message is due by `now` or being sent.
-pub fn busy(conn: &Connection, now: &str) -> rusqlite::Result<bool> {
+pub fn busy(conn: &Connection, now: Stamp) -> rusqlite::Result<bool> {
     conn.prepare_cached(
         "SELECT EXISTS (SELECT 1 FROM channel_sends WHERE sending_since IS NOT NULL
                         OR (next_attempt_at IS NOT NULL AND next_attempt_at <= ?1))",
@@ -414,7 +414,7 @@ pub fn queue_handled(
     reminder_id: i64,
     outcome: &str,
     carers_only: bool,
-    now: &str,
+    now: Stamp,
 ) -> rusqlite::Result<usize> {
     let queued = conn
         .prepare_cached(
@@ -504,7 +504,7 @@ pub fn queue_event(
     title: &str,
     message: &serde_json::Value,
     key: &str,
-    now: &str,
+    now: Stamp,
 ) -> rusqlite::Result<usize> {
     conn.prepare_cached(
         "INSERT INTO channel_sends (channel_id, user_id, event, title, message, idempotency_key, created_at,

@@ -22,7 +22,7 @@ pub struct Due {
 /// time, to each listed carer who still has an accepted carers row with role record or
 /// manage for that person and has had no alert about that dose yet (one retracted because the
 /// clock went back does not count).
-pub fn due(conn: &Connection, from: &str, now: &str, limit: i64) -> rusqlite::Result<Vec<Due>> {
+pub fn due(conn: &Connection, from: &str, now: Stamp, limit: i64) -> rusqlite::Result<Vec<Due>> {
     conn.prepare_cached(
         "WITH escalating AS MATERIALIZED (
              SELECT id, user_id, person_id,
@@ -64,7 +64,7 @@ pub fn insert(
     conn: &Connection,
     reminder_id: i64,
     carer_id: i64,
-    now: &str,
+    now: Stamp,
 ) -> rusqlite::Result<Option<i64>> {
     conn.prepare_cached(
         "INSERT INTO escalations (reminder_id, carer_id, status, created_at) VALUES (?1, ?2, 'pending', ?3)
@@ -128,7 +128,7 @@ pub fn wanted(conn: &Connection, id: i64) -> rusqlite::Result<bool> {
 
 /// Ends a pending alert: `sent` (a channel took it) or `failed`; one withdrawn meanwhile
 /// stays withdrawn.
-pub fn settle(conn: &Connection, id: i64, status: &str, now: &str) -> rusqlite::Result<()> {
+pub fn settle(conn: &Connection, id: i64, status: &str, now: Stamp) -> rusqlite::Result<()> {
     conn.prepare_cached(
         "UPDATE escalations SET status = ?2, sent_at = CASE WHEN ?2 = 'sent' THEN ?3 END
          WHERE id = ?1 AND status = 'pending'",
@@ -166,7 +166,7 @@ pub struct Retracted {
 /// The clock went back to before the dose's grace ran out: every alert about it that holds
 /// no longer does (`retracted_at`); pending and sent ones are withdrawn. Returns the ones
 /// that had reached their carer, who must be told.
-pub fn retract(conn: &Connection, reminder_id: i64, now: &str) -> rusqlite::Result<Vec<Retracted>> {
+pub fn retract(conn: &Connection, reminder_id: i64, now: Stamp) -> rusqlite::Result<Vec<Retracted>> {
     conn.prepare_cached(
         "UPDATE escalations SET retracted_at = ?2,
                 status = CASE WHEN status IN ('pending', 'sent') THEN 'withdrawn' ELSE status END
@@ -242,7 +242,7 @@ mod tests {
 
     const FROM: &str = "2026-03-01T00:00:00.000Z";
 
-    fn carers(conn: &Connection, now: &str) -> Vec<i64> {
+    fn carers(conn: &Connection, now: Stamp) -> Vec<i64> {
         due(conn, FROM, now, 100)
             .unwrap()
             .into_iter()
@@ -253,21 +253,29 @@ mod tests {
     #[test]
     fn only_carers_who_may_record_are_due_once_after_the_wait() {
         let (conn, reminder, _) = database();
-        assert!(carers(&conn, "2026-03-02T08:29:59.000Z").is_empty());
+        assert!(carers(&conn, Stamp::at("2026-03-02T08:29:59.000Z")).is_empty());
         // Not the viewer, not the one still invited, not the owner listed by mistake.
-        assert_eq!(carers(&conn, "2026-03-02T08:30:00.000Z"), vec![2, 3]);
-        assert!(insert(&conn, reminder, 2, "t").unwrap().is_some());
-        assert!(insert(&conn, reminder, 2, "t").unwrap().is_none());
-        assert_eq!(carers(&conn, "2026-03-02T09:00:00.000Z"), vec![3]);
+        assert_eq!(carers(&conn, Stamp::at("2026-03-02T08:30:00.000Z")), vec![2, 3]);
+        assert!(
+            insert(&conn, reminder, 2, Stamp::at("2026-03-02T00:00:00Z"))
+                .unwrap()
+                .is_some()
+        );
+        assert!(
+            insert(&conn, reminder, 2, Stamp::at("2026-03-02T00:00:00Z"))
+                .unwrap()
+                .is_none()
+        );
+        assert_eq!(carers(&conn, Stamp::at("2026-03-02T09:00:00.000Z")), vec![3]);
         // Revoked: gone from the list.
         conn.execute("DELETE FROM carers WHERE user_id = 3", []).unwrap();
-        assert!(carers(&conn, "2026-03-02T09:00:00.000Z").is_empty());
+        assert!(carers(&conn, Stamp::at("2026-03-02T09:00:00.000Z")).is_empty());
     }
 
     #[test]
     fn a_handled_dose_or_an_archived_person_alerts_nobody_a_missed_one_does() {
         let (conn, reminder, _) = database();
-        let now = "2026-03-02T09:00:00.000Z";
+        let now = Stamp::at("2026-03-02T09:00:00.000Z");
         let answer_with = |status: &str| {
             conn.execute("DELETE FROM dose_history_rows", []).unwrap();
             conn.execute(
@@ -300,13 +308,13 @@ mod tests {
     #[test]
     fn a_retracted_alert_names_the_carers_it_reached_and_no_longer_counts() {
         let (conn, reminder, _) = database();
-        let now = "2026-03-02T09:00:00.000Z";
+        let now = Stamp::at("2026-03-02T09:00:00.000Z");
         let reached = insert(&conn, reminder, 2, now).unwrap().unwrap();
         settle(&conn, reached, "sent", now).unwrap();
         let waiting = insert(&conn, reminder, 3, now).unwrap().unwrap();
         assert!(carers(&conn, now).is_empty());
 
-        let told = retract(&conn, reminder, "2026-03-02T07:30:00.000Z").unwrap();
+        let told = retract(&conn, reminder, Stamp::at("2026-03-02T07:30:00.000Z")).unwrap();
         assert_eq!(
             told,
             [Retracted {
@@ -340,7 +348,10 @@ mod tests {
                 params![medication, rule],
             )
             .unwrap();
-            assert!(carers(&conn, "2026-03-03T00:00:00.000Z").is_empty(), "{rule}");
+            assert!(
+                carers(&conn, Stamp::at("2026-03-03T00:00:00.000Z")).is_empty(),
+                "{rule}"
+            );
         }
     }
 
@@ -352,9 +363,13 @@ mod tests {
                  (1, 1, 'https://p/1', 'k', 'a', '2026-01-01T00:00:00.000Z'), (2, 2, 'https://p/2', 'k', 'a', '2026-01-01T00:00:00.000Z');",
         )
         .unwrap();
-        let alert = insert(&conn, reminder, 2, "t").unwrap().unwrap();
-        let other = insert(&conn, reminder, 3, "t").unwrap().unwrap();
-        settle(&conn, alert, "sent", "t").unwrap();
+        let alert = insert(&conn, reminder, 2, Stamp::at("2026-03-02T00:00:00Z"))
+            .unwrap()
+            .unwrap();
+        let other = insert(&conn, reminder, 3, Stamp::at("2026-03-02T00:00:00Z"))
+            .unwrap()
+            .unwrap();
+        settle(&conn, alert, "sent", Stamp::at("2026-03-02T00:00:00Z")).unwrap();
         crate::store::reminders::shown_on(&conn, reminder, 1, "r10n0").unwrap();
         crate::store::reminders::shown_on(&conn, reminder, 2, "e1").unwrap();
         let queued = |conn: &Connection| -> Vec<i64> {
@@ -366,11 +381,13 @@ mod tests {
                 .unwrap()
         };
         // Recorded missed or snoozed: only the account holder's device; the carers' alerts stay.
-        crate::store::reminders::withdraw(&conn, reminder, "missed", "t").unwrap();
+        crate::store::reminders::withdraw(&conn, reminder, "missed", Stamp::at("2026-03-02T00:00:00Z"))
+            .unwrap();
         assert_eq!(queued(&conn), vec![1]);
         assert!(wanted(&conn, other).unwrap());
         // Taken: the carer's device too, and the alert not yet out is not sent.
-        crate::store::reminders::withdraw(&conn, reminder, "taken", "t").unwrap();
+        crate::store::reminders::withdraw(&conn, reminder, "taken", Stamp::at("2026-03-02T00:00:00Z"))
+            .unwrap();
         assert_eq!(queued(&conn), vec![1, 2]);
         let status: String = conn
             .query_row("SELECT status FROM escalations WHERE id = ?1", [other], |r| {

@@ -392,7 +392,7 @@ fn watch_low_stock(
             "UPDATE inventories SET low_stock_alerted = 1 WHERE medication_id = ?1",
             [medication_id],
         )?;
-        super::reminders::insert_low_stock(conn, user_id, medication_id, &name, &now.to_string())?;
+        super::reminders::insert_low_stock(conn, user_id, medication_id, &name, now)?;
     }
     Ok(())
 }

@@ -136,7 +136,7 @@ pub struct QueuedMail {
 }
 
 /// Takes up to `limit` mails that are due for sending now.
-pub fn claim_due(conn: &Connection, now: &str, limit: usize) -> rusqlite::Result<Vec<QueuedMail>> {
+pub fn claim_due(conn: &Connection, now: Stamp, limit: usize) -> rusqlite::Result<Vec<QueuedMail>> {
     conn.prepare_cached(
         "UPDATE mail_outbox SET sending_since = ?1
          WHERE id IN (SELECT id FROM mail_outbox
@@ -192,7 +192,7 @@ pub fn requeue_in_doubt(conn: &Connection) -> rusqlite::Result<usize> {
 }
 
 /// The mail server accepted the mail: done, its bodies (with their one-use links) dropped.
-pub fn accepted(conn: &Connection, id: i64, now: &str) -> rusqlite::Result<()> {
+pub fn accepted(conn: &Connection, id: i64, now: Stamp) -> rusqlite::Result<()> {
     conn.prepare_cached(
         "UPDATE mail_outbox SET accepted_at = ?2, attempts = attempts + 1, next_attempt_at = NULL,
             sending_since = NULL, last_error = NULL, text_body = '', html_body = ''
@@ -206,7 +206,7 @@ pub fn accepted(conn: &Connection, id: i64, now: &str) -> rusqlite::Result<()> {
 pub fn attempt_failed(
     conn: &Connection,
     id: i64,
-    now: &str,
+    now: Stamp,
     error: &str,
     retry_at: Option<&str>,
 ) -> rusqlite::Result<()> {
@@ -282,7 +282,7 @@ pub fn prune(conn: &Connection, before: &str) -> rusqlite::Result<usize> {
 
 /// Whether a mail is due by `now` or being sent.
 #[cfg_attr(not(debug_assertions), allow(dead_code))]
-pub fn busy(conn: &Connection, now: &str) -> rusqlite::Result<bool> {
+pub fn busy(conn: &Connection, now: Stamp) -> rusqlite::Result<bool> {
     conn.prepare_cached(
         "SELECT EXISTS (SELECT 1 FROM mail_outbox
                         WHERE sending_since IS NOT NULL OR (next_attempt_at IS NOT NULL AND next_attempt_at <= ?1))",
@@ -301,7 +301,7 @@ mod tests {
         conn
     }
 
-    fn queue(conn: &Connection, now: &str) {
+    fn queue(conn: &Connection, now: Stamp) {
         let mail = NewMail {
             kind: MailKind::Account,
             user_id: None,
@@ -314,7 +314,7 @@ mod tests {
             max_attempts: 3,
             backoff_seconds: 30,
             retry_until: None,
-            now,
+            now: &now.to_string(),
         };
         assert!(enqueue(conn, &mail).unwrap());
     }
@@ -322,40 +322,45 @@ mod tests {
     #[test]
     fn an_accepted_mail_is_never_sent_again_and_one_in_doubt_is() {
         let conn = database();
-        queue(&conn, "2026-03-02T09:00:00.000Z");
-        queue(&conn, "2026-03-02T09:00:00.000Z");
-        let taken = claim_due(&conn, "2026-03-02T09:00:00.000Z", 10).unwrap();
+        queue(&conn, Stamp::at("2026-03-02T09:00:00.000Z"));
+        queue(&conn, Stamp::at("2026-03-02T09:00:00.000Z"));
+        let taken = claim_due(&conn, Stamp::at("2026-03-02T09:00:00.000Z"), 10).unwrap();
         assert_eq!(taken.len(), 2);
         assert_eq!(taken[0].message_id, "<x@b.c>");
         // Being sent: nobody takes them again.
         assert!(
-            claim_due(&conn, "2026-03-02T09:00:01.000Z", 10)
+            claim_due(&conn, Stamp::at("2026-03-02T09:00:01.000Z"), 10)
                 .unwrap()
                 .is_empty()
         );
-        accepted(&conn, taken[0].id, "2026-03-02T09:00:01.000Z").unwrap();
+        accepted(&conn, taken[0].id, Stamp::at("2026-03-02T09:00:01.000Z")).unwrap();
         // A restart: the one without an answer goes back to the queue, the accepted one not.
         assert_eq!(requeue_in_doubt(&conn).unwrap(), 1);
-        let again = claim_due(&conn, "2026-03-02T09:00:02.000Z", 10).unwrap();
+        let again = claim_due(&conn, Stamp::at("2026-03-02T09:00:02.000Z"), 10).unwrap();
         assert_eq!(again.iter().map(|m| m.id).collect::<Vec<_>>(), vec![taken[1].id]);
         // A failure waits for its retry.
         attempt_failed(
             &conn,
             taken[1].id,
-            "2026-03-02T09:00:02.000Z",
+            Stamp::at("2026-03-02T09:00:02.000Z"),
             "refused",
             Some("2026-03-02T09:00:32.000Z"),
         )
         .unwrap();
         assert!(
-            claim_due(&conn, "2026-03-02T09:00:31.000Z", 10)
+            claim_due(&conn, Stamp::at("2026-03-02T09:00:31.000Z"), 10)
                 .unwrap()
                 .is_empty()
         );
-        assert_eq!(claim_due(&conn, "2026-03-02T09:00:32.000Z", 10).unwrap().len(), 1);
-        assert!(busy(&conn, "2026-03-02T09:00:33.000Z").unwrap());
-        accepted(&conn, taken[1].id, "2026-03-02T09:00:33.000Z").unwrap();
-        assert!(!busy(&conn, "2026-03-02T09:00:33.000Z").unwrap());
+        assert_eq!(
+            claim_due(&conn, Stamp::at("2026-03-02T09:00:32.000Z"), 10)
+                .unwrap()
+                .len(),
+            1
+        );
+        assert!(busy(&conn, Stamp::at("2026-03-02T09:00:33.000Z")).unwrap());
+        accepted(&conn, taken[1].id, Stamp::at("2026-03-02T09:00:33.000Z")).unwrap();
+        assert!(!busy(&conn, Stamp::at("2026-03-02T09:00:33.000Z")).unwrap());
         assert_eq!(prune(&conn, "2026-03-03T00:00:00.000Z").unwrap(), 2);
     }
 }

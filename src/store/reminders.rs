@@ -117,7 +117,7 @@ fn replannable_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Replannable> {
 pub fn replannable_for_medication(
     conn: &Connection,
     medication_id: i64,
-    now: &str,
+    now: Stamp,
 ) -> rusqlite::Result<Vec<Replannable>> {
     conn.prepare_cached(&format!(
         "{REPLANNABLE} AND medication_id = ?1 AND scheduled_time > ?2"
@@ -132,7 +132,7 @@ pub fn replannable_for_users(
     conn: &Connection,
     first: i64,
     last: i64,
-    now: &str,
+    now: Stamp,
 ) -> rusqlite::Result<HashMap<i64, Vec<Replannable>>> {
     let mut by_medication: HashMap<i64, Vec<Replannable>> = HashMap::new();
     let mut statement = conn.prepare_cached(&format!(
@@ -273,7 +273,7 @@ pub fn insert_one_off(
     conn: &Connection,
     user_id: i64,
     r: &OneOff<'_>,
-    now: &str,
+    now: Stamp,
 ) -> rusqlite::Result<Option<i64>> {
     let changed = conn.execute(
         "INSERT INTO reminders (user_id, medication_id, medication_name, kind, scheduled_time, reminder_time,
@@ -299,7 +299,7 @@ pub fn insert_low_stock(
     user_id: i64,
     medication_id: i64,
     medication_name: &str,
-    now: &str,
+    now: Stamp,
 ) -> rusqlite::Result<()> {
     conn.execute(
         "INSERT INTO reminders (user_id, medication_id, medication_name, kind, scheduled_time, reminder_time,
@@ -341,7 +341,7 @@ pub fn page(
 
 /// Cancels a scheduled reminder, which also stops its retries. False while a dispatcher is
 /// sending it.
-pub fn cancel(conn: &Connection, user_id: i64, id: i64, now: &str) -> rusqlite::Result<bool> {
+pub fn cancel(conn: &Connection, user_id: i64, id: i64, now: Stamp) -> rusqlite::Result<bool> {
     let changed = conn.execute(
         "UPDATE reminders SET status = 'cancelled', next_attempt_at = NULL, claimed_until = NULL
          WHERE user_id = ?1 AND id = ?2 AND status = 'scheduled'
@@ -367,7 +367,13 @@ pub fn set_message(
 
 /// Claims a scheduled reminder for sending right now (the "send now" action). False when
 /// it is not scheduled or a dispatcher holds it.
-pub fn claim_now(conn: &Connection, user_id: i64, id: i64, now: &str, until: &str) -> rusqlite::Result<bool> {
+pub fn claim_now(
+    conn: &Connection,
+    user_id: i64,
+    id: i64,
+    now: Stamp,
+    until: &str,
+) -> rusqlite::Result<bool> {
     let changed = conn.execute(
         "UPDATE reminders SET next_attempt_at = ?3, reminder_time = min(reminder_time, ?3), claimed_until = ?4
          WHERE user_id = ?1 AND id = ?2 AND status = 'scheduled'
@@ -426,7 +432,7 @@ pub fn answer(
     user_id: i64,
     medication_id: i64,
     dosage_id: Option<i64>,
-    taken: &str,
+    taken: Stamp,
     history_id: i64,
 ) -> rusqlite::Result<Option<i64>> {
     let named = match dosage_id {
@@ -545,7 +551,7 @@ impl Whose {
 /// told, carers' too, and alerts to carers not yet out are not sent. One snoozed or recorded
 /// missed still wants someone: only the account holder's devices are told, carers' alerts
 /// stay. Cheap when no device shows it, as when push is not used.
-pub fn withdraw(conn: &Connection, reminder_id: i64, outcome: &str, now: &str) -> rusqlite::Result<usize> {
+pub fn withdraw(conn: &Connection, reminder_id: i64, outcome: &str, now: Stamp) -> rusqlite::Result<usize> {
     if outcome == "taken" || outcome == "skipped" {
         crate::store::escalations::withdraw_pending(conn, reminder_id)?;
         withdraw_from(conn, reminder_id, outcome, Whose::Everyone, now)
@@ -560,7 +566,7 @@ pub fn withdraw_carers_alerts(
     conn: &Connection,
     reminder_id: i64,
     outcome: &str,
-    now: &str,
+    now: Stamp,
 ) -> rusqlite::Result<usize> {
     withdraw_from(conn, reminder_id, outcome, Whose::Carers, now)
 }
@@ -570,7 +576,7 @@ fn withdraw_from(
     reminder_id: i64,
     outcome: &str,
     whose: Whose,
-    now: &str,
+    now: Stamp,
 ) -> rusqlite::Result<usize> {
     // Channels showing it get its last word ("✓ Taken at 08:03"), replacing it.
     crate::store::channels::queue_handled(conn, reminder_id, outcome, whose == Whose::Carers, now)?;
@@ -647,7 +653,7 @@ pub fn take_withdrawals(conn: &Connection, limit: i64) -> rusqlite::Result<Vec<W
 /// Snoozes an unanswered reminder until `until`: it is scheduled again then (its follow-ups
 /// stop, and any round in flight no longer counts), and its notifications are withdrawn.
 /// Its later rounds are numbered after every earlier one. False when it was answered.
-pub fn snooze(conn: &Connection, id: i64, until: &str, now: &str) -> rusqlite::Result<bool> {
+pub fn snooze(conn: &Connection, id: i64, until: &str, now: Stamp) -> rusqlite::Result<bool> {
     let changed = conn
         .prepare_cached(
             "UPDATE reminders SET status = 'scheduled', snoozed_until = ?2, reminder_time = ?2,
@@ -691,7 +697,7 @@ macro_rules! grace_end {
 pub fn overdue(
     conn: &Connection,
     from: &str,
-    now: &str,
+    now: Stamp,
     default_grace: u32,
     limit: i64,
 ) -> rusqlite::Result<Vec<Overdue>> {
@@ -720,7 +726,7 @@ pub fn overdue(
 /// recorded while the clock was ahead. (reminder, user, history entry.)
 pub fn missed_before_their_time(
     conn: &Connection,
-    now: &str,
+    now: Stamp,
     default_grace: u32,
 ) -> rusqlite::Result<Vec<(i64, i64, i64)>> {
     conn.prepare_cached(concat!(
@@ -764,7 +770,7 @@ pub fn missed_by_engine(conn: &Connection, id: i64) -> rusqlite::Result<bool> {
 /// sent at a time that is again to come, is due at its own time (or its snooze's). One a
 /// person cancelled stays cancelled; one cancelled only because its dose was answered first
 /// (by a missed record now withdrawn) is planned again.
-pub fn plan_again(conn: &Connection, id: i64, now: &str) -> rusqlite::Result<()> {
+pub fn plan_again(conn: &Connection, id: i64, now: Stamp) -> rusqlite::Result<()> {
     conn.prepare_cached(
         "UPDATE reminders SET
             status = CASE WHEN sent_at <= ?2 THEN 'sent' ELSE 'scheduled' END,
@@ -870,7 +876,7 @@ pub fn add_take_token(
     Ok(())
 }
 
-pub fn prune_take_tokens(conn: &Connection, now: &str) -> rusqlite::Result<usize> {
+pub fn prune_take_tokens(conn: &Connection, now: Stamp) -> rusqlite::Result<usize> {
     conn.execute("DELETE FROM take_tokens WHERE expires_at <= ?1", [now])
 }
 
@@ -890,7 +896,7 @@ pub struct TakeTarget {
 }
 
 /// The reminder (and its owner) a live take token belongs to.
-pub fn by_take_token(conn: &Connection, hash: &str, now: &str) -> rusqlite::Result<Option<TakeTarget>> {
+pub fn by_take_token(conn: &Connection, hash: &str, now: Stamp) -> rusqlite::Result<Option<TakeTarget>> {
     conn.prepare_cached(&format!(
         "SELECT {COLUMNS}, r.history_id, r.user_id,
                 CASE WHEN r.status = 'scheduled' AND r.answered_at IS NULL THEN r.snoozed_until END,
@@ -922,7 +928,7 @@ pub fn new_claim(until: &str) -> String {
 
 /// Claims up to `limit` reminders that need the dispatcher now with `claim`. A claim that
 /// lapses (a crash mid-send) makes the row claimable again.
-pub fn claim_due(conn: &Connection, now: &str, claim: &str, limit: i64) -> rusqlite::Result<Vec<i64>> {
+pub fn claim_due(conn: &Connection, now: Stamp, claim: &str, limit: i64) -> rusqlite::Result<Vec<i64>> {
     conn.prepare_cached(
         "UPDATE reminders SET claimed_until = ?2
          WHERE id IN (SELECT id FROM reminders
@@ -937,7 +943,7 @@ pub fn claim_due(conn: &Connection, now: &str, claim: &str, limit: i64) -> rusql
 
 /// When the dispatcher next has a reminder to act on (its time, a retry or a repeat), from
 /// the ones nobody holds at `now`; `None` when nothing is planned.
-pub fn next_due(conn: &Connection, now: &str) -> rusqlite::Result<Option<Stamp>> {
+pub fn next_due(conn: &Connection, now: Stamp) -> rusqlite::Result<Option<Stamp>> {
     conn.prepare_cached(
         "SELECT next_attempt_at FROM reminders
          WHERE next_attempt_at IS NOT NULL AND (claimed_until IS NULL OR claimed_until <= ?1)
@@ -1008,7 +1014,7 @@ pub fn delivered(
     conn: &Connection,
     id: i64,
     claim: &str,
-    now: &str,
+    now: Stamp,
     repeat: bool,
     next_repeat: Option<&str>,
 ) -> rusqlite::Result<()> {
@@ -1091,7 +1097,7 @@ pub fn mail_delivered(
     conn: &Connection,
     id: i64,
     round: i64,
-    now: &str,
+    now: Stamp,
     next_repeat: Option<&str>,
 ) -> rusqlite::Result<()> {
     conn.prepare_cached(
@@ -1197,7 +1203,7 @@ mod tests {
             "2026-03-02T20:45:00.000Z",
         );
         // The morning dose, logged at 20:30: the evening reminder has not come due yet.
-        let got = answer(&conn, 1, 1, None, "2026-03-02T20:30:00.000Z", 7).unwrap();
+        let got = answer(&conn, 1, 1, None, Stamp::at("2026-03-02T20:30:00.000Z"), 7).unwrap();
         assert_eq!(got, Some(morning));
         assert!(!answered(&conn, evening));
     }
@@ -1223,13 +1229,13 @@ mod tests {
             "2026-03-02T21:00:00.000Z",
             "2026-03-02T20:45:00.000Z",
         );
-        let got = answer(&conn, 1, 1, None, "2026-03-02T08:30:00.000Z", 7).unwrap();
+        let got = answer(&conn, 1, 1, None, Stamp::at("2026-03-02T08:30:00.000Z"), 7).unwrap();
         assert_eq!(got, Some(planned));
         assert!(answered(&conn, twin));
         assert!(!answered(&conn, later));
         // Nothing due or coming within the hour: nothing is answered.
         assert_eq!(
-            answer(&conn, 1, 1, None, "2026-03-02T15:00:00.000Z", 7).unwrap(),
+            answer(&conn, 1, 1, None, Stamp::at("2026-03-02T15:00:00.000Z"), 7).unwrap(),
             None
         );
     }
@@ -1264,28 +1270,28 @@ mod tests {
             [cancelled],
         )
         .unwrap();
-        let ids = |now: &str| -> Vec<i64> {
+        let ids = |now: Stamp| -> Vec<i64> {
             overdue(&conn, "2026-03-01T00:00:00.000Z", now, 60, 10)
                 .unwrap()
                 .iter()
                 .map(|o| o.id)
                 .collect()
         };
-        assert!(ids("2026-03-02T08:59:00.000Z").is_empty());
-        assert_eq!(ids("2026-03-02T09:00:00.000Z"), vec![usual]);
-        assert_eq!(ids("2026-03-02T10:00:00.000Z"), vec![usual, slow]);
+        assert!(ids(Stamp::at("2026-03-02T08:59:00.000Z")).is_empty());
+        assert_eq!(ids(Stamp::at("2026-03-02T09:00:00.000Z")), vec![usual]);
+        assert_eq!(ids(Stamp::at("2026-03-02T10:00:00.000Z")), vec![usual, slow]);
         // Snoozed to 08:50: its grace counts from then.
         assert!(
             snooze(
                 &conn,
                 usual,
                 "2026-03-02T08:50:00.000Z",
-                "2026-03-02T08:40:00.000Z"
+                Stamp::at("2026-03-02T08:40:00.000Z")
             )
             .unwrap()
         );
-        assert!(ids("2026-03-02T09:30:00.000Z").is_empty());
-        assert_eq!(ids("2026-03-02T09:50:00.000Z"), vec![usual]);
+        assert!(ids(Stamp::at("2026-03-02T09:30:00.000Z")).is_empty());
+        assert_eq!(ids(Stamp::at("2026-03-02T09:50:00.000Z")), vec![usual]);
     }
 
     #[test]
@@ -1305,7 +1311,7 @@ mod tests {
         );
         let claim = new_claim("2026-03-02T09:10:00.000Z");
         assert_eq!(
-            claim_due(&conn, "2026-03-02T09:00:00.000Z", &claim, 10).unwrap(),
+            claim_due(&conn, Stamp::at("2026-03-02T09:00:00.000Z"), &claim, 10).unwrap(),
             vec![sent, waiting]
         );
         hold_for_mail(&conn, waiting, &claim).unwrap();
@@ -1313,10 +1319,10 @@ mod tests {
         // Claimable again at once, long before the claim would have lapsed; the reminder
         // waiting for its e-mail stays with the queue.
         assert_eq!(
-            claim_due(&conn, "2026-03-02T09:00:01.000Z", &new_claim("x"), 10).unwrap(),
+            claim_due(&conn, Stamp::at("2026-03-02T09:00:01.000Z"), &new_claim("x"), 10).unwrap(),
             vec![sent]
         );
-        mail_delivered(&conn, waiting, 0, "2026-03-02T09:01:00.000Z", None).unwrap();
+        mail_delivered(&conn, waiting, 0, Stamp::at("2026-03-02T09:01:00.000Z"), None).unwrap();
         assert_eq!(
             find(&conn, 1, waiting).unwrap().unwrap().status,
             ReminderStatus::Sent
@@ -1334,27 +1340,43 @@ mod tests {
         );
         let mine = new_claim("2026-03-02T09:10:00.000Z");
         assert_eq!(
-            claim_due(&conn, "2026-03-02T09:00:00.000Z", &mine, 10).unwrap(),
+            claim_due(&conn, Stamp::at("2026-03-02T09:00:00.000Z"), &mine, 10).unwrap(),
             vec![id]
         );
         // While held, nobody else claims it; once lapsed, another dispatcher may.
         assert!(
-            claim_due(&conn, "2026-03-02T09:05:00.000Z", &new_claim("x"), 10)
+            claim_due(&conn, Stamp::at("2026-03-02T09:05:00.000Z"), &new_claim("x"), 10)
                 .unwrap()
                 .is_empty()
         );
         let theirs = new_claim("2026-03-02T09:30:00.000Z");
         assert_eq!(
-            claim_due(&conn, "2026-03-02T09:11:00.000Z", &theirs, 10).unwrap(),
+            claim_due(&conn, Stamp::at("2026-03-02T09:11:00.000Z"), &theirs, 10).unwrap(),
             vec![id]
         );
         // The first dispatcher's late result changes nothing.
-        delivered(&conn, id, &mine, "2026-03-02T09:12:00.000Z", false, None).unwrap();
+        delivered(
+            &conn,
+            id,
+            &mine,
+            Stamp::at("2026-03-02T09:12:00.000Z"),
+            false,
+            None,
+        )
+        .unwrap();
         assert_eq!(
             find(&conn, 1, id).unwrap().unwrap().status,
             ReminderStatus::Scheduled
         );
-        delivered(&conn, id, &theirs, "2026-03-02T09:12:00.000Z", false, None).unwrap();
+        delivered(
+            &conn,
+            id,
+            &theirs,
+            Stamp::at("2026-03-02T09:12:00.000Z"),
+            false,
+            None,
+        )
+        .unwrap();
         assert_eq!(find(&conn, 1, id).unwrap().unwrap().status, ReminderStatus::Sent);
     }
 }
