@@ -2,11 +2,11 @@ import { useState, type ReactNode, type SubmitEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { CurrentPasswordField } from './CurrentPasswordField';
 import { Dialog } from './Dialog';
-import { DisabledReason, disabledBecause } from './DisabledReason';
+import { FormDialogActions } from './FormDialogActions';
 
 interface ConfirmWithPasswordDialogProps {
   title: string;
-  /** The password field's id; the reason the button waits is `${passwordId}-needed`. */
+  /** The password field's id; the form's is `${passwordId}-form`. */
   passwordId: string;
   /** What the change does, above the form's error. */
   children: ReactNode;
@@ -46,7 +46,7 @@ export function ConfirmWithPasswordDialog({
   const { t } = useTranslation();
   const [password, setPassword] = useState('');
   const missing = fieldsMissing ?? (password === '' ? t('common.passwordNeeded') : null);
-  const missingId = `${passwordId}-needed`;
+  const formId = `${passwordId}-form`;
 
   const submit = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -54,8 +54,23 @@ export function ConfirmWithPasswordDialog({
   };
 
   return (
-    <Dialog title={title} onClose={busy ? undefined : onClose} className={danger ? 'dialog-danger' : undefined}>
-      <form className="form form-tight" onSubmit={submit}>
+    <Dialog
+      title={title}
+      onClose={busy ? undefined : onClose}
+      className={danger ? 'dialog-danger' : undefined}
+      actions={
+        <FormDialogActions
+          formId={formId}
+          busy={busy}
+          submitLabel={submitLabel}
+          busyLabel={busyLabel}
+          danger={danger}
+          disabledReason={missing}
+          onCancel={onClose}
+        />
+      }
+    >
+      <form id={formId} className="form form-tight" onSubmit={submit}>
         {children}
         {error && (
           <p className="form-error" role="alert">
@@ -64,20 +79,6 @@ export function ConfirmWithPasswordDialog({
         )}
         {fields}
         <CurrentPasswordField id={passwordId} value={password} onChange={setPassword} autoFocus={fields === undefined} />
-        <DisabledReason id={missingId} reason={missing} />
-        <div className="dialog-actions">
-          <button type="button" className="button button-secondary" onClick={onClose} disabled={busy}>
-            {t('common.cancel')}
-          </button>
-          <button
-            type="submit"
-            className={danger ? 'button button-danger' : 'button button-primary'}
-            disabled={busy || missing !== null}
-            {...disabledBecause(missingId, missing)}
-          >
-            {busy ? busyLabel : submitLabel}
-          </button>
-        </div>
       </form>
     </Dialog>
   );

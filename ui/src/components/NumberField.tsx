@@ -2,16 +2,18 @@ import type { ReactNode } from 'react';
 
 /**
  * What a number counts: whole containers or items (from 1), a whole number of a schedule's
- * (from 0, bounded by the field's `min` and `max`), a dose (above zero, in thousandths), or a
- * stock amount (from zero, in thousandths).
+ * (from 0, bounded by the field's `min` and `max`), a dose (above zero, in thousandths), a
+ * stock amount (from zero, in thousandths), or a change to the stock (added or taken away,
+ * in thousandths).
  */
-export type NumberKind = 'count' | 'whole' | 'dose' | 'stock';
+export type NumberKind = 'count' | 'whole' | 'dose' | 'stock' | 'stockChange';
 
-const INPUTS: Record<NumberKind, { inputMode: 'numeric' | 'decimal'; min: number; step: number }> = {
+const INPUTS: Record<NumberKind, { inputMode: 'numeric' | 'decimal'; min?: number; step: number }> = {
   count: { inputMode: 'numeric', min: 1, step: 1 },
   whole: { inputMode: 'numeric', min: 0, step: 1 },
   dose: { inputMode: 'decimal', min: 0.001, step: 0.001 },
   stock: { inputMode: 'decimal', min: 0, step: 0.001 },
+  stockChange: { inputMode: 'decimal', step: 0.001 },
 };
 
 interface NumberFieldProps {

@@ -14,7 +14,7 @@ import { usePeople } from '../../people/usePeople';
 import { useCreateMedication } from '../../queries/medications';
 import { usePersonLabel } from '../people/PersonSwitcher';
 import { Dialog } from '../Dialog';
-import { FormDialogActions } from './FormDialogActions';
+import { FormDialogActions } from '../FormDialogActions';
 import { FormError } from './FormError';
 import { MedicationFields } from './MedicationFields';
 

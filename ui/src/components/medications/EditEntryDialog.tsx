@@ -9,7 +9,7 @@ import { useUpdateHistoryEntry } from '../../queries/history';
 import { Dialog } from '../Dialog';
 import { DoseFields } from './DoseFields';
 import { EntryMomentFields } from './EntryMomentFields';
-import { FormDialogActions } from './FormDialogActions';
+import { FormDialogActions } from '../FormDialogActions';
 import { FormError } from './FormError';
 
 /** The server keeps a note of at most this many characters. */

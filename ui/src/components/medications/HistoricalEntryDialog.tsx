@@ -8,7 +8,7 @@ import { useLogDose } from '../../queries/medications';
 import { Dialog } from '../Dialog';
 import { DoseFields } from './DoseFields';
 import { EntryMomentFields } from './EntryMomentFields';
-import { FormDialogActions } from './FormDialogActions';
+import { FormDialogActions } from '../FormDialogActions';
 import { FormError } from './FormError';
 
 interface HistoricalEntryDialogProps {

@@ -9,6 +9,7 @@ import { inventoryFormOf, inventoryInput, inventoryProblem, type InventoryForm }
 import { useAdjustInventory, useInventoryQuery, useLedgerQuery, useSaveInventory } from '../../queries/medications';
 import { Dialog } from '../Dialog';
 import { FlashMessage } from '../FlashMessage';
+import { NumberField } from '../NumberField';
 import { useFlash } from '../useFlash';
 import { FormError } from './FormError';
 import { InventoryFields } from './InventoryFields';
@@ -165,17 +166,13 @@ export function InventoryDialog({ medication, onClose }: InventoryDialogProps) {
               <form className="form form-tight" noValidate onSubmit={(event) => void adjust(event)}>
                 <FormError text={adjustError} />
                 <div className="field-row">
-                  <div className="field">
-                    <label htmlFor={`adjust-amount-${id}`}>{t('inventory.adjustAmount', { unit })}</label>
-                    <input
-                      id={`adjust-amount-${id}`}
-                      type="number"
-                      inputMode="decimal"
-                      step={0.001}
-                      value={amount}
-                      onChange={(event) => setAmount(event.target.value)}
-                    />
-                  </div>
+                  <NumberField
+                    id={`adjust-amount-${id}`}
+                    label={t('inventory.adjustAmount', { unit })}
+                    kind="stockChange"
+                    value={amount}
+                    onChange={setAmount}
+                  />
                   <div className="field">
                     <label htmlFor={`adjust-reason-${id}`}>{t('inventory.adjustReason')}</label>
                     <input

@@ -210,30 +210,21 @@ export function MoreScheduleOptions({ idPrefix, form, onChange }: RulesProps) {
                     <span className="step-number" aria-hidden="true">
                       {number}
                     </span>
-                    <div className="field">
-                      <label htmlFor={id(`step-${index}-days`)}>{t('rules.stepDays')}</label>
-                      <input
-                        id={id(`step-${index}-days`)}
-                        type="number"
-                        inputMode="numeric"
-                        min={1}
-                        max={366}
-                        value={step.days}
-                        onChange={(event) => setStep(index, { days: event.target.value })}
-                      />
-                    </div>
-                    <div className="field">
-                      <label htmlFor={id(`step-${index}-quantity`)}>{t('rules.stepQuantity', { unit })}</label>
-                      <input
-                        id={id(`step-${index}-quantity`)}
-                        type="number"
-                        inputMode="decimal"
-                        min={0.001}
-                        step={0.001}
-                        value={step.quantity}
-                        onChange={(event) => setStep(index, { quantity: event.target.value })}
-                      />
-                    </div>
+                    <NumberField
+                      id={id(`step-${index}-days`)}
+                      label={t('rules.stepDays')}
+                      kind="count"
+                      max={366}
+                      value={step.days}
+                      onChange={(days) => setStep(index, { days })}
+                    />
+                    <NumberField
+                      id={id(`step-${index}-quantity`)}
+                      label={t('rules.stepQuantity', { unit })}
+                      kind="dose"
+                      value={step.quantity}
+                      onChange={(quantity) => setStep(index, { quantity })}
+                    />
                     <button
                       type="button"
                       className="icon-button"

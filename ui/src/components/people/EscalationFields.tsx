@@ -8,6 +8,7 @@ import {
 } from '../../medications/medicationForm';
 import { canLog } from '../../people/roles';
 import { useCarersQuery } from '../../queries/people';
+import { NumberField } from '../NumberField';
 
 /** The carers a missed dose can go to: accepted, and allowed to record doses. */
 export function escalationCarers(carers: readonly Carer[]): (Carer & { user_id: number })[] {
@@ -56,23 +57,16 @@ export function EscalationFields({ idPrefix, personId, form, onChange }: Escalat
       </label>
       {form.enabled && (
         <>
-          <div className="field">
-            <label htmlFor={id('minutes')}>{t('escalation.afterMinutes')}</label>
-            <input
-              id={id('minutes')}
-              type="number"
-              inputMode="numeric"
-              min={ESCALATION_MIN_MINUTES}
-              max={ESCALATION_MAX_MINUTES}
-              step={1}
-              value={form.afterMinutes}
-              onChange={(event) => change({ afterMinutes: event.target.value })}
-              aria-describedby={id('minutes-hint')}
-            />
-            <span id={id('minutes-hint')} className="field-hint">
-              {t('escalation.afterMinutesHint', { low: ESCALATION_MIN_MINUTES, high: ESCALATION_MAX_MINUTES })}
-            </span>
-          </div>
+          <NumberField
+            id={id('minutes')}
+            label={t('escalation.afterMinutes')}
+            kind="whole"
+            min={ESCALATION_MIN_MINUTES}
+            max={ESCALATION_MAX_MINUTES}
+            value={form.afterMinutes}
+            onChange={(afterMinutes) => change({ afterMinutes })}
+            hint={t('escalation.afterMinutesHint', { low: ESCALATION_MIN_MINUTES, high: ESCALATION_MAX_MINUTES })}
+          />
           <fieldset className="choice-group">
             <legend>{t('escalation.carers')}</legend>
             {query.isPending && <p className="field-hint">{t('common.loading')}</p>}

@@ -3,12 +3,15 @@ import { useTranslation } from 'react-i18next';
 import { useAuth } from '../../auth/AuthContext';
 import { passwordProblem } from '../../auth/passwordRules';
 import { Dialog } from '../../components/Dialog';
+import { FormDialogActions } from '../../components/FormDialogActions';
 import { NewPasswordFields } from '../../components/NewPasswordFields';
 import { errorText, type CodeKeys } from '../../i18n/messages';
 import { useChangePassword } from '../../queries/security';
 
 /** Here the wrong password is the current one. */
 const CURRENT_PASSWORD: CodeKeys = { password_incorrect: 'server.wrongCurrentPassword' };
+
+const FORM_ID = 'change-password-form';
 
 interface ChangePasswordDialogProps {
   onClose: () => void;
@@ -51,8 +54,19 @@ export function ChangePasswordDialog({ onClose, onChanged }: ChangePasswordDialo
   };
 
   return (
-    <Dialog title={t('settings.security.password.title')} onClose={busy ? undefined : onClose}>
-      <form className="form form-tight" onSubmit={submit}>
+    <Dialog
+      title={t('settings.security.password.title')}
+      onClose={busy ? undefined : onClose}
+      actions={
+        <FormDialogActions
+          formId={FORM_ID}
+          busy={busy}
+          submitLabel={t('settings.security.password.submit')}
+          onCancel={onClose}
+        />
+      }
+    >
+      <form id={FORM_ID} className="form form-tight" onSubmit={submit}>
         <p>{t('settings.security.password.text')}</p>
         {error && (
           <p className="form-error" role="alert">
@@ -80,14 +94,6 @@ export function ChangePasswordDialog({ onClose, onChanged }: ChangePasswordDialo
           onPasswordChange={setNext}
           onConfirmationChange={setConfirmation}
         />
-        <div className="dialog-actions">
-          <button type="button" className="button button-secondary" onClick={onClose} disabled={busy}>
-            {t('common.cancel')}
-          </button>
-          <button type="submit" className="button button-primary" disabled={busy}>
-            {busy ? t('common.saving') : t('settings.security.password.submit')}
-          </button>
-        </div>
       </form>
     </Dialog>
   );

@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import type { TwoFactorMethod } from '../../api/types';
 import { cleanBackupCode } from '../../auth/backupCode';
 import { Dialog } from '../../components/Dialog';
-import { DisabledReason, disabledBecause } from '../../components/DisabledReason';
+import { FormDialogActions } from '../../components/FormDialogActions';
 import { errorText } from '../../i18n/messages';
 import { useDisableTwoFactorMethod } from '../../queries/security';
 
@@ -13,6 +13,8 @@ interface DisableMethodDialogProps {
   /** The method is off: this session's new token. */
   onDisabled: (token: string) => void;
 }
+
+const FORM_ID = 'disable-method-form';
 
 export function DisableMethodDialog({ method, onClose, onDisabled }: DisableMethodDialogProps) {
   const { t } = useTranslation();
@@ -42,8 +44,22 @@ export function DisableMethodDialog({ method, onClose, onDisabled }: DisableMeth
   };
 
   return (
-    <Dialog title={t('twoFactor.disable.title', { method: methodName })} onClose={busy ? undefined : onClose}>
-      <form className="form form-tight" onSubmit={submit}>
+    <Dialog
+      title={t('twoFactor.disable.title', { method: methodName })}
+      onClose={busy ? undefined : onClose}
+      actions={
+        <FormDialogActions
+          formId={FORM_ID}
+          busy={busy}
+          submitLabel={t('twoFactor.disable.submit')}
+          busyLabel={t('twoFactor.disable.submitting')}
+          danger
+          disabledReason={codeNeeded}
+          onCancel={onClose}
+        />
+      }
+    >
+      <form id={FORM_ID} className="form form-tight" onSubmit={submit}>
         <p>{t('twoFactor.disable.text', { method: methodName })}</p>
         {error && (
           <p className="form-error" role="alert">
@@ -62,20 +78,6 @@ export function DisableMethodDialog({ method, onClose, onDisabled }: DisableMeth
             onChange={(event) => setCode(cleanBackupCode(event.target.value))}
             data-autofocus
           />
-        </div>
-        <DisabledReason id="disable-code-needed" reason={codeNeeded} />
-        <div className="dialog-actions">
-          <button type="button" className="button button-secondary" onClick={onClose} disabled={busy}>
-            {t('common.cancel')}
-          </button>
-          <button
-            type="submit"
-            className="button button-danger"
-            disabled={busy || trimmed === ''}
-            {...disabledBecause('disable-code-needed', codeNeeded)}
-          >
-            {busy ? t('twoFactor.disable.submitting') : t('twoFactor.disable.submit')}
-          </button>
         </div>
       </form>
     </Dialog>
