@@ -171,6 +171,13 @@ pub fn retract(conn: &Connection, reminder_id: i64, now: Stamp) -> rusqlite::Res
         "UPDATE escalations SET retracted_at = ?2,
                 status = CASE WHEN status IN ('pending', 'sent') THEN 'withdrawn' ELSE status END
          WHERE reminder_id = ?1 AND retracted_at IS NULL
+           -- Only an alert whose own time (the dose's plus `after_minutes`) is again to come:
+           -- one whose dose is late at the corrected time still holds.
+           AND EXISTS (SELECT 1 FROM reminders r JOIN medications m ON m.id = r.medication_id
+                       WHERE r.id = escalations.reminder_id
+                         AND strftime('%Y-%m-%dT%H:%M:%fZ', r.scheduled_time, '+' || CAST(json_extract(
+                               CASE WHEN json_valid(m.escalation) THEN m.escalation ELSE '{}' END,
+                               '$.after_minutes') AS INTEGER) || ' minutes') > ?2)
          RETURNING id, carer_id, sent_at IS NOT NULL,
                    EXISTS (SELECT 1 FROM mail_outbox o WHERE o.escalation_id = escalations.id
                              AND (o.accepted_at IS NOT NULL OR o.sending_since IS NOT NULL))",
@@ -329,7 +336,9 @@ mod tests {
             "the one not yet out is not sent"
         );
         assert!(
-            retract(&conn, reminder, now).unwrap().is_empty(),
+            retract(&conn, reminder, Stamp::at("2026-03-02T07:30:00.000Z"))
+                .unwrap()
+                .is_empty(),
             "retracted once"
         );
         // Both are due an alert again once the dose is late, and get one each.
@@ -337,6 +346,30 @@ mod tests {
         let again = insert(&conn, reminder, 2, now).unwrap().unwrap();
         assert_ne!(again, reached);
         assert!(insert(&conn, reminder, 2, now).unwrap().is_none());
+    }
+
+    #[test]
+    fn an_alert_whose_dose_is_still_late_at_the_corrected_time_is_not_retracted() {
+        let (conn, reminder, _) = database();
+        let sent = Stamp::at("2026-03-02T08:30:00.000Z");
+        let alert = insert(&conn, reminder, 2, sent).unwrap().unwrap();
+        settle(&conn, alert, "sent", sent).unwrap();
+        // Set back to 08:35: the 08:00 dose is 35 minutes late, past its 30-minute alert.
+        assert!(
+            retract(&conn, reminder, Stamp::at("2026-03-02T08:35:00.000Z"))
+                .unwrap()
+                .is_empty()
+        );
+        assert!(wanted(&conn, alert).unwrap());
+        // Carer 2 is not alerted twice (carer 3, never alerted, is due one).
+        assert_eq!(carers(&conn, Stamp::at("2026-03-02T08:35:00.000Z")), vec![3]);
+        // Set back to 08:20, before the alert's time: it no longer holds.
+        assert_eq!(
+            retract(&conn, reminder, Stamp::at("2026-03-02T08:20:00.000Z"))
+                .unwrap()
+                .len(),
+            1
+        );
     }
 
     #[test]
