@@ -19,7 +19,7 @@ use super::channels::{self, Context, Labels, Message, Outcome, Outgoing, Priorit
 use crate::clock::{self, Clock};
 use crate::config::Settings;
 use crate::db::{Db, DbError, Stamp};
-use crate::domain::notification::ReminderStatus;
+use crate::domain::notification::{MAX_RETRY_WAIT_SECONDS, ReminderStatus};
 use crate::mailer::Mailer;
 use crate::security::outbound::{Policy, Resolver};
 use crate::services::messages::Formats;
@@ -572,9 +572,15 @@ fn retry_at(send: &QueuedSend, after: Option<StdDuration>, now: DateTime<Utc>) -
     let wait = after
         .and_then(|a| i64::try_from(a.as_secs()).ok())
         .map_or(backoff, |a| a.clamp(1, MAX_BACKOFF_SECONDS));
-    let at = now + Duration::seconds(wait);
+    // A dose's reminder is tried at least every 15 minutes (as its push and e-mail are), the
+    // last time a minute before it is given up (its dose's grace).
+    let wait = match send.event.as_str() {
+        "reminder.due" => wait.min(MAX_RETRY_WAIT_SECONDS),
+        _ => wait,
+    };
     let give_up = send.give_up_at.instant();
-    (at <= give_up).then(|| clock::stamp(at))
+    let at = (now + Duration::seconds(wait)).min(give_up - Duration::minutes(1));
+    (at > now).then(|| clock::stamp(at))
 }
 
 /// What the e-mail fallback needs.
@@ -799,6 +805,48 @@ fn settle_reminder(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_doses_channel_message_is_tried_every_15_minutes_at_most_and_a_last_time_before_its_grace_ends() {
+        let now = Stamp::at("2026-03-20T07:45:00Z").instant();
+        let send = |event: &str, attempts: i64, give_up: &str| QueuedSend {
+            id: 1,
+            channel_id: 1,
+            user_id: 1,
+            reminder_id: Some(1),
+            round: Some(0),
+            escalation_id: None,
+            event: event.into(),
+            delivery_kind: Some("reminder".into()),
+            title: "Time for Zinc".into(),
+            medication_name: None,
+            fallback: false,
+            message: json!({}),
+            idempotency_key: "k".into(),
+            attempts,
+            give_up_at: Stamp::at(give_up),
+        };
+        // 15 s doubling: after 8 failures 3,840 s, capped at 15 minutes for a dose.
+        let due = send("reminder.due", 8, "2026-03-20T09:00:00Z");
+        assert_eq!(
+            retry_at(&due, None, now).as_deref(),
+            Some("2026-03-20T08:00:00.000Z")
+        );
+        // Its grace ends in 10 minutes: a last try a minute before, then none.
+        let late = send("reminder.due", 8, "2026-03-20T07:55:00Z");
+        assert_eq!(
+            retry_at(&late, None, now).as_deref(),
+            Some("2026-03-20T07:54:00.000Z")
+        );
+        let over = send("reminder.due", 9, "2026-03-20T07:46:00Z");
+        assert_eq!(retry_at(&over, None, now), None);
+        // Other events keep the hour.
+        let hook = send("dose.logged", 8, "2026-03-21T07:45:00Z");
+        assert_eq!(
+            retry_at(&hook, None, now).as_deref(),
+            Some("2026-03-20T08:45:00.000Z")
+        );
+    }
 
     #[test]
     fn a_carers_alert_withdrawn_after_the_clock_went_back_says_why_in_their_language() {
