@@ -359,6 +359,29 @@ async fn a_dose_named_by_its_time_answers_that_dose_not_the_next_ones_reminder()
         (&reminder["status"], &reminder["answered_at"]),
         (&json!("scheduled"), &Value::Null)
     );
+    // Past 23:00's grace (midnight) nobody logged it: it is recorded missed, and the 22:30
+    // entry stays 22:00's (before, the grace pass took it for 23:00's).
+    common::advance_clock(&server, 95 * 60).await;
+    let (_, history) = get_json(&server, "/api/medications/history?limit=10", Some(&token)).await;
+    let entries: Vec<_> = history["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["status"].as_str().unwrap().to_owned(),
+                e["taken"].as_str().unwrap()[11..16].to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        entries,
+        [
+            ("missed".to_owned(), "23:00".to_owned()),
+            ("taken".to_owned(), "22:30".to_owned())
+        ],
+        "{history}"
+    );
 }
 
 #[tokio::test]

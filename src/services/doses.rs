@@ -275,9 +275,22 @@ pub fn log(
             "Notification not found",
         ));
     }
-    // A planned dose named by its time answers its reminder if it has one, and no other.
+    // A planned dose named by its time answers its reminder, and no other. One past when
+    // reminders were planned has none: it gets a row of its own, which the entry answers,
+    // so that the next dose's grace pass does not take the entry for its own.
     let dosage_id = match (dose.dosage_id, dose.scheduled_time) {
-        (None, Some(at)) => reminders::open_dose_at(conn, user_id, m.id, Stamp::from(at))?,
+        (None, Some(at)) => match reminders::open_dose_at(conn, user_id, m.id, Stamp::from(at))? {
+            Some(id) => Some(id),
+            None if at <= now => reminders::insert_unsent_dose(
+                conn,
+                user_id,
+                m.id,
+                &m.name,
+                Stamp::from(at),
+                Stamp::from(now),
+            )?,
+            None => None,
+        },
         (named, _) => named,
     };
     // Without a quantity, the usual dose (the day's step under a tapering plan).

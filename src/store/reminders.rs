@@ -311,6 +311,39 @@ pub fn insert_low_stock(
     Ok(())
 }
 
+/// A reminder row for a planned dose that had none (its time was past when it was planned),
+/// for a dose a person logs by that time: never sent ("The dose was already logged"), it is
+/// what the entry answers, so that no other dose's reminder or grace takes the entry. `None`
+/// when the dose has a reminder row already.
+pub fn insert_unsent_dose(
+    conn: &Connection,
+    user_id: i64,
+    medication_id: i64,
+    medication_name: &str,
+    at: Stamp,
+    now: Stamp,
+) -> rusqlite::Result<Option<i64>> {
+    conn.prepare_cached(
+        "INSERT INTO reminders (user_id, medication_id, medication_name, kind, scheduled_time, reminder_time,
+                                status, failure_reason, next_attempt_at, created_at)
+         VALUES (?1, ?2, ?3, 'dose', ?4, ?4, 'cancelled', ?6, NULL, ?5)
+         ON CONFLICT (medication_id, kind, scheduled_time) DO NOTHING
+         RETURNING id",
+    )?
+    .query_row(
+        params![
+            user_id,
+            medication_id,
+            medication_name,
+            at,
+            now,
+            ANSWERED_BEFORE_SENT
+        ],
+        |row| row.get(0),
+    )
+    .optional()
+}
+
 /// A page of the user's reminders, soonest first, with the total.
 pub fn page(
     conn: &Connection,
