@@ -1260,18 +1260,28 @@ fn named(rows: &[(&str, &str)]) -> Vec<(String, String)> {
         .collect()
 }
 
-#[tokio::test]
-async fn a_carers_history_and_adherence_show_the_people_they_care_for_and_no_one_else() {
+/// Eva, who takes Aspirin and looks after Grandpa Jo (Digoxin), each with a dose logged;
+/// Kim, Grandpa's carer with the view role; Sam, a stranger to both with a dose of Insulin.
+struct Circle {
+    server: Server,
+    owner: String,
+    grandpa: i64,
+    his: i64,
+    evas: i64,
+    carer: String,
+    stranger: String,
+    sams: i64,
+    sam: i64,
+}
+
+async fn eva_kim_and_sam() -> Circle {
     let server = server_without_mail();
     let owner = common::register(&server, "eva@example.org").await;
-    set_name(&server, &owner, "Eva", "Lind").await;
-    let eva = people(&server, &owner).await[0]["id"].as_i64().unwrap();
     let grandpa = new_person(&server, &owner, "Grandpa Jo").await;
     let his = medication(&server, &owner, "Digoxin", Some(grandpa)).await;
     let evas = medication(&server, &owner, "Aspirin", None).await;
     log_dose(&server, &owner, his).await;
     log_dose(&server, &owner, evas).await;
-    // Kim cares for Grandpa (view only) and keeps her own medicine.
     let (carer, _) = carer_by_link(
         &server,
         &owner,
@@ -1281,13 +1291,39 @@ async fn a_carers_history_and_adherence_show_the_people_they_care_for_and_no_one
         ("Kim", "Berg"),
     )
     .await;
-    let kims = medication(&server, &carer, "Vitamin D", None).await;
-    log_dose(&server, &carer, kims).await;
-    // A stranger to both, with a dose of their own.
     let stranger = common::verified_account(&server, "sam@example.org").await;
     let sams = medication(&server, &stranger, "Insulin", None).await;
     log_dose(&server, &stranger, sams).await;
     let sam = people(&server, &stranger).await[0]["id"].as_i64().unwrap();
+    Circle {
+        server,
+        owner,
+        grandpa,
+        his,
+        evas,
+        carer,
+        stranger,
+        sams,
+        sam,
+    }
+}
+
+#[tokio::test]
+async fn a_carers_history_and_adherence_show_the_people_they_care_for_and_no_one_else() {
+    let Circle {
+        server,
+        owner,
+        grandpa,
+        his,
+        carer,
+        sam,
+        ..
+    } = eva_kim_and_sam().await;
+    set_name(&server, &owner, "Eva", "Lind").await;
+    let eva = people(&server, &owner).await[0]["id"].as_i64().unwrap();
+    // Kim keeps her own medicine too.
+    let kims = medication(&server, &carer, "Vitamin D", None).await;
+    log_dose(&server, &carer, kims).await;
 
     // Without a person: Kim's own dose and Grandpa's, each with whose it is; never Eva's or
     // the stranger's.
@@ -1374,26 +1410,17 @@ async fn a_carers_history_and_adherence_show_the_people_they_care_for_and_no_one
 
 #[tokio::test]
 async fn another_accounts_ids_in_a_history_filter_are_not_found_and_a_carer_still_sees_their_persons() {
-    let server = server_without_mail();
-    let owner = common::register(&server, "eva@example.org").await;
-    let grandpa = new_person(&server, &owner, "Grandpa Jo").await;
-    let his = medication(&server, &owner, "Digoxin", Some(grandpa)).await;
-    let evas = medication(&server, &owner, "Aspirin", None).await;
-    log_dose(&server, &owner, his).await;
-    log_dose(&server, &owner, evas).await;
-    let (carer, _) = carer_by_link(
-        &server,
-        &owner,
+    let Circle {
+        server,
+        owner,
         grandpa,
-        "kim@example.org",
-        "view",
-        ("Kim", "Berg"),
-    )
-    .await;
-    let stranger = common::verified_account(&server, "sam@example.org").await;
-    let sams = medication(&server, &stranger, "Insulin", None).await;
-    log_dose(&server, &stranger, sams).await;
-    let sam = people(&server, &stranger).await[0]["id"].as_i64().unwrap();
+        his,
+        evas,
+        carer,
+        stranger,
+        sams,
+        sam,
+    } = eva_kim_and_sam().await;
 
     // Another account's medication, as a filter of the whole history or of one medication's,
     // is not found, as its own routes answer: never an empty page that looks like no doses.
