@@ -438,6 +438,13 @@ async fn an_smtp_outage_is_retried_then_failed_with_the_reason_and_a_returning_s
     assert_eq!(smtp.count_for("cy@example.test"), 1);
 }
 
+/// Moves the clock 5 minutes `times` times, a dispatcher pass at each step.
+async fn every_five_minutes(server: &Server, times: usize) {
+    for _ in 0..times {
+        advance_clock(server, 5 * 60).await;
+    }
+}
+
 /// The reminder of a planned dose, and what the day's history says of the dose.
 async fn dose_state(server: &Server, token: &str, med: i64) -> (Value, Vec<Value>) {
     let (_, body) = get_json(server, "/api/notifications?limit=200", Some(token)).await;
@@ -477,9 +484,7 @@ async fn a_planned_dose_is_reminded_after_an_outage_longer_than_its_tries_while_
     .await;
     // 07:15 the reminder's first try, then every 5 minutes to 07:55: eight failed tries.
     advance_clock(&server, 15 * 60).await;
-    for _ in 0..8 {
-        advance_clock(&server, 5 * 60).await;
-    }
+    every_five_minutes(&server, 8).await;
     let (waiting, history) = dose_state(&server, &token, med).await;
     assert_eq!(waiting["status"], "scheduled", "still being tried: {waiting}");
     let reason = waiting["failure_reason"].as_str().unwrap_or_default();
@@ -490,9 +495,7 @@ async fn a_planned_dose_is_reminded_after_an_outage_longer_than_its_tries_while_
 
     // 07:55: the mail server is back; within the next 15 minutes the reminder arrives.
     let smtp = SmtpSink::start_on(smtp_port);
-    for _ in 0..3 {
-        advance_clock(&server, 5 * 60).await;
-    }
+    every_five_minutes(&server, 3).await;
     let mail = smtp.wait_for("fay@example.test", 1);
     assert_eq!(mail.subject, "Time for Zinc");
     let (sent, history) = dose_state(&server, &token, med).await;
@@ -514,9 +517,7 @@ async fn a_planned_dose_is_reminded_after_an_outage_longer_than_its_tries_while_
     // is given up with the reason before the dose is recorded missed, and nothing is sent.
     drop(smtp);
     advance_clock(&server, 23 * 3600).await;
-    for _ in 0..16 {
-        advance_clock(&server, 5 * 60).await;
-    }
+    every_five_minutes(&server, 16).await;
     let (_, body) = get_json(
         &server,
         "/api/notifications?limit=200&status=failed",
@@ -559,9 +560,7 @@ async fn a_planned_dose_is_pushed_after_a_push_service_outage_longer_than_its_tr
     .await;
     // 07:45 the first try, then every 5 minutes to 08:45: thirteen answered 500.
     advance_clock(&server, 45 * 60).await;
-    for _ in 0..12 {
-        advance_clock(&server, 5 * 60).await;
-    }
+    every_five_minutes(&server, 12).await;
     let (waiting, history) = dose_state(&server, &token, med).await;
     assert_eq!(waiting["status"], "scheduled", "still being tried: {waiting}");
     assert_eq!(history, Vec::<Value>::new());
