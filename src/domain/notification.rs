@@ -262,8 +262,13 @@ pub fn next_try(
     if failures < max_attempts {
         return Some(at);
     }
-    let last = until? - Duration::minutes(1);
-    let at = at.min(last);
+    within(at, until?, now)
+}
+
+/// A try due at `at` of a delivery given up at `give_up`: moved to a minute before it when it
+/// would come later, so that the last try is made; `None` when that is not after `now`.
+pub fn within(at: DateTime<Utc>, give_up: DateTime<Utc>, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
+    let at = at.min(give_up - Duration::minutes(1));
     (at > now).then_some(at)
 }
 

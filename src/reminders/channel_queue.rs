@@ -19,7 +19,7 @@ use super::channels::{self, Context, Labels, Message, Outcome, Outgoing, Priorit
 use crate::clock::{self, Clock};
 use crate::config::Settings;
 use crate::db::{Db, DbError, Stamp};
-use crate::domain::notification::{MAX_RETRY_WAIT_SECONDS, ReminderStatus};
+use crate::domain::notification::{MAX_RETRY_WAIT_SECONDS, ReminderStatus, within};
 use crate::mailer::Mailer;
 use crate::security::outbound::{Policy, Resolver};
 use crate::services::messages::Formats;
@@ -578,9 +578,7 @@ fn retry_at(send: &QueuedSend, after: Option<StdDuration>, now: DateTime<Utc>) -
         "reminder.due" => wait.min(MAX_RETRY_WAIT_SECONDS),
         _ => wait,
     };
-    let give_up = send.give_up_at.instant();
-    let at = (now + Duration::seconds(wait)).min(give_up - Duration::minutes(1));
-    (at > now).then(|| clock::stamp(at))
+    within(now + Duration::seconds(wait), send.give_up_at.instant(), now).map(clock::stamp)
 }
 
 /// What the e-mail fallback needs.
