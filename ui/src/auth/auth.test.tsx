@@ -192,6 +192,23 @@ describe('guard', () => {
 });
 
 describe('login', () => {
+  it('signs in from a page opened while signed out and goes back to it', async () => {
+    const { default: userEvent } = await import('@testing-library/user-event');
+    mockFetch({
+      'GET /api/version': version,
+      'POST /api/auth/2fa/check-login-requirements': () =>
+        jsonResponse({ success: true, requires2FA: false, availableMethods: [], preferredMethod: null }),
+      'POST /api/auth/login': () => jsonResponse({ success: true, data: { user: USER, token: 'new-token' } }),
+    });
+    // A reminder's notification opens /today; the guard sends the person to sign in first.
+    renderApp('/today');
+    await userEvent.type(await screen.findByLabelText('Email'), USER.email);
+    await userEvent.type(screen.getByLabelText('Password'), 'secret1');
+    await userEvent.click(screen.getByRole('button', { name: 'Sign In' }));
+
+    await waitFor(() => expect(location()).toBe('/today'));
+  });
+
   it('signs in with e-mail and password and opens /medications', async () => {
     const { default: userEvent } = await import('@testing-library/user-event');
     const fetchMock = mockFetch({

@@ -31,13 +31,11 @@ export function keptInvitation(): string | null {
   }
 }
 
-/** Where to go after signing in: the invitation waiting, else the medications. */
-export function pathAfterSignIn(): string {
-  let token: string | null = null;
-  try {
-    token = localStorage.getItem(STORAGE_KEY);
-  } catch {
-    token = null;
-  }
-  return token !== null && TOKEN.test(token) ? `/invite/${token}` : '/medications';
+/** Where to go after signing in: the invitation waiting, else the page that sent the person
+ *  to sign in (`from`, a path of this app), else the medications. */
+export function pathAfterSignIn(from?: string): string {
+  const token = keptInvitation();
+  if (token !== null) return `/invite/${token}`;
+  const inApp = from !== undefined && from.startsWith('/') && !from.startsWith('//') && !from.startsWith('/login');
+  return inApp ? from : '/medications';
 }

@@ -83,6 +83,17 @@ describe('an invitation opened while signed out', () => {
     rememberInvitation('../settings?x=1');
     expect(pathAfterSignIn()).toBe('/medications');
   });
+
+  it('else leads back to the page of this app that asked for signing in, never elsewhere', () => {
+    expect(pathAfterSignIn('/today')).toBe('/today');
+    expect(pathAfterSignIn('/history?page=2')).toBe('/history?page=2');
+    for (const elsewhere of ['//evil.example/x', 'https://evil.example', '/login']) {
+      expect(pathAfterSignIn(elsewhere)).toBe('/medications');
+    }
+    rememberInvitation('abc');
+    expect(pathAfterSignIn('/today')).toBe('/invite/abc');
+    forgetInvitation();
+  });
 });
 
 describe('names on Today and in History', () => {

@@ -1,6 +1,6 @@
 import { useReducer, useState, type SubmitEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link, Navigate, useNavigate, useSearchParams } from 'react-router-dom';
+import { Link, Navigate, useLocation, useNavigate, useSearchParams } from 'react-router-dom';
 import type { TwoFactorMethod } from '../api/types';
 import { useAuth } from '../auth/AuthContext';
 import { cleanBackupCode } from '../auth/backupCode';
@@ -33,6 +33,7 @@ type Busy = 'idle' | 'signingIn' | 'sending' | 'verifying';
 export function LoginScreen() {
   const { t } = useTranslation();
   const navigate = useNavigate();
+  const location = useLocation();
   const [searchParams] = useSearchParams();
   const { isAuthenticated, login, loginWithCode } = useAuth();
   const [view, dispatch] = useReducer(loginViewReducer, initialLoginView);
@@ -48,8 +49,10 @@ export function LoginScreen() {
   const registration = useRegistrationQuery();
   const sendSignInCode = useSendSignInCode();
 
-  // Back to an invitation opened while signed out, if one waits.
-  if (isAuthenticated) return <Navigate to={pathAfterSignIn()} replace />;
+  // Back to an invitation opened while signed out, if one waits, else to the page the guard
+  // sent here from (a reminder's /today, a bookmark).
+  const from = (location.state as { from?: { pathname: string; search: string } } | null)?.from;
+  if (isAuthenticated) return <Navigate to={pathAfterSignIn(from && from.pathname + from.search)} replace />;
 
   const methodName = (method: TwoFactorMethod) => t(`twoFactor.methods.${method}`);
   const address = email.trim();
