@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useReducer, type ReactNode } from 'react';
+import { startTransition, useCallback, useEffect, useMemo, useReducer, type ReactNode } from 'react';
 import * as api from '../api';
 import type { User } from '../api';
 import { parseUser } from '../api/auth';
@@ -120,7 +120,10 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   const logout = useCallback(() => {
     // The server is told in the background; the app leaves at once.
     void api.logout();
-    dispatch({ type: 'LOGOUT' });
+    // A transition, like the router's navigation: a sign-out button's `navigate('/login')` then
+    // lands in the same render, so the guard never sees the old page signed out and does not
+    // offer it as the page to return to (it does for a session that ended by itself).
+    startTransition(() => dispatch({ type: 'LOGOUT' }));
   }, []);
 
   const clearError = useCallback(() => dispatch({ type: 'CLEAR_ERROR' }), []);

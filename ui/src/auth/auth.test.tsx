@@ -209,6 +209,30 @@ describe('login', () => {
     await waitFor(() => expect(location()).toBe('/today'));
   });
 
+  it('after signing out on purpose, signing in opens /medications, not the page signed out from', async () => {
+    const { default: userEvent } = await import('@testing-library/user-event');
+    storeSession();
+    mockFetch({
+      'GET /api/version': version,
+      ...sessionRoutes(USER),
+      'GET /api/medications': () => jsonResponse({ success: true, data: [] }),
+      'POST /api/auth/logout': () => jsonResponse({ success: true }),
+      'POST /api/auth/2fa/check-login-requirements': () =>
+        jsonResponse({ success: true, requires2FA: false, availableMethods: [], preferredMethod: null }),
+      'POST /api/auth/login': () => jsonResponse({ success: true, data: { user: USER, token: 'new-token' } }),
+    });
+    renderApp('/today');
+    await screen.findByRole('heading', { name: 'Today', level: 1 });
+    await userEvent.click(screen.getByRole('button', { name: 'Sign Out' }));
+    await waitFor(() => expect(location()).toBe('/login'));
+
+    await userEvent.type(await screen.findByLabelText('Email'), USER.email);
+    await userEvent.type(screen.getByLabelText('Password'), 'secret1');
+    await userEvent.click(screen.getByRole('button', { name: 'Sign In' }));
+    expect(await screen.findByRole('heading', { name: 'Medications', level: 1 })).toBeTruthy();
+    expect(location()).toBe('/medications');
+  });
+
   it('signs in with e-mail and password and opens /medications', async () => {
     const { default: userEvent } = await import('@testing-library/user-event');
     const fetchMock = mockFetch({

@@ -36,6 +36,7 @@ export function keptInvitation(): string | null {
 export function pathAfterSignIn(from?: string): string {
   const token = keptInvitation();
   if (token !== null) return `/invite/${token}`;
-  const inApp = from !== undefined && from.startsWith('/') && !from.startsWith('//') && !from.startsWith('/login');
+  const inApp =
+    from !== undefined && from.startsWith('/') && !/^\/[/\\]/.test(from) && !from.startsWith('/login');
   return inApp ? from : '/medications';
 }

@@ -87,7 +87,7 @@ describe('an invitation opened while signed out', () => {
   it('else leads back to the page of this app that asked for signing in, never elsewhere', () => {
     expect(pathAfterSignIn('/today')).toBe('/today');
     expect(pathAfterSignIn('/history?page=2')).toBe('/history?page=2');
-    for (const elsewhere of ['//evil.example/x', 'https://evil.example', '/login']) {
+    for (const elsewhere of ['//evil.example/x', '/\\evil.example/x', 'https://evil.example', '/login']) {
       expect(pathAfterSignIn(elsewhere)).toBe('/medications');
     }
     rememberInvitation('abc');
