@@ -963,6 +963,36 @@ async fn a_carers_channel_alert_sent_while_the_clock_was_ahead_is_replaced_when_
         last["message"], "Alert withdrawn: the server's clock was corrected and this dose is not overdue yet",
         "{last}"
     );
+
+    // The dose is then missed for real (08:30) and Anna is alerted again at 08:45, as a new
+    // message. When she gives it, that message is the one that says so, not the withdrawn one
+    // (whose Take button would stay on her phone).
+    advance(&server, 2 * 3600 + 16 * 60).await;
+    // Her withdrawn alert now says the dose was missed, and the new alert comes apart from it.
+    let messages: Vec<Value> = doubles
+        .wait_for("/ntfy/", 4)
+        .await
+        .iter()
+        .map(|m| m.json())
+        .collect();
+    let missed = messages.iter().find(|m| {
+        m["sequence_id"] == alert["sequence_id"] && m["message"].as_str().unwrap().starts_with("Missed")
+    });
+    assert!(missed.is_some(), "{messages:#?}");
+    let again = messages
+        .iter()
+        .skip(2)
+        .find(|m| m["sequence_id"] != alert["sequence_id"])
+        .expect("a second alert");
+    assert_eq!(again["title"], "Tom has not taken Amoxicillin");
+    let (status, answer) = doubles.ntfy_press(again, "Taken").await;
+    assert_eq!(status, 201, "{answer}");
+    let handled = doubles.wait_for("/ntfy/", 5).await[4].json();
+    assert_eq!(handled["sequence_id"], again["sequence_id"], "{handled}");
+    assert!(
+        handled["message"].as_str().unwrap().starts_with("✓ Taken at "),
+        "{handled}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -372,15 +372,17 @@ pub fn stop_waiting_for_reminder(conn: &Connection, reminder_id: i64, at: Stamp)
     .execute(params![reminder_id, at])
 }
 
-/// The Telegram message a reminder's round went out as in a chat, to edit after a press.
+/// The Telegram message a reminder (its latest round, or a carer's latest alert) went out as
+/// in a chat, to edit after a press.
 pub fn remote_id_of(
     conn: &Connection,
     channel_id: i64,
     reminder_id: i64,
 ) -> rusqlite::Result<Option<String>> {
     conn.prepare_cached(
-        "SELECT remote_id FROM channel_sends WHERE channel_id = ?1 AND reminder_id = ?2 AND remote_id IS NOT NULL
-         ORDER BY round DESC LIMIT 1",
+        "SELECT remote_id FROM channel_sends
+         WHERE channel_id = ?1 AND reminder_id = ?2 AND remote_id IS NOT NULL AND event <> 'reminder.handled'
+         ORDER BY id DESC LIMIT 1",
     )?
     .query_row([channel_id, reminder_id], |row| row.get(0))
     .optional()
@@ -425,15 +427,20 @@ pub fn queue_handled(
                     CASE c.kind WHEN 'webhook' THEN 'msg_pillbox_r' || s.reminder_id || '_' || ?2 ELSE s.idempotency_key END,
                     ?3, strftime('%Y-%m-%dT%H:%M:%fZ', ?3, CASE c.kind WHEN 'webhook' THEN '+24 hours' ELSE '+1 hour' END), ?3
              FROM channel_sends s JOIN channels c ON c.id = s.channel_id
-             WHERE s.reminder_id = ?1 AND ((s.event = 'reminder.due' AND NOT ?4) OR s.event = 'escalation.sent')
-               AND (s.delivered_at IS NOT NULL OR s.sending_since IS NOT NULL)
+             -- Per channel, the latest message it showed: after a withdrawn alert and a new
+             -- one, the new one is replaced (ntfy and Gotify by its key, Telegram by its id).
+             WHERE s.id IN (SELECT max(l.id) FROM channel_sends l
+                            WHERE l.reminder_id = ?1
+                              AND ((l.event = 'reminder.due' AND NOT ?4) OR l.event = 'escalation.sent')
+                              AND (l.delivered_at IS NOT NULL OR l.sending_since IS NOT NULL)
+                            GROUP BY l.channel_id)
                -- A webhook hears of it only when it asked to.
                AND (c.kind <> 'webhook' OR ?4
                     OR EXISTS (SELECT 1 FROM json_each(c.config, '$.events') WHERE value = 'reminder.handled'))
-             GROUP BY s.channel_id
              ON CONFLICT (channel_id, reminder_id, round, event) WHERE reminder_id IS NOT NULL DO UPDATE SET
-                message = excluded.message, next_attempt_at = excluded.next_attempt_at, give_up_at = excluded.give_up_at,
-                attempts = 0, delivered_at = NULL, failed_at = NULL, last_error = NULL",
+                message = excluded.message, idempotency_key = excluded.idempotency_key,
+                next_attempt_at = excluded.next_attempt_at, give_up_at = excluded.give_up_at,
+                attempts = 0, delivered_at = NULL, failed_at = NULL, last_error = NULL, remote_id = NULL",
         )?
         .execute(params![reminder_id, outcome, now, carers_only])?;
     if !carers_only {
