@@ -789,6 +789,51 @@ async fn a_reminder_no_channel_takes_goes_by_email_instead() {
     assert_eq!(reminder(&server, &token, id).await["status"], "sent");
 }
 
+/// A reminder only ntfy could still deliver (it asked to wait) and whose dose is logged
+/// meanwhile: the waiting message is not sent, and the reminder ends as one that was not
+/// needed instead of staying "scheduled" in the list for good.
+#[tokio::test]
+async fn a_reminder_waiting_for_its_channel_ends_when_the_dose_is_logged_first() {
+    let doubles = Doubles::start().await;
+    doubles.ntfy_refuses_next(429, Some(600));
+    let (server, _temp) = server(|_| {});
+    let token = account(&server).await;
+    let ntfy = add_channel(
+        &server,
+        &token,
+        json!({ "kind": "ntfy", "config": { "server_url": format!("{}/ntfy", doubles.base), "topic": "kim" } }),
+    )
+    .await;
+    choose(&server, &token, &[ntfy["method"].as_str().unwrap()]).await;
+    let med = aspirin(&server, &token).await;
+    let id = remind_in(&server, &token, med, 60).await;
+    advance(&server, 120).await;
+    assert_eq!(doubles.ntfy_attempts(), 1);
+    assert_eq!(reminder(&server, &token, id).await["status"], "scheduled");
+
+    let (status, body) = post(
+        &server,
+        &format!("/api/medications/{med}/doses"),
+        Some(&token),
+        json!({ "dosage_id": id }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let mut done = reminder(&server, &token, id).await;
+    while done["status"] == "scheduled" {
+        assert!(std::time::Instant::now() < deadline, "still scheduled: {done}");
+        advance(&server, 1).await;
+        done = reminder(&server, &token, id).await;
+    }
+    assert_eq!(done["status"], "cancelled", "{done}");
+    assert_eq!(done["failure_reason"], "The dose was already logged");
+    // Past ntfy's Retry-After: nothing more goes out.
+    advance(&server, 700).await;
+    assert_eq!(doubles.ntfy_attempts(), 1);
+    assert!(doubles.arrived("/ntfy/").is_empty());
+}
+
 #[tokio::test]
 async fn too_many_requests_waits_for_retry_after() {
     let doubles = Doubles::start().await;

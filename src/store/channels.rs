@@ -362,14 +362,29 @@ pub fn round_state(conn: &Connection, reminder_id: i64, round: i64) -> rusqlite:
     .query_row([reminder_id, round], |row| Ok((row.get(0)?, row.get(1)?)))
 }
 
-/// Stops the reminder's messages that are still waiting (the dose was handled).
+/// Stops the reminder's messages that are still waiting (the dose was handled). A reminder
+/// they held (no push took its round, only a channel still could) is handed back to the
+/// dispatcher, which ends it as an answered one, when no message or e-mail of it is still on
+/// its way: one in flight settles it when it returns, a waiting e-mail when the queue drops it.
 pub fn stop_waiting_for_reminder(conn: &Connection, reminder_id: i64, at: Stamp) -> rusqlite::Result<usize> {
+    let stopped = conn
+        .prepare_cached(
+            "UPDATE channel_sends SET next_attempt_at = NULL, failed_at = ?2,
+                last_error = 'not sent: the dose was handled first'
+             WHERE reminder_id = ?1 AND event = 'reminder.due' AND next_attempt_at IS NOT NULL
+               AND sending_since IS NULL",
+        )?
+        .execute(params![reminder_id, at])?;
     conn.prepare_cached(
-        "UPDATE channel_sends SET next_attempt_at = NULL, failed_at = ?2,
-            last_error = 'not sent: the dose was handled first'
-         WHERE reminder_id = ?1 AND event = 'reminder.due' AND next_attempt_at IS NOT NULL AND sending_since IS NULL",
+        "UPDATE reminders SET claimed_until = NULL, next_attempt_at = ?2
+         WHERE id = ?1 AND claimed_until = ?3
+           AND NOT EXISTS (SELECT 1 FROM channel_sends WHERE reminder_id = ?1 AND event = 'reminder.due'
+                           AND (next_attempt_at IS NOT NULL OR sending_since IS NOT NULL))
+           AND NOT EXISTS (SELECT 1 FROM mail_outbox WHERE reminder_id = ?1
+                           AND accepted_at IS NULL AND failed_at IS NULL)",
     )?
-    .execute(params![reminder_id, at])
+    .execute(params![reminder_id, at, crate::store::reminders::HELD_BY_MAIL])?;
+    Ok(stopped)
 }
 
 /// The Telegram message a reminder (its latest round, or a carer's latest alert) went out as
