@@ -988,6 +988,12 @@ async fn a_carers_channel_alert_sent_while_the_clock_was_ahead_is_replaced_when_
     let doubles = Doubles::start().await;
     let (server, _temp) = server(|c| common::with_clock_start(c, "2026-03-02T06:00:00Z"));
     let (owner, tom, carer_id) = carer_of_tom_on_ntfy(&server, &doubles).await;
+    add_channel(
+        &server,
+        &owner,
+        json!({ "kind": "webhook", "config": { "url": format!("{}/hook", doubles.base), "events": ["escalation.sent"] } }),
+    )
+    .await;
     medication(
         &server,
         &owner,
@@ -1007,6 +1013,24 @@ async fn a_carers_channel_alert_sent_while_the_clock_was_ahead_is_replaced_when_
     assert_eq!(
         last["message"], "Alert withdrawn: the server's clock was corrected and this dose is not overdue yet",
         "{last}"
+    );
+    // Olga's webhook, told of the alert, hears it was withdrawn.
+    let hooks: Vec<Value> = doubles
+        .wait_for("/hook", 2)
+        .await
+        .iter()
+        .map(|m| m.json())
+        .collect();
+    assert_eq!(hooks[0]["type"], "escalation.sent");
+    assert_eq!(hooks[1]["type"], "escalation.withdrawn", "{hooks:#?}");
+    assert_eq!(hooks[1]["data"]["reason"], "clock_corrected");
+    assert_eq!(
+        hooks[1]["data"]["escalation_id"],
+        hooks[0]["data"]["escalation_id"]
+    );
+    assert_eq!(
+        hooks[1]["data"]["title"],
+        "Tom: the alert about a dose was withdrawn"
     );
 
     // The dose is then missed for real (08:30) and Anna is alerted again at 08:45, as a new

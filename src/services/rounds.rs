@@ -1213,6 +1213,9 @@ pub fn after_clock_went_back(conn: &mut Connection, ctx: &PlanContext) -> Result
         if !told.is_empty() {
             reminders::withdraw_carers_alerts(&tx, reminder_id, CLOCK_CORRECTED, at)?;
         }
+        for alert in &told {
+            channel_store::queue_escalation_withdrawn(&tx, alert.id, at)?;
+        }
         for alert in told.iter().filter(|a| a.mailed) {
             rewound.mailed += usize::from(mail_correction(&tx, reminder_id, alert, ctx)?);
         }

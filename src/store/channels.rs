@@ -516,6 +516,34 @@ pub fn decides(conn: &Connection, id: i64) -> rusqlite::Result<bool> {
         .map(|d| d.unwrap_or(false))
 }
 
+/// The account holder's webhooks that were told a carer was alerted (`escalation.sent`)
+/// hear that the alert no longer holds (the clock went back: the dose is not late after all):
+/// `escalation.withdrawn`, with the alert's data and `reason: clock_corrected`. Returns how
+/// many were queued.
+pub fn queue_escalation_withdrawn(
+    conn: &Connection,
+    escalation_id: i64,
+    now: Stamp,
+) -> rusqlite::Result<usize> {
+    conn.prepare_cached(
+        "INSERT INTO channel_sends (channel_id, user_id, event, title, message, idempotency_key, created_at,
+                                    give_up_at, next_attempt_at)
+         SELECT s.channel_id, s.user_id, 'escalation.withdrawn',
+                json_extract(s.message, '$.data.person') || ': the alert about a dose was withdrawn',
+                json_set(s.message,
+                         '$.title', json_extract(s.message, '$.data.person') || ': the alert about a dose was withdrawn',
+                         '$.body', 'The server''s clock was corrected: the dose is not overdue yet.',
+                         '$.data.reason', 'clock_corrected'),
+                s.idempotency_key || '_withdrawn', ?2, strftime('%Y-%m-%dT%H:%M:%fZ', ?2, '+24 hours'), ?2
+         FROM channel_sends s JOIN channels c ON c.id = s.channel_id
+         WHERE s.idempotency_key = 'msg_pillbox_escalation_' || ?1 || '_owner' AND s.event = 'escalation.sent'
+           AND c.enabled = 1 AND c.state = 'active'
+           AND NOT EXISTS (SELECT 1 FROM channel_sends w WHERE w.channel_id = s.channel_id
+                           AND w.idempotency_key = s.idempotency_key || '_withdrawn')",
+    )?
+    .execute(params![escalation_id, now])
+}
+
 /// Queues an event (`dose.logged`, `dose.missed`, …) for every webhook of the user that
 /// subscribed to it; `key` (the webhook-id) names the event, so it is queued once. Returns
 /// how many were queued.
