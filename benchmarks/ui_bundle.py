@@ -54,7 +54,7 @@ ROUTES = {
     "Today (/today)": (
         "/today",
         ["src/screens/SignedInLayout.tsx", "src/screens/TodayScreen.tsx"],
-        ["translation", "meds", "circle", "notify", "notifyPrefs"],
+        ["translation", "meds", "circle", "notify"],
     ),
 }
 

@@ -59,7 +59,8 @@ const InvitationScreen = routeScreen(() => import('./screens/InvitationScreen').
 const TakeDoseRoute = routeScreen(() => import('./screens/TakeDoseRoute').then((m) => m.TakeDoseRoute), [...MEDS, 'notify']);
 const SignedInLayout = routeScreen(() => import('./screens/SignedInLayout').then((m) => m.SignedInLayout), MEDS);
 const MedicationsScreen = routeScreen(() => import('./screens/MedicationsScreen').then((m) => m.MedicationsScreen), REMINDERS);
-const TodayScreen = routeScreen(() => import('./screens/TodayScreen').then((m) => m.TodayScreen), REMINDERS);
+// Today's one preferences dialog fetches its own texts (components/medications/DeliveryWarning).
+const TodayScreen = routeScreen(() => import('./screens/TodayScreen').then((m) => m.TodayScreen), [...MEDS, 'notify']);
 const NotificationsScreen = routeScreen(() => import('./screens/NotificationsScreen').then((m) => m.NotificationsScreen), REMINDERS);
 const HistoryScreen = routeScreen(() => import('./screens/HistoryScreen').then((m) => m.HistoryScreen), MEDS);
 const PeopleScreen = routeScreen(() => import('./screens/PeopleScreen').then((m) => m.PeopleScreen), MEDS);
