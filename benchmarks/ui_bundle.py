@@ -54,7 +54,7 @@ ROUTES = {
     "Today (/today)": (
         "/today",
         ["src/screens/SignedInLayout.tsx", "src/screens/TodayScreen.tsx"],
-        ["translation", "meds", "circle", "notify", "notifyPrefs"],
+        ["translation", "meds", "circle", "notify"],
     ),
 }
 
@@ -71,12 +71,23 @@ def build_ui(source_ui, out_dir):
 
 
 def checkout_ui(revision, into):
-    """The ui/ folder of `revision`, with this checkout's node_modules."""
+    """The ui/ folder of `revision`, with its own packages: this checkout's node_modules when
+    the lock files agree, else `npm ci` from the local npm cache (the UI before the split ran on
+    React, this one on Preact: neither builds with the other's packages)."""
     into.mkdir(parents=True)
     archive = subprocess.run(["git", "archive", revision, "ui"], cwd=ROOT, check=True, capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
-    (into / "ui" / "node_modules").symlink_to(UI / "node_modules")
-    return into / "ui"
+    ui = into / "ui"
+    if (ui / "package-lock.json").read_bytes() == (UI / "package-lock.json").read_bytes():
+        (ui / "node_modules").symlink_to(UI / "node_modules")
+    else:
+        subprocess.run(
+            ["npm", "ci", "--prefer-offline", "--ignore-scripts", "--no-audit", "--no-fund"],
+            cwd=ui,
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+    return ui
 
 
 def route_files(manifest, modules, namespaces):

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import type { ChunkingContext } from 'rolldown';
 import { defineConfig, type Plugin } from 'vitest/config';
-import react from '@vitejs/plugin-react';
 import { VitePWA } from 'vite-plugin-pwa';
 
 const require = createRequire(import.meta.url);
@@ -25,13 +26,60 @@ function redocBundle(): Plugin {
   };
 }
 
+/**
+ * The app is written against React's API and runs on Preact's compat layer, which implements
+ * it in a tenth of react-dom's bytes (see BENCHMARKS.md, issue 25). The build, Vitest and the
+ * binary Playwright drives all resolve these imports the same way, so every test runs what
+ * ships. Exact names only: `react-dom/client` is not `react-dom` with a path after it.
+ */
+const REACT_ON_PREACT = [
+  { find: /^react$/, replacement: 'preact/compat' },
+  { find: /^react\/jsx-runtime$/, replacement: 'preact/compat/jsx-runtime' },
+  { find: /^react\/jsx-dev-runtime$/, replacement: 'preact/compat/jsx-dev-runtime' },
+  { find: /^react-dom$/, replacement: 'preact/compat' },
+  { find: /^react-dom\/client$/, replacement: 'preact/compat/client' },
+  { find: /^react-dom\/test-utils$/, replacement: 'preact/test-utils' },
+  // react-i18next's stand-in for React 17, which has no useSyncExternalStore; compat has it.
+  { find: /^use-sync-external-store\/shim$/, replacement: 'preact/compat' },
+];
+
+/** Today and the signed-in frame around it: the first screen of a signed-in visit. */
+const TODAY = ['src/screens/TodayScreen.tsx', 'src/screens/SignedInLayout.tsx'].map((file) =>
+  fileURLToPath(new URL(file, import.meta.url)),
+);
+
+const reached = new WeakMap<object, Set<string>>();
+/** The modules `entries` import, directly or through others (not those they load later). */
+function reachedFrom(entries: string[], context: ChunkingContext): Set<string> {
+  const first = context.getModuleInfo(entries[0] ?? '');
+  const known = first && reached.get(first);
+  if (known) return known;
+  const found = new Set<string>();
+  const queue = [...entries];
+  for (let id = queue.pop(); id !== undefined; id = queue.pop()) {
+    if (found.has(id)) continue;
+    found.add(id);
+    queue.push(...(context.getModuleInfo(id)?.importedIds ?? []));
+  }
+  if (first) reached.set(first, found);
+  return found;
+}
+
 // `pillbox serve` listens here by default; API_PROXY_TARGET points `vite` and `vite preview`
 // at another instance.
 const devServer = process.env.API_PROXY_TARGET ?? 'http://127.0.0.1:3001';
 
 export default defineConfig({
+  resolve: {
+    alias: REACT_ON_PREACT,
+    // Vitest resolves packages as Node does, and react-router's exports give Node its CommonJS
+    // build unless it asks for 'module-sync' (see `test` below).
+    ...(process.env.VITEST ? { conditions: ['module-sync'] } : {}),
+  },
+  // JSX compiles to the automatic runtime's `react/jsx-runtime`, which the alias above turns
+  // into Preact's. (No fast refresh in `npm run dev`: an edit reloads the page.)
+  oxc: { jsx: { runtime: 'automatic' } },
   plugins: [
-    react(),
     redocBundle(),
     VitePWA({
       strategies: 'injectManifest',
@@ -54,6 +102,12 @@ export default defineConfig({
     // (scripts/bundle-budget.mjs) and benchmarks/ui_bundle.py.
     manifest: true,
     rolldownOptions: {
+      onwarn(warning, warn) {
+        // TanStack Query marks its providers "use client" for React Server Components; a
+        // browser bundle has no server components, so the marker means nothing here.
+        if (warning.code === 'MODULE_LEVEL_DIRECTIVE' && warning.message.includes('use client')) return;
+        warn(warning);
+      },
       output: {
         codeSplitting: {
           // The libraries every screen runs on, in one file: compressed together and fetched in
@@ -61,20 +115,28 @@ export default defineConfig({
           groups: [
             {
               name: 'vendor',
-              test: /node_modules[\\/](react|react-dom|scheduler|react-router|react-router-dom|i18next|react-i18next|@tanstack[\\/][^\\/]+|use-sync-external-store)[\\/]/,
-              priority: 3,
+              test: /node_modules[\\/](preact|react|react-dom|scheduler|react-router|react-router-dom|i18next|react-i18next|@tanstack[\\/][^\\/]+|use-sync-external-store)[\\/]/,
+              priority: 4,
             },
             {
               // The app's start-up code (what index.html's script imports), apart from the
-              // group below so that the sign-in page never loads the signed-in screens' code.
+              // groups below so that the sign-in page never loads the signed-in screens' code.
               name: 'start',
               tags: ['$initial'],
               test: /[\\/]src[\\/]/,
+              priority: 3,
+            },
+            // What two or more screens share, in two files rather than dozens of small ones (a
+            // phone's few connections would fetch them a few at a time): what Today and its frame
+            // run, and the rest, so that a browser opening Today fetches none of the code only
+            // other screens run (their dialogs, the care circle's pages).
+            {
+              name: (id, context) => (reachedFrom(TODAY, context).has(id) ? 'today' : null),
+              test: /[\\/]src[\\/]/,
+              minShareCount: 2,
               priority: 2,
             },
             {
-              // What two or more screens share, in one file rather than dozens of small ones:
-              // a browser opening Today fetches a handful of files, not forty.
               name: 'screens',
               test: /[\\/]src[\\/]/,
               minShareCount: 2,
@@ -101,6 +163,17 @@ export default defineConfig({
     // machine 5 s (the default) was seen to cut off flows that pass in under one.
     testTimeout: 15_000,
     unstubGlobals: true,
+    // Vitest loads node_modules straight from Node, past the alias; these libraries import
+    // React, so they go through Vite and get Preact like the build. Their ES module builds:
+    // Node's `require` in a CommonJS one would bring back React itself.
+    server: {
+      deps: {
+        inline: [/[\\/]node_modules[\\/](@testing-library[\\/]react|react-router|react-router-dom|@tanstack[\\/]react-query|react-i18next)[\\/]/],
+      },
+    },
+    alias: [
+      { find: /^@testing-library\/react$/, replacement: '@testing-library/react/dist/@testing-library/react.esm.js' },
+    ],
     // Vitest leaves one core to itself by default, which on a two-core machine means one
     // test file at a time; its own work is light next to rendering screens in jsdom.
     maxWorkers: availableParallelism(),

@@ -11,6 +11,7 @@ import { loadNamespaces, type Namespace } from './i18n';
 // not after it in a second round trip.
 import { LoginScreen } from './screens/LoginScreen';
 import { QueryProvider, SessionCacheGuard } from './queries/QueryProvider';
+import { loadUnitCatalogue } from './queries/units';
 import { SettingsProvider } from './settings/SettingsProvider';
 
 /** The screens and their texts, each fetched on its route's first visit. */
@@ -59,7 +60,8 @@ const InvitationScreen = routeScreen(() => import('./screens/InvitationScreen').
 const TakeDoseRoute = routeScreen(() => import('./screens/TakeDoseRoute').then((m) => m.TakeDoseRoute), [...MEDS, 'notify']);
 const SignedInLayout = routeScreen(() => import('./screens/SignedInLayout').then((m) => m.SignedInLayout), MEDS);
 const MedicationsScreen = routeScreen(() => import('./screens/MedicationsScreen').then((m) => m.MedicationsScreen), REMINDERS);
-const TodayScreen = routeScreen(() => import('./screens/TodayScreen').then((m) => m.TodayScreen), REMINDERS);
+// Today's one preferences dialog fetches its own texts (components/medications/DeliveryWarning).
+const TodayScreen = routeScreen(() => import('./screens/TodayScreen').then((m) => m.TodayScreen), [...MEDS, 'notify']);
 const NotificationsScreen = routeScreen(() => import('./screens/NotificationsScreen').then((m) => m.NotificationsScreen), REMINDERS);
 const HistoryScreen = routeScreen(() => import('./screens/HistoryScreen').then((m) => m.HistoryScreen), MEDS);
 const PeopleScreen = routeScreen(() => import('./screens/PeopleScreen').then((m) => m.PeopleScreen), MEDS);
@@ -84,9 +86,10 @@ const SIGNED_IN_SCREENS: Record<string, RouteScreen> = {
 };
 
 /**
- * Starts fetching the screen the app opens at, and the signed-in frame around it, while the
- * app's own code starts and asks who is signed in: otherwise each would wait for the one
- * before it (code, then the session check, then the frame, then the screen).
+ * Starts fetching the screen the app opens at, the signed-in frame around it and the unit
+ * catalogue the frame waits for (public, asked once per start anyway), while the app's own code
+ * starts and asks who is signed in: otherwise each would wait for the one before it (code,
+ * then the session check, then the frame, then the catalogue, then the screen).
  */
 export function preloadFirstScreen(pathname: string, signedIn: boolean): void {
   if (!signedIn) return;
@@ -96,6 +99,7 @@ export function preloadFirstScreen(pathname: string, signedIn: boolean): void {
   const ignore = () => undefined;
   SignedInLayout.preload().catch(ignore);
   screen.preload().catch(ignore);
+  loadUnitCatalogue().catch(ignore);
 }
 
 /** The route table of spec §2. */
@@ -143,7 +147,10 @@ export function App({ queryClient }: { queryClient?: QueryClient }) {
               <AppRoutes />
             </Suspense>
           </RouteErrorBoundary>
-          <InstallBanner />
+          {/* Outside the routes' boundary: in another language it waits for its texts alone. */}
+          <Suspense fallback={null}>
+            <InstallBanner />
+          </Suspense>
         </AuthProvider>
       </SettingsProvider>
     </QueryProvider>

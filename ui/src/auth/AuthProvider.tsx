@@ -1,4 +1,4 @@
-import { startTransition, useCallback, useEffect, useMemo, useReducer, type ReactNode } from 'react';
+import { startTransition, useCallback, useEffect, useLayoutEffect, useMemo, useReducer, type ReactNode } from 'react';
 import * as api from '../api';
 import type { User } from '../api';
 import { parseUser } from '../api/auth';
@@ -19,8 +19,10 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   // Start-up: a stored token is checked with the server, then exchanged for a fresh one, so
   // an app used every day never reaches the token's expiry. Only the server refusing it (401)
   // signs out: offline, or with the server down, the person keeps the session and sees what
-  // the app has kept.
-  useEffect(() => {
+  // the app has kept. Asked as soon as the first screen is committed, not a frame later after
+  // the browser has painted it (when Preact runs effects): it is the first request of a
+  // signed-in start, and everything after it waits for its answer.
+  useLayoutEffect(() => {
     const token = api.getStoredToken();
     if (token === null) return;
     const controller = new AbortController();

@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, type KeyboardEvent, type ReactNode } from 'react';
+import { useId, useLayoutEffect, useRef, type KeyboardEvent, type ReactNode } from 'react';
 import { createPortal } from 'react-dom';
 import { useTranslation } from 'react-i18next';
 import { CloseIcon } from './icons';
@@ -32,7 +32,9 @@ export function Dialog({ title, onClose, children, actions, className, closeOnBa
   // A press that starts inside (selecting text) and ends on the backdrop is not a click beside it.
   const pressedBeside = useRef(false);
 
-  useEffect(() => {
+  // Before the dialog is painted, so no frame shows it without the focus (and a test that finds
+  // the dialog finds the focus in it, whichever runtime schedules the effects).
+  useLayoutEffect(() => {
     const previous = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     const root = panel.current;
     // A child may already have taken focus (e.g. a code input with autoFocus).

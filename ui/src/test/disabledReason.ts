@@ -19,6 +19,7 @@ export function disabledState(control: HTMLElement): { disabled: boolean; reason
   return {
     disabled: (control as HTMLButtonElement).disabled,
     reason: reasonOf(control),
-    title: control.getAttribute('title'),
+    // An empty title says nothing on hover: Preact leaves `title=""` where a title was dropped.
+    title: control.getAttribute('title') || null,
   };
 }

@@ -1,3 +1,5 @@
+// What the app's main.tsx installs before anything renders.
+import '../reactOnPreact';
 import { cleanup, configure } from '@testing-library/react';
 import { afterEach, vi } from 'vitest';
 import { setOffline } from '../api/connectivity';

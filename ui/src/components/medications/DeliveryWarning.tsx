@@ -1,8 +1,18 @@
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { DELIVERY_WARNINGS, type Medication } from '../../api/medicationTypes';
-import { NotificationPreferencesDialog } from '../notifications/NotificationPreferencesDialog';
+import { loadNamespaces } from '../../i18n';
 import { DeliveryWarningNote } from './DeliveryWarningNote';
+
+// The preferences dialog and its texts come when a person opens it: Today, which shows this
+// warning, does not download them for the few who need them (the service worker has them too).
+const NotificationPreferencesDialog = lazy(async () => {
+  const [dialog] = await Promise.all([
+    import('../notifications/NotificationPreferencesDialog'),
+    loadNamespaces(['notifyPrefs']),
+  ]);
+  return { default: dialog.NotificationPreferencesDialog };
+});
 
 /**
  * A medication whose reminders can reach nobody, said plainly where the person looks, with
@@ -30,13 +40,15 @@ export function DeliveryWarning({
         </button>
       )}
       {open && (
-        <NotificationPreferencesDialog
-          medication={medication}
-          onClose={() => {
-            setOpen(false);
-            onSettingsClosed?.();
-          }}
-        />
+        <Suspense fallback={null}>
+          <NotificationPreferencesDialog
+            medication={medication}
+            onClose={() => {
+              setOpen(false);
+              onSettingsClosed?.();
+            }}
+          />
+        </Suspense>
       )}
     </DeliveryWarningNote>
   );

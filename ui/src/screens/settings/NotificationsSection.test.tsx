@@ -58,7 +58,7 @@ describe('Settings, Notifications', () => {
 
     await userEvent.click(reminders);
     await userEvent.selectOptions(lead, '30');
-    fireEvent.change(time, { target: { value: '07:45' } });
+    fireEvent.input(time, { target: { value: '07:45' } });
 
     vi.useFakeTimers();
     fireEvent.click(screen.getByRole('button', { name: 'Save Notification Settings' }));
@@ -98,7 +98,7 @@ describe('Settings, Notifications', () => {
   it('asks for a time instead of sending an empty one', async () => {
     const fetchMock = openSection({ [`GET ${SETTINGS_PATH}`]: () => ok(settingsJson()) });
     const time = await screen.findByLabelText('Daily reminder time');
-    fireEvent.change(time, { target: { value: '' } });
+    fireEvent.input(time, { target: { value: '' } });
     await userEvent.click(screen.getByRole('button', { name: 'Save Notification Settings' }));
     expect(screen.getByRole('alert').textContent).toBe('Please enter a time');
     expect(requestsTo(fetchMock, 'PUT', SETTINGS_PATH)).toEqual([]);
