@@ -281,7 +281,7 @@ pub enum Refusal {
 pub fn refused() -> ServiceError {
     unauthorized(
         ErrorCode::ApiTokenInvalid,
-        "This API token is not valid: it was revoked or has expired. Create a new one in Settings → Security",
+        "This API token is not valid: it was revoked or has expired. Create a new one in Settings → Privacy & Security",
     )
 }
 
