@@ -1,7 +1,7 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
-import { jsonResponse, mockFetch, sentJson, sessionRoutes } from '../../test/fetchMock';
+import { jsonResponse, mockFetch, requestUrl, sentJson, sessionRoutes } from '../../test/fetchMock';
 import { renderApp } from '../../test/renderApp';
 
 const USER = { id: 9, email: 'sam@example.com', firstName: 'Sam', lastName: '', emailVerified: true, created_at: '2026-11-21T12:00:00Z' };
@@ -51,7 +51,7 @@ describe('Settings → Security → API tokens', () => {
     openSecurity([token(), token({ id: 5, name: 'Dashboard', scope: 'read', people: null, last_used_at: '2026-11-26T09:30:00Z', expires_at: '2027-11-26T09:30:00Z' })]);
     const rows = await screen.findAllByTestId('api-token-row');
     expect(rows).toHaveLength(2);
-    const [assistant, dashboard] = rows;
+    const [assistant, dashboard] = rows as [HTMLElement, HTMLElement];
     expect(within(assistant).getByRole('heading', { name: 'Home Assistant' })).toBeTruthy();
     expect(within(assistant).getByTestId('api-token-scope').textContent).toBe('Record');
     expect(assistant.textContent).toContain('Grandpa Jo');
@@ -96,9 +96,9 @@ describe('Settings → Security → API tokens', () => {
 
     const shown = await screen.findByRole('dialog', { name: 'Token "Jo button" created' });
     expect(within(shown).getByText('Copy this token now: you will not see it again. Pillbox keeps only a fingerprint of it.')).toBeTruthy();
-    expect((within(shown).getByTestId('api-token-secret') as HTMLInputElement).value).toBe(SECRET);
+    expect(within(shown).getByDisplayValue(SECRET).id).toBe('api-token-secret');
     expect(within(shown).getByRole('button', { name: 'Copy token' })).toBeTruthy();
-    const posts = fetchMock.mock.calls.filter(([, init]) => init?.method === 'POST' && String(init.body).includes('Jo button'));
+    const posts = fetchMock.mock.calls.filter(([url, init]) => init?.method === 'POST' && requestUrl(url).endsWith('/api/tokens'));
     expect(posts.map(([, init]) => sentJson(init))).toEqual([
       { name: 'Jo button', scope: 'record', person_ids: [2], expires_in_days: 30 },
     ]);
