@@ -261,6 +261,21 @@ fn case(method: &Method, path: &str, f: &Fixture) -> Option<Case> {
             Some(own_body(method, path)),
             Fresh::Nothing,
         ),
+        // API tokens are the caller's own; a token itself never reaches these (tests/api_tokens.rs).
+        ("GET", "/api/tokens") | ("POST", "/api/tokens") => (
+            OwnAccount,
+            path.into(),
+            Some(json!({"name": "Matrix", "scope": "read"})),
+            Fresh::Nothing,
+        ),
+        ("DELETE", "/api/tokens/{id}") => (
+            NotCalled(
+                "revokes one of the caller's own tokens, another account's id answers 404: tests/api_tokens.rs",
+            ),
+            path.into(),
+            None,
+            Fresh::Nothing,
+        ),
         ("GET", "/api/backups/{name}") => (
             NotCalled(
                 "names a file in the caller's own backup folder, which only the server writes: tests/backup.rs",

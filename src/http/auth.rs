@@ -14,7 +14,7 @@ use super::answers::{Message, MessageData, message, message_data};
 use super::error::{ApiError, ApiResult, Data, ErrorBody, data};
 use super::extract::ApiJson;
 use super::routes;
-use super::session::{AuthUser, accounts, bearer_token};
+use super::session::{AuthUser, accounts, bearer_token, refuse_api_token};
 use crate::security::client_ip::{ClientIp, limit_key};
 use crate::services::ErrorCode;
 use crate::services::accounts::{Profile, Registered, Registration, SignedIn};
@@ -184,6 +184,7 @@ pub async fn refresh(
     };
     let from_header = bearer_token(&headers).map(str::to_owned);
     let token = body.and_then(|b| b.token).or(from_header).unwrap_or_default();
+    refuse_api_token(token.trim(), "/api/auth/refresh")?;
     let session = accounts(&state).refresh(token.trim(), state.clock.now()).await?;
     Ok(data(session))
 }

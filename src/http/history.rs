@@ -12,11 +12,11 @@ use super::answers::{MessageData, message_data};
 use super::error::{ApiError, ApiResult, ErrorBody};
 use super::extract::{ApiJson, ApiPath, ApiQuery, query_number};
 use super::routes;
-use super::session::AuthUser;
+use super::session::AuthCaller;
 use crate::domain::dose::{DoseStatus, EntryId};
 use crate::domain::medication::MedicationId;
 use crate::domain::quantity::Quantity;
-use crate::services::access::{self, Role};
+use crate::services::access::{self, Caller, Role};
 use crate::services::doses::{self, EntryChange, HistoryFilter, ListedEntry, Logged, Pagination, Paging};
 use crate::services::stock::StockLevel;
 
@@ -72,7 +72,7 @@ pub struct AfterDelete {
 
 async fn page_of(
     state: AppState,
-    user_id: i64,
+    caller: Caller,
     q: HistoryQuery,
     medication: Option<MedicationId>,
 ) -> ApiResult<Json<HistoryPage>> {
@@ -99,7 +99,7 @@ async fn page_of(
         .db
         .read(move |conn| {
             Ok::<_, ApiError>(doses::history(
-                conn, user_id, person, medication, filter, paging, now,
+                conn, caller, person, medication, filter, paging, now,
             )?)
         })
         .await?;
@@ -115,6 +115,7 @@ async fn page_of(
     get,
     path = "/medications/history",
     tag = "history",
+    security(("bearer" = []), ("api_token" = [])),
     params(HistoryQuery),
     responses(
         (status = 200, description = "One page of history", body = HistoryPage),
@@ -124,10 +125,10 @@ async fn page_of(
 )]
 pub async fn list(
     State(state): State<AppState>,
-    AuthUser(user): AuthUser,
+    AuthCaller(caller): AuthCaller,
     ApiQuery(q): ApiQuery<HistoryQuery>,
 ) -> ApiResult<Json<HistoryPage>> {
-    page_of(state, user.id, q, None).await
+    page_of(state, caller, q, None).await
 }
 
 /// One medication's dose history, newest first, filtered and paged.
@@ -135,6 +136,7 @@ pub async fn list(
     get,
     path = "/medications/{id}/history",
     tag = "history",
+    security(("bearer" = []), ("api_token" = [])),
     params(("id" = i64, Path, description = "The medication's id"), HistoryQuery),
     responses(
         (status = 200, description = "One page of history", body = HistoryPage),
@@ -144,11 +146,11 @@ pub async fn list(
 )]
 pub async fn for_medication(
     State(state): State<AppState>,
-    AuthUser(user): AuthUser,
+    AuthCaller(caller): AuthCaller,
     ApiPath(id): ApiPath<MedicationId>,
     ApiQuery(q): ApiQuery<HistoryQuery>,
 ) -> ApiResult<Json<HistoryPage>> {
-    page_of(state, user.id, q, Some(id)).await
+    page_of(state, caller, q, Some(id)).await
 }
 
 /// A correction to an entry; absent fields stay.
@@ -173,6 +175,7 @@ pub struct EntryUpdate {
     put,
     path = "/medications/history/{id}",
     tag = "history",
+    security(("bearer" = []), ("api_token" = [])),
     params(("id" = i64, Path, description = "The entry's id")),
     request_body = EntryUpdate,
     responses(
@@ -184,7 +187,7 @@ pub struct EntryUpdate {
 )]
 pub async fn update(
     State(state): State<AppState>,
-    AuthUser(user): AuthUser,
+    AuthCaller(caller): AuthCaller,
     ApiPath(id): ApiPath<EntryId>,
     ApiJson(input): ApiJson<EntryUpdate>,
 ) -> ApiResult<Json<MessageData<Logged>>> {
@@ -203,7 +206,7 @@ pub async fn update(
     let updated = state
         .db
         .transaction(move |tx| {
-            let access = access::entry(tx, user.id, id.0)?.allow(Role::Record)?;
+            let access = access::entry(tx, caller, id.0)?.allow(Role::Record)?;
             let updated = doses::update_entry(tx, &access, id, change, now)?;
             Ok::<_, ApiError>(updated)
         })
@@ -216,6 +219,7 @@ pub async fn update(
     delete,
     path = "/medications/history/{id}",
     tag = "history",
+    security(("bearer" = []), ("api_token" = [])),
     params(("id" = i64, Path, description = "The entry's id")),
     responses(
         (status = 200, description = "Deleted; the stock after it", body = MessageData<AfterDelete>),
@@ -225,14 +229,14 @@ pub async fn update(
 )]
 pub async fn delete(
     State(state): State<AppState>,
-    AuthUser(user): AuthUser,
+    AuthCaller(caller): AuthCaller,
     ApiPath(id): ApiPath<EntryId>,
 ) -> ApiResult<Json<MessageData<AfterDelete>>> {
     let now = state.clock.now();
     let inventory = state
         .db
         .transaction(move |tx| {
-            let access = access::entry(tx, user.id, id.0)?.allow(Role::Record)?;
+            let access = access::entry(tx, caller, id.0)?.allow(Role::Record)?;
             let inventory = doses::delete_entry(tx, &access, id, now)?;
             Ok::<_, ApiError>(inventory)
         })

@@ -18,12 +18,12 @@ use super::error::{ApiError, ApiResult, Data, ErrorBody, data, data_bytes};
 use super::extract::{ApiJson, ApiPath, ApiQuery, query_number};
 use super::list_cache::{Answer, Made};
 use super::routes;
-use super::session::AuthUser;
+use super::session::AuthCaller;
 use crate::domain::dose::DoseStatus;
 use crate::domain::medication::MedicationId;
 use crate::domain::quantity::Quantity;
 use crate::domain::units::{self, Unit};
-use crate::services::access::{self, Role};
+use crate::services::access::{self, Caller, Role};
 use crate::services::doses::{self, DoseRequest, Logged, Pagination, Paging};
 use crate::services::medications::{self, AdherenceView, MedicationInput, MedicationView, Reach, TodayView};
 use crate::services::stock::{self, Adjusted, Adjustment, InventoryInput, InventoryView, LowStock};
@@ -56,6 +56,7 @@ impl PersonQuery {
     get,
     path = "/medications",
     tag = "medications",
+    security(("bearer" = []), ("api_token" = [])),
     params(PersonQuery),
     responses(
         (status = 200, description = "The medications", body = Data<Vec<MedicationView>>),
@@ -65,7 +66,7 @@ impl PersonQuery {
 )]
 pub async fn list(
     State(state): State<AppState>,
-    AuthUser(user): AuthUser,
+    AuthCaller(caller): AuthCaller,
     ApiQuery(query): ApiQuery<PersonQuery>,
     headers: HeaderMap,
 ) -> ApiResult<Response> {
@@ -74,21 +75,29 @@ pub async fn list(
     let person = query.id()?;
     // Asked before the read begins: a commit after it moves the version on. One person's list
     // is not kept: carers' and owners' views of a person differ in whose account answers, and
-    // the whole account's list is the one read all day.
-    let version = match person {
-        None => state.db.version(),
-        Some(_) => None,
+    // the whole account's list is the one read all day. An API token's is not kept either: a
+    // limited one sees fewer people than its account.
+    let version = match (person, caller) {
+        (None, Caller::User(_)) => state.db.version(),
+        _ => None,
     };
+    let account = caller.user_id();
     if let Some(version) = version
-        && let Some(answer) = state.list_cache.get(user.id, version, now, reach.email_available)
+        && let Some(answer) = state.list_cache.get(account, version, now, reach.email_available)
     {
         return Ok(answer.response(&headers));
     }
     let listed = state
         .db
         .read_inline(move |conn| {
-            let owner = access::owner(conn, user.id, person)?;
-            Ok::<_, ApiError>(medications::list(conn, owner, person, reach, now)?)
+            let whose = access::whose(conn, caller, person)?;
+            Ok::<_, ApiError>(medications::list(
+                conn,
+                whose.owner_id,
+                whose.people.as_deref(),
+                reach,
+                now,
+            )?)
         })
         .await?;
     // About 1.3 KiB a medication with its schedule, stock and latest doses.
@@ -104,7 +113,7 @@ pub async fn list(
     );
     let response = answer.response(&headers);
     if version.is_some() {
-        state.list_cache.keep(user.id, Arc::new(answer));
+        state.list_cache.keep(account, Arc::new(answer));
     }
     Ok(response)
 }
@@ -114,6 +123,7 @@ pub async fn list(
     get,
     path = "/medications/{id}",
     tag = "medications",
+    security(("bearer" = []), ("api_token" = [])),
     params(("id" = i64, Path, description = "The medication's id")),
     responses(
         (status = 200, description = "The medication", body = Data<MedicationView>),
@@ -122,7 +132,7 @@ pub async fn list(
 )]
 pub async fn get(
     State(state): State<AppState>,
-    AuthUser(user): AuthUser,
+    AuthCaller(caller): AuthCaller,
     ApiPath(id): ApiPath<MedicationId>,
 ) -> ApiResult<Json<Data<MedicationView>>> {
     let reach = reach(&state);
@@ -130,7 +140,7 @@ pub async fn get(
     let medication = state
         .db
         .read(move |conn| {
-            let access = access::medication(conn, user.id, id)?;
+            let access = access::medication(conn, caller, id)?;
             Ok::<_, ApiError>(medications::get(conn, access.owner_id, id, reach, now)?)
         })
         .await?;
@@ -142,6 +152,7 @@ pub async fn get(
     post,
     path = "/medications",
     tag = "medications",
+    security(("bearer" = []), ("api_token" = [])),
     request_body = MedicationInput,
     responses(
         (status = 201, description = "The new medication", body = Data<MedicationView>),
@@ -152,7 +163,7 @@ pub async fn get(
 )]
 pub async fn create(
     State(state): State<AppState>,
-    AuthUser(user): AuthUser,
+    AuthCaller(caller): AuthCaller,
     ApiJson(input): ApiJson<MedicationInput>,
 ) -> ApiResult<(StatusCode, Json<Data<MedicationView>>)> {
     let (reach, days, now) = (
@@ -163,7 +174,7 @@ pub async fn create(
     let created = state
         .db
         .transaction(move |tx| {
-            let created = medications::create(tx, user.id, input, reach, days, now)?;
+            let created = medications::create(tx, caller, input, reach, days, now)?;
             Ok::<_, ApiError>(created)
         })
         .await?;
@@ -175,6 +186,7 @@ pub async fn create(
     put,
     path = "/medications/{id}",
     tag = "medications",
+    security(("bearer" = []), ("api_token" = [])),
     params(("id" = i64, Path, description = "The medication's id")),
     request_body = MedicationInput,
     responses(
@@ -186,7 +198,7 @@ pub async fn create(
 )]
 pub async fn update(
     State(state): State<AppState>,
-    AuthUser(user): AuthUser,
+    AuthCaller(caller): AuthCaller,
     ApiPath(id): ApiPath<MedicationId>,
     ApiJson(input): ApiJson<MedicationInput>,
 ) -> ApiResult<Json<Data<MedicationView>>> {
@@ -198,7 +210,7 @@ pub async fn update(
     let updated = state
         .db
         .transaction(move |tx| {
-            let access = access::medication(tx, user.id, id)?.allow(Role::Manage)?;
+            let access = access::medication(tx, caller, id)?.allow(Role::Manage)?;
             let updated = medications::update(tx, &access, id, input, reach, days, now)?;
             Ok::<_, ApiError>(updated)
         })
@@ -219,6 +231,7 @@ pub struct DeleteQuery {
     delete,
     path = "/medications/{id}",
     tag = "medications",
+    security(("bearer" = []), ("api_token" = [])),
     params(("id" = i64, Path, description = "The medication's id"), DeleteQuery),
     responses(
         (status = 200, description = "Deleted", body = Message),
@@ -229,7 +242,7 @@ pub struct DeleteQuery {
 )]
 pub async fn delete(
     State(state): State<AppState>,
-    AuthUser(user): AuthUser,
+    AuthCaller(caller): AuthCaller,
     ApiPath(id): ApiPath<MedicationId>,
     ApiQuery(query): ApiQuery<DeleteQuery>,
 ) -> ApiResult<Json<Message>> {
@@ -238,7 +251,7 @@ pub async fn delete(
     state
         .db
         .transaction(move |tx| {
-            let access = access::medication(tx, user.id, id)?.allow(Role::Manage)?;
+            let access = access::medication(tx, caller, id)?.allow(Role::Manage)?;
             medications::delete(tx, &access, id, with_history, now)?;
             Ok::<_, ApiError>(())
         })
@@ -284,6 +297,7 @@ pub struct DoseInput {
     post,
     path = "/medications/{id}/doses",
     tag = "medications",
+    security(("bearer" = []), ("api_token" = [])),
     params(("id" = i64, Path, description = "The medication's id")),
     request_body = DoseInput,
     responses(
@@ -296,7 +310,7 @@ pub struct DoseInput {
 )]
 pub async fn log_dose(
     State(state): State<AppState>,
-    AuthUser(user): AuthUser,
+    AuthCaller(caller): AuthCaller,
     ApiPath(id): ApiPath<MedicationId>,
     ApiJson(input): ApiJson<DoseInput>,
 ) -> ApiResult<(StatusCode, Json<MessageData<Logged>>)> {
@@ -317,7 +331,7 @@ pub async fn log_dose(
     let logged = state
         .db
         .write_grouped(move |conn| {
-            let access = access::medication(conn, user.id, id)?.allow(Role::Record)?;
+            let access = access::medication(conn, caller, id)?.allow(Role::Record)?;
             Ok::<_, ApiError>(doses::log(conn, &access, id, dose, now)?)
         })
         .await?;
@@ -331,6 +345,7 @@ pub async fn log_dose(
     get,
     path = "/medications/{id}/inventory",
     tag = "inventory",
+    security(("bearer" = []), ("api_token" = [])),
     params(("id" = i64, Path, description = "The medication's id")),
     responses(
         (status = 200, description = "The inventory", body = Data<InventoryView>),
@@ -339,14 +354,14 @@ pub async fn log_dose(
 )]
 pub async fn get_inventory(
     State(state): State<AppState>,
-    AuthUser(user): AuthUser,
+    AuthCaller(caller): AuthCaller,
     ApiPath(id): ApiPath<MedicationId>,
 ) -> ApiResult<Json<Data<InventoryView>>> {
     let now = state.clock.now();
     let inventory = state
         .db
         .read(move |conn| {
-            let access = access::medication(conn, user.id, id)?;
+            let access = access::medication(conn, caller, id)?;
             Ok::<_, ApiError>(stock::get(conn, access.owner_id, id, now)?)
         })
         .await?;
@@ -360,6 +375,7 @@ pub async fn get_inventory(
     method(put, post),
     path = "/medications/{id}/inventory",
     tag = "inventory",
+    security(("bearer" = []), ("api_token" = [])),
     params(("id" = i64, Path, description = "The medication's id")),
     request_body = InventoryInput,
     responses(
@@ -371,7 +387,7 @@ pub async fn get_inventory(
 )]
 pub async fn save_inventory(
     State(state): State<AppState>,
-    AuthUser(user): AuthUser,
+    AuthCaller(caller): AuthCaller,
     ApiPath(id): ApiPath<MedicationId>,
     ApiJson(input): ApiJson<InventoryInput>,
 ) -> ApiResult<Json<Data<InventoryView>>> {
@@ -379,7 +395,7 @@ pub async fn save_inventory(
     let inventory = state
         .db
         .transaction(move |tx| {
-            let access = access::medication(tx, user.id, id)?.allow(Role::Manage)?;
+            let access = access::medication(tx, caller, id)?.allow(Role::Manage)?;
             let inventory = stock::save(tx, access.owner_id, id, input, now)?;
             medications::audit_change(tx, &access, id, "stock.changed", now)?;
             Ok::<_, ApiError>(inventory)
@@ -393,6 +409,7 @@ pub async fn save_inventory(
     post,
     path = "/medications/{id}/inventory/adjust",
     tag = "inventory",
+    security(("bearer" = []), ("api_token" = [])),
     params(("id" = i64, Path, description = "The medication's id")),
     request_body = Adjustment,
     responses(
@@ -404,7 +421,7 @@ pub async fn save_inventory(
 )]
 pub async fn adjust_inventory(
     State(state): State<AppState>,
-    AuthUser(user): AuthUser,
+    AuthCaller(caller): AuthCaller,
     ApiPath(id): ApiPath<MedicationId>,
     ApiJson(input): ApiJson<Adjustment>,
 ) -> ApiResult<Json<MessageData<Adjusted>>> {
@@ -412,7 +429,7 @@ pub async fn adjust_inventory(
     let adjusted = state
         .db
         .transaction(move |tx| {
-            let access = access::medication(tx, user.id, id)?.allow(Role::Manage)?;
+            let access = access::medication(tx, caller, id)?.allow(Role::Manage)?;
             let adjusted = stock::adjust(tx, access.owner_id, id, input, now)?;
             medications::audit_change(tx, &access, id, "stock.changed", now)?;
             Ok::<_, ApiError>(adjusted)
@@ -452,6 +469,7 @@ pub struct LedgerPage {
     get,
     path = "/medications/{id}/inventory/ledger",
     tag = "inventory",
+    security(("bearer" = []), ("api_token" = [])),
     params(("id" = i64, Path, description = "The medication's id"), LedgerQuery),
     responses(
         (status = 200, description = "One page of the ledger", body = LedgerPage),
@@ -461,7 +479,7 @@ pub struct LedgerPage {
 )]
 pub async fn ledger(
     State(state): State<AppState>,
-    AuthUser(user): AuthUser,
+    AuthCaller(caller): AuthCaller,
     ApiPath(id): ApiPath<MedicationId>,
     ApiQuery(q): ApiQuery<LedgerQuery>,
 ) -> ApiResult<Json<LedgerPage>> {
@@ -473,7 +491,7 @@ pub async fn ledger(
     let (rows, pagination) = state
         .db
         .read(move |conn| {
-            let access = access::medication(conn, user.id, id)?;
+            let access = access::medication(conn, caller, id)?;
             Ok::<_, ApiError>(stock::ledger(conn, access.owner_id, id, paging)?)
         })
         .await?;
@@ -489,6 +507,7 @@ pub async fn ledger(
     get,
     path = "/medications/inventory/low-stock",
     tag = "inventory",
+    security(("bearer" = []), ("api_token" = [])),
     params(PersonQuery),
     responses(
         (status = 200, description = "Medications low on stock or out of it", body = Data<Vec<LowStock>>),
@@ -498,7 +517,7 @@ pub async fn ledger(
 )]
 pub async fn low_stock(
     State(state): State<AppState>,
-    AuthUser(user): AuthUser,
+    AuthCaller(caller): AuthCaller,
     ApiQuery(query): ApiQuery<PersonQuery>,
 ) -> ApiResult<Json<Data<Vec<LowStock>>>> {
     let now = state.clock.now();
@@ -506,8 +525,8 @@ pub async fn low_stock(
     let rows = state
         .db
         .read(move |conn| {
-            let owner = access::owner(conn, user.id, person)?;
-            Ok::<_, ApiError>(stock::low(conn, owner, person, now)?)
+            let whose = access::whose(conn, caller, person)?;
+            Ok::<_, ApiError>(stock::low(conn, whose.owner_id, whose.people.as_deref(), now)?)
         })
         .await?;
     Ok(data(rows))
@@ -520,6 +539,7 @@ pub async fn low_stock(
     get,
     path = "/medications/adherence",
     tag = "medications",
+    security(("bearer" = []), ("api_token" = [])),
     params(PersonQuery),
     responses(
         (status = 200, description = "Adherence", body = Data<AdherenceView>),
@@ -529,14 +549,14 @@ pub async fn low_stock(
 )]
 pub async fn adherence(
     State(state): State<AppState>,
-    AuthUser(user): AuthUser,
+    AuthCaller(caller): AuthCaller,
     ApiQuery(query): ApiQuery<PersonQuery>,
 ) -> ApiResult<Json<Data<AdherenceView>>> {
     let now = state.clock.now();
     let person = query.id()?;
     let body = state
         .db
-        .read(move |conn| Ok::<_, ApiError>(medications::adherence(conn, user.id, person, now)?))
+        .read(move |conn| Ok::<_, ApiError>(medications::adherence(conn, caller, person, now)?))
         .await?;
     Ok(data(body))
 }
@@ -547,6 +567,7 @@ pub async fn adherence(
     get,
     path = "/medications/today",
     tag = "medications",
+    security(("bearer" = []), ("api_token" = [])),
     params(PersonQuery),
     responses(
         (status = 200, description = "Today's doses", body = Data<TodayView>),
@@ -556,14 +577,14 @@ pub async fn adherence(
 )]
 pub async fn today(
     State(state): State<AppState>,
-    AuthUser(user): AuthUser,
+    AuthCaller(caller): AuthCaller,
     ApiQuery(query): ApiQuery<PersonQuery>,
 ) -> ApiResult<Json<Data<TodayView>>> {
     let (reach, now) = (reach(&state), state.clock.now());
     let person = query.id()?;
     let body = state
         .db
-        .read(move |conn| Ok::<_, ApiError>(medications::today(conn, user.id, person, reach, now)?))
+        .read(move |conn| Ok::<_, ApiError>(medications::today(conn, caller, person, reach, now)?))
         .await?;
     Ok(data(body))
 }

@@ -23,6 +23,7 @@ mod settings;
 #[cfg(debug_assertions)]
 mod test_clock;
 pub mod tls;
+mod tokens;
 mod two_factor;
 
 use std::future::Future;
@@ -96,6 +97,7 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .merge(medications::routes())
         .merge(history::routes())
         .merge(people::routes())
+        .merge(tokens::routes())
         .merge(data::routes())
 }
 

@@ -91,7 +91,7 @@ pub mod generate {
     #[openapi(
         info(
             title = "Pillbox API",
-            description = "The JSON API of a Pillbox server. Every answer is `{\"success\": true, \"data\": …}` or an error body with a stable `code`. Sign in with `POST /api/auth/login` and send the token as `Authorization: Bearer …`.",
+            description = "The JSON API of a Pillbox server. Every answer is `{\"success\": true, \"data\": …}` or an error body with a stable `code`. Sign in with `POST /api/auth/login` and send the token as `Authorization: Bearer …`. Scripts can use an API token instead (`POST /api/tokens`, sent as `Authorization: Bearer pbx_…`) on the operations that list `api_token`: a person's medications, doses, stock and history, as a carer of the token's scope would; everywhere else it answers 403 `token_not_allowed`.",
             license(name = "Apache-2.0", identifier = "Apache-2.0"),
         ),
         components(schemas(ErrorBody, ErrorCode)),
@@ -112,6 +112,18 @@ pub mod generate {
                     HttpBuilder::new()
                         .scheme(HttpAuthScheme::Bearer)
                         .bearer_format("JWT")
+                        .build(),
+                ),
+            );
+            components.add_security_scheme(
+                "api_token",
+                SecurityScheme::Http(
+                    HttpBuilder::new()
+                        .scheme(HttpAuthScheme::Bearer)
+                        .bearer_format("pbx_…")
+                        .description(Some(
+                            "An API token made in Settings → Security (`POST /api/tokens`); only the operations that list it accept it",
+                        ))
                         .build(),
                 ),
             );
@@ -188,11 +200,23 @@ pub mod generate {
                 utoipa::openapi::RefOr::T(body) => body.content.keys().all(|k| k == "application/json"),
                 utoipa::openapi::RefOr::Ref(_) => false,
             });
+            let takes_api_token = operation.security.as_ref().is_some_and(|s| {
+                s.iter()
+                    .any(|r| *r == SecurityRequirement::new("api_token", Vec::<String>::new()))
+            });
             let responses = &mut operation.responses.responses;
-            if !public {
+            if takes_api_token {
+                responses.entry("401".into()).or_insert_with(|| {
+                    error("Not signed in, the session expired, or the API token was revoked or expired (`authentication_required`, `session_expired`, `api_token_invalid`)").into()
+                });
+            } else if !public {
                 responses.entry("401".into()).or_insert_with(|| {
                         error("Not signed in, or the session expired (`authentication_required`, `session_expired`)").into()
                     });
+                responses.entry("403".into()).or_insert_with(|| {
+                    error("Sent with an API token: this needs a password sign-in (`token_not_allowed`)")
+                        .into()
+                });
             }
             if method != "get" && method != "head" {
                 responses.entry("507".into()).or_insert_with(|| {

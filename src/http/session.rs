@@ -1,5 +1,7 @@
 //! Signed-in requests: `AuthUser` reads the bearer token, checks its signature, expiry and
-//! the user's current token version, and loads the user. Anything else is a 401.
+//! the user's current token version, and loads the user. Anything else is a 401; an API
+//! token is a 403 `token_not_allowed` there. `AuthCaller` is for the routes an API token may
+//! use too (a person's medications and history): a session, or a token within its scope.
 
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
@@ -8,7 +10,9 @@ use axum::http::{HeaderMap, StatusCode, header};
 use super::AppState;
 use super::error::ApiError;
 use crate::services::ErrorCode;
+use crate::services::access::Caller;
 use crate::services::accounts::Accounts;
+use crate::services::api_tokens::{self, Refusal};
 use crate::store::users::User;
 
 pub struct AuthUser(pub User);
@@ -24,6 +28,7 @@ impl FromRequestParts<AppState> for AuthUser {
                 "Authentication required",
             )
         })?;
+        refuse_api_token(token, parts.uri.path())?;
         match accounts(state).user_for_token(token, state.clock.now()).await? {
             Some(user) => Ok(AuthUser(user)),
             None => Err(ApiError::coded(
@@ -56,4 +61,70 @@ pub fn accounts(state: &AppState) -> Accounts<'_> {
         signups: state.settings.signups,
         link_base: state.settings.link_base(),
     }
+}
+
+/// 403 `token_not_allowed` for an API token: the account, its sign-in, sessions, two-factor,
+/// tokens, export, import and deletion answer only a password sign-in's session.
+pub fn refuse_api_token(bearer: &str, path: &str) -> Result<(), ApiError> {
+    if !api_tokens::is_api_token(bearer) {
+        return Ok(());
+    }
+    tracing::warn!(%path, "API token refused: this route needs a password sign-in");
+    Err(ApiError::coded(
+        StatusCode::FORBIDDEN,
+        ErrorCode::TokenNotAllowed,
+        "API tokens cannot be used here: sign in with your password to do this",
+    ))
+}
+
+/// Who asks on a route an API token may use: a signed-in user (as `AuthUser` finds them), or
+/// an API token, checked against the database on every request so that a revoked or expired
+/// one is refused at once (401 `api_token_invalid`).
+pub struct AuthCaller(pub Caller);
+
+impl FromRequestParts<AppState> for AuthCaller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        match bearer_token(&parts.headers) {
+            Some(token) if api_tokens::is_api_token(token) => {
+                let token = token.to_owned();
+                api_token_caller(token, parts, state).await.map(AuthCaller)
+            }
+            _ => {
+                let AuthUser(user) = AuthUser::from_request_parts(parts, state).await?;
+                Ok(AuthCaller(Caller::User(user.id)))
+            }
+        }
+    }
+}
+
+async fn api_token_caller(token: String, parts: &Parts, state: &AppState) -> Result<Caller, ApiError> {
+    let now = state.clock.now();
+    let checked = state
+        .db
+        .read_inline(move |conn| api_tokens::authenticate(conn, &token, now))
+        .await?;
+    let accepted = match checked {
+        Ok(accepted) => accepted,
+        Err(refusal) => {
+            let path = parts.uri.path();
+            match refusal {
+                Refusal::Unknown => tracing::warn!(%path, "API token refused: unknown or revoked"),
+                Refusal::Expired { token_id } => {
+                    tracing::warn!(%path, token_id, "API token refused: expired")
+                }
+            }
+            return Err(api_tokens::refused().into());
+        }
+    };
+    if accepted.note_use
+        && let Caller::Token { token_id, .. } = accepted.caller
+    {
+        state
+            .db
+            .write(move |conn| api_tokens::note_use(conn, token_id, now))
+            .await?;
+    }
+    Ok(accepted.caller)
 }

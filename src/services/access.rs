@@ -14,7 +14,32 @@ use super::ServiceResult;
 use super::error::{ErrorCode, Problem, ServiceError, not_found};
 use crate::db::Stamp;
 use crate::domain::medication::MedicationId;
+use crate::store::api_tokens;
 use crate::store::people::{self, Reach};
+
+/// Who asks: a signed-in user, or an API token acting for its account. A token reaches its
+/// account's own people (all, or those it names) as a carer of its scope's role would: the
+/// checks below are the care circle's, only the reach comes from the token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Caller {
+    User(i64),
+    Token { token_id: i64, user_id: i64 },
+}
+
+impl Caller {
+    /// The account asking (a token's owner).
+    pub fn user_id(self) -> i64 {
+        match self {
+            Caller::User(id) | Caller::Token { user_id: id, .. } => id,
+        }
+    }
+}
+
+impl From<i64> for Caller {
+    fn from(user_id: i64) -> Caller {
+        Caller::User(user_id)
+    }
+}
 
 /// What a user may do with a person's data, in rising order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, ToSchema)]
@@ -109,41 +134,83 @@ pub fn person_not_found() -> ServiceError {
     not_found(ErrorCode::PersonNotFound, "Person not found")
 }
 
-/// The user's access to a person; 404 `person_not_found` when they have none.
-pub fn person(conn: &Connection, user_id: i64, person_id: i64) -> ServiceResult<Access> {
-    let reach = people::reach_person(conn, user_id, person_id)?.ok_or_else(person_not_found)?;
-    Ok(Access::of(user_id, reach))
+/// The caller's access to a person; 404 `person_not_found` when they have none.
+pub fn person(conn: &Connection, caller: impl Into<Caller>, person_id: i64) -> ServiceResult<Access> {
+    let caller = caller.into();
+    let reach = match caller {
+        Caller::User(user_id) => people::reach_person(conn, user_id, person_id)?,
+        Caller::Token { token_id, .. } => api_tokens::reach_person(conn, token_id, person_id)?,
+    };
+    Ok(Access::of(caller.user_id(), reach.ok_or_else(person_not_found)?))
 }
 
-/// The account whose rows hold `person`'s data, or the user's own without a person; 404
-/// `person_not_found` for a person the user cannot see.
-pub fn owner(conn: &Connection, user_id: i64, person: Option<i64>) -> ServiceResult<i64> {
+/// The caller's access to a medication's person; 404 `medication_not_found` when they have none.
+pub fn medication(conn: &Connection, caller: impl Into<Caller>, id: MedicationId) -> ServiceResult<Access> {
+    let caller = caller.into();
+    let reach = match caller {
+        Caller::User(user_id) => people::reach_medication(conn, user_id, id.0)?,
+        Caller::Token { token_id, .. } => api_tokens::reach_medication(conn, token_id, id.0)?,
+    };
+    let reach = reach.ok_or_else(|| not_found(ErrorCode::MedicationNotFound, "Medication not found"))?;
+    Ok(Access::of(caller.user_id(), reach))
+}
+
+/// The caller's access to a history entry's person; 404 `entry_not_found` when they have none.
+pub fn entry(conn: &Connection, caller: impl Into<Caller>, entry_id: i64) -> ServiceResult<Access> {
+    let caller = caller.into();
+    let reach = match caller {
+        Caller::User(user_id) => people::reach_entry(conn, user_id, entry_id)?,
+        Caller::Token { token_id, .. } => api_tokens::reach_entry(conn, token_id, entry_id)?,
+    };
+    let reach = reach.ok_or_else(|| not_found(ErrorCode::EntryNotFound, "History entry not found"))?;
+    Ok(Access::of(caller.user_id(), reach))
+}
+
+/// Every person the caller reaches, their own first.
+pub fn reachable(conn: &Connection, caller: impl Into<Caller>) -> ServiceResult<Vec<Access>> {
+    let caller = caller.into();
+    let reaches = match caller {
+        Caller::User(user_id) => people::reachable(conn, user_id)?,
+        Caller::Token { token_id, .. } => api_tokens::reachable(conn, token_id)?,
+    };
+    Ok(reaches
+        .into_iter()
+        .map(|reach| Access::of(caller.user_id(), reach))
+        .collect())
+}
+
+/// Whose rows a whole-account view (the medication list, low stock) reads, and which of
+/// its people (None: all of them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Whose {
+    pub owner_id: i64,
+    pub people: Option<Vec<i64>>,
+}
+
+/// One person's (404 `person_not_found` for one the caller cannot see), else the caller's
+/// own account: all its people, or those a limited token names.
+pub fn whose(conn: &Connection, caller: impl Into<Caller>, person: Option<i64>) -> ServiceResult<Whose> {
+    let caller = caller.into();
     Ok(match person {
-        Some(id) => self::person(conn, user_id, id)?.owner_id,
-        None => user_id,
+        Some(id) => Whose {
+            owner_id: self::person(conn, caller, id)?.owner_id,
+            people: Some(vec![id]),
+        },
+        None => Whose {
+            owner_id: caller.user_id(),
+            people: own_people(conn, caller)?,
+        },
     })
 }
 
-/// The user's access to a medication's person; 404 `medication_not_found` when they have none.
-pub fn medication(conn: &Connection, user_id: i64, id: MedicationId) -> ServiceResult<Access> {
-    let reach = people::reach_medication(conn, user_id, id.0)?
-        .ok_or_else(|| not_found(ErrorCode::MedicationNotFound, "Medication not found"))?;
-    Ok(Access::of(user_id, reach))
-}
-
-/// The user's access to a history entry's person; 404 `entry_not_found` when they have none.
-pub fn entry(conn: &Connection, user_id: i64, entry_id: i64) -> ServiceResult<Access> {
-    let reach = people::reach_entry(conn, user_id, entry_id)?
-        .ok_or_else(|| not_found(ErrorCode::EntryNotFound, "History entry not found"))?;
-    Ok(Access::of(user_id, reach))
-}
-
-/// Every person the user reaches, their own first.
-pub fn reachable(conn: &Connection, user_id: i64) -> ServiceResult<Vec<Access>> {
-    Ok(people::reachable(conn, user_id)?
-        .into_iter()
-        .map(|reach| Access::of(user_id, reach))
-        .collect())
+/// The people the caller may see of their own account: None for all of them (a signed-in
+/// user, an unlimited token), else those a limited token names. The whole-account views
+/// (the medication list, low stock, the history) keep to these.
+pub fn own_people(conn: &Connection, caller: Caller) -> ServiceResult<Option<Vec<i64>>> {
+    match caller {
+        Caller::User(_) => Ok(None),
+        Caller::Token { token_id, .. } => Ok(api_tokens::limited_people(conn, token_id)?),
+    }
 }
 
 /// Who logged a dose or made a change: their id and name as others see it.

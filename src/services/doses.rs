@@ -522,33 +522,35 @@ pub struct ListedEntry {
 /// zone of the account whose data it is (the viewer's own for everyone's).
 pub fn history(
     conn: &Connection,
-    viewer: i64,
+    caller: impl Into<access::Caller>,
     person: Option<i64>,
     within: Option<MedicationId>,
     filter: HistoryFilter,
     paging: Paging,
     now: DateTime<Utc>,
 ) -> ServiceResult<(Vec<ListedEntry>, Pagination)> {
+    let caller = caller.into();
+    let viewer = caller.user_id();
     // Every id asked for must be one the viewer may see: another account's medication or
     // person answers 404 as its own routes do, never an empty page that looks like no doses.
     let asked = filter.medication_id.map(MedicationId);
     if let (Some(_), Some(id)) = (within, asked) {
-        access::medication(conn, viewer, id)?;
+        access::medication(conn, caller, id)?;
     }
     let medication = within.or(asked);
     let medication_owner = match medication {
-        Some(id) => Some(access::medication(conn, viewer, id)?.owner_id),
+        Some(id) => Some(access::medication(conn, caller, id)?.owner_id),
         None => None,
     };
     let person_owner = match person {
-        Some(id) => Some(access::person(conn, viewer, id)?.owner_id),
+        Some(id) => Some(access::person(conn, caller, id)?.owner_id),
         None => None,
     };
     let (owner, cared_for) = match medication_owner.or(person_owner) {
         Some(owner) => (owner, Vec::new()),
         None => (
             viewer,
-            access::reachable(conn, viewer)?
+            access::reachable(conn, caller)?
                 .into_iter()
                 .filter(|reach| reach.owner_id != viewer)
                 .map(|reach| reach.person_id)
@@ -561,6 +563,7 @@ pub fn history(
         medication_id: medication.map(|id| id.0),
         person_id: person,
         cared_for,
+        only_people: access::own_people(conn, caller)?,
         from: bound(filter.date_from.as_deref(), &clock, false)?,
         until: bound(filter.date_to.as_deref(), &clock, true)?,
     };

@@ -171,6 +171,24 @@ error_codes! {
     /// who cannot record doses of this person).
     EscalationInvalid => "escalation_invalid",
 
+    // --- API tokens ---
+    /// An API token was sent to a route only a password sign-in reaches (the account, its
+    /// sign-in, sessions, two-factor, tokens, export, import, deletion).
+    TokenNotAllowed => "token_not_allowed",
+    /// An API token that is unknown, revoked or expired (401).
+    ApiTokenInvalid => "api_token_invalid",
+    /// None of the account's tokens has that id.
+    ApiTokenNotFound => "api_token_not_found",
+    ApiTokenNameRequired => "api_token_name_required",
+    /// A token's name over `params.max` characters.
+    ApiTokenNameTooLong => "api_token_name_too_long",
+    /// `scope` is not `read`, `record` or `manage`.
+    ApiTokenScopeInvalid => "api_token_scope_invalid",
+    /// `expires_in_days` outside `params.min`…`params.max`.
+    ApiTokenExpiryInvalid => "api_token_expiry_invalid",
+    /// The account has `params.max` tokens already: revoke one first.
+    ApiTokenLimitReached => "api_token_limit_reached",
+
     // --- channels ---
     ChannelNotFound => "channel_not_found",
     ChannelInvalid => "channel_invalid",

@@ -527,11 +527,11 @@ pub struct Listed {
 }
 
 /// The person's medications, by name. A fixed number of queries however many there are.
-/// `user_id` is the owning account's; `person` keeps one of its people's.
+/// `user_id` is the owning account's; `people` keeps only those of its people (None: all).
 pub fn list(
     conn: &Connection,
     user_id: i64,
-    person: Option<i64>,
+    people: Option<&[i64]>,
     reach: Reach,
     now: DateTime<Utc>,
 ) -> ServiceResult<Listed> {
@@ -542,8 +542,8 @@ pub fn list(
     let mut recent = history::recent_per_medication(&tx, user_id, RECENT_DOSES)?;
     let warning = delivery_warnings(&tx, user_id, reach)?;
     let mut list = medications::list(&tx, user_id)?;
-    if let Some(person) = person {
-        list.retain(|m| m.person_id == person);
+    if let Some(people) = people {
+        list.retain(|m| people.contains(&m.person_id));
     }
     let taken = match list.iter().any(|m| m.rules.has_limits()) {
         true => {
@@ -596,18 +596,21 @@ fn check_new(input: &MedicationInput) -> ServiceResult<()> {
 /// Creates a medication with its stock, and plans its reminders for `horizon_days`.
 pub fn create(
     conn: &Connection,
-    signed_in: i64,
+    caller: impl Into<access::Caller>,
     mut input: MedicationInput,
     reach: Reach,
     horizon_days: u32,
     now: DateTime<Utc>,
 ) -> ServiceResult<MedicationView> {
     check_new(&input)?;
-    // Whose: the user's own person unless another is named, which needs the manage role.
+    let caller = caller.into();
+    // Whose: the caller's own person unless another is named; either needs the manage role
+    // (which an owner has, and an API token only with the manage scope).
     let person = match input.person_id {
-        Some(id) => access::person(conn, signed_in, id)?.allow(Role::Manage)?,
-        None => access::person(conn, signed_in, people::self_person(conn, signed_in)?)?,
-    };
+        Some(id) => access::person(conn, caller, id)?,
+        None => access::person(conn, caller, people::self_person(conn, caller.user_id())?)?,
+    }
+    .allow(Role::Manage)?;
     let user_id = person.owner_id;
     let inventory = input.inventory.take();
     let clock = UserClock::at(conn, user_id, now)?;
@@ -771,18 +774,19 @@ pub struct AdherenceView {
 /// Days are the person's account's for one person, the viewer's for everyone.
 pub fn adherence(
     conn: &Connection,
-    viewer: i64,
+    caller: impl Into<access::Caller>,
     person: Option<i64>,
     now: DateTime<Utc>,
 ) -> ServiceResult<AdherenceView> {
+    let caller = caller.into();
     let wanted = match person {
-        Some(id) => vec![access::person(conn, viewer, id)?],
-        None => access::reachable(conn, viewer)?,
+        Some(id) => vec![access::person(conn, caller, id)?],
+        None => access::reachable(conn, caller)?,
     };
     let zone_of = wanted
         .first()
         .filter(|_| person.is_some())
-        .map_or(viewer, |a| a.owner_id);
+        .map_or(caller.user_id(), |a| a.owner_id);
     let clock = UserClock::at(conn, zone_of, now)?;
     let today = now.with_timezone(&clock.tz).date_naive();
     let first_30 = today - Duration::days(29);
@@ -985,14 +989,16 @@ pub struct TodayView {
 /// the people they care for), each in its owner's zone; `date` is the user's today.
 pub fn today(
     conn: &Connection,
-    user_id: i64,
+    caller: impl Into<access::Caller>,
     person: Option<i64>,
     reach: Reach,
     now: DateTime<Utc>,
 ) -> ServiceResult<TodayView> {
+    let caller = caller.into();
+    let user_id = caller.user_id();
     let wanted = match person {
-        Some(id) => vec![access::person(conn, user_id, id)?],
-        None => access::reachable(conn, user_id)?,
+        Some(id) => vec![access::person(conn, caller, id)?],
+        None => access::reachable(conn, caller)?,
     };
     // Whose doses, by owning account; an archived person is left out unless asked for.
     let mut by_owner: Vec<(i64, HashMap<i64, String>)> = Vec::new();

@@ -4,6 +4,7 @@
 
 pub mod access;
 pub mod accounts;
+pub mod api_tokens;
 pub mod backup;
 pub mod calendar;
 pub mod channels;

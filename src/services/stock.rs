@@ -621,11 +621,12 @@ pub struct LowStock {
 }
 
 /// The person's medications whose stock is low or out.
-/// The account's (`user_id` is the owner's) medications low on stock, or one person's.
+/// The account's (`user_id` is the owner's) medications low on stock, of `people` only when
+/// given.
 pub fn low(
     conn: &Connection,
     user_id: i64,
-    person: Option<i64>,
+    people: Option<&[i64]>,
     now: DateTime<Utc>,
 ) -> ServiceResult<Vec<LowStock>> {
     let clock = UserClock::at(conn, user_id, now)?;
@@ -634,7 +635,7 @@ pub fn low(
     let list = medications::list(conn, user_id)?;
     for m in list
         .into_iter()
-        .filter(|m| person.is_none_or(|p| m.person_id == p))
+        .filter(|m| people.is_none_or(|people| people.contains(&m.person_id)))
     {
         if let Some(inv) = inventories.get(&m.id).filter(|inv| inv.enabled)
             && stock::status(inv.current_quantity, inv.reminder_threshold) != StockStatus::InStock

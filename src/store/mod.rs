@@ -1,6 +1,7 @@
 //! All SQL lives here, one file per resource. Functions take a connection (or transaction)
 //! and never decide policy.
 
+pub mod api_tokens;
 pub mod calendar;
 pub mod carers;
 pub mod channels;

@@ -1356,6 +1356,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's API tokens, oldest first (never their secrets). */
+        get: operations["tokens_list"];
+        put?: never;
+        /**
+         * Makes an API token. Its secret (`token`) is in this answer only: it is stored hashed and
+         *     never shown again. Send it as `Authorization: Bearer pbx_…`.
+         */
+        post: operations["tokens_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revokes one of the account's tokens: it is refused (401) from the next request on. */
+        delete: operations["tokens_revoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/units": {
         parameters: {
             query?: never;
@@ -1627,6 +1665,11 @@ export interface components {
             /** @description A webhook's signing secret (`whsec_…`), shown this once. */
             secret?: string | null;
         };
+        /** @description A token just made: the only time its secret is answered. */
+        CreatedToken: components["schemas"]["TokenView"] & {
+            /** @description `pbx_…`: send it as `Authorization: Bearer pbx_…`. It is not shown again. */
+            token: string;
+        };
         Credentials: {
             /** @description The second factor at sign-in: an authenticator or e-mail code, or a backup code. */
             code?: string | null;
@@ -1785,6 +1828,16 @@ export interface components {
                 link_url?: string | null;
                 /** @description A webhook's signing secret (`whsec_…`), shown this once. */
                 secret?: string | null;
+            };
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description The body of every successful answer: `{"success": true, "data": …}`. */
+        Data_CreatedToken: {
+            /** @description A token just made: the only time its secret is answered. */
+            data: components["schemas"]["TokenView"] & {
+                /** @description `pbx_…`: send it as `Authorization: Bearer pbx_…`. It is not shown again. */
+                token: string;
             };
             /** @description Always true. */
             success: boolean;
@@ -2361,6 +2414,25 @@ export interface components {
             success: boolean;
         };
         /** @description The body of every successful answer: `{"success": true, "data": …}`. */
+        Data_Vec_TokenView: {
+            data: {
+                /** @description RFC 3339, UTC. */
+                created_at: string;
+                /** @description When it stops working; null for never. */
+                expires_at: string | null;
+                /** Format: int64 */
+                id: number;
+                /** @description When it was last used (to the minute), null if never. */
+                last_used_at: string | null;
+                name: string;
+                /** @description The people it is limited to; null for every person of the account. */
+                people: components["schemas"]["TokenPerson"][] | null;
+                scope: components["schemas"]["Scope"];
+            }[];
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description The body of every successful answer: `{"success": true, "data": …}`. */
         Data_Vec_Unit: {
             data: {
                 /** @description Other spellings accepted for it (`mcg` for `μg`). */
@@ -2622,7 +2694,7 @@ export interface components {
          * @description The machine-readable reason of an error answer (`code` in every error body).
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "validation_failed" | "body_too_large" | "unsupported_media_type" | "not_found" | "method_not_allowed" | "rate_limited" | "internal_error" | "service_unavailable" | "storage_full" | "request_timeout" | "authentication_required" | "session_expired" | "invalid_credentials" | "email_not_verified" | "registration_closed" | "email_taken" | "password_incorrect" | "email_not_configured" | "invalid_token" | "reset_link_invalid" | "user_not_found" | "credentials_required" | "email_required" | "email_invalid" | "password_required" | "password_too_short" | "password_too_long" | "first_name_too_long" | "last_name_too_long" | "two_factor_required" | "invalid_code" | "code_not_sent" | "method_not_enabled" | "method_already_enabled" | "two_factor_not_enabled" | "totp_setup_not_started" | "invalid_backup_code" | "code_required" | "backup_code_required" | "medication_not_found" | "entry_not_found" | "name_required" | "unit_required" | "unit_invalid" | "unit_mismatch" | "strength_needed" | "unit_incompatible" | "future_date" | "dose_too_soon" | "daily_maximum_reached" | "inventory_not_enabled" | "stock_below_zero" | "notification_not_found" | "reminder_exists" | "notification_not_scheduled" | "notification_sending" | "notification_not_sent" | "dose_already_logged" | "invalid_snooze_minutes" | "calendar_feed_not_found" | "push_service_not_allowed" | "invalid_subscription" | "subscription_taken" | "delivery_failed" | "delivery_method_unknown" | "delivery_method_required" | "lead_out_of_range" | "message_too_long" | "backup_not_found" | "import_invalid" | "person_not_found" | "person_name_required" | "person_is_account_holder" | "not_permitted" | "carer_not_found" | "carer_exists" | "carer_is_owner" | "role_invalid" | "invitation_not_found" | "invitation_other_account" | "escalation_invalid" | "channel_not_found" | "channel_invalid" | "channel_address_not_allowed" | "telegram_not_configured";
+        ErrorCode: "invalid_request" | "validation_failed" | "body_too_large" | "unsupported_media_type" | "not_found" | "method_not_allowed" | "rate_limited" | "internal_error" | "service_unavailable" | "storage_full" | "request_timeout" | "authentication_required" | "session_expired" | "invalid_credentials" | "email_not_verified" | "registration_closed" | "email_taken" | "password_incorrect" | "email_not_configured" | "invalid_token" | "reset_link_invalid" | "user_not_found" | "credentials_required" | "email_required" | "email_invalid" | "password_required" | "password_too_short" | "password_too_long" | "first_name_too_long" | "last_name_too_long" | "two_factor_required" | "invalid_code" | "code_not_sent" | "method_not_enabled" | "method_already_enabled" | "two_factor_not_enabled" | "totp_setup_not_started" | "invalid_backup_code" | "code_required" | "backup_code_required" | "medication_not_found" | "entry_not_found" | "name_required" | "unit_required" | "unit_invalid" | "unit_mismatch" | "strength_needed" | "unit_incompatible" | "future_date" | "dose_too_soon" | "daily_maximum_reached" | "inventory_not_enabled" | "stock_below_zero" | "notification_not_found" | "reminder_exists" | "notification_not_scheduled" | "notification_sending" | "notification_not_sent" | "dose_already_logged" | "invalid_snooze_minutes" | "calendar_feed_not_found" | "push_service_not_allowed" | "invalid_subscription" | "subscription_taken" | "delivery_failed" | "delivery_method_unknown" | "delivery_method_required" | "lead_out_of_range" | "message_too_long" | "backup_not_found" | "import_invalid" | "person_not_found" | "person_name_required" | "person_is_account_holder" | "not_permitted" | "carer_not_found" | "carer_exists" | "carer_is_owner" | "role_invalid" | "invitation_not_found" | "invitation_other_account" | "escalation_invalid" | "token_not_allowed" | "api_token_invalid" | "api_token_not_found" | "api_token_name_required" | "api_token_name_too_long" | "api_token_scope_invalid" | "api_token_expiry_invalid" | "api_token_limit_reached" | "channel_not_found" | "channel_invalid" | "channel_address_not_allowed" | "telegram_not_configured";
         Escalation: {
             /**
              * Format: int32
@@ -3805,6 +3877,11 @@ export interface components {
             times: string[];
             weekdays: number[];
         };
+        /**
+         * @description What a token may do, as a carer's role: `read` (view), `record`, `manage`.
+         * @enum {string}
+         */
+        Scope: "read" | "record" | "manage";
         SettingsBody: {
             /** @description HH:MM. */
             daily_reminder_time?: string | null;
@@ -4029,6 +4106,47 @@ export interface components {
             date: string;
             doses: components["schemas"]["TodayDose"][];
         };
+        /** @description A token to make. */
+        TokenInput: {
+            /**
+             * Format: int64
+             * @description Days until it stops working, 1 to 3650; absent or null for never.
+             */
+            expires_in_days?: number | null;
+            /** @description What it is for ("Home Assistant"); 1 to 100 characters, trimmed. */
+            name: string;
+            /**
+             * @description Only these people of your account (`GET /api/people`); absent or null for all of
+             *     them, also people added later.
+             */
+            person_ids?: number[] | null;
+            /**
+             * @description `read` (see medications and history), `record` (also log and correct doses) or
+             *     `manage` (also change medications and stock): a carer's view, record and manage.
+             */
+            scope: components["schemas"]["Scope"];
+        };
+        /** @description A person a token is limited to. */
+        TokenPerson: {
+            /** Format: int64 */
+            id: number;
+            name: string;
+        };
+        /** @description A token as listed: never its secret. */
+        TokenView: {
+            /** @description RFC 3339, UTC. */
+            created_at: string;
+            /** @description When it stops working; null for never. */
+            expires_at: string | null;
+            /** Format: int64 */
+            id: number;
+            /** @description When it was last used (to the minute), null if never. */
+            last_used_at: string | null;
+            name: string;
+            /** @description The people it is limited to; null for every person of the account. */
+            people: components["schemas"]["TokenPerson"][] | null;
+            scope: components["schemas"]["Scope"];
+        };
         /** @description The authenticator app set-up's first step: the secret and its QR code. */
         TotpSetup: {
             /** @description A `data:image/png;base64,…` URL. */
@@ -4144,6 +4262,15 @@ export interface operations {
             };
             /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4298,6 +4425,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The body is too large (`body_too_large`) */
             413: {
                 headers: {
@@ -4376,6 +4512,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The body is too large (`body_too_large`) */
             413: {
                 headers: {
@@ -4447,6 +4592,15 @@ export interface operations {
             };
             /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4619,6 +4773,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The body is too large (`body_too_large`) */
             413: {
                 headers: {
@@ -4681,6 +4844,15 @@ export interface operations {
             };
             /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4775,6 +4947,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Already enabled (`method_already_enabled`) */
             409: {
                 headers: {
@@ -4862,6 +5043,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Already enabled (`method_already_enabled`) */
             409: {
                 headers: {
@@ -4929,6 +5119,15 @@ export interface operations {
             };
             /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5058,6 +5257,15 @@ export interface operations {
             };
             /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5295,6 +5503,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The server's disk is full: nothing was saved (`storage_full`) */
             507: {
                 headers: {
@@ -5326,6 +5543,15 @@ export interface operations {
             };
             /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5371,6 +5597,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     auth_update_me: {
@@ -5406,6 +5641,15 @@ export interface operations {
             };
             /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5491,6 +5735,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The body is too large (`body_too_large`) */
             413: {
                 headers: {
@@ -5563,6 +5816,15 @@ export interface operations {
             };
             /** @description The token is invalid or expired (`session_expired`) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5912,6 +6174,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     data_backup_file: {
@@ -5937,6 +6208,15 @@ export interface operations {
             };
             /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6023,6 +6303,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     calendar_create_feed: {
@@ -6045,6 +6334,15 @@ export interface operations {
             };
             /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6090,6 +6388,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The server's disk is full: nothing was saved (`storage_full`) */
             507: {
                 headers: {
@@ -6121,6 +6428,15 @@ export interface operations {
             };
             /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6163,6 +6479,15 @@ export interface operations {
             };
             /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6242,6 +6567,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description `channel_not_found` */
             404: {
                 headers: {
@@ -6310,6 +6644,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description `channel_not_found` */
             404: {
                 headers: {
@@ -6369,6 +6712,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description `channel_not_found` */
             404: {
                 headers: {
@@ -6412,6 +6764,15 @@ export interface operations {
             };
             /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6497,6 +6858,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     data_import: {
@@ -6537,6 +6907,15 @@ export interface operations {
             };
             /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6771,7 +7150,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
+            /** @description Not signed in, the session expired, or the API token was revoked or expired (`authentication_required`, `session_expired`, `api_token_invalid`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6822,7 +7201,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
+            /** @description Not signed in, the session expired, or the API token was revoked or expired (`authentication_required`, `session_expired`, `api_token_invalid`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6899,7 +7278,7 @@ export interface operations {
                     "application/json": components["schemas"]["Data_MedicationView"];
                 };
             };
-            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
+            /** @description Not signed in, the session expired, or the API token was revoked or expired (`authentication_required`, `session_expired`, `api_token_invalid`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6953,7 +7332,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
+            /** @description Not signed in, the session expired, or the API token was revoked or expired (`authentication_required`, `session_expired`, `api_token_invalid`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7042,7 +7421,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
+            /** @description Not signed in, the session expired, or the API token was revoked or expired (`authentication_required`, `session_expired`, `api_token_invalid`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7114,7 +7493,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
+            /** @description Not signed in, the session expired, or the API token was revoked or expired (`authentication_required`, `session_expired`, `api_token_invalid`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7232,7 +7611,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
+            /** @description Not signed in, the session expired, or the API token was revoked or expired (`authentication_required`, `session_expired`, `api_token_invalid`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7273,7 +7652,7 @@ export interface operations {
                     "application/json": components["schemas"]["Data_InventoryView"];
                 };
             };
-            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
+            /** @description Not signed in, the session expired, or the API token was revoked or expired (`authentication_required`, `session_expired`, `api_token_invalid`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7327,7 +7706,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
+            /** @description Not signed in, the session expired, or the API token was revoked or expired (`authentication_required`, `session_expired`, `api_token_invalid`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7417,7 +7796,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
+            /** @description Not signed in, the session expired, or the API token was revoked or expired (`authentication_required`, `session_expired`, `api_token_invalid`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7507,7 +7886,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
+            /** @description Not signed in, the session expired, or the API token was revoked or expired (`authentication_required`, `session_expired`, `api_token_invalid`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7600,7 +7979,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
+            /** @description Not signed in, the session expired, or the API token was revoked or expired (`authentication_required`, `session_expired`, `api_token_invalid`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7650,7 +8029,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
+            /** @description Not signed in, the session expired, or the API token was revoked or expired (`authentication_required`, `session_expired`, `api_token_invalid`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7720,7 +8099,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
+            /** @description Not signed in, the session expired, or the API token was revoked or expired (`authentication_required`, `session_expired`, `api_token_invalid`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7774,7 +8153,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
+            /** @description Not signed in, the session expired, or the API token was revoked or expired (`authentication_required`, `session_expired`, `api_token_invalid`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7851,7 +8230,7 @@ export interface operations {
                     "application/json": components["schemas"]["MessageData_AfterDelete"];
                 };
             };
-            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
+            /** @description Not signed in, the session expired, or the API token was revoked or expired (`authentication_required`, `session_expired`, `api_token_invalid`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7928,6 +8307,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     inventory_low_stock: {
@@ -7960,7 +8348,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
+            /** @description Not signed in, the session expired, or the API token was revoked or expired (`authentication_required`, `session_expired`, `api_token_invalid`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8010,7 +8398,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
+            /** @description Not signed in, the session expired, or the API token was revoked or expired (`authentication_required`, `session_expired`, `api_token_invalid`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8073,6 +8461,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     reminders_create: {
@@ -8108,6 +8505,15 @@ export interface operations {
             };
             /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8205,6 +8611,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description notification_not_found */
             404: {
                 headers: {
@@ -8282,6 +8697,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description notification_not_found */
             404: {
                 headers: {
@@ -8334,6 +8758,15 @@ export interface operations {
             };
             /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8424,6 +8857,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     notifications_get_medication_preferences: {
@@ -8449,6 +8891,15 @@ export interface operations {
             };
             /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8503,6 +8954,15 @@ export interface operations {
             };
             /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8575,6 +9035,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     notifications_put_preferences: {
@@ -8610,6 +9079,15 @@ export interface operations {
             };
             /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8706,6 +9184,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description subscription_taken: another account's endpoint with other keys */
             409: {
                 headers: {
@@ -8784,6 +9271,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The body is too large (`body_too_large`) */
             413: {
                 headers: {
@@ -8846,6 +9342,15 @@ export interface operations {
             };
             /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8922,6 +9427,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description medication_not_found */
             404: {
                 headers: {
@@ -8987,6 +9501,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     notifications_put_settings: {
@@ -9022,6 +9545,15 @@ export interface operations {
             };
             /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9248,6 +9780,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description delivery_failed: no channel could be tried (nothing subscribed, e-mail not configured, methods off) */
             409: {
                 headers: {
@@ -9322,6 +9863,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     people_create: {
@@ -9357,6 +9907,15 @@ export interface operations {
             };
             /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9958,6 +10517,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     settings_get: {
@@ -9980,6 +10548,15 @@ export interface operations {
             };
             /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10029,6 +10606,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The body is too large (`body_too_large`) */
             413: {
                 headers: {
@@ -10040,6 +10626,199 @@ export interface operations {
             };
             /** @description The body is not JSON (`unsupported_media_type`) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    tokens_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tokens */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_Vec_TokenView"];
+                };
+            };
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sent with an API token: sign in with your password (`token_not_allowed`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    tokens_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TokenInput"];
+            };
+        };
+        responses: {
+            /** @description The new token, with its secret */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_CreatedToken"];
+                };
+            };
+            /** @description A field cannot be used (`api_token_name_required`, `api_token_name_too_long`, `api_token_scope_invalid`, `api_token_expiry_invalid`, `validation_failed`, `invalid_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sent with an API token: sign in with your password (`token_not_allowed`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `person_ids` names someone who is not one of your account's people (`person_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The account has 50 tokens already (`api_token_limit_reached`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    tokens_revoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The token's id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sent with an API token: sign in with your password (`token_not_allowed`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description None of your tokens has this id (`api_token_not_found`) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -29,6 +29,8 @@ export const queryKeys = {
   timeZone: ['settings', 'timezone'] as const,
   calendarFeed: ['calendar-feed'] as const,
   twoFactorStatus: ['two-factor', 'status'] as const,
+  /** The account's API tokens (never their secrets). */
+  apiTokens: ['api-tokens'] as const,
   dataSettings: ['data-settings'] as const,
   backups: ['backups'] as const,
   version: ['version'] as const,

@@ -4,6 +4,7 @@ import { Link } from 'react-router-dom';
 import { FlashMessage } from '../../components/FlashMessage';
 import { KeyIcon } from '../../components/icons';
 import { useFlash } from '../../components/useFlash';
+import { ApiTokensCard } from './ApiTokensCard';
 import { ChangePasswordDialog } from './ChangePasswordDialog';
 import { SectionHeading } from './SectionHeading';
 import { TwoFactorCard } from './TwoFactorCard';
@@ -29,6 +30,8 @@ export function SecuritySection() {
           </button>
         </div>
       </section>
+
+      <ApiTokensCard />
 
       <section className="card" aria-labelledby="privacy-title">
         <h3 id="privacy-title">{t('settings.security.privacy.heading')}</h3>

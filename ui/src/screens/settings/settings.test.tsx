@@ -51,7 +51,9 @@ function server(routes: Record<string, Route>, tokens = { current: 'refreshed-to
           : jsonResponse({ success: false, code: 'session_expired', message: 'Invalid or expired session' }, 401),
     ]),
   );
-  return mockFetch({ 'GET /api/version': version, ...sessionRoutes(USER), ...guarded });
+  // The API tokens card on the same page: none made.
+  const noApiTokens = () => jsonResponse({ success: true, data: [] });
+  return mockFetch({ 'GET /api/version': version, ...sessionRoutes(USER), 'GET /api/tokens': noApiTokens, ...guarded });
 }
 
 function signIn() {
