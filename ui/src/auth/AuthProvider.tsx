@@ -19,15 +19,38 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   // Start-up: a stored token is checked with the server, then exchanged for a fresh one, so
   // an app used every day never reaches the token's expiry. Only the server refusing it (401)
   // signs out: offline, or with the server down, the person keeps the session and sees what
-  // the app has kept.
+  // the app has kept. Without a session, the server is asked whether an authenticating proxy
+  // signed the person in (its answer is an ordinary session).
   useEffect(() => {
     const token = api.getStoredToken();
-    if (token === null) return;
     const controller = new AbortController();
+    const startFromProxy = () => {
+      api
+        .proxySession(controller.signal)
+        .then((session) => {
+          if (controller.signal.aborted) return;
+          if (session === null) {
+            dispatch({ type: 'LOGOUT' });
+            return;
+          }
+          api.storeSession(session.token, session.user);
+          api.markSignedInByProxy();
+          dispatch({ type: 'AUTH_SUCCESS', user: session.user, token: session.token });
+        })
+        .catch((error: unknown) => {
+          if (controller.signal.aborted) return;
+          // Anything but the proxy's refusal (offline, an older server) leaves the sign-in page as it is.
+          dispatch({ type: 'LOGOUT', notice: api.isProxyRefusal(error) ? { kind: 'proxyRefused', error } : undefined });
+        });
+    };
+    if (token === null) {
+      startFromProxy();
+      return () => controller.abort();
+    }
     const refused = (error: unknown) => error instanceof api.ApiError && error.status === 401;
     const signOut = () => {
       api.clearSession();
-      dispatch({ type: 'LOGOUT' });
+      startFromProxy();
     };
     const keepStoredSession = () => {
       const user = parseUser(getStoredUserJson());
@@ -118,9 +141,12 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   }, []);
 
   const logout = useCallback(() => {
+    // Read before the session is forgotten: the proxy signs the person in again, and the
+    // sign-in page says so.
+    const byProxy = api.signedInByProxy();
     // The server is told in the background; the app leaves at once.
     void api.logout();
-    dispatch({ type: 'LOGOUT' });
+    dispatch({ type: 'LOGOUT', notice: byProxy ? { kind: 'proxySignedOut' } : undefined });
   }, []);
 
   const clearError = useCallback(() => dispatch({ type: 'CLEAR_ERROR' }), []);
