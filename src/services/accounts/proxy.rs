@@ -4,7 +4,7 @@
 
 use chrono::{DateTime, Utc};
 
-use super::{Accounts, SignedIn, hash_password, validate_email};
+use super::{Accounts, hash_password, validate_email};
 use crate::db::Stamp;
 use crate::services::{ErrorCode, Problem, ServiceError, ServiceResult};
 use crate::store::users::{self, User};
@@ -82,11 +82,5 @@ impl Accounts<'_> {
             );
         }
         Ok(user)
-    }
-
-    /// An ordinary session for the account a trusted proxy signed in (the web app's start).
-    pub fn proxy_session(&self, user: &User, now: DateTime<Utc>) -> ServiceResult<SignedIn> {
-        tracing::info!(user = user.id, "signed in by the authenticating proxy");
-        self.signed_in(user, now)
     }
 }

@@ -70,11 +70,12 @@ export async function register(email: string, password: string, language: string
 }
 
 /**
- * Behind an authenticating proxy: a session for the person the proxy signed in, or null when
- * no trusted proxy named anyone (the person signs in here). The token comes in the answer's
- * body, never in a URL.
+ * Behind an authenticating proxy: the person the proxy signed in, or null when no trusted
+ * proxy named anyone (the person signs in here). There is no token: every request through the
+ * proxy is the person's, and a proxy with HTTP basic authentication would refuse the app's own
+ * Authorization header.
  */
-export async function proxySession(signal?: AbortSignal): Promise<AuthSession | null> {
+export async function proxySession(signal?: AbortSignal): Promise<User | null> {
   return (await answer(api.POST('/api/auth/proxy-session', { headers: ANONYMOUS, signal }))).data;
 }
 

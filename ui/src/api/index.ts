@@ -37,8 +37,8 @@ export { getVersion } from './version';
 export {
   clearSession,
   getStoredToken,
-  markSignedInByProxy,
   signedInByProxy,
+  storeProxySession,
   storeSession,
   storeToken,
   storeUser,

@@ -349,10 +349,11 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * A session for the person a trusted proxy signed in (`auth.proxy_header` from an address
-         *     in `auth.trusted_proxies`); `data` is null when the request carries no such header, and
-         *     the person signs in here instead. The proxy authenticated the person, so this is a full
-         *     sign-in: no password and no second factor are asked.
+         * The person a trusted proxy signed in (`auth.proxy_header` from an address in
+         *     `auth.trusted_proxies`), made first when `auth.proxy_auto_register` allows; `data` is null
+         *     when the request carries no such header, and the person signs in here instead. The proxy
+         *     authenticated the person, so this is a full sign-in: no password and no second factor are
+         *     asked. Every request through the proxy is then this person's without a token.
          */
         post: operations["auth_proxy_session"];
         delete?: never;
@@ -1962,11 +1963,16 @@ export interface components {
             success: boolean;
         };
         /** @description The body of every successful answer: `{"success": true, "data": …}`. */
-        Data_Option_SignedIn: {
+        Data_Option_Profile: {
             data: null | {
-                /** @description Send as `Authorization: Bearer …`. */
-                token: string;
-                user: components["schemas"]["Profile"];
+                /** @description When the account was made (RFC 3339, UTC). */
+                created_at: string;
+                email: string;
+                emailVerified: boolean;
+                firstName: string;
+                /** Format: int64 */
+                id: number;
+                lastName: string;
             };
             /** @description Always true. */
             success: boolean;
@@ -5570,13 +5576,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A session for the person the proxy named, or null when no trusted proxy named anyone */
+            /** @description The person the proxy signed in, or null when no trusted proxy named anyone */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Data_Option_SignedIn"];
+                    "application/json": components["schemas"]["Data_Option_Profile"];
                 };
             };
             /** @description The proxy named a person without an account here, and the administrator has not let the proxy create accounts (`proxy_registration_not_allowed`), or it sent no e-mail address to create one with (`proxy_email_missing`) */

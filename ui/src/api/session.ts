@@ -41,16 +41,21 @@ export function storeUser(user: User): void {
   }
 }
 
-/** Notes that the stored session came from the authenticating proxy (POST /api/auth/proxy-session). */
-export function markSignedInByProxy(): void {
+/**
+ * Keeps a session the authenticating proxy vouches for (POST /api/auth/proxy-session): the
+ * user record, and no token.
+ */
+export function storeProxySession(user: User): void {
   try {
+    localStorage.removeItem(TOKEN_KEY);
+    localStorage.setItem(USER_KEY, JSON.stringify(user));
     localStorage.setItem(PROXY_KEY, 'true');
   } catch {
     // See storeSession.
   }
 }
 
-/** Whether the stored session came from the authenticating proxy. */
+/** Whether the person is signed in by the authenticating proxy. */
 export function signedInByProxy(): boolean {
   try {
     return localStorage.getItem(PROXY_KEY) === 'true';

@@ -27,20 +27,26 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     const startFromProxy = () => {
       api
         .proxySession(controller.signal)
-        .then((session) => {
+        .then((user) => {
           if (controller.signal.aborted) return;
-          if (session === null) {
+          if (user === null) {
+            api.clearSession();
             dispatch({ type: 'LOGOUT' });
             return;
           }
-          api.storeSession(session.token, session.user);
-          api.markSignedInByProxy();
-          dispatch({ type: 'AUTH_SUCCESS', user: session.user, token: session.token });
+          api.storeProxySession(user);
+          dispatch({ type: 'AUTH_SUCCESS', user, token: null });
         })
         .catch((error: unknown) => {
           if (controller.signal.aborted) return;
-          // Anything but the proxy's refusal (offline, an older server) leaves the sign-in page as it is.
-          dispatch({ type: 'LOGOUT', notice: api.isProxyRefusal(error) ? { kind: 'proxyRefused', error } : undefined });
+          if (api.isProxyRefusal(error)) {
+            api.clearSession();
+            dispatch({ type: 'LOGOUT', notice: { kind: 'proxyRefused', error } });
+            return;
+          }
+          // Offline, or the server down: a person the proxy signed in before sees what the app kept.
+          const kept = api.signedInByProxy() ? parseUser(getStoredUserJson()) : null;
+          dispatch(kept ? { type: 'AUTH_SUCCESS', user: kept, token: null } : { type: 'LOGOUT' });
         });
     };
     if (token === null) {
@@ -152,6 +158,8 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   const clearError = useCallback(() => dispatch({ type: 'CLEAR_ERROR' }), []);
 
   const replaceToken = useCallback((token: string) => {
+    // The proxy vouches for every request: a token sent beside it could only be refused.
+    if (api.signedInByProxy()) return;
     api.storeToken(token);
     dispatch({ type: 'SESSION_UPDATED', token });
   }, []);

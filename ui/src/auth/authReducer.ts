@@ -19,7 +19,8 @@ export type AuthNotice = { kind: 'proxySignedOut' } | { kind: 'proxyRefused'; er
 
 export type AuthAction =
   | { type: 'AUTH_START' }
-  | { type: 'AUTH_SUCCESS'; user: User; token: string }
+  /** `token` null: signed in by an authenticating proxy, which vouches for every request. */
+  | { type: 'AUTH_SUCCESS'; user: User; token: string | null }
   | { type: 'AUTH_ERROR'; error: string }
   | { type: 'LOGOUT'; notice?: AuthNotice }
   | { type: 'CLEAR_ERROR' }
