@@ -53,6 +53,10 @@ pub const KEYS: &[&str] = &[
     "telegram.api_url",
     "backup.daily",
     "backup.keep",
+    "auth.proxy_header",
+    "auth.proxy_email_header",
+    "auth.trusted_proxies",
+    "auth.proxy_auto_register",
     "http.header_timeout_seconds",
     "http.idle_timeout_seconds",
     "http.body_timeout_seconds",
@@ -96,6 +100,7 @@ pub struct Settings {
     pub channels: ChannelSettings,
     pub telegram: TelegramSettings,
     pub backup: BackupSettings,
+    pub auth: AuthSettings,
     pub http: HttpSettings,
     pub health: HealthSettings,
     pub log: LogSettings,
@@ -119,6 +124,7 @@ impl Default for Settings {
             channels: ChannelSettings::default(),
             telegram: TelegramSettings::default(),
             backup: BackupSettings::default(),
+            auth: AuthSettings::default(),
             http: HttpSettings::default(),
             health: HealthSettings::default(),
             log: LogSettings::default(),
@@ -309,6 +315,91 @@ impl Default for BackupSettings {
     }
 }
 
+/// Sign-in by an authenticating reverse proxy (Authelia, Authentik, Caddy's basicauth): the
+/// proxy names the person in a header, believed only from `trusted_proxies`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct AuthSettings {
+    /// The header the proxy names the signed-in person in (e.g. `Remote-User`).
+    #[serde(deserialize_with = "lenient::opt_string")]
+    pub proxy_header: Option<String>,
+    /// The header with the person's e-mail address (e.g. `Remote-Email`); when set, the
+    /// account is found by it instead of by `proxy_header`'s value.
+    #[serde(deserialize_with = "lenient::opt_string")]
+    pub proxy_email_header: Option<String>,
+    /// The proxies (addresses or CIDR blocks) whose header is believed; empty: off.
+    #[serde(deserialize_with = "lenient::string_list")]
+    pub trusted_proxies: Vec<String>,
+    /// Whether a person the proxy names without an account here gets one.
+    pub proxy_auto_register: bool,
+}
+
+/// `auth.*` checked and parsed: what the server needs to believe a proxy's header.
+#[derive(Debug, Clone)]
+pub struct ProxySignIn {
+    pub header: axum::http::HeaderName,
+    pub email_header: Option<axum::http::HeaderName>,
+    pub trusted: Vec<IpNet>,
+    pub auto_register: bool,
+}
+
+impl AuthSettings {
+    /// The proxy sign-in, `None` when off; a setting that cannot work names its key.
+    pub fn proxy_sign_in(&self) -> Result<Option<ProxySignIn>, ConfigError> {
+        let header = self
+            .proxy_header
+            .as_deref()
+            .map(|name| header_name("auth.proxy_header", name))
+            .transpose()?;
+        let email_header = self
+            .proxy_email_header
+            .as_deref()
+            .map(|name| header_name("auth.proxy_email_header", name))
+            .transpose()?;
+        let trusted = self
+            .trusted_proxies
+            .iter()
+            .map(|entry| {
+                parse_net(entry).map_err(|e| {
+                    config_error(format!(
+                        "auth.trusted_proxies: {e}; list the addresses or CIDR blocks of the proxy that signs people in, e.g. [\"127.0.0.1\"]"
+                    ))
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let Some(header) = header else {
+            if !trusted.is_empty() || email_header.is_some() || self.proxy_auto_register {
+                return Err(config_error(
+                    "auth.proxy_header is not set, but auth.trusted_proxies, auth.proxy_email_header or \
+                     auth.proxy_auto_register is: set auth.proxy_header (PILLBOX_AUTH_PROXY_HEADER) to the header \
+                     your proxy names the person in, e.g. \"Remote-User\", or remove the others",
+                ));
+            }
+            return Ok(None);
+        };
+        if trusted.is_empty() {
+            return Err(config_error(
+                "auth.proxy_header is set but auth.trusted_proxies is empty: list the proxy's addresses \
+                 (PILLBOX_AUTH_TRUSTED_PROXIES), e.g. [\"127.0.0.1\"], or anyone could name themselves in the header",
+            ));
+        }
+        Ok(Some(ProxySignIn {
+            header,
+            email_header,
+            trusted,
+            auto_register: self.proxy_auto_register,
+        }))
+    }
+}
+
+fn header_name(key: &str, name: &str) -> Result<axum::http::HeaderName, ConfigError> {
+    axum::http::HeaderName::from_bytes(name.trim().as_bytes()).map_err(|_| {
+        config_error(format!(
+            "{key}: \"{name}\" is not a valid HTTP header name; use letters, digits and dashes, e.g. \"Remote-User\""
+        ))
+    })
+}
+
 /// How long the server waits for clients, and how many it holds at once (http/server.rs).
 /// Out-of-range values are clamped.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -469,6 +560,7 @@ impl Settings {
 
     fn validate(&self) -> Result<(), ConfigError> {
         self.trusted_proxy_nets()?;
+        self.auth.proxy_sign_in()?;
         if let Some(url) = &self.public_url {
             validate_public_url(url)?;
         }
@@ -1007,6 +1099,90 @@ mod tests {
         assert_eq!(s.http.max_connections(), 16);
         assert_eq!(s.health.min_free_bytes, 1000);
         assert_eq!(s.health.dispatcher_stale_seconds, 300);
+    }
+
+    #[test]
+    fn proxy_sign_in_comes_from_file_env_and_file_variables() {
+        assert!(
+            load(&[], Overrides::default())
+                .unwrap()
+                .auth
+                .proxy_sign_in()
+                .unwrap()
+                .is_none()
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let file = write_file(
+            &dir,
+            "c.toml",
+            "[auth]\nproxy_header = \"Remote-User\"\ntrusted_proxies = [\"10.0.0.0/8\"]\n",
+        );
+        let header = write_file(&dir, "email-header", "Remote-Email\n");
+        let s = load(
+            &[
+                ("PILLBOX_AUTH_TRUSTED_PROXIES", "127.0.0.1, ::1"),
+                ("PILLBOX_AUTH_PROXY_EMAIL_HEADER_FILE", header.to_str().unwrap()),
+                ("PILLBOX_AUTH_PROXY_AUTO_REGISTER", "true"),
+            ],
+            Overrides {
+                config_file: Some(file),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let proxy = s.auth.proxy_sign_in().unwrap().unwrap();
+        assert_eq!(proxy.header.as_str(), "remote-user");
+        assert_eq!(
+            proxy.email_header.map(|h| h.to_string()).as_deref(),
+            Some("remote-email")
+        );
+        assert_eq!(
+            proxy.trusted,
+            vec![parse_net("127.0.0.1").unwrap(), parse_net("::1").unwrap()]
+        );
+        assert!(proxy.auto_register);
+        // The top-level trusted_proxies (X-Forwarded-For) is another list.
+        assert!(s.trusted_proxies.is_empty());
+    }
+
+    #[test]
+    fn a_proxy_sign_in_that_cannot_work_names_its_key() {
+        let refused = |env: &[(&str, &str)], key: &str| {
+            let err = load(env, Overrides::default()).unwrap_err();
+            assert!(err.to_string().contains(key), "{key}: {err}");
+        };
+        let trusted = ("PILLBOX_AUTH_TRUSTED_PROXIES", "127.0.0.1");
+        let header = ("PILLBOX_AUTH_PROXY_HEADER", "Remote-User");
+        refused(
+            &[header, ("PILLBOX_AUTH_TRUSTED_PROXIES", "10.0.0.0/33")],
+            "auth.trusted_proxies",
+        );
+        refused(
+            &[header, ("PILLBOX_AUTH_TRUSTED_PROXIES", "proxy.lan")],
+            "auth.trusted_proxies",
+        );
+        refused(
+            &[("PILLBOX_AUTH_PROXY_HEADER", "Remote User"), trusted],
+            "auth.proxy_header",
+        );
+        refused(
+            &[("PILLBOX_AUTH_PROXY_HEADER", "Remote:User"), trusted],
+            "auth.proxy_header",
+        );
+        refused(
+            &[header, trusted, ("PILLBOX_AUTH_PROXY_EMAIL_HEADER", "e mail")],
+            "auth.proxy_email_header",
+        );
+        refused(&[header], "auth.trusted_proxies");
+        refused(&[trusted], "auth.proxy_header");
+        refused(
+            &[("PILLBOX_AUTH_PROXY_AUTO_REGISTER", "true")],
+            "auth.proxy_header",
+        );
+        refused(
+            &[header, trusted, ("PILLBOX_AUTH_PROXY_AUTO_REGISTER", "sometimes")],
+            "auth.proxy_auto_register",
+        );
     }
 
     #[test]

@@ -243,6 +243,33 @@ fn doctor_fails_an_smtp_server_that_is_not_there_and_a_missing_data_directory() 
 }
 
 #[test]
+fn doctor_says_who_may_sign_people_in_by_a_proxy_header() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config.toml");
+    let report = |auth: &str| {
+        std::fs::write(&config, format!("bind = \"127.0.0.1:{}\"\n{auth}", free_port())).unwrap();
+        stdout(&command(&dir.path().join("data"), &["doctor"], &config))
+    };
+    let off = report("");
+    assert!(
+        line_of(&off, "proxy").starts_with("ok") && line_of(&off, "proxy").contains("off"),
+        "{off}"
+    );
+    let on = report("[auth]\nproxy_header = \"Remote-User\"\ntrusted_proxies = [\"127.0.0.1\"]\n");
+    let line = line_of(&on, "proxy");
+    assert!(
+        line.starts_with("ok") && line.contains("remote-user from 127.0.0.1/32") && line.contains("refused"),
+        "{line}"
+    );
+    let everyone = report("[auth]\nproxy_header = \"Remote-User\"\ntrusted_proxies = [\"0.0.0.0/0\"]\n");
+    let line = line_of(&everyone, "proxy");
+    assert!(
+        line.starts_with("FAIL") && line.contains("anyone can sign in as anyone"),
+        "{line}"
+    );
+}
+
+#[test]
 fn doctor_names_a_config_file_it_cannot_use() {
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("config.toml");

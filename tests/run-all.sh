@@ -5,7 +5,7 @@
 #
 # On a two-core machine many steps use one core (ESLint, tsc, the Rust compiler's front end
 # and its link steps), so the UI's lint runs in the background while Rust builds, and
-# Chromium is installed while the packages are fetched. Each background job's output is
+# Chromium and caddy are installed while the packages are fetched. Each background job's output is
 # printed whole when it is waited for. Nothing that waits on a clock (the unit tests' screen
 # flows, the servers the Rust and browser tests start) runs beside a build.
 set -euo pipefail
@@ -25,17 +25,22 @@ finish() {
   return "$status"
 }
 
-step "Browser: Chromium (installed in the background if missing)"
+step "Debian packages (installed in the background if missing): Chromium for the browser tests, caddy for the proxy sign-in tests"
 (
-  if [ ! -x /usr/bin/chromium ]; then
+  missing=""
+  [ -x /usr/bin/chromium ] || missing="chromium"
+  command -v caddy >/dev/null || missing="$missing caddy"
+  if [ -n "$missing" ]; then
     sudo=""
     [ "$(id -u)" -eq 0 ] || sudo="sudo"
     $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends chromium
+    # shellcheck disable=SC2086 # one word per package
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing
   fi
   /usr/bin/chromium --version
-) >"$logs/chromium.log" 2>&1 &
-chromium_job=$!
+  caddy version
+) >"$logs/packages.log" 2>&1 &
+packages_job=$!
 
 step "Test tools from PyPI, pinned in tests/requirements.txt: aiosmtpd, schemathesis, standardwebhooks"
 python3 -m pip install --quiet --disable-pip-version-check -r tests/requirements.txt
@@ -70,6 +75,9 @@ finish "$lint_job" lint
 step "UI: unit tests (Vitest)"
 npm --prefix ui test
 
+# tests/proxy_sign_in.rs starts caddy.
+finish "$packages_job" packages
+
 step "Rust: unit and integration tests (the real binary, dev profile)"
 cargo test --locked
 
@@ -93,8 +101,6 @@ PILLBOX_BIN="$PWD/target/debug/pillbox" npm --prefix ui run api-types:check
 
 step "API contract: schemathesis against the binary and its OpenAPI document"
 python3 tests/contract.py target/debug/pillbox
-
-finish "$chromium_job" chromium
 
 step "Browser: end-to-end tests against target/debug/pillbox"
 PILLBOX_BIN="$PWD/target/debug/pillbox" npm --prefix ui run e2e

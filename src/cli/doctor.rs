@@ -122,6 +122,7 @@ pub fn run(args: DoctorArgs) -> CliResult {
     report(runtime.block_on(check_smtp(&settings)));
     report(check_vapid(&settings, &data_dir));
     report(check_public_url(&settings));
+    report(check_proxy_sign_in(&settings));
     if let (Some(cert), Some(key)) = (&settings.tls_cert, &settings.tls_key) {
         report(match tls::load_pair(cert, key) {
             Ok(pair) => check_expiry(cert, tls::expires(&pair)),
@@ -453,6 +454,44 @@ fn check_public_url(settings: &Settings) -> Line {
         "public_url",
         format!("{url} is not HTTPS: browsers offer push only to secure (https) sites"),
         "serve HTTPS (tls_cert/tls_key, or Caddy/nginx in front; README: HTTPS) and set public_url to https://...",
+    )
+}
+
+/// Sign-in by an authenticating proxy: off, or whose header is believed and whether the proxy
+/// may make accounts.
+fn check_proxy_sign_in(settings: &Settings) -> Line {
+    let proxy = match settings.auth.proxy_sign_in() {
+        Ok(Some(proxy)) => proxy,
+        Ok(None) => {
+            return ok(
+                "proxy",
+                "sign-in by an authenticating proxy is off (auth.proxy_header)",
+            );
+        }
+        Err(e) => {
+            return fail(
+                "proxy",
+                e.to_string(),
+                "fix the auth.* key it names (README: Behind an authenticating proxy)",
+            );
+        }
+    };
+    let header = &proxy.header;
+    if proxy.trusted.iter().any(|net| net.prefix_len() == 0) {
+        return fail(
+            "proxy",
+            format!("{header} is believed from every address: anyone can sign in as anyone"),
+            "list only your proxy's addresses in auth.trusted_proxies, e.g. [\"127.0.0.1\"]",
+        );
+    }
+    let trusted: Vec<String> = proxy.trusted.iter().map(ToString::to_string).collect();
+    let accounts = match proxy.auto_register {
+        true => "a person without an account gets one (auth.proxy_auto_register)",
+        false => "a person without an account is refused (auth.proxy_auto_register is off)",
+    };
+    ok(
+        "proxy",
+        format!("{header} from {} signs people in; {accounts}", trusted.join(", ")),
     )
 }
 

@@ -16,6 +16,7 @@ use crate::http::{self, AppState, tls};
 use crate::mailer::Mailer;
 use crate::reminders::{self, dispatcher::Engine, push::Pusher};
 use crate::secrets::{self, Secrets};
+use crate::security::proxy_header::ProxyHeader;
 use crate::services::accounts::AuthLimits;
 use crate::services::backup;
 use crate::services::jobs::{BackupStatus, DataJobs};
@@ -126,6 +127,15 @@ fn serve(args: ServeArgs, runtime: &tokio::runtime::Runtime, stop: &Stop) -> Cli
     }
 
     let trusted_proxies = settings.trusted_proxy_nets()?;
+    let proxy_header = settings.auth.proxy_sign_in()?.map(|config| {
+        tracing::info!(
+            header = %config.header,
+            trusted = ?config.trusted.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            auto_register = config.auto_register,
+            "sign-in by an authenticating proxy is on"
+        );
+        Arc::new(ProxyHeader::new(config))
+    });
     runtime.block_on(async move {
         // lettre's connection pool starts a task, so the mailer is made inside the runtime.
         let mailer = Mailer::new(&settings.smtp)?;
@@ -159,6 +169,7 @@ fn serve(args: ServeArgs, runtime: &tokio::runtime::Runtime, stop: &Stop) -> Cli
             limits: Arc::new(AuthLimits::new(registration_limit)),
             revoked_sessions: Arc::new(revoked_sessions),
             trusted_proxies: Arc::new(trusted_proxies),
+            proxy_header,
             engine: Arc::clone(&engine),
             backups_dir: Arc::new(paths.backups.clone()),
             backup_status,

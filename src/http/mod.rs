@@ -17,6 +17,7 @@ mod middleware;
 mod notifications;
 pub mod openapi;
 mod people;
+mod proxy_session;
 pub mod server;
 mod session;
 mod settings;
@@ -45,6 +46,7 @@ use crate::mailer::Mailer;
 use crate::reminders::dispatcher::Engine;
 use crate::secrets::Secrets;
 use crate::security::client_ip::IpNet;
+use crate::security::proxy_header::ProxyHeader;
 use crate::services::accounts::AuthLimits;
 use crate::services::health::WriteProbe;
 use crate::services::jobs::BackupStatus;
@@ -63,6 +65,8 @@ pub struct AppState {
     /// Tokens signed out one by one (loaded at start, kept in step with the database).
     pub revoked_sessions: Arc<RevokedSessions>,
     pub trusted_proxies: Arc<Vec<IpNet>>,
+    /// Sign-in by an authenticating proxy's header (`auth.*`), when configured.
+    pub proxy_header: Option<Arc<ProxyHeader>>,
     pub engine: Arc<Engine>,
     /// The data directory's `backups/`: instance snapshots and each person's auto-backups.
     pub backups_dir: Arc<PathBuf>,
@@ -89,6 +93,7 @@ fn api_routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .merge(meta::routes())
         .merge(auth::routes())
+        .merge(proxy_session::routes())
         .merge(two_factor::routes())
         .merge(settings::routes())
         .merge(notifications::routes())

@@ -1,14 +1,18 @@
 //! Signed-in requests: `AuthUser` reads the bearer token, checks its signature, expiry and
-//! the user's current token version, and loads the user. Anything else is a 401; an API
-//! token is a 403 `token_not_allowed` there. `AuthCaller` is for the routes an API token may
+//! the user's current token version, and loads the user. A request without a token may
+//! instead carry a trusted proxy's sign-in header (`proxy_user`). Anything else is a 401; an
+//! API token is a 403 `token_not_allowed` there. `AuthCaller` is for the routes an API token may
 //! use too (a person's medications and history): a session, or a token within its scope.
 
-use axum::extract::FromRequestParts;
+use std::net::SocketAddr;
+
+use axum::extract::{ConnectInfo, FromRequestParts};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode, header};
 
 use super::AppState;
 use super::error::ApiError;
+use crate::security::proxy_header::ProxyClaim;
 use crate::services::ErrorCode;
 use crate::services::access::Caller;
 use crate::services::accounts::Accounts;
@@ -21,13 +25,16 @@ impl FromRequestParts<AppState> for AuthUser {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
-        let token = bearer_token(&parts.headers).ok_or_else(|| {
-            ApiError::coded(
+        let Some(token) = bearer_token(&parts.headers) else {
+            if let Some(user) = proxy_user(parts, state).await? {
+                return Ok(AuthUser(user));
+            }
+            return Err(ApiError::coded(
                 StatusCode::UNAUTHORIZED,
                 ErrorCode::AuthenticationRequired,
                 "Authentication required",
-            )
-        })?;
+            ));
+        };
         refuse_api_token(token, parts.uri.path())?;
         match accounts(state).user_for_token(token, state.clock.now()).await? {
             Some(user) => Ok(AuthUser(user)),
@@ -37,6 +44,37 @@ impl FromRequestParts<AppState> for AuthUser {
                 "Invalid or expired session",
             )),
         }
+    }
+}
+
+/// The account a trusted proxy's header names, if any (ignoring a bearer token).
+pub struct ProxyUser(pub Option<User>);
+
+impl FromRequestParts<AppState> for ProxyUser {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        Ok(ProxyUser(proxy_user(parts, state).await?))
+    }
+}
+
+/// The account a trusted proxy's header names (`auth.proxy_header`), for a request without a
+/// token; `None` when the request carries no header that is believed. The peer address of the
+/// connection decides whether the proxy is trusted, never a header.
+pub async fn proxy_user(parts: &Parts, state: &AppState) -> Result<Option<User>, ApiError> {
+    let Some(proxy) = &state.proxy_header else {
+        return Ok(None);
+    };
+    let Some(ConnectInfo(peer)) = parts.extensions.get::<ConnectInfo<SocketAddr>>() else {
+        return Ok(None);
+    };
+    match proxy.claim(peer.ip(), &parts.headers) {
+        ProxyClaim::Absent | ProxyClaim::Ignored => Ok(None),
+        ProxyClaim::Named(identity) => Ok(Some(
+            accounts(state)
+                .proxy_account(&identity, proxy.auto_register(), state.clock.now())
+                .await?,
+        )),
     }
 }
 

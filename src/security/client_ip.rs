@@ -10,7 +10,7 @@ use axum::http::request::Parts;
 pub use ipnet::IpNet;
 
 /// `::ffff:1.2.3.4` is 1.2.3.4.
-fn canonical(ip: IpAddr) -> IpAddr {
+pub fn canonical(ip: IpAddr) -> IpAddr {
     match ip {
         IpAddr::V6(v6) => v6.to_ipv4_mapped().map(IpAddr::V4).unwrap_or(ip),
         v4 => v4,

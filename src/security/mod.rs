@@ -6,6 +6,7 @@ pub mod codes;
 pub mod jwt;
 pub mod outbound;
 pub mod password;
+pub mod proxy_header;
 pub mod rate_limit;
 pub mod session;
 pub mod sign_in_budget;

@@ -66,6 +66,12 @@ error_codes! {
     /// A forgotten-password link that is unknown, expired (after an hour) or already used.
     ResetLinkInvalid => "reset_link_invalid",
     UserNotFound => "user_not_found",
+    /// A trusted proxy signed in a person who has no account here, and
+    /// `auth.proxy_auto_register` is off: the administrator must create the account or allow it.
+    ProxyRegistrationNotAllowed => "proxy_registration_not_allowed",
+    /// A trusted proxy signed in a person without an account here but named them by no e-mail
+    /// address, so none can be made: the administrator sets `auth.proxy_email_header`.
+    ProxyEmailMissing => "proxy_email_missing",
 
     /// A form field the person left empty or filled beyond its limit.
     CredentialsRequired => "credentials_required",

@@ -9,6 +9,7 @@ mod operator;
 mod password_reset;
 mod passwords;
 mod profile;
+mod proxy;
 mod registration;
 mod second_factor;
 mod sessions;

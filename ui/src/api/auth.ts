@@ -69,6 +69,24 @@ export async function register(email: string, password: string, language: string
   return 'token' in data ? { kind: 'signedIn', session: data } : { kind: 'verificationRequired', user: data.user };
 }
 
+/**
+ * Behind an authenticating proxy: the person the proxy signed in, or null when no trusted
+ * proxy named anyone (the person signs in here). There is no token: every request through the
+ * proxy is the person's, and a proxy with HTTP basic authentication would refuse the app's own
+ * Authorization header.
+ */
+export async function proxySession(signal?: AbortSignal): Promise<User | null> {
+  return (await answer(api.POST('/api/auth/proxy-session', { headers: ANONYMOUS, signal }))).data;
+}
+
+/** True for the refusal of a person the proxy signed in but who has no account here. */
+export function isProxyRefusal(error: unknown): boolean {
+  return (
+    error instanceof ApiError &&
+    (error.code === 'proxy_registration_not_allowed' || error.code === 'proxy_email_missing')
+  );
+}
+
 /** A fresh token for a valid one, so a session in daily use never expires. */
 export async function refreshToken(token: string, signal?: AbortSignal): Promise<AuthSession> {
   return (await answer(api.POST('/api/auth/refresh', { headers: ANONYMOUS, body: { token }, signal }))).data;

@@ -7,9 +7,11 @@ export {
   forgotPassword,
   getMe,
   getRegistration,
+  isProxyRefusal,
   login,
   logout,
   logoutAll,
+  proxySession,
   refreshToken,
   register,
   requiresEmailVerification,
@@ -32,7 +34,15 @@ export {
   verifyOtp,
 } from './twoFactor';
 export { getVersion } from './version';
-export { clearSession, getStoredToken, storeSession, storeToken, storeUser } from './session';
+export {
+  clearSession,
+  getStoredToken,
+  signedInByProxy,
+  storeProxySession,
+  storeSession,
+  storeToken,
+  storeUser,
+} from './session';
 export type {
   AuthSession,
   LoginRequirements,

@@ -4,6 +4,8 @@ import type { User } from './types';
 // Browser storage keys named by the spec.
 const TOKEN_KEY = 'token';
 const USER_KEY = 'user';
+// Set while the session came from an authenticating proxy, which signs the person in again.
+const PROXY_KEY = 'pillbox_proxy_session';
 
 export function getStoredToken(): string | null {
   try {
@@ -39,6 +41,29 @@ export function storeUser(user: User): void {
   }
 }
 
+/**
+ * Keeps a session the authenticating proxy vouches for (POST /api/auth/proxy-session): the
+ * user record, and no token.
+ */
+export function storeProxySession(user: User): void {
+  try {
+    localStorage.removeItem(TOKEN_KEY);
+    localStorage.setItem(USER_KEY, JSON.stringify(user));
+    localStorage.setItem(PROXY_KEY, 'true');
+  } catch {
+    // See storeSession.
+  }
+}
+
+/** Whether the person is signed in by the authenticating proxy. */
+export function signedInByProxy(): boolean {
+  try {
+    return localStorage.getItem(PROXY_KEY) === 'true';
+  } catch {
+    return false;
+  }
+}
+
 /** The user record kept with the token, unchecked; null when there is none. */
 export function getStoredUserJson(): Json {
   try {
@@ -56,6 +81,7 @@ export function clearSession(): void {
   try {
     localStorage.removeItem(TOKEN_KEY);
     localStorage.removeItem(USER_KEY);
+    localStorage.removeItem(PROXY_KEY);
   } catch {
     // Nothing stored that we could remove.
   }

@@ -19,17 +19,46 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   // Start-up: a stored token is checked with the server, then exchanged for a fresh one, so
   // an app used every day never reaches the token's expiry. Only the server refusing it (401)
   // signs out: offline, or with the server down, the person keeps the session and sees what
-  // the app has kept. Asked as soon as the first screen is committed, not a frame later after
-  // the browser has painted it (when Preact runs effects): it is the first request of a
-  // signed-in start, and everything after it waits for its answer.
+  // the app has kept. Without a session, the server is asked whether an authenticating proxy
+  // signed the person in. Asked as soon as the first screen is committed, not a frame later
+  // after the browser has painted it (when Preact runs effects): it is the first request of
+  // a start, and everything after it waits for its answer.
   useLayoutEffect(() => {
     const token = api.getStoredToken();
-    if (token === null) return;
     const controller = new AbortController();
+    const startFromProxy = () => {
+      api
+        .proxySession(controller.signal)
+        .then((user) => {
+          if (controller.signal.aborted) return;
+          if (user === null) {
+            api.clearSession();
+            dispatch({ type: 'LOGOUT' });
+            return;
+          }
+          api.storeProxySession(user);
+          dispatch({ type: 'AUTH_SUCCESS', user, token: null });
+        })
+        .catch((error: unknown) => {
+          if (controller.signal.aborted) return;
+          if (api.isProxyRefusal(error)) {
+            api.clearSession();
+            dispatch({ type: 'LOGOUT', notice: { kind: 'proxyRefused', error } });
+            return;
+          }
+          // Offline, or the server down: a person the proxy signed in before sees what the app kept.
+          const kept = api.signedInByProxy() ? parseUser(getStoredUserJson()) : null;
+          dispatch(kept ? { type: 'AUTH_SUCCESS', user: kept, token: null } : { type: 'LOGOUT' });
+        });
+    };
+    if (token === null) {
+      startFromProxy();
+      return () => controller.abort();
+    }
     const refused = (error: unknown) => error instanceof api.ApiError && error.status === 401;
     const signOut = () => {
       api.clearSession();
-      dispatch({ type: 'LOGOUT' });
+      startFromProxy();
     };
     const keepStoredSession = () => {
       const user = parseUser(getStoredUserJson());
@@ -120,17 +149,22 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   }, []);
 
   const logout = useCallback(() => {
+    // Read before the session is forgotten: the proxy signs the person in again, and the
+    // sign-in page says so.
+    const byProxy = api.signedInByProxy();
     // The server is told in the background; the app leaves at once.
     void api.logout();
     // A transition, like the router's navigation: a sign-out button's `navigate('/login')` then
     // lands in the same render, so the guard never sees the old page signed out and does not
     // offer it as the page to return to (it does for a session that ended by itself).
-    startTransition(() => dispatch({ type: 'LOGOUT' }));
+    startTransition(() => dispatch({ type: 'LOGOUT', notice: byProxy ? { kind: 'proxySignedOut' } : undefined }));
   }, []);
 
   const clearError = useCallback(() => dispatch({ type: 'CLEAR_ERROR' }), []);
 
   const replaceToken = useCallback((token: string) => {
+    // The proxy vouches for every request: a token sent beside it could only be refused.
+    if (api.signedInByProxy()) return;
     api.storeToken(token);
     dispatch({ type: 'SESSION_UPDATED', token });
   }, []);

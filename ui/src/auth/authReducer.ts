@@ -6,26 +6,40 @@ export interface AuthState {
   isAuthenticated: boolean;
   isLoading: boolean;
   error: string | null;
+  /** What the sign-in page says about how the last session ended or could not start. */
+  notice: AuthNotice | null;
 }
+
+/**
+ * `proxySignedOut`: signed out of a session the authenticating proxy started, which it starts
+ * again. `proxyRefused`: the proxy signed the person in, but the server has no account for
+ * them (the error says why).
+ */
+export type AuthNotice = { kind: 'proxySignedOut' } | { kind: 'proxyRefused'; error: unknown };
 
 export type AuthAction =
   | { type: 'AUTH_START' }
-  | { type: 'AUTH_SUCCESS'; user: User; token: string }
+  /** `token` null: signed in by an authenticating proxy, which vouches for every request. */
+  | { type: 'AUTH_SUCCESS'; user: User; token: string | null }
   | { type: 'AUTH_ERROR'; error: string }
-  | { type: 'LOGOUT' }
+  | { type: 'LOGOUT'; notice?: AuthNotice }
   | { type: 'CLEAR_ERROR' }
   | { type: 'SET_LOADING'; isLoading: boolean }
   /** A new token (refresh, password or two-factor change) or an edited profile. */
   | { type: 'SESSION_UPDATED'; token?: string; user?: User };
 
-/** The state before start-up: a stored token means the profile is still being checked. */
+/**
+ * The state before start-up: a stored token is still being checked; without one, the server
+ * is asked whether an authenticating proxy signed the person in.
+ */
 export function initialAuthState(storedToken: string | null): AuthState {
   return {
     user: null,
     token: storedToken,
     isAuthenticated: false,
-    isLoading: storedToken !== null,
+    isLoading: true,
     error: null,
+    notice: null,
   };
 }
 
@@ -33,7 +47,7 @@ export function initialAuthState(storedToken: string | null): AuthState {
 export function authReducer(state: AuthState, action: AuthAction): AuthState {
   switch (action.type) {
     case 'AUTH_START':
-      return { ...state, isLoading: true, error: null };
+      return { ...state, isLoading: true, error: null, notice: null };
     case 'AUTH_SUCCESS':
       return {
         user: action.user,
@@ -41,6 +55,7 @@ export function authReducer(state: AuthState, action: AuthAction): AuthState {
         isAuthenticated: true,
         isLoading: false,
         error: null,
+        notice: null,
       };
     case 'AUTH_ERROR':
       return {
@@ -49,9 +64,17 @@ export function authReducer(state: AuthState, action: AuthAction): AuthState {
         isAuthenticated: false,
         isLoading: false,
         error: action.error,
+        notice: null,
       };
     case 'LOGOUT':
-      return { user: null, token: null, isAuthenticated: false, isLoading: false, error: null };
+      return {
+        user: null,
+        token: null,
+        isAuthenticated: false,
+        isLoading: false,
+        error: null,
+        notice: action.notice ?? null,
+      };
     case 'CLEAR_ERROR':
       return { ...state, error: null };
     case 'SET_LOADING':

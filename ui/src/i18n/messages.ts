@@ -51,6 +51,8 @@ export const SERVER_CODE_KEYS: CodeKeys = {
   service_unavailable: 'server.serviceUnavailable',
   storage_full: 'server.storageFull',
   user_not_found: 'server.userNotFound',
+  proxy_registration_not_allowed: 'server.proxyRegistrationNotAllowed',
+  proxy_email_missing: 'server.proxyEmailMissing',
   unit_invalid: 'server.unitInvalid',
   dose_too_soon: 'server.doseTooSoon',
   daily_maximum_reached: 'server.dailyMaximumReached',

@@ -145,6 +145,7 @@ function authAs(user: User | null): AuthContextValue {
     token: user ? 'token' : null,
     isAuthenticated: user !== null,
     isLoading: false,
+    notice: null,
     error: null,
     login: () => Promise.reject(new Error('not in this test')),
     loginWithCode: () => Promise.reject(new Error('not in this test')),

@@ -1,9 +1,9 @@
 // What the start-up code asks before anything is rendered: whether this browser holds a
 // session, so that the signed-in screen the app opens at is fetched early. Whether the
 // session still holds is AuthProvider's question, asked of the server.
-import { getStoredToken } from '../api/session';
+import { getStoredToken, signedInByProxy } from '../api/session';
 
-/** A session token is stored here (it may have ended elsewhere). */
+/** A session token is stored here (it may have ended elsewhere), or a proxy signed the person in. */
 export function hasStoredSession(): boolean {
-  return getStoredToken() !== null;
+  return getStoredToken() !== null || signedInByProxy();
 }

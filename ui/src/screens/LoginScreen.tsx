@@ -35,7 +35,7 @@ export function LoginScreen() {
   const navigate = useNavigate();
   const location = useLocation();
   const [searchParams] = useSearchParams();
-  const { isAuthenticated, login, loginWithCode } = useAuth();
+  const { isAuthenticated, login, loginWithCode, notice: sessionNotice } = useAuth();
   const [view, dispatch] = useReducer(loginViewReducer, initialLoginView);
   const [email, setEmail] = useState('');
   // Kept in memory only, and only until the code step ends: the code step needs it again.
@@ -281,6 +281,16 @@ export function LoginScreen() {
         {searchParams.get('reset') === 'true' && !error && (
           <p className="form-success" role="status">
             {t('login.passwordReset')}
+          </p>
+        )}
+        {sessionNotice?.kind === 'proxySignedOut' && !error && (
+          <p className="form-success" role="status">
+            {t('login.proxySignedOut')}
+          </p>
+        )}
+        {sessionNotice?.kind === 'proxyRefused' && !error && (
+          <p className="form-error" role="alert">
+            {errorText(t, sessionNotice.error, 'login.proxyRefused')}
           </p>
         )}
         {errorBox}
