@@ -151,6 +151,7 @@ fn serve(args: ServeArgs, runtime: &tokio::runtime::Runtime, stop: &Stop) -> Cli
             status: backup_status.clone(),
             clock: clock.clone(),
         };
+        let oidc = crate::services::oidc::Oidc::new(&settings).map(Arc::new);
         let state = AppState {
             db,
             settings,
@@ -164,6 +165,7 @@ fn serve(args: ServeArgs, runtime: &tokio::runtime::Runtime, stop: &Stop) -> Cli
             backup_status,
             data_dir: Arc::new(paths.data_dir.clone()),
             write_probe: Arc::default(),
+            oidc,
             clock,
             list_cache: Arc::default(),
         };

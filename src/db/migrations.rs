@@ -44,6 +44,7 @@ pub const MIGRATIONS: &[Migration] = &[
     migration!("0018_import_staging"),
     migration!("0019_mail_retry_until"),
     migration!("0020_escalation_retraction"),
+    migration!("0023_oidc_identities"),
 ];
 
 #[derive(Debug, Serialize)]
