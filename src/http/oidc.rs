@@ -126,12 +126,12 @@ pub async fn callback(State(state): State<AppState>, Query(query): Query<Callbac
     };
     match oidc.finish(&state.db, code, sign_in, state.clock.now()).await {
         Ok(Finished::SignedIn { code, return_to }) => {
-            let mut to = url::Url::parse("http://app/login").expect("a fixed URL");
-            to.query_pairs_mut().append_pair("oidc_code", &code);
+            let mut pairs = url::form_urlencoded::Serializer::new(String::new());
+            pairs.append_pair("oidc_code", &code);
             if let Some(path) = return_to {
-                to.query_pairs_mut().append_pair("return_to", &path);
+                pairs.append_pair("return_to", &path);
             }
-            see_other(&format!("/login?{}", to.query().unwrap_or_default()))
+            see_other(&format!("/login?{}", pairs.finish()))
         }
         Err(
             ServiceError::Forbidden(p)

@@ -377,10 +377,13 @@ impl<'c> AsyncHttpClient<'c> for Http {
 
     fn call(&'c self, request: HttpRequest) -> Self::Future {
         Box::pin(async move {
-            let request = reqwest::Request::try_from(request).map_err(|e| HttpError(e.to_string()))?;
+            let (parts, body) = request.into_parts();
             let answer = self
                 .0
-                .execute(request)
+                .request(parts.method, parts.uri.to_string())
+                .headers(parts.headers)
+                .body(body)
+                .send()
                 .await
                 .map_err(|e| HttpError(e.to_string()))?;
             let mut response = openidconnect::http::Response::builder().status(answer.status());
