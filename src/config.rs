@@ -51,6 +51,15 @@ pub const KEYS: &[&str] = &[
     "channels.allow_networks",
     "telegram.bot_token",
     "telegram.api_url",
+    "oidc.issuer",
+    "oidc.client_id",
+    "oidc.client_secret",
+    "oidc.scopes",
+    "oidc.button_label",
+    "oidc.auto_register",
+    "oidc.allowed_groups",
+    "oidc.groups_claim",
+    "oidc.disable_password_login",
     "backup.daily",
     "backup.keep",
     "auth.proxy_header",
@@ -99,6 +108,7 @@ pub struct Settings {
     pub push: PushSettings,
     pub channels: ChannelSettings,
     pub telegram: TelegramSettings,
+    pub oidc: OidcSettings,
     pub backup: BackupSettings,
     pub auth: AuthSettings,
     pub http: HttpSettings,
@@ -123,6 +133,7 @@ impl Default for Settings {
             push: PushSettings::default(),
             channels: ChannelSettings::default(),
             telegram: TelegramSettings::default(),
+            oidc: OidcSettings::default(),
             backup: BackupSettings::default(),
             auth: AuthSettings::default(),
             http: HttpSettings::default(),
@@ -296,6 +307,96 @@ impl Default for TelegramSettings {
             bot_token: None,
             api_url: "https://api.telegram.org".into(),
         }
+    }
+}
+
+/// Sign-in through an OpenID Connect provider (Authelia, Authentik, Keycloak, Pocket ID,
+/// kanidm): off unless `issuer` is set.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct OidcSettings {
+    /// The provider's issuer URL; its `/.well-known/openid-configuration` is read.
+    #[serde(deserialize_with = "lenient::opt_string")]
+    pub issuer: Option<String>,
+    #[serde(deserialize_with = "lenient::opt_string")]
+    pub client_id: Option<String>,
+    #[serde(deserialize_with = "lenient::opt_string")]
+    pub client_secret: Option<String>,
+    /// Space-separated; `openid` is always asked for.
+    pub scopes: String,
+    /// The sign-in button says "Sign in with <button_label>".
+    pub button_label: String,
+    /// An unknown identity gets an account of its own (else the administrator must allow it).
+    pub auto_register: bool,
+    /// When not empty, only identities in one of these groups sign in.
+    #[serde(deserialize_with = "lenient::string_list")]
+    pub allowed_groups: Vec<String>,
+    /// The ID token's claim that lists the identity's groups.
+    pub groups_claim: String,
+    /// The sign-in page offers only the provider (`/login?local=1` still shows the form).
+    pub disable_password_login: bool,
+}
+
+impl Default for OidcSettings {
+    fn default() -> Self {
+        OidcSettings {
+            issuer: None,
+            client_id: None,
+            client_secret: None,
+            scopes: "openid email profile".into(),
+            button_label: "OpenID Connect".into(),
+            auto_register: false,
+            allowed_groups: Vec::new(),
+            groups_claim: "groups".into(),
+            disable_password_login: false,
+        }
+    }
+}
+
+impl OidcSettings {
+    fn validate(&self, public_url: Option<&str>) -> Result<(), ConfigError> {
+        let Some(issuer) = &self.issuer else {
+            if self.disable_password_login {
+                return Err(config_error(
+                    "oidc.disable_password_login needs oidc.issuer: without a provider nobody could sign in",
+                ));
+            }
+            return Ok(());
+        };
+        let url = reqwest::Url::parse(issuer).map_err(|e| {
+            config_error(format!(
+                "oidc.issuer \"{issuer}\" is not a URL ({e}), e.g. https://auth.example.com"
+            ))
+        })?;
+        let loopback = match url.host() {
+            Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+            Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+            Some(url::Host::Domain(name)) => name == "localhost",
+            None => false,
+        };
+        if url.scheme() != "https" && !(url.scheme() == "http" && loopback) {
+            return Err(config_error(format!(
+                "oidc.issuer must be an https:// URL (got \"{issuer}\"); http:// is allowed only on a loopback address"
+            )));
+        }
+        if self.client_id.is_none() {
+            return Err(config_error(
+                "oidc.client_id is required when oidc.issuer is set (PILLBOX_OIDC_CLIENT_ID)",
+            ));
+        }
+        if public_url.is_none() {
+            return Err(config_error(
+                "public_url is required when oidc.issuer is set: the provider returns to \
+                 <public_url>/api/auth/oidc/callback, e.g. public_url = \"https://pillbox.example.com\"",
+            ));
+        }
+        if self.button_label.trim().is_empty() || self.button_label.chars().count() > 60 {
+            return Err(config_error("oidc.button_label must be 1 to 60 characters"));
+        }
+        if self.groups_claim.trim().is_empty() {
+            return Err(config_error("oidc.groups_claim must not be empty"));
+        }
+        Ok(())
     }
 }
 
@@ -614,6 +715,7 @@ impl Settings {
                 "push.allow_endpoints: \"{prefix}\" is not an http(s) URL prefix, e.g. \"http://127.0.0.1:8080/push/\""
             )));
         }
+        self.oidc.validate(self.public_url.as_deref())?;
         if let Err(e) = self.log.level.parse::<tracing_subscriber::filter::Targets>() {
             return Err(config_error(format!(
                 "log.level \"{}\" is not a valid filter ({e}); use error, warn, info, debug or trace",

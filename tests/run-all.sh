@@ -47,6 +47,8 @@ python3 -m pip install --quiet --disable-pip-version-check -r tests/requirements
 
 step "UI: install packages"
 npm --prefix ui ci --no-audit --no-fund
+# The OpenID provider the sign-in tests use (tests/oidc/provider.mjs).
+npm --prefix tests/oidc ci --no-audit --no-fund
 
 # `npm run build` is `tsc -b` over the app, the service worker and the configs/e2e tests
 # (the type check) and then Vite's bundle, which the binary embeds: cargo below is told not

@@ -161,6 +161,7 @@ fn serve(args: ServeArgs, runtime: &tokio::runtime::Runtime, stop: &Stop) -> Cli
             status: backup_status.clone(),
             clock: clock.clone(),
         };
+        let oidc = crate::services::oidc::Oidc::new(&settings).map(Arc::new);
         let state = AppState {
             db,
             settings,
@@ -175,6 +176,7 @@ fn serve(args: ServeArgs, runtime: &tokio::runtime::Runtime, stop: &Stop) -> Cli
             backup_status,
             data_dir: Arc::new(paths.data_dir.clone()),
             write_probe: Arc::default(),
+            oidc,
             clock,
             list_cache: Arc::default(),
         };

@@ -15,6 +15,7 @@ mod medications;
 mod meta;
 mod middleware;
 mod notifications;
+mod oidc;
 pub mod openapi;
 mod people;
 mod proxy_session;
@@ -80,6 +81,8 @@ pub struct AppState {
     pub clock: crate::clock::Clock,
     /// The medication list's answers, reused until the database changes.
     pub list_cache: Arc<list_cache::ListCache>,
+    /// Sign-in through an OpenID Connect provider, when `oidc.issuer` is set.
+    pub oidc: Option<Arc<crate::services::oidc::Oidc>>,
 }
 
 /// The API's routes, declared with the annotations the OpenAPI document is made from: a
@@ -94,6 +97,7 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .merge(meta::routes())
         .merge(auth::routes())
         .merge(proxy_session::routes())
+        .merge(oidc::routes())
         .merge(two_factor::routes())
         .merge(settings::routes())
         .merge(notifications::routes())

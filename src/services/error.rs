@@ -72,6 +72,17 @@ error_codes! {
     /// A trusted proxy signed in a person without an account here but named them by no e-mail
     /// address, so none can be made: the administrator sets `auth.proxy_email_header`.
     ProxyEmailMissing => "proxy_email_missing",
+    /// Sign-in with an OpenID Connect provider is not set up on this server (`oidc.issuer`).
+    OidcNotConfigured => "oidc_not_configured",
+    /// The provider's answer could not be used: an unknown or replayed sign-in (`state`), an
+    /// ID token that does not verify, or the provider could not be reached.
+    OidcFailed => "oidc_failed",
+    /// An identity this server does not know, and `oidc.auto_register` is off.
+    OidcNotAllowed => "oidc_not_allowed",
+    /// The identity is in none of `oidc.allowed_groups`.
+    OidcGroupDenied => "oidc_group_denied",
+    /// The one-time code from the provider's return is unknown, used or older than 60 s.
+    OidcCodeInvalid => "oidc_code_invalid",
 
     /// A form field the person left empty or filled beyond its limit.
     CredentialsRequired => "credentials_required",

@@ -17,6 +17,7 @@ pub mod jobs;
 pub mod medications;
 pub mod messages;
 pub mod notifications;
+pub mod oidc;
 pub mod people;
 pub mod planner;
 pub mod push_subscriptions;

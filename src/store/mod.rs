@@ -12,6 +12,7 @@ pub mod history;
 pub mod imports;
 pub mod medications;
 pub mod notify_prefs;
+pub mod oidc;
 pub mod outbox;
 pub mod people;
 pub mod push_subscriptions;

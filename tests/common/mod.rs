@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod channels;
+pub mod oidc;
 pub mod push;
 
 use std::io::{BufRead, BufReader};
@@ -143,6 +144,19 @@ impl Server {
 
     pub fn log(&self) -> String {
         self.log.lock().unwrap().join("\n")
+    }
+
+    /// Waits (up to 5 s) for a line with `text` in the log, read from the server's stderr by
+    /// another thread; whether it came.
+    pub async fn logged(&self, text: &str) -> bool {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while !self.log().contains(text) {
+            if Instant::now() > deadline {
+                return false;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        true
     }
 
     pub fn pid(&self) -> u32 {

@@ -66,3 +66,15 @@ impl Accounts<'_> {
         }
     }
 }
+
+impl Accounts<'_> {
+    /// A session for an account whose holder another party signed in (the OpenID Connect
+    /// provider, through a code it returned): `None` when the account is gone meanwhile.
+    pub async fn session_for(&self, user_id: i64, now: DateTime<Utc>) -> ServiceResult<Option<SignedIn>> {
+        let user = self
+            .db
+            .read(move |conn| Ok::<_, ServiceError>(users::find_by_id(conn, user_id)?))
+            .await?;
+        user.map(|user| self.signed_in(&user, now)).transpose()
+    }
+}

@@ -118,6 +118,18 @@ export async function getRegistration(signal?: AbortSignal): Promise<Registratio
   return (await answer(api.GET('/api/auth/registration', { headers: ANONYMOUS, signal }))).data;
 }
 
+/** What the sign-in page offers: the password form, and an OpenID Connect provider. */
+export async function getProviders(signal?: AbortSignal): Promise<SignInProviders> {
+  return (await answer(api.GET('/api/auth/providers', { headers: ANONYMOUS, signal }))).data;
+}
+
+export type SignInProviders = { password: boolean; oidc?: { label: string } | null };
+
+/** Exchanges the one-time code the provider's return put in the address for a session. */
+export async function exchangeOidcCode(code: string): Promise<AuthSession> {
+  return (await answer(api.POST('/api/auth/oidc/exchange', { headers: ANONYMOUS, body: { code } }))).data;
+}
+
 /**
  * Asks for a link to choose a new password. The answer is the same for every address; it
  * resolves to whether this server can send e-mail at all.

@@ -4,6 +4,7 @@ export type { ErrorCode, ErrorParams } from './client';
 export {
   changePassword,
   deleteAccount,
+  exchangeOidcCode,
   forgotPassword,
   getMe,
   getRegistration,

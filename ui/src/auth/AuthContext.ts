@@ -11,6 +11,8 @@ export interface AuthContextValue extends AuthState {
   login: (email: string, password: string) => Promise<LoginOutcome>;
   /** The code step: the password again plus the six-digit (or backup) code. */
   loginWithCode: (email: string, password: string, code: string) => Promise<void>;
+  /** Back from the identity provider: its one-time code exchanged for a session (once per code). */
+  loginWithOidcCode: (code: string) => Promise<void>;
   /** `language`: the one the app is shown in, which the new account keeps. */
   register: (email: string, password: string, language: string) => Promise<RegisterResult>;
   logout: () => void;

@@ -7,6 +7,9 @@ import { AuthContext, type AuthContextValue } from './AuthContext';
 import { authReducer, initialAuthState } from './authReducer';
 import { signInWithCode, signInWithPassword } from './loginFlow';
 
+/** One exchange per code (it works once), however often the sign-in page mounts. */
+const oidcExchanges = new Map<string, Promise<api.AuthSession>>();
+
 function messageOf(error: unknown, fallback: string): string {
   return error instanceof Error && error.message !== '' ? error.message : fallback;
 }
@@ -129,6 +132,18 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     }
   }, []);
 
+  const loginWithOidcCode = useCallback(async (code: string) => {
+    // A code works once: a second mount of the page (StrictMode) waits for the same answer.
+    let exchange = oidcExchanges.get(code);
+    if (exchange === undefined) {
+      exchange = api.exchangeOidcCode(code);
+      oidcExchanges.set(code, exchange);
+    }
+    const { user, token } = await exchange;
+    api.storeSession(token, user);
+    dispatch({ type: 'AUTH_SUCCESS', user, token });
+  }, []);
+
   const register = useCallback(async (email: string, password: string, language: string) => {
     dispatch({ type: 'AUTH_START' });
     try {
@@ -175,8 +190,8 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   }, []);
 
   const value = useMemo<AuthContextValue>(
-    () => ({ ...state, login, loginWithCode, register, logout, clearError, replaceToken, updateUser }),
-    [state, login, loginWithCode, register, logout, clearError, replaceToken, updateUser],
+    () => ({ ...state, login, loginWithCode, loginWithOidcCode, register, logout, clearError, replaceToken, updateUser }),
+    [state, login, loginWithCode, loginWithOidcCode, register, logout, clearError, replaceToken, updateUser],
   );
 
   return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;

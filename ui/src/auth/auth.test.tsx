@@ -233,6 +233,40 @@ describe('login', () => {
     expect(location()).toBe('/medications');
   });
 
+  it('offers the identity provider, and back from it exchanges its code and opens the page asked for', async () => {
+    const fetchMock = mockFetch({
+      'GET /api/version': version,
+      'GET /api/auth/providers': () => jsonResponse({ success: true, data: { password: true, oidc: { label: 'Authelia' } } }),
+      'POST /api/auth/oidc/exchange': () => jsonResponse({ success: true, data: { user: USER, token: 'oidc-token' } }),
+      ...sessionRoutes(USER),
+    });
+    const signedOut = renderApp('/today');
+    const button = await screen.findByRole('link', { name: 'Sign in with Authelia' });
+    expect(button.getAttribute('href')).toBe('/api/auth/oidc/start?return_to=%2Ftoday');
+    expect(screen.getByLabelText('Password')).toBeTruthy();
+
+    // The provider's return, as the server's callback sends it.
+    signedOut.unmount();
+    renderApp('/login?oidc_code=one-time&return_to=%2Ftoday');
+    await waitFor(() => expect(location()).toBe('/today'));
+    expect(localStorage.getItem('token')).toBe('oidc-token');
+    const exchanges = fetchMock.mock.calls.filter(([url]) => requestUrl(url) === '/api/auth/oidc/exchange');
+    expect(exchanges.map(([, init]) => sentJson(init))).toEqual([{ code: 'one-time' }]);
+  });
+
+  it("says why the provider's sign-in was refused, and shows only its button when passwords are off", async () => {
+    mockFetch({
+      'GET /api/version': version,
+      'GET /api/auth/providers': () => jsonResponse({ success: true, data: { password: false, oidc: { label: 'Authelia' } } }),
+    });
+    renderApp('/login?oidc_error=oidc_not_allowed');
+    expect((await screen.findByRole('alert')).textContent).toBe(
+      'There is no Pillbox account for you yet, and the administrator has not allowed new accounts from your identity provider.',
+    );
+    expect(await screen.findByRole('link', { name: 'Sign in with Authelia' })).toBeTruthy();
+    expect(screen.queryByLabelText('Password')).toBeNull();
+  });
+
   it('signs in with e-mail and password and opens /medications', async () => {
     const { default: userEvent } = await import('@testing-library/user-event');
     const fetchMock = mockFetch({

@@ -1,7 +1,7 @@
 // The account's server-side settings: two-factor status, time zone, data settings, backups,
 // the server's version, and whether sign-ups are open.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { getRegistration } from '../api/auth';
+import { getProviders, getRegistration } from '../api/auth';
 import {
   downloadBackup,
   downloadExport,
@@ -24,6 +24,14 @@ export function useRegistrationQuery() {
   return useQuery({
     queryKey: queryKeys.registration,
     queryFn: ({ signal }) => getRegistration(signal),
+    staleTime: 60_000,
+  });
+}
+
+export function useSignInProvidersQuery() {
+  return useQuery({
+    queryKey: queryKeys.signInProviders,
+    queryFn: ({ signal }) => getProviders(signal),
     staleTime: 60_000,
   });
 }

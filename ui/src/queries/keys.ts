@@ -45,4 +45,5 @@ export const queryKeys = {
   emailVerification: (token: string) => ['email-verification', token] as const,
   /** Whether sign-ups are open (asked before sign-in). */
   registration: ['registration'] as const,
+  signInProviders: ['signInProviders'] as const,
 };

@@ -1,4 +1,4 @@
-import { useReducer, useState, type SubmitEvent } from 'react';
+import { useEffect, useReducer, useState, type SubmitEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, Navigate, useLocation, useNavigate, useSearchParams } from 'react-router-dom';
 import type { TwoFactorMethod } from '../api/types';
@@ -18,9 +18,17 @@ import { DisabledReason, disabledBecause } from '../components/DisabledReason';
 import { VersionLabel } from '../components/VersionLabel';
 import { errorText } from '../i18n/messages';
 import { keptInvitation, pathAfterSignIn } from '../people/pendingInvitation';
-import { useRegistrationQuery } from '../queries/account';
+import { useRegistrationQuery, useSignInProvidersQuery } from '../queries/account';
 import { useSendSignInCode } from '../queries/signIn';
 import { PublicFrame } from './PublicFrame';
+
+/** The refusals the provider's return may bring back (`/login?oidc_error=…`). */
+const OIDC_ERRORS: Record<string, string> = {
+  oidc_not_configured: 'server.oidcNotConfigured',
+  oidc_failed: 'server.oidcFailed',
+  oidc_not_allowed: 'server.oidcNotAllowed',
+  oidc_group_denied: 'server.oidcGroupDenied',
+};
 
 const FALLBACK_BY_STAGE: Record<LoginStage, string> = {
   requirements: 'login.errors.checkRequirements',
@@ -35,7 +43,7 @@ export function LoginScreen() {
   const navigate = useNavigate();
   const location = useLocation();
   const [searchParams] = useSearchParams();
-  const { isAuthenticated, login, loginWithCode, notice: sessionNotice } = useAuth();
+  const { isAuthenticated, login, loginWithCode, loginWithOidcCode, notice: sessionNotice } = useAuth();
   const [view, dispatch] = useReducer(loginViewReducer, initialLoginView);
   const [email, setEmail] = useState('');
   // Kept in memory only, and only until the code step ends: the code step needs it again.
@@ -47,12 +55,20 @@ export function LoginScreen() {
   const [useBackupCode, setUseBackupCode] = useState(false);
   const [backupCode, setBackupCode] = useState('');
   const registration = useRegistrationQuery();
+  const providers = useSignInProvidersQuery();
   const sendSignInCode = useSendSignInCode();
+  // Back from the identity provider: its one-time code becomes a session here.
+  const oidcCode = searchParams.get('oidc_code');
+  const [oidcFailure, setOidcFailure] = useState<unknown>(null);
+  useEffect(() => {
+    if (oidcCode !== null) loginWithOidcCode(oidcCode).catch(setOidcFailure);
+  }, [oidcCode, loginWithOidcCode]);
 
   // Back to an invitation opened while signed out, if one waits, else to the page the guard
   // sent here from (a reminder's /today, a bookmark).
   const from = (location.state as { from?: { pathname: string; search: string } } | null)?.from;
-  if (isAuthenticated) return <Navigate to={pathAfterSignIn(from && from.pathname + from.search)} replace />;
+  const fromPath = from ? from.pathname + from.search : (searchParams.get('return_to') ?? undefined);
+  if (isAuthenticated) return <Navigate to={pathAfterSignIn(fromPath)} replace />;
 
   const methodName = (method: TwoFactorMethod) => t(`twoFactor.methods.${method}`);
   const address = email.trim();
@@ -268,10 +284,44 @@ export function LoginScreen() {
     );
   }
 
+  if (oidcCode !== null && oidcFailure === null) {
+    return (
+      <PublicFrame footer={<VersionLabel className="public-footer" />}>
+        <h1>{t('login.title')}</h1>
+        <p role="status">{t('login.oidc.signingIn')}</p>
+      </PublicFrame>
+    );
+  }
+
+  const oidcError = searchParams.get('oidc_error');
+  const oidcErrorText =
+    oidcFailure !== null
+      ? errorText(t, oidcFailure, 'server.oidcFailed')
+      : oidcError !== null
+        ? t(OIDC_ERRORS[oidcError] ?? 'server.oidcFailed')
+        : null;
+  const provider = providers.data?.oidc ?? null;
+  const showPasswordForm = providers.data?.password !== false || searchParams.get('local') === '1';
+  const startAt = `/api/auth/oidc/start${fromPath ? `?return_to=${encodeURIComponent(fromPath)}` : ''}`;
+
   return (
     <PublicFrame footer={<VersionLabel className="public-footer" />}>
       <h1>{t('login.title')}</h1>
       <p className="public-subtitle">{t('login.subtitle')}</p>
+      {oidcErrorText !== null && !error && (
+        <div className="form-error" role="alert">
+          {oidcErrorText}
+        </div>
+      )}
+      {provider !== null && (
+        <>
+          <a className="button button-secondary button-block" href={startAt}>
+            {t('login.oidc.button', { label: provider.label })}
+          </a>
+          {showPasswordForm && <p className="public-divider">{t('login.oidc.or')}</p>}
+        </>
+      )}
+      {showPasswordForm && (
       <form className="form" onSubmit={(event) => void submitCredentials(event)}>
         {searchParams.get('verified') === 'true' && !error && (
           <p className="form-success" role="status">
@@ -323,6 +373,7 @@ export function LoginScreen() {
           {busy === 'signingIn' ? t('login.submitting') : t('login.submit')}
         </button>
       </form>
+      )}
       {!registration.isPending && registrationOffered(registration.data, keptInvitation() !== null) && (
         <p className="public-alt">
           {t('login.noAccount')} <Link to="/register">{t('login.createAccount')}</Link>

@@ -1,0 +1,58 @@
+// The OpenID provider the tests sign in with: `node provider.mjs PORT REDIRECT_URI`.
+// oidc-provider's development login and consent forms accept any login; the login names the
+// account, and its claims follow from the name:
+//   <name>@example.test, verified (unless the name starts with "unverified"),
+//   groups ["family"] (["guests"] when it starts with "outsider").
+import Provider from 'oidc-provider';
+
+const [port, redirect] = process.argv.slice(2);
+if (!port || !redirect) {
+  console.error('usage: node provider.mjs PORT REDIRECT_URI');
+  process.exit(2);
+}
+
+const provider = new Provider(`http://127.0.0.1:${port}`, {
+  clients: [
+    {
+      client_id: 'pillbox',
+      client_secret: 'pillbox-test-secret',
+      redirect_uris: [redirect],
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+    },
+    // Another application of the same provider: its ID tokens are not for Pillbox.
+    {
+      client_id: 'another-app',
+      client_secret: 'another-app-secret',
+      redirect_uris: [redirect],
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+    },
+  ],
+  claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'], groups: ['groups'] },
+  scopes: ['openid', 'email', 'profile', 'groups'],
+  // The ID token carries the claims of the scopes granted (Pillbox reads no userinfo).
+  conformIdTokenClaims: false,
+  cookies: { keys: ['pillbox-test-cookie-key'] },
+  async findAccount(_ctx, id) {
+    return {
+      accountId: id,
+      async claims() {
+        return {
+          sub: id,
+          email: `${id}@example.test`,
+          email_verified: !id.startsWith('unverified'),
+          groups: id.startsWith('outsider') ? ['guests'] : ['family'],
+          name: id,
+        };
+      },
+    };
+  },
+});
+
+const server = provider.listen(Number(port), '127.0.0.1', () => {
+  console.log(`oidc-provider listening on http://127.0.0.1:${port}`);
+});
+const stop = () => server.close(() => process.exit(0));
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);
