@@ -45,7 +45,7 @@ pub const MIGRATIONS: &[Migration] = &[
     migration!("0019_mail_retry_until"),
     migration!("0020_escalation_retraction"),
     migration!("0021_api_tokens"),
-    migration!("0023_oidc_identities"),
+    migration!("0022_oidc_identities"),
 ];
 
 #[derive(Debug, Serialize)]
