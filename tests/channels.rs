@@ -789,14 +789,14 @@ async fn a_reminder_no_channel_takes_goes_by_email_instead() {
     assert_eq!(reminder(&server, &token, id).await["status"], "sent");
 }
 
-/// A reminder only ntfy could still deliver (it asked to wait) and whose dose is logged
-/// meanwhile: the waiting message is not sent, and the reminder ends as one that was not
-/// needed instead of staying "scheduled" in the list for good.
-#[tokio::test]
-async fn a_reminder_waiting_for_its_channel_ends_when_the_dose_is_logged_first() {
+/// Kim, reminded of Aspirin on her ntfy only, whose server answers the first publish 429
+/// with `Retry-After: retry_after`: one refused attempt made.
+async fn reminded_on_ntfy_that_asks_to_wait(
+    retry_after: u64,
+) -> (Doubles, Server, tempfile::TempDir, String, i64, i64) {
     let doubles = Doubles::start().await;
-    doubles.ntfy_refuses_next(429, Some(600));
-    let (server, _temp) = server(|_| {});
+    doubles.ntfy_refuses_next(429, Some(retry_after));
+    let (server, temp) = server(|_| {});
     let token = account(&server).await;
     let ntfy = add_channel(
         &server,
@@ -809,6 +809,15 @@ async fn a_reminder_waiting_for_its_channel_ends_when_the_dose_is_logged_first()
     let id = remind_in(&server, &token, med, 60).await;
     advance(&server, 120).await;
     assert_eq!(doubles.ntfy_attempts(), 1);
+    (doubles, server, temp, token, med, id)
+}
+
+/// A reminder only ntfy could still deliver (it asked to wait) and whose dose is logged
+/// meanwhile: the waiting message is not sent, and the reminder ends as one that was not
+/// needed instead of staying "scheduled" in the list for good.
+#[tokio::test]
+async fn a_reminder_waiting_for_its_channel_ends_when_the_dose_is_logged_first() {
+    let (doubles, server, _temp, token, med, id) = reminded_on_ntfy_that_asks_to_wait(600).await;
     assert_eq!(reminder(&server, &token, id).await["status"], "scheduled");
 
     let (status, body) = post(
@@ -836,21 +845,7 @@ async fn a_reminder_waiting_for_its_channel_ends_when_the_dose_is_logged_first()
 
 #[tokio::test]
 async fn too_many_requests_waits_for_retry_after() {
-    let doubles = Doubles::start().await;
-    doubles.ntfy_refuses_next(429, Some(120));
-    let (server, _temp) = server(|_| {});
-    let token = account(&server).await;
-    let ntfy = add_channel(
-        &server,
-        &token,
-        json!({ "kind": "ntfy", "config": { "server_url": format!("{}/ntfy", doubles.base), "topic": "kim" } }),
-    )
-    .await;
-    choose(&server, &token, &[ntfy["method"].as_str().unwrap()]).await;
-    let med = aspirin(&server, &token).await;
-    let id = remind_in(&server, &token, med, 60).await;
-    advance(&server, 120).await;
-    assert_eq!(doubles.ntfy_attempts(), 1);
+    let (doubles, server, _temp, token, _, id) = reminded_on_ntfy_that_asks_to_wait(120).await;
     let rows = common::deliveries(&server, &token).await;
     assert_eq!(rows[0]["result_code"], "channel_failed", "{rows:?}");
     assert_eq!(rows[0]["result_params"]["retrying"], true);

@@ -162,6 +162,7 @@ pub struct ExchangeBody {
     request_body = ExchangeBody,
     responses(
         (status = 200, description = "Signed in", body = Data<SignedIn>),
+        (status = 400, description = "The body is not `{\"code\": \"…\"}`", body = ErrorBody),
         (status = 401, description = "The code is unknown, used or older than 60 s (`oidc_code_invalid`)", body = ErrorBody),
         (status = 404, description = "No provider is set up (`oidc_not_configured`)", body = ErrorBody),
     ),

@@ -5967,6 +5967,15 @@ export interface operations {
                     "application/json": components["schemas"]["Data_SignedIn"];
                 };
             };
+            /** @description The body is not `{"code": "…"}` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The code is unknown, used or older than 60 s (`oidc_code_invalid`) */
             401: {
                 headers: {
