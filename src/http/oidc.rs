@@ -16,7 +16,7 @@ use super::extract::ApiJson;
 use super::routes;
 use super::session::accounts;
 use crate::services::accounts::SignedIn;
-use crate::services::oidc::{Finished, Oidc};
+use crate::services::oidc::{Oidc, Returned};
 use crate::services::{ErrorCode, Problem, ServiceError};
 
 /// What the sign-in page offers.
@@ -125,7 +125,7 @@ pub async fn callback(State(state): State<AppState>, Query(query): Query<Callbac
         return refused(ErrorCode::OidcFailed);
     };
     match oidc.finish(&state.db, code, sign_in, state.clock.now()).await {
-        Ok(Finished::SignedIn { code, return_to }) => {
+        Ok(Returned { code, return_to }) => {
             let mut pairs = url::form_urlencoded::Serializer::new(String::new());
             pairs.append_pair("oidc_code", &code);
             if let Some(path) = return_to {
@@ -173,7 +173,7 @@ pub async fn exchange(
 ) -> ApiResult<Json<Data<SignedIn>>> {
     let oidc = oidc_of(&state)?;
     let now = state.clock.now();
-    let (user_id, _) = oidc.redeem(&body.code, now)?;
+    let user_id = oidc.redeem(&body.code, now)?;
     let session = accounts(&state).session_for(user_id, now).await?.ok_or_else(|| {
         ServiceError::Unauthorized(Problem::new(
             ErrorCode::OidcCodeInvalid,

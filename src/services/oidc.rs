@@ -50,7 +50,6 @@ struct Pending {
 
 struct Ticket {
     user_id: i64,
-    return_to: Option<String>,
     expires: DateTime<Utc>,
 }
 
@@ -66,10 +65,11 @@ pub struct Oidc {
     tickets: Mutex<HashMap<String, Ticket>>,
 }
 
-/// Where the provider's return leads in the app.
-pub enum Finished {
-    /// Signed in: the one-time code the app exchanges, and the page to open then.
-    SignedIn { code: String, return_to: Option<String> },
+/// A sign-in the provider vouched for: the one-time code the app exchanges, and the page to
+/// open then (it travels in the app's address, beside the code).
+pub struct Returned {
+    pub code: String,
+    pub return_to: Option<String>,
 }
 
 fn failed(message: impl Into<String>) -> ServiceError {
@@ -189,7 +189,7 @@ impl Oidc {
         code: &str,
         state: &str,
         now: DateTime<Utc>,
-    ) -> ServiceResult<Finished> {
+    ) -> ServiceResult<Returned> {
         let pending = self
             .pending
             .lock()
@@ -250,11 +250,10 @@ impl Oidc {
             codes::hash_link_token(&code),
             Ticket {
                 user_id,
-                return_to: pending.return_to.clone(),
                 expires: now + Duration::seconds(CODE_SECONDS),
             },
         );
-        Ok(Finished::SignedIn {
+        Ok(Returned {
             code,
             return_to: pending.return_to,
         })
@@ -316,16 +315,15 @@ impl Oidc {
         .await
     }
 
-    /// The account of a one-time code from the provider's return, and the page to open;
-    /// the code works once, for 60 s.
-    pub fn redeem(&self, code: &str, now: DateTime<Utc>) -> ServiceResult<(i64, Option<String>)> {
+    /// The account of a one-time code from the provider's return; the code works once, for 60 s.
+    pub fn redeem(&self, code: &str, now: DateTime<Utc>) -> ServiceResult<i64> {
         let ticket = self
             .tickets
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .remove(&codes::hash_link_token(code.trim()));
         match ticket {
-            Some(t) if t.expires > now => Ok((t.user_id, t.return_to)),
+            Some(t) if t.expires > now => Ok(t.user_id),
             _ => {
                 tracing::warn!("OpenID Connect code refused: unknown, used or expired");
                 Err(ServiceError::Unauthorized(Problem::new(
