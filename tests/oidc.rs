@@ -81,7 +81,7 @@ async fn a_new_identity_gets_an_account_when_allowed_and_signs_in_again_to_the_s
     assert_eq!(status, StatusCode::OK);
     assert_eq!(
         providers["data"],
-        json!({ "password": true, "oidc": { "label": "Authelia" } })
+        json!({ "password": true, "oidc": { "label": "Authelia" }, "proxy": false })
     );
 
     let back = sign_in(&setup, "kim", "/today").await;
@@ -211,7 +211,10 @@ async fn without_a_provider_the_routes_say_so() {
     let server = Server::start();
     let (status, providers) = get_json(&server, "/api/auth/providers", None).await;
     assert_eq!(status, StatusCode::OK);
-    assert_eq!(providers["data"], json!({ "password": true, "oidc": null }));
+    assert_eq!(
+        providers["data"],
+        json!({ "password": true, "oidc": null, "proxy": false })
+    );
     let (status, body) = exchange(&server, "whatever").await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     assert_eq!(body["code"], "oidc_not_configured");

@@ -221,8 +221,23 @@ async fn the_proxy_signs_the_account_in_and_its_header_from_elsewhere_is_ignored
         "caddy asks for its own password"
     );
 
-    // The web app's start: whom the proxy signed in (and no token, which caddy's basic
-    // authentication would refuse in place of its own Authorization header).
+    // The web app's start asks first whether a proxy signs people in here: through caddy yes,
+    // straight to Pillbox (even from the proxy's own address) no.
+    let (status, body) = through(&caddy, reqwest::Method::GET, "/api/auth/providers", ann, &[]).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(json_of(&body)["data"]["proxy"], true, "{body}");
+    let direct: Value = client()
+        .get(server.url("/api/auth/providers"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(direct["data"]["proxy"], false, "{direct}");
+
+    // Then whom the proxy signed in (and no token, which caddy's basic authentication would
+    // refuse in place of its own Authorization header).
     let (status, body) = through(&caddy, reqwest::Method::POST, "/api/auth/proxy-session", ann, &[]).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let started = json_of(&body);
@@ -257,6 +272,16 @@ async fn the_proxy_signs_the_account_in_and_its_header_from_elsewhere_is_ignored
         .await
         .unwrap();
     assert_eq!(exchanged, json!({"success": true, "data": null}));
+    let offered: Value = elsewhere
+        .get(server.url("/api/auth/providers"))
+        .header("Remote-User", "ann@example.com")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(offered["data"]["proxy"], false, "{offered}");
     let log = server.log();
     let warnings = log
         .lines()

@@ -4,6 +4,7 @@
 
 use axum::Json;
 use axum::extract::{Query, State};
+use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
@@ -14,7 +15,7 @@ use super::AppState;
 use super::error::{ApiResult, Data, ErrorBody, data};
 use super::extract::ApiJson;
 use super::routes;
-use super::session::accounts;
+use super::session::{accounts, proxy_names_someone};
 use crate::services::accounts::SignedIn;
 use crate::services::oidc::{Oidc, Returned};
 use crate::services::{ErrorCode, Problem, ServiceError};
@@ -27,6 +28,10 @@ pub struct Providers {
     password: bool,
     /// The OpenID Connect provider, when one is set up.
     oidc: Option<OidcProvider>,
+    /// A trusted proxy (`auth.trusted_proxies`) sent this request naming a person
+    /// (`auth.proxy_header`): `POST /api/auth/proxy-session` signs that person in. The app
+    /// asks it only then.
+    proxy: bool,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -43,9 +48,10 @@ pub struct OidcProvider {
     security(()),
     responses((status = 200, description = "What the sign-in page offers", body = Data<Providers>)),
 )]
-pub async fn providers(State(state): State<AppState>) -> Json<Data<Providers>> {
+pub async fn providers(State(state): State<AppState>, request: Parts) -> Json<Data<Providers>> {
     let oidc = state.oidc.as_deref();
     data(Providers {
+        proxy: proxy_names_someone(&request, &state),
         password: !oidc.is_some_and(Oidc::password_login_disabled),
         oidc: oidc.map(|o| OidcProvider {
             label: o.button_label().to_owned(),

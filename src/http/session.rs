@@ -78,6 +78,17 @@ pub async fn proxy_user(parts: &Parts, state: &AppState) -> Result<Option<User>,
     }
 }
 
+/// Whether a trusted proxy sent this request naming a person, without looking the person up.
+pub fn proxy_names_someone(parts: &Parts, state: &AppState) -> bool {
+    let (Some(proxy), Some(ConnectInfo(peer))) = (
+        &state.proxy_header,
+        parts.extensions.get::<ConnectInfo<SocketAddr>>(),
+    ) else {
+        return false;
+    };
+    matches!(proxy.claim(peer.ip(), &parts.headers), ProxyClaim::Named(_))
+}
+
 /// The token of an `Authorization: Bearer …` header, if there is a non-empty one.
 pub fn bearer_token(headers: &HeaderMap) -> Option<&str> {
     headers

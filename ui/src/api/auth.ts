@@ -123,7 +123,7 @@ export async function getProviders(signal?: AbortSignal): Promise<SignInProvider
   return (await answer(api.GET('/api/auth/providers', { headers: ANONYMOUS, signal }))).data;
 }
 
-export type SignInProviders = { password: boolean; oidc?: { label: string } | null };
+export type SignInProviders = { password: boolean; oidc?: { label: string } | null; proxy: boolean };
 
 /** Exchanges the one-time code the provider's return put in the address for a session. */
 export async function exchangeOidcCode(code: string): Promise<AuthSession> {

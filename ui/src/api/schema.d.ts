@@ -2209,6 +2209,12 @@ export interface components {
                  *     still shows it).
                  */
                 password: boolean;
+                /**
+                 * @description A trusted proxy (`auth.trusted_proxies`) sent this request naming a person
+                 *     (`auth.proxy_header`): `POST /api/auth/proxy-session` signs that person in. The app
+                 *     asks it only then.
+                 */
+                proxy: boolean;
             };
             /** @description Always true. */
             success: boolean;
@@ -3754,6 +3760,12 @@ export interface components {
              *     still shows it).
              */
             password: boolean;
+            /**
+             * @description A trusted proxy (`auth.trusted_proxies`) sent this request naming a person
+             *     (`auth.proxy_header`): `POST /api/auth/proxy-session` signs that person in. The app
+             *     asks it only then.
+             */
+            proxy: boolean;
         };
         PublicKey: {
             /** @description The VAPID public key, base64url. */

@@ -1,8 +1,10 @@
+import { useQueryClient } from '@tanstack/react-query';
 import { startTransition, useCallback, useEffect, useLayoutEffect, useMemo, useReducer, type ReactNode } from 'react';
 import * as api from '../api';
 import type { User } from '../api';
 import { parseUser } from '../api/auth';
 import { getStoredUserJson } from '../api/session';
+import { signInProvidersQuery } from '../queries/providers';
 import { AuthContext, type AuthContextValue } from './AuthContext';
 import { authReducer, initialAuthState } from './authReducer';
 import { signInWithCode, signInWithPassword } from './loginFlow';
@@ -18,6 +20,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   const [state, dispatch] = useReducer(authReducer, null, () =>
     initialAuthState(api.getStoredToken()),
   );
+  const queryClient = useQueryClient();
 
   // Start-up: a stored token is checked with the server, then exchanged for a fresh one, so
   // an app used every day never reaches the token's expiry. Only the server refusing it (401)
@@ -29,9 +32,12 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   useLayoutEffect(() => {
     const token = api.getStoredToken();
     const controller = new AbortController();
+    // Only a request a trusted proxy sent naming someone is signed in by it; elsewhere the
+    // answer is the sign-in page's, which it then finds already loaded.
     const startFromProxy = () => {
-      api
-        .proxySession(controller.signal)
+      queryClient
+        .fetchQuery({ ...signInProvidersQuery, retry: false })
+        .then((providers) => (providers.proxy ? api.proxySession(controller.signal) : null))
         .then((user) => {
           if (controller.signal.aborted) return;
           if (user === null) {
@@ -89,7 +95,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
         else keepStoredSession();
       });
     return () => controller.abort();
-  }, []);
+  }, [queryClient]);
 
   // The server refused the stored token (changed elsewhere, or expired): sign out here too.
   useEffect(() => {

@@ -18,11 +18,15 @@ const USER = {
 };
 const version = () => jsonResponse({ success: true, data: { version: '1.0.0' } });
 const location = () => screen.getByTestId('location').textContent;
+/** The server says a trusted proxy sent the request naming someone. */
+const proxyNamesSomeone = () =>
+  jsonResponse({ success: true, data: { password: true, oidc: null, proxy: true } });
 
 /** A server behind an authenticating proxy that signed Ann in. */
 function behindProxy() {
   return mockFetch({
     'GET /api/version': version,
+    'GET /api/auth/providers': proxyNamesSomeone,
     'POST /api/auth/proxy-session': () => jsonResponse({ success: true, data: USER }),
     'GET /api/auth/me': () => jsonResponse({ success: true, data: USER }),
   });
@@ -83,6 +87,7 @@ describe('behind an authenticating proxy', () => {
   it('tells a person the proxy signed in without an account here to ask the administrator', async () => {
     mockFetch({
       'GET /api/version': version,
+      'GET /api/auth/providers': proxyNamesSomeone,
       'POST /api/auth/proxy-session': () =>
         jsonResponse(
           {
@@ -102,5 +107,19 @@ describe('behind an authenticating proxy', () => {
         'Ask the administrator to create your account, or to let the proxy create accounts.',
     );
     expect(localStorage.getItem('token')).toBeNull();
+  });
+
+  it('asks no proxy session where no proxy names anyone, and asks what the sign-in page offers once', async () => {
+    const fetchMock = mockFetch({
+      'GET /api/version': version,
+      'GET /api/auth/providers': () =>
+        jsonResponse({ success: true, data: { password: true, oidc: { label: 'Authelia' }, proxy: false } }),
+      'POST /api/auth/proxy-session': () => jsonResponse({ success: true, data: USER }),
+    });
+    renderApp('/today');
+    expect(await screen.findByRole('link', { name: 'Sign in with Authelia' })).toBeTruthy();
+    const asked = fetchMock.mock.calls.map(([url]) => new URL(requestUrl(url), 'http://localhost').pathname);
+    expect(asked).not.toContain('/api/auth/proxy-session');
+    expect(asked.filter((path) => path === '/api/auth/providers')).toHaveLength(1);
   });
 });

@@ -1,7 +1,7 @@
 // The account's server-side settings: two-factor status, time zone, data settings, backups,
 // the server's version, and whether sign-ups are open.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { getProviders, getRegistration } from '../api/auth';
+import { getRegistration } from '../api/auth';
 import {
   downloadBackup,
   downloadExport,
@@ -18,6 +18,7 @@ import { getTwoFactorStatus } from '../api/twoFactor';
 import { getVersion } from '../api/version';
 import { everythingChanged } from './invalidate';
 import { queryKeys } from './keys';
+import { signInProvidersQuery } from './providers';
 
 /** Whether people can make an account here now; kept for the app's life once known. */
 export function useRegistrationQuery() {
@@ -29,11 +30,7 @@ export function useRegistrationQuery() {
 }
 
 export function useSignInProvidersQuery() {
-  return useQuery({
-    queryKey: queryKeys.signInProviders,
-    queryFn: ({ signal }) => getProviders(signal),
-    staleTime: 60_000,
-  });
+  return useQuery(signInProvidersQuery);
 }
 
 export function useTwoFactorStatusQuery() {
