@@ -36,7 +36,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     // answer is the sign-in page's, which it then finds already loaded.
     const startFromProxy = () => {
       queryClient
-        .fetchQuery({ ...signInProvidersQuery, retry: false })
+        .query({ ...signInProvidersQuery, retry: false })
         .then((providers) => (providers.proxy ? api.proxySession(controller.signal) : null))
         .then((user) => {
           if (controller.signal.aborted) return;
