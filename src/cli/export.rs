@@ -10,13 +10,14 @@ use clap::{Args, ValueEnum};
 
 use super::{CliResult, DataArgs, Paths, load_settings, open_current};
 use crate::files::PrivateFile;
-use crate::services::{export, import};
+use crate::services::{export, fhir, import};
 use crate::store::users;
 
 #[derive(Clone, Copy, ValueEnum)]
 enum Format {
     Json,
     Csv,
+    Fhir,
 }
 
 #[derive(Args)]
@@ -26,9 +27,14 @@ pub struct ExportArgs {
     /// E-mail address of the account to export
     #[arg(long)]
     email: String,
-    /// json: the whole record (medications, history, settings); csv: the history only
+    /// json: the whole record (medications, history, settings); csv: the history only;
+    /// fhir: the record as a FHIR R4 Bundle (people, medications, schedules, history)
     #[arg(long, value_enum, default_value = "json")]
     format: Format,
+    /// With --format fhir: only this one of the account's people (the id in the app's address
+    /// of their page, /people/ID)
+    #[arg(long, value_name = "ID")]
+    person_id: Option<i64>,
     /// Write to this file (mode 0600) instead of standard output
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
@@ -46,10 +52,14 @@ pub fn export(args: ExportArgs) -> CliResult {
     let paths = Paths::new(&settings)?;
     let conn = open_current(&paths)?;
     let user_id = account(&conn, &args.email)?;
+    if args.person_id.is_some() && !matches!(args.format, Format::Fhir) {
+        return Err("--person-id works with --format fhir only".into());
+    }
     let now = crate::clock::now();
     let write = |out: &mut dyn Write| match args.format {
         Format::Json => export::write_json(&conn, user_id, now, out),
         Format::Csv => export::write_csv(&conn, user_id, out, now),
+        Format::Fhir => fhir::write_bundle(&conn, user_id, args.person_id, now, out),
     };
     match &args.out {
         Some(path) => {

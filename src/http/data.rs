@@ -28,7 +28,7 @@ use crate::services::import::{self, MAX_FILE_BYTES, OnServer, Source, Summary, U
 use crate::services::report::Report;
 use crate::services::retention::Preview;
 use crate::services::user_backups::Kept;
-use crate::services::{ServiceError, export, report, retention, user_backups};
+use crate::services::{ServiceError, export, fhir, report, retention, user_backups};
 
 /// Exports stream from a read connection (of the few there are) for as long as the client
 /// reads: at most two at once, so the rest of the app always has readers left.
@@ -83,8 +83,19 @@ fn attachment(content_type: &'static str, file_name: &str, body: Body) -> Respon
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct ExportQuery {
-    /// `json` (the default) or `csv` (the history only).
+    /// `json` (the default), `csv` (the history only) or `fhir` (a FHIR R4 `Bundle`).
+    #[param(pattern = "^(json|csv|fhir)$")]
     format: Option<String>,
+    /// With `format=fhir`: only this one of the account's people.
+    #[param(minimum = 1)]
+    person_id: Option<i64>,
+}
+
+#[derive(Clone, Copy)]
+enum ExportFormat {
+    Json,
+    Csv,
+    Fhir,
 }
 
 /// The export file, streamed from one read transaction: a long history is never held in
@@ -95,9 +106,10 @@ pub struct ExportQuery {
     tag = "data",
     params(ExportQuery),
     responses(
-        (status = 200, description = "The export file (attachment): everything as JSON, or the history as CSV",
-            content((Object = "application/json"), (String = "text/csv"))),
-        (status = 400, description = "Unknown format", body = ErrorBody),
+        (status = 200, description = "The export file (attachment): everything as JSON, the history as CSV, or everything as a FHIR R4 Bundle (type collection)",
+            content((Object = "application/json"), (String = "text/csv"), (Object = "application/fhir+json"))),
+        (status = 400, description = "Unknown format, or `person_id` with a format other than fhir", body = ErrorBody),
+        (status = 404, description = "`person_id` is not one of the account's people (`person_not_found`)", body = ErrorBody),
     ),
 )]
 pub async fn export(
@@ -105,15 +117,27 @@ pub async fn export(
     AuthUser(user): AuthUser,
     ApiQuery(q): ApiQuery<ExportQuery>,
 ) -> ApiResult<Response> {
-    let csv = match q.format.as_deref().map(str::trim) {
-        None | Some("" | "json") => false,
-        Some("csv") => true,
-        Some(_) => return Err(ApiError::bad_request("format must be json or csv")),
+    let format = match q.format.as_deref().map(str::trim) {
+        None | Some("" | "json") => ExportFormat::Json,
+        Some("csv") => ExportFormat::Csv,
+        Some("fhir") => ExportFormat::Fhir,
+        Some(_) => return Err(ApiError::bad_request("format must be json, csv or fhir")),
     };
+    let person_id = q.person_id;
+    if person_id.is_some() && !matches!(format, ExportFormat::Fhir) {
+        return Err(ApiError::bad_request(
+            "person_id works with format=fhir only: the JSON and CSV exports hold the whole account",
+        ));
+    }
     let now = state.clock.now();
     let day = state
         .db
-        .read(move |conn| export::today_for(conn, user.id, now))
+        .read(move |conn| {
+            if let Some(id) = person_id {
+                fhir::check_person(conn, user.id, id)?;
+            }
+            export::today_for(conn, user.id, now)
+        })
         .await?;
     let (sender, mut receiver) = mpsc::channel::<io::Result<Bytes>>(4);
     let db = state.db.clone();
@@ -126,10 +150,10 @@ pub async fn export(
         let result = db
             .read(move |conn| {
                 let mut out = BufWriter::with_capacity(64 * 1024, BodyWriter(sender.clone()));
-                let written = if csv {
-                    export::write_csv(conn, user.id, &mut out, now)
-                } else {
-                    export::write_json(conn, user.id, now, &mut out)
+                let written = match format {
+                    ExportFormat::Csv => export::write_csv(conn, user.id, &mut out, now),
+                    ExportFormat::Json => export::write_json(conn, user.id, now, &mut out),
+                    ExportFormat::Fhir => fhir::write_bundle(conn, user.id, person_id, now, &mut out),
                 };
                 let written = written.and_then(|()| out.flush().map_err(ServiceError::from));
                 if let Err(e) = &written {
@@ -145,10 +169,10 @@ pub async fn export(
     });
     let stream = futures_util::stream::poll_fn(move |cx| receiver.poll_recv(cx));
     let body = Body::from_stream(stream);
-    Ok(if csv {
-        attachment("text/csv; charset=utf-8", &export::csv_file_name(day), body)
-    } else {
-        attachment("application/json", &export::json_file_name(day), body)
+    Ok(match format {
+        ExportFormat::Csv => attachment("text/csv; charset=utf-8", &export::csv_file_name(day), body),
+        ExportFormat::Json => attachment("application/json", &export::json_file_name(day), body),
+        ExportFormat::Fhir => attachment(fhir::CONTENT_TYPE, &fhir::file_name(day), body),
     })
 }
 

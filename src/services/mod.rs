@@ -11,6 +11,7 @@ pub mod channels;
 pub mod doses;
 pub mod email;
 pub mod export;
+pub mod fhir;
 pub mod health;
 pub mod import;
 pub mod jobs;

@@ -13,7 +13,7 @@ export interface DownloadedFile {
   fileName: string;
 }
 
-export type ExportFormat = 'json' | 'csv';
+export type ExportFormat = 'json' | 'csv' | 'fhir';
 
 /** The server's upload limit for an import (it answers 413 above it). */
 export const IMPORT_LIMIT_BYTES = 64 * 1024 * 1024;
@@ -84,11 +84,16 @@ async function download(path: string, fallbackName: string): Promise<DownloadedF
   return { blob: await response.blob(), fileName };
 }
 
-/** GET /api/export: the whole record as JSON, or the history as CSV. */
+/** GET /api/export: the whole record as JSON, the history as CSV, or the record as FHIR R4. */
 export function downloadExport(format: ExportFormat): Promise<DownloadedFile> {
-  return format === 'csv'
-    ? download('/api/export?format=csv', 'pillbox-history.csv')
-    : download('/api/export', 'pillbox-export.json');
+  switch (format) {
+    case 'csv':
+      return download('/api/export?format=csv', 'pillbox-history.csv');
+    case 'fhir':
+      return download('/api/export?format=fhir', 'pillbox-fhir.json');
+    default:
+      return download('/api/export', 'pillbox-export.json');
+  }
 }
 
 /** GET /api/backups/{name}: one of the kept daily exports. */

@@ -7171,8 +7171,10 @@ export interface operations {
     data_export: {
         parameters: {
             query?: {
-                /** @description `json` (the default) or `csv` (the history only). */
+                /** @description `json` (the default), `csv` (the history only) or `fhir` (a FHIR R4 `Bundle`). */
                 format?: string;
+                /** @description With `format=fhir`: only this one of the account's people. */
+                person_id?: number;
             };
             header?: never;
             path?: never;
@@ -7180,17 +7182,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The export file (attachment): everything as JSON, or the history as CSV */
+            /** @description The export file (attachment): everything as JSON, the history as CSV, or everything as a FHIR R4 Bundle (type collection) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/fhir+json": Record<string, never>;
                     "application/json": Record<string, never>;
                     "text/csv": string;
                 };
             };
-            /** @description Unknown format */
+            /** @description Unknown format, or `person_id` with a format other than fhir */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7210,6 +7213,15 @@ export interface operations {
             };
             /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `person_id` is not one of the account's people (`person_not_found`) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -8,7 +8,13 @@ import { saveFile } from '../../../components/saveFile';
 import { useFlash } from '../../../components/useFlash';
 import { useDownloadExport } from '../../../queries/account';
 
-/** Export Data (JSON), the history as CSV, and the way to the doctor report. */
+const EXPORTS = [
+  { format: 'json', label: 'export.json', primary: true },
+  { format: 'csv', label: 'export.csv', primary: false },
+  { format: 'fhir', label: 'export.fhir', primary: false },
+] as const satisfies readonly { format: ExportFormat; label: string; primary: boolean }[];
+
+/** Export Data (JSON), the history as CSV, the record as FHIR, and the way to the doctor report. */
 export function ExportCard() {
   const { t } = useTranslation('data');
   const downloadExport = useDownloadExport();
@@ -35,26 +41,19 @@ export function ExportCard() {
         <p className="card-text">{t('export.text')}</p>
         <FlashMessage flash={flash} />
         <div className="button-row">
-          <button
-            type="button"
-            className="button button-primary"
-            disabled={busy !== null}
-            {...disabledBecause('export-waiting', busy === 'csv' ? waitOther : null)}
-            onClick={() => void exportAs('json')}
-          >
-            <DownloadIcon />
-            <span>{busy === 'json' ? t('export.working') : t('export.json')}</span>
-          </button>
-          <button
-            type="button"
-            className="button button-secondary"
-            disabled={busy !== null}
-            {...disabledBecause('export-waiting', busy === 'json' ? waitOther : null)}
-            onClick={() => void exportAs('csv')}
-          >
-            <DownloadIcon />
-            <span>{busy === 'csv' ? t('export.working') : t('export.csv')}</span>
-          </button>
+          {EXPORTS.map(({ format, label, primary }) => (
+            <button
+              key={format}
+              type="button"
+              className={primary ? 'button button-primary' : 'button button-secondary'}
+              disabled={busy !== null}
+              {...disabledBecause('export-waiting', busy !== null && busy !== format ? waitOther : null)}
+              onClick={() => void exportAs(format)}
+            >
+              <DownloadIcon />
+              <span>{busy === format ? t('export.working') : t(label)}</span>
+            </button>
+          ))}
         </div>
         <DisabledReason id="export-waiting" reason={waitOther} />
       </section>

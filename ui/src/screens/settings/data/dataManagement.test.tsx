@@ -147,6 +147,20 @@ describe('Data Management: export', () => {
     expect(requestUrl(requestsTo(fetchMock, 'GET', '/api/export')[0]?.[0] ?? '')).toBe('/api/export?format=csv');
   });
 
+  it('downloads the record as a FHIR bundle for a health record system', async () => {
+    const bundle = '{"resourceType":"Bundle","type":"collection","entry":[]}';
+    const fetchMock = server({
+      'GET /api/export': () => fileResponse(bundle, 'application/fhir+json', 'pillbox-fhir-2026-11-23.json'),
+    });
+    await openData();
+    await userEvent.click(screen.getByRole('button', { name: 'Export as FHIR (for health records)' }));
+
+    expect(await screen.findByText('Data exported successfully')).toBeTruthy();
+    expect(saved.map((file) => file.name)).toEqual(['pillbox-fhir-2026-11-23.json']);
+    expect(await saved[0]?.blob.text()).toBe(bundle);
+    expect(requestUrl(requestsTo(fetchMock, 'GET', '/api/export')[0]?.[0] ?? '')).toBe('/api/export?format=fhir');
+  });
+
   it('links to the doctor report', async () => {
     server({ 'GET /api/report': () => ok({ from: '2026-10-25', to: '2026-11-23', medications: [], missed: [] }) });
     await openData();
