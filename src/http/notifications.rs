@@ -303,6 +303,16 @@ pub struct DeliveryFailure {
     pub data: ChannelResults,
 }
 
+/// A 409 of sending a reminder now: the reminder could not be sent at all (an error body), or
+/// no channel could be tried (the failure with each channel's outcome).
+#[derive(Serialize, ToSchema)]
+#[serde(untagged)]
+#[allow(dead_code)] // only its schema is used: each answer is built as one of its two bodies
+pub enum SendConflict {
+    Failure(DeliveryFailure),
+    Refused(ErrorBody),
+}
+
 /// 200 when a channel delivered; otherwise the failure of every channel: 409 when none
 /// could even be tried (nothing subscribed, e-mail not set up — the person can change that),
 /// 502 when a push service or the mail server failed.
@@ -345,8 +355,7 @@ fn delivery_answer(reports: &[ChannelReport], success_message: &str) -> Response
     responses(
         (status = 200, description = "Delivered on at least one channel", body = MessageData<ChannelResults>),
         (status = 404, description = "notification_not_found", body = ErrorBody),
-        (status = 409, description = "notification_not_scheduled, notification_sending, or notification_not_sent (nothing to send)", body = ErrorBody),
-        (status = 409, description = "delivery_failed: no channel could be tried (nothing subscribed, e-mail not configured, methods off)", body = DeliveryFailure),
+        (status = 409, description = "notification_not_scheduled, notification_sending, or notification_not_sent (nothing to send); or delivery_failed with each channel's outcome: no channel could be tried (nothing subscribed, e-mail not configured, methods off)", body = SendConflict),
         (status = 502, description = "delivery_failed: a push service or the mail server failed", body = DeliveryFailure),
     ),
 )]

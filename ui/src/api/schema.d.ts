@@ -4034,6 +4034,11 @@ export interface components {
          * @enum {string}
          */
         Scope: "read" | "record" | "manage";
+        /**
+         * @description A 409 of sending a reminder now: the reminder could not be sent at all (an error body), or
+         *     no channel could be tried (the failure with each channel's outcome).
+         */
+        SendConflict: components["schemas"]["DeliveryFailure"] | components["schemas"]["ErrorBody"];
         SettingsBody: {
             /** @description HH:MM. */
             daily_reminder_time?: string | null;
@@ -9145,13 +9150,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description delivery_failed: no channel could be tried (nothing subscribed, e-mail not configured, methods off) */
+            /** @description notification_not_scheduled, notification_sending, or notification_not_sent (nothing to send); or delivery_failed with each channel's outcome: no channel could be tried (nothing subscribed, e-mail not configured, methods off) */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DeliveryFailure"];
+                    "application/json": components["schemas"]["SendConflict"];
                 };
             };
             /** @description delivery_failed: a push service or the mail server failed */
