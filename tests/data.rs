@@ -321,7 +321,8 @@ async fn export_import_export_gives_the_same_record_and_a_second_import_adds_not
         dry["data"],
         json!({ "dry_run": true, "people": { "added": 0, "skipped": 0 },
                 "medications": { "added": 2, "skipped": 0 }, "schedules": { "added": 2 },
-                "history": { "added": 6, "skipped": 0 }, "settings": { "replaced": true } })
+                "history": { "added": 6, "skipped": 0 }, "settings": { "replaced": true },
+                "unreadable": [], "unknown_columns": [], "notices": [] })
     );
     let untouched = export(&server, &fresh).await;
     assert_eq!(untouched["medications"], json!([]), "a dry run changes nothing");
@@ -340,7 +341,8 @@ async fn export_import_export_gives_the_same_record_and_a_second_import_adds_not
         again["data"],
         json!({ "dry_run": false, "people": { "added": 0, "skipped": 0 },
                 "medications": { "added": 0, "skipped": 2 }, "schedules": { "added": 0 },
-                "history": { "added": 0, "skipped": 6 }, "settings": { "replaced": false } })
+                "history": { "added": 0, "skipped": 6 }, "settings": { "replaced": false },
+                "unreadable": [], "unknown_columns": [], "notices": [] })
     );
     assert_eq!(content(&export(&server, &fresh).await), content(&first));
 

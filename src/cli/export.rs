@@ -10,6 +10,7 @@ use clap::{Args, ValueEnum};
 
 use super::{CliResult, DataArgs, Paths, load_settings, open_current};
 use crate::files::PrivateFile;
+use crate::services::import_sources::Origin;
 use crate::services::{export, fhir, import};
 use crate::store::users;
 
@@ -87,9 +88,23 @@ pub struct ImportArgs {
     /// An export file (.json) or a history CSV; - reads standard input
     #[arg(value_name = "FILE")]
     file: PathBuf,
+    /// Whose file it is: pillbox (an export file or a history CSV), medtimer (MedTimer's
+    /// events or medicines CSV) or fhir (a FHIR R4 Bundle)
+    #[arg(long, value_enum, default_value = "pillbox")]
+    source: SourceArg,
     /// Check the file and print what would be imported, changing nothing
     #[arg(long)]
     dry_run: bool,
+    /// Import another app's file without the rows that cannot be read (a dry run lists them)
+    #[arg(long)]
+    skip_unreadable: bool,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum SourceArg {
+    Pillbox,
+    Medtimer,
+    Fhir,
 }
 
 pub fn import(args: ImportArgs) -> CliResult {
@@ -142,14 +157,31 @@ pub fn import(args: ImportArgs) -> CliResult {
     let conn = open_current(&paths)?;
     let user_id = account(&conn, &args.email)?;
     let now = crate::clock::now();
-    let summary = import::run(
+    let origin = match args.source {
+        SourceArg::Pillbox => Origin::Pillbox,
+        SourceArg::Medtimer => Origin::MedTimer,
+        SourceArg::Fhir => Origin::Fhir,
+    };
+    let summary = import::run_from(
         &import::OnConnection(std::cell::RefCell::new(conn)),
         user_id,
         source,
+        origin,
+        &paths.data_dir,
         args.dry_run,
+        args.skip_unreadable,
         settings.reminders.horizon_days,
         now,
     )?;
+    for row in &summary.from.unreadable {
+        println!("line {}: cannot be read: {}", row.line, row.reason);
+    }
+    if !summary.from.unknown_columns.is_empty() {
+        println!("columns left out: {}", summary.from.unknown_columns.join(", "));
+    }
+    for notice in &summary.from.notices {
+        println!("note: {notice}");
+    }
     let verb = if args.dry_run { "would add" } else { "added" };
     if summary.people != import::Counts::default() {
         println!(

@@ -25,6 +25,7 @@ use super::extract::{ApiPath, ApiQuery, query_number};
 use super::routes;
 use super::session::AuthUser;
 use crate::services::import::{self, MAX_FILE_BYTES, OnServer, Source, Summary, Upload, UploadError};
+use crate::services::import_sources::Origin;
 use crate::services::report::Report;
 use crate::services::retention::Preview;
 use crate::services::user_backups::Kept;
@@ -180,7 +181,24 @@ pub async fn export(
 #[into_params(parameter_in = Query)]
 pub struct ImportQuery {
     /// `true`: only answer what the import would do.
+    #[param(pattern = "^(true|false|1|0)$")]
     dry_run: Option<String>,
+    /// Whose file it is: `pillbox` (the default: an export file or a history CSV),
+    /// `medtimer` (MedTimer's events or medicines CSV) or `fhir` (a FHIR R4 Bundle).
+    #[param(pattern = "^(pillbox|medtimer|fhir)$")]
+    source: Option<String>,
+    /// `true`: import another app's file without the rows that cannot be read (the preview
+    /// lists them).
+    #[param(pattern = "^(true|false|1|0)$")]
+    skip_unreadable: Option<String>,
+}
+
+fn flag(value: Option<&str>, name: &str) -> ApiResult<bool> {
+    match value.map(str::trim) {
+        None | Some("" | "false" | "0") => Ok(false),
+        Some("true" | "1") => Ok(true),
+        Some(_) => Err(ApiError::bad_request(format!("{name} must be true or false"))),
+    }
 }
 
 fn too_large() -> ApiError {
@@ -192,17 +210,19 @@ fn too_large() -> ApiError {
     .with_param("max_mib", mib)
 }
 
-/// Imports an export file or a history CSV; `?dry_run=true` answers what it would do.
+/// Imports an export file or a history CSV, or another app's file (`source`); `?dry_run=true`
+/// answers what it would do.
 #[utoipa::path(
     post,
     path = "/import",
     tag = "data",
     params(ImportQuery),
-    request_body(description = "A Pillbox export file, or a history CSV",
-        content((Object = "application/json"), (String = "text/csv"))),
+    request_body(description = "A Pillbox export file or a history CSV; with `source=medtimer`, MedTimer's events or medicines CSV; with `source=fhir`, a FHIR R4 Bundle",
+        content((Object = "application/json"), (String = "text/csv"), (Object = "application/fhir+json"))),
     responses(
         (status = 200, description = "What the import did, or would do", body = MessageData<Summary>),
         (status = 400, description = "The file cannot be imported (`import_invalid`)", body = ErrorBody),
+        (status = 409, description = "Another app's file has rows that cannot be read: nothing was imported (`import_has_unreadable_rows`; the preview lists them, `skip_unreadable=true` imports the rest)", body = ErrorBody),
         (status = 413, description = "The file is too large", body = ErrorBody),
     ),
 )]
@@ -213,11 +233,10 @@ pub async fn import(
     headers: HeaderMap,
     body: Body,
 ) -> ApiResult<Json<MessageData<Summary>>> {
-    let dry_run = match q.dry_run.as_deref().map(str::trim) {
-        None | Some("" | "false" | "0") => false,
-        Some("true" | "1") => true,
-        Some(_) => return Err(ApiError::bad_request("dry_run must be true or false")),
-    };
+    let dry_run = flag(q.dry_run.as_deref(), "dry_run")?;
+    let skip_unreadable = flag(q.skip_unreadable.as_deref(), "skip_unreadable")?;
+    let origin = Origin::parse(q.source.as_deref().unwrap_or_default())
+        .ok_or_else(|| ApiError::bad_request("source must be pillbox, medtimer or fhir"))?;
     let declared = headers
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
@@ -239,10 +258,21 @@ pub async fn import(
     let days = state.settings.reminders.horizon_days;
     let now = state.clock.now();
     let db = OnServer::new(state.db.clone(), tokio::runtime::Handle::current());
+    let dir = state.data_dir.to_path_buf();
     // The turn goes with the import: one whose client went away still finishes before the next.
     let summary = tokio::task::spawn_blocking(move || {
         let _turn = turn;
-        import::run(&db, user.id, source, dry_run, days, now)
+        import::run_from(
+            &db,
+            user.id,
+            source,
+            origin,
+            &dir,
+            dry_run,
+            skip_unreadable,
+            days,
+            now,
+        )
     })
     .await
     .map_err(|e| ApiError::internal(e.to_string()))??;

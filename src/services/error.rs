@@ -164,6 +164,7 @@ error_codes! {
     // --- your data ---
     BackupNotFound => "backup_not_found",
     ImportInvalid => "import_invalid",
+    ImportHasUnreadableRows => "import_has_unreadable_rows",
 
     // --- the care circle ---
     /// A person you cannot see, or no such person.

@@ -29,6 +29,7 @@ use serde_json::Value;
 use utoipa::ToSchema;
 
 use super::export::{EntryFile, FORMAT_VERSION, MedicationFile, PersonFile, parse_instant};
+use super::import_sources::{self, Origin, SourceReport};
 use super::{ErrorCode, Problem, ServiceError, ServiceResult, invalid, rejected, user_settings};
 use crate::clock;
 use crate::db::{Db, Stamp};
@@ -85,7 +86,7 @@ pub struct Replaced {
 }
 
 /// What an import did, or (dry run) would do.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[derive(Debug, Default, Clone, PartialEq, Eq, Serialize, ToSchema)]
 pub struct Summary {
     pub dry_run: bool,
     /// People other than the account holder (the file's account holder is the importing
@@ -95,6 +96,10 @@ pub struct Summary {
     pub schedules: Added,
     pub history: Counts,
     pub settings: Replaced,
+    /// Another app's file (`source=medtimer` or `fhir`): its rows that could not be read, its
+    /// columns Pillbox does not read, and what was read differently. Empty for Pillbox's own.
+    #[serde(flatten)]
+    pub from: SourceReport,
 }
 
 /// A file checked, except its history entries, which are read again one at a time.
@@ -269,6 +274,28 @@ impl Source {
         })
     }
 
+    /// This file read as `origin`'s (another app's) into a Pillbox export file, kept private in
+    /// `dir` (the data directory) and deleted with the returned source.
+    pub fn translated(
+        self,
+        origin: Origin,
+        dir: &Path,
+        now: DateTime<Utc>,
+    ) -> ServiceResult<(Source, SourceReport)> {
+        let read = |out: &mut dyn Write| match origin {
+            Origin::Pillbox => Ok(SourceReport::default()),
+            Origin::MedTimer => import_sources::medtimer(self.open()?, now, out),
+            Origin::Fhir => import_sources::fhir(self.open()?, now, out),
+        };
+        if origin == Origin::Pillbox {
+            return Ok((self, SourceReport::default()));
+        }
+        let mut upload = Upload::create(dir)?;
+        let report = read(&mut upload.file)?;
+        let translated = upload.finish(Some("application/json"))?;
+        Ok((translated, report))
+    }
+
     /// The file from its start, after a byte order mark if it has one.
     fn open(&self) -> ServiceResult<BufReader<File>> {
         let mut reader = BufReader::with_capacity(1 << 16, File::open(&self.path)?);
@@ -384,6 +411,45 @@ impl ImportDb for OnConnection {
 
 // --- The import ----------------------------------------------------------------------------
 
+/// Imports `source`, a file from `origin`, into the account, or (dry run) only answers what
+/// that would do. Another app's file with rows that cannot be read imports nothing (409
+/// `import_has_unreadable_rows`, listing them) until `skip_unreadable` says to leave them out.
+#[allow(clippy::too_many_arguments)]
+pub fn run_from(
+    db: &impl ImportDb,
+    user_id: i64,
+    source: Source,
+    origin: Origin,
+    data_dir: &Path,
+    dry_run: bool,
+    skip_unreadable: bool,
+    horizon_days: u32,
+    now: DateTime<Utc>,
+) -> ServiceResult<Summary> {
+    let (source, report) = source.translated(origin, data_dir, now)?;
+    if !report.unreadable.is_empty() && !dry_run && !skip_unreadable {
+        let lines: Vec<String> = report.unreadable.iter().map(|u| u.line.to_string()).collect();
+        let first = &report.unreadable[0];
+        return Err(ServiceError::Conflict(
+            Problem::new(
+                ErrorCode::ImportHasUnreadableRows,
+                format!(
+                    "Nothing was imported: {} row(s) of the file cannot be read (line {}: {}). \
+                     Import the rest without them (skip_unreadable=true; pillbox import --skip-unreadable), or mend the file",
+                    report.unreadable.len(),
+                    first.line,
+                    first.reason
+                ),
+            )
+            .with_param("count", report.unreadable.len())
+            .with_param("lines", lines.join(", ")),
+        ));
+    }
+    let mut summary = run(db, user_id, source, dry_run, horizon_days, now)?;
+    summary.from = report;
+    Ok(summary)
+}
+
 /// Imports `source` into the account, or (dry run) only answers what that would do. Every
 /// refusal names what is wrong with the file (`import_invalid`). Blocks; on the server, run
 /// it on a blocking thread.
@@ -398,7 +464,7 @@ pub fn run(
     let source = std::sync::Arc::new(source);
     let checking = source.clone();
     let checked = db.read(move |conn| check(conn, user_id, &checking, now))?;
-    let mut summary = checked.summary;
+    let mut summary = checked.summary.clone();
     summary.dry_run = dry_run;
     if dry_run {
         return Ok(summary);

@@ -14,6 +14,7 @@ pub mod export;
 pub mod fhir;
 pub mod health;
 pub mod import;
+pub mod import_sources;
 pub mod jobs;
 pub mod medications;
 pub mod messages;

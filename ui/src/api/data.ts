@@ -118,8 +118,24 @@ function expectOneOf<T extends string>(allowed: readonly T[], value: string, wha
 }
 
 /** POST /api/import: with `dryRun` it only says what would happen. */
-export async function importFile(file: File, dryRun: boolean): Promise<ImportSummary> {
-  const response = await apiFileRequest(`/api/import${dryRun ? '?dry_run=true' : ''}`, {
+/** Whose file an import reads: Pillbox's own, MedTimer's CSVs, or a FHIR R4 bundle. */
+export type ImportSource = 'pillbox' | 'medtimer' | 'fhir';
+
+export interface ImportRequest {
+  file: File;
+  dryRun: boolean;
+  source: ImportSource;
+  /** Import another app's file without the rows the preview found unreadable. */
+  skipUnreadable?: boolean;
+}
+
+export async function importFile({ file, dryRun, source, skipUnreadable = false }: ImportRequest): Promise<ImportSummary> {
+  const query = new URLSearchParams();
+  if (dryRun) query.set('dry_run', 'true');
+  if (source !== 'pillbox') query.set('source', source);
+  if (skipUnreadable) query.set('skip_unreadable', 'true');
+  const asked = query.toString();
+  const response = await apiFileRequest(`/api/import${asked === '' ? '' : `?${asked}`}`, {
     method: 'POST',
     body: file,
     contentType: importContentType(file),

@@ -740,7 +740,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Imports an export file or a history CSV; `?dry_run=true` answers what it would do. */
+        /**
+         * Imports an export file or a history CSV, or another app's file (`source`); `?dry_run=true`
+         *     answers what it would do.
+         */
         post: operations["data_import"];
         delete?: never;
         options?: never;
@@ -2823,7 +2826,7 @@ export interface components {
          * @description The machine-readable reason of an error answer (`code` in every error body).
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "validation_failed" | "body_too_large" | "unsupported_media_type" | "not_found" | "method_not_allowed" | "rate_limited" | "internal_error" | "service_unavailable" | "storage_full" | "request_timeout" | "authentication_required" | "session_expired" | "invalid_credentials" | "email_not_verified" | "registration_closed" | "email_taken" | "password_incorrect" | "email_not_configured" | "invalid_token" | "reset_link_invalid" | "user_not_found" | "proxy_registration_not_allowed" | "proxy_email_missing" | "oidc_not_configured" | "oidc_failed" | "oidc_not_allowed" | "oidc_group_denied" | "oidc_code_invalid" | "credentials_required" | "email_required" | "email_invalid" | "password_required" | "password_too_short" | "password_too_long" | "first_name_too_long" | "last_name_too_long" | "two_factor_required" | "invalid_code" | "code_not_sent" | "method_not_enabled" | "method_already_enabled" | "two_factor_not_enabled" | "totp_setup_not_started" | "invalid_backup_code" | "code_required" | "backup_code_required" | "medication_not_found" | "entry_not_found" | "name_required" | "unit_required" | "unit_invalid" | "unit_mismatch" | "strength_needed" | "unit_incompatible" | "future_date" | "dose_too_soon" | "daily_maximum_reached" | "inventory_not_enabled" | "stock_below_zero" | "notification_not_found" | "reminder_exists" | "notification_not_scheduled" | "notification_sending" | "notification_not_sent" | "dose_already_logged" | "invalid_snooze_minutes" | "calendar_feed_not_found" | "push_service_not_allowed" | "invalid_subscription" | "subscription_taken" | "delivery_failed" | "delivery_method_unknown" | "delivery_method_required" | "lead_out_of_range" | "message_too_long" | "backup_not_found" | "import_invalid" | "person_not_found" | "person_name_required" | "person_is_account_holder" | "not_permitted" | "carer_not_found" | "carer_exists" | "carer_is_owner" | "role_invalid" | "invitation_not_found" | "invitation_other_account" | "escalation_invalid" | "token_not_allowed" | "api_token_invalid" | "api_token_not_found" | "api_token_name_required" | "api_token_name_too_long" | "api_token_scope_invalid" | "api_token_expiry_invalid" | "api_token_limit_reached" | "channel_not_found" | "channel_invalid" | "channel_address_not_allowed" | "telegram_not_configured";
+        ErrorCode: "invalid_request" | "validation_failed" | "body_too_large" | "unsupported_media_type" | "not_found" | "method_not_allowed" | "rate_limited" | "internal_error" | "service_unavailable" | "storage_full" | "request_timeout" | "authentication_required" | "session_expired" | "invalid_credentials" | "email_not_verified" | "registration_closed" | "email_taken" | "password_incorrect" | "email_not_configured" | "invalid_token" | "reset_link_invalid" | "user_not_found" | "proxy_registration_not_allowed" | "proxy_email_missing" | "oidc_not_configured" | "oidc_failed" | "oidc_not_allowed" | "oidc_group_denied" | "oidc_code_invalid" | "credentials_required" | "email_required" | "email_invalid" | "password_required" | "password_too_short" | "password_too_long" | "first_name_too_long" | "last_name_too_long" | "two_factor_required" | "invalid_code" | "code_not_sent" | "method_not_enabled" | "method_already_enabled" | "two_factor_not_enabled" | "totp_setup_not_started" | "invalid_backup_code" | "code_required" | "backup_code_required" | "medication_not_found" | "entry_not_found" | "name_required" | "unit_required" | "unit_invalid" | "unit_mismatch" | "strength_needed" | "unit_incompatible" | "future_date" | "dose_too_soon" | "daily_maximum_reached" | "inventory_not_enabled" | "stock_below_zero" | "notification_not_found" | "reminder_exists" | "notification_not_scheduled" | "notification_sending" | "notification_not_sent" | "dose_already_logged" | "invalid_snooze_minutes" | "calendar_feed_not_found" | "push_service_not_allowed" | "invalid_subscription" | "subscription_taken" | "delivery_failed" | "delivery_method_unknown" | "delivery_method_required" | "lead_out_of_range" | "message_too_long" | "backup_not_found" | "import_invalid" | "import_has_unreadable_rows" | "person_not_found" | "person_name_required" | "person_is_account_holder" | "not_permitted" | "carer_not_found" | "carer_exists" | "carer_is_owner" | "role_invalid" | "invitation_not_found" | "invitation_other_account" | "escalation_invalid" | "token_not_allowed" | "api_token_invalid" | "api_token_not_found" | "api_token_name_required" | "api_token_name_too_long" | "api_token_scope_invalid" | "api_token_expiry_invalid" | "api_token_limit_reached" | "channel_not_found" | "channel_invalid" | "channel_address_not_allowed" | "telegram_not_configured";
         Escalation: {
             /**
              * Format: int32
@@ -3445,7 +3448,7 @@ export interface components {
         /** @description `{"success": true, "message": …, "data": …}`. */
         MessageData_Summary: {
             /** @description What an import did, or (dry run) would do. */
-            data: {
+            data: components["schemas"]["SourceReport"] & {
                 dry_run: boolean;
                 history: components["schemas"]["Counts"];
                 medications: components["schemas"]["Counts"];
@@ -4084,6 +4087,18 @@ export interface components {
             /** @description RFC 3339, UTC. */
             snoozed_until: string;
         };
+        /** @description What reading another app's file found besides what it imports. */
+        SourceReport: {
+            /** @description What was read differently from the other app, for the person to check. */
+            notices: string[];
+            /** @description Columns of the file that Pillbox does not read (left out, not guessed). */
+            unknown_columns: string[];
+            /**
+             * @description Rows that could not be read. Nothing is imported while there are any, until the
+             *     import is asked again with `skip_unreadable=true`.
+             */
+            unreadable: components["schemas"]["Unreadable"][];
+        };
         /** @description One step of a tapering plan: `quantity` a dose for `days` days. */
         Step: {
             /** Format: int32 */
@@ -4126,7 +4141,7 @@ export interface components {
             p256dh?: string | null;
         };
         /** @description What an import did, or (dry run) would do. */
-        Summary: {
+        Summary: components["schemas"]["SourceReport"] & {
             dry_run: boolean;
             history: components["schemas"]["Counts"];
             medications: components["schemas"]["Counts"];
@@ -4340,6 +4355,12 @@ export interface components {
             exponent: number;
             name: string;
             symbol: string;
+        };
+        /** @description A row of the file that could not be read. */
+        Unreadable: {
+            /** @description The line of the file (for a FHIR bundle, the entry's number, from 1). */
+            line: number;
+            reason: string;
         };
         UnregisterBody: {
             /** @description Required: not blank. */
@@ -7241,14 +7262,25 @@ export interface operations {
             query?: {
                 /** @description `true`: only answer what the import would do. */
                 dry_run?: string;
+                /**
+                 * @description `true`: import another app's file without the rows that cannot be read (the preview
+                 *     lists them).
+                 */
+                skip_unreadable?: string;
+                /**
+                 * @description Whose file it is: `pillbox` (the default: an export file or a history CSV),
+                 *     `medtimer` (MedTimer's events or medicines CSV) or `fhir` (a FHIR R4 Bundle).
+                 */
+                source?: string;
             };
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** @description A Pillbox export file, or a history CSV */
+        /** @description A Pillbox export file or a history CSV; with `source=medtimer`, MedTimer's events or medicines CSV; with `source=fhir`, a FHIR R4 Bundle */
         requestBody: {
             content: {
+                "application/fhir+json": Record<string, never>;
                 "application/json": Record<string, never>;
                 "text/csv": string;
             };
@@ -7283,6 +7315,15 @@ export interface operations {
             };
             /** @description Sent with an API token: this needs a password sign-in (`token_not_allowed`) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Another app's file has rows that cannot be read: nothing was imported (`import_has_unreadable_rows`; the preview lists them, `skip_unreadable=true` imports the rest) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

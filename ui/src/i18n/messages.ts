@@ -75,6 +75,7 @@ export const SERVER_CODE_KEYS: CodeKeys = {
   delivery_failed: 'server.deliveryFailed',
   backup_not_found: 'server.backupNotFound',
   import_invalid: 'server.importInvalid',
+  import_has_unreadable_rows: 'server.importHasUnreadableRows',
 };
 
 /**

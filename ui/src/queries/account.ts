@@ -11,6 +11,7 @@ import {
   listBackups,
   saveDataSettings,
   type DataSettings,
+  type ImportRequest,
   type ExportFormat,
 } from '../api/data';
 import { getServerTimezone, setServerTimezone } from '../api/settings';
@@ -81,7 +82,7 @@ export function useRetentionPreview() {
 export function useImportFile() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: ({ file, dryRun }: { file: File; dryRun: boolean }) => importFile(file, dryRun),
+    mutationFn: (request: ImportRequest) => importFile(request),
     onSuccess: (_summary, { dryRun }) => {
       if (!dryRun) everythingChanged(client);
     },

@@ -1,7 +1,7 @@
 import { useRef, useState, type ChangeEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ApiError } from '../../../api/client';
-import { IMPORT_LIMIT_BYTES, type ImportSummary } from '../../../api/data';
+import { IMPORT_LIMIT_BYTES, type ImportSource, type ImportSummary } from '../../../api/data';
 import { Dialog } from '../../../components/Dialog';
 import { useImportFile } from '../../../queries/account';
 import { failureReason } from './failureReason';
@@ -23,6 +23,7 @@ export function ImportCard() {
   const { mutateAsync: importFile } = useImportFile();
   const [step, setStep] = useState<Step>({ kind: 'idle' });
   const [error, setError] = useState<string | null>(null);
+  const [source, setSource] = useState<ImportSource>('pillbox');
   const input = useRef<HTMLInputElement>(null);
 
   const refusal = (err: unknown) => {
@@ -47,7 +48,7 @@ export function ImportCard() {
     }
     setStep({ kind: 'checking', file });
     try {
-      setStep({ kind: 'preview', file, summary: await importFile({ file, dryRun: true }) });
+      setStep({ kind: 'preview', file, summary: await importFile({ file, dryRun: true, source }) });
     } catch (err) {
       setError(refusal(err));
       setStep({ kind: 'idle' });
@@ -64,7 +65,9 @@ export function ImportCard() {
     if (step.kind !== 'preview') return;
     setStep({ ...step, kind: 'importing' });
     try {
-      setStep({ kind: 'done', summary: await importFile({ file: step.file, dryRun: false }) });
+      // The preview showed the rows that cannot be read; confirming imports the rest.
+      const skipUnreadable = step.summary.unreadable.length > 0;
+      setStep({ kind: 'done', summary: await importFile({ file: step.file, dryRun: false, source, skipUnreadable }) });
     } catch (err) {
       setError(refusal(err));
       setStep({ kind: 'idle' });
@@ -78,6 +81,19 @@ export function ImportCard() {
     <section className="card" aria-labelledby="data-import-title">
       <h3 id="data-import-title">{t('import.title')}</h3>
       <p className="card-text">{t('import.text')}</p>
+      <div className="field">
+        <label htmlFor="data-import-source">{t('import.source')}</label>
+        <select
+          id="data-import-source"
+          value={source}
+          disabled={busy}
+          onChange={(event) => setSource(event.target.value as ImportSource)}
+        >
+          <option value="pillbox">{t('import.sources.pillbox')}</option>
+          <option value="medtimer">{t('import.sources.medtimer')}</option>
+          <option value="fhir">{t('import.sources.fhir')}</option>
+        </select>
+      </div>
       <div className="field file-field">
         <label htmlFor="data-import-file">{t('import.choose')}</label>
         <input
@@ -105,6 +121,7 @@ export function ImportCard() {
             {t('import.done')}
           </p>
           <ImportCounts summary={step.summary} />
+          <SourceFindings summary={step.summary} />
         </>
       )}
 
@@ -130,7 +147,11 @@ export function ImportCard() {
                   onClick={() => void confirm()}
                   disabled={step.kind === 'importing'}
                 >
-                  {step.kind === 'importing' ? t('import.importing') : t('import.confirm')}
+                  {step.kind === 'importing'
+                    ? t('import.importing')
+                    : step.summary.unreadable.length > 0
+                      ? t('import.confirmWithout')
+                      : t('import.confirm')}
                 </button>
               )}
             </>
@@ -142,8 +163,38 @@ export function ImportCard() {
             <p>{t('import.previewText', { file: step.file.name })}</p>
           )}
           <ImportCounts summary={step.summary} />
+          <SourceFindings summary={step.summary} />
         </Dialog>
       )}
     </section>
+  );
+}
+
+/** What reading another app's file found: rows it cannot read, columns it leaves out, notes. */
+function SourceFindings({ summary }: { summary: ImportSummary }) {
+  const { t } = useTranslation('data');
+  return (
+    <>
+      {summary.unreadable.length > 0 && (
+        <div className="form-error" role="alert">
+          <p>{t('import.unreadable', { count: summary.unreadable.length })}</p>
+          <ul>
+            {summary.unreadable.map((row) => (
+              <li key={row.line}>{t('import.unreadableRow', { line: row.line, reason: row.reason })}</li>
+            ))}
+          </ul>
+        </div>
+      )}
+      {summary.unknown_columns.length > 0 && (
+        <p>{t('import.unknownColumns', { columns: summary.unknown_columns.join(', ') })}</p>
+      )}
+      {summary.notices.length > 0 && (
+        <ul className="muted">
+          {summary.notices.map((notice) => (
+            <li key={notice}>{notice}</li>
+          ))}
+        </ul>
+      )}
+    </>
   );
 }

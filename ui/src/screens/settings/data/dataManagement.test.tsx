@@ -174,6 +174,9 @@ const DRY_RUN = {
   medications: { added: 2, skipped: 1 },
   schedules: { added: 2 },
   history: { added: 15, skipped: 3 },
+  unreadable: [],
+  unknown_columns: [],
+  notices: [],
 };
 
 /** The address of the request being answered: the mocked fetch's latest call. */
@@ -233,6 +236,38 @@ describe('Data Management: import', () => {
     expect(importCalls(fetchMock)[1]).toEqual({ url: '/api/import', body: file, type: 'application/json' });
     expect(countsOf(screen.getByTestId('import-counts'))[0]).toEqual(['Records', 'Added', 'Already here (skipped)']);
     expect(countsOf(screen.getByTestId('import-counts'))[3]).toEqual(['History entries', '15', '3']);
+  });
+
+  it('reads a MedTimer file, lists the rows it cannot read, and imports the rest only when told', async () => {
+    const withUnreadable = {
+      ...DRY_RUN,
+      unreadable: [{ line: 5, reason: 'the taken time \'yesterday\' is not an ISO 8601 time' }],
+      unknown_columns: ['Ort'],
+      notices: ["MedTimer's file says only which doses were taken: the others are imported as missed"],
+    };
+    const fetchMock = server({
+      'POST /api/import': () => {
+        const dryRun = currentUrl().searchParams.get('dry_run') === 'true';
+        return jsonResponse({ success: true, message: 'ok', data: { ...withUnreadable, dry_run: dryRun } });
+      },
+    });
+    await openData();
+    await userEvent.selectOptions(screen.getByLabelText('From'), 'MedTimer (events or medicines CSV)');
+    await userEvent.upload(screen.getByLabelText('File to import'), exportFile('MedTimer_Events.csv', 'text/csv'));
+
+    const dialog = await screen.findByRole('dialog', { name: 'Import this file?' });
+    expect(within(dialog).getByRole('alert').textContent).toContain('1 row cannot be read and will be left out:');
+    expect(within(dialog).getByText("Line 5: the taken time 'yesterday' is not an ISO 8601 time")).toBeTruthy();
+    expect(within(dialog).getByText('Columns left out (Pillbox does not read them): Ort')).toBeTruthy();
+    expect(within(dialog).getByText(withUnreadable.notices[0] ?? '')).toBeTruthy();
+    expect(importCalls(fetchMock).map((call) => call.url)).toEqual(['/api/import?dry_run=true&source=medtimer']);
+
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Import without these rows' }));
+    expect(await screen.findByText('Import complete.')).toBeTruthy();
+    expect(importCalls(fetchMock).map((call) => call.url)).toEqual([
+      '/api/import?dry_run=true&source=medtimer',
+      '/api/import?source=medtimer&skip_unreadable=true',
+    ]);
   });
 
   it('sends a history CSV as text/csv', async () => {
