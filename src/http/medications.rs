@@ -25,7 +25,9 @@ use crate::domain::quantity::Quantity;
 use crate::domain::units::{self, Unit};
 use crate::services::access::{self, Caller, Role};
 use crate::services::doses::{self, DoseRequest, Logged, Pagination, Paging};
-use crate::services::medications::{self, AdherenceView, MedicationInput, MedicationView, Reach, TodayView};
+use crate::services::medications::{
+    self, AdherenceView, MedicationInput, MedicationView, NewMedicationInput, Reach, TodayView,
+};
 use crate::services::stock::{self, Adjusted, Adjustment, InventoryInput, InventoryView, LowStock};
 use crate::store::medications::LedgerRow;
 
@@ -153,7 +155,7 @@ pub async fn get(
     path = "/medications",
     tag = "medications",
     security(("bearer" = []), ("api_token" = [])),
-    request_body = MedicationInput,
+    request_body = NewMedicationInput,
     responses(
         (status = 201, description = "The new medication", body = Data<MedicationView>),
         (status = 400, description = "A field cannot be used (`name_required`, `unit_required`, `unit_invalid`, `unit_mismatch`, `strength_needed`, `validation_failed`, `invalid_request`)", body = ErrorBody),

@@ -151,6 +151,7 @@ pub fn openapi_document() -> utoipa::openapi::OpenApi {
         .into_openapi();
     let mut doc = openapi::generate::qualified_operation_ids(prefixed(doc));
     openapi::generate::add_common_responses(&mut doc);
+    openapi::generate::catalogue_units(&mut doc);
     doc
 }
 

@@ -129,13 +129,15 @@ fn parse_instant(text: Option<&str>, field: &str) -> ApiResult<DateTime<Utc>> {
 
 #[derive(Deserialize, ToSchema)]
 pub struct CreateBody {
-    /// Required.
+    #[schema(required = true, minimum = 1)]
     medication_id: Option<i64>,
-    /// The dose's time, RFC 3339 (required): at most a minute past, within a year.
+    /// The dose's time, RFC 3339: at most a minute past, within a year.
+    #[schema(required = true, format = DateTime)]
     scheduled_time: Option<String>,
-    /// Minutes before the dose (0 to 1440); default: the medication's preference.
+    /// Minutes before the dose; default: the medication's preference.
+    #[schema(minimum = 0, maximum = 1440)]
     reminder_minutes_before: Option<i64>,
-    /// At most 500 characters.
+    #[schema(max_length = 500)]
     message: Option<String>,
 }
 
@@ -388,9 +390,10 @@ pub async fn send_now(
 
 #[derive(Deserialize, ToSchema)]
 pub struct ScheduleBody {
-    /// Required.
+    #[schema(required = true, minimum = 1)]
     medication_id: Option<i64>,
-    /// 1 to 31 (default 7).
+    /// Default 7.
+    #[schema(minimum = 1, maximum = 31)]
     days_ahead: Option<u32>,
 }
 

@@ -130,6 +130,40 @@ pub mod generate {
         }
     }
 
+    /// A medication's `unit` is one of the catalogue's (`GET /api/units`): the document lists
+    /// their symbols, so that a client (and the contract test's generator) sends one the server
+    /// takes. The server also reads other spellings of them (`mcg`, upper case).
+    pub fn catalogue_units(doc: &mut OpenApiDoc) {
+        use utoipa::openapi::schema::{Schema, SchemaType, Type};
+        use utoipa::openapi::{ObjectBuilder, RefOr};
+
+        let symbols: Vec<serde_json::Value> = crate::domain::units::CATALOGUE
+            .iter()
+            .map(|u| serde_json::Value::from(u.symbol))
+            .collect();
+        let Some(components) = doc.components.as_mut() else {
+            return;
+        };
+        for name in ["MedicationInput", "NewMedicationInput"] {
+            let Some(RefOr::T(Schema::Object(object))) = components.schemas.get_mut(name) else {
+                continue;
+            };
+            let Some(RefOr::T(Schema::Object(unit))) = object.properties.get_mut("unit") else {
+                continue;
+            };
+            let nullable = !matches!(unit.schema_type, SchemaType::Type(Type::String));
+            let mut values = symbols.clone();
+            if nullable {
+                values.push(serde_json::Value::Null);
+            }
+            *unit = ObjectBuilder::new()
+                .schema_type(unit.schema_type.clone())
+                .description(unit.description.clone())
+                .enum_values(Some(values))
+                .build();
+        }
+    }
+
     /// Every operation of the document, with its method.
     pub fn operations_mut(doc: &mut OpenApiDoc) -> impl Iterator<Item = (&'static str, &mut Operation)> {
         doc.paths.paths.values_mut().flat_map(|item| {

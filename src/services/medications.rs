@@ -144,6 +144,20 @@ pub struct MedicationInput {
     escalation: Option<Option<Escalation>>,
 }
 
+/// The body that adds a medication: a `MedicationInput` whose name and unit are required (the
+/// rest take their defaults). Only documents it: the handler reads a `MedicationInput`, so that
+/// a missing name or unit answers SPEC's own message.
+#[derive(Deserialize, ToSchema)]
+#[allow(dead_code)]
+pub struct NewMedicationInput {
+    #[schema(min_length = 1, max_length = 200)]
+    name: String,
+    /// A unit of the catalogue (`/api/units`).
+    unit: String,
+    #[serde(flatten)]
+    rest: MedicationInput,
+}
+
 /// Applies the input's fields over `m` and validates the result (SPEC §5 messages).
 fn apply(m: &mut Medication, input: MedicationInput) -> ServiceResult<()> {
     if let Some(name) = input.name {

@@ -95,9 +95,12 @@ export interface InventoryInput {
 /** What a form sends; a rule given as null is cleared, one left out is kept. */
 export type ScheduleInput = Schemas['ScheduleInput'];
 
+/** A unit's symbol in the server's catalogue (GET /api/units), as the document lists them. */
+export type UnitSymbol = NonNullable<Schemas['MedicationInput']['unit']>;
+
 export interface MedicationInput {
   name: string;
-  unit: string;
+  unit: UnitSymbol;
   frequency: Frequency;
   /** One of MEDICATION_COLORS. */
   color: string;

@@ -1740,20 +1740,19 @@ export interface components {
             skipped: number;
         };
         CreateBody: {
-            /**
-             * Format: int64
-             * @description Required.
-             */
-            medication_id?: number | null;
-            /** @description At most 500 characters. */
+            /** Format: int64 */
+            medication_id: number | null;
             message?: string | null;
             /**
              * Format: int64
-             * @description Minutes before the dose (0 to 1440); default: the medication's preference.
+             * @description Minutes before the dose; default: the medication's preference.
              */
             reminder_minutes_before?: number | null;
-            /** @description The dose's time, RFC 3339 (required): at most a minute past, within a year. */
-            scheduled_time?: string | null;
+            /**
+             * Format: date-time
+             * @description The dose's time, RFC 3339: at most a minute past, within a year.
+             */
+            scheduled_time: string | null;
         };
         /** @description A new channel, as answered once: with the webhook's secret or the Telegram link. */
         CreatedChannel: components["schemas"]["ChannelView"] & {
@@ -3047,8 +3046,11 @@ export interface components {
              */
             person_id?: number | null;
             schedule?: components["schemas"]["ScheduleInput"] | null;
-            /** @description A unit of the catalogue (`/api/units`). */
-            unit?: string | null;
+            /**
+             * @description A unit of the catalogue (`/api/units`).
+             * @enum {string|null}
+             */
+            unit?: "mg" | "μg" | "g" | "kg" | "ml" | "l" | "μl" | "tablets" | "capsules" | "pills" | "units" | "drops" | "%" | "mg/ml" | "μg/ml" | "g/l" | null;
         };
         MedicationLine: {
             adherence: components["schemas"]["Adherence"] | null;
@@ -3477,6 +3479,16 @@ export interface components {
             created_at: string;
             /** @description The secret address to subscribe to (`…/api/calendar/<token>.ics`); shown once. */
             url: string;
+        };
+        /**
+         * @description The body that adds a medication: a `MedicationInput` whose name and unit are required (the
+         *     rest take their defaults). Only documents it: the handler reads a `MedicationInput`, so that
+         *     a missing name or unit answers SPEC's own message.
+         */
+        NewMedicationInput: components["schemas"]["MedicationInput"] & {
+            name: string;
+            /** @description A unit of the catalogue (`/api/units`). */
+            unit: string;
         };
         /** @description A new person. */
         NewPerson: {
@@ -3918,14 +3930,11 @@ export interface components {
         ScheduleBody: {
             /**
              * Format: int32
-             * @description 1 to 31 (default 7).
+             * @description Default 7.
              */
             days_ahead?: number | null;
-            /**
-             * Format: int64
-             * @description Required.
-             */
-            medication_id?: number | null;
+            /** Format: int64 */
+            medication_id: number | null;
         };
         /** @description How many reminders were added. */
         Scheduled: {
@@ -7587,7 +7596,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["MedicationInput"];
+                "application/json": components["schemas"]["NewMedicationInput"];
             };
         };
         responses: {

@@ -6,11 +6,12 @@ import {
   type Frequency,
   type Medication,
   type MedicationInput,
+  type UnitSymbol,
   type ScheduleInput,
 } from '../api/medicationTypes';
 import { positiveAmountProblem } from './dosage';
 import { emptyInventoryForm, inventoryInput, inventoryProblem, type InventoryForm } from './inventoryForm';
-import { unitProblem, type Problem } from './units';
+import { findUnit, unitProblem, type Problem } from './units';
 
 export const MEDICATION_ICONS = [
   'pill-symbolic',
@@ -377,6 +378,14 @@ function scheduleTimes(form: MedicationForm): string[] {
 }
 
 /**
+ * The catalogue's symbol of a unit as typed (an alias, another case); the form checked it is
+ * one (`unitProblem`) before it is sent.
+ */
+function unitSymbol(text: string): UnitSymbol {
+  return (findUnit(text)?.symbol ?? text.trim()) as UnitSymbol;
+}
+
+/**
  * The body of POST /api/medications (`withInventory`: a new one) or PUT /api/medications/{id}
  * (which names every rule, null clearing it). `withEscalation`: the viewer set the escalation
  * (only a person's owner can), else it is left as it is.
@@ -384,7 +393,7 @@ function scheduleTimes(form: MedicationForm): string[] {
 export function medicationInput(form: MedicationForm, withInventory: boolean, withEscalation = false): MedicationInput {
   const input: MedicationInput = {
     name: form.name.trim(),
-    unit: form.unit,
+    unit: unitSymbol(form.unit),
     frequency: form.frequency,
     color: form.color,
     icon: form.icon || DEFAULT_ICON,
