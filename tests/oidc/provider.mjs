@@ -1,11 +1,14 @@
-// The OpenID provider the tests sign in with: `node provider.mjs PORT REDIRECT_URI`.
+// The OpenID provider the tests sign in with: `node provider.mjs PORT REDIRECT_URI [KEY_ID]`.
+// It signs with an RSA key made at start under KEY_ID (default `key-1`): started again with
+// another KEY_ID, it has rotated its signing key.
 // oidc-provider's development login and consent forms accept any login; the login names the
 // account, and its claims follow from the name:
 //   <name>@example.test, verified (unless the name starts with "unverified"),
 //   groups ["family"] (["guests"] when it starts with "outsider").
+import { generateKeyPairSync } from 'node:crypto';
 import Provider from 'oidc-provider';
 
-const [port, redirect] = process.argv.slice(2);
+const [port, redirect, kid = 'key-1'] = process.argv.slice(2);
 if (!port || !redirect) {
   console.error('usage: node provider.mjs PORT REDIRECT_URI');
   process.exit(2);
@@ -34,6 +37,16 @@ const provider = new Provider(`http://127.0.0.1:${port}`, {
   // The ID token carries the claims of the scopes granted (Pillbox reads no userinfo).
   conformIdTokenClaims: false,
   cookies: { keys: ['pillbox-test-cookie-key'] },
+  jwks: {
+    keys: [
+      {
+        ...generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' }),
+        kid,
+        alg: 'RS256',
+        use: 'sig',
+      },
+    ],
+  },
   async findAccount(_ctx, id) {
     return {
       accountId: id,

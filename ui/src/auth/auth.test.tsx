@@ -242,7 +242,7 @@ describe('login', () => {
     });
     const signedOut = renderApp('/today');
     const button = await screen.findByRole('link', { name: 'Sign in with Authelia' });
-    expect(button.getAttribute('href')).toBe('/api/auth/oidc/start?return_to=%2Ftoday');
+    expect(button.getAttribute('href')).toBe('/api/auth/oidc/start?return_to=%2Ftoday&lang=en');
     expect(screen.getByLabelText('Password')).toBeTruthy();
 
     // The provider's return, as the server's callback sends it.
