@@ -51,9 +51,15 @@ function server(routes: Record<string, Route>, tokens = { current: 'refreshed-to
           : jsonResponse({ success: false, code: 'session_expired', message: 'Invalid or expired session' }, 401),
     ]),
   );
-  // The API tokens card on the same page: none made.
+  // The API tokens card on the same page: none made; and no identity provider linked.
   const noApiTokens = () => jsonResponse({ success: true, data: [] });
-  return mockFetch({ 'GET /api/version': version, ...sessionRoutes(USER), 'GET /api/tokens': noApiTokens, ...guarded });
+  return mockFetch({
+    'GET /api/version': version,
+    ...sessionRoutes(USER),
+    'GET /api/tokens': noApiTokens,
+    'GET /api/auth/oidc/identities': noApiTokens,
+    ...guarded,
+  });
 }
 
 function signIn() {
