@@ -38,8 +38,17 @@ struct Setup {
 }
 
 fn setup(configure: impl FnOnce(&mut Command)) -> Setup {
+    setup_with(None, configure)
+}
+
+/// As `setup`; with `audience`, the provider's ID tokens name it instead of Pillbox.
+fn setup_with(audience: Option<&str>, configure: impl FnOnce(&mut Command)) -> Setup {
     let port = common::free_port();
-    let provider = Provider::start(&format!("http://127.0.0.1:{port}/api/auth/oidc/callback"));
+    let redirect = format!("http://127.0.0.1:{port}/api/auth/oidc/callback");
+    let provider = match audience {
+        Some(audience) => Provider::start_with_audience(&redirect, audience),
+        None => Provider::start(&redirect),
+    };
     let temp = tempfile::tempdir().unwrap();
     let server = pillbox(&provider, port, &temp, configure);
     Setup {
@@ -585,6 +594,31 @@ async fn a_code_the_provider_issued_to_another_application_is_refused() {
         setup.server.log()
     );
     assert_eq!(count(&setup, "SELECT count(*) FROM users"), 0);
+}
+
+#[tokio::test]
+async fn an_id_token_for_another_audience_is_refused_and_nothing_is_created() {
+    // The provider signs, with its own published key, an ID token for its other application.
+    let setup = setup_with(Some("another-app"), |c| {
+        c.env("PILLBOX_OIDC_AUTO_REGISTER", "true");
+    });
+    let back = sign_in(&setup, "kim", "/").await;
+    assert_eq!(back, setup.server.url("/login?oidc_error=oidc_failed"));
+    assert!(
+        setup.server.logged("the ID token does not verify").await,
+        "{}",
+        setup.server.log()
+    );
+    assert!(
+        setup
+            .server
+            .log()
+            .contains("Invalid audiences: must contain `pillbox` (found audiences: `another-app`)"),
+        "{}",
+        setup.server.log()
+    );
+    assert_eq!(count(&setup, "SELECT count(*) FROM users"), 0);
+    assert_eq!(count(&setup, "SELECT count(*) FROM oidc_identities"), 0);
 }
 
 #[tokio::test]
