@@ -65,7 +65,7 @@ test('an existing account links the provider with its password, then unlinks it 
   const password = page.getByLabel(`Password of ${email}`);
   await password.fill('not-kims-password');
   await page.getByRole('button', { name: 'Link and sign in' }).click();
-  await expect(page.getByRole('alert')).toHaveText('Invalid email or password');
+  await expect(page.getByRole('alert')).toHaveText('That is not the password of this Pillbox account.');
 
   await password.fill('kims-password');
   await page.getByRole('button', { name: 'Link and sign in' }).click();

@@ -48,7 +48,7 @@ describe('linking an identity provider to an existing account', () => {
     const password = screen.getByLabelText('Password of kim@example.test');
     fireEvent.input(password, { target: { value: 'wrong' } });
     fireEvent.click(screen.getByRole('button', { name: 'Link and sign in' }));
-    expect((await screen.findByRole('alert')).textContent).toBe('Invalid email or password');
+    expect((await screen.findByRole('alert')).textContent).toBe('That is not the password of this Pillbox account.');
 
     fireEvent.input(password, { target: { value: 'secret123' } });
     fireEvent.click(screen.getByRole('button', { name: 'Link and sign in' }));

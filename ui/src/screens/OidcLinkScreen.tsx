@@ -11,6 +11,9 @@ import { useOidcLinkQuery } from '../queries/oidc';
 import { useSendSignInCode } from '../queries/signIn';
 import { PublicFrame } from './PublicFrame';
 
+/** This page asks only for a password: a wrong one is that account's wrong password. */
+const LINK_CODE_KEYS = { invalid_credentials: 'login.link.wrongPassword' };
+
 /** The methods a `two_factor_required` answer names; null for any other answer. */
 function secondFactorOf(error: unknown): TwoFactorMethod[] | null {
   if (!(error instanceof ApiError) || error.code !== 'two_factor_required' || !isJsonObject(error.body)) return null;
@@ -80,7 +83,7 @@ export function OidcLinkScreen() {
           });
         }
       } else {
-        setError(errorText(t, err, 'login.link.failed'));
+        setError(errorText(t, err, 'login.link.failed', undefined, LINK_CODE_KEYS));
       }
       setBusy(false);
     }
