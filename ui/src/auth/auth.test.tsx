@@ -267,6 +267,17 @@ describe('login', () => {
     expect(screen.queryByLabelText('Password')).toBeNull();
   });
 
+  it('says when the provider has not verified the address, which neither links nor makes an account', async () => {
+    mockFetch({
+      'GET /api/version': version,
+      'GET /api/auth/providers': () => jsonResponse({ success: true, data: { password: true, oidc: { label: 'Authelia' } } }),
+    });
+    renderApp('/login?oidc_error=oidc_email_unverified');
+    expect((await screen.findByRole('alert')).textContent).toBe(
+      'Your identity provider has not verified your e-mail address, so Pillbox can neither link it to an account nor create one. Verify the address at the provider, then sign in again.',
+    );
+  });
+
   it('signs in with e-mail and password and opens /medications', async () => {
     const { default: userEvent } = await import('@testing-library/user-event');
     const fetchMock = mockFetch({
