@@ -550,6 +550,56 @@ async fn settings_list_the_linked_identity_and_unlink_it_while_another_way_to_si
     assert_eq!(list["data"], json!([]));
     let back = sign_in(&setup, "kim", "/").await;
     assert!(back.starts_with(&setup.server.url("/login/link?")), "{back}");
+    // Once the operator gives Ola's account a password, its identity can go too.
+    let data_dir = setup.server.data_dir.clone();
+    let reset = tokio::task::spawn_blocking(move || {
+        use std::io::Write;
+        let mut child = common::pillbox(&data_dir)
+            .args([
+                "reset-password",
+                "--email",
+                "ola@example.test",
+                "--password-stdin",
+            ])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(b"olas-own-password\n")
+            .unwrap();
+        child.wait_with_output().unwrap()
+    })
+    .await
+    .unwrap();
+    assert!(
+        reset.status.success(),
+        "{}",
+        String::from_utf8_lossy(&reset.stderr)
+    );
+    let (status, session) = post(
+        &setup.server,
+        "/api/auth/login",
+        None,
+        json!({ "email": "ola@example.test", "password": "olas-own-password" }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{session}");
+    let ola = session["data"]["token"].as_str().unwrap();
+    let (status, body) = call(
+        &setup.server,
+        reqwest::Method::DELETE,
+        &format!("/api/auth/oidc/identities/{olas}"),
+        Some(ola),
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(count(&setup, "SELECT count(*) FROM oidc_identities"), 0);
 }
 
 #[tokio::test]
