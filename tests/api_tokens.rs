@@ -208,6 +208,8 @@ async fn a_token_never_reaches_the_account() {
             Some(json!({ "name": "More", "scope": "manage" })),
         ),
         (Method::DELETE, "/api/tokens/1", None),
+        (Method::GET, "/api/auth/oidc/identities", None),
+        (Method::DELETE, "/api/auth/oidc/identities/1", None),
         (Method::GET, "/api/export", None),
         (Method::POST, "/api/import", Some(json!({}))),
         (

@@ -276,6 +276,16 @@ fn case(method: &Method, path: &str, f: &Fixture) -> Option<Case> {
             None,
             Fresh::Nothing,
         ),
+        // The caller's own linked identities; a token never reaches them (tests/oidc.rs).
+        ("GET", "/api/auth/oidc/identities") => (OwnAccount, path.into(), None, Fresh::Nothing),
+        ("DELETE", "/api/auth/oidc/identities/{id}") => (
+            NotCalled(
+                "unlinks one of the caller's own identities, another account's id answers 404: tests/oidc.rs",
+            ),
+            path.into(),
+            None,
+            Fresh::Nothing,
+        ),
         ("GET", "/api/backups/{name}") => (
             NotCalled(
                 "names a file in the caller's own backup folder, which only the server writes: tests/backup.rs",
@@ -305,6 +315,8 @@ fn case(method: &Method, path: &str, f: &Fixture) -> Option<Case> {
         | ("GET", "/api/auth/oidc/start")
         | ("GET", "/api/auth/oidc/callback")
         | ("POST", "/api/auth/oidc/exchange")
+        | ("POST", "/api/auth/oidc/link/open")
+        | ("POST", "/api/auth/oidc/link")
         | ("POST", "/api/auth/proxy-session")
         | ("POST", "/api/auth/forgot-password")
         | ("POST", "/api/auth/reset-password")

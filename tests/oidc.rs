@@ -7,7 +7,7 @@ mod common;
 use std::process::Command;
 
 use common::oidc::{Browser, Provider};
-use common::{Server, get_json, post};
+use common::{Server, call, get_json, post, register};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -38,8 +38,17 @@ struct Setup {
 }
 
 fn setup(configure: impl FnOnce(&mut Command)) -> Setup {
+    setup_with(None, configure)
+}
+
+/// As `setup`; with `audience`, the provider's ID tokens name it instead of Pillbox.
+fn setup_with(audience: Option<&str>, configure: impl FnOnce(&mut Command)) -> Setup {
     let port = common::free_port();
-    let provider = Provider::start(&format!("http://127.0.0.1:{port}/api/auth/oidc/callback"));
+    let redirect = format!("http://127.0.0.1:{port}/api/auth/oidc/callback");
+    let provider = match audience {
+        Some(audience) => Provider::start_with_audience(&redirect, audience),
+        None => Provider::start(&redirect),
+    };
     let temp = tempfile::tempdir().unwrap();
     let server = pillbox(&provider, port, &temp, configure);
     Setup {
@@ -51,13 +60,61 @@ fn setup(configure: impl FnOnce(&mut Command)) -> Setup {
 
 /// Signs in as `login` from the start route; the app's address it ends at.
 async fn sign_in(setup: &Setup, login: &str, return_to: &str) -> String {
-    let start = setup
-        .server
-        .url(&format!("/api/auth/oidc/start?return_to={return_to}"));
+    sign_in_with(setup, login, &format!("return_to={return_to}")).await
+}
+
+/// Signs in as `login` from the start route with `query`; the app's address it ends at.
+async fn sign_in_with(setup: &Setup, login: &str, query: &str) -> String {
+    let start = setup.server.url(&format!("/api/auth/oidc/start?{query}"));
     Browser::default()
         .sign_in(&start, &setup.provider.issuer, login)
         .await
         .unwrap_or_else(|(status, page)| panic!("{status}: {page}"))
+}
+
+fn database(setup: &Setup) -> rusqlite::Connection {
+    rusqlite::Connection::open(setup.server.data_dir.join("pillbox.sqlite3")).unwrap()
+}
+
+fn count(setup: &Setup, sql: &str) -> i64 {
+    database(setup).query_row(sql, [], |r| r.get(0)).unwrap()
+}
+
+/// Opens the linking page of a return that asks to link: what it shows, and its secret.
+async fn open_link(setup: &Setup, back: &str) -> Value {
+    assert!(back.starts_with(&setup.server.url("/login/link?")), "{back}");
+    let code = query(back, "oidc_link").expect("a link code");
+    let (status, offer) = post(
+        &setup.server,
+        "/api/auth/oidc/link/open",
+        None,
+        json!({ "code": code }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{offer}");
+    // The link code works once.
+    let (status, again) = post(
+        &setup.server,
+        "/api/auth/oidc/link/open",
+        None,
+        json!({ "code": code }),
+    )
+    .await;
+    assert_eq!(
+        (status, again["code"].as_str()),
+        (StatusCode::UNAUTHORIZED, Some("oidc_code_invalid"))
+    );
+    offer["data"].clone()
+}
+
+async fn link(setup: &Setup, link: &str, password: &str, code: Option<&str>) -> (StatusCode, Value) {
+    post(
+        &setup.server,
+        "/api/auth/oidc/link",
+        None,
+        json!({ "link": link, "password": password, "code": code }),
+    )
+    .await
 }
 
 fn query(url: &str, name: &str) -> Option<String> {
@@ -233,4 +290,405 @@ fn a_provider_over_plain_http_elsewhere_than_this_machine_is_refused_at_start() 
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("oidc.issuer must be an https:// URL"), "{stderr}");
+}
+
+#[tokio::test]
+async fn a_verified_address_of_an_existing_account_links_once_its_password_is_given() {
+    // Accounts are not made from the provider here: linking does not need it.
+    let setup = setup(|_| {});
+    let token = register(&setup.server, "kim@example.test").await;
+    let (_, me) = get_json(&setup.server, "/api/auth/me", Some(&token)).await;
+
+    let back = sign_in(&setup, "kim", "/today").await;
+    assert_eq!(query(&back, "return_to").as_deref(), Some("/today"));
+    assert!(!back.contains("token"), "no session token in a URL: {back}");
+    let offer = open_link(&setup, &back).await;
+    assert_eq!(offer["provider"], "Authelia");
+    assert_eq!(offer["identity_email"], "kim@example.test");
+    assert_eq!(offer["account_email"], "kim@example.test");
+    let secret = offer["link"].as_str().unwrap();
+    assert_eq!(count(&setup, "SELECT count(*) FROM oidc_identities"), 0);
+
+    // A wrong password links nothing, and the link waits for the right one.
+    let (status, body) = link(&setup, secret, "not-the-password", None).await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (StatusCode::UNAUTHORIZED, Some("invalid_credentials"))
+    );
+    assert_eq!(count(&setup, "SELECT count(*) FROM oidc_identities"), 0);
+
+    let (status, session) = link(&setup, secret, "secret123", None).await;
+    assert_eq!(status, StatusCode::OK, "{session}");
+    assert_eq!(session["data"]["user"]["id"], me["data"]["id"]);
+    let linked = session["data"]["token"].as_str().unwrap();
+    assert_eq!(
+        get_json(&setup.server, "/api/auth/me", Some(linked)).await.0,
+        StatusCode::OK
+    );
+    assert_eq!(count(&setup, "SELECT count(*) FROM users"), 1);
+    // The secret links once.
+    let (status, body) = link(&setup, secret, "secret123", None).await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (StatusCode::UNAUTHORIZED, Some("oidc_code_invalid"))
+    );
+
+    // From now on the provider signs in to the account directly.
+    let back = sign_in(&setup, "kim", "/").await;
+    let (status, session) =
+        exchange(&setup.server, &query(&back, "oidc_code").expect("a sign-in code")).await;
+    assert_eq!(status, StatusCode::OK, "{session}");
+    assert_eq!(session["data"]["user"]["id"], me["data"]["id"]);
+    assert!(setup.server.logged("linked to an existing account").await);
+}
+
+#[tokio::test]
+async fn linking_asks_for_the_second_factor_and_wrong_passwords_use_up_the_sign_in_budget() {
+    let setup = setup(|c| {
+        c.env("PILLBOX_OIDC_AUTO_REGISTER", "true");
+    });
+    let token = register(&setup.server, "kim@example.test").await;
+    let (status, body) = post(
+        &setup.server,
+        "/api/auth/2fa/setup-totp",
+        Some(&token),
+        json!({ "password": "secret123" }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let secret = body["data"]["secret"].as_str().unwrap().to_owned();
+    let (status, body) = post(
+        &setup.server,
+        "/api/auth/2fa/complete-totp-setup",
+        Some(&token),
+        json!({ "otp": common::totp_code(&secret, common::now_unix()) }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let backup = body["data"]["backupCodes"][0].as_str().unwrap().to_owned();
+
+    // With auto_register on, the address of an existing account still only links.
+    let back = sign_in(&setup, "kim", "/").await;
+    let offer = open_link(&setup, &back).await;
+    let link_secret = offer["link"].as_str().unwrap();
+    let (status, body) = link(&setup, link_secret, "secret123", None).await;
+    assert_eq!(
+        (status, body["code"].as_str(), &body["availableMethods"]),
+        (
+            StatusCode::UNAUTHORIZED,
+            Some("two_factor_required"),
+            &json!(["totp"])
+        )
+    );
+    let (status, body) = link(&setup, link_secret, "secret123", Some("000000")).await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (StatusCode::UNAUTHORIZED, Some("invalid_code"))
+    );
+    assert_eq!(count(&setup, "SELECT count(*) FROM oidc_identities"), 0);
+    let (status, session) = link(&setup, link_secret, "secret123", Some(&backup)).await;
+    assert_eq!(status, StatusCode::OK, "{session}");
+    assert_eq!(count(&setup, "SELECT count(*) FROM oidc_identities"), 1);
+    assert_eq!(count(&setup, "SELECT count(*) FROM users"), 1);
+
+    // Wrong passwords on the linking page count as wrong sign-ins of the account.
+    let setup2 = self::setup(|_| {});
+    register(&setup2.server, "ola@example.test").await;
+    let offer = open_link(&setup2, &sign_in(&setup2, "ola", "/").await).await;
+    let link_secret = offer["link"].as_str().unwrap();
+    for guess in 1..=5 {
+        let (status, _) = link(&setup2, link_secret, &format!("guess-{guess}"), None).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED);
+    }
+    let (status, body) = post(
+        &setup2.server,
+        "/api/auth/login",
+        None,
+        json!({ "email": "ola@example.test", "password": "secret123" }),
+    )
+    .await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (StatusCode::TOO_MANY_REQUESTS, Some("rate_limited")),
+        "{body}"
+    );
+    assert_eq!(count(&setup2, "SELECT count(*) FROM oidc_identities"), 0);
+}
+
+#[tokio::test]
+async fn an_address_the_provider_did_not_verify_neither_links_nor_makes_an_account() {
+    for auto_register in ["false", "true"] {
+        let setup = setup(|c| {
+            c.env("PILLBOX_OIDC_AUTO_REGISTER", auto_register);
+        });
+        register(&setup.server, "unverified-uma@example.test").await;
+        let back = sign_in(&setup, "unverified-uma", "/").await;
+        assert_eq!(
+            back,
+            setup.server.url("/login?oidc_error=oidc_email_unverified"),
+            "auto_register {auto_register}"
+        );
+        // Nor a new account from an unverified address.
+        let back = sign_in(&setup, "unverified-ulf", "/").await;
+        assert_eq!(back, setup.server.url("/login?oidc_error=oidc_email_unverified"));
+        assert_eq!(count(&setup, "SELECT count(*) FROM oidc_identities"), 0);
+        assert_eq!(count(&setup, "SELECT count(*) FROM users"), 1);
+        assert!(setup.server.logged("did not verify the e-mail address").await);
+    }
+}
+
+#[tokio::test]
+async fn an_account_made_by_the_provider_speaks_the_language_the_app_spoke() {
+    let setup = setup(|c| {
+        c.env("PILLBOX_OIDC_AUTO_REGISTER", "true");
+    });
+    for (login, lang, expected) in [("lena", "de", "de"), ("sam", "xx", "en"), ("ines", "es", "es")] {
+        let back = sign_in_with(&setup, login, &format!("return_to=%2Ftoday&lang={lang}")).await;
+        let (status, session) = exchange(&setup.server, &query(&back, "oidc_code").unwrap()).await;
+        assert_eq!(status, StatusCode::OK, "{session}");
+        let token = session["data"]["token"].as_str().unwrap();
+        let (_, settings) = get_json(&setup.server, "/api/settings", Some(token)).await;
+        assert_eq!(settings["data"]["language"], expected, "{login} with lang={lang}");
+    }
+}
+
+#[tokio::test]
+async fn settings_list_the_linked_identity_and_unlink_it_while_another_way_to_sign_in_remains() {
+    let setup = setup(|c| {
+        c.env("PILLBOX_OIDC_AUTO_REGISTER", "true");
+    });
+    // An account with a password of its own, linked.
+    let token = register(&setup.server, "kim@example.test").await;
+    let offer = open_link(&setup, &sign_in(&setup, "kim", "/").await).await;
+    assert_eq!(
+        link(&setup, offer["link"].as_str().unwrap(), "secret123", None)
+            .await
+            .0,
+        StatusCode::OK
+    );
+    let (status, list) = get_json(&setup.server, "/api/auth/oidc/identities", Some(&token)).await;
+    assert_eq!(status, StatusCode::OK, "{list}");
+    let identities = list["data"].as_array().unwrap();
+    assert_eq!(identities.len(), 1, "{list}");
+    assert_eq!(identities[0]["issuer"], setup.provider.issuer.as_str());
+    assert_eq!(identities[0]["label"], "Authelia");
+    assert_eq!(identities[0]["email"], "kim@example.test");
+    assert!(identities[0]["linked_at"].is_string());
+    assert!(identities[0]["last_used_at"].is_string());
+    let kims = identities[0]["id"].as_i64().unwrap();
+
+    // An account the provider made has no password of its own: its identity stays.
+    let back = sign_in(&setup, "ola", "/").await;
+    let (_, session) = exchange(&setup.server, &query(&back, "oidc_code").unwrap()).await;
+    let ola = session["data"]["token"].as_str().unwrap().to_owned();
+    let (_, list) = get_json(&setup.server, "/api/auth/oidc/identities", Some(&ola)).await;
+    let olas = list["data"][0]["id"].as_i64().unwrap();
+    let (status, body) = call(
+        &setup.server,
+        reqwest::Method::DELETE,
+        &format!("/api/auth/oidc/identities/{olas}"),
+        Some(&ola),
+        None,
+    )
+    .await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (StatusCode::CONFLICT, Some("oidc_last_sign_in")),
+        "{body}"
+    );
+    // Another account's identity is not found, and stays.
+    let (status, body) = call(
+        &setup.server,
+        reqwest::Method::DELETE,
+        &format!("/api/auth/oidc/identities/{kims}"),
+        Some(&ola),
+        None,
+    )
+    .await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (StatusCode::NOT_FOUND, Some("oidc_identity_not_found"))
+    );
+    assert_eq!(count(&setup, "SELECT count(*) FROM oidc_identities"), 2);
+
+    // An API token reaches neither route.
+    let (status, created) = post(
+        &setup.server,
+        "/api/tokens",
+        Some(&token),
+        json!({ "name": "script", "scope": "manage" }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    let api_token = created["data"]["token"].as_str().unwrap();
+    let (status, body) = get_json(&setup.server, "/api/auth/oidc/identities", Some(api_token)).await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (StatusCode::FORBIDDEN, Some("token_not_allowed"))
+    );
+    let (status, body) = call(
+        &setup.server,
+        reqwest::Method::DELETE,
+        &format!("/api/auth/oidc/identities/{kims}"),
+        Some(api_token),
+        None,
+    )
+    .await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (StatusCode::FORBIDDEN, Some("token_not_allowed"))
+    );
+
+    // Kim has a password: the identity is unlinked, and the provider asks to link again.
+    let (status, body) = call(
+        &setup.server,
+        reqwest::Method::DELETE,
+        &format!("/api/auth/oidc/identities/{kims}"),
+        Some(&token),
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (_, list) = get_json(&setup.server, "/api/auth/oidc/identities", Some(&token)).await;
+    assert_eq!(list["data"], json!([]));
+    let back = sign_in(&setup, "kim", "/").await;
+    assert!(back.starts_with(&setup.server.url("/login/link?")), "{back}");
+    // Once the operator gives Ola's account a password, its identity can go too.
+    let data_dir = setup.server.data_dir.clone();
+    let reset = tokio::task::spawn_blocking(move || {
+        use std::io::Write;
+        let mut child = common::pillbox(&data_dir)
+            .args([
+                "reset-password",
+                "--email",
+                "ola@example.test",
+                "--password-stdin",
+            ])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(b"olas-own-password\n")
+            .unwrap();
+        child.wait_with_output().unwrap()
+    })
+    .await
+    .unwrap();
+    assert!(
+        reset.status.success(),
+        "{}",
+        String::from_utf8_lossy(&reset.stderr)
+    );
+    let (status, session) = post(
+        &setup.server,
+        "/api/auth/login",
+        None,
+        json!({ "email": "ola@example.test", "password": "olas-own-password" }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{session}");
+    let ola = session["data"]["token"].as_str().unwrap();
+    let (status, body) = call(
+        &setup.server,
+        reqwest::Method::DELETE,
+        &format!("/api/auth/oidc/identities/{olas}"),
+        Some(ola),
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(count(&setup, "SELECT count(*) FROM oidc_identities"), 0);
+}
+
+#[tokio::test]
+async fn a_code_the_provider_issued_to_another_application_is_refused() {
+    let setup = setup(|c| {
+        c.env("PILLBOX_OIDC_AUTO_REGISTER", "true");
+    });
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let start = http
+        .get(setup.server.url("/api/auth/oidc/start"))
+        .send()
+        .await
+        .unwrap();
+    let at_provider = start.headers()["location"].to_str().unwrap().to_owned();
+    // The same sign-in (state, nonce, PKCE, return address), asked for by the provider's
+    // other application: its code and ID token are that application's.
+    let mut url = reqwest::Url::parse(&at_provider).unwrap();
+    let pairs: Vec<(String, String)> = url
+        .query_pairs()
+        .map(|(k, v)| {
+            let v = if k == "client_id" {
+                "another-app".into()
+            } else {
+                v.into_owned()
+            };
+            (k.into_owned(), v)
+        })
+        .collect();
+    assert!(pairs.iter().any(|(k, v)| k == "client_id" && v == "another-app"));
+    url.query_pairs_mut().clear().extend_pairs(pairs);
+    let back = Browser::default()
+        .sign_in(url.as_str(), &setup.provider.issuer, "kim")
+        .await
+        .unwrap_or_else(|(status, page)| panic!("{status}: {page}"));
+    assert_eq!(back, setup.server.url("/login?oidc_error=oidc_failed"));
+    assert!(
+        setup.server.logged("the code exchange failed").await,
+        "{}",
+        setup.server.log()
+    );
+    assert_eq!(count(&setup, "SELECT count(*) FROM users"), 0);
+}
+
+#[tokio::test]
+async fn an_id_token_for_another_audience_is_refused_and_nothing_is_created() {
+    // The provider signs, with its own published key, an ID token for its other application.
+    let setup = setup_with(Some("another-app"), |c| {
+        c.env("PILLBOX_OIDC_AUTO_REGISTER", "true");
+    });
+    let back = sign_in(&setup, "kim", "/").await;
+    assert_eq!(back, setup.server.url("/login?oidc_error=oidc_failed"));
+    assert!(
+        setup.server.logged("the ID token does not verify").await,
+        "{}",
+        setup.server.log()
+    );
+    assert!(
+        setup
+            .server
+            .log()
+            .contains("Invalid audiences: must contain `pillbox` (found audiences: `another-app`)"),
+        "{}",
+        setup.server.log()
+    );
+    assert_eq!(count(&setup, "SELECT count(*) FROM users"), 0);
+    assert_eq!(count(&setup, "SELECT count(*) FROM oidc_identities"), 0);
+}
+
+#[tokio::test]
+async fn a_rotated_signing_key_is_fetched_again() {
+    let mut setup = setup(|c| {
+        c.env("PILLBOX_OIDC_AUTO_REGISTER", "true");
+    });
+    let back = sign_in(&setup, "kim", "/").await;
+    let (status, first) = exchange(&setup.server, &query(&back, "oidc_code").unwrap()).await;
+    assert_eq!(status, StatusCode::OK, "{first}");
+
+    // The provider now signs with a key Pillbox has not seen.
+    setup.provider.rotate_key("key-2");
+    let back = sign_in(&setup, "kim", "/").await;
+    let code = query(&back, "oidc_code").unwrap_or_else(|| panic!("{back}\n{}", setup.server.log()));
+    let (status, again) = exchange(&setup.server, &code).await;
+    assert_eq!(status, StatusCode::OK, "{again}");
+    assert_eq!(again["data"]["user"]["id"], first["data"]["user"]["id"]);
 }

@@ -31,6 +31,18 @@ process.env.E2E_DOUBLES_PORT = String(doublesPort);
 process.env.E2E_DOUBLES_URL = `http://127.0.0.1:${doublesPort}`;
 const telegramBotToken = '123:e2e';
 
+// A real OpenID provider (oidc-provider from npm, tests/oidc/provider.mjs; `npm ci --prefix
+// tests/oidc` installs it, tests/run-all.sh does) and a Pillbox that signs in through it and
+// makes accounts for new people, each on a port fixed here because each must know the other's
+// address when it starts (e2e/oidc.spec.ts).
+const oidcProviderPort = Number(process.env.E2E_OIDC_PROVIDER_PORT ?? port + 12);
+const oidcPort = Number(process.env.E2E_OIDC_PORT ?? port + 13);
+process.env.E2E_OIDC_PROVIDER_PORT = String(oidcProviderPort);
+process.env.E2E_OIDC_PORT = String(oidcPort);
+process.env.E2E_OIDC_URL = `http://127.0.0.1:${oidcPort}`;
+process.env.E2E_OIDC_DATA_DIR ??= mkdtempSync(join(tmpdir(), 'pillbox-e2e-oidc-'));
+const oidcDataDir = process.env.E2E_OIDC_DATA_DIR;
+
 // The settings the main server and the fixed-time servers share; each has its own bot.
 const testServerEnv = (botToken: string): Record<string, string> => ({
   // The shell tests register their own accounts.
@@ -140,6 +152,35 @@ export default defineConfig({
         PILLBOX_SMTP_TLS: 'none',
         PILLBOX_SMTP_FROM: 'Pillbox <pillbox@example.test>',
         PILLBOX_PUBLIC_URL: `http://127.0.0.1:${mailPort}`,
+        PILLBOX_LOG_LEVEL: process.env.PILLBOX_LOG_LEVEL ?? 'warn',
+      },
+    },
+    {
+      command: `node ../tests/oidc/provider.mjs ${oidcProviderPort} http://127.0.0.1:${oidcPort}/api/auth/oidc/callback`,
+      url: `http://127.0.0.1:${oidcProviderPort}/.well-known/openid-configuration`,
+      reuseExistingServer: false,
+      gracefulShutdown: { signal: 'SIGTERM', timeout: 5_000 },
+      timeout: 30_000,
+      stdout: 'ignore',
+      stderr: 'pipe',
+    },
+    {
+      command: `env -u PILLBOX_BIN -u PILLBOX_E2E_PORT ${binary} serve --bind 127.0.0.1:${oidcPort} --data-dir ${oidcDataDir}`,
+      url: `http://127.0.0.1:${oidcPort}/health`,
+      reuseExistingServer: false,
+      gracefulShutdown: { signal: 'SIGTERM', timeout: 10_000 },
+      timeout: 60_000,
+      stdout: 'pipe',
+      stderr: 'pipe',
+      env: {
+        PILLBOX_SIGNUPS: 'open',
+        PILLBOX_REGISTRATION_LIMIT: '1000',
+        PILLBOX_PUBLIC_URL: `http://127.0.0.1:${oidcPort}`,
+        PILLBOX_OIDC_ISSUER: `http://127.0.0.1:${oidcProviderPort}`,
+        PILLBOX_OIDC_CLIENT_ID: 'pillbox',
+        PILLBOX_OIDC_CLIENT_SECRET: 'pillbox-test-secret',
+        PILLBOX_OIDC_BUTTON_LABEL: 'Authelia',
+        PILLBOX_OIDC_AUTO_REGISTER: 'true',
         PILLBOX_LOG_LEVEL: process.env.PILLBOX_LOG_LEVEL ?? 'warn',
       },
     },

@@ -83,6 +83,13 @@ error_codes! {
     OidcGroupDenied => "oidc_group_denied",
     /// The one-time code from the provider's return is unknown, used or older than 60 s.
     OidcCodeInvalid => "oidc_code_invalid",
+    /// The provider did not say the identity's e-mail address is verified: it neither links to
+    /// an account nor makes one.
+    OidcEmailUnverified => "oidc_email_unverified",
+    /// None of the account's linked identities has this id.
+    OidcIdentityNotFound => "oidc_identity_not_found",
+    /// Unlinking would leave the account no way to sign in (no password of its own, no passkey).
+    OidcLastSignIn => "oidc_last_sign_in",
 
     /// A form field the person left empty or filled beyond its limit.
     CredentialsRequired => "credentials_required",

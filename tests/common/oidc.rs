@@ -11,37 +11,71 @@ use reqwest::header::{COOKIE, LOCATION, SET_COOKIE};
 
 pub struct Provider {
     pub issuer: String,
+    port: u16,
+    redirect: String,
     child: Child,
+    /// The audience its ID tokens name instead of the client's, when it misbehaves so.
+    audience: Option<String>,
 }
 
 impl Provider {
     /// Starts the provider, which knows the client `pillbox` (secret `pillbox-test-secret`)
-    /// returning to `redirect`, and `another-app`.
+    /// returning to `redirect`, and `another-app` (secret `another-app-secret`, returning to
+    /// the same address). It signs with a key of its own, `key-1`.
     pub fn start(redirect: &str) -> Provider {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oidc");
-        assert!(
-            dir.join("node_modules/oidc-provider").is_dir(),
-            "oidc-provider is not installed: run `npm ci --prefix tests/oidc` (tests/run-all.sh does)"
-        );
+        Provider::start_with(redirect, None)
+    }
+
+    /// A provider whose token endpoint answers ID tokens for `audience` instead of the
+    /// client that asks, signed with its own key (tests/oidc/provider.mjs).
+    pub fn start_with_audience(redirect: &str, audience: &str) -> Provider {
+        Provider::start_with(redirect, Some(audience.to_owned()))
+    }
+
+    fn start_with(redirect: &str, audience: Option<String>) -> Provider {
         let port = super::free_port();
-        let child = Command::new("node")
-            .arg(dir.join("provider.mjs"))
-            .args([&port.to_string(), redirect])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("node runs");
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "oidc-provider did not start");
-            std::thread::sleep(Duration::from_millis(50));
-        }
         Provider {
             issuer: format!("http://127.0.0.1:{port}"),
-            child,
+            port,
+            redirect: redirect.to_owned(),
+            child: spawn(port, redirect, "key-1", audience.as_deref()),
+            audience,
         }
     }
+
+    /// Stops the provider and starts it again at the same address with a new signing key
+    /// named `kid`: its published keys (JWKS) no longer hold the old one.
+    pub fn rotate_key(&mut self, kid: &str) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        self.child = spawn(self.port, &self.redirect, kid, self.audience.as_deref());
+    }
+}
+
+fn spawn(port: u16, redirect: &str, kid: &str, audience: Option<&str>) -> Child {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oidc");
+    assert!(
+        dir.join("node_modules/oidc-provider").is_dir(),
+        "oidc-provider is not installed: run `npm ci --prefix tests/oidc` (tests/run-all.sh does)"
+    );
+    let mut command = Command::new("node");
+    if let Some(audience) = audience {
+        command.env("OIDC_ID_TOKEN_AUDIENCE", audience);
+    }
+    let child = command
+        .arg(dir.join("provider.mjs"))
+        .args([&port.to_string(), redirect, kid])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("node runs");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "oidc-provider did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child
 }
 
 impl Drop for Provider {

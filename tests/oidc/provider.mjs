@@ -1,15 +1,27 @@
-// The OpenID provider the tests sign in with: `node provider.mjs PORT REDIRECT_URI`.
+// The OpenID provider the tests sign in with: `node provider.mjs PORT REDIRECT_URI [KEY_ID]`.
+// It signs with an RSA key made at start under KEY_ID (default `key-1`): started again with
+// another KEY_ID, it has rotated its signing key. With OIDC_ID_TOKEN_AUDIENCE set, its token
+// endpoint answers ID tokens for that audience instead of the client's, signed with its own
+// key: a provider that misbehaves, for the test that Pillbox checks `aud`.
 // oidc-provider's development login and consent forms accept any login; the login names the
 // account, and its claims follow from the name:
 //   <name>@example.test, verified (unless the name starts with "unverified"),
 //   groups ["family"] (["guests"] when it starts with "outsider").
+import { createPrivateKey, generateKeyPairSync, sign } from 'node:crypto';
 import Provider from 'oidc-provider';
 
-const [port, redirect] = process.argv.slice(2);
+const [port, redirect, kid = 'key-1'] = process.argv.slice(2);
 if (!port || !redirect) {
   console.error('usage: node provider.mjs PORT REDIRECT_URI');
   process.exit(2);
 }
+
+const signingKey = {
+  ...generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' }),
+  kid,
+  alg: 'RS256',
+  use: 'sig',
+};
 
 const provider = new Provider(`http://127.0.0.1:${port}`, {
   clients: [
@@ -34,6 +46,7 @@ const provider = new Provider(`http://127.0.0.1:${port}`, {
   // The ID token carries the claims of the scopes granted (Pillbox reads no userinfo).
   conformIdTokenClaims: false,
   cookies: { keys: ['pillbox-test-cookie-key'] },
+  jwks: { keys: [signingKey] },
   async findAccount(_ctx, id) {
     return {
       accountId: id,
@@ -49,6 +62,21 @@ const provider = new Provider(`http://127.0.0.1:${port}`, {
     };
   },
 });
+
+const audience = process.env.OIDC_ID_TOKEN_AUDIENCE;
+if (audience) {
+  const key = createPrivateKey({ key: signingKey, format: 'jwk' });
+  const part = (value) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  provider.use(async (ctx, next) => {
+    await next();
+    if (ctx.path === '/token' && typeof ctx.body?.id_token === 'string') {
+      const [header, payload] = ctx.body.id_token.split('.');
+      const claims = { ...JSON.parse(Buffer.from(payload, 'base64url').toString()), aud: audience };
+      const signed = `${header}.${part(claims)}`;
+      ctx.body = { ...ctx.body, id_token: `${signed}.${sign('sha256', Buffer.from(signed), key).toString('base64url')}` };
+    }
+  });
+}
 
 const server = provider.listen(Number(port), '127.0.0.1', () => {
   console.log(`oidc-provider listening on http://127.0.0.1:${port}`);

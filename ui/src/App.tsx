@@ -10,6 +10,7 @@ import { loadNamespaces, type Namespace } from './i18n';
 // The sign-in screen is the first one most visits show: it comes with the app's own code,
 // not after it in a second round trip.
 import { LoginScreen } from './screens/LoginScreen';
+import { OidcLinkScreen } from './screens/OidcLinkScreen';
 import { QueryProvider, SessionCacheGuard } from './queries/QueryProvider';
 import { loadUnitCatalogue } from './queries/units';
 import { SettingsProvider } from './settings/SettingsProvider';
@@ -107,6 +108,7 @@ export function AppRoutes() {
   return (
     <Routes>
       <Route path="/login" element={<LoginScreen />} />
+      <Route path="/login/link" element={<OidcLinkScreen />} />
       <Route path="/register" element={<RegisterScreen />} />
       <Route path="/forgot-password" element={<ForgotPasswordScreen />} />
       <Route path="/reset-password/:token" element={<ResetPasswordScreen />} />

@@ -376,6 +376,84 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/oidc/identities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The provider identities linked to the account (Settings → Security). */
+        get: operations["auth_identities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/oidc/identities/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Unlinks a provider identity from the account, while another way to sign in remains (a
+         *     password of its own or a passkey).
+         */
+        delete: operations["auth_unlink"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/oidc/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Links the provider's identity to the account when the account's password (and second
+         *     factor, when on) is right, and signs in. A wrong password links nothing and counts
+         *     against the sign-in budget.
+         */
+        post: operations["auth_link"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/oidc/link/open": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Opens the linking page: trades the one-time link code (60 s, single use) for what the page
+         *     shows and the secret that links, which the app keeps in memory.
+         */
+        post: operations["auth_open_link"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/oidc/start": {
         parameters: {
             query?: never;
@@ -2001,6 +2079,25 @@ export interface components {
             success: boolean;
         };
         /** @description The body of every successful answer: `{"success": true, "data": …}`. */
+        Data_LinkOffer: {
+            /**
+             * @description What the linking page shows, and the secret that links (kept in the app's memory, never
+             *     in an address).
+             */
+            data: {
+                /** @description The Pillbox account it would be linked to. */
+                account_email: string;
+                /** @description The address the provider gave for the identity. */
+                identity_email: string;
+                /** @description Sent back with the password to `POST /api/auth/oidc/link`; valid 10 minutes. */
+                link: string;
+                /** @description The provider's label ("Sign in with <label>"). */
+                provider: string;
+            };
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description The body of every successful answer: `{"success": true, "data": …}`. */
         Data_MedicationPreferences: {
             /** @description What applies to one medication's reminders, and whether that is just the defaults. */
             data: {
@@ -2467,6 +2564,25 @@ export interface components {
             success: boolean;
         };
         /** @description The body of every successful answer: `{"success": true, "data": …}`. */
+        Data_Vec_LinkedIdentity: {
+            data: {
+                /** @description The address the provider gave when it was linked. */
+                email?: string | null;
+                /** Format: int64 */
+                id: number;
+                /** @description The provider's issuer URL. */
+                issuer: string;
+                /** @description The provider's label when it is the one this server signs in with now. */
+                label?: string | null;
+                /** @description When it last signed in; null if never since it was linked. */
+                last_used_at: string | null;
+                /** @description When it was linked (RFC 3339, UTC). */
+                linked_at: string;
+            }[];
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description The body of every successful answer: `{"success": true, "data": …}`. */
         Data_Vec_LowStock: {
             data: {
                 color: string;
@@ -2825,7 +2941,7 @@ export interface components {
          * @description The machine-readable reason of an error answer (`code` in every error body).
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "validation_failed" | "body_too_large" | "unsupported_media_type" | "not_found" | "method_not_allowed" | "rate_limited" | "internal_error" | "service_unavailable" | "storage_full" | "request_timeout" | "authentication_required" | "session_expired" | "invalid_credentials" | "email_not_verified" | "registration_closed" | "email_taken" | "password_incorrect" | "email_not_configured" | "invalid_token" | "reset_link_invalid" | "user_not_found" | "proxy_registration_not_allowed" | "proxy_email_missing" | "oidc_not_configured" | "oidc_failed" | "oidc_not_allowed" | "oidc_group_denied" | "oidc_code_invalid" | "credentials_required" | "email_required" | "email_invalid" | "password_required" | "password_too_short" | "password_too_long" | "first_name_too_long" | "last_name_too_long" | "two_factor_required" | "invalid_code" | "code_not_sent" | "method_not_enabled" | "method_already_enabled" | "two_factor_not_enabled" | "totp_setup_not_started" | "invalid_backup_code" | "code_required" | "backup_code_required" | "medication_not_found" | "entry_not_found" | "name_required" | "unit_required" | "unit_invalid" | "unit_mismatch" | "strength_needed" | "unit_incompatible" | "future_date" | "dose_too_soon" | "daily_maximum_reached" | "inventory_not_enabled" | "stock_below_zero" | "notification_not_found" | "reminder_exists" | "notification_not_scheduled" | "notification_sending" | "notification_not_sent" | "dose_already_logged" | "invalid_snooze_minutes" | "calendar_feed_not_found" | "push_service_not_allowed" | "invalid_subscription" | "subscription_taken" | "delivery_failed" | "delivery_method_unknown" | "delivery_method_required" | "lead_out_of_range" | "message_too_long" | "backup_not_found" | "import_invalid" | "import_has_unreadable_rows" | "person_not_found" | "person_name_required" | "person_is_account_holder" | "not_permitted" | "carer_not_found" | "carer_exists" | "carer_is_owner" | "role_invalid" | "invitation_not_found" | "invitation_other_account" | "escalation_invalid" | "token_not_allowed" | "api_token_invalid" | "api_token_not_found" | "api_token_name_required" | "api_token_name_too_long" | "api_token_scope_invalid" | "api_token_expiry_invalid" | "api_token_limit_reached" | "channel_not_found" | "channel_invalid" | "channel_address_not_allowed" | "telegram_not_configured";
+        ErrorCode: "invalid_request" | "validation_failed" | "body_too_large" | "unsupported_media_type" | "not_found" | "method_not_allowed" | "rate_limited" | "internal_error" | "service_unavailable" | "storage_full" | "request_timeout" | "authentication_required" | "session_expired" | "invalid_credentials" | "email_not_verified" | "registration_closed" | "email_taken" | "password_incorrect" | "email_not_configured" | "invalid_token" | "reset_link_invalid" | "user_not_found" | "proxy_registration_not_allowed" | "proxy_email_missing" | "oidc_not_configured" | "oidc_failed" | "oidc_not_allowed" | "oidc_group_denied" | "oidc_code_invalid" | "oidc_email_unverified" | "oidc_identity_not_found" | "oidc_last_sign_in" | "credentials_required" | "email_required" | "email_invalid" | "password_required" | "password_too_short" | "password_too_long" | "first_name_too_long" | "last_name_too_long" | "two_factor_required" | "invalid_code" | "code_not_sent" | "method_not_enabled" | "method_already_enabled" | "two_factor_not_enabled" | "totp_setup_not_started" | "invalid_backup_code" | "code_required" | "backup_code_required" | "medication_not_found" | "entry_not_found" | "name_required" | "unit_required" | "unit_invalid" | "unit_mismatch" | "strength_needed" | "unit_incompatible" | "future_date" | "dose_too_soon" | "daily_maximum_reached" | "inventory_not_enabled" | "stock_below_zero" | "notification_not_found" | "reminder_exists" | "notification_not_scheduled" | "notification_sending" | "notification_not_sent" | "dose_already_logged" | "invalid_snooze_minutes" | "calendar_feed_not_found" | "push_service_not_allowed" | "invalid_subscription" | "subscription_taken" | "delivery_failed" | "delivery_method_unknown" | "delivery_method_required" | "lead_out_of_range" | "message_too_long" | "backup_not_found" | "import_invalid" | "import_has_unreadable_rows" | "person_not_found" | "person_name_required" | "person_is_account_holder" | "not_permitted" | "carer_not_found" | "carer_exists" | "carer_is_owner" | "role_invalid" | "invitation_not_found" | "invitation_other_account" | "escalation_invalid" | "token_not_allowed" | "api_token_invalid" | "api_token_not_found" | "api_token_name_required" | "api_token_name_too_long" | "api_token_scope_invalid" | "api_token_expiry_invalid" | "api_token_limit_reached" | "channel_not_found" | "channel_invalid" | "channel_address_not_allowed" | "telegram_not_configured";
         Escalation: {
             /**
              * Format: int32
@@ -2972,6 +3088,43 @@ export interface components {
          * @enum {string}
          */
         Limit: "min_gap" | "max_per_day";
+        LinkBody: {
+            /** @description The second factor's code (authenticator, e-mail or backup code), when two-factor is on. */
+            code?: string | null;
+            /** @description The `link` from `POST /api/auth/oidc/link/open`. */
+            link: string;
+            /** @description The account's password. */
+            password: string;
+        };
+        /** @description An identity linked to the account, as Settings → Security shows it. */
+        LinkedIdentity: {
+            /** @description The address the provider gave when it was linked. */
+            email?: string | null;
+            /** Format: int64 */
+            id: number;
+            /** @description The provider's issuer URL. */
+            issuer: string;
+            /** @description The provider's label when it is the one this server signs in with now. */
+            label?: string | null;
+            /** @description When it last signed in; null if never since it was linked. */
+            last_used_at: string | null;
+            /** @description When it was linked (RFC 3339, UTC). */
+            linked_at: string;
+        };
+        /**
+         * @description What the linking page shows, and the secret that links (kept in the app's memory, never
+         *     in an address).
+         */
+        LinkOffer: {
+            /** @description The Pillbox account it would be linked to. */
+            account_email: string;
+            /** @description The address the provider gave for the identity. */
+            identity_email: string;
+            /** @description Sent back with the password to `POST /api/auth/oidc/link`; valid 10 minutes. */
+            link: string;
+            /** @description The provider's label ("Sign in with <label>"). */
+            provider: string;
+        };
         /** @description A history entry as the list shows it: with the name of the person whose dose it is. */
         ListedEntry: components["schemas"]["Entry"] & {
             /** @description Whose dose it is, by name (the list may hold several people's). */
@@ -3508,6 +3661,10 @@ export interface components {
         OidcProvider: {
             /** @description The button says "Sign in with <label>". */
             label: string;
+        };
+        OpenLinkBody: {
+            /** @description The `oidc_link` the callback put in the linking page's address. */
+            code: string;
         };
         OtpBody: {
             /** @description A code from the authenticator app: six digits. */
@@ -5983,7 +6140,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description To `/login?oidc_code=…` (with `return_to`), or `/login?oidc_error=<code>` */
+            /** @description To `/login?oidc_code=…` (with `return_to`); for an identity whose verified address belongs to an account not linked yet, to the linking page `/login/link?oidc_link=…` (with `return_to`); or `/login?oidc_error=<code>` */
             303: {
                 headers: {
                     [name: string]: unknown;
@@ -6070,9 +6227,303 @@ export interface operations {
             };
         };
     };
+    auth_identities: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The linked identities, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_Vec_LinkedIdentity"];
+                };
+            };
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sent with an API token: sign in with your password (`token_not_allowed`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    auth_unlink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The identity's id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Unlinked */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sent with an API token: sign in with your password (`token_not_allowed`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description None of your identities has this id (`oidc_identity_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description It is the account's only way to sign in (`oidc_last_sign_in`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    auth_link: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LinkBody"];
+            };
+        };
+        responses: {
+            /** @description Linked and signed in */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_SignedIn"];
+                };
+            };
+            /** @description The body is not `{link, password, code?}` (`invalid_request`), or no password (`credentials_required`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Wrong password (`invalid_credentials`), the second factor is needed (`two_factor_required`) or wrong (`invalid_code`), or the link is unknown, used or too old (`oidc_code_invalid`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The account's address is not verified yet (`email_not_verified`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No provider is set up (`oidc_not_configured`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity was linked meanwhile (`oidc_failed`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many wrong passwords (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    auth_open_link: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OpenLinkBody"];
+            };
+        };
+        responses: {
+            /** @description Which identity would be linked to which account */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_LinkOffer"];
+                };
+            };
+            /** @description The body is not `{"code": "…"}` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The code is unknown, used or older than 60 s (`oidc_code_invalid`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No provider is set up (`oidc_not_configured`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     auth_start: {
         parameters: {
             query?: {
+                /**
+                 * @description The app's language (`en`, `de`, `fr`, `es`; anything else is ignored): an account made
+                 *     for a new identity speaks it.
+                 */
+                lang?: string | null;
                 /** @description The app's page to open after signing in (a path of this app; anything else is ignored). */
                 return_to?: string | null;
             };

@@ -13,6 +13,11 @@ export interface AuthContextValue extends AuthState {
   loginWithCode: (email: string, password: string, code: string) => Promise<void>;
   /** Back from the identity provider: its one-time code exchanged for a session (once per code). */
   loginWithOidcCode: (code: string) => Promise<void>;
+  /**
+   * The linking page: links the provider's identity to the account with that account's
+   * password (and second-factor code), and signs in. Rejects with the server's ApiError.
+   */
+  loginWithOidcLink: (link: string, password: string, code?: string) => Promise<void>;
   /** `language`: the one the app is shown in, which the new account keeps. */
   register: (email: string, password: string, language: string) => Promise<RegisterResult>;
   logout: () => void;

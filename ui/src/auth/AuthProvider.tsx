@@ -2,6 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { startTransition, useCallback, useEffect, useLayoutEffect, useMemo, useReducer, type ReactNode } from 'react';
 import * as api from '../api';
 import type { User } from '../api';
+import { linkOidcIdentity } from '../api/oidc';
 import { parseUser } from '../api/auth';
 import { getStoredUserJson } from '../api/session';
 import { signInProvidersQuery } from '../queries/providers';
@@ -150,6 +151,12 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     dispatch({ type: 'AUTH_SUCCESS', user, token });
   }, []);
 
+  const loginWithOidcLink = useCallback(async (link: string, password: string, code?: string) => {
+    const { user, token } = await linkOidcIdentity(link, password, code);
+    api.storeSession(token, user);
+    dispatch({ type: 'AUTH_SUCCESS', user, token });
+  }, []);
+
   const register = useCallback(async (email: string, password: string, language: string) => {
     dispatch({ type: 'AUTH_START' });
     try {
@@ -196,8 +203,19 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   }, []);
 
   const value = useMemo<AuthContextValue>(
-    () => ({ ...state, login, loginWithCode, loginWithOidcCode, register, logout, clearError, replaceToken, updateUser }),
-    [state, login, loginWithCode, loginWithOidcCode, register, logout, clearError, replaceToken, updateUser],
+    () => ({
+      ...state,
+      login,
+      loginWithCode,
+      loginWithOidcCode,
+      loginWithOidcLink,
+      register,
+      logout,
+      clearError,
+      replaceToken,
+      updateUser,
+    }),
+    [state, login, loginWithCode, loginWithOidcCode, loginWithOidcLink, register, logout, clearError, replaceToken, updateUser],
   );
 
   return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;

@@ -242,7 +242,7 @@ describe('login', () => {
     });
     const signedOut = renderApp('/today');
     const button = await screen.findByRole('link', { name: 'Sign in with Authelia' });
-    expect(button.getAttribute('href')).toBe('/api/auth/oidc/start?return_to=%2Ftoday');
+    expect(button.getAttribute('href')).toBe('/api/auth/oidc/start?return_to=%2Ftoday&lang=en');
     expect(screen.getByLabelText('Password')).toBeTruthy();
 
     // The provider's return, as the server's callback sends it.
@@ -265,6 +265,17 @@ describe('login', () => {
     );
     expect(await screen.findByRole('link', { name: 'Sign in with Authelia' })).toBeTruthy();
     expect(screen.queryByLabelText('Password')).toBeNull();
+  });
+
+  it('says when the provider has not verified the address, which neither links nor makes an account', async () => {
+    mockFetch({
+      'GET /api/version': version,
+      'GET /api/auth/providers': () => jsonResponse({ success: true, data: { password: true, oidc: { label: 'Authelia' } } }),
+    });
+    renderApp('/login?oidc_error=oidc_email_unverified');
+    expect((await screen.findByRole('alert')).textContent).toBe(
+      'Your identity provider has not verified your e-mail address, so Pillbox can neither link it to an account nor create one. Verify the address at the provider, then sign in again.',
+    );
   });
 
   it('signs in with e-mail and password and opens /medications', async () => {

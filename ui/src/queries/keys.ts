@@ -43,6 +43,10 @@ export const queryKeys = {
   invitationPreview: (token: string) => ['invitation', token, 'preview'] as const,
   /** A verification link's answer: the link works once. */
   emailVerification: (token: string) => ['email-verification', token] as const,
+  /** The identity provider's sign-ins linked to the account. */
+  oidcIdentities: ['oidc-identities'] as const,
+  /** A linking page opened with its one-time code (the code works once: never asked again). */
+  oidcLink: (code: string) => ['oidc-link', code] as const,
   /** Whether sign-ups are open (asked before sign-in). */
   registration: ['registration'] as const,
   signInProviders: ['signInProviders'] as const,

@@ -150,6 +150,7 @@ function authAs(user: User | null): AuthContextValue {
     login: () => Promise.reject(new Error('not in this test')),
     loginWithCode: () => Promise.reject(new Error('not in this test')),
     loginWithOidcCode: () => Promise.reject(new Error('not in this test')),
+    loginWithOidcLink: () => Promise.reject(new Error('not in this test')),
     register: () => Promise.reject(new Error('not in this test')),
     logout: nothing,
     clearError: nothing,

@@ -28,6 +28,7 @@ const OIDC_ERRORS: Record<string, string> = {
   oidc_failed: 'server.oidcFailed',
   oidc_not_allowed: 'server.oidcNotAllowed',
   oidc_group_denied: 'server.oidcGroupDenied',
+  oidc_email_unverified: 'server.oidcEmailUnverified',
 };
 
 const FALLBACK_BY_STAGE: Record<LoginStage, string> = {
@@ -39,7 +40,7 @@ const FALLBACK_BY_STAGE: Record<LoginStage, string> = {
 type Busy = 'idle' | 'signingIn' | 'sending' | 'verifying';
 
 export function LoginScreen() {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const navigate = useNavigate();
   const location = useLocation();
   const [searchParams] = useSearchParams();
@@ -302,7 +303,10 @@ export function LoginScreen() {
         : null;
   const provider = providers.data?.oidc ?? null;
   const showPasswordForm = providers.data?.password !== false || searchParams.get('local') === '1';
-  const startAt = `/api/auth/oidc/start${fromPath ? `?return_to=${encodeURIComponent(fromPath)}` : ''}`;
+  // The app's language goes along: an account the provider makes speaks it, as one made with
+  // the registration form does.
+  const startQuery = new URLSearchParams({ ...(fromPath ? { return_to: fromPath } : {}), lang: i18n.language });
+  const startAt = `/api/auth/oidc/start?${startQuery.toString()}`;
 
   return (
     <PublicFrame footer={<VersionLabel className="public-footer" />}>

@@ -6,6 +6,7 @@ import { KeyIcon } from '../../components/icons';
 import { useFlash } from '../../components/useFlash';
 import { ApiTokensCard } from './ApiTokensCard';
 import { ChangePasswordDialog } from './ChangePasswordDialog';
+import { LinkedSignInsCard } from './LinkedSignInsCard';
 import { SectionHeading } from './SectionHeading';
 import { TwoFactorCard } from './TwoFactorCard';
 
@@ -30,6 +31,8 @@ export function SecuritySection() {
           </button>
         </div>
       </section>
+
+      <LinkedSignInsCard />
 
       <ApiTokensCard />
 

@@ -1,4 +1,4 @@
-import { act, render, screen, waitFor, within } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { MemoryRouter } from 'react-router-dom';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -6,6 +6,7 @@ import { AuthProvider } from '../../auth/AuthProvider';
 import { SettingsProvider } from '../../settings/SettingsProvider';
 import { disabledState } from '../../test/disabledReason';
 import { deferred, jsonResponse, mockFetch, requestUrl, sentJson, sessionRoutes, type Route } from '../../test/fetchMock';
+import { renderWithQuery } from '../../test/queryClient';
 import { renderApp } from '../../test/renderApp';
 import { SettingsScreen } from '../SettingsScreen';
 
@@ -51,9 +52,15 @@ function server(routes: Record<string, Route>, tokens = { current: 'refreshed-to
           : jsonResponse({ success: false, code: 'session_expired', message: 'Invalid or expired session' }, 401),
     ]),
   );
-  // The API tokens card on the same page: none made.
+  // The API tokens card on the same page: none made; and no identity provider linked.
   const noApiTokens = () => jsonResponse({ success: true, data: [] });
-  return mockFetch({ 'GET /api/version': version, ...sessionRoutes(USER), 'GET /api/tokens': noApiTokens, ...guarded });
+  return mockFetch({
+    'GET /api/version': version,
+    ...sessionRoutes(USER),
+    'GET /api/tokens': noApiTokens,
+    'GET /api/auth/oidc/identities': noApiTokens,
+    ...guarded,
+  });
 }
 
 function signIn() {
@@ -82,7 +89,8 @@ afterEach(() => {
 describe('settings page', () => {
   it('without a user shows "Authentication Required" and a way to the login', () => {
     mockFetch({ 'GET /api/version': version });
-    render(
+    // The session check at start asks what the sign-in page offers through the query cache.
+    renderWithQuery(
       <MemoryRouter>
         <SettingsProvider>
           <AuthProvider>
