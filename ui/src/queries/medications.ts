@@ -20,6 +20,7 @@ import {
   logDose,
   saveInventory,
   updateMedication,
+  markRefillOrdered,
 } from '../api/medications';
 import type { DoseInput, InventoryInput, Medication, MedicationInput } from '../api/medicationTypes';
 import type { Person } from '../api/peopleTypes';
@@ -134,6 +135,17 @@ export function useUpdateMedication() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: ({ id, changes }: { id: number; changes: Partial<MedicationInput> }) => updateMedication(id, changes),
+    onSuccess: (medication) => {
+      putInLists(client, medication);
+      medicationChanged(client, medication.id);
+    },
+  });
+}
+
+export function useMarkRefillOrdered() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (id: number) => markRefillOrdered(id),
     onSuccess: (medication) => {
       putInLists(client, medication);
       medicationChanged(client, medication.id);
