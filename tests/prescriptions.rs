@@ -62,6 +62,13 @@ async fn a_refill_is_due_before_the_stock_runs_out_and_ordering_holds_until_stoc
         "within a week of running out"
     );
 
+    // The doctor report lists the prescription and what to order.
+    let (status, report) = get_json(&server, "/api/report", Some(&token)).await;
+    assert_eq!(status, StatusCode::OK, "{report}");
+    let line = &report["data"]["medications"][0];
+    assert_eq!(line["prescription"]["pharmacy_name"], "Apotheke am Markt");
+    assert_eq!(line["prescription"]["refill"]["order_by"], "2026-11-29");
+
     // Ordered: the list says so until stock comes in.
     let (status, ordered) = post(
         &server,

@@ -3243,6 +3243,7 @@ export interface components {
             name: string;
             /** @description An as-needed medication's doses in the period taken over a limit, oldest first. */
             over_limit: components["schemas"]["OverLimitDose"][];
+            prescription: components["schemas"]["PrescriptionView"] | null;
             /** @description The whole schedule, as the medication shows it. */
             schedule: components["schemas"]["ScheduleView"];
             /** @description A tapering plan's steps with their dates (empty without one). */
