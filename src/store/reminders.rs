@@ -1413,3 +1413,35 @@ mod tests {
         assert_eq!(find(&conn, 1, id).unwrap().unwrap().status, ReminderStatus::Sent);
     }
 }
+
+/// A reminder as Home Assistant's event entity tells of it.
+#[derive(Debug, Clone)]
+pub struct SentReminder {
+    pub medication_id: i64,
+    pub sent_at: Stamp,
+    pub scheduled_time: Stamp,
+}
+
+/// Dose reminders (planned and one-off) first sent after `after`, oldest first.
+pub fn sent_after(conn: &Connection, after: Stamp, limit: i64) -> rusqlite::Result<Vec<SentReminder>> {
+    conn.prepare_cached(
+        "SELECT id, medication_id, sent_at, scheduled_time FROM reminders
+         WHERE sent_at > ?1 AND medication_id IS NOT NULL AND kind IN ('dose', 'one_off')
+         ORDER BY sent_at, id LIMIT ?2",
+    )?
+    .query_map(params![after, limit], |row| {
+        let id = row.get(0)?;
+        Ok(SentReminder {
+            medication_id: row.get(1)?,
+            sent_at: stamp_at(row, 2, "reminders", id)?,
+            scheduled_time: stamp_at(row, 3, "reminders", id)?,
+        })
+    })?
+    .collect()
+}
+
+/// The latest time a reminder was first sent (none before any was).
+pub fn last_sent(conn: &Connection) -> rusqlite::Result<Option<Stamp>> {
+    conn.prepare_cached("SELECT max(sent_at) FROM reminders")?
+        .query_row([], |row| stamp_or_null_at(row, 0, "reminders", 0))
+}

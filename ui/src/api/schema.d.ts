@@ -2213,6 +2213,11 @@ export interface components {
                 carer_id: number | null;
                 /** @description RFC 3339, UTC. */
                 created_at: string;
+                /**
+                 * @description Published to Home Assistant by MQTT (when the server has `mqtt.url`); the owner's
+                 *     choice, off by default.
+                 */
+                home_assistant: boolean;
                 /** Format: int64 */
                 id: number;
                 /** @description The account holder's own person. */
@@ -2647,6 +2652,11 @@ export interface components {
                 carer_id: number | null;
                 /** @description RFC 3339, UTC. */
                 created_at: string;
+                /**
+                 * @description Published to Home Assistant by MQTT (when the server has `mqtt.url`); the owner's
+                 *     choice, off by default.
+                 */
+                home_assistant: boolean;
                 /** Format: int64 */
                 id: number;
                 /** @description The account holder's own person. */
@@ -3810,6 +3820,11 @@ export interface components {
         PersonChange: {
             /** @description Archive (true) or bring back (false); the account holder cannot be archived. */
             archived?: boolean | null;
+            /**
+             * @description Show the person's doses, stock and buttons in Home Assistant (true) or stop (false):
+             *     their entities are removed from it.
+             */
+            home_assistant?: boolean | null;
             /** @description 1–100 characters (the account holder's may be empty: the account's name shows). */
             name?: string | null;
         };
@@ -3824,6 +3839,11 @@ export interface components {
             carer_id: number | null;
             /** @description RFC 3339, UTC. */
             created_at: string;
+            /**
+             * @description Published to Home Assistant by MQTT (when the server has `mqtt.url`); the owner's
+             *     choice, off by default.
+             */
+            home_assistant: boolean;
             /** Format: int64 */
             id: number;
             /** @description The account holder's own person. */

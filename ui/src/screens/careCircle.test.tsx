@@ -9,9 +9,9 @@ import { renderApp } from '../test/renderApp';
 afterEach(() => localStorage.clear());
 
 const PEOPLE = [
-  { id: 1, name: 'Pat', is_self: true, archived: false, role: 'owner', owner_name: 'Pat', carer_id: null, created_at: '' },
-  { id: 2, name: 'Kid', is_self: false, archived: false, role: 'owner', owner_name: 'Pat', carer_id: null, created_at: '' },
-  { id: 5, name: 'Mum', is_self: false, archived: false, role: 'view', owner_name: 'Sam', carer_id: 40, created_at: '' },
+  { id: 1, name: 'Pat', is_self: true, archived: false, role: 'owner', owner_name: 'Pat', carer_id: null, home_assistant: false, created_at: '' },
+  { id: 2, name: 'Kid', is_self: false, archived: false, role: 'owner', owner_name: 'Pat', carer_id: null, home_assistant: false, created_at: '' },
+  { id: 5, name: 'Mum', is_self: false, archived: false, role: 'view', owner_name: 'Sam', carer_id: 40, home_assistant: false, created_at: '' },
 ];
 
 const aspirin = medicationJson({ id: 3, name: 'Aspirin', person_id: 1, escalation: null });
