@@ -39,6 +39,17 @@ impl Broker {
         Self::start_with(dir, config)
     }
 
+    /// A broker that keeps its retained messages across a stop with SIGTERM.
+    fn persistent() -> Broker {
+        let dir = tempfile::tempdir().unwrap();
+        let config = format!(
+            "listener {} 127.0.0.1\nallow_anonymous true\npersistence true\npersistence_location {}/\n",
+            free_port(),
+            dir.path().display()
+        );
+        Self::start_with(dir, config)
+    }
+
     /// A broker that accepts only `user` with `password`.
     fn with_login(user: &str, password: &str) -> Broker {
         let dir = tempfile::tempdir().unwrap();
@@ -93,6 +104,17 @@ impl Broker {
     fn stop(&mut self) {
         if let Some(mut child) = self.child.take() {
             let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// Stops as systemd would (SIGTERM): a persistent broker saves what it holds.
+    fn terminate(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            Command::new("kill")
+                .args(["-TERM", &child.id().to_string()])
+                .status()
+                .unwrap();
             let _ = child.wait();
         }
     }
@@ -504,6 +526,17 @@ async fn states_follow_a_dose_within_a_second_and_a_button_records_a_dose_by_hom
         })
         .await;
 
+    // The reminder went out: the event entity tells Home Assistant (the blueprint's trigger),
+    // with the medication's id for the button it presses.
+    reader
+        .wait_until(5, "the reminder event", |l| {
+            l.get(&event_topic).is_some_and(|m| {
+                let event = json_of(m);
+                event["event_type"] == "reminder" && event["medication_id"] == medication
+            })
+        })
+        .await;
+
     // Home Assistant presses "Take dose": the due dose is recorded by Home Assistant.
     reader
         .publish(&format!("pillbox/medication/{medication}/take"), "PRESS")
@@ -737,6 +770,43 @@ async fn a_broker_restart_is_survived_and_nothing_waits_for_the_broker_meanwhile
 }
 
 #[tokio::test]
+async fn a_person_unpublished_while_the_broker_was_away_is_removed_once_it_is_back() {
+    let mut broker = Broker::persistent();
+    let server = server_for(&broker);
+    let (token, person, medication) = household(&server).await;
+    publish_person(&server, &token, person, true).await;
+    {
+        let reader = Reader::connect(&broker).await;
+        reader
+            .wait_until(5, "the configs", |l| {
+                configs(l).len() == expected_configs(person, medication).len()
+            })
+            .await;
+    }
+    broker.terminate();
+    publish_person(&server, &token, person, false).await;
+    broker.run();
+    // The broker kept the configs; Pillbox empties them when it reconnects.
+    let reader = Reader::connect(&broker).await;
+    reader
+        .wait_until(20, "the configs emptied", |l| {
+            l.get("pillbox/status").is_some_and(|m| m.payload == "online")
+                && l.keys().any(|t| t.ends_with("/config"))
+                && configs(l).is_empty()
+        })
+        .await;
+    let late = Reader::connect(&broker).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(
+        late.messages()
+            .iter()
+            .all(|m| !m.topic.starts_with("homeassistant/")),
+        "{:#?}",
+        late.messages()
+    );
+}
+
+#[tokio::test]
 async fn a_refused_login_is_reported_by_doctor_and_the_log_without_a_tight_loop() {
     let broker = Broker::with_login("pillbox", "right");
     let dir = tempfile::tempdir().unwrap();
@@ -795,4 +865,24 @@ fn a_malformed_mqtt_url_stops_serve_naming_the_key() {
     assert!(!out.status.success());
     let text = String::from_utf8_lossy(&out.stderr);
     assert!(text.contains("mqtt.url"), "{text}");
+}
+
+/// The blueprint in examples/home-assistant reads what Pillbox publishes: the event entity's
+/// `reminder` with `medication` and `medication_id`, and the Take button's command topic
+/// and payload.
+#[test]
+fn the_blueprint_uses_the_event_and_the_button_pillbox_publishes() {
+    let blueprint = include_str!("../examples/home-assistant/pillbox_reminder_notification.yaml");
+    for needed in [
+        "domain: automation",
+        "attributes.event_type == 'reminder'",
+        "trigger.to_state.attributes.medication }}",
+        "trigger.to_state.attributes.medication_id",
+        "topic: \"{{ base_topic }}/medication/{{ medication_id }}/take\"",
+        "payload: PRESS",
+        "default: pillbox",
+        "event_type: mobile_app_notification_action",
+    ] {
+        assert!(blueprint.contains(needed), "the blueprint lacks {needed}");
+    }
 }

@@ -13,7 +13,7 @@
 
 pub mod discovery;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -92,6 +92,7 @@ pub fn start(settings: &Settings, db: Db, clock: Clock) -> Result<Option<Running
         clock,
         held: BTreeMap::new(),
         marks: None,
+        announced: BTreeSet::new(),
     };
     let task = tokio::spawn(publisher.run(events, broker, stopped));
     Ok(Some(Running { task, stop }))
@@ -173,6 +174,10 @@ struct Publisher {
     held: BTreeMap<String, String>,
     /// Where the event entity's last look stopped; none until connected.
     marks: Option<Marks>,
+    /// The configs this run has put on the broker and not removed yet; kept across
+    /// connections, so that a person unpublished (or a medication deleted) while the broker
+    /// was away is still removed from it once it is back.
+    announced: BTreeSet<String>,
 }
 
 impl Publisher {
@@ -282,8 +287,8 @@ impl Publisher {
                 // The first look after connecting starts the events from now: what happened
                 // while the broker was away is old news for a notification.
                 let (events, marks) = match marks {
-                    Some(mut marks) => (ha::events_since(conn, &mut marks, &published)?, marks),
-                    None => (Vec::new(), ha::marks_now(conn)?),
+                    Some(mut marks) => (ha::events_since(conn, &mut marks, &published, now)?, marks),
+                    None => (Vec::new(), ha::marks_now(conn, now)?),
                 };
                 Ok::<_, ServiceError>((snapshot, events, marks))
             })
@@ -299,20 +304,21 @@ impl Publisher {
         let mut fitted = true;
         // Entities that are no longer published (a person turned off, a medication deleted,
         // stock no longer kept): an empty retained config removes each from Home Assistant.
-        let config_suffix = "/config";
         let gone: Vec<String> = self
-            .held
-            .keys()
-            .filter(|topic| topic.ends_with(config_suffix) && !configs.contains_key(*topic))
+            .announced
+            .iter()
+            .filter(|topic| !configs.contains_key(*topic))
             .cloned()
             .collect();
         for topic in gone {
             if self.publish(&topic, String::new()) {
+                self.announced.remove(&topic);
                 self.held.remove(&topic);
             } else {
                 fitted = false;
             }
         }
+        self.announced.extend(configs.keys().cloned());
         // Configs before the states they describe.
         for (topic, payload) in configs.into_iter().chain(wanted) {
             if self.held.get(&topic) == Some(&payload) {

@@ -252,25 +252,31 @@ pub struct Event {
 }
 
 /// Where the last look at events stopped.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Marks {
+    /// The newest history entry told.
     history: i64,
-    reminders: Option<Stamp>,
+    /// Reminders whose time came by then were told.
+    reminders: Stamp,
 }
 
 /// Marks at what exists now: only what happens later is told.
-pub fn marks_now(conn: &Connection) -> ServiceResult<Marks> {
+pub fn marks_now(conn: &Connection, now: DateTime<Utc>) -> ServiceResult<Marks> {
     Ok(Marks {
         history: history::newest_id(conn)?,
-        reminders: reminders::last_sent(conn)?,
+        reminders: Stamp::from(now),
     })
 }
 
-/// The events of published medications since `marks`, which move on past everything read.
+/// The events of published medications since `marks`, which move on past everything read:
+/// each dose logged (taken, skipped, or recorded missed), and each reminder whose time came
+/// by `now` while its dose is open (whether or not a channel took it: for a household that
+/// reminds through Home Assistant, this is the reminder).
 pub fn events_since(
     conn: &Connection,
     marks: &mut Marks,
     published: &[Published],
+    now: DateTime<Utc>,
 ) -> ServiceResult<Vec<Event>> {
     let shown: HashMap<i64, (i64, &str)> = published
         .iter()
@@ -299,21 +305,27 @@ pub fn events_since(
             at: entry.taken,
         });
     }
-    let since = marks
-        .reminders
-        .unwrap_or_else(|| Stamp::from(DateTime::<Utc>::UNIX_EPOCH));
-    for sent in reminders::sent_after(conn, since, EVENTS_PER_LOOK)? {
-        marks.reminders = Some(sent.sent_at);
-        let Some(&(person_id, label)) = shown.get(&sent.medication_id) else {
-            continue;
+    let now = Stamp::from(now);
+    if now > marks.reminders {
+        let due = reminders::came_due(conn, marks.reminders, now, EVENTS_PER_LOOK)?;
+        // A full page is told up to its last one; the rest comes at the next look.
+        let full = due.len() >= usize::try_from(EVENTS_PER_LOOK).unwrap_or(usize::MAX);
+        marks.reminders = match due.last() {
+            Some(last) if full => last.reminder_time,
+            _ => now,
         };
-        events.push(Event {
-            person_id,
-            kind: EventKind::Reminder,
-            medication_id: sent.medication_id,
-            medication: label.to_owned(),
-            at: sent.scheduled_time,
-        });
+        for reminder in due {
+            let Some(&(person_id, label)) = shown.get(&reminder.medication_id) else {
+                continue;
+            };
+            events.push(Event {
+                person_id,
+                kind: EventKind::Reminder,
+                medication_id: reminder.medication_id,
+                medication: label.to_owned(),
+                at: reminder.scheduled_time,
+            });
+        }
     }
     Ok(events)
 }

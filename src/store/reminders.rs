@@ -1416,32 +1416,34 @@ mod tests {
 
 /// A reminder as Home Assistant's event entity tells of it.
 #[derive(Debug, Clone)]
-pub struct SentReminder {
+pub struct DueReminder {
     pub medication_id: i64,
-    pub sent_at: Stamp,
     pub scheduled_time: Stamp,
+    pub reminder_time: Stamp,
 }
 
-/// Dose reminders (planned and one-off) first sent after `after`, oldest first.
-pub fn sent_after(conn: &Connection, after: Stamp, limit: i64) -> rusqlite::Result<Vec<SentReminder>> {
+/// Dose reminders (planned and one-off) whose time came after `after` and by `until`, not
+/// cancelled and not answered yet, by time: whether a channel took them or not, their
+/// time has come.
+pub fn came_due(
+    conn: &Connection,
+    after: Stamp,
+    until: Stamp,
+    limit: i64,
+) -> rusqlite::Result<Vec<DueReminder>> {
     conn.prepare_cached(
-        "SELECT id, medication_id, sent_at, scheduled_time FROM reminders
-         WHERE sent_at > ?1 AND medication_id IS NOT NULL AND kind IN ('dose', 'one_off')
-         ORDER BY sent_at, id LIMIT ?2",
+        "SELECT id, medication_id, scheduled_time, reminder_time FROM reminders
+         WHERE reminder_time > ?1 AND reminder_time <= ?2 AND medication_id IS NOT NULL
+           AND kind IN ('dose', 'one_off') AND status <> 'cancelled' AND answered_at IS NULL
+         ORDER BY reminder_time, id LIMIT ?3",
     )?
-    .query_map(params![after, limit], |row| {
+    .query_map(params![after, until, limit], |row| {
         let id = row.get(0)?;
-        Ok(SentReminder {
+        Ok(DueReminder {
             medication_id: row.get(1)?,
-            sent_at: stamp_at(row, 2, "reminders", id)?,
-            scheduled_time: stamp_at(row, 3, "reminders", id)?,
+            scheduled_time: stamp_at(row, 2, "reminders", id)?,
+            reminder_time: stamp_at(row, 3, "reminders", id)?,
         })
     })?
     .collect()
-}
-
-/// The latest time a reminder was first sent (none before any was).
-pub fn last_sent(conn: &Connection) -> rusqlite::Result<Option<Stamp>> {
-    conn.prepare_cached("SELECT max(sent_at) FROM reminders")?
-        .query_row([], |row| stamp_or_null_at(row, 0, "reminders", 0))
 }
