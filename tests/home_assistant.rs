@@ -429,6 +429,41 @@ async fn a_published_person_appears_by_retained_discovery_with_device_availabili
     assert_eq!(stock["stock"], 30.0, "{stock}");
     assert_eq!(stock["low_stock"], "OFF");
 
+    // A stock change and a schedule change reach the states within a second.
+    let stock_state = format!("pillbox/medication/{medication}/state");
+    let (status, body) = post(
+        &server,
+        &format!("/api/medications/{medication}/inventory/adjust"),
+        Some(&token),
+        json!({ "adjustment": -30 }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    watcher
+        .wait_until(1, "the stock after an adjustment", |l| {
+            l.get(&stock_state).is_some_and(|m| {
+                let stock = json_of(m);
+                stock["stock"] == 0.0 && stock["low_stock"] == "ON" && stock["days_left"] == 0
+            })
+        })
+        .await;
+    let (status, body) = call(
+        &server,
+        Method::PUT,
+        &format!("/api/medications/{medication}"),
+        Some(&token),
+        Some(json!({ "schedule": { "times": ["07:00", "20:00"] } })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let person_state = format!("pillbox/person/{person}/state");
+    watcher
+        .wait_until(1, "the next dose after a schedule change", |l| {
+            l.get(&person_state)
+                .is_some_and(|m| json_of(m)["next_dose"] == "2026-03-02T07:00:00.000Z")
+        })
+        .await;
+
     // With hidden medication names, names and states say "Medication 1".
     let (status, body) = call(
         &server,

@@ -1424,8 +1424,10 @@ export interface paths {
         };
         get?: never;
         /**
-         * Renames, archives or brings back one of your people. An archived person gets no
-         *     reminders and is left out of Today; their data stays readable.
+         * Renames, archives or brings back one of your people, or shows them in Home Assistant
+         *     (`home_assistant`, by MQTT discovery when the server has `mqtt.url`). An archived person
+         *     gets no reminders, is left out of Today and is not shown in Home Assistant; their data
+         *     stays readable.
          */
         put: operations["people_update"];
         post?: never;
