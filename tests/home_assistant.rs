@@ -50,6 +50,24 @@ impl Broker {
         Self::start_with(dir, config)
     }
 
+    /// A broker with a plain listener (for the readers) and a TLS one at `tls_port` whose
+    /// certificate (self-signed for 127.0.0.1, in `cert.pem`) no system trusts.
+    fn with_tls() -> (Broker, u16) {
+        let dir = tempfile::tempdir().unwrap();
+        let made =
+            rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_owned(), "localhost".to_owned()]).unwrap();
+        std::fs::write(dir.path().join("cert.pem"), made.cert.pem()).unwrap();
+        std::fs::write(dir.path().join("key.pem"), made.signing_key.serialize_pem()).unwrap();
+        let tls_port = free_port();
+        let config = format!(
+            "listener {plain} 127.0.0.1\nallow_anonymous true\npersistence false\n\
+             listener {tls_port} 127.0.0.1\ncertfile {files}/cert.pem\nkeyfile {files}/key.pem\n",
+            plain = free_port(),
+            files = dir.path().display()
+        );
+        (Self::start_with(dir, config), tls_port)
+    }
+
     /// A broker that accepts only `user` with `password`.
     fn with_login(user: &str, password: &str) -> Broker {
         let dir = tempfile::tempdir().unwrap();
@@ -887,6 +905,57 @@ async fn a_refused_login_is_reported_by_doctor_and_the_log_without_a_tight_loop(
     // The app serves meanwhile.
     let (status, _) = get_json(&server, "/health", None).await;
     assert!(status.is_success() || status == StatusCode::SERVICE_UNAVAILABLE);
+}
+
+#[tokio::test]
+async fn mqtts_checks_the_brokers_certificate_against_the_trusted_roots() {
+    let (broker, tls_port) = Broker::with_tls();
+    let dir = tempfile::tempdir().unwrap();
+    let ours = broker.dir.path().join("cert.pem");
+    // Another self-signed certificate stands for the system's roots, which do not know ours.
+    let other = rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_owned()]).unwrap();
+    let strangers = dir.path().join("strangers.pem");
+    std::fs::write(&strangers, other.cert.pem()).unwrap();
+    let url = format!("mqtts://127.0.0.1:{tls_port}");
+    let doctor = |roots: &std::path::Path| {
+        common::pillbox(&dir.path().join("data"))
+            .arg("doctor")
+            .env("PILLBOX_MQTT_URL", &url)
+            .env("SSL_CERT_FILE", roots)
+            .output()
+            .unwrap()
+    };
+    let out = doctor(&strangers);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let line = text
+        .lines()
+        .find(|l| l.contains("mqtt"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(line.starts_with("FAIL"), "{text}");
+    assert!(line.to_lowercase().contains("certificate"), "{text}");
+    let out = doctor(&ours);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let line = text
+        .lines()
+        .find(|l| l.contains("mqtt"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(line.starts_with("ok"), "{text}");
+    assert!(
+        line.contains(&format!("mqtts://127.0.0.1:{tls_port}: connected")),
+        "{text}"
+    );
+
+    // The server publishes over TLS; a reader on the plain listener sees it.
+    let server = Server::start_with(|c| {
+        c.env("PILLBOX_MQTT_URL", &url).env("SSL_CERT_FILE", &ours);
+    });
+    let reader = Reader::connect(&broker).await;
+    reader
+        .wait_until(10, "online over mqtts", |l| {
+            l.get("pillbox/status").is_some_and(|m| m.payload == "online")
+        })
+        .await;
+    drop(server);
 }
 
 #[test]
