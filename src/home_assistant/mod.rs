@@ -174,9 +174,9 @@ struct Publisher {
     held: BTreeMap<String, String>,
     /// Where the event entity's last look stopped; none until connected.
     marks: Option<Marks>,
-    /// The configs this run has put on the broker and not removed yet; kept across
-    /// connections, so that a person unpublished (or a medication deleted) while the broker
-    /// was away is still removed from it once it is back.
+    /// The retained topics (configs and states) this run has put on the broker and not
+    /// removed yet; kept across connections, so that a person unpublished (or a medication
+    /// deleted) while the broker was away is still removed from it once it is back.
     announced: BTreeSet<String>,
 }
 
@@ -303,11 +303,12 @@ impl Publisher {
         }
         let mut fitted = true;
         // Entities that are no longer published (a person turned off, a medication deleted,
-        // stock no longer kept): an empty retained config removes each from Home Assistant.
+        // stock no longer kept): an empty retained config removes each from Home Assistant,
+        // and an empty retained state leaves the broker nothing of theirs.
         let gone: Vec<String> = self
             .announced
             .iter()
-            .filter(|topic| !configs.contains_key(*topic))
+            .filter(|topic| !configs.contains_key(*topic) && !wanted.contains_key(*topic))
             .cloned()
             .collect();
         for topic in gone {
@@ -319,6 +320,7 @@ impl Publisher {
             }
         }
         self.announced.extend(configs.keys().cloned());
+        self.announced.extend(wanted.keys().cloned());
         // Configs before the states they describe.
         for (topic, payload) in configs.into_iter().chain(wanted) {
             if self.held.get(&topic) == Some(&payload) {
