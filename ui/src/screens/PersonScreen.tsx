@@ -5,6 +5,7 @@ import type { Person } from '../api/peopleTypes';
 import { Dialog } from '../components/Dialog';
 import { FlashMessage } from '../components/FlashMessage';
 import { ConfirmDialog } from '../components/medications/ConfirmDialog';
+import { SwitchField } from '../components/notifications/preferenceFields';
 import { FormError } from '../components/medications/FormError';
 import { ScreenStatus } from '../components/medications/ScreenStatus';
 import { AuditCard } from '../components/people/AuditCard';
@@ -108,18 +109,13 @@ function HomeAssistantCard({ person }: { person: Person }) {
         {t('person.homeAssistantTitle')}
       </h2>
       <FlashMessage flash={flash} />
-      <label className="prefs-check">
-        <input
-          type="checkbox"
-          checked={person.home_assistant}
-          disabled={update.isPending}
-          onChange={(event) => void setShown(event.target.checked)}
-        />
-        <span className="switch-text">
-          <span className="switch-label">{t('person.homeAssistantShow')}</span>
-          <span className="field-hint">{t('person.homeAssistantHint')}</span>
-        </span>
-      </label>
+      <SwitchField
+        label={t('person.homeAssistantShow')}
+        hint={t('person.homeAssistantHint')}
+        checked={person.home_assistant}
+        disabled={update.isPending}
+        onChange={(shown) => void setShown(shown)}
+      />
     </section>
   );
 }

@@ -341,7 +341,7 @@ describe('a person’s carers', () => {
       },
     });
     renderApp('/people/2');
-    const box = await screen.findByRole('checkbox', { name: /Show in Home Assistant/ });
+    const box = await screen.findByRole('switch', { name: /Show in Home Assistant/ });
     expect((box as HTMLInputElement).checked).toBe(false);
     await userEvent.click(box);
     await screen.findByText('Kid is shown in Home Assistant.');
@@ -358,7 +358,7 @@ describe('a person’s carers', () => {
     medsServer({ 'GET /api/people': () => ok(PEOPLE) });
     renderApp('/people/5');
     await screen.findByRole('heading', { name: 'Your part' });
-    expect(screen.queryByRole('checkbox', { name: /Show in Home Assistant/ })).toBeNull();
+    expect(screen.queryByRole('switch', { name: /Show in Home Assistant/ })).toBeNull();
   });
 
   it('gives the account holder’s own person no archive or delete', async () => {
