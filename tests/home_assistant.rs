@@ -671,6 +671,53 @@ async fn states_follow_a_dose_within_a_second_and_a_button_records_a_dose_by_hom
 }
 
 #[tokio::test]
+async fn a_dose_missed_past_its_grace_is_counted_and_told() {
+    let broker = Broker::start();
+    let server = server_for(&broker);
+    let token = common::register(&server, "gran@example.test").await;
+    let medication = common::medication(
+        &server,
+        &token,
+        json!({ "name": "Digoxin", "unit": "tablets", "frequency": "daily",
+                "schedule": { "times": ["06:10"], "grace_minutes": 30 } }),
+    )
+    .await;
+    let (_, people) = get_json(&server, "/api/people", Some(&token)).await;
+    let person = people["data"][0]["id"].as_i64().unwrap();
+    let reader = Reader::connect(&broker).await;
+    publish_person(&server, &token, person, true).await;
+    let person_topic = format!("pillbox/person/{person}/state");
+    let event_topic = format!("pillbox/person/{person}/event");
+    reader
+        .wait_until(5, "nothing missed yet", |l| {
+            l.get(&person_topic)
+                .is_some_and(|m| json_of(m)["missed_today"] == 0)
+        })
+        .await;
+    // 06:10 comes (the reminder), then its 30 minutes of grace pass.
+    common::advance(&server, 11 * 60).await;
+    reader
+        .wait_until(5, "the reminder", |l| {
+            l.get(&event_topic)
+                .is_some_and(|m| json_of(m)["event_type"] == "reminder")
+        })
+        .await;
+    common::advance(&server, 31 * 60).await;
+    reader
+        .wait_until(5, "the missed dose", |l| {
+            l.get(&person_topic)
+                .is_some_and(|m| json_of(m)["missed_today"] == 1)
+                && l.get(&event_topic).is_some_and(|m| {
+                    let event = json_of(m);
+                    event["event_type"] == "missed" && event["medication_id"] == medication
+                })
+        })
+        .await;
+    let adherence = json_of(&reader.latest()[&person_topic])["adherence_7d"].clone();
+    assert_eq!(adherence, 0.0, "one dose, missed");
+}
+
+#[tokio::test]
 async fn configs_and_states_are_announced_again_when_home_assistant_comes_online() {
     let broker = Broker::start();
     let server = server_for(&broker);
