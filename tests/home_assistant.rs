@@ -679,7 +679,7 @@ async fn a_dose_missed_past_its_grace_is_counted_and_told() {
         &server,
         &token,
         json!({ "name": "Digoxin", "unit": "tablets", "frequency": "daily",
-                "schedule": { "times": ["06:10"], "grace_minutes": 30 } }),
+                "schedule": { "times": ["06:30"], "grace_minutes": 30 } }),
     )
     .await;
     let (_, people) = get_json(&server, "/api/people", Some(&token)).await;
@@ -694,27 +694,41 @@ async fn a_dose_missed_past_its_grace_is_counted_and_told() {
                 .is_some_and(|m| json_of(m)["missed_today"] == 0)
         })
         .await;
-    // 06:10 comes (the reminder), then its 30 minutes of grace pass.
-    common::advance(&server, 11 * 60).await;
-    reader
-        .wait_until(5, "the reminder", |l| {
-            l.get(&event_topic)
-                .is_some_and(|m| json_of(m)["event_type"] == "reminder")
+    // A dose added when its reminder's time (15 minutes ahead) has passed is told at once.
+    let soon = common::medication(
+        &server,
+        &token,
+        json!({ "name": "Aspirin", "unit": "tablets", "frequency": "daily",
+                "schedule": { "times": ["06:10"], "grace_minutes": 30 } }),
+    )
+    .await;
+    let reminded = |l: &BTreeMap<String, Message>, id: i64| {
+        l.get(&event_topic).is_some_and(|m| {
+            let event = json_of(m);
+            event["event_type"] == "reminder" && event["medication_id"] == id
         })
+    };
+    reader
+        .wait_until(5, "the reminder of a dose added late", |l| reminded(l, soon))
         .await;
+    // Digoxin's reminder comes at 06:15 (15 minutes ahead, the default), the dose at 06:30,
+    // then its 30 minutes of grace pass (Aspirin's too).
+    common::advance(&server, 16 * 60).await;
+    reader
+        .wait_until(5, "the reminder", |l| reminded(l, medication))
+        .await;
+    common::advance(&server, 15 * 60).await;
     common::advance(&server, 31 * 60).await;
     reader
-        .wait_until(5, "the missed dose", |l| {
+        .wait_until(5, "the missed doses", |l| {
             l.get(&person_topic)
-                .is_some_and(|m| json_of(m)["missed_today"] == 1)
-                && l.get(&event_topic).is_some_and(|m| {
-                    let event = json_of(m);
-                    event["event_type"] == "missed" && event["medication_id"] == medication
-                })
+                .is_some_and(|m| json_of(m)["missed_today"] == 2)
+                && l.get(&event_topic)
+                    .is_some_and(|m| json_of(m)["event_type"] == "missed")
         })
         .await;
     let adherence = json_of(&reader.latest()[&person_topic])["adherence_7d"].clone();
-    assert_eq!(adherence, 0.0, "one dose, missed");
+    assert_eq!(adherence, 0.0, "two doses, both missed");
 }
 
 #[tokio::test]

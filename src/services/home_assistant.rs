@@ -311,7 +311,7 @@ pub fn events_since(
         // A full page is told up to its last one; the rest comes at the next look.
         let full = due.len() >= usize::try_from(EVENTS_PER_LOOK).unwrap_or(usize::MAX);
         marks.reminders = match due.last() {
-            Some(last) if full => last.reminder_time,
+            Some(last) if full => last.due_at,
             _ => now,
         };
         for reminder in due {
