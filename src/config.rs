@@ -60,6 +60,9 @@ pub const KEYS: &[&str] = &[
     "oidc.allowed_groups",
     "oidc.groups_claim",
     "oidc.disable_password_login",
+    "mqtt.url",
+    "mqtt.discovery_prefix",
+    "mqtt.base_topic",
     "backup.daily",
     "backup.keep",
     "auth.proxy_header",
@@ -109,6 +112,7 @@ pub struct Settings {
     pub channels: ChannelSettings,
     pub telegram: TelegramSettings,
     pub oidc: OidcSettings,
+    pub mqtt: MqttSettings,
     pub backup: BackupSettings,
     pub auth: AuthSettings,
     pub http: HttpSettings,
@@ -134,6 +138,7 @@ impl Default for Settings {
             channels: ChannelSettings::default(),
             telegram: TelegramSettings::default(),
             oidc: OidcSettings::default(),
+            mqtt: MqttSettings::default(),
             backup: BackupSettings::default(),
             auth: AuthSettings::default(),
             http: HttpSettings::default(),
@@ -398,6 +403,148 @@ impl OidcSettings {
         }
         Ok(())
     }
+}
+
+/// Home Assistant by MQTT discovery (issue 28): off unless `url` is set.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MqttSettings {
+    /// `mqtt://user:password@host:1883` or `mqtts://…` (port 8883 unless given).
+    #[serde(deserialize_with = "lenient::opt_string")]
+    pub url: Option<String>,
+    /// Where Home Assistant listens for discovery configs.
+    pub discovery_prefix: String,
+    /// Pillbox's own topics (availability, states, button commands) start with this.
+    pub base_topic: String,
+}
+
+impl Default for MqttSettings {
+    fn default() -> Self {
+        MqttSettings {
+            url: None,
+            discovery_prefix: "homeassistant".into(),
+            base_topic: "pillbox".into(),
+        }
+    }
+}
+
+/// `mqtt.url` taken apart: where the broker is and how to log in.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Broker {
+    pub host: String,
+    pub port: u16,
+    /// `mqtts://`: TLS, the broker's certificate checked against the system's roots.
+    pub tls: bool,
+    pub username: Option<String>,
+    pub password: Option<String>,
+}
+
+impl fmt::Debug for Broker {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Never the password: this ends up in logs.
+        write!(f, "{}", self.address())
+    }
+}
+
+impl Broker {
+    /// `mqtt(s)://[user@]host:port`, without the password.
+    pub fn address(&self) -> String {
+        let scheme = if self.tls { "mqtts" } else { "mqtt" };
+        let user = self
+            .username
+            .as_deref()
+            .map(|u| format!("{u}@"))
+            .unwrap_or_default();
+        format!("{scheme}://{user}{}:{}", self.host, self.port)
+    }
+}
+
+impl MqttSettings {
+    /// The broker, `None` when MQTT is off; a setting that cannot work names its key.
+    pub fn broker(&self) -> Result<Option<Broker>, ConfigError> {
+        let Some(text) = &self.url else {
+            return Ok(None);
+        };
+        let example = "e.g. mqtt://pillbox:secret@192.168.1.10:1883 or mqtts://broker.example.com";
+        let url = url::Url::parse(text.trim())
+            .map_err(|e| config_error(format!("mqtt.url is not a URL ({e}); {example}")))?;
+        let tls = match url.scheme() {
+            "mqtt" | "tcp" => false,
+            "mqtts" | "ssl" => true,
+            other => {
+                return Err(config_error(format!(
+                    "mqtt.url must start with mqtt:// or mqtts:// (got {other}://); {example}"
+                )));
+            }
+        };
+        let host = match url.host() {
+            Some(url::Host::Domain(name)) if !name.is_empty() => name.to_owned(),
+            Some(url::Host::Ipv4(ip)) => ip.to_string(),
+            Some(url::Host::Ipv6(ip)) => ip.to_string(),
+            _ => return Err(config_error(format!("mqtt.url has no host name; {example}"))),
+        };
+        // The path, query and fragment together: none of them may be there.
+        if !matches!(&url[url::Position::BeforePath..], "" | "/") {
+            return Err(config_error(format!(
+                "mqtt.url must name only the broker (no path or query); {example}"
+            )));
+        }
+        let username = Some(url.username())
+            .filter(|u| !u.is_empty())
+            .map(percent_decoded);
+        let password = url.password().map(percent_decoded);
+        if password.is_some() && username.is_none() {
+            return Err(config_error(format!(
+                "mqtt.url has a password but no user name; {example}"
+            )));
+        }
+        for (key, value) in [
+            ("mqtt.discovery_prefix", &self.discovery_prefix),
+            ("mqtt.base_topic", &self.base_topic),
+        ] {
+            let bad = value.is_empty()
+                || value.starts_with('/')
+                || value.ends_with('/')
+                || value.contains("//")
+                || value.contains(['+', '#', ' ', '\0']);
+            if bad {
+                return Err(config_error(format!(
+                    "{key} \"{value}\" is not a usable MQTT topic prefix: use letters, digits, - and _ \
+                     (and / between levels), without + or #"
+                )));
+            }
+        }
+        Ok(Some(Broker {
+            host,
+            port: url.port().unwrap_or(if tls { 8883 } else { 1883 }),
+            tls,
+            username,
+            password,
+        }))
+    }
+}
+
+/// A URL's user or password as typed: `%40` is `@` (and `+` stays `+`).
+fn percent_decoded(part: &str) -> String {
+    let bytes = part.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        if bytes[i] == b'%'
+            && let (Some(high), Some(low)) = (
+                bytes.get(i + 1).copied().and_then(hex),
+                bytes.get(i + 2).copied().and_then(hex),
+            )
+        {
+            out.push(u8::try_from(high * 16 + low).unwrap_or(b'?'));
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// The instance's own daily snapshot (`pillbox backup` takes one on demand).
@@ -716,6 +863,7 @@ impl Settings {
             )));
         }
         self.oidc.validate(self.public_url.as_deref())?;
+        self.mqtt.broker()?;
         if let Err(e) = self.log.level.parse::<tracing_subscriber::filter::Targets>() {
             return Err(config_error(format!(
                 "log.level \"{}\" is not a valid filter ({e}); use error, warn, info, debug or trace",
@@ -1285,6 +1433,54 @@ mod tests {
             &[header, trusted, ("PILLBOX_AUTH_PROXY_AUTO_REGISTER", "sometimes")],
             "auth.proxy_auto_register",
         );
+    }
+
+    #[test]
+    fn mqtt_is_off_unless_its_url_is_set_and_a_bad_url_names_the_key() {
+        let s = load(&[], Overrides::default()).unwrap();
+        assert!(s.mqtt.broker().unwrap().is_none());
+        assert_eq!(s.mqtt.discovery_prefix, "homeassistant");
+        assert_eq!(s.mqtt.base_topic, "pillbox");
+        let dir = tempfile::tempdir().unwrap();
+        let url = write_file(&dir, "url", "mqtts://ha%40home:p%3Ass+1@broker.lan\n");
+        let s = load(
+            &[
+                ("PILLBOX_MQTT_URL_FILE", url.to_str().unwrap()),
+                ("PILLBOX_MQTT_BASE_TOPIC", "home/pillbox"),
+            ],
+            Overrides::default(),
+        )
+        .unwrap();
+        let broker = s.mqtt.broker().unwrap().unwrap();
+        assert_eq!(
+            (broker.host.as_str(), broker.port, broker.tls),
+            ("broker.lan", 8883, true)
+        );
+        assert_eq!(broker.username.as_deref(), Some("ha@home"));
+        assert_eq!(broker.password.as_deref(), Some("p:ss+1"));
+        assert!(!format!("{broker:?}").contains("p:ss"), "no password in logs");
+        assert_eq!(s.mqtt.base_topic, "home/pillbox");
+        let plain = load(&[("PILLBOX_MQTT_URL", "mqtt://127.0.0.1")], Overrides::default()).unwrap();
+        assert_eq!(plain.mqtt.broker().unwrap().unwrap().port, 1883);
+        for bad in [
+            "broker.lan:1883",
+            "http://broker.lan",
+            "mqtt://",
+            "mqtt://broker.lan/topic",
+            "mqtt://:secret@broker.lan",
+        ] {
+            let err = load(&[("PILLBOX_MQTT_URL", bad)], Overrides::default()).unwrap_err();
+            assert!(err.to_string().contains("mqtt.url"), "{bad}: {err}");
+        }
+        let err = load(
+            &[
+                ("PILLBOX_MQTT_URL", "mqtt://b"),
+                ("PILLBOX_MQTT_BASE_TOPIC", "pill/#"),
+            ],
+            Overrides::default(),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("mqtt.base_topic"), "{err}");
     }
 
     #[test]

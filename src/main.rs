@@ -7,6 +7,7 @@ mod config;
 mod db;
 mod domain;
 mod files;
+mod home_assistant;
 mod http;
 mod logging;
 mod mailer;

@@ -127,6 +127,8 @@ fn allowed(module: &str) -> Option<&'static [&'static str]> {
             "services", "domain", "store", "security", "config", "clock", "db", "files", "secrets", "mailer",
             "version",
         ],
+        // Home Assistant by MQTT: an edge that reads and records through services only.
+        "home_assistant" => &["services", "domain", "config", "clock", "db", "version"],
         "services" => &[
             "domain", "store", "security", "config", "clock", "db", "files", "secrets", "mailer", "version",
         ],

@@ -5,7 +5,7 @@
 #
 # On a two-core machine many steps use one core (ESLint, tsc, the Rust compiler's front end
 # and its link steps), so the UI's lint runs in the background while Rust builds, and
-# Chromium and caddy are installed while the packages are fetched. Each background job's output is
+# Chromium, caddy and mosquitto are installed while the packages are fetched. Each background job's output is
 # printed whole when it is waited for. Nothing that waits on a clock (the unit tests' screen
 # flows, the servers the Rust and browser tests start) runs beside a build.
 set -euo pipefail
@@ -25,11 +25,12 @@ finish() {
   return "$status"
 }
 
-step "Debian packages (installed in the background if missing): Chromium for the browser tests, caddy for the proxy sign-in tests"
+step "Debian packages (installed in the background if missing): Chromium for the browser tests, caddy for the proxy sign-in tests, mosquitto for the Home Assistant tests"
 (
   missing=""
   [ -x /usr/bin/chromium ] || missing="chromium"
   command -v caddy >/dev/null || missing="$missing caddy"
+  [ -x /usr/sbin/mosquitto ] || missing="$missing mosquitto"
   if [ -n "$missing" ]; then
     sudo=""
     [ "$(id -u)" -eq 0 ] || sudo="sudo"
@@ -39,6 +40,7 @@ step "Debian packages (installed in the background if missing): Chromium for the
   fi
   /usr/bin/chromium --version
   caddy version
+  dpkg-query -W mosquitto
 ) >"$logs/packages.log" 2>&1 &
 packages_job=$!
 
@@ -77,7 +79,7 @@ finish "$lint_job" lint
 step "UI: unit tests (Vitest)"
 npm --prefix ui test
 
-# tests/proxy_sign_in.rs starts caddy.
+# tests/proxy_sign_in.rs starts caddy, tests/home_assistant.rs mosquitto.
 finish "$packages_job" packages
 
 step "Rust: unit and integration tests (the real binary, dev profile)"

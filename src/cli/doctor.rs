@@ -120,6 +120,9 @@ pub fn run(args: DoctorArgs) -> CliResult {
         .build()?;
     report(runtime.block_on(check_server(&settings)));
     report(runtime.block_on(check_smtp(&settings)));
+    if let Some(line) = runtime.block_on(check_mqtt(&settings)) {
+        report(line);
+    }
     report(check_vapid(&settings, &data_dir));
     report(check_public_url(&settings));
     report(check_proxy_sign_in(&settings));
@@ -365,6 +368,28 @@ async fn check_smtp(settings: &Settings) -> Line {
             "check smtp.host, port and tls with your mail provider's settings; a 535 answer means smtp.user or smtp.password is wrong",
         ),
     }
+}
+
+/// The MQTT broker Home Assistant reads from, when `mqtt.url` is set: connects and logs in.
+async fn check_mqtt(settings: &Settings) -> Option<Line> {
+    let broker = match settings.mqtt.broker() {
+        Ok(broker) => broker?,
+        Err(e) => return Some(fail("mqtt", e.to_string(), "fix mqtt.url")),
+    };
+    let target = broker.address();
+    Some(
+        match crate::home_assistant::check_connection(&broker, settings).await {
+            Ok(()) => match &broker.username {
+                Some(user) => ok("mqtt", format!("{target}: connected, logged in as {user}")),
+                None => ok("mqtt", format!("{target}: connected (no login)")),
+            },
+            Err(e) => fail(
+                "mqtt",
+                format!("{target}: {e}"),
+                "check mqtt.url: the broker's host and port, and the user and password it accepts (mqtt:// or mqtts://)",
+            ),
+        },
+    )
 }
 
 fn tls_mode(settings: &Settings) -> &'static str {

@@ -190,9 +190,15 @@ fn serve(args: ServeArgs, runtime: &tokio::runtime::Runtime, stop: &Stop) -> Cli
             display_path(&paths.data_dir)
         );
         let running = reminders::start(engine).await?;
+        // Home Assistant by MQTT: its own task, which nothing else waits for.
+        let home_assistant =
+            crate::home_assistant::start(&state.settings, state.db.clone(), state.clock.clone())?;
         let data_jobs = data_jobs.start();
         let reloading = tls.as_ref().map(|certificates| certificates.watch());
         if stop_before_ready(stop) {
+            if let Some(publisher) = home_assistant {
+                publisher.stop().await;
+            }
             running.stop().await;
             data_jobs.abort();
             return Ok(ExitCode::SUCCESS);
@@ -210,7 +216,12 @@ fn serve(args: ServeArgs, runtime: &tokio::runtime::Runtime, stop: &Stop) -> Cli
                     watchdog.abort();
                 }
                 systemd::notify("STOPPING=1\nSTATUS=Stopping: finishing requests and reminders in flight");
-                running.stop().await;
+                let publisher = async {
+                    if let Some(publisher) = home_assistant {
+                        publisher.stop().await;
+                    }
+                };
+                tokio::join!(running.stop(), publisher);
             }
         });
         let served = http::serve(listener, state, tls.as_ref().map(tls::Certificates::acceptor), stop.stopped()).await;

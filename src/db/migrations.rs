@@ -47,6 +47,7 @@ pub const MIGRATIONS: &[Migration] = &[
     migration!("0021_api_tokens"),
     migration!("0022_oidc_identities"),
     migration!("0023_prescriptions"),
+    migration!("0024_home_assistant"),
 ];
 
 #[derive(Debug, Serialize)]

@@ -69,8 +69,10 @@ pub async fn create(
     Ok((StatusCode::CREATED, data(created)))
 }
 
-/// Renames, archives or brings back one of your people. An archived person gets no
-/// reminders and is left out of Today; their data stays readable.
+/// Renames, archives or brings back one of your people, or shows them in Home Assistant
+/// (`home_assistant`, by MQTT discovery when the server has `mqtt.url`). An archived person
+/// gets no reminders, is left out of Today and is not shown in Home Assistant; their data
+/// stays readable.
 #[utoipa::path(
     put,
     path = "/people/{id}",

@@ -262,6 +262,22 @@ pub fn log(
     dose: DoseRequest,
     now: DateTime<Utc>,
 ) -> ServiceResult<Logged> {
+    let logged_by = logger(conn, access.user_id)?;
+    let logged = log_as(conn, access, medication_id, dose, logged_by, now)?;
+    access::audit(conn, access, "dose.logged", &logged.entry.medication_name, now)?;
+    Ok(logged)
+}
+
+/// `log`, with the logger named by the caller (Home Assistant's buttons); writes no audit
+/// line.
+pub fn log_as(
+    conn: &Connection,
+    access: &Access,
+    medication_id: MedicationId,
+    dose: DoseRequest,
+    logged_by: LoggedBy,
+    now: DateTime<Utc>,
+) -> ServiceResult<Logged> {
     let user_id = access.owner_id;
     let taken = not_in_future(dose.taken.unwrap_or(now), now)?;
     let dosage = dosage_text(dose.dosage)?;
@@ -313,11 +329,10 @@ pub fn log(
             dosage_id,
             answer_nearest: dose.scheduled_time.is_none(),
             affect_inventory: dose.affect_inventory,
-            logged_by: Some(logger(conn, access.user_id)?),
+            logged_by: Some(logged_by),
         },
         now,
     )?;
-    access::audit(conn, access, "dose.logged", &m.name, now)?;
     Ok(Logged {
         inventory: stock::level(conn, recorded.entry.medication_id)?,
         entry: recorded.entry,

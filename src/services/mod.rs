@@ -13,6 +13,7 @@ pub mod email;
 pub mod export;
 pub mod fhir;
 pub mod health;
+pub mod home_assistant;
 pub mod import;
 pub mod import_sources;
 pub mod jobs;

@@ -48,6 +48,9 @@ pub struct PersonView {
     /// The viewer's own carers row for a person they care for (to leave); null for their own.
     #[schema(required = true)]
     pub carer_id: Option<i64>,
+    /// Published to Home Assistant by MQTT (when the server has `mqtt.url`); the owner's
+    /// choice, off by default.
+    pub home_assistant: bool,
     /// RFC 3339, UTC.
     #[schema(value_type = String)]
     pub created_at: Stamp,
@@ -67,6 +70,7 @@ impl PersonView {
             role,
             owner_name: person.owner_name,
             carer_id,
+            home_assistant: person.home_assistant,
             created_at: person.created_at,
         }
     }
@@ -88,6 +92,9 @@ pub struct PersonChange {
     pub name: Option<String>,
     /// Archive (true) or bring back (false); the account holder cannot be archived.
     pub archived: Option<bool>,
+    /// Show the person's doses, stock and buttons in Home Assistant (true) or stop (false):
+    /// their entities are removed from it.
+    pub home_assistant: Option<bool>,
 }
 
 /// A carer's role.
@@ -335,6 +342,11 @@ pub fn update(
             people::set_archived(conn, person_id, archive.then_some(stamp), stamp)?;
             planner::plan_user_at(conn, access.owner_id, horizon_days, now)?;
         }
+    }
+    if let Some(on) = change.home_assistant
+        && on != person.home_assistant
+    {
+        people::set_home_assistant(conn, person_id, on, stamp)?;
     }
     view(conn, &access)
 }

@@ -392,6 +392,33 @@ pub fn since(conn: &Connection, user_id: i64, from: &str) -> rusqlite::Result<Ve
     .collect()
 }
 
+/// When a person last took a dose (of any medication, still listed or not).
+pub fn last_taken(conn: &Connection, user_id: i64, person_id: i64) -> rusqlite::Result<Option<Stamp>> {
+    conn.prepare_cached(
+        "SELECT taken_at, id FROM dose_history WHERE user_id = ?1 AND person_id = ?2 AND status = 'taken'
+         ORDER BY taken_at DESC, id DESC LIMIT 1",
+    )?
+    .query_row(params![user_id, person_id], |row| {
+        stamp_at(row, 0, "dose_history", row.get(1)?)
+    })
+    .optional()
+}
+
+/// The newest entry's id (0 without any): entries written later have larger ones.
+pub fn newest_id(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.prepare_cached("SELECT coalesce(max(id), 0) FROM dose_history")?
+        .query_row([], |row| row.get(0))
+}
+
+/// Entries written after the one with id `after`, oldest first, at most `limit`.
+pub fn written_after(conn: &Connection, after: i64, limit: i64) -> rusqlite::Result<Vec<Entry>> {
+    conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM dose_history WHERE id > ?1 ORDER BY id LIMIT ?2"
+    ))?
+    .query_map(params![after, limit], from_row)?
+    .collect()
+}
+
 /// When one medication's doses were taken, from `from` up to (not including) `to`: what
 /// its as-needed limits count.
 pub fn taken_between(

@@ -84,6 +84,14 @@ pub fn owners(conn: &Connection) -> rusqlite::Result<Vec<i64>> {
         .collect()
 }
 
+/// The account a medication belongs to, whoever asks (Home Assistant's buttons name only
+/// the medication).
+pub fn owner(conn: &Connection, id: i64) -> rusqlite::Result<Option<i64>> {
+    conn.prepare_cached("SELECT user_id FROM medications WHERE id = ?1")?
+        .query_row([id], |row| row.get(0))
+        .optional()
+}
+
 pub fn find(conn: &Connection, user_id: i64, id: i64) -> rusqlite::Result<Option<Medication>> {
     conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM medications WHERE user_id = ?1 AND id = ?2"

@@ -128,6 +128,8 @@ pub struct Person {
     pub created_at: Stamp,
     /// The account holder's name as others see it.
     pub owner_name: String,
+    /// Published to Home Assistant by MQTT (the owner's choice).
+    pub home_assistant: bool,
 }
 
 /// A person the user cares for, with their carers row.
@@ -142,7 +144,7 @@ const PERSON_COLUMNS: &str = "p.id, p.owner_id,
         CASE WHEN p.name <> '' THEN p.name
              ELSE coalesce(nullif(trim(u.first_name || ' ' || u.last_name), ''), u.email) END AS shown,
         p.is_self, p.archived_at IS NOT NULL, p.created_at,
-        coalesce(nullif(trim(u.first_name || ' ' || u.last_name), ''), u.email)";
+        coalesce(nullif(trim(u.first_name || ' ' || u.last_name), ''), u.email), p.home_assistant";
 
 fn person_from(row: &Row) -> rusqlite::Result<Person> {
     Ok(Person {
@@ -153,6 +155,7 @@ fn person_from(row: &Row) -> rusqlite::Result<Person> {
         archived: row.get(4)?,
         created_at: stamp_at(row, 5, "people", row.get(0)?)?,
         owner_name: row.get(6)?,
+        home_assistant: row.get(7)?,
     })
 }
 
@@ -185,8 +188,8 @@ pub fn cared(conn: &Connection, user_id: i64) -> rusqlite::Result<Vec<Cared>> {
     .query_map([user_id], |row| {
         Ok(Cared {
             person: person_from(row)?,
-            role: row.get(7)?,
-            carer_id: row.get(8)?,
+            role: row.get(8)?,
+            carer_id: row.get(9)?,
         })
     })?
     .collect()
@@ -216,6 +219,40 @@ pub fn insert_as(
 pub fn rename(conn: &Connection, person_id: i64, name: &str, now: Stamp) -> rusqlite::Result<()> {
     conn.prepare_cached("UPDATE people SET name = ?2, updated_at = ?3 WHERE id = ?1")?
         .execute(rusqlite::params![person_id, name, now])?;
+    Ok(())
+}
+
+/// Publishes a person to Home Assistant, or stops.
+pub fn set_home_assistant(conn: &Connection, person_id: i64, on: bool, now: Stamp) -> rusqlite::Result<()> {
+    conn.prepare_cached("UPDATE people SET home_assistant = ?2, updated_at = ?3 WHERE id = ?1")?
+        .execute(rusqlite::params![person_id, on, now])?;
+    Ok(())
+}
+
+/// The people published to Home Assistant and not archived, of every account, by id.
+pub fn published(conn: &Connection) -> rusqlite::Result<Vec<Person>> {
+    conn.prepare_cached(&format!(
+        "SELECT {PERSON_COLUMNS} FROM people p JOIN users u ON u.id = p.owner_id
+         WHERE p.home_assistant = 1 AND p.archived_at IS NULL ORDER BY p.id"
+    ))?
+    .query_map([], person_from)?
+    .collect()
+}
+
+/// Adds a line to a person's audit list for a change no account made (Home Assistant).
+pub fn audit_without_account(
+    conn: &Connection,
+    person_id: i64,
+    actor_name: &str,
+    action: &str,
+    subject: &str,
+    now: Stamp,
+) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO care_audit (person_id, actor_id, actor_name, action, subject, created_at)
+         VALUES (?1, NULL, ?2, ?3, ?4, ?5)",
+    )?
+    .execute(rusqlite::params![person_id, actor_name, action, subject, now])?;
     Ok(())
 }
 

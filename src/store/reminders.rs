@@ -1413,3 +1413,42 @@ mod tests {
         assert_eq!(find(&conn, 1, id).unwrap().unwrap().status, ReminderStatus::Sent);
     }
 }
+
+/// A reminder as Home Assistant's event entity tells of it.
+#[derive(Debug, Clone)]
+pub struct DueReminder {
+    pub medication_id: i64,
+    pub scheduled_time: Stamp,
+    /// When its time came (see `came_due`).
+    pub due_at: Stamp,
+}
+
+/// Dose reminders (planned and one-off) whose time came after `after` and by `until`, not
+/// cancelled and not answered yet, by time: whether a channel took them or not, their
+/// time has come. A reminder's time is its reminder time (a snooze moves it), or when it was
+/// made if that is later (a dose added minutes before it is due is reminded of at once).
+pub fn came_due(
+    conn: &Connection,
+    after: Stamp,
+    until: Stamp,
+    limit: i64,
+) -> rusqlite::Result<Vec<DueReminder>> {
+    conn.prepare_cached(
+        "SELECT id, medication_id, scheduled_time, due_at FROM (
+             SELECT id, medication_id, scheduled_time, max(reminder_time, created_at) AS due_at
+             FROM reminders
+             WHERE medication_id IS NOT NULL AND kind IN ('dose', 'one_off') AND status <> 'cancelled'
+               AND answered_at IS NULL AND reminder_time <= ?2)
+         WHERE due_at > ?1 AND due_at <= ?2
+         ORDER BY due_at, id LIMIT ?3",
+    )?
+    .query_map(params![after, until, limit], |row| {
+        let id = row.get(0)?;
+        Ok(DueReminder {
+            medication_id: row.get(1)?,
+            scheduled_time: stamp_at(row, 2, "reminders", id)?,
+            due_at: stamp_at(row, 3, "reminders", id)?,
+        })
+    })?
+    .collect()
+}

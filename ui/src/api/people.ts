@@ -15,7 +15,10 @@ export async function createPerson(name: string): Promise<Person> {
   return (await answer(api.POST('/api/people', { headers: callerHeaders(), body: { name } }))).data;
 }
 
-export async function updatePerson(personId: number, changes: { name?: string; archived?: boolean }): Promise<Person> {
+/** What `PUT /api/people/{id}` changes; absent fields stay. */
+export type PersonChanges = { name?: string; archived?: boolean; home_assistant?: boolean };
+
+export async function updatePerson(personId: number, changes: PersonChanges): Promise<Person> {
   const params = person(personId);
   return (await answer(api.PUT('/api/people/{id}', { headers: callerHeaders(), params, body: changes }))).data;
 }

@@ -1445,8 +1445,10 @@ export interface paths {
         };
         get?: never;
         /**
-         * Renames, archives or brings back one of your people. An archived person gets no
-         *     reminders and is left out of Today; their data stays readable.
+         * Renames, archives or brings back one of your people, or shows them in Home Assistant
+         *     (`home_assistant`, by MQTT discovery when the server has `mqtt.url`). An archived person
+         *     gets no reminders, is left out of Today and is not shown in Home Assistant; their data
+         *     stays readable.
          */
         put: operations["people_update"];
         post?: never;
@@ -2235,6 +2237,11 @@ export interface components {
                 carer_id: number | null;
                 /** @description RFC 3339, UTC. */
                 created_at: string;
+                /**
+                 * @description Published to Home Assistant by MQTT (when the server has `mqtt.url`); the owner's
+                 *     choice, off by default.
+                 */
+                home_assistant: boolean;
                 /** Format: int64 */
                 id: number;
                 /** @description The account holder's own person. */
@@ -2670,6 +2677,11 @@ export interface components {
                 carer_id: number | null;
                 /** @description RFC 3339, UTC. */
                 created_at: string;
+                /**
+                 * @description Published to Home Assistant by MQTT (when the server has `mqtt.url`); the owner's
+                 *     choice, off by default.
+                 */
+                home_assistant: boolean;
                 /** Format: int64 */
                 id: number;
                 /** @description The account holder's own person. */
@@ -3836,6 +3848,11 @@ export interface components {
         PersonChange: {
             /** @description Archive (true) or bring back (false); the account holder cannot be archived. */
             archived?: boolean | null;
+            /**
+             * @description Show the person's doses, stock and buttons in Home Assistant (true) or stop (false):
+             *     their entities are removed from it.
+             */
+            home_assistant?: boolean | null;
             /** @description 1–100 characters (the account holder's may be empty: the account's name shows). */
             name?: string | null;
         };
@@ -3850,6 +3867,11 @@ export interface components {
             carer_id: number | null;
             /** @description RFC 3339, UTC. */
             created_at: string;
+            /**
+             * @description Published to Home Assistant by MQTT (when the server has `mqtt.url`); the owner's
+             *     choice, off by default.
+             */
+            home_assistant: boolean;
             /** Format: int64 */
             id: number;
             /** @description The account holder's own person. */

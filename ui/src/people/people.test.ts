@@ -23,6 +23,7 @@ function person(overrides: Partial<Person>): Person {
     role: 'owner',
     owner_name: 'Pat',
     carer_id: null,
+    home_assistant: false,
     created_at: '2026-11-01T08:00:00Z',
     ...overrides,
   };

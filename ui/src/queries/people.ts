@@ -14,6 +14,7 @@ import {
   removeCarer,
   updateCarer,
   updatePerson,
+  type PersonChanges,
 } from '../api/people';
 import type { CarerRole, Person } from '../api/peopleTypes';
 import { everythingChanged, peopleChanged } from './invalidate';
@@ -72,11 +73,11 @@ export function useCreatePerson() {
   });
 }
 
-/** Renames, archives or brings back a person. */
+/** Renames, archives or brings back a person, or shows them in Home Assistant. */
 export function useUpdatePerson() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: ({ personId, changes }: { personId: number; changes: { name?: string; archived?: boolean } }) =>
+    mutationFn: ({ personId, changes }: { personId: number; changes: PersonChanges }) =>
       updatePerson(personId, changes),
     onSuccess: (person) => {
       client.setQueryData<Person[]>(queryKeys.people, (list) => putPerson(list, person));

@@ -5,6 +5,7 @@ import type { Person } from '../api/peopleTypes';
 import { Dialog } from '../components/Dialog';
 import { FlashMessage } from '../components/FlashMessage';
 import { ConfirmDialog } from '../components/medications/ConfirmDialog';
+import { SwitchField } from '../components/notifications/preferenceFields';
 import { FormError } from '../components/medications/FormError';
 import { ScreenStatus } from '../components/medications/ScreenStatus';
 import { AuditCard } from '../components/people/AuditCard';
@@ -16,6 +17,7 @@ import { useDeletePerson, usePeopleQuery, useRemoveCarer, useUpdatePerson } from
 import { MAX_PERSON_NAME } from './PeopleScreen';
 import '../styles/medications.css';
 import '../styles/people.css';
+import '../styles/preferences.css';
 
 /** "Delete": says what goes with the person, and offers archiving instead. */
 interface DeletePersonDialogProps {
@@ -80,7 +82,45 @@ function DeletePersonDialog({ person, onClose, onArchived, onDeleted }: DeletePe
   );
 }
 
-/** The owner's view of one of their people: name, archive, delete, carers, audit. */
+/**
+ * "Show in Home Assistant": the owner's choice, off by default, so that a shared MQTT broker
+ * sees nobody's medicines unasked. Takes effect when the server has an MQTT broker set.
+ */
+function HomeAssistantCard({ person }: { person: Person }) {
+  const { t } = useTranslation('circle');
+  const update = useUpdatePerson();
+  const [flash, showFlash] = useFlash();
+
+  const setShown = async (shown: boolean) => {
+    try {
+      await update.mutateAsync({ personId: person.id, changes: { home_assistant: shown } });
+      showFlash(
+        'success',
+        shown ? t('person.homeAssistantOn', { name: person.name }) : t('person.homeAssistantOff', { name: person.name }),
+      );
+    } catch (err) {
+      showFlash('error', circleErrorText(err, 'person.saveFailed'));
+    }
+  };
+
+  return (
+    <section className="card" aria-labelledby="person-home-assistant-title">
+      <h2 id="person-home-assistant-title" className="card-heading">
+        {t('person.homeAssistantTitle')}
+      </h2>
+      <FlashMessage flash={flash} />
+      <SwitchField
+        label={t('person.homeAssistantShow')}
+        hint={t('person.homeAssistantHint')}
+        checked={person.home_assistant}
+        disabled={update.isPending}
+        onChange={(shown) => void setShown(shown)}
+      />
+    </section>
+  );
+}
+
+/** The owner's view of one of their people: name, archive, delete, Home Assistant, carers, audit. */
 function OwnPerson({ person }: { person: Person }) {
   const { t } = useTranslation('circle');
   const navigate = useNavigate();
@@ -165,6 +205,7 @@ function OwnPerson({ person }: { person: Person }) {
         {person.archived && <p className="muted">{t('person.archivedText')}</p>}
       </section>
 
+      <HomeAssistantCard person={person} />
       <CarersCard person={person} />
       <AuditCard personId={person.id} />
 

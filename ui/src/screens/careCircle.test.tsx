@@ -9,9 +9,9 @@ import { renderApp } from '../test/renderApp';
 afterEach(() => localStorage.clear());
 
 const PEOPLE = [
-  { id: 1, name: 'Pat', is_self: true, archived: false, role: 'owner', owner_name: 'Pat', carer_id: null, created_at: '' },
-  { id: 2, name: 'Kid', is_self: false, archived: false, role: 'owner', owner_name: 'Pat', carer_id: null, created_at: '' },
-  { id: 5, name: 'Mum', is_self: false, archived: false, role: 'view', owner_name: 'Sam', carer_id: 40, created_at: '' },
+  { id: 1, name: 'Pat', is_self: true, archived: false, role: 'owner', owner_name: 'Pat', carer_id: null, home_assistant: false, created_at: '' },
+  { id: 2, name: 'Kid', is_self: false, archived: false, role: 'owner', owner_name: 'Pat', carer_id: null, home_assistant: false, created_at: '' },
+  { id: 5, name: 'Mum', is_self: false, archived: false, role: 'view', owner_name: 'Sam', carer_id: 40, home_assistant: false, created_at: '' },
 ];
 
 const aspirin = medicationJson({ id: 3, name: 'Aspirin', person_id: 1, escalation: null });
@@ -326,6 +326,39 @@ describe('a person’s carers', () => {
     expect(disabledState(newer)).toEqual({ disabled: false, reason: null, title: null });
     // The last page: Older is off because there is nothing older, and says nothing more.
     expect(disabledState(olderButton)).toEqual({ disabled: true, reason: null, title: null });
+  });
+
+  it('shows a person in Home Assistant only when the owner ticks it, and stops again', async () => {
+    signInForMeds();
+    let shown = false;
+    const fetchMock = medsServer({
+      'GET /api/people': () => ok(PEOPLE.map((p) => (p.id === 2 ? { ...p, home_assistant: shown } : p))),
+      'GET /api/people/2/carers': () => ok([]),
+      'GET /api/people/2/audit': () => ok([]),
+      'PUT /api/people/2': (init) => {
+        shown = (sentJson(init) as { home_assistant: boolean }).home_assistant;
+        return ok({ ...PEOPLE[1], home_assistant: shown });
+      },
+    });
+    renderApp('/people/2');
+    const box = await screen.findByRole('switch', { name: /Show in Home Assistant/ });
+    expect((box as HTMLInputElement).checked).toBe(false);
+    await userEvent.click(box);
+    await screen.findByText('Kid is shown in Home Assistant.');
+    expect((box as HTMLInputElement).checked).toBe(true);
+    await userEvent.click(box);
+    await screen.findByText('Kid is no longer shown in Home Assistant.');
+    expect((box as HTMLInputElement).checked).toBe(false);
+    const sent = requestsTo(fetchMock, 'PUT', '/api/people/2').map(([, init]) => sentJson(init));
+    expect(sent).toEqual([{ home_assistant: true }, { home_assistant: false }]);
+  });
+
+  it('offers Home Assistant only to the owner', async () => {
+    signInForMeds();
+    medsServer({ 'GET /api/people': () => ok(PEOPLE) });
+    renderApp('/people/5');
+    await screen.findByRole('heading', { name: 'Your part' });
+    expect(screen.queryByRole('switch', { name: /Show in Home Assistant/ })).toBeNull();
   });
 
   it('gives the account holder’s own person no archive or delete', async () => {
