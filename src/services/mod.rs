@@ -20,6 +20,7 @@ pub mod medications;
 pub mod messages;
 pub mod notifications;
 pub mod oidc;
+pub mod passkeys;
 pub mod people;
 pub mod planner;
 pub mod push_subscriptions;
