@@ -691,3 +691,26 @@ async fn without_a_public_url_naming_a_host_there_are_no_passkeys() {
         assert!(server.logged("passkeys are off").await, "{}", server.log());
     }
 }
+
+#[tokio::test]
+async fn an_account_has_at_most_twenty_passkeys() {
+    let server = server();
+    let ann = register(&server, "ann@example.org").await;
+    for n in 0..20 {
+        add(&server, &ann, &mut Authenticator::new(RP_ID), &format!("Key {n}")).await;
+    }
+    let (status, body) = post(
+        &server,
+        "/api/auth/passkeys/register/options",
+        Some(&ann),
+        json!({}),
+    )
+    .await;
+    assert_eq!(
+        (status, code_of(&body), &body["params"]["max"]),
+        (StatusCode::CONFLICT, "passkey_limit_reached", &json!(20)),
+        "{body}"
+    );
+    assert!(server.logged("the account has the most passkeys already").await);
+    assert_eq!(passkeys(&server, &ann).await.len(), 20);
+}

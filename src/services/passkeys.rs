@@ -227,15 +227,19 @@ impl Passkeys {
         let (handle, existing) = db
             .write(move |conn| {
                 let tx = conn.transaction()?;
-                let handle = store::keep_handle(&tx, user_id, &fresh)?;
                 let existing = store::list(&tx, user_id)?;
+                if existing.len() as i64 >= MAX_PER_ACCOUNT {
+                    tracing::warn!(
+                        user_id,
+                        "passkey registration refused: the account has the most passkeys already"
+                    );
+                    return Err(limit_reached());
+                }
+                let handle = store::keep_handle(&tx, user_id, &fresh)?;
                 tx.commit()?;
                 Ok::<_, ServiceError>((handle, existing))
             })
             .await?;
-        if existing.len() as i64 >= MAX_PER_ACCOUNT {
-            return Err(limit_reached());
-        }
         let handle = Uuid::parse_str(&handle)
             .map_err(|e| ServiceError::Internal(format!("stored passkey handle of user {user_id}: {e}")))?;
         let exclude = existing.iter().map(|p| p.credential.cred_id().clone()).collect();
@@ -317,6 +321,10 @@ impl Passkeys {
             .write(move |conn| {
                 let tx = conn.transaction()?;
                 if store::count(&tx, user_id)? >= MAX_PER_ACCOUNT {
+                    tracing::warn!(
+                        user_id,
+                        "passkey registration refused: the account has the most passkeys already"
+                    );
                     return Err(limit_reached());
                 }
                 let Some(id) = store::insert(&tx, user_id, &name, &credential_id, &passkey, at)? else {
