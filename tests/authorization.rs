@@ -269,9 +269,12 @@ fn case(method: &Method, path: &str, f: &Fixture) -> Option<Case> {
             Fresh::Nothing,
         ),
         // Passkeys are the caller's own (the matrix's server has a public_url, so it has them).
-        ("GET", "/api/auth/passkeys") | ("POST", "/api/auth/passkeys/register/options") => {
-            (OwnAccount, path.into(), Some(json!({})), Fresh::Nothing)
-        }
+        ("GET", "/api/auth/passkeys") | ("POST", "/api/auth/passkeys/register/options") => (
+            OwnAccount,
+            path.into(),
+            Some(json!({"password": "secret123"})),
+            Fresh::Nothing,
+        ),
         ("POST", "/api/auth/passkeys/register") => (
             OwnAccount,
             path.into(),

@@ -57,7 +57,7 @@ async fn try_add(
         server,
         "/api/auth/passkeys/register/options",
         Some(token),
-        json!({}),
+        json!({ "password": PASSWORD }),
     )
     .await;
     assert_eq!(status, StatusCode::OK, "{options}");
@@ -112,7 +112,7 @@ async fn a_passkey_signs_in_without_an_email_address_and_the_session_works() {
         &server,
         "/api/auth/passkeys/register/options",
         Some(&ann),
-        json!({}),
+        json!({ "password": PASSWORD }),
     )
     .await;
     assert_eq!(status, StatusCode::OK, "{options}");
@@ -307,7 +307,7 @@ async fn answers_for_another_challenge_from_another_origin_or_replayed_are_refus
         &server,
         "/api/auth/passkeys/register/options",
         Some(&bob),
-        json!({}),
+        json!({ "password": PASSWORD }),
     )
     .await;
     let credential = other.create(&options["data"]["publicKey"], ORIGIN);
@@ -330,7 +330,7 @@ async fn answers_for_another_challenge_from_another_origin_or_replayed_are_refus
         &server,
         "/api/auth/passkeys/register/options",
         Some(&ann),
-        json!({}),
+        json!({ "password": PASSWORD }),
     )
     .await;
     let credential = other.create(&options["data"]["publicKey"], ORIGIN);
@@ -672,7 +672,7 @@ async fn without_a_public_url_naming_a_host_there_are_no_passkeys() {
             &server,
             "/api/auth/passkeys/register/options",
             Some(&ann),
-            json!({}),
+            json!({ "password": PASSWORD }),
         )
         .await;
         assert_eq!(
@@ -703,7 +703,7 @@ async fn an_account_has_at_most_twenty_passkeys() {
         &server,
         "/api/auth/passkeys/register/options",
         Some(&ann),
-        json!({}),
+        json!({ "password": PASSWORD }),
     )
     .await;
     assert_eq!(
@@ -713,4 +713,48 @@ async fn an_account_has_at_most_twenty_passkeys() {
     );
     assert!(server.logged("the account has the most passkeys already").await);
     assert_eq!(passkeys(&server, &ann).await.len(), 20);
+}
+
+#[tokio::test]
+async fn adding_a_passkey_asks_for_the_password_again() {
+    let server = server();
+    let ann = register(&server, "ann@example.org").await;
+    let path = "/api/auth/passkeys/register/options";
+    let (status, body) = post(&server, path, Some(&ann), json!({})).await;
+    assert_eq!(
+        (status, code_of(&body)),
+        (StatusCode::BAD_REQUEST, "password_required"),
+        "{body}"
+    );
+    let (status, body) = post(&server, path, Some(&ann), json!({ "password": "not-it" })).await;
+    assert_eq!(
+        (status, code_of(&body)),
+        (StatusCode::BAD_REQUEST, "password_incorrect"),
+        "{body}"
+    );
+    assert!(
+        server
+            .logged("passkey registration refused: the password was not confirmed")
+            .await
+    );
+    assert!(passkeys(&server, &ann).await.is_empty());
+
+    // An account made by an OpenID Connect sign-in has no password to give.
+    let conn = rusqlite::Connection::open(server.data_dir.join("pillbox.sqlite3")).unwrap();
+    conn.execute(
+        "UPDATE users SET password_hash = '!oidc:nobody-knows' WHERE email = 'ann@example.org'",
+        [],
+    )
+    .unwrap();
+    let (status, options) = post(&server, path, Some(&ann), json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{options}");
+    let credential = Authenticator::new(RP_ID).create(&options["data"]["publicKey"], ORIGIN);
+    let (status, body) = post(
+        &server,
+        "/api/auth/passkeys/register",
+        Some(&ann),
+        json!({ "ceremony": options["data"]["ceremony"], "name": "Phone", "credential": credential }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
 }

@@ -36,28 +36,41 @@ pub struct NewPasskey {
     credential: Value,
 }
 
-/// Starts adding a passkey: the options for `navigator.credentials.create()`.
+/// The account password, asked again before a passkey is added.
+#[derive(Deserialize, ToSchema)]
+pub struct RegisterOptionsBody {
+    /// Required, except for an account whose password nobody knows (made by an OpenID
+    /// Connect sign-in).
+    #[serde(default)]
+    password: String,
+}
+
+/// Starts adding a passkey: the options for `navigator.credentials.create()`, after the
+/// account's password (a stolen session must not add a way in that outlives it).
 #[utoipa::path(
     post,
     path = "/auth/passkeys/register/options",
     tag = "passkeys",
+    request_body = RegisterOptionsBody,
     responses(
         (status = 200, description = "The ceremony and its options (valid five minutes, once)", body = Data<CeremonyOptions>),
+        (status = 400, description = "The password is missing or wrong (`password_required`, `password_incorrect`)", body = ErrorBody),
         (status = 403, description = "Sent with an API token: sign in with your password (`token_not_allowed`)", body = ErrorBody),
         (status = 404, description = "The server has no passkeys: `public_url` is unset or names an IP address (`passkeys_not_configured`)", body = ErrorBody),
         (status = 409, description = "The account has 20 passkeys already (`passkey_limit_reached`)", body = ErrorBody),
+        (status = 429, description = "Too many wrong passwords (`rate_limited`)", body = ErrorBody),
     ),
 )]
 pub async fn register_options(
     State(state): State<AppState>,
+    ClientIp(ip): ClientIp,
     AuthUser(user): AuthUser,
+    ApiJson(body): ApiJson<RegisterOptionsBody>,
 ) -> ApiResult<Json<Data<CeremonyOptions>>> {
-    let service = passkeys::configured(state.passkeys.as_deref())?;
-    Ok(data(
-        service
-            .registration_options(&state.db, &user, state.clock.now())
-            .await?,
-    ))
+    let options = accounts(&state)
+        .passkey_registration_options(&limit_key(ip), &user, body.password, state.clock.now())
+        .await?;
+    Ok(data(options))
 }
 
 /// Stores the passkey the authenticator made.

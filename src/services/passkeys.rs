@@ -497,8 +497,7 @@ pub async fn delete(db: &Db, user_id: i64, id: i64) -> ServiceResult<()> {
             tracing::warn!(user_id, passkey_id = id, "passkey deletion refused: not one of the account's");
             return Err(not_found(ErrorCode::PasskeyNotFound, "None of your passkeys has this id"));
         }
-        let password_usable = users::find_by_id(&tx, user_id)?
-            .is_some_and(|u| !u.password_hash.starts_with(UNUSABLE_PASSWORD));
+        let password_usable = users::find_by_id(&tx, user_id)?.is_some_and(|u| password_usable(&u));
         if owned.len() == 1 && !password_usable && !store::has_oidc_identity(&tx, user_id)? {
             tracing::warn!(user_id, passkey_id = id, "passkey deletion refused: it is the account's last way to sign in");
             return Err(conflict(
@@ -519,6 +518,12 @@ fn already_registered() -> ServiceError {
         ErrorCode::PasskeyAlreadyRegistered,
         "This passkey is registered already",
     )
+}
+
+/// Whether the account has a password its owner may know: accounts made by an OpenID Connect
+/// sign-in store one nobody knows until a password is chosen.
+pub fn password_usable(user: &User) -> bool {
+    !user.password_hash.starts_with(UNUSABLE_PASSWORD)
 }
 
 fn limit_reached() -> ServiceError {

@@ -117,7 +117,7 @@ async function signOut(page: Page): Promise<void> {
   await expect(page).toHaveURL(/\/login$/);
 }
 
-/** Adds a passkey named `name` in Settings → Security. */
+/** Adds a passkey named `name` in Settings → Security (the password asked again first). */
 async function addPasskey(page: Page, name: string): Promise<void> {
   await page.goto(`${origin}/settings?section=security`);
   const card = page.getByTestId('passkeys');
@@ -125,6 +125,7 @@ async function addPasskey(page: Page, name: string): Promise<void> {
   await card.getByRole('button', { name: 'Add a passkey' }).click();
   const dialog = page.getByRole('dialog', { name: 'Add a passkey' });
   await dialog.getByLabel('Name').fill(name);
+  await dialog.getByLabel('Your password').fill(PASSWORD);
   await dialog.getByRole('button', { name: 'Continue' }).click();
   await expect(card.getByText(`"${name}" is added. You can now sign in with it.`)).toBeVisible();
   const row = card.getByTestId('passkey-row');

@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 
 use super::validation::account_key;
 use super::{Accounts, SignedIn};
-use crate::services::passkeys::{self, Assertion, Identified};
+use crate::services::passkeys::{self, Assertion, CeremonyOptions, Identified};
 use crate::services::{ServiceError, ServiceResult};
 use crate::store::users::User;
 
@@ -16,6 +16,26 @@ use crate::store::users::User;
 const UNKNOWN_PASSKEY: &str = "passkey:unknown";
 
 impl Accounts<'_> {
+    /// The options of a new passkey, after the account's password (asked again, on the
+    /// sign-in budget, as before two-factor changes): a stolen session must not add a way in
+    /// that outlives it. An account whose password nobody knows (made by an OpenID Connect
+    /// sign-in) is not asked.
+    pub async fn passkey_registration_options(
+        &self,
+        client: &str,
+        user: &User,
+        password: String,
+        now: DateTime<Utc>,
+    ) -> ServiceResult<CeremonyOptions> {
+        let service = passkeys::configured(self.passkeys)?;
+        if passkeys::password_usable(user) {
+            self.confirm_password(client, user, password).await.inspect_err(|e| {
+                tracing::warn!(user_id = user.id, reason = %e, "passkey registration refused: the password was not confirmed");
+            })?;
+        }
+        service.registration_options(self.db, user, now).await
+    }
+
     /// A session for a passkey's assertion, with no e-mail address or password: the passkey
     /// verified its user (webauthn-rs requires it), so it is a second factor of its own and
     /// two-factor asks for nothing more.

@@ -28,8 +28,9 @@ export async function listPasskeys(signal?: AbortSignal): Promise<Passkey[]> {
   return (await answer(api.GET('/api/auth/passkeys', { headers: callerHeaders(), signal }))).data;
 }
 
-export async function passkeyRegistrationOptions(): Promise<PasskeyCeremony> {
-  return (await answer(api.POST('/api/auth/passkeys/register/options', { headers: callerHeaders() }))).data;
+/** Options for a new passkey; the account password is asked again (empty for an account without one). */
+export async function passkeyRegistrationOptions(password: string): Promise<PasskeyCeremony> {
+  return (await answer(api.POST('/api/auth/passkeys/register/options', { headers: callerHeaders(), body: { password } }))).data;
 }
 
 export async function registerPasskey(ceremony: string, name: string, credential: Record<string, unknown>): Promise<Passkey> {

@@ -571,7 +571,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Starts adding a passkey: the options for `navigator.credentials.create()`. */
+        /**
+         * Starts adding a passkey: the options for `navigator.credentials.create()`, after the
+         *     account's password (a stolen session must not add a way in that outlives it).
+         */
         post: operations["passkeys_register_options"];
         delete?: never;
         options?: never;
@@ -4196,6 +4199,14 @@ export interface components {
             subscription?: components["schemas"]["SubscriptionBody"] | null;
             userAgent?: string | null;
         };
+        /** @description The account password, asked again before a passkey is added. */
+        RegisterOptionsBody: {
+            /**
+             * @description Required, except for an account whose password nobody knows (made by an OpenID
+             *     Connect sign-in).
+             */
+            password?: string;
+        };
         /** @description Whether people can make an account on this server now. */
         Registration: {
             /**
@@ -7134,7 +7145,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RegisterOptionsBody"];
+            };
+        };
         responses: {
             /** @description The ceremony and its options (valid five minutes, once) */
             200: {
@@ -7143,6 +7158,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Data_CeremonyOptions"];
+                };
+            };
+            /** @description The password is missing or wrong (`password_required`, `password_incorrect`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
@@ -7174,6 +7198,33 @@ export interface operations {
             };
             /** @description The account has 20 passkeys already (`passkey_limit_reached`) */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many wrong passwords (`rate_limited`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -14,8 +14,8 @@ export function usePasskeysQuery(enabled = true) {
 export function useAddPasskey() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: async (name: string) => {
-      const { ceremony, publicKey } = await passkeyRegistrationOptions();
+    mutationFn: async ({ name, password }: { name: string; password: string }) => {
+      const { ceremony, publicKey } = await passkeyRegistrationOptions(password);
       const credential = await createPasskey(publicKey);
       return registerPasskey(ceremony, name, credential);
     },

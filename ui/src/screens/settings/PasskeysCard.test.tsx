@@ -87,6 +87,7 @@ describe('Settings → Security → Passkeys', () => {
     const dialog = await screen.findByRole('dialog', { name: 'Add a passkey' });
     expect(within(dialog).getByRole('button', { name: 'Continue' })).toHaveProperty('disabled', true);
     await user.type(within(dialog).getByLabelText('Name'), '  Work laptop ');
+    await user.type(within(dialog).getByLabelText('Your password'), 'hunter22');
     await user.click(within(dialog).getByRole('button', { name: 'Continue' }));
 
     expect(await screen.findByText('"Work laptop" is added. You can now sign in with it.')).toBeTruthy();
@@ -98,6 +99,7 @@ describe('Settings → Security → Passkeys', () => {
     expect(new Uint8Array(publicKey?.user.id as ArrayBuffer)).toEqual(new Uint8Array([5, 6, 7]));
     expect(new Uint8Array(publicKey?.excludeCredentials?.[0]?.id as ArrayBuffer)).toEqual(new Uint8Array([8, 9]));
     expect(publicKey?.authenticatorSelection?.residentKey).toBe('required');
+    expect(posted(fetchMock, '/api/auth/passkeys/register/options')).toEqual([{ password: 'hunter22' }]);
     expect(posted(fetchMock, '/api/auth/passkeys/register')).toEqual([
       {
         ceremony: 'ceremony-1',
@@ -127,6 +129,22 @@ describe('Settings → Security → Passkeys', () => {
       'No passkey was used: the request was cancelled or timed out. Try again when your device is ready.',
     );
     expect(posted(fetchMock, '/api/auth/passkeys/register')).toEqual([]);
+  });
+
+  it('says when the password is wrong, before the browser is asked', async () => {
+    const browser = fakeWebAuthn();
+    openSecurity([], {
+      'POST /api/auth/passkeys/register/options': () =>
+        jsonResponse({ success: false, code: 'password_incorrect', message: 'Password is incorrect' }, 400),
+    });
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole('button', { name: 'Add a passkey' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Add a passkey' });
+    await user.type(within(dialog).getByLabelText('Name'), 'Phone');
+    await user.type(within(dialog).getByLabelText('Your password'), 'wrong');
+    await user.click(within(dialog).getByRole('button', { name: 'Continue' }));
+    expect((await within(dialog).findByRole('alert')).textContent).toBe('Password is incorrect');
+    expect(browser.create).not.toHaveBeenCalled();
   });
 
   it('says when this browser cannot make passkeys', async () => {

@@ -134,10 +134,14 @@ function PasskeyRow({ passkey, onDelete }: { passkey: Passkey; onDelete: () => v
 
 const FORM_ID = 'passkey-form';
 
-/** Asks the passkey's name, then lets the browser make the passkey and stores it. */
+/**
+ * Asks the passkey's name and the account password (a stolen session must not add a way in),
+ * then lets the browser make the passkey and stores it.
+ */
 function AddPasskeyDialog({ onClose, onAdded }: { onClose: () => void; onAdded: (passkey: Passkey) => void }) {
   const { t } = useTranslation();
   const [name, setName] = useState('');
+  const [password, setPassword] = useState('');
   const add = useAddPasskey();
   const busy = add.isPending;
   const reason = name.trim() === '' ? t('server.passkeyNameRequired') : null;
@@ -146,7 +150,7 @@ function AddPasskeyDialog({ onClose, onAdded }: { onClose: () => void; onAdded: 
   const submit = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
     if (reason !== null) return;
-    add.mutate(name.trim(), { onSuccess: onAdded });
+    add.mutate({ name: name.trim(), password }, { onSuccess: onAdded });
   };
 
   return (
@@ -184,6 +188,20 @@ function AddPasskeyDialog({ onClose, onAdded }: { onClose: () => void; onAdded: 
           />
           <span id="passkey-name-hint" className="field-hint">
             {t('settings.security.passkeys.nameHint')}
+          </span>
+        </div>
+        <div className="field">
+          <label htmlFor="passkey-password">{t('settings.security.passkeys.password')}</label>
+          <input
+            id="passkey-password"
+            type="password"
+            autoComplete="current-password"
+            value={password}
+            onChange={(event) => setPassword(event.target.value)}
+            aria-describedby="passkey-password-hint"
+          />
+          <span id="passkey-password-hint" className="field-hint">
+            {t('settings.security.passkeys.passwordHint')}
           </span>
         </div>
       </form>
