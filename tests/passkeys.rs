@@ -758,3 +758,63 @@ async fn adding_a_passkey_asks_for_the_password_again() {
     .await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
 }
+
+#[tokio::test]
+async fn a_provider_identity_can_be_unlinked_while_a_passkey_remains_and_not_both() {
+    let server = server();
+    let kim = register(&server, "kim@example.org").await;
+    // As an account a provider made: a password nobody knows, and the provider's identity.
+    let conn = rusqlite::Connection::open(server.data_dir.join("pillbox.sqlite3")).unwrap();
+    conn.execute(
+        "UPDATE users SET password_hash = '!oidc:nobody-knows' WHERE email = 'kim@example.org'",
+        [],
+    )
+    .unwrap();
+    conn.execute(
+        "INSERT INTO oidc_identities (user_id, issuer, subject, created_at)
+         SELECT id, 'https://id.example.org', 'kim', '2026-01-01T00:00:00.000Z' FROM users WHERE email = 'kim@example.org'",
+        [],
+    )
+    .unwrap();
+    let identity = conn.last_insert_rowid();
+    let unlink = format!("/api/auth/oidc/identities/{identity}");
+    let (status, body) = delete(&server, &unlink, &kim).await;
+    assert_eq!(
+        (status, code_of(&body)),
+        (StatusCode::CONFLICT, "oidc_last_sign_in"),
+        "{body}"
+    );
+
+    // No password to confirm: the identity's session adds a passkey.
+    let (status, options) = post(
+        &server,
+        "/api/auth/passkeys/register/options",
+        Some(&kim),
+        json!({}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{options}");
+    let mut phone = Authenticator::new(RP_ID);
+    let credential = phone.create(&options["data"]["publicKey"], ORIGIN);
+    let (status, created) = post(
+        &server,
+        "/api/auth/passkeys/register",
+        Some(&kim),
+        json!({ "ceremony": options["data"]["ceremony"], "name": "Phone", "credential": credential }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    let (status, body) = delete(&server, &unlink, &kim).await;
+    assert_eq!(status, StatusCode::OK, "the passkey is another way in: {body}");
+
+    // Now the passkey is the last way in.
+    let id = created["data"]["id"].as_i64().unwrap();
+    let (status, body) = delete(&server, &format!("/api/auth/passkeys/{id}"), &kim).await;
+    assert_eq!(
+        (status, code_of(&body)),
+        (StatusCode::CONFLICT, "passkey_last_sign_in_method"),
+        "{body}"
+    );
+    let (status, body) = sign_in(&server, &mut phone).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+}
