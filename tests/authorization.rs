@@ -274,6 +274,27 @@ fn case(method: &Method, path: &str, f: &Fixture) -> Option<Case> {
             Some(json!({"name": "Matrix", "scope": "read"})),
             Fresh::Nothing,
         ),
+        // Passkeys are the caller's own (the matrix's server has a public_url, so it has them).
+        ("GET", "/api/auth/passkeys") | ("POST", "/api/auth/passkeys/register/options") => (
+            OwnAccount,
+            path.into(),
+            Some(json!({"password": "secret123"})),
+            Fresh::Nothing,
+        ),
+        ("POST", "/api/auth/passkeys/register") => (
+            OwnAccount,
+            path.into(),
+            Some(json!({"ceremony": "none", "name": "Matrix", "credential": {}})),
+            Fresh::Nothing,
+        ),
+        ("DELETE", "/api/auth/passkeys/{id}") => (
+            NotCalled(
+                "deletes one of the caller's own passkeys, another account's id answers 404: tests/passkeys.rs",
+            ),
+            path.into(),
+            None,
+            Fresh::Nothing,
+        ),
         ("DELETE", "/api/tokens/{id}") => (
             NotCalled(
                 "revokes one of the caller's own tokens, another account's id answers 404: tests/api_tokens.rs",
@@ -323,6 +344,8 @@ fn case(method: &Method, path: &str, f: &Fixture) -> Option<Case> {
         | ("POST", "/api/auth/oidc/exchange")
         | ("POST", "/api/auth/oidc/link/open")
         | ("POST", "/api/auth/oidc/link")
+        | ("POST", "/api/auth/passkeys/login/options")
+        | ("POST", "/api/auth/passkeys/login")
         | ("POST", "/api/auth/proxy-session")
         | ("POST", "/api/auth/forgot-password")
         | ("POST", "/api/auth/reset-password")
@@ -462,6 +485,8 @@ impl Circle {
 async fn circle() -> Circle {
     let server = Server::start_with(|c| {
         c.env("PILLBOX_SIGNUPS", "open");
+        // A host name, so that the passkey routes are there to be tried.
+        c.env("PILLBOX_PUBLIC_URL", "http://localhost:3001");
     });
     let mut tokens = Vec::new();
     for (who, email) in [

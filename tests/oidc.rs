@@ -138,7 +138,7 @@ async fn a_new_identity_gets_an_account_when_allowed_and_signs_in_again_to_the_s
     assert_eq!(status, StatusCode::OK);
     assert_eq!(
         providers["data"],
-        json!({ "password": true, "oidc": { "label": "Authelia" }, "proxy": false })
+        json!({ "password": true, "oidc": { "label": "Authelia" }, "proxy": false, "passkeys": false })
     );
 
     let back = sign_in(&setup, "kim", "/today").await;
@@ -270,7 +270,7 @@ async fn without_a_provider_the_routes_say_so() {
     assert_eq!(status, StatusCode::OK);
     assert_eq!(
         providers["data"],
-        json!({ "password": true, "oidc": null, "proxy": false })
+        json!({ "password": true, "oidc": null, "proxy": false, "passkeys": false })
     );
     let (status, body) = exchange(&server, "whatever").await;
     assert_eq!(status, StatusCode::NOT_FOUND);

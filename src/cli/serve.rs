@@ -162,6 +162,10 @@ fn serve(args: ServeArgs, runtime: &tokio::runtime::Runtime, stop: &Stop) -> Cli
             clock: clock.clone(),
         };
         let oidc = crate::services::oidc::Oidc::new(&settings).map(Arc::new);
+        let passkeys = crate::services::passkeys::Passkeys::new(&settings).map(Arc::new);
+        if let Some(why) = crate::services::passkeys::unavailable_because(&settings) {
+            tracing::info!("passkeys are off: {why} (set public_url to the https:// address people open)");
+        }
         let state = AppState {
             db,
             settings,
@@ -177,6 +181,7 @@ fn serve(args: ServeArgs, runtime: &tokio::runtime::Runtime, stop: &Stop) -> Cli
             data_dir: Arc::new(paths.data_dir.clone()),
             write_probe: Arc::default(),
             oidc,
+            passkeys,
             clock,
             list_cache: Arc::default(),
         };

@@ -48,6 +48,7 @@ pub const MIGRATIONS: &[Migration] = &[
     migration!("0022_oidc_identities"),
     migration!("0023_prescriptions"),
     migration!("0024_home_assistant"),
+    migration!("0025_passkeys"),
 ];
 
 #[derive(Debug, Serialize)]

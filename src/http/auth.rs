@@ -17,7 +17,8 @@ use super::routes;
 use super::session::{AuthUser, accounts, bearer_token, refuse_api_token};
 use crate::security::client_ip::{ClientIp, limit_key};
 use crate::services::ErrorCode;
-use crate::services::accounts::{Profile, Registered, Registration, SignedIn};
+use crate::services::accounts::{Profile, Registered, Registration, Second, SignedIn};
+use crate::services::passkeys::Assertion;
 
 #[derive(Deserialize, ToSchema)]
 pub struct Credentials {
@@ -33,6 +34,10 @@ pub struct Credentials {
     code: Option<String>,
     /// The same as `code` (older clients).
     otp: Option<String>,
+    /// The second factor at sign-in as a passkey instead of a code: the ceremony of
+    /// `POST /api/auth/passkeys/login/options` and the authenticator's answer. Offered when
+    /// `two_factor_required` lists `passkey` among `availableMethods`.
+    passkey: Option<Assertion>,
     /// Registering or signing in to accept an invitation to care for someone: the token of
     /// its link. Past the first account, it opens registration for the invited address only;
     /// it also proves that address, so the account needs no verification link.
@@ -123,8 +128,9 @@ pub async fn register(
     responses(
         (status = 200, description = "Signed in", body = Data<SignedIn>),
         (status = 400, description = "E-mail or password missing", body = ErrorBody),
-        (status = 401, description = "`invalid_credentials`, `two_factor_required` or `invalid_code`", body = ErrorBody),
+        (status = 401, description = "`invalid_credentials`, `two_factor_required` or `invalid_code`; with `passkey`: `passkey_invalid`, `passkey_ceremony_invalid` or `passkey_counter_invalid`", body = ErrorBody),
         (status = 403, description = "The address is not verified (`email_not_verified`)", body = ErrorBody),
+        (status = 404, description = "A `passkey` was sent to a server without passkeys (`passkeys_not_configured`)", body = ErrorBody),
         (status = 429, description = "Too many failures from this address at this account, or at the account from everywhere (`rate_limited`, with Retry-After)", body = ErrorBody),
     ),
 )]
@@ -139,7 +145,7 @@ pub async fn login(
             &limit_key(ip),
             &body.email,
             body.password,
-            code.as_deref(),
+            Second::of(code.as_deref(), body.passkey),
             body.invitation.as_deref(),
             state.clock.now(),
         )

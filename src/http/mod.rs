@@ -17,6 +17,7 @@ mod middleware;
 mod notifications;
 mod oidc;
 pub mod openapi;
+mod passkeys;
 mod people;
 mod proxy_session;
 pub mod server;
@@ -83,6 +84,8 @@ pub struct AppState {
     pub list_cache: Arc<list_cache::ListCache>,
     /// Sign-in through an OpenID Connect provider, when `oidc.issuer` is set.
     pub oidc: Option<Arc<crate::services::oidc::Oidc>>,
+    /// Passkeys, when `public_url` names a host (see services::passkeys).
+    pub passkeys: Option<Arc<crate::services::passkeys::Passkeys>>,
 }
 
 /// The API's routes, declared with the annotations the OpenAPI document is made from: a
@@ -98,6 +101,7 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .merge(auth::routes())
         .merge(proxy_session::routes())
         .merge(oidc::routes())
+        .merge(passkeys::routes())
         .merge(two_factor::routes())
         .merge(settings::routes())
         .merge(notifications::routes())

@@ -34,6 +34,9 @@ pub struct Providers {
     /// (`auth.proxy_header`): `POST /api/auth/proxy-session` signs that person in. The app
     /// asks it only then.
     proxy: bool,
+    /// Passkeys: "Sign in with a passkey" (`POST /api/auth/passkeys/login/options`). Only
+    /// when `public_url` names a host: passkeys belong to that address.
+    passkeys: bool,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -54,6 +57,7 @@ pub async fn providers(State(state): State<AppState>, request: Parts) -> Json<Da
     let oidc = state.oidc.as_deref();
     data(Providers {
         proxy: proxy_names_someone(&request, &state),
+        passkeys: state.passkeys.is_some(),
         password: !oidc.is_some_and(Oidc::password_login_disabled),
         oidc: oidc.map(|o| OidcProvider {
             label: o.button_label().to_owned(),

@@ -109,6 +109,7 @@ pub fn accounts(state: &AppState) -> Accounts<'_> {
         key: &state.secrets.jwt_key,
         signups: state.settings.signups,
         link_base: state.settings.link_base(),
+        passkeys: state.passkeys.as_deref(),
     }
 }
 

@@ -215,6 +215,30 @@ error_codes! {
     /// The account has `params.max` tokens already: revoke one first.
     ApiTokenLimitReached => "api_token_limit_reached",
 
+    // --- passkeys ---
+    /// The server has no passkeys: `public_url` is unset or names an IP address.
+    PasskeysNotConfigured => "passkeys_not_configured",
+    /// The passkey ceremony is unknown, already used, older than five minutes, or another
+    /// account's: ask for new options.
+    PasskeyCeremonyInvalid => "passkey_ceremony_invalid",
+    /// The authenticator's answer does not verify (challenge, origin, signature, user
+    /// verification), or names a passkey this server does not know.
+    PasskeyInvalid => "passkey_invalid",
+    /// The passkey's signature counter went backwards: the authenticator may have been copied.
+    PasskeyCounterInvalid => "passkey_counter_invalid",
+    PasskeyNameRequired => "passkey_name_required",
+    /// A passkey's name over `params.max` characters.
+    PasskeyNameTooLong => "passkey_name_too_long",
+    /// None of the account's passkeys has that id.
+    PasskeyNotFound => "passkey_not_found",
+    /// The authenticator's credential is registered already.
+    PasskeyAlreadyRegistered => "passkey_already_registered",
+    /// The account has `params.max` passkeys already.
+    PasskeyLimitReached => "passkey_limit_reached",
+    /// The passkey is the account's last way to sign in (no usable password, no linked
+    /// OpenID Connect identity).
+    PasskeyLastSignInMethod => "passkey_last_sign_in_method",
+
     // --- channels ---
     ChannelNotFound => "channel_not_found",
     ChannelInvalid => "channel_invalid",

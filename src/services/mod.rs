@@ -21,6 +21,7 @@ pub mod medications;
 pub mod messages;
 pub mod notifications;
 pub mod oidc;
+pub mod passkeys;
 pub mod people;
 pub mod planner;
 pub mod prescriptions;

@@ -31,7 +31,7 @@ use crate::config::{OidcSettings, Settings};
 use crate::db::{Db, Stamp};
 use crate::domain::words::Lang;
 use crate::security::codes;
-use crate::services::accounts::Accounts;
+use crate::services::accounts::{Accounts, Second};
 use crate::services::{ErrorCode, Problem, ServiceError, ServiceResult, user_settings};
 use crate::store::{oidc as identities, users};
 
@@ -569,7 +569,7 @@ impl Oidc {
             .await?
             .ok_or_else(link_invalid)?;
         let user = accounts
-            .authenticate(client, &account.email, password, code, None, now)
+            .authenticate(client, &account.email, password, Second::of(code, None), None, now)
             .await
             .inspect_err(|e| {
                 tracing::warn!(user_id, subject = %link.subject, error = %e, "OpenID Connect link refused: the account's sign-in did not pass");

@@ -14,6 +14,7 @@ pub mod medications;
 pub mod notify_prefs;
 pub mod oidc;
 pub mod outbox;
+pub mod passkeys;
 pub mod people;
 pub mod prescriptions;
 pub mod push_subscriptions;

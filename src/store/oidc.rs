@@ -75,11 +75,14 @@ pub fn unlink(conn: &Connection, user_id: i64, id: i64) -> rusqlite::Result<bool
 
 /// Whether the account can sign in without its provider's identities: a password of its own
 /// (an account made for a provider's identity has an unusable one, `!oidc:…`, until its holder
-/// sets one).
-// At the merge with passkeys, the lead adds: OR EXISTS (SELECT 1 FROM passkeys WHERE user_id = ?1).
+/// sets one), or a passkey.
 pub fn other_sign_in_remains(conn: &Connection, user_id: i64) -> rusqlite::Result<bool> {
-    conn.prepare_cached("SELECT substr(password_hash, 1, 6) <> '!oidc:' FROM users WHERE id = ?1")?
-        .query_row([user_id], |row| row.get(0))
-        .optional()
-        .map(|usable| usable.unwrap_or(false))
+    conn.prepare_cached(
+        "SELECT substr(password_hash, 1, 6) <> '!oidc:'
+                OR EXISTS (SELECT 1 FROM passkeys WHERE passkeys.user_id = users.id)
+         FROM users WHERE id = ?1",
+    )?
+    .query_row([user_id], |row| row.get(0))
+    .optional()
+    .map(|usable| usable.unwrap_or(false))
 }

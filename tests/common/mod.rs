@@ -2,6 +2,7 @@
 //! directory, and talks HTTP to it.
 #![allow(dead_code)]
 
+pub mod authenticator;
 pub mod channels;
 pub mod oidc;
 pub mod push;

@@ -54,6 +54,10 @@ pub enum TwoFactorMethod {
     Email,
     /// A code from an authenticator app.
     Totp,
+    /// One of the account's passkeys (`POST /api/auth/passkeys/login/options`, then the
+    /// assertion as `passkey` in the sign-in body). Offered at sign-in when the account has
+    /// one; never set up or preferred here.
+    Passkey,
 }
 
 impl TwoFactorMethod {
@@ -70,6 +74,7 @@ impl TwoFactorMethod {
         match self {
             TwoFactorMethod::Email => "email",
             TwoFactorMethod::Totp => "totp",
+            TwoFactorMethod::Passkey => "passkey",
         }
     }
 

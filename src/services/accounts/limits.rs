@@ -30,6 +30,8 @@ pub struct AuthLimits {
     pub registrations_per_client: RateLimiter,
     /// Take-link requests (look-ups and logs) per client address.
     pub take_links_per_client: RateLimiter,
+    /// Passkey sign-ins started per client address (each holds a ceremony in memory).
+    pub passkey_options_per_client: RateLimiter,
 }
 
 impl AuthLimits {
@@ -50,6 +52,7 @@ impl AuthLimits {
             reset_failures_per_client: RateLimiter::new(10, hour),
             registrations_per_client: RateLimiter::new(registrations_per_hour as usize, hour),
             take_links_per_client: RateLimiter::new(60, quarter_hour),
+            passkey_options_per_client: RateLimiter::new(60, quarter_hour),
         }
     }
 }

@@ -6,6 +6,7 @@ mod answers;
 mod limits;
 mod mails;
 mod operator;
+mod passkey_sign_in;
 mod password_reset;
 mod passwords;
 mod profile;
@@ -29,6 +30,7 @@ pub use passwords::{check_password, hash_password};
 pub use second_factor::{
     EMAIL_CODE_MINUTES, check_second_factor, new_backup_codes, new_email_code, use_backup_code,
 };
+pub use sign_in::Second;
 pub use validation::{MAX_NAME_LENGTH, validate_email, validate_new_password};
 pub use verification::{VERIFICATION_HOURS, new_verification};
 
@@ -56,6 +58,8 @@ pub struct Accounts<'a> {
     pub signups: Signups,
     /// The origin of links in e-mails.
     pub link_base: String,
+    /// Passkeys, when the server offers them (`public_url` names a host).
+    pub passkeys: Option<&'a crate::services::passkeys::Passkeys>,
 }
 
 impl Accounts<'_> {

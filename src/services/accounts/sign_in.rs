@@ -7,19 +7,49 @@ use chrono::{DateTime, Utc};
 
 use super::validation::account_key;
 use super::{
-    Accounts, Requirements, SignedIn, check_password, check_second_factor, code_email, methods_of,
-    new_email_code, preference_of, queue_account_mail,
+    Accounts, Requirements, SignedIn, TwoFactorMethod, check_password, check_second_factor, code_email,
+    methods_of, new_email_code, preference_of, queue_account_mail,
 };
 use crate::db::Stamp;
 use crate::security::codes;
 use crate::security::sign_in_budget::Verdict;
+use crate::services::passkeys::{self, Assertion};
 use crate::services::{
     ErrorCode, Problem, ServiceError, ServiceResult, invalid, rejected, unauthorized, user_settings,
 };
 use crate::store::carers;
 use crate::store::users::{self, TwoFactor, User};
 
+/// What follows the password at sign-in: nothing yet, a code (authenticator, e-mail or
+/// backup), or a passkey's assertion.
+pub enum Second<'a> {
+    None,
+    Code(&'a str),
+    Passkey(Assertion),
+}
+
+impl<'a> Second<'a> {
+    /// The code if one was typed, else the passkey's answer, else nothing.
+    pub fn of(code: Option<&'a str>, passkey: Option<Assertion>) -> Second<'a> {
+        match (code.map(str::trim).filter(|c| !c.is_empty()), passkey) {
+            (Some(code), _) => Second::Code(code),
+            (None, Some(answer)) => Second::Passkey(answer),
+            (None, None) => Second::None,
+        }
+    }
+}
+
 impl Accounts<'_> {
+    /// The account's second factors as sign-in offers them: its two-factor methods, and a
+    /// passkey when it has one and the server offers passkeys.
+    async fn second_factors(&self, user_id: i64, tf: &TwoFactor) -> ServiceResult<Vec<TwoFactorMethod>> {
+        let mut methods = methods_of(tf);
+        if self.passkeys.is_some() && passkeys::has_any(self.db, user_id).await? {
+            methods.push(TwoFactorMethod::Passkey);
+        }
+        Ok(methods)
+    }
+
     /// Checks a password against the sign-in budget of `account` from `client`: refused while
     /// the budget says wait; a wrong guess already charged is answered without checking.
     pub(super) async fn budgeted_password_check(
@@ -90,7 +120,7 @@ impl Accounts<'_> {
         client: &str,
         email: &str,
         password: String,
-        code: Option<&str>,
+        second: Second<'_>,
         invitation: Option<&str>,
         now: DateTime<Utc>,
     ) -> ServiceResult<User> {
@@ -103,9 +133,21 @@ impl Accounts<'_> {
         }
         let account = account_key(email);
         if tf.enabled() {
+            let code = match second {
+                Second::Passkey(answer) => {
+                    if let Err(e) = self.passkey_second_factor(&user, answer, now).await {
+                        self.limits.sign_in.charge(&account, client);
+                        return Err(e);
+                    }
+                    self.limits.sign_in.signed_in(&account, client);
+                    return Ok(user);
+                }
+                Second::Code(code) => Some(code),
+                Second::None => None,
+            };
             let Some(code) = code.map(str::trim).filter(|c| !c.is_empty()) else {
                 return Err(ServiceError::TwoFactorRequired {
-                    methods: methods_of(&tf),
+                    methods: self.second_factors(user.id, &tf).await?,
                     preferred: preference_of(&tf),
                 });
             };
@@ -158,12 +200,12 @@ impl Accounts<'_> {
         client: &str,
         email: &str,
         password: String,
-        code: Option<&str>,
+        second: Second<'_>,
         invitation: Option<&str>,
         now: DateTime<Utc>,
     ) -> ServiceResult<SignedIn> {
         let user = self
-            .authenticate(client, email, password, code, invitation, now)
+            .authenticate(client, email, password, second, invitation, now)
             .await?;
         self.signed_in(&user, now)
     }
@@ -184,7 +226,8 @@ impl Accounts<'_> {
                 "Please enter the verification code",
             ));
         }
-        self.login(client, email, password, Some(code), None, now).await
+        self.login(client, email, password, Second::Code(code), None, now)
+            .await
     }
 
     /// Says whether a code step follows. Two-factor details are given only with the right
@@ -203,8 +246,8 @@ impl Accounts<'_> {
         // The same budget as sign-in: the web app sends the same password to both, and a
         // repeated wrong one is charged once.
         match self.password_step(client, email, password).await {
-            Ok((_, tf)) if tf.enabled() => Ok(Requirements {
-                methods: methods_of(&tf),
+            Ok((user, tf)) if tf.enabled() => Ok(Requirements {
+                methods: self.second_factors(user.id, &tf).await?,
                 preferred: preference_of(&tf),
             }),
             Err(e @ ServiceError::Limited(_)) => Err(e),

@@ -44,6 +44,8 @@ impl Accounts<'_> {
         Ok(match method {
             TwoFactorMethod::Email => SetupStep::EmailEnabled(self.enable_email(user, now).await?),
             TwoFactorMethod::Totp => SetupStep::TotpStarted(self.start_totp(user).await?),
+            // `parse` never answers it: passkeys are added in their own card.
+            TwoFactorMethod::Passkey => return Err(crate::services::invalid("Method must be email or totp")),
         })
     }
 

@@ -2,6 +2,7 @@ import { ApiError, isJsonObject, type Json } from './client';
 import { answer, api, callerHeaders, done } from './http';
 import { clearSession, getStoredToken } from './session';
 import { keptInvitation } from '../people/pendingInvitation';
+import type { PasskeyAssertion } from './passkeys';
 import { isTwoFactorMethod, type AuthSession, type LoginRequirements, type RegisterResult, type Registration, type User, type VerificationResult } from './types';
 
 const ANONYMOUS = callerHeaders({ anonymous: true });
@@ -45,10 +46,10 @@ export async function deleteAccount(password: string): Promise<void> {
 }
 
 /**
- * Signs in. `code` is the second factor (six digits, or a backup code); the server only
- * accepts it together with the right password.
+ * Signs in. `code` is the second factor (six digits, or a backup code), or `passkey` a
+ * passkey's answer instead; the server only accepts either together with the right password.
  */
-export async function login(email: string, password: string, code?: string): Promise<AuthSession> {
+export async function login(email: string, password: string, code?: string, passkey?: PasskeyAssertion): Promise<AuthSession> {
   // An invitation opened on this device proves its address: the server then asks for no
   // verification link when it is the account's own.
   const invitation = keptInvitation();
@@ -56,6 +57,9 @@ export async function login(email: string, password: string, code?: string): Pro
     email,
     password,
     ...(code === undefined ? {} : { code }),
+    ...(passkey === undefined
+      ? {}
+      : { passkey: { ceremony: passkey.ceremony, credential: passkey.credential as Record<string, never> } }),
     ...(invitation === null ? {} : { invitation }),
   };
   return (await answer(api.POST('/api/auth/login', { headers: ANONYMOUS, body }))).data;
@@ -123,7 +127,7 @@ export async function getProviders(signal?: AbortSignal): Promise<SignInProvider
   return (await answer(api.GET('/api/auth/providers', { headers: ANONYMOUS, signal }))).data;
 }
 
-export type SignInProviders = { password: boolean; oidc?: { label: string } | null; proxy: boolean };
+export type SignInProviders = { password: boolean; oidc?: { label: string } | null; proxy: boolean; passkeys?: boolean };
 
 /** Exchanges the one-time code the provider's return put in the address for a session. */
 export async function exchangeOidcCode(code: string): Promise<AuthSession> {

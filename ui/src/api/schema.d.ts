@@ -471,6 +471,117 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/passkeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's passkeys, oldest first. */
+        get: operations["passkeys_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/passkeys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Deletes one of the account's passkeys: it no longer signs in. */
+        delete: operations["passkeys_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/passkeys/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Signs in with a passkey's answer: the same session as a password sign-in. The passkey
+         *     verified its user, so two-factor asks for nothing more. Failures spend the sign-in budget.
+         */
+        post: operations["passkeys_login"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/passkeys/login/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Starts a sign-in with a passkey: the options for `navigator.credentials.get()`. No account
+         *     is named: the authenticator offers the passkeys it holds for this server.
+         */
+        post: operations["passkeys_login_options"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/passkeys/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stores the passkey the authenticator made. */
+        post: operations["passkeys_register"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/passkeys/register/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Starts adding a passkey: the options for `navigator.credentials.create()`, after the
+         *     account's password (a stolen session must not add a way in that outlives it).
+         */
+        post: operations["passkeys_register_options"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/providers": {
         parameters: {
             query?: never;
@@ -1690,6 +1801,17 @@ export interface components {
             /** @description An IANA time zone, e.g. `Europe/Berlin`. */
             timezone: string;
         };
+        /** @description An authenticator's answer to a sign-in ceremony. */
+        Assertion: {
+            /** @description The `ceremony` of `POST /api/auth/passkeys/login/options`. */
+            ceremony: string;
+            /**
+             * @description The `PublicKeyCredential` from `navigator.credentials.get()` as JSON (binary fields in
+             *     unpadded base64url): `id`, `rawId`, `type` and `response` with `authenticatorData`,
+             *     `clientDataJSON`, `signature` and `userHandle`.
+             */
+            credential: Record<string, never>;
+        };
         /** @description A line of a person's audit list. */
         AuditEntry: {
             /**
@@ -1759,6 +1881,19 @@ export interface components {
         };
         /** @enum {string} */
         Category: "weight" | "volume" | "count" | "concentration";
+        /**
+         * @description What the browser needs for `navigator.credentials.create()` or `.get()`, and the id of the
+         *     ceremony to send back with its answer.
+         */
+        CeremonyOptions: {
+            /** @description Send it back with the authenticator's answer; it works once, for five minutes. */
+            ceremony: string;
+            /**
+             * @description `PublicKeyCredentialCreationOptions` or `PublicKeyCredentialRequestOptions` as JSON
+             *     (binary fields in unpadded base64url).
+             */
+            publicKey: Record<string, never>;
+        };
         /** @description What a person sends to create or change a channel. */
         ChannelBody: {
             /**
@@ -1888,6 +2023,7 @@ export interface components {
             language?: string | null;
             /** @description The same as `code` (older clients). */
             otp?: string | null;
+            passkey?: components["schemas"]["Assertion"] | null;
             /** @description Registering: at least 6 characters and at most 1024 bytes. */
             password: string;
         };
@@ -1980,6 +2116,24 @@ export interface components {
                  *     null while invited.
                  */
                 user_id: number | null;
+            };
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description The body of every successful answer: `{"success": true, "data": …}`. */
+        Data_CeremonyOptions: {
+            /**
+             * @description What the browser needs for `navigator.credentials.create()` or `.get()`, and the id of the
+             *     ceremony to send back with its answer.
+             */
+            data: {
+                /** @description Send it back with the authenticator's answer; it works once, for five minutes. */
+                ceremony: string;
+                /**
+                 * @description `PublicKeyCredentialCreationOptions` or `PublicKeyCredentialRequestOptions` as JSON
+                 *     (binary fields in unpadded base64url).
+                 */
+                publicKey: Record<string, never>;
             };
             /** @description Always true. */
             success: boolean;
@@ -2225,6 +2379,21 @@ export interface components {
             success: boolean;
         };
         /** @description The body of every successful answer: `{"success": true, "data": …}`. */
+        Data_PasskeyView: {
+            /** @description A passkey as listed. */
+            data: {
+                /** @description RFC 3339, UTC. */
+                created_at: string;
+                /** Format: int64 */
+                id: number;
+                /** @description When it last signed in, null if never. */
+                last_used_at: string | null;
+                name: string;
+            };
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description The body of every successful answer: `{"success": true, "data": …}`. */
         Data_PersonView: {
             /** @description A person as the signed-in user sees them. */
             data: {
@@ -2332,6 +2501,11 @@ export interface components {
             /** @description What the sign-in page offers. */
             data: {
                 oidc?: components["schemas"]["OidcProvider"] | null;
+                /**
+                 * @description Passkeys: "Sign in with a passkey" (`POST /api/auth/passkeys/login/options`). Only
+                 *     when `public_url` names a host: passkeys belong to that address.
+                 */
+                passkeys: boolean;
                 /**
                  * @description The e-mail and password form (off with `oidc.disable_password_login`; `/login?local=1`
                  *     still shows it).
@@ -2666,6 +2840,20 @@ export interface components {
             success: boolean;
         };
         /** @description The body of every successful answer: `{"success": true, "data": …}`. */
+        Data_Vec_PasskeyView: {
+            data: {
+                /** @description RFC 3339, UTC. */
+                created_at: string;
+                /** Format: int64 */
+                id: number;
+                /** @description When it last signed in, null if never. */
+                last_used_at: string | null;
+                name: string;
+            }[];
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description The body of every successful answer: `{"success": true, "data": …}`. */
         Data_Vec_PersonView: {
             data: {
                 /** @description Archived people get no reminders and are left out of Today; their data stays. */
@@ -2976,7 +3164,7 @@ export interface components {
          * @description The machine-readable reason of an error answer (`code` in every error body).
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "validation_failed" | "body_too_large" | "unsupported_media_type" | "not_found" | "method_not_allowed" | "rate_limited" | "internal_error" | "service_unavailable" | "storage_full" | "request_timeout" | "authentication_required" | "session_expired" | "invalid_credentials" | "email_not_verified" | "registration_closed" | "email_taken" | "password_incorrect" | "email_not_configured" | "invalid_token" | "reset_link_invalid" | "user_not_found" | "proxy_registration_not_allowed" | "proxy_email_missing" | "oidc_not_configured" | "oidc_failed" | "oidc_not_allowed" | "oidc_group_denied" | "oidc_code_invalid" | "oidc_email_unverified" | "oidc_identity_not_found" | "oidc_last_sign_in" | "credentials_required" | "email_required" | "email_invalid" | "password_required" | "password_too_short" | "password_too_long" | "first_name_too_long" | "last_name_too_long" | "two_factor_required" | "invalid_code" | "code_not_sent" | "method_not_enabled" | "method_already_enabled" | "two_factor_not_enabled" | "totp_setup_not_started" | "invalid_backup_code" | "code_required" | "backup_code_required" | "medication_not_found" | "entry_not_found" | "name_required" | "unit_required" | "unit_invalid" | "unit_mismatch" | "strength_needed" | "unit_incompatible" | "future_date" | "dose_too_soon" | "daily_maximum_reached" | "inventory_not_enabled" | "stock_below_zero" | "notification_not_found" | "reminder_exists" | "notification_not_scheduled" | "notification_sending" | "notification_not_sent" | "dose_already_logged" | "invalid_snooze_minutes" | "calendar_feed_not_found" | "push_service_not_allowed" | "invalid_subscription" | "subscription_taken" | "delivery_failed" | "delivery_method_unknown" | "delivery_method_required" | "lead_out_of_range" | "message_too_long" | "backup_not_found" | "import_invalid" | "import_has_unreadable_rows" | "prescription_not_found" | "person_not_found" | "person_name_required" | "person_is_account_holder" | "not_permitted" | "carer_not_found" | "carer_exists" | "carer_is_owner" | "role_invalid" | "invitation_not_found" | "invitation_other_account" | "escalation_invalid" | "token_not_allowed" | "api_token_invalid" | "api_token_not_found" | "api_token_name_required" | "api_token_name_too_long" | "api_token_scope_invalid" | "api_token_expiry_invalid" | "api_token_limit_reached" | "channel_not_found" | "channel_invalid" | "channel_address_not_allowed" | "telegram_not_configured";
+        ErrorCode: "invalid_request" | "validation_failed" | "body_too_large" | "unsupported_media_type" | "not_found" | "method_not_allowed" | "rate_limited" | "internal_error" | "service_unavailable" | "storage_full" | "request_timeout" | "authentication_required" | "session_expired" | "invalid_credentials" | "email_not_verified" | "registration_closed" | "email_taken" | "password_incorrect" | "email_not_configured" | "invalid_token" | "reset_link_invalid" | "user_not_found" | "proxy_registration_not_allowed" | "proxy_email_missing" | "oidc_not_configured" | "oidc_failed" | "oidc_not_allowed" | "oidc_group_denied" | "oidc_code_invalid" | "oidc_email_unverified" | "oidc_identity_not_found" | "oidc_last_sign_in" | "credentials_required" | "email_required" | "email_invalid" | "password_required" | "password_too_short" | "password_too_long" | "first_name_too_long" | "last_name_too_long" | "two_factor_required" | "invalid_code" | "code_not_sent" | "method_not_enabled" | "method_already_enabled" | "two_factor_not_enabled" | "totp_setup_not_started" | "invalid_backup_code" | "code_required" | "backup_code_required" | "medication_not_found" | "entry_not_found" | "name_required" | "unit_required" | "unit_invalid" | "unit_mismatch" | "strength_needed" | "unit_incompatible" | "future_date" | "dose_too_soon" | "daily_maximum_reached" | "inventory_not_enabled" | "stock_below_zero" | "notification_not_found" | "reminder_exists" | "notification_not_scheduled" | "notification_sending" | "notification_not_sent" | "dose_already_logged" | "invalid_snooze_minutes" | "calendar_feed_not_found" | "push_service_not_allowed" | "invalid_subscription" | "subscription_taken" | "delivery_failed" | "delivery_method_unknown" | "delivery_method_required" | "lead_out_of_range" | "message_too_long" | "backup_not_found" | "import_invalid" | "import_has_unreadable_rows" | "prescription_not_found" | "person_not_found" | "person_name_required" | "person_is_account_holder" | "not_permitted" | "carer_not_found" | "carer_exists" | "carer_is_owner" | "role_invalid" | "invitation_not_found" | "invitation_other_account" | "escalation_invalid" | "token_not_allowed" | "api_token_invalid" | "api_token_not_found" | "api_token_name_required" | "api_token_name_too_long" | "api_token_scope_invalid" | "api_token_expiry_invalid" | "api_token_limit_reached" | "passkeys_not_configured" | "passkey_ceremony_invalid" | "passkey_invalid" | "passkey_counter_invalid" | "passkey_name_required" | "passkey_name_too_long" | "passkey_not_found" | "passkey_already_registered" | "passkey_limit_reached" | "passkey_last_sign_in_method" | "channel_not_found" | "channel_invalid" | "channel_address_not_allowed" | "telegram_not_configured";
         Escalation: {
             /**
              * Format: int32
@@ -3681,6 +3869,19 @@ export interface components {
             /** @description A unit of the catalogue (`/api/units`). */
             unit: string;
         };
+        /** @description A passkey to store: the registration ceremony, the authenticator's answer and a name. */
+        NewPasskey: {
+            /** @description The `ceremony` of `POST /api/auth/passkeys/register/options`. */
+            ceremony: string;
+            /**
+             * @description The `PublicKeyCredential` from `navigator.credentials.create()` as JSON (binary fields
+             *     in unpadded base64url): `id`, `rawId`, `type` and `response` with `attestationObject`
+             *     and `clientDataJSON`.
+             */
+            credential: Record<string, never>;
+            /** @description What it is on ("Phone", "YubiKey"); 1 to 64 characters, trimmed. */
+            name: string;
+        };
         /** @description A new person. */
         NewPerson: {
             /** @description 1–100 characters. */
@@ -3835,6 +4036,16 @@ export interface components {
              * @description How many rows there are in all.
              */
             total: number;
+        };
+        /** @description A passkey as listed. */
+        PasskeyView: {
+            /** @description RFC 3339, UTC. */
+            created_at: string;
+            /** Format: int64 */
+            id: number;
+            /** @description When it last signed in, null if never. */
+            last_used_at: string | null;
+            name: string;
         };
         /** @description The account password, asked again before changes a stolen session must not make. */
         PasswordBody: {
@@ -4027,6 +4238,11 @@ export interface components {
         Providers: {
             oidc?: components["schemas"]["OidcProvider"] | null;
             /**
+             * @description Passkeys: "Sign in with a passkey" (`POST /api/auth/passkeys/login/options`). Only
+             *     when `public_url` names a host: passkeys belong to that address.
+             */
+            passkeys: boolean;
+            /**
              * @description The e-mail and password form (off with `oidc.disable_password_login`; `/login?local=1`
              *     still shows it).
              */
@@ -4104,6 +4320,14 @@ export interface components {
         RegisterBody: {
             subscription?: components["schemas"]["SubscriptionBody"] | null;
             userAgent?: string | null;
+        };
+        /** @description The account password, asked again before a passkey is added. */
+        RegisterOptionsBody: {
+            /**
+             * @description Required, except for an account whose password nobody knows (made by an OpenID
+             *     Connect sign-in).
+             */
+            password?: string;
         };
         /** @description Whether people can make an account on this server now. */
         Registration: {
@@ -4617,7 +4841,7 @@ export interface components {
          * @description A second sign-in factor.
          * @enum {string}
          */
-        TwoFactorMethod: "email" | "totp";
+        TwoFactorMethod: "email" | "totp" | "passkey";
         /** @description A person's two-factor settings as the settings page shows them. */
         TwoFactorStatus: {
             /** Format: int64 */
@@ -5886,7 +6110,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `invalid_credentials`, `two_factor_required` or `invalid_code` */
+            /** @description `invalid_credentials`, `two_factor_required` or `invalid_code`; with `passkey`: `passkey_invalid`, `passkey_ceremony_invalid` or `passkey_counter_invalid` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5897,6 +6121,15 @@ export interface operations {
             };
             /** @description The address is not verified (`email_not_verified`) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A `passkey` was sent to a server without passkeys (`passkeys_not_configured`) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6673,6 +6906,456 @@ export interface operations {
             };
             /** @description The provider cannot be reached (`oidc_failed`) */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    passkeys_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The passkeys */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_Vec_PasskeyView"];
+                };
+            };
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sent with an API token: sign in with your password (`token_not_allowed`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    passkeys_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The passkey's id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sent with an API token: sign in with your password (`token_not_allowed`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description None of your passkeys has this id (`passkey_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description It is the account's last way to sign in: no usable password and no OpenID Connect identity (`passkey_last_sign_in_method`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    passkeys_login: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Assertion"];
+            };
+        };
+        responses: {
+            /** @description Signed in */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_SignedIn"];
+                };
+            };
+            /** @description The body is not `{ceremony, credential}` (`invalid_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `passkey_ceremony_invalid` (unknown, used or expired), `passkey_invalid` (unknown passkey, wrong challenge or origin, bad signature) or `passkey_counter_invalid` (a copied authenticator) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The address is not verified (`email_not_verified`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server has no passkeys (`passkeys_not_configured`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The sign-in budget is spent (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    passkeys_login_options: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ceremony and its options (valid five minutes, once) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_CeremonyOptions"];
+                };
+            };
+            /** @description The server has no passkeys (`passkeys_not_configured`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many from this address (`rate_limited`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    passkeys_register: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewPasskey"];
+            };
+        };
+        responses: {
+            /** @description Stored */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_PasskeyView"];
+                };
+            };
+            /** @description `passkey_name_required`, `passkey_name_too_long`, `passkey_ceremony_invalid` (unknown, used, expired or another account's), `passkey_invalid` (the answer does not verify), `invalid_request` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sent with an API token: sign in with your password (`token_not_allowed`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server has no passkeys (`passkeys_not_configured`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description `passkey_already_registered` or `passkey_limit_reached` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    passkeys_register_options: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RegisterOptionsBody"];
+            };
+        };
+        responses: {
+            /** @description The ceremony and its options (valid five minutes, once) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_CeremonyOptions"];
+                };
+            };
+            /** @description The password is missing or wrong (`password_required`, `password_incorrect`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in, or the session expired (`authentication_required`, `session_expired`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sent with an API token: sign in with your password (`token_not_allowed`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server has no passkeys: `public_url` is unset or names an IP address (`passkeys_not_configured`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The account has 20 passkeys already (`passkey_limit_reached`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many wrong passwords (`rate_limited`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };

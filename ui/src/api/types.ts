@@ -34,12 +34,14 @@ export type RegisterResult =
 export type Registration = Pick<Schemas['Registration'], 'open' | 'invitations'>;
 
 export type TwoFactorMethod = Schemas['TwoFactorMethod'];
-/** Every method the document names, for checking values at run time. */
+/** The methods Settings turns on, for checking values at run time. */
 export const TWO_FACTOR_METHODS = ['email', 'totp'] as const satisfies readonly TwoFactorMethod[];
+/** What the code step of sign-in may offer: those methods, and one of the account's passkeys. */
+export const SIGN_IN_METHODS = ['email', 'totp', 'passkey'] as const satisfies readonly TwoFactorMethod[];
 
-/** For error bodies, which the document does not type: a method the document names. */
+/** For error bodies, which the document does not type: a method sign-in may offer. */
 export function isTwoFactorMethod(value: unknown): value is TwoFactorMethod {
-  return TWO_FACTOR_METHODS.some((method) => method === value);
+  return SIGN_IN_METHODS.some((method) => method === value);
 }
 
 // The calls (twoFactor.ts) turn the document's optional `preference` and `backupCodes` into

@@ -11,6 +11,11 @@ export interface AuthContextValue extends AuthState {
   login: (email: string, password: string) => Promise<LoginOutcome>;
   /** The code step: the password again plus the six-digit (or backup) code. */
   loginWithCode: (email: string, password: string, code: string) => Promise<void>;
+  /**
+   * Signs in with a passkey: alone, or as the code step's second factor after the password
+   * (`after`). Rejects with a PasskeyCeremonyError when the browser gave none.
+   */
+  loginWithPasskey: (after?: { email: string; password: string }) => Promise<void>;
   /** Back from the identity provider: its one-time code exchanged for a session (once per code). */
   loginWithOidcCode: (code: string) => Promise<void>;
   /**

@@ -8,7 +8,7 @@ import { getStoredUserJson } from '../api/session';
 import { signInProvidersQuery } from '../queries/providers';
 import { AuthContext, type AuthContextValue } from './AuthContext';
 import { authReducer, initialAuthState } from './authReducer';
-import { signInWithCode, signInWithPassword } from './loginFlow';
+import { signInWithCode, signInWithPasskey, signInWithPassword } from './loginFlow';
 
 /** One exchange per code (it works once), however often the sign-in page mounts. */
 const oidcExchanges = new Map<string, Promise<api.AuthSession>>();
@@ -139,6 +139,12 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     }
   }, []);
 
+  const loginWithPasskey = useCallback(async (after?: { email: string; password: string }) => {
+    const { user, token } = await signInWithPasskey(after);
+    api.storeSession(token, user);
+    dispatch({ type: 'AUTH_SUCCESS', user, token });
+  }, []);
+
   const loginWithOidcCode = useCallback(async (code: string) => {
     // A code works once: a second mount of the page (StrictMode) waits for the same answer.
     let exchange = oidcExchanges.get(code);
@@ -207,6 +213,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
       ...state,
       login,
       loginWithCode,
+      loginWithPasskey,
       loginWithOidcCode,
       loginWithOidcLink,
       register,
@@ -215,7 +222,19 @@ export function AuthProvider({ children }: { children: ReactNode }) {
       replaceToken,
       updateUser,
     }),
-    [state, login, loginWithCode, loginWithOidcCode, loginWithOidcLink, register, logout, clearError, replaceToken, updateUser],
+    [
+      state,
+      login,
+      loginWithCode,
+      loginWithPasskey,
+      loginWithOidcCode,
+      loginWithOidcLink,
+      register,
+      logout,
+      clearError,
+      replaceToken,
+      updateUser,
+    ],
   );
 
   return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;

@@ -1,5 +1,6 @@
 import * as api from '../api';
 import type { AuthSession, TwoFactorMethod } from '../api';
+import { getPasskey } from './webauthn';
 
 /** Where a sign-in failed, so the screen can pick the right fallback text (spec §8). */
 export type LoginStage = 'requirements' | 'login' | 'code';
@@ -65,6 +66,19 @@ export async function signInWithCode(email: string, password: string, code: stri
   }
 }
 
+/**
+ * A passkey's sign-in: the server's options, the browser's passkey, a session. After the
+ * password (`after`), the passkey is the second factor; alone, it is the whole sign-in (the
+ * authenticator names the account). Rejects with a PasskeyCeremonyError when the browser
+ * gave no passkey, else with the server's refusal.
+ */
+export async function signInWithPasskey(after?: { email: string; password: string }): Promise<AuthSession> {
+  const { ceremony, publicKey } = await api.passkeySignInOptions();
+  const credential = await getPasskey(publicKey);
+  if (after) return api.login(after.email, after.password, undefined, { ceremony, credential });
+  return api.loginWithPasskey({ ceremony, credential });
+}
+
 // ---- What the login screen shows ----
 
 export type LoginView =
@@ -83,10 +97,16 @@ export type LoginViewAction =
 
 export const initialLoginView: LoginView = { step: 'credentials' };
 
+/** The methods of the code step that take a code (a passkey has a button of its own). */
+export function codeMethods(methods: TwoFactorMethod[]): TwoFactorMethod[] {
+  return methods.filter((method) => method !== 'passkey');
+}
+
 /** The method the code step starts with: the preferred one when offered, else the first. */
 export function initialMethod(methods: TwoFactorMethod[], preferred: TwoFactorMethod | null): TwoFactorMethod {
-  if (preferred !== null && methods.includes(preferred)) return preferred;
-  return methods[0] ?? 'totp';
+  const codes = codeMethods(methods);
+  if (preferred !== null && codes.includes(preferred)) return preferred;
+  return codes[0] ?? 'totp';
 }
 
 export function loginViewReducer(view: LoginView, action: LoginViewAction): LoginView {
@@ -99,7 +119,7 @@ export function loginViewReducer(view: LoginView, action: LoginViewAction): Logi
         method: initialMethod(action.methods, action.preferredMethod),
       };
     case 'METHOD_CHOSEN':
-      if (view.step !== 'code' || !view.methods.includes(action.method)) return view;
+      if (view.step !== 'code' || !codeMethods(view.methods).includes(action.method)) return view;
       return { ...view, method: action.method };
     case 'BACK_TO_LOGIN':
       return initialLoginView;
@@ -108,5 +128,5 @@ export function loginViewReducer(view: LoginView, action: LoginViewAction): Logi
 
 /** Whether entering the code step or switching to `method` sends a code (everything but the app). */
 export function sendsCode(method: TwoFactorMethod): boolean {
-  return method !== 'totp';
+  return method === 'email';
 }

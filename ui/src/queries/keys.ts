@@ -31,6 +31,8 @@ export const queryKeys = {
   twoFactorStatus: ['two-factor', 'status'] as const,
   /** The account's API tokens (never their secrets). */
   apiTokens: ['api-tokens'] as const,
+  /** The account's passkeys. */
+  passkeys: ['passkeys'] as const,
   dataSettings: ['data-settings'] as const,
   backups: ['backups'] as const,
   version: ['version'] as const,

@@ -149,6 +149,7 @@ function authAs(user: User | null): AuthContextValue {
     error: null,
     login: () => Promise.reject(new Error('not in this test')),
     loginWithCode: () => Promise.reject(new Error('not in this test')),
+    loginWithPasskey: () => Promise.reject(new Error('not in this test')),
     loginWithOidcCode: () => Promise.reject(new Error('not in this test')),
     loginWithOidcLink: () => Promise.reject(new Error('not in this test')),
     register: () => Promise.reject(new Error('not in this test')),

@@ -7,6 +7,7 @@ import { cleanBackupCode } from '../auth/backupCode';
 import { registrationOffered } from '../auth/registration';
 import {
   LoginFailure,
+  codeMethods,
   initialLoginView,
   initialMethod,
   loginViewReducer,
@@ -20,6 +21,7 @@ import { errorText } from '../i18n/messages';
 import { keptInvitation, pathAfterSignIn } from '../people/pendingInvitation';
 import { useRegistrationQuery, useSignInProvidersQuery } from '../queries/account';
 import { useSendSignInCode } from '../queries/signIn';
+import { passkeyErrorText } from '../auth/passkeyErrors';
 import { PublicFrame } from './PublicFrame';
 
 /** The refusals the provider's return may bring back (`/login?oidc_error=…`). */
@@ -37,14 +39,14 @@ const FALLBACK_BY_STAGE: Record<LoginStage, string> = {
   code: 'login.errors.verifyOtp',
 };
 
-type Busy = 'idle' | 'signingIn' | 'sending' | 'verifying';
+type Busy = 'idle' | 'signingIn' | 'sending' | 'verifying' | 'passkey';
 
 export function LoginScreen() {
   const { t, i18n } = useTranslation();
   const navigate = useNavigate();
   const location = useLocation();
   const [searchParams] = useSearchParams();
-  const { isAuthenticated, login, loginWithCode, loginWithOidcCode, notice: sessionNotice } = useAuth();
+  const { isAuthenticated, login, loginWithCode, loginWithPasskey, loginWithOidcCode, notice: sessionNotice } = useAuth();
   const [view, dispatch] = useReducer(loginViewReducer, initialLoginView);
   const [email, setEmail] = useState('');
   // Kept in memory only, and only until the code step ends: the code step needs it again.
@@ -129,6 +131,20 @@ export function LoginScreen() {
     }
   };
 
+  /** A passkey alone (`secondFactor` false), or instead of the code after the password. */
+  const signInWithPasskey = async (secondFactor: boolean) => {
+    setBusy('passkey');
+    setError(null);
+    setNotice(null);
+    try {
+      // Once signed in, this screen re-renders as a redirect.
+      await loginWithPasskey(secondFactor ? { email: address, password } : undefined);
+    } catch (err) {
+      setError(passkeyErrorText(t, err, 'login.passkey.failed'));
+      setBusy('idle');
+    }
+  };
+
   const chooseMethod = (method: TwoFactorMethod) => {
     if (view.step !== 'code' || method === view.method) return;
     dispatch({ type: 'METHOD_CHOSEN', method });
@@ -158,8 +174,17 @@ export function LoginScreen() {
     const waitId = 'login-code-wait';
     const trimmedBackup = backupCode.trim();
     // While a code is being sent or checked, the other controls wait, and say so.
-    const waiting = busy === 'verifying' ? t('login.code.verifying') : busy === 'sending' ? t('login.code.sending') : null;
+    const waiting =
+      busy === 'verifying'
+        ? t('login.code.verifying')
+        : busy === 'sending'
+          ? t('login.code.sending')
+          : busy === 'passkey'
+            ? t('login.passkey.signingIn')
+            : null;
     const backupNeeded = trimmedBackup === '' ? t('login.code.backupNeeded') : null;
+    const codeChoices = codeMethods(view.methods);
+    const passkeyOffered = view.methods.includes('passkey');
     const waitingReason = disabledBecause(waitId, waiting);
     return (
       <PublicFrame footer={<VersionLabel className="public-footer" />}>
@@ -169,10 +194,10 @@ export function LoginScreen() {
         </p>
 
         <div className="form">
-          {view.methods.length > 1 && (
+          {codeChoices.length > 1 && (
             <fieldset className="choice-group">
               <legend>{t('login.code.method')}</legend>
-              {view.methods.map((method) => (
+              {codeChoices.map((method) => (
                 <label key={method} className="choice">
                   <input
                     type="radio"
@@ -250,6 +275,21 @@ export function LoginScreen() {
             {waiting ?? ''}
           </p>
 
+          {passkeyOffered && (
+            <div className="form form-tight">
+              <p className="form-hint">{t('login.passkey.secondFactorHint')}</p>
+              <button
+                type="button"
+                className="button button-secondary button-block"
+                disabled={busy !== 'idle'}
+                {...waitingReason}
+                onClick={() => void signInWithPasskey(true)}
+              >
+                {t('login.passkey.secondFactor')}
+              </button>
+            </div>
+          )}
+
           <div className="link-row">
             {view.method !== 'totp' && !useBackupCode && (
               <button
@@ -307,6 +347,7 @@ export function LoginScreen() {
   // the registration form does.
   const startQuery = new URLSearchParams({ ...(fromPath ? { return_to: fromPath } : {}), lang: i18n.language });
   const startAt = `/api/auth/oidc/start?${startQuery.toString()}`;
+  const passkeysOffered = providers.data?.passkeys === true;
 
   return (
     <PublicFrame footer={<VersionLabel className="public-footer" />}>
@@ -322,7 +363,21 @@ export function LoginScreen() {
           <a className="button button-secondary button-block" href={startAt}>
             {t('login.oidc.button', { label: provider.label })}
           </a>
-          {showPasswordForm && <p className="public-divider">{t('login.oidc.or')}</p>}
+          {(showPasswordForm || passkeysOffered) && <p className="public-divider">{t('login.oidc.or')}</p>}
+        </>
+      )}
+      {passkeysOffered && (
+        <>
+          {!showPasswordForm && errorBox}
+          <button
+            type="button"
+            className="button button-secondary button-block"
+            disabled={busy !== 'idle'}
+            onClick={() => void signInWithPasskey(false)}
+          >
+            {busy === 'passkey' ? t('login.passkey.signingIn') : t('login.passkey.button')}
+          </button>
+          {showPasswordForm && <p className="public-divider">{t('login.passkey.or')}</p>}
         </>
       )}
       {showPasswordForm && (

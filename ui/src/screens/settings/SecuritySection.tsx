@@ -7,6 +7,7 @@ import { useFlash } from '../../components/useFlash';
 import { ApiTokensCard } from './ApiTokensCard';
 import { ChangePasswordDialog } from './ChangePasswordDialog';
 import { LinkedSignInsCard } from './LinkedSignInsCard';
+import { PasskeysCard } from './PasskeysCard';
 import { SectionHeading } from './SectionHeading';
 import { TwoFactorCard } from './TwoFactorCard';
 
@@ -19,6 +20,7 @@ export function SecuritySection() {
     <>
       <SectionHeading title={t('settings.sections.security')} description={t('settings.security.description')} />
       <TwoFactorCard />
+      <PasskeysCard />
 
       <section className="card" aria-labelledby="password-title">
         <h3 id="password-title">{t('settings.security.password.heading')}</h3>
