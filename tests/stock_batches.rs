@@ -431,6 +431,31 @@ async fn the_first_batch_replaces_a_single_count_and_a_medication_without_batche
         (StatusCode::CONFLICT, Some("stock_in_batches"))
     );
     assert_consistent(&server, &token, counted).await;
+
+    // Stock turned off keeps its batches; a batch added turns it on again with all of them.
+    let (status, body) = call(
+        &server,
+        Method::PUT,
+        &format!("/api/medications/{counted}/inventory"),
+        Some(&token),
+        Some(json!({ "enabled": false })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    add_batch(
+        &server,
+        &token,
+        counted,
+        json!({ "quantity": 5, "expires_on": "2026-10-31" }),
+    )
+    .await;
+    let inv = inventory(&server, &token, counted).await;
+    assert_eq!(
+        (inv["enabled"].as_bool(), inv["current_quantity"].as_f64()),
+        (Some(true), Some(17.0)),
+        "{inv}"
+    );
+    assert_consistent(&server, &token, counted).await;
 }
 
 #[tokio::test]

@@ -300,7 +300,8 @@ pub fn add(
             inv.containers.check_dose_unit(&m.unit)?;
         }
         inv.enabled = true;
-        inv.current_quantity = Quantity::ZERO;
+        // Stock turned off keeps its batches: turned on again, it counts them.
+        inv.current_quantity = available(conn, m.id)?;
         inv.updated_at = stamp;
         medications::save_inventory(conn, m.id, &inv)?;
     }
@@ -316,6 +317,7 @@ pub fn add(
         expired: stock::batch_expired(expires_on, today),
     };
     let id = batches::insert(conn, m.id, &b, stamp)?;
+    // What the single count held, which the first batch replaces.
     let before = match (turned_on, had_batches) {
         (false, false) => medications::inventory(conn, m.id)?
             .map(|i| stock::on_hand(i.current_quantity))
