@@ -153,6 +153,12 @@ fn case(method: &Method, path: &str, f: &Fixture) -> Option<Case> {
         ("DELETE", "/api/medications/{id}/inventory/batches/{batchId}") => {
             (Person(Who::Manage), path.into(), None, Fresh::Batch)
         }
+        ("POST", "/api/medications/{id}/refill-ordered") => (
+            Person(Who::Record),
+            path.replace("{id}", &m.to_string()),
+            Some(json!({})),
+            Fresh::Nothing,
+        ),
         ("POST", "/api/medications/{id}/inventory/adjust") => (
             Person(Who::Manage),
             path.replace("{id}", &m.to_string()),
@@ -409,7 +415,8 @@ impl Circle {
             Some(&self.owner),
             json!({"name": "Amoxicillin", "unit": "ml", "default_quantity": 5, "person_id": self.fixture.person,
                    "inventory": {"enabled": true, "inventory_type": "continuous", "container_type": "bottle",
-                                 "container_quantity": 1, "container_size": 100, "container_unit": "ml"}}),
+                                 "container_quantity": 1, "container_size": 100, "container_unit": "ml"},
+                   "prescription": {"pharmacy_name": "Apotheke am Markt"}}),
         )
         .await;
         assert_eq!(status, StatusCode::CREATED, "{body}");

@@ -575,3 +575,29 @@ async fn bad_batches_and_another_accounts_ids_change_nothing() {
     assert_eq!(ledger(&server, &ann, id).await.len(), 1);
     assert_consistent(&server, &ann, id).await;
 }
+
+#[tokio::test]
+async fn a_batch_added_is_a_refill_come_in() {
+    let server = Server::start_with(started_on_first_of_march);
+    let token = account(&server, "ann@example.org").await;
+    let (status, body) = post(
+        &server,
+        "/api/medications",
+        Some(&token),
+        json!({ "name": "Metformin", "unit": "tablets", "frequency": "twice_daily", "default_quantity": 1,
+                "schedule": { "times": ["08:00", "20:00"] },
+                "prescription": { "refills_authorised": 3, "refills_left": 2 } }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let id = body["data"]["id"].as_i64().unwrap();
+    add_batch(
+        &server,
+        &token,
+        id,
+        json!({ "quantity": 60, "expires_on": "2027-01-31" }),
+    )
+    .await;
+    let (_, after) = get_json(&server, &format!("/api/medications/{id}"), Some(&token)).await;
+    assert_eq!(after["data"]["prescription"]["refills_left"], 1, "{after}");
+}

@@ -46,6 +46,7 @@ pub const MIGRATIONS: &[Migration] = &[
     migration!("0020_escalation_retraction"),
     migration!("0021_api_tokens"),
     migration!("0022_oidc_identities"),
+    migration!("0023_prescriptions"),
     migration!("0026_stock_batches"),
 ];
 

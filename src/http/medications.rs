@@ -29,6 +29,7 @@ use crate::services::doses::{self, DoseRequest, Logged, Pagination, Paging};
 use crate::services::medications::{
     self, AdherenceView, MedicationInput, MedicationView, NewMedicationInput, Reach, TodayView,
 };
+use crate::services::prescriptions;
 use crate::services::stock::{self, Adjusted, Adjustment, InventoryInput, InventoryView, LowStock};
 use crate::store::medications::LedgerRow;
 
@@ -578,6 +579,40 @@ pub async fn delete_batch(
     Ok(message("Batch deleted"))
 }
 
+/// Marks a refill (or a new prescription) ordered: the medication stops showing it as needing
+/// ordering, and its refill reminder is not sent, until stock is added (which counts a refill
+/// down).
+#[utoipa::path(
+    post,
+    path = "/medications/{id}/refill-ordered",
+    tag = "medications",
+    security(("bearer" = []), ("api_token" = [])),
+    params(("id" = i64, Path, description = "The medication's id")),
+    responses(
+        (status = 200, description = "The medication, its prescription marked ordered", body = Data<MedicationView>),
+        (status = 403, description = "A carer whose role is below record (`not_permitted`)", body = ErrorBody),
+        (status = 404, description = "No such medication you can see (`medication_not_found`), or it has no prescription (`prescription_not_found`)", body = ErrorBody),
+    ),
+)]
+pub async fn refill_ordered(
+    State(state): State<AppState>,
+    AuthCaller(caller): AuthCaller,
+    ApiPath(id): ApiPath<MedicationId>,
+) -> ApiResult<Json<Data<MedicationView>>> {
+    let reach = reach(&state);
+    let now = state.clock.now();
+    let medication = state
+        .db
+        .transaction(move |tx| {
+            let access = access::medication(tx, caller, id)?.allow(Role::Record)?;
+            prescriptions::mark_ordered(tx, id.0, now)?;
+            medications::audit_change(tx, &access, id, "medication.updated", now)?;
+            Ok::<_, ApiError>(medications::get(tx, access.owner_id, id, reach, now)?)
+        })
+        .await?;
+    Ok(data(medication))
+}
+
 /// Which page of the ledger: the same parameters as the history's pages.
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -755,5 +790,6 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(adjust_inventory))
         .routes(routes!(list_batches, add_batch))
         .routes(routes!(update_batch, delete_batch))
+        .routes(routes!(refill_ordered))
         .routes(routes!(ledger))
 }

@@ -18,8 +18,8 @@ use crate::domain::stock::{self, Containers, InventoryType, MAX_COUNT};
 use crate::domain::units::{self, Category};
 use crate::services::planner::UserClock;
 use crate::store::batches::{self, Batch, BatchFields};
-use crate::store::history;
 use crate::store::medications::{self, Inventory, LedgerBatch, Medication, StockChange};
+use crate::store::{history, prescriptions};
 
 /// The longest lot number.
 const MAX_LOT: usize = 100;
@@ -317,6 +317,8 @@ pub fn add(
         expired: stock::batch_expired(expires_on, today),
     };
     let id = batches::insert(conn, m.id, &b, stamp)?;
+    // A batch is stock coming in: a refill ordered is here, and one fewer is left.
+    prescriptions::stock_added(conn, m.id, stamp)?;
     // What the single count held, which the first batch replaces.
     let before = match (turned_on, had_batches) {
         (false, false) => medications::inventory(conn, m.id)?

@@ -177,6 +177,7 @@ error_codes! {
     BackupNotFound => "backup_not_found",
     ImportInvalid => "import_invalid",
     ImportHasUnreadableRows => "import_has_unreadable_rows",
+    PrescriptionNotFound => "prescription_not_found",
 
     // --- the care circle ---
     /// A person you cannot see, or no such person.

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::access::{self, Access, Role};
+use super::prescriptions::{self, PrescriptionInput, PrescriptionView};
 use super::report::{self, Adherence};
 use super::stock::{self, InventoryInput, InventoryView, nullable};
 use super::{ErrorCode, ServiceError, ServiceResult, invalid, not_found, rejected};
@@ -28,6 +29,7 @@ use crate::domain::units;
 use crate::services::planner::{self, UserClock};
 use crate::store::history::{self, Entry, RecentEntry};
 use crate::store::medications::{self, Inventory, Medication};
+use crate::store::prescriptions::{self as prescription_store, Prescription};
 use crate::store::{notify_prefs, people, push_subscriptions, reminders, users};
 
 /// Doses shown with each medication.
@@ -142,6 +144,11 @@ pub struct MedicationInput {
     #[serde(default, deserialize_with = "nullable")]
     #[schema(value_type = Option<Escalation>, nullable)]
     escalation: Option<Option<Escalation>>,
+    /// Its prescription: prescriber, pharmacy, expiry, refills. Sent, it replaces the one
+    /// before; null removes it; absent leaves it as it is.
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<PrescriptionInput>, nullable)]
+    prescription: Option<Option<PrescriptionInput>>,
 }
 
 /// The body that adds a medication: a `MedicationInput` whose name and unit are required (the
@@ -419,6 +426,9 @@ pub struct MedicationView {
     /// Missed-dose escalation, or null when off.
     #[schema(required = true)]
     pub escalation: Option<Escalation>,
+    /// Its prescription and what needs ordering; null without one.
+    #[schema(required = true)]
+    pub prescription: Option<PrescriptionView>,
 }
 
 /// What, besides the preferences, decides whether the user's reminders can arrive.
@@ -473,6 +483,7 @@ fn view_one(
     reach: Reach,
 ) -> ServiceResult<MedicationView> {
     let inventory = medications::inventory(conn, m.id)?;
+    let prescription = prescription_store::find(conn, m.id)?;
     let doses = history::recent(conn, user_id, m.id, RECENT_DOSES as i64)?;
     let doses = doses.into_iter().map(RecentDose::from).collect();
     let warning = delivery_warning(conn, user_id, m.id, reach)?;
@@ -488,8 +499,8 @@ fn view_one(
     Ok(view(
         m,
         clock,
-        inventory.as_ref(),
-        &batches,
+        (inventory.as_ref(), &batches),
+        prescription.as_ref(),
         doses,
         warning,
         &taken,
@@ -500,13 +511,17 @@ fn view_one(
 fn view(
     m: Medication,
     clock: &UserClock,
-    inventory: Option<&Inventory>,
-    batches: &[&crate::store::batches::Batch],
+    (inventory, batches): (Option<&Inventory>, &[&crate::store::batches::Batch]),
+    prescription: Option<&Prescription>,
     doses: Vec<RecentDose>,
     delivery_warning: Option<&'static str>,
     taken: &[DateTime<Utc>],
 ) -> MedicationView {
     let schedule = ScheduleView::of(&m, clock);
+    let prescription = prescription.map(|p| {
+        let runs_out_on = inventory.and_then(|inv| report::runs_out_on(&m, inv, clock));
+        prescriptions::view(p, runs_out_on, clock.today())
+    });
     // From the doses alone, not from now: the list changes when a dose is logged, not by
     // the minute (a moment already past is left for the app to drop).
     let next_dose_allowed_at = m.rules.next_allowed(taken).map(Stamp::from);
@@ -530,6 +545,7 @@ fn view(
         next_dose_allowed_at,
         person_id: m.person_id,
         escalation: m.escalation,
+        prescription,
     }
 }
 
@@ -569,6 +585,7 @@ pub fn list(
     for b in crate::store::batches::of_user(&tx, user_id)? {
         batches.entry(b.medication_id).or_default().push(b);
     }
+    let prescribed = prescription_store::of_user(&tx, user_id)?;
     let mut recent = history::recent_per_medication(&tx, user_id, RECENT_DOSES)?;
     let warning = delivery_warnings(&tx, user_id, reach)?;
     let mut list = medications::list(&tx, user_id)?;
@@ -591,7 +608,16 @@ pub fn list(
             let (inventory, warning) = (inventories.get(&m.id), warning(m.id));
             let taken = taken.get(&m.id).map_or(&[][..], Vec::as_slice);
             let batches: Vec<_> = batches.get(&m.id).map(|b| b.iter().collect()).unwrap_or_default();
-            view(m, &clock, inventory, &batches, doses, warning, taken)
+            let prescription = prescribed.get(&m.id);
+            view(
+                m,
+                &clock,
+                (inventory, &batches),
+                prescription,
+                doses,
+                warning,
+                taken,
+            )
         })
         .collect();
     Ok(Listed {
@@ -644,6 +670,11 @@ pub fn create(
     .allow(Role::Manage)?;
     let user_id = person.owner_id;
     let inventory = input.inventory.take();
+    let prescription = input.prescription.take();
+    // Checked before anything is written: a refused field makes no medication.
+    if let Some(Some(p)) = &prescription {
+        prescriptions::checked(0, p.clone(), None, now)?;
+    }
     let clock = UserClock::at(conn, user_id, now)?;
     let stamp = Stamp::from(now);
     let mut m = Medication {
@@ -672,6 +703,9 @@ pub fn create(
     if let Some(inventory) = inventory {
         stock::apply(conn, &m, inventory, stamp)?;
     }
+    if let Some(prescription) = prescription {
+        prescriptions::apply(conn, m.id, prescription, now)?;
+    }
     planner::plan_medication(conn, user_id, &m, &clock, horizon_days)?;
     view_one(conn, user_id, m, &clock, reach)
 }
@@ -688,6 +722,10 @@ pub fn update(
 ) -> ServiceResult<MedicationView> {
     let user_id = access.owner_id;
     let inventory = input.inventory.take();
+    let prescription = input.prescription.take();
+    if let Some(Some(p)) = &prescription {
+        prescriptions::checked(0, p.clone(), None, now)?;
+    }
     let clock = UserClock::at(conn, user_id, now)?;
     let mut m = medications::find(conn, user_id, id.0)?.ok_or_else(medication_not_found)?;
     let before = m.clone();
@@ -718,6 +756,9 @@ pub fn update(
     {
         // A new dose unit must still draw from the stock as it is counted.
         inv.containers.check_dose_unit(&m.unit)?;
+    }
+    if let Some(prescription) = prescription {
+        prescriptions::apply(conn, m.id, prescription, now)?;
     }
     planner::plan_medication(conn, user_id, &m, &clock, horizon_days)?;
     access::audit(conn, access, "medication.updated", &m.name, now)?;

@@ -23,6 +23,7 @@ pub mod notifications;
 pub mod oidc;
 pub mod people;
 pub mod planner;
+pub mod prescriptions;
 pub mod push_subscriptions;
 pub mod reminders;
 pub mod report;

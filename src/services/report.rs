@@ -17,8 +17,10 @@ use crate::domain::schedule::{self, DatedStep, Frequency};
 use crate::domain::stock::{self, StockStatus};
 use crate::services::medications::ScheduleView;
 use crate::services::planner::UserClock;
+use crate::services::prescriptions::{self, PrescriptionView};
 use crate::store::history;
 use crate::store::medications::{self, Inventory, Medication};
+use crate::store::prescriptions as prescription_store;
 
 /// The longest period one report covers.
 const MAX_DAYS: i64 = 3660;
@@ -123,6 +125,9 @@ pub struct MedicationLine {
     pub usage: Option<Usage>,
     /// An as-needed medication's doses in the period taken over a limit, oldest first.
     pub over_limit: Vec<OverLimitDose>,
+    /// Its prescription (prescriber, pharmacy, expiry, refills) and what needs ordering.
+    #[schema(required = true)]
+    pub prescription: Option<PrescriptionView>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -278,7 +283,14 @@ pub fn build(
 
     let mut medications = Vec::new();
     let inventories = medications::inventories(&tx, user_id)?;
+    let prescribed = prescription_store::of_user(&tx, user_id)?;
     for m in listed {
+        let prescription = prescribed.get(&m.id).map(|p| {
+            let out = inventories
+                .get(&m.id)
+                .and_then(|inv| runs_out_on(&m, inv, &clock));
+            prescriptions::view(p, out, clock.today())
+        });
         let inventory = inventories
             .get(&m.id)
             .filter(|inv| inv.enabled)
@@ -318,6 +330,7 @@ pub fn build(
             usage,
             over_limit,
             inventory,
+            prescription,
             name: m.name,
             unit: m.unit,
             frequency: m.frequency,

@@ -18,6 +18,7 @@ use crate::domain::words::Lang;
 use crate::services::planner::UserClock;
 use crate::store::history::{self, Entry};
 use crate::store::medications::{self, Inventory, LedgerRow, Medication, StockChange};
+use crate::store::prescriptions;
 
 /// The longest reason for a manual stock change.
 const MAX_REASON: usize = 500;
@@ -701,6 +702,10 @@ pub fn adjust(
         None,
         Stamp::from(now),
     )?;
+    if change > Quantity::ZERO {
+        // A refill came in: the one ordered is here, and one fewer is left.
+        prescriptions::stock_added(conn, medication_id, Stamp::from(now))?;
+    }
     let inv = medications::inventory(conn, medication_id)?.ok_or_else(medication_not_found)?;
     Ok(Adjusted {
         current_quantity: stock::on_hand(inv.current_quantity),

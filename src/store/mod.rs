@@ -16,6 +16,7 @@ pub mod notify_prefs;
 pub mod oidc;
 pub mod outbox;
 pub mod people;
+pub mod prescriptions;
 pub mod push_subscriptions;
 pub mod reminders;
 pub mod sessions;
@@ -52,6 +53,22 @@ pub fn day_at(row: &Row, idx: usize, table: &'static str, id: i64) -> rusqlite::
     text_at(row, idx, table, id, |text| {
         NaiveDate::parse_from_str(text, "%Y-%m-%d").map_err(|_| format!("{text:?} is not a YYYY-MM-DD date"))
     })
+}
+
+/// A calendar day column that may be empty (`NULL`), read as `day_at` reads one.
+pub fn day_or_null_at(
+    row: &Row,
+    idx: usize,
+    table: &'static str,
+    id: i64,
+) -> rusqlite::Result<Option<NaiveDate>> {
+    let text: Option<String> = row
+        .get(idx)
+        .map_err(|e| bad_stored_value(row, idx, table, id, e))?;
+    match text {
+        None => Ok(None),
+        Some(_) => day_at(row, idx, table, id).map(Some),
+    }
 }
 
 /// The JSON in column `idx` (a schedule's times, weekdays or rules), read as `stamp_at` reads a

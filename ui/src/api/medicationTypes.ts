@@ -117,7 +117,14 @@ export interface MedicationInput {
   person_id?: number;
   /** Null turns escalation off; left out keeps it. */
   escalation?: Escalation | null;
+  /** Null removes the prescription; left out keeps it. */
+  prescription?: PrescriptionInput | null;
 }
+
+/** A prescription as a medication's form sends it (POST/PUT /api/medications). */
+export type PrescriptionInput = Schemas['PrescriptionInput'];
+/** A medication's prescription and what needs ordering. */
+export type Prescription = Schemas['PrescriptionView'];
 
 /** A history entry; lists (GET history) also say whose dose it is by name. */
 export type HistoryEntry = Schemas['Entry'] & { person_name?: string };

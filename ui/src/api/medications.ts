@@ -51,6 +51,13 @@ export async function updateMedication(id: number, changes: Partial<MedicationIn
 }
 
 /** Removes a medication with its stock; its history stays unless `deleteHistory`. */
+/** Marks a refill of the medication ordered (until stock comes in). */
+export async function markRefillOrdered(id: number): Promise<Medication> {
+  const path = { id };
+  return (await answer(api.POST('/api/medications/{id}/refill-ordered', { headers: callerHeaders(), params: { path } })))
+    .data;
+}
+
 export async function deleteMedication(id: number, deleteHistory: boolean): Promise<void> {
   const params = { path: { id }, query: { delete_history: deleteHistory } };
   await done(api.DELETE('/api/medications/{id}', { headers: callerHeaders(), params }));

@@ -1061,6 +1061,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/medications/{id}/refill-ordered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Marks a refill (or a new prescription) ordered: the medication stops showing it as needing
+         *     ordering, and its refill reminder is not sent, until stock is added (which counts a refill
+         *     down).
+         */
+        post: operations["medications_refill_ordered"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/medications/adherence": {
         parameters: {
             query?: never;
@@ -2308,6 +2329,7 @@ export interface components {
                  * @description Whose medicine it is.
                  */
                 person_id: number;
+                prescription: components["schemas"]["PrescriptionView"] | null;
                 schedule: components["schemas"]["ScheduleView"];
                 unit: string;
                 updated_at: string;
@@ -2785,6 +2807,7 @@ export interface components {
                  * @description Whose medicine it is.
                  */
                 person_id: number;
+                prescription: components["schemas"]["PrescriptionView"] | null;
                 schedule: components["schemas"]["ScheduleView"];
                 unit: string;
                 updated_at: string;
@@ -3098,7 +3121,7 @@ export interface components {
          * @description The machine-readable reason of an error answer (`code` in every error body).
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "validation_failed" | "body_too_large" | "unsupported_media_type" | "not_found" | "method_not_allowed" | "rate_limited" | "internal_error" | "service_unavailable" | "storage_full" | "request_timeout" | "authentication_required" | "session_expired" | "invalid_credentials" | "email_not_verified" | "registration_closed" | "email_taken" | "password_incorrect" | "email_not_configured" | "invalid_token" | "reset_link_invalid" | "user_not_found" | "proxy_registration_not_allowed" | "proxy_email_missing" | "oidc_not_configured" | "oidc_failed" | "oidc_not_allowed" | "oidc_group_denied" | "oidc_code_invalid" | "oidc_email_unverified" | "oidc_identity_not_found" | "oidc_last_sign_in" | "credentials_required" | "email_required" | "email_invalid" | "password_required" | "password_too_short" | "password_too_long" | "first_name_too_long" | "last_name_too_long" | "two_factor_required" | "invalid_code" | "code_not_sent" | "method_not_enabled" | "method_already_enabled" | "two_factor_not_enabled" | "totp_setup_not_started" | "invalid_backup_code" | "code_required" | "backup_code_required" | "medication_not_found" | "entry_not_found" | "name_required" | "unit_required" | "unit_invalid" | "unit_mismatch" | "strength_needed" | "unit_incompatible" | "future_date" | "dose_too_soon" | "daily_maximum_reached" | "inventory_not_enabled" | "stock_below_zero" | "batch_not_found" | "stock_in_batches" | "notification_not_found" | "reminder_exists" | "notification_not_scheduled" | "notification_sending" | "notification_not_sent" | "dose_already_logged" | "invalid_snooze_minutes" | "calendar_feed_not_found" | "push_service_not_allowed" | "invalid_subscription" | "subscription_taken" | "delivery_failed" | "delivery_method_unknown" | "delivery_method_required" | "lead_out_of_range" | "message_too_long" | "backup_not_found" | "import_invalid" | "import_has_unreadable_rows" | "person_not_found" | "person_name_required" | "person_is_account_holder" | "not_permitted" | "carer_not_found" | "carer_exists" | "carer_is_owner" | "role_invalid" | "invitation_not_found" | "invitation_other_account" | "escalation_invalid" | "token_not_allowed" | "api_token_invalid" | "api_token_not_found" | "api_token_name_required" | "api_token_name_too_long" | "api_token_scope_invalid" | "api_token_expiry_invalid" | "api_token_limit_reached" | "channel_not_found" | "channel_invalid" | "channel_address_not_allowed" | "telegram_not_configured";
+        ErrorCode: "invalid_request" | "validation_failed" | "body_too_large" | "unsupported_media_type" | "not_found" | "method_not_allowed" | "rate_limited" | "internal_error" | "service_unavailable" | "storage_full" | "request_timeout" | "authentication_required" | "session_expired" | "invalid_credentials" | "email_not_verified" | "registration_closed" | "email_taken" | "password_incorrect" | "email_not_configured" | "invalid_token" | "reset_link_invalid" | "user_not_found" | "proxy_registration_not_allowed" | "proxy_email_missing" | "oidc_not_configured" | "oidc_failed" | "oidc_not_allowed" | "oidc_group_denied" | "oidc_code_invalid" | "oidc_email_unverified" | "oidc_identity_not_found" | "oidc_last_sign_in" | "credentials_required" | "email_required" | "email_invalid" | "password_required" | "password_too_short" | "password_too_long" | "first_name_too_long" | "last_name_too_long" | "two_factor_required" | "invalid_code" | "code_not_sent" | "method_not_enabled" | "method_already_enabled" | "two_factor_not_enabled" | "totp_setup_not_started" | "invalid_backup_code" | "code_required" | "backup_code_required" | "medication_not_found" | "entry_not_found" | "name_required" | "unit_required" | "unit_invalid" | "unit_mismatch" | "strength_needed" | "unit_incompatible" | "future_date" | "dose_too_soon" | "daily_maximum_reached" | "inventory_not_enabled" | "stock_below_zero" | "batch_not_found" | "stock_in_batches" | "notification_not_found" | "reminder_exists" | "notification_not_scheduled" | "notification_sending" | "notification_not_sent" | "dose_already_logged" | "invalid_snooze_minutes" | "calendar_feed_not_found" | "push_service_not_allowed" | "invalid_subscription" | "subscription_taken" | "delivery_failed" | "delivery_method_unknown" | "delivery_method_required" | "lead_out_of_range" | "message_too_long" | "backup_not_found" | "import_invalid" | "import_has_unreadable_rows" | "prescription_not_found" | "person_not_found" | "person_name_required" | "person_is_account_holder" | "not_permitted" | "carer_not_found" | "carer_exists" | "carer_is_owner" | "role_invalid" | "invitation_not_found" | "invitation_other_account" | "escalation_invalid" | "token_not_allowed" | "api_token_invalid" | "api_token_not_found" | "api_token_name_required" | "api_token_name_too_long" | "api_token_scope_invalid" | "api_token_expiry_invalid" | "api_token_limit_reached" | "channel_not_found" | "channel_invalid" | "channel_address_not_allowed" | "telegram_not_configured";
         Escalation: {
             /**
              * Format: int32
@@ -3364,6 +3387,7 @@ export interface components {
              *     owner may move it to another of their own people.
              */
             person_id?: number | null;
+            prescription?: components["schemas"]["PrescriptionInput"] | null;
             schedule?: components["schemas"]["ScheduleInput"] | null;
             /**
              * @description A unit of the catalogue (`/api/units`).
@@ -3385,6 +3409,7 @@ export interface components {
             name: string;
             /** @description An as-needed medication's doses in the period taken over a limit, oldest first. */
             over_limit: components["schemas"]["OverLimitDose"][];
+            prescription: components["schemas"]["PrescriptionView"] | null;
             /** @description The whole schedule, as the medication shows it. */
             schedule: components["schemas"]["ScheduleView"];
             /** @description A tapering plan's steps with their dates (empty without one). */
@@ -3452,6 +3477,7 @@ export interface components {
              * @description Whose medicine it is.
              */
             person_id: number;
+            prescription: components["schemas"]["PrescriptionView"] | null;
             schedule: components["schemas"]["ScheduleView"];
             unit: string;
             updated_at: string;
@@ -4066,6 +4092,57 @@ export interface components {
              */
             repeat_max?: number | null;
         };
+        /**
+         * @description A prescription as sent with a medication; what is left out is empty. Sending one replaces
+         *     the one before (a refill marked ordered stays so).
+         */
+        PrescriptionInput: {
+            /**
+             * Format: date
+             * @description Not before `prescribed_on`.
+             */
+            expires_on?: string | null;
+            /**
+             * Format: int32
+             * @description Days before the stock runs out (or the prescription expires) to order; default 7.
+             */
+            order_days_before?: number | null;
+            pharmacy_name?: string | null;
+            /** @description Digits, spaces and `+ - ( ) / .`. */
+            pharmacy_phone?: string | null;
+            /** @description An `http://` or `https://` address (its ordering page). */
+            pharmacy_url?: string | null;
+            /** Format: date */
+            prescribed_on?: string | null;
+            prescriber?: string | null;
+            /** Format: int32 */
+            refills_authorised?: number | null;
+            /**
+             * Format: int32
+             * @description At most `refills_authorised`.
+             */
+            refills_left?: number | null;
+        };
+        /** @description A medication's prescription as the API shows it. */
+        PrescriptionView: {
+            /** Format: date */
+            expires_on: string | null;
+            /** Format: int64 */
+            order_days_before: number;
+            /** @description When a refill was marked ordered (cleared when stock is added). */
+            ordered_at: string | null;
+            pharmacy_name: string;
+            pharmacy_phone: string;
+            pharmacy_url: string;
+            /** Format: date */
+            prescribed_on: string | null;
+            prescriber: string;
+            refill: components["schemas"]["RefillNeed"] | null;
+            /** Format: int64 */
+            refills_authorised: number | null;
+            /** Format: int64 */
+            refills_left: number | null;
+        };
         /** @description What a retention period would delete now. */
         Preview: {
             /** @description Entries taken before this instant would go. */
@@ -4139,6 +4216,29 @@ export interface components {
         };
         /** @description A recorded dose: the entry, with what kept it from moving the stock as asked, if anything. */
         Recorded: components["schemas"]["Entry"] & components["schemas"]["StockWarning"];
+        /** @description A refill (or a new prescription) to order now. */
+        RefillNeed: {
+            /**
+             * Format: date
+             * @description The day the stock runs out, or the prescription expires.
+             */
+            due_on: string;
+            /** @description No refills are left, or the prescription expires: the prescriber must write a new one. */
+            new_prescription_needed: boolean;
+            /**
+             * Format: date
+             * @description `order_days_before` days before `due_on`: from this day on it needs ordering.
+             */
+            order_by: string;
+            /** @description The person marked it ordered (until stock is added). */
+            ordered: boolean;
+            reason: components["schemas"]["RefillReason"];
+        };
+        /**
+         * @description Why a refill is needed now.
+         * @enum {string}
+         */
+        RefillReason: "stock" | "expiry";
         RefreshBody: {
             /** @description The current token; without it, the Authorization header's. */
             token?: string | null;
@@ -9308,6 +9408,65 @@ export interface operations {
             };
             /** @description No such medication you can see (`medication_not_found`) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    medications_refill_ordered: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The medication's id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The medication, its prescription marked ordered */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_MedicationView"];
+                };
+            };
+            /** @description Not signed in, the session expired, or the API token was revoked or expired (`authentication_required`, `session_expired`, `api_token_invalid`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A carer whose role is below record (`not_permitted`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such medication you can see (`medication_not_found`), or it has no prescription (`prescription_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };

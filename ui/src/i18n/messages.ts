@@ -79,6 +79,7 @@ export const SERVER_CODE_KEYS: CodeKeys = {
   backup_not_found: 'server.backupNotFound',
   import_invalid: 'server.importInvalid',
   import_has_unreadable_rows: 'server.importHasUnreadableRows',
+  prescription_not_found: 'server.prescriptionNotFound',
 };
 
 /**

@@ -6,6 +6,7 @@ import {
   type Frequency,
   type Medication,
   type MedicationInput,
+  type PrescriptionInput,
   type UnitSymbol,
   type ScheduleInput,
 } from '../api/medicationTypes';
@@ -42,9 +43,64 @@ export function escalationFormOf(m: Pick<Medication, 'escalation'> | null): Esca
     : { enabled: false, afterMinutes: String(DEFAULT_ESCALATION_MINUTES), carers: [] };
 }
 
+/** A prescription as the form holds it: text fields, off when the medication has none. */
+export interface PrescriptionForm {
+  enabled: boolean;
+  /** The medication had one when the form opened (turning it off then removes it). */
+  existed: boolean;
+  prescriber: string;
+  pharmacyName: string;
+  pharmacyPhone: string;
+  pharmacyUrl: string;
+  prescribedOn: string;
+  expiresOn: string;
+  refillsAuthorised: string;
+  refillsLeft: string;
+  orderDaysBefore: string;
+}
+
+export const DEFAULT_ORDER_DAYS_BEFORE = 7;
+
+export function prescriptionFormOf(m: Pick<Medication, 'prescription'> | null): PrescriptionForm {
+  const p = m?.prescription ?? null;
+  const count = (n: number | null | undefined) => (n === null || n === undefined ? '' : String(n));
+  return {
+    enabled: p !== null,
+    existed: p !== null,
+    prescriber: p?.prescriber ?? '',
+    pharmacyName: p?.pharmacy_name ?? '',
+    pharmacyPhone: p?.pharmacy_phone ?? '',
+    pharmacyUrl: p?.pharmacy_url ?? '',
+    prescribedOn: p?.prescribed_on ?? '',
+    expiresOn: p?.expires_on ?? '',
+    refillsAuthorised: count(p?.refills_authorised),
+    refillsLeft: count(p?.refills_left),
+    orderDaysBefore: String(p?.order_days_before ?? DEFAULT_ORDER_DAYS_BEFORE),
+  };
+}
+
+/** What the form sends: the prescription, null to remove it, or nothing to leave none. */
+export function prescriptionInput(form: PrescriptionForm): PrescriptionInput | null | undefined {
+  if (!form.enabled) return form.existed ? null : undefined;
+  const count = (text: string) => (text.trim() === '' ? null : Number(text));
+  const day = (text: string) => (text === '' ? null : text);
+  return {
+    prescriber: form.prescriber.trim(),
+    pharmacy_name: form.pharmacyName.trim(),
+    pharmacy_phone: form.pharmacyPhone.trim(),
+    pharmacy_url: form.pharmacyUrl.trim(),
+    prescribed_on: day(form.prescribedOn),
+    expires_on: day(form.expiresOn),
+    refills_authorised: count(form.refillsAuthorised),
+    refills_left: count(form.refillsLeft),
+    order_days_before: count(form.orderDaysBefore) ?? DEFAULT_ORDER_DAYS_BEFORE,
+  };
+}
+
 export interface MedicationForm {
   /** Whose medication (chosen on create; null: the server's default, the account holder). */
   personId: number | null;
+  prescription: PrescriptionForm;
   escalation: EscalationForm;
   name: string;
   unit: string;
@@ -177,6 +233,7 @@ export function repeatsDaily(frequency: Frequency): boolean {
 export function emptyMedicationForm(personId: number | null = null): MedicationForm {
   return {
     personId,
+    prescription: prescriptionFormOf(null),
     escalation: escalationFormOf(null),
     name: '',
     unit: 'tablets',
@@ -196,6 +253,7 @@ export function emptyMedicationForm(personId: number | null = null): MedicationF
 export function medicationFormOf(m: Medication): MedicationForm {
   return {
     personId: m.person_id,
+    prescription: prescriptionFormOf(m),
     escalation: escalationFormOf(m),
     name: m.name,
     unit: m.unit,
@@ -409,5 +467,7 @@ export function medicationInput(form: MedicationForm, withInventory: boolean, wi
   if (withInventory && form.inventory.enabled) input.inventory = inventoryInput(form.inventory, true);
   if (withInventory && form.personId !== null) input.person_id = form.personId;
   if (withEscalation) input.escalation = escalationInput(form.escalation);
+  const prescription = prescriptionInput(form.prescription);
+  if (prescription !== undefined) input.prescription = prescription;
   return input;
 }

@@ -24,6 +24,7 @@ import {
   saveInventory,
   updateBatch,
   updateMedication,
+  markRefillOrdered,
 } from '../api/medications';
 import type { BatchInput, DoseInput, InventoryInput, Medication, MedicationInput } from '../api/medicationTypes';
 import type { Person } from '../api/peopleTypes';
@@ -138,6 +139,17 @@ export function useUpdateMedication() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: ({ id, changes }: { id: number; changes: Partial<MedicationInput> }) => updateMedication(id, changes),
+    onSuccess: (medication) => {
+      putInLists(client, medication);
+      medicationChanged(client, medication.id);
+    },
+  });
+}
+
+export function useMarkRefillOrdered() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (id: number) => markRefillOrdered(id),
     onSuccess: (medication) => {
       putInLists(client, medication);
       medicationChanged(client, medication.id);

@@ -545,5 +545,43 @@ describe('schedule rules in the medication form', () => {
     await userEvent.click(within(card).getByRole('button', { name: 'Save' }));
     expect((await within(card).findByRole('alert')).textContent).toBe('A cycle needs a daily or twice_daily frequency');
   });
-});
 
+  it('says when to order a refill, with the pharmacy, and marks it ordered', async () => {
+    signInForMeds();
+    const prescription = {
+      prescriber: 'Dr. Weber',
+      pharmacy_name: 'Apotheke am Markt',
+      pharmacy_phone: '+49 30 1234567',
+      pharmacy_url: 'https://apotheke.example/order',
+      prescribed_on: '2026-10-01',
+      expires_on: '2027-04-01',
+      refills_authorised: 3,
+      refills_left: 2,
+      order_days_before: 7,
+      ordered_at: null,
+      refill: { reason: 'stock', due_on: '2026-12-06', order_by: '2026-11-29', ordered: false, new_prescription_needed: false },
+    };
+    const listed = medicationJson({ id: 4, name: 'Metformin', prescription });
+    const ordered = medicationJson({
+      id: 4,
+      name: 'Metformin',
+      prescription: { ...prescription, ordered_at: '2026-12-01T09:00:00Z', refill: { ...prescription.refill, ordered: true } },
+    });
+    const fetchMock = medsServer({
+      'GET /api/medications': () => ok([listed]),
+      'POST /api/medications/4/refill-ordered': () => ok(ordered),
+    });
+    renderApp('/medications');
+    const line = await screen.findByTestId('prescription-line');
+    expect(line.textContent).toContain('Prescribed by Dr. Weber · 2 refills left');
+    expect(line.textContent).toContain('Order a refill by');
+    expect(line.textContent).toContain('the stock runs out on');
+    expect(within(line).getByRole('link', { name: '+49 30 1234567' }).getAttribute('href')).toBe('tel:+49301234567');
+    expect(within(line).getByRole('link', { name: 'Order online' }).getAttribute('href')).toBe('https://apotheke.example/order');
+
+    await userEvent.click(within(line).getByRole('button', { name: 'Mark as ordered' }));
+    await waitFor(() => expect(screen.getByTestId('prescription-line').textContent).toContain('Refill ordered'));
+    expect(requestsTo(fetchMock, 'POST', '/api/medications/4/refill-ordered')).toHaveLength(1);
+    expect(within(screen.getByTestId('prescription-line')).queryByRole('button', { name: 'Mark as ordered' })).toBeNull();
+  });
+});

@@ -165,6 +165,7 @@ export function ReportScreen() {
             </div>
           </dl>
           <MedicationTable report={report} />
+          <PrescriptionTable report={report} />
           <MissedList report={report} />
           <OverLimitList report={report} />
         </>
@@ -282,6 +283,56 @@ function MedicationTable({ report }: { report: Report }) {
           </td>
         </tr>
       </tfoot>
+    </ReportSection>
+  );
+}
+
+/** The prescriptions: who prescribed each, the pharmacy, its dates and refills, what to order. */
+function PrescriptionTable({ report }: { report: Report }) {
+  const { t } = useTranslation('data');
+  const format = useMedsFormat();
+  const prescribed = report.medications.filter((m) => m.prescription !== null);
+  if (prescribed.length === 0) return null;
+  const day = (date: string | null | undefined) => (date ? format.plainDate(date) : '–');
+  return (
+    <ReportSection id="prescriptions" title={t('report.prescriptions.title')} empty={null}>
+      <thead>
+        <tr>
+          <th scope="col">{t('report.columns.medication')}</th>
+          <th scope="col">{t('report.prescriptions.prescriber')}</th>
+          <th scope="col">{t('report.prescriptions.pharmacy')}</th>
+          <th scope="col">{t('report.prescriptions.prescribedOn')}</th>
+          <th scope="col">{t('report.prescriptions.expiresOn')}</th>
+          <th scope="col" className="numeric">
+            {t('report.prescriptions.refillsLeft')}
+          </th>
+          <th scope="col">{t('report.prescriptions.toOrder')}</th>
+        </tr>
+      </thead>
+      <tbody>
+        {prescribed.map((m) => {
+          const p = m.prescription;
+          if (!p) return null;
+          const need = p.refill;
+          return (
+            <tr key={m.id}>
+              <th scope="row">{m.name}</th>
+              <td>{p.prescriber || '–'}</td>
+              <td>{[p.pharmacy_name, p.pharmacy_phone].filter((x) => x !== '').join(' · ') || '–'}</td>
+              <td className="nowrap">{day(p.prescribed_on)}</td>
+              <td className="nowrap">{day(p.expires_on)}</td>
+              <td className="numeric">{p.refills_left ?? '–'}</td>
+              <td>
+                {need
+                  ? t(need.new_prescription_needed ? 'report.prescriptions.newBy' : 'report.prescriptions.refillBy', {
+                      date: format.plainDate(need.order_by),
+                    })
+                  : '–'}
+              </td>
+            </tr>
+          );
+        })}
+      </tbody>
     </ReportSection>
   );
 }

@@ -53,6 +53,7 @@ export function medicationJson(overrides: Record<string, unknown> = {}): Record<
     next_dose_allowed_at: null,
     person_id: 1,
     escalation: null,
+    prescription: null,
     ...rest,
   };
 }

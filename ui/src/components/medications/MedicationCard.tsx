@@ -2,7 +2,7 @@ import { useId, useState, type SubmitEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Medication } from '../../api/medicationTypes';
 import type { Role } from '../../api/peopleTypes';
-import { canManage } from '../../people/roles';
+import { canLog, canManage } from '../../people/roles';
 import { medsErrorText, problemText } from '../../medications/errors';
 import {
   medicationFormOf,
@@ -18,6 +18,7 @@ import { FormError } from './FormError';
 import { InventoryDialog } from './InventoryDialog';
 import { MedicationFields } from './MedicationFields';
 import { NextDoseAllowed } from './NextDoseAllowed';
+import { PrescriptionLine } from './PrescriptionLine';
 import { BellSmallIcon, BoxIcon, EditIcon, MedicationAvatar, TrashIcon } from './MedicationIcon';
 import { StockLine } from './StockLine';
 import { useMedsFormat } from './useMedsFormat';
@@ -149,6 +150,7 @@ export function MedicationCard({ medication, onDeleted, onStale, role = 'owner',
       <NextDoseAllowed at={m.next_dose_allowed_at} />
       {m.notes !== '' && <p className="med-notes">{m.notes}</p>}
       <StockLine inventory={m.inventory} showForecast />
+      <PrescriptionLine medication={m} canOrder={canLog(role)} />
       {own && <DeliveryWarning medication={m} onSettingsClosed={onStale} />}
       <FormError text={error} />
       {manages && (

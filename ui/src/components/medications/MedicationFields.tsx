@@ -15,6 +15,7 @@ import { useAppSettings } from '../../settings/SettingsContext';
 import { CloseIcon } from '../icons';
 import { EscalationFields } from '../people/EscalationFields';
 import { InventoryFields } from './InventoryFields';
+import { PrescriptionFields } from './PrescriptionFields';
 import { MedicationGlyph, PlusIcon } from './MedicationIcon';
 import { AsNeededLimits, MoreScheduleOptions } from './ScheduleOptions';
 import { UnitSelect } from './UnitSelect';
@@ -256,6 +257,12 @@ export function MedicationFields({
           onChange={(event) => onChange({ notes: event.target.value })}
         />
       </div>
+
+      <PrescriptionFields
+        idPrefix={idPrefix}
+        form={form.prescription}
+        onChange={(prescription) => onChange({ prescription })}
+      />
 
       {escalationEditable && personId !== null && form.frequency !== 'as_needed' && (
         <EscalationFields

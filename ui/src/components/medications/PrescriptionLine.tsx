@@ -1,0 +1,86 @@
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { Medication } from '../../api/medicationTypes';
+import { medsErrorText } from '../../medications/errors';
+import { useMarkRefillOrdered } from '../../queries/medications';
+import { FormError } from './FormError';
+import { useMedsFormat } from './useMedsFormat';
+
+/**
+ * A medication's prescription on its card: the pharmacy (a call and its ordering page), the
+ * refills left and the expiry; and, when a refill or a new prescription needs ordering, by
+ * when and why, with "Mark as ordered" for those who may log doses.
+ */
+export function PrescriptionLine({ medication, canOrder }: { medication: Medication; canOrder: boolean }) {
+  const { t } = useTranslation('meds');
+  const format = useMedsFormat();
+  const mark = useMarkRefillOrdered();
+  const [error, setError] = useState<string | null>(null);
+  const p = medication.prescription;
+  if (!p) return null;
+  const need = p.refill;
+  const facts = [
+    p.prescriber !== '' ? t('prescription.by', { prescriber: p.prescriber }) : null,
+    p.refills_left !== null ? t('prescription.refillsLeftCount', { count: p.refills_left }) : null,
+    p.expires_on ? t('prescription.expires', { date: format.plainDate(p.expires_on) }) : null,
+  ].filter((fact): fact is string => fact !== null);
+
+  const order = async () => {
+    setError(null);
+    try {
+      await mark.mutateAsync(medication.id);
+    } catch (err) {
+      setError(medsErrorText(t, err, 'errors.update'));
+    }
+  };
+
+  return (
+    <div className="med-prescription" data-testid="prescription-line">
+      {facts.length > 0 && <p className="muted">{facts.join(' · ')}</p>}
+      {(p.pharmacy_name !== '' || p.pharmacy_phone !== '' || p.pharmacy_url !== '') && (
+        <p className="muted">
+          {p.pharmacy_name}
+          {p.pharmacy_phone !== '' && (
+            <>
+              {' '}
+              <a href={`tel:${p.pharmacy_phone.replace(/[^0-9+]/g, '')}`}>{p.pharmacy_phone}</a>
+            </>
+          )}
+          {p.pharmacy_url !== '' && (
+            <>
+              {' '}
+              <a href={p.pharmacy_url} target="_blank" rel="noopener noreferrer">
+                {t('prescription.orderOnline')}
+              </a>
+            </>
+          )}
+        </p>
+      )}
+      {need && (
+        <div className={need.ordered ? 'notice' : 'notice notice-warning'} role="status">
+          <p>
+            {need.ordered
+              ? t('prescription.ordered', { date: format.dateTime(p.ordered_at ?? '') })
+              : t(need.new_prescription_needed ? 'prescription.askNew' : 'prescription.orderRefill', {
+                  date: format.plainDate(need.order_by),
+                })}{' '}
+            {t(need.reason === 'stock' ? 'prescription.runsOut' : 'prescription.expiresOn', {
+              date: format.plainDate(need.due_on),
+            })}
+          </p>
+          {!need.ordered && canOrder && (
+            <button
+              type="button"
+              className="button button-secondary button-small"
+              disabled={mark.isPending}
+              onClick={() => void order()}
+            >
+              {t('prescription.markOrdered')}
+            </button>
+          )}
+        </div>
+      )}
+      <FormError text={error} />
+    </div>
+  );
+}
