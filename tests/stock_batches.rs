@@ -601,3 +601,57 @@ async fn a_batch_added_is_a_refill_come_in() {
     let (_, after) = get_json(&server, &format!("/api/medications/{id}"), Some(&token)).await;
     assert_eq!(after["data"]["prescription"]["refills_left"], 1, "{after}");
 }
+
+#[tokio::test]
+async fn switches_and_corrections_move_batches_first_expiry_first_out() {
+    let server = Server::start_with(started_on_first_of_march);
+    let token = account(&server, "ann@example.org").await;
+    let id = amoxicillin(&server, &token).await;
+    add_batch(
+        &server,
+        &token,
+        id,
+        json!({ "quantity": 2, "expires_on": "2026-04-30", "lot": "A" }),
+    )
+    .await;
+    add_batch(
+        &server,
+        &token,
+        id,
+        json!({ "quantity": 10, "expires_on": "2026-08-31", "lot": "B" }),
+    )
+    .await;
+    let entry = dose(&server, &token, id, 3.0).await["entry"]["id"]
+        .as_i64()
+        .unwrap();
+    let lots = |a: f64, b: f64| vec![("A".to_owned(), a), ("B".to_owned(), b)];
+    assert_eq!(remaining(&server, &token, id).await, lots(0.0, 9.0));
+    let path = format!("/api/medications/history/{entry}");
+    let change = |body: Value| {
+        let (server, token, path) = (&server, &token, &path);
+        async move {
+            let (status, answer) = call(server, Method::PUT, path, Some(token), Some(body)).await;
+            assert_eq!(status, StatusCode::OK, "{answer}");
+        }
+    };
+
+    // Skipped gives all three back where they came from; taken again takes them again.
+    change(json!({ "status": "skipped" })).await;
+    assert_eq!(remaining(&server, &token, id).await, lots(2.0, 10.0));
+    change(json!({ "status": "taken" })).await;
+    assert_eq!(remaining(&server, &token, id).await, lots(0.0, 9.0));
+
+    // Corrected to 1 tablet: two go back, the batch that expires last first.
+    change(json!({ "quantity": 1 })).await;
+    assert_eq!(remaining(&server, &token, id).await, lots(1.0, 10.0));
+    // Corrected to 4: three more, the first to expire first.
+    change(json!({ "quantity": 4 })).await;
+    assert_eq!(remaining(&server, &token, id).await, lots(0.0, 8.0));
+    let rows = ledger(&server, &token, id).await;
+    assert!(
+        rows.iter()
+            .any(|r| r["kind"] == "correction" && r["lot"] == "A" && r["change"] == -1),
+        "{rows:#?}"
+    );
+    assert_consistent(&server, &token, id).await;
+}

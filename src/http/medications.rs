@@ -198,6 +198,7 @@ pub async fn create(
         (status = 400, description = "A field cannot be used (`name_required`, `unit_required`, `unit_invalid`, `unit_mismatch`, `strength_needed`, `validation_failed`, `invalid_request`)", body = ErrorBody),
         (status = 403, description = "A carer whose role is below manage, or one who moves it to another person: only the owner does (`not_permitted`)", body = ErrorBody),
         (status = 404, description = "No such medication you can see (`medication_not_found`), or `person_id` names none of the owner's people (`person_not_found`)", body = ErrorBody),
+        (status = 409, description = "An inventory `current_quantity` for stock kept in batches (`stock_in_batches`)", body = ErrorBody),
     ),
 )]
 pub async fn update(
@@ -387,6 +388,7 @@ pub async fn get_inventory(
         (status = 400, description = "The set-up cannot be used (`unit_mismatch`, `strength_needed`, `unit_invalid`, `unit_required`, `validation_failed`, `invalid_request`)", body = ErrorBody),
         (status = 403, description = "A carer whose role is below manage (`not_permitted`)", body = ErrorBody),
         (status = 404, description = "No such medication you can see (`medication_not_found`)", body = ErrorBody),
+        (status = 409, description = "A `current_quantity` for stock kept in batches (`stock_in_batches`)", body = ErrorBody),
     ),
 )]
 pub async fn save_inventory(
@@ -421,6 +423,7 @@ pub async fn save_inventory(
         (status = 400, description = "The change cannot be made (`inventory_not_enabled`, `stock_below_zero`, `validation_failed`, `invalid_request`)", body = ErrorBody),
         (status = 403, description = "A carer whose role is below manage (`not_permitted`)", body = ErrorBody),
         (status = 404, description = "No such medication you can see (`medication_not_found`)", body = ErrorBody),
+        (status = 409, description = "Stock kept in batches is changed through them (`stock_in_batches`)", body = ErrorBody),
     ),
 )]
 pub async fn adjust_inventory(

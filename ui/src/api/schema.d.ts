@@ -8493,6 +8493,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description An inventory `current_quantity` for stock kept in batches (`stock_in_batches`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The body is too large (`body_too_large`) */
             413: {
                 headers: {
@@ -8867,6 +8876,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A `current_quantity` for stock kept in batches (`stock_in_batches`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The body is too large (`body_too_large`) */
             413: {
                 headers: {
@@ -8957,6 +8975,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A `current_quantity` for stock kept in batches (`stock_in_batches`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The body is too large (`body_too_large`) */
             413: {
                 headers: {
@@ -9040,6 +9067,15 @@ export interface operations {
             };
             /** @description No such medication you can see (`medication_not_found`) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Stock kept in batches is changed through them (`stock_in_batches`) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
