@@ -5,7 +5,10 @@
 
 mod common;
 
-use common::{Server, advance, call, get_json, post, with_clock_start};
+use std::time::Duration;
+
+use common::push::PushService;
+use common::{Server, advance, call, get_json, post, register_device, with_clock_start};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
@@ -654,4 +657,44 @@ async fn switches_and_corrections_move_batches_first_expiry_first_out() {
         "{rows:#?}"
     );
     assert_consistent(&server, &token, id).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_expiring_under_the_threshold_sends_the_low_stock_alert() {
+    let push = PushService::start().await;
+    let server = Server::start_with(|c| {
+        started_on_first_of_march(c);
+        c.env("PILLBOX_REMINDERS_TICK_SECONDS", "3600")
+            .env("PILLBOX_PUSH_ALLOW_ENDPOINTS", push.prefix())
+            .env("PILLBOX_PUBLIC_URL", "http://pillbox.test");
+    });
+    let token = account(&server, "ann@example.org").await;
+    register_device(&server, &token, &push, "phone").await;
+    let id = amoxicillin(&server, &token).await;
+    add_batch(
+        &server,
+        &token,
+        id,
+        json!({ "quantity": 20, "expires_on": "2026-03-01", "lot": "OLD" }),
+    )
+    .await;
+    add_batch(
+        &server,
+        &token,
+        id,
+        json!({ "quantity": 5, "expires_on": "2026-09-30", "lot": "NEW" }),
+    )
+    .await;
+    assert_eq!(stock(&server, &token, id).await, 25.0);
+    advance(&server, 0).await;
+    assert!(
+        push.received("phone").is_empty(),
+        "25 is above the threshold of 10"
+    );
+
+    // The next day OLD has expired: 5 are left, under the threshold.
+    advance(&server, DAY).await;
+    assert_eq!(stock(&server, &token, id).await, 5.0);
+    let alert = push.wait_for("phone", 1, Duration::from_secs(15)).await;
+    assert_eq!(alert.payload["title"], "Running low on Amoxicillin");
 }
