@@ -79,8 +79,9 @@ describe('Stock batches', () => {
       'Lot LATE-218 tablets left of 20Expires on 12/31/2026 EditDelete',
     ]);
     expect(rows[0]?.className).toContain('is-expired');
-    // Stock kept in batches is changed through them, not adjusted as one number.
+    // Stock kept in batches is changed through them, not adjusted or corrected as one number.
     expect(within(dialog).queryByRole('button', { name: 'Adjust' })).toBeNull();
+    expect(within(dialog).queryByLabelText('Current stock')).toBeNull();
 
     // A batch without its expiry date is not sent.
     const add = within(dialog).getByRole('form', { name: 'New batch' });

@@ -148,6 +148,7 @@ export function InventoryDialog({ medication, onClose }: InventoryDialogProps) {
                 onChange={change}
                 medicationUnit={medication.unit}
                 existing={inventory.enabled}
+                batched={inventory.batches !== null}
               />
             )}
             <div className="button-row">
