@@ -10,7 +10,7 @@ use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::{ErrorCode, ServiceError, ServiceResult, invalid, not_found};
+use super::{ErrorCode, Problem, ServiceError, ServiceResult, invalid, not_found};
 use crate::db::{DbError, Stamp};
 use crate::domain::medication::{MedicationId, limited_text};
 use crate::domain::quantity::Quantity;
@@ -150,22 +150,17 @@ fn positive(quantity: Quantity, label: &str) -> ServiceResult<Quantity> {
     Ok(quantity)
 }
 
+/// A `YYYY-MM-DD` day; the refusal names what was sent (`params.expires_on`).
 fn expiry(text: &str) -> ServiceResult<NaiveDate> {
-    NaiveDate::parse_from_str(text.trim(), "%Y-%m-%d")
-        .map_err(|_| invalid("Expiry date must be a date (YYYY-MM-DD)").into_param("expires_on", text))
-}
-
-trait WithParam {
-    fn into_param(self, key: &str, value: &str) -> ServiceError;
-}
-
-impl WithParam for ServiceError {
-    fn into_param(self, key: &str, value: &str) -> ServiceError {
-        match self {
-            ServiceError::Invalid(p) => ServiceError::Invalid(p.with_param(key, value)),
-            other => other,
-        }
-    }
+    NaiveDate::parse_from_str(text.trim(), "%Y-%m-%d").map_err(|_| {
+        ServiceError::Invalid(
+            Problem::new(
+                ErrorCode::ValidationFailed,
+                "Expiry date must be a date (YYYY-MM-DD)",
+            )
+            .with_param("expires_on", text),
+        )
+    })
 }
 
 fn lot(value: Option<String>) -> ServiceResult<Option<String>> {
