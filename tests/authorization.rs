@@ -58,6 +58,8 @@ struct Case {
 enum Fresh {
     Nothing,
     Medication,
+    /// A stock batch (`{batchId}`) of a medication (`{id}`).
+    Batch,
     Entry,
     Person,
     Invitation,
@@ -72,6 +74,9 @@ struct Fixture {
     reminder: i64,
     view_carer: i64,
     channel: i64,
+    /// A medication whose stock is in batches, and one of its batches.
+    batch_medication: i64,
+    batch: i64,
 }
 
 fn case(method: &Method, path: &str, f: &Fixture) -> Option<Case> {
@@ -127,6 +132,27 @@ fn case(method: &Method, path: &str, f: &Fixture) -> Option<Case> {
             Some(json!({"current_quantity": 40})),
             Fresh::Nothing,
         ),
+        ("GET", "/api/medications/{id}/inventory/batches") => (
+            Person(Who::View),
+            path.replace("{id}", &f.batch_medication.to_string()),
+            None,
+            Fresh::Nothing,
+        ),
+        ("POST", "/api/medications/{id}/inventory/batches") => (
+            Person(Who::Manage),
+            path.into(),
+            Some(json!({"quantity": 50, "expires_on": "2099-06-30"})),
+            Fresh::Medication,
+        ),
+        ("PUT", "/api/medications/{id}/inventory/batches/{batchId}") => (
+            Person(Who::Manage),
+            path.into(),
+            Some(json!({"lot": "B2"})),
+            Fresh::Batch,
+        ),
+        ("DELETE", "/api/medications/{id}/inventory/batches/{batchId}") => {
+            (Person(Who::Manage), path.into(), None, Fresh::Batch)
+        }
         ("POST", "/api/medications/{id}/refill-ordered") => (
             Person(Who::Record),
             path.replace("{id}", &m.to_string()),
@@ -420,6 +446,21 @@ impl Circle {
         body["data"]["id"].as_i64().unwrap()
     }
 
+    /// A new medication of the person's with one stock batch: `(medication, batch)`.
+    async fn batch(&self) -> (i64, i64) {
+        let medication = self.medication().await;
+        let path = format!("/api/medications/{medication}/inventory/batches");
+        let (status, body) = post(
+            &self.server,
+            &path,
+            Some(&self.owner),
+            json!({"quantity": 100, "expires_on": "2099-12-31", "lot": "A1"}),
+        )
+        .await;
+        assert_eq!(status, StatusCode::CREATED, "{body}");
+        (medication, body["data"]["id"].as_i64().unwrap())
+    }
+
     async fn entry(&self) -> i64 {
         let path = format!("/api/medications/{}/doses", self.fixture.medication);
         let (status, body) = post(&self.server, &path, Some(&self.owner), json!({"status": "taken"})).await;
@@ -506,6 +547,8 @@ async fn circle() -> Circle {
         reminder: 0,
         view_carer: 0,
         channel: 0,
+        batch_medication: 0,
+        batch: 0,
     };
     let mut c = Circle {
         server,
@@ -532,6 +575,7 @@ async fn circle() -> Circle {
     c.fixture.entry = c.entry().await;
     c.fixture.reminder = c.reminder().await;
     c.fixture.channel = c.channel().await;
+    (c.fixture.batch_medication, c.fixture.batch) = c.batch().await;
     c
 }
 
@@ -606,6 +650,15 @@ async fn every_route_answers_each_role_as_the_care_circle_allows() {
                 (Fresh::Nothing, _) => path.clone(),
                 (Fresh::Medication, true) => route.replace("{id}", &c.medication().await.to_string()),
                 (Fresh::Medication, false) => route.replace("{id}", &c.fixture.medication.to_string()),
+                (Fresh::Batch, true) => {
+                    let (medication, batch) = c.batch().await;
+                    route
+                        .replace("{id}", &medication.to_string())
+                        .replace("{batchId}", &batch.to_string())
+                }
+                (Fresh::Batch, false) => route
+                    .replace("{id}", &c.fixture.batch_medication.to_string())
+                    .replace("{batchId}", &c.fixture.batch.to_string()),
                 (Fresh::Entry, true) => route.replace("{id}", &c.entry().await.to_string()),
                 (Fresh::Entry, false) => route.replace("{id}", &c.fixture.entry.to_string()),
                 (Fresh::Reminder, true) => route.replace("{id}", &c.reminder().await.to_string()),
@@ -788,7 +841,8 @@ async fn a_manage_carer_adds_a_medication_to_the_person_and_escalation_names_onl
         .iter()
         .map(|m| m["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["Amoxicillin", "Vitamin D"], "{body}");
+    // The fixture's two (one with its stock in batches), then the carer's.
+    assert_eq!(names, ["Amoxicillin", "Amoxicillin", "Vitamin D"], "{body}");
     let (_, body) = get_json(&c.server, "/api/medications", Some(c.token(Who::Manage))).await;
     assert_eq!(body["data"], json!([]), "{body}");
 

@@ -49,6 +49,7 @@ pub const MIGRATIONS: &[Migration] = &[
     migration!("0023_prescriptions"),
     migration!("0024_home_assistant"),
     migration!("0025_passkeys"),
+    migration!("0026_stock_batches"),
 ];
 
 #[derive(Debug, Serialize)]

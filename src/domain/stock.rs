@@ -321,6 +321,41 @@ pub fn runs_out_on(current: Quantity, usage_per_day: f64, today: NaiveDate) -> O
     today.checked_add_signed(Duration::days(days))
 }
 
+/// Days before a batch's expiry that the person is told about it.
+pub const EXPIRY_NOTICE_DAYS: i64 = 30;
+
+/// A batch may be used through its expiry day; from the next day on it is expired.
+pub fn batch_expired(expires_on: NaiveDate, today: NaiveDate) -> bool {
+    expires_on < today
+}
+
+/// Not expired, and expiring within `EXPIRY_NOTICE_DAYS` of `today`.
+pub fn batch_expiring_soon(expires_on: NaiveDate, today: NaiveDate) -> bool {
+    !batch_expired(expires_on, today) && (expires_on - today).num_days() <= EXPIRY_NOTICE_DAYS
+}
+
+/// How a dose of `wanted` is taken from batches (each `(id, remaining)`, given the first to
+/// expire first): as much as each holds, in that order (first expiry, first out); `short` is
+/// what none of them had.
+pub fn first_expiry_first_out(
+    batches: &[(i64, Quantity)],
+    wanted: Quantity,
+) -> (Vec<(i64, Quantity)>, Quantity) {
+    let mut left = wanted.max(Quantity::ZERO);
+    let mut takes = Vec::new();
+    for &(id, remaining) in batches {
+        if left == Quantity::ZERO {
+            break;
+        }
+        let take = left.min(remaining.max(Quantity::ZERO));
+        if take > Quantity::ZERO {
+            takes.push((id, take));
+            left = left - take;
+        }
+    }
+    (takes, left)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -562,5 +597,33 @@ mod tests {
             runs_out_on(q(4.0), 2.0 / 7.0, today),
             NaiveDate::from_ymd_opt(2026, 12, 5)
         );
+    }
+
+    #[test]
+    fn batches_expire_the_day_after_their_date_and_are_noticed_thirty_days_before() {
+        let day = |s: &str| NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap();
+        assert!(!batch_expired(day("2026-03-10"), day("2026-03-10")));
+        assert!(batch_expired(day("2026-03-10"), day("2026-03-11")));
+        assert!(batch_expiring_soon(day("2026-04-09"), day("2026-03-10")));
+        assert!(!batch_expiring_soon(day("2026-04-10"), day("2026-03-10")));
+        assert!(!batch_expiring_soon(day("2026-03-09"), day("2026-03-10")));
+    }
+
+    #[test]
+    fn doses_draw_from_the_first_batch_to_expire_then_the_next() {
+        let batches = [(1, q(3.0)), (2, q(0.0)), (3, q(10.0))];
+        assert_eq!(
+            first_expiry_first_out(&batches, q(2.0)),
+            (vec![(1, q(2.0))], q(0.0))
+        );
+        assert_eq!(
+            first_expiry_first_out(&batches, q(5.0)),
+            (vec![(1, q(3.0)), (3, q(2.0))], q(0.0))
+        );
+        assert_eq!(
+            first_expiry_first_out(&batches, q(15.0)),
+            (vec![(1, q(3.0)), (3, q(10.0))], q(2.0))
+        );
+        assert_eq!(first_expiry_first_out(&[], q(1.0)), (vec![], q(1.0)));
     }
 }

@@ -24,6 +24,7 @@ use crate::domain::medication::MedicationId;
 use crate::domain::quantity::Quantity;
 use crate::domain::units::{self, Unit};
 use crate::services::access::{self, Caller, Role};
+use crate::services::batches::{self, BatchInput, BatchView, Batches};
 use crate::services::doses::{self, DoseRequest, Logged, Pagination, Paging};
 use crate::services::medications::{
     self, AdherenceView, MedicationInput, MedicationView, NewMedicationInput, Reach, TodayView,
@@ -197,6 +198,7 @@ pub async fn create(
         (status = 400, description = "A field cannot be used (`name_required`, `unit_required`, `unit_invalid`, `unit_mismatch`, `strength_needed`, `validation_failed`, `invalid_request`)", body = ErrorBody),
         (status = 403, description = "A carer whose role is below manage, or one who moves it to another person: only the owner does (`not_permitted`)", body = ErrorBody),
         (status = 404, description = "No such medication you can see (`medication_not_found`), or `person_id` names none of the owner's people (`person_not_found`)", body = ErrorBody),
+        (status = 409, description = "An inventory `current_quantity` for stock kept in batches (`stock_in_batches`)", body = ErrorBody),
     ),
 )]
 pub async fn update(
@@ -386,6 +388,7 @@ pub async fn get_inventory(
         (status = 400, description = "The set-up cannot be used (`unit_mismatch`, `strength_needed`, `unit_invalid`, `unit_required`, `validation_failed`, `invalid_request`)", body = ErrorBody),
         (status = 403, description = "A carer whose role is below manage (`not_permitted`)", body = ErrorBody),
         (status = 404, description = "No such medication you can see (`medication_not_found`)", body = ErrorBody),
+        (status = 409, description = "A `current_quantity` for stock kept in batches (`stock_in_batches`)", body = ErrorBody),
     ),
 )]
 pub async fn save_inventory(
@@ -420,6 +423,7 @@ pub async fn save_inventory(
         (status = 400, description = "The change cannot be made (`inventory_not_enabled`, `stock_below_zero`, `validation_failed`, `invalid_request`)", body = ErrorBody),
         (status = 403, description = "A carer whose role is below manage (`not_permitted`)", body = ErrorBody),
         (status = 404, description = "No such medication you can see (`medication_not_found`)", body = ErrorBody),
+        (status = 409, description = "Stock kept in batches is changed through them (`stock_in_batches`)", body = ErrorBody),
     ),
 )]
 pub async fn adjust_inventory(
@@ -439,6 +443,143 @@ pub async fn adjust_inventory(
         })
         .await?;
     Ok(message_data("Inventory adjusted", adjusted))
+}
+
+/// A medication's stock batches, the first to expire first, with what they make up.
+#[utoipa::path(
+    get,
+    path = "/medications/{id}/inventory/batches",
+    tag = "inventory",
+    security(("bearer" = []), ("api_token" = [])),
+    params(("id" = i64, Path, description = "The medication's id")),
+    responses(
+        (status = 200, description = "The batches", body = Data<Batches>),
+        (status = 404, description = "No such medication you can see (`medication_not_found`)", body = ErrorBody),
+    ),
+)]
+pub async fn list_batches(
+    State(state): State<AppState>,
+    AuthCaller(caller): AuthCaller,
+    ApiPath(id): ApiPath<MedicationId>,
+) -> ApiResult<Json<Data<Batches>>> {
+    let now = state.clock.now();
+    let listed = state
+        .db
+        .read(move |conn| {
+            let access = access::medication(conn, caller, id)?;
+            Ok::<_, ApiError>(batches::list(conn, access.owner_id, id, now)?)
+        })
+        .await?;
+    Ok(data(listed))
+}
+
+/// Adds a stock batch (`quantity` in the stock's unit, `expires_on`, optional `lot`). A
+/// medication without stock gets stock with its first batch; the first batch of a
+/// medication counted as one number replaces that number.
+#[utoipa::path(
+    post,
+    path = "/medications/{id}/inventory/batches",
+    tag = "inventory",
+    security(("bearer" = []), ("api_token" = [])),
+    params(("id" = i64, Path, description = "The medication's id")),
+    request_body = BatchInput,
+    responses(
+        (status = 201, description = "The batch as saved", body = Data<BatchView>),
+        (status = 400, description = "The batch cannot be used (`validation_failed`, `unit_mismatch`, `strength_needed`, `invalid_request`)", body = ErrorBody),
+        (status = 403, description = "A carer whose role is below manage (`not_permitted`)", body = ErrorBody),
+        (status = 404, description = "No such medication you can see (`medication_not_found`)", body = ErrorBody),
+    ),
+)]
+pub async fn add_batch(
+    State(state): State<AppState>,
+    AuthCaller(caller): AuthCaller,
+    ApiPath(id): ApiPath<MedicationId>,
+    ApiJson(input): ApiJson<BatchInput>,
+) -> ApiResult<(StatusCode, Json<Data<BatchView>>)> {
+    let now = state.clock.now();
+    let added = state
+        .db
+        .transaction(move |tx| {
+            let access = access::medication(tx, caller, id)?.allow(Role::Manage)?;
+            let added = batches::add(tx, access.owner_id, id, input, now)?;
+            medications::audit_change(tx, &access, id, "stock.changed", now)?;
+            Ok::<_, ApiError>(added)
+        })
+        .await?;
+    Ok((StatusCode::CREATED, data(added)))
+}
+
+/// Changes a stock batch; what is absent stays.
+#[utoipa::path(
+    put,
+    path = "/medications/{id}/inventory/batches/{batchId}",
+    tag = "inventory",
+    security(("bearer" = []), ("api_token" = [])),
+    params(
+        ("id" = i64, Path, description = "The medication's id"),
+        ("batchId" = i64, Path, description = "The batch's id"),
+    ),
+    request_body = BatchInput,
+    responses(
+        (status = 200, description = "The batch as saved", body = Data<BatchView>),
+        (status = 400, description = "The change cannot be used (`validation_failed`, `invalid_request`)", body = ErrorBody),
+        (status = 403, description = "A carer whose role is below manage (`not_permitted`)", body = ErrorBody),
+        (status = 404, description = "No such medication or batch you can see (`medication_not_found`, `batch_not_found`)", body = ErrorBody),
+    ),
+)]
+pub async fn update_batch(
+    State(state): State<AppState>,
+    AuthCaller(caller): AuthCaller,
+    ApiPath((id, batch_id)): ApiPath<(i64, i64)>,
+    ApiJson(input): ApiJson<BatchInput>,
+) -> ApiResult<Json<Data<BatchView>>> {
+    let now = state.clock.now();
+    let id = MedicationId(id);
+    let saved = state
+        .db
+        .transaction(move |tx| {
+            let access = access::medication(tx, caller, id)?.allow(Role::Manage)?;
+            let saved = batches::update(tx, access.owner_id, id, batch_id, input, now)?;
+            medications::audit_change(tx, &access, id, "stock.changed", now)?;
+            Ok::<_, ApiError>(saved)
+        })
+        .await?;
+    Ok(data(saved))
+}
+
+/// Deletes a stock batch; what it held leaves the stock.
+#[utoipa::path(
+    delete,
+    path = "/medications/{id}/inventory/batches/{batchId}",
+    tag = "inventory",
+    security(("bearer" = []), ("api_token" = [])),
+    params(
+        ("id" = i64, Path, description = "The medication's id"),
+        ("batchId" = i64, Path, description = "The batch's id"),
+    ),
+    responses(
+        (status = 200, description = "Deleted", body = Message),
+        (status = 403, description = "A carer whose role is below manage (`not_permitted`)", body = ErrorBody),
+        (status = 404, description = "No such medication or batch you can see (`medication_not_found`, `batch_not_found`)", body = ErrorBody),
+    ),
+)]
+pub async fn delete_batch(
+    State(state): State<AppState>,
+    AuthCaller(caller): AuthCaller,
+    ApiPath((id, batch_id)): ApiPath<(i64, i64)>,
+) -> ApiResult<Json<Message>> {
+    let now = state.clock.now();
+    let id = MedicationId(id);
+    state
+        .db
+        .transaction(move |tx| {
+            let access = access::medication(tx, caller, id)?.allow(Role::Manage)?;
+            batches::delete(tx, access.owner_id, id, batch_id, now)?;
+            medications::audit_change(tx, &access, id, "stock.changed", now)?;
+            Ok::<_, ApiError>(())
+        })
+        .await?;
+    Ok(message("Batch deleted"))
 }
 
 /// Marks a refill (or a new prescription) ordered: the medication stops showing it as needing
@@ -650,6 +791,8 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(log_dose))
         .routes(routes!(get_inventory, save_inventory))
         .routes(routes!(adjust_inventory))
+        .routes(routes!(list_batches, add_batch))
+        .routes(routes!(update_batch, delete_batch))
         .routes(routes!(refill_ordered))
         .routes(routes!(ledger))
 }

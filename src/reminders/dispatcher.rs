@@ -255,6 +255,11 @@ impl Engine {
     async fn tick(self: &Arc<Self>) -> Result<usize, DbError> {
         self.watch_the_clock().await?;
         let missed = self.record_missed().await?;
+        // Batches past their expiry stop counting before anything reads the stock.
+        let now = self.clock.now();
+        self.db
+            .write(move |conn| crate::services::batches::expire_due(conn, now))
+            .await?;
         // After the grace pass: a dose it recorded missed is one carers hear about.
         let escalated = self.escalate().await?;
         let (events_out, mut events) = mpsc::unbounded_channel();

@@ -140,6 +140,11 @@ error_codes! {
     InventoryNotEnabled => "inventory_not_enabled",
     /// A manual stock change that would leave less than nothing.
     StockBelowZero => "stock_below_zero",
+    /// No stock batch of that medication with that id.
+    BatchNotFound => "batch_not_found",
+    /// A single-count stock change (adjust, a `current_quantity`) on a medication whose stock
+    /// is kept in batches (409): change a batch instead.
+    StockInBatches => "stock_in_batches",
 
     // --- reminders and notifications ---
     NotificationNotFound => "notification_not_found",

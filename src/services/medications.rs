@@ -494,10 +494,12 @@ fn view_one(
         }
         false => Vec::new(),
     };
+    let batches = crate::store::batches::list(conn, m.id)?;
+    let batches: Vec<_> = batches.iter().collect();
     Ok(view(
         m,
         clock,
-        inventory.as_ref(),
+        (inventory.as_ref(), &batches),
         prescription.as_ref(),
         doses,
         warning,
@@ -509,7 +511,7 @@ fn view_one(
 fn view(
     m: Medication,
     clock: &UserClock,
-    inventory: Option<&Inventory>,
+    (inventory, batches): (Option<&Inventory>, &[&crate::store::batches::Batch]),
     prescription: Option<&Prescription>,
     doses: Vec<RecentDose>,
     delivery_warning: Option<&'static str>,
@@ -523,7 +525,8 @@ fn view(
     // From the doses alone, not from now: the list changes when a dose is logged, not by
     // the minute (a moment already past is left for the app to drop).
     let next_dose_allowed_at = m.rules.next_allowed(taken).map(Stamp::from);
-    let inventory = inventory.map(|inv| InventoryView::of(&m, inv, clock));
+    let inventory =
+        inventory.map(|inv| InventoryView::of(&m, inv, clock).with_batches(batches, clock.today()));
     MedicationView {
         id: m.id,
         name: m.name,
@@ -578,6 +581,10 @@ pub fn list(
     let tx = conn.unchecked_transaction()?;
     let clock = UserClock::at(&tx, user_id, now)?;
     let inventories = medications::inventories(&tx, user_id)?;
+    let mut batches: HashMap<i64, Vec<crate::store::batches::Batch>> = HashMap::new();
+    for b in crate::store::batches::of_user(&tx, user_id)? {
+        batches.entry(b.medication_id).or_default().push(b);
+    }
     let prescribed = prescription_store::of_user(&tx, user_id)?;
     let mut recent = history::recent_per_medication(&tx, user_id, RECENT_DOSES)?;
     let warning = delivery_warnings(&tx, user_id, reach)?;
@@ -600,8 +607,17 @@ pub fn list(
             let doses = doses.into_iter().map(RecentDose::from).collect();
             let (inventory, warning) = (inventories.get(&m.id), warning(m.id));
             let taken = taken.get(&m.id).map_or(&[][..], Vec::as_slice);
+            let batches: Vec<_> = batches.get(&m.id).map(|b| b.iter().collect()).unwrap_or_default();
             let prescription = prescribed.get(&m.id);
-            view(m, &clock, inventory, prescription, doses, warning, taken)
+            view(
+                m,
+                &clock,
+                (inventory, &batches),
+                prescription,
+                doses,
+                warning,
+                taken,
+            )
         })
         .collect();
     Ok(Listed {

@@ -6,6 +6,7 @@ pub mod access;
 pub mod accounts;
 pub mod api_tokens;
 pub mod backup;
+pub mod batches;
 pub mod calendar;
 pub mod channels;
 pub mod doses;

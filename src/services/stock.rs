@@ -206,6 +206,7 @@ fn settle_to(
         Settling::Correction { reason, .. } => Some(reason),
         Settling::Dose | Settling::Delete => None,
     };
+    let at = now;
     let now = Stamp::from(now);
     let medication = match entry.medication_id {
         Some(id) => medications::find(conn, user_id, id)?,
@@ -262,6 +263,9 @@ fn settle_to(
     if delta == Quantity::ZERO {
         return Ok(StockWarning::default());
     }
+    if super::batches::in_batches(conn, m.id)? {
+        return settle_batches(conn, user_id, entry, m.id, should_use, delta, correction, at);
+    }
     if delta < Quantity::ZERO {
         medications::move_stock(
             conn,
@@ -310,6 +314,82 @@ fn settle_to(
     })
 }
 
+/// `settle_to` for a medication whose stock is kept in batches: a dose draws from the batch
+/// that expires first, and what it gives back goes to the batches it came from.
+#[allow(clippy::too_many_arguments)]
+fn settle_batches(
+    conn: &Connection,
+    user_id: i64,
+    entry: &mut Entry,
+    medication_id: i64,
+    should_use: Quantity,
+    delta: Quantity,
+    correction: Option<&str>,
+    now: DateTime<Utc>,
+) -> ServiceResult<StockWarning> {
+    if delta < Quantity::ZERO {
+        super::batches::give_back(
+            conn,
+            medication_id,
+            entry.id,
+            Quantity::ZERO - delta,
+            correction.map_or(StockChange::DoseReverted, |_| StockChange::Correction),
+            correction,
+            now,
+        )?;
+        entry.stock_used = should_use;
+        return Ok(StockWarning::default());
+    }
+    let kind = correction.map_or(StockChange::Dose, |_| StockChange::Correction);
+    let drawn = super::batches::draw(
+        conn,
+        user_id,
+        medication_id,
+        entry.id,
+        delta,
+        kind,
+        correction,
+        now,
+    )?;
+    entry.stock_used = entry.stock_used + drawn.taken;
+    if drawn.short == Quantity::ZERO {
+        return Ok(StockWarning::default());
+    }
+    let unit = medications::inventory(conn, medication_id)?
+        .map(|inv| inv.containers.stock_unit().to_owned())
+        .unwrap_or_default();
+    let beyond = format!("{} taken beyond the stock", amount(drawn.short, &unit));
+    let reason = match correction {
+        Some(corrected) => format!("{corrected}; {beyond}"),
+        None => beyond.clone(),
+    };
+    medications::move_stock(
+        conn,
+        medication_id,
+        Quantity::ZERO,
+        kind,
+        Some(&reason),
+        Some(entry.id),
+        Stamp::from(now),
+    )?;
+    let expired = match drawn.expired_remaining > Quantity::ZERO {
+        true => format!(
+            " {} is left only in expired batches, which is not counted.",
+            amount(drawn.expired_remaining, &unit)
+        ),
+        false => String::new(),
+    };
+    let message = if drawn.taken == Quantity::ZERO {
+        format!("The dose is recorded, but no batch that has not expired had stock left ({beyond}).{expired}")
+    } else {
+        format!(
+            "The dose is recorded, but the batches that have not expired had only {}: the stock is now 0 ({beyond}).{expired}",
+            amount(drawn.taken, &unit)
+        )
+    };
+    Ok(StockWarning::new(DoseWarning::StockShort, message))
+}
+
 /// A dose or stock unit from the catalogue, as its canonical symbol (`mcg` is `μg`).
 pub fn unit(text: &str) -> ServiceResult<String> {
     Ok(units::canonical(text)?)
@@ -352,9 +432,30 @@ pub struct InventoryView {
     pub runs_out_on: Option<String>,
     #[schema(value_type = String)]
     pub updated_at: Stamp,
+    /// Stock kept in batches: how many, what expired ones still hold (not counted) and the
+    /// ones expiring within 30 days. Null for a medication counted as one number.
+    #[schema(required = true)]
+    pub batches: Option<super::batches::BatchSummary>,
 }
 
 impl InventoryView {
+    /// With what the medication's batches say (`batches` are its own).
+    pub fn with_batches(
+        mut self,
+        batches: &[&crate::store::batches::Batch],
+        today: chrono::NaiveDate,
+    ) -> InventoryView {
+        self.batches = super::batches::BatchSummary::of(batches, today);
+        self
+    }
+
+    /// With the medication's batches, read.
+    pub fn read_batches(self, conn: &Connection, clock: &UserClock) -> ServiceResult<InventoryView> {
+        let batches = crate::store::batches::list(conn, self.id)?;
+        let refs: Vec<_> = batches.iter().collect();
+        Ok(self.with_batches(&refs, clock.today()))
+    }
+
     pub fn of(medication: &Medication, inv: &Inventory, clock: &UserClock) -> InventoryView {
         let c = &inv.containers;
         InventoryView {
@@ -375,6 +476,7 @@ impl InventoryView {
             stock_status: stock::status(inv.current_quantity, inv.reminder_threshold),
             runs_out_on: report::runs_out_on(medication, inv, clock).map(|d| d.to_string()),
             updated_at: inv.updated_at,
+            batches: None,
         }
     }
 }
@@ -487,6 +589,12 @@ pub fn apply(
         (false, Some(given)) => (given, StockChange::Correction),
         (false, None) => (old, StockChange::Correction),
     };
+    // Stock kept in batches is what its batches hold; it is changed through them.
+    let target = match super::batches::in_batches(conn, medication_id)? {
+        true if input.current_quantity.is_some() => return Err(super::batches::counted_in_batches()),
+        true => super::batches::available(conn, medication_id)?,
+        false => target,
+    };
     inv.current_quantity = target;
     inv.updated_at = now;
     // A fresh stock (turned on again, or counted in another unit) owes nothing to doses
@@ -517,7 +625,7 @@ pub fn get(
     let m = medications::find(conn, user_id, medication_id)?.ok_or_else(medication_not_found)?;
     let inv =
         medications::inventory(conn, medication_id)?.unwrap_or_else(|| Inventory::disabled(m.created_at));
-    Ok(InventoryView::of(&m, &inv, &clock))
+    InventoryView::of(&m, &inv, &clock).read_batches(conn, &clock)
 }
 
 /// Saves a medication's inventory set-up (see `apply`).
@@ -532,7 +640,7 @@ pub fn save(
     let clock = UserClock::at(conn, user_id, now)?;
     let m = medications::find(conn, user_id, medication_id)?.ok_or_else(medication_not_found)?;
     let inv = apply(conn, &m, input, Stamp::from(now))?;
-    Ok(InventoryView::of(&m, &inv, &clock))
+    InventoryView::of(&m, &inv, &clock).read_batches(conn, &clock)
 }
 
 /// A manual stock change as sent.
@@ -578,6 +686,9 @@ pub fn adjust(
             "Inventory is not enabled for this medication",
         ));
     };
+    if super::batches::in_batches(conn, medication_id)? {
+        return Err(super::batches::counted_in_batches());
+    }
     // Refused rather than clamped: a count that does not add up is a typo to fix.
     if stock::on_hand(before.current_quantity) + change < Quantity::ZERO {
         return Err(rejected(ErrorCode::StockBelowZero, "Stock cannot go below zero"));
@@ -649,7 +760,7 @@ pub fn low(
                 medication_id: m.id,
                 name: m.name.clone(),
                 color: m.color.clone(),
-                inventory: InventoryView::of(&m, inv, &clock),
+                inventory: InventoryView::of(&m, inv, &clock).read_batches(conn, &clock)?,
             });
         }
     }

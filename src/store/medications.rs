@@ -348,6 +348,28 @@ pub fn move_stock(
     history_id: Option<i64>,
     now: Stamp,
 ) -> rusqlite::Result<Option<Quantity>> {
+    move_batch_stock(conn, medication_id, change, kind, reason, history_id, None, now)
+}
+
+/// The batch a stock move came from or went to, as the ledger names it.
+#[derive(Debug, Clone, Copy)]
+pub struct LedgerBatch<'a> {
+    pub id: i64,
+    pub lot: Option<&'a str>,
+}
+
+/// `move_stock`, naming the batch the move came from or went to on the ledger row.
+#[allow(clippy::too_many_arguments)]
+pub fn move_batch_stock(
+    conn: &Connection,
+    medication_id: i64,
+    change: Quantity,
+    kind: StockChange,
+    reason: Option<&str>,
+    history_id: Option<i64>,
+    batch: Option<LedgerBatch<'_>>,
+    now: Stamp,
+) -> rusqlite::Result<Option<Quantity>> {
     let balance: Option<Quantity> = conn
         .prepare_cached(
             "UPDATE inventories SET current_quantity = max(current_quantity, 0) + ?2, updated_at = ?3
@@ -356,7 +378,7 @@ pub fn move_stock(
         .query_row(params![medication_id, change, now], |row| row.get(0))
         .optional()?;
     if let Some(balance) = balance {
-        record_ledger(
+        record_batch_ledger(
             conn,
             medication_id,
             change,
@@ -364,6 +386,7 @@ pub fn move_stock(
             kind,
             reason,
             history_id,
+            batch,
             now,
         )?;
         watch_low_stock(conn, medication_id, change, balance, now)?;
@@ -416,9 +439,36 @@ pub fn record_ledger(
     history_id: Option<i64>,
     now: Stamp,
 ) -> rusqlite::Result<()> {
+    record_batch_ledger(
+        conn,
+        medication_id,
+        change,
+        balance,
+        kind,
+        reason,
+        history_id,
+        None,
+        now,
+    )
+}
+
+/// `record_ledger`, naming a batch.
+#[allow(clippy::too_many_arguments)]
+pub fn record_batch_ledger(
+    conn: &Connection,
+    medication_id: i64,
+    change: Quantity,
+    balance: Quantity,
+    kind: StockChange,
+    reason: Option<&str>,
+    history_id: Option<i64>,
+    batch: Option<LedgerBatch<'_>>,
+    now: Stamp,
+) -> rusqlite::Result<()> {
     conn.prepare_cached(
-        "INSERT INTO stock_ledger (medication_id, change, balance, kind, reason, history_id, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        "INSERT INTO stock_ledger (medication_id, change, balance, kind, reason, history_id, created_at,
+           batch_id, lot)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     )?
     .execute(params![
         medication_id,
@@ -427,7 +477,9 @@ pub fn record_ledger(
         kind.as_str(),
         reason,
         history_id,
-        now
+        now,
+        batch.map(|b| b.id),
+        batch.and_then(|b| b.lot),
     ])?;
     Ok(())
 }
@@ -446,6 +498,13 @@ pub struct LedgerRow {
     pub history_id: Option<i64>,
     #[schema(value_type = String)]
     pub created_at: Stamp,
+    /// The stock batch the move came from or went to; null for a medication counted without
+    /// batches (or a deleted batch, whose `lot` stays).
+    #[schema(required = true)]
+    pub batch_id: Option<i64>,
+    /// The batch's lot number as it was when the row was written.
+    #[schema(required = true)]
+    pub lot: Option<String>,
 }
 
 /// One page of a medication's ledger, newest first, with how many rows it has (counted up to
@@ -464,7 +523,7 @@ pub fn ledger(
         .query_row([medication_id, cap], |row| row.get(0))?;
     let rows = conn
         .prepare_cached(
-            "SELECT id, change, balance, kind, reason, history_id, created_at FROM stock_ledger
+            "SELECT id, change, balance, kind, reason, history_id, created_at, batch_id, lot FROM stock_ledger
              WHERE medication_id = ?1 ORDER BY id DESC LIMIT ?2 OFFSET ?3",
         )?
         .query_map([medication_id, limit, offset], |row| {
@@ -476,6 +535,8 @@ pub fn ledger(
                 reason: row.get(4)?,
                 history_id: row.get(5)?,
                 created_at: stamp_at(row, 6, "stock_ledger", row.get(0)?)?,
+                batch_id: row.get(7)?,
+                lot: row.get(8)?,
             })
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;

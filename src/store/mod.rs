@@ -2,6 +2,7 @@
 //! and never decide policy.
 
 pub mod api_tokens;
+pub mod batches;
 pub mod calendar;
 pub mod carers;
 pub mod channels;

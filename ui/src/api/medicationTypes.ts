@@ -55,6 +55,10 @@ export const DEFAULT_GRACE_MINUTES = 60;
 export type RecentDose = Schemas['RecentDose'];
 
 export type Inventory = Schemas['InventoryView'];
+/** A stock batch: what it held, what is left, its expiry day and lot. */
+export type Batch = Schemas['BatchView'];
+export type Batches = Schemas['Batches'];
+export type BatchInput = Schemas['BatchInput'];
 
 /**
  * Why a medication's reminders can reach nobody: push is its way and no device is subscribed,

@@ -4,6 +4,9 @@ import type { components } from './schema';
 import {
   DOSE_WARNING_CODES,
   type AdjustmentResult,
+  type Batch,
+  type BatchInput,
+  type Batches,
   type DoseInput,
   type DoseWarning,
   type EntryResult,
@@ -122,4 +125,28 @@ export async function getLedger(
   const params = { path: { id: medicationId }, query: { limit, page: Math.max(1, page) } };
   const body = await answer(api.GET('/api/medications/{id}/inventory/ledger', { headers: callerHeaders(), params, signal }));
   return { rows: body.data, pagination: paginationOf(body.pagination) };
+}
+
+/** A medication's stock batches, the first to expire first, with what they make up. */
+export async function listBatches(medicationId: number, signal?: AbortSignal): Promise<Batches> {
+  const params = { path: { id: medicationId } };
+  return (await answer(api.GET('/api/medications/{id}/inventory/batches', { headers: callerHeaders(), params, signal }))).data;
+}
+
+/** Adds a batch (a first one turns the stock on, counted in batches from then on). */
+export async function addBatch(medicationId: number, input: BatchInput): Promise<Batch> {
+  const params = { path: { id: medicationId } };
+  return (await answer(api.POST('/api/medications/{id}/inventory/batches', { headers: callerHeaders(), params, body: input }))).data;
+}
+
+export async function updateBatch(medicationId: number, batchId: number, input: BatchInput): Promise<Batch> {
+  const params = { path: { id: medicationId, batchId } };
+  return (
+    await answer(api.PUT('/api/medications/{id}/inventory/batches/{batchId}', { headers: callerHeaders(), params, body: input }))
+  ).data;
+}
+
+export async function deleteBatch(medicationId: number, batchId: number): Promise<void> {
+  const params = { path: { id: medicationId, batchId } };
+  await done(api.DELETE('/api/medications/{id}/inventory/batches/{batchId}', { headers: callerHeaders(), params }));
 }

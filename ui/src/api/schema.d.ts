@@ -1115,6 +1115,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/medications/{id}/inventory/batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A medication's stock batches, the first to expire first, with what they make up. */
+        get: operations["inventory_list_batches"];
+        put?: never;
+        /**
+         * Adds a stock batch (`quantity` in the stock's unit, `expires_on`, optional `lot`). A
+         *     medication without stock gets stock with its first batch; the first batch of a
+         *     medication counted as one number replaces that number.
+         */
+        post: operations["inventory_add_batch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/medications/{id}/inventory/batches/{batchId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Changes a stock batch; what is absent stays. */
+        put: operations["inventory_update_batch"];
+        post?: never;
+        /** Deletes a stock batch; what it held leaves the stock. */
+        delete: operations["inventory_delete_batch"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/medications/{id}/inventory/ledger": {
         parameters: {
             query?: never;
@@ -1832,6 +1872,71 @@ export interface components {
         BackupCodes: {
             backupCodes: string[];
         };
+        /** @description A medication's batches with the stock they make up. */
+        Batches: {
+            /** @description What the batches that have not expired hold: the medication's stock. */
+            available: components["schemas"]["Quantity"];
+            /** @description The first to expire first. */
+            batches: components["schemas"]["BatchView"][];
+            /** @description What expired batches still hold. */
+            expired_remaining: components["schemas"]["Quantity"];
+            /**
+             * Format: int64
+             * @description Days before expiry a batch is listed as expiring soon.
+             */
+            notice_days: number;
+            /** @description The unit batches are counted in (the stock's unit). */
+            unit: string;
+        };
+        /**
+         * @description A batch as sent: on `POST`, `quantity` and `expires_on` are needed; on `PUT`, what is
+         *     absent stays.
+         */
+        BatchInput: {
+            /** @description The last day the batch may be used, `YYYY-MM-DD`. */
+            expires_on?: string | null;
+            /** @description The lot (batch) number printed on the pack; empty or null clears it. */
+            lot?: string | null;
+            quantity?: components["schemas"]["Quantity"] | null;
+            remaining?: components["schemas"]["Quantity"] | null;
+        };
+        /**
+         * @description What a medication's batches say about its stock, on its inventory: null for a medication
+         *     counted without batches.
+         */
+        BatchSummary: {
+            /** @description How many batches it has. */
+            count: number;
+            /** @description What expired batches still hold: not counted in `current_quantity`. */
+            expired_remaining: components["schemas"]["Quantity"];
+            /** @description Batches with stock left that expire within 30 days, the first first. */
+            expiring_soon: components["schemas"]["BatchView"][];
+        };
+        /** @description A batch as the API shows it. */
+        BatchView: {
+            created_at: string;
+            /**
+             * Format: int64
+             * @description Days from today to the expiry day (negative once past).
+             */
+            days_left: number;
+            /** @description Past its expiry: what is left is not counted as available. */
+            expired: boolean;
+            /** @description The last day the batch may be used (`YYYY-MM-DD`). */
+            expires_on: string;
+            /** @description Not expired, and expiring within 30 days. */
+            expiring_soon: boolean;
+            /** Format: int64 */
+            id: number;
+            lot: string | null;
+            /** Format: int64 */
+            medication_id: number;
+            /** @description What the batch held when entered, in the stock's unit. */
+            quantity: components["schemas"]["Quantity"];
+            /** @description What is left of it. */
+            remaining: components["schemas"]["Quantity"];
+            updated_at: string;
+        };
         /** @description An invitation to care for a person. */
         CarerInput: {
             /** @description The address to invite; the invitation is accepted by the account with this address. */
@@ -2086,6 +2191,57 @@ export interface components {
             success: boolean;
         };
         /** @description The body of every successful answer: `{"success": true, "data": …}`. */
+        Data_Batches: {
+            /** @description A medication's batches with the stock they make up. */
+            data: {
+                /** @description What the batches that have not expired hold: the medication's stock. */
+                available: components["schemas"]["Quantity"];
+                /** @description The first to expire first. */
+                batches: components["schemas"]["BatchView"][];
+                /** @description What expired batches still hold. */
+                expired_remaining: components["schemas"]["Quantity"];
+                /**
+                 * Format: int64
+                 * @description Days before expiry a batch is listed as expiring soon.
+                 */
+                notice_days: number;
+                /** @description The unit batches are counted in (the stock's unit). */
+                unit: string;
+            };
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description The body of every successful answer: `{"success": true, "data": …}`. */
+        Data_BatchView: {
+            /** @description A batch as the API shows it. */
+            data: {
+                created_at: string;
+                /**
+                 * Format: int64
+                 * @description Days from today to the expiry day (negative once past).
+                 */
+                days_left: number;
+                /** @description Past its expiry: what is left is not counted as available. */
+                expired: boolean;
+                /** @description The last day the batch may be used (`YYYY-MM-DD`). */
+                expires_on: string;
+                /** @description Not expired, and expiring within 30 days. */
+                expiring_soon: boolean;
+                /** Format: int64 */
+                id: number;
+                lot: string | null;
+                /** Format: int64 */
+                medication_id: number;
+                /** @description What the batch held when entered, in the stock's unit. */
+                quantity: components["schemas"]["Quantity"];
+                /** @description What is left of it. */
+                remaining: components["schemas"]["Quantity"];
+                updated_at: string;
+            };
+            /** @description Always true. */
+            success: boolean;
+        };
+        /** @description The body of every successful answer: `{"success": true, "data": …}`. */
         Data_CarerView: {
             /** @description A carer of a person, or an invitation not yet accepted. */
             data: {
@@ -2208,6 +2364,7 @@ export interface components {
         Data_InventoryView: {
             /** @description A medication's inventory as the API shows it: its set-up, totals, status and forecast. */
             data: {
+                batches: components["schemas"]["BatchSummary"] | null;
                 /** Format: int64 */
                 container_quantity: number | null;
                 container_size: components["schemas"]["Quantity"] | null;
@@ -3164,7 +3321,7 @@ export interface components {
          * @description The machine-readable reason of an error answer (`code` in every error body).
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "validation_failed" | "body_too_large" | "unsupported_media_type" | "not_found" | "method_not_allowed" | "rate_limited" | "internal_error" | "service_unavailable" | "storage_full" | "request_timeout" | "authentication_required" | "session_expired" | "invalid_credentials" | "email_not_verified" | "registration_closed" | "email_taken" | "password_incorrect" | "email_not_configured" | "invalid_token" | "reset_link_invalid" | "user_not_found" | "proxy_registration_not_allowed" | "proxy_email_missing" | "oidc_not_configured" | "oidc_failed" | "oidc_not_allowed" | "oidc_group_denied" | "oidc_code_invalid" | "oidc_email_unverified" | "oidc_identity_not_found" | "oidc_last_sign_in" | "credentials_required" | "email_required" | "email_invalid" | "password_required" | "password_too_short" | "password_too_long" | "first_name_too_long" | "last_name_too_long" | "two_factor_required" | "invalid_code" | "code_not_sent" | "method_not_enabled" | "method_already_enabled" | "two_factor_not_enabled" | "totp_setup_not_started" | "invalid_backup_code" | "code_required" | "backup_code_required" | "medication_not_found" | "entry_not_found" | "name_required" | "unit_required" | "unit_invalid" | "unit_mismatch" | "strength_needed" | "unit_incompatible" | "future_date" | "dose_too_soon" | "daily_maximum_reached" | "inventory_not_enabled" | "stock_below_zero" | "notification_not_found" | "reminder_exists" | "notification_not_scheduled" | "notification_sending" | "notification_not_sent" | "dose_already_logged" | "invalid_snooze_minutes" | "calendar_feed_not_found" | "push_service_not_allowed" | "invalid_subscription" | "subscription_taken" | "delivery_failed" | "delivery_method_unknown" | "delivery_method_required" | "lead_out_of_range" | "message_too_long" | "backup_not_found" | "import_invalid" | "import_has_unreadable_rows" | "prescription_not_found" | "person_not_found" | "person_name_required" | "person_is_account_holder" | "not_permitted" | "carer_not_found" | "carer_exists" | "carer_is_owner" | "role_invalid" | "invitation_not_found" | "invitation_other_account" | "escalation_invalid" | "token_not_allowed" | "api_token_invalid" | "api_token_not_found" | "api_token_name_required" | "api_token_name_too_long" | "api_token_scope_invalid" | "api_token_expiry_invalid" | "api_token_limit_reached" | "passkeys_not_configured" | "passkey_ceremony_invalid" | "passkey_invalid" | "passkey_counter_invalid" | "passkey_name_required" | "passkey_name_too_long" | "passkey_not_found" | "passkey_already_registered" | "passkey_limit_reached" | "passkey_last_sign_in_method" | "channel_not_found" | "channel_invalid" | "channel_address_not_allowed" | "telegram_not_configured";
+        ErrorCode: "invalid_request" | "validation_failed" | "body_too_large" | "unsupported_media_type" | "not_found" | "method_not_allowed" | "rate_limited" | "internal_error" | "service_unavailable" | "storage_full" | "request_timeout" | "authentication_required" | "session_expired" | "invalid_credentials" | "email_not_verified" | "registration_closed" | "email_taken" | "password_incorrect" | "email_not_configured" | "invalid_token" | "reset_link_invalid" | "user_not_found" | "proxy_registration_not_allowed" | "proxy_email_missing" | "oidc_not_configured" | "oidc_failed" | "oidc_not_allowed" | "oidc_group_denied" | "oidc_code_invalid" | "oidc_email_unverified" | "oidc_identity_not_found" | "oidc_last_sign_in" | "credentials_required" | "email_required" | "email_invalid" | "password_required" | "password_too_short" | "password_too_long" | "first_name_too_long" | "last_name_too_long" | "two_factor_required" | "invalid_code" | "code_not_sent" | "method_not_enabled" | "method_already_enabled" | "two_factor_not_enabled" | "totp_setup_not_started" | "invalid_backup_code" | "code_required" | "backup_code_required" | "medication_not_found" | "entry_not_found" | "name_required" | "unit_required" | "unit_invalid" | "unit_mismatch" | "strength_needed" | "unit_incompatible" | "future_date" | "dose_too_soon" | "daily_maximum_reached" | "inventory_not_enabled" | "stock_below_zero" | "batch_not_found" | "stock_in_batches" | "notification_not_found" | "reminder_exists" | "notification_not_scheduled" | "notification_sending" | "notification_not_sent" | "dose_already_logged" | "invalid_snooze_minutes" | "calendar_feed_not_found" | "push_service_not_allowed" | "invalid_subscription" | "subscription_taken" | "delivery_failed" | "delivery_method_unknown" | "delivery_method_required" | "lead_out_of_range" | "message_too_long" | "backup_not_found" | "import_invalid" | "import_has_unreadable_rows" | "prescription_not_found" | "person_not_found" | "person_name_required" | "person_is_account_holder" | "not_permitted" | "carer_not_found" | "carer_exists" | "carer_is_owner" | "role_invalid" | "invitation_not_found" | "invitation_other_account" | "escalation_invalid" | "token_not_allowed" | "api_token_invalid" | "api_token_not_found" | "api_token_name_required" | "api_token_name_too_long" | "api_token_scope_invalid" | "api_token_expiry_invalid" | "api_token_limit_reached" | "passkeys_not_configured" | "passkey_ceremony_invalid" | "passkey_invalid" | "passkey_counter_invalid" | "passkey_name_required" | "passkey_name_too_long" | "passkey_not_found" | "passkey_already_registered" | "passkey_limit_reached" | "passkey_last_sign_in_method" | "channel_not_found" | "channel_invalid" | "channel_address_not_allowed" | "telegram_not_configured";
         Escalation: {
             /**
              * Format: int32
@@ -3236,6 +3393,7 @@ export interface components {
         InventoryType: "continuous" | "discrete";
         /** @description A medication's inventory as the API shows it: its set-up, totals, status and forecast. */
         InventoryView: {
+            batches: components["schemas"]["BatchSummary"] | null;
             /** Format: int64 */
             container_quantity: number | null;
             container_size: components["schemas"]["Quantity"] | null;
@@ -3296,6 +3454,12 @@ export interface components {
         /** @description A row of the stock ledger: one move of the stock and the balance after it. */
         LedgerRow: {
             balance: components["schemas"]["Quantity"];
+            /**
+             * Format: int64
+             * @description The stock batch the move came from or went to; null for a medication counted without
+             *     batches (or a deleted batch, whose `lot` stays).
+             */
+            batch_id: number | null;
             change: components["schemas"]["Quantity"];
             created_at: string;
             /** Format: int64 */
@@ -3304,6 +3468,8 @@ export interface components {
             id: number;
             /** @description `initial`, `dose`, `dose_reverted`, `adjustment` or `correction`. */
             kind: string;
+            /** @description The batch's lot number as it was when the row was written. */
+            lot: string | null;
             reason: string | null;
         };
         /**
@@ -9032,6 +9198,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description An inventory `current_quantity` for stock kept in batches (`stock_in_batches`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The body is too large (`body_too_large`) */
             413: {
                 headers: {
@@ -9406,6 +9581,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A `current_quantity` for stock kept in batches (`stock_in_batches`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The body is too large (`body_too_large`) */
             413: {
                 headers: {
@@ -9489,6 +9673,15 @@ export interface operations {
             };
             /** @description No such medication you can see (`medication_not_found`) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A `current_quantity` for stock kept in batches (`stock_in_batches`) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9586,6 +9779,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Stock kept in batches is changed through them (`stock_in_batches`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The body is too large (`body_too_large`) */
             413: {
                 headers: {
@@ -9597,6 +9799,290 @@ export interface operations {
             };
             /** @description The body is not JSON (`unsupported_media_type`) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    inventory_list_batches: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The medication's id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The batches */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_Batches"];
+                };
+            };
+            /** @description Not signed in, the session expired, or the API token was revoked or expired (`authentication_required`, `session_expired`, `api_token_invalid`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such medication you can see (`medication_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    inventory_add_batch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The medication's id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BatchInput"];
+            };
+        };
+        responses: {
+            /** @description The batch as saved */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_BatchView"];
+                };
+            };
+            /** @description The batch cannot be used (`validation_failed`, `unit_mismatch`, `strength_needed`, `invalid_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in, the session expired, or the API token was revoked or expired (`authentication_required`, `session_expired`, `api_token_invalid`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A carer whose role is below manage (`not_permitted`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such medication you can see (`medication_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    inventory_update_batch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The batch's id */
+                batchId: number;
+                /** @description The medication's id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BatchInput"];
+            };
+        };
+        responses: {
+            /** @description The batch as saved */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Data_BatchView"];
+                };
+            };
+            /** @description The change cannot be used (`validation_failed`, `invalid_request`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in, the session expired, or the API token was revoked or expired (`authentication_required`, `session_expired`, `api_token_invalid`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A carer whose role is below manage (`not_permitted`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such medication or batch you can see (`medication_not_found`, `batch_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not JSON (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server's disk is full: nothing was saved (`storage_full`) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    inventory_delete_batch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The batch's id */
+                batchId: number;
+                /** @description The medication's id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Not signed in, the session expired, or the API token was revoked or expired (`authentication_required`, `session_expired`, `api_token_invalid`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A carer whose role is below manage (`not_permitted`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such medication or batch you can see (`medication_not_found`, `batch_not_found`) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -24,6 +24,8 @@ export const MEDS_CODE_KEYS: CodeKeys = {
   unit_mismatch: 'inventory.errors.unitMismatch',
   unit_incompatible: 'conversion.incompatible',
   stock_below_zero: 'inventory.errors.belowZero',
+  batch_not_found: 'inventory.batches.errors.notFound',
+  stock_in_batches: 'inventory.batches.errors.inBatches',
 };
 
 /** Our translation of a refusal of the medication area, or null when it is not one of ours. */

@@ -9,6 +9,7 @@ export const queryKeys = {
   medicationListFor: (personId: number | null) => ['medications', 'list', personId ?? 'all'] as const,
   inventory: (id: number) => ['medications', id, 'inventory'] as const,
   ledger: (id: number) => ['medications', id, 'ledger'] as const,
+  batches: (id: number) => ['medications', id, 'batches'] as const,
   today: ['today'] as const,
   todayFor: (personId: number | null) => ['today', personId ?? 'all'] as const,
   history: ['history'] as const,

@@ -10,19 +10,23 @@ import {
   type UseQueryResult,
 } from '@tanstack/react-query';
 import {
+  addBatch,
   adjustInventory,
+  deleteBatch,
   createMedication,
   deleteMedication,
   getInventory,
   getLedger,
   getTodaySchedule,
+  listBatches,
   listMedications,
   logDose,
   saveInventory,
+  updateBatch,
   updateMedication,
   markRefillOrdered,
 } from '../api/medications';
-import type { DoseInput, InventoryInput, Medication, MedicationInput } from '../api/medicationTypes';
+import type { BatchInput, DoseInput, InventoryInput, Medication, MedicationInput } from '../api/medicationTypes';
 import type { Person } from '../api/peopleTypes';
 import { doseRecorded, medicationChanged, stockChanged, stockRefused } from './invalidate';
 import { queryKeys } from './keys';
@@ -187,6 +191,36 @@ export function useAdjustInventory(medicationId: number) {
       updateInLists(client, medicationId, (m) => ({ ...m, inventory }));
       stockChanged(client, medicationId);
     },
+    onError: () => stockRefused(client, medicationId),
+  });
+}
+
+/** A medication's stock batches. */
+export function useBatchesQuery(medicationId: number) {
+  return useQuery({
+    queryKey: queryKeys.batches(medicationId),
+    queryFn: ({ signal }) => listBatches(medicationId, signal),
+  });
+}
+
+/** A batch changed: the batches, the stock and every list that shows it are asked again. */
+function batchesChanged(client: QueryClient, medicationId: number) {
+  void client.invalidateQueries({ queryKey: [...queryKeys.medications, medicationId] });
+  void client.invalidateQueries({ queryKey: queryKeys.medicationList });
+  void client.invalidateQueries({ queryKey: queryKeys.today });
+  stockChanged(client, medicationId);
+}
+
+/** Adds (no `batchId`), changes or deletes (`remove`) one of the medication's batches. */
+export function useBatchMutation(medicationId: number) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: async ({ batchId, input, remove }: { batchId?: number; input?: BatchInput; remove?: boolean }): Promise<void> => {
+      if (batchId === undefined) await addBatch(medicationId, input ?? {});
+      else if (remove) await deleteBatch(medicationId, batchId);
+      else await updateBatch(medicationId, batchId, input ?? {});
+    },
+    onSuccess: () => batchesChanged(client, medicationId),
     onError: () => stockRefused(client, medicationId),
   });
 }

@@ -82,6 +82,7 @@ export function inventoryJson(overrides: Record<string, unknown> = {}): Record<s
     stock_status: 'in_stock',
     runs_out_on: null,
     updated_at: '2026-11-01T08:00:00Z',
+    batches: null,
     ...overrides,
   };
 }
@@ -125,6 +126,9 @@ export function medsServer(routes: Record<string, Route>) {
   return mockFetch({
     'GET /api/version': () => ok({ version: '1.0.0' }),
     ...sessionRoutes(USER),
+    // The inventory dialog's batches: none, unless a test says otherwise.
+    'GET /api/medications/3/inventory/batches': () =>
+      ok({ batches: [], available: 0, expired_remaining: 0, unit: 'tablets', notice_days: 30 }),
     ...routes,
   });
 }

@@ -8,6 +8,7 @@ import { medsErrorText, problemText } from '../../medications/errors';
 import { inventoryFormOf, inventoryInput, inventoryProblem, type InventoryForm } from '../../medications/inventoryForm';
 import { useAdjustInventory, useInventoryQuery, useLedgerQuery, useSaveInventory } from '../../queries/medications';
 import { Dialog } from '../Dialog';
+import { BatchesSection } from './BatchesSection';
 import { FlashMessage } from '../FlashMessage';
 import { NumberField } from '../NumberField';
 import { useFlash } from '../useFlash';
@@ -147,6 +148,7 @@ export function InventoryDialog({ medication, onClose }: InventoryDialogProps) {
                 onChange={change}
                 medicationUnit={medication.unit}
                 existing={inventory.enabled}
+                batched={inventory.batches !== null}
               />
             )}
             <div className="button-row">
@@ -159,7 +161,13 @@ export function InventoryDialog({ medication, onClose }: InventoryDialogProps) {
             </div>
           </form>
 
-          {inventory.enabled && (
+          <BatchesSection
+            medicationId={id}
+            unit={inventory.enabled ? unit : medication.unit}
+            counted={inventory.enabled && !inventory.batches}
+          />
+
+          {inventory.enabled && !inventory.batches && (
             <section className="form-section" aria-labelledby={`adjust-title-${id}`}>
               <h3 id={`adjust-title-${id}`}>{t('inventory.adjustTitle')}</h3>
               <p className="field-hint">{t('inventory.adjustHint')}</p>

@@ -14,10 +14,12 @@ interface InventoryFieldsProps {
   medicationUnit: string;
   /** Whether the stock exists already (then the current quantity is a correction). */
   existing: boolean;
+  /** Stock kept in batches: its count is what the batches hold, changed through them. */
+  batched?: boolean;
 }
 
 /** The stock description of SPEC §3 "Inventory": measured (continuous) or counted (discrete). */
-export function InventoryFields({ idPrefix, form, onChange, medicationUnit, existing }: InventoryFieldsProps) {
+export function InventoryFields({ idPrefix, form, onChange, medicationUnit, existing, batched }: InventoryFieldsProps) {
   const { t } = useTranslation('meds');
   const format = useMedsFormat();
   const id = (name: string) => `${idPrefix}-${name}`;
@@ -153,14 +155,16 @@ export function InventoryFields({ idPrefix, form, onChange, medicationUnit, exis
           onChange={(threshold) => onChange({ threshold })}
           hint={t('inventory.thresholdHint')}
         />
-        <NumberField
-          id={id('current')}
-          label={t('inventory.currentQuantity')}
-          kind="stock"
-          value={form.currentQuantity}
-          onChange={(currentQuantity) => onChange({ currentQuantity })}
-          hint={existing ? t('inventory.currentHintExisting') : t('inventory.currentHintNew')}
-        />
+        {!batched && (
+          <NumberField
+            id={id('current')}
+            label={t('inventory.currentQuantity')}
+            kind="stock"
+            value={form.currentQuantity}
+            onChange={(currentQuantity) => onChange({ currentQuantity })}
+            hint={existing ? t('inventory.currentHintExisting') : t('inventory.currentHintNew')}
+          />
+        )}
       </div>
     </div>
   );

@@ -20,6 +20,20 @@ export function StockLine({ inventory, showForecast }: { inventory: Inventory | 
         </strong>{' '}
         <StockBadge status={shownStockStatus(inventory)} />
       </p>
+      {inventory.batches?.expiring_soon.map((batch) => (
+        <p key={batch.id} className="med-forecast" data-testid="batch-expiring" role="note">
+          {t('stock.expiringSoon', {
+            name: batch.lot ? t('inventory.batches.lotNamed', { lot: batch.lot }) : t('inventory.batches.noLot'),
+            date: format.plainDate(batch.expires_on),
+            amount: format.amount(batch.remaining, inventory.total_unit),
+          })}
+        </p>
+      ))}
+      {inventory.batches && inventory.batches.expired_remaining > 0 && (
+        <p className="med-forecast" data-testid="batch-expired">
+          {t('stock.expiredLeft', { amount: format.amount(inventory.batches.expired_remaining, inventory.total_unit) })}
+        </p>
+      )}
       {showForecast && inventory.runs_out_on && (
         <p className="med-forecast" data-testid="runs-out">
           {t('stock.runsOut', { date: format.plainDate(inventory.runs_out_on) })}
