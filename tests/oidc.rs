@@ -676,6 +676,42 @@ async fn an_id_token_for_another_audience_is_refused_and_nothing_is_created() {
 }
 
 #[tokio::test]
+async fn an_expired_unsigned_or_other_issuers_id_token_is_refused_and_nothing_is_created() {
+    for (how, reason) in [
+        ("expired", "ID token expired"),
+        ("unsigned", "Signature verification failed"),
+        ("issuer", "Invalid issuer"),
+    ] {
+        let port = common::free_port();
+        let redirect = format!("http://127.0.0.1:{port}/api/auth/oidc/callback");
+        let provider = Provider::start_tampered(&redirect, how);
+        let temp = tempfile::tempdir().unwrap();
+        let server = pillbox(&provider, port, &temp, |c| {
+            c.env("PILLBOX_OIDC_AUTO_REGISTER", "true");
+        });
+        let setup = Setup {
+            provider,
+            server,
+            _temp: temp,
+        };
+        let back = sign_in(&setup, "kim", "/").await;
+        assert_eq!(back, setup.server.url("/login?oidc_error=oidc_failed"), "{how}");
+        assert!(
+            setup.server.logged("the ID token does not verify").await,
+            "{how}: {}",
+            setup.server.log()
+        );
+        assert!(
+            setup.server.log().contains(reason),
+            "{how}: {}",
+            setup.server.log()
+        );
+        assert_eq!(count(&setup, "SELECT count(*) FROM users"), 0, "{how}");
+        assert_eq!(count(&setup, "SELECT count(*) FROM oidc_identities"), 0, "{how}");
+    }
+}
+
+#[tokio::test]
 async fn a_rotated_signing_key_is_fetched_again() {
     let mut setup = setup(|c| {
         c.env("PILLBOX_OIDC_AUTO_REGISTER", "true");

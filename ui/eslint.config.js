@@ -47,6 +47,7 @@ export default tseslint.config(
       'src/auth/AuthProvider.tsx',
       // The password step's calls in sequence (requirements, then sign-in), run by AuthProvider.
       'src/auth/loginFlow.ts',
+      'src/auth/passkeySignIn.ts',
     ],
     rules: {
       '@typescript-eslint/no-restricted-imports': [

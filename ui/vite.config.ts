@@ -43,6 +43,9 @@ const REACT_ON_PREACT = [
   { find: /^use-sync-external-store\/shim$/, replacement: 'preact/compat' },
 ];
 
+/** The sign-in screen: a chunk of its own, whose shared code stays with the start's. */
+const SIGN_IN = fileURLToPath(new URL('src/screens/LoginScreen.tsx', import.meta.url));
+
 /** Today and the signed-in frame around it: the first screen of a signed-in visit. */
 const TODAY = ['src/screens/TodayScreen.tsx', 'src/screens/SignedInLayout.tsx'].map((file) =>
   fileURLToPath(new URL(file, import.meta.url)),
@@ -117,6 +120,18 @@ export default defineConfig({
               name: 'vendor',
               test: /node_modules[\\/](preact|react|react-dom|scheduler|react-router|react-router-dom|i18next|react-i18next|@tanstack[\\/][^\\/]+|use-sync-external-store)[\\/]/,
               priority: 4,
+            },
+            {
+              // What the sign-in screen imports beyond the start-up code: what Today runs too in
+              // one file, the rest in another. A signed-out start fetches the start, the screen
+              // and these; a signed-in one the start, Today's files and the first of them.
+              name: (id, context) => {
+                if (id === SIGN_IN || !reachedFrom([SIGN_IN], context).has(id)) return null;
+                return reachedFrom(TODAY, context).has(id) ? 'signed-in-and-out' : 'sign-in';
+              },
+              test: /[\\/]src[\\/]/,
+              // Below the start group's: the start-up code's own modules stay there.
+              priority: 2.5,
             },
             {
               // The app's start-up code (what index.html's script imports), apart from the

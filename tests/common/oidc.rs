@@ -14,8 +14,9 @@ pub struct Provider {
     port: u16,
     redirect: String,
     child: Child,
-    /// The audience its ID tokens name instead of the client's, when it misbehaves so.
-    audience: Option<String>,
+    /// How it misbehaves, if it does: the environment variable of provider.mjs that says so,
+    /// and its value.
+    misbehaviour: Option<(&'static str, String)>,
 }
 
 impl Provider {
@@ -29,17 +30,24 @@ impl Provider {
     /// A provider whose token endpoint answers ID tokens for `audience` instead of the
     /// client that asks, signed with its own key (tests/oidc/provider.mjs).
     pub fn start_with_audience(redirect: &str, audience: &str) -> Provider {
-        Provider::start_with(redirect, Some(audience.to_owned()))
+        Provider::start_with(redirect, Some(("OIDC_ID_TOKEN_AUDIENCE", audience.to_owned())))
     }
 
-    fn start_with(redirect: &str, audience: Option<String>) -> Provider {
+    /// A provider whose token endpoint answers ID tokens spoilt `how`: `expired` (its `exp`
+    /// past), `unsigned` (`alg: none`, no signature) or `issuer` (another issuer's `iss`),
+    /// each otherwise as the provider made it (tests/oidc/provider.mjs).
+    pub fn start_tampered(redirect: &str, how: &str) -> Provider {
+        Provider::start_with(redirect, Some(("OIDC_ID_TOKEN_TAMPER", how.to_owned())))
+    }
+
+    fn start_with(redirect: &str, misbehaviour: Option<(&'static str, String)>) -> Provider {
         let port = super::free_port();
         Provider {
             issuer: format!("http://127.0.0.1:{port}"),
             port,
             redirect: redirect.to_owned(),
-            child: spawn(port, redirect, "key-1", audience.as_deref()),
-            audience,
+            child: spawn(port, redirect, "key-1", misbehaviour.as_ref()),
+            misbehaviour,
         }
     }
 
@@ -48,19 +56,19 @@ impl Provider {
     pub fn rotate_key(&mut self, kid: &str) {
         let _ = self.child.kill();
         let _ = self.child.wait();
-        self.child = spawn(self.port, &self.redirect, kid, self.audience.as_deref());
+        self.child = spawn(self.port, &self.redirect, kid, self.misbehaviour.as_ref());
     }
 }
 
-fn spawn(port: u16, redirect: &str, kid: &str, audience: Option<&str>) -> Child {
+fn spawn(port: u16, redirect: &str, kid: &str, misbehaviour: Option<&(&'static str, String)>) -> Child {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oidc");
     assert!(
         dir.join("node_modules/oidc-provider").is_dir(),
         "oidc-provider is not installed: run `npm ci --prefix tests/oidc` (tests/run-all.sh does)"
     );
     let mut command = Command::new("node");
-    if let Some(audience) = audience {
-        command.env("OIDC_ID_TOKEN_AUDIENCE", audience);
+    if let Some((name, value)) = misbehaviour {
+        command.env(name, value);
     }
     let child = command
         .arg(dir.join("provider.mjs"))

@@ -2,7 +2,9 @@
 // It signs with an RSA key made at start under KEY_ID (default `key-1`): started again with
 // another KEY_ID, it has rotated its signing key. With OIDC_ID_TOKEN_AUDIENCE set, its token
 // endpoint answers ID tokens for that audience instead of the client's, signed with its own
-// key: a provider that misbehaves, for the test that Pillbox checks `aud`.
+// key: a provider that misbehaves, for the test that Pillbox checks `aud`. OIDC_ID_TOKEN_TAMPER
+// spoils its ID tokens otherwise: `expired` (its `exp` ten minutes past, signed), `unsigned`
+// (`alg: none` and no signature) or `issuer` (signed, but naming another issuer).
 // oidc-provider's development login and consent forms accept any login; the login names the
 // account, and its claims follow from the name:
 //   <name>@example.test, verified (unless the name starts with "unverified"),
@@ -64,16 +66,27 @@ const provider = new Provider(`http://127.0.0.1:${port}`, {
 });
 
 const audience = process.env.OIDC_ID_TOKEN_AUDIENCE;
-if (audience) {
+const tamper = process.env.OIDC_ID_TOKEN_TAMPER;
+if (audience || tamper) {
   const key = createPrivateKey({ key: signingKey, format: 'jwk' });
   const part = (value) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const now = Math.floor(Date.now() / 1000);
   provider.use(async (ctx, next) => {
     await next();
     if (ctx.path === '/token' && typeof ctx.body?.id_token === 'string') {
       const [header, payload] = ctx.body.id_token.split('.');
-      const claims = { ...JSON.parse(Buffer.from(payload, 'base64url').toString()), aud: audience };
-      const signed = `${header}.${part(claims)}`;
-      ctx.body = { ...ctx.body, id_token: `${signed}.${sign('sha256', Buffer.from(signed), key).toString('base64url')}` };
+      const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
+      if (audience) claims.aud = audience;
+      if (tamper === 'expired') Object.assign(claims, { iat: now - 1200, exp: now - 600 });
+      if (tamper === 'issuer') claims.iss = 'http://127.0.0.1:9/another-provider';
+      let token;
+      if (tamper === 'unsigned') {
+        token = `${part({ alg: 'none', typ: 'JWT' })}.${part(claims)}.`;
+      } else {
+        const signed = `${header}.${part(claims)}`;
+        token = `${signed}.${sign('sha256', Buffer.from(signed), key).toString('base64url')}`;
+      }
+      ctx.body = { ...ctx.body, id_token: token };
     }
   });
 }

@@ -1,5 +1,5 @@
 // Fails when a first screen's download grows past its budget: the JS and CSS that index.html
-// loads (the app's code with the sign-in screen and the English shell texts in it) and, for
+// loads (the app's code and the English shell texts) with the sign-in screen and, for
 // Today, the signed-in frame, the screen and the English texts App.tsx fetches with it; gzipped
 // at level 9 as the release binary sends them, all found through Vite's manifest of the build in
 // dist/ (run after `npm run build` or `cargo build`; it builds nothing itself).
@@ -12,7 +12,9 @@ import { gzipSync } from 'node:zlib';
 // Issue 25: at most 120 KB on the sign-in page and on Today (see BENCHMARKS.md).
 const BUDGET_BYTES = 120_000;
 const ROUTES = {
-  'sign-in page': ['index.html'],
+  // The sign-in screen is a chunk of its own (a signed-in start does not download it), which
+  // a start without a session fetches at once (App.tsx, preloadFirstScreen).
+  'sign-in page': ['index.html', 'src/screens/LoginScreen.tsx'],
   Today: [
     'index.html',
     'src/screens/SignedInLayout.tsx',
@@ -55,10 +57,9 @@ for (const [route, keys] of Object.entries(ROUTES)) {
     lines.push(`  ${String(size).padStart(7)}  ${file}`);
   }
   console.log(`${route}: ${kib(total)} (${total} bytes) of JS and CSS gzipped, budget ${BUDGET_BYTES} bytes`);
-  if (total > BUDGET_BYTES) {
-    console.error(lines.join('\n'));
-    over = true;
-  }
+  // BUDGET_LIST=1 lists the files of every route, not only of one over its budget.
+  if (total > BUDGET_BYTES || process.env.BUDGET_LIST) console.error(lines.join('\n'));
+  if (total > BUDGET_BYTES) over = true;
 }
 if (over) {
   console.error('A first screen downloads more than its budget: load the new code with its route (App.tsx) or when it is used.');

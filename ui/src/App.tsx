@@ -9,7 +9,6 @@ import { RouteLoading } from './components/RouteLoading';
 import { loadNamespaces, type Namespace } from './i18n';
 // The sign-in screen is the first one most visits show: it comes with the app's own code,
 // not after it in a second round trip.
-import { LoginScreen } from './screens/LoginScreen';
 import { OidcLinkScreen } from './screens/OidcLinkScreen';
 import { QueryProvider, SessionCacheGuard } from './queries/QueryProvider';
 import { loadUnitCatalogue } from './queries/units';
@@ -49,6 +48,10 @@ export async function preloadRouteScreens(): Promise<void> {
 const MEDS: Namespace[] = ['meds', 'circle'];
 const REMINDERS: Namespace[] = [...MEDS, 'notify', 'notifyPrefs'];
 
+// Its own chunk, so that a signed-in start (Today) does not download it; a signed-out start
+// fetches it at once (main.tsx), beside the rest of the start.
+const LoginScreen = routeScreen(() => import('./screens/LoginScreen').then((m) => m.LoginScreen));
+
 const RegisterScreen = routeScreen(() => import('./screens/RegisterScreen').then((m) => m.RegisterScreen));
 const ForgotPasswordScreen = routeScreen(() => import('./screens/ForgotPasswordScreen').then((m) => m.ForgotPasswordScreen));
 const ResetPasswordScreen = routeScreen(() => import('./screens/ResetPasswordScreen').then((m) => m.ResetPasswordScreen));
@@ -70,6 +73,7 @@ const PersonScreen = routeScreen(() => import('./screens/PersonScreen').then((m)
 const SettingsScreen = routeScreen(() => import('./screens/SettingsScreen').then((m) => m.SettingsScreen), [
   ...REMINDERS,
   'data',
+  'security',
 ]);
 const ReportScreen = routeScreen(() => import('./screens/ReportScreen').then((m) => m.ReportScreen), ['meds', 'data']);
 
@@ -93,7 +97,11 @@ const SIGNED_IN_SCREENS: Record<string, RouteScreen> = {
  * then the session check, then the frame, then the catalogue, then the screen).
  */
 export function preloadFirstScreen(pathname: string, signedIn: boolean): void {
-  if (!signedIn) return;
+  if (!signedIn) {
+    // Without a session the first screen is the sign-in page (or a public page beside it).
+    LoginScreen.preload().catch(() => undefined);
+    return;
+  }
   const screen = Object.entries(SIGNED_IN_SCREENS).find(([path]) => matchPath(path, pathname))?.[1];
   if (!screen) return;
   // A fetch that fails here is tried again when the route renders, which shows its error.

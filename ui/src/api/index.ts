@@ -34,15 +34,6 @@ export {
   setupTotp,
   verifyOtp,
 } from './twoFactor';
-export {
-  deletePasskey,
-  listPasskeys,
-  loginWithPasskey,
-  passkeyRegistrationOptions,
-  passkeySignInOptions,
-  registerPasskey,
-} from './passkeys';
-export type { Passkey, PasskeyAssertion, PasskeyCeremony } from './passkeys';
 export { getVersion } from './version';
 export {
   clearSession,

@@ -4,9 +4,6 @@ import type { components } from './schema';
 import {
   DOSE_WARNING_CODES,
   type AdjustmentResult,
-  type Batch,
-  type BatchInput,
-  type Batches,
   type DoseInput,
   type DoseWarning,
   type EntryResult,
@@ -51,13 +48,6 @@ export async function updateMedication(id: number, changes: Partial<MedicationIn
 }
 
 /** Removes a medication with its stock; its history stays unless `deleteHistory`. */
-/** Marks a refill of the medication ordered (until stock comes in). */
-export async function markRefillOrdered(id: number): Promise<Medication> {
-  const path = { id };
-  return (await answer(api.POST('/api/medications/{id}/refill-ordered', { headers: callerHeaders(), params: { path } })))
-    .data;
-}
-
 export async function deleteMedication(id: number, deleteHistory: boolean): Promise<void> {
   const params = { path: { id }, query: { delete_history: deleteHistory } };
   await done(api.DELETE('/api/medications/{id}', { headers: callerHeaders(), params }));
@@ -127,26 +117,3 @@ export async function getLedger(
   return { rows: body.data, pagination: paginationOf(body.pagination) };
 }
 
-/** A medication's stock batches, the first to expire first, with what they make up. */
-export async function listBatches(medicationId: number, signal?: AbortSignal): Promise<Batches> {
-  const params = { path: { id: medicationId } };
-  return (await answer(api.GET('/api/medications/{id}/inventory/batches', { headers: callerHeaders(), params, signal }))).data;
-}
-
-/** Adds a batch (a first one turns the stock on, counted in batches from then on). */
-export async function addBatch(medicationId: number, input: BatchInput): Promise<Batch> {
-  const params = { path: { id: medicationId } };
-  return (await answer(api.POST('/api/medications/{id}/inventory/batches', { headers: callerHeaders(), params, body: input }))).data;
-}
-
-export async function updateBatch(medicationId: number, batchId: number, input: BatchInput): Promise<Batch> {
-  const params = { path: { id: medicationId, batchId } };
-  return (
-    await answer(api.PUT('/api/medications/{id}/inventory/batches/{batchId}', { headers: callerHeaders(), params, body: input }))
-  ).data;
-}
-
-export async function deleteBatch(medicationId: number, batchId: number): Promise<void> {
-  const params = { path: { id: medicationId, batchId } };
-  await done(api.DELETE('/api/medications/{id}/inventory/batches/{batchId}', { headers: callerHeaders(), params }));
-}

@@ -1,17 +1,49 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { startTransition, useCallback, useEffect, useLayoutEffect, useMemo, useReducer, type ReactNode } from 'react';
-import * as api from '../api';
-import type { User } from '../api';
-import { linkOidcIdentity } from '../api/oidc';
+import { ApiError, setUnauthorizedHandler } from '../api/client';
+import { exchangeOidcCode, getMe, isProxyRefusal, logout, proxySession, refreshToken, register } from '../api/auth';
+import {
+  clearSession,
+  getStoredToken,
+  signedInByProxy,
+  storeProxySession,
+  storeSession,
+  storeToken,
+  storeUser,
+} from '../api/session';
+import type { AuthSession, User } from '../api/types';
 import { parseUser } from '../api/auth';
 import { getStoredUserJson } from '../api/session';
 import { signInProvidersQuery } from '../queries/providers';
 import { AuthContext, type AuthContextValue } from './AuthContext';
 import { authReducer, initialAuthState } from './authReducer';
-import { signInWithCode, signInWithPasskey, signInWithPassword } from './loginFlow';
+import { signInWithCode, signInWithPassword } from './loginFlow';
+
+/**
+ * The API calls the session makes, by name: imported one by one (not the whole `api`
+ * namespace), so the first download carries only these.
+ */
+const api = {
+  ApiError,
+  clearSession,
+  exchangeOidcCode,
+  getMe,
+  getStoredToken,
+  isProxyRefusal,
+  logout,
+  proxySession,
+  refreshToken,
+  register,
+  setUnauthorizedHandler,
+  signedInByProxy,
+  storeProxySession,
+  storeSession,
+  storeToken,
+  storeUser,
+};
 
 /** One exchange per code (it works once), however often the sign-in page mounts. */
-const oidcExchanges = new Map<string, Promise<api.AuthSession>>();
+const oidcExchanges = new Map<string, Promise<AuthSession>>();
 
 function messageOf(error: unknown, fallback: string): string {
   return error instanceof Error && error.message !== '' ? error.message : fallback;
@@ -140,6 +172,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   }, []);
 
   const loginWithPasskey = useCallback(async (after?: { email: string; password: string }) => {
+    const { signInWithPasskey } = await import('./passkeySignIn');
     const { user, token } = await signInWithPasskey(after);
     api.storeSession(token, user);
     dispatch({ type: 'AUTH_SUCCESS', user, token });
@@ -158,6 +191,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   }, []);
 
   const loginWithOidcLink = useCallback(async (link: string, password: string, code?: string) => {
+    const { linkOidcIdentity } = await import('../api/oidc');
     const { user, token } = await linkOidcIdentity(link, password, code);
     api.storeSession(token, user);
     dispatch({ type: 'AUTH_SUCCESS', user, token });

@@ -1,6 +1,9 @@
-import * as api from '../api';
-import type { AuthSession, TwoFactorMethod } from '../api';
-import { getPasskey } from './webauthn';
+import { login, requiresEmailVerification, twoFactorChallenge } from '../api/auth';
+import { checkLoginRequirements } from '../api/twoFactor';
+import type { AuthSession, TwoFactorMethod } from '../api/types';
+
+/** The calls of the password step, by name (not the whole `api` namespace: see AuthProvider). */
+const api = { checkLoginRequirements, login, requiresEmailVerification, twoFactorChallenge };
 
 /** Where a sign-in failed, so the screen can pick the right fallback text (spec §8). */
 export type LoginStage = 'requirements' | 'login' | 'code';
@@ -64,19 +67,6 @@ export async function signInWithCode(email: string, password: string, code: stri
   } catch (error) {
     throw new LoginFailure('code', error, 'OTP verification failed');
   }
-}
-
-/**
- * A passkey's sign-in: the server's options, the browser's passkey, a session. After the
- * password (`after`), the passkey is the second factor; alone, it is the whole sign-in (the
- * authenticator names the account). Rejects with a PasskeyCeremonyError when the browser
- * gave no passkey, else with the server's refusal.
- */
-export async function signInWithPasskey(after?: { email: string; password: string }): Promise<AuthSession> {
-  const { ceremony, publicKey } = await api.passkeySignInOptions();
-  const credential = await getPasskey(publicKey);
-  if (after) return api.login(after.email, after.password, undefined, { ceremony, credential });
-  return api.loginWithPasskey({ ceremony, credential });
 }
 
 // ---- What the login screen shows ----

@@ -1,6 +1,6 @@
 import type { TFunction } from 'i18next';
 import { errorText } from '../i18n/messages';
-import { PasskeyCeremonyError } from './webauthn';
+import { PasskeyCeremonyError } from './passkeyCeremonyError';
 
 /** What to tell when a passkey ceremony failed: the browser's reason, or the server's refusal. */
 export function passkeyErrorText(t: TFunction, error: unknown, fallbackKey: string): string {

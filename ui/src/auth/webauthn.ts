@@ -2,26 +2,9 @@
 // unpadded base64url) become the ArrayBuffers navigator.credentials wants, and its answer
 // becomes JSON again. What the browser refuses is told apart, so the screens can say it.
 
-/** Why the browser gave no passkey. */
-export type PasskeyProblem =
-  /** The person cancelled, or no authenticator answered in time (NotAllowedError). */
-  | 'cancelled'
-  /** This browser (or this address: passkeys need HTTPS) cannot use passkeys. */
-  | 'unsupported'
-  /** The authenticator already holds one of the account's passkeys (InvalidStateError). */
-  | 'exists'
-  /** Anything else the browser refused. */
-  | 'failed';
+import { PasskeyCeremonyError, type PasskeyProblem } from './passkeyCeremonyError';
 
-export class PasskeyCeremonyError extends Error {
-  readonly problem: PasskeyProblem;
-
-  constructor(problem: PasskeyProblem, cause?: unknown) {
-    super(`passkey ceremony: ${problem}`, { cause });
-    this.name = 'PasskeyCeremonyError';
-    this.problem = problem;
-  }
-}
+export { PasskeyCeremonyError, type PasskeyProblem } from './passkeyCeremonyError';
 
 type Json = Record<string, unknown>;
 

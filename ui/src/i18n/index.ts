@@ -19,6 +19,9 @@ const NAMESPACE_FOLDERS = {
   notifyPrefs: 'notifyPrefs',
   data: 'data',
   circle: 'circle',
+  // Settings → Security's cards of passkeys, API tokens and linked sign-ins: with Settings,
+  // not in the shell every first screen downloads.
+  security: 'security',
 } as const;
 
 export type Namespace = keyof typeof NAMESPACE_FOLDERS;
@@ -35,6 +38,7 @@ const LOADERS = import.meta.glob<ResourceKey>(
     './notifyPrefs/*.json',
     './data/*.json',
     './circle/*.json',
+    './security/*.json',
   ],
   { import: 'default' },
 );

@@ -10,23 +10,18 @@ import {
   type UseQueryResult,
 } from '@tanstack/react-query';
 import {
-  addBatch,
   adjustInventory,
-  deleteBatch,
   createMedication,
   deleteMedication,
   getInventory,
   getLedger,
   getTodaySchedule,
-  listBatches,
   listMedications,
   logDose,
   saveInventory,
-  updateBatch,
   updateMedication,
-  markRefillOrdered,
 } from '../api/medications';
-import type { BatchInput, DoseInput, InventoryInput, Medication, MedicationInput } from '../api/medicationTypes';
+import type { DoseInput, InventoryInput, Medication, MedicationInput } from '../api/medicationTypes';
 import type { Person } from '../api/peopleTypes';
 import { doseRecorded, medicationChanged, stockChanged, stockRefused } from './invalidate';
 import { queryKeys } from './keys';
@@ -105,7 +100,7 @@ function listShows(client: QueryClient, scope: number | 'all', medication: Medic
 }
 
 /** Puts a medication the server answered into the cached lists, so it shows before the refetch. */
-function putInLists(client: QueryClient, medication: Medication): void {
+export function putInLists(client: QueryClient, medication: Medication): void {
   updateLists(client, (list, scope) => {
     if (list.some((m) => m.id === medication.id)) return list.map((m) => (m.id === medication.id ? medication : m));
     return listShows(client, scope, medication) ? [...list, medication] : list;
@@ -146,16 +141,6 @@ export function useUpdateMedication() {
   });
 }
 
-export function useMarkRefillOrdered() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: (id: number) => markRefillOrdered(id),
-    onSuccess: (medication) => {
-      putInLists(client, medication);
-      medicationChanged(client, medication.id);
-    },
-  });
-}
 
 export function useDeleteMedication() {
   const client = useQueryClient();
@@ -195,32 +180,3 @@ export function useAdjustInventory(medicationId: number) {
   });
 }
 
-/** A medication's stock batches. */
-export function useBatchesQuery(medicationId: number) {
-  return useQuery({
-    queryKey: queryKeys.batches(medicationId),
-    queryFn: ({ signal }) => listBatches(medicationId, signal),
-  });
-}
-
-/** A batch changed: the batches, the stock and every list that shows it are asked again. */
-function batchesChanged(client: QueryClient, medicationId: number) {
-  void client.invalidateQueries({ queryKey: [...queryKeys.medications, medicationId] });
-  void client.invalidateQueries({ queryKey: queryKeys.medicationList });
-  void client.invalidateQueries({ queryKey: queryKeys.today });
-  stockChanged(client, medicationId);
-}
-
-/** Adds (no `batchId`), changes or deletes (`remove`) one of the medication's batches. */
-export function useBatchMutation(medicationId: number) {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: async ({ batchId, input, remove }: { batchId?: number; input?: BatchInput; remove?: boolean }): Promise<void> => {
-      if (batchId === undefined) await addBatch(medicationId, input ?? {});
-      else if (remove) await deleteBatch(medicationId, batchId);
-      else await updateBatch(medicationId, batchId, input ?? {});
-    },
-    onSuccess: () => batchesChanged(client, medicationId),
-    onError: () => stockRefused(client, medicationId),
-  });
-}

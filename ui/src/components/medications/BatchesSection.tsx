@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import type { Batch, BatchInput } from '../../api/medicationTypes';
 import { parseAmount } from '../../medications/dosage';
 import { medsErrorText } from '../../medications/errors';
-import { useBatchMutation, useBatchesQuery } from '../../queries/medications';
+import { useBatchMutation, useBatchesQuery } from '../../queries/batches';
 import { NumberField } from '../NumberField';
 import { FormError } from './FormError';
 import { useMedsFormat } from './useMedsFormat';

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Medication } from '../../api/medicationTypes';
 import { medsErrorText } from '../../medications/errors';
-import { useMarkRefillOrdered } from '../../queries/medications';
+import { useMarkRefillOrdered } from '../../queries/prescriptions';
 import { FormError } from './FormError';
 import { useMedsFormat } from './useMedsFormat';
 

@@ -28,26 +28,26 @@ export function ApiTokensCard() {
     try {
       await revoke.mutateAsync(revoking.id);
     } catch (error) {
-      throw new Error(errorText(t, error, 'settings.security.tokens.revokeFailed', undefined, TOKEN_CODE_KEYS), {
+      throw new Error(errorText(t, error, 'security:tokens.revokeFailed', undefined, TOKEN_CODE_KEYS), {
         cause: error,
       });
     }
-    showFlash('success', t('settings.security.tokens.revoked', { name: revoking.name }));
+    showFlash('success', t('security:tokens.revoked', { name: revoking.name }));
     setRevoking(null);
   };
 
   return (
     <section className="card" aria-labelledby="api-tokens-title" data-testid="api-tokens">
-      <h3 id="api-tokens-title">{t('settings.security.tokens.heading')}</h3>
-      <p className="card-text">{t('settings.security.tokens.hint')}</p>
+      <h3 id="api-tokens-title">{t('security:tokens.heading')}</h3>
+      <p className="card-text">{t('security:tokens.hint')}</p>
       <FlashMessage flash={flash} />
       {query.isPending && <p className="muted">{t('common.loading')}</p>}
       {query.isError && (
         <p className="form-error" role="alert">
-          {errorText(t, query.error, 'settings.security.tokens.loadFailed', undefined, TOKEN_CODE_KEYS)}
+          {errorText(t, query.error, 'security:tokens.loadFailed', undefined, TOKEN_CODE_KEYS)}
         </p>
       )}
-      {tokens?.length === 0 && <p className="muted">{t('settings.security.tokens.none')}</p>}
+      {tokens?.length === 0 && <p className="muted">{t('security:tokens.none')}</p>}
       {tokens && tokens.length > 0 && (
         <ul className="channel-list" data-testid="api-token-list">
           {tokens.map((token) => (
@@ -57,20 +57,20 @@ export function ApiTokensCard() {
       )}
       <div className="button-row">
         <button type="button" className="button button-secondary" onClick={() => setCreating(true)} disabled={!tokens}>
-          {t('settings.security.tokens.create')}
+          {t('security:tokens.create')}
         </button>
       </div>
 
       {creating && <CreateApiTokenDialog onClose={() => setCreating(false)} />}
       {revoking && (
         <ConfirmDialog
-          title={t('settings.security.tokens.revokeTitle')}
-          confirmLabel={t('settings.security.tokens.revoke')}
-          busyLabel={t('settings.security.tokens.revoking')}
+          title={t('security:tokens.revokeTitle')}
+          confirmLabel={t('security:tokens.revoke')}
+          busyLabel={t('security:tokens.revoking')}
           onConfirm={confirmRevoke}
           onClose={() => setRevoking(null)}
         >
-          <p>{t('settings.security.tokens.revokeText', { name: revoking.name })}</p>
+          <p>{t('security:tokens.revokeText', { name: revoking.name })}</p>
         </ConfirmDialog>
       )}
     </section>
@@ -82,28 +82,28 @@ function TokenRow({ token, onRevoke }: { token: ApiToken; onRevoke: () => void }
   const format = useMedsFormat();
   const people = token.people
     ? token.people.map((person) => person.name).join(', ')
-    : t('settings.security.tokens.everyone');
+    : t('security:tokens.everyone');
   return (
     <li className="channel-row" data-testid="api-token-row">
       <div className="channel-heading">
         <h4 className="channel-name">{token.name}</h4>
         <span className="badge badge-neutral" data-testid="api-token-scope">
-          {t(`settings.security.tokens.scopes.${token.scope}.name`)}
+          {t(`security:tokens.scopes.${token.scope}.name`)}
         </span>
       </div>
       <dl className="token-facts">
-        <dt>{t('settings.security.tokens.people')}</dt>
+        <dt>{t('security:tokens.people')}</dt>
         <dd>{people}</dd>
-        <dt>{t('settings.security.tokens.created')}</dt>
+        <dt>{t('security:tokens.created')}</dt>
         <dd>{format.dateTime(token.created_at)}</dd>
-        <dt>{t('settings.security.tokens.lastUsed')}</dt>
-        <dd>{token.last_used_at ? format.dateTime(token.last_used_at) : t('settings.security.tokens.neverUsed')}</dd>
-        <dt>{t('settings.security.tokens.expires')}</dt>
-        <dd>{token.expires_at ? format.dateTime(token.expires_at) : t('settings.security.tokens.neverExpires')}</dd>
+        <dt>{t('security:tokens.lastUsed')}</dt>
+        <dd>{token.last_used_at ? format.dateTime(token.last_used_at) : t('security:tokens.neverUsed')}</dd>
+        <dt>{t('security:tokens.expires')}</dt>
+        <dd>{token.expires_at ? format.dateTime(token.expires_at) : t('security:tokens.neverExpires')}</dd>
       </dl>
       <div className="button-row">
         <button type="button" className="button button-secondary button-small" onClick={onRevoke}>
-          {t('settings.security.tokens.revoke')}
+          {t('security:tokens.revoke')}
         </button>
       </div>
     </li>

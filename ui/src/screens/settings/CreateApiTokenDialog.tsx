@@ -40,8 +40,8 @@ function TokenForm({ onClose, onCreated }: { onClose: () => void; onCreated: (to
   const busy = create.isPending;
 
   const problem = (): string | null => {
-    if (name.trim() === '') return t('settings.security.tokens.nameNeeded');
-    if (limited && personIds.length === 0) return t('settings.security.tokens.peopleNeeded');
+    if (name.trim() === '') return t('security:tokens.nameNeeded');
+    if (limited && personIds.length === 0) return t('security:tokens.peopleNeeded');
     if (days.trim() !== '') {
       const value = Number(days);
       if (!Number.isInteger(value) || value < TOKEN_EXPIRY_MIN_DAYS || value > TOKEN_EXPIRY_MAX_DAYS) {
@@ -52,7 +52,7 @@ function TokenForm({ onClose, onCreated }: { onClose: () => void; onCreated: (to
   };
   const reason = problem();
   const error = create.error
-    ? errorText(t, create.error, 'settings.security.tokens.createFailed', undefined, TOKEN_CODE_KEYS)
+    ? errorText(t, create.error, 'security:tokens.createFailed', undefined, TOKEN_CODE_KEYS)
     : null;
 
   const submit = (event: SubmitEvent<HTMLFormElement>) => {
@@ -71,14 +71,14 @@ function TokenForm({ onClose, onCreated }: { onClose: () => void; onCreated: (to
 
   return (
     <Dialog
-      title={t('settings.security.tokens.createTitle')}
+      title={t('security:tokens.createTitle')}
       onClose={busy ? undefined : onClose}
       actions={
         <FormDialogActions
           formId={FORM_ID}
           busy={busy}
-          submitLabel={t('settings.security.tokens.createSubmit')}
-          busyLabel={t('settings.security.tokens.creating')}
+          submitLabel={t('security:tokens.createSubmit')}
+          busyLabel={t('security:tokens.creating')}
           disabledReason={reason}
           onCancel={onClose}
         />
@@ -91,7 +91,7 @@ function TokenForm({ onClose, onCreated }: { onClose: () => void; onCreated: (to
           </p>
         )}
         <div className="field">
-          <label htmlFor="api-token-name">{t('settings.security.tokens.name')}</label>
+          <label htmlFor="api-token-name">{t('security:tokens.name')}</label>
           <input
             id="api-token-name"
             type="text"
@@ -103,11 +103,11 @@ function TokenForm({ onClose, onCreated }: { onClose: () => void; onCreated: (to
             data-autofocus
           />
           <span id="api-token-name-hint" className="field-hint">
-            {t('settings.security.tokens.nameHint')}
+            {t('security:tokens.nameHint')}
           </span>
         </div>
         <fieldset className="choice-group">
-          <legend>{t('settings.security.tokens.scope')}</legend>
+          <legend>{t('security:tokens.scope')}</legend>
           {SCOPES.map((option) => (
             <label key={option} className="choice">
               <input
@@ -118,21 +118,21 @@ function TokenForm({ onClose, onCreated }: { onClose: () => void; onCreated: (to
                 onChange={() => setScope(option)}
               />
               <span>
-                {t(`settings.security.tokens.scopes.${option}.name`)}
-                <span className="field-hint"> {t(`settings.security.tokens.scopes.${option}.hint`)}</span>
+                {t(`security:tokens.scopes.${option}.name`)}
+                <span className="field-hint"> {t(`security:tokens.scopes.${option}.hint`)}</span>
               </span>
             </label>
           ))}
         </fieldset>
         <fieldset className="choice-group">
-          <legend>{t('settings.security.tokens.people')}</legend>
+          <legend>{t('security:tokens.people')}</legend>
           <label className="choice">
             <input type="radio" name="api-token-people" checked={!limited} onChange={() => setLimited(false)} />
-            <span>{t('settings.security.tokens.everyoneHint')}</span>
+            <span>{t('security:tokens.everyoneHint')}</span>
           </label>
           <label className="choice">
             <input type="radio" name="api-token-people" checked={limited} onChange={() => setLimited(true)} />
-            <span>{t('settings.security.tokens.onlySome')}</span>
+            <span>{t('security:tokens.onlySome')}</span>
           </label>
           {limited &&
             own.map((person) => (
@@ -152,13 +152,13 @@ function TokenForm({ onClose, onCreated }: { onClose: () => void; onCreated: (to
         </fieldset>
         <NumberField
           id="api-token-days"
-          label={t('settings.security.tokens.expiresIn')}
+          label={t('security:tokens.expiresIn')}
           kind="count"
           min={TOKEN_EXPIRY_MIN_DAYS}
           max={TOKEN_EXPIRY_MAX_DAYS}
           value={days}
           onChange={setDays}
-          hint={t('settings.security.tokens.expiresHint', { max: TOKEN_EXPIRY_MAX_DAYS })}
+          hint={t('security:tokens.expiresHint', { max: TOKEN_EXPIRY_MAX_DAYS })}
         />
       </form>
     </Dialog>
@@ -169,18 +169,18 @@ function NewTokenShown({ token, onClose }: { token: CreatedApiToken; onClose: ()
   const { t } = useTranslation();
   return (
     <Dialog
-      title={t('settings.security.tokens.createdTitle', { name: token.name })}
+      title={t('security:tokens.createdTitle', { name: token.name })}
       actions={
         <button type="button" className="button button-primary" onClick={onClose}>
-          {t('settings.security.tokens.done')}
+          {t('security:tokens.done')}
         </button>
       }
     >
       <p className="form-warning" role="status">
-        {t('settings.security.tokens.onceOnly')}
+        {t('security:tokens.onceOnly')}
       </p>
       <div className="field">
-        <label htmlFor="api-token-secret">{t('settings.security.tokens.secret')}</label>
+        <label htmlFor="api-token-secret">{t('security:tokens.secret')}</label>
         <input
           id="api-token-secret"
           readOnly
@@ -189,9 +189,9 @@ function NewTokenShown({ token, onClose }: { token: CreatedApiToken; onClose: ()
           data-testid="api-token-secret"
           data-autofocus
         />
-        <span className="field-hint">{t('settings.security.tokens.usage')}</span>
+        <span className="field-hint">{t('security:tokens.usage')}</span>
       </div>
-      <CopyButton text={token.token} label={t('settings.security.tokens.copy')} />
+      <CopyButton text={token.token} label={t('security:tokens.copy')} />
     </Dialog>
   );
 }

@@ -32,23 +32,23 @@ export function LinkedSignInsCard() {
     try {
       await unlink.mutateAsync(unlinking.id);
     } catch (error) {
-      throw new Error(errorText(t, error, 'settings.security.identities.unlinkFailed'), { cause: error });
+      throw new Error(errorText(t, error, 'security:identities.unlinkFailed'), { cause: error });
     }
-    showFlash('success', t('settings.security.identities.unlinked', { provider: labelOf(unlinking) }));
+    showFlash('success', t('security:identities.unlinked', { provider: labelOf(unlinking) }));
     setUnlinking(null);
   };
 
   return (
     <section className="card" aria-labelledby="linked-sign-ins-title" data-testid="linked-sign-ins">
-      <h3 id="linked-sign-ins-title">{t('settings.security.identities.heading')}</h3>
-      <p className="card-text">{t('settings.security.identities.hint')}</p>
+      <h3 id="linked-sign-ins-title">{t('security:identities.heading')}</h3>
+      <p className="card-text">{t('security:identities.hint')}</p>
       <FlashMessage flash={flash} />
       {query.isError && (
         <p className="form-error" role="alert">
-          {errorText(t, query.error, 'settings.security.identities.loadFailed')}
+          {errorText(t, query.error, 'security:identities.loadFailed')}
         </p>
       )}
-      {identities?.length === 0 && <p className="muted">{t('settings.security.identities.none')}</p>}
+      {identities?.length === 0 && <p className="muted">{t('security:identities.none')}</p>}
       {identities && identities.length > 0 && (
         <ul className="channel-list">
           {identities.map((identity) => (
@@ -57,17 +57,17 @@ export function LinkedSignInsCard() {
                 <h4 className="channel-name">{labelOf(identity)}</h4>
               </div>
               <dl className="token-facts">
-                <dt>{t('settings.security.identities.provider')}</dt>
+                <dt>{t('security:identities.provider')}</dt>
                 <dd className="mono">{identity.issuer}</dd>
-                <dt>{t('settings.security.identities.email')}</dt>
+                <dt>{t('security:identities.email')}</dt>
                 <dd>{identity.email ?? '—'}</dd>
-                <dt>{t('settings.security.identities.linked')}</dt>
+                <dt>{t('security:identities.linked')}</dt>
                 <dd>{format.dateTime(identity.linked_at)}</dd>
-                <dt>{t('settings.security.identities.lastUsed')}</dt>
+                <dt>{t('security:identities.lastUsed')}</dt>
                 <dd>
                   {identity.last_used_at
                     ? format.dateTime(identity.last_used_at)
-                    : t('settings.security.identities.neverUsed')}
+                    : t('security:identities.neverUsed')}
                 </dd>
               </dl>
               <div className="button-row">
@@ -76,7 +76,7 @@ export function LinkedSignInsCard() {
                   className="button button-secondary button-small"
                   onClick={() => setUnlinking(identity)}
                 >
-                  {t('settings.security.identities.unlink')}
+                  {t('security:identities.unlink')}
                 </button>
               </div>
             </li>
@@ -86,14 +86,14 @@ export function LinkedSignInsCard() {
 
       {unlinking && (
         <ConfirmDialog
-          title={t('settings.security.identities.unlinkTitle')}
-          confirmLabel={t('settings.security.identities.unlink')}
-          busyLabel={t('settings.security.identities.unlinking')}
+          title={t('security:identities.unlinkTitle')}
+          confirmLabel={t('security:identities.unlink')}
+          busyLabel={t('security:identities.unlinking')}
           onConfirm={confirmUnlink}
           onClose={() => setUnlinking(null)}
         >
           <p>
-            {t('settings.security.identities.unlinkText', {
+            {t('security:identities.unlinkText', {
               provider: labelOf(unlinking),
               email: unlinking.email ?? unlinking.issuer,
             })}

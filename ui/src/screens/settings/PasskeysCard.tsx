@@ -38,24 +38,24 @@ export function PasskeysCard() {
     try {
       await remove.mutateAsync(deleting.id);
     } catch (error) {
-      throw new Error(errorText(t, error, 'settings.security.passkeys.deleteFailed'), { cause: error });
+      throw new Error(errorText(t, error, 'security:passkeys.deleteFailed'), { cause: error });
     }
-    showFlash('success', t('settings.security.passkeys.deleted', { name: deleting.name }));
+    showFlash('success', t('security:passkeys.deleted', { name: deleting.name }));
     setDeleting(null);
   };
 
   return (
     <section className="card" aria-labelledby="passkeys-title" data-testid="passkeys">
-      <h3 id="passkeys-title">{t('settings.security.passkeys.heading')}</h3>
-      <p className="card-text">{t('settings.security.passkeys.hint')}</p>
+      <h3 id="passkeys-title">{t('security:passkeys.heading')}</h3>
+      <p className="card-text">{t('security:passkeys.hint')}</p>
       <FlashMessage flash={flash} />
       {(providers.isPending || (offered && query.isPending)) && <p className="muted">{t('common.loading')}</p>}
       {offered && query.isError && (
         <p className="form-error" role="alert">
-          {errorText(t, query.error, 'settings.security.passkeys.loadFailed')}
+          {errorText(t, query.error, 'security:passkeys.loadFailed')}
         </p>
       )}
-      {passkeys?.length === 0 && <p className="muted">{t('settings.security.passkeys.none')}</p>}
+      {passkeys?.length === 0 && <p className="muted">{t('security:passkeys.none')}</p>}
       {passkeys && passkeys.length > 0 && (
         <ul className="channel-list" data-testid="passkey-list">
           {passkeys.map((passkey) => (
@@ -80,7 +80,7 @@ export function PasskeysCard() {
             }}
             disabled={!passkeys}
           >
-            {t('settings.security.passkeys.add')}
+            {t('security:passkeys.add')}
           </button>
         </div>
       )}
@@ -90,19 +90,19 @@ export function PasskeysCard() {
           onClose={() => setAdding(false)}
           onAdded={(passkey) => {
             setAdding(false);
-            showFlash('success', t('settings.security.passkeys.added', { name: passkey.name }));
+            showFlash('success', t('security:passkeys.added', { name: passkey.name }));
           }}
         />
       )}
       {deleting && (
         <ConfirmDialog
-          title={t('settings.security.passkeys.deleteTitle')}
-          confirmLabel={t('settings.security.passkeys.delete')}
-          busyLabel={t('settings.security.passkeys.deleting')}
+          title={t('security:passkeys.deleteTitle')}
+          confirmLabel={t('security:passkeys.delete')}
+          busyLabel={t('security:passkeys.deleting')}
           onConfirm={confirmDelete}
           onClose={() => setDeleting(null)}
         >
-          <p>{t('settings.security.passkeys.deleteText', { name: deleting.name })}</p>
+          <p>{t('security:passkeys.deleteText', { name: deleting.name })}</p>
         </ConfirmDialog>
       )}
     </section>
@@ -118,14 +118,14 @@ function PasskeyRow({ passkey, onDelete }: { passkey: Passkey; onDelete: () => v
         <h4 className="channel-name">{passkey.name}</h4>
       </div>
       <dl className="token-facts">
-        <dt>{t('settings.security.passkeys.created')}</dt>
+        <dt>{t('security:passkeys.created')}</dt>
         <dd>{format.dateTime(passkey.created_at)}</dd>
-        <dt>{t('settings.security.passkeys.lastUsed')}</dt>
-        <dd>{passkey.last_used_at ? format.dateTime(passkey.last_used_at) : t('settings.security.passkeys.neverUsed')}</dd>
+        <dt>{t('security:passkeys.lastUsed')}</dt>
+        <dd>{passkey.last_used_at ? format.dateTime(passkey.last_used_at) : t('security:passkeys.neverUsed')}</dd>
       </dl>
       <div className="button-row">
         <button type="button" className="button button-secondary button-small" onClick={onDelete}>
-          {t('settings.security.passkeys.delete')}
+          {t('security:passkeys.delete')}
         </button>
       </div>
     </li>
@@ -145,7 +145,7 @@ function AddPasskeyDialog({ onClose, onAdded }: { onClose: () => void; onAdded: 
   const add = useAddPasskey();
   const busy = add.isPending;
   const reason = name.trim() === '' ? t('server.passkeyNameRequired') : null;
-  const error = add.error ? passkeyErrorText(t, add.error, 'settings.security.passkeys.addFailed') : null;
+  const error = add.error ? passkeyErrorText(t, add.error, 'security:passkeys.addFailed') : null;
 
   const submit = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -155,14 +155,14 @@ function AddPasskeyDialog({ onClose, onAdded }: { onClose: () => void; onAdded: 
 
   return (
     <Dialog
-      title={t('settings.security.passkeys.addTitle')}
+      title={t('security:passkeys.addTitle')}
       onClose={busy ? undefined : onClose}
       actions={
         <FormDialogActions
           formId={FORM_ID}
           busy={busy}
-          submitLabel={t('settings.security.passkeys.addSubmit')}
-          busyLabel={t('settings.security.passkeys.waiting')}
+          submitLabel={t('security:passkeys.addSubmit')}
+          busyLabel={t('security:passkeys.waiting')}
           disabledReason={reason}
           onCancel={onClose}
         />
@@ -175,7 +175,7 @@ function AddPasskeyDialog({ onClose, onAdded }: { onClose: () => void; onAdded: 
           </p>
         )}
         <div className="field">
-          <label htmlFor="passkey-name">{t('settings.security.passkeys.name')}</label>
+          <label htmlFor="passkey-name">{t('security:passkeys.name')}</label>
           <input
             id="passkey-name"
             type="text"
@@ -187,11 +187,11 @@ function AddPasskeyDialog({ onClose, onAdded }: { onClose: () => void; onAdded: 
             data-autofocus
           />
           <span id="passkey-name-hint" className="field-hint">
-            {t('settings.security.passkeys.nameHint')}
+            {t('security:passkeys.nameHint')}
           </span>
         </div>
         <div className="field">
-          <label htmlFor="passkey-password">{t('settings.security.passkeys.password')}</label>
+          <label htmlFor="passkey-password">{t('security:passkeys.password')}</label>
           <input
             id="passkey-password"
             type="password"
@@ -201,7 +201,7 @@ function AddPasskeyDialog({ onClose, onAdded }: { onClose: () => void; onAdded: 
             aria-describedby="passkey-password-hint"
           />
           <span id="passkey-password-hint" className="field-hint">
-            {t('settings.security.passkeys.passwordHint')}
+            {t('security:passkeys.passwordHint')}
           </span>
         </div>
       </form>
