@@ -1,4 +1,4 @@
-import { Suspense, useEffect, useRef, useState } from 'react';
+import { Suspense, useLayoutEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Outlet, useLocation } from 'react-router-dom';
 import { PersonScopeProvider } from '../people/PersonScopeProvider';
@@ -31,7 +31,9 @@ export function AppShell() {
 
   const closeDrawer = () => setOpenedOn(null);
 
-  useEffect(() => {
+  // Before the drawer is painted (Preact runs effects a frame later): an Escape pressed as soon
+  // as it shows closes it, and the focus is in it from the start.
+  useLayoutEffect(() => {
     if (!drawerOpen) return;
     closeButtonRef.current?.focus();
     const onKeyDown = (event: KeyboardEvent) => {
