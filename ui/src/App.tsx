@@ -63,7 +63,10 @@ const PrivacyPolicyScreen = routeScreen(() => import('./screens/PrivacyPolicyScr
 const InvitationScreen = routeScreen(() => import('./screens/InvitationScreen').then((m) => m.InvitationScreen), MEDS);
 const TakeDoseRoute = routeScreen(() => import('./screens/TakeDoseRoute').then((m) => m.TakeDoseRoute), [...MEDS, 'notify']);
 const SignedInLayout = routeScreen(() => import('./screens/SignedInLayout').then((m) => m.SignedInLayout), MEDS);
-const MedicationsScreen = routeScreen(() => import('./screens/MedicationsScreen').then((m) => m.MedicationsScreen), REMINDERS);
+const MedicationsScreen = routeScreen(() => import('./screens/MedicationsScreen').then((m) => m.MedicationsScreen), [
+  ...REMINDERS,
+  'prescriptions',
+]);
 // Today's one preferences dialog fetches its own texts (components/medications/DeliveryWarning).
 const TodayScreen = routeScreen(() => import('./screens/TodayScreen').then((m) => m.TodayScreen), [...MEDS, 'notify']);
 const NotificationsScreen = routeScreen(() => import('./screens/NotificationsScreen').then((m) => m.NotificationsScreen), REMINDERS);

@@ -22,6 +22,9 @@ const NAMESPACE_FOLDERS = {
   // Settings → Security's cards of passkeys, API tokens and linked sign-ins: with Settings,
   // not in the shell every first screen downloads.
   security: 'security',
+  // A medication's prescription (its form section and its card's line): with the Medications
+  // screen, not with Today.
+  prescriptions: 'prescriptions',
 } as const;
 
 export type Namespace = keyof typeof NAMESPACE_FOLDERS;
@@ -39,6 +42,7 @@ const LOADERS = import.meta.glob<ResourceKey>(
     './data/*.json',
     './circle/*.json',
     './security/*.json',
+    './prescriptions/*.json',
   ],
   { import: 'default' },
 );

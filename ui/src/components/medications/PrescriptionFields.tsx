@@ -12,13 +12,13 @@ interface PrescriptionFieldsProps {
  * when it was written and expires, the refills, and how many days ahead to order one.
  */
 export function PrescriptionFields({ idPrefix, form, onChange }: PrescriptionFieldsProps) {
-  const { t } = useTranslation('meds');
+  const { t } = useTranslation(['meds', 'prescriptions']);
   const id = (name: string) => `${idPrefix}-prescription-${name}`;
   const change = (changes: Partial<PrescriptionForm>) => onChange({ ...form, ...changes });
   type TextName = 'prescriber' | 'pharmacyName' | 'pharmacyPhone' | 'pharmacyUrl' | 'prescribedOn' | 'expiresOn';
   const text = (name: TextName, type: 'text' | 'tel' | 'url' | 'date', maxLength?: number) => (
     <div className="field">
-      <label htmlFor={id(name)}>{t(`prescription.${name}`)}</label>
+      <label htmlFor={id(name)}>{t(`prescriptions:prescription.${name}`)}</label>
       <input
         id={id(name)}
         type={type}
@@ -30,7 +30,7 @@ export function PrescriptionFields({ idPrefix, form, onChange }: PrescriptionFie
   );
   const count = (name: 'refillsAuthorised' | 'refillsLeft' | 'orderDaysBefore', min: number, max: number) => (
     <div className="field">
-      <label htmlFor={id(name)}>{t(`prescription.${name}`)}</label>
+      <label htmlFor={id(name)}>{t(`prescriptions:prescription.${name}`)}</label>
       <input
         id={id(name)}
         type="number"
@@ -49,9 +49,9 @@ export function PrescriptionFields({ idPrefix, form, onChange }: PrescriptionFie
       <label className="switch-row">
         <span className="switch-text">
           <span className="switch-label" id={id('title')}>
-            {t('prescription.title')}
+            {t('prescriptions:prescription.title')}
           </span>
-          <span className="field-hint">{t('prescription.hint')}</span>
+          <span className="field-hint">{t('prescriptions:prescription.hint')}</span>
         </span>
         <input
           type="checkbox"

@@ -12,7 +12,7 @@ import { useMedsFormat } from './useMedsFormat';
  * when and why, with "Mark as ordered" for those who may log doses.
  */
 export function PrescriptionLine({ medication, canOrder }: { medication: Medication; canOrder: boolean }) {
-  const { t } = useTranslation('meds');
+  const { t } = useTranslation(['meds', 'prescriptions']);
   const format = useMedsFormat();
   const mark = useMarkRefillOrdered();
   const [error, setError] = useState<string | null>(null);
@@ -20,9 +20,9 @@ export function PrescriptionLine({ medication, canOrder }: { medication: Medicat
   if (!p) return null;
   const need = p.refill;
   const facts = [
-    p.prescriber !== '' ? t('prescription.by', { prescriber: p.prescriber }) : null,
-    p.refills_left !== null ? t('prescription.refillsLeftCount', { count: p.refills_left }) : null,
-    p.expires_on ? t('prescription.expires', { date: format.plainDate(p.expires_on) }) : null,
+    p.prescriber !== '' ? t('prescriptions:prescription.by', { prescriber: p.prescriber }) : null,
+    p.refills_left !== null ? t('prescriptions:prescription.refillsLeftCount', { count: p.refills_left }) : null,
+    p.expires_on ? t('prescriptions:prescription.expires', { date: format.plainDate(p.expires_on) }) : null,
   ].filter((fact): fact is string => fact !== null);
 
   const order = async () => {
@@ -50,7 +50,7 @@ export function PrescriptionLine({ medication, canOrder }: { medication: Medicat
             <>
               {' '}
               <a href={p.pharmacy_url} target="_blank" rel="noopener noreferrer">
-                {t('prescription.orderOnline')}
+                {t('prescriptions:prescription.orderOnline')}
               </a>
             </>
           )}
@@ -60,11 +60,11 @@ export function PrescriptionLine({ medication, canOrder }: { medication: Medicat
         <div className={need.ordered ? 'notice' : 'notice notice-warning'} role="status">
           <p>
             {need.ordered
-              ? t('prescription.ordered', { date: format.dateTime(p.ordered_at ?? '') })
-              : t(need.new_prescription_needed ? 'prescription.askNew' : 'prescription.orderRefill', {
+              ? t('prescriptions:prescription.ordered', { date: format.dateTime(p.ordered_at ?? '') })
+              : t(need.new_prescription_needed ? 'prescriptions:prescription.askNew' : 'prescriptions:prescription.orderRefill', {
                   date: format.plainDate(need.order_by),
                 })}{' '}
-            {t(need.reason === 'stock' ? 'prescription.runsOut' : 'prescription.expiresOn', {
+            {t(need.reason === 'stock' ? 'prescriptions:prescription.runsOut' : 'prescriptions:prescription.expiresOn', {
               date: format.plainDate(need.due_on),
             })}
           </p>
@@ -75,7 +75,7 @@ export function PrescriptionLine({ medication, canOrder }: { medication: Medicat
               disabled={mark.isPending}
               onClick={() => void order()}
             >
-              {t('prescription.markOrdered')}
+              {t('prescriptions:prescription.markOrdered')}
             </button>
           )}
         </div>
