@@ -639,6 +639,15 @@ pub fn get(
     view_one(conn, user_id, m, &clock, reach)
 }
 
+/// A prescription as sent (null: remove it; absent: leave it), checked.
+fn checked_prescription(
+    sent: Option<Option<PrescriptionInput>>,
+    now: DateTime<Utc>,
+) -> ServiceResult<Option<Option<Prescription>>> {
+    sent.map(|p| p.map(|p| prescriptions::checked(p, now)).transpose())
+        .transpose()
+}
+
 /// Checks what a new medication must have before anything else.
 fn check_new(input: &MedicationInput) -> ServiceResult<()> {
     if input.name.as_deref().is_none_or(|n| n.trim().is_empty()) {
@@ -670,11 +679,8 @@ pub fn create(
     .allow(Role::Manage)?;
     let user_id = person.owner_id;
     let inventory = input.inventory.take();
-    let prescription = input.prescription.take();
     // Checked before anything is written: a refused field makes no medication.
-    if let Some(Some(p)) = &prescription {
-        prescriptions::checked(0, p.clone(), None, now)?;
-    }
+    let prescription = checked_prescription(input.prescription.take(), now)?;
     let clock = UserClock::at(conn, user_id, now)?;
     let stamp = Stamp::from(now);
     let mut m = Medication {
@@ -704,7 +710,7 @@ pub fn create(
         stock::apply(conn, &m, inventory, stamp)?;
     }
     if let Some(prescription) = prescription {
-        prescriptions::apply(conn, m.id, prescription, now)?;
+        prescriptions::apply(conn, m.id, prescription)?;
     }
     planner::plan_medication(conn, user_id, &m, &clock, horizon_days)?;
     view_one(conn, user_id, m, &clock, reach)
@@ -722,10 +728,7 @@ pub fn update(
 ) -> ServiceResult<MedicationView> {
     let user_id = access.owner_id;
     let inventory = input.inventory.take();
-    let prescription = input.prescription.take();
-    if let Some(Some(p)) = &prescription {
-        prescriptions::checked(0, p.clone(), None, now)?;
-    }
+    let prescription = checked_prescription(input.prescription.take(), now)?;
     let clock = UserClock::at(conn, user_id, now)?;
     let mut m = medications::find(conn, user_id, id.0)?.ok_or_else(medication_not_found)?;
     let before = m.clone();
@@ -758,7 +761,7 @@ pub fn update(
         inv.containers.check_dose_unit(&m.unit)?;
     }
     if let Some(prescription) = prescription {
-        prescriptions::apply(conn, m.id, prescription, now)?;
+        prescriptions::apply(conn, m.id, prescription)?;
     }
     planner::plan_medication(conn, user_id, &m, &clock, horizon_days)?;
     access::audit(conn, access, "medication.updated", &m.name, now)?;

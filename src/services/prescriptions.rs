@@ -122,13 +122,9 @@ fn day(value: Option<String>, field: &str) -> ServiceResult<Option<NaiveDate>> {
         .transpose()
 }
 
-/// The prescription a medication's input describes, checked; `before` keeps its ordered mark.
-pub fn checked(
-    medication_id: i64,
-    input: PrescriptionInput,
-    before: Option<&Prescription>,
-    now: DateTime<Utc>,
-) -> ServiceResult<Prescription> {
+/// The prescription a medication's input describes, checked before anything is written (its
+/// medication and its refill's state are set when it is saved, by `apply`).
+pub fn checked(input: PrescriptionInput, now: DateTime<Utc>) -> ServiceResult<Prescription> {
     let phone = text(input.pharmacy_phone, MAX_PHONE, "The pharmacy's phone")?;
     if !phone.chars().all(|c| c.is_ascii_digit() || " +-()/.".contains(c)) {
         return Err(invalid(
@@ -168,7 +164,7 @@ pub fn checked(
         )));
     }
     Ok(Prescription {
-        medication_id,
+        medication_id: 0,
         prescriber: text(input.prescriber, MAX_TEXT, "The prescriber")?,
         pharmacy_name: text(input.pharmacy_name, MAX_TEXT, "The pharmacy's name")?,
         pharmacy_phone: phone,
@@ -178,26 +174,24 @@ pub fn checked(
         refills_authorised: input.refills_authorised.map(i64::from),
         refills_left: input.refills_left.map(i64::from),
         order_days_before: i64::from(order_days_before),
-        ordered_at: before.and_then(|b| b.ordered_at),
-        reminded_for: before.and_then(|b| b.reminded_for),
+        ordered_at: None,
+        reminded_for: None,
         updated_at: Stamp::from(now),
     })
 }
 
-/// Saves (or with `None`, removes) a medication's prescription as sent.
-pub fn apply(
-    conn: &Connection,
-    medication_id: i64,
-    input: Option<PrescriptionInput>,
-    now: DateTime<Utc>,
-) -> ServiceResult<()> {
-    match input {
+/// Saves a medication's prescription as `checked` made it (a refill marked ordered stays so),
+/// or with `None` removes it.
+pub fn apply(conn: &Connection, medication_id: i64, prescription: Option<Prescription>) -> ServiceResult<()> {
+    match prescription {
         None => {
             prescriptions::remove(conn, medication_id)?;
         }
-        Some(input) => {
+        Some(mut p) => {
             let before = prescriptions::find(conn, medication_id)?;
-            let p = checked(medication_id, input, before.as_ref(), now)?;
+            p.medication_id = medication_id;
+            p.ordered_at = before.as_ref().and_then(|b| b.ordered_at);
+            p.reminded_for = before.as_ref().and_then(|b| b.reminded_for);
             prescriptions::save(conn, &p)?;
         }
     }
@@ -320,7 +314,7 @@ mod tests {
     #[test]
     fn bad_fields_are_refused_with_what_to_change() {
         let now = Utc::now();
-        let bad = |input: PrescriptionInput| checked(1, input, None, now).unwrap_err().to_string();
+        let bad = |input: PrescriptionInput| checked(input, now).unwrap_err().to_string();
         assert!(
             bad(PrescriptionInput {
                 pharmacy_phone: Some("call me".into()),

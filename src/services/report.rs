@@ -285,12 +285,13 @@ pub fn build(
     let inventories = medications::inventories(&tx, user_id)?;
     let prescribed = prescription_store::of_user(&tx, user_id)?;
     for m in listed {
-        let prescription = prescribed.get(&m.id).map(|p| {
-            let out = inventories
-                .get(&m.id)
-                .and_then(|inv| runs_out_on(&m, inv, &clock));
-            prescriptions::view(p, out, clock.today())
-        });
+        // Once per medication: the stock's line and the prescription's refill both use it.
+        let out = inventories
+            .get(&m.id)
+            .and_then(|inv| runs_out_on(&m, inv, &clock));
+        let prescription = prescribed
+            .get(&m.id)
+            .map(|p| prescriptions::view(p, out, clock.today()));
         let inventory = inventories
             .get(&m.id)
             .filter(|inv| inv.enabled)
@@ -298,7 +299,7 @@ pub fn build(
                 current_quantity: inv.current_quantity.max(Quantity::ZERO),
                 total_unit: inv.containers.stock_unit().to_owned(),
                 stock_status: stock::status(inv.current_quantity, inv.reminder_threshold),
-                runs_out_on: runs_out_on(&m, inv, &clock).map(|d| d.to_string()),
+                runs_out_on: out.map(|d| d.to_string()),
             });
         let adherence = per_medication.get(&m.id).copied().unwrap_or_default();
         let (adherence, usage, over_limit) = if as_needed.contains(&m.id) {
