@@ -57,8 +57,8 @@ async fn a_refill_is_due_before_the_stock_runs_out_and_ordering_holds_until_stoc
     assert_eq!(medication["inventory"]["runs_out_on"], "2026-12-06");
     assert_eq!(
         p["refill"],
-        json!({ "reason": "stock", "due_on": "2026-12-06", "order_by": "2026-11-29", "ordered": false,
-                "new_prescription_needed": false }),
+        json!({ "reason": "stock", "due_on": "2026-12-06", "order_by": "2026-11-29", "late": true,
+                "ordered": false, "new_prescription_needed": false }),
         "within a week of running out"
     );
 

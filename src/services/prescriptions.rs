@@ -70,6 +70,8 @@ pub struct RefillNeed {
     /// `order_days_before` days before `due_on`: from this day on it needs ordering.
     #[schema(value_type = String, format = Date)]
     pub order_by: NaiveDate,
+    /// `order_by` has passed (in the person's time zone): it needs ordering now.
+    pub late: bool,
     /// The person marked it ordered (until stock is added).
     pub ordered: bool,
     /// No refills are left, or the prescription expires: the prescriber must write a new one.
@@ -232,6 +234,7 @@ pub fn need(p: &Prescription, runs_out_on: Option<NaiveDate>, today: NaiveDate) 
         reason,
         due_on,
         order_by: due_on - days,
+        late: due_on - days < today,
         ordered: p.ordered_at.is_some(),
         new_prescription_needed: reason == RefillReason::Expiry || p.refills_left == Some(0),
     })

@@ -125,6 +125,8 @@ export interface MedicationInput {
 export type PrescriptionInput = Schemas['PrescriptionInput'];
 /** A medication's prescription and what needs ordering. */
 export type Prescription = Schemas['PrescriptionView'];
+/** What needs ordering now, and by when. */
+export type RefillNeed = Schemas['RefillNeed'];
 
 /** A history entry; lists (GET history) also say whose dose it is by name. */
 export type HistoryEntry = Schemas['Entry'] & { person_name?: string };

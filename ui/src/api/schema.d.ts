@@ -4461,6 +4461,8 @@ export interface components {
              * @description The day the stock runs out, or the prescription expires.
              */
             due_on: string;
+            /** @description `order_by` has passed (in the person's time zone): it needs ordering now. */
+            late: boolean;
             /** @description No refills are left, or the prescription expires: the prescriber must write a new one. */
             new_prescription_needed: boolean;
             /**

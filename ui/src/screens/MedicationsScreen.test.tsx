@@ -559,29 +559,42 @@ describe('schedule rules in the medication form', () => {
       refills_left: 2,
       order_days_before: 7,
       ordered_at: null,
-      refill: { reason: 'stock', due_on: '2026-12-06', order_by: '2026-11-29', ordered: false, new_prescription_needed: false },
+      refill: { reason: 'stock', due_on: '2026-12-06', order_by: '2026-11-29', late: false, ordered: false, new_prescription_needed: false },
     };
     const listed = medicationJson({ id: 4, name: 'Metformin', prescription });
+    // Its day to order has passed: it says now, not a day gone by.
+    const expiring = medicationJson({
+      id: 5,
+      name: 'Ramipril',
+      prescription: {
+        ...prescription,
+        refill: { reason: 'expiry', due_on: '2026-12-01', order_by: '2026-11-24', late: true, ordered: false, new_prescription_needed: true },
+      },
+    });
     const ordered = medicationJson({
       id: 4,
       name: 'Metformin',
       prescription: { ...prescription, ordered_at: '2026-12-01T09:00:00Z', refill: { ...prescription.refill, ordered: true } },
     });
     const fetchMock = medsServer({
-      'GET /api/medications': () => ok([listed]),
+      'GET /api/medications': () => ok([listed, expiring]),
       'POST /api/medications/4/refill-ordered': () => ok(ordered),
     });
     renderApp('/medications');
-    const line = await screen.findByTestId('prescription-line');
+    const [line, late] = await screen.findAllByTestId('prescription-line');
+    if (!line || !late) throw new Error('two prescription lines expected');
+    expect(late.textContent).toContain('Ask for a new prescription now: the prescription expires on');
     expect(line.textContent).toContain('Prescribed by Dr. Weber · 2 refills left');
     expect(line.textContent).toContain('Order a refill by');
-    expect(line.textContent).toContain('the stock runs out on');
+    expect(line.textContent).toContain('the stock runs out around');
     expect(within(line).getByRole('link', { name: '+49 30 1234567' }).getAttribute('href')).toBe('tel:+49301234567');
     expect(within(line).getByRole('link', { name: 'Order online' }).getAttribute('href')).toBe('https://apotheke.example/order');
 
     await userEvent.click(within(line).getByRole('button', { name: 'Mark as ordered' }));
-    await waitFor(() => expect(screen.getByTestId('prescription-line').textContent).toContain('Refill ordered'));
+    await waitFor(() => expect(screen.getAllByTestId('prescription-line')[0]?.textContent).toContain('Refill ordered'));
     expect(requestsTo(fetchMock, 'POST', '/api/medications/4/refill-ordered')).toHaveLength(1);
-    expect(within(screen.getByTestId('prescription-line')).queryByRole('button', { name: 'Mark as ordered' })).toBeNull();
+    const first = screen.getAllByTestId('prescription-line')[0];
+    if (!first) throw new Error('the first prescription line is gone');
+    expect(within(first).queryByRole('button', { name: 'Mark as ordered' })).toBeNull();
   });
 });

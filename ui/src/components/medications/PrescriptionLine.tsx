@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { Medication } from '../../api/medicationTypes';
+import type { Medication, RefillNeed } from '../../api/medicationTypes';
 import { medsErrorText } from '../../medications/errors';
 import { useMarkRefillOrdered } from '../../queries/prescriptions';
 import { FormError } from './FormError';
@@ -58,16 +58,16 @@ export function PrescriptionLine({ medication, canOrder }: { medication: Medicat
       )}
       {need && (
         <div className={need.ordered ? 'notice' : 'notice notice-warning'} role="status">
-          <p>
-            {need.ordered
-              ? t('prescriptions:prescription.ordered', { date: format.dateTime(p.ordered_at ?? '') })
-              : t(need.new_prescription_needed ? 'prescriptions:prescription.askNew' : 'prescriptions:prescription.orderRefill', {
-                  date: format.plainDate(need.order_by),
-                })}{' '}
-            {t(need.reason === 'stock' ? 'prescriptions:prescription.runsOut' : 'prescriptions:prescription.expiresOn', {
-              date: format.plainDate(need.due_on),
-            })}
-          </p>
+          {need.ordered ? (
+            <p>{t('prescriptions:prescription.ordered', { date: format.dateTime(p.ordered_at ?? '') })}</p>
+          ) : (
+            <p>
+              {t(orderKey(need), { date: format.plainDate(need.order_by) })}{' '}
+              {t(need.reason === 'stock' ? 'prescriptions:prescription.runsOut' : 'prescriptions:prescription.expiresOn', {
+                date: format.plainDate(need.due_on),
+              })}
+            </p>
+          )}
           {!need.ordered && canOrder && (
             <button
               type="button"
@@ -83,4 +83,10 @@ export function PrescriptionLine({ medication, canOrder }: { medication: Medicat
       <FormError text={error} />
     </div>
   );
+}
+
+/** What to order, and by when: a day still to come, or now once that day has passed. */
+function orderKey(need: RefillNeed): string {
+  const what = need.new_prescription_needed ? 'askNew' : 'orderRefill';
+  return `prescriptions:prescription.${what}${need.late ? 'Now' : ''}`;
 }
