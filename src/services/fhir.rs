@@ -391,7 +391,8 @@ pub fn write_bundle(
         let med = Ref::new(user_id, "medication", m.id);
         let request = Ref::new(user_id, "schedule", m.id);
         let subject = Ref::new(user_id, "person", m.person_id);
-        let ended = last_day(m).is_some_and(|last| last < today);
+        let last = last_day(m);
+        let ended = last.is_some_and(|last| last < today);
         put(
             out,
             entry(
@@ -411,7 +412,7 @@ pub fn write_bundle(
         let statement = Ref::new(user_id, "statement", m.id);
         let mut period = Map::new();
         period.insert("start".into(), json!(m.start_date.to_string()));
-        if let Some(last) = last_day(m) {
+        if let Some(last) = last {
             period.insert("end".into(), json!(last.to_string()));
         }
         put(
