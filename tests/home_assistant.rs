@@ -977,11 +977,27 @@ async fn mqtts_checks_the_brokers_certificate_against_the_trusted_roots() {
     let strangers = dir.path().join("strangers.pem");
     std::fs::write(&strangers, other.cert.pem()).unwrap();
     let url = format!("mqtts://127.0.0.1:{tls_port}");
+    // The TLS tunnel's private socket goes to the temporary directory: one of the test's own.
+    let temp = dir.path().join("tmp");
+    std::fs::create_dir(&temp).unwrap();
+    let tunnels = || -> Vec<PathBuf> {
+        std::fs::read_dir(&temp)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| {
+                p.file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .starts_with("pillbox-mqtt-")
+            })
+            .collect()
+    };
     let doctor = |roots: &std::path::Path| {
         common::pillbox(&dir.path().join("data"))
             .arg("doctor")
             .env("PILLBOX_MQTT_URL", &url)
             .env("SSL_CERT_FILE", roots)
+            .env("TMPDIR", &temp)
             .output()
             .unwrap()
     };
@@ -1005,9 +1021,17 @@ async fn mqtts_checks_the_brokers_certificate_against_the_trusted_roots() {
         "{text}"
     );
 
+    assert!(
+        tunnels().is_empty(),
+        "doctor leaves no socket behind: {:?}",
+        tunnels()
+    );
+
     // The server publishes over TLS; a reader on the plain listener sees it.
     let server = Server::start_with(|c| {
-        c.env("PILLBOX_MQTT_URL", &url).env("SSL_CERT_FILE", &ours);
+        c.env("PILLBOX_MQTT_URL", &url)
+            .env("SSL_CERT_FILE", &ours)
+            .env("TMPDIR", &temp);
     });
     let reader = Reader::connect(&broker).await;
     reader
@@ -1015,6 +1039,33 @@ async fn mqtts_checks_the_brokers_certificate_against_the_trusted_roots() {
             l.get("pillbox/status").is_some_and(|m| m.payload == "online")
         })
         .await;
+
+    // The client reaches the tunnel by a socket only Pillbox's own user can open, and the
+    // tunnel carries nothing for another process: a CONNECT from here gets no answer.
+    let found = tunnels();
+    assert_eq!(found.len(), 1, "{found:?}");
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&found[0]).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o700, "the tunnel's directory is private");
+    let mut stranger = std::os::unix::net::UnixStream::connect(found[0].join("broker.sock")).unwrap();
+    stranger.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    use std::io::{Read, Write};
+    // MQTT 3.1.1 CONNECT, client id "x", clean session, keep-alive 30 s.
+    let connect = [0x10, 13, 0, 4, b'M', b'Q', b'T', b'T', 4, 2, 0, 30, 0, 1, b'x'];
+    let _ = stranger.write_all(&connect);
+    let mut answer = [0u8; 4];
+    assert_eq!(
+        stranger.read(&mut answer).unwrap_or(0),
+        0,
+        "a stranger got an answer"
+    );
+    assert!(
+        server
+            .logged("refused a connection to the TLS tunnel from another process")
+            .await,
+        "{}",
+        server.log()
+    );
     drop(server);
 }
 

@@ -12,14 +12,14 @@
 //! refused login waits minutes, not milliseconds, before the next try.
 
 pub mod discovery;
+mod tunnel;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
 use std::time::Duration;
 
 use rumqttc::{
     AsyncClient, ConnectReturnCode, ConnectionError, Event, EventLoop, LastWill, MqttOptions, Packet, QoS,
-    TlsConfiguration, Transport,
+    Transport,
 };
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
@@ -31,6 +31,7 @@ use crate::services::ServiceError;
 use crate::services::home_assistant::{self as ha, Button, Marks};
 use crate::version::VERSION;
 use discovery::{App, PRESS, Topics};
+use tunnel::Tunnel;
 
 /// Time-dependent states (a dose due now, the next dose) are looked at this often.
 const EVERY: Duration = Duration::from_secs(60);
@@ -75,7 +76,7 @@ pub fn start(settings: &Settings, db: Db, clock: Clock) -> Result<Option<Running
         version: VERSION.to_owned(),
         url: settings.link_base(),
     };
-    let options = options(&broker, &topics, true)?;
+    let (options, tunnel) = options(&broker, &topics, true)?;
     let (client, events) = AsyncClient::new(options, QUEUE);
     let (stop, stopped) = watch::channel(false);
     tracing::info!(
@@ -94,14 +95,33 @@ pub fn start(settings: &Settings, db: Db, clock: Clock) -> Result<Option<Running
         marks: None,
         announced: BTreeSet::new(),
     };
-    let task = tokio::spawn(publisher.run(events, broker, stopped));
+    let task = tokio::spawn(publisher.run(events, broker, tunnel, stopped));
     Ok(Some(Running { task, stop }))
 }
 
-/// The client's options: a will that says `offline` (retained), and TLS for `mqtts://`.
-pub fn options(broker: &Broker, topics: &Topics, will: bool) -> Result<MqttOptions, String> {
+/// The client's options: a will that says `offline` (retained); for `mqtts://`, the client
+/// reaches the broker through a TLS tunnel of Pillbox's own (see `tunnel`), which must live as
+/// long as the client.
+pub fn options(
+    broker: &Broker,
+    topics: &Topics,
+    will: bool,
+) -> Result<(MqttOptions, Option<Tunnel>), String> {
     let client_id = format!("{}-{}", topics.node, std::process::id());
-    let mut options = MqttOptions::new(client_id, broker.host.clone(), broker.port);
+    let tunnel = broker.tls.then(|| Tunnel::open(broker)).transpose()?;
+    let mut options = match &tunnel {
+        Some(tunnel) => {
+            let socket = tunnel
+                .socket()
+                .to_str()
+                .ok_or("mqtts://: the temporary directory's path is not UTF-8")?
+                .to_owned();
+            let mut options = MqttOptions::new(client_id, socket, 0);
+            options.set_transport(Transport::Unix);
+            options
+        }
+        None => MqttOptions::new(client_id, broker.host.clone(), broker.port),
+    };
     options.set_keep_alive(Duration::from_secs(30));
     options.set_clean_session(true);
     options.set_max_packet_size(256 * 1024, 256 * 1024);
@@ -116,28 +136,15 @@ pub fn options(broker: &Broker, topics: &Topics, will: bool) -> Result<MqttOptio
             true,
         ));
     }
-    if broker.tls {
-        options.set_transport(Transport::tls_with_config(TlsConfiguration::Rustls(Arc::new(
-            tls_config()?,
-        ))));
-    }
-    Ok(options)
+    Ok((options, tunnel))
 }
 
-/// rustls with ring and the system's CA roots.
-fn tls_config() -> Result<rustls::ClientConfig, String> {
-    let mut roots = rustls::RootCertStore::empty();
-    let found = rustls_native_certs::load_native_certs();
-    for cert in found.certs {
-        let _ = roots.add(cert);
-    }
-    if roots.is_empty() {
-        return Err("mqtts://: no CA certificates found on this system to check the broker's".into());
-    }
-    rustls::ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
-        .with_safe_default_protocol_versions()
-        .map_err(|e| format!("mqtts://: {e}"))
-        .map(|builder| builder.with_root_certificates(roots).with_no_client_auth())
+/// Why a connection failed, in words for the operator: the tunnel's reason when it could not
+/// reach the broker over TLS (the client itself only saw its socket close).
+fn failure(error: &ConnectionError, tunnel: Option<&Tunnel>) -> String {
+    tunnel
+        .and_then(Tunnel::failure)
+        .unwrap_or_else(|| error.to_string())
 }
 
 /// What a refused connection says to the operator, if it was refused.
@@ -181,9 +188,15 @@ struct Publisher {
 }
 
 impl Publisher {
-    async fn run(mut self, events: EventLoop, broker: Broker, mut stopped: watch::Receiver<bool>) {
+    async fn run(
+        mut self,
+        events: EventLoop,
+        broker: Broker,
+        tunnel: Option<Tunnel>,
+        mut stopped: watch::Receiver<bool>,
+    ) {
         let (to_publisher, mut from_broker) = mpsc::channel(256);
-        let polling = tokio::spawn(poll(events, broker, to_publisher));
+        let polling = tokio::spawn(poll(events, broker, tunnel, to_publisher));
         let mut writes = self.db.writes();
         let mut every = tokio::time::interval(EVERY);
         every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -403,7 +416,12 @@ impl Publisher {
 
 /// Drives the connection: hands connections and messages to the publisher, and after an
 /// error waits (doubling, longer after a refused login) before the event loop connects again.
-async fn poll(mut events: EventLoop, broker: Broker, publisher: mpsc::Sender<FromBroker>) {
+async fn poll(
+    mut events: EventLoop,
+    broker: Broker,
+    tunnel: Option<Tunnel>,
+    publisher: mpsc::Sender<FromBroker>,
+) {
     let mut backoff = BACKOFF_FIRST;
     let mut was_connected = false;
     loop {
@@ -444,6 +462,7 @@ async fn poll(mut events: EventLoop, broker: Broker, publisher: mpsc::Sender<Fro
                         REFUSED_WAIT
                     }
                     None => {
+                        let error = failure(&error, tunnel.as_ref());
                         if was_connected {
                             tracing::warn!("Home Assistant: lost the broker {}: {error}", broker.address());
                         } else {
@@ -472,7 +491,7 @@ async fn poll(mut events: EventLoop, broker: Broker, publisher: mpsc::Sender<Fro
 /// `pillbox doctor`: connects (without a will), and answers how it went.
 pub async fn check_connection(broker: &Broker, settings: &Settings) -> Result<(), String> {
     let topics = Topics::new(&settings.mqtt.discovery_prefix, &settings.mqtt.base_topic);
-    let mut options = options(broker, &topics, false)?;
+    let (mut options, tunnel) = options(broker, &topics, false)?;
     options.set_client_id(format!("{}-doctor-{}", topics.node, std::process::id()));
     let (client, mut events) = AsyncClient::new(options, 8);
     let outcome = tokio::time::timeout(Duration::from_secs(10), async {
@@ -483,7 +502,7 @@ pub async fn check_connection(broker: &Broker, settings: &Settings) -> Result<()
                 Err(error) => {
                     return Err(match refusal(&error) {
                         Some(why) => why.to_owned(),
-                        None => error.to_string(),
+                        None => failure(&error, tunnel.as_ref()),
                     });
                 }
             }
