@@ -9,6 +9,18 @@ test.describe('signed out', () => {
     await expect(page.getByTestId('sidebar')).toHaveCount(0);
   });
 
+  test("the first paint is the app's icon, from the page alone, and it goes once the app draws", async ({ page }) => {
+    // While the app's code is still on its way (here: never arrives), the page shows its icon.
+    await page.route('**/assets/*.js', (route) => route.abort());
+    await page.goto('/login');
+    await expect(page.locator('#splash svg')).toBeVisible();
+    await expect(page.locator('#root')).toBeEmpty();
+    await page.unroute('**/assets/*.js');
+    await page.reload();
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText('Welcome back');
+    await expect(page.locator('#splash')).toBeHidden();
+  });
+
   test('the login footer shows the server version', async ({ page, request }) => {
     const version = await serverVersion(request);
     await page.goto('/login');
