@@ -293,6 +293,8 @@ async fn publish_person(server: &Server, token: &str, person: i64, on: bool) -> 
     )
     .await;
     assert_eq!(status, StatusCode::OK, "{body}");
+    // The owner's screen is told that this server publishes (it has mqtt.url).
+    assert_eq!(body["data"]["home_assistant_available"], true, "{body}");
     body["data"].clone()
 }
 
@@ -1067,6 +1069,31 @@ async fn mqtts_checks_the_brokers_certificate_against_the_trusted_roots() {
         server.log()
     );
     drop(server);
+}
+
+/// Without `mqtt.url` the choice is kept but the person's view says nothing is published, so
+/// the screen does not claim the person is shown in Home Assistant.
+#[tokio::test]
+async fn without_a_broker_the_choice_is_kept_and_the_view_says_nothing_is_published() {
+    let server = Server::start();
+    let (token, person, _) = household(&server).await;
+    let (status, body) = call(
+        &server,
+        Method::PUT,
+        &format!("/api/people/{person}"),
+        Some(&token),
+        Some(json!({ "home_assistant": true })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["data"]["home_assistant"], true, "{body}");
+    assert_eq!(body["data"]["home_assistant_available"], false, "{body}");
+    let (_, listed) = get_json(&server, "/api/people", Some(&token)).await;
+    let listed = listed["data"].as_array().unwrap();
+    assert!(
+        listed.iter().all(|p| p["home_assistant_available"] == false),
+        "{listed:?}"
+    );
 }
 
 #[test]

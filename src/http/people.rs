@@ -42,7 +42,10 @@ pub async fn list(
         .db
         .read(move |conn| Ok::<_, ApiError>(people::list(conn, user.id)?))
         .await?;
-    Ok(data(listed))
+    let available = home_assistant_available(&state);
+    Ok(data(
+        listed.into_iter().map(|p| p.published_by(available)).collect(),
+    ))
 }
 
 /// Adds a person without a login (a child, a parent) to your account.
@@ -66,7 +69,10 @@ pub async fn create(
         .db
         .write(move |conn| Ok::<_, ApiError>(people::create(conn, user.id, input, now)?))
         .await?;
-    Ok((StatusCode::CREATED, data(created)))
+    Ok((
+        StatusCode::CREATED,
+        data(created.published_by(home_assistant_available(&state))),
+    ))
 }
 
 /// Renames, archives or brings back one of your people, or shows them in Home Assistant
@@ -100,7 +106,7 @@ pub async fn update(
             Ok::<_, ApiError>(saved)
         })
         .await?;
-    Ok(data(saved))
+    Ok(data(saved.published_by(home_assistant_available(&state))))
 }
 
 /// Deletes one of your people with their medications, reminders and history (archiving
@@ -387,7 +393,13 @@ pub async fn accept(
             Ok::<_, ApiError>(person)
         })
         .await?;
-    Ok(data(person))
+    Ok(data(person.published_by(home_assistant_available(&state))))
+}
+
+/// Whether this server publishes to Home Assistant: `mqtt.url` is set (`serve` refuses to start
+/// with one it cannot use).
+fn home_assistant_available(state: &AppState) -> bool {
+    state.settings.mqtt.url.is_some()
 }
 
 /// This module's routes under `/api`.

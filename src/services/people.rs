@@ -51,6 +51,9 @@ pub struct PersonView {
     /// Published to Home Assistant by MQTT (when the server has `mqtt.url`); the owner's
     /// choice, off by default.
     pub home_assistant: bool,
+    /// The server publishes to Home Assistant at all: it has an MQTT broker (`mqtt.url`).
+    /// While false, `home_assistant` is kept as chosen but nothing is published.
+    pub home_assistant_available: bool,
     /// RFC 3339, UTC.
     #[schema(value_type = String)]
     pub created_at: Stamp,
@@ -71,8 +74,15 @@ impl PersonView {
             owner_name: person.owner_name,
             carer_id,
             home_assistant: person.home_assistant,
+            home_assistant_available: false,
             created_at: person.created_at,
         }
+    }
+
+    /// Says whether this server publishes to Home Assistant (the HTTP layer knows its settings).
+    pub fn published_by(mut self, available: bool) -> PersonView {
+        self.home_assistant_available = available;
+        self
     }
 }
 

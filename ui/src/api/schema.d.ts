@@ -2568,6 +2568,11 @@ export interface components {
                  *     choice, off by default.
                  */
                 home_assistant: boolean;
+                /**
+                 * @description The server publishes to Home Assistant at all: it has an MQTT broker (`mqtt.url`).
+                 *     While false, `home_assistant` is kept as chosen but nothing is published.
+                 */
+                home_assistant_available: boolean;
                 /** Format: int64 */
                 id: number;
                 /** @description The account holder's own person. */
@@ -3027,6 +3032,11 @@ export interface components {
                  *     choice, off by default.
                  */
                 home_assistant: boolean;
+                /**
+                 * @description The server publishes to Home Assistant at all: it has an MQTT broker (`mqtt.url`).
+                 *     While false, `home_assistant` is kept as chosen but nothing is published.
+                 */
+                home_assistant_available: boolean;
                 /** Format: int64 */
                 id: number;
                 /** @description The account holder's own person. */
@@ -4249,6 +4259,11 @@ export interface components {
              *     choice, off by default.
              */
             home_assistant: boolean;
+            /**
+             * @description The server publishes to Home Assistant at all: it has an MQTT broker (`mqtt.url`).
+             *     While false, `home_assistant` is kept as chosen but nothing is published.
+             */
+            home_assistant_available: boolean;
             /** Format: int64 */
             id: number;
             /** @description The account holder's own person. */

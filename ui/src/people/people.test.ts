@@ -24,6 +24,7 @@ function person(overrides: Partial<Person>): Person {
     owner_name: 'Pat',
     carer_id: null,
     home_assistant: false,
+    home_assistant_available: true,
     created_at: '2026-11-01T08:00:00Z',
     ...overrides,
   };

@@ -84,7 +84,8 @@ function DeletePersonDialog({ person, onClose, onArchived, onDeleted }: DeletePe
 
 /**
  * "Show in Home Assistant": the owner's choice, off by default, so that a shared MQTT broker
- * sees nobody's medicines unasked. Takes effect when the server has an MQTT broker set.
+ * sees nobody's medicines unasked. Takes effect when the server has an MQTT broker set, and
+ * says so when it has none.
  */
 function HomeAssistantCard({ person }: { person: Person }) {
   const { t } = useTranslation('circle');
@@ -94,10 +95,13 @@ function HomeAssistantCard({ person }: { person: Person }) {
   const setShown = async (shown: boolean) => {
     try {
       await update.mutateAsync({ personId: person.id, changes: { home_assistant: shown } });
-      showFlash(
-        'success',
-        shown ? t('person.homeAssistantOn', { name: person.name }) : t('person.homeAssistantOff', { name: person.name }),
-      );
+      // Said as it is: on a server without a broker, the choice waits for one.
+      const said = !shown
+        ? 'person.homeAssistantOff'
+        : person.home_assistant_available
+          ? 'person.homeAssistantOn'
+          : 'person.homeAssistantOnLater';
+      showFlash('success', t(said, { name: person.name }));
     } catch (err) {
       showFlash('error', circleErrorText(err, 'person.saveFailed'));
     }
@@ -116,6 +120,11 @@ function HomeAssistantCard({ person }: { person: Person }) {
         disabled={update.isPending}
         onChange={(shown) => void setShown(shown)}
       />
+      {!person.home_assistant_available && (
+        <p className="form-hint" data-testid="home-assistant-no-broker">
+          {t('person.homeAssistantNoBroker')}
+        </p>
+      )}
     </section>
   );
 }

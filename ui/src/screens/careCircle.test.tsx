@@ -9,9 +9,9 @@ import { renderApp } from '../test/renderApp';
 afterEach(() => localStorage.clear());
 
 const PEOPLE = [
-  { id: 1, name: 'Pat', is_self: true, archived: false, role: 'owner', owner_name: 'Pat', carer_id: null, home_assistant: false, created_at: '' },
-  { id: 2, name: 'Kid', is_self: false, archived: false, role: 'owner', owner_name: 'Pat', carer_id: null, home_assistant: false, created_at: '' },
-  { id: 5, name: 'Mum', is_self: false, archived: false, role: 'view', owner_name: 'Sam', carer_id: 40, home_assistant: false, created_at: '' },
+  { id: 1, name: 'Pat', is_self: true, archived: false, role: 'owner', owner_name: 'Pat', carer_id: null, home_assistant: false, home_assistant_available: true, created_at: '' },
+  { id: 2, name: 'Kid', is_self: false, archived: false, role: 'owner', owner_name: 'Pat', carer_id: null, home_assistant: false, home_assistant_available: true, created_at: '' },
+  { id: 5, name: 'Mum', is_self: false, archived: false, role: 'view', owner_name: 'Sam', carer_id: 40, home_assistant: false, home_assistant_available: true, created_at: '' },
 ];
 
 const aspirin = medicationJson({ id: 3, name: 'Aspirin', person_id: 1, escalation: null });
@@ -351,6 +351,27 @@ describe('a person’s carers', () => {
     expect((box as HTMLInputElement).checked).toBe(false);
     const sent = requestsTo(fetchMock, 'PUT', '/api/people/2').map(([, init]) => sentJson(init));
     expect(sent).toEqual([{ home_assistant: true }, { home_assistant: false }]);
+  });
+
+  it('says so when the server has no MQTT broker: the choice is kept, nothing is claimed shown', async () => {
+    signInForMeds();
+    const noBroker = PEOPLE.map((p) => ({ ...p, home_assistant_available: false }));
+    let shown = false;
+    medsServer({
+      'GET /api/people': () => ok(noBroker.map((p) => (p.id === 2 ? { ...p, home_assistant: shown } : p))),
+      'GET /api/people/2/carers': () => ok([]),
+      'GET /api/people/2/audit': () => ok([]),
+      'PUT /api/people/2': (init) => {
+        shown = (sentJson(init) as { home_assistant: boolean }).home_assistant;
+        return ok({ ...noBroker[1], home_assistant: shown });
+      },
+    });
+    renderApp('/people/2');
+    const box = await screen.findByRole('switch', { name: /Show in Home Assistant/ });
+    expect(screen.getByTestId('home-assistant-no-broker').textContent).toContain('This server has no MQTT broker set');
+    await userEvent.click(box);
+    await screen.findByText('Kid will be shown in Home Assistant once the server has an MQTT broker.');
+    expect(screen.queryByText('Kid is shown in Home Assistant.')).toBeNull();
   });
 
   it('offers Home Assistant only to the owner', async () => {

@@ -8,9 +8,9 @@ const USER = { id: 9, email: 'sam@example.com', firstName: 'Sam', lastName: '', 
 const SECRET = 'pbx_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8S9t0U1v';
 
 const PEOPLE = [
-  { id: 1, name: 'Sam', is_self: true, archived: false, role: 'owner', owner_name: 'Sam', carer_id: null, home_assistant: false, created_at: '2026-11-21T12:00:00Z' },
-  { id: 2, name: 'Grandpa Jo', is_self: false, archived: false, role: 'owner', owner_name: 'Sam', carer_id: null, home_assistant: false, created_at: '2026-11-21T12:00:00Z' },
-  { id: 7, name: 'Kim', is_self: false, archived: false, role: 'record', owner_name: 'Kim', carer_id: 3, home_assistant: false, created_at: '2026-11-21T12:00:00Z' },
+  { id: 1, name: 'Sam', is_self: true, archived: false, role: 'owner', owner_name: 'Sam', carer_id: null, home_assistant: false, home_assistant_available: true, created_at: '2026-11-21T12:00:00Z' },
+  { id: 2, name: 'Grandpa Jo', is_self: false, archived: false, role: 'owner', owner_name: 'Sam', carer_id: null, home_assistant: false, home_assistant_available: true, created_at: '2026-11-21T12:00:00Z' },
+  { id: 7, name: 'Kim', is_self: false, archived: false, role: 'record', owner_name: 'Kim', carer_id: 3, home_assistant: false, home_assistant_available: true, created_at: '2026-11-21T12:00:00Z' },
 ];
 
 function token(overrides: Record<string, unknown> = {}) {
