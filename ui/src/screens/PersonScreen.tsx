@@ -121,7 +121,7 @@ function HomeAssistantCard({ person }: { person: Person }) {
         onChange={(shown) => void setShown(shown)}
       />
       {!person.home_assistant_available && (
-        <p className="form-hint" data-testid="home-assistant-no-broker">
+        <p className="field-hint" data-testid="home-assistant-no-broker">
           {t('person.homeAssistantNoBroker')}
         </p>
       )}
