@@ -518,15 +518,14 @@ fn view(
     taken: &[DateTime<Utc>],
 ) -> MedicationView {
     let schedule = ScheduleView::of(&m, clock);
-    let prescription = prescription.map(|p| {
-        let runs_out_on = inventory.and_then(|inv| report::runs_out_on(&m, inv, clock));
-        prescriptions::view(p, runs_out_on, clock.today())
-    });
+    // Once per medication: the stock's forecast and the prescription's refill both use it.
+    let runs_out_on = inventory.and_then(|inv| report::runs_out_on(&m, inv, clock));
+    let prescription = prescription.map(|p| prescriptions::view(p, runs_out_on, clock.today()));
     // From the doses alone, not from now: the list changes when a dose is logged, not by
     // the minute (a moment already past is left for the app to drop).
     let next_dose_allowed_at = m.rules.next_allowed(taken).map(Stamp::from);
-    let inventory =
-        inventory.map(|inv| InventoryView::of(&m, inv, clock).with_batches(batches, clock.today()));
+    let inventory = inventory
+        .map(|inv| InventoryView::with_forecast(&m, inv, runs_out_on).with_batches(batches, clock.today()));
     MedicationView {
         id: m.id,
         name: m.name,

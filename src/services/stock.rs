@@ -457,6 +457,16 @@ impl InventoryView {
     }
 
     pub fn of(medication: &Medication, inv: &Inventory, clock: &UserClock) -> InventoryView {
+        InventoryView::with_forecast(medication, inv, report::runs_out_on(medication, inv, clock))
+    }
+
+    /// As `of`, with the day the stock runs out already worked out (`report::runs_out_on`):
+    /// a caller that needs it for something else too (a prescription's refill) works it out once.
+    pub fn with_forecast(
+        medication: &Medication,
+        inv: &Inventory,
+        runs_out_on: Option<chrono::NaiveDate>,
+    ) -> InventoryView {
         let c = &inv.containers;
         InventoryView {
             id: medication.id,
@@ -474,7 +484,7 @@ impl InventoryView {
             current_quantity: stock::on_hand(inv.current_quantity),
             reminder_threshold: inv.reminder_threshold,
             stock_status: stock::status(inv.current_quantity, inv.reminder_threshold),
-            runs_out_on: report::runs_out_on(medication, inv, clock).map(|d| d.to_string()),
+            runs_out_on: runs_out_on.map(|d| d.to_string()),
             updated_at: inv.updated_at,
             batches: None,
         }

@@ -22,7 +22,6 @@ const ROUTES = {
     // Its namespaces beyond the shell's, as App.tsx fetches them with the screen.
     'src/i18n/medications/en.json',
     'src/i18n/circle/en.json',
-    'src/i18n/notify/en.json',
   ],
 };
 

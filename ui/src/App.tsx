@@ -67,8 +67,10 @@ const MedicationsScreen = routeScreen(() => import('./screens/MedicationsScreen'
   ...REMINDERS,
   'prescriptions',
 ]);
-// Today's one preferences dialog fetches its own texts (components/medications/DeliveryWarning).
-const TodayScreen = routeScreen(() => import('./screens/TodayScreen').then((m) => m.TodayScreen), [...MEDS, 'notify']);
+// What Today opens only now and then fetches its own code and texts: the preferences dialog
+// (components/medications/DeliveryWarning), the push and e-mail fixes of a delivery warning
+// (DeliveryWarningNote) and the refill notice (RefillNotice).
+const TodayScreen = routeScreen(() => import('./screens/TodayScreen').then((m) => m.TodayScreen), MEDS);
 const NotificationsScreen = routeScreen(() => import('./screens/NotificationsScreen').then((m) => m.NotificationsScreen), REMINDERS);
 const HistoryScreen = routeScreen(() => import('./screens/HistoryScreen').then((m) => m.HistoryScreen), MEDS);
 const PeopleScreen = routeScreen(() => import('./screens/PeopleScreen').then((m) => m.PeopleScreen), MEDS);

@@ -1,6 +1,6 @@
 // Dates, times and amounts as the person's app settings ask (SPEC §3 "Local app settings").
 import type { DateFormat, TimeFormat } from '../settings/appSettings';
-import { currentZoneName } from './timeZones';
+import { currentZoneName } from './zoneNames';
 
 const LOCALES: Record<string, string> = { en: 'en-US', es: 'es-ES', fr: 'fr-FR', de: 'de-DE' };
 

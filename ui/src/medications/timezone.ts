@@ -6,7 +6,7 @@ import { useCallback, useState } from 'react';
 import { useAuth } from '../auth/AuthContext';
 import { useSaveTimeZone, useTimeZoneQuery } from '../queries/account';
 import { browserTimeZone } from './format';
-import { currentZoneName } from './timeZones';
+import { currentZoneName } from './zoneNames';
 
 // --- The question. -----------------------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import {
@@ -20,8 +20,10 @@ import { TodaySchedule } from '../components/medications/TodaySchedule';
 import { useMedicationList } from '../components/medications/useMedicationList';
 import { useMedsFormat } from '../components/medications/useMedsFormat';
 import { useTodayFeedback, type UndoOffer } from '../components/medications/useTodayFeedback';
+import { loadNamespaces } from '../i18n';
 import { limitRefusalOf, type LimitRefusal } from '../medications/doseLimits';
 import { medsErrorText } from '../medications/errors';
+import { needsOrdering } from '../medications/refill';
 import { usePersonScope } from '../people/PersonScopeContext';
 import { canLog } from '../people/roles';
 import { usePeople } from '../people/usePeople';
@@ -29,6 +31,13 @@ import { useDeleteHistoryEntry } from '../queries/history';
 import { useLogDose, useTodayScheduleQuery } from '../queries/medications';
 import '../styles/medications.css';
 import '../styles/people.css';
+
+// What needs ordering is rare: the notice, its texts and its styles are fetched only when a
+// medication on screen has a refill to order (Today's first load stays within its budget).
+const RefillNotice = lazy(async () => {
+  const [notice] = await Promise.all([import('../components/medications/RefillNotice'), loadNamespaces(['prescriptions'])]);
+  return { default: notice.RefillNotice };
+});
 
 interface Logging {
   medication: Medication;
@@ -158,6 +167,20 @@ export function TodayScreen() {
 
       {warning && (
         <DoseWarningNote warning={warning.warning} name={warning.name} onDismiss={() => setWarning(null)} />
+      )}
+
+      {medications?.some(needsOrdering) && (
+        <Suspense fallback={null}>
+          <RefillNotice
+            medications={medications}
+            canOrder={(medication) => canLog(roleOf(medication.person_id))}
+            personOf={(medication) => (scope === null ? tagOf(medication.person_id) : null)}
+            onOrdered={(confirmation) => {
+              setUndoFailure(null);
+              feedback.showSuccess(confirmation);
+            }}
+          />
+        </Suspense>
       )}
 
       <TodaySchedule

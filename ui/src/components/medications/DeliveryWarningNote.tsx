@@ -1,13 +1,15 @@
-import { useQueryClient } from '@tanstack/react-query';
-import { useState, type ReactNode } from 'react';
+import { lazy, Suspense, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import type { DeliveryWarningCode } from '../../api/medicationTypes';
-import { notifyErrorText } from '../../notifications/notifyErrors';
-import { pushSupport } from '../../push/pushSubscription';
-import { subscribeToPush } from '../../queries/push';
-import { pushDevicesChanged } from '../../queries/invalidate';
-import { useGlobalPreferencesQuery, useSaveGlobalPreferences } from '../../queries/notifications';
+import { loadNamespaces } from '../../i18n';
+
+// Push on this device and e-mail in its place, with the push code and the 'notify' texts their
+// errors need: fetched when a warning that offers them shows, not with Today.
+const DeliveryFixes = lazy(async () => {
+  const [fixes] = await Promise.all([import('./DeliveryFixes'), loadNamespaces(['notify'])]);
+  return { default: fixes.DeliveryFixes };
+});
 
 /** Where delivery methods are chosen: the Notifications page's Settings tab. */
 export const NOTIFICATION_SETTINGS_PATH = '/notifications?tab=settings';
@@ -32,7 +34,11 @@ export function DeliveryWarningNote({
     <div className="form-warning delivery-warning" data-testid="delivery-warning" data-code={code}>
       <p>{t(`deliveryWarning.${code}`)}</p>
       <div className="button-row">
-        {code === 'no_push_device' && <DeliveryFixes onFixed={onFixed} />}
+        {code === 'no_push_device' && (
+          <Suspense fallback={null}>
+            <DeliveryFixes onFixed={onFixed} />
+          </Suspense>
+        )}
         {children}
         {code !== 'no_method' && (
           <Link to={NOTIFICATION_SETTINGS_PATH} className="button button-secondary button-small">
@@ -41,64 +47,5 @@ export function DeliveryWarningNote({
         )}
       </div>
     </div>
-  );
-}
-
-/** "Turn on push on this device", and "Add e-mail" (e-mail when no device takes a push). */
-function DeliveryFixes({ onFixed }: { onFixed?: () => void }) {
-  const { t } = useTranslation('meds');
-  const { t: tNotify } = useTranslation('notify');
-  const client = useQueryClient();
-  const prefs = useGlobalPreferencesQuery();
-  const savePrefs = useSaveGlobalPreferences();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-
-  const fix = async (change: () => Promise<unknown>) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await change();
-      pushDevicesChanged(client);
-      onFixed?.();
-    } catch (caught) {
-      setError(notifyErrorText(tNotify, caught, 'push.errors.toggle'));
-    } finally {
-      setBusy(false);
-    }
-  };
-  const canPush = pushSupport() === 'supported';
-  const canEmail = prefs.data?.email_available === true;
-
-  return (
-    <>
-      {canPush && (
-        <button
-          type="button"
-          className="button button-primary button-small"
-          disabled={busy}
-          onClick={() => void fix(() => subscribeToPush())}
-        >
-          {t('deliveryWarning.turnOnPush')}
-        </button>
-      )}
-      {canEmail && (
-        <button
-          type="button"
-          className="button button-secondary button-small"
-          disabled={busy}
-          onClick={() =>
-            void fix(() => savePrefs.mutateAsync({ email_notifications_enabled: true, email_fallback_enabled: true }))
-          }
-        >
-          {t('deliveryWarning.addEmail')}
-        </button>
-      )}
-      {error && (
-        <p className="form-error" role="alert">
-          {error}
-        </p>
-      )}
-    </>
   );
 }

@@ -1,9 +1,10 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { Medication, RefillNeed } from '../../api/medicationTypes';
+import type { Medication } from '../../api/medicationTypes';
 import { medsErrorText } from '../../medications/errors';
 import { useMarkRefillOrdered } from '../../queries/prescriptions';
 import { FormError } from './FormError';
+import { PharmacyContact, refillWords } from './refillWords';
 import { useMedsFormat } from './useMedsFormat';
 
 /**
@@ -37,36 +38,13 @@ export function PrescriptionLine({ medication, canOrder }: { medication: Medicat
   return (
     <div className="med-prescription" data-testid="prescription-line">
       {facts.length > 0 && <p className="muted">{facts.join(' · ')}</p>}
-      {(p.pharmacy_name !== '' || p.pharmacy_phone !== '' || p.pharmacy_url !== '') && (
-        <p className="muted">
-          {p.pharmacy_name}
-          {p.pharmacy_phone !== '' && (
-            <>
-              {' '}
-              <a href={`tel:${p.pharmacy_phone.replace(/[^0-9+]/g, '')}`}>{p.pharmacy_phone}</a>
-            </>
-          )}
-          {p.pharmacy_url !== '' && (
-            <>
-              {' '}
-              <a href={p.pharmacy_url} target="_blank" rel="noopener noreferrer">
-                {t('prescriptions:prescription.orderOnline')}
-              </a>
-            </>
-          )}
-        </p>
-      )}
+      <PharmacyContact prescription={p} />
       {need && (
         <div className={need.ordered ? 'notice' : 'notice notice-warning'} role="status">
           {need.ordered ? (
             <p>{t('prescriptions:prescription.ordered', { date: format.dateTime(p.ordered_at ?? '') })}</p>
           ) : (
-            <p>
-              {t(orderKey(need), { date: format.plainDate(need.order_by) })}{' '}
-              {t(need.reason === 'stock' ? 'prescriptions:prescription.runsOut' : 'prescriptions:prescription.expiresOn', {
-                date: format.plainDate(need.due_on),
-              })}
-            </p>
+            <p>{refillWords(t, need, format.plainDate)}</p>
           )}
           {!need.ordered && canOrder && (
             <button
@@ -83,10 +61,4 @@ export function PrescriptionLine({ medication, canOrder }: { medication: Medicat
       <FormError text={error} />
     </div>
   );
-}
-
-/** What to order, and by when: a day still to come, or now once that day has passed. */
-function orderKey(need: RefillNeed): string {
-  const what = need.new_prescription_needed ? 'askNew' : 'orderRefill';
-  return `prescriptions:prescription.${what}${need.late ? 'Now' : ''}`;
 }

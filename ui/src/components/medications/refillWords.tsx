@@ -1,0 +1,47 @@
+import type { TFunction } from 'i18next';
+import { useTranslation } from 'react-i18next';
+import type { Prescription, RefillNeed } from '../../api/medicationTypes';
+
+/**
+ * What to order, by when and why: "Order a refill by 12/1/2026: the stock runs out around
+ * 12/8/2026." Once the day to order has passed it says "now"; with no refills left (or the
+ * prescription expiring) it asks for a new prescription. `t` has the 'prescriptions' texts.
+ */
+export function refillWords(t: TFunction, need: RefillNeed, plainDate: (date: string) => string): string {
+  const what = need.new_prescription_needed ? 'askNew' : 'orderRefill';
+  const order = t(`prescriptions:prescription.${what}${need.late ? 'Now' : ''}`, { date: plainDate(need.order_by) });
+  const why = t(need.reason === 'stock' ? 'prescriptions:prescription.runsOut' : 'prescriptions:prescription.expiresOn', {
+    date: plainDate(need.due_on),
+  });
+  return `${order} ${why}`;
+}
+
+/** A phone number as a `tel:` address: its digits and a leading +. */
+export function telHref(phone: string): string {
+  return `tel:${phone.replace(/[^0-9+]/g, '')}`;
+}
+
+/** The pharmacy that fills a prescription: its name, its phone to call and its ordering page. */
+export function PharmacyContact({ prescription: p }: { prescription: Prescription }) {
+  const { t } = useTranslation('prescriptions');
+  if (p.pharmacy_name === '' && p.pharmacy_phone === '' && p.pharmacy_url === '') return null;
+  return (
+    <p className="muted" data-testid="pharmacy">
+      {p.pharmacy_name}
+      {p.pharmacy_phone !== '' && (
+        <>
+          {' '}
+          <a href={telHref(p.pharmacy_phone)}>{p.pharmacy_phone}</a>
+        </>
+      )}
+      {p.pharmacy_url !== '' && (
+        <>
+          {' '}
+          <a href={p.pharmacy_url} target="_blank" rel="noopener noreferrer">
+            {t('prescription.orderOnline')}
+          </a>
+        </>
+      )}
+    </p>
+  );
+}
