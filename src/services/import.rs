@@ -9,9 +9,10 @@
 //! in one last short transaction: readers see all of it or none of it, and a failure or a
 //! server that stops leaves nothing visible. Importing the same file twice adds nothing the
 //! second time: a medication with the same name and unit is the same medication, and a
-//! history entry of the same medication, instant and status is the same entry. Imported
-//! history never moves stock (the file's stock count is taken as it is), and reminders are
-//! planned again afterwards.
+//! history entry of the same medication, instant and status is the same entry (a medication
+//! already there keeps its own stock, batches and prescription). Imported history never moves
+//! stock (the file's stock count is taken as it is; with batches, it is what those not expired
+//! hold), and reminders are planned again afterwards.
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
