@@ -595,6 +595,23 @@ async fn bad_batches_and_another_accounts_ids_change_nothing() {
     );
     assert_eq!(ledger(&server, &ann, id).await.len(), 1);
     assert_consistent(&server, &ann, id).await;
+
+    // Doses took 4: the batch cannot shrink below what they took.
+    dose(&server, &ann, id, 4.0).await;
+    let (status, answer) = call(
+        &server,
+        Method::PUT,
+        &batch_path,
+        Some(&ann),
+        Some(json!({ "quantity": 3 })),
+    )
+    .await;
+    assert_eq!(
+        (status, answer["code"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("batch_quantity_below_drawn")),
+        "{answer}"
+    );
+    assert_eq!(remaining(&server, &ann, id).await, [(String::new(), 6.0)]);
 }
 
 #[tokio::test]
