@@ -74,7 +74,25 @@ async fn export_and_import_from_the_command_line_while_the_server_runs() {
     })
     .unwrap();
     let token = register(&server, "a@example.com").await;
-    medication(&server, &token, "Aspirin").await;
+    let aspirin = medication(&server, &token, "Aspirin").await;
+    // A stock batch and a prescription travel with it (export format 1.2).
+    let (status, body) = post(
+        &server,
+        &format!("/api/medications/{aspirin}/inventory/batches"),
+        Some(&token),
+        json!({ "quantity": 20, "expires_on": "2030-01-31", "lot": "A1" }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let (status, body) = post(
+        &server,
+        "/api/medications",
+        Some(&token),
+        json!({ "name": "Metformin", "unit": "tablets", "frequency": "as_needed", "default_quantity": 1,
+                "prescription": { "prescriber": "Dr. Weber", "refills_authorised": 2, "refills_left": 2 } }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
 
     let out = temp.path().join("a.json");
     let output = run_wide_open(
@@ -130,11 +148,13 @@ async fn export_and_import_from_the_command_line_while_the_server_runs() {
         &["import", "--email", "b@example.com", path, "--dry-run"],
     );
     assert!(dry.status.success(), "{}", text(&dry.stderr));
-    assert!(
-        text(&dry.stdout).contains("medications: would add 1, 0 already there"),
-        "{}",
-        text(&dry.stdout)
-    );
+    for line in [
+        "medications: would add 2, 0 already there",
+        "prescriptions: would add 1, 0 already there",
+        "stock batches: would add 1, 0 already there",
+    ] {
+        assert!(text(&dry.stdout).contains(line), "{}", text(&dry.stdout));
+    }
     assert!(text(&dry.stdout).contains("dry run: nothing was changed"));
     assert!(names(&server, &other).await.is_empty());
     let done = run(&data_dir, &["import", "--email", "b@example.com", path]);
@@ -144,7 +164,7 @@ async fn export_and_import_from_the_command_line_while_the_server_runs() {
         "{}",
         text(&done.stdout)
     );
-    assert_eq!(names(&server, &other).await, ["Aspirin"]);
+    assert_eq!(names(&server, &other).await, ["Aspirin", "Metformin"]);
 
     let broken = temp.path().join("broken.json");
     std::fs::write(&broken, "{\"version\": \"1.0.0\"}").unwrap();

@@ -941,7 +941,7 @@ async fn export_and_import_carry_the_people_and_who_logged_each_dose() {
     assert_eq!(status, StatusCode::OK);
 
     let file = export(&server, &owner).await;
-    assert_eq!(file["version"], json!("1.1.0"));
+    assert_eq!(file["version"], json!("1.2.0"));
     let names: Vec<(&Value, &Value, &Value)> = file["people"]
         .as_array()
         .unwrap()

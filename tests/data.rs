@@ -164,7 +164,7 @@ async fn the_export_file_holds_the_whole_record() {
             .starts_with("application/json")
     );
     let file: Value = serde_json::from_str(&text).unwrap();
-    assert_eq!(file["version"], "1.1.0");
+    assert_eq!(file["version"], "1.2.0");
     assert!(chrono::DateTime::parse_from_rfc3339(file["exportDate"].as_str().unwrap()).is_ok());
     assert_eq!(file["settings"]["timezone"], "Europe/Berlin");
     assert_eq!(file["settings"]["language"], "de");
@@ -321,6 +321,7 @@ async fn export_import_export_gives_the_same_record_and_a_second_import_adds_not
         dry["data"],
         json!({ "dry_run": true, "people": { "added": 0, "skipped": 0 },
                 "medications": { "added": 2, "skipped": 0 }, "schedules": { "added": 2 },
+                "prescriptions": { "added": 0, "skipped": 0 }, "batches": { "added": 0, "skipped": 0 },
                 "history": { "added": 6, "skipped": 0 }, "settings": { "replaced": true },
                 "unreadable": [], "unknown_columns": [], "notices": [] })
     );
@@ -341,6 +342,7 @@ async fn export_import_export_gives_the_same_record_and_a_second_import_adds_not
         again["data"],
         json!({ "dry_run": false, "people": { "added": 0, "skipped": 0 },
                 "medications": { "added": 0, "skipped": 2 }, "schedules": { "added": 0 },
+                "prescriptions": { "added": 0, "skipped": 0 }, "batches": { "added": 0, "skipped": 0 },
                 "history": { "added": 0, "skipped": 6 }, "settings": { "replaced": false },
                 "unreadable": [], "unknown_columns": [], "notices": [] })
     );

@@ -166,7 +166,11 @@ async fn seeded(server: &Server) -> (String, i64) {
             "name": "Metformin", "unit": "tablets", "frequency": "daily", "default_quantity": 1,
             "schedule": { "times": ["08:00", "20:00"], "start_date": "2026-01-01" },
             "inventory": { "enabled": true, "inventory_type": "discrete", "container_type": "box",
-                           "container_quantity": 1, "item_quantity": 60, "item_strength": 500, "item_unit": "mg" }
+                           "container_quantity": 1, "item_quantity": 60, "item_strength": 500, "item_unit": "mg" },
+            "prescription": { "prescriber": "Dr. Weber", "pharmacy_name": "Apotheke am Markt",
+                              "pharmacy_phone": "+49 30 1234567", "pharmacy_url": "https://apotheke.example/order",
+                              "prescribed_on": "2026-01-01", "expires_on": "2026-12-31",
+                              "refills_authorised": 5, "refills_left": 3 }
         }),
     )
     .await;
@@ -325,6 +329,29 @@ async fn the_fhir_bundle_says_what_the_record_says_and_an_independent_validator_
 
     // Each schedule, as a Timing.
     let daily = request_of(&bundle, "Metformin");
+    // Its prescription: who wrote it, how long it is valid, the refills it allows and has left,
+    // and the pharmacy (contained, with its phone and ordering page).
+    assert_eq!(daily["requester"], json!({ "display": "Dr. Weber" }));
+    assert_eq!(
+        daily["dispenseRequest"],
+        json!({ "validityPeriod": { "start": "2026-01-01", "end": "2026-12-31" }, "numberOfRepeatsAllowed": 5,
+                "performer": { "reference": "#pharmacy", "display": "Apotheke am Markt" } })
+    );
+    assert_eq!(
+        daily["contained"],
+        json!([{ "resourceType": "Organization", "id": "pharmacy", "name": "Apotheke am Markt",
+                 "telecom": [{ "system": "phone", "value": "+49 30 1234567" },
+                             { "system": "url", "value": "https://apotheke.example/order" }] }])
+    );
+    assert_eq!(
+        daily["extension"],
+        json!([{ "url": "urn:pillbox:fhir:refills-left", "valueUnsignedInt": 3 }])
+    );
+    let without = request_of(&bundle, "Eye drops");
+    assert!(
+        without.get("dispenseRequest").is_none() && without.get("requester").is_none(),
+        "no prescription, no dispense request: {without}"
+    );
     assert_eq!(
         (&daily["status"], &daily["intent"]),
         (&json!("active"), &json!("plan"))

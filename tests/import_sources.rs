@@ -216,7 +216,11 @@ async fn a_fhir_bundle_from_another_pillbox_brings_the_schedules_and_history_onc
     save_settings(&server, &ann, json!({ "timezone": "Europe/Berlin" })).await;
     for body in [
         json!({ "name": "Metformin", "unit": "tablets", "frequency": "daily", "default_quantity": 1,
-                "schedule": { "times": ["08:00", "20:00"], "start_date": "2026-01-01" } }),
+                "schedule": { "times": ["08:00", "20:00"], "start_date": "2026-01-01" },
+                "prescription": { "prescriber": "Dr. Weber", "pharmacy_name": "Apotheke am Markt",
+                                  "pharmacy_phone": "+49 30 1234567", "pharmacy_url": "https://apotheke.example/order",
+                                  "prescribed_on": "2026-01-01", "expires_on": "2026-12-31",
+                                  "refills_authorised": 5, "refills_left": 3 } }),
         json!({ "name": "Eye drops", "unit": "ml", "frequency": "weekly", "default_quantity": 0.5,
                 "schedule": { "weekdays": [1, 4], "times": ["21:00"], "start_date": "2026-01-05" } }),
         json!({ "name": "Prednisolone", "unit": "mg", "frequency": "daily", "default_quantity": 40,
@@ -314,6 +318,27 @@ async fn a_fhir_bundle_from_another_pillbox_brings_the_schedules_and_history_onc
     );
     assert_eq!(named(&mine, "Pill")["schedule"]["cycle_on_days"], 21);
     assert_eq!(named(&mine, "Ibuprofen")["schedule"]["max_per_day"], 3);
+    // The prescription came along on the request (and none where there was none).
+    for field in [
+        "prescriber",
+        "pharmacy_name",
+        "pharmacy_phone",
+        "pharmacy_url",
+        "prescribed_on",
+        "expires_on",
+        "refills_authorised",
+        "refills_left",
+        "order_days_before",
+    ] {
+        let theirs = &named(&theirs, "Metformin")["prescription"][field];
+        assert_eq!(
+            theirs,
+            &named(&mine, "Metformin")["prescription"][field],
+            "prescription.{field}"
+        );
+        assert!(!theirs.is_null(), "prescription.{field} is set");
+    }
+    assert_eq!(named(&mine, "Eye drops")["prescription"], Value::Null);
     let entries = history(&server, &bob).await;
     let mut statuses: Vec<&str> = entries.iter().map(|e| e["status"].as_str().unwrap()).collect();
     statuses.sort_unstable();
@@ -328,6 +353,35 @@ async fn a_fhir_bundle_from_another_pillbox_brings_the_schedules_and_history_onc
     assert_eq!(status, StatusCode::OK, "{again}");
     assert_eq!(again["data"]["medications"]["added"], 0, "{again}");
     assert_eq!(again["data"]["history"]["added"], 0, "{again}");
+
+    // A prescription Pillbox would refuse is left out with a notice; the rest comes in.
+    let mut odd: Value = serde_json::from_str(&bundle).unwrap();
+    for e in odd["entry"].as_array_mut().unwrap() {
+        if let Some(telecom) = e
+            .pointer_mut("/resource/contained/0/telecom")
+            .and_then(Value::as_array_mut)
+        {
+            telecom[0]["value"] = json!("call the front desk");
+        }
+    }
+    let carol = register(&server, "carol@example.com").await;
+    let (status, preview) = import(
+        &server,
+        &carol,
+        "source=fhir&dry_run=true",
+        &odd.to_string(),
+        "application/fhir+json",
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{preview}");
+    assert_eq!(preview["data"]["prescriptions"]["added"], 0, "{preview}");
+    assert!(
+        preview["data"]["notices"].as_array().unwrap().iter().any(|n| n
+            .as_str()
+            .unwrap()
+            .starts_with("The prescription of Metformin was left out: The pharmacy's phone")),
+        "{preview}"
+    );
 
     // An entry it cannot read is named by its number, with the other resources it leaves out.
     let mut changed: Value = serde_json::from_str(&bundle).unwrap();

@@ -179,21 +179,72 @@ async fn bad_prescription_fields_are_refused_and_nothing_is_made_and_another_acc
         c.env("PILLBOX_SIGNUPS", "open");
     });
     let token = register(&server, "ann@example.com").await;
-    for (prescription, says) in [
-        (json!({ "pharmacy_phone": "call me" }), "digits"),
-        (json!({ "pharmacy_url": "javascript:alert(1)" }), "https://"),
+    // Each refusal has its own code (the web app translates it) and names its field.
+    for (prescription, says, code, field) in [
+        (
+            json!({ "pharmacy_phone": "call me" }),
+            "digits",
+            "pharmacy_phone_invalid",
+            "pharmacy_phone",
+        ),
+        (
+            json!({ "pharmacy_url": "javascript:alert(1)" }),
+            "https://",
+            "pharmacy_url_invalid",
+            "pharmacy_url",
+        ),
         (
             json!({ "prescribed_on": "2026-12-01", "expires_on": "2026-11-01" }),
             "expire before",
+            "prescription_expires_before_written",
+            "expires_on",
         ),
-        (json!({ "refills_authorised": 1, "refills_left": 2 }), "more than"),
-        (json!({ "order_days_before": 0 }), "from 1 to 90"),
-        (json!({ "expires_on": "next year" }), "YYYY-MM-DD"),
+        (
+            json!({ "refills_authorised": 1, "refills_left": 2 }),
+            "more than",
+            "refills_left_above_authorised",
+            "refills_left",
+        ),
+        (
+            json!({ "refills_authorised": 100 }),
+            "from 0 to 99",
+            "refills_out_of_range",
+            "refills_authorised",
+        ),
+        (
+            json!({ "order_days_before": 0 }),
+            "from 1 to 90",
+            "order_days_out_of_range",
+            "order_days_before",
+        ),
+        (
+            json!({ "expires_on": "next year" }),
+            "YYYY-MM-DD",
+            "prescription_date_invalid",
+            "expires_on",
+        ),
+        (
+            json!({ "prescriber": "D".repeat(201) }),
+            "at most 200",
+            "prescription_text_too_long",
+            "prescriber",
+        ),
+        (
+            json!({ "pharmacy_name": "Apotheke\u{7}" }),
+            "control characters",
+            "prescription_text_invalid",
+            "pharmacy_name",
+        ),
     ] {
         let (status, body) = metformin(&server, &token, prescription.clone()).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{prescription}: {body}");
         assert!(
             body["message"].as_str().unwrap().contains(says),
+            "{prescription}: {body}"
+        );
+        assert_eq!(
+            (body["code"].as_str(), body["params"]["field"].as_str()),
+            (Some(code), Some(field)),
             "{prescription}: {body}"
         );
     }

@@ -477,34 +477,48 @@ async fn bad_batches_and_another_accounts_ids_change_nothing() {
     let batch_id = batch["id"].as_i64().unwrap();
     let path = format!("/api/medications/{id}/inventory/batches");
 
-    for (body, message) in [
+    // Each refusal has its own code, which the web app translates.
+    for (body, message, code) in [
         (
             json!({ "quantity": -1, "expires_on": "2026-06-30" }),
             "Quantity must be more than 0",
+            "batch_quantity_out_of_range",
         ),
         (
             json!({ "quantity": 0, "expires_on": "2026-06-30" }),
             "Quantity must be more than 0",
+            "batch_quantity_out_of_range",
         ),
         (
             json!({ "quantity": 5, "expires_on": "30/06/2026" }),
             "Expiry date must be a date (YYYY-MM-DD)",
+            "batch_expiry_invalid",
         ),
         (
             json!({ "quantity": 5, "expires_on": "2026-02-30" }),
             "Expiry date must be a date (YYYY-MM-DD)",
+            "batch_expiry_invalid",
         ),
-        (json!({ "expires_on": "2026-06-30" }), "Quantity is required"),
-        (json!({ "quantity": 5 }), "Expiry date is required"),
+        (
+            json!({ "expires_on": "2026-06-30" }),
+            "Quantity is required",
+            "batch_quantity_required",
+        ),
+        (
+            json!({ "quantity": 5 }),
+            "Expiry date is required",
+            "batch_expiry_required",
+        ),
         (
             json!({ "quantity": 5, "expires_on": "2026-06-30", "lot": "x".repeat(101) }),
             "Lot must be at most 100 characters",
+            "batch_lot_too_long",
         ),
     ] {
         let (status, answer) = post(&server, &path, Some(&ann), body.clone()).await;
         assert_eq!(
             (status, answer["message"].as_str(), answer["code"].as_str()),
-            (StatusCode::BAD_REQUEST, Some(message), Some("validation_failed")),
+            (StatusCode::BAD_REQUEST, Some(message), Some(code)),
             "{body}"
         );
     }
@@ -517,13 +531,17 @@ async fn bad_batches_and_another_accounts_ids_change_nothing() {
     .await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{answer}");
     let batch_path = format!("{path}/{batch_id}");
-    for body in [
-        json!({ "quantity": -3 }),
-        json!({ "expires_on": "soon" }),
-        json!({ "remaining": 11 }),
+    for (body, code) in [
+        (json!({ "quantity": -3 }), "batch_quantity_out_of_range"),
+        (json!({ "expires_on": "soon" }), "batch_expiry_invalid"),
+        (json!({ "remaining": 11 }), "batch_remaining_out_of_range"),
     ] {
         let (status, answer) = call(&server, Method::PUT, &batch_path, Some(&ann), Some(body.clone())).await;
-        assert_eq!(status, StatusCode::BAD_REQUEST, "{body}: {answer}");
+        assert_eq!(
+            (status, answer["code"].as_str()),
+            (StatusCode::BAD_REQUEST, Some(code)),
+            "{body}: {answer}"
+        );
     }
 
     // Another account sees neither the medication nor its batch.
@@ -577,6 +595,23 @@ async fn bad_batches_and_another_accounts_ids_change_nothing() {
     );
     assert_eq!(ledger(&server, &ann, id).await.len(), 1);
     assert_consistent(&server, &ann, id).await;
+
+    // Doses took 4: the batch cannot shrink below what they took.
+    dose(&server, &ann, id, 4.0).await;
+    let (status, answer) = call(
+        &server,
+        Method::PUT,
+        &batch_path,
+        Some(&ann),
+        Some(json!({ "quantity": 3 })),
+    )
+    .await;
+    assert_eq!(
+        (status, answer["code"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("batch_quantity_below_drawn")),
+        "{answer}"
+    );
+    assert_eq!(remaining(&server, &ann, id).await, [(String::new(), 6.0)]);
 }
 
 #[tokio::test]

@@ -197,6 +197,17 @@ pub fn import(args: ImportArgs) -> CliResult {
         summary.history.added,
         summary.history.skipped
     );
+    for (what, counts) in [
+        ("prescriptions", summary.prescriptions),
+        ("stock batches", summary.batches),
+    ] {
+        if counts != import::Counts::default() {
+            println!(
+                "{what}: {verb} {}, {} already there",
+                counts.added, counts.skipped
+            );
+        }
+    }
     if summary.settings.replaced {
         println!(
             "settings: {}",

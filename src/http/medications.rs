@@ -160,7 +160,7 @@ pub async fn get(
     request_body = NewMedicationInput,
     responses(
         (status = 201, description = "The new medication", body = Data<MedicationView>),
-        (status = 400, description = "A field cannot be used (`name_required`, `unit_required`, `unit_invalid`, `unit_mismatch`, `strength_needed`, `validation_failed`, `invalid_request`)", body = ErrorBody),
+        (status = 400, description = "A field cannot be used (`name_required`, `unit_required`, `unit_invalid`, `unit_mismatch`, `strength_needed`, `validation_failed`, `invalid_request`; a prescription's: `prescription_text_too_long`, `prescription_text_invalid`, `pharmacy_phone_invalid`, `pharmacy_url_invalid`, `prescription_date_invalid`, `prescription_expires_before_written`, `refills_out_of_range`, `refills_left_above_authorised`, `order_days_out_of_range`, with `params.field`)", body = ErrorBody),
         (status = 403, description = "`person_id` names a person you care for with a role below manage (`not_permitted`)", body = ErrorBody),
         (status = 404, description = "`person_id` names no person you can see (`person_not_found`)", body = ErrorBody),
     ),
@@ -195,7 +195,7 @@ pub async fn create(
     request_body = MedicationInput,
     responses(
         (status = 200, description = "The changed medication", body = Data<MedicationView>),
-        (status = 400, description = "A field cannot be used (`name_required`, `unit_required`, `unit_invalid`, `unit_mismatch`, `strength_needed`, `validation_failed`, `invalid_request`)", body = ErrorBody),
+        (status = 400, description = "A field cannot be used (`name_required`, `unit_required`, `unit_invalid`, `unit_mismatch`, `strength_needed`, `validation_failed`, `invalid_request`; a prescription's: `prescription_text_too_long`, `prescription_text_invalid`, `pharmacy_phone_invalid`, `pharmacy_url_invalid`, `prescription_date_invalid`, `prescription_expires_before_written`, `refills_out_of_range`, `refills_left_above_authorised`, `order_days_out_of_range`, with `params.field`)", body = ErrorBody),
         (status = 403, description = "A carer whose role is below manage, or one who moves it to another person: only the owner does (`not_permitted`)", body = ErrorBody),
         (status = 404, description = "No such medication you can see (`medication_not_found`), or `person_id` names none of the owner's people (`person_not_found`)", body = ErrorBody),
         (status = 409, description = "An inventory `current_quantity` for stock kept in batches (`stock_in_batches`)", body = ErrorBody),
@@ -485,7 +485,7 @@ pub async fn list_batches(
     request_body = BatchInput,
     responses(
         (status = 201, description = "The batch as saved", body = Data<BatchView>),
-        (status = 400, description = "The batch cannot be used (`validation_failed`, `unit_mismatch`, `strength_needed`, `invalid_request`)", body = ErrorBody),
+        (status = 400, description = "The batch cannot be used (`batch_quantity_required`, `batch_quantity_out_of_range`, `batch_expiry_required`, `batch_expiry_invalid`, `batch_lot_too_long`, `validation_failed`, `unit_mismatch`, `strength_needed`, `invalid_request`)", body = ErrorBody),
         (status = 403, description = "A carer whose role is below manage (`not_permitted`)", body = ErrorBody),
         (status = 404, description = "No such medication you can see (`medication_not_found`)", body = ErrorBody),
     ),
@@ -522,7 +522,7 @@ pub async fn add_batch(
     request_body = BatchInput,
     responses(
         (status = 200, description = "The batch as saved", body = Data<BatchView>),
-        (status = 400, description = "The change cannot be used (`validation_failed`, `invalid_request`)", body = ErrorBody),
+        (status = 400, description = "The change cannot be used (`batch_quantity_out_of_range`, `batch_quantity_below_drawn`, `batch_remaining_out_of_range`, `batch_expiry_invalid`, `batch_lot_too_long`, `invalid_request`)", body = ErrorBody),
         (status = 403, description = "A carer whose role is below manage (`not_permitted`)", body = ErrorBody),
         (status = 404, description = "No such medication or batch you can see (`medication_not_found`, `batch_not_found`)", body = ErrorBody),
     ),

@@ -10,7 +10,7 @@ use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::{ErrorCode, Problem, ServiceError, ServiceResult, invalid, not_found};
+use super::{ErrorCode, Problem, ServiceError, ServiceResult, not_found, rejected};
 use crate::db::{DbError, Stamp};
 use crate::domain::medication::{MedicationId, limited_text};
 use crate::domain::quantity::Quantity;
@@ -140,12 +140,17 @@ fn medication_not_found() -> ServiceError {
     not_found(ErrorCode::MedicationNotFound, "Medication not found")
 }
 
-fn positive(quantity: Quantity, label: &str) -> ServiceResult<Quantity> {
+fn positive(quantity: Quantity) -> ServiceResult<Quantity> {
+    let out_of_range = |message: String| {
+        ServiceError::Invalid(
+            Problem::new(ErrorCode::BatchQuantityOutOfRange, message).with_param("max", MAX_COUNT),
+        )
+    };
     if quantity <= Quantity::ZERO {
-        return Err(invalid(format!("{label} must be more than 0")));
+        return Err(out_of_range("Quantity must be more than 0".into()));
     }
     if quantity > Quantity::whole(MAX_COUNT) {
-        return Err(invalid(format!("{label} must be at most {MAX_COUNT}")));
+        return Err(out_of_range(format!("Quantity must be at most {MAX_COUNT}")));
     }
     Ok(quantity)
 }
@@ -155,7 +160,7 @@ fn expiry(text: &str) -> ServiceResult<NaiveDate> {
     NaiveDate::parse_from_str(text.trim(), "%Y-%m-%d").map_err(|_| {
         ServiceError::Invalid(
             Problem::new(
-                ErrorCode::ValidationFailed,
+                ErrorCode::BatchExpiryInvalid,
                 "Expiry date must be a date (YYYY-MM-DD)",
             )
             .with_param("expires_on", text),
@@ -165,9 +170,45 @@ fn expiry(text: &str) -> ServiceResult<NaiveDate> {
 
 fn lot(value: Option<String>) -> ServiceResult<Option<String>> {
     value
-        .map(|l| limited_text(&l, MAX_LOT, "Lot").map_err(invalid))
+        .map(|l| {
+            limited_text(&l, MAX_LOT, "Lot").map_err(|message| {
+                ServiceError::Invalid(
+                    Problem::new(ErrorCode::BatchLotTooLong, message).with_param("max", MAX_LOT),
+                )
+            })
+        })
         .transpose()
         .map(|l| l.filter(|l| !l.is_empty()))
+}
+
+/// What is left of a batch: from 0 to its quantity.
+fn checked_remaining(remaining: Quantity, quantity: Quantity) -> ServiceResult<Quantity> {
+    if remaining < Quantity::ZERO || remaining > quantity {
+        return Err(rejected(
+            ErrorCode::BatchRemainingOutOfRange,
+            "Remaining must be from 0 to the batch's quantity",
+        ));
+    }
+    Ok(remaining)
+}
+
+/// A batch of an export file, checked as the API checks a new batch (and a changed
+/// `remaining`): its fields, not yet counted as expired or not (that needs the owner's day).
+pub fn checked_file(
+    quantity: Quantity,
+    remaining: Option<Quantity>,
+    expires_on: &str,
+    lot_number: Option<String>,
+) -> ServiceResult<BatchFields> {
+    let quantity = positive(quantity)?;
+    let remaining = checked_remaining(remaining.unwrap_or(quantity), quantity)?;
+    Ok(BatchFields {
+        quantity,
+        remaining,
+        expires_on: expiry(expires_on)?,
+        lot: lot(lot_number)?,
+        expired: false,
+    })
 }
 
 /// "lot A123" or "expiring 2027-03-31": how texts name a batch.
@@ -234,7 +275,7 @@ pub fn list(
 
 /// The stock set-up a medication without stock gets with its first batch: counted in the
 /// medication's own unit (items when it is a count, else one container of that unit).
-fn first_containers(m: &Medication, quantity: Quantity) -> Containers {
+pub fn first_containers(m: &Medication, quantity: Quantity) -> Containers {
     let unit = units::find(&m.unit).map(|u| u.symbol.to_owned());
     match units::find(&m.unit).map(|u| u.category) {
         Some(Category::Count) => Containers {
@@ -272,14 +313,15 @@ pub fn add(
 ) -> ServiceResult<BatchView> {
     let m = medications::find(conn, user_id, medication_id.0)?.ok_or_else(medication_not_found)?;
     let quantity = positive(
-        input.quantity.ok_or_else(|| invalid("Quantity is required"))?,
-        "Quantity",
+        input
+            .quantity
+            .ok_or_else(|| rejected(ErrorCode::BatchQuantityRequired, "Quantity is required"))?,
     )?;
     let expires_on = expiry(
         input
             .expires_on
             .as_deref()
-            .ok_or_else(|| invalid("Expiry date is required"))?,
+            .ok_or_else(|| rejected(ErrorCode::BatchExpiryRequired, "Expiry date is required"))?,
     )?;
     let lot = lot(input.lot.flatten())?;
     let today = UserClock::at(conn, user_id, now)?.today();
@@ -362,19 +404,17 @@ pub fn update(
     let before = fields(&old);
     let mut b = before.clone();
     if let Some(quantity) = input.quantity {
-        b.quantity = positive(quantity, "Quantity")?;
+        b.quantity = positive(quantity)?;
         b.remaining = b.remaining + b.quantity - before.quantity;
         if b.remaining < Quantity::ZERO {
-            return Err(invalid(
+            return Err(rejected(
+                ErrorCode::BatchQuantityBelowDrawn,
                 "Quantity cannot be less than what doses already took from the batch",
             ));
         }
     }
     if let Some(remaining) = input.remaining {
-        if remaining < Quantity::ZERO || remaining > b.quantity {
-            return Err(invalid("Remaining must be from 0 to the batch's quantity"));
-        }
-        b.remaining = remaining;
+        b.remaining = checked_remaining(remaining, b.quantity)?;
     }
     if let Some(text) = input.expires_on.as_deref() {
         b.expires_on = expiry(text)?;

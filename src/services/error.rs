@@ -145,6 +145,42 @@ error_codes! {
     /// A single-count stock change (adjust, a `current_quantity`) on a medication whose stock
     /// is kept in batches (409): change a batch instead.
     StockInBatches => "stock_in_batches",
+    /// A batch sent without its `quantity`.
+    BatchQuantityRequired => "batch_quantity_required",
+    /// A batch's `quantity` not more than 0, or over `params.max`.
+    BatchQuantityOutOfRange => "batch_quantity_out_of_range",
+    /// A batch's new `quantity` below what doses already took from it.
+    BatchQuantityBelowDrawn => "batch_quantity_below_drawn",
+    /// A batch's `remaining` below 0 or above its quantity.
+    BatchRemainingOutOfRange => "batch_remaining_out_of_range",
+    /// A batch sent without its `expires_on`.
+    BatchExpiryRequired => "batch_expiry_required",
+    /// A batch's `expires_on` that is not a `YYYY-MM-DD` day (`params.expires_on`, as sent).
+    BatchExpiryInvalid => "batch_expiry_invalid",
+    /// A lot number over `params.max` characters.
+    BatchLotTooLong => "batch_lot_too_long",
+
+    // --- prescriptions ---
+    /// A prescription's text over `params.max` characters (`params.field`: `prescriber`,
+    /// `pharmacy_name`, `pharmacy_phone` or `pharmacy_url`).
+    PrescriptionTextTooLong => "prescription_text_too_long",
+    /// A prescription's text with a control character (`params.field`, as above).
+    PrescriptionTextInvalid => "prescription_text_invalid",
+    /// A pharmacy phone with other than digits, spaces and `+ - ( ) / .`.
+    PharmacyPhoneInvalid => "pharmacy_phone_invalid",
+    /// A pharmacy address that does not start with `https://` (or `http://`).
+    PharmacyUrlInvalid => "pharmacy_url_invalid",
+    /// A prescription date not written `YYYY-MM-DD` (`params.field`: `prescribed_on` or
+    /// `expires_on`).
+    PrescriptionDateInvalid => "prescription_date_invalid",
+    /// `expires_on` before `prescribed_on`.
+    PrescriptionExpiresBeforeWritten => "prescription_expires_before_written",
+    /// `refills_authorised` or `refills_left` (`params.field`) over `params.max`.
+    RefillsOutOfRange => "refills_out_of_range",
+    /// `refills_left` more than `refills_authorised`.
+    RefillsLeftAboveAuthorised => "refills_left_above_authorised",
+    /// `order_days_before` outside `params.min`…`params.max`.
+    OrderDaysOutOfRange => "order_days_out_of_range",
 
     // --- reminders and notifications ---
     NotificationNotFound => "notification_not_found",

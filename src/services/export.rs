@@ -19,13 +19,17 @@ use crate::domain::quantity::Quantity;
 use crate::domain::schedule::Rules;
 use crate::domain::stock::InventoryType;
 use crate::services::planner::UserClock;
+use crate::services::prescriptions::PrescriptionInput;
+use crate::store::batches::{self, Batch};
 use crate::store::medications::{self, Medication};
 use crate::store::notify_prefs::{self, GlobalPrefs, MedicationPrefs, Method};
+use crate::store::prescriptions::{self, Prescription};
 use crate::store::{history, people, settings};
 
 /// The format this build writes; it reads every 1.x file. 1.1 added the people of the
-/// account (`people`, each medication's and entry's `person_id`, `logged_by_name`).
-pub const FORMAT_VERSION: &str = "1.1.0";
+/// account (`people`, each medication's and entry's `person_id`, `logged_by_name`); 1.2 each
+/// medication's `prescription` and stock `batches`.
+pub const FORMAT_VERSION: &str = "1.2.0";
 
 /// One of the account's people. Carers are other accounts and are not part of an export.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -74,6 +78,69 @@ pub struct InventoryFile {
     pub reminder_threshold: Quantity,
 }
 
+/// A medication's prescription (1.2), in the API's fields; what is absent is empty (and
+/// `order_days_before` 7). An import checks it as the API checks one.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PrescriptionFile {
+    #[serde(default)]
+    pub prescriber: Option<String>,
+    #[serde(default)]
+    pub pharmacy_name: Option<String>,
+    #[serde(default)]
+    pub pharmacy_phone: Option<String>,
+    #[serde(default)]
+    pub pharmacy_url: Option<String>,
+    /// `YYYY-MM-DD`.
+    #[serde(default)]
+    pub prescribed_on: Option<String>,
+    /// `YYYY-MM-DD`.
+    #[serde(default)]
+    pub expires_on: Option<String>,
+    #[serde(default)]
+    pub refills_authorised: Option<u32>,
+    #[serde(default)]
+    pub refills_left: Option<u32>,
+    #[serde(default)]
+    pub order_days_before: Option<u32>,
+    /// When a refill was marked ordered (and its stock has not come yet), RFC 3339.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ordered_at: Option<String>,
+}
+
+impl PrescriptionFile {
+    /// The prescription as the API's input, for the API's checks.
+    pub fn input(&self) -> PrescriptionInput {
+        PrescriptionInput {
+            prescriber: self.prescriber.clone(),
+            pharmacy_name: self.pharmacy_name.clone(),
+            pharmacy_phone: self.pharmacy_phone.clone(),
+            pharmacy_url: self.pharmacy_url.clone(),
+            prescribed_on: self.prescribed_on.clone(),
+            expires_on: self.expires_on.clone(),
+            refills_authorised: self.refills_authorised,
+            refills_left: self.refills_left,
+            order_days_before: self.order_days_before,
+        }
+    }
+}
+
+/// One stock batch of a medication (1.2), in the stock's unit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BatchFile {
+    /// What the batch held when entered.
+    pub quantity: Quantity,
+    /// What is left of it; absent: all of `quantity`.
+    #[serde(default)]
+    pub remaining: Option<Quantity>,
+    /// The last day it may be used, `YYYY-MM-DD`. Whether it has expired is worked out again
+    /// on import, on the importing account's day.
+    pub expires_on: String,
+    #[serde(default)]
+    pub lot: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_at: Option<String>,
+}
+
 /// A medication's own reminder preferences; absent fields follow the global ones.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MedicationPrefsFile {
@@ -106,6 +173,13 @@ pub struct MedicationFile {
     pub inventory: Option<InventoryFile>,
     #[serde(default, rename = "notificationPreferences")]
     pub notification_preferences: Option<MedicationPrefsFile>,
+    /// Its prescription (1.2); absent: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prescription: Option<PrescriptionFile>,
+    /// Its stock in batches, the first to expire first (1.2); absent or empty: its stock is
+    /// the single count of `inventory`. With batches, the count is what those not expired hold.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub batches: Vec<BatchFile>,
     #[serde(default)]
     pub archived: bool,
     /// Whose medicine it is (a `people` id of the file); absent: the account holder's.
@@ -138,6 +212,8 @@ impl MedicationFile {
             schedule: None,
             inventory: None,
             notification_preferences: None,
+            prescription: None,
+            batches: Vec::new(),
             archived: false,
             person_id: None,
             created_at: None,
@@ -236,6 +312,33 @@ fn prefs_file(p: &MedicationPrefs) -> MedicationPrefsFile {
     }
 }
 
+fn prescription_file(p: &Prescription) -> PrescriptionFile {
+    let text = |t: &str| Some(t.to_owned()).filter(|t| !t.is_empty());
+    let count = |n: Option<i64>| n.and_then(|n| u32::try_from(n).ok());
+    PrescriptionFile {
+        prescriber: text(&p.prescriber),
+        pharmacy_name: text(&p.pharmacy_name),
+        pharmacy_phone: text(&p.pharmacy_phone),
+        pharmacy_url: text(&p.pharmacy_url),
+        prescribed_on: p.prescribed_on.map(|d| d.to_string()),
+        expires_on: p.expires_on.map(|d| d.to_string()),
+        refills_authorised: count(p.refills_authorised),
+        refills_left: count(p.refills_left),
+        order_days_before: u32::try_from(p.order_days_before).ok(),
+        ordered_at: p.ordered_at.map(|t| t.to_string()),
+    }
+}
+
+fn batch_file(b: &Batch) -> BatchFile {
+    BatchFile {
+        quantity: b.quantity,
+        remaining: Some(b.remaining),
+        expires_on: b.expires_on.to_string(),
+        lot: b.lot.clone(),
+        created_at: Some(b.created_at.to_string()),
+    }
+}
+
 fn medication_file(conn: &Connection, m: &Medication) -> ServiceResult<MedicationFile> {
     Ok(MedicationFile {
         id: m.id,
@@ -254,6 +357,8 @@ fn medication_file(conn: &Connection, m: &Medication) -> ServiceResult<Medicatio
         }),
         inventory: medications::inventory(conn, m.id)?.as_ref().map(inventory_file),
         notification_preferences: notify_prefs::for_medication(conn, m.id)?.as_ref().map(prefs_file),
+        prescription: prescriptions::find(conn, m.id)?.as_ref().map(prescription_file),
+        batches: batches::list(conn, m.id)?.iter().map(batch_file).collect(),
         archived: false,
         person_id: Some(m.person_id),
         created_at: Some(m.created_at.to_string()),

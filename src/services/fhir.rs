@@ -24,6 +24,7 @@ use crate::domain::schedule::{self, Frequency};
 use crate::domain::units::{self, Category};
 use crate::store::medications::{self, Medication};
 use crate::store::people::Person;
+use crate::store::prescriptions::{self, Prescription};
 use crate::store::{history, people};
 
 /// The media type of the answer (FHIR's JSON format).
@@ -31,6 +32,9 @@ pub const CONTENT_TYPE: &str = "application/fhir+json";
 
 /// Where Pillbox's own extensions are named; FHIR has no element for an on/off cycle.
 pub const CYCLE_EXTENSION: &str = "urn:pillbox:fhir:schedule-cycle";
+
+/// The refills a prescription has left, which FHIR's `dispenseRequest` has no element for.
+pub const REFILLS_LEFT_EXTENSION: &str = "urn:pillbox:fhir:refills-left";
 
 const UCUM: &str = "http://unitsofmeasure.org";
 
@@ -261,6 +265,61 @@ fn dosage_instructions(m: &Medication, clock: &UserClock) -> Vec<Value> {
 }
 
 /// A resource as a bundle entry.
+/// A medication's prescription on its request: the prescriber (`requester`), how long it is
+/// valid and how many refills it allows (`dispenseRequest`), the pharmacy with its phone and
+/// ordering page (a contained `Organization`), and the refills left (an extension).
+fn prescribed(request: &mut Map<String, Value>, p: &Prescription) {
+    if !p.prescriber.is_empty() {
+        request.insert("requester".into(), json!({ "display": p.prescriber }));
+    }
+    let mut dispense = Map::new();
+    let mut validity = Map::new();
+    if let Some(on) = p.prescribed_on {
+        validity.insert("start".into(), json!(on.to_string()));
+    }
+    if let Some(until) = p.expires_on {
+        validity.insert("end".into(), json!(until.to_string()));
+    }
+    if !validity.is_empty() {
+        dispense.insert("validityPeriod".into(), Value::Object(validity));
+    }
+    if let Some(n) = p.refills_authorised {
+        dispense.insert("numberOfRepeatsAllowed".into(), json!(n));
+    }
+    let mut telecom = Vec::new();
+    if !p.pharmacy_phone.is_empty() {
+        telecom.push(json!({ "system": "phone", "value": p.pharmacy_phone }));
+    }
+    if !p.pharmacy_url.is_empty() {
+        telecom.push(json!({ "system": "url", "value": p.pharmacy_url }));
+    }
+    if !p.pharmacy_name.is_empty() || !telecom.is_empty() {
+        let mut pharmacy = Map::new();
+        pharmacy.insert("resourceType".into(), json!("Organization"));
+        pharmacy.insert("id".into(), json!("pharmacy"));
+        let mut performer = Map::new();
+        performer.insert("reference".into(), json!("#pharmacy"));
+        if !p.pharmacy_name.is_empty() {
+            pharmacy.insert("name".into(), json!(p.pharmacy_name));
+            performer.insert("display".into(), json!(p.pharmacy_name));
+        }
+        if !telecom.is_empty() {
+            pharmacy.insert("telecom".into(), Value::Array(telecom));
+        }
+        request.insert("contained".into(), json!([pharmacy]));
+        dispense.insert("performer".into(), Value::Object(performer));
+    }
+    if !dispense.is_empty() {
+        request.insert("dispenseRequest".into(), Value::Object(dispense));
+    }
+    if let Some(left) = p.refills_left {
+        request.insert(
+            "extension".into(),
+            json!([{ "url": REFILLS_LEFT_EXTENSION, "valueUnsignedInt": left }]),
+        );
+    }
+}
+
 fn entry(r: &Ref, resource: Value) -> Value {
     json!({ "fullUrl": r.url(), "resource": resource })
 }
@@ -393,22 +452,20 @@ pub fn write_bundle(
         let subject = Ref::new(user_id, "person", m.person_id);
         let last = last_day(m);
         let ended = last.is_some_and(|last| last < today);
-        put(
-            out,
-            entry(
-                &request,
-                json!({
-                    "resourceType": "MedicationRequest",
-                    "id": request.id,
-                    "status": if ended { "stopped" } else { "active" },
-                    "intent": "plan",
-                    "medicationReference": med.reference(),
-                    "subject": subject.reference(),
-                    "authoredOn": m.created_at.to_string(),
-                    "dosageInstruction": dosage_instructions(m, &clock),
-                }),
-            ),
-        )?;
+        let mut resource = json!({
+            "resourceType": "MedicationRequest",
+            "id": request.id,
+            "status": if ended { "stopped" } else { "active" },
+            "intent": "plan",
+            "medicationReference": med.reference(),
+            "subject": subject.reference(),
+            "authoredOn": m.created_at.to_string(),
+            "dosageInstruction": dosage_instructions(m, &clock),
+        });
+        if let (Some(p), Value::Object(fields)) = (prescriptions::find(&tx, m.id)?, &mut resource) {
+            prescribed(fields, &p);
+        }
+        put(out, entry(&request, resource))?;
         let statement = Ref::new(user_id, "statement", m.id);
         let mut period = Map::new();
         period.insert("start".into(), json!(m.start_date.to_string()));

@@ -9,9 +9,10 @@
 //! in one last short transaction: readers see all of it or none of it, and a failure or a
 //! server that stops leaves nothing visible. Importing the same file twice adds nothing the
 //! second time: a medication with the same name and unit is the same medication, and a
-//! history entry of the same medication, instant and status is the same entry. Imported
-//! history never moves stock (the file's stock count is taken as it is), and reminders are
-//! planned again afterwards.
+//! history entry of the same medication, instant and status is the same entry (a medication
+//! already there keeps its own stock, batches and prescription). Imported history never moves
+//! stock (the file's stock count is taken as it is; with batches, it is what those not expired
+//! hold), and reminders are planned again afterwards.
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -41,13 +42,16 @@ use crate::domain::medication::{
 use crate::domain::notification::{check_lead, check_message, check_methods};
 use crate::domain::quantity::Quantity;
 use crate::domain::schedule::{self, Frequency};
+use crate::domain::stock;
 use crate::domain::stock::Containers;
 use crate::domain::units;
 use crate::services::planner::{self, UserClock};
+use crate::store::batches::{self, BatchFields};
 use crate::store::history::{self, Entry, LoggedBy};
 use crate::store::imports::{self, Reserved};
 use crate::store::medications::{self, Inventory, Medication, StockChange};
 use crate::store::notify_prefs::{self, GlobalPrefs, MedicationPrefs, Method};
+use crate::store::prescriptions::{self, Prescription};
 use crate::store::{people, reminders, settings};
 
 /// The largest file accepted (a 100,000-entry export is about 20 MiB).
@@ -94,6 +98,11 @@ pub struct Summary {
     pub people: Counts,
     pub medications: Counts,
     pub schedules: Added,
+    /// Prescriptions of the medications the import adds (a medication already there keeps
+    /// its own: the file's is skipped).
+    pub prescriptions: Counts,
+    /// Stock batches of the medications the import adds (skipped as above).
+    pub batches: Counts,
     pub history: Counts,
     pub settings: Replaced,
     /// Another app's file (`source=medtimer` or `fhir`): its rows that could not be read, its
@@ -130,6 +139,10 @@ struct NewMedication {
     medication: Medication,
     inventory: Option<Inventory>,
     prefs: Option<MedicationPrefs>,
+    /// Checked as the API checks one; its medication is set when it is written.
+    prescription: Option<Prescription>,
+    /// Checked; whether each has expired is worked out when written, on the account's day.
+    batches: Vec<(BatchFields, Option<Stamp>)>,
 }
 
 struct NewEntry {
@@ -1220,6 +1233,47 @@ fn medication_of(m: MedicationFile, now: DateTime<Utc>) -> Result<NewMedication,
         }
         None => None,
     };
+    let prescription = m
+        .prescription
+        .map(|p| -> Result<Prescription, String> {
+            let mut checked = super::prescriptions::checked(p.input(), now.instant())
+                .map_err(|e| format!("prescription: {e}"))?;
+            checked.ordered_at = p
+                .ordered_at
+                .map(|t| {
+                    parse_instant(&t).map(Stamp::from).ok_or_else(|| {
+                        format!(
+                            "prescription: ordered_at '{}' is not an RFC 3339 date and time",
+                            t.trim()
+                        )
+                    })
+                })
+                .transpose()?;
+            checked.updated_at = medication.updated_at;
+            Ok(checked)
+        })
+        .transpose()?;
+    let batches = m
+        .batches
+        .into_iter()
+        .enumerate()
+        .map(|(j, b)| {
+            let fields = super::batches::checked_file(b.quantity, b.remaining, &b.expires_on, b.lot)
+                .map_err(|e| format!("batches[{j}]: {e}"))?;
+            let created_at = b
+                .created_at
+                .map(|t| {
+                    parse_instant(&t).map(Stamp::from).ok_or_else(|| {
+                        format!(
+                            "batches[{j}]: created_at '{}' is not an RFC 3339 date and time",
+                            t.trim()
+                        )
+                    })
+                })
+                .transpose()?;
+            Ok((fields, created_at))
+        })
+        .collect::<Result<Vec<_>, String>>()?;
     Ok(NewMedication {
         file_id: m.id,
         file_person: None,
@@ -1227,6 +1281,8 @@ fn medication_of(m: MedicationFile, now: DateTime<Utc>) -> Result<NewMedication,
         medication,
         inventory,
         prefs,
+        prescription,
+        batches,
     })
 }
 
@@ -1816,15 +1872,20 @@ fn resolve(conn: &Connection, user_id: i64, plan: &Plan, summary: &mut Summary) 
                 .position(|(_, name, unit, of)| *name == wanted && *unit == m.unit && *of == owner),
             Id::New(_) => None,
         };
+        let (prescriptions, batches) = (usize::from(new.prescription.is_some()), new.batches.len());
         if let Some(at) = claimed {
             let (id, _, _, _) = unclaimed.swap_remove(at);
             summary.medications.skipped += 1;
+            summary.prescriptions.skipped += prescriptions;
+            summary.batches.skipped += batches;
             resolution
                 .targets
                 .insert(new.file_id, target(Some(Id::Existing(id)), false));
             continue;
         }
         summary.medications.added += 1;
+        summary.prescriptions.added += prescriptions;
+        summary.batches.added += batches;
         if Frequency::parse(&m.frequency).is_some_and(|f| f != Frequency::AsNeeded) {
             summary.schedules.added += 1;
         }
@@ -1934,6 +1995,40 @@ fn write_rest(
         let id = medications::insert_as(conn, Some(ids.medication(Id::New(k))), user_id, m)?;
         // `insert` stamps both times with created_at; keep the file's last change too.
         medications::set_updated_at(conn, id, m.updated_at)?;
+        if !new.batches.is_empty() {
+            // Batches are the stock: its count is what those not expired hold on the
+            // account's day, as the batches' own changes keep it (a medication without stock
+            // gets stock with its first batch, as through the API).
+            let today = UserClock::at(conn, user_id, now)?.today();
+            let mut counted = Quantity::ZERO;
+            for (fields, created_at) in &mut new.batches {
+                fields.expired = stock::batch_expired(fields.expires_on, today);
+                if !fields.expired {
+                    counted = counted + fields.remaining;
+                }
+                batches::insert(conn, id, fields, created_at.unwrap_or(stamp))?;
+            }
+            let first = new.batches[0].0.quantity;
+            let inventory = new.inventory.get_or_insert_with(|| Inventory {
+                enabled: true,
+                containers: super::batches::first_containers(&new.medication, first),
+                current_quantity: Quantity::ZERO,
+                reminder_threshold: Quantity::ZERO,
+                updated_at: stamp,
+            });
+            if inventory.enabled {
+                inventory.current_quantity = counted;
+            }
+        }
+        if let Some(p) = new.prescription.take() {
+            prescriptions::save(
+                conn,
+                &Prescription {
+                    medication_id: id,
+                    ..p
+                },
+            )?;
+        }
         if let Some(inv) = &new.inventory {
             medications::save_inventory(conn, id, inv)?;
             if inv.enabled {

@@ -15,7 +15,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use utoipa::ToSchema;
 
-use super::export::{EntryFile, FORMAT_VERSION, MedicationFile, PersonFile, ScheduleFile};
+use super::export::{EntryFile, FORMAT_VERSION, MedicationFile, PersonFile, PrescriptionFile, ScheduleFile};
 use super::{ErrorCode, ServiceError, ServiceResult, rejected};
 use crate::domain::quantity::Quantity;
 use crate::domain::schedule::{Rules, Step};
@@ -395,6 +395,55 @@ fn day_number(code: &str) -> Option<u32> {
         .map(|i| i as u32 + 1)
 }
 
+/// A medication's prescription from its request, as Pillbox's FHIR export writes it: the
+/// prescriber (`requester.display`), `dispenseRequest` (validity, refills allowed, the
+/// pharmacy as `performer`, its phone and ordering page from the contained `Organization` it
+/// points to) and the refills left (Pillbox's extension). None when the request says nothing
+/// of these.
+fn prescription_of(request: &Value) -> Option<PrescriptionFile> {
+    let text = |v: &Value| v.as_str().map(|t| t.trim().to_owned()).filter(|t| !t.is_empty());
+    let dispense = &request["dispenseRequest"];
+    let performer = &dispense["performer"];
+    let pharmacy = performer["reference"]
+        .as_str()
+        .and_then(|r| r.strip_prefix('#'))
+        .and_then(|id| {
+            request["contained"]
+                .as_array()?
+                .iter()
+                .find(|c| c["resourceType"] == "Organization" && c["id"] == id)
+        });
+    let telecom = |system: &str| {
+        pharmacy?["telecom"]
+            .as_array()?
+            .iter()
+            .find(|t| t["system"] == system)
+            .and_then(|t| text(&t["value"]))
+    };
+    let day = |v: &Value| v.as_str().and_then(date_part).map(|d| d.to_string());
+    let count = |v: &Value| v.as_u64().and_then(|n| u32::try_from(n).ok());
+    let refills_left = request["extension"].as_array().and_then(|all| {
+        all.iter()
+            .find(|x| x["url"] == super::fhir::REFILLS_LEFT_EXTENSION)
+            .and_then(|x| count(&x["valueUnsignedInt"]))
+    });
+    let p = PrescriptionFile {
+        prescriber: text(&request["requester"]["display"]),
+        pharmacy_name: pharmacy
+            .and_then(|o| text(&o["name"]))
+            .or_else(|| text(&performer["display"])),
+        pharmacy_phone: telecom("phone"),
+        pharmacy_url: telecom("url"),
+        prescribed_on: day(&dispense["validityPeriod"]["start"]),
+        expires_on: day(&dispense["validityPeriod"]["end"]),
+        refills_authorised: count(&dispense["numberOfRepeatsAllowed"]),
+        refills_left,
+        order_days_before: None,
+        ordered_at: None,
+    };
+    (p != PrescriptionFile::default()).then_some(p)
+}
+
 /// A medication's schedule from its request's dosage instructions (one, or one per taper
 /// step), or why it cannot be read.
 fn schedule_of(request: &Value, m: &mut MedicationFile) -> Result<(), String> {
@@ -646,6 +695,15 @@ pub fn fhir(reader: impl Read, now: DateTime<Utc>, out: &mut dyn Write) -> Servi
             });
             m.schedule = None;
             m.frequency = "as_needed".into();
+        }
+        if let Some(p) = prescription_of(r) {
+            // Another system's prescription that Pillbox would refuse is left out, not the file.
+            match super::prescriptions::checked(p.input(), now) {
+                Ok(_) => m.prescription = Some(p),
+                Err(e) => report
+                    .notices
+                    .push(format!("The prescription of {} was left out: {e}", m.name)),
+            }
         }
     }
 

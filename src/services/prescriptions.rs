@@ -10,7 +10,7 @@ use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::{ErrorCode, ServiceResult, invalid, not_found};
+use super::{ErrorCode, Problem, ServiceError, ServiceResult, not_found};
 use crate::db::Stamp;
 use crate::store::prescriptions::{self, Prescription};
 
@@ -102,73 +102,142 @@ pub struct PrescriptionView {
     pub refill: Option<RefillNeed>,
 }
 
-fn text(value: Option<String>, max: usize, field: &str) -> ServiceResult<String> {
+/// A refusal of one of the prescription's fields, with its code and the field's API name.
+fn refused(code: ErrorCode, field: &str, message: String) -> ServiceError {
+    ServiceError::Invalid(Problem::new(code, message).with_param("field", field))
+}
+
+/// A text field trimmed; `key` is its API name, `label` its name in the message.
+fn text(value: Option<String>, max: usize, key: &str, label: &str) -> ServiceResult<String> {
     let value = value.unwrap_or_default().trim().to_owned();
     if value.chars().count() > max {
-        return Err(invalid(format!("{field} can be at most {max} characters")));
+        return Err(ServiceError::Invalid(
+            Problem::new(
+                ErrorCode::PrescriptionTextTooLong,
+                format!("{label} can be at most {max} characters"),
+            )
+            .with_param("field", key)
+            .with_param("max", max),
+        ));
     }
     if value.chars().any(char::is_control) {
-        return Err(invalid(format!("{field} cannot contain control characters")));
+        return Err(refused(
+            ErrorCode::PrescriptionTextInvalid,
+            key,
+            format!("{label} cannot contain control characters"),
+        ));
     }
     Ok(value)
 }
 
-fn day(value: Option<String>, field: &str) -> ServiceResult<Option<NaiveDate>> {
+fn day(value: Option<String>, key: &str, label: &str) -> ServiceResult<Option<NaiveDate>> {
     value
         .map(|v| v.trim().to_owned())
         .filter(|v| !v.is_empty())
         .map(|v| {
-            NaiveDate::parse_from_str(&v, "%Y-%m-%d")
-                .map_err(|_| invalid(format!("{field} must be a date written YYYY-MM-DD")))
+            NaiveDate::parse_from_str(&v, "%Y-%m-%d").map_err(|_| {
+                refused(
+                    ErrorCode::PrescriptionDateInvalid,
+                    key,
+                    format!("{label} must be a date written YYYY-MM-DD"),
+                )
+            })
         })
         .transpose()
 }
 
 /// The prescription a medication's input describes, checked before anything is written (its
-/// medication and its refill's state are set when it is saved, by `apply`).
+/// medication and its refill's state are set when it is saved, by `apply`). Each refusal has
+/// its own code, and `params.field` names the field where there is one.
 pub fn checked(input: PrescriptionInput, now: DateTime<Utc>) -> ServiceResult<Prescription> {
-    let phone = text(input.pharmacy_phone, MAX_PHONE, "The pharmacy's phone")?;
+    let phone = text(
+        input.pharmacy_phone,
+        MAX_PHONE,
+        "pharmacy_phone",
+        "The pharmacy's phone",
+    )?;
     if !phone.chars().all(|c| c.is_ascii_digit() || " +-()/.".contains(c)) {
-        return Err(invalid(
-            "The pharmacy's phone can have digits, spaces and + - ( ) / . only",
+        return Err(refused(
+            ErrorCode::PharmacyPhoneInvalid,
+            "pharmacy_phone",
+            "The pharmacy's phone can have digits, spaces and + - ( ) / . only".into(),
         ));
     }
-    let url = text(input.pharmacy_url, MAX_URL, "The pharmacy's web address")?;
+    let url = text(
+        input.pharmacy_url,
+        MAX_URL,
+        "pharmacy_url",
+        "The pharmacy's web address",
+    )?;
     if !(url.is_empty() || url.starts_with("https://") || url.starts_with("http://")) {
-        return Err(invalid(
-            "The pharmacy's web address must start with https:// (or http://)",
+        return Err(refused(
+            ErrorCode::PharmacyUrlInvalid,
+            "pharmacy_url",
+            "The pharmacy's web address must start with https:// (or http://)".into(),
         ));
     }
-    let prescribed_on = day(input.prescribed_on, "The prescription date")?;
-    let expires_on = day(input.expires_on, "The expiry date")?;
+    let prescribed_on = day(input.prescribed_on, "prescribed_on", "The prescription date")?;
+    let expires_on = day(input.expires_on, "expires_on", "The expiry date")?;
     if let (Some(from), Some(to)) = (prescribed_on, expires_on)
         && to < from
     {
-        return Err(invalid("The prescription cannot expire before it was written"));
+        return Err(refused(
+            ErrorCode::PrescriptionExpiresBeforeWritten,
+            "expires_on",
+            "The prescription cannot expire before it was written".into(),
+        ));
     }
-    for (value, field) in [
-        (input.refills_authorised, "Refills authorised"),
-        (input.refills_left, "Refills left"),
+    for (value, key, label) in [
+        (
+            input.refills_authorised,
+            "refills_authorised",
+            "Refills authorised",
+        ),
+        (input.refills_left, "refills_left", "Refills left"),
     ] {
         if value.is_some_and(|n| n > MAX_REFILLS) {
-            return Err(invalid(format!("{field} must be from 0 to {MAX_REFILLS}")));
+            return Err(ServiceError::Invalid(
+                Problem::new(
+                    ErrorCode::RefillsOutOfRange,
+                    format!("{label} must be from 0 to {MAX_REFILLS}"),
+                )
+                .with_param("field", key)
+                .with_param("max", MAX_REFILLS),
+            ));
         }
     }
     if let (Some(left), Some(all)) = (input.refills_left, input.refills_authorised)
         && left > all
     {
-        return Err(invalid("Refills left cannot be more than the refills authorised"));
+        return Err(refused(
+            ErrorCode::RefillsLeftAboveAuthorised,
+            "refills_left",
+            "Refills left cannot be more than the refills authorised".into(),
+        ));
     }
     let order_days_before = input.order_days_before.unwrap_or(DEFAULT_ORDER_DAYS_BEFORE);
     if !(1..=MAX_ORDER_DAYS).contains(&order_days_before) {
-        return Err(invalid(format!(
-            "Order a refill from 1 to {MAX_ORDER_DAYS} days before it is needed"
-        )));
+        return Err(ServiceError::Invalid(
+            Problem::new(
+                ErrorCode::OrderDaysOutOfRange,
+                format!("Order a refill from 1 to {MAX_ORDER_DAYS} days before it is needed"),
+            )
+            .with_param("field", "order_days_before")
+            .with_param("min", 1)
+            .with_param("max", MAX_ORDER_DAYS),
+        ));
     }
+    let prescriber = text(input.prescriber, MAX_TEXT, "prescriber", "The prescriber")?;
+    let pharmacy_name = text(
+        input.pharmacy_name,
+        MAX_TEXT,
+        "pharmacy_name",
+        "The pharmacy's name",
+    )?;
     Ok(Prescription {
         medication_id: 0,
-        prescriber: text(input.prescriber, MAX_TEXT, "The prescriber")?,
-        pharmacy_name: text(input.pharmacy_name, MAX_TEXT, "The pharmacy's name")?,
+        prescriber,
+        pharmacy_name,
         pharmacy_phone: phone,
         pharmacy_url: url,
         prescribed_on,

@@ -5,7 +5,8 @@ when the bundle is sound) and the resources counted by type.
 Checked: every resource parses into its model (unknown elements, wrong types and missing
 required elements are refused there); the codes of the elements Pillbox fills are in their
 FHIR R4 value sets (the models do not check codes); every reference inside the bundle names
-an entry's fullUrl; and a round trip through the models keeps every element and value.
+an entry's fullUrl, or (`#id`) a resource contained in the one that refers to it; and a round
+trip through the models keeps every element and value.
 """
 
 import json
@@ -104,8 +105,9 @@ def main():
             for day in repeat.get("dayOfWeek", []):
                 if day not in DAYS:
                     problems.append(f"entry {i}: dayOfWeek {day!r}")
+        contained = {f"#{inner.get('id')}" for inner in resource.get("contained", [])}
         for reference in references(resource, []):
-            if reference not in urls:
+            if reference not in urls and reference not in contained:
                 problems.append(f"entry {i}: {kind} refers to {reference}, which is not in the bundle")
     print(json.dumps({"problems": problems, "counts": counts}))
 

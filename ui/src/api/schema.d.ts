@@ -3331,7 +3331,7 @@ export interface components {
          * @description The machine-readable reason of an error answer (`code` in every error body).
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "validation_failed" | "body_too_large" | "unsupported_media_type" | "not_found" | "method_not_allowed" | "rate_limited" | "internal_error" | "service_unavailable" | "storage_full" | "request_timeout" | "authentication_required" | "session_expired" | "invalid_credentials" | "email_not_verified" | "registration_closed" | "email_taken" | "password_incorrect" | "email_not_configured" | "invalid_token" | "reset_link_invalid" | "user_not_found" | "proxy_registration_not_allowed" | "proxy_email_missing" | "oidc_not_configured" | "oidc_failed" | "oidc_not_allowed" | "oidc_group_denied" | "oidc_code_invalid" | "oidc_email_unverified" | "oidc_identity_not_found" | "oidc_last_sign_in" | "credentials_required" | "email_required" | "email_invalid" | "password_required" | "password_too_short" | "password_too_long" | "first_name_too_long" | "last_name_too_long" | "two_factor_required" | "invalid_code" | "code_not_sent" | "method_not_enabled" | "method_already_enabled" | "two_factor_not_enabled" | "totp_setup_not_started" | "invalid_backup_code" | "code_required" | "backup_code_required" | "medication_not_found" | "entry_not_found" | "name_required" | "unit_required" | "unit_invalid" | "unit_mismatch" | "strength_needed" | "unit_incompatible" | "future_date" | "dose_too_soon" | "daily_maximum_reached" | "inventory_not_enabled" | "stock_below_zero" | "batch_not_found" | "stock_in_batches" | "notification_not_found" | "reminder_exists" | "notification_not_scheduled" | "notification_sending" | "notification_not_sent" | "dose_already_logged" | "invalid_snooze_minutes" | "calendar_feed_not_found" | "push_service_not_allowed" | "invalid_subscription" | "subscription_taken" | "delivery_failed" | "delivery_method_unknown" | "delivery_method_required" | "lead_out_of_range" | "message_too_long" | "backup_not_found" | "import_invalid" | "import_has_unreadable_rows" | "prescription_not_found" | "person_not_found" | "person_name_required" | "person_is_account_holder" | "not_permitted" | "carer_not_found" | "carer_exists" | "carer_is_owner" | "role_invalid" | "invitation_not_found" | "invitation_other_account" | "escalation_invalid" | "token_not_allowed" | "api_token_invalid" | "api_token_not_found" | "api_token_name_required" | "api_token_name_too_long" | "api_token_scope_invalid" | "api_token_expiry_invalid" | "api_token_limit_reached" | "passkeys_not_configured" | "passkey_ceremony_invalid" | "passkey_invalid" | "passkey_counter_invalid" | "passkey_name_required" | "passkey_name_too_long" | "passkey_not_found" | "passkey_already_registered" | "passkey_limit_reached" | "passkey_last_sign_in_method" | "channel_not_found" | "channel_invalid" | "channel_address_not_allowed" | "telegram_not_configured";
+        ErrorCode: "invalid_request" | "validation_failed" | "body_too_large" | "unsupported_media_type" | "not_found" | "method_not_allowed" | "rate_limited" | "internal_error" | "service_unavailable" | "storage_full" | "request_timeout" | "authentication_required" | "session_expired" | "invalid_credentials" | "email_not_verified" | "registration_closed" | "email_taken" | "password_incorrect" | "email_not_configured" | "invalid_token" | "reset_link_invalid" | "user_not_found" | "proxy_registration_not_allowed" | "proxy_email_missing" | "oidc_not_configured" | "oidc_failed" | "oidc_not_allowed" | "oidc_group_denied" | "oidc_code_invalid" | "oidc_email_unverified" | "oidc_identity_not_found" | "oidc_last_sign_in" | "credentials_required" | "email_required" | "email_invalid" | "password_required" | "password_too_short" | "password_too_long" | "first_name_too_long" | "last_name_too_long" | "two_factor_required" | "invalid_code" | "code_not_sent" | "method_not_enabled" | "method_already_enabled" | "two_factor_not_enabled" | "totp_setup_not_started" | "invalid_backup_code" | "code_required" | "backup_code_required" | "medication_not_found" | "entry_not_found" | "name_required" | "unit_required" | "unit_invalid" | "unit_mismatch" | "strength_needed" | "unit_incompatible" | "future_date" | "dose_too_soon" | "daily_maximum_reached" | "inventory_not_enabled" | "stock_below_zero" | "batch_not_found" | "stock_in_batches" | "batch_quantity_required" | "batch_quantity_out_of_range" | "batch_quantity_below_drawn" | "batch_remaining_out_of_range" | "batch_expiry_required" | "batch_expiry_invalid" | "batch_lot_too_long" | "prescription_text_too_long" | "prescription_text_invalid" | "pharmacy_phone_invalid" | "pharmacy_url_invalid" | "prescription_date_invalid" | "prescription_expires_before_written" | "refills_out_of_range" | "refills_left_above_authorised" | "order_days_out_of_range" | "notification_not_found" | "reminder_exists" | "notification_not_scheduled" | "notification_sending" | "notification_not_sent" | "dose_already_logged" | "invalid_snooze_minutes" | "calendar_feed_not_found" | "push_service_not_allowed" | "invalid_subscription" | "subscription_taken" | "delivery_failed" | "delivery_method_unknown" | "delivery_method_required" | "lead_out_of_range" | "message_too_long" | "backup_not_found" | "import_invalid" | "import_has_unreadable_rows" | "prescription_not_found" | "person_not_found" | "person_name_required" | "person_is_account_holder" | "not_permitted" | "carer_not_found" | "carer_exists" | "carer_is_owner" | "role_invalid" | "invitation_not_found" | "invitation_other_account" | "escalation_invalid" | "token_not_allowed" | "api_token_invalid" | "api_token_not_found" | "api_token_name_required" | "api_token_name_too_long" | "api_token_scope_invalid" | "api_token_expiry_invalid" | "api_token_limit_reached" | "passkeys_not_configured" | "passkey_ceremony_invalid" | "passkey_invalid" | "passkey_counter_invalid" | "passkey_name_required" | "passkey_name_too_long" | "passkey_not_found" | "passkey_already_registered" | "passkey_limit_reached" | "passkey_last_sign_in_method" | "channel_not_found" | "channel_invalid" | "channel_address_not_allowed" | "telegram_not_configured";
         Escalation: {
             /**
              * Format: int32
@@ -4006,6 +4006,8 @@ export interface components {
         MessageData_Summary: {
             /** @description What an import did, or (dry run) would do. */
             data: components["schemas"]["SourceReport"] & {
+                /** @description Stock batches of the medications the import adds (skipped as above). */
+                batches: components["schemas"]["Counts"];
                 dry_run: boolean;
                 history: components["schemas"]["Counts"];
                 medications: components["schemas"]["Counts"];
@@ -4014,6 +4016,11 @@ export interface components {
                  *     account's own person): added, or already there by name.
                  */
                 people: components["schemas"]["Counts"];
+                /**
+                 * @description Prescriptions of the medications the import adds (a medication already there keeps
+                 *     its own: the file's is skipped).
+                 */
+                prescriptions: components["schemas"]["Counts"];
                 schedules: components["schemas"]["Added"];
                 settings: components["schemas"]["Replaced"];
             };
@@ -4837,6 +4844,8 @@ export interface components {
         };
         /** @description What an import did, or (dry run) would do. */
         Summary: components["schemas"]["SourceReport"] & {
+            /** @description Stock batches of the medications the import adds (skipped as above). */
+            batches: components["schemas"]["Counts"];
             dry_run: boolean;
             history: components["schemas"]["Counts"];
             medications: components["schemas"]["Counts"];
@@ -4845,6 +4854,11 @@ export interface components {
              *     account's own person): added, or already there by name.
              */
             people: components["schemas"]["Counts"];
+            /**
+             * @description Prescriptions of the medications the import adds (a medication already there keeps
+             *     its own: the file's is skipped).
+             */
+            prescriptions: components["schemas"]["Counts"];
             schedules: components["schemas"]["Added"];
             settings: components["schemas"]["Replaced"];
         };
@@ -9048,7 +9062,7 @@ export interface operations {
                     "application/json": components["schemas"]["Data_MedicationView"];
                 };
             };
-            /** @description A field cannot be used (`name_required`, `unit_required`, `unit_invalid`, `unit_mismatch`, `strength_needed`, `validation_failed`, `invalid_request`) */
+            /** @description A field cannot be used (`name_required`, `unit_required`, `unit_invalid`, `unit_mismatch`, `strength_needed`, `validation_failed`, `invalid_request`; a prescription's: `prescription_text_too_long`, `prescription_text_invalid`, `pharmacy_phone_invalid`, `pharmacy_url_invalid`, `prescription_date_invalid`, `prescription_expires_before_written`, `refills_out_of_range`, `refills_left_above_authorised`, `order_days_out_of_range`, with `params.field`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9179,7 +9193,7 @@ export interface operations {
                     "application/json": components["schemas"]["Data_MedicationView"];
                 };
             };
-            /** @description A field cannot be used (`name_required`, `unit_required`, `unit_invalid`, `unit_mismatch`, `strength_needed`, `validation_failed`, `invalid_request`) */
+            /** @description A field cannot be used (`name_required`, `unit_required`, `unit_invalid`, `unit_mismatch`, `strength_needed`, `validation_failed`, `invalid_request`; a prescription's: `prescription_text_too_long`, `prescription_text_invalid`, `pharmacy_phone_invalid`, `pharmacy_url_invalid`, `prescription_date_invalid`, `prescription_expires_before_written`, `refills_out_of_range`, `refills_left_above_authorised`, `order_days_out_of_range`, with `params.field`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9900,7 +9914,7 @@ export interface operations {
                     "application/json": components["schemas"]["Data_BatchView"];
                 };
             };
-            /** @description The batch cannot be used (`validation_failed`, `unit_mismatch`, `strength_needed`, `invalid_request`) */
+            /** @description The batch cannot be used (`batch_quantity_required`, `batch_quantity_out_of_range`, `batch_expiry_required`, `batch_expiry_invalid`, `batch_lot_too_long`, `validation_failed`, `unit_mismatch`, `strength_needed`, `invalid_request`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9992,7 +10006,7 @@ export interface operations {
                     "application/json": components["schemas"]["Data_BatchView"];
                 };
             };
-            /** @description The change cannot be used (`validation_failed`, `invalid_request`) */
+            /** @description The change cannot be used (`batch_quantity_out_of_range`, `batch_quantity_below_drawn`, `batch_remaining_out_of_range`, `batch_expiry_invalid`, `batch_lot_too_long`, `invalid_request`) */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -1,12 +1,13 @@
 // Every error code the server's OpenAPI document lists has a text in all four languages, in
 // the main namespace (what every screen falls back to) or in the namespace of the area that
-// meets it (medications, reminders, reminder preferences, care circle).
+// meets it (medications, reminders, reminder preferences, care circle, prescriptions and batches).
 /// <reference types="node" />
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PREFS_CODE_KEYS } from '../components/notifications/prefsErrors';
 import { MEDS_CODE_KEYS } from '../medications/errors';
+import { RECORD_CODE_KEYS } from '../medications/recordErrors';
 import { NOTIFY_CODE_KEYS } from '../notifications/notifyErrors';
 import { CIRCLE_CODE_KEYS } from '../people/circleCodes';
 import { flatten, type Tree } from '../test/translations';
@@ -31,6 +32,10 @@ import prefsDe from './notifyPrefs/de.json';
 import prefsEn from './notifyPrefs/en.json';
 import prefsEs from './notifyPrefs/es.json';
 import prefsFr from './notifyPrefs/fr.json';
+import recordsDe from './prescriptions/de.json';
+import recordsEn from './prescriptions/en.json';
+import recordsEs from './prescriptions/es.json';
+import recordsFr from './prescriptions/fr.json';
 
 const LANGUAGES = ['en', 'es', 'fr', 'de'] as const;
 type Texts = Record<(typeof LANGUAGES)[number], Record<string, string>>;
@@ -49,6 +54,8 @@ const TABLES: { name: string; keys: CodeKeys; texts: Texts }[] = [
   { name: 'notify', keys: NOTIFY_CODE_KEYS, texts: texts(notifyEn, notifyEs, notifyFr, notifyDe) },
   { name: 'notifyPrefs', keys: PREFS_CODE_KEYS, texts: texts(prefsEn, prefsEs, prefsFr, prefsDe) },
   { name: 'circle', keys: CIRCLE_CODE_KEYS, texts: texts(circleEn, circleEs, circleFr, circleDe) },
+  // A medication's prescription and batches, with the Medications screen (medications/recordErrors).
+  { name: 'records', keys: RECORD_CODE_KEYS, texts: texts(recordsEn, recordsEs, recordsFr, recordsDe) },
 ];
 
 /** The ErrorCode enum of the document the server serves (src/http/openapi.json). */

@@ -7,7 +7,7 @@ export type CodeKeys = Partial<Record<ErrorCode, string>>;
 /**
  * The server answers in English with a stable `code` beside the message. Every code has a
  * text here (main namespace) or in the code table of the area that meets it (meds, notify,
- * notifyPrefs, circle); errorCodes.test.ts checks that against the OpenAPI document.
+ * notifyPrefs, circle, records: a prescription's and batches'); errorCodes.test.ts checks that against the OpenAPI document.
  */
 export const SERVER_CODE_KEYS: CodeKeys = {
   invalid_credentials: 'server.invalidCredentials',

@@ -1,7 +1,8 @@
 import { useState, type SubmitEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Medication } from '../../api/medicationTypes';
-import { medsErrorText, problemText } from '../../medications/errors';
+import { problemText } from '../../medications/errors';
+import { recordErrorText } from '../../medications/recordErrors';
 import {
   emptyMedicationForm,
   medicationInput,
@@ -53,7 +54,7 @@ export function AddMedicationDialog({ onClose, onAdded }: AddMedicationDialogPro
     try {
       onAdded(await create.mutateAsync(medicationInput(form, true, ownPerson && form.frequency !== 'as_needed')));
     } catch (err) {
-      setError(medsErrorText(t, err, 'errors.add'));
+      setError(recordErrorText(t, err, 'errors.add'));
     }
   };
 

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import type { Batch, BatchInput } from '../../api/medicationTypes';
 import { parseAmount } from '../../medications/dosage';
 import { medsErrorText } from '../../medications/errors';
+import { recordErrorText } from '../../medications/recordErrors';
 import { useBatchMutation, useBatchesQuery } from '../../queries/batches';
 import { NumberField } from '../NumberField';
 import { FormError } from './FormError';
@@ -121,7 +122,7 @@ export function BatchesSection({ medicationId, unit, counted }: BatchesSectionPr
       await mutation.mutateAsync(call);
       done();
     } catch (err) {
-      setError(medsErrorText(t, err, 'inventory.batches.errors.save'));
+      setError(recordErrorText(t, err, 'inventory.batches.errors.save'));
     }
   };
 

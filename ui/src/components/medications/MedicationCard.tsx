@@ -3,7 +3,8 @@ import { useTranslation } from 'react-i18next';
 import type { Medication } from '../../api/medicationTypes';
 import type { Role } from '../../api/peopleTypes';
 import { canLog, canManage } from '../../people/roles';
-import { medsErrorText, problemText } from '../../medications/errors';
+import { problemText } from '../../medications/errors';
+import { recordErrorText } from '../../medications/recordErrors';
 import {
   medicationFormOf,
   medicationInput,
@@ -71,7 +72,7 @@ export function MedicationCard({ medication, onDeleted, onStale, role = 'owner',
       await update.mutateAsync({ id: m.id, changes: medicationInput(editForm, false, escalationEditable) });
       setEditForm(null);
     } catch (err) {
-      setError(medsErrorText(t, err, 'errors.update'));
+      setError(recordErrorText(t, err, 'errors.update'));
     }
   };
 

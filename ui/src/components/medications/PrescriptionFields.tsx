@@ -18,7 +18,7 @@ export function PrescriptionFields({ idPrefix, form, onChange }: PrescriptionFie
   type TextName = 'prescriber' | 'pharmacyName' | 'pharmacyPhone' | 'pharmacyUrl' | 'prescribedOn' | 'expiresOn';
   const text = (name: TextName, type: 'text' | 'tel' | 'url' | 'date', maxLength?: number) => (
     <div className="field">
-      <label htmlFor={id(name)}>{t(`prescriptions:prescription.${name}`)}</label>
+      <label htmlFor={id(name)}>{t(`prescriptions:prescription.${name === 'expiresOn' ? 'expiresOnField' : name}`)}</label>
       <input
         id={id(name)}
         type={type}

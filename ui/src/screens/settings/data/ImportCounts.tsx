@@ -4,9 +4,15 @@ import type { ImportSummary } from '../../../api/data';
 /** What an import adds and skips, as a small table (a dry run's "to add", or "added"). */
 export function ImportCounts({ summary }: { summary: ImportSummary }) {
   const { t } = useTranslation('data');
+  // Prescriptions and stock batches (export files from 1.2 on) only when the file has any.
+  const records = (['prescriptions', 'batches'] as const).flatMap((key) => {
+    const counts = summary[key] as ImportSummary[typeof key] | undefined;
+    return counts && counts.added + counts.skipped > 0 ? [{ key, added: counts.added, skipped: counts.skipped }] : [];
+  });
   const rows = [
     { key: 'medications', added: summary.medications.added, skipped: summary.medications.skipped },
     { key: 'schedules', added: summary.schedules.added, skipped: null },
+    ...records,
     { key: 'history', added: summary.history.added, skipped: summary.history.skipped },
   ] as const;
   return (

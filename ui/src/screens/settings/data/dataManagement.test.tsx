@@ -238,6 +238,22 @@ describe('Data Management: import', () => {
     expect(countsOf(screen.getByTestId('import-counts'))[3]).toEqual(['History entries', '15', '3']);
   });
 
+  it('counts the prescriptions and stock batches a file brings, when it has any', async () => {
+    const withRecords = { ...DRY_RUN, prescriptions: { added: 1, skipped: 0 }, batches: { added: 3, skipped: 2 } };
+    server({ 'POST /api/import': () => ok(withRecords) });
+    await openData();
+    await userEvent.upload(screen.getByLabelText('File to import'), exportFile());
+    const dialog = await screen.findByRole('dialog', { name: 'Import this file?' });
+    expect(countsOf(within(dialog).getByTestId('import-counts'))).toEqual([
+      ['Records', 'To add', 'Already here (skipped)'],
+      ['Medications', '2', '1'],
+      ['Schedules', '2', '–'],
+      ['Prescriptions', '1', '0'],
+      ['Stock batches', '3', '2'],
+      ['History entries', '15', '3'],
+    ]);
+  });
+
   it('reads a MedTimer file, lists the rows it cannot read, and imports the rest only when told', async () => {
     const withUnreadable = {
       ...DRY_RUN,
