@@ -65,7 +65,7 @@ test.describe('Settings → Data Management', () => {
 
     const file = JSON.parse(await readFile(await download.path(), 'utf8')) as ExportFile & { version: string };
     // 1.1.0: the file carries the people too (here only the account holder).
-    expect(file.version).toBe('1.1.0');
+    expect(file.version).toBe('1.2.0');
     expect((file as { people?: unknown[] }).people).toHaveLength(1);
     expect(file.medications.map((m) => m.name)).toEqual(['Ibuprofen']);
     expect(file.medications[0]?.inventory?.current_quantity).toBe(18);
