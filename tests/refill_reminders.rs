@@ -262,6 +262,26 @@ async fn a_refill_reminder_arrives_once_per_need_with_the_pharmacy_phone_on_ever
     assert_eq!(event["data"]["notice"]["pharmacy_phone"], "+49 30 1234567");
     assert_eq!(event["data"]["notice"]["due_on"], need["due_on"]);
 
+    // A dose logged now answers no refill: the notice is not a dose's reminder.
+    let (status, logged) = post(
+        &server,
+        &format!("/api/medications/{metformin}/doses"),
+        Some(&ann),
+        json!({ "quantity": 1 }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{logged}");
+    let (_, listed) = get_json(&server, "/api/notifications?limit=200", Some(&ann)).await;
+    let notice = listed["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["kind"] == "refill")
+        .cloned()
+        .unwrap();
+    assert_eq!(notice["answered_at"], Value::Null, "{notice}");
+    assert_eq!(notice["title"], "Order a refill of Metformin");
+
     // The other account's reminder: no name, its pharmacy's phone, a new prescription.
     let hidden = push.wait_for("bo-phone", 1, Duration::from_secs(15)).await;
     assert_eq!(hidden.payload["title"], "Time to order a medicine");
@@ -320,7 +340,7 @@ async fn a_refill_reminder_arrives_once_per_need_with_the_pharmacy_phone_on_ever
         .cloned()
         .unwrap();
     assert_eq!(notice["status"], "sent");
-    assert_eq!(notice["title"], "Order a refill of Metformin");
+    assert_eq!(notice["answered_at"], Value::Null, "{notice}");
 
     // Ordered, and the refill comes in (one refill fewer left): nothing to order.
     mark_ordered(&server, &ann, metformin).await;
