@@ -531,6 +531,24 @@ mod tests {
     }
 
     #[test]
+    fn an_expiring_prescription_asks_for_a_new_one() {
+        let expiring = Refill {
+            why: RefillWhy::Expiry,
+            new_prescription_needed: true,
+            pharmacy_name: "",
+            pharmacy_url: "https://apotheke.example/order",
+            ..refill(false)
+        };
+        let es = Formats::new(chrono_tz::UTC, None, None, Some("es"));
+        let (_, body) = refill_body("Aspirin", &expiring, &es, false);
+        assert_eq!(
+            body,
+            "La receta de Aspirin caduca el 06/12/2026.\nPide una receta nueva a tu médico.\n\
+             Farmacia: +49 30 1234567 · https://apotheke.example/order"
+        );
+    }
+
+    #[test]
     fn a_batch_notice_names_its_lot_date_and_what_is_left() {
         let day = NaiveDate::from_ymd_opt(2026, 12, 31).unwrap();
         let de = Formats::new(chrono_tz::UTC, None, None, Some("de"));
