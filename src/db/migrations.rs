@@ -50,6 +50,7 @@ pub const MIGRATIONS: &[Migration] = &[
     migration!("0024_home_assistant"),
     migration!("0025_passkeys"),
     migration!("0026_stock_batches"),
+    migration!("0027_stock_notices"),
 ];
 
 #[derive(Debug, Serialize)]
@@ -627,6 +628,69 @@ mod tests {
                 "INSERT INTO dose_history_rows (user_id, medication_name, medication_unit, status, taken_at, quantity,
                                            dosage_unit, affect_inventory, created_at)
                  VALUES (1, 'A', 'mg', 'forgotten', 't', 1, 'mg', 1, 't')",
+                [],
+            )
+            .unwrap_err()
+            .to_string();
+        assert!(refused.contains("CHECK constraint failed"), "{refused}");
+    }
+
+    #[test]
+    fn version_27_takes_the_batch_notices_and_keeps_every_row() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut conn = Connection::open(dir.path().join("db")).unwrap();
+        let before = MIGRATIONS
+            .iter()
+            .position(|m| m.name == "0027_stock_notices")
+            .unwrap();
+        Migrations::new(MIGRATIONS[..before].iter().map(|m| M::up(m.sql)).collect())
+            .to_latest(&mut conn)
+            .unwrap();
+        conn.execute_batch(
+            "INSERT INTO users (id, email, password_hash, created_at, updated_at) VALUES (1, 'a@b.c', 'x', 't', 't');
+             INSERT INTO medications (id, user_id, name, unit, frequency, color, icon, default_quantity, start_date,
+                                      created_at, updated_at)
+                  VALUES (1, 1, 'Aspirin', 'tablets', 'daily', 'blue', 'pill', 1000, '2026-01-01', 't', 't');
+             INSERT INTO reminders (user_id, medication_id, medication_name, kind, scheduled_time, reminder_time, created_at)
+                  VALUES (1, 1, 'Aspirin', 'refill', 'a', 'a', 't');
+             INSERT INTO deliveries (user_id, reminder_id, kind, title, channel, attempted_at, result)
+                  VALUES (1, 1, 'refill', 'Order a refill of Aspirin', 'push', 't', 'sent');
+             INSERT INTO stock_batches (medication_id, quantity, remaining, expires_on, created_at, updated_at)
+                  VALUES (1, 10, 10, '2026-12-31', 't', 't');",
+        )
+        .unwrap();
+        migrate(&mut conn, dir.path()).unwrap();
+        let ok: String = conn
+            .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(ok, "ok");
+        let kept: (i64, i64, Option<String>) = conn
+            .query_row(
+                "SELECT (SELECT count(*) FROM reminders), (SELECT count(*) FROM deliveries),
+                        (SELECT expiry_noticed_for FROM stock_batches)",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .unwrap();
+        assert_eq!(kept, (1, 1, None));
+        for (n, kind) in ["batch_expiring", "batch_expired"].iter().enumerate() {
+            conn.execute(
+                "INSERT INTO reminders (user_id, medication_id, medication_name, kind, scheduled_time, reminder_time,
+                                        created_at) VALUES (1, 1, 'Aspirin', ?1, ?2, ?2, 't')",
+                rusqlite::params![kind, format!("b{n}")],
+            )
+            .unwrap();
+            conn.execute(
+                "INSERT INTO deliveries (user_id, kind, title, channel, attempted_at, result)
+                 VALUES (1, ?1, 'x', 'push', 't', 'sent')",
+                [kind],
+            )
+            .unwrap();
+        }
+        let refused = conn
+            .execute(
+                "INSERT INTO deliveries (user_id, kind, title, channel, attempted_at, result)
+                 VALUES (1, 'batch', 'x', 'push', 't', 'sent')",
                 [],
             )
             .unwrap_err()

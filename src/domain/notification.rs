@@ -152,13 +152,25 @@ impl fmt::Display for ReminderStatus {
 }
 
 /// What a reminder is for: a dose planned from a schedule, a dose someone set a one-off
-/// reminder for, or running low on stock.
+/// reminder for, running low on stock, a refill to order, or a stock batch expiring soon or expired. Only
+/// the first two are doses: the others are notices a logged dose never answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ReminderKind {
     Dose,
     OneOff,
     LowStock,
+    Refill,
+    BatchExpiring,
+    BatchExpired,
+}
+
+impl ReminderKind {
+    /// A dose's reminder (planned or one-off), which a logged dose answers; the others are
+    /// notices about stock, with no take link, snooze or repeats.
+    pub fn is_dose(self) -> bool {
+        matches!(self, ReminderKind::Dose | ReminderKind::OneOff)
+    }
 }
 
 impl FromStr for ReminderKind {
@@ -169,6 +181,9 @@ impl FromStr for ReminderKind {
             "dose" => Ok(ReminderKind::Dose),
             "one_off" => Ok(ReminderKind::OneOff),
             "low_stock" => Ok(ReminderKind::LowStock),
+            "refill" => Ok(ReminderKind::Refill),
+            "batch_expiring" => Ok(ReminderKind::BatchExpiring),
+            "batch_expired" => Ok(ReminderKind::BatchExpired),
             _ => Err(UnknownWord),
         }
     }
@@ -287,7 +302,14 @@ mod tests {
             assert_eq!(serde_json::to_value(status).unwrap(), status.as_str());
             assert_eq!(status.as_str().parse::<ReminderStatus>(), Ok(status));
         }
-        for kind in [ReminderKind::Dose, ReminderKind::OneOff, ReminderKind::LowStock] {
+        for kind in [
+            ReminderKind::Dose,
+            ReminderKind::OneOff,
+            ReminderKind::LowStock,
+            ReminderKind::Refill,
+            ReminderKind::BatchExpiring,
+            ReminderKind::BatchExpired,
+        ] {
             // The word the API shows is the word the store reads back.
             let word = serde_json::to_value(kind).unwrap();
             assert_eq!(word.as_str().unwrap().parse::<ReminderKind>(), Ok(kind));

@@ -260,6 +260,10 @@ impl Engine {
         self.db
             .write(move |conn| crate::services::batches::expire_due(conn, now))
             .await?;
+        // Refills to order and batches expiring are queued to go out in this pass.
+        self.db
+            .write(move |conn| crate::services::stock_notices::raise_due(conn, now))
+            .await?;
         // After the grace pass: a dose it recorded missed is one carers hear about.
         let escalated = self.escalate().await?;
         let (events_out, mut events) = mpsc::unbounded_channel();

@@ -22,12 +22,15 @@ use crate::store::notify_prefs;
 /// The kinds of channel.
 pub const KINDS: [&str; 4] = ["ntfy", "gotify", "telegram", "webhook"];
 /// The events a webhook can receive.
-pub const EVENTS: [&str; 6] = [
+pub const EVENTS: [&str; 9] = [
     "reminder.due",
     "reminder.handled",
     "dose.logged",
     "dose.missed",
     "stock.low",
+    "refill.due",
+    "batch.expiring",
+    "batch.expired",
     "escalation.sent",
 ];
 /// The longest channel name.

@@ -1,7 +1,7 @@
 //! What a reminder says: the push payload, the e-mail and the message a channel (ntfy,
 //! Gotify, Telegram, a webhook) is sent, with times in the person's zone and formats.
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use chrono_tz::Tz;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -267,6 +267,112 @@ pub fn low_stock_body(medication: &str, left: Option<(Quantity, &str)>, lang: La
     (words.fill(words.low_title, &[("name", medication)]), body)
 }
 
+/// What the "order a refill" reminder says why it came.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RefillWhy {
+    /// The stock runs out around the day.
+    Stock,
+    /// The prescription expires on the day.
+    Expiry,
+}
+
+/// The facts of an "order a refill" reminder.
+pub struct Refill<'a> {
+    pub why: RefillWhy,
+    pub due_on: NaiveDate,
+    pub new_prescription_needed: bool,
+    /// No refills are left on the prescription.
+    pub none_left: bool,
+    pub pharmacy_name: &'a str,
+    pub pharmacy_phone: &'a str,
+    pub pharmacy_url: &'a str,
+}
+
+/// The pharmacy's line: its name, phone and ordering page, whichever are known; with
+/// `hide`, its phone and page only (its name may say what the medicine is for).
+fn pharmacy_line(refill: &Refill<'_>, hide: bool, words: &Words) -> Option<String> {
+    let contact: Vec<&str> = [
+        (!hide).then_some(refill.pharmacy_name),
+        Some(refill.pharmacy_phone),
+        Some(refill.pharmacy_url),
+    ]
+    .into_iter()
+    .flatten()
+    .filter(|part| !part.is_empty())
+    .collect();
+    (!contact.is_empty()).then(|| words.fill(words.refill_pharmacy, &[("contact", &contact.join(" · "))]))
+}
+
+/// The words of the "order a refill" reminder: why (the stock runs out, the prescription
+/// expires), what to do (order now, or ask for a new prescription) and the pharmacy's phone
+/// or page. With `hide` ("hide medication names") it names no medication.
+pub fn refill_body(medication: &str, refill: &Refill<'_>, formats: &Formats, hide: bool) -> (String, String) {
+    let words = formats.words();
+    let date = refill.due_on.format(formats.date).to_string();
+    let mut lines = Vec::new();
+    if !hide {
+        let why = match refill.why {
+            RefillWhy::Stock => words.refill_stock_body,
+            RefillWhy::Expiry => words.refill_expiry_body,
+        };
+        lines.push(words.fill(why, &[("name", medication), ("date", &date)]));
+    }
+    lines.push(
+        match (refill.none_left, refill.new_prescription_needed) {
+            (true, _) => words.refill_none_left,
+            (false, true) => words.refill_new_prescription,
+            (false, false) => words.refill_order_now,
+        }
+        .to_owned(),
+    );
+    lines.extend(pharmacy_line(refill, hide, words));
+    if hide {
+        lines.push(words.hidden_body.to_owned());
+    }
+    let title = match hide {
+        true => words.hidden_refill_title.to_owned(),
+        false => words.fill(words.refill_title, &[("name", medication)]),
+    };
+    (title, lines.join("\n"))
+}
+
+/// The words of a stock batch's notice: it expires on `expires_on` (or, with `expired`, it
+/// has), holding `left`, with its lot when it has one. With `hide` it names no medication.
+pub fn batch_body(
+    medication: &str,
+    (expires_on, expired): (NaiveDate, bool),
+    left: (Quantity, &str),
+    lot: Option<&str>,
+    formats: &Formats,
+    hide: bool,
+) -> (String, String) {
+    let words = formats.words();
+    if hide {
+        let title = match expired {
+            true => words.hidden_batch_expired_title,
+            false => words.hidden_batch_expiring_title,
+        };
+        return (title.to_owned(), words.hidden_body.to_owned());
+    }
+    let lot = lot
+        .filter(|l| !l.is_empty())
+        .map(|l| words.batch_lot.replace("{lot}", l))
+        .unwrap_or_default();
+    let (title, body) = match expired {
+        true => (words.batch_expired_title, words.batch_expired_body),
+        false => (words.batch_expiring_title, words.batch_expiring_body),
+    };
+    let date = expires_on.format(formats.date).to_string();
+    let left = words.amount(left.0, left.1);
+    (
+        words.fill(title, &[("name", medication)]),
+        words.fill(
+            &body.replace("{lot}", &lot),
+            &[("name", medication), ("date", &date), ("left", &left)],
+        ),
+    )
+}
+
 /// The words of a test notification, sent `now`.
 pub fn test_body(formats: &Formats, now: DateTime<Utc>) -> (String, String) {
     let words = formats.words();
@@ -366,6 +472,105 @@ impl Message {
 mod tests {
     use super::*;
     use chrono::TimeZone;
+
+    fn refill(none_left: bool) -> Refill<'static> {
+        Refill {
+            why: RefillWhy::Stock,
+            due_on: NaiveDate::from_ymd_opt(2026, 12, 6).unwrap(),
+            new_prescription_needed: none_left,
+            none_left,
+            pharmacy_name: "Apotheke am Markt",
+            pharmacy_phone: "+49 30 1234567",
+            pharmacy_url: "",
+        }
+    }
+
+    #[test]
+    fn a_refill_reminder_says_why_what_to_do_and_whom_to_call_in_each_language() {
+        for (lang, title, first, last) in [
+            (
+                "en",
+                "Order a refill of Aspirin",
+                "Aspirin runs out around 12/06/2026.",
+                "Pharmacy: Apotheke am Markt · +49 30 1234567",
+            ),
+            (
+                "de",
+                "Nachbestellen: Aspirin",
+                "Der Vorrat an Aspirin reicht bis etwa 06.12.2026.",
+                "Apotheke: Apotheke am Markt · +49 30 1234567",
+            ),
+            (
+                "fr",
+                "À renouveler : Aspirin",
+                "Le stock d'Aspirin sera épuisé vers le 06/12/2026.",
+                "Pharmacie : Apotheke am Markt · +49 30 1234567",
+            ),
+            (
+                "es",
+                "Hora de reponer Aspirin",
+                "Aspirin se acabará hacia el 06/12/2026.",
+                "Farmacia: Apotheke am Markt · +49 30 1234567",
+            ),
+        ] {
+            let formats = Formats::new(chrono_tz::UTC, None, None, Some(lang));
+            let (t, body) = refill_body("Aspirin", &refill(false), &formats, false);
+            assert_eq!(t, title);
+            let lines: Vec<&str> = body.lines().collect();
+            assert_eq!((lines[0], lines[2]), (first, last), "{lang}");
+            let (_, none_left) = refill_body("Aspirin", &refill(true), &formats, false);
+            assert_ne!(none_left, body, "{lang}");
+        }
+        let en = Formats::new(chrono_tz::UTC, None, None, Some("en"));
+        let (title, body) = refill_body("Aspirin", &refill(true), &en, true);
+        assert_eq!(title, "Time to order a medicine");
+        assert_eq!(
+            body,
+            "No refills are left: ask your prescriber for a new prescription.\nPharmacy: +49 30 1234567\nOpen Pillbox to see which."
+        );
+    }
+
+    #[test]
+    fn an_expiring_prescription_asks_for_a_new_one() {
+        let expiring = Refill {
+            why: RefillWhy::Expiry,
+            new_prescription_needed: true,
+            pharmacy_name: "",
+            pharmacy_url: "https://apotheke.example/order",
+            ..refill(false)
+        };
+        let es = Formats::new(chrono_tz::UTC, None, None, Some("es"));
+        let (_, body) = refill_body("Aspirin", &expiring, &es, false);
+        assert_eq!(
+            body,
+            "La receta de Aspirin caduca el 06/12/2026.\nPide una receta nueva a tu médico.\n\
+             Farmacia: +49 30 1234567 · https://apotheke.example/order"
+        );
+    }
+
+    #[test]
+    fn a_batch_notice_names_its_lot_date_and_what_is_left() {
+        let day = NaiveDate::from_ymd_opt(2026, 12, 31).unwrap();
+        let de = Formats::new(chrono_tz::UTC, None, None, Some("de"));
+        let five = Quantity::from_f64(5.0).unwrap();
+        assert_eq!(
+            batch_body("Aspirin", (day, false), (five, "tablets"), Some("A1"), &de, false),
+            (
+                "Eine Packung Aspirin läuft bald ab".to_owned(),
+                "Die Packung Aspirin (Charge A1) läuft am 31.12.2026 ab; darin sind noch 5 Tabletten. Verbrauchen Sie sie zuerst.".to_owned()
+            )
+        );
+        let fr = Formats::new(chrono_tz::UTC, None, None, Some("fr"));
+        let (title, body) = batch_body("Ibuprofène", (day, true), (five, "tablets"), None, &fr, false);
+        assert_eq!(title, "Un lot d'Ibuprofène est périmé");
+        assert!(
+            body.starts_with("Le lot d'Ibuprofène est périmé depuis le 31/12/2026"),
+            "{body}"
+        );
+        let (title, body) = batch_body("Aspirin", (day, true), (five, "tablets"), Some("A1"), &fr, true);
+        assert_eq!(title, "Un médicament est périmé");
+        assert!(!body.contains("Aspirin") && !body.contains("A1"));
+    }
 
     #[test]
     fn times_follow_the_person_zone_and_formats() {

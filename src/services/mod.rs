@@ -33,6 +33,7 @@ pub mod retention;
 pub mod rounds;
 pub mod sessions;
 pub mod stock;
+pub mod stock_notices;
 pub mod user_backups;
 pub mod user_settings;
 

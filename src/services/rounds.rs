@@ -14,6 +14,8 @@ use serde_json::json;
 
 use super::messages::{self, Content, Formats, Message, Priority};
 use super::planner;
+use super::prescriptions::RefillReason;
+use super::stock_notices;
 use crate::clock;
 use crate::config::Settings;
 use crate::db::{DbError, Stamp};
@@ -210,6 +212,7 @@ enum Plan {
         repeat: bool,
         kind: &'static str,
         followups: Followups,
+        notice: serde_json::Value,
     },
 }
 
@@ -238,6 +241,9 @@ pub struct Round {
     /// A planned dose's first round: tried again after its tries ran out until this (the
     /// dose's grace), not given up while a late reminder can still prevent a missed dose.
     pub retry_until: Option<DateTime<Utc>>,
+    /// A stock notice's facts for webhooks (the refill's day and pharmacy, the batch's
+    /// expiry); null for a dose.
+    pub notice: serde_json::Value,
 }
 
 /// What a round's pushes came to.
@@ -393,6 +399,7 @@ fn plan_claimed(
             repeat,
             kind,
             followups,
+            notice,
         } => {
             let number = job.round_offset + job.repeats_sent + i64::from(repeat);
             let mut already = Vec::new();
@@ -421,6 +428,7 @@ fn plan_claimed(
                 queued_channels: Vec::new(),
                 followups,
                 retry_until: job.grace_ends_at.filter(|_| !repeat).map(Stamp::instant),
+                notice,
             };
             if round.channels.contains(&Method::Email) {
                 round.email = Some(queue_mail(conn, &round, false, ctx)?);
@@ -564,7 +572,7 @@ pub fn next_repeat(
     now: DateTime<Utc>,
 ) -> Option<String> {
     let interval = Duration::minutes(followups.every_minutes.max(1));
-    (kind != ReminderKind::LowStock && repeats_done < followups.times).then(|| clock::stamp(now + interval))
+    (kind.is_dose() && repeats_done < followups.times).then(|| clock::stamp(now + interval))
 }
 
 /// Records one overdue dose as missed, or links it to an entry logged near it that named
@@ -673,7 +681,7 @@ fn finish_round(
     );
     // The devices that show this round's notification get its withdrawal once it is
     // handled; if it was handled while the round was out, they get it now.
-    if round.reminder_kind != ReminderKind::LowStock {
+    if round.reminder_kind.is_dose() {
         let topic = topic(round.id, round.number);
         for report in reports.iter().filter(|r| r.channel == Method::Push) {
             for subscription in &report.delivered_to {
@@ -847,7 +855,7 @@ fn plan_job(
             .is_some_and(|at| now - at.instant() > catch_up);
         if job.reminder.answered_at.is_some()
             || job.repeats_sent >= followups.times
-            || job.reminder.kind == ReminderKind::LowStock
+            || !job.reminder.kind.is_dose()
             || late
         {
             return Ok(Plan::Finish("sent", None));
@@ -878,6 +886,7 @@ fn plan_job(
     let effective = notify_prefs::effective(&recipient.prefs, own.as_ref());
     // "Hide medication names": no name, dose or message on a lock screen or in a mailbox.
     let hide = recipient.prefs.hide_medication_names;
+    let mut notice = serde_json::Value::Null;
     let (kind, title, body, due, open_path) = if job.reminder.kind == ReminderKind::LowStock {
         let inventory = medications::inventory(conn, medication.id)?;
         let left = inventory
@@ -888,6 +897,15 @@ fn plan_job(
             false => messages::low_stock_body(&medication.name, left, recipient.formats.lang),
         };
         ("low_stock", title, body, None, "/medications")
+    } else if !job.reminder.kind.is_dose() {
+        match stock_notice(conn, job, &medication, &recipient, now)? {
+            Ok(words) => {
+                notice = words.facts;
+                (words.kind, words.title, words.body, None, "/medications")
+            }
+            // What it was about is gone (ordered, restocked, used up): nothing to say.
+            Err(reason) => return Ok(Plan::Finish("cancelled", Some(reason.to_owned()))),
+        }
     } else {
         if !recipient.prefs.reminders_enabled {
             return Ok(if repeat {
@@ -923,7 +941,7 @@ fn plan_job(
         Some(person) => messages::for_person(&title, person, recipient.formats.lang),
         None => title,
     };
-    let methods = if job.reminder.kind == ReminderKind::LowStock {
+    let methods = if !job.reminder.kind.is_dose() {
         recipient.prefs.delivery_methods.clone()
     } else {
         effective.methods
@@ -973,7 +991,7 @@ fn plan_job(
         open_url: format!("{link_base}{open_path}"),
         tag: format!("reminder-{}", job.reminder.id),
         token,
-        snooze: true,
+        snooze: job.reminder.kind.is_dose(),
         silent: !recipient.prefs.sound_enabled,
         vibrate: recipient.prefs.vibration_enabled,
         lang: recipient.formats.lang,
@@ -985,7 +1003,111 @@ fn plan_job(
         repeat,
         kind,
         followups,
+        notice,
     })
+}
+
+/// What a stock notice says, its delivery kind and its facts for webhooks.
+struct NoticeWords {
+    kind: &'static str,
+    title: String,
+    body: String,
+    facts: serde_json::Value,
+}
+
+/// The words of a stock notice ("order a refill", a batch expiring or expired) as things
+/// stand now; `Err` with the reason it is no longer needed.
+fn stock_notice(
+    conn: &Connection,
+    job: &Job,
+    medication: &medications::Medication,
+    recipient: &Recipient,
+    now: DateTime<Utc>,
+) -> rusqlite::Result<Result<NoticeWords, &'static str>> {
+    let hide = recipient.prefs.hide_medication_names;
+    let formats = &recipient.formats;
+    let clock = planner::UserClock::at(conn, job.user_id, now)?;
+    if job.reminder.kind == ReminderKind::Refill {
+        let Some(p) = crate::store::prescriptions::find(conn, medication.id)? else {
+            return Ok(Err("The prescription was removed"));
+        };
+        let need = match stock_notices::refill_need(conn, medication, &p, &clock)? {
+            Some(need) if !need.ordered => need,
+            Some(_) => return Ok(Err("The refill was marked ordered")),
+            None => return Ok(Err("No refill is needed any more")),
+        };
+        let refill = messages::Refill {
+            why: match need.reason {
+                RefillReason::Stock => messages::RefillWhy::Stock,
+                RefillReason::Expiry => messages::RefillWhy::Expiry,
+            },
+            due_on: need.due_on,
+            new_prescription_needed: need.new_prescription_needed,
+            none_left: p.refills_left == Some(0),
+            pharmacy_name: &p.pharmacy_name,
+            pharmacy_phone: &p.pharmacy_phone,
+            pharmacy_url: &p.pharmacy_url,
+        };
+        let (title, body) = messages::refill_body(&medication.name, &refill, formats, hide);
+        return Ok(Ok(NoticeWords {
+            kind: "refill",
+            title,
+            body,
+            facts: json!({
+                "reason": need.reason,
+                "due_on": need.due_on,
+                "order_by": need.order_by,
+                "new_prescription_needed": need.new_prescription_needed,
+                "refills_left": p.refills_left,
+                "pharmacy_phone": (!p.pharmacy_phone.is_empty()).then_some(&p.pharmacy_phone),
+                "pharmacy_url": (!p.pharmacy_url.is_empty()).then_some(&p.pharmacy_url),
+            }),
+        }));
+    }
+    let expired = job.reminder.kind == ReminderKind::BatchExpired;
+    let day = stock_notices::notice_day(job.reminder.scheduled_time, &clock);
+    let batches: Vec<_> = crate::store::batches::list(conn, medication.id)?
+        .into_iter()
+        .filter(|b| b.expires_on == day && b.remaining > crate::domain::quantity::Quantity::ZERO)
+        .collect();
+    if batches.is_empty() {
+        return Ok(Err("The batch was used up or removed"));
+    }
+    let left = batches
+        .iter()
+        .fold(crate::domain::quantity::Quantity::ZERO, |sum, b| {
+            sum + b.remaining
+        });
+    let lots: Vec<&str> = batches.iter().filter_map(|b| b.lot.as_deref()).collect();
+    let lot = (!lots.is_empty()).then(|| lots.join(", "));
+    let inventory = medications::inventory(conn, medication.id)?;
+    let unit = inventory
+        .as_ref()
+        .map_or(medication.unit.as_str(), |inv| inv.containers.stock_unit());
+    let (title, body) = messages::batch_body(
+        &medication.name,
+        (day, expired),
+        (left, unit),
+        lot.as_deref(),
+        formats,
+        hide,
+    );
+    Ok(Ok(NoticeWords {
+        kind: if expired {
+            "batch_expired"
+        } else {
+            "batch_expiring"
+        },
+        title,
+        body,
+        facts: json!({
+            "expires_on": day,
+            "expired": expired,
+            "remaining": left,
+            "lots": if hide { None } else { Some(lots) },
+            "batch_ids": batches.iter().map(|b| b.id).collect::<Vec<_>>(),
+        }),
+    }))
 }
 
 /// The person's channel a reminder (or a test) is to go to, or why it cannot: deleted,
@@ -1033,10 +1155,12 @@ fn queue_channels(
     ctx: &PlanContext,
 ) -> rusqlite::Result<Vec<ChannelReport>> {
     let mut reports = Vec::new();
-    let event = if round.reminder_kind == ReminderKind::LowStock {
-        "stock.low"
-    } else {
-        "reminder.due"
+    let event = match round.reminder_kind {
+        ReminderKind::LowStock => "stock.low",
+        ReminderKind::Refill => "refill.due",
+        ReminderKind::BatchExpiring => "batch.expiring",
+        ReminderKind::BatchExpired => "batch.expired",
+        ReminderKind::Dose | ReminderKind::OneOff => "reminder.due",
     };
     // Webhooks that subscribed to the event without being chosen for reminders hear of it
     // too; they are told, not relied on (no delivery of the reminder's).
@@ -1134,20 +1258,19 @@ fn channel_message(round: &Round, job: &Job, link_base: &str) -> Message {
     } else {
         Priority::Default
     };
-    Message::of(
-        &round.content,
-        link_base,
-        priority,
-        json!({
-            "reminder_id": round.id,
-            "kind": job.reminder.kind,
-            "round": round.number,
-            "repeat": round.repeat,
-            "medication": if hide { None } else { Some(&round.medication_name) },
-            "medication_id": job.reminder.medication_id,
-            "scheduled_time": job.reminder.scheduled_time,
-        }),
-    )
+    let mut data = json!({
+        "reminder_id": round.id,
+        "kind": job.reminder.kind,
+        "round": round.number,
+        "repeat": round.repeat,
+        "medication": if hide { None } else { Some(&round.medication_name) },
+        "medication_id": job.reminder.medication_id,
+        "scheduled_time": job.reminder.scheduled_time,
+    });
+    if !round.notice.is_null() {
+        data["notice"] = round.notice.clone();
+    }
+    Message::of(&round.content, link_base, priority, data)
 }
 
 /// What a stopped or killed server left in the middle of sending, put back at the next start.

@@ -174,6 +174,61 @@ pub fn counted_expiring_before(conn: &Connection, before: NaiveDate) -> rusqlite
     .collect()
 }
 
+/// A batch that may need an expiry notice, with its owner and what was said of it already
+/// (for its current expiry date).
+pub struct NoticeCandidate {
+    pub user_id: i64,
+    pub batch: Batch,
+    /// Announced as expiring soon.
+    pub warned: bool,
+    /// Announced as expired.
+    pub told_expired: bool,
+}
+
+/// Batches that still hold something and may need an expiry notice: expiring before `before`
+/// and not yet announced as expiring soon for their expiry date, or expiring before
+/// `expired_before` and not yet announced as expired. By owner.
+pub fn awaiting_notice(
+    conn: &Connection,
+    before: NaiveDate,
+    expired_before: NaiveDate,
+) -> rusqlite::Result<Vec<NoticeCandidate>> {
+    conn.prepare_cached(&format!(
+        "SELECT {}, m.user_id, b.expiry_noticed_for IS b.expires_on, b.expired_noticed_for IS b.expires_on
+         FROM stock_batches b JOIN medications m ON m.id = b.medication_id
+         WHERE b.remaining > 0 AND b.expires_on < ?1
+           AND (b.expiry_noticed_for IS NOT b.expires_on
+                OR (b.expires_on < ?2 AND b.expired_noticed_for IS NOT b.expires_on))
+         ORDER BY m.user_id, b.id",
+        COLUMNS
+            .split(", ")
+            .map(|c| format!("b.{c}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ))?
+    .query_map([day(before), day(expired_before)], |row| {
+        Ok(NoticeCandidate {
+            batch: from_row(row)?,
+            user_id: row.get(9)?,
+            warned: row.get(10)?,
+            told_expired: row.get(11)?,
+        })
+    })?
+    .collect()
+}
+
+/// The batch was announced as expiring soon (and, when `expired`, as expired) for its
+/// expiry date `expires_on`.
+pub fn set_noticed(conn: &Connection, id: i64, expires_on: NaiveDate, expired: bool) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "UPDATE stock_batches SET expiry_noticed_for = ?2,
+                expired_noticed_for = CASE WHEN ?3 THEN ?2 ELSE expired_noticed_for END
+         WHERE id = ?1",
+    )?
+    .execute(params![id, day(expires_on), expired])?;
+    Ok(())
+}
+
 /// What a dose drew from a batch.
 #[derive(Debug, Clone)]
 pub struct Draw {

@@ -15,7 +15,7 @@ pub struct Delivery {
     pub id: i64,
     /// The reminder it delivered; None for a test or once the reminder is gone.
     pub notification_id: Option<i64>,
-    /// reminder, repeat, low_stock or test.
+    /// reminder, repeat, low_stock, refill, batch_expiring, batch_expired or test.
     pub kind: String,
     pub title: String,
     pub medication_name: Option<String>,
@@ -30,7 +30,8 @@ pub struct Delivery {
     /// E-mail was used because every push failed.
     pub fallback: bool,
     /// The title as a code the app translates with `title_params`: `dose`, `dose_repeat`,
-    /// `low_stock` or `test` (`title` keeps the words it went out with).
+    /// `low_stock`, `refill`, `batch_expiring`, `batch_expired` or `test` (`title` keeps the
+    /// words it went out with).
     pub title_code: String,
     /// `name`: the medication's name, when there is one; `person`: whose dose it is, when it
     /// is someone else's in the account (the sent `title` names them too) and that can still
@@ -59,6 +60,9 @@ fn title_code(kind: &str) -> &'static str {
     match kind {
         "repeat" => "dose_repeat",
         "low_stock" => "low_stock",
+        "refill" => "refill",
+        "batch_expiring" => "batch_expiring",
+        "batch_expired" => "batch_expired",
         "test" => "test",
         _ => "dose",
     }

@@ -69,6 +69,24 @@ pub fn of_user(conn: &Connection, user_id: i64) -> rusqlite::Result<HashMap<i64,
     rows.map(|r| r.map(|p| (p.medication_id, p))).collect()
 }
 
+/// The prescriptions whose refill is not ordered and not reminded of since stock was last
+/// added, with their medication's owner: the candidates of the refill reminder's pass.
+pub fn awaiting_reminder(conn: &Connection) -> rusqlite::Result<Vec<(i64, Prescription)>> {
+    let mut statement = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS}, m.user_id FROM prescriptions p JOIN medications m ON m.id = p.medication_id
+         WHERE p.ordered_at IS NULL AND p.reminded_for IS NULL ORDER BY m.user_id, p.medication_id"
+    ))?;
+    let rows = statement.query_map([], |row| Ok((row.get(13)?, from_row(row)?)))?;
+    rows.collect()
+}
+
+/// A refill reminder went out for the need due on `due_on`: none again until stock is added.
+pub fn set_reminded(conn: &Connection, medication_id: i64, due_on: NaiveDate) -> rusqlite::Result<()> {
+    conn.prepare_cached("UPDATE prescriptions SET reminded_for = ?2 WHERE medication_id = ?1")?
+        .execute(params![medication_id, due_on.to_string()])?;
+    Ok(())
+}
+
 /// Writes a medication's prescription (a new one, or its fields changed).
 pub fn save(conn: &Connection, p: &Prescription) -> rusqlite::Result<()> {
     conn.prepare_cached(

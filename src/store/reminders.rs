@@ -43,6 +43,9 @@ pub struct Reminder {
 pub fn title(kind: ReminderKind, medication_name: &str) -> String {
     match kind {
         ReminderKind::LowStock => format!("Running low on {medication_name}"),
+        ReminderKind::Refill => format!("Order a refill of {medication_name}"),
+        ReminderKind::BatchExpiring => format!("A batch of {medication_name} expires soon"),
+        ReminderKind::BatchExpired => format!("A batch of {medication_name} has expired"),
         _ => format!("Time for {medication_name}"),
     }
 }
@@ -311,6 +314,37 @@ pub fn insert_low_stock(
     Ok(())
 }
 
+/// Queues a stock notice (a refill to order, a batch expiring or expired) of `kind` for
+/// right now; `scheduled` is what it is about (the same key is never queued twice). Whether
+/// it was queued.
+pub fn insert_notice(
+    conn: &Connection,
+    user_id: i64,
+    medication_id: i64,
+    medication_name: &str,
+    kind: ReminderKind,
+    scheduled: Stamp,
+    now: Stamp,
+) -> rusqlite::Result<bool> {
+    let word = match kind {
+        ReminderKind::Refill => "refill",
+        ReminderKind::BatchExpiring => "batch_expiring",
+        ReminderKind::BatchExpired => "batch_expired",
+        ReminderKind::LowStock => "low_stock",
+        // Doses are planned, not queued as notices.
+        ReminderKind::Dose | ReminderKind::OneOff => return Ok(false),
+    };
+    let changed = conn
+        .prepare_cached(
+            "INSERT INTO reminders (user_id, medication_id, medication_name, kind, scheduled_time, reminder_time,
+                                    next_attempt_at, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6, ?6)
+             ON CONFLICT (medication_id, kind, scheduled_time) DO NOTHING",
+        )?
+        .execute(params![user_id, medication_id, medication_name, word, scheduled, now])?;
+    Ok(changed == 1)
+}
+
 /// A reminder row for a planned dose that had none (its time was past when it was planned),
 /// for a dose a person logs by that time: never sent ("The dose was already logged"), it is
 /// what the entry answers, so that no other dose's reminder or grace takes the entry. `None`
@@ -423,7 +457,7 @@ pub fn first_open(
 ) -> rusqlite::Result<Option<chrono::DateTime<chrono::Utc>>> {
     conn.prepare_cached(
         "SELECT id, scheduled_time FROM reminders
-         WHERE user_id = ?1 AND kind <> 'low_stock' AND answered_at IS NULL AND status IN ('scheduled', 'sent')
+         WHERE user_id = ?1 AND kind IN ('dose', 'one_off') AND answered_at IS NULL AND status IN ('scheduled', 'sent')
          ORDER BY scheduled_time LIMIT 1",
     )?
     .query_row([user_id], |row| Ok(stamp_at(row, 1, "reminders", row.get(0)?)?.instant()))
@@ -472,7 +506,7 @@ pub fn answer(
         Some(id) => conn
             .prepare_cached(
                 "SELECT id FROM reminders WHERE id = ?1 AND user_id = ?2 AND medication_id = ?3
-                   AND kind <> 'low_stock' AND answered_at IS NULL",
+                   AND kind IN ('dose', 'one_off') AND answered_at IS NULL",
             )?
             .query_row([id, user_id, medication_id], |row| row.get::<_, i64>(0))
             .optional()?,
@@ -485,7 +519,7 @@ pub fn answer(
         None => conn
             .prepare_cached(
                 "SELECT id FROM reminders
-                 WHERE medication_id = ?1 AND user_id = ?2 AND kind <> 'low_stock' AND answered_at IS NULL
+                 WHERE medication_id = ?1 AND user_id = ?2 AND kind IN ('dose', 'one_off') AND answered_at IS NULL
                    AND status IN ('scheduled', 'sent')
                    AND scheduled_time >= strftime('%Y-%m-%dT%H:%M:%fZ', ?3, '-12 hours')
                    AND scheduled_time <= strftime('%Y-%m-%dT%H:%M:%fZ', ?3, '+1 hour')
@@ -509,7 +543,7 @@ pub fn answer(
                                            ELSE next_attempt_at END,
                     status = CASE WHEN status = 'scheduled' AND snoozed_until IS NOT NULL AND sent_at IS NOT NULL
                                   THEN 'sent' ELSE status END
-                 WHERE medication_id = ?2 AND kind <> 'low_stock' AND answered_at IS NULL
+                 WHERE medication_id = ?2 AND kind IN ('dose', 'one_off') AND answered_at IS NULL
                    AND scheduled_time = (SELECT scheduled_time FROM reminders WHERE id = ?1)
                  RETURNING id",
             )?
@@ -692,7 +726,7 @@ pub fn snooze(conn: &Connection, id: i64, until: &str, now: Stamp) -> rusqlite::
             "UPDATE reminders SET status = 'scheduled', snoozed_until = ?2, reminder_time = ?2,
                 next_attempt_at = ?2, attempts = 0, failure_reason = NULL, claimed_until = NULL,
                 round_offset = round_offset + repeats_sent + 2, repeats_sent = 0
-             WHERE id = ?1 AND answered_at IS NULL AND kind <> 'low_stock'",
+             WHERE id = ?1 AND answered_at IS NULL AND kind IN ('dose', 'one_off')",
         )?
         .execute(params![id, until])?;
     if changed == 1 {
@@ -845,7 +879,7 @@ pub fn link_entry(conn: &Connection, id: i64, history_id: i64, at: &str) -> rusq
             answered_by = (SELECT logged_by FROM dose_history WHERE id = ?2),
             answered_by_name = (SELECT logged_by_name FROM dose_history WHERE id = ?2),
             next_attempt_at = CASE WHEN status = 'sent' THEN NULL ELSE next_attempt_at END
-         WHERE answered_at IS NULL AND kind <> 'low_stock'
+         WHERE answered_at IS NULL AND kind IN ('dose', 'one_off')
            AND medication_id = (SELECT medication_id FROM reminders WHERE id = ?1)
            AND scheduled_time = (SELECT scheduled_time FROM reminders WHERE id = ?1)",
     )?
@@ -875,7 +909,7 @@ pub fn for_days(
 ) -> rusqlite::Result<Vec<DoseReminder>> {
     conn.prepare_cached(
         "SELECT id, kind, medication_id, scheduled_time, history_id FROM reminders
-         WHERE user_id = ?1 AND kind <> 'low_stock' AND medication_id IS NOT NULL
+         WHERE user_id = ?1 AND kind IN ('dose', 'one_off') AND medication_id IS NOT NULL
            AND ((scheduled_time >= ?2 AND scheduled_time < ?3)
                 OR (history_id IS NOT NULL AND answered_at >= ?4))",
     )?

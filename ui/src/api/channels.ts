@@ -34,6 +34,9 @@ export const WEBHOOK_EVENTS = [
   'dose.logged',
   'dose.missed',
   'stock.low',
+  'refill.due',
+  'batch.expiring',
+  'batch.expired',
   'escalation.sent',
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];

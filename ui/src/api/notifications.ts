@@ -131,7 +131,7 @@ export function channelResultsOf(error: unknown): ChannelResult[] {
   return error instanceof ApiError && error.body !== null ? resultsInError(error.body) : [];
 }
 
-export const DELIVERY_KINDS = ['reminder', 'repeat', 'low_stock', 'test'] as const;
+export const DELIVERY_KINDS = ['reminder', 'repeat', 'low_stock', 'refill', 'batch_expiring', 'batch_expired', 'test'] as const;
 export type DeliveryKind = (typeof DELIVERY_KINDS)[number];
 
 /** One attempt to deliver a notification over one channel. */

@@ -3134,7 +3134,7 @@ export interface components {
             fallback: boolean;
             /** Format: int64 */
             id: number;
-            /** @description reminder, repeat, low_stock or test. */
+            /** @description reminder, repeat, low_stock, refill, batch_expiring, batch_expired or test. */
             kind: string;
             medication_name?: string | null;
             /**
@@ -3158,7 +3158,8 @@ export interface components {
             title: string;
             /**
              * @description The title as a code the app translates with `title_params`: `dose`, `dose_repeat`,
-             *     `low_stock` or `test` (`title` keeps the words it went out with).
+             *     `low_stock`, `refill`, `batch_expiring`, `batch_expired` or `test` (`title` keeps the
+             *     words it went out with).
              */
             title_code: string;
             /**
@@ -4115,7 +4116,7 @@ export interface components {
                 fallback: boolean;
                 /** Format: int64 */
                 id: number;
-                /** @description reminder, repeat, low_stock or test. */
+                /** @description reminder, repeat, low_stock, refill, batch_expiring, batch_expired or test. */
                 kind: string;
                 medication_name?: string | null;
                 /**
@@ -4139,7 +4140,8 @@ export interface components {
                 title: string;
                 /**
                  * @description The title as a code the app translates with `title_params`: `dose`, `dose_repeat`,
-                 *     `low_stock` or `test` (`title` keeps the words it went out with).
+                 *     `low_stock`, `refill`, `batch_expiring`, `batch_expired` or `test` (`title` keeps the
+                 *     words it went out with).
                  */
                 title_code: string;
                 /**
@@ -4561,10 +4563,11 @@ export interface components {
         };
         /**
          * @description What a reminder is for: a dose planned from a schedule, a dose someone set a one-off
-         *     reminder for, or running low on stock.
+         *     reminder for, running low on stock, a refill to order, or a stock batch expiring soon or expired. Only
+         *     the first two are doses: the others are notices a logged dose never answers.
          * @enum {string}
          */
-        ReminderKind: "dose" | "one_off" | "low_stock";
+        ReminderKind: "dose" | "one_off" | "low_stock" | "refill" | "batch_expiring" | "batch_expired";
         /**
          * @description Where a reminder is in its life. "Being sent" is not a status of its own: a scheduled
          *     reminder that a dispatcher holds a claim on.

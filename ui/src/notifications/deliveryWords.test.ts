@@ -55,6 +55,21 @@ describe('delivery words', () => {
     );
   });
 
+  it('titles the stock notices (a refill to order, a batch expiring or expired) in every language', () => {
+    const titles = LANGUAGES.map((lang) => {
+      const t = i18n.getFixedT(lang, 'notify');
+      return (['refill', 'batch_expiring', 'batch_expired'] as const).map((code) =>
+        deliveryTitleText(t, code, { name: 'Metformin' }, 'english'),
+      );
+    });
+    expect(titles).toEqual([
+      ['Order a refill: Metformin', 'Expires soon: Metformin', 'Expired: Metformin'],
+      ['Nachbestellen: Metformin', 'Läuft bald ab: Metformin', 'Abgelaufen: Metformin'],
+      ['À renouveler : Metformin', 'Périme bientôt : Metformin', 'Périmé : Metformin'],
+      ['Hora de reponer: Metformin', 'Caduca pronto: Metformin', 'Caducado: Metformin'],
+    ]);
+  });
+
   it('falls back to the server’s words for a code it does not know, or an older row', () => {
     const t = i18n.getFixedT('en', 'notify');
     expect(deliveryResultText(t, null, {}, 'E-mail is not configured on this server')).toBe(

@@ -25,7 +25,7 @@ const RESULT_CODES = [
 
 const FALLBACK_REASONS = ['email_off', 'fallback_off', 'email_unavailable', 'email_unverified'] as const;
 
-const TITLE_CODES = ['dose', 'dose_repeat', 'low_stock', 'test'] as const;
+const TITLE_CODES = ['dose', 'dose_repeat', 'low_stock', 'refill', 'batch_expiring', 'batch_expired', 'test'] as const;
 
 function known<T extends string>(codes: readonly T[], code: string | null): T | undefined {
   return codes.find((c) => c === code);

@@ -25,7 +25,7 @@ export async function withCustomMessages(list: NotificationList, signal?: AbortS
   return {
     ...list,
     notifications: list.notifications.map((n) =>
-      n.message === null && n.medication_id !== null && messages.get(n.medication_id)
+      n.kind === 'dose' && n.message === null && n.medication_id !== null && messages.get(n.medication_id)
         ? { ...n, message: messages.get(n.medication_id) ?? null }
         : n,
     ),

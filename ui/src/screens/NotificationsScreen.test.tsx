@@ -38,6 +38,8 @@ describe('Notifications', () => {
         listResponse([
           notificationJson({ kind: 'dose' }),
           notificationJson({ id: 12, kind: 'low_stock', title: 'Running low on Aspirin' }),
+          notificationJson({ id: 13, kind: 'refill', title: 'Order a refill of Aspirin' }),
+          notificationJson({ id: 14, kind: 'batch_expiring', title: 'A batch of Aspirin expires soon' }),
         ]),
     });
     renderApp('/notifications');
@@ -45,6 +47,8 @@ describe('Notifications', () => {
     expect(rows.map((row) => within(row).getByRole('heading').textContent)).toEqual([
       'Zeit für Aspirin',
       'Vorrat knapp: Aspirin',
+      'Nachbestellen: Aspirin',
+      'Eine Packung Aspirin läuft bald ab',
     ]);
   });
 

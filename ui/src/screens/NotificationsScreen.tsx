@@ -24,6 +24,16 @@ const STATUS_CLASS: Record<NotificationStatus, string> = {
   failed: 'badge badge-danger',
 };
 
+/** A scheduled notification's title, by its kind (`notificationsPage.titles`). */
+const TITLE_KEYS: Record<ScheduledNotification['kind'], string> = {
+  dose: 'dose',
+  one_off: 'dose',
+  low_stock: 'lowStock',
+  refill: 'refill',
+  batch_expiring: 'batchExpiring',
+  batch_expired: 'batchExpired',
+};
+
 /** SPEC §2 "Notifications page": Scheduled, Settings and History tabs. */
 export function NotificationsScreen() {
   const { t } = useTranslation('meds');
@@ -172,11 +182,8 @@ function NotificationRow({ notification, busy, onCancel }: NotificationRowProps)
   const { t: tn } = useTranslation('notify');
   const format = useMedsFormat();
   const name = notification.medication_name;
-  const title = !name
-    ? notification.title
-    : notification.kind === 'low_stock'
-      ? t('notificationsPage.titles.lowStock', { name })
-      : t('notificationsPage.titles.dose', { name });
+  const key = notification.kind in TITLE_KEYS ? TITLE_KEYS[notification.kind] : 'dose';
+  const title = !name ? notification.title : t(`notificationsPage.titles.${key}`, { name });
   return (
     <li className="notification-row" data-testid="notification-row">
       <div className="notification-main">

@@ -281,7 +281,16 @@ describe('Settings, Notifications, Channels', () => {
     expect(dialog.textContent).toContain('The URL that receives the events.');
     fill(within(dialog).getByLabelText('Address'), 'https://ha.example/hook');
     // Every event is chosen to begin with; this one wants only due reminders.
-    for (const name of ['A reminder was answered', 'A dose was logged', 'A dose was missed', 'Stock is running low', 'A carer was alerted']) {
+    for (const name of [
+      'A reminder was answered',
+      'A dose was logged',
+      'A dose was missed',
+      'Stock is running low',
+      'A refill needs ordering',
+      'A stock batch expires soon',
+      'A stock batch has expired',
+      'A carer was alerted',
+    ]) {
       await userEvent.click(within(dialog).getByRole('checkbox', { name }));
     }
     await userEvent.click(within(dialog).getByRole('checkbox', { name: /Use for reminders/ }));
