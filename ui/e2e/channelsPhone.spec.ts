@@ -65,7 +65,11 @@ test.describe('channels on a phone, in German', () => {
     await expect(dialog.getByLabel('Anwendungstoken')).toBeVisible();
     await expect(dialog).toContainText('Ein Anwendungstoken von der Seite Apps in Gotify.');
     await dialog.getByRole('radio', { name: /^Webhook/ }).check();
-    await expect(dialog.getByRole('group', { name: 'Ereignisse' }).getByRole('checkbox')).toHaveCount(6);
+    // The six dose events, then refills and expiring batches (issue 29), each named in German.
+    const events = dialog.getByRole('group', { name: 'Ereignisse' }).getByRole('checkbox');
+    await expect(events).toHaveCount(9);
+    await expect(dialog.getByRole('checkbox', { name: 'Eine Nachbestellung ist fällig' })).toBeVisible();
+    await expect(dialog.getByRole('checkbox', { name: 'Eine Packung läuft bald ab' })).toBeVisible();
     await expect(dialog).toContainText('Wählen Sie die Ereignisse, die diese Adresse empfängt.');
     for (const english of ['Server address', 'Topic', 'Access token', 'Events', 'Use for reminders', 'Cancel']) {
       await expect(dialog).not.toContainText(english);
