@@ -585,7 +585,7 @@ describe('schedule rules in the medication form', () => {
     if (!line || !late) throw new Error('two prescription lines expected');
     expect(late.textContent).toContain('Ask for a new prescription now: the prescription expires on');
     expect(line.textContent).toContain('Prescribed by Dr. Weber · 2 refills left');
-    expect(line.textContent).toContain('Order a refill by');
+    expect(line.textContent).toContain('Order a refill today:');
     expect(line.textContent).toContain('the stock runs out around');
     expect(within(line).getByRole('link', { name: '+49 30 1234567' }).getAttribute('href')).toBe('tel:+49301234567');
     expect(within(line).getByRole('link', { name: 'Order online' }).getAttribute('href')).toBe('https://apotheke.example/order');

@@ -67,7 +67,7 @@ describe("Today's refill notice", () => {
     expect(within(notice).getByRole('heading', { name: 'To order' })).toBeTruthy();
     expect(within(notice).getAllByTestId('refill-item')).toHaveLength(1);
     const item = await itemOf('Metformin');
-    expect(item.textContent).toContain('Order a refill by 11/29/2026: the stock runs out around 12/06/2026.');
+    expect(item.textContent).toContain('Order a refill today: the stock runs out around 12/06/2026.');
     expect(item.textContent).toContain('Apotheke am Markt');
     expect(within(item).getByRole('link', { name: '+49 (30) 123-4567' }).getAttribute('href')).toBe('tel:+49301234567');
     const online = within(item).getByRole('link', { name: 'Order online' });
@@ -167,7 +167,7 @@ describe("Today's refill notice", () => {
     await openToday([metformin, ramipril]);
     const notice = await screen.findByTestId('refill-notice');
     expect(within(notice).getByRole('heading', { name: 'Zu bestellen' })).toBeTruthy();
-    expect((await itemOf('Metformin')).textContent).toContain('Bis 29.11.2026 nachbestellen: der Vorrat reicht etwa bis 06.12.2026.');
+    expect((await itemOf('Metformin')).textContent).toContain('Heute nachbestellen: der Vorrat reicht etwa bis 06.12.2026.');
     expect((await itemOf('Ramipril')).textContent).toContain('Jetzt um ein neues Rezept bitten:');
     expect(within(await itemOf('Metformin')).getByRole('button', { name: 'Nachbestellung von Metformin als bestellt markieren' }).textContent).toBe(
       'Als bestellt markieren',

@@ -3,13 +3,14 @@ import { useTranslation } from 'react-i18next';
 import type { Prescription, RefillNeed } from '../../api/medicationTypes';
 
 /**
- * What to order, by when and why: "Order a refill by 12/1/2026: the stock runs out around
- * 12/8/2026." Once the day to order has passed it says "now"; with no refills left (or the
+ * What to order, by when and why: "Order a refill today: the stock runs out around 12/8/2026."
+ * The server names a need from its day to order on (`order_by`), so a need that is not late
+ * is one to order today; once that day has passed it says "now". With no refills left (or the
  * prescription expiring) it asks for a new prescription. `t` has the 'prescriptions' texts.
  */
 export function refillWords(t: TFunction, need: RefillNeed, plainDate: (date: string) => string): string {
   const what = need.new_prescription_needed ? 'askNew' : 'orderRefill';
-  const order = t(`prescriptions:prescription.${what}${need.late ? 'Now' : ''}`, { date: plainDate(need.order_by) });
+  const order = t(`prescriptions:prescription.${what}${need.late ? 'Now' : ''}`);
   const why = t(need.reason === 'stock' ? 'prescriptions:prescription.runsOut' : 'prescriptions:prescription.expiresOn', {
     date: plainDate(need.due_on),
   });
