@@ -39,6 +39,15 @@ pub struct BatchFields {
 const COLUMNS: &str =
     "id, medication_id, quantity, remaining, expires_on, lot, expired, created_at, updated_at";
 
+/// `COLUMNS` of the table named `alias` in a join, in the same order.
+fn columns_of(alias: &str) -> String {
+    COLUMNS
+        .split(", ")
+        .map(|c| format!("{alias}.{c}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn from_row(row: &Row) -> rusqlite::Result<Batch> {
     let id = row.get(0)?;
     Ok(Batch {
@@ -145,32 +154,11 @@ pub fn delete(conn: &Connection, id: i64) -> rusqlite::Result<()> {
 /// the expiry pass (which checks each against its owner's day).
 pub fn counted_expiring_before(conn: &Connection, before: NaiveDate) -> rusqlite::Result<Vec<(i64, Batch)>> {
     conn.prepare_cached(&format!(
-        "SELECT m.user_id, {} FROM stock_batches b JOIN medications m ON m.id = b.medication_id
+        "SELECT {}, m.user_id FROM stock_batches b JOIN medications m ON m.id = b.medication_id
          WHERE b.expired = 0 AND b.expires_on < ?1 ORDER BY b.id",
-        COLUMNS
-            .split(", ")
-            .map(|c| format!("b.{c}"))
-            .collect::<Vec<_>>()
-            .join(", ")
+        columns_of("b")
     ))?
-    .query_map([day(before)], |row| {
-        let user_id = row.get(0)?;
-        let id = row.get(1)?;
-        Ok((
-            user_id,
-            Batch {
-                id,
-                medication_id: row.get(2)?,
-                quantity: row.get(3)?,
-                remaining: row.get(4)?,
-                expires_on: day_at(row, 5, "stock_batches", id)?,
-                lot: row.get(6)?,
-                expired: row.get(7)?,
-                created_at: stamp_at(row, 8, "stock_batches", id)?,
-                updated_at: stamp_at(row, 9, "stock_batches", id)?,
-            },
-        ))
-    })?
+    .query_map([day(before)], |row| Ok((row.get(9)?, from_row(row)?)))?
     .collect()
 }
 
@@ -200,11 +188,7 @@ pub fn awaiting_notice(
            AND (b.expiry_noticed_for IS NOT b.expires_on
                 OR (b.expires_on < ?2 AND b.expired_noticed_for IS NOT b.expires_on))
          ORDER BY m.user_id, b.id",
-        COLUMNS
-            .split(", ")
-            .map(|c| format!("b.{c}"))
-            .collect::<Vec<_>>()
-            .join(", ")
+        columns_of("b")
     ))?
     .query_map([day(before), day(expired_before)], |row| {
         Ok(NoticeCandidate {
