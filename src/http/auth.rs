@@ -458,8 +458,11 @@ pub async fn forgot_password(
 #[derive(Deserialize, ToSchema)]
 pub struct ResetBody {
     /// The token of the e-mailed link.
+    #[schema(required = true, min_length = 1)]
     #[serde(default)]
     token: String,
+    /// The new password: at least 6 characters, at most 1024 bytes.
+    #[schema(required = true, min_length = 6, max_length = 1024)]
     #[serde(default)]
     password: String,
 }
@@ -491,8 +494,11 @@ pub async fn reset_password(
 
 #[derive(Deserialize, ToSchema)]
 pub struct PasswordChange {
+    #[schema(required = true, min_length = 1, max_length = 1024)]
     #[serde(rename = "currentPassword", default)]
     current_password: String,
+    /// At least 6 characters, at most 1024 bytes.
+    #[schema(required = true, min_length = 6, max_length = 1024)]
     #[serde(rename = "newPassword", default)]
     new_password: String,
 }

@@ -18,7 +18,9 @@ use super::routes;
 use super::session::AuthUser;
 use crate::domain::notification::DeliveryMethod;
 use crate::services::ErrorCode;
-use crate::services::channels::{self, ChannelBody, ChannelView, CreatedChannel, TelegramBot};
+use crate::services::channels::{
+    self, ChannelBody, ChannelView, CreatedChannel, NewChannelBody, TelegramBot,
+};
 
 /// Your channels, oldest first. Secrets are never answered (`secret_set` says whether one is).
 #[utoipa::path(
@@ -48,7 +50,7 @@ pub async fn list(
     post,
     path = "/channels",
     tag = "channels",
-    request_body = ChannelBody,
+    request_body = NewChannelBody,
     responses(
         (status = 201, description = "The new channel", body = Data<CreatedChannel>),
         (status = 400, description = "`channel_invalid` (`params.field` names the setting: an unknown kind, a missing topic or token, a URL that is not http(s), a line break in a token), `channel_address_not_allowed` (a loopback, link-local or private address the operator has not allowed), `telegram_not_configured`", body = ErrorBody),

@@ -108,7 +108,7 @@ enum ExportFormat {
     params(ExportQuery),
     responses(
         (status = 200, description = "The export file (attachment): everything as JSON, the history as CSV, or everything as a FHIR R4 Bundle (type collection)",
-            content((Object = "application/json"), (String = "text/csv"), (Object = "application/fhir+json"))),
+            content((ExportFileUpload = "application/json"), (String = "text/csv"), (FhirBundleUpload = "application/fhir+json"))),
         (status = 400, description = "Unknown format, or `person_id` with a format other than fhir", body = ErrorBody),
         (status = 404, description = "`person_id` is not one of the account's people (`person_not_found`)", body = ErrorBody),
     ),
@@ -177,6 +177,47 @@ pub async fn export(
     })
 }
 
+/// A Pillbox export file as `GET /api/export` writes it (the document's name for the JSON
+/// body of `POST /api/import`; the import checks every medication and entry in it).
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct ExportFileUpload {
+    /// The file's format version, `1.x.y`: this Pillbox reads major version 1.
+    #[schema(pattern = "^1(\\.[0-9]+)*$")]
+    version: String,
+    /// The medications, as the export writes them.
+    medications: Vec<utoipa::openapi::Object>,
+    /// The dose history, as the export writes it.
+    history: Vec<utoipa::openapi::Object>,
+    /// The people of the account (version 1.1 and later); each entry points to one of them.
+    #[schema(value_type = Vec<Object>, required = false)]
+    people: Option<Vec<utoipa::openapi::Object>>,
+    #[schema(value_type = Object, required = false)]
+    settings: Option<utoipa::openapi::Object>,
+    #[schema(rename = "notificationPreferences", value_type = Object, required = false)]
+    notification_preferences: Option<utoipa::openapi::Object>,
+}
+
+/// A FHIR R4 Bundle (the document's name for the body of `POST /api/import?source=fhir`):
+/// its Patient, Medication, MedicationRequest and MedicationAdministration resources are
+/// imported, other resources are left out with a notice.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct FhirBundleUpload {
+    #[schema(value_type = FhirBundleType)]
+    #[schema(rename = "resourceType")]
+    resource_type: String,
+    /// The bundle's entries, each with its `resource`.
+    entry: Option<Vec<utoipa::openapi::Object>>,
+}
+
+/// `Bundle`.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+pub enum FhirBundleType {
+    Bundle,
+}
+
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct ImportQuery {
@@ -218,7 +259,7 @@ fn too_large() -> ApiError {
     tag = "data",
     params(ImportQuery),
     request_body(description = "A Pillbox export file or a history CSV; with `source=medtimer`, MedTimer's events or medicines CSV; with `source=fhir`, a FHIR R4 Bundle",
-        content((Object = "application/json"), (String = "text/csv"), (Object = "application/fhir+json"))),
+        content((ExportFileUpload = "application/json"), (String = "text/csv"), (FhirBundleUpload = "application/fhir+json"))),
     responses(
         (status = 200, description = "What the import did, or would do", body = MessageData<Summary>),
         (status = 400, description = "The file cannot be imported (`import_invalid`)", body = ErrorBody),

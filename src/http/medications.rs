@@ -24,7 +24,7 @@ use crate::domain::medication::MedicationId;
 use crate::domain::quantity::Quantity;
 use crate::domain::units::{self, Unit};
 use crate::services::access::{self, Caller, Role};
-use crate::services::batches::{self, BatchInput, BatchView, Batches};
+use crate::services::batches::{self, BatchInput, BatchView, Batches, NewBatchInput};
 use crate::services::doses::{self, DoseRequest, Logged, Pagination, Paging};
 use crate::services::medications::{
     self, AdherenceView, MedicationInput, MedicationView, NewMedicationInput, Reach, TodayView,
@@ -482,7 +482,7 @@ pub async fn list_batches(
     tag = "inventory",
     security(("bearer" = []), ("api_token" = [])),
     params(("id" = i64, Path, description = "The medication's id")),
-    request_body = BatchInput,
+    request_body = NewBatchInput,
     responses(
         (status = 201, description = "The batch as saved", body = Data<BatchView>),
         (status = 400, description = "The batch cannot be used (`batch_quantity_required`, `batch_quantity_out_of_range`, `batch_expiry_required`, `batch_expiry_invalid`, `batch_lot_too_long`, `validation_failed`, `unit_mismatch`, `strength_needed`, `invalid_request`)", body = ErrorBody),

@@ -774,22 +774,31 @@ pub async fn push_public_key(State(state): State<AppState>) -> Json<Data<PublicK
 
 #[derive(Deserialize, ToSchema)]
 pub struct SubscriptionKeys {
-    /// base64url, 65 bytes.
+    /// base64url, 65 bytes (87 characters, `=` padding allowed).
+    #[schema(value_type = String, required = true, pattern = "^\\s*[A-Za-z0-9_-]{86}[AEIMQUYcgkosw048]=?\\s*$")]
     p256dh: Option<String>,
-    /// base64url, 16 bytes.
+    /// base64url, 16 bytes (22 characters, `=` padding allowed).
+    #[schema(value_type = String, required = true, pattern = "^\\s*[A-Za-z0-9_-]{21}[AQgw](==)?\\s*$")]
     auth: Option<String>,
 }
 
 /// `PushSubscription.toJSON()`.
 #[derive(Deserialize, ToSchema)]
 pub struct SubscriptionBody {
+    /// An https URL of a known push service (Google's, Mozilla's, Apple's, Microsoft's),
+    /// or one under a prefix the operator allows (`push.allow_endpoints`); at most 2048
+    /// bytes, without credentials or dot segments.
+    #[schema(value_type = String, required = true, max_length = 2048,
+        pattern = "^\\s*https://([a-z0-9]+\\.)*(fcm\\.googleapis\\.com|android\\.googleapis\\.com|push\\.services\\.mozilla\\.com|push\\.apple\\.com|notify\\.windows\\.com)(/[A-Za-z0-9_:-]*)*\\s*$")]
     endpoint: Option<String>,
+    #[schema(value_type = SubscriptionKeys, required = true)]
     keys: Option<SubscriptionKeys>,
 }
 
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RegisterBody {
+    #[schema(value_type = SubscriptionBody, required = true)]
     subscription: Option<SubscriptionBody>,
     user_agent: Option<String>,
 }

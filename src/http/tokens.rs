@@ -21,7 +21,7 @@ use crate::services::api_tokens::{self, CreatedToken, NewToken, Scope, TokenView
 #[derive(Deserialize, ToSchema)]
 pub struct TokenInput {
     /// What it is for ("Home Assistant"); 1 to 100 characters, trimmed.
-    #[schema(max_length = 100)]
+    #[schema(min_length = 1, max_length = 100, pattern = "\\S")]
     name: String,
     /// `read` (see medications and history), `record` (also log and correct doses) or
     /// `manage` (also change medications and stock): a carer's view, record and manage.

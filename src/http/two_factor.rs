@@ -188,12 +188,23 @@ pub async fn status(
 
 #[derive(Deserialize, ToSchema)]
 pub struct SetupBody {
-    /// `email` or `totp`.
-    #[schema(required = true, value_type = TwoFactorMethod)]
+    /// `email` or `totp` (passkeys are added in their own card).
+    #[schema(required = true, value_type = SetupMethod)]
     #[serde(default)]
     method: String,
+    /// The account's password.
+    #[schema(required = true, min_length = 1, max_length = 1024)]
     #[serde(default)]
     password: String,
+}
+
+/// A method `setup` turns on (the document's name for what `method` takes).
+#[derive(ToSchema)]
+#[schema(rename_all = "lowercase")]
+#[allow(dead_code)]
+pub enum SetupMethod {
+    Email,
+    Totp,
 }
 
 /// What `setup` answers: e-mail codes are on at once (with backup codes and a fresh token);
@@ -246,6 +257,8 @@ pub async fn setup(
 /// The account password, asked again before changes a stolen session must not make.
 #[derive(Deserialize, ToSchema)]
 pub struct ConfirmPassword {
+    /// The account's password.
+    #[schema(required = true, min_length = 1, max_length = 1024)]
     #[serde(default)]
     password: String,
 }
@@ -341,12 +354,15 @@ pub async fn complete_totp_setup(
 #[derive(Deserialize, ToSchema)]
 pub struct DisableBody {
     /// `email` or `totp`; all methods when left out (`/disable` only).
-    #[schema(value_type = Option<TwoFactorMethod>)]
+    #[schema(value_type = Option<SetupMethod>)]
     #[serde(default)]
     method: Option<String>,
+    /// One of the account's unused backup codes.
+    #[schema(required = true, min_length = 1)]
     #[serde(rename = "backupCode", default)]
     backup_code: String,
     /// Required by `/disable`.
+    #[schema(min_length = 1, max_length = 1024)]
     password: Option<String>,
 }
 

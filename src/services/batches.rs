@@ -119,17 +119,37 @@ pub struct Batches {
 /// absent stays.
 #[derive(Debug, Default, Deserialize, ToSchema)]
 pub struct BatchInput {
-    /// What the batch holds, in the stock's unit; more than 0.
+    /// What the batch holds, in the stock's unit: more than 0, at most 1,000,000, at most
+    /// three decimals.
+    #[schema(value_type = f64, required = false, minimum = 0.001, maximum = 1000000)]
     pub quantity: Option<Quantity>,
     /// On `PUT` only: a count of what is left (0 to `quantity`). Without it, a changed
     /// `quantity` moves what is left by the same amount.
+    #[schema(value_type = Option<f64>, minimum = 0, maximum = 1000000)]
     pub remaining: Option<Quantity>,
     /// The last day the batch may be used, `YYYY-MM-DD`.
+    #[schema(value_type = String, required = false, format = Date)]
     pub expires_on: Option<String>,
     /// The lot (batch) number printed on the pack; empty or null clears it.
     #[serde(default, deserialize_with = "super::stock::nullable")]
     #[schema(value_type = Option<String>, max_length = 100)]
     pub lot: Option<Option<String>>,
+}
+
+/// A new batch: `BatchInput` with what `POST` needs (the document's name for its body).
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct NewBatchInput {
+    /// What the batch holds, in the stock's unit: more than 0, at most 1,000,000, at most
+    /// three decimals.
+    #[schema(value_type = f64, minimum = 0.001, maximum = 1000000)]
+    quantity: Quantity,
+    /// The last day the batch may be used, `YYYY-MM-DD`.
+    #[schema(format = Date)]
+    expires_on: String,
+    /// The lot (batch) number printed on the pack.
+    #[schema(max_length = 100)]
+    lot: Option<String>,
 }
 
 fn batch_not_found() -> ServiceError {

@@ -104,15 +104,194 @@ pub struct CreatedChannel {
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct ChannelBody {
     /// ntfy, gotify, telegram or webhook (create only; a channel keeps its kind).
+    #[schema(value_type = Option<ChannelKind>)]
     pub kind: Option<String>,
+    /// One line, at most 60 characters; the kind's name when left out.
+    #[schema(max_length = 60, pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]*$")]
     pub name: Option<String>,
     /// ntfy: `server_url`, `topic`, and `token` (`tk_…`) or `username` + `password`.
     /// Gotify: `server_url`, `token` (an application token). Webhook: `url`, `events`.
     /// Telegram: nothing. On a change, a secret left out stays; `null` removes it.
-    #[schema(value_type = Option<Object>)]
+    #[schema(value_type = Option<ChannelConfig>)]
     pub config: Option<Map<String, Value>>,
     pub enabled: Option<bool>,
 }
+
+/// What a person sends to create a channel: `ChannelBody` with its `kind` and that kind's
+/// settings (the document's name for the body of `POST /api/channels`).
+#[derive(Deserialize, ToSchema)]
+#[serde(untagged)]
+#[allow(dead_code)]
+pub enum NewChannelBody {
+    Ntfy(NewNtfyChannel),
+    Gotify(NewGotifyChannel),
+    Webhook(NewWebhookChannel),
+    Telegram(NewTelegramChannel),
+}
+
+macro_rules! new_channel {
+    ($name:ident, $kind:ident, $kind_name:literal, $config:ty, $about:literal) => {
+        #[doc = $about]
+        #[derive(Deserialize, ToSchema)]
+        #[allow(dead_code)]
+        pub struct $name {
+            kind: $kind,
+            /// One line, at most 60 characters; the kind's name when left out.
+            #[schema(max_length = 60, pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]*$")]
+            name: Option<String>,
+            config: $config,
+            enabled: Option<bool>,
+        }
+
+        #[doc = concat!("`", $kind_name, "`")]
+        #[derive(Deserialize, ToSchema)]
+        #[allow(dead_code)]
+        pub enum $kind {
+            #[serde(rename = $kind_name)]
+            #[schema(rename = $kind_name)]
+            Kind,
+        }
+    };
+}
+
+new_channel!(
+    NewNtfyChannel,
+    NtfyKind,
+    "ntfy",
+    NtfyConfig,
+    "A new ntfy channel."
+);
+new_channel!(
+    NewGotifyChannel,
+    GotifyKind,
+    "gotify",
+    GotifyConfig,
+    "A new Gotify channel."
+);
+new_channel!(
+    NewWebhookChannel,
+    WebhookKind,
+    "webhook",
+    WebhookConfig,
+    "A new webhook."
+);
+new_channel!(
+    NewTelegramChannel,
+    TelegramKind,
+    "telegram",
+    Option<TelegramConfig>,
+    "A new Telegram channel: refused (`telegram_not_configured`) unless the operator set up a bot."
+);
+
+/// The kinds of channel (what `kind` takes; `KINDS`).
+#[derive(ToSchema)]
+#[schema(rename_all = "lowercase")]
+#[allow(dead_code)]
+pub enum ChannelKind {
+    Ntfy,
+    Gotify,
+    Telegram,
+    Webhook,
+}
+
+/// A channel's settings, one set per kind (what `config` takes; `check_config` holds the
+/// rules). Addresses are http(s) URLs (the document asks for a host name; a public IP
+/// address is taken too); a loopback, link-local or private one is refused unless the
+/// operator allows its network.
+#[derive(Deserialize, ToSchema)]
+#[serde(untagged)]
+#[allow(dead_code)]
+pub enum ChannelConfig {
+    Ntfy(NtfyConfig),
+    Gotify(GotifyConfig),
+    Webhook(WebhookConfig),
+    Telegram(TelegramConfig),
+}
+
+/// An ntfy channel's settings.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+pub struct NtfyConfig {
+    /// The ntfy server, e.g. `https://ntfy.sh`.
+    #[schema(
+        pattern = "^\\s*https?://[A-Za-z][A-Za-z0-9.-]*(:[0-9]{1,5})?(/[^\\s\\x00-\\x1f\\x7f-\\x9f]*)?\\s*$",
+        max_length = 2000
+    )]
+    server_url: String,
+    /// Letters, digits, `-` and `_`, at most 64.
+    #[schema(pattern = "^\\s*[A-Za-z0-9_-]{1,64}\\s*$")]
+    topic: String,
+    /// An access token (`tk_…`); `null` removes it.
+    #[schema(max_length = 2000, pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]*$")]
+    token: Option<String>,
+    /// With `password`, instead of a token.
+    #[schema(max_length = 2000, pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]*$")]
+    username: Option<String>,
+    #[schema(max_length = 2000, pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]*$")]
+    password: Option<String>,
+}
+
+/// A Gotify channel's settings.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+pub struct GotifyConfig {
+    /// The Gotify server.
+    #[schema(
+        pattern = "^\\s*https?://[A-Za-z][A-Za-z0-9.-]*(:[0-9]{1,5})?(/[^\\s\\x00-\\x1f\\x7f-\\x9f]*)?\\s*$",
+        max_length = 2000
+    )]
+    server_url: String,
+    /// An application token: required when the channel is made, kept when left out on a
+    /// change.
+    #[schema(
+        max_length = 2000,
+        pattern = "^[^\\x00-\\x1f\\x7f-\\x9f]*\\S[^\\x00-\\x1f\\x7f-\\x9f]*$"
+    )]
+    token: Option<String>,
+}
+
+/// A webhook's settings.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+pub struct WebhookConfig {
+    /// Where the signed `POST`s go.
+    #[schema(
+        pattern = "^\\s*https?://[A-Za-z][A-Za-z0-9.-]*(:[0-9]{1,5})?(/[^\\s\\x00-\\x1f\\x7f-\\x9f]*)?\\s*$",
+        max_length = 2000
+    )]
+    url: String,
+    /// Some of `reminder.due`, `reminder.handled`, `dose.logged`, `dose.missed`,
+    /// `stock.low`, `escalation.sent`; all of them when left out.
+    #[schema(value_type = Option<Vec<WebhookEvent>>)]
+    events: Option<Vec<String>>,
+}
+
+/// An event a webhook can receive (`EVENTS`).
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub enum WebhookEvent {
+    #[schema(rename = "reminder.due")]
+    ReminderDue,
+    #[schema(rename = "reminder.handled")]
+    ReminderHandled,
+    #[schema(rename = "dose.logged")]
+    DoseLogged,
+    #[schema(rename = "dose.missed")]
+    DoseMissed,
+    #[schema(rename = "stock.low")]
+    StockLow,
+    #[schema(rename = "escalation.sent")]
+    EscalationSent,
+}
+
+/// A Telegram channel has no settings: it is bound to a chat through its link.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+pub struct TelegramConfig {}
 
 fn field_error(field: &str, message: impl Into<String>) -> ServiceError {
     ServiceError::Invalid(Problem::new(ErrorCode::ChannelInvalid, message).with_param("field", field))

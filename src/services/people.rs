@@ -210,6 +210,8 @@ impl CarerView {
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct CarerInput {
     /// The address to invite; the invitation is accepted by the account with this address.
+    /// At most 254 bytes, no spaces, with a dot in its domain.
+    #[schema(format = Email, min_length = 3, max_length = 254)]
     pub email: String,
     /// `view`, `record` or `manage`.
     #[schema(value_type = CarerRole)]

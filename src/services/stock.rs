@@ -656,7 +656,9 @@ pub fn save(
 /// A manual stock change as sent.
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct Adjustment {
-    /// How much to add (a refill) or take away (a lost tablet); not zero.
+    /// How much to add (a refill) or take away (a lost tablet): not zero, at most three
+    /// decimals, and the stock cannot go below zero.
+    #[schema(value_type = f64, required = true, minimum = -1000000000, maximum = 1000000000)]
     pub adjustment: Option<Quantity>,
     #[schema(max_length = 500)]
     pub reason: Option<String>,

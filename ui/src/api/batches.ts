@@ -1,7 +1,7 @@
 // A medication's stock batches (/api/medications/{id}/inventory/batches), apart from the
 // rest of the medications' calls: only the inventory dialog uses them.
 import { answer, api, callerHeaders, done } from './http';
-import type { Batch, BatchInput, Batches } from './medicationTypes';
+import type { Batch, BatchInput, Batches, NewBatchInput } from './medicationTypes';
 
 /** A medication's stock batches, the first to expire first, with what they make up. */
 export async function listBatches(medicationId: number, signal?: AbortSignal): Promise<Batches> {
@@ -10,7 +10,7 @@ export async function listBatches(medicationId: number, signal?: AbortSignal): P
 }
 
 /** Adds a batch (a first one turns the stock on, counted in batches from then on). */
-export async function addBatch(medicationId: number, input: BatchInput): Promise<Batch> {
+export async function addBatch(medicationId: number, input: NewBatchInput): Promise<Batch> {
   const params = { path: { id: medicationId } };
   return (await answer(api.POST('/api/medications/{id}/inventory/batches', { headers: callerHeaders(), params, body: input }))).data;
 }

@@ -59,6 +59,8 @@ export type Inventory = Schemas['InventoryView'];
 export type Batch = Schemas['BatchView'];
 export type Batches = Schemas['Batches'];
 export type BatchInput = Schemas['BatchInput'];
+/** A new batch: its quantity and expiry day are needed. */
+export type NewBatchInput = Schemas['NewBatchInput'];
 
 /**
  * Why a medication's reminders can reach nobody: push is its way and no device is subscribed,

@@ -182,7 +182,9 @@ export async function listDeliveries(query: DeliveryHistoryQuery = {}, signal?: 
 
 /** Tells the server where to push this browser's notifications (`PushSubscription.toJSON()`). */
 export async function registerPushSubscription(subscription: PushSubscriptionJSON, userAgent: string): Promise<void> {
-  const body = { subscription, userAgent };
+  // A browser's subscription always has its endpoint and keys (the DOM type leaves them
+  // optional); the server refuses one without them.
+  const body = { subscription: subscription as Schemas['SubscriptionBody'], userAgent };
   await done(api.POST('/api/notifications/push/register', { headers: callerHeaders(), body }));
 }
 

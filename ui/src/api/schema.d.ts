@@ -1810,7 +1810,12 @@ export interface components {
         };
         /** @description A manual stock change as sent. */
         Adjustment: {
-            adjustment?: components["schemas"]["Quantity"] | null;
+            /**
+             * Format: double
+             * @description How much to add (a refill) or take away (a lost tablet): not zero, at most three
+             *     decimals, and the stock cannot go below zero.
+             */
+            adjustment: number;
             reason?: string | null;
         };
         /** @description What is left of the stock after a delete. */
@@ -1893,12 +1898,25 @@ export interface components {
          *     absent stays.
          */
         BatchInput: {
-            /** @description The last day the batch may be used, `YYYY-MM-DD`. */
-            expires_on?: string | null;
+            /**
+             * Format: date
+             * @description The last day the batch may be used, `YYYY-MM-DD`.
+             */
+            expires_on?: string;
             /** @description The lot (batch) number printed on the pack; empty or null clears it. */
             lot?: string | null;
-            quantity?: components["schemas"]["Quantity"] | null;
-            remaining?: components["schemas"]["Quantity"] | null;
+            /**
+             * Format: double
+             * @description What the batch holds, in the stock's unit: more than 0, at most 1,000,000, at most
+             *     three decimals.
+             */
+            quantity?: number;
+            /**
+             * Format: double
+             * @description On `PUT` only: a count of what is left (0 to `quantity`). Without it, a changed
+             *     `quantity` moves what is left by the same amount.
+             */
+            remaining?: number | null;
         };
         /**
          * @description What a medication's batches say about its stock, on its inventory: null for a medication
@@ -1939,7 +1957,11 @@ export interface components {
         };
         /** @description An invitation to care for a person. */
         CarerInput: {
-            /** @description The address to invite; the invitation is accepted by the account with this address. */
+            /**
+             * Format: email
+             * @description The address to invite; the invitation is accepted by the account with this address.
+             *     At most 254 bytes, no spaces, with a dot in its domain.
+             */
             email: string;
             /** @description `view`, `record` or `manage`. */
             role: components["schemas"]["CarerRole"];
@@ -2001,17 +2023,24 @@ export interface components {
         };
         /** @description What a person sends to create or change a channel. */
         ChannelBody: {
-            /**
-             * @description ntfy: `server_url`, `topic`, and `token` (`tk_…`) or `username` + `password`.
-             *     Gotify: `server_url`, `token` (an application token). Webhook: `url`, `events`.
-             *     Telegram: nothing. On a change, a secret left out stays; `null` removes it.
-             */
-            config?: Record<string, never> | null;
+            config?: components["schemas"]["ChannelConfig"] | null;
             enabled?: boolean | null;
-            /** @description ntfy, gotify, telegram or webhook (create only; a channel keeps its kind). */
-            kind?: string | null;
+            kind?: components["schemas"]["ChannelKind"] | null;
+            /** @description One line, at most 60 characters; the kind's name when left out. */
             name?: string | null;
         };
+        /**
+         * @description A channel's settings, one set per kind (what `config` takes; `check_config` holds the
+         *     rules). Addresses are http(s) URLs (the document asks for a host name; a public IP
+         *     address is taken too); a loopback, link-local or private one is refused unless the
+         *     operator allows its network.
+         */
+        ChannelConfig: components["schemas"]["NtfyConfig"] | components["schemas"]["GotifyConfig"] | components["schemas"]["WebhookConfig"] | components["schemas"]["TelegramConfig"];
+        /**
+         * @description The kinds of channel (what `kind` takes; `KINDS`).
+         * @enum {string}
+         */
+        ChannelKind: "ntfy" | "gotify" | "telegram" | "webhook";
         /** @description One channel's outcome of a test or send-now notification. */
         ChannelResult: {
             channel: components["schemas"]["DeliveryMethod"];
@@ -2074,7 +2103,8 @@ export interface components {
         ClockKind: "wall" | "elapsed";
         /** @description The account password, asked again before changes a stolen session must not make. */
         ConfirmPassword: {
-            password?: string;
+            /** @description The account's password. */
+            password: string;
         };
         Counts: {
             added: number;
@@ -3188,8 +3218,9 @@ export interface components {
          */
         DeliveryMethod: string;
         DisableBody: {
-            backupCode?: string;
-            method?: components["schemas"]["TwoFactorMethod"] | null;
+            /** @description One of the account's unused backup codes. */
+            backupCode: string;
+            method?: components["schemas"]["SetupMethod"] | null;
             /** @description Required by `/disable`. */
             password?: string | null;
         };
@@ -3349,11 +3380,42 @@ export interface components {
             /** @description The `oidc_code` the callback put in the app's address. */
             code: string;
         };
+        /**
+         * @description A Pillbox export file as `GET /api/export` writes it (the document's name for the JSON
+         *     body of `POST /api/import`; the import checks every medication and entry in it).
+         */
+        ExportFileUpload: {
+            /** @description The dose history, as the export writes it. */
+            history: Record<string, never>[];
+            /** @description The medications, as the export writes them. */
+            medications: Record<string, never>[];
+            notificationPreferences?: Record<string, never>;
+            /** @description The people of the account (version 1.1 and later); each entry points to one of them. */
+            people?: Record<string, never>[];
+            settings?: Record<string, never>;
+            /** @description The file's format version, `1.x.y`: this Pillbox reads major version 1. */
+            version: string;
+        };
         /** @description Whether the person has a feed. */
         FeedStatus: {
             /** @description When the current feed was made (RFC 3339, UTC); null without one. */
             created_at: string | null;
             exists: boolean;
+        };
+        /**
+         * @description `Bundle`.
+         * @enum {string}
+         */
+        FhirBundleType: "Bundle";
+        /**
+         * @description A FHIR R4 Bundle (the document's name for the body of `POST /api/import?source=fhir`):
+         *     its Patient, Medication, MedicationRequest and MedicationAdministration resources are
+         *     imported, other resources are left out with a notice.
+         */
+        FhirBundleUpload: {
+            /** @description The bundle's entries, each with its `resource`. */
+            entry?: Record<string, never>[] | null;
+            resourceType: components["schemas"]["FhirBundleType"];
         };
         ForgotBody: {
             /**
@@ -3371,6 +3433,18 @@ export interface components {
             method: components["schemas"]["TwoFactorMethod"];
             password: string;
         };
+        /** @description A Gotify channel's settings. */
+        GotifyConfig: {
+            /** @description The Gotify server. */
+            server_url: string;
+            /**
+             * @description An application token: required when the channel is made, kept when left out on a
+             *     change.
+             */
+            token?: string | null;
+        };
+        /** @enum {string} */
+        GotifyKind: "gotify";
         /** @description One page of history: `{"success": true, "data": […], "pagination": {…}}`. */
         HistoryPage: {
             /** @description Newest first. */
@@ -4036,12 +4110,41 @@ export interface components {
             source: string;
             time: string;
         };
+        /** @description A new batch: `BatchInput` with what `POST` needs (the document's name for its body). */
+        NewBatchInput: {
+            /**
+             * Format: date
+             * @description The last day the batch may be used, `YYYY-MM-DD`.
+             */
+            expires_on: string;
+            /** @description The lot (batch) number printed on the pack. */
+            lot?: string | null;
+            /**
+             * Format: double
+             * @description What the batch holds, in the stock's unit: more than 0, at most 1,000,000, at most
+             *     three decimals.
+             */
+            quantity: number;
+        };
+        /**
+         * @description What a person sends to create a channel: `ChannelBody` with its `kind` and that kind's
+         *     settings (the document's name for the body of `POST /api/channels`).
+         */
+        NewChannelBody: components["schemas"]["NewNtfyChannel"] | components["schemas"]["NewGotifyChannel"] | components["schemas"]["NewWebhookChannel"] | components["schemas"]["NewTelegramChannel"];
         /** @description A new feed's address. */
         NewFeed: {
             /** @description RFC 3339, UTC. */
             created_at: string;
             /** @description The secret address to subscribe to (`…/api/calendar/<token>.ics`); shown once. */
             url: string;
+        };
+        /** @description A new Gotify channel. */
+        NewGotifyChannel: {
+            config: components["schemas"]["GotifyConfig"];
+            enabled?: boolean | null;
+            kind: components["schemas"]["GotifyKind"];
+            /** @description One line, at most 60 characters; the kind's name when left out. */
+            name?: string | null;
         };
         /**
          * @description The body that adds a medication: a `MedicationInput` whose name and unit are required (the
@@ -4052,6 +4155,14 @@ export interface components {
             name: string;
             /** @description A unit of the catalogue (`/api/units`). */
             unit: string;
+        };
+        /** @description A new ntfy channel. */
+        NewNtfyChannel: {
+            config: components["schemas"]["NtfyConfig"];
+            enabled?: boolean | null;
+            kind: components["schemas"]["NtfyKind"];
+            /** @description One line, at most 60 characters; the kind's name when left out. */
+            name?: string | null;
         };
         /** @description A passkey to store: the registration ceremony, the authenticator's answer and a name. */
         NewPasskey: {
@@ -4071,6 +4182,22 @@ export interface components {
             /** @description 1–100 characters. */
             name: string;
         };
+        /** @description A new Telegram channel: refused (`telegram_not_configured`) unless the operator set up a bot. */
+        NewTelegramChannel: {
+            config?: components["schemas"]["TelegramConfig"] | null;
+            enabled?: boolean | null;
+            kind: components["schemas"]["TelegramKind"];
+            /** @description One line, at most 60 characters; the kind's name when left out. */
+            name?: string | null;
+        };
+        /** @description A new webhook. */
+        NewWebhookChannel: {
+            config: components["schemas"]["WebhookConfig"];
+            enabled?: boolean | null;
+            kind: components["schemas"]["WebhookKind"];
+            /** @description One line, at most 60 characters; the kind's name when left out. */
+            name?: string | null;
+        };
         /** @description The Settings page's view of the notification settings. */
         NotificationSettings: {
             /** @description HH:MM, the time a once-daily medication without times is due. */
@@ -4081,6 +4208,20 @@ export interface components {
             /** Format: int64 */
             reminder_time_before: number;
         };
+        /** @description An ntfy channel's settings. */
+        NtfyConfig: {
+            password?: string | null;
+            /** @description The ntfy server, e.g. `https://ntfy.sh`. */
+            server_url: string;
+            /** @description An access token (`tk_…`); `null` removes it. */
+            token?: string | null;
+            /** @description Letters, digits, `-` and `_`, at most 64. */
+            topic: string;
+            /** @description With `password`, instead of a token. */
+            username?: string | null;
+        };
+        /** @enum {string} */
+        NtfyKind: "ntfy";
         OidcProvider: {
             /** @description The button says "Sign in with <label>". */
             label: string;
@@ -4237,8 +4378,9 @@ export interface components {
             password?: string;
         };
         PasswordChange: {
-            currentPassword?: string;
-            newPassword?: string;
+            currentPassword: string;
+            /** @description At least 6 characters, at most 1024 bytes. */
+            newPassword: string;
         };
         /** @description A change to a person; absent fields stay. */
         PersonChange: {
@@ -4510,7 +4652,7 @@ export interface components {
         /** @description The answer to a registration: signed in at once, or waiting for the e-mail link. */
         RegisterAnswer: components["schemas"]["Data_SignedIn"] | components["schemas"]["MessageData_AwaitingVerification"];
         RegisterBody: {
-            subscription?: components["schemas"]["SubscriptionBody"] | null;
+            subscription: components["schemas"]["SubscriptionBody"];
             userAgent?: string | null;
         };
         /** @description The account password, asked again before a passkey is added. */
@@ -4609,9 +4751,10 @@ export interface components {
             emailAvailable: boolean;
         };
         ResetBody: {
-            password?: string;
+            /** @description The new password: at least 6 characters, at most 1024 bytes. */
+            password: string;
             /** @description The token of the e-mailed link. */
-            token?: string;
+            token: string;
         };
         /**
          * @description What a user may do with a person's data, in rising order.
@@ -4777,10 +4920,16 @@ export interface components {
          */
         SetupAnswer: components["schemas"]["MessageData_Enabled"] | components["schemas"]["Data_TotpSetup"];
         SetupBody: {
-            /** @description `email` or `totp`. */
-            method: components["schemas"]["TwoFactorMethod"];
-            password?: string;
+            /** @description `email` or `totp` (passkeys are added in their own card). */
+            method: components["schemas"]["SetupMethod"];
+            /** @description The account's password. */
+            password: string;
         };
+        /**
+         * @description A method `setup` turns on (the document's name for what `method` takes).
+         * @enum {string}
+         */
+        SetupMethod: "email" | "totp";
         /** @description A signed-in session: who, and the bearer token for the next requests. */
         SignedIn: {
             /** @description Send as `Authorization: Bearer …`. */
@@ -4836,14 +4985,19 @@ export interface components {
         };
         /** @description `PushSubscription.toJSON()`. */
         SubscriptionBody: {
-            endpoint?: string | null;
-            keys?: components["schemas"]["SubscriptionKeys"] | null;
+            /**
+             * @description An https URL of a known push service (Google's, Mozilla's, Apple's, Microsoft's),
+             *     or one under a prefix the operator allows (`push.allow_endpoints`); at most 2048
+             *     bytes, without credentials or dot segments.
+             */
+            endpoint: string;
+            keys: components["schemas"]["SubscriptionKeys"];
         };
         SubscriptionKeys: {
-            /** @description base64url, 16 bytes. */
-            auth?: string | null;
-            /** @description base64url, 65 bytes. */
-            p256dh?: string | null;
+            /** @description base64url, 16 bytes (22 characters, `=` padding allowed). */
+            auth: string;
+            /** @description base64url, 65 bytes (87 characters, `=` padding allowed). */
+            p256dh: string;
         };
         /** @description What an import did, or (dry run) would do. */
         Summary: components["schemas"]["SourceReport"] & {
@@ -4920,6 +5074,10 @@ export interface components {
          * @enum {string}
          */
         TakeStatus: "taken" | "skipped" | "missed" | "snoozed";
+        /** @description A Telegram channel has no settings: it is bound to a chat through its link. */
+        TelegramConfig: Record<string, never>;
+        /** @enum {string} */
+        TelegramKind: "telegram";
         TestAnswer: {
             code: components["schemas"]["ErrorCode"] | null;
             data: components["schemas"]["TestResult"];
@@ -5110,6 +5268,23 @@ export interface components {
             /** @description The server's version, e.g. `0.1.0`. */
             version: string;
         };
+        /** @description A webhook's settings. */
+        WebhookConfig: {
+            /**
+             * @description Some of `reminder.due`, `reminder.handled`, `dose.logged`, `dose.missed`,
+             *     `stock.low`, `escalation.sent`; all of them when left out.
+             */
+            events?: components["schemas"]["WebhookEvent"][] | null;
+            /** @description Where the signed `POST`s go. */
+            url: string;
+        };
+        /**
+         * @description An event a webhook can receive (`EVENTS`).
+         * @enum {string}
+         */
+        WebhookEvent: "reminder.due" | "reminder.handled" | "dose.logged" | "dose.missed" | "stock.low" | "escalation.sent";
+        /** @enum {string} */
+        WebhookKind: "webhook";
     };
     responses: never;
     parameters: never;
@@ -8296,7 +8471,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ChannelBody"];
+                "application/json": components["schemas"]["NewChannelBody"];
             };
         };
         responses: {
@@ -8679,8 +8854,8 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/fhir+json": Record<string, never>;
-                    "application/json": Record<string, never>;
+                    "application/fhir+json": components["schemas"]["FhirBundleUpload"];
+                    "application/json": components["schemas"]["ExportFileUpload"];
                     "text/csv": string;
                 };
             };
@@ -8745,8 +8920,8 @@ export interface operations {
         /** @description A Pillbox export file or a history CSV; with `source=medtimer`, MedTimer's events or medicines CSV; with `source=fhir`, a FHIR R4 Bundle */
         requestBody: {
             content: {
-                "application/fhir+json": Record<string, never>;
-                "application/json": Record<string, never>;
+                "application/fhir+json": components["schemas"]["FhirBundleUpload"];
+                "application/json": components["schemas"]["ExportFileUpload"];
                 "text/csv": string;
             };
         };
@@ -9904,7 +10079,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["BatchInput"];
+                "application/json": components["schemas"]["NewBatchInput"];
             };
         };
         responses: {

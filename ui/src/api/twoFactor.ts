@@ -2,6 +2,7 @@ import { answer, api, callerHeaders, done } from './http';
 import type { components } from './schema';
 import type {
   AuthSession,
+  CodeMethod,
   LoginRequirements,
   TotpSetup,
   TwoFactorDisabled,
@@ -69,7 +70,7 @@ export async function completeTotpSetup(otp: string): Promise<TwoFactorEnabled> 
 
 /** Turns one method off; a backup code is required and used up. */
 export async function disableTwoFactorMethod(
-  method: TwoFactorMethod,
+  method: CodeMethod,
   backupCode: string,
 ): Promise<TwoFactorDisabled> {
   const { data } = await answer(

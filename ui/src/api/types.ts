@@ -35,7 +35,9 @@ export type Registration = Pick<Schemas['Registration'], 'open' | 'invitations'>
 
 export type TwoFactorMethod = Schemas['TwoFactorMethod'];
 /** The methods Settings turns on, for checking values at run time. */
-export const TWO_FACTOR_METHODS = ['email', 'totp'] as const satisfies readonly TwoFactorMethod[];
+/** A method turned on and off with codes (passkeys are added and removed in their own card). */
+export type CodeMethod = Schemas['SetupMethod'];
+export const TWO_FACTOR_METHODS = ['email', 'totp'] as const satisfies readonly CodeMethod[];
 /** What the code step of sign-in may offer: those methods, and one of the account's passkeys. */
 export const SIGN_IN_METHODS = ['email', 'totp', 'passkey'] as const satisfies readonly TwoFactorMethod[];
 

@@ -1,7 +1,7 @@
 // A medication's stock batches, apart from the medications' queries that Today loads.
 import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { addBatch, deleteBatch, listBatches, updateBatch } from '../api/batches';
-import type { BatchInput } from '../api/medicationTypes';
+import type { BatchInput, NewBatchInput } from '../api/medicationTypes';
 import { stockChanged, stockRefused } from './invalidate';
 import { queryKeys } from './keys';
 
@@ -21,14 +21,17 @@ function batchesChanged(client: QueryClient, medicationId: number) {
   stockChanged(client, medicationId);
 }
 
+/** What to do with a batch: add one (no `batchId`), change or delete (`remove`) one. */
+type BatchCall = { batchId?: undefined; input: NewBatchInput } | { batchId: number; input?: BatchInput; remove?: boolean };
+
 /** Adds (no `batchId`), changes or deletes (`remove`) one of the medication's batches. */
 export function useBatchMutation(medicationId: number) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: async ({ batchId, input, remove }: { batchId?: number; input?: BatchInput; remove?: boolean }): Promise<void> => {
-      if (batchId === undefined) await addBatch(medicationId, input ?? {});
-      else if (remove) await deleteBatch(medicationId, batchId);
-      else await updateBatch(medicationId, batchId, input ?? {});
+    mutationFn: async (call: BatchCall): Promise<void> => {
+      if (call.batchId === undefined) await addBatch(medicationId, call.input);
+      else if (call.remove) await deleteBatch(medicationId, call.batchId);
+      else await updateBatch(medicationId, call.batchId, call.input ?? {});
     },
     onSuccess: () => batchesChanged(client, medicationId),
     onError: () => stockRefused(client, medicationId),

@@ -12,7 +12,7 @@ import {
   setupEmailTwoFactor,
   setupTotp,
 } from '../api/twoFactor';
-import type { TwoFactorMethod } from '../api/types';
+import type { CodeMethod, TwoFactorMethod } from '../api/types';
 
 export function useUpdateProfile() {
   return useMutation({
@@ -50,7 +50,7 @@ export function useCompleteTotpSetup() {
 
 export function useDisableTwoFactorMethod() {
   return useMutation({
-    mutationFn: ({ method, backupCode }: { method: TwoFactorMethod; backupCode: string }) =>
+    mutationFn: ({ method, backupCode }: { method: CodeMethod; backupCode: string }) =>
       disableTwoFactorMethod(method, backupCode),
   });
 }

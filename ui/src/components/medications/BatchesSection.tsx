@@ -1,6 +1,6 @@
 import { useState, type SubmitEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { Batch, BatchInput } from '../../api/medicationTypes';
+import type { Batch, BatchInput, NewBatchInput } from '../../api/medicationTypes';
 import { parseAmount } from '../../medications/dosage';
 import { medsErrorText } from '../../medications/errors';
 import { recordErrorText } from '../../medications/recordErrors';
@@ -29,11 +29,11 @@ function formOf(batch: Batch): BatchForm {
 }
 
 /** The batch to send, or the key of what is wrong with the form. */
-function batchInput(form: BatchForm, editing: boolean): BatchInput | { problem: string } {
+function batchInput(form: BatchForm, editing: boolean): (NewBatchInput & BatchInput) | { problem: string } {
   const quantity = parseAmount(form.quantity);
   if (quantity === null || quantity <= 0) return { problem: 'inventory.batches.errors.quantity' };
   if (!/^\d{4}-\d{2}-\d{2}$/.test(form.expiresOn)) return { problem: 'inventory.batches.errors.expiry' };
-  const input: BatchInput = { quantity, expires_on: form.expiresOn, lot: form.lot.trim() || null };
+  const input: NewBatchInput & BatchInput = { quantity, expires_on: form.expiresOn, lot: form.lot.trim() || null };
   if (editing) {
     const remaining = parseAmount(form.remaining);
     if (remaining === null || remaining < 0 || remaining > quantity) return { problem: 'inventory.batches.errors.remaining' };

@@ -1,6 +1,6 @@
 import { useState, type SubmitEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { TwoFactorMethod } from '../../api/types';
+import type { CodeMethod } from '../../api/types';
 import { cleanBackupCode } from '../../auth/backupCode';
 import { Dialog } from '../../components/Dialog';
 import { FormDialogActions } from '../../components/FormDialogActions';
@@ -8,7 +8,7 @@ import { errorText } from '../../i18n/messages';
 import { useDisableTwoFactorMethod } from '../../queries/security';
 
 interface DisableMethodDialogProps {
-  method: TwoFactorMethod;
+  method: CodeMethod;
   onClose: () => void;
   /** The method is off: this session's new token. */
   onDisabled: (token: string) => void;

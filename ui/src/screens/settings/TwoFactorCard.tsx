@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { TWO_FACTOR_METHODS, type TwoFactorEnabled, type TwoFactorMethod } from '../../api/types';
+import { TWO_FACTOR_METHODS, type CodeMethod, type TwoFactorEnabled, type TwoFactorMethod } from '../../api/types';
 import { useAuth } from '../../auth/AuthContext';
 import { BackupCodesDialog } from '../../components/BackupCodes';
 import { DisabledReason, disabledBecause } from '../../components/DisabledReason';
@@ -18,7 +18,7 @@ import { TotpSetupDialog } from './TotpSetupDialog';
 type OpenDialog =
   | { kind: 'email' }
   | { kind: 'totp' }
-  | { kind: 'disable'; method: TwoFactorMethod }
+  | { kind: 'disable'; method: CodeMethod }
   | { kind: 'regenerate' }
   | { kind: 'codes'; title: string; intro: string; codes: string[] }
   | null;

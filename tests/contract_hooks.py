@@ -1,0 +1,111 @@
+"""Schemathesis hooks of the owner's passes in tests/contract.py (loaded through
+SCHEMATHESIS_HOOKS): the parts of a valid request that no document can state, because they
+are the account's secret or depend on the hour the run starts.
+
+- The operations that ask for the account's password again, and leave the session as it is,
+  get the owner's real password in their valid (positive) cases: a password the generator
+  makes up is a wrong one, and wrong passwords also use up the sign-in budget that the rest
+  of the run shares. (Changing the password and the operations that turn two-factor on end
+  the run's own session: they keep the generated, wrong passwords.)
+- A one-off reminder must be at most a minute in the past and within a year: every other
+  valid case gets a time in the coming days (a different one each, so that they do not
+  collide with each other's reminder).
+- An import's `source` says what file it is, and the body's media type says it too: a valid
+  case sends an export file as `pillbox` and a FHIR Bundle as `fhir`.
+- An export names one person (`person_id`) with `format=fhir` only: every other valid case
+  that names one asks for FHIR, the rest leave the person out.
+
+With CONTRACT_TRACE set to a file, every call is written to it as a JSON line (operation,
+phase, mode, status, message): what tells why an operation refuses what it is sent.
+"""
+
+import datetime
+import itertools
+import json
+import os
+
+import schemathesis
+from schemathesis.generation.modes import GenerationMode
+
+PASSWORD = os.environ["PILLBOX_CONTRACT_PASSWORD"]
+# The password-confirming operations that change nothing about the session.
+CONFIRMS_PASSWORD = {
+    "POST /api/auth/2fa/setup",
+    "POST /api/auth/2fa/setup-totp",
+    "POST /api/auth/2fa/setup-email",
+    "POST /api/auth/2fa/backup-codes",
+    "POST /api/auth/2fa/disable",
+}
+REMINDER = "POST /api/notifications"
+IMPORT = "POST /api/import"
+EXPORT = "GET /api/export"
+# What `source` a file of each media type is (the document lists both, and cannot tie them).
+IMPORT_SOURCES = {"application/json": "pillbox", "application/fhir+json": "fhir"}
+_reminders = itertools.count(1)
+_exports = itertools.count(1)
+
+
+def _positive(case):
+    return case.meta is not None and case.meta.generation.mode == GenerationMode.POSITIVE
+
+
+@schemathesis.hook
+def before_call(context, case, **kwargs):
+    label = f"{case.operation.method.upper()} {case.operation.path}"
+    if not _positive(case):
+        return
+    if label == IMPORT and case.media_type in IMPORT_SOURCES:
+        case.query = dict(case.query or {}, source=IMPORT_SOURCES[case.media_type])
+    if label == EXPORT and (case.query or {}).get("person_id") is not None:
+        # Half of them export the one person as FHIR, the other half the whole account.
+        if next(_exports) % 2:
+            case.query["format"] = "fhir"
+        elif case.query.get("format") != "fhir":
+            del case.query["person_id"]
+    if not isinstance(case.body, dict):
+        return
+    if label in CONFIRMS_PASSWORD and "password" in case.body:
+        case.body["password"] = PASSWORD
+    elif label == REMINDER:
+        n = next(_reminders)
+        if n % 2:
+            start = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+            at = start + datetime.timedelta(hours=1, minutes=n)
+            case.body["scheduled_time"] = at.isoformat().replace("+00:00", "Z")
+
+
+@schemathesis.hook
+def filter_failure(context, failure, case, response):
+    """A test message that no channel could deliver answers 502 `delivery_failed`, as the
+    document says: the devices the run registers are made up and the run has no network.
+    Every other failure stands."""
+    if response.status_code != 502:
+        return True
+    try:
+        return json.loads(response.content or b"null").get("code") != "delivery_failed"
+    except (ValueError, AttributeError):
+        return True
+
+
+TRACE = os.environ.get("CONTRACT_TRACE")
+
+if TRACE:
+
+    @schemathesis.hook
+    def after_call(context, case, response):
+        message = ""
+        try:
+            body = json.loads(response.content or b"null")
+            if isinstance(body, dict):
+                message = str(body.get("message", ""))[:100]
+        except ValueError:
+            pass
+        with open(TRACE, "a") as f:
+            f.write(json.dumps({
+                "operation": f"{case.operation.method.upper()} {case.operation.path}",
+                "phase": case.meta.phase.name.value if case.meta else None,
+                "mode": case.meta.generation.mode.value if case.meta else None,
+                "status": response.status_code,
+                "message": message,
+                "query": case.query,
+            }, default=str) + "\n")
