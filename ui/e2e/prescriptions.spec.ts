@@ -60,9 +60,9 @@ async function personAt(page: Page, request: APIRequestContext, language: 'en' |
   const user = await registerUser(request);
   const chosen = await request.put('/api/settings', { headers: auth(user), data: { language } });
   expect(chosen.ok(), await chosen.text()).toBe(true);
-  await signIn(page, user, '/login');
+  await signIn(page, user, '/medications');
   await page.evaluate((lang) => localStorage.setItem('dosage_app_settings', JSON.stringify({ language: lang })), language);
-  await page.goto('/medications');
+  await page.reload();
   return user;
 }
 
