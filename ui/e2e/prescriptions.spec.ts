@@ -56,7 +56,7 @@ async function savedPrescription(request: APIRequestContext, user: TestUser, id:
 }
 
 /** A fresh account in `language`, signed in on the Medications screen. */
-async function personAt(page: Page, request: APIRequestContext, language: 'en' | 'de'): Promise<TestUser> {
+async function personAt(page: Page, request: APIRequestContext, language: string): Promise<TestUser> {
   const user = await registerUser(request);
   const chosen = await request.put('/api/settings', { headers: auth(user), data: { language } });
   expect(chosen.ok(), await chosen.text()).toBe(true);
@@ -173,7 +173,7 @@ test.describe('a refused prescription value, on a phone', () => {
 
   const cases = [
     {
-      language: 'en' as const,
+      language: 'en',
       edit: 'Edit',
       save: 'Save',
       phone: 'Pharmacy phone',
@@ -183,7 +183,7 @@ test.describe('a refused prescription value, on a phone', () => {
       leftRefused: 'Refills left cannot be more than the refills authorised.',
     },
     {
-      language: 'de' as const,
+      language: 'de',
       edit: 'Bearbeiten',
       save: 'Speichern',
       phone: 'Telefon der Apotheke',
@@ -191,6 +191,26 @@ test.describe('a refused prescription value, on a phone', () => {
       left: 'Verbleibende Wiederholungen',
       phoneRefused: 'Das Telefon der Apotheke darf nur Ziffern, Leerzeichen und + - ( ) / . enthalten.',
       leftRefused: 'Es können nicht mehr Wiederholungen übrig sein als erlaubt.',
+    },
+    {
+      language: 'fr',
+      edit: 'Modifier',
+      save: 'Enregistrer',
+      phone: 'Téléphone de la pharmacie',
+      authorised: 'Renouvellements autorisés',
+      left: 'Renouvellements restants',
+      phoneRefused: 'Le téléphone de la pharmacie ne peut contenir que des chiffres, des espaces et + - ( ) / .',
+      leftRefused: 'Il ne peut pas rester plus de renouvellements que d’autorisés.',
+    },
+    {
+      language: 'es',
+      edit: 'Editar',
+      save: 'Guardar',
+      phone: 'Teléfono de la farmacia',
+      authorised: 'Reposiciones autorizadas',
+      left: 'Reposiciones restantes',
+      phoneRefused: 'El teléfono de la farmacia solo puede tener dígitos, espacios y + - ( ) / .',
+      leftRefused: 'No pueden quedar más reposiciones que las autorizadas.',
     },
   ];
 
