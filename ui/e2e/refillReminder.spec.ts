@@ -93,7 +93,14 @@ async function subscribeThisBrowser(page: Page, context: BrowserContext, request
   const cdp = await context.newCDPSession(page);
   const id = await registrationId(cdp, `${origin}/`);
   const device = await pushDevice(request, user);
-  return { forward: () => device.forward(cdp, origin, id), device };
+  return {
+    forward: () => device.forward(cdp, origin, id),
+    /** Hands a message to the service worker again (what the browser does when it gets one). */
+    deliverAgain: async (data: string) => {
+      await cdp.send('ServiceWorker.deliverPushMessage', { origin, registrationId: id, data });
+    },
+    device,
+  };
 }
 
 const LANGUAGES = [
@@ -142,12 +149,17 @@ test.describe('the "order a refill" reminder', () => {
       const payload = JSON.parse(delivered[0] ?? '{}') as { tag?: string; takeUrl?: string | null; actions?: unknown };
       expect(payload.takeUrl ?? null).toBeNull();
       expect(payload.actions).toBeUndefined();
+      // A message handed to the service worker over DevTools has now and then come to nothing
+      // there (1 in 30 here): it is handed over again after a few seconds without a
+      // notification. A second showing has the same tag, so it replaces the first.
+      let looks = 0;
       await expect
-        .poll(async () =>
-          (await shownNotifications(page))
-            .filter((n) => n.tag === payload.tag)
-            .map(({ title, body, actions }) => ({ title, body, actions })),
-        )
+        .poll(async () => {
+          const shown = (await shownNotifications(page)).filter((n) => n.tag === payload.tag);
+          looks += 1;
+          if (shown.length === 0 && looks % 6 === 0) await push.deliverAgain(delivered[0] ?? '');
+          return shown.map(({ title, body, actions }) => ({ title, body, actions }));
+        })
         .toEqual([
           {
             title: words.title,
