@@ -49,12 +49,15 @@ async function stopped(server: ChildProcess): Promise<void> {
 
 // The fixtures' second parameter is Playwright's `use`, named `provide` here so that the React
 // hooks lint rule does not take it for React's `use`.
-export const test = base.extend<{ startsAt: string; fixedTimeServer: string }>({
+export const test = base.extend<{ startsAt: string; serverEnv: Record<string, string>; fixedTimeServer: string }>({
   /** The instant the server's and the browser's clocks start at. */
   startsAt: [FIXED_START, { option: true }],
 
+  /** Settings of this server beyond the shared ones (PILLBOX_* variables). */
+  serverEnv: [{}, { option: true }],
+
   /** The fixed-time server's address, started for the test and stopped after it. */
-  fixedTimeServer: async ({ startsAt }, provide, testInfo) => {
+  fixedTimeServer: async ({ startsAt, serverEnv }, provide, testInfo) => {
     const { binary, port, env } = settings();
     const dataDir = mkdtempSync(join(tmpdir(), 'pillbox-e2e-fixed-time-'));
     const url = `http://127.0.0.1:${port}`;
@@ -62,7 +65,7 @@ export const test = base.extend<{ startsAt: string; fixedTimeServer: string }>({
     const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('PILLBOX_')));
     const server = spawn(binary, ['serve', '--bind', `127.0.0.1:${port}`, '--data-dir', dataDir], {
       cwd: dirname(testInfo.config.configFile ?? '.'),
-      env: { ...inherited, ...env, PILLBOX_TEST_CLOCK_START: startsAt },
+      env: { ...inherited, ...env, ...serverEnv, PILLBOX_TEST_CLOCK_START: startsAt },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

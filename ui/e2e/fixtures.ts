@@ -25,15 +25,20 @@ export async function registerUser(request: APIRequestContext): Promise<TestUser
 }
 
 /**
- * Opens the app once, stores a session of its own for this page the way the app does, and
- * opens `path`. Each page gets a fresh token (from `refresh`), so a page that signs out ends
- * only its own session, never `user.token` that tests call the API with.
+ * Stores a session of its own for this page the way the app does, and opens `path`. Each page
+ * gets a fresh token (from `refresh`), so a page that signs out ends only its own session,
+ * never `user.token` that tests call the API with.
+ *
+ * The session is stored from a file of the app's origin that runs no script (the icon), not
+ * from the sign-in page: the app started there, with no session, asks the server whether a
+ * proxy signed someone in and, told no, clears the stored session, which could be after the
+ * token was put there (the page then opened signed out, now and then).
  */
 export async function signIn(page: Page, user: TestUser, path = '/'): Promise<void> {
   const response = await page.request.post('/api/auth/refresh', { data: { token: user.token } });
   expect(response.status(), await response.text()).toBe(200);
   const session = (await response.json()) as { data: { token: string } };
-  await page.goto('/login');
+  await page.goto('/favicon.svg');
   await page.evaluate(({ token, record }) => {
     localStorage.setItem('token', token);
     localStorage.setItem('user', JSON.stringify(record));
