@@ -64,3 +64,44 @@ export function oneTabletLeft(name: string): Record<string, unknown> {
     },
   };
 }
+
+/** The pharmacy and prescriber the prescription tests use: the Apotheke am Markt. */
+export const PRESCRIPTION = {
+  prescriber: 'Dr. Weber',
+  pharmacy_name: 'Apotheke am Markt',
+  pharmacy_phone: '+49 30 1234567',
+  pharmacy_url: 'https://apotheke.example/order',
+  refills_authorised: 3,
+  refills_left: 2,
+  order_days_before: 7,
+};
+
+/**
+ * A daily tablet with `left` tablets in stock (a bottle of 100) and, unless `prescription` is
+ * null, the Apotheke am Markt's prescription with `prescription`'s changes.
+ */
+export function prescribedTablet(
+  name: string,
+  left: number,
+  prescription: Record<string, unknown> | null = {},
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    name,
+    unit: 'tablets',
+    frequency: 'daily',
+    default_quantity: 1,
+    ...extra,
+    inventory: {
+      enabled: true,
+      inventory_type: 'discrete',
+      container_type: 'bottle',
+      container_quantity: 1,
+      item_quantity: 100,
+      item_unit: 'tablets',
+      current_quantity: left,
+      reminder_threshold: 0,
+    },
+    ...(prescription === null ? {} : { prescription: { ...PRESCRIPTION, ...prescription } }),
+  };
+}

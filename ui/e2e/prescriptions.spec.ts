@@ -1,6 +1,6 @@
 import type { APIRequestContext, Locator, Page } from '@playwright/test';
 import { expect, registerUser, signIn, test, type TestUser } from './fixtures';
-import { createMedication, localDate } from './medsHelpers';
+import { PRESCRIPTION, createMedication, localDate, prescribedTablet } from './medsHelpers';
 
 // A medication's prescription, entered, changed and removed on the Medications screen
 // (issue 29): the form's fields, the line on the card, and the app's own words when the server
@@ -9,32 +9,7 @@ import { createMedication, localDate } from './medsHelpers';
 const auth = (user: TestUser) => ({ Authorization: `Bearer ${user.token}` });
 
 /** A daily tablet with two months of stock: nothing to order, so the card shows only the facts. */
-const METFORMIN = {
-  name: 'Metformin',
-  unit: 'tablets',
-  frequency: 'daily',
-  default_quantity: 1,
-  inventory: {
-    enabled: true,
-    inventory_type: 'discrete',
-    container_type: 'bottle',
-    container_quantity: 1,
-    item_quantity: 100,
-    item_unit: 'tablets',
-    current_quantity: 60,
-    reminder_threshold: 0,
-  },
-};
-
-const PRESCRIPTION = {
-  prescriber: 'Dr. Weber',
-  pharmacy_name: 'Apotheke am Markt',
-  pharmacy_phone: '+49 30 1234567',
-  pharmacy_url: 'https://apotheke.example/order',
-  refills_authorised: 3,
-  refills_left: 2,
-  order_days_before: 7,
-};
+const METFORMIN = prescribedTablet('Metformin', 60, null);
 
 interface SavedPrescription {
   prescriber: string;

@@ -1,39 +1,13 @@
 import type { APIRequestContext, Page } from '@playwright/test';
 import { expect, test, type TestUser } from './fixtures';
-import { createMedication, freshUserAt, localDate } from './medsHelpers';
+import { createMedication, freshUserAt, localDate, prescribedTablet } from './medsHelpers';
 
 // Today's "To order" notice, as a phone shows it.
 test.use({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
 
 /** A daily tablet with `left` tablets in stock and a prescription from the Apotheke am Markt. */
-function prescribed(name: string, left: number, prescription: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    name,
-    unit: 'tablets',
-    frequency: 'daily',
-    default_quantity: 1,
-    inventory: {
-      enabled: true,
-      inventory_type: 'discrete',
-      container_type: 'bottle',
-      container_quantity: 1,
-      item_quantity: 100,
-      item_unit: 'tablets',
-      current_quantity: left,
-      reminder_threshold: 0,
-    },
-    prescription: {
-      prescriber: 'Dr. Weber',
-      pharmacy_name: 'Apotheke am Markt',
-      pharmacy_phone: '+49 30 1234567',
-      pharmacy_url: 'https://apotheke.example/order',
-      refills_authorised: 3,
-      refills_left: 2,
-      order_days_before: 7,
-      ...prescription,
-    },
-  };
-}
+const prescribed = (name: string, left: number, prescription: Record<string, unknown> = {}) =>
+  prescribedTablet(name, left, prescription);
 
 async function setUp(page: Page, request: APIRequestContext): Promise<TestUser> {
   const user = await freshUserAt(page, request, '/today');

@@ -2,7 +2,7 @@ import type { APIRequestContext, BrowserContext, Page } from '@playwright/test';
 import { PushDevice } from './doubles';
 import { expect as baseExpect, test, type TestUser } from './fixtures';
 import { test as fixedTimeTest } from './fixedTime';
-import { createMedication, freshUserAt } from './medsHelpers';
+import { createMedication, freshUserAt, prescribedTablet } from './medsHelpers';
 import { registrationId, shownNotifications, workerActivated } from './swHelpers';
 
 // The "order a refill" reminder (issue 29) as a person meets it: the push notification the
@@ -18,35 +18,9 @@ const auth = (user: TestUser) => ({ Authorization: `Bearer ${user.token}` });
 const PHONE = '+49 30 1234567';
 const ORDER_PAGE = 'https://apotheke.example/order';
 
-/** A daily tablet with `left` tablets in stock and a prescription from the Apotheke am Markt. */
-function prescribed(name: string, left: number): Record<string, unknown> {
-  return {
-    name,
-    unit: 'tablets',
-    frequency: 'daily',
-    default_quantity: 1,
-    schedule: { times: ['08:00'] },
-    inventory: {
-      enabled: true,
-      inventory_type: 'discrete',
-      container_type: 'bottle',
-      container_quantity: 1,
-      item_quantity: 100,
-      item_unit: 'tablets',
-      current_quantity: left,
-      reminder_threshold: 0,
-    },
-    prescription: {
-      prescriber: 'Dr. Weber',
-      pharmacy_name: 'Apotheke am Markt',
-      pharmacy_phone: PHONE,
-      pharmacy_url: ORDER_PAGE,
-      refills_authorised: 3,
-      refills_left: 2,
-      order_days_before: 7,
-    },
-  };
-}
+/** A daily tablet at 08:00 with `left` tablets in stock and the Apotheke am Markt's prescription. */
+const prescribed = (name: string, left: number) =>
+  prescribedTablet(name, left, { pharmacy_phone: PHONE, pharmacy_url: ORDER_PAGE }, { schedule: { times: ['08:00'] } });
 
 /** Runs a reminder pass now; it answers when what fell due has been sent. */
 async function runDueReminders(request: APIRequestContext): Promise<void> {
