@@ -14,8 +14,8 @@ as a person would meet them: the status a role must get, and that status documen
 The document must also say what the server takes: when every valid request the owner's
 passes generated for an operation was refused (schemathesis's "Schema validation mismatch"
 warning), the test fails, unless the operation is on MAY_REFUSE_EVERY_VALID_REQUEST with the
-reason no valid request can pass in this run; a listed operation that is no longer named fails
-it too. The owner's passes load tests/contract_hooks.py, which puts into valid requests what
+reason no valid request can pass in this run; a listed operation that is no longer named is
+told (not failed: rate-limited answers also leave it unnamed). The owner's passes load tests/contract_hooks.py, which puts into valid requests what
 no document can state (the account's password, a time in the coming days, a media type's
 matching `source`).
 
@@ -444,11 +444,14 @@ def mismatch_problems(named):
             "schemathesis's owner pass met only refusals for valid requests of operations whose "
             "document allows more than the server takes (write the server's rule into the "
             "document):\n  " + "\n  ".join(unexpected))
+    # A listed operation the warning did not name is told, not failed: besides a valid request
+    # accepted (then take it off the list), a run whose answers for it were all rate limits
+    # (429, which schemathesis leaves out of the count) names it neither, and that depends on
+    # how fast the run went.
     stale = sorted(MAY_REFUSE_EVERY_VALID_REQUEST.keys() - named)
     if stale:
-        problems.append(
-            "these operations now accept a valid request of the owner's pass: take them off "
-            "MAY_REFUSE_EVERY_VALID_REQUEST in tests/contract.py:\n  " + "\n  ".join(stale))
+        print("contract: not named this run, though on MAY_REFUSE_EVERY_VALID_REQUEST (if one now "
+              "accepts a valid request, take it off the list):\n  " + "\n  ".join(stale), flush=True)
     return problems
 
 
