@@ -401,10 +401,10 @@ pub async fn save_inventory(
     let inventory = state
         .db
         .transaction(move |tx| {
-            let access = access::medication(tx, caller, id)?.allow(Role::Manage)?;
-            let inventory = stock::save(tx, access.owner_id, id, input, now)?;
-            medications::audit_change(tx, &access, id, "stock.changed", now)?;
-            Ok::<_, ApiError>(inventory)
+            let saved = medications::change_stock(tx, caller, id, now, |tx, owner| {
+                stock::save(tx, owner, id, input, now)
+            })?;
+            Ok::<_, ApiError>(saved)
         })
         .await?;
     Ok(data(inventory))
@@ -436,9 +436,9 @@ pub async fn adjust_inventory(
     let adjusted = state
         .db
         .transaction(move |tx| {
-            let access = access::medication(tx, caller, id)?.allow(Role::Manage)?;
-            let adjusted = stock::adjust(tx, access.owner_id, id, input, now)?;
-            medications::audit_change(tx, &access, id, "stock.changed", now)?;
+            let adjusted = medications::change_stock(tx, caller, id, now, |tx, owner| {
+                stock::adjust(tx, owner, id, input, now)
+            })?;
             Ok::<_, ApiError>(adjusted)
         })
         .await?;
@@ -500,9 +500,9 @@ pub async fn add_batch(
     let added = state
         .db
         .transaction(move |tx| {
-            let access = access::medication(tx, caller, id)?.allow(Role::Manage)?;
-            let added = batches::add(tx, access.owner_id, id, input, now)?;
-            medications::audit_change(tx, &access, id, "stock.changed", now)?;
+            let added = medications::change_stock(tx, caller, id, now, |tx, owner| {
+                batches::add(tx, owner, id, input, now)
+            })?;
             Ok::<_, ApiError>(added)
         })
         .await?;
@@ -538,9 +538,9 @@ pub async fn update_batch(
     let saved = state
         .db
         .transaction(move |tx| {
-            let access = access::medication(tx, caller, id)?.allow(Role::Manage)?;
-            let saved = batches::update(tx, access.owner_id, id, batch_id, input, now)?;
-            medications::audit_change(tx, &access, id, "stock.changed", now)?;
+            let saved = medications::change_stock(tx, caller, id, now, |tx, owner| {
+                batches::update(tx, owner, id, batch_id, input, now)
+            })?;
             Ok::<_, ApiError>(saved)
         })
         .await?;
@@ -573,9 +573,9 @@ pub async fn delete_batch(
     state
         .db
         .transaction(move |tx| {
-            let access = access::medication(tx, caller, id)?.allow(Role::Manage)?;
-            batches::delete(tx, access.owner_id, id, batch_id, now)?;
-            medications::audit_change(tx, &access, id, "stock.changed", now)?;
+            medications::change_stock(tx, caller, id, now, |tx, owner| {
+                batches::delete(tx, owner, id, batch_id, now)
+            })?;
             Ok::<_, ApiError>(())
         })
         .await?;

@@ -1148,6 +1148,22 @@ fn today_of(
         .collect())
 }
 
+/// A change to a medication's stock by whoever `caller` is: they must be able to manage it;
+/// `change` then runs on the owner's data (given the owner's id), and a carer's change is
+/// written into the person's audit list as `stock.changed`.
+pub fn change_stock<T>(
+    conn: &Connection,
+    caller: impl Into<access::Caller>,
+    id: MedicationId,
+    now: DateTime<Utc>,
+    change: impl FnOnce(&Connection, i64) -> ServiceResult<T>,
+) -> ServiceResult<T> {
+    let access = access::medication(conn, caller, id)?.allow(Role::Manage)?;
+    let changed = change(conn, access.owner_id)?;
+    audit_change(conn, &access, id, "stock.changed", now)?;
+    Ok(changed)
+}
+
 /// Writes a carer's change to a medication (its stock, say) into the person's audit list.
 pub fn audit_change(
     conn: &Connection,
