@@ -5,6 +5,7 @@ import { CopyButton } from '../../components/CopyButton';
 import { Dialog } from '../../components/Dialog';
 import { FormDialogActions } from '../../components/FormDialogActions';
 import { NumberField } from '../../components/NumberField';
+import { TextField } from '../../components/TextField';
 import { errorText } from '../../i18n/messages';
 import { usePeopleQuery } from '../../queries/people';
 import { useCreateApiToken } from '../../queries/tokens';
@@ -90,22 +91,16 @@ function TokenForm({ onClose, onCreated }: { onClose: () => void; onCreated: (to
             {error}
           </p>
         )}
-        <div className="field">
-          <label htmlFor="api-token-name">{t('security:tokens.name')}</label>
-          <input
-            id="api-token-name"
-            type="text"
-            maxLength={TOKEN_NAME_MAX}
-            required
-            value={name}
-            onChange={(event) => setName(event.target.value)}
-            aria-describedby="api-token-name-hint"
-            data-autofocus
-          />
-          <span id="api-token-name-hint" className="field-hint">
-            {t('security:tokens.nameHint')}
-          </span>
-        </div>
+        <TextField
+          id="api-token-name"
+          label={t('security:tokens.name')}
+          value={name}
+          onChange={setName}
+          maxLength={TOKEN_NAME_MAX}
+          required
+          hint={t('security:tokens.nameHint')}
+          autoFocus
+        />
         <fieldset className="choice-group">
           <legend>{t('security:tokens.scope')}</legend>
           {SCOPES.map((option) => (

@@ -6,6 +6,7 @@ import { passkeysSupported } from '../../auth/webauthn';
 import { Dialog } from '../../components/Dialog';
 import { FlashMessage } from '../../components/FlashMessage';
 import { FormDialogActions } from '../../components/FormDialogActions';
+import { TextField } from '../../components/TextField';
 import { ConfirmDialog } from '../../components/medications/ConfirmDialog';
 import { useMedsFormat } from '../../components/medications/useMedsFormat';
 import { useFlash } from '../../components/useFlash';
@@ -174,36 +175,25 @@ function AddPasskeyDialog({ onClose, onAdded }: { onClose: () => void; onAdded: 
             {error}
           </p>
         )}
-        <div className="field">
-          <label htmlFor="passkey-name">{t('security:passkeys.name')}</label>
-          <input
-            id="passkey-name"
-            type="text"
-            maxLength={NAME_MAX}
-            required
-            value={name}
-            onChange={(event) => setName(event.target.value)}
-            aria-describedby="passkey-name-hint"
-            data-autofocus
-          />
-          <span id="passkey-name-hint" className="field-hint">
-            {t('security:passkeys.nameHint')}
-          </span>
-        </div>
-        <div className="field">
-          <label htmlFor="passkey-password">{t('security:passkeys.password')}</label>
-          <input
-            id="passkey-password"
-            type="password"
-            autoComplete="current-password"
-            value={password}
-            onChange={(event) => setPassword(event.target.value)}
-            aria-describedby="passkey-password-hint"
-          />
-          <span id="passkey-password-hint" className="field-hint">
-            {t('security:passkeys.passwordHint')}
-          </span>
-        </div>
+        <TextField
+          id="passkey-name"
+          label={t('security:passkeys.name')}
+          value={name}
+          onChange={setName}
+          maxLength={NAME_MAX}
+          required
+          hint={t('security:passkeys.nameHint')}
+          autoFocus
+        />
+        <TextField
+          id="passkey-password"
+          label={t('security:passkeys.password')}
+          value={password}
+          onChange={setPassword}
+          type="password"
+          autoComplete="current-password"
+          hint={t('security:passkeys.passwordHint')}
+        />
       </form>
     </Dialog>
   );
