@@ -307,6 +307,20 @@ fn configs(latest: &BTreeMap<String, Message>) -> BTreeMap<String, Value> {
 }
 
 /// The entity topics a published person with one stocked medication has.
+/// Whether what a reader holds has every discovery config of `person` and `medication`.
+fn has_every_config(latest: &BTreeMap<String, Message>, person: i64, medication: i64) -> bool {
+    configs(latest).len() == expected_configs(person, medication).len()
+}
+
+/// Waits until a reader that connects now finds every config of `person` and `medication`
+/// on the broker.
+async fn every_config_on(broker: &Broker, person: i64, medication: i64) {
+    Reader::connect(broker)
+        .await
+        .wait_until(5, "the configs", |l| has_every_config(l, person, medication))
+        .await;
+}
+
 fn expected_configs(person: i64, medication: i64) -> Vec<String> {
     let node = format!("pillbox_{person}");
     let mut topics: Vec<String> = [
@@ -359,15 +373,13 @@ async fn a_published_person_appears_by_retained_discovery_with_device_availabili
     let (_, people) = get_json(&server, "/api/people", Some(&token)).await;
     assert_eq!(people["data"][0]["home_assistant"], true, "{people}");
     watcher
-        .wait_until(5, "the configs", |l| {
-            configs(l).len() == expected_configs(person, medication).len()
-        })
+        .wait_until(5, "the configs", |l| has_every_config(l, person, medication))
         .await;
 
     // A client that connects later (Home Assistant after a restart) gets them retained.
     let late = Reader::connect(&broker).await;
     late.wait_until(5, "the retained configs", |l| {
-        configs(l).len() == expected_configs(person, medication).len()
+        has_every_config(l, person, medication)
     })
     .await;
     let latest = late.latest();
@@ -839,14 +851,7 @@ async fn a_broker_restart_is_survived_and_nothing_waits_for_the_broker_meanwhile
     let server = server_for(&broker);
     let (token, person, medication) = household(&server).await;
     publish_person(&server, &token, person, true).await;
-    {
-        let reader = Reader::connect(&broker).await;
-        reader
-            .wait_until(5, "the configs", |l| {
-                configs(l).len() == expected_configs(person, medication).len()
-            })
-            .await;
-    }
+    every_config_on(&broker, person, medication).await;
     broker.stop();
     // The app does not wait for the broker: a dose is answered at once.
     let started = Instant::now();
@@ -870,7 +875,7 @@ async fn a_broker_restart_is_survived_and_nothing_waits_for_the_broker_meanwhile
     let reader = Reader::connect(&broker).await;
     reader
         .wait_until(20, "configs, states and online after the restart", |l| {
-            configs(l).len() == expected_configs(person, medication).len()
+            has_every_config(l, person, medication)
                 && l.get("pillbox/status").is_some_and(|m| m.payload == "online")
                 && l.get(&format!("pillbox/medication/{medication}/state"))
                     .is_some_and(|m| json_of(m)["stock"] == 29.0)
@@ -892,14 +897,7 @@ async fn a_person_unpublished_while_the_broker_was_away_is_removed_once_it_is_ba
     let server = server_for(&broker);
     let (token, person, medication) = household(&server).await;
     publish_person(&server, &token, person, true).await;
-    {
-        let reader = Reader::connect(&broker).await;
-        reader
-            .wait_until(5, "the configs", |l| {
-                configs(l).len() == expected_configs(person, medication).len()
-            })
-            .await;
-    }
+    every_config_on(&broker, person, medication).await;
     broker.terminate();
     publish_person(&server, &token, person, false).await;
     broker.run();
