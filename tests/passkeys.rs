@@ -87,9 +87,8 @@ async fn sign_in_options(server: &Server) -> (String, Value) {
     )
 }
 
-async fn sign_in(server: &Server, authenticator: &mut Authenticator) -> (StatusCode, Value) {
-    let (ceremony, options) = sign_in_options(server).await;
-    let credential = authenticator.get(&options, ORIGIN);
+/// Answers a passkey sign-in ceremony with an authenticator's credential.
+async fn answer(server: &Server, ceremony: &str, credential: &Value) -> (StatusCode, Value) {
     post(
         server,
         "/api/auth/passkeys/login",
@@ -97,6 +96,12 @@ async fn sign_in(server: &Server, authenticator: &mut Authenticator) -> (StatusC
         json!({ "ceremony": ceremony, "credential": credential }),
     )
     .await
+}
+
+async fn sign_in(server: &Server, authenticator: &mut Authenticator) -> (StatusCode, Value) {
+    let (ceremony, options) = sign_in_options(server).await;
+    let credential = authenticator.get(&options, ORIGIN);
+    answer(server, &ceremony, &credential).await
 }
 
 #[tokio::test]
@@ -155,13 +160,7 @@ async fn a_passkey_signs_in_without_an_email_address_and_the_session_works() {
         "no account named: {options}"
     );
     let assertion = laptop.get(&options, ORIGIN);
-    let (status, signed_in) = post(
-        &server,
-        "/api/auth/passkeys/login",
-        None,
-        json!({ "ceremony": ceremony, "credential": assertion }),
-    )
-    .await;
+    let (status, signed_in) = answer(&server, &ceremony, &assertion).await;
     assert_eq!(status, StatusCode::OK, "{signed_in}");
     assert_eq!(signed_in["data"]["user"]["email"], "ann@example.org");
     let token = signed_in["data"]["token"].as_str().unwrap();
@@ -201,13 +200,7 @@ async fn answers_for_another_challenge_from_another_origin_or_replayed_are_refus
     let (first, first_options) = sign_in_options(&server).await;
     let (second, _) = sign_in_options(&server).await;
     let for_first = key.get(&first_options, ORIGIN);
-    let (status, body) = post(
-        &server,
-        "/api/auth/passkeys/login",
-        None,
-        json!({ "ceremony": second, "credential": for_first }),
-    )
-    .await;
+    let (status, body) = answer(&server, &second, &for_first).await;
     assert_eq!(
         (status, code_of(&body)),
         (StatusCode::UNAUTHORIZED, "passkey_invalid"),
@@ -215,48 +208,24 @@ async fn answers_for_another_challenge_from_another_origin_or_replayed_are_refus
     );
 
     // The right pair, once: the ceremony was not spent by the other's answer.
-    let (status, body) = post(
-        &server,
-        "/api/auth/passkeys/login",
-        None,
-        json!({ "ceremony": first, "credential": for_first }),
-    )
-    .await;
+    let (status, body) = answer(&server, &first, &for_first).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let used_at = passkeys(&server, &ann).await[0]["last_used_at"].clone();
     // Replayed: the ceremony works once.
-    let (status, body) = post(
-        &server,
-        "/api/auth/passkeys/login",
-        None,
-        json!({ "ceremony": first, "credential": for_first }),
-    )
-    .await;
+    let (status, body) = answer(&server, &first, &for_first).await;
     assert_eq!(
         (status, code_of(&body)),
         (StatusCode::UNAUTHORIZED, "passkey_ceremony_invalid"),
         "{body}"
     );
     // A ceremony made up by the client.
-    let (status, body) = post(
-        &server,
-        "/api/auth/passkeys/login",
-        None,
-        json!({ "ceremony": "made-up", "credential": for_first }),
-    )
-    .await;
+    let (status, body) = answer(&server, "made-up", &for_first).await;
     assert_eq!(code_of(&body), "passkey_ceremony_invalid", "{status} {body}");
 
     // From a page at another origin (a phishing copy of the site).
     let (ceremony, options) = sign_in_options(&server).await;
     let phished = key.get(&options, "http://pillbox.example.net");
-    let (status, body) = post(
-        &server,
-        "/api/auth/passkeys/login",
-        None,
-        json!({ "ceremony": ceremony, "credential": phished }),
-    )
-    .await;
+    let (status, body) = answer(&server, &ceremony, &phished).await;
     assert_eq!(
         (status, code_of(&body)),
         (StatusCode::UNAUTHORIZED, "passkey_invalid"),
@@ -573,13 +542,7 @@ async fn passkey_failures_spend_the_sign_in_budget_of_the_password() {
     for _ in 0..5 {
         let (ceremony, options) = sign_in_options(&server).await;
         let phished = key.get(&options, "http://pillbox.example.net");
-        let (status, body) = post(
-            &server,
-            "/api/auth/passkeys/login",
-            None,
-            json!({ "ceremony": ceremony, "credential": phished }),
-        )
-        .await;
+        let (status, body) = answer(&server, &ceremony, &phished).await;
         assert_eq!(status, StatusCode::UNAUTHORIZED, "{body}");
     }
     // Now the password waits too, and so does the passkey.
