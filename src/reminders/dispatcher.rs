@@ -255,14 +255,14 @@ impl Engine {
     async fn tick(self: &Arc<Self>) -> Result<usize, DbError> {
         self.watch_the_clock().await?;
         let missed = self.record_missed().await?;
-        // Batches past their expiry stop counting before anything reads the stock.
+        // Batches past their expiry stop counting before anything reads the stock; then the
+        // refills to order and the batches expiring are queued to go out in this pass.
         let now = self.clock.now();
         self.db
-            .write(move |conn| crate::services::batches::expire_due(conn, now))
-            .await?;
-        // Refills to order and batches expiring are queued to go out in this pass.
-        self.db
-            .write(move |conn| crate::services::stock_notices::raise_due(conn, now))
+            .write(move |conn| {
+                crate::services::batches::expire_due(conn, now)?;
+                crate::services::stock_notices::raise_due(conn, now)
+            })
             .await?;
         // After the grace pass: a dose it recorded missed is one carers hear about.
         let escalated = self.escalate().await?;

@@ -16,7 +16,7 @@ use crate::domain::medication::{MedicationId, limited_text};
 use crate::domain::quantity::Quantity;
 use crate::domain::stock::{self, Containers, InventoryType, MAX_COUNT};
 use crate::domain::units::{self, Category};
-use crate::services::planner::UserClock;
+use crate::services::planner::{OwnerClocks, UserClock};
 use crate::store::batches::{self, Batch, BatchFields};
 use crate::store::medications::{self, Inventory, LedgerBatch, Medication, StockChange};
 use crate::store::{history, prescriptions};
@@ -519,16 +519,9 @@ pub fn expire_due(conn: &mut Connection, now: DateTime<Utc>) -> Result<usize, Db
     let horizon = now.date_naive().succ_opt().unwrap_or(NaiveDate::MAX);
     let tx = conn.transaction()?;
     let mut done = 0;
-    let mut clock: Option<(i64, NaiveDate)> = None;
+    let mut clocks = OwnerClocks::at(now);
     for (user_id, b) in batches::counted_expiring_before(&tx, horizon)? {
-        let today = match clock {
-            Some((owner, today)) if owner == user_id => today,
-            _ => {
-                let today = UserClock::at(&tx, user_id, now)?.today();
-                clock = Some((user_id, today));
-                today
-            }
-        };
+        let today = clocks.of(&tx, user_id)?.today();
         if stock::batch_expired(b.expires_on, today) {
             expire(&tx, &b, Stamp::from(now))?;
             done += 1;

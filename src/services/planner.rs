@@ -23,6 +23,27 @@ pub struct UserClock {
     pub now: DateTime<Utc>,
 }
 
+/// Owners' clocks at one instant, for a pass over rows that come grouped by owner: each
+/// owner's settings are read once, when their first row comes.
+pub struct OwnerClocks {
+    now: DateTime<Utc>,
+    last: Option<(i64, UserClock)>,
+}
+
+impl OwnerClocks {
+    pub fn at(now: DateTime<Utc>) -> OwnerClocks {
+        OwnerClocks { now, last: None }
+    }
+
+    /// `user_id`'s clock.
+    pub fn of(&mut self, conn: &Connection, user_id: i64) -> rusqlite::Result<&UserClock> {
+        if self.last.as_ref().is_none_or(|(owner, _)| *owner != user_id) {
+            self.last = Some((user_id, UserClock::at(conn, user_id, self.now)?));
+        }
+        Ok(&self.last.as_ref().expect("set above").1)
+    }
+}
+
 impl UserClock {
     /// The user's clock at `now` (the server's `Clock::now()`).
     pub fn at(conn: &Connection, user_id: i64, now: DateTime<Utc>) -> rusqlite::Result<UserClock> {

@@ -9,7 +9,7 @@
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use rusqlite::Connection;
 
-use super::planner::UserClock;
+use super::planner::{OwnerClocks, UserClock};
 use super::prescriptions::{self, RefillNeed};
 use super::report;
 use crate::db::{DbError, Stamp};
@@ -35,27 +35,12 @@ pub fn refill_need(
     Ok(prescriptions::need(p, runs_out_on, clock.today()))
 }
 
-/// The owners' clocks, looked up once per owner while the candidates come by owner.
-struct Clocks {
-    now: DateTime<Utc>,
-    last: Option<(i64, UserClock)>,
-}
-
-impl Clocks {
-    fn of(&mut self, conn: &Connection, user_id: i64) -> rusqlite::Result<&UserClock> {
-        if self.last.as_ref().is_none_or(|(owner, _)| *owner != user_id) {
-            self.last = Some((user_id, UserClock::at(conn, user_id, self.now)?));
-        }
-        Ok(&self.last.as_ref().expect("set above").1)
-    }
-}
-
 /// The pass: queues every refill reminder and batch notice due at `now`. Returns how many.
 pub fn raise_due(conn: &mut Connection, now: DateTime<Utc>) -> Result<usize, DbError> {
     let tx = conn.transaction()?;
     let stamp = Stamp::from(now);
     let mut raised = 0;
-    let mut clocks = Clocks { now, last: None };
+    let mut clocks = OwnerClocks::at(now);
     for (user_id, p) in prescription_store::awaiting_reminder(&tx)? {
         let Some(m) = medications::find(&tx, user_id, p.medication_id)? else {
             continue;

@@ -151,11 +151,11 @@ pub fn delete(conn: &Connection, id: i64) -> rusqlite::Result<()> {
 }
 
 /// Batches still counted whose expiry is before `before`, with their owner: the candidates of
-/// the expiry pass (which checks each against its owner's day).
+/// the expiry pass (which checks each against its owner's day), grouped by owner.
 pub fn counted_expiring_before(conn: &Connection, before: NaiveDate) -> rusqlite::Result<Vec<(i64, Batch)>> {
     conn.prepare_cached(&format!(
         "SELECT {}, m.user_id FROM stock_batches b JOIN medications m ON m.id = b.medication_id
-         WHERE b.expired = 0 AND b.expires_on < ?1 ORDER BY b.id",
+         WHERE b.expired = 0 AND b.expires_on < ?1 ORDER BY m.user_id, b.id",
         columns_of("b")
     ))?
     .query_map([day(before)], |row| Ok((row.get(9)?, from_row(row)?)))?
