@@ -1,10 +1,7 @@
-import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Medication } from '../../api/medicationTypes';
-import { medsErrorText } from '../../medications/errors';
-import { useMarkRefillOrdered } from '../../queries/prescriptions';
 import { FormError } from './FormError';
-import { PharmacyContact, refillWords } from './refillWords';
+import { PharmacyContact, refillWords, useMarkOrdered } from './refillWords';
 import { useMedsFormat } from './useMedsFormat';
 
 /**
@@ -15,8 +12,7 @@ import { useMedsFormat } from './useMedsFormat';
 export function PrescriptionLine({ medication, canOrder }: { medication: Medication; canOrder: boolean }) {
   const { t } = useTranslation(['meds', 'prescriptions']);
   const format = useMedsFormat();
-  const mark = useMarkRefillOrdered();
-  const [error, setError] = useState<string | null>(null);
+  const { order, busy, error } = useMarkOrdered(medication.id);
   const p = medication.prescription;
   if (!p) return null;
   const need = p.refill;
@@ -25,15 +21,6 @@ export function PrescriptionLine({ medication, canOrder }: { medication: Medicat
     p.refills_left !== null ? t('prescriptions:prescription.refillsLeftCount', { count: p.refills_left }) : null,
     p.expires_on ? t('prescriptions:prescription.expires', { date: format.plainDate(p.expires_on) }) : null,
   ].filter((fact): fact is string => fact !== null);
-
-  const order = async () => {
-    setError(null);
-    try {
-      await mark.mutateAsync(medication.id);
-    } catch (err) {
-      setError(medsErrorText(t, err, 'errors.update'));
-    }
-  };
 
   return (
     <div className="med-prescription" data-testid="prescription-line">
@@ -50,7 +37,7 @@ export function PrescriptionLine({ medication, canOrder }: { medication: Medicat
             <button
               type="button"
               className="button button-secondary button-small"
-              disabled={mark.isPending}
+              disabled={busy}
               onClick={() => void order()}
             >
               {t('prescriptions:prescription.markOrdered')}

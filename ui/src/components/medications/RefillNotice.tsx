@@ -1,12 +1,10 @@
-import { useId, useState } from 'react';
+import { useId } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Medication, Prescription, RefillNeed } from '../../api/medicationTypes';
-import { medsErrorText } from '../../medications/errors';
 import { needsOrdering } from '../../medications/refill';
-import { useMarkRefillOrdered } from '../../queries/prescriptions';
 import '../../styles/refill.css';
 import { FormError } from './FormError';
-import { PharmacyContact, refillWords } from './refillWords';
+import { PharmacyContact, refillWords, useMarkOrdered } from './refillWords';
 import { useMedsFormat } from './useMedsFormat';
 
 /** A medication with a refill to order that is not ordered yet. */
@@ -63,20 +61,11 @@ function RefillItem({
 }) {
   const { t } = useTranslation(['meds', 'prescriptions']);
   const format = useMedsFormat();
-  const mark = useMarkRefillOrdered();
-  const [error, setError] = useState<string | null>(null);
   const p = m.prescription;
   const need = p.refill;
-
-  const order = async () => {
-    setError(null);
-    try {
-      await mark.mutateAsync(m.id);
-      onOrdered(t(need.new_prescription_needed ? 'prescriptions:today.askedFor' : 'prescriptions:today.ordered', { name: m.name }));
-    } catch (err) {
-      setError(medsErrorText(t, err, 'errors.update'));
-    }
-  };
+  const { order, busy, error } = useMarkOrdered(m.id, () =>
+    onOrdered(t(need.new_prescription_needed ? 'prescriptions:today.askedFor' : 'prescriptions:today.ordered', { name: m.name })),
+  );
 
   return (
     <div className={need.late ? 'refill-item is-late' : 'refill-item'} data-testid="refill-item">
@@ -95,7 +84,7 @@ function RefillItem({
           <button
             type="button"
             className="button button-secondary button-small"
-            disabled={mark.isPending}
+            disabled={busy}
             aria-label={t('prescriptions:today.markOrderedFor', { name: m.name })}
             onClick={() => void order()}
           >

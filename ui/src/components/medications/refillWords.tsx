@@ -1,6 +1,9 @@
 import type { TFunction } from 'i18next';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Prescription, RefillNeed } from '../../api/medicationTypes';
+import { medsErrorText } from '../../medications/errors';
+import { useMarkRefillOrdered } from '../../queries/prescriptions';
 
 /**
  * What to order, by when and why: "Order a refill today: the stock runs out around 12/8/2026."
@@ -45,4 +48,24 @@ export function PharmacyContact({ prescription: p }: { prescription: Prescriptio
       )}
     </p>
   );
+}
+
+/**
+ * "Mark as ordered" for a medication's refill: `order` sends it and calls `onOrdered` once it
+ * is saved; `error` says in the person's language why it was refused.
+ */
+export function useMarkOrdered(medicationId: number, onOrdered?: () => void) {
+  const { t } = useTranslation('meds');
+  const mark = useMarkRefillOrdered();
+  const [error, setError] = useState<string | null>(null);
+  const order = async () => {
+    setError(null);
+    try {
+      await mark.mutateAsync(medicationId);
+      onOrdered?.();
+    } catch (err) {
+      setError(medsErrorText(t, err, 'errors.update'));
+    }
+  };
+  return { order, busy: mark.isPending, error };
 }
