@@ -63,8 +63,13 @@ test.describe('the refill notice on Today', () => {
   });
 
   test('speaks German and fits a phone', async ({ page, request }) => {
-    await setUp(page, request);
-    await page.evaluate(() => localStorage.setItem('dosage_app_settings', JSON.stringify({ language: 'de' })));
+    const user = await setUp(page, request);
+    // The account's own language (the app takes the server's settings over this device's).
+    const saved = await request.put('/api/settings', {
+      headers: { Authorization: `Bearer ${user.token}` },
+      data: { language: 'de' },
+    });
+    expect(saved.ok(), await saved.text()).toBe(true);
     await page.reload();
     const notice = page.getByTestId('refill-notice');
     await expect(notice.getByRole('heading', { name: 'Zu bestellen' })).toBeVisible();
