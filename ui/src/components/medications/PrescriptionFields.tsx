@@ -1,5 +1,6 @@
 import { useTranslation } from 'react-i18next';
 import type { PrescriptionForm } from '../../medications/medicationForm';
+import { SwitchField } from '../notifications/preferenceFields';
 
 interface PrescriptionFieldsProps {
   idPrefix: string;
@@ -46,21 +47,13 @@ export function PrescriptionFields({ idPrefix, form, onChange }: PrescriptionFie
 
   return (
     <section className="form-section" aria-labelledby={id('title')} data-testid="prescription-fields">
-      <label className="switch-row">
-        <span className="switch-text">
-          <span className="switch-label" id={id('title')}>
-            {t('prescriptions:prescription.title')}
-          </span>
-          <span className="field-hint">{t('prescriptions:prescription.hint')}</span>
-        </span>
-        <input
-          type="checkbox"
-          role="switch"
-          className="switch"
-          checked={form.enabled}
-          onChange={(event) => change({ enabled: event.target.checked })}
-        />
-      </label>
+      <SwitchField
+        labelId={id('title')}
+        label={t('prescriptions:prescription.title')}
+        hint={t('prescriptions:prescription.hint')}
+        checked={form.enabled}
+        onChange={(enabled) => change({ enabled })}
+      />
       {form.enabled && (
         <>
           {text('prescriber', 'text', 200)}

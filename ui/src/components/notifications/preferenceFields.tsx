@@ -30,14 +30,18 @@ interface SwitchFieldProps {
   checked: boolean;
   onChange: (checked: boolean) => void;
   disabled?: boolean;
+  /** The label's id, for a section the switch heads (its `aria-labelledby`). */
+  labelId?: string;
 }
 
 /** An on/off setting: its name and hint on the left, the switch on the right. */
-export function SwitchField({ label, hint, checked, onChange, disabled }: SwitchFieldProps) {
+export function SwitchField({ label, hint, checked, onChange, disabled, labelId }: SwitchFieldProps) {
   return (
     <label className="switch-row">
       <span className="switch-text">
-        <span className="switch-label">{label}</span>
+        <span className="switch-label" id={labelId}>
+          {label}
+        </span>
         {hint && <span className="field-hint">{hint}</span>}
       </span>
       <input

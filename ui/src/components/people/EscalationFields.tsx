@@ -9,6 +9,7 @@ import {
 import { canLog } from '../../people/roles';
 import { useCarersQuery } from '../../queries/people';
 import { NumberField } from '../NumberField';
+import { SwitchField } from '../notifications/preferenceFields';
 
 /** The carers a missed dose can go to: accepted, and allowed to record doses. */
 export function escalationCarers(carers: readonly Carer[]): (Carer & { user_id: number })[] {
@@ -40,21 +41,13 @@ export function EscalationFields({ idPrefix, personId, form, onChange }: Escalat
 
   return (
     <section className="form-section" aria-labelledby={id('title')} data-testid="escalation-fields">
-      <label className="switch-row">
-        <span className="switch-text">
-          <span className="switch-label" id={id('title')}>
-            {t('escalation.title')}
-          </span>
-          <span className="field-hint">{t('escalation.hint')}</span>
-        </span>
-        <input
-          type="checkbox"
-          role="switch"
-          className="switch"
-          checked={form.enabled}
-          onChange={(event) => change({ enabled: event.target.checked })}
-        />
-      </label>
+      <SwitchField
+        labelId={id('title')}
+        label={t('escalation.title')}
+        hint={t('escalation.hint')}
+        checked={form.enabled}
+        onChange={(enabled) => change({ enabled })}
+      />
       {form.enabled && (
         <>
           <NumberField
