@@ -147,9 +147,10 @@ def seed(base):
 
 
 def stocked_medication(base, owner):
-    """A medication of the owner's with its stock counted (not in batches), for the owner's
-    pass to adjust: an adjustment is refused for a medication whose stock is off. Only the
-    owner's pass knows its id, so no carer's pass changes it first."""
+    """A medication of the owner's with its stock counted (not in batches) and plenty of it, for
+    the owner's pass to adjust: an adjustment is refused for a medication whose stock is off,
+    or for a take-away of more than is on hand. Only the owner's pass knows its id, so no
+    carer's pass changes it first."""
     status, body = call(base, "POST", "/api/medications", {
         "name": "Stocked", "unit": "mg", "frequency": "daily", "schedule": {"times": ["08:00"]},
     }, owner)
@@ -160,6 +161,11 @@ def stocked_medication(base, owner):
         "container_quantity": 3, "item_quantity": 10, "item_strength": 500, "item_unit": "tablets",
     }, owner)
     assert status in (200, 201), body
+    # A billion on hand: any take-away the document allows (down to -1e9) finds enough stock,
+    # so that the pass does not meet `stock_below_zero` for most of what it takes away.
+    status, body = call(base, "POST", f"/api/medications/{medication}/inventory/adjust",
+                        {"adjustment": 1_000_000_000 - 30}, owner)
+    assert status == 200, body
     return medication
 
 

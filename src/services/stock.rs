@@ -658,10 +658,43 @@ pub fn save(
 pub struct Adjustment {
     /// How much to add (a refill) or take away (a lost tablet): not zero, at most three
     /// decimals, and the stock cannot go below zero.
-    #[schema(value_type = f64, required = true, minimum = -1000000000, maximum = 1000000000)]
+    #[schema(schema_with = nonzero_change, required = true)]
     pub adjustment: Option<Quantity>,
     #[schema(max_length = 500)]
     pub reason: Option<String>,
+}
+
+/// The document's `adjustment`: a take-away or an addition, in thousandths, never zero (the
+/// server refuses zero with `validation_failed`). JSON Schema says "not zero" as one of two
+/// ranges that each leave it out.
+fn nonzero_change() -> utoipa::openapi::schema::Schema {
+    use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Type};
+    let range = |description: &str| {
+        ObjectBuilder::new()
+            .schema_type(Type::Number)
+            .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(
+                utoipa::openapi::KnownFormat::Double,
+            )))
+            .description(Some(description))
+            .multiple_of(Some(0.001))
+    };
+    OneOfBuilder::new()
+        .description(Some(
+            "How much to add (a refill) or take away (a lost tablet): not zero, at most three \
+             decimals, and the stock cannot go below zero.",
+        ))
+        .item(
+            range("Taken away")
+                .minimum(Some(-1_000_000_000))
+                .exclusive_maximum(Some(0)),
+        )
+        .item(
+            range("Added")
+                .exclusive_minimum(Some(0))
+                .maximum(Some(1_000_000_000)),
+        )
+        .build()
+        .into()
 }
 
 /// The stock after an adjustment, with the whole inventory.

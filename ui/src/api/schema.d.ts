@@ -1810,11 +1810,7 @@ export interface components {
         };
         /** @description A manual stock change as sent. */
         Adjustment: {
-            /**
-             * Format: double
-             * @description How much to add (a refill) or take away (a lost tablet): not zero, at most three
-             *     decimals, and the stock cannot go below zero.
-             */
+            /** @description How much to add (a refill) or take away (a lost tablet): not zero, at most three decimals, and the stock cannot go below zero. */
             adjustment: number;
             reason?: string | null;
         };
