@@ -75,10 +75,10 @@ pub struct ListQuery {
     #[param(value_type = Option<ReminderStatus>)]
     status: Option<String>,
     /// Rows per page, 1 to 200 (default 50).
-    #[param(value_type = Option<i64>)]
+    #[param(value_type = Option<i64>, minimum = 1, maximum = 200)]
     limit: Option<String>,
     /// Rows to skip (default 0).
-    #[param(value_type = Option<i64>)]
+    #[param(value_type = Option<i64>, minimum = 0)]
     offset: Option<String>,
 }
 
@@ -441,10 +441,10 @@ pub async fn schedule_medication(
 #[into_params(parameter_in = Query)]
 pub struct HistoryQuery {
     /// Rows per page, 1 to 200 (default 50).
-    #[param(value_type = Option<i64>)]
+    #[param(value_type = Option<i64>, minimum = 1, maximum = 200)]
     limit: Option<String>,
     /// Rows to skip (default 0).
-    #[param(value_type = Option<i64>)]
+    #[param(value_type = Option<i64>, minimum = 0)]
     offset: Option<String>,
     /// First day (YYYY-MM-DD, in the person's zone).
     #[param(value_type = Option<NaiveDate>)]
@@ -701,8 +701,10 @@ pub async fn get_settings(
 pub struct SettingsBody {
     medication_reminders: Option<bool>,
     /// 0 to 1440.
+    #[schema(minimum = 0, maximum = 1440)]
     reminder_time_before: Option<i64>,
     /// HH:MM.
+    #[schema(pattern = "^\\s*([01][0-9]|2[0-3]):[0-5][0-9]\\s*$")]
     daily_reminder_time: Option<String>,
     push_notifications: Option<bool>,
     email_notifications: Option<bool>,
@@ -987,7 +989,23 @@ pub struct TakeBody {
     #[schema(value_type = Option<TakeStatus>)]
     status: Option<String>,
     /// For `snoozed`: 10, 30 or 60.
+    #[schema(schema_with = snooze_minutes)]
     minutes: Option<i64>,
+}
+
+/// The document's `minutes`: one of `reminders::SNOOZE_MINUTES`, or null.
+fn snooze_minutes() -> utoipa::openapi::schema::Object {
+    use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
+    let mut values: Vec<serde_json::Value> = reminders::SNOOZE_MINUTES
+        .iter()
+        .map(|m| serde_json::Value::from(*m))
+        .collect();
+    values.push(serde_json::Value::Null);
+    ObjectBuilder::new()
+        .schema_type(SchemaType::from_iter([Type::Integer, Type::Null]))
+        .description(Some("For `snoozed`: 10, 30 or 60."))
+        .enum_values(Some(values))
+        .build()
 }
 
 /// What a take link may record: a dose's status, or a snooze.

@@ -29,10 +29,33 @@ pub struct TokenInput {
     scope: String,
     /// Only these people of your account (`GET /api/people`); absent or null for all of
     /// them, also people added later.
+    #[schema(schema_with = person_ids)]
     person_ids: Option<Vec<i64>>,
     /// Days until it stops working, 1 to 3650; absent or null for never.
     #[schema(minimum = 1, maximum = 3650)]
     expires_in_days: Option<i64>,
+}
+
+/// The document's `person_ids`: at least one id (an empty list names no one, and is refused),
+/// or null.
+fn person_ids() -> utoipa::openapi::schema::Array {
+    use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, SchemaType, Type};
+    ArrayBuilder::new()
+        .schema_type(SchemaType::from_iter([Type::Array, Type::Null]))
+        .items(
+            ObjectBuilder::new()
+                .schema_type(Type::Integer)
+                .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(
+                    utoipa::openapi::KnownFormat::Int64,
+                )))
+                .minimum(Some(1)),
+        )
+        .min_items(Some(1))
+        .description(Some(
+            "Only these people of your account (`GET /api/people`); absent or null for all of \
+             them, also people added later.",
+        ))
+        .build()
 }
 
 /// The account's API tokens, oldest first (never their secrets).

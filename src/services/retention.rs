@@ -14,6 +14,7 @@ use crate::store::{history, settings};
 /// What a retention period would delete now.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Preview {
+    #[schema(schema_with = super::user_settings::retention_kept)]
     pub days: i64,
     /// Entries taken before this instant would go.
     pub cutoff: Option<String>,

@@ -50,6 +50,7 @@ pub struct AppSettings {
     pub time_format: String,
     pub auto_backup: bool,
     /// Days of history kept: 0 (everything), 30, 90, 365 or 730.
+    #[schema(schema_with = retention_kept)]
     pub data_retention: i64,
     /// `light`, `dark` or `system`.
     pub theme: String,
@@ -88,14 +89,51 @@ pub fn view(s: &UserSettings) -> Value {
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SettingsChange {
+    /// `en`, `es`, `fr` or `de`.
+    #[schema(pattern = "^(en|es|fr|de)$")]
     pub language: Option<String>,
+    /// An IANA time zone (`Europe/Berlin`).
+    #[schema(min_length = 1)]
     pub timezone: Option<String>,
+    #[schema(pattern = "^(auto|MM/dd/yyyy|dd/MM/yyyy|yyyy-MM-dd)$")]
     pub date_format: Option<String>,
+    #[schema(pattern = "^(auto|12h|24h)$")]
     pub time_format: Option<String>,
+    /// HH:MM.
+    #[schema(pattern = "^([01][0-9]|2[0-3]):[0-5][0-9]$")]
     pub default_reminder_time: Option<String>,
     pub auto_backup: Option<bool>,
+    /// Days of history kept: 0 (all of it), 30, 90, 365 or 730.
+    #[schema(schema_with = retention_choices)]
     pub data_retention: Option<i64>,
+    #[schema(pattern = "^(light|dark|system)$")]
     pub theme: Option<String>,
+}
+
+/// The document's `dataRetention` in a change: one of `RETENTION_DAYS`, or null.
+fn retention_choices() -> utoipa::openapi::schema::Object {
+    use utoipa::openapi::schema::{SchemaType, Type};
+    retention(SchemaType::from_iter([Type::Integer, Type::Null]), true)
+}
+
+/// The document's `dataRetention` as the settings hold it: one of `RETENTION_DAYS`.
+pub(crate) fn retention_kept() -> utoipa::openapi::schema::Object {
+    retention(utoipa::openapi::schema::Type::Integer.into(), false)
+}
+
+fn retention(
+    schema_type: utoipa::openapi::schema::SchemaType,
+    nullable: bool,
+) -> utoipa::openapi::schema::Object {
+    let mut values: Vec<serde_json::Value> = RETENTION_DAYS.iter().map(|d| json!(d)).collect();
+    if nullable {
+        values.push(serde_json::Value::Null);
+    }
+    utoipa::openapi::schema::ObjectBuilder::new()
+        .schema_type(schema_type)
+        .description(Some("Days of history kept: 0 (all of it), 30, 90, 365 or 730."))
+        .enum_values(Some(values))
+        .build()
 }
 
 /// A language the app names (`en`, `es`, `fr`, `de`); anything else is refused as the

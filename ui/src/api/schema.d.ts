@@ -1822,10 +1822,10 @@ export interface components {
         AppSettings: {
             autoBackup: boolean;
             /**
-             * Format: int64
-             * @description Days of history kept: 0 (everything), 30, 90, 365 or 730.
+             * @description Days of history kept: 0 (all of it), 30, 90, 365 or 730.
+             * @enum {integer}
              */
-            dataRetention: number;
+            dataRetention: 0 | 30 | 90 | 365 | 730;
             /**
              * @description One of `auto` (as the language writes dates: en 11/26/2026, de 26.11.2026, es and fr
              *     26/11/2026), `MM/dd/yyyy`, `dd/MM/yyyy`, `yyyy-MM-dd`.
@@ -2185,10 +2185,10 @@ export interface components {
             data: {
                 autoBackup: boolean;
                 /**
-                 * Format: int64
-                 * @description Days of history kept: 0 (everything), 30, 90, 365 or 730.
+                 * @description Days of history kept: 0 (all of it), 30, 90, 365 or 730.
+                 * @enum {integer}
                  */
-                dataRetention: number;
+                dataRetention: 0 | 30 | 90 | 365 | 730;
                 /**
                  * @description One of `auto` (as the language writes dates: en 11/26/2026, de 26.11.2026, es and fr
                  *     26/11/2026), `MM/dd/yyyy`, `dd/MM/yyyy`, `yyyy-MM-dd`.
@@ -2660,8 +2660,11 @@ export interface components {
             data: {
                 /** @description Entries taken before this instant would go. */
                 cutoff?: string | null;
-                /** Format: int64 */
-                days: number;
+                /**
+                 * @description Days of history kept: 0 (all of it), 30, 90, 365 or 730.
+                 * @enum {integer}
+                 */
+                days: 0 | 30 | 90 | 365 | 730;
                 /** Format: int64 */
                 entries: number;
             };
@@ -3800,10 +3803,10 @@ export interface components {
             data: {
                 autoBackup: boolean;
                 /**
-                 * Format: int64
-                 * @description Days of history kept: 0 (everything), 30, 90, 365 or 730.
+                 * @description Days of history kept: 0 (all of it), 30, 90, 365 or 730.
+                 * @enum {integer}
                  */
-                dataRetention: number;
+                dataRetention: 0 | 30 | 90 | 365 | 730;
                 /**
                  * @description One of `auto` (as the language writes dates: en 11/26/2026, de 26.11.2026, es and fr
                  *     26/11/2026), `MM/dd/yyyy`, `dd/MM/yyyy`, `yyyy-MM-dd`.
@@ -4542,8 +4545,11 @@ export interface components {
         Preview: {
             /** @description Entries taken before this instant would go. */
             cutoff?: string | null;
-            /** Format: int64 */
-            days: number;
+            /**
+             * @description Days of history kept: 0 (all of it), 30, 90, 365 or 730.
+             * @enum {integer}
+             */
+            days: 0 | 30 | 90 | 365 | 730;
             /** Format: int64 */
             entries: number;
         };
@@ -4901,13 +4907,19 @@ export interface components {
         /** @description A change to the settings: the ones given are set, the others keep their values. */
         SettingsChange: {
             autoBackup?: boolean | null;
-            /** Format: int64 */
-            dataRetention?: number | null;
+            /**
+             * @description Days of history kept: 0 (all of it), 30, 90, 365 or 730.
+             * @enum {integer|null}
+             */
+            dataRetention?: 0 | 30 | 90 | 365 | 730 | null;
             dateFormat?: string | null;
+            /** @description HH:MM. */
             defaultReminderTime?: string | null;
+            /** @description `en`, `es`, `fr` or `de`. */
             language?: string | null;
             theme?: string | null;
             timeFormat?: string | null;
+            /** @description An IANA time zone (`Europe/Berlin`). */
             timezone?: string | null;
         };
         /**
@@ -5017,10 +5029,10 @@ export interface components {
         };
         TakeBody: {
             /**
-             * Format: int64
              * @description For `snoozed`: 10, 30 or 60.
+             * @enum {integer|null}
              */
-            minutes?: number | null;
+            minutes?: 10 | 30 | 60 | null;
             status?: components["schemas"]["TakeStatus"] | null;
         };
         /** @description What a take link shows before the dose is logged (SPEC §3 "Token notification details"). */
@@ -5153,10 +5165,7 @@ export interface components {
             expires_in_days?: number | null;
             /** @description What it is for ("Home Assistant"); 1 to 100 characters, trimmed. */
             name: string;
-            /**
-             * @description Only these people of your account (`GET /api/people`); absent or null for all of
-             *     them, also people added later.
-             */
+            /** @description Only these people of your account (`GET /api/people`); absent or null for all of them, also people added later. */
             person_ids?: number[] | null;
             /**
              * @description `read` (see medications and history), `record` (also log and correct doses) or

@@ -9,6 +9,8 @@ export type Language = (typeof LANGUAGES)[number];
 export type Theme = (typeof THEMES)[number];
 export type TimeFormat = (typeof TIME_FORMATS)[number];
 export type DateFormat = (typeof DATE_FORMATS)[number];
+/** How long history is kept, in days (0: all of it). */
+export type RetentionDays = (typeof DATA_RETENTION_DAYS)[number];
 
 /** Appearance and data preferences kept in the browser (spec §3, "Local app settings"). */
 export interface AppSettings {

@@ -6,12 +6,12 @@ import { ConfirmDialog } from '../../../components/medications/ConfirmDialog';
 import { useFlash } from '../../../components/useFlash';
 import { formatDate } from '../../../medications/format';
 import { useRetentionPreview, useSaveDataSettings } from '../../../queries/account';
-import { DATA_RETENTION_DAYS } from '../../../settings/appSettings';
+import { DATA_RETENTION_DAYS, type RetentionDays } from '../../../settings/appSettings';
 import { useAppSettings } from '../../../settings/SettingsContext';
 import { failureReason } from './failureReason';
 
 /** Forever first: it is what an account has until the person chooses. */
-const PERIODS = [0, ...DATA_RETENTION_DAYS.filter((days) => days !== 0)];
+const PERIODS: RetentionDays[] = [0, ...DATA_RETENTION_DAYS.filter((days) => days !== 0)];
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -34,14 +34,14 @@ export function RetentionCard({ days }: { days: number }) {
   const [preview, setPreview] = useState<RetentionPreview | null>(null);
   const [flash, showFlash] = useFlash();
 
-  const save = async (chosen: number) => {
+  const save = async (chosen: RetentionDays) => {
     const saved = await saveSettings.mutateAsync({ dataRetention: chosen });
     // The browser's copy of the settings (SPEC §3) follows the server's.
     updateSettings({ dataRetention: saved.dataRetention });
     showFlash('success', t('common.saved'));
   };
 
-  const choose = async (chosen: number) => {
+  const choose = async (chosen: RetentionDays) => {
     if (chosen === days) return;
     if (chosen === 0) {
       try {
@@ -71,7 +71,10 @@ export function RetentionCard({ days }: { days: number }) {
           value={days}
           disabled={counting}
           aria-describedby="data-retention-hint"
-          onChange={(event) => void choose(Number(event.target.value))}
+          onChange={(event) => {
+            const chosen = PERIODS.find((value) => value === Number(event.target.value));
+            if (chosen !== undefined) void choose(chosen);
+          }}
         >
           {PERIODS.map((value) => (
             <option key={value} value={value}>
