@@ -235,6 +235,14 @@ async fn a_token_never_reaches_the_account() {
     let (status, tokens) = get(&server, "/api/tokens", &eva).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(tokens["data"].as_array().unwrap().len(), 1, "{tokens}");
+    // The log is read from the server's stderr by another thread: wait for the last
+    // request's own line (the only GET of the list that succeeded), after which whatever the
+    // requests before it logged is in it too, a token included if one were written.
+    assert!(
+        server.logged("method=GET path=/api/tokens status=200").await,
+        "{}",
+        server.log()
+    );
     let log = server.log();
     assert!(log.contains("API token refused"), "refusals are logged");
     assert!(!log.contains(&manage), "the token itself never reaches the log");
@@ -263,7 +271,11 @@ async fn a_revoked_token_is_refused_at_once() {
     assert_eq!(code_of(&refused), "api_token_invalid");
     let (_, tokens) = get(&server, "/api/tokens", &eva).await;
     assert_eq!(tokens["data"], json!([]));
-    assert!(server.log().contains("API token refused: unknown or revoked"));
+    assert!(
+        server.logged("API token refused: unknown or revoked").await,
+        "{}",
+        server.log()
+    );
 }
 
 #[tokio::test]
@@ -282,7 +294,11 @@ async fn an_expired_token_is_refused() {
     let (status, refused) = get(&server, "/api/medications", &read).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED, "{refused}");
     assert_eq!(code_of(&refused), "api_token_invalid");
-    assert!(server.log().contains("API token refused: expired"));
+    assert!(
+        server.logged("API token refused: expired").await,
+        "{}",
+        server.log()
+    );
 }
 
 #[tokio::test]

@@ -811,7 +811,7 @@ async fn a_failed_daily_backup_shows_in_health_without_taking_the_app_down() {
     assert_eq!(last.0, StatusCode::OK, "{}", last.1);
     assert_eq!(last.1["data"]["status"], "degraded", "{}", last.1);
     assert!(last.1["data"]["backup"]["error"].is_string(), "{}", last.1);
-    assert!(server.log().contains("daily backup failed"));
+    assert!(server.logged("daily backup failed").await, "{}", server.log());
 }
 
 #[tokio::test]

@@ -1998,9 +1998,12 @@ async fn a_stored_time_that_does_not_read_is_an_error_naming_its_row_never_a_dos
         assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR, "{path}: {body}");
         assert_eq!(body["code"], "internal_error", "{path}: {body}");
     }
+    // The log is read from the server's stderr by another thread: wait for the line.
+    let named = format!("dose_history row {entry}, column taken_at:");
+    assert!(server.logged(&named).await, "{}", server.log());
     let log = server.log();
     assert!(
-        log.contains(&format!("dose_history row {entry}, column taken_at:")) && log.contains("soon"),
+        log.contains(&named) && log.contains("soon"),
         "the log names the row and its text: {log}"
     );
 }

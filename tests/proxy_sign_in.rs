@@ -282,6 +282,14 @@ async fn the_proxy_signs_the_account_in_and_its_header_from_elsewhere_is_ignored
         .await
         .unwrap();
     assert_eq!(offered["data"]["proxy"], false, "{offered}");
+    // The log is read from the server's stderr by another thread: wait for the last of these
+    // requests' own line (the third for this path), after which every warning they caused is
+    // in it too.
+    assert!(
+        server.logged_times("path=/api/auth/providers", 3).await,
+        "{}",
+        server.log()
+    );
     let log = server.log();
     let warnings = log
         .lines()

@@ -190,8 +190,11 @@ async fn at_the_open_files_ceiling_the_longest_idle_connection_makes_room() {
         crowd.wait_rounds(1);
     }
     // The log names the ceiling in force.
-    let log = server.log();
-    assert!(log.contains("holding at most 768 connections"), "{log}");
+    assert!(
+        server.logged("holding at most 768 connections").await,
+        "{}",
+        server.log()
+    );
     terminate_within_ten_seconds(server);
     drop(crowd);
 }

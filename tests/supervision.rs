@@ -153,9 +153,7 @@ fn the_watchdog_goes_hungry_while_the_database_cannot_take_a_write() {
     let quiet = notify.collect(Duration::from_secs(3));
     assert!(!quiet.iter().any(|l| l == "WATCHDOG=1"), "{quiet:?}");
     assert!(
-        server
-            .log()
-            .contains("not feeding the systemd watchdog: database: "),
+        server.logged_blocking("not feeding the systemd watchdog: database: "),
         "{}",
         server.log()
     );
@@ -310,6 +308,14 @@ async fn sigterm_mid_pass_lets_the_sends_under_way_finish_and_claims_nothing_mor
     let topics: std::collections::BTreeSet<_> = received.iter().filter_map(|r| r.topic.clone()).collect();
     assert_eq!(received.len(), DUE, "{}", server.log());
     assert_eq!(topics.len(), DUE, "a reminder was pushed twice");
+    // The log is read from the server's stderr by another thread: wait for the clock
+    // request's own line. The server takes over the last run's reminders before it serves
+    // any request, so whatever that said is in the log by then.
+    assert!(
+        server.logged("method=POST path=/api/test/clock status=200").await,
+        "{}",
+        server.log()
+    );
     assert!(
         !server.log().contains("the last run stopped while sending"),
         "{}",

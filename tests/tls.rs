@@ -89,7 +89,7 @@ async fn serves_https_and_picks_up_a_renewed_certificate() {
         !healthy_with(&server, &first).await,
         "the old certificate is still served"
     );
-    assert!(server.log().contains("loaded the renewed TLS certificate"));
+    wait_for_log(&server, "loaded the renewed TLS certificate").await;
 }
 
 async fn wait_for_log(server: &Server, text: &str) {

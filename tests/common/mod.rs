@@ -70,6 +70,8 @@ pub struct Server {
     pub data_dir: PathBuf,
     child: Child,
     log: Arc<Mutex<Vec<String>>>,
+    /// The thread that reads the server's stderr into `log`.
+    reader: std::thread::JoinHandle<()>,
     _temp: Option<tempfile::TempDir>,
 }
 
@@ -109,7 +111,7 @@ impl Server {
         let (tx, rx) = std::sync::mpsc::channel();
         let log_writer = log.clone();
         // Keep draining stderr for the server's lifetime so it never blocks on a full pipe.
-        std::thread::spawn(move || {
+        let reader = std::thread::spawn(move || {
             let mut tx = Some(tx);
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
                 // "listening on http://ADDR" (or https:// with tls_cert).
@@ -128,12 +130,13 @@ impl Server {
                 data_dir: data_dir.to_path_buf(),
                 child,
                 log,
+                reader,
                 _temp: None,
             }),
             Err(_) => {
                 let _ = child.kill();
                 let _ = child.wait();
-                std::thread::sleep(Duration::from_millis(100));
+                wait_drained(&reader);
                 Err(log.lock().unwrap().join("\n"))
             }
         }
@@ -160,6 +163,30 @@ impl Server {
         true
     }
 
+    /// `logged` for a test without an async runtime: blocks its thread while it waits.
+    pub fn logged_blocking(&self, text: &str) -> bool {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while !self.log().contains(text) {
+            if Instant::now() > deadline {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        true
+    }
+
+    /// Waits (up to 5 s) until `n` lines with `text` are in the log; whether they came.
+    pub async fn logged_times(&self, text: &str, n: usize) -> bool {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while self.log().lines().filter(|l| l.contains(text)).count() < n {
+            if Instant::now() > deadline {
+                return false;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        true
+    }
+
     pub fn pid(&self) -> u32 {
         self.child.id()
     }
@@ -171,12 +198,22 @@ impl Server {
         let deadline = Instant::now() + Duration::from_secs(20);
         loop {
             if let Some(status) = self.child.try_wait().unwrap() {
-                std::thread::sleep(Duration::from_millis(100));
+                wait_drained(&self.reader);
                 return (status, self.log());
             }
             assert!(Instant::now() < deadline, "server did not stop after SIGTERM");
             std::thread::sleep(Duration::from_millis(50));
         }
+    }
+}
+
+/// Waits (up to 5 s) until the thread reading a server's stderr has reached its end, which
+/// it does soon after the process exits: a fixed pause was not enough on a busy machine,
+/// where the last lines ("pillbox stopped") could still be unread when the log was taken.
+fn wait_drained(reader: &std::thread::JoinHandle<()>) {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !reader.is_finished() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
     }
 }
 
