@@ -7,9 +7,14 @@ are the account's secret or depend on the hour the run starts.
   makes up is a wrong one, and wrong passwords also use up the sign-in budget that the rest
   of the run shares. (Changing the password and the operations that turn two-factor on end
   the run's own session: they keep the generated, wrong passwords.)
-- A one-off reminder must be at most a minute in the past and within a year: every other
-  valid case gets a time in the coming days (a different one each, so that they do not
-  collide with each other's reminder).
+- A one-off reminder must be at most a minute in the past and within a year: every valid
+  case gets a time in the coming days (a different one each, so that they do not collide
+  with each other's reminder).
+- A dose's time (`taken`) may not be in the future, which no document can state: a valid
+  case logging or correcting a dose takes it in the past hours.
+- JSON Schema counts 14.0 as an integer; the server's JSON reader (serde) takes integers
+  written as integers only, as every JSON encoder writes them: a valid case's whole-number
+  floats are sent as integers.
 - An import's `source` says what file it is, and the body's media type says it too: a valid
   case sends an export file as `pillbox` and a FHIR Bundle as `fhir`.
 - An export names one person (`person_id`) with `format=fhir` only: every other valid case
@@ -37,16 +42,29 @@ CONFIRMS_PASSWORD = {
     "POST /api/auth/2fa/disable",
 }
 REMINDER = "POST /api/notifications"
+# The operations that log or correct a dose, whose `taken` may not be in the future.
+DOSE_TIMES = {"POST /api/medications/{id}/doses", "PUT /api/medications/history/{id}"}
 IMPORT = "POST /api/import"
 EXPORT = "GET /api/export"
 # What `source` a file of each media type is (the document lists both, and cannot tie them).
 IMPORT_SOURCES = {"application/json": "pillbox", "application/fhir+json": "fhir"}
 _reminders = itertools.count(1)
+_doses = itertools.count(1)
 _exports = itertools.count(1)
 
 
 def _positive(case):
     return case.meta is not None and case.meta.generation.mode == GenerationMode.POSITIVE
+
+
+def _integers_as_integers(value):
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**63:
+        return int(value)
+    if isinstance(value, dict):
+        return {k: _integers_as_integers(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_integers_as_integers(v) for v in value]
+    return value
 
 
 @schemathesis.hook
@@ -64,14 +82,18 @@ def before_call(context, case, **kwargs):
             del case.query["person_id"]
     if not isinstance(case.body, dict):
         return
+    case.body = _integers_as_integers(case.body)
     if label in CONFIRMS_PASSWORD and "password" in case.body:
         case.body["password"] = PASSWORD
+    elif label in DOSE_TIMES and isinstance(case.body.get("taken"), str):
+        now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+        at = now - datetime.timedelta(minutes=next(_doses))
+        case.body["taken"] = at.isoformat().replace("+00:00", "Z")
     elif label == REMINDER:
         n = next(_reminders)
-        if n % 2:
-            start = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
-            at = start + datetime.timedelta(hours=1, minutes=n)
-            case.body["scheduled_time"] = at.isoformat().replace("+00:00", "Z")
+        start = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+        at = start + datetime.timedelta(hours=1, minutes=n)
+        case.body["scheduled_time"] = at.isoformat().replace("+00:00", "Z")
 
 
 @schemathesis.hook
@@ -102,6 +124,7 @@ if TRACE:
             pass
         with open(TRACE, "a") as f:
             f.write(json.dumps({
+                "pass": os.environ.get("CONTRACT_PASS", "owner"),
                 "operation": f"{case.operation.method.upper()} {case.operation.path}",
                 "phase": case.meta.phase.name.value if case.meta else None,
                 "mode": case.meta.generation.mode.value if case.meta else None,

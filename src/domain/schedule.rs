@@ -80,7 +80,7 @@ pub enum ClockKind {
 pub struct Step {
     #[schema(minimum = 1, maximum = 366)]
     pub days: u32,
-    #[schema(value_type = f64, exclusive_minimum = 0)]
+    #[schema(value_type = f64, exclusive_minimum = 0, maximum = 1000000000)]
     pub quantity: Quantity,
 }
 

@@ -35,8 +35,14 @@ pub struct HistoryQuery {
     #[param(value_type = Option<i64>, minimum = 1)]
     page: Option<String>,
     /// `YYYY-MM-DD` (in the person's zone) or an RFC 3339 instant.
+    #[param(
+        pattern = "^\\s*([0-9]{4}-((0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])|(0[13-9]|1[0-2])-(29|30)|(0[13578]|1[02])-31)(T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?([Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9]))?)?\\s*$"
+    )]
     date_from: Option<String>,
     /// `YYYY-MM-DD` (the whole day) or an RFC 3339 instant.
+    #[param(
+        pattern = "^\\s*([0-9]{4}-((0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])|(0[13-9]|1[0-2])-(29|30)|(0[13578]|1[02])-31)(T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?([Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9]))?)?\\s*$"
+    )]
     date_to: Option<String>,
     #[param(value_type = Option<DoseStatus>)]
     status: Option<String>,
@@ -161,9 +167,10 @@ pub struct EntryUpdate {
     /// RFC 3339, not in the future; blank keeps it.
     #[schema(value_type = Option<chrono::DateTime<chrono::Utc>>)]
     taken: Option<String>,
-    /// Positive.
-    #[schema(value_type = Option<f64>, exclusive_minimum = 0)]
+    /// Positive, with at most three decimals.
+    #[schema(value_type = Option<f64>, minimum = 0.001, maximum = 999999999, multiple_of = 0.001)]
     quantity: Option<Quantity>,
+    #[schema(min_length = 1, pattern = "\\S")]
     dosage_unit: Option<String>,
     /// A free-text note; blank clears it.
     #[schema(max_length = 64)]

@@ -273,10 +273,11 @@ pub struct DoseInput {
     /// `taken` (the default), `skipped` or `missed`.
     #[schema(value_type = Option<DoseStatus>)]
     status: Option<String>,
-    /// Default: the medication's dose; positive.
-    #[schema(value_type = Option<f64>, exclusive_minimum = 0)]
+    /// Default: the medication's dose; positive, with at most three decimals.
+    #[schema(value_type = Option<f64>, minimum = 0.001, maximum = 999999999, multiple_of = 0.001)]
     quantity: Option<Quantity>,
     /// Default: the medication's unit.
+    #[schema(min_length = 1, pattern = "\\S")]
     dosage_unit: Option<String>,
     /// A free-text note.
     #[schema(max_length = 64)]

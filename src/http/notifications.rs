@@ -129,10 +129,10 @@ fn parse_instant(text: Option<&str>, field: &str) -> ApiResult<DateTime<Utc>> {
 
 #[derive(Deserialize, ToSchema)]
 pub struct CreateBody {
-    #[schema(required = true, minimum = 1)]
+    #[schema(value_type = i64, required = true, minimum = 1)]
     medication_id: Option<i64>,
     /// The dose's time, RFC 3339: at most a minute past, within a year.
-    #[schema(required = true, format = DateTime)]
+    #[schema(value_type = String, required = true, format = DateTime)]
     scheduled_time: Option<String>,
     /// Minutes before the dose; default: the medication's preference.
     #[schema(minimum = 0, maximum = 1440)]

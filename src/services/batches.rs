@@ -121,14 +121,14 @@ pub struct Batches {
 pub struct BatchInput {
     /// What the batch holds, in the stock's unit: more than 0, at most 1,000,000, at most
     /// three decimals.
-    #[schema(value_type = f64, required = false, minimum = 0.001, maximum = 1000000)]
+    #[schema(value_type = f64, required = false, minimum = 0.001, maximum = 1000000, multiple_of = 0.001)]
     pub quantity: Option<Quantity>,
     /// On `PUT` only: a count of what is left (0 to `quantity`). Without it, a changed
     /// `quantity` moves what is left by the same amount.
-    #[schema(value_type = Option<f64>, minimum = 0, maximum = 1000000)]
+    #[schema(value_type = Option<f64>, minimum = 0, maximum = 1000000, multiple_of = 0.001)]
     pub remaining: Option<Quantity>,
     /// The last day the batch may be used, `YYYY-MM-DD`.
-    #[schema(value_type = String, required = false, format = Date)]
+    #[schema(value_type = String, required = false, format = Date, pattern = "^\\s*[0-9]{4}-((0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])|(0[13-9]|1[0-2])-(29|30)|(0[13578]|1[02])-31)\\s*$")]
     pub expires_on: Option<String>,
     /// The lot (batch) number printed on the pack; empty or null clears it.
     #[serde(default, deserialize_with = "super::stock::nullable")]
@@ -142,10 +142,10 @@ pub struct BatchInput {
 pub struct NewBatchInput {
     /// What the batch holds, in the stock's unit: more than 0, at most 1,000,000, at most
     /// three decimals.
-    #[schema(value_type = f64, minimum = 0.001, maximum = 1000000)]
+    #[schema(value_type = f64, minimum = 0.001, maximum = 1000000, multiple_of = 0.001)]
     quantity: Quantity,
     /// The last day the batch may be used, `YYYY-MM-DD`.
-    #[schema(format = Date)]
+    #[schema(format = Date, pattern = "^\\s*[0-9]{4}-((0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])|(0[13-9]|1[0-2])-(29|30)|(0[13578]|1[02])-31)\\s*$")]
     expires_on: String,
     /// The lot (batch) number printed on the pack.
     #[schema(max_length = 100)]

@@ -61,6 +61,11 @@ pub struct ScheduleInput {
     #[schema(value_type = Option<Vec<u8>>)]
     weekdays: Option<Vec<u32>>,
     /// `YYYY-MM-DD`.
+    #[schema(
+        value_type = Option<String>,
+        format = Date,
+        pattern = "^\\s*[0-9]{4}-((0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])|(0[13-9]|1[0-2])-(29|30)|(0[13578]|1[02])-31)\\s*$"
+    )]
     start_date: Option<String>,
     /// Every N hours (1–24) from the first time of day (`times[0]`, else the default
     /// reminder time): "every 8 hours from 06:00". On the wall clock N must divide 24.
@@ -80,7 +85,12 @@ pub struct ScheduleInput {
     cycle_off_days: Option<Option<u32>>,
     /// `YYYY-MM-DD`: the last day with doses (a course that ends by itself).
     #[serde(default, deserialize_with = "nullable")]
-    #[schema(value_type = Option<String>, nullable, format = Date)]
+    #[schema(
+        value_type = Option<String>,
+        nullable,
+        format = Date,
+        pattern = "^\\s*[0-9]{4}-((0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])|(0[13-9]|1[0-2])-(29|30)|(0[13578]|1[02])-31)\\s*$"
+    )]
     end_date: Option<Option<String>>,
     /// A tapering plan taken in order from the start date; nothing is due after the last
     /// step. An empty list removes it.
@@ -131,7 +141,7 @@ pub struct MedicationInput {
     #[schema(max_length = 2000)]
     notes: Option<String>,
     /// The usual dose, in `unit`; positive, with at most three decimals.
-    #[schema(value_type = Option<f64>, minimum = 0.001)]
+    #[schema(value_type = Option<f64>, minimum = 0.001, maximum = 999999999, multiple_of = 0.001)]
     default_quantity: Option<Quantity>,
     schedule: Option<ScheduleInput>,
     inventory: Option<InventoryInput>,

@@ -89,8 +89,8 @@ impl PersonView {
 /// A new person.
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct NewPerson {
-    /// 1–100 characters.
-    #[schema(max_length = 100)]
+    /// 1–100 characters, not only spaces.
+    #[schema(min_length = 1, max_length = 100, pattern = "\\S")]
     pub name: String,
 }
 

@@ -502,25 +502,28 @@ pub struct InventoryInput {
     #[schema(value_type = Option<String>)]
     container_type: Option<Option<String>>,
     #[serde(default, deserialize_with = "nullable")]
-    #[schema(value_type = Option<i64>)]
+    #[schema(value_type = Option<i64>, minimum = 1, maximum = 1000000)]
     container_quantity: Option<Option<i64>>,
     #[serde(default, deserialize_with = "nullable")]
-    #[schema(value_type = Option<f64>)]
+    #[schema(value_type = Option<f64>, minimum = 0, maximum = 999999999, multiple_of = 0.001)]
     container_size: Option<Option<Quantity>>,
     #[serde(default, deserialize_with = "nullable")]
     #[schema(value_type = Option<String>)]
     container_unit: Option<Option<String>>,
     #[serde(default, deserialize_with = "nullable")]
-    #[schema(value_type = Option<i64>)]
+    #[schema(value_type = Option<i64>, minimum = 1, maximum = 1000000)]
     item_quantity: Option<Option<i64>>,
     #[serde(default, deserialize_with = "nullable")]
-    #[schema(value_type = Option<f64>)]
+    #[schema(value_type = Option<f64>, minimum = 0, maximum = 999999999, multiple_of = 0.001)]
     item_strength: Option<Option<Quantity>>,
     #[serde(default, deserialize_with = "nullable")]
     #[schema(value_type = Option<String>)]
     item_unit: Option<Option<String>>,
     /// On a newly enabled inventory: the starting count (default: full); else a correction.
+    #[schema(value_type = Option<f64>, minimum = 0, maximum = 999999999, multiple_of = 0.001)]
     current_quantity: Option<Quantity>,
+    /// Low stock at or below this many; at most a billion.
+    #[schema(value_type = Option<f64>, minimum = 0, maximum = 999999999, multiple_of = 0.001)]
     reminder_threshold: Option<Quantity>,
 }
 
@@ -685,13 +688,13 @@ fn nonzero_change() -> utoipa::openapi::schema::Schema {
         ))
         .item(
             range("Taken away")
-                .minimum(Some(-1_000_000_000))
+                .minimum(Some(-999_999_999))
                 .exclusive_maximum(Some(0)),
         )
         .item(
             range("Added")
                 .exclusive_minimum(Some(0))
-                .maximum(Some(1_000_000_000)),
+                .maximum(Some(999_999_999)),
         )
         .build()
         .into()

@@ -2108,7 +2108,7 @@ export interface components {
         };
         CreateBody: {
             /** Format: int64 */
-            medication_id: number | null;
+            medication_id: number;
             message?: string | null;
             /**
              * Format: int64
@@ -2119,7 +2119,7 @@ export interface components {
              * Format: date-time
              * @description The dose's time, RFC 3339: at most a minute past, within a year.
              */
-            scheduled_time: string | null;
+            scheduled_time: string;
         };
         /** @description A new channel, as answered once: with the webhook's secret or the Telegram link. */
         CreatedChannel: components["schemas"]["ChannelView"] & {
@@ -3249,7 +3249,7 @@ export interface components {
             dosage_unit?: string | null;
             /**
              * Format: double
-             * @description Default: the medication's dose; positive.
+             * @description Default: the medication's dose; positive, with at most three decimals.
              */
             quantity?: number | null;
             /**
@@ -3335,7 +3335,7 @@ export interface components {
             dosage_unit?: string | null;
             /**
              * Format: double
-             * @description Positive.
+             * @description Positive, with at most three decimals.
              */
             quantity?: number | null;
             status?: components["schemas"]["DoseStatus"] | null;
@@ -3463,7 +3463,11 @@ export interface components {
             container_size?: number | null;
             container_type?: string | null;
             container_unit?: string | null;
-            current_quantity?: components["schemas"]["Quantity"] | null;
+            /**
+             * Format: double
+             * @description On a newly enabled inventory: the starting count (default: full); else a correction.
+             */
+            current_quantity?: number | null;
             enabled?: boolean | null;
             inventory_type?: components["schemas"]["InventoryType"] | null;
             /** Format: int64 */
@@ -3471,7 +3475,11 @@ export interface components {
             /** Format: double */
             item_strength?: number | null;
             item_unit?: string | null;
-            reminder_threshold?: components["schemas"]["Quantity"] | null;
+            /**
+             * Format: double
+             * @description Low stock at or below this many; at most a billion.
+             */
+            reminder_threshold?: number | null;
         };
         /** @enum {string} */
         InventoryType: "continuous" | "discrete";
@@ -4178,7 +4186,7 @@ export interface components {
         };
         /** @description A new person. */
         NewPerson: {
-            /** @description 1–100 characters. */
+            /** @description 1–100 characters, not only spaces. */
             name: string;
         };
         /** @description A new Telegram channel: refused (`telegram_not_configured`) unless the operator set up a bot. */
@@ -4831,7 +4839,10 @@ export interface components {
             repeat_every_minutes?: number | null;
             /** Format: int32 */
             repeat_times?: number | null;
-            /** @description `YYYY-MM-DD`. */
+            /**
+             * Format: date
+             * @description `YYYY-MM-DD`.
+             */
             start_date?: string | null;
             /**
              * @description A tapering plan taken in order from the start date; nothing is due after the last
