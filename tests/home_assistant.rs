@@ -378,8 +378,16 @@ async fn a_published_person_appears_by_retained_discovery_with_device_availabili
 
     // A client that connects later (Home Assistant after a restart) gets them retained.
     let late = Reader::connect(&broker).await;
-    late.wait_until(5, "the retained configs", |l| {
-        has_every_config(l, person, medication)
+    // The broker hands over the retained messages one by one: wait for the states and the
+    // status read below as well as the configs.
+    let states = [
+        "pillbox/status".to_owned(),
+        format!("pillbox/person/{person}/state"),
+        format!("pillbox/person/{person}/next_dose"),
+        format!("pillbox/medication/{medication}/state"),
+    ];
+    late.wait_until(5, "the retained configs and states", |l| {
+        has_every_config(l, person, medication) && states.iter().all(|t| l.contains_key(t))
     })
     .await;
     let latest = late.latest();
@@ -536,9 +544,10 @@ async fn states_follow_a_dose_within_a_second_and_a_button_records_a_dose_by_hom
     let stock_topic = format!("pillbox/medication/{medication}/state");
     let person_topic = format!("pillbox/person/{person}/state");
     let event_topic = format!("pillbox/person/{person}/event");
+    // The medication's and the person's states are separate messages: wait for both.
     reader
         .wait_until(5, "the first states", |l| {
-            l.get(&stock_topic).is_some_and(|m| json_of(m)["stock"] == 30.0)
+            l.get(&stock_topic).is_some_and(|m| json_of(m)["stock"] == 30.0) && l.contains_key(&person_topic)
         })
         .await;
     assert_eq!(
