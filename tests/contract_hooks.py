@@ -10,6 +10,8 @@ are the account's secret or depend on the hour the run starts.
 - A one-off reminder must be at most a minute in the past and within a year: every valid
   case gets a time in the coming days (a different one each, so that they do not collide
   with each other's reminder).
+- A push subscription's `p256dh` must be a point on P-256, which a pattern cannot say: a
+  valid case sends a browser's real key (the curve's generator, uncompressed).
 - A dose's time (`taken`) may not be in the future, which no document can state: a valid
   case logging or correcting a dose takes it in the past hours.
 - JSON Schema counts 14.0 as an integer; the server's JSON reader (serde) takes integers
@@ -24,6 +26,7 @@ With CONTRACT_TRACE set to a file, every call is written to it as a JSON line (o
 phase, mode, status, message): what tells why an operation refuses what it is sent.
 """
 
+import base64
 import datetime
 import itertools
 import json
@@ -42,6 +45,12 @@ CONFIRMS_PASSWORD = {
     "POST /api/auth/2fa/disable",
 }
 REMINDER = "POST /api/notifications"
+PUSH_REGISTER = "POST /api/notifications/push/register"
+# P-256's generator point, uncompressed (SEC 2 §2.4.2), as base64url: a valid public key.
+P256_POINT = base64.urlsafe_b64encode(bytes.fromhex(
+    "04"
+    "6b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296"
+    "4fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f5")).rstrip(b"=").decode()
 # The operations that log or correct a dose, whose `taken` may not be in the future.
 DOSE_TIMES = {"POST /api/medications/{id}/doses", "PUT /api/medications/history/{id}"}
 IMPORT = "POST /api/import"
@@ -85,6 +94,9 @@ def before_call(context, case, **kwargs):
     case.body = _integers_as_integers(case.body)
     if label in CONFIRMS_PASSWORD and "password" in case.body:
         case.body["password"] = PASSWORD
+    elif (label == PUSH_REGISTER and isinstance(case.body.get("subscription"), dict)
+          and isinstance(case.body["subscription"].get("keys"), dict)):
+        case.body["subscription"]["keys"]["p256dh"] = P256_POINT
     elif label in DOSE_TIMES and isinstance(case.body.get("taken"), str):
         now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
         at = now - datetime.timedelta(minutes=next(_doses))

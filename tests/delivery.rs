@@ -9,6 +9,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use base64::Engine as _;
 use chrono::Utc;
 use common::push::PushService;
 use common::{
@@ -905,17 +906,27 @@ async fn tests_preferences_and_subscriptions_check_their_input() {
     .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert_eq!(body["message"], "This push service is not allowed");
-    let mut sub = push.subscribe("y").json;
-    sub["keys"]["p256dh"] = json!("short");
-    let (status, body) = post(
-        &server,
-        "/api/notifications/push/register",
-        Some(&token),
-        json!({ "subscription": sub }),
-    )
-    .await;
-    assert_eq!(status, StatusCode::BAD_REQUEST);
-    assert_eq!(body["message"], "Invalid push subscription");
+    // A key too short, and one of the right length (65 bytes, uncompressed) that is not a
+    // point on P-256: nothing could ever be encrypted to either.
+    let off_the_curve = {
+        let mut bytes = vec![7u8; 65];
+        bytes[0] = 4;
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+    };
+    for key in ["short".to_owned(), off_the_curve] {
+        let mut sub = push.subscribe("y").json;
+        sub["keys"]["p256dh"] = json!(key);
+        let (status, body) = post(
+            &server,
+            "/api/notifications/push/register",
+            Some(&token),
+            json!({ "subscription": sub }),
+        )
+        .await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{key}");
+        assert_eq!(body["message"], "Invalid push subscription");
+        assert_eq!(body["code"], "invalid_subscription");
+    }
 
     // Preferences: defaults, validation that changes nothing, the Settings view of them.
     let (_, prefs) = get_json(&server, "/api/notifications/preferences", Some(&token)).await;

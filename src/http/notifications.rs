@@ -776,7 +776,8 @@ pub async fn push_public_key(State(state): State<AppState>) -> Json<Data<PublicK
 
 #[derive(Deserialize, ToSchema)]
 pub struct SubscriptionKeys {
-    /// base64url, 65 bytes (87 characters, `=` padding allowed).
+    /// The browser's public key, base64url: an uncompressed point on P-256, 65 bytes (87
+    /// characters, `=` padding allowed); one not on the curve is refused.
     #[schema(value_type = String, required = true, pattern = "^\\s*[A-Za-z0-9_-]{86}[AEIMQUYcgkosw048]=?\\s*$")]
     p256dh: Option<String>,
     /// base64url, 16 bytes (22 characters, `=` padding allowed).

@@ -1,5 +1,6 @@
 //! A browser's Web Push subscription: checked before it is kept (a real endpoint of an
-//! allowed push service, keys of the right size), one row per endpoint.
+//! allowed push service, a P-256 public key and an auth secret of the right size), one row
+//! per endpoint.
 
 use base64::Engine;
 use chrono::{DateTime, Utc};
@@ -35,12 +36,20 @@ pub struct Checked {
     pub user_agent: Option<String>,
 }
 
-fn key_bytes(text: &str) -> Option<usize> {
+fn key_bytes(text: &str) -> Option<Vec<u8>> {
     let trimmed = text.trim().trim_end_matches('=');
     base64::engine::general_purpose::URL_SAFE_NO_PAD
         .decode(trimmed)
         .ok()
-        .map(|b| b.len())
+}
+
+/// Whether `text` is what RFC 8291 asks of `p256dh`: an uncompressed point on P-256. One of
+/// the right length that is not on the curve could never be encrypted to, and would only fail
+/// when a reminder is sent.
+fn is_p256_point(text: &str) -> bool {
+    key_bytes(text).is_some_and(|bytes| {
+        bytes.len() == P256DH_BYTES && bytes[0] == 4 && p256::PublicKey::from_sec1_bytes(&bytes).is_ok()
+    })
 }
 
 /// Checks an offered subscription; `endpoint_allowed` says whether the server may call
@@ -57,8 +66,8 @@ pub fn check(offered: Offered, endpoint_allowed: impl Fn(&str) -> bool) -> Servi
         offered.auth.ok_or_else(refuse)?,
     );
     if endpoint.len() > MAX_ENDPOINT
-        || key_bytes(&p256dh) != Some(P256DH_BYTES)
-        || key_bytes(&auth) != Some(AUTH_BYTES)
+        || !is_p256_point(&p256dh)
+        || key_bytes(&auth).map(|b| b.len()) != Some(AUTH_BYTES)
     {
         return Err(refuse());
     }
@@ -122,12 +131,22 @@ pub fn status(conn: &Connection, user_id: i64, endpoint: Option<&str>) -> Servic
 mod tests {
     use super::*;
 
+    fn b64(bytes: &[u8]) -> String {
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+    }
+
+    /// A browser's key: a point on P-256, uncompressed.
+    fn point() -> Vec<u8> {
+        use p256::elliptic_curve::sec1::ToEncodedPoint;
+        let secret = p256::SecretKey::from_slice(&[7u8; 32]).unwrap();
+        secret.public_key().to_encoded_point(false).as_bytes().to_vec()
+    }
+
     fn offered() -> Offered {
-        let b64 = |n: usize| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(vec![4u8; n]);
         Offered {
             endpoint: Some(" https://push.example/abc ".into()),
-            p256dh: Some(b64(65)),
-            auth: Some(b64(16)),
+            p256dh: Some(b64(&point())),
+            auth: Some(b64(&[4u8; 16])),
             user_agent: Some("x".repeat(400)),
         }
     }
@@ -153,6 +172,25 @@ mod tests {
             ..offered()
         };
         assert_eq!(code(check(short_key, |_| true)), ErrorCode::InvalidSubscription);
+        // 65 bytes that start as an uncompressed point does, but are not on the curve.
+        let mut off_the_curve = point();
+        off_the_curve[64] ^= 1;
+        let not_a_point = Offered {
+            p256dh: Some(b64(&off_the_curve)),
+            ..offered()
+        };
+        assert_eq!(code(check(not_a_point, |_| true)), ErrorCode::InvalidSubscription);
+        // The same point compressed (33 bytes): RFC 8291 asks for it uncompressed.
+        let compressed = {
+            use p256::elliptic_curve::sec1::ToEncodedPoint;
+            let secret = p256::SecretKey::from_slice(&[7u8; 32]).unwrap();
+            secret.public_key().to_encoded_point(true).as_bytes().to_vec()
+        };
+        let compressed = Offered {
+            p256dh: Some(b64(&compressed)),
+            ..offered()
+        };
+        assert_eq!(code(check(compressed, |_| true)), ErrorCode::InvalidSubscription);
         let no_endpoint = Offered {
             endpoint: Some("  ".into()),
             ..offered()

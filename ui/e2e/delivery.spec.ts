@@ -1,3 +1,4 @@
+import { createECDH } from 'node:crypto';
 import type { APIRequestContext } from '@playwright/test';
 import { expect, signIn, test, type TestUser } from './fixtures';
 import { MAIL_SERVER_URL } from './mail';
@@ -18,9 +19,8 @@ function base64url(bytes: Uint8Array): string {
  * reach a real push service (STACK: pushManager.subscribe needs the vendor's service).
  */
 async function subscribeAnotherDevice(request: APIRequestContext, user: TestUser, origin = ''): Promise<void> {
-  const point = new Uint8Array(65);
-  point[0] = 4;
-  point.fill(7, 1);
+  // A browser's key: an uncompressed point on P-256, as the server checks.
+  const point = new Uint8Array(createECDH('prime256v1').generateKeys());
   const response = await request.post(`${origin}/api/notifications/push/register`, {
     headers: auth(user),
     data: {

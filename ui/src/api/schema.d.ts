@@ -5015,7 +5015,10 @@ export interface components {
         SubscriptionKeys: {
             /** @description base64url, 16 bytes (22 characters, `=` padding allowed). */
             auth: string;
-            /** @description base64url, 65 bytes (87 characters, `=` padding allowed). */
+            /**
+             * @description The browser's public key, base64url: an uncompressed point on P-256, 65 bytes (87
+             *     characters, `=` padding allowed); one not on the curve is refused.
+             */
             p256dh: string;
         };
         /** @description What an import did, or (dry run) would do. */
