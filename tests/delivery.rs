@@ -897,13 +897,7 @@ async fn tests_preferences_and_subscriptions_check_their_input() {
     // Subscriptions must point at a push service (or an allowed prefix) and carry real keys.
     let mut sub = push.subscribe("x").json;
     sub["endpoint"] = json!("http://169.254.169.254/latest/meta-data");
-    let (status, body) = post(
-        &server,
-        "/api/notifications/push/register",
-        Some(&token),
-        json!({ "subscription": sub }),
-    )
-    .await;
+    let (status, body) = register_push(&server, &token, sub).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert_eq!(body["message"], "This push service is not allowed");
     // A key too short, and one of the right length (65 bytes, uncompressed) that is not a
@@ -916,13 +910,7 @@ async fn tests_preferences_and_subscriptions_check_their_input() {
     for key in ["short".to_owned(), off_the_curve] {
         let mut sub = push.subscribe("y").json;
         sub["keys"]["p256dh"] = json!(key);
-        let (status, body) = post(
-            &server,
-            "/api/notifications/push/register",
-            Some(&token),
-            json!({ "subscription": sub }),
-        )
-        .await;
+        let (status, body) = register_push(&server, &token, sub).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{key}");
         assert_eq!(body["message"], "Invalid push subscription");
         assert_eq!(body["code"], "invalid_subscription");
@@ -1790,4 +1778,15 @@ async fn an_email_only_medication_warns_while_the_address_is_unverified_and_not_
     let (status, body) = get_json(&server, &format!("/api/auth/verify-email/{verification}"), None).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(warnings_of(&server, &token, med).await, same(Value::Null));
+}
+
+/// Offers a push subscription for the account, as a browser's app does.
+async fn register_push(server: &Server, token: &str, subscription: Value) -> (StatusCode, Value) {
+    post(
+        server,
+        "/api/notifications/push/register",
+        Some(token),
+        json!({ "subscription": subscription }),
+    )
+    .await
 }
