@@ -263,28 +263,27 @@ pub struct WebhookConfig {
         max_length = 2000
     )]
     url: String,
-    /// Some of `reminder.due`, `reminder.handled`, `dose.logged`, `dose.missed`,
-    /// `stock.low`, `escalation.sent`; all of them when left out.
-    #[schema(value_type = Option<Vec<WebhookEvent>>)]
+    /// Some of the events in `EVENTS`; all of them when left out.
+    #[schema(schema_with = webhook_events)]
     events: Option<Vec<String>>,
 }
 
-/// An event a webhook can receive (`EVENTS`).
-#[derive(ToSchema)]
-#[allow(dead_code)]
-pub enum WebhookEvent {
-    #[schema(rename = "reminder.due")]
-    ReminderDue,
-    #[schema(rename = "reminder.handled")]
-    ReminderHandled,
-    #[schema(rename = "dose.logged")]
-    DoseLogged,
-    #[schema(rename = "dose.missed")]
-    DoseMissed,
-    #[schema(rename = "stock.low")]
-    StockLow,
-    #[schema(rename = "escalation.sent")]
-    EscalationSent,
+/// The document's webhook `events`: a list of `EVENTS`' names (from the list itself, so that
+/// an event added there is in the document too), or null.
+fn webhook_events() -> utoipa::openapi::schema::Array {
+    use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, SchemaType, Type};
+    ArrayBuilder::new()
+        .schema_type(SchemaType::from_iter([Type::Array, Type::Null]))
+        .items(
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .enum_values(Some(EVENTS)),
+        )
+        .description(Some(format!(
+            "Some of {}; all of them when left out.",
+            EVENTS.map(|e| format!("`{e}`")).join(", ")
+        )))
+        .build()
 }
 
 /// A Telegram channel has no settings: it is bound to a chat through its link.

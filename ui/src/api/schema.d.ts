@@ -5289,19 +5289,11 @@ export interface components {
         };
         /** @description A webhook's settings. */
         WebhookConfig: {
-            /**
-             * @description Some of `reminder.due`, `reminder.handled`, `dose.logged`, `dose.missed`,
-             *     `stock.low`, `escalation.sent`; all of them when left out.
-             */
-            events?: components["schemas"]["WebhookEvent"][] | null;
+            /** @description Some of `reminder.due`, `reminder.handled`, `dose.logged`, `dose.missed`, `stock.low`, `refill.due`, `batch.expiring`, `batch.expired`, `escalation.sent`; all of them when left out. */
+            events?: ("reminder.due" | "reminder.handled" | "dose.logged" | "dose.missed" | "stock.low" | "refill.due" | "batch.expiring" | "batch.expired" | "escalation.sent")[] | null;
             /** @description Where the signed `POST`s go. */
             url: string;
         };
-        /**
-         * @description An event a webhook can receive (`EVENTS`).
-         * @enum {string}
-         */
-        WebhookEvent: "reminder.due" | "reminder.handled" | "dose.logged" | "dose.missed" | "stock.low" | "escalation.sent";
         /** @enum {string} */
         WebhookKind: "webhook";
     };
