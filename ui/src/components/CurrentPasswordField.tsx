@@ -1,4 +1,5 @@
 import { useTranslation } from 'react-i18next';
+import { TextField } from './TextField';
 
 interface CurrentPasswordFieldProps {
   id: string;
@@ -15,23 +16,17 @@ interface CurrentPasswordFieldProps {
  */
 export function CurrentPasswordField({ id, value, onChange, autoFocus }: CurrentPasswordFieldProps) {
   const { t } = useTranslation();
-  const hintId = `${id}-hint`;
   return (
-    <div className="field">
-      <label htmlFor={id}>{t('settings.reauth.label')}</label>
-      <input
-        id={id}
-        type="password"
-        autoComplete="current-password"
-        required
-        aria-describedby={hintId}
-        value={value}
-        onChange={(event) => onChange(event.target.value)}
-        data-autofocus={autoFocus ? true : undefined}
-      />
-      <p className="field-hint" id={hintId}>
-        {t('settings.reauth.hint')}
-      </p>
-    </div>
+    <TextField
+      id={id}
+      label={t('settings.reauth.label')}
+      value={value}
+      onChange={onChange}
+      type="password"
+      autoComplete="current-password"
+      required
+      hint={t('settings.reauth.hint')}
+      autoFocus={autoFocus}
+    />
   );
 }
