@@ -1,5 +1,6 @@
 //! Pure rules with no I/O: quantities, units, stock and schedules. Tested densely.
 
+pub mod api_schema;
 pub mod dose;
 pub mod escalation;
 pub mod limits;

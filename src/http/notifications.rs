@@ -996,17 +996,11 @@ pub struct TakeBody {
 
 /// The document's `minutes`: one of `reminders::SNOOZE_MINUTES`, or null.
 fn snooze_minutes() -> utoipa::openapi::schema::Object {
-    use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
-    let mut values: Vec<serde_json::Value> = reminders::SNOOZE_MINUTES
-        .iter()
-        .map(|m| serde_json::Value::from(*m))
-        .collect();
-    values.push(serde_json::Value::Null);
-    ObjectBuilder::new()
-        .schema_type(SchemaType::from_iter([Type::Integer, Type::Null]))
-        .description(Some("For `snoozed`: 10, 30 or 60."))
-        .enum_values(Some(values))
-        .build()
+    crate::domain::api_schema::integer_choices(
+        &reminders::SNOOZE_MINUTES,
+        true,
+        "For `snoozed`: 10, 30 or 60.",
+    )
 }
 
 /// What a take link may record: a dose's status, or a snooze.

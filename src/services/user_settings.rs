@@ -8,6 +8,7 @@ use serde_json::{Map, Value, json};
 use utoipa::ToSchema;
 
 use super::{ErrorCode, Problem, ServiceError, ServiceResult, invalid};
+use crate::domain::api_schema::integer_choices;
 use crate::domain::words::Lang;
 use crate::services::planner;
 use crate::store::settings::{self, UserSettings};
@@ -110,30 +111,16 @@ pub struct SettingsChange {
     pub theme: Option<String>,
 }
 
+const RETENTION_ABOUT: &str = "Days of history kept: 0 (all of it), 30, 90, 365 or 730.";
+
 /// The document's `dataRetention` in a change: one of `RETENTION_DAYS`, or null.
 fn retention_choices() -> utoipa::openapi::schema::Object {
-    use utoipa::openapi::schema::{SchemaType, Type};
-    retention(SchemaType::from_iter([Type::Integer, Type::Null]), true)
+    integer_choices(RETENTION_DAYS, true, RETENTION_ABOUT)
 }
 
 /// The document's `dataRetention` as the settings hold it: one of `RETENTION_DAYS`.
 pub(crate) fn retention_kept() -> utoipa::openapi::schema::Object {
-    retention(utoipa::openapi::schema::Type::Integer.into(), false)
-}
-
-fn retention(
-    schema_type: utoipa::openapi::schema::SchemaType,
-    nullable: bool,
-) -> utoipa::openapi::schema::Object {
-    let mut values: Vec<serde_json::Value> = RETENTION_DAYS.iter().map(|d| json!(d)).collect();
-    if nullable {
-        values.push(serde_json::Value::Null);
-    }
-    utoipa::openapi::schema::ObjectBuilder::new()
-        .schema_type(schema_type)
-        .description(Some("Days of history kept: 0 (all of it), 30, 90, 365 or 730."))
-        .enum_values(Some(values))
-        .build()
+    integer_choices(RETENTION_DAYS, false, RETENTION_ABOUT)
 }
 
 /// A language the app names (`en`, `es`, `fr`, `de`); anything else is refused as the
