@@ -150,23 +150,26 @@ impl Server {
         self.log.lock().unwrap().join("\n")
     }
 
+    /// How many lines of the log hold `text`.
+    fn lines_with(&self, text: &str) -> usize {
+        self.log
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|l| l.contains(text))
+            .count()
+    }
+
     /// Waits (up to 5 s) for a line with `text` in the log, read from the server's stderr by
     /// another thread; whether it came.
     pub async fn logged(&self, text: &str) -> bool {
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while !self.log().contains(text) {
-            if Instant::now() > deadline {
-                return false;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        true
+        self.logged_times(text, 1).await
     }
 
     /// `logged` for a test without an async runtime: blocks its thread while it waits.
     pub fn logged_blocking(&self, text: &str) -> bool {
         let deadline = Instant::now() + Duration::from_secs(5);
-        while !self.log().contains(text) {
+        while self.lines_with(text) == 0 {
             if Instant::now() > deadline {
                 return false;
             }
@@ -178,7 +181,7 @@ impl Server {
     /// Waits (up to 5 s) until `n` lines with `text` are in the log; whether they came.
     pub async fn logged_times(&self, text: &str, n: usize) -> bool {
         let deadline = Instant::now() + Duration::from_secs(5);
-        while self.log().lines().filter(|l| l.contains(text)).count() < n {
+        while self.lines_with(text) < n {
             if Instant::now() > deadline {
                 return false;
             }
