@@ -14,7 +14,7 @@ import {
 import type { AuthSession, User } from '../api/types';
 import { parseUser } from '../api/auth';
 import { getStoredUserJson } from '../api/session';
-import { signInProvidersQuery } from '../queries/providers';
+import { registrationQuery, signInProvidersQuery, versionQuery } from '../queries/providers';
 import { AuthContext, type AuthContextValue } from './AuthContext';
 import { authReducer, initialAuthState } from './authReducer';
 import { signInWithCode, signInWithPassword } from './loginFlow';
@@ -68,6 +68,11 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     // Only a request a trusted proxy sent naming someone is signed in by it; elsewhere the
     // answer is the sign-in page's, which it then finds already loaded.
     const startFromProxy = () => {
+      // What the sign-in page shows besides: asked beside the providers and the page's code,
+      // so that it appears whole, not with a line that arrives later and moves the form.
+      // A failure here is the page's to show (its queries try again).
+      queryClient.query(registrationQuery).catch(() => undefined);
+      queryClient.query(versionQuery).catch(() => undefined);
       queryClient
         .query({ ...signInProvidersQuery, retry: false })
         .then((providers) => (providers.proxy ? api.proxySession(controller.signal) : null))

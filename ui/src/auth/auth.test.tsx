@@ -287,7 +287,7 @@ describe('login', () => {
       'POST /api/auth/login': () => jsonResponse({ success: true, data: { user: USER, token: 'new-token' } }),
     });
     renderApp('/login');
-    await userEvent.type(screen.getByLabelText('Email'), USER.email);
+    await userEvent.type(await screen.findByLabelText('Email'), USER.email);
     await userEvent.type(screen.getByLabelText('Password'), 'secret1');
     await userEvent.click(screen.getByRole('button', { name: 'Sign In' }));
 
@@ -308,12 +308,30 @@ describe('login', () => {
       'POST /api/auth/login': () => jsonResponse({ success: false, code: 'invalid_credentials', message: 'Invalid email or password' }, 401),
     });
     renderApp('/login');
-    await userEvent.type(screen.getByLabelText('Email'), USER.email);
+    await userEvent.type(await screen.findByLabelText('Email'), USER.email);
     await userEvent.type(screen.getByLabelText('Password'), 'wrong-pw');
     await userEvent.click(screen.getByRole('button', { name: 'Sign In' }));
     expect((await screen.findByRole('alert')).textContent).toBe('Invalid email or password');
     expect(location()).toBe('/login');
     expect(localStorage.getItem('token')).toBeNull();
+  });
+
+  it('appears whole: held until whether sign-ups are open and the version are known, asked with the start', async () => {
+    const registration = deferred<Response>();
+    const fetchMock = mockFetch({ 'GET /api/version': version, 'GET /api/auth/registration': () => registration.promise });
+    renderApp('/login');
+    // Both are asked while the sign-in page's code is still on its way, not once it shows.
+    await waitFor(() => expect(requestsTo(fetchMock, 'GET', '/api/auth/registration')).toHaveLength(1));
+    expect(requestsTo(fetchMock, 'GET', '/api/version')).toHaveLength(1);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(screen.queryByRole('heading', { name: 'Welcome back' })).toBeNull();
+
+    registration.resolve(jsonResponse({ success: true, data: { signups: 'open', open: true, invitations: false } }));
+    await screen.findByRole('heading', { name: 'Welcome back' });
+    // The line that used to arrive later (and move the form up) is there from the first frame.
+    expect(screen.getByRole('link', { name: 'Create an account' })).toBeTruthy();
+    expect(screen.getByTestId('version-label').textContent).toBe('1.0.0');
+    expect(requestsTo(fetchMock, 'GET', '/api/auth/registration')).toHaveLength(1);
   });
 
   it('shows the server version in the footer, and dev when it cannot be fetched', async () => {

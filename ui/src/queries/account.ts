@@ -1,7 +1,6 @@
 // The account's server-side settings: two-factor status, time zone, data settings, backups,
 // the server's version, and whether sign-ups are open.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { getRegistration } from '../api/auth';
 import {
   downloadBackup,
   downloadExport,
@@ -16,18 +15,13 @@ import {
 } from '../api/data';
 import { getServerTimezone, setServerTimezone } from '../api/settings';
 import { getTwoFactorStatus } from '../api/twoFactor';
-import { getVersion } from '../api/version';
 import { everythingChanged } from './invalidate';
 import { queryKeys } from './keys';
-import { signInProvidersQuery } from './providers';
+import { registrationQuery, signInProvidersQuery, versionQuery } from './providers';
 
 /** Whether people can make an account here now; kept for the app's life once known. */
 export function useRegistrationQuery() {
-  return useQuery({
-    queryKey: queryKeys.registration,
-    queryFn: ({ signal }) => getRegistration(signal),
-    staleTime: 60_000,
-  });
+  return useQuery(registrationQuery);
 }
 
 export function useSignInProvidersQuery() {
@@ -103,11 +97,6 @@ export function useBackupsQuery() {
   return useQuery({ queryKey: queryKeys.backups, queryFn: ({ signal }) => listBackups(signal) });
 }
 
-/** The server's version changes only with a new binary, which reloads the page anyway. */
 export function useVersionQuery() {
-  return useQuery({
-    queryKey: queryKeys.version,
-    queryFn: ({ signal }) => getVersion(signal),
-    staleTime: Infinity,
-  });
+  return useQuery(versionQuery);
 }

@@ -19,7 +19,9 @@ import { DisabledReason, disabledBecause } from '../components/DisabledReason';
 import { VersionLabel } from '../components/VersionLabel';
 import { errorText } from '../i18n/messages';
 import { keptInvitation, pathAfterSignIn } from '../people/pendingInvitation';
-import { useRegistrationQuery, useSignInProvidersQuery } from '../queries/account';
+import { RouteLoading } from '../components/RouteLoading';
+import { useRegistrationQuery, useSignInProvidersQuery, useVersionQuery } from '../queries/account';
+import { useFirstAnswers } from '../queries/firstAnswers';
 import { useSendSignInCode } from '../queries/signIn';
 import { passkeyErrorText } from '../auth/passkeyErrors';
 import { PublicFrame } from './PublicFrame';
@@ -59,6 +61,9 @@ export function LoginScreen() {
   const [backupCode, setBackupCode] = useState('');
   const registration = useRegistrationQuery();
   const providers = useSignInProvidersQuery();
+  // The page waits for its "Create an account" line and its version (asked with the app's
+  // start) before it shows, so that neither moves the form when it arrives.
+  const whole = useFirstAnswers([registration, useVersionQuery()]);
   const sendSignInCode = useSendSignInCode();
   // Back from the identity provider: its one-time code becomes a session here.
   const oidcCode = searchParams.get('oidc_code');
@@ -72,6 +77,7 @@ export function LoginScreen() {
   const from = (location.state as { from?: { pathname: string; search: string } } | null)?.from;
   const fromPath = from ? from.pathname + from.search : (searchParams.get('return_to') ?? undefined);
   if (isAuthenticated) return <Navigate to={pathAfterSignIn(fromPath)} replace />;
+  if (!whole) return <RouteLoading />;
 
   const methodName = (method: TwoFactorMethod) => t(`twoFactor.methods.${method}`);
   const address = email.trim();
