@@ -23,12 +23,16 @@ preloadFirstScreen(window.location.pathname, hasStoredSession());
 const container = document.getElementById('root');
 if (!container) throw new Error('index.html has no #root element');
 
-createRoot(container).render(
-  <StrictMode>
-    <BrowserRouter>
-      <App />
-    </BrowserRouter>
-  </StrictMode>,
-);
+// The first render in a task of its own, after the one that ran the app's code and sent the
+// first screen's requests: a tap in between is answered, and neither task is long.
+setTimeout(() => {
+  createRoot(container).render(
+    <StrictMode>
+      <BrowserRouter>
+        <App />
+      </BrowserRouter>
+    </StrictMode>,
+  );
+}, 0);
 
 registerServiceWorker();
