@@ -21,6 +21,36 @@ test.describe('signed out', () => {
     await expect(page.locator('#splash')).toBeHidden();
   });
 
+  test('the sign-in page appears whole: it waits for whether sign-ups are open, and nothing on it moves', async ({
+    page,
+  }) => {
+    await page.addInitScript(() => {
+      const shifts: number[] = [];
+      Object.assign(window, { pillboxShifts: shifts });
+      new PerformanceObserver((list) => {
+        for (const entry of list.getEntries()) shifts.push((entry as PerformanceEntry & { value: number }).value);
+      }).observe({ type: 'layout-shift', buffered: true });
+    });
+    // The answer that used to come last, after the form, and push it up.
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/api/auth/registration', async (route) => {
+      await released;
+      await route.continue();
+    });
+    await page.goto('/login');
+    await expect(page.locator('#splash svg')).toBeVisible();
+    await expect(page.locator('#root')).toBeEmpty();
+
+    release();
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText('Welcome back');
+    await expect(page.getByRole('link', { name: 'Create an account' })).toBeVisible();
+    await expect(page.getByTestId('version-label')).not.toHaveText('dev');
+    // Layout shifts are reported after the frame that made them.
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    expect(await page.evaluate(() => (window as unknown as { pillboxShifts: number[] }).pillboxShifts)).toEqual([]);
+  });
+
   test('the login footer shows the server version', async ({ page, request }) => {
     const version = await serverVersion(request);
     await page.goto('/login');
