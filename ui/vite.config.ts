@@ -45,8 +45,8 @@ function lowPriorityStartScripts(): Plugin {
           /<(script type="module"|link rel="modulepreload") crossorigin/g,
           '<$1 fetchpriority="low" crossorigin',
         );
-        if (!marked.includes('<script type="module" fetchpriority="low"')) {
-          throw new Error('index.html: the start-up script tag was not found to mark low priority');
+        if (!marked.includes('<script type="module" fetchpriority="low"') || /<link rel="modulepreload"(?! fetchpriority)/.test(marked)) {
+          throw new Error("index.html: a start-up script or preload was left at the browser's default priority");
         }
         return marked;
       },

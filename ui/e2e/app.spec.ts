@@ -38,9 +38,13 @@ test.describe('signed out', () => {
       await released;
       await route.continue();
     });
+    const screenCode = page.waitForResponse(/\/assets\/LoginScreen-[^/]*\.js$/);
+    const version = page.waitForResponse('**/api/version');
     await page.goto('/login');
-    await expect(page.locator('#splash svg')).toBeVisible();
-    await expect(page.locator('#root')).toBeEmpty();
+    await Promise.all([screenCode, version]);
+    // The page's code and its other answers are in; it waits, and after 400 ms says so.
+    await expect(page.getByRole('status')).toContainText('Loading...');
+    await expect(page.getByLabel('Email')).toHaveCount(0);
 
     release();
     await expect(page.getByRole('heading', { level: 1 })).toHaveText('Welcome back');

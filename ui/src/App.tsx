@@ -7,8 +7,9 @@ import { InstallBanner } from './components/InstallBanner';
 import { RouteErrorBoundary } from './components/RouteErrorBoundary';
 import { RouteLoading } from './components/RouteLoading';
 import { loadNamespaces, type Namespace } from './i18n';
-// The sign-in screen is the first one most visits show: it comes with the app's own code,
-// not after it in a second round trip.
+// The account-linking page (back from the identity provider) comes with the app's own code:
+// split off, it made Today's first download larger, not smaller (what it shares with the
+// signed-in screens then moved into their files).
 import { OidcLinkScreen } from './screens/OidcLinkScreen';
 import { QueryProvider, SessionCacheGuard } from './queries/QueryProvider';
 import { loadUnitCatalogue } from './queries/units';

@@ -316,13 +316,21 @@ describe('login', () => {
     expect(localStorage.getItem('token')).toBeNull();
   });
 
-  it('appears whole: held until whether sign-ups are open and the version are known, asked with the start', async () => {
+  it('a start without a session asks whether sign-ups are open and the version at once, beside the providers', async () => {
+    // A page that asks neither itself: the start's own requests, which the sign-in page then
+    // finds answered instead of asking once it shows.
+    const fetchMock = mockFetch({ 'GET /api/version': version });
+    renderApp('/privacy-policy');
+    await waitFor(() => expect(requestsTo(fetchMock, 'GET', '/api/auth/registration')).toHaveLength(1));
+    expect(requestsTo(fetchMock, 'GET', '/api/version')).toHaveLength(1);
+    expect(requestsTo(fetchMock, 'GET', '/api/auth/providers')).toHaveLength(1);
+  });
+
+  it('appears whole: held until whether sign-ups are open and the version are known', async () => {
     const registration = deferred<Response>();
     const fetchMock = mockFetch({ 'GET /api/version': version, 'GET /api/auth/registration': () => registration.promise });
     renderApp('/login');
-    // Both are asked while the sign-in page's code is still on its way, not once it shows.
     await waitFor(() => expect(requestsTo(fetchMock, 'GET', '/api/auth/registration')).toHaveLength(1));
-    expect(requestsTo(fetchMock, 'GET', '/api/version')).toHaveLength(1);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(screen.queryByRole('heading', { name: 'Welcome back' })).toBeNull();
 

@@ -40,9 +40,6 @@ describe('useFirstAnswers', () => {
     const { result, rerender } = renderHook(({ queries }) => useFirstAnswers(queries), {
       initialProps: { queries: [answered] },
     });
-    act(() => {
-      vi.runOnlyPendingTimers();
-    });
     rerender({ queries: [pending] });
     expect(result.current).toBe(true);
   });
