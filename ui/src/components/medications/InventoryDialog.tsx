@@ -11,6 +11,7 @@ import { Dialog } from '../Dialog';
 import { BatchesSection } from './BatchesSection';
 import { FlashMessage } from '../FlashMessage';
 import { NumberField } from '../NumberField';
+import { SwitchField } from '../notifications/preferenceFields';
 import { useFlash } from '../useFlash';
 import { FormError } from './FormError';
 import { InventoryFields } from './InventoryFields';
@@ -127,20 +128,13 @@ export function InventoryDialog({ medication, onClose }: InventoryDialogProps) {
 
           <form className="form form-tight" noValidate onSubmit={(event) => void save(event)}>
             <FormError text={saveError} />
-            <label className="switch-row">
-              <span className="switch-text">
-                <span className="switch-label">{t('inventory.track')}</span>
-                <span className="field-hint">{t('inventory.trackHint')}</span>
-              </span>
-              <input
-                type="checkbox"
-                role="switch"
-                className="switch"
-                checked={form.enabled}
-                onChange={(event) => change({ enabled: event.target.checked })}
-                data-autofocus
-              />
-            </label>
+            <SwitchField
+              label={t('inventory.track')}
+              hint={t('inventory.trackHint')}
+              checked={form.enabled}
+              onChange={(enabled) => change({ enabled })}
+              autoFocus
+            />
             {form.enabled && (
               <InventoryFields
                 idPrefix={`inventory-${id}`}

@@ -20,6 +20,7 @@ import { MedicationGlyph, PlusIcon } from './MedicationIcon';
 import { AsNeededLimits, MoreScheduleOptions } from './ScheduleOptions';
 import { UnitSelect } from './UnitSelect';
 import { NumberField } from '../NumberField';
+import { SwitchField } from '../notifications/preferenceFields';
 
 interface MedicationFieldsProps {
   idPrefix: string;
@@ -275,21 +276,13 @@ export function MedicationFields({
 
       {withInventory && (
         <section className="form-section" aria-labelledby={id('stock-title')}>
-          <label className="switch-row">
-            <span className="switch-text">
-              <span className="switch-label" id={id('stock-title')}>
-                {t('inventory.track')}
-              </span>
-              <span className="field-hint">{t('inventory.trackHint')}</span>
-            </span>
-            <input
-              type="checkbox"
-              role="switch"
-              className="switch"
-              checked={form.inventory.enabled}
-              onChange={(event) => changeInventory({ enabled: event.target.checked })}
-            />
-          </label>
+          <SwitchField
+            labelId={id('stock-title')}
+            label={t('inventory.track')}
+            hint={t('inventory.trackHint')}
+            checked={form.inventory.enabled}
+            onChange={(enabled) => changeInventory({ enabled })}
+          />
           {form.inventory.enabled && (
             <InventoryFields
               idPrefix={id('stock')}

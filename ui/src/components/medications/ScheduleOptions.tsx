@@ -12,6 +12,7 @@ import {
 import { findUnit } from '../../medications/units';
 import { CloseIcon } from '../icons';
 import { NumberField } from '../NumberField';
+import { SwitchField } from '../notifications/preferenceFields';
 import { PlusIcon } from './MedicationIcon';
 
 interface RulesProps {
@@ -283,19 +284,12 @@ export function MoreScheduleOptions({ idPrefix, form, onChange }: RulesProps) {
 
         <fieldset className="choice-group">
           <legend>{t('rules.followUps')}</legend>
-          <label className="switch-row">
-            <span className="switch-text">
-              <span className="switch-label">{t('rules.ownFollowUps')}</span>
-              <span className="field-hint">{t('rules.ownFollowUpsHint')}</span>
-            </span>
-            <input
-              type="checkbox"
-              role="switch"
-              className="switch"
-              checked={r.ownFollowUps}
-              onChange={(event) => rules({ ownFollowUps: event.target.checked })}
-            />
-          </label>
+          <SwitchField
+            label={t('rules.ownFollowUps')}
+            hint={t('rules.ownFollowUpsHint')}
+            checked={r.ownFollowUps}
+            onChange={(ownFollowUps) => rules({ ownFollowUps })}
+          />
           {r.ownFollowUps && (
             <div className="field-row">
               <NumberField                kind="whole"                id={id('repeat-every')}

@@ -32,10 +32,12 @@ interface SwitchFieldProps {
   disabled?: boolean;
   /** The label's id, for a section the switch heads (its `aria-labelledby`). */
   labelId?: string;
+  /** Takes the focus when it appears (a dialog's first field). */
+  autoFocus?: boolean;
 }
 
 /** An on/off setting: its name and hint on the left, the switch on the right. */
-export function SwitchField({ label, hint, checked, onChange, disabled, labelId }: SwitchFieldProps) {
+export function SwitchField({ label, hint, checked, onChange, disabled, labelId, autoFocus }: SwitchFieldProps) {
   return (
     <label className="switch-row">
       <span className="switch-text">
@@ -51,6 +53,7 @@ export function SwitchField({ label, hint, checked, onChange, disabled, labelId 
         checked={checked}
         disabled={disabled}
         onChange={(event) => onChange(event.target.checked)}
+        data-autofocus={autoFocus ? true : undefined}
       />
     </label>
   );
