@@ -39,23 +39,19 @@ pub struct TokenInput {
 /// The document's `person_ids`: at least one id (an empty list names no one, and is refused),
 /// or null.
 fn person_ids() -> utoipa::openapi::schema::Array {
-    use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, SchemaType, Type};
-    ArrayBuilder::new()
-        .schema_type(SchemaType::from_iter([Type::Array, Type::Null]))
-        .items(
-            ObjectBuilder::new()
-                .schema_type(Type::Integer)
-                .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(
-                    utoipa::openapi::KnownFormat::Int64,
-                )))
-                .minimum(Some(1)),
-        )
-        .min_items(Some(1))
-        .description(Some(
-            "Only these people of your account (`GET /api/people`); absent or null for all of \
-             them, also people added later.",
-        ))
-        .build()
+    use utoipa::openapi::schema::{ObjectBuilder, Type};
+    crate::domain::api_schema::nullable_array(
+        ObjectBuilder::new()
+            .schema_type(Type::Integer)
+            .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(
+                utoipa::openapi::KnownFormat::Int64,
+            )))
+            .minimum(Some(1)),
+        "Only these people of your account (`GET /api/people`); absent or null for all of \
+         them, also people added later.",
+    )
+    .min_items(Some(1))
+    .build()
 }
 
 /// The account's API tokens, oldest first (never their secrets).

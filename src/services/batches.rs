@@ -127,8 +127,7 @@ pub struct BatchInput {
     /// `quantity` moves what is left by the same amount.
     #[schema(value_type = Option<f64>, minimum = 0, maximum = 1000000, multiple_of = 0.001)]
     pub remaining: Option<Quantity>,
-    /// The last day the batch may be used, `YYYY-MM-DD`.
-    #[schema(value_type = String, required = false, format = Date, pattern = "^\\s*[0-9]{4}-((0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])|(0[13-9]|1[0-2])-(29|30)|(0[13578]|1[02])-31)\\s*$")]
+    #[schema(schema_with = expires_on, required = false)]
     pub expires_on: Option<String>,
     /// The lot (batch) number printed on the pack; empty or null clears it.
     #[serde(default, deserialize_with = "super::stock::nullable")]
@@ -144,12 +143,16 @@ pub struct NewBatchInput {
     /// three decimals.
     #[schema(value_type = f64, minimum = 0.001, maximum = 1000000, multiple_of = 0.001)]
     quantity: Quantity,
-    /// The last day the batch may be used, `YYYY-MM-DD`.
-    #[schema(format = Date, pattern = "^\\s*[0-9]{4}-((0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])|(0[13-9]|1[0-2])-(29|30)|(0[13578]|1[02])-31)\\s*$")]
+    #[schema(schema_with = expires_on)]
     expires_on: String,
     /// The lot (batch) number printed on the pack.
     #[schema(max_length = 100)]
     lot: Option<String>,
+}
+
+/// The document's `expires_on`: the last day the batch may be used.
+fn expires_on() -> utoipa::openapi::schema::Object {
+    crate::domain::api_schema::day(false, "The last day the batch may be used, `YYYY-MM-DD`.")
 }
 
 fn batch_not_found() -> ServiceError {

@@ -271,19 +271,17 @@ pub struct WebhookConfig {
 /// The document's webhook `events`: a list of `EVENTS`' names (from the list itself, so that
 /// an event added there is in the document too), or null.
 fn webhook_events() -> utoipa::openapi::schema::Array {
-    use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, SchemaType, Type};
-    ArrayBuilder::new()
-        .schema_type(SchemaType::from_iter([Type::Array, Type::Null]))
-        .items(
-            ObjectBuilder::new()
-                .schema_type(Type::String)
-                .enum_values(Some(EVENTS)),
-        )
-        .description(Some(format!(
+    use utoipa::openapi::schema::{ObjectBuilder, Type};
+    crate::domain::api_schema::nullable_array(
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .enum_values(Some(EVENTS)),
+        format!(
             "Some of {}; all of them when left out.",
             EVENTS.map(|e| format!("`{e}`")).join(", ")
-        )))
-        .build()
+        ),
+    )
+    .build()
 }
 
 /// A Telegram channel has no settings: it is bound to a chat through its link.

@@ -60,12 +60,7 @@ pub struct ScheduleInput {
     /// ISO weekdays, 1 (Monday) to 7 (Sunday).
     #[schema(value_type = Option<Vec<u8>>)]
     weekdays: Option<Vec<u32>>,
-    /// `YYYY-MM-DD`.
-    #[schema(
-        value_type = Option<String>,
-        format = Date,
-        pattern = "^\\s*[0-9]{4}-((0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])|(0[13-9]|1[0-2])-(29|30)|(0[13578]|1[02])-31)\\s*$"
-    )]
+    #[schema(schema_with = start_date)]
     start_date: Option<String>,
     /// Every N hours (1–24) from the first time of day (`times[0]`, else the default
     /// reminder time): "every 8 hours from 06:00". On the wall clock N must divide 24.
@@ -83,14 +78,8 @@ pub struct ScheduleInput {
     #[serde(default, deserialize_with = "nullable")]
     #[schema(value_type = Option<u32>, nullable, minimum = 1, maximum = 366)]
     cycle_off_days: Option<Option<u32>>,
-    /// `YYYY-MM-DD`: the last day with doses (a course that ends by itself).
     #[serde(default, deserialize_with = "nullable")]
-    #[schema(
-        value_type = Option<String>,
-        nullable,
-        format = Date,
-        pattern = "^\\s*[0-9]{4}-((0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])|(0[13-9]|1[0-2])-(29|30)|(0[13578]|1[02])-31)\\s*$"
-    )]
+    #[schema(schema_with = end_date)]
     end_date: Option<Option<String>>,
     /// A tapering plan taken in order from the start date; nothing is due after the last
     /// step. An empty list removes it.
@@ -121,6 +110,19 @@ pub struct ScheduleInput {
     #[serde(default, deserialize_with = "nullable")]
     #[schema(value_type = Option<u32>, nullable, minimum = 0, maximum = 10)]
     repeat_times: Option<Option<u32>>,
+}
+
+/// The document's `start_date` (a day; null keeps it).
+fn start_date() -> utoipa::openapi::schema::Object {
+    crate::domain::api_schema::day(true, "`YYYY-MM-DD`.")
+}
+
+/// The document's `end_date`: a day, or null for none.
+fn end_date() -> utoipa::openapi::schema::Object {
+    crate::domain::api_schema::day(
+        true,
+        "`YYYY-MM-DD`: the last day with doses (a course that ends by itself).",
+    )
 }
 
 /// A medication as sent to create or change it; what is absent stays (or takes its default).
