@@ -37,7 +37,7 @@ fn assert_security_headers(headers: &HeaderMap) {
     assert_eq!(headers[header::X_FRAME_OPTIONS], "DENY");
 }
 
-/// The hashed script the built index.html loads, e.g. `/assets/index-AbC123.js`.
+/// The first hashed script the built index.html loads, e.g. `/assets/vendor-AbC123.js`.
 fn script_path(index_html: &str) -> String {
     let start = index_html
         .find("src=\"/assets/")
@@ -47,8 +47,8 @@ fn script_path(index_html: &str) -> String {
     index_html[start..end].to_owned()
 }
 
-/// The app's code: the largest script index.html loads (its entry script is a few hundred
-/// bytes that import the rest, which index.html names for preloading).
+/// The app's code: the largest script index.html loads (the libraries and the start-up code
+/// are separate files).
 async fn app_code_path(server: &Server, index_html: &str) -> String {
     let mut largest = (0, script_path(index_html));
     for piece in index_html.split("\"/assets/").skip(1) {

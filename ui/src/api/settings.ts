@@ -7,13 +7,28 @@ import type { components } from './schema';
 /** Everything GET /api/settings answers; the caller keeps what it knows. */
 export type ServerSettings = components['schemas']['AppSettings'];
 
-export async function getServerSettings(signal?: AbortSignal): Promise<ServerSettings> {
-  return (await answer(api.GET('/api/settings', { headers: callerHeaders(), signal }))).data;
+/**
+ * The request under way, which a second caller for the same session meanwhile shares (the
+ * start asks twice at once: the appearance settings' sync and the time zone).
+ */
+let asking: { caller: string; answer: Promise<ServerSettings> } | null = null;
+
+export function getServerSettings(): Promise<ServerSettings> {
+  const headers = callerHeaders();
+  const caller = JSON.stringify(headers);
+  if (asking?.caller === caller) return asking.answer;
+  const current = { caller, answer: answer(api.GET('/api/settings', { headers })).then(({ data }) => data) };
+  asking = current;
+  const settled = () => {
+    if (asking === current) asking = null;
+  };
+  current.answer.then(settled, settled);
+  return current.answer;
 }
 
 /** The server's time zone for this user ("UTC" until someone sets it). */
-export async function getServerTimezone(signal?: AbortSignal): Promise<string> {
-  return (await getServerSettings(signal)).timezone;
+export async function getServerTimezone(): Promise<string> {
+  return (await getServerSettings()).timezone;
 }
 
 export async function setServerTimezone(timezone: string): Promise<void> {

@@ -13,6 +13,7 @@ import {
 } from '../api/session';
 import type { AuthSession, User } from '../api/types';
 import { parseUser } from '../api/auth';
+import { linkOidcIdentity } from '../api/oidc';
 import { getStoredUserJson } from '../api/session';
 import { registrationQuery, signInProvidersQuery, versionQuery } from '../queries/providers';
 import { AuthContext, type AuthContextValue } from './AuthContext';
@@ -196,7 +197,6 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   }, []);
 
   const loginWithOidcLink = useCallback(async (link: string, password: string, code?: string) => {
-    const { linkOidcIdentity } = await import('../api/oidc');
     const { user, token } = await linkOidcIdentity(link, password, code);
     api.storeSession(token, user);
     dispatch({ type: 'AUTH_SUCCESS', user, token });

@@ -33,7 +33,7 @@ export function useTwoFactorStatusQuery() {
 }
 
 export function useTimeZoneQuery() {
-  return useQuery({ queryKey: queryKeys.timeZone, queryFn: ({ signal }) => getServerTimezone(signal) });
+  return useQuery({ queryKey: queryKeys.timeZone, queryFn: () => getServerTimezone() });
 }
 
 /**

@@ -484,6 +484,19 @@ describe("the server's time zone", () => {
     expect(requestsTo(fetchMock, 'PUT', '/api/settings')).toEqual([]);
   });
 
+  it("asks for the server's settings once at the start: the zone question and the appearance sync share the answer", async () => {
+    signInForMeds();
+    inParis();
+    const fetchMock = medsServer({
+      'GET /api/settings': () => ok({ timezone: 'America/New_York', language: 'en' }),
+      'GET /api/medications': () => ok([]),
+    });
+    renderApp('/today');
+    await screen.findByRole('region', { name: 'Time zone' });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(requestsTo(fetchMock, 'GET', '/api/settings')).toHaveLength(1);
+  });
+
   it('asks nothing when the zones agree', async () => {
     signInForMeds();
     inParis();
