@@ -11,6 +11,7 @@ import { loadNamespaces, type Namespace } from './i18n';
 // split off, it made Today's first download larger, not smaller (what it shares with the
 // signed-in screens then moved into their files).
 import { OidcLinkScreen } from './screens/OidcLinkScreen';
+import { prefetchFirstScreen } from './queries/firstScreen';
 import { QueryProvider, SessionCacheGuard } from './queries/QueryProvider';
 import { loadUnitCatalogue } from './queries/units';
 import { SettingsProvider } from './settings/SettingsProvider';
@@ -97,12 +98,13 @@ const SIGNED_IN_SCREENS: Record<string, RouteScreen> = {
 };
 
 /**
- * Starts fetching the screen the app opens at, the signed-in frame around it and the unit
- * catalogue the frame waits for (public, asked once per start anyway), while the app's own code
- * starts and asks who is signed in: otherwise each would wait for the one before it (code,
- * then the session check, then the frame, then the catalogue, then the screen).
+ * Starts fetching the screen the app opens at, the signed-in frame around it, the unit
+ * catalogue the frame waits for (public, asked once per start anyway) and the screen's first
+ * data (into `client`, the app's cache), while the app's own code starts and asks who is signed
+ * in: otherwise each would wait for the one before it (code, then the session check, then the
+ * frame, then the catalogue, then the screen, then its data).
  */
-export function preloadFirstScreen(pathname: string, signedIn: boolean): void {
+export function preloadFirstScreen(pathname: string, signedIn: boolean, client: QueryClient): void {
   if (!signedIn) {
     // Without a session the first screen is the sign-in page (or a public page beside it).
     LoginScreen.preload().catch(() => undefined);
@@ -115,6 +117,7 @@ export function preloadFirstScreen(pathname: string, signedIn: boolean): void {
   SignedInLayout.preload().catch(ignore);
   screen.preload().catch(ignore);
   loadUnitCatalogue().catch(ignore);
+  prefetchFirstScreen(client, pathname);
 }
 
 /** The route table of spec §2. */

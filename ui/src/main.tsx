@@ -5,6 +5,7 @@ import { BrowserRouter } from 'react-router-dom';
 import { App, preloadFirstScreen } from './App';
 import i18n from './i18n';
 import { tellServiceWorkerLanguage } from './push/swLanguage';
+import { createQueryClient } from './queries/queryClient';
 import { hasStoredSession } from './queries/session';
 import './styles.css';
 
@@ -18,7 +19,9 @@ function registerServiceWorker(): void {
   });
 }
 
-preloadFirstScreen(window.location.pathname, hasStoredSession());
+const signedIn = hasStoredSession();
+const queryClient = createQueryClient();
+preloadFirstScreen(window.location.pathname, signedIn, queryClient);
 
 const container = document.getElementById('root');
 if (!container) throw new Error('index.html has no #root element');
@@ -29,7 +32,7 @@ setTimeout(() => {
   createRoot(container).render(
     <StrictMode>
       <BrowserRouter>
-        <App />
+        <App queryClient={queryClient} />
       </BrowserRouter>
     </StrictMode>,
   );

@@ -15,8 +15,6 @@ import {
   deleteMedication,
   getInventory,
   getLedger,
-  getTodaySchedule,
-  listMedications,
   logDose,
   saveInventory,
   updateMedication,
@@ -24,18 +22,12 @@ import {
 import type { DoseInput, InventoryInput, Medication, MedicationInput } from '../api/medicationTypes';
 import type { Person } from '../api/peopleTypes';
 import { doseRecorded, medicationChanged, stockChanged, stockRefused } from './invalidate';
+import { medicationsQuery, todayScheduleQuery } from './firstScreen';
 import { queryKeys } from './keys';
 
 /** One person's medications, or (null) those of all the account's own people. */
 export function useMedicationsQuery(personId: number | null, enabled = true) {
   return useQuery({ ...medicationsQuery(personId), enabled });
-}
-
-function medicationsQuery(personId: number | null) {
-  return {
-    queryKey: queryKeys.medicationListFor(personId),
-    queryFn: ({ signal }: { signal: AbortSignal }) => listMedications(personId, signal),
-  };
 }
 
 /**
@@ -58,10 +50,7 @@ export function useEveryonesMedicationsQuery(caredIds: readonly number[], enable
 }
 
 export function useTodayScheduleQuery(personId: number | null) {
-  return useQuery({
-    queryKey: queryKeys.todayFor(personId),
-    queryFn: ({ signal }) => getTodaySchedule(personId, signal),
-  });
+  return useQuery(todayScheduleQuery(personId));
 }
 
 export function useInventoryQuery(medicationId: number) {

@@ -10,18 +10,18 @@ import {
   getInvitationPreview,
   inviteCarer,
   listCarers,
-  listPeople,
   removeCarer,
   updateCarer,
   updatePerson,
   type PersonChanges,
 } from '../api/people';
 import type { CarerRole, Person } from '../api/peopleTypes';
+import { peopleQuery } from './firstScreen';
 import { everythingChanged, peopleChanged } from './invalidate';
 import { queryKeys } from './keys';
 
 export function usePeopleQuery() {
-  return useQuery({ queryKey: queryKeys.people, queryFn: ({ signal }) => listPeople(signal) });
+  return useQuery(peopleQuery);
 }
 
 export function useCarersQuery(personId: number, enabled = true) {

@@ -1,0 +1,97 @@
+import { render, screen, waitFor, within } from '@testing-library/react';
+import { MemoryRouter } from 'react-router-dom';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { App, preloadFirstScreen } from '../App';
+import { deferred, jsonResponse, requestUrl, type Route } from '../test/fetchMock';
+import { medicationJson, medsServer, ok, requestsTo, signInForMeds, USER } from '../test/medications';
+import { testQueryClient } from '../test/queryClient';
+import { START_ANSWER_MS } from './firstScreen';
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+const aspirin = medicationJson({ id: 3, name: 'Aspirin', escalation: null });
+const dose = {
+  medication_id: 3, name: 'Aspirin', color: 'blue', icon: 'pill-symbolic', unit: 'tablets', quantity: 2,
+  scheduled_time: '2026-11-22T08:00:00Z', local_time: '08:00', status: 'due', history_id: null, reminder_id: 40,
+};
+const FIRST = ['/api/medications/today', '/api/medications', '/api/people'];
+
+/** A server whose session check waits until the test lets it answer. */
+function heldServer(routes: Record<string, Route> = {}) {
+  const me = deferred<Response>();
+  const fetchMock = medsServer({
+    'GET /api/auth/me': () => me.promise,
+    'GET /api/medications/today': () => ok({ date: '2026-11-22', doses: [dose] }),
+    'GET /api/medications': () => ok([aspirin]),
+    'GET /api/people': () => ok([]),
+    ...routes,
+  });
+  return { fetchMock, answerMe: () => me.resolve(jsonResponse({ success: true, data: USER })) };
+}
+
+/** The app's start as main.tsx makes it: the first screen's files and data, then the render. */
+function start(path: string) {
+  const client = testQueryClient();
+  preloadFirstScreen(path, true, client);
+  render(
+    <MemoryRouter initialEntries={[path]}>
+      <App queryClient={client} />
+    </MemoryRouter>,
+  );
+}
+
+describe("the first screen's data comes with the start", () => {
+  it("asks for Today's doses, the medications and the people beside the session check, and draws them without asking again", async () => {
+    signInForMeds();
+    const { fetchMock, answerMe } = heldServer();
+    start('/today');
+    // The session check has not answered: the loading screen, and the data already asked for.
+    await waitFor(() => expect(requestsTo(fetchMock, 'GET', '/api/auth/me')).toHaveLength(1));
+    for (const path of FIRST) expect(requestsTo(fetchMock, 'GET', path)).toHaveLength(1);
+    expect(screen.queryByRole('heading', { name: 'Today', level: 1 })).toBeNull();
+
+    answerMe();
+    const section = await screen.findByRole('region', { name: 'Scheduled today' });
+    const row = within(section).getByTestId('today-dose');
+    expect(row.textContent).toContain('Aspirin');
+    expect(within(row).getByTestId('today-dose-status').textContent).toBe('Due');
+    expect(await screen.findByTestId('today-medication')).toBeTruthy();
+    for (const path of FIRST) expect(requestsTo(fetchMock, 'GET', path)).toHaveLength(1);
+  });
+
+  it('asks for the person chosen in the top bar', async () => {
+    signInForMeds();
+    localStorage.setItem('pillbox_person', JSON.stringify({ [String(USER.id)]: 5 }));
+    const { fetchMock } = heldServer();
+    start('/today');
+    await waitFor(() => expect(requestsTo(fetchMock, 'GET', '/api/medications/today')).toHaveLength(1));
+    const asked = (path: string) => requestsTo(fetchMock, 'GET', path).map(([url]) => new URL(requestUrl(url), 'http://x').search);
+    expect(asked('/api/medications/today')).toEqual(['?person_id=5']);
+    expect(asked('/api/medications')).toEqual(['?person_id=5']);
+  });
+
+  it('is asked again when the screen opens long after the start answered', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    signInForMeds();
+    const { fetchMock, answerMe } = heldServer();
+    start('/today');
+    await vi.waitFor(() => expect(requestsTo(fetchMock, 'GET', '/api/medications/today')).toHaveLength(1));
+    vi.advanceTimersByTime(START_ANSWER_MS + 1);
+    answerMe();
+    await screen.findByRole('region', { name: 'Scheduled today' });
+    await waitFor(() => expect(requestsTo(fetchMock, 'GET', '/api/medications/today')).toHaveLength(2));
+  });
+
+  it('asks nothing of a screen it does not know, and nothing without a stored user', async () => {
+    signInForMeds();
+    const { fetchMock } = heldServer();
+    start('/history');
+    localStorage.removeItem('user');
+    const client = testQueryClient();
+    preloadFirstScreen('/today', true, client);
+    await waitFor(() => expect(requestsTo(fetchMock, 'GET', '/api/auth/me')).toHaveLength(1));
+    for (const path of FIRST) expect(requestsTo(fetchMock, 'GET', path)).toHaveLength(0);
+  });
+});
