@@ -26,6 +26,20 @@ preloadFirstScreen(window.location.pathname, signedIn, queryClient);
 const container = document.getElementById('root');
 if (!container) throw new Error('index.html has no #root element');
 
+// A signed-in start asks the browser for its time zone (the signed-in frame compares it with
+// the server's): the first such question loads the browser's zone data, which takes longer
+// than the rest of a render on a slow phone. Asked here, in a task of its own before the first
+// render's, no single task holds the page long.
+if (signedIn) {
+  setTimeout(() => {
+    try {
+      Intl.DateTimeFormat().resolvedOptions();
+    } catch {
+      // The frame asks again and copes without an answer.
+    }
+  }, 0);
+}
+
 // The first render in a task of its own, after the one that ran the app's code and sent the
 // first screen's requests: a tap in between is answered, and neither task is long.
 setTimeout(() => {

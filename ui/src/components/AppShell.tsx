@@ -6,6 +6,7 @@ import { usePeopleQuery } from '../queries/people';
 import { useServerSettingsSync } from '../queries/settingsSync';
 import { BrandMark } from './BrandMark';
 import { MenuIcon } from './icons';
+import { NextTask } from './NextTask';
 import { OfflineNotice } from './OfflineNotice';
 import { PersonSwitcher } from './people/PersonSwitcher';
 import { RouteErrorBoundary } from './RouteErrorBoundary';
@@ -87,7 +88,9 @@ export function AppShell() {
           {/* The layout stays while the next screen's code and texts arrive. */}
           <RouteErrorBoundary inline>
             <Suspense fallback={<RouteLoading inline />}>
-              <Outlet />
+              <NextTask>
+                <Outlet />
+              </NextTask>
             </Suspense>
           </RouteErrorBoundary>
         </main>
