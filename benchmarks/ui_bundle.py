@@ -17,8 +17,13 @@ uses with --disable-storage-reset; service workers blocked there, so nothing is 
 medians of `--runs`. The binary embeds the UI it was compiled with: pass one built from this
 checkout, and with `--before-binary` one built before the split.
 
+With `--https` each page is measured a second time the way a phone reaches Pillbox (README,
+"HTTPS"): through Debian's Caddy in front of `pillbox serve`, over HTTPS (Caddy's own local
+certificate, which Chromium is told to accept) and HTTP/2. Plain HTTP/1.1 straight to the
+server gives the browser six connections for the start's twenty requests; HTTP/2 one for all.
+
     python3 benchmarks/ui_bundle.py target/debug/pillbox \\
-        [--before-binary /work/main/target/release/pillbox] [--before <git rev>] [--runs 3]
+        [--before-binary /work/main/target/release/pillbox] [--before <git rev>] [--runs 3] [--https]
 """
 import argparse
 import gzip
@@ -28,7 +33,9 @@ import shutil
 import statistics
 import subprocess
 import sys
+import re
 import tempfile
+import time
 from pathlib import Path
 
 from common import request, start_server
@@ -91,11 +98,17 @@ def checkout_ui(revision, into):
     return ui
 
 
-def route_files(manifest, modules, namespaces):
-    """The JS and CSS files a route loads before it shows: the closure of index.html, the
-    route's modules and its English texts over the manifest's static imports."""
-    keys = ["index.html", *modules, *(f"src/i18n/{NAMESPACE_FOLDERS[n]}/en.json" for n in namespaces)]
-    seen, files = set(), set()
+def route_files(manifest, modules, namespaces, index_html):
+    """The JS and CSS files a route loads before it shows: what index.html loads (its script and
+    style tags: the manifest names it only when its entry is a chunk of its own), the route's
+    modules and its English texts, with the manifest's static imports of each."""
+    by_file = {chunk["file"]: key for key, chunk in manifest.items()}
+    loaded = re.findall(r'(?:src|href)="/(assets/[^"]+\.(?:js|css))"', index_html)
+    if not any(name.endswith(".js") for name in loaded):
+        raise SystemExit("index.html loads no script")
+    keys = [by_file.get(name, name) for name in loaded]
+    keys += [*modules, *(f"src/i18n/{NAMESPACE_FOLDERS[n]}/en.json" for n in namespaces)]
+    seen, files = set(loaded), set(loaded)
 
     def visit(key):
         if key in seen or key not in manifest:
@@ -136,6 +149,7 @@ import { chromium } from '@playwright/test';
 const [profile, origin, token, user] = process.argv.slice(1);
 const context = await chromium.launchPersistentContext(profile, {
   executablePath: '/usr/bin/chromium', headless: true, serviceWorkers: 'block', args: ['--no-sandbox'],
+  ignoreHTTPSErrors: origin.startsWith('https:'),
 });
 const page = await context.newPage();
 await page.goto(origin + '/health');
@@ -148,6 +162,9 @@ def lighthouse(url, profile=None):
     """One Lighthouse run (mobile preset): (performance score, FCP ms, LCP ms, TBT ms, CLS, JS+CSS bytes
     transferred)."""
     flags = "--headless=new --no-sandbox"
+    if url.startswith("https:"):
+        # Caddy's local certificate authority is not installed in the system's store.
+        flags += " --ignore-certificate-errors"
     extra = []
     if profile:
         flags += f" --user-data-dir={profile}"
@@ -181,11 +198,49 @@ def signed_in_profile(origin, token, user):
     return profile
 
 
-def measure_paint(binary, runs, port):
+CADDYFILE = """{{
+	admin off
+	auto_https disable_redirects
+	skip_install_trust
+	storage file_system {data}
+}}
+https://127.0.0.1:{port} {{
+	tls internal
+	reverse_proxy 127.0.0.1:{upstream}
+}}
+"""
+
+
+def caddy_in_front(upstream):
+    """Debian's Caddy serving HTTPS (HTTP/2, its own local certificate) in front of `upstream`:
+    (process, origin, its directory)."""
+    directory = tempfile.mkdtemp(prefix="pillbox-caddy-")
+    port = upstream + 1
+    (Path(directory) / "Caddyfile").write_text(CADDYFILE.format(data=f"{directory}/data", port=port, upstream=upstream))
+    env = dict(os.environ, HOME=directory, XDG_DATA_HOME=f"{directory}/data", XDG_CONFIG_HOME=f"{directory}/config")
+    caddy = subprocess.Popen(
+        ["caddy", "run", "--config", f"{directory}/Caddyfile", "--adapter", "caddyfile"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    origin = f"https://127.0.0.1:{port}"
+    for _ in range(100):
+        if subprocess.run(["curl", "-skf", "-o", "/dev/null", origin + "/health"]).returncode == 0:
+            return caddy, origin, directory
+        time.sleep(0.1)
+    caddy.terminate()
+    raise SystemExit("caddy did not start")
+
+
+def measure_paint(binary, runs, port, https=False):
     server, port, data_dir, conn = start_server(binary, port)
+    caddy = None
     try:
         token, user = session(binary, data_dir, conn)
         origin = f"http://127.0.0.1:{port}"
+        if https:
+            caddy, origin, caddy_dir = caddy_in_front(port)
         figures = {}
         for name, (path, _, _) in ROUTES.items():
             samples = []
@@ -200,6 +255,10 @@ def measure_paint(binary, runs, port):
             print(f"  {binary} {path}: {samples}", file=sys.stderr)
         return figures
     finally:
+        if caddy:
+            caddy.terminate()
+            caddy.wait()
+            shutil.rmtree(caddy_dir, ignore_errors=True)
         server.terminate()
         server.wait()
         shutil.rmtree(data_dir, ignore_errors=True)
@@ -213,6 +272,7 @@ def main():
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--no-lighthouse", action="store_true")
     parser.add_argument("--port", type=int, default=18300)
+    parser.add_argument("--https", action="store_true", help="also measure through Caddy over HTTPS (HTTP/2)")
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="pillbox-bundle-"))
@@ -222,14 +282,16 @@ def main():
         before = build_ui(before_ui, work / "before")
         sizes = {}
         for name, (_, modules, namespaces) in ROUTES.items():
-            after_files = route_files(after, modules, namespaces)
-            before_files = route_files(before, modules, namespaces)
+            after_files = route_files(after, modules, namespaces, (work / "after" / "index.html").read_text())
+            before_files = route_files(before, modules, namespaces, (work / "before" / "index.html").read_text())
             sizes[name] = (gzipped(work / "before", before_files), gzipped(work / "after", after_files), len(after_files))
         paint = {}
         if not args.no_lighthouse:
-            paint["after"] = measure_paint(args.binary, args.runs, args.port)
-            if args.before_binary:
-                paint["before"] = measure_paint(args.before_binary, args.runs, args.port + 50)
+            builds = [("after", args.binary, 0)] + ([("before", args.before_binary, 50)] if args.before_binary else [])
+            for https in [False, True] if args.https else [False]:
+                for name, binary, offset in builds:
+                    label = f"{name}, HTTPS through Caddy (HTTP/2)" if https else f"{name}, plain HTTP/1.1"
+                    paint[label] = measure_paint(binary, args.runs, args.port + offset + (100 if https else 0), https)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
