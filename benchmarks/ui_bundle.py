@@ -17,9 +17,10 @@ uses with --disable-storage-reset; service workers blocked there, so nothing is 
 medians of `--runs`. The binary embeds the UI it was compiled with: pass one built from this
 checkout, and with `--before-binary` one built before the split.
 
-With `--https` each page is measured a second time the way a phone reaches Pillbox (README,
-"HTTPS"): through Debian's Caddy in front of `pillbox serve`, over HTTPS (Caddy's own local
-certificate, which Chromium is told to accept) and HTTP/2. Plain HTTP/1.1 straight to the
+With `--https` each page is measured a second time the way a phone reaches Pillbox behind a
+reverse proxy (README, "HTTPS"): through Debian's Caddy in front of `pillbox serve`, over
+HTTPS (Caddy's own local certificate, which Chromium is told to accept) and HTTP/2. Pillbox's
+own TLS speaks HTTP/1.1, like the plain run. Plain HTTP/1.1 straight to the
 server gives the browser six connections for the start's twenty requests; HTTP/2 one for all.
 
     python3 benchmarks/ui_bundle.py target/debug/pillbox \\

@@ -57,7 +57,8 @@ function lowPriorityStartScripts(): Plugin {
 /**
  * The tab's icon, written into index.html as a data: URL (the policy's img-src admits data:):
  * one request fewer at the start, when a phone's few connections are all busy with what the
- * first screen needs. public/favicon.svg stays for the API reference page and for links.
+ * first screen needs. public/favicon.svg stays for the API reference page and for links; the
+ * PNG icon stays a file (browsers without SVG icons, and the manifest, use it).
  */
 function inlineFavicon(): Plugin {
   const link = '<link rel="icon" href="/favicon.svg" type="image/svg+xml" />';
@@ -152,8 +153,9 @@ export default defineConfig({
     }),
   ],
   build: {
-    // Every browser the app supports preloads modules itself (Safari since 17); the polyfill
-    // was an entry script of its own, one more request before anything else could start.
+    // Browsers preload modules themselves (Safari since 17; before it the hint is ignored and a
+    // screen's files are fetched as it imports them); the polyfill was an entry script of its
+    // own, one more request before anything else could start.
     modulePreload: { polyfill: false },
     // dist/.vite/manifest.json: which files each route loads, for the bundle budget
     // (scripts/bundle-budget.mjs) and benchmarks/ui_bundle.py.

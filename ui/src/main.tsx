@@ -3,6 +3,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { BrowserRouter } from 'react-router-dom';
 import { App, preloadFirstScreen } from './App';
+import { splitFirstScreen } from './components/NextTask';
 import i18n from './i18n';
 import { tellServiceWorkerLanguage } from './push/swLanguage';
 import { createQueryClient } from './queries/queryClient';
@@ -22,6 +23,7 @@ function registerServiceWorker(): void {
 const signedIn = hasStoredSession();
 const queryClient = createQueryClient();
 preloadFirstScreen(window.location.pathname, signedIn, queryClient);
+splitFirstScreen(queryClient);
 
 const container = document.getElementById('root');
 if (!container) throw new Error('index.html has no #root element');

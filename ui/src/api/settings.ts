@@ -33,6 +33,8 @@ export async function getServerTimezone(): Promise<string> {
 
 export async function setServerTimezone(timezone: string): Promise<void> {
   await done(api.PUT('/api/settings', { headers: callerHeaders(), body: { timezone } }));
+  // A question asked before the change is not shared with one asked after it.
+  asking = null;
 }
 
 /** The appearance settings that follow the person to every device (and word reminders). */
@@ -40,4 +42,5 @@ export type SharedSettings = Pick<AppSettings, 'language' | 'dateFormat' | 'time
 
 export async function saveSharedSettings({ language, dateFormat, timeFormat, theme }: SharedSettings): Promise<void> {
   await done(api.PUT('/api/settings', { headers: callerHeaders(), body: { language, dateFormat, timeFormat, theme } }));
+  asking = null;
 }

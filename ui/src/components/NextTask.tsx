@@ -1,21 +1,29 @@
+import { useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useLayoutEffect, useState, type ReactNode } from 'react';
 
-/** Whether the app's first signed-in frame has been drawn: later screens render with their frame. */
-let framed = false;
+/** The app instances (by their query cache) whose first signed-in screen is still to come a task late. */
+const waiting = new WeakSet<QueryClient>();
+
+/** At the app's start (main.tsx): its first signed-in screen renders one task after its frame. */
+export function splitFirstScreen(client: QueryClient): void {
+  waiting.add(client);
+}
 
 /**
- * The first signed-in frame's screen, one task after the frame: on a slow phone neither task
- * holds the page long, and a tap in between is answered. Later screens render at once.
+ * The first signed-in frame's screen, one task after the frame, when the start asked for it
+ * (splitFirstScreen): on a slow phone neither task holds the page long, and a tap in between
+ * is answered. Later screens render with their frame.
  */
 export function NextTask({ children }: { children: ReactNode }) {
-  const [ready, setReady] = useState(framed);
+  const client = useQueryClient();
+  const [ready, setReady] = useState(() => !waiting.has(client));
   useLayoutEffect(() => {
     if (ready) return;
     const timer = setTimeout(() => {
-      framed = true;
+      waiting.delete(client);
       setReady(true);
     }, 0);
     return () => clearTimeout(timer);
-  }, [ready]);
+  }, [client, ready]);
   return ready ? children : null;
 }

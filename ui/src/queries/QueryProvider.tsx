@@ -2,6 +2,7 @@ import { QueryClientProvider, useQueryClient, type QueryClient } from '@tanstack
 import { useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import { useAuth } from '../auth/AuthContext';
 import { createQueryClient } from './queryClient';
+import { storedUserId } from './session';
 
 /** The query cache for the app; tests hand in their own client (no retries). */
 export function QueryProvider({ client, children }: { client?: QueryClient; children: ReactNode }) {
@@ -12,17 +13,20 @@ export function QueryProvider({ client, children }: { client?: QueryClient; chil
 /**
  * Keeps the cache to the person signed in: when they sign out (or another account takes
  * over) everything loaded for them is dropped, so the next person on this browser never
- * sees it. Runs before paint; the screens that showed it are already gone by then.
+ * sees it. Runs before paint; the screens that showed it are already gone by then. A start
+ * with a stored session may have asked for the first screen's data before the session check
+ * answers (firstScreen.ts): if the check then ends signed out, that is dropped too.
  */
 export function SessionCacheGuard() {
   const client = useQueryClient();
-  const { user } = useAuth();
+  const { user, isLoading } = useAuth();
   const userId = user ? String(user.id) : null;
-  const previous = useRef(userId);
+  const previous = useRef(storedUserId());
 
   useLayoutEffect(() => {
+    if (isLoading) return;
     if (previous.current !== null && previous.current !== userId) client.clear();
     previous.current = userId;
-  }, [client, userId]);
+  }, [client, userId, isLoading]);
   return null;
 }

@@ -1,3 +1,4 @@
+import type { QueryClient } from '@tanstack/react-query';
 import { render, screen, waitFor, within } from '@testing-library/react';
 import { MemoryRouter } from 'react-router-dom';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -32,21 +33,26 @@ function heldServer(routes: Record<string, Route> = {}) {
 }
 
 /** The app's start as main.tsx makes it: the first screen's files and data, then the render. */
-function start(path: string) {
+function start(path: string, meanwhile?: (client: QueryClient) => Promise<void>) {
   const client = testQueryClient();
   preloadFirstScreen(path, true, client);
-  render(
-    <MemoryRouter initialEntries={[path]}>
-      <App queryClient={client} />
-    </MemoryRouter>,
-  );
+  const draw = () => {
+    render(
+      <MemoryRouter initialEntries={[path]}>
+        <App queryClient={client} />
+      </MemoryRouter>,
+    );
+  };
+  if (meanwhile) return meanwhile(client).then(draw);
+  draw();
+  return Promise.resolve();
 }
 
 describe("the first screen's data comes with the start", () => {
   it("asks for Today's doses, the medications and the people beside the session check, and draws them without asking again", async () => {
     signInForMeds();
     const { fetchMock, answerMe } = heldServer();
-    start('/today');
+    void start('/today');
     // The session check has not answered: the loading screen, and the data already asked for.
     await waitFor(() => expect(requestsTo(fetchMock, 'GET', '/api/auth/me')).toHaveLength(1));
     for (const path of FIRST) expect(requestsTo(fetchMock, 'GET', path)).toHaveLength(1);
@@ -65,18 +71,32 @@ describe("the first screen's data comes with the start", () => {
     signInForMeds();
     localStorage.setItem('pillbox_person', JSON.stringify({ [String(USER.id)]: 5 }));
     const { fetchMock } = heldServer();
-    start('/today');
+    void start('/today');
     await waitFor(() => expect(requestsTo(fetchMock, 'GET', '/api/medications/today')).toHaveLength(1));
     const asked = (path: string) => requestsTo(fetchMock, 'GET', path).map(([url]) => new URL(requestUrl(url), 'http://x').search);
     expect(asked('/api/medications/today')).toEqual(['?person_id=5']);
     expect(asked('/api/medications')).toEqual(['?person_id=5']);
   });
 
-  it('is asked again when the screen opens long after the start answered', async () => {
+  it('is asked again when something changed it before the screen opened', async () => {
+    signInForMeds();
+    const { fetchMock, answerMe } = heldServer();
+    await start('/today', async (client) => {
+      await waitFor(() => expect(client.getQueryData(['today', 'all'])).toBeTruthy());
+      // A dose logged meanwhile (from another screen of this app) invalidates the day.
+      await client.invalidateQueries({ queryKey: ['today'] });
+    });
+    answerMe();
+    await screen.findByRole('region', { name: 'Scheduled today' });
+    await waitFor(() => expect(requestsTo(fetchMock, 'GET', '/api/medications/today')).toHaveLength(2));
+    expect(requestsTo(fetchMock, 'GET', '/api/medications')).toHaveLength(1);
+  });
+
+  it('is asked again when the screen opens long after the start asked', async () => {
     vi.useFakeTimers({ shouldAdvanceTime: true });
     signInForMeds();
     const { fetchMock, answerMe } = heldServer();
-    start('/today');
+    void start('/today');
     await vi.waitFor(() => expect(requestsTo(fetchMock, 'GET', '/api/medications/today')).toHaveLength(1));
     vi.advanceTimersByTime(START_ANSWER_MS + 1);
     answerMe();
@@ -84,10 +104,29 @@ describe("the first screen's data comes with the start", () => {
     await waitFor(() => expect(requestsTo(fetchMock, 'GET', '/api/medications/today')).toHaveLength(2));
   });
 
+  it('drops what it asked for when the session check ends signed out', async () => {
+    signInForMeds();
+    medsServer({
+      // Answers a worker could still give from its copy while the server refuses the token.
+      'GET /api/medications/today': () => ok({ date: '2026-11-22', doses: [dose] }),
+      'GET /api/medications': () => ok([aspirin]),
+      'GET /api/people': () => ok([]),
+      'GET /api/auth/me': () => jsonResponse({ success: false, code: 'session_expired', message: 'Invalid token' }, 401),
+    });
+    let cache: QueryClient | undefined;
+    await start('/today', async (client) => {
+      cache = client;
+      await waitFor(() => expect(client.getQueryData(['today', 'all'])).toBeTruthy());
+    });
+    expect(await screen.findByRole('heading', { name: 'Welcome back' })).toBeTruthy();
+    await waitFor(() => expect(cache?.getQueryData(['today', 'all'])).toBeUndefined());
+    expect(cache?.getQueryData(['medications', 'list', 'all'])).toBeUndefined();
+  });
+
   it('asks nothing of a screen it does not know, and nothing without a stored user', async () => {
     signInForMeds();
     const { fetchMock } = heldServer();
-    start('/history');
+    void start('/history');
     localStorage.removeItem('user');
     const client = testQueryClient();
     preloadFirstScreen('/today', true, client);
