@@ -67,6 +67,27 @@ describe("the first screen's data comes with the start", () => {
     for (const path of FIRST) expect(requestsTo(fetchMock, 'GET', path)).toHaveLength(1);
   });
 
+  it("asks for everyone's lists: once the people are in, each cared-for person's, and Today shows theirs without asking again", async () => {
+    signInForMeds();
+    const mum = { id: 5, name: 'Mum', is_self: false, archived: false, role: 'carer', owner_name: 'Sam', carer_id: 40, home_assistant: false, home_assistant_available: true, created_at: '' };
+    const pat = { ...mum, id: 1, name: 'Pat', is_self: true, role: 'owner', owner_name: 'Pat', carer_id: null };
+    const digoxin = medicationJson({ id: 6, name: 'Digoxin', person_id: 5, escalation: null });
+    const { fetchMock, answerMe } = heldServer({
+      'GET /api/people': () => ok([pat, mum]),
+      'GET /api/medications': (_init, url) => ok(url.searchParams.get('person_id') === '5' ? [digoxin] : [aspirin]),
+    });
+    void start('/today');
+    const lists = () => requestsTo(fetchMock, 'GET', '/api/medications').map(([url]) => new URL(requestUrl(url), 'http://x').search);
+    await waitFor(() => expect(lists()).toEqual(['', '?person_id=5']));
+    expect(requestsTo(fetchMock, 'GET', '/api/auth/me')).toHaveLength(1);
+
+    answerMe();
+    await waitFor(() =>
+      expect(screen.getAllByTestId('today-medication').map((card) => card.textContent).join(' ')).toContain('Digoxin'),
+    );
+    expect(lists()).toEqual(['', '?person_id=5']);
+  });
+
   it('asks for the person chosen in the top bar', async () => {
     signInForMeds();
     localStorage.setItem('pillbox_person', JSON.stringify({ [String(USER.id)]: 5 }));

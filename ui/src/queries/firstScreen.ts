@@ -6,6 +6,7 @@
 import { hashKey, queryOptions, type QueryClient } from '@tanstack/react-query';
 import { getTodaySchedule, listMedications } from '../api/medications';
 import { listPeople } from '../api/people';
+import type { Person } from '../api/peopleTypes';
 import { loadPersonChoice } from '../people/personChoice';
 import type { PersonScope } from '../people/PersonScopeContext';
 import { queryKeys } from './keys';
@@ -45,25 +46,43 @@ const FIRST_QUERIES: Record<string, (scope: PersonScope) => FirstQuery[]> = {
   '/medications': (scope) => [medicationsQuery(scope), peopleQuery],
 };
 
+/** Whose lists "everyone" shows besides the account's own people's: those it cares for, not archived. */
+export function caredIdsOf(people: readonly Person[]): number[] {
+  return people.filter((p) => p.role !== 'owner' && !p.archived).map((p) => p.id);
+}
+
 /**
  * At a start with a stored session: asks the first queries of the screen at `pathname` (if
- * it has any here) for the person chosen in the top bar. A screen that mounts within
- * START_ANSWER_MS takes the answer without asking again, unless something changed it since
- * (a change here invalidates it); after that, or once invalidated, it asks as every query does.
- * A failure is the screen's to show: its query asks again when it mounts.
+ * it has any here) for the person chosen in the top bar, and for "everyone" each cared-for
+ * person's list once the people are in. A screen that mounts within START_ANSWER_MS of a
+ * request takes its answer without asking again, unless something changed it since (a change
+ * here invalidates it); after that, or once invalidated, it asks as every query does. A
+ * failure is the screen's to show: its query asks again when it mounts.
  */
 export function prefetchFirstScreen(client: QueryClient, pathname: string): void {
   const userId = storedUserId();
   const first = FIRST_QUERIES[pathname.length > 1 ? pathname.replace(/\/$/, '') : pathname];
   if (userId === null || !first) return;
-  const asked = Date.now();
-  for (const query of first(loadPersonChoice(userId))) {
+  const ask = (query: FirstQuery): Promise<unknown> => {
+    const asked = Date.now();
     const hash = hashKey(query.queryKey);
     // Kept by this client only: another client (another test, a reload) starts afresh.
     client.setQueryDefaults(query.queryKey, {
       refetchOnMount: ({ queryHash, state }) =>
         queryHash !== hash || Date.now() - asked >= START_ANSWER_MS || state.dataUpdatedAt < asked || state.isInvalidated,
     });
-    client.query(query as ReturnType<typeof medicationsQuery>).catch(() => undefined);
+    return client.query(query as ReturnType<typeof medicationsQuery>);
+  };
+  const scope = loadPersonChoice(userId);
+  const ignore = () => undefined;
+  for (const query of first(scope)) {
+    const answer = ask(query);
+    if (query === peopleQuery && scope === null) {
+      answer.then((people) => {
+        for (const id of caredIdsOf(people as Person[])) ask(medicationsQuery(id)).catch(ignore);
+      }, ignore);
+    } else {
+      answer.catch(ignore);
+    }
   }
 }

@@ -3,6 +3,7 @@ import type { Medication } from '../../api/medicationTypes';
 import { medsErrorText } from '../../medications/errors';
 import { usePersonScope, type PersonScope } from '../../people/PersonScopeContext';
 import { useEveryonesMedicationsQuery, useMedicationsQuery } from '../../queries/medications';
+import { caredIdsOf } from '../../queries/firstScreen';
 import { usePeopleQuery } from '../../queries/people';
 
 export interface MedicationList {
@@ -22,7 +23,7 @@ export function useMedicationList(scope?: PersonScope): MedicationList {
   const chosen = usePersonScope().scope;
   const person = scope === undefined ? chosen : scope;
   const people = usePeopleQuery().data;
-  const caredIds = people?.filter((p) => p.role !== 'owner' && !p.archived).map((p) => p.id) ?? [];
+  const caredIds = people ? caredIdsOf(people) : [];
   const one = useMedicationsQuery(person, person !== null);
   const everyone = useEveryonesMedicationsQuery(caredIds, person === null);
   const query = person === null ? everyone : one;
