@@ -32,11 +32,10 @@ async fn scheduled(server: &Server, token: &str) -> Vec<Value> {
     body["data"].as_array().unwrap().clone()
 }
 
-/// The doses at `times` (local, in `tz`) over the 7 days from today that are still ahead
-/// and not before the medication's first day (today where it was created, which another
-/// zone may not have reached yet).
-fn expected(tz: chrono_tz::Tz, start: NaiveDate, times: &[&str]) -> Vec<DateTime<Utc>> {
-    let now = Utc::now();
+/// The doses at `times` (local, in `tz`) over the 7 days from `now`'s day that are still ahead
+/// of `now` (the server's clock) and not before the medication's first day (today where it
+/// was created, which another zone may not have reached yet).
+fn expected(tz: chrono_tz::Tz, start: NaiveDate, times: &[&str], now: DateTime<Utc>) -> Vec<DateTime<Utc>> {
     let today = now.with_timezone(&tz).date_naive();
     let mut all: Vec<DateTime<Utc>> = (0..7)
         .map(|d| today + Duration::days(d))
@@ -58,13 +57,17 @@ fn expected(tz: chrono_tz::Tz, start: NaiveDate, times: &[&str]) -> Vec<DateTime
 
 #[tokio::test]
 async fn schedules_become_reminders_in_the_users_zone() {
-    // No sending here: a dose minutes away must not be attempted while the plans change.
+    // No sending here: a dose minutes away must not be attempted while the plans change. The
+    // clock starts at noon in Berlin (06:00 in New York), hours from every time planned here:
+    // a reminder minutes away is kept when its zone changes, which the real hour once hit.
+    // No daylight-saving change in either zone in the week planned.
     let server = Server::start_with(|c| {
         c.env("PILLBOX_REMINDERS_TICK_SECONDS", "3600");
+        common::with_clock_start(c, "2026-02-04T11:00:00Z");
     });
     let token = account(&server, "ann@example.org").await;
     save_settings(&server, &token, json!({ "timezone": "Europe/Berlin" })).await;
-    let before = Utc::now();
+    let before = common::advance(&server, 0).await;
     let (_, med) = post(
         &server,
         "/api/medications",
@@ -83,7 +86,12 @@ async fn schedules_become_reminders_in_the_users_zone() {
     let times: Vec<DateTime<Utc>> = reminders.iter().map(|r| instant(&r["scheduled_time"])).collect();
     assert_eq!(
         times,
-        expected(chrono_tz::Europe::Berlin, start, &["09:00"]),
+        expected(
+            chrono_tz::Europe::Berlin,
+            start,
+            &["09:00"],
+            common::advance(&server, 0).await
+        ),
         "daily at the default 09:00, Berlin time"
     );
     for r in &reminders {
@@ -110,7 +118,12 @@ async fn schedules_become_reminders_in_the_users_zone() {
         .collect();
     assert_eq!(
         times,
-        expected(chrono_tz::Europe::Berlin, start, &["08:00", "20:00"])
+        expected(
+            chrono_tz::Europe::Berlin,
+            start,
+            &["08:00", "20:00"],
+            common::advance(&server, 0).await
+        )
     );
     let (status, body) = post(
         &server,
@@ -148,7 +161,12 @@ async fn schedules_become_reminders_in_the_users_zone() {
         .collect();
     assert_eq!(
         times,
-        expected(chrono_tz::America::New_York, start, &["08:00", "20:00"])
+        expected(
+            chrono_tz::America::New_York,
+            start,
+            &["08:00", "20:00"],
+            common::advance(&server, 0).await
+        )
     );
 
     // As-needed medication has no reminders; deleting a medication removes its reminders.
