@@ -110,14 +110,14 @@ export function preloadFirstScreen(pathname: string, signedIn: boolean, client: 
     LoginScreen.preload().catch(() => undefined);
     return;
   }
-  const screen = Object.entries(SIGNED_IN_SCREENS).find(([path]) => matchPath(path, pathname))?.[1];
-  if (!screen) return;
+  const [route, screen] = Object.entries(SIGNED_IN_SCREENS).find(([path]) => matchPath(path, pathname)) ?? [];
+  if (!route || !screen) return;
   // A fetch that fails here is tried again when the route renders, which shows its error.
   const ignore = () => undefined;
   SignedInLayout.preload().catch(ignore);
   screen.preload().catch(ignore);
   loadUnitCatalogue().catch(ignore);
-  prefetchFirstScreen(client, pathname);
+  prefetchFirstScreen(client, route);
 }
 
 /** The route table of spec §2. */

@@ -31,16 +31,19 @@ export async function getServerTimezone(): Promise<string> {
   return (await getServerSettings()).timezone;
 }
 
-export async function setServerTimezone(timezone: string): Promise<void> {
-  await done(api.PUT('/api/settings', { headers: callerHeaders(), body: { timezone } }));
-  // A question asked before the change is not shared with one asked after it.
+/** Changes some of the settings; a question asked before the change is not shared after it. */
+async function saveSettings(body: { timezone: string } | SharedSettings): Promise<void> {
+  await done(api.PUT('/api/settings', { headers: callerHeaders(), body }));
   asking = null;
+}
+
+export async function setServerTimezone(timezone: string): Promise<void> {
+  await saveSettings({ timezone });
 }
 
 /** The appearance settings that follow the person to every device (and word reminders). */
 export type SharedSettings = Pick<AppSettings, 'language' | 'dateFormat' | 'timeFormat' | 'theme'>;
 
 export async function saveSharedSettings({ language, dateFormat, timeFormat, theme }: SharedSettings): Promise<void> {
-  await done(api.PUT('/api/settings', { headers: callerHeaders(), body: { language, dateFormat, timeFormat, theme } }));
-  asking = null;
+  await saveSettings({ language, dateFormat, timeFormat, theme });
 }

@@ -39,7 +39,10 @@ export const peopleQuery = queryOptions({
 
 type FirstQuery = ReturnType<typeof todayScheduleQuery> | ReturnType<typeof medicationsQuery> | typeof peopleQuery;
 
-/** What the screens a start most often opens at ask first: Today, and the list the installed app starts on ("/"). */
+/**
+ * What the screens a start most often opens at ask first, by their routes in App.tsx's table:
+ * Today, and the list the installed app starts on ("/").
+ */
 const FIRST_QUERIES: Record<string, (scope: PersonScope) => FirstQuery[]> = {
   '/today': (scope) => [todayScheduleQuery(scope), medicationsQuery(scope), peopleQuery],
   '/': (scope) => [medicationsQuery(scope), peopleQuery],
@@ -52,16 +55,17 @@ export function caredIdsOf(people: readonly Person[]): number[] {
 }
 
 /**
- * At a start with a stored session: asks the first queries of the screen at `pathname` (if
- * it has any here) for the person chosen in the top bar, and for "everyone" each cared-for
+ * At a start with a stored session: asks the first queries of the screen of `route` (the
+ * route table's pattern the app opens at, as App.tsx matched it; if it has any here) for the
+ * person chosen in the top bar, and for "everyone" each cared-for
  * person's list once the people are in. A screen that mounts within START_ANSWER_MS of a
  * request takes its answer without asking again, unless something changed it since (a change
  * here invalidates it); after that, or once invalidated, it asks as every query does. A
  * failure is the screen's to show: its query asks again when it mounts.
  */
-export function prefetchFirstScreen(client: QueryClient, pathname: string): void {
+export function prefetchFirstScreen(client: QueryClient, route: string): void {
   const userId = storedUserId();
-  const first = FIRST_QUERIES[pathname.length > 1 ? pathname.replace(/\/$/, '') : pathname];
+  const first = FIRST_QUERIES[route];
   if (userId === null || !first) return;
   const ask = (query: FirstQuery): Promise<unknown> => {
     const asked = Date.now();
