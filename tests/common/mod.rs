@@ -224,8 +224,24 @@ impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        // A failing test shows what its server said: a wait that timed out on a busy CI
+        // machine is otherwise a bare "nothing came", with no sign of why.
+        if std::thread::panicking() {
+            wait_drained(&self.reader);
+            let log = self.log.lock().map(|l| l.clone()).unwrap_or_default();
+            let tail = &log[log.len().saturating_sub(LOG_TAIL)..];
+            eprintln!(
+                "--- the last {} lines of the server's log ({}):\n{}\n---",
+                tail.len(),
+                self.base,
+                tail.join("\n")
+            );
+        }
     }
 }
+
+/// How much of a server's log a failing test prints.
+const LOG_TAIL: usize = 60;
 
 pub fn client() -> reqwest::Client {
     // reqwest is built without a TLS crypto provider (the server installs ring at start);
@@ -483,14 +499,29 @@ pub struct Mail {
 }
 
 impl SmtpSink {
+    /// Starts on a port that was free a moment ago. Another test's server can take that port
+    /// before aiosmtpd binds it; aiosmtpd then exits, and another port is tried (a bare TCP
+    /// connect would have found the other server and passed, and its mail would never come).
     pub fn start() -> SmtpSink {
-        Self::start_on(free_port())
+        for _ in 0..5 {
+            if let Some(sink) = Self::try_start_on(free_port()) {
+                return sink;
+            }
+        }
+        panic!("aiosmtpd exited at start five times: is it installed? (pip install aiosmtpd)");
     }
 
     /// Starts on a given port (a test can bring SMTP "back" where a server expects it).
     pub fn start_on(port: u16) -> SmtpSink {
+        Self::try_start_on(port).unwrap_or_else(|| {
+            panic!("aiosmtpd exited at start: port {port} is taken, or it is not installed (pip install aiosmtpd)")
+        })
+    }
+
+    /// `None` when aiosmtpd exits before it greets on `port` (the port was taken).
+    fn try_start_on(port: u16) -> Option<SmtpSink> {
         let dir = tempfile::tempdir().unwrap();
-        let child = Command::new("python3")
+        let mut child = Command::new("python3")
             .args([
                 "-m",
                 "aiosmtpd",
@@ -506,14 +537,20 @@ impl SmtpSink {
             .spawn()
             .expect("python3 with aiosmtpd (tests/run-all.sh installs it: pip install aiosmtpd)");
         let deadline = Instant::now() + Duration::from_secs(15);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "aiosmtpd did not start; is it installed? (pip install aiosmtpd)"
-            );
+        loop {
+            if child.try_wait().unwrap().is_some() {
+                return None;
+            }
+            if greets_as_aiosmtpd(port) {
+                return Some(SmtpSink { port, dir, child });
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("aiosmtpd did not greet on port {port} within 15 s");
+            }
             std::thread::sleep(Duration::from_millis(50));
         }
-        SmtpSink { port, dir, child }
     }
 
     /// Environment that points a Pillbox at this server.
@@ -569,6 +606,18 @@ impl Drop for SmtpSink {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Whether what answers on `port` is aiosmtpd: its greeting, "220 <host> Python SMTP <version>".
+fn greets_as_aiosmtpd(port: u16) -> bool {
+    let Ok(mut stream) = std::net::TcpStream::connect(("127.0.0.1", port)) else {
+        return false;
+    };
+    let _ = stream.set_read_timeout(Some(Duration::from_millis(500)));
+    let mut greeting = [0u8; 256];
+    let n = std::io::Read::read(&mut stream, &mut greeting).unwrap_or(0);
+    let greeting = String::from_utf8_lossy(&greeting[..n]);
+    greeting.starts_with("220 ") && greeting.contains("Python SMTP")
 }
 
 pub fn free_port() -> u16 {
