@@ -165,6 +165,16 @@ test.describe('quality', () => {
     await expect(dialog).toBeHidden();
     await expect(page.getByTestId('medication-card')).toHaveCount(1);
     await expect(page.getByTestId('medication-card')).toContainText('Daily at');
+
+    // The stock dialog's form comes once the stock is loaded: its switch then takes the focus.
+    const inventory = page.getByTestId('medication-card').getByRole('button', { name: 'Inventory' });
+    await inventory.focus();
+    await page.keyboard.press('Enter');
+    const stock = page.getByRole('dialog', { name: 'Inventory: Cetirizine' });
+    await expect(stock.getByLabel('Track stock')).toBeFocused();
+    await page.keyboard.press('Escape');
+    await expect(stock).toBeHidden();
+    await expect(inventory).toBeFocused();
   });
 });
 

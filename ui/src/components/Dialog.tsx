@@ -38,13 +38,19 @@ export function Dialog({ title, onClose, children, actions, className, closeOnBa
     const previous = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     const root = panel.current;
     // A child may already have taken focus (e.g. a code input with autoFocus).
-    if (!root?.contains(document.activeElement)) {
-      const first =
-        root?.querySelector<HTMLElement>('[data-autofocus]') ?? root?.querySelector<HTMLElement>(FOCUSABLE) ?? root;
-      first?.focus();
+    let waiting: MutationObserver | null = null;
+    if (root && !root.contains(document.activeElement)) {
+      const wanted = root.querySelector<HTMLElement>('[data-autofocus]');
+      const first = wanted ?? root.querySelector<HTMLElement>(FOCUSABLE) ?? root;
+      first.focus();
+      // The control meant to have the focus may come with content that is still loading (a
+      // form shown once its data is in): it takes the focus when it appears, unless the
+      // person has moved it meanwhile.
+      if (!wanted) waiting = focusWhenItAppears(root, first);
     }
     document.body.classList.add('has-dialog');
     return () => {
+      waiting?.disconnect();
       document.body.classList.remove('has-dialog');
       if (previous?.isConnected) previous.focus();
     };
@@ -106,4 +112,20 @@ export function Dialog({ title, onClose, children, actions, className, closeOnBa
     </div>,
     document.body,
   );
+}
+
+/** Moves the focus from `holder` to the first `[data-autofocus]` control added to `root` later. */
+function focusWhenItAppears(root: HTMLElement, holder: HTMLElement): MutationObserver {
+  const observer = new MutationObserver(() => {
+    if (document.activeElement !== holder) {
+      observer.disconnect();
+      return;
+    }
+    const wanted = root.querySelector<HTMLElement>('[data-autofocus]');
+    if (!wanted) return;
+    observer.disconnect();
+    wanted.focus();
+  });
+  observer.observe(root, { childList: true, subtree: true });
+  return observer;
 }
