@@ -70,32 +70,49 @@ impl Policy {
 
     /// Checks a URL as written: scheme, no credentials, and a literal address's range.
     /// Names are checked again when resolved (`Resolver`).
-    pub fn check_url(&self, text: &str) -> Result<reqwest::Url, String> {
-        let url = reqwest::Url::parse(text.trim()).map_err(|_| format!("{text:?} is not a URL"))?;
+    pub fn check_url(&self, text: &str) -> Result<reqwest::Url, UrlRefused> {
+        let malformed = |why: String| Err(UrlRefused::Malformed(why));
+        let Ok(url) = reqwest::Url::parse(text.trim()) else {
+            return malformed(format!("{text:?} is not a URL"));
+        };
         if url.scheme() != "http" && url.scheme() != "https" {
-            return Err("the URL must start with http:// or https://".into());
+            return malformed("the URL must start with http:// or https://".into());
         }
         if !url.username().is_empty() || url.password().is_some() {
-            return Err("the URL must not carry a user name or password".into());
+            return malformed("the URL must not carry a user name or password".into());
         }
-        let host = match url.host() {
-            Some(url::Host::Domain(d)) => d.to_owned(),
-            Some(url::Host::Ipv4(ip)) => return self.check_literal(&url, IpAddr::V4(ip)),
-            Some(url::Host::Ipv6(ip)) => return self.check_literal(&url, IpAddr::V6(ip)),
-            None => return Err("the URL has no host".into()),
+        let refused = match url.host() {
+            Some(url::Host::Domain(host))
+                if host.eq_ignore_ascii_case("localhost")
+                    || host.to_ascii_lowercase().ends_with(".localhost") =>
+            {
+                self.refuse_ip(host, IpAddr::V4(Ipv4Addr::LOCALHOST))
+            }
+            Some(url::Host::Domain(_)) => None,
+            Some(url::Host::Ipv4(ip)) => self.refuse_ip(&ip.to_string(), IpAddr::V4(ip)),
+            Some(url::Host::Ipv6(ip)) => self.refuse_ip(&ip.to_string(), IpAddr::V6(ip)),
+            None => return malformed("the URL has no host".into()),
         };
-        if (host.eq_ignore_ascii_case("localhost") || host.to_ascii_lowercase().ends_with(".localhost"))
-            && let Some(why) = self.refuse_ip(&host, IpAddr::V4(Ipv4Addr::LOCALHOST))
-        {
-            return Err(why);
+        match refused {
+            Some(why) => Err(UrlRefused::Address(why)),
+            None => Ok(url),
         }
-        Ok(url)
     }
+}
 
-    fn check_literal(&self, url: &reqwest::Url, ip: IpAddr) -> Result<reqwest::Url, String> {
-        match self.refuse_ip(&ip.to_string(), ip) {
-            Some(why) => Err(why),
-            None => Ok(url.clone()),
+/// Why a URL a person gave is refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UrlRefused {
+    /// It is not an `http(s)` URL with a host and without credentials.
+    Malformed(String),
+    /// Its address is one the server does not send to (`channels.allow_networks` may allow it).
+    Address(String),
+}
+
+impl std::fmt::Display for UrlRefused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            UrlRefused::Malformed(why) | UrlRefused::Address(why) => f.write_str(why),
         }
     }
 }
@@ -190,22 +207,26 @@ mod tests {
         assert!(
             none.check_url("http://127.0.0.1:8080/")
                 .unwrap_err()
+                .to_string()
                 .contains("loopback")
         );
         assert!(
             none.check_url("http://localhost/")
                 .unwrap_err()
+                .to_string()
                 .contains("loopback")
         );
         assert!(none.check_url("http://[::1]/").is_err());
         assert!(
             none.check_url("http://169.254.169.254/latest")
                 .unwrap_err()
+                .to_string()
                 .contains("metadata")
         );
         assert!(
             none.check_url("http://192.168.1.5/")
                 .unwrap_err()
+                .to_string()
                 .contains("allow_networks")
         );
         assert!(none.check_url("http://[::ffff:10.0.0.1]/").is_err());

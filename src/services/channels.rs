@@ -15,7 +15,7 @@ use crate::clock;
 use crate::db::Stamp;
 use crate::domain::notification::DeliveryMethod;
 use crate::security::codes;
-use crate::security::outbound::Policy;
+use crate::security::outbound::{Policy, UrlRefused};
 use crate::store::channels::{self as store, Channel, NewChannel};
 use crate::store::notify_prefs;
 
@@ -327,20 +327,14 @@ fn url(config: &Map<String, Value>, field: &str, policy: &Policy) -> ServiceResu
     let value = text(config, field, true)?.unwrap_or_default();
     match policy.check_url(&value) {
         Ok(url) => Ok(url.to_string()),
-        Err(why)
-            if why.contains("allow_networks")
-                || why.contains("metadata")
-                || why.contains("not an address") =>
-        {
-            Err(ServiceError::Invalid(
-                Problem::new(
-                    ErrorCode::ChannelAddressNotAllowed,
-                    format!("This address is not allowed: {why}"),
-                )
-                .with_param("field", field),
-            ))
-        }
-        Err(why) => Err(field_error(field, format!("{field}: {why}"))),
+        Err(UrlRefused::Address(why)) => Err(ServiceError::Invalid(
+            Problem::new(
+                ErrorCode::ChannelAddressNotAllowed,
+                format!("This address is not allowed: {why}"),
+            )
+            .with_param("field", field),
+        )),
+        Err(UrlRefused::Malformed(why)) => Err(field_error(field, format!("{field}: {why}"))),
     }
 }
 
