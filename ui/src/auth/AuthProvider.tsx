@@ -15,6 +15,7 @@ import type { AuthSession, User } from '../api/types';
 import { parseUser } from '../api/auth';
 import { linkOidcIdentity } from '../api/oidc';
 import { getStoredUserJson } from '../api/session';
+import { backgroundRequestsAllowed } from '../queries/backgroundRequests';
 import { registrationQuery, signInProvidersQuery, versionQuery } from '../queries/providers';
 import { AuthContext, type AuthContextValue } from './AuthContext';
 import { authReducer, initialAuthState } from './authReducer';
@@ -119,6 +120,8 @@ export function AuthProvider({ children }: { children: ReactNode }) {
         api.storeUser(user);
         dispatch({ type: 'AUTH_SUCCESS', user, token });
         try {
+          // Not needed for the first screen: asked once that screen is painted.
+          await backgroundRequestsAllowed(queryClient);
           const fresh = await api.refreshToken(token, controller.signal);
           if (controller.signal.aborted) return;
           api.storeSession(fresh.token, fresh.user);

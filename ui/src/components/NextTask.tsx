@@ -1,5 +1,6 @@
 import { useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useLayoutEffect, useState, type ReactNode } from 'react';
+import { firstScreenCommitted } from '../queries/backgroundRequests';
 
 /** The app instances (by their query cache) whose first signed-in screen is still to come a task late. */
 const waiting = new WeakSet<QueryClient>();
@@ -18,7 +19,11 @@ export function NextTask({ children }: { children: ReactNode }) {
   const client = useQueryClient();
   const [ready, setReady] = useState(() => !waiting.has(client));
   useLayoutEffect(() => {
-    if (ready) return;
+    if (ready) {
+      // The screen is in the page: what the start held back goes out once it is painted.
+      firstScreenCommitted(client);
+      return;
+    }
     const timer = setTimeout(() => {
       waiting.delete(client);
       setReady(true);

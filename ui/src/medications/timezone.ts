@@ -5,6 +5,7 @@
 import { useCallback, useState } from 'react';
 import { useAuth } from '../auth/AuthContext';
 import { useSaveTimeZone, useTimeZoneQuery } from '../queries/account';
+import { useBackgroundRequestsAllowed } from '../queries/backgroundRequests';
 import { browserTimeZone } from './format';
 import { currentZoneName } from './zoneNames';
 
@@ -68,7 +69,8 @@ export function useZonePrompt(): ZonePrompt {
   const { user } = useAuth();
   const userId = user ? String(user.id) : null;
   // Offline or refused: no zone, so nothing to ask about now.
-  const stored = useTimeZoneQuery().data ?? null;
+  // Asked once a start's first screen is painted: the question can wait that long.
+  const stored = useTimeZoneQuery({ enabled: useBackgroundRequestsAllowed() }).data ?? null;
   // The pair answered on this page (accepted, or kept); the server's next answer decides then.
   const [answered, setAnswered] = useState<string | null>(null);
   const saveTimeZone = useSaveTimeZone();

@@ -32,8 +32,9 @@ export function useTwoFactorStatusQuery() {
   return useQuery({ queryKey: queryKeys.twoFactorStatus, queryFn: ({ signal }) => getTwoFactorStatus(signal) });
 }
 
-export function useTimeZoneQuery() {
-  return useQuery({ queryKey: queryKeys.timeZone, queryFn: () => getServerTimezone() });
+/** The zone kept on the server; `enabled: false` asks nothing yet. */
+export function useTimeZoneQuery({ enabled = true }: { enabled?: boolean } = {}) {
+  return useQuery({ queryKey: queryKeys.timeZone, queryFn: () => getServerTimezone(), enabled });
 }
 
 /**
@@ -97,6 +98,7 @@ export function useBackupsQuery() {
   return useQuery({ queryKey: queryKeys.backups, queryFn: ({ signal }) => listBackups(signal) });
 }
 
-export function useVersionQuery() {
-  return useQuery(versionQuery);
+/** The server's version; `enabled: false` asks nothing yet (an answer already kept still shows). */
+export function useVersionQuery({ enabled = true }: { enabled?: boolean } = {}) {
+  return useQuery({ ...versionQuery, enabled });
 }

@@ -9,6 +9,7 @@ import { getServerSettings, saveSharedSettings, type SharedSettings } from '../a
 import { useAuth } from '../auth/AuthContext';
 import { sanitizeSettings, type AppSettings } from '../settings/appSettings';
 import { useAppSettings } from '../settings/SettingsContext';
+import { useBackgroundRequestsAllowed } from './backgroundRequests';
 
 const AGREED_KEY = 'pillbox_synced_settings';
 /** Where earlier versions kept what they had sent: language, date and time formats, no theme. */
@@ -96,13 +97,15 @@ export function useServerSettingsSync(): void {
   const { language, dateFormat, timeFormat, theme } = settings;
   const latest = useRef<SharedSettings>({ language, dateFormat, timeFormat, theme });
   const [startedFor, setStartedFor] = useState<string | null>(null);
+  // At a start, once the first screen is painted (the screen draws in this browser's settings).
+  const allowed = useBackgroundRequestsAllowed();
 
   useEffect(() => {
     latest.current = { language, dateFormat, timeFormat, theme };
   });
 
   useEffect(() => {
-    if (userId === null) return;
+    if (userId === null || !allowed) return;
     let live = true;
     void syncAtStart(userId, latest.current).then((server) => {
       if (!live) return;
@@ -112,7 +115,7 @@ export function useServerSettingsSync(): void {
     return () => {
       live = false;
     };
-  }, [userId, updateSettings]);
+  }, [userId, allowed, updateSettings]);
 
   useEffect(() => {
     if (userId === null || startedFor !== userId) return;

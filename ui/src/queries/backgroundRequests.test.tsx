@@ -1,0 +1,114 @@
+import { QueryClientProvider } from '@tanstack/react-query';
+import { act, render, screen, waitFor, within } from '@testing-library/react';
+import { MemoryRouter } from 'react-router-dom';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { App, preloadFirstScreen } from '../App';
+import { splitFirstScreen } from '../components/NextTask';
+import { medicationJson, medsServer, ok, requestsTo, signInForMeds } from '../test/medications';
+import { testQueryClient } from '../test/queryClient';
+import {
+  firstScreenCommitted,
+  holdBackgroundRequests,
+  HOLD_AT_MOST_MS,
+  useBackgroundRequestsAllowed,
+} from './backgroundRequests';
+
+afterEach(() => {
+  vi.useRealTimers();
+  vi.unstubAllGlobals();
+});
+
+/** The browser's next frames, run when the test says they are painted. */
+function heldFrames() {
+  const frames: FrameRequestCallback[] = [];
+  vi.stubGlobal('requestAnimationFrame', (callback: FrameRequestCallback) => frames.push(callback));
+  return async () => {
+    await act(async () => {
+      for (const frame of frames.splice(0)) frame(performance.now());
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    });
+  };
+}
+
+function Allowed() {
+  return <p>{useBackgroundRequestsAllowed() ? 'allowed' : 'held'}</p>;
+}
+
+describe('the requests a start holds back', () => {
+  it('are allowed at once where no start holds them (a later page, a test)', () => {
+    render(
+      <QueryClientProvider client={testQueryClient()}>
+        <Allowed />
+      </QueryClientProvider>,
+    );
+    expect(screen.getByText('allowed')).toBeTruthy();
+  });
+
+  it('go out once the first screen has been committed and painted', async () => {
+    const paint = heldFrames();
+    const client = testQueryClient();
+    holdBackgroundRequests(client);
+    render(
+      <QueryClientProvider client={client}>
+        <Allowed />
+      </QueryClientProvider>,
+    );
+    expect(screen.getByText('held')).toBeTruthy();
+    firstScreenCommitted(client);
+    // Committed, not yet painted.
+    await act(() => new Promise((resolve) => setTimeout(resolve, 0)));
+    expect(screen.getByText('held')).toBeTruthy();
+    await paint();
+    expect(screen.getByText('allowed')).toBeTruthy();
+  });
+
+  it('go out after a few seconds at most when no signed-in screen is painted', async () => {
+    vi.useFakeTimers();
+    const client = testQueryClient();
+    holdBackgroundRequests(client);
+    render(
+      <QueryClientProvider client={client}>
+        <Allowed />
+      </QueryClientProvider>,
+    );
+    await act(() => vi.advanceTimersByTimeAsync(HOLD_AT_MOST_MS - 1));
+    expect(screen.getByText('held')).toBeTruthy();
+    await act(() => vi.advanceTimersByTimeAsync(1));
+    expect(screen.getByText('allowed')).toBeTruthy();
+  });
+
+  it("at a signed-in start at Today: the session's refresh, the settings and the version are asked after Today is painted, not beside its data", async () => {
+    const paint = heldFrames();
+    signInForMeds();
+    const aspirin = medicationJson({ id: 3, name: 'Aspirin', escalation: null });
+    const fetchMock = medsServer({
+      'GET /api/medications/today': () => ok({ date: '2026-11-22', doses: [] }),
+      'GET /api/medications': () => ok([aspirin]),
+      'GET /api/people': () => ok([]),
+      'GET /api/settings': () => ok({ timezone: 'UTC', language: 'en' }),
+    });
+    // The start as main.tsx makes it.
+    const client = testQueryClient();
+    preloadFirstScreen('/today', true, client);
+    splitFirstScreen(client);
+    holdBackgroundRequests(client);
+    render(
+      <MemoryRouter initialEntries={['/today']}>
+        <App queryClient={client} />
+      </MemoryRouter>,
+    );
+    const card = await screen.findByTestId('today-medication');
+    expect(within(card).getByText('Aspirin')).toBeTruthy();
+    const background = () => ({
+      refresh: requestsTo(fetchMock, 'POST', '/api/auth/refresh').length,
+      settings: requestsTo(fetchMock, 'GET', '/api/settings').length,
+      version: requestsTo(fetchMock, 'GET', '/api/version').length,
+    });
+    expect(requestsTo(fetchMock, 'GET', '/api/auth/me')).toHaveLength(1);
+    expect(background()).toEqual({ refresh: 0, settings: 0, version: 0 });
+
+    await paint();
+    // The appearance sync and the time-zone question share one request.
+    await waitFor(() => expect(background()).toEqual({ refresh: 1, settings: 1, version: 1 }));
+  });
+});
