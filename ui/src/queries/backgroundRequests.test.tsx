@@ -34,6 +34,18 @@ function Allowed() {
   return <p>{useBackgroundRequestsAllowed() ? 'allowed' : 'held'}</p>;
 }
 
+/** A start's query client, its background requests held, and what says whether they may go. */
+function heldStart() {
+  const client = testQueryClient();
+  holdBackgroundRequests(client);
+  render(
+    <QueryClientProvider client={client}>
+      <Allowed />
+    </QueryClientProvider>,
+  );
+  return client;
+}
+
 describe('the requests a start holds back', () => {
   it('are allowed at once where no start holds them (a later page, a test)', () => {
     render(
@@ -46,13 +58,7 @@ describe('the requests a start holds back', () => {
 
   it('go out once the first screen has been committed and painted', async () => {
     const paint = heldFrames();
-    const client = testQueryClient();
-    holdBackgroundRequests(client);
-    render(
-      <QueryClientProvider client={client}>
-        <Allowed />
-      </QueryClientProvider>,
-    );
+    const client = heldStart();
     expect(screen.getByText('held')).toBeTruthy();
     firstScreenCommitted(client);
     // Committed, not yet painted.
@@ -64,13 +70,7 @@ describe('the requests a start holds back', () => {
 
   it('go out after a few seconds at most when no signed-in screen is painted', async () => {
     vi.useFakeTimers();
-    const client = testQueryClient();
-    holdBackgroundRequests(client);
-    render(
-      <QueryClientProvider client={client}>
-        <Allowed />
-      </QueryClientProvider>,
-    );
+    heldStart();
     await act(() => vi.advanceTimersByTimeAsync(HOLD_AT_MOST_MS - 1));
     expect(screen.getByText('held')).toBeTruthy();
     await act(() => vi.advanceTimersByTimeAsync(1));
