@@ -959,7 +959,7 @@ async fn tests_preferences_and_subscriptions_check_their_input() {
     assert_eq!(settings["data"]["daily_reminder_time"], "08:15");
 
     // Per-medication preferences: the lead moves the planned reminders; others get 404.
-    let before = chrono::Utc::now();
+    let before = common::advance(&server, 0).await;
     let med = medication(
         &server,
         &token,
