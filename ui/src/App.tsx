@@ -11,6 +11,7 @@ import { loadNamespaces, type Namespace } from './i18n';
 // split off, it made Today's first download larger, not smaller (what it shares with the
 // signed-in screens then moved into their files).
 import { OidcLinkScreen } from './screens/OidcLinkScreen';
+import { holdBackgroundRequests } from './queries/backgroundRequests';
 import { prefetchFirstScreen } from './queries/firstScreen';
 import { QueryProvider, SessionCacheGuard } from './queries/QueryProvider';
 import { loadUnitCatalogue } from './queries/units';
@@ -112,6 +113,10 @@ export function preloadFirstScreen(pathname: string, signedIn: boolean, client: 
   }
   const [route, screen] = Object.entries(SIGNED_IN_SCREENS).find(([path]) => matchPath(path, pathname)) ?? [];
   if (!route || !screen) return;
+  // What the screen does not show (the session's refresh, the server's settings and version)
+  // is asked once it has been painted, not beside its own requests. Only here: a start at a
+  // page outside the signed-in frame (a take link, an invitation) paints no such screen.
+  holdBackgroundRequests(client);
   // A fetch that fails here is tried again when the route renders, which shows its error.
   const ignore = () => undefined;
   SignedInLayout.preload().catch(ignore);

@@ -6,7 +6,6 @@ import { App, preloadFirstScreen } from './App';
 import { splitFirstScreen } from './components/NextTask';
 import i18n from './i18n';
 import { tellServiceWorkerLanguage } from './push/swLanguage';
-import { holdBackgroundRequests } from './queries/backgroundRequests';
 import { createQueryClient } from './queries/queryClient';
 import { hasStoredSession } from './queries/session';
 import './styles.css';
@@ -25,9 +24,6 @@ const signedIn = hasStoredSession();
 const queryClient = createQueryClient();
 preloadFirstScreen(window.location.pathname, signedIn, queryClient);
 splitFirstScreen(queryClient);
-// What the first screen does not show (the session's refresh, the server's settings and
-// version) is asked once that screen has been painted, not beside its own requests.
-if (signedIn) holdBackgroundRequests(queryClient);
 
 const container = document.getElementById('root');
 if (!container) throw new Error('index.html has no #root element');

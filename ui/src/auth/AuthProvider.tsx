@@ -120,8 +120,10 @@ export function AuthProvider({ children }: { children: ReactNode }) {
         api.storeUser(user);
         dispatch({ type: 'AUTH_SUCCESS', user, token });
         try {
-          // Not needed for the first screen: asked once that screen is painted.
+          // Not needed for the first screen: asked once that screen is painted, and only for
+          // the session still stored then (not one signed out, or replaced, meanwhile).
           await backgroundRequestsAllowed(queryClient);
+          if (api.getStoredToken() !== token) return;
           const fresh = await api.refreshToken(token, controller.signal);
           if (controller.signal.aborted) return;
           api.storeSession(fresh.token, fresh.user);

@@ -1,4 +1,4 @@
-import { QueryClientProvider } from '@tanstack/react-query';
+import { QueryClientProvider, type QueryClient } from '@tanstack/react-query';
 import { act, render, screen, waitFor, within } from '@testing-library/react';
 import { MemoryRouter } from 'react-router-dom';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -34,10 +34,8 @@ function Allowed() {
   return <p>{useBackgroundRequestsAllowed() ? 'allowed' : 'held'}</p>;
 }
 
-/** A start's query client, its background requests held, and what says whether they may go. */
-function heldStart() {
-  const client = testQueryClient();
-  holdBackgroundRequests(client);
+/** Renders, for an app's query client, whether its background requests may go out now. */
+function showAllowed(client: QueryClient): QueryClient {
   render(
     <QueryClientProvider client={client}>
       <Allowed />
@@ -46,13 +44,37 @@ function heldStart() {
   return client;
 }
 
+/** A start's query client, its background requests held, and what says whether they may go. */
+function heldStart() {
+  const client = testQueryClient();
+  holdBackgroundRequests(client);
+  return showAllowed(client);
+}
+
+/** A signed-in start at Today as main.tsx makes it, on a server with Aspirin; its fetch mock. */
+function startAtToday() {
+  signInForMeds();
+  const aspirin = medicationJson({ id: 3, name: 'Aspirin', escalation: null });
+  const fetchMock = medsServer({
+    'GET /api/medications/today': () => ok({ date: '2026-11-22', doses: [] }),
+    'GET /api/medications': () => ok([aspirin]),
+    'GET /api/people': () => ok([]),
+    'GET /api/settings': () => ok({ timezone: 'UTC', language: 'en' }),
+  });
+  const client = testQueryClient();
+  preloadFirstScreen('/today', true, client);
+  splitFirstScreen(client);
+  render(
+    <MemoryRouter initialEntries={['/today']}>
+      <App queryClient={client} />
+    </MemoryRouter>,
+  );
+  return fetchMock;
+}
+
 describe('the requests a start holds back', () => {
   it('are allowed at once where no start holds them (a later page, a test)', () => {
-    render(
-      <QueryClientProvider client={testQueryClient()}>
-        <Allowed />
-      </QueryClientProvider>,
-    );
+    showAllowed(testQueryClient());
     expect(screen.getByText('allowed')).toBeTruthy();
   });
 
@@ -79,24 +101,7 @@ describe('the requests a start holds back', () => {
 
   it("at a signed-in start at Today: the session's refresh, the settings and the version are asked after Today is painted, not beside its data", async () => {
     const paint = heldFrames();
-    signInForMeds();
-    const aspirin = medicationJson({ id: 3, name: 'Aspirin', escalation: null });
-    const fetchMock = medsServer({
-      'GET /api/medications/today': () => ok({ date: '2026-11-22', doses: [] }),
-      'GET /api/medications': () => ok([aspirin]),
-      'GET /api/people': () => ok([]),
-      'GET /api/settings': () => ok({ timezone: 'UTC', language: 'en' }),
-    });
-    // The start as main.tsx makes it.
-    const client = testQueryClient();
-    preloadFirstScreen('/today', true, client);
-    splitFirstScreen(client);
-    holdBackgroundRequests(client);
-    render(
-      <MemoryRouter initialEntries={['/today']}>
-        <App queryClient={client} />
-      </MemoryRouter>,
-    );
+    const fetchMock = startAtToday();
     const card = await screen.findByTestId('today-medication');
     expect(within(card).getByText('Aspirin')).toBeTruthy();
     const background = () => ({
@@ -111,4 +116,26 @@ describe('the requests a start holds back', () => {
     // The appearance sync and the time-zone question share one request.
     await waitFor(() => expect(background()).toEqual({ refresh: 1, settings: 1, version: 1 }));
   });
+
+  it('are not held at a signed-in start at a page outside the signed-in frame (a take link, the privacy policy)', () => {
+    signInForMeds();
+    medsServer({});
+    const client = testQueryClient();
+    preloadFirstScreen('/privacy-policy', true, client);
+    showAllowed(client);
+    expect(screen.getByText('allowed')).toBeTruthy();
+  });
+
+  it('refreshes only the session still stored once Today is painted, not one replaced meanwhile', async () => {
+    const paint = heldFrames();
+    const fetchMock = startAtToday();
+    await screen.findByTestId('today-medication');
+    // Signed out and in again in another tab while the refresh waited.
+    localStorage.setItem('token', 'another-session');
+    await paint();
+    await waitFor(() => expect(requestsTo(fetchMock, 'GET', '/api/version')).toHaveLength(1));
+    expect(requestsTo(fetchMock, 'POST', '/api/auth/refresh')).toHaveLength(0);
+    expect(localStorage.getItem('token')).toBe('another-session');
+  });
 });
+
