@@ -6,7 +6,10 @@
 import { useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 
-/** The longest they wait: a start whose first screen is not a signed-in one never paints one. */
+/**
+ * The longest they wait: a start at a signed-in screen may still paint none (the server refuses
+ * the stored token, and the sign-in page opens instead).
+ */
 export const HOLD_AT_MOST_MS = 5_000;
 
 interface Hold {
@@ -17,7 +20,7 @@ interface Hold {
 /** The app instances (by their query cache) whose background requests are held. */
 const holds = new WeakMap<QueryClient, Hold>();
 
-/** At a signed-in start (main.tsx): background requests wait for the first screen's paint. */
+/** At a signed-in start at a signed-in screen (preloadFirstScreen): they wait for its paint. */
 export function holdBackgroundRequests(client: QueryClient): void {
   if (holds.has(client)) return;
   let resolve: () => void = () => undefined;
