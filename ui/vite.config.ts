@@ -86,8 +86,6 @@ const REACT_ON_PREACT = [
   { find: /^react-dom$/, replacement: 'preact/compat' },
   { find: /^react-dom\/client$/, replacement: 'preact/compat/client' },
   { find: /^react-dom\/test-utils$/, replacement: 'preact/test-utils' },
-  // react-i18next's stand-in for React 17, which has no useSyncExternalStore; compat has it.
-  { find: /^use-sync-external-store\/shim$/, replacement: 'preact/compat' },
 ];
 
 /** The sign-in screen: a chunk of its own, whose shared code stays with the start's. */
@@ -169,22 +167,24 @@ export default defineConfig({
       },
       output: {
         codeSplitting: {
-          // The libraries every screen runs on, in two files of about 25 KB (compressed) that
-          // download side by side: over a phone's plain-HTTP connections one file of 50 KB took
-          // as long as the other two start-up files together (see BENCHMARKS.md). Everything
-          // else splits by route (App.tsx).
+          // The start-up code in three files of about 20 KB (compressed) that download side by
+          // side: the libraries that render, those that fetch, and the app's own code. Over a
+          // phone's plain-HTTP connections a file of 50 KB took as long as the two others
+          // together (see BENCHMARKS.md). Everything else splits by route (App.tsx).
           groups: [
             {
-              // Routing and the data cache.
-              name: 'vendor',
-              test: /node_modules[\\/](react-router|react-router-dom|@tanstack[\\/][^\\/]+)[\\/]/,
-              priority: 4,
+              // Rendering (Preact, under React's names) and routing.
+              name: 'view',
+              test: /node_modules[\\/](preact|react|react-dom|scheduler|react-router|react-router-dom)[\\/]/,
+              priority: 5,
             },
             {
-              // Rendering (Preact, under React's names) and the translations library.
-              name: 'view',
-              test: /node_modules[\\/](preact|react|react-dom|scheduler|use-sync-external-store|i18next|react-i18next)[\\/]/,
-              priority: 5,
+              // The data layer: TanStack Query, the API client and the app's calls of the API
+              // (those the start-up code makes; the others go with their screens).
+              name: 'data',
+              tags: ['$initial'],
+              test: /node_modules[\\/](@tanstack[\\/][^\\/]+|openapi-fetch)[\\/]|[\\/]src[\\/]api[\\/]/,
+              priority: 4,
             },
             {
               // What the sign-in screen imports beyond the start-up code: what Today runs too in
@@ -258,7 +258,7 @@ export default defineConfig({
     // Node's `require` in a CommonJS one would bring back React itself.
     server: {
       deps: {
-        inline: [/[\\/]node_modules[\\/](@testing-library[\\/]react|react-router|react-router-dom|@tanstack[\\/]react-query|react-i18next)[\\/]/],
+        inline: [/[\\/]node_modules[\\/](@testing-library[\\/]react|react-router|react-router-dom|@tanstack[\\/]react-query)[\\/]/],
       },
     },
     alias: [

@@ -1,5 +1,5 @@
 import { Suspense, useLayoutEffect, useRef, useState } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../i18n/useTranslation';
 import { Outlet, useLocation } from 'react-router-dom';
 import { PersonScopeProvider } from '../people/PersonScopeProvider';
 import { usePeopleQuery } from '../queries/people';

@@ -1,5 +1,5 @@
 import { useState, type ReactNode, type SubmitEvent } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../i18n/useTranslation';
 import { CurrentPasswordField } from './CurrentPasswordField';
 import { Dialog } from './Dialog';
 import { FormDialogActions } from './FormDialogActions';

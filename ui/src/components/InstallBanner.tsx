@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../i18n/useTranslation';
 import { BrandMark } from './BrandMark';
 import { CloseIcon, DownloadIcon } from './icons';
 import {

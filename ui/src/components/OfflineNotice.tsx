@@ -1,4 +1,4 @@
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../i18n/useTranslation';
 import { useOffline } from '../api/connectivity';
 
 /** Said while the server is out of reach: what is on screen is what the app kept. */

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../i18n/useTranslation';
 
 /** A screen that arrives sooner than this never shows the loading notice, so it does not flash. */
 export const LOADING_NOTICE_DELAY_MS = 400;

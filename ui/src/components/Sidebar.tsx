@@ -1,5 +1,5 @@
 import type { ComponentType, Ref, SVGProps } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../i18n/useTranslation';
 import { Link, useLocation, useNavigate } from 'react-router-dom';
 import { useAuth } from '../auth/AuthContext';
 import { displayName } from '../auth/displayName';

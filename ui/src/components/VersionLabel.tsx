@@ -1,4 +1,4 @@
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../i18n/useTranslation';
 import { useServerVersion } from './useServerVersion';
 
 /** "Pillbox" and the server's version, as the sidebar and the login footer show them. */

@@ -1,5 +1,3 @@
-import i18n, { type BackendModule, type ResourceKey } from 'i18next';
-import { initReactI18next } from 'react-i18next';
 import { LANGUAGES, loadSettings, type Language } from '../settings/appSettings';
 import englishShell from './locales/en.json';
 
@@ -10,6 +8,11 @@ export const LANGUAGE_NAMES: Record<Language, string> = {
   fr: 'Français',
   de: 'Deutsch',
 };
+
+/** One namespace's texts: keys (nested by `.`) to texts, a plural's forms as `key_one`, `key_other`, …. */
+export interface Texts {
+  [key: string]: string | Texts;
+}
 
 /** The app's namespaces and the folder of each one's `{en,es,fr,de}.json`. */
 const NAMESPACE_FOLDERS = {
@@ -32,7 +35,7 @@ export const NAMESPACES = Object.keys(NAMESPACE_FOLDERS) as Namespace[];
 
 // One chunk per language and namespace, fetched when a screen first needs it: a person
 // downloads the texts of their own language (and English, the fallback), never all four.
-const LOADERS = import.meta.glob<ResourceKey>(
+const LOADERS = import.meta.glob<Texts>(
   [
     './locales/*.json',
     '!./locales/en.json',
@@ -48,57 +51,210 @@ const LOADERS = import.meta.glob<ResourceKey>(
 );
 
 /** One namespace's texts in one language. */
-export function loadTexts(language: Language, namespace: Namespace): Promise<ResourceKey> {
+export function loadTexts(language: Language, namespace: Namespace): Promise<Texts> {
   if (language === 'en' && namespace === 'translation') return Promise.resolve(englishShell);
   const load = LOADERS[`./${NAMESPACE_FOLDERS[namespace]}/${language}.json`];
   return load ? load() : Promise.reject(new Error(`no texts for ${language}/${namespace}`));
 }
 
-const textsOnDemand: BackendModule = {
-  type: 'backend',
-  init: () => undefined,
-  read(language, namespace, callback) {
-    const known = LANGUAGES.find((candidate) => candidate === language);
-    const folder = NAMESPACES.find((candidate) => candidate === namespace);
-    if (!known || !folder) {
-      callback(new Error(`no texts for ${language}/${namespace}`), false);
-      return;
+/** What a text is filled in with: `{{name}}` takes `name`'s value; a number `count` picks the plural form. */
+export type TextOptions = Record<string, unknown> & { count?: number };
+
+/**
+ * A namespace's texts in the current language: `t('key')`, `t('key', { count: 2, name })`, or
+ * `t('other:key')` for another namespace's. A text the language lacks is English's; a key no
+ * language has is shown as itself (a test then fails on it, not on a blank).
+ */
+export type TFunction = (key: string, options?: TextOptions) => string;
+
+const ENGLISH: Language = 'en';
+/** English is every language's fallback, so its shell texts come with the app's code. */
+const texts: Partial<Record<Language, Partial<Record<Namespace, Texts>>>> = { en: { translation: englishShell } };
+/** The loads under way, by language and namespace; one that failed is forgotten and tried again when next asked for. */
+const loading = new Map<string, Promise<void>>();
+/** A namespace whose texts could not be fetched: shown in English (or as keys) rather than never. */
+const failed = new Set<string>();
+
+const pluralRules = new Map<Language, Intl.PluralRules>();
+function pluralForm(language: Language, count: number): string {
+  let rules = pluralRules.get(language);
+  if (!rules) {
+    rules = new Intl.PluralRules(language);
+    pluralRules.set(language, rules);
+  }
+  return rules.select(count);
+}
+
+function lookup(language: Language, namespace: Namespace, key: string): string | undefined {
+  let node: string | Texts | undefined = texts[language]?.[namespace];
+  for (const part of key.split('.')) {
+    if (node === undefined || typeof node === 'string') return undefined;
+    node = node[part];
+  }
+  return typeof node === 'string' ? node : undefined;
+}
+
+function fillIn(text: string, options: TextOptions | undefined): string {
+  if (!options) return text;
+  return text.replace(/\{\{(.+?)\}\}/g, (_, name: string) => {
+    let value: unknown = options;
+    for (const part of name.replace(/^-/, '').trim().split('.')) {
+      value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[part] : undefined;
     }
-    loadTexts(known, folder).then(
-      (texts) => callback(null, texts),
-      (error: unknown) => callback(error instanceof Error ? error : new Error(String(error)), false),
+    return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : '';
+  });
+}
+
+function isLanguage(value: string): value is Language {
+  return LANGUAGES.some((language) => language === value);
+}
+
+function isNamespace(value: string): value is Namespace {
+  return NAMESPACES.some((namespace) => namespace === value);
+}
+
+/** The languages a text is looked up in, in order: the one given, then English. */
+function languagesFor(language: Language): Language[] {
+  return language === ENGLISH ? [ENGLISH] : [language, ENGLISH];
+}
+
+function translate(language: Language, namespace: Namespace, fullKey: string, options?: TextOptions): string {
+  const colon = fullKey.indexOf(':');
+  const prefix = colon > 0 ? fullKey.slice(0, colon) : '';
+  const ownNamespace = isNamespace(prefix) ? prefix : namespace;
+  const key = isNamespace(prefix) ? fullKey.slice(colon + 1) : fullKey;
+  const count = options?.count;
+  for (const candidate of languagesFor(language)) {
+    const keys = typeof count === 'number' ? [`${key}_${pluralForm(candidate, count)}`, key] : [key];
+    if (count === 0) keys.unshift(`${key}_zero`);
+    for (const variant of keys) {
+      const found = lookup(candidate, ownNamespace, variant);
+      if (found !== undefined) return fillIn(found, options);
+    }
+  }
+  return key;
+}
+
+const slot = (language: Language, namespace: Namespace) => `${language}|${namespace}`;
+
+/** Whether a namespace's texts are in for `language` and its fallback (or could not be had). */
+function settled(language: Language, namespace: Namespace): boolean {
+  return languagesFor(language).every(
+    (candidate) => texts[candidate]?.[namespace] !== undefined || failed.has(slot(candidate, namespace)),
+  );
+}
+
+type Listener = () => void;
+const listeners = new Set<Listener>();
+const languageListeners = new Set<(language: Language) => void>();
+/** Grows with every change a rendered text may depend on (a language switched, texts arrived). */
+let revision = 0;
+function changed(): void {
+  revision += 1;
+  for (const listener of [...listeners]) listener();
+}
+
+function load(language: Language, namespace: Namespace): Promise<void> {
+  if (texts[language]?.[namespace] !== undefined) return Promise.resolve();
+  const key = slot(language, namespace);
+  let pending = loading.get(key);
+  if (!pending) {
+    failed.delete(key);
+    pending = loadTexts(language, namespace).then(
+      (loaded) => {
+        (texts[language] ??= {})[namespace] = loaded;
+        loading.delete(key);
+        changed();
+      },
+      () => {
+        failed.add(key);
+        loading.delete(key);
+        changed();
+      },
     );
+    loading.set(key, pending);
+  }
+  return pending;
+}
+
+/** The namespaces some screen has asked for so far: a language switched to loads them all first. */
+const wanted = new Set<Namespace>(['translation']);
+
+function loadAll(languages: readonly Language[], namespaces: Iterable<Namespace>): Promise<void> {
+  const loads: Promise<void>[] = [];
+  for (const namespace of namespaces) {
+    wanted.add(namespace);
+    for (const language of languages) for (const candidate of languagesFor(language)) loads.push(load(candidate, namespace));
+  }
+  return Promise.all(loads).then(() => undefined);
+}
+
+let current: Language = loadSettings().language;
+
+/** The app's texts: the language shown, its switch, and the namespaces' texts fetched on demand. */
+const i18n = {
+  get language(): Language {
+    return current;
   },
+  /** A namespace's texts (the shell's unless named), in the language current when it is called. */
+  getFixedT(language: string | null, namespace: Namespace = 'translation'): TFunction {
+    const fixed = language === null ? null : isLanguage(language) ? language : ENGLISH;
+    return (key, options) => translate(fixed ?? current, namespace, key, options);
+  },
+  t(key: string, options?: TextOptions): string {
+    return translate(current, 'translation', key, options);
+  },
+  /** Whether `namespace`'s texts can be shown in the current language now. */
+  hasLoaded(namespace: Namespace, language: Language = current): boolean {
+    return settled(language, namespace);
+  },
+  /** Fetches the namespaces' texts in the current language (and English); resolves once they are in. */
+  loadNamespaces(namespaces: Namespace | readonly Namespace[]): Promise<void> {
+    return loadAll([current], typeof namespaces === 'string' ? [namespaces] : namespaces);
+  },
+  /** Fetches every namespace asked for so far in these languages too. */
+  loadLanguages(languages: readonly Language[]): Promise<void> {
+    return loadAll(languages, wanted);
+  },
+  /**
+   * Switches the language once the texts of every namespace in use are there in it: the page
+   * never shows keys, or English, in between. Unknown languages are refused.
+   */
+  async changeLanguage(language: string): Promise<TFunction> {
+    if (!isLanguage(language)) throw new Error(`Pillbox has no texts in ${language}`);
+    if (![...wanted].every((namespace) => settled(language, namespace))) await loadAll([language], wanted);
+    if (current !== language) {
+      current = language;
+      for (const listener of [...languageListeners]) listener(language);
+      changed();
+    }
+    return i18n.getFixedT(null);
+  },
+  /** `listener` is told each new language once it is shown. */
+  on(_event: 'languageChanged', listener: (language: Language) => void): void {
+    languageListeners.add(listener);
+  },
+  off(_event: 'languageChanged', listener: (language: Language) => void): void {
+    languageListeners.delete(listener);
+  },
+  /** For components: `listener` is called on every change a text may depend on; answers how to stop. */
+  subscribe: (listener: Listener): (() => void) => {
+    listeners.add(listener);
+    return () => listeners.delete(listener);
+  },
+  /** Changes with every language switch and every arrival of texts. */
+  revision: (): number => revision,
 };
 
-void i18n
-  .use(textsOnDemand)
-  .use(initReactI18next)
-  .init({
-    // English is every language's fallback, so its shell texts are always needed: they come
-    // with the app's code, and the first screen of an English visit waits for no other file.
-    resources: { en: { translation: englishShell } },
-    partialBundledLanguages: true,
-    // The language chosen, else the browser's first that Pillbox speaks (see loadSettings).
-    lng: loadSettings().language,
-    fallbackLng: 'en',
-    supportedLngs: [...LANGUAGES],
-    // Only the shell's texts at start; a screen's own namespaces load with it (useTranslation
-    // suspends the screen until they are there, so no key is ever shown in place of a text).
-    ns: ['translation'],
-    interpolation: { escapeValue: false },
-    initAsync: false,
-    returnNull: false,
-    react: { useSuspense: true },
-  });
+export type I18n = typeof i18n;
 
 /**
  * Loads a language's texts, or those of the namespaces given, and only then answers: a
- * language picked in Settings changes the screen once its texts are there (i18next's
- * changeLanguage also waits for them), and a route can fetch its texts with its code.
+ * language picked in Settings changes the screen once its texts are there, and a route can
+ * fetch its texts with its code.
  */
 export function loadNamespaces(namespaces: readonly Namespace[]): Promise<void> {
-  return i18n.loadNamespaces([...namespaces]);
+  return i18n.loadNamespaces(namespaces);
 }
 
 export default i18n;

@@ -1,4 +1,4 @@
-import type { TFunction } from 'i18next';
+import type { TFunction } from '.';
 import { ApiError, NETWORK_ERROR_MESSAGE, isJsonObject, type ErrorCode } from '../api/client';
 
 /** Translation keys by error code, for one namespace. */

@@ -17,7 +17,7 @@ const PLURAL = /_(zero|one|two|few|many|other)$/;
 const RESOURCES = Object.fromEntries(
   await Promise.all(
     LANGUAGES.map(async (language) => {
-      const trees = await Promise.all(NAMESPACES.map(async (namespace) => [namespace, (await loadTexts(language, namespace)) as Tree]));
+      const trees = await Promise.all(NAMESPACES.map(async (namespace) => [namespace, await loadTexts(language, namespace)]));
       return [language, Object.fromEntries(trees) as Record<string, Tree>];
     }),
   ),

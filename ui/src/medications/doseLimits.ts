@@ -1,6 +1,6 @@
 // The as-needed limits as the server enforces them: a dose too soon or over the most in 24
 // hours is refused (409) unless it is confirmed.
-import type { TFunction } from 'i18next';
+import type { TFunction } from '../i18n';
 import { ApiError } from '../api/client';
 
 export type LimitCode = 'dose_too_soon' | 'daily_maximum_reached';

@@ -1,7 +1,7 @@
 // Error texts of the medication screens (SPEC §8 "Medications and history"): the server's
 // message when it sent one, translated by its code when we know it, else the screen's own
 // fallback.
-import type { TFunction } from 'i18next';
+import type { TFunction } from '../i18n';
 import { ApiError, NETWORK_ERROR_MESSAGE } from '../api/client';
 import i18n from '../i18n';
 import { serverErrorText, translateCode, type CodeKeys } from '../i18n/messages';

@@ -1,7 +1,7 @@
 // Refusals of a medication's prescription and stock batches (issue 29). Their texts are in the
 // `prescriptions` namespace, which the Medications screen loads with itself (Today does not),
 // and this table is imported only by that screen's forms, so neither weighs on Today.
-import type { TFunction } from 'i18next';
+import type { TFunction } from '../i18n';
 import { ApiError } from '../api/client';
 import i18n from '../i18n';
 import type { CodeKeys } from '../i18n/messages';

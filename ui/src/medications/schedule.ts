@@ -1,5 +1,5 @@
 // A medication's schedule in words: "Twice daily at 08:00 and 20:00", "As needed".
-import type { TFunction } from 'i18next';
+import type { TFunction } from '../i18n';
 import type { DatedStep, Frequency, Schedule } from '../api/medicationTypes';
 import type { TimeFormat } from '../settings/appSettings';
 import { formatTimeOfDay, localeOf } from './format';

@@ -1,7 +1,7 @@
 // How channels are named on screen: a kind's name, a channel's label ("Phone (ntfy)"), a
 // delivery method's name wherever methods are listed, and the channel refusals' texts. `t` is
 // the notifyPrefs namespace's throughout.
-import type { TFunction } from 'i18next';
+import type { TFunction } from '../i18n';
 import { ApiError } from '../api/client';
 import { CHANNEL_KINDS, type Channel } from '../api/channels';
 import { channelIdOf, type CodeParams, type DeliveryMethod } from '../api/notifications';

@@ -1,7 +1,7 @@
 // What the server says happened to a notification, in the person's language: the server
 // sends codes with their values (delivery results, reminder titles) and keeps its English
 // words only for clients that do not know a code.
-import type { TFunction } from 'i18next';
+import type { TFunction } from '../i18n';
 import type { CodeParams } from '../api/notifications';
 
 const RESULT_CODES = [

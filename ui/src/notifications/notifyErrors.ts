@@ -1,6 +1,6 @@
 // Error texts of the reminder screens (SPEC §8 "Token link", "Notifications"): our translation
 // of the refusal's code, the server's own 4xx message otherwise, else the screen's fallback. A 5xx says nothing a person can act on, so it gets the fallback too.
-import type { TFunction } from 'i18next';
+import type { TFunction } from '../i18n';
 import { ApiError, NETWORK_ERROR_MESSAGE, isJsonObject } from '../api/client';
 import i18n from '../i18n';
 import { serverErrorText, serverMessageOf, translateCode, type CodeKeys } from '../i18n/messages';

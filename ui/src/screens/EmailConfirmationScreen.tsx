@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../i18n/useTranslation';
 import { Link, useNavigate, useSearchParams } from 'react-router-dom';
 import { disabledBecause } from '../components/DisabledReason';
 import { errorText } from '../i18n/messages';

@@ -1,5 +1,5 @@
 import { useEffect, useReducer, useState, type SubmitEvent } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../i18n/useTranslation';
 import { Link, Navigate, useLocation, useNavigate, useSearchParams } from 'react-router-dom';
 import type { TwoFactorMethod } from '../api/types';
 import { useAuth } from '../auth/AuthContext';

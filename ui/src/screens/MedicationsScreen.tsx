@@ -1,5 +1,5 @@
 import { useRef, useState } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../i18n/useTranslation';
 import { AddMedicationDialog } from '../components/medications/AddMedicationDialog';
 import { MedicationCard } from '../components/medications/MedicationCard';
 import { BellSmallIcon, PlusIcon } from '../components/medications/MedicationIcon';

@@ -1,5 +1,5 @@
 import { useRef, useState, type KeyboardEvent } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../i18n/useTranslation';
 import { Link, useSearchParams } from 'react-router-dom';
 import { type NotificationList, type NotificationStatus, type ScheduledNotification } from '../api/notifications';
 import { FlashMessage } from '../components/FlashMessage';

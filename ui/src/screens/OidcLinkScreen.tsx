@@ -1,5 +1,5 @@
 import { useState, type ReactNode, type SubmitEvent } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../i18n/useTranslation';
 import { Link, Navigate, useSearchParams } from 'react-router-dom';
 import { ApiError, isJsonObject } from '../api/client';
 import type { TwoFactorMethod } from '../api/types';

@@ -1,5 +1,5 @@
 import { useState, type SubmitEvent } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../i18n/useTranslation';
 import { Link, useLocation } from 'react-router-dom';
 import type { Person } from '../api/peopleTypes';
 import { FormError } from '../components/medications/FormError';

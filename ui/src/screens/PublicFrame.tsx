@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../i18n/useTranslation';
 import { BrandMark } from '../components/BrandMark';
 
 /** A centred card for the pages people see without signing in. */

@@ -1,5 +1,5 @@
 import { useState, type ReactNode, type SubmitEvent } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../i18n/useTranslation';
 import { Link, useSearchParams } from 'react-router-dom';
 import type { OverLimitDose, Report, ReportMedication } from '../api/data';
 import { useAuth } from '../auth/AuthContext';

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useId, useState, type SubmitEvent } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../i18n/useTranslation';
 import { useNavigate, useParams, useSearchParams } from 'react-router-dom';
 import { ApiError } from '../api/client';
 import { DOSE_STATUSES, type DoseStatus } from '../api/medicationTypes';

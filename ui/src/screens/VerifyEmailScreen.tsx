@@ -1,4 +1,4 @@
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../i18n/useTranslation';
 import { useNavigate, useParams } from 'react-router-dom';
 import { CheckIcon, CloseIcon } from '../components/icons';
 import { errorText } from '../i18n/messages';

@@ -1,5 +1,5 @@
 import { useState, type SubmitEvent } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/useTranslation';
 import type { Medication } from '../../api/medicationTypes';
 import { problemText } from '../../medications/errors';
 import { recordErrorText } from '../../medications/recordErrors';

@@ -1,5 +1,5 @@
 import { useId } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/useTranslation';
 import type { Adherence, DailyTally, MedicationAdherence, Tally } from '../../api/medicationTypes';
 import { CHART_HEIGHT, CHART_STATUSES as STATUSES, barSegments } from '../../medications/chart';
 import { formatPercent } from '../../medications/format';

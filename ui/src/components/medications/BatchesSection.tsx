@@ -1,5 +1,5 @@
 import { useState, type SubmitEvent } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/useTranslation';
 import type { Batch, BatchInput, NewBatchInput } from '../../api/medicationTypes';
 import { parseAmount } from '../../medications/dosage';
 import { medsErrorText } from '../../medications/errors';

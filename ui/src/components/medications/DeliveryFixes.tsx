@@ -3,7 +3,7 @@
 // fetched when such a warning shows: Today's first load carries none of it.
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/useTranslation';
 import { notifyErrorText } from '../../notifications/notifyErrors';
 import { pushSupport } from '../../push/pushSubscription';
 import { subscribeToPush } from '../../queries/push';

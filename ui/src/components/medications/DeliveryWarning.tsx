@@ -1,5 +1,5 @@
 import { lazy, Suspense, useState } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/useTranslation';
 import { DELIVERY_WARNINGS, type Medication } from '../../api/medicationTypes';
 import { loadNamespaces } from '../../i18n';
 import { DeliveryWarningNote } from './DeliveryWarningNote';

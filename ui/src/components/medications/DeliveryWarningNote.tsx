@@ -1,5 +1,5 @@
 import { lazy, Suspense, type ReactNode } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/useTranslation';
 import { Link } from 'react-router-dom';
 import type { DeliveryWarningCode } from '../../api/medicationTypes';
 import { loadNamespaces } from '../../i18n';

@@ -1,5 +1,5 @@
 import { useState, type SubmitEvent } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/useTranslation';
 import { DOSE_STATUSES, type DoseInput, type DoseStatus, type Medication } from '../../api/medicationTypes';
 import { defaultDoseQuantity, dosageProblem } from '../../medications/dosage';
 import { problemText } from '../../medications/errors';

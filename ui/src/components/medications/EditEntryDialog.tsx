@@ -1,5 +1,5 @@
 import { useState, type SubmitEvent } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/useTranslation';
 import type { EntryCorrection } from '../../api/history';
 import type { EntryResult, HistoryEntry, Medication } from '../../api/medicationTypes';
 import { entryCorrectionProblem } from '../../medications/dosage';

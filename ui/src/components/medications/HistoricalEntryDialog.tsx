@@ -1,5 +1,5 @@
 import { useState, type SubmitEvent } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/useTranslation';
 import { DOSE_STATUSES, type DoseStatus, type DoseWarning, type Medication } from '../../api/medicationTypes';
 import { defaultDoseQuantity, historicalEntryProblem, type HistoricalEntryFields } from '../../medications/dosage';
 import { medsErrorText, problemText } from '../../medications/errors';

@@ -1,4 +1,4 @@
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/useTranslation';
 import { DOSE_STATUSES, type DoseStatus, type HistoryEntry } from '../../api/medicationTypes';
 import { DoseStatusBadge } from './Badges';
 import { TrashIcon } from './MedicationIcon';

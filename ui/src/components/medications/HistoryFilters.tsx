@@ -1,4 +1,4 @@
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/useTranslation';
 import { DOSE_STATUSES, type HistoryFilters, type Medication } from '../../api/medicationTypes';
 import { hasFilters } from '../../medications/historyFilters';
 

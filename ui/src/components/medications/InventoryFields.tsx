@@ -1,4 +1,4 @@
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/useTranslation';
 import { CONTINUOUS_CONTAINERS, DISCRETE_CONTAINERS, INVENTORY_TYPES } from '../../api/medicationTypes';
 import { formTotal, strengthRequired, type InventoryForm } from '../../medications/inventoryForm';
 import { findUnit } from '../../medications/units';

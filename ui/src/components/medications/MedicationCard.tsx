@@ -1,5 +1,5 @@
 import { useId, useState, type SubmitEvent } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/useTranslation';
 import type { Medication } from '../../api/medicationTypes';
 import type { Role } from '../../api/peopleTypes';
 import { canLog, canManage } from '../../people/roles';

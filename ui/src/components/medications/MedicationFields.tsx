@@ -1,4 +1,4 @@
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/useTranslation';
 import { FREQUENCIES, MEDICATION_COLORS } from '../../api/medicationTypes';
 import { emptyInventoryForm, type InventoryForm } from '../../medications/inventoryForm';
 import {

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/useTranslation';
 import { allowedWhen, laterThanNow } from '../../medications/doseLimits';
 import { useMedsFormat } from './useMedsFormat';
 

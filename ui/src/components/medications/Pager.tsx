@@ -1,5 +1,5 @@
 import { useId } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/useTranslation';
 import type { PagerState } from '../../medications/paging';
 import { DisabledReason, disabledBecause } from '../DisabledReason';
 import { ChevronIcon } from './MedicationIcon';

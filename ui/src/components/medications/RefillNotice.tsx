@@ -1,5 +1,5 @@
 import { useId } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/useTranslation';
 import type { Medication, Prescription, RefillNeed } from '../../api/medicationTypes';
 import { needsOrdering } from '../../medications/refill';
 import '../../styles/refill.css';

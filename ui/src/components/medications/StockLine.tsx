@@ -1,4 +1,4 @@
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/useTranslation';
 import type { Inventory } from '../../api/medicationTypes';
 import { onHand, shownStockStatus } from '../../medications/stock';
 import { StockBadge } from './Badges';

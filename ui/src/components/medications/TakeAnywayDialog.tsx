@@ -1,4 +1,4 @@
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/useTranslation';
 import { allowedWhen, type LimitRefusal } from '../../medications/doseLimits';
 import { ConfirmDialog } from './ConfirmDialog';
 import { useMedsFormat } from './useMedsFormat';

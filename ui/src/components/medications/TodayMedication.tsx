@@ -1,5 +1,5 @@
 import { useId } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/useTranslation';
 import { DOSE_STATUSES, RECENT_DOSES, type DoseStatus, type Medication } from '../../api/medicationTypes';
 import { DoseStatusBadge } from './Badges';
 import { DeliveryWarning } from './DeliveryWarning';

@@ -1,6 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/useTranslation';
 import { ApiError } from '../../api/client';
 import type { EntryResult, TodayDose, TodayDoseStatus, TodaySchedule as Schedule } from '../../api/medicationTypes';
 import { medsErrorText } from '../../medications/errors';

@@ -1,5 +1,5 @@
 import { useEffect, useState, useSyncExternalStore, type ReactNode } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/useTranslation';
 import { subscribeUnitCatalogue, unitCatalogue } from '../../medications/unitCatalogue';
 import { loadUnitCatalogue } from '../../queries/units';
 import { LoadingScreen } from '../LoadingScreen';

@@ -1,4 +1,4 @@
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/useTranslation';
 import { unitCatalogue } from '../../medications/unitCatalogue';
 import { UNIT_CATEGORIES, findUnit, type UnitCategory } from '../../medications/units';
 import { useMedsFormat } from './useMedsFormat';

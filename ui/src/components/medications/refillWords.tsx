@@ -1,6 +1,6 @@
-import type { TFunction } from 'i18next';
+import type { TFunction } from '../../i18n';
 import { useState } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/useTranslation';
 import type { Prescription, RefillNeed } from '../../api/medicationTypes';
 import { medsErrorText } from '../../medications/errors';
 import { useMarkRefillOrdered } from '../../queries/prescriptions';

@@ -1,5 +1,5 @@
 import { useMemo } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/useTranslation';
 import type { Medication } from '../../api/medicationTypes';
 import { formatDate, formatDateTime, formatPlainDate, formatQuantity, formatTime, formatTimeOfDay, localeOf } from '../../medications/format';
 import { gapInWords, scheduleInWords, scheduleLines, type ScheduleCalendar } from '../../medications/schedule';

@@ -1,5 +1,5 @@
-import type { TFunction } from 'i18next';
-import { useTranslation } from 'react-i18next';
+import type { TFunction } from '../../i18n';
+import { useTranslation } from '../../i18n/useTranslation';
 import { channelIdOf, type Delivery } from '../../api/notifications';
 import { channelLabel, kindName } from '../../notifications/channelWords';
 import { deliveryResultText, deliveryTitleText } from '../../notifications/deliveryWords';

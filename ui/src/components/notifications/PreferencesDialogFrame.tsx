@@ -1,5 +1,5 @@
 import { useId, type ReactNode, type SubmitEvent } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/useTranslation';
 import type { DeliveryMethod } from '../../api/notifications';
 import { DisabledReason, disabledBecause } from '../DisabledReason';
 import { Dialog } from '../Dialog';

@@ -1,4 +1,4 @@
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/useTranslation';
 import { notifyErrorDetail } from '../../notifications/notifyErrors';
 import { permissionBadge } from '../../push/pushSubscription';
 import { usePushSubscription } from '../../queries/push';

@@ -1,6 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/useTranslation';
 import { channelIdOf, channelResultsOf, type ChannelResult } from '../../api/notifications';
 import { resultChannelLabel } from '../../notifications/channelWords';
 import { deliveryResultText } from '../../notifications/deliveryWords';

@@ -1,7 +1,7 @@
 // The controls the preferences dialog and the Settings page's Notifications section share.
-import type { TFunction } from 'i18next';
+import type { TFunction } from '../../i18n';
 import { useId } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/useTranslation';
 import type { GlobalPreferences } from '../../api/notificationPrefs';
 import type { Channel } from '../../api/channels';
 import { DELIVERY_METHODS, channelIdOf, type DeliveryMethod } from '../../api/notifications';

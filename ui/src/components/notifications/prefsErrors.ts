@@ -1,6 +1,6 @@
 // Error texts of the preferences dialog and the Settings page's Notifications section
 // (SPEC §8): the screen's own text, followed by the server's reason when it gave one.
-import type { TFunction } from 'i18next';
+import type { TFunction } from '../../i18n';
 import { ApiError, NETWORK_ERROR_MESSAGE } from '../../api/client';
 import i18n from '../../i18n';
 import { serverErrorText, translateCode, type CodeKeys } from '../../i18n/messages';

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/useTranslation';
 import type { DeliveryMethod } from '../../api/notifications';
 import { useSendTestNotification } from '../../queries/notifications';
 import type { Flash } from '../useFlash';

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/useTranslation';
 import { AUDIT_ACTIONS, AUDIT_PAGE_SIZE, type AuditEntry } from '../../api/peopleTypes';
 import { circleErrorText } from '../../people/errors';
 import { useAuditQuery } from '../../queries/people';

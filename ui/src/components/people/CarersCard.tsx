@@ -1,5 +1,5 @@
 import { useState, type SubmitEvent } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/useTranslation';
 import { CARER_ROLES, type Carer, type CarerRole, type Person } from '../../api/peopleTypes';
 import { addressLine } from '../../people/carerAddress';
 import { circleErrorText } from '../../people/errors';

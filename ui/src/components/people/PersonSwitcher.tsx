@@ -1,4 +1,4 @@
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/useTranslation';
 import type { Person } from '../../api/peopleTypes';
 import { usePersonScope } from '../../people/PersonScopeContext';
 import { switchablePeople } from '../../people/roles';

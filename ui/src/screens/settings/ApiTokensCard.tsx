@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/useTranslation';
 import type { ApiToken } from '../../api/tokens';
 import { FlashMessage } from '../../components/FlashMessage';
 import { ConfirmDialog } from '../../components/medications/ConfirmDialog';

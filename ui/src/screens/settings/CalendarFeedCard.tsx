@@ -1,5 +1,5 @@
 import { useId, useState } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/useTranslation';
 import { ApiError } from '../../api/client';
 import { CopyButton } from '../../components/CopyButton';
 import { FlashMessage } from '../../components/FlashMessage';

@@ -1,5 +1,5 @@
 import { useState, type SubmitEvent } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/useTranslation';
 import { useAuth } from '../../auth/AuthContext';
 import { passwordProblem } from '../../auth/passwordRules';
 import { Dialog } from '../../components/Dialog';

@@ -1,5 +1,5 @@
 import { useState, type SubmitEvent } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/useTranslation';
 import type { CreatedApiToken, TokenScope } from '../../api/tokens';
 import { CopyButton } from '../../components/CopyButton';
 import { Dialog } from '../../components/Dialog';

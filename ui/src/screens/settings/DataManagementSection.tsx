@@ -1,4 +1,4 @@
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/useTranslation';
 import { BackupList } from './data/BackupList';
 import { ExportCard } from './data/ExportCard';
 import { ImportCard } from './data/ImportCard';

@@ -1,5 +1,5 @@
 import { useState, type SubmitEvent } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/useTranslation';
 import type { CodeMethod } from '../../api/types';
 import { cleanBackupCode } from '../../auth/backupCode';
 import { Dialog } from '../../components/Dialog';

@@ -1,5 +1,5 @@
 import { useState, type SubmitEvent } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/useTranslation';
 import type { DataSettings } from '../../api/data';
 import { DisabledReason, disabledBecause } from '../../components/DisabledReason';
 import { FlashMessage } from '../../components/FlashMessage';

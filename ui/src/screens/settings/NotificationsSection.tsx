@@ -1,5 +1,5 @@
 import { useEffect, useState, type SubmitEvent } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/useTranslation';
 import { Link } from 'react-router-dom';
 import type { NotificationSettings } from '../../api/notificationPrefs';
 import { FlashMessage } from '../../components/FlashMessage';

@@ -1,5 +1,5 @@
 import { useState, type SubmitEvent } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/useTranslation';
 import type { Passkey } from '../../api/passkeys';
 import { passkeyErrorText } from '../../auth/passkeyErrors';
 import { passkeysSupported } from '../../auth/webauthn';

@@ -1,5 +1,5 @@
 import { useState, type SubmitEvent } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/useTranslation';
 import type { User } from '../../api/types';
 import { useAuth } from '../../auth/AuthContext';
 import { displayName } from '../../auth/displayName';

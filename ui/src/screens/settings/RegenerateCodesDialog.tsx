@@ -1,4 +1,4 @@
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/useTranslation';
 import { ConfirmWithPasswordDialog } from '../../components/ConfirmWithPasswordDialog';
 import { errorText } from '../../i18n/messages';
 import { useRegenerateBackupCodes } from '../../queries/security';

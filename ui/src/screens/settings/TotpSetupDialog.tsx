@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/useTranslation';
 import type { TotpSetup } from '../../api/types';
 import { useAuth } from '../../auth/AuthContext';
 import { BackupCodesList } from '../../components/BackupCodes';

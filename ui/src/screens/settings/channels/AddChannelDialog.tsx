@@ -1,6 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useId, useState, type ReactNode, type SubmitEvent } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../../i18n/useTranslation';
 import { CHANNEL_KINDS, type CreatedChannel } from '../../../api/channels';
 import { CopyButton } from '../../../components/CopyButton';
 import { Dialog } from '../../../components/Dialog';

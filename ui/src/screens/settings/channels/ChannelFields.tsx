@@ -1,7 +1,7 @@
 // The fields of the channel forms, shared by adding a channel and changing its settings: each
 // kind's settings with a line on where to find them, and the server's word beside the one it
 // refused.
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../../i18n/useTranslation';
 import { WEBHOOK_EVENTS } from '../../../api/channels';
 import { eventKey, type ChannelForm, type KeptSecret, type NtfyAccess } from '../../../notifications/channelForm';
 import type { ChannelField, FieldProblem } from '../../../notifications/channelWords';

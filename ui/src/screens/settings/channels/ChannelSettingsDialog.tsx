@@ -1,5 +1,5 @@
 import { useId, useState, type SubmitEvent } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../../i18n/useTranslation';
 import type { Channel } from '../../../api/channels';
 import { Dialog } from '../../../components/Dialog';
 import { FormError } from '../../../components/medications/FormError';

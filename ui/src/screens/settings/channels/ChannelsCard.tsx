@@ -1,5 +1,5 @@
 import { useId, useState, type SubmitEvent } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../../i18n/useTranslation';
 import { ApiError } from '../../../api/client';
 import type { Channel, ChannelTestResult } from '../../../api/channels';
 import { FlashMessage } from '../../../components/FlashMessage';

@@ -1,4 +1,4 @@
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../../i18n/useTranslation';
 import { CopyButton } from '../../../components/CopyButton';
 
 /** The link that binds a Telegram chat: opened in Telegram, or copied to open elsewhere. */

@@ -1,5 +1,5 @@
 import { useRef, useState, type ChangeEvent } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../../i18n/useTranslation';
 import { ApiError } from '../../../api/client';
 import { IMPORT_LIMIT_BYTES, type ImportSource, type ImportSummary } from '../../../api/data';
 import { Dialog } from '../../../components/Dialog';

@@ -1,4 +1,4 @@
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../../i18n/useTranslation';
 import type { ImportSummary } from '../../../api/data';
 
 /** What an import adds and skips, as a small table (a dry run's "to add", or "added"). */

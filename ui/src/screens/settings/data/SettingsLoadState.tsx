@@ -1,4 +1,4 @@
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../../i18n/useTranslation';
 
 /** "Loading..." or "Failed to load settings" with a retry, while a section's settings are not there. */
 export function SettingsLoadState({ failed, onRetry }: { failed: boolean; onRetry: () => void }) {
