@@ -13,6 +13,7 @@ import { loadNamespaces, type Namespace } from './i18n';
 import { OidcLinkScreen } from './screens/OidcLinkScreen';
 import { holdBackgroundRequests } from './queries/backgroundRequests';
 import { prefetchFirstScreen } from './queries/firstScreen';
+import { checkSessionEarly } from './queries/sessionCheck';
 import { QueryProvider, SessionCacheGuard } from './queries/QueryProvider';
 import { loadUnitCatalogue } from './queries/units';
 import { SettingsProvider } from './settings/SettingsProvider';
@@ -99,10 +100,10 @@ const SIGNED_IN_SCREENS: Record<string, RouteScreen> = {
 };
 
 /**
- * Starts fetching the screen the app opens at, the signed-in frame around it, the unit
- * catalogue the frame waits for (public, asked once per start anyway) and the screen's first
- * data (into `client`, the app's cache), while the app's own code starts and asks who is signed
- * in: otherwise each would wait for the one before it (code, then the session check, then the
+ * Starts the session check, and fetching the screen the app opens at, the signed-in frame
+ * around it, the unit catalogue the frame waits for (public, asked once per start anyway) and
+ * the screen's first data (into `client`, the app's cache), while the app's own code starts:
+ * otherwise each would wait for the one before it (code, then the session check, then the
  * frame, then the catalogue, then the screen, then its data).
  */
 export function preloadFirstScreen(pathname: string, signedIn: boolean, client: QueryClient): void {
@@ -117,6 +118,8 @@ export function preloadFirstScreen(pathname: string, signedIn: boolean, client: 
   // is asked once it has been painted, not beside its own requests. Only here: a start at a
   // page outside the signed-in frame (a take link, an invitation) paints no such screen.
   holdBackgroundRequests(client);
+  // The session check, which the frame waits for, goes with the screen's requests.
+  checkSessionEarly(client);
   // A fetch that fails here is tried again when the route renders, which shows its error.
   const ignore = () => undefined;
   SignedInLayout.preload().catch(ignore);

@@ -17,6 +17,7 @@ import { linkOidcIdentity } from '../api/oidc';
 import { getStoredUserJson } from '../api/session';
 import { backgroundRequestsAllowed } from '../queries/backgroundRequests';
 import { registrationQuery, signInProvidersQuery, versionQuery } from '../queries/providers';
+import { takeEarlySessionCheck } from '../queries/sessionCheck';
 import { AuthContext, type AuthContextValue } from './AuthContext';
 import { authReducer, initialAuthState } from './authReducer';
 import { signInWithCode, signInWithPassword } from './loginFlow';
@@ -63,7 +64,8 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   // the app has kept. Without a session, the server is asked whether an authenticating proxy
   // signed the person in. Asked as soon as the first screen is committed, not a frame later
   // after the browser has painted it (when Preact runs effects): it is the first request of
-  // a start, and everything after it waits for its answer.
+  // a start, and everything after it waits for its answer. A start at a signed-in screen sent
+  // the check already, with the screen's requests (preloadFirstScreen): its answer is used.
   useLayoutEffect(() => {
     const token = api.getStoredToken();
     const controller = new AbortController();
@@ -114,8 +116,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
       // Without the user record there is nothing to show; the token stays for next time.
       dispatch(user ? { type: 'AUTH_SUCCESS', user, token } : { type: 'SET_LOADING', isLoading: false });
     };
-    api
-      .getMe(controller.signal)
+    (takeEarlySessionCheck(queryClient, token) ?? api.getMe(controller.signal))
       .then(async (user) => {
         api.storeUser(user);
         dispatch({ type: 'AUTH_SUCCESS', user, token });

@@ -67,6 +67,31 @@ describe("the first screen's data comes with the start", () => {
     for (const path of FIRST) expect(requestsTo(fetchMock, 'GET', path)).toHaveLength(1);
   });
 
+  it('sends the session check with them, before the app first renders, and the app uses its answer', async () => {
+    signInForMeds();
+    const { fetchMock, answerMe } = heldServer();
+    await start('/today', () => {
+      // Not rendered yet: the check is out beside the screen's data.
+      expect(requestsTo(fetchMock, 'GET', '/api/auth/me')).toHaveLength(1);
+      for (const path of FIRST) expect(requestsTo(fetchMock, 'GET', path)).toHaveLength(1);
+      return Promise.resolve();
+    });
+    expect(screen.queryByRole('heading', { name: 'Today', level: 1 })).toBeNull();
+    answerMe();
+    expect(await screen.findByRole('region', { name: 'Scheduled today' })).toBeTruthy();
+    expect(requestsTo(fetchMock, 'GET', '/api/auth/me')).toHaveLength(1);
+  });
+
+  it('signs out when the session check the start sent is refused', async () => {
+    signInForMeds();
+    medsServer({
+      'GET /api/auth/me': () => jsonResponse({ success: false, code: 'session_expired', message: 'Invalid token' }, 401),
+    });
+    await start('/today');
+    expect(await screen.findByRole('heading', { name: 'Welcome back' })).toBeTruthy();
+    expect(localStorage.getItem('token')).toBeNull();
+  });
+
   it("asks for everyone's lists: once the people are in, each cared-for person's, and Today shows theirs without asking again", async () => {
     signInForMeds();
     const mum = { id: 5, name: 'Mum', is_self: false, archived: false, role: 'carer', owner_name: 'Sam', carer_id: 40, home_assistant: false, home_assistant_available: true, created_at: '' };
@@ -151,7 +176,8 @@ describe("the first screen's data comes with the start", () => {
     localStorage.removeItem('user');
     const client = testQueryClient();
     preloadFirstScreen('/today', true, client);
-    await waitFor(() => expect(requestsTo(fetchMock, 'GET', '/api/auth/me')).toHaveLength(1));
+    // Each start checks its session (the token is still stored), and asks for no data.
+    await waitFor(() => expect(requestsTo(fetchMock, 'GET', '/api/auth/me')).toHaveLength(2));
     for (const path of FIRST) expect(requestsTo(fetchMock, 'GET', path)).toHaveLength(0);
   });
 });
