@@ -18,6 +18,7 @@ fn main() {
     let version = record_git_revision();
     build_ui();
     embed_ui();
+    hash_index_scripts();
     embed_openapi(&version);
     pack_relative_relocations();
 }
@@ -316,6 +317,50 @@ fn compressible(content_type: &str) -> bool {
         || mime.ends_with("+xml")
         || mime == "application/xml"
         || mime == "application/wasm"
+}
+
+/// Writes `$OUT_DIR/index_script_hashes.txt`: a `'sha256-…'` source for each inline script of
+/// `ui/dist/index.html` (the first screen's preload, written by vite.config.ts), which the
+/// server's Content-Security-Policy admits by these hashes and no other inline script.
+fn hash_index_scripts() {
+    let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
+    let index = Path::new(env!("CARGO_MANIFEST_DIR")).join("ui/dist/index.html");
+    let html = std::fs::read_to_string(&index).unwrap_or_else(|e| panic!("read {}: {e}", index.display()));
+    let mut sources = Vec::new();
+    let mut rest = html.as_str();
+    while let Some(start) = rest.find("<script>") {
+        let body = &rest[start + "<script>".len()..];
+        let end = body
+            .find("</script>")
+            .expect("index.html: an inline script is closed");
+        sources.push(format!(
+            "'sha256-{}'",
+            base64(&Sha256::digest(&body.as_bytes()[..end]))
+        ));
+        rest = &body[end..];
+    }
+    std::fs::write(out_dir.join("index_script_hashes.txt"), sources.join(" "))
+        .expect("write index_script_hashes.txt");
+}
+
+/// Standard base64 with padding (RFC 4648 §4), for the policy's hash sources.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for group in bytes.chunks(3) {
+        let n = group
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
+        for i in 0..4 {
+            if i <= group.len() {
+                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
 }
 
 fn gzip(data: &[u8], level: u32) -> Vec<u8> {

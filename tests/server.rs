@@ -200,6 +200,39 @@ async fn hashed_assets_are_immutable_and_revalidated_files_answer_304() {
     }
 }
 
+/// index.html's inline script (a signed-in start's preload of its first screen) runs: the
+/// policy admits it by its hash, and admits no other inline script.
+#[tokio::test]
+async fn the_policy_admits_index_htmls_one_inline_script_by_its_hash() {
+    use base64::Engine as _;
+    use sha2::Digest as _;
+
+    let server = Server::start();
+    let response = get(&server, "/today").await;
+    let csp = response.headers()[header::CONTENT_SECURITY_POLICY]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let html = response.text().await.unwrap();
+    let scripts: Vec<&str> = html
+        .split("<script>")
+        .skip(1)
+        .map(|rest| rest.split("</script>").next().unwrap())
+        .collect();
+    assert_eq!(scripts.len(), 1, "{html}");
+    assert!(scripts[0].contains("modulepreload"), "{}", scripts[0]);
+    let hash = base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(scripts[0]));
+    let script_src = csp
+        .split(';')
+        .find(|directive| directive.trim().starts_with("script-src"))
+        .unwrap();
+    assert_eq!(
+        script_src.split_whitespace().collect::<Vec<_>>(),
+        ["script-src", "'self'", &format!("'sha256-{hash}'")],
+        "{csp}"
+    );
+}
+
 async fn get_encoded(server: &Server, path: &str, accept_encoding: Option<&str>) -> reqwest::Response {
     let mut request = client().get(server.url(path));
     if let Some(accept) = accept_encoding {

@@ -2,9 +2,11 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import type { ChunkingContext } from 'rolldown';
+import type { ChunkingContext, OutputChunk } from 'rolldown';
 import { defineConfig, type Plugin } from 'vitest/config';
 import { VitePWA } from 'vite-plugin-pwa';
+import { TOKEN_KEY } from './src/api/session.ts';
+import { NAMESPACE_FOLDERS, SCREEN_TEXTS, SIGNED_IN_FRAME, SIGNED_IN_ROUTES } from './src/firstScreens.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -49,6 +51,94 @@ function lowPriorityStartScripts(): Plugin {
           throw new Error("index.html: a start-up script or preload was left at the browser's default priority");
         }
         return marked;
+      },
+    },
+  };
+}
+
+/**
+ * The start-up script's first step, inline in index.html: at a signed-in start (a token is
+ * stored) at a signed-in screen's route, it asks for that screen's files, the signed-in
+ * frame's and their English texts (every language falls back to English, so they are never
+ * wasted) while the app's own code downloads. Without it they are asked only once that code
+ * has run, a round trip later on a slow phone. `routes` maps firstScreens.ts's route patterns
+ * to the files; the browser and the service worker fetch each file once, whoever asks first.
+ * The server's Content-Security-Policy admits this script by its hash (build.rs).
+ */
+const PRELOAD_FIRST_SCREEN = `(function (routes, tokenKey) {
+  try {
+    if (localStorage.getItem(tokenKey) === null) return;
+  } catch (error) {
+    return;
+  }
+  var path = location.pathname.replace(/(.)\\/$/, '$1').split('/');
+  for (var pattern in routes) {
+    var parts = pattern.split('/');
+    var same = parts.length === path.length && parts.every(function (part, i) {
+      return part.charAt(0) === ':' ? path[i] !== '' : part === path[i];
+    });
+    if (!same) continue;
+    routes[pattern].forEach(function (href) {
+      var link = document.createElement('link');
+      if (/\\.css$/.test(href)) {
+        link.rel = 'preload';
+        link.as = 'style';
+      } else {
+        link.rel = 'modulepreload';
+      }
+      link.fetchPriority = 'low';
+      link.crossOrigin = '';
+      link.href = href;
+      document.head.appendChild(link);
+    });
+    return;
+  }
+})`;
+
+/** Writes the script above into index.html, with each signed-in route's files from the build. */
+function preloadFirstScreen(): Plugin {
+  const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+  return {
+    name: 'pillbox-preload-first-screen',
+    apply: 'build',
+    enforce: 'post',
+    transformIndexHtml: {
+      order: 'post',
+      handler(html, context) {
+        const chunks = Object.values(context.bundle ?? {}).filter((file): file is OutputChunk => file.type === 'chunk');
+        const chunkOf = (module: string) => {
+          // Its own chunk, or the shared one it went into (PeopleScreen, which PersonScreen imports).
+          const found =
+            chunks.find((chunk) => chunk.facadeModuleId === module) ?? chunks.find((chunk) => chunk.moduleIds.includes(module));
+          if (!found) throw new Error(`preloadFirstScreen: no chunk for ${module}`);
+          return found;
+        };
+        // What index.html loads anyway: the entry and the files it imports.
+        const initial = new Set<string>();
+        const walk = (chunk: OutputChunk, into: Set<string>, skip: Set<string>) => {
+          if (into.has(chunk.fileName) || skip.has(chunk.fileName)) return;
+          into.add(chunk.fileName);
+          for (const css of chunk.viteMetadata?.importedCss ?? []) if (!skip.has(css)) into.add(css);
+          for (const name of chunk.imports) {
+            const imported = chunks.find((candidate) => candidate.fileName === name);
+            if (imported) walk(imported, into, skip);
+          }
+        };
+        for (const entry of chunks.filter((chunk) => chunk.isEntry)) walk(entry, initial, new Set());
+        const routes: Record<string, string[]> = {};
+        for (const [route, screen] of Object.entries(SIGNED_IN_ROUTES)) {
+          const files = new Set<string>();
+          for (const name of [SIGNED_IN_FRAME, screen]) {
+            walk(chunkOf(source(`src/screens/${name}.tsx`)), files, initial);
+            for (const namespace of SCREEN_TEXTS[name]) {
+              files.add(chunkOf(source(`src/i18n/${NAMESPACE_FOLDERS[namespace]}/en.json`)).fileName);
+            }
+          }
+          routes[route] = [...files].map((file) => `/${file}`);
+        }
+        const script = `<script>${PRELOAD_FIRST_SCREEN}(${JSON.stringify(routes)}, ${JSON.stringify(TOKEN_KEY)});</script>`;
+        if (!html.includes('</head>')) throw new Error('index.html: no </head>');
+        return html.replace('</head>', `  ${script}\n  </head>`);
       },
     },
   };
@@ -134,6 +224,7 @@ export default defineConfig({
     redocBundle(),
     inlineFavicon(),
     lowPriorityStartScripts(),
+    preloadFirstScreen(),
     VitePWA({
       strategies: 'injectManifest',
       srcDir: 'src',

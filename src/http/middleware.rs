@@ -10,10 +10,15 @@ use axum::response::Response;
 
 use super::AppState;
 
-/// Same-origin only. `img-src data:` admits the TOTP QR code, which the server draws itself.
-const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; style-src 'self'; \
+/// Same-origin only. `img-src data:` admits the TOTP QR code, which the server draws itself;
+/// the hashes admit index.html's one inline script (the first screen's preload, see build.rs).
+const CONTENT_SECURITY_POLICY: &str = concat!(
+    "default-src 'self'; script-src 'self' ",
+    include_str!(concat!(env!("OUT_DIR"), "/index_script_hashes.txt")),
+    "; style-src 'self'; \
      img-src 'self' data:; font-src 'self'; connect-src 'self'; manifest-src 'self'; worker-src 'self'; \
-     object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'";
+     object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
+);
 
 const SECURITY_HEADERS: &[(HeaderName, &str)] = &[
     (header::CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY),

@@ -6,7 +6,8 @@ import { RequireAuth } from './auth/RequireAuth';
 import { InstallBanner } from './components/InstallBanner';
 import { RouteErrorBoundary } from './components/RouteErrorBoundary';
 import { RouteLoading } from './components/RouteLoading';
-import { loadNamespaces, type Namespace } from './i18n';
+import { SCREEN_TEXTS, SIGNED_IN_ROUTES, type ScreenName } from './firstScreens';
+import { loadNamespaces } from './i18n';
 // The account-linking page (back from the identity provider) comes with the app's own code:
 // split off, it made Today's first download larger, not smaller (what it shares with the
 // signed-in screens then moved into their files).
@@ -28,7 +29,8 @@ const routeScreens: (() => Promise<unknown>)[] = [];
  */
 type RouteScreen = ComponentType & { preload: () => Promise<unknown> };
 
-function routeScreen(load: () => Promise<ComponentType>, namespaces: readonly Namespace[] = []): RouteScreen {
+function routeScreen(load: () => Promise<ComponentType>, name: ScreenName): RouteScreen {
+  const namespaces = SCREEN_TEXTS[name];
   let loaded: ComponentType | undefined;
   const fetchScreen = async () => {
     const [screen] = await Promise.all([load(), loadNamespaces(namespaces)]);
@@ -49,55 +51,48 @@ export async function preloadRouteScreens(): Promise<void> {
   await Promise.all(routeScreens.map((fetchScreen) => fetchScreen()));
 }
 
-const MEDS: Namespace[] = ['meds', 'circle'];
-const REMINDERS: Namespace[] = [...MEDS, 'notify', 'notifyPrefs'];
-
 // Its own chunk, so that a signed-in start (Today) does not download it; a signed-out start
 // fetches it at once (main.tsx), beside the rest of the start.
-const LoginScreen = routeScreen(() => import('./screens/LoginScreen').then((m) => m.LoginScreen));
+const LoginScreen = routeScreen(() => import('./screens/LoginScreen').then((m) => m.LoginScreen), 'LoginScreen');
 
-const RegisterScreen = routeScreen(() => import('./screens/RegisterScreen').then((m) => m.RegisterScreen));
-const ForgotPasswordScreen = routeScreen(() => import('./screens/ForgotPasswordScreen').then((m) => m.ForgotPasswordScreen));
-const ResetPasswordScreen = routeScreen(() => import('./screens/ResetPasswordScreen').then((m) => m.ResetPasswordScreen));
+const RegisterScreen = routeScreen(() => import('./screens/RegisterScreen').then((m) => m.RegisterScreen), 'RegisterScreen');
+const ForgotPasswordScreen = routeScreen(() => import('./screens/ForgotPasswordScreen').then((m) => m.ForgotPasswordScreen), 'ForgotPasswordScreen');
+const ResetPasswordScreen = routeScreen(() => import('./screens/ResetPasswordScreen').then((m) => m.ResetPasswordScreen), 'ResetPasswordScreen');
 const EmailConfirmationScreen = routeScreen(() =>
-  import('./screens/EmailConfirmationScreen').then((m) => m.EmailConfirmationScreen),
-);
-const VerifyEmailScreen = routeScreen(() => import('./screens/VerifyEmailScreen').then((m) => m.VerifyEmailScreen));
-const PrivacyPolicyScreen = routeScreen(() => import('./screens/PrivacyPolicyScreen').then((m) => m.PrivacyPolicyScreen), ['data']);
-const InvitationScreen = routeScreen(() => import('./screens/InvitationScreen').then((m) => m.InvitationScreen), MEDS);
-const TakeDoseRoute = routeScreen(() => import('./screens/TakeDoseRoute').then((m) => m.TakeDoseRoute), [...MEDS, 'notify']);
-const SignedInLayout = routeScreen(() => import('./screens/SignedInLayout').then((m) => m.SignedInLayout), MEDS);
-const MedicationsScreen = routeScreen(() => import('./screens/MedicationsScreen').then((m) => m.MedicationsScreen), [
-  ...REMINDERS,
-  'prescriptions',
-]);
+  import('./screens/EmailConfirmationScreen').then((m) => m.EmailConfirmationScreen), 'EmailConfirmationScreen');
+const VerifyEmailScreen = routeScreen(() => import('./screens/VerifyEmailScreen').then((m) => m.VerifyEmailScreen), 'VerifyEmailScreen');
+const PrivacyPolicyScreen = routeScreen(() => import('./screens/PrivacyPolicyScreen').then((m) => m.PrivacyPolicyScreen), 'PrivacyPolicyScreen');
+const InvitationScreen = routeScreen(() => import('./screens/InvitationScreen').then((m) => m.InvitationScreen), 'InvitationScreen');
+const TakeDoseRoute = routeScreen(() => import('./screens/TakeDoseRoute').then((m) => m.TakeDoseRoute), 'TakeDoseRoute');
+const SignedInLayout = routeScreen(() => import('./screens/SignedInLayout').then((m) => m.SignedInLayout), 'SignedInLayout');
+const MedicationsScreen = routeScreen(() => import('./screens/MedicationsScreen').then((m) => m.MedicationsScreen), 'MedicationsScreen');
 // What Today opens only now and then fetches its own code and texts: the preferences dialog
 // (components/medications/DeliveryWarning), the push and e-mail fixes of a delivery warning
 // (DeliveryWarningNote) and the refill notice (RefillNotice).
-const TodayScreen = routeScreen(() => import('./screens/TodayScreen').then((m) => m.TodayScreen), MEDS);
-const NotificationsScreen = routeScreen(() => import('./screens/NotificationsScreen').then((m) => m.NotificationsScreen), REMINDERS);
-const HistoryScreen = routeScreen(() => import('./screens/HistoryScreen').then((m) => m.HistoryScreen), MEDS);
-const PeopleScreen = routeScreen(() => import('./screens/PeopleScreen').then((m) => m.PeopleScreen), MEDS);
-const PersonScreen = routeScreen(() => import('./screens/PersonScreen').then((m) => m.PersonScreen), MEDS);
-const SettingsScreen = routeScreen(() => import('./screens/SettingsScreen').then((m) => m.SettingsScreen), [
-  ...REMINDERS,
-  'data',
-  'security',
-]);
-const ReportScreen = routeScreen(() => import('./screens/ReportScreen').then((m) => m.ReportScreen), ['meds', 'data']);
+const TodayScreen = routeScreen(() => import('./screens/TodayScreen').then((m) => m.TodayScreen), 'TodayScreen');
+const NotificationsScreen = routeScreen(() => import('./screens/NotificationsScreen').then((m) => m.NotificationsScreen), 'NotificationsScreen');
+const HistoryScreen = routeScreen(() => import('./screens/HistoryScreen').then((m) => m.HistoryScreen), 'HistoryScreen');
+const PeopleScreen = routeScreen(() => import('./screens/PeopleScreen').then((m) => m.PeopleScreen), 'PeopleScreen');
+const PersonScreen = routeScreen(() => import('./screens/PersonScreen').then((m) => m.PersonScreen), 'PersonScreen');
+const SettingsScreen = routeScreen(() => import('./screens/SettingsScreen').then((m) => m.SettingsScreen), 'SettingsScreen');
+const ReportScreen = routeScreen(() => import('./screens/ReportScreen').then((m) => m.ReportScreen), 'ReportScreen');
+
+/** The code of each signed-in screen (firstScreens.ts's SIGNED_IN_ROUTES names them). */
+const SIGNED_IN_SCREEN_CODE: Record<(typeof SIGNED_IN_ROUTES)[keyof typeof SIGNED_IN_ROUTES], RouteScreen> = {
+  MedicationsScreen,
+  TodayScreen,
+  NotificationsScreen,
+  HistoryScreen,
+  PeopleScreen,
+  PersonScreen,
+  SettingsScreen,
+  ReportScreen,
+};
 
 /** The signed-in screens by the route that opens them (spec §2): the route table's and the preload's. */
-const SIGNED_IN_SCREENS: Record<string, RouteScreen> = {
-  '/': MedicationsScreen,
-  '/medications': MedicationsScreen,
-  '/today': TodayScreen,
-  '/notifications': NotificationsScreen,
-  '/history': HistoryScreen,
-  '/people': PeopleScreen,
-  '/people/:personId': PersonScreen,
-  '/settings': SettingsScreen,
-  '/report': ReportScreen,
-};
+const SIGNED_IN_SCREENS: Record<string, RouteScreen> = Object.fromEntries(
+  Object.entries(SIGNED_IN_ROUTES).map(([path, name]) => [path, SIGNED_IN_SCREEN_CODE[name]]),
+);
 
 /**
  * Starts the session check, and fetching the screen the app opens at, the signed-in frame

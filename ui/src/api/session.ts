@@ -2,7 +2,7 @@ import type { Json } from './client';
 import type { User } from './types';
 
 // Browser storage keys named by the spec.
-const TOKEN_KEY = 'token';
+export const TOKEN_KEY = 'token';
 const USER_KEY = 'user';
 // Set while the session came from an authenticating proxy, which signs the person in again.
 const PROXY_KEY = 'pillbox_proxy_session';

@@ -1,5 +1,8 @@
+import { NAMESPACE_FOLDERS, type Namespace } from '../firstScreens';
 import { LANGUAGES, loadSettings, type Language } from '../settings/appSettings';
 import englishShell from './locales/en.json';
+
+export type { Namespace };
 
 /** Each language's name in that language, for the language picker. */
 export const LANGUAGE_NAMES: Record<Language, string> = {
@@ -14,23 +17,6 @@ export interface Texts {
   [key: string]: string | Texts;
 }
 
-/** The app's namespaces and the folder of each one's `{en,es,fr,de}.json`. */
-const NAMESPACE_FOLDERS = {
-  translation: 'locales',
-  meds: 'medications',
-  notify: 'notify',
-  notifyPrefs: 'notifyPrefs',
-  data: 'data',
-  circle: 'circle',
-  // Settings → Security's cards of passkeys, API tokens and linked sign-ins: with Settings,
-  // not in the shell every first screen downloads.
-  security: 'security',
-  // A medication's prescription (its form section and its card's line): with the Medications
-  // screen, not with Today.
-  prescriptions: 'prescriptions',
-} as const;
-
-export type Namespace = keyof typeof NAMESPACE_FOLDERS;
 export const NAMESPACES = Object.keys(NAMESPACE_FOLDERS) as Namespace[];
 
 // One chunk per language and namespace, fetched when a screen first needs it: a person
