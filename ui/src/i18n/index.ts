@@ -133,10 +133,8 @@ function settled(language: Language, namespace: Namespace): boolean {
 type Listener = () => void;
 const listeners = new Set<Listener>();
 const languageListeners = new Set<(language: Language) => void>();
-/** Grows with every change a rendered text may depend on (a language switched, texts arrived). */
-let revision = 0;
+/** Tells the components: a language was switched, or texts arrived (or could not be had). */
 function changed(): void {
-  revision += 1;
   for (const listener of [...listeners]) listener();
 }
 
@@ -228,8 +226,6 @@ const i18n = {
     listeners.add(listener);
     return () => listeners.delete(listener);
   },
-  /** Changes with every language switch and every arrival of texts. */
-  revision: (): number => revision,
 };
 
 export type I18n = typeof i18n;

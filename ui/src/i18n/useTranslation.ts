@@ -25,7 +25,12 @@ export function useTranslation(
   options: { useSuspense?: boolean } = {},
 ): { t: TFunction; i18n: I18n; ready: boolean } {
   const list: readonly Namespace[] = typeof namespaces === 'string' ? [namespaces] : namespaces;
-  const revision = useSyncExternalStore(i18n.subscribe, i18n.revision);
+  // Renders again when the language changes or its own namespaces arrive, not when another
+  // screen's do (a new `t` would re-run every effect that depends on it).
+  const state = useSyncExternalStore(
+    i18n.subscribe,
+    () => `${i18n.language}|${list.map((namespace) => (i18n.hasLoaded(namespace) ? 1 : 0)).join('')}`,
+  );
   const language = i18n.language;
   const ready = list.every((namespace) => i18n.hasLoaded(namespace));
   if (!ready) {
@@ -37,6 +42,6 @@ export function useTranslation(
   const first = list[0] ?? 'translation';
   // A new function when the language or the texts change, so that what depends on it updates.
   // eslint-disable-next-line react-hooks/exhaustive-deps
-  const t = useMemo(() => i18n.getFixedT(language, first), [language, first, revision]);
+  const t = useMemo(() => i18n.getFixedT(language, first), [language, first, state]);
   return { t, i18n, ready };
 }
