@@ -94,12 +94,20 @@ async fn wait_withdrawal(push: &PushService, device: &str, n: usize) -> Value {
     );
 }
 
+/// The engine on a test clock that starts at 10:00 UTC (2026-03-02), both times the missed-dose
+/// test starts its server: on the real clock, a start after 22:39 UTC put the dose's grace past
+/// midnight, and Today (a day in UTC) no longer showed it.
+fn at_ten_utc(command: &mut Command, push: &PushService) {
+    engine_env(command, push);
+    common::with_clock_start(command, "2026-03-02T10:00:00Z");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dose_not_logged_within_its_grace_is_recorded_missed_once() {
     let push = PushService::start().await;
     let dir = tempfile::tempdir().unwrap();
     let data_dir = dir.path().join("data");
-    let server = Server::start_in(&data_dir, |c| engine_env(c, &push)).unwrap();
+    let server = Server::start_in(&data_dir, |c| at_ten_utc(c, &push)).unwrap();
     let token = common::verified_account(&server, "grace@example.test").await;
     common::save_settings(&server, &token, json!({ "timezone": "UTC" })).await;
     register_device(&server, &token, &push, "phone").await;
@@ -177,7 +185,7 @@ async fn a_dose_not_logged_within_its_grace_is_recorded_missed_once() {
     // Killed (SIGKILL) and started again, with the clock where it was and beyond, nothing
     // is recorded twice: the entry and the answer were one transaction.
     drop(server);
-    let server = Server::start_in(&data_dir, |c| engine_env(c, &push)).unwrap();
+    let server = Server::start_in(&data_dir, |c| at_ten_utc(c, &push)).unwrap();
     let token = common::login(&server, "grace@example.test").await;
     advance(&server, (20 + 29 + 2 + 30 + 10) * 60).await;
     let missed = history(&server, &token)
