@@ -326,6 +326,16 @@ fn hash_index_scripts() {
     let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     let index = Path::new(env!("CARGO_MANIFEST_DIR")).join("ui/dist/index.html");
     let html = std::fs::read_to_string(&index).unwrap_or_else(|e| panic!("read {}: {e}", index.display()));
+    // Any other inline script (with attributes, say `type="module"`) would go unhashed and the
+    // policy would block it without a word: refused here instead.
+    for tag in html.split("<script").skip(1) {
+        let attributes = tag.split('>').next().unwrap_or_default();
+        assert!(
+            attributes.is_empty() || attributes.contains(" src="),
+            "index.html: an inline script with attributes (<script{attributes}>) is not admitted by the policy; \
+             write it as a plain <script> so that build.rs hashes it"
+        );
+    }
     let mut sources = Vec::new();
     let mut rest = html.as_str();
     while let Some(start) = rest.find("<script>") {

@@ -182,7 +182,7 @@ async fn a_dose_not_logged_within_its_grace_is_recorded_missed_once() {
     let doses = today["data"].to_string();
     assert!(doses.contains("missed"), "{doses}");
 
-    // Killed (SIGKILL) and started again, with the clock where it was and beyond, nothing
+    // Killed (SIGKILL) and started again, its clock from the same start and on past all of it, nothing
     // is recorded twice: the entry and the answer were one transaction.
     drop(server);
     let server = Server::start_in(&data_dir, |c| at_ten_utc(c, &push)).unwrap();

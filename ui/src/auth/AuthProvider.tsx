@@ -116,8 +116,12 @@ export function AuthProvider({ children }: { children: ReactNode }) {
       // Without the user record there is nothing to show; the token stays for next time.
       dispatch(user ? { type: 'AUTH_SUCCESS', user, token } : { type: 'SET_LOADING', isLoading: false });
     };
+    const ended = () => controller.signal.aborted;
     (takeEarlySessionCheck(queryClient, token) ?? api.getMe(controller.signal))
       .then(async (user) => {
+        // The start's early check cannot be aborted: its answer is dropped once this effect
+        // has ended, as an aborted request's would be.
+        if (ended()) return;
         api.storeUser(user);
         dispatch({ type: 'AUTH_SUCCESS', user, token });
         try {

@@ -143,10 +143,12 @@ function load(language: Language, namespace: Namespace): Promise<void> {
   const key = slot(language, namespace);
   let pending = loading.get(key);
   if (!pending) {
-    failed.delete(key);
+    // A retry of one that failed leaves it failed until it has an answer: the screens showing
+    // its English stand-in keep showing it, rather than waiting again.
     pending = loadTexts(language, namespace).then(
       (loaded) => {
         (texts[language] ??= {})[namespace] = loaded;
+        failed.delete(key);
         loading.delete(key);
         changed();
       },
@@ -174,6 +176,8 @@ function loadAll(languages: readonly Language[], namespaces: Iterable<Namespace>
 }
 
 let current: Language = loadSettings().language;
+/** How many language switches have been asked for: only the last one asked takes effect. */
+let switches = 0;
 
 /** The app's texts: the language shown, its switch, and the namespaces' texts fetched on demand. */
 const i18n = {
@@ -206,7 +210,10 @@ const i18n = {
    */
   async changeLanguage(language: string): Promise<TFunction> {
     if (!isLanguage(language)) throw new Error(`Pillbox has no texts in ${language}`);
+    const switchNumber = ++switches;
     if (![...wanted].every((namespace) => settled(language, namespace))) await loadAll([language], wanted);
+    // A switch asked for later has won meanwhile (its texts were in sooner): it stays.
+    if (switchNumber !== switches) return i18n.getFixedT(null);
     if (current !== language) {
       current = language;
       for (const listener of [...languageListeners]) listener(language);
@@ -229,6 +236,10 @@ const i18n = {
 };
 
 export type I18n = typeof i18n;
+
+// The shell's texts in another language are fetched as the app's code starts, not once the
+// first render asks for them.
+if (current !== ENGLISH) void loadAll([current], ['translation']);
 
 /**
  * Loads a language's texts, or those of the namespaces given, and only then answers: a

@@ -193,7 +193,7 @@ export function channelChangeRequest(channel: Channel, form: ChannelForm): Chann
   }
 }
 
-/** An event's translation key: i18next reads dots as nesting. */
+/** An event's translation key: the texts read dots as nesting. */
 export function eventKey(event: WebhookEvent): string {
   return `channels.event.${event.replace('.', '_')}`;
 }

@@ -23,7 +23,7 @@ export function SettingsProvider({ children }: { children: ReactNode }) {
 
   useEffect(() => {
     document.documentElement.lang = settings.language;
-    // i18next fetches the language's texts first and switches only then: the page never shows keys.
+    // The language's texts are fetched first and it switches only then: the page never shows keys.
     if (i18n.language !== settings.language) void i18n.changeLanguage(settings.language);
   }, [settings.language]);
 
