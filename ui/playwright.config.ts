@@ -1,13 +1,28 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defineConfig } from '@playwright/test';
 
 const port = Number(process.env.PILLBOX_E2E_PORT ?? 3911);
 const binary = process.env.PILLBOX_BIN ?? '../target/release/pillbox';
+// The temporary directories this run made (not those the environment named): removed when
+// the run's main process exits, after it has stopped the servers that wrote to them.
+const madeHere: string[] = [];
+function temporaryDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  madeHere.push(dir);
+  return dir;
+}
+// Workers evaluate this file too, with the main process's choices in their environment.
+if (process.env.TEST_WORKER_INDEX === undefined) {
+  process.once('exit', () => {
+    for (const dir of madeHere) rmSync(dir, { recursive: true, force: true });
+  });
+}
+
 // The config is evaluated again in each worker; the environment carries the first choice
 // over, so the whole run shares one fresh data directory.
-process.env.E2E_PILLBOX_DATA_DIR ??= mkdtempSync(join(tmpdir(), 'pillbox-e2e-'));
+process.env.E2E_PILLBOX_DATA_DIR ??= temporaryDir('pillbox-e2e-');
 const dataDir = process.env.E2E_PILLBOX_DATA_DIR;
 const baseURL = `http://127.0.0.1:${port}`;
 
@@ -19,9 +34,9 @@ const smtpPort = Number(process.env.E2E_SMTP_PORT ?? port + 14);
 process.env.E2E_MAIL_PORT = String(mailPort);
 process.env.E2E_SMTP_PORT = String(smtpPort);
 process.env.E2E_MAIL_URL = `http://127.0.0.1:${mailPort}`;
-process.env.E2E_MAIL_DATA_DIR ??= mkdtempSync(join(tmpdir(), 'pillbox-e2e-mail-'));
+process.env.E2E_MAIL_DATA_DIR ??= temporaryDir('pillbox-e2e-mail-');
 const mailDataDir = process.env.E2E_MAIL_DATA_DIR;
-process.env.E2E_MAILDIR ??= join(mkdtempSync(join(tmpdir(), 'pillbox-e2e-smtp-')), 'maildir');
+process.env.E2E_MAILDIR ??= join(temporaryDir('pillbox-e2e-smtp-'), 'maildir');
 const maildir = process.env.E2E_MAILDIR;
 
 // Telegram's Bot API and a Web Push service (e2e/doubles.mjs), on a port fixed here because
@@ -40,7 +55,7 @@ const oidcPort = Number(process.env.E2E_OIDC_PORT ?? port + 13);
 process.env.E2E_OIDC_PROVIDER_PORT = String(oidcProviderPort);
 process.env.E2E_OIDC_PORT = String(oidcPort);
 process.env.E2E_OIDC_URL = `http://127.0.0.1:${oidcPort}`;
-process.env.E2E_OIDC_DATA_DIR ??= mkdtempSync(join(tmpdir(), 'pillbox-e2e-oidc-'));
+process.env.E2E_OIDC_DATA_DIR ??= temporaryDir('pillbox-e2e-oidc-');
 const oidcDataDir = process.env.E2E_OIDC_DATA_DIR;
 
 // The settings the main server and the fixed-time servers share; each has its own bot.

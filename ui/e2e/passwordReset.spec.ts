@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from './fixtures';
@@ -63,12 +63,13 @@ test('a forgotten password: the link is mailed, sets a new password once, and th
 
 test.describe('a server whose sign-ups are closed', () => {
   let server: ChildProcess | undefined;
+  let dataDir: string | undefined;
   const port = Number(process.env.PILLBOX_E2E_PORT ?? 3911) + 2;
   const url = `http://127.0.0.1:${port}`;
 
   test.beforeAll(async () => {
     const binary = process.env.PILLBOX_BIN ?? '../target/release/pillbox';
-    const dataDir = mkdtempSync(join(tmpdir(), 'pillbox-e2e-closed-'));
+    dataDir = mkdtempSync(join(tmpdir(), 'pillbox-e2e-closed-'));
     const env: NodeJS.ProcessEnv = { ...process.env, PILLBOX_SIGNUPS: 'closed', PILLBOX_LOG_LEVEL: 'warn' };
     delete env.PILLBOX_BIN;
     delete env.PILLBOX_E2E_PORT;
@@ -90,8 +91,13 @@ test.describe('a server whose sign-ups are closed', () => {
       .toBe(true);
   });
 
-  test.afterAll(() => {
-    server?.kill('SIGTERM');
+  test.afterAll(async () => {
+    if (server && server.exitCode === null && server.signalCode === null) {
+      const exited = new Promise((resolve) => server?.once('exit', resolve));
+      server.kill('SIGTERM');
+      await exited;
+    }
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
   test('the sign-in page offers no "Create an account", and /register says why', async ({ page }) => {
