@@ -5,7 +5,7 @@ import { TAKE_PATH } from './paths';
 import type { DoseStatus, DoseWarning } from './medicationTypes';
 import { doseWarningOf } from './medications';
 import type { components } from './schema';
-import { LANGUAGES, type Language } from '../settings/appSettings';
+import { languageOf, type Language } from '../settings/appSettings';
 
 type TakeDetailsView = components['schemas']['TakeDetails'];
 
@@ -43,7 +43,7 @@ function takeDetailsOf(view: TakeDetailsView): TakeDetails {
     person_name: textOrNull(view.person_name),
     handled_by: textOrNull(view.handled_by),
     handled_at: textOrNull(view.handled_at),
-    language: LANGUAGES.find((language) => language === view.language) ?? null,
+    language: languageOf(view.language) ?? null,
   };
 }
 

@@ -1,5 +1,5 @@
 import { NAMESPACE_FOLDERS, type Namespace } from '../firstScreens';
-import { LANGUAGES, loadSettings, type Language } from '../settings/appSettings';
+import { languageOf, loadSettings, type Language } from '../settings/appSettings';
 import englishShell from './locales/en.json';
 
 export type { Namespace };
@@ -89,10 +89,6 @@ function fillIn(text: string, options: TextOptions | undefined): string {
     }
     return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : '';
   });
-}
-
-function isLanguage(value: string): value is Language {
-  return LANGUAGES.some((language) => language === value);
 }
 
 function isNamespace(value: string): value is Namespace {
@@ -186,15 +182,15 @@ const i18n = {
   },
   /** A namespace's texts (the shell's unless named), in the language current when it is called. */
   getFixedT(language: string | null, namespace: Namespace = 'translation'): TFunction {
-    const fixed = language === null ? null : isLanguage(language) ? language : ENGLISH;
+    const fixed = language === null ? null : (languageOf(language) ?? ENGLISH);
     return (key, options) => translate(fixed ?? current, namespace, key, options);
   },
   t(key: string, options?: TextOptions): string {
     return translate(current, 'translation', key, options);
   },
   /** Whether `namespace`'s texts can be shown in the current language now. */
-  hasLoaded(namespace: Namespace, language: Language = current): boolean {
-    return settled(language, namespace);
+  hasLoaded(namespace: Namespace): boolean {
+    return settled(current, namespace);
   },
   /** Fetches the namespaces' texts in the current language (and English); resolves once they are in. */
   loadNamespaces(namespaces: Namespace | readonly Namespace[]): Promise<void> {
@@ -209,14 +205,15 @@ const i18n = {
    * never shows keys, or English, in between. Unknown languages are refused.
    */
   async changeLanguage(language: string): Promise<TFunction> {
-    if (!isLanguage(language)) throw new Error(`Pillbox has no texts in ${language}`);
+    const known = languageOf(language);
+    if (!known) throw new Error(`Pillbox has no texts in ${language}`);
     const switchNumber = ++switches;
-    if (![...wanted].every((namespace) => settled(language, namespace))) await loadAll([language], wanted);
+    if (![...wanted].every((namespace) => settled(known, namespace))) await loadAll([known], wanted);
     // A switch asked for later has won meanwhile (its texts were in sooner): it stays.
     if (switchNumber !== switches) return i18n.getFixedT(null);
-    if (current !== language) {
-      current = language;
-      for (const listener of [...languageListeners]) listener(language);
+    if (current !== known) {
+      current = known;
+      for (const listener of [...languageListeners]) listener(known);
       changed();
     }
     return i18n.getFixedT(null);

@@ -47,11 +47,16 @@ function oneOf<T extends string | number>(allowed: readonly T[], value: unknown,
   return allowed.find((candidate) => candidate === value) ?? fallback;
 }
 
+/** `value` as one of the languages Pillbox speaks, if it is one. */
+export function languageOf(value: unknown): Language | undefined {
+  return LANGUAGES.find((language) => language === value);
+}
+
 /** The first of the browser's languages (most wanted first) that Pillbox speaks; English otherwise. */
 export function browserLanguage(wanted: readonly string[]): Language {
   for (const tag of wanted) {
     const primary = tag.split(/[-_]/)[0]?.toLowerCase();
-    const found = LANGUAGES.find((language) => language === primary);
+    const found = languageOf(primary);
     if (found) return found;
   }
   return 'en';
@@ -76,7 +81,7 @@ export function sanitizeSettings(stored: unknown, wanted: readonly string[] = na
   }
   const s = stored as Record<string, unknown>;
   const d = detected;
-  const chosenLanguage = LANGUAGES.find((language) => language === s.language);
+  const chosenLanguage = languageOf(s.language);
   return {
     language: chosenLanguage ?? d.language,
     languageChosen: chosenLanguage !== undefined,

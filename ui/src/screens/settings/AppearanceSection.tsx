@@ -6,6 +6,7 @@ import { formatPlainDate, formatTimeOfDay } from '../../medications/format';
 import {
   DATE_FORMATS,
   LANGUAGES,
+  languageOf,
   THEMES,
   TIME_FORMATS,
   type AppSettings,
@@ -69,7 +70,7 @@ export function AppearanceSection() {
             id="settings-language"
             value={settings.language}
             onChange={(event) => {
-              const language = LANGUAGES.find((candidate) => candidate === event.target.value);
+              const language = languageOf(event.target.value);
               if (language) change({ language: language satisfies Language });
             }}
           >
