@@ -108,7 +108,8 @@ function preloadFirstScreen(): Plugin {
     transformIndexHtml: {
       order: 'post',
       handler(html, context) {
-        const chunks = Object.values(context.bundle ?? {}).filter((file): file is OutputChunk => file.type === 'chunk');
+        const bundle = context.bundle ?? {};
+        const chunks = Object.values(bundle).filter((file): file is OutputChunk => file.type === 'chunk');
         const chunkOf = (module: string) => {
           // Its own chunk, or the shared one it went into (PeopleScreen, which PersonScreen imports).
           const found =
@@ -123,8 +124,8 @@ function preloadFirstScreen(): Plugin {
           into.add(chunk.fileName);
           for (const css of chunk.viteMetadata?.importedCss ?? []) if (!skip.has(css)) into.add(css);
           for (const name of chunk.imports) {
-            const imported = chunks.find((candidate) => candidate.fileName === name);
-            if (imported) walk(imported, into, skip);
+            const imported = bundle[name];
+            if (imported?.type === 'chunk') walk(imported, into, skip);
           }
         };
         for (const entry of chunks.filter((chunk) => chunk.isEntry)) walk(entry, initial, new Set());

@@ -1,19 +1,6 @@
 import { useMemo, useSyncExternalStore } from 'react';
 import i18n, { type I18n, type Namespace, type TFunction } from '.';
 
-/** The suspense a component throws while its texts load: one per set of namespaces and language. */
-const pending = new Map<string, Promise<void>>();
-
-function whenLoaded(namespaces: readonly Namespace[]): Promise<void> {
-  const key = `${i18n.language}|${namespaces.join(',')}`;
-  let waiting = pending.get(key);
-  if (!waiting) {
-    waiting = i18n.loadNamespaces(namespaces).finally(() => pending.delete(key));
-    pending.set(key, waiting);
-  }
-  return waiting;
-}
-
 /**
  * The texts of a component's namespaces (the shell's unless named; `t` reads the first, and
  * `t('other:key')` another's), in the language shown. The component renders again when the
@@ -34,7 +21,8 @@ export function useTranslation(
   const language = i18n.language;
   const ready = list.every((namespace) => i18n.hasLoaded(namespace));
   if (!ready) {
-    const loaded = whenLoaded(list);
+    // The index's loads are shared: a render asking again waits for the same fetches.
+    const loaded = i18n.loadNamespaces(list);
     // Suspense's protocol: the nearest boundary waits for the thrown promise.
     // eslint-disable-next-line @typescript-eslint/only-throw-error
     if (options.useSuspense !== false) throw loaded;
