@@ -12,6 +12,8 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
 use sha2::{Digest, Sha256};
 
 fn main() {
@@ -326,51 +328,28 @@ fn hash_index_scripts() {
     let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     let index = Path::new(env!("CARGO_MANIFEST_DIR")).join("ui/dist/index.html");
     let html = std::fs::read_to_string(&index).unwrap_or_else(|e| panic!("read {}: {e}", index.display()));
-    // Any other inline script (with attributes, say `type="module"`) would go unhashed and the
-    // policy would block it without a word: refused here instead.
+    let mut sources = Vec::new();
     for tag in html.split("<script").skip(1) {
-        let attributes = tag.split('>').next().unwrap_or_default();
+        let (attributes, rest) = tag.split_once('>').expect("index.html: a <script> tag is closed");
+        if attributes.contains(" src=") {
+            continue;
+        }
+        // An inline script with attributes (say `type="module"`) would go unhashed and the
+        // policy would block it without a word: refused here instead.
         assert!(
-            attributes.is_empty() || attributes.contains(" src="),
+            attributes.is_empty(),
             "index.html: an inline script with attributes (<script{attributes}>) is not admitted by the policy; \
              write it as a plain <script> so that build.rs hashes it"
         );
-    }
-    let mut sources = Vec::new();
-    let mut rest = html.as_str();
-    while let Some(start) = rest.find("<script>") {
-        let body = &rest[start + "<script>".len()..];
-        let end = body
-            .find("</script>")
-            .expect("index.html: an inline script is closed");
-        sources.push(format!(
-            "'sha256-{}'",
-            base64(&Sha256::digest(&body.as_bytes()[..end]))
-        ));
-        rest = &body[end..];
+        let body = rest
+            .split_once("</script>")
+            .expect("index.html: an inline script is closed")
+            .0;
+        let digest = Sha256::digest(body.as_bytes());
+        sources.push(format!("'sha256-{}'", BASE64.encode(digest)));
     }
     std::fs::write(out_dir.join("index_script_hashes.txt"), sources.join(" "))
         .expect("write index_script_hashes.txt");
-}
-
-/// Standard base64 with padding (RFC 4648 §4), for the policy's hash sources.
-fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::new();
-    for group in bytes.chunks(3) {
-        let n = group
-            .iter()
-            .enumerate()
-            .fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
-        for i in 0..4 {
-            if i <= group.len() {
-                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
 }
 
 fn gzip(data: &[u8], level: u32) -> Vec<u8> {
