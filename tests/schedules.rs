@@ -138,10 +138,11 @@ async fn interval_cycle_course_and_taper_are_stored_shown_planned_and_checked() 
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
 
     // A tapering course every other day that ends by itself, with its own grace and follow-ups.
-    let today = common::advance(&server, 0)
+    // The test clock moves only when told: this is "now" for the rest of the test.
+    let now = common::advance(&server, 0)
         .await
-        .with_timezone(&chrono_tz::Europe::Berlin)
-        .date_naive();
+        .with_timezone(&chrono_tz::Europe::Berlin);
+    let today = now.date_naive();
     let (status, body) = update(
         &server,
         &token,
@@ -178,11 +179,7 @@ async fn interval_cycle_course_and_taper_are_stored_shown_planned_and_checked() 
                 .to_string()
         })
         .collect();
-    let now = common::advance(&server, 0)
-        .await
-        .with_timezone(&chrono_tz::Europe::Berlin)
-        .format("%Y-%m-%d %H:%M")
-        .to_string();
+    let now = now.format("%Y-%m-%d %H:%M").to_string();
     let expected: Vec<String> = [0, 2, 4, 6]
         .iter()
         .map(|d| format!("{} 08:00", today + chrono::Duration::days(*d)))
