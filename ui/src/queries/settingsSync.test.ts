@@ -1,7 +1,7 @@
-import { screen, waitFor } from '@testing-library/react';
+import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import i18n from '../i18n';
-import { jsonResponse, mockFetch, sentJson } from '../test/fetchMock';
+import { deferred, jsonResponse, mockFetch, sentJson } from '../test/fetchMock';
 import { medsServer, ok, requestsTo, signInForMeds, USER } from '../test/medications';
 import { renderApp } from '../test/renderApp';
 import { DEFAULT_SETTINGS } from '../settings/appSettings';
@@ -70,6 +70,25 @@ describe('appearance settings on the server', () => {
     expect(await syncAtStart('9', LOCAL)).toBeNull();
     await sendIfChanged('9', { ...LOCAL, language: 'es' });
     expect(putsOf(fetchMock)).toEqual([]);
+  });
+
+  it("keeps a language chosen here while the server's settings were on their way, and sends it", async () => {
+    signInForMeds();
+    const answer = deferred<Response>();
+    const fetchMock = medsServer({ 'GET /api/settings': () => answer.promise, 'GET /api/medications': () => ok([]) });
+    renderApp('/settings?section=appearance');
+    const picker = await screen.findByLabelText('Language');
+    await waitFor(() => expect(requestsTo(fetchMock, 'GET', '/api/settings').length).toBeGreaterThan(0));
+    fireEvent.change(picker, { target: { value: 'fr' } });
+    expect(await screen.findByRole('heading', { level: 1, name: 'Paramètres' })).toBeTruthy();
+
+    // The server still had another device's German.
+    answer.resolve(jsonResponse({ success: true, data: SERVER }));
+    await waitFor(() => expect(putsOf(fetchMock)).toEqual([expect.objectContaining({ language: 'fr' })]));
+    expect(screen.getByRole('heading', { level: 1, name: 'Paramètres' })).toBeTruthy();
+    expect(i18n.language).toBe('fr');
+    expect(JSON.parse(localStorage.getItem('dosage_app_settings') ?? '{}')).toMatchObject({ language: 'fr' });
+    await i18n.changeLanguage('en');
   });
 
   it('a new device signed in shows the language, formats and theme chosen elsewhere', async () => {

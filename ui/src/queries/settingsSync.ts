@@ -107,9 +107,12 @@ export function useServerSettingsSync(): void {
   useEffect(() => {
     if (userId === null || !allowed) return;
     let live = true;
-    void syncAtStart(userId, latest.current).then((server) => {
+    const asked = latest.current;
+    void syncAtStart(userId, asked).then((server) => {
       if (!live) return;
-      if (server) updateSettings(server);
+      // A change made here while the server's answer was on its way is the person's latest
+      // word: it stays, and goes to the server as any change here does (below).
+      if (server && signature(latest.current) === signature(asked)) updateSettings(server);
       setStartedFor(userId);
     });
     return () => {
